@@ -1,0 +1,5 @@
+"""``python -m kdump``."""
+
+from kdump.cli import main
+
+main()

@@ -1,0 +1,89 @@
+"""kdump's command line: a thin Click layer over the core.
+
+Each subcommand parses options, calls an operation from :mod:`kdump.ops` (an iterator
+of plain objects) and hands the objects to a renderer.  Heavy modules (rich, codecs,
+the core itself) are imported inside the commands, so ``kdump --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import click
+
+from .. import __version__
+from .exitcodes import ExitCode
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "-V", "--version", prog_name="kdump")
+def cli() -> None:
+    """Read Apache Kafka's on-disk data with no broker and no JVM.
+
+    Point kdump at a segment, a partition directory or a whole broker log dir
+    (log.dirs).  Exit status: 0 clean, 1 problems found in the data, 2 usage or
+    I/O error.
+    """
+
+
+def _register() -> None:
+    from . import commands  # noqa: F401  (defines the subcommands on ``cli``)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> Any:
+    """Console entry point: no traceback ever reaches the user."""
+    from ..errors import KdumpError
+
+    try:
+        rv = cli.main(args=argv, prog_name="kdump", standalone_mode=False)
+    except click.exceptions.Exit as e:
+        return _exit(e.exit_code)
+    except click.ClickException as e:
+        e.show()
+        return _exit(ExitCode.ERROR)
+    except click.exceptions.Abort:
+        click.echo("kdump: aborted", err=True)
+        return _exit(ExitCode.ERROR)
+    except KdumpError as e:
+        click.echo(f"kdump: {e}", err=True)
+        return _exit(ExitCode.ERROR)
+    except BrokenPipeError:
+        # the reader went away (``kdump dump ... | head``): not an error
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        except OSError:
+            pass
+        return _exit(ExitCode.OK)
+    except KeyboardInterrupt:
+        click.echo("kdump: interrupted", err=True)
+        return _exit(130)
+    except MemoryError:
+        click.echo("kdump: out of memory", err=True)
+        return _exit(ExitCode.ERROR)
+    except Exception as e:  # a bug in kdump: say so in one line
+        if os.environ.get("KDUMP_DEBUG"):
+            raise
+        where = getattr(e, "kdump_context", "")
+        click.echo(
+            f"kdump: internal error{where}: {e.__class__.__name__}: {e} "
+            "(set KDUMP_DEBUG=1 for a traceback)",
+            err=True,
+        )
+        return _exit(ExitCode.ERROR)
+    return _exit(rv if isinstance(rv, int) else ExitCode.OK)
+
+
+def _exit(code: int) -> Any:
+    try:
+        sys.stdout.flush()
+    except (BrokenPipeError, ValueError, OSError):
+        pass
+    sys.exit(int(code))

@@ -1,0 +1,3 @@
+"""Imports every subcommand module, which registers it on the ``cli`` group."""
+
+from . import dump  # noqa: F401

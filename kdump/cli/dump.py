@@ -1,0 +1,169 @@
+"""``kdump dump``."""
+
+from __future__ import annotations
+
+import click
+
+from . import cli
+from .exitcodes import ExitCode
+from .options import (
+    SIZE,
+    format_option,
+    max_batch_bytes_option,
+    payload_encoding_option,
+    resolve_format,
+    run,
+    stderr,
+    stdout,
+)
+
+_DECODER_FLAGS = {
+    "offsets_decoder": "offsets",
+    "transaction_log_decoder": "transaction-log",
+    "cluster_metadata_decoder": "cluster-metadata",
+    "share_group_state_decoder": "share-group-state",
+    "remote_log_metadata_decoder": "remote-log-metadata",
+}
+
+DECODER_CHOICES = ["auto", "string", *sorted(set(_DECODER_FLAGS.values()))]
+SIMPLE_DECODERS = ["string", "hex", "base64", "json", "int", "long", "none"]
+
+
+class DecoderName(click.ParamType):
+    """A simple decoder name, or a DumpLogSegments Java class name."""
+
+    name = "DECODER"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from ..decoders import JAVA_CLASSES
+
+        v = str(value)
+        if v in SIMPLE_DECODERS:
+            return v
+        if v in JAVA_CLASSES:
+            return JAVA_CLASSES[v]
+        self.fail(
+            f"{v!r} is not a decoder: use one of {', '.join(SIMPLE_DECODERS)} (or a Kafka "
+            "decoder class name: org.apache.kafka.tools.api.StringDecoder, IntegerDecoder, "
+            "LongDecoder, DefaultDecoder)", param, ctx)
+
+
+@cli.command("dump")
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--files", "files_csv", metavar="FILE1,FILE2,...",
+              help="DumpLogSegments' spelling: comma-separated files to dump (added to PATHS).")
+@click.option("--print-data-log", is_flag=True,
+              help="Print record contents (keys and payloads).  Implies --deep-iteration.")
+@click.option("--deep-iteration", is_flag=True,
+              help="Iterate records, not only batches.")
+@click.option("--skip-record-metadata", is_flag=True,
+              help="Do not print record metadata (offset, timestamp, sizes) in text output.")
+@click.option("--max-bytes", type=SIZE, default=None,
+              help="Read only the first SIZE bytes of each log (batches that fit whole).")
+@click.option("--max-message-size", type=SIZE, default=5 * 1024 * 1024, show_default=True,
+              help="Largest batch an index entry may point at when verifying the index.")
+@click.option("--verify-index-only", is_flag=True,
+              help="Check index entries against the log without printing them.")
+@click.option("--index-sanity-check", is_flag=True,
+              help="Only run the broker's startup sanity check on index files.")
+@click.option("--key-decoder", "--key-decoder-class", "key_decoder", type=DecoderName(),
+              default=None, help="How to print keys: string (default), hex, base64, json, "
+              "int, long, none; Kafka decoder class names are accepted.  Implies "
+              "--print-data-log.")
+@click.option("--value-decoder", "--value-decoder-class", "value_decoder", type=DecoderName(),
+              default=None, help="How to print payloads (same choices as --key-decoder).  "
+              "Implies --print-data-log.")
+@click.option("--offsets-decoder", is_flag=True,
+              help="Decode __consumer_offsets records.  Implies --print-data-log.")
+@click.option("--transaction-log-decoder", is_flag=True,
+              help="Decode __transaction_state records.  Implies --print-data-log.")
+@click.option("--cluster-metadata-decoder", is_flag=True,
+              help="Decode KRaft __cluster_metadata records and snapshots.  Implies "
+              "--print-data-log.")
+@click.option("--share-group-state-decoder", is_flag=True,
+              help="Decode __share_group_state records.  Implies --print-data-log.")
+@click.option("--remote-log-metadata-decoder", is_flag=True,
+              help="Decode __remote_log_metadata records.  Implies --print-data-log.")
+@click.option("--decoder", "decoder", type=click.Choice(DECODER_CHOICES), default="auto",
+              show_default=True,
+              help="Payload decoder.  auto picks the internal-topic decoder from the partition "
+              "directory name (__consumer_offsets, __transaction_state, __cluster_metadata, "
+              "...) and string elsewhere.")
+@click.option("--strict", is_flag=True,
+              help="Stop reading a log at the first damaged batch, as DumpLogSegments does, "
+              "instead of resynchronising past it.")
+@format_option(default_text=True)
+@payload_encoding_option
+@max_batch_bytes_option
+def dump_command(
+    paths: tuple[str, ...],
+    files_csv: str | None,
+    print_data_log: bool,
+    deep_iteration: bool,
+    skip_record_metadata: bool,
+    max_bytes: int | None,
+    max_message_size: int,
+    verify_index_only: bool,
+    index_sanity_check: bool,
+    key_decoder: str | None,
+    value_decoder: str | None,
+    decoder: str,
+    strict: bool,
+    fmt: str | None,
+    payload_encoding: str,
+    max_batch_bytes: int,
+    **decoder_flags: bool,
+) -> ExitCode:
+    """Dump segments, indexes, snapshots and checkpoints.
+
+    PATHS may be files, partition directories or whole log dirs; directories are
+    walked in Kafka's order.  --format text prints exactly what Kafka's
+    kafka-dump-log.sh (DumpLogSegments) prints for the same options; unlike it, a
+    damaged batch does not end the dump: kdump reports it on stderr and carries on
+    with the next intact batch.
+    """
+    from ..ops.dump import DumpOptions, dump
+
+    targets = list(paths)
+    if files_csv:
+        targets += [p for p in files_csv.split(",") if p]
+    if not targets:
+        raise click.UsageError("give at least one PATH (or --files a,b,c)")
+    chosen = [name for flag, name in _DECODER_FLAGS.items() if decoder_flags.get(flag)]
+    if len(chosen) > 1:
+        raise click.UsageError("give at most one of the internal-topic decoder options")
+    dec = chosen[0] if chosen else decoder
+    if (key_decoder or value_decoder) and not chosen and decoder == "auto":
+        dec = "string"
+    print_data = print_data_log or bool(chosen) or bool(key_decoder or value_decoder)
+    opts = DumpOptions(
+        print_data_log=print_data,
+        deep_iteration=deep_iteration,
+        skip_record_metadata=skip_record_metadata,
+        max_bytes=max_bytes,
+        max_message_size=max_message_size,
+        verify_index_only=verify_index_only,
+        index_sanity_check=index_sanity_check,
+        decoder="kv" if dec == "string" else dec,
+        key_decoder=key_decoder or "string",
+        value_decoder=value_decoder or "string",
+        max_batch_bytes=max_batch_bytes,
+        resync=not strict,
+    )
+    fmt = resolve_format(fmt, default_text=True)
+    renderer: object
+    if fmt == "json":
+        from ..render.jsonl import JsonRenderer
+
+        renderer = JsonRenderer(stdout(), payload_encoding=payload_encoding)
+    elif fmt == "table":
+        from ..render.table import DumpTableRenderer
+
+        renderer = DumpTableRenderer(stdout(), stderr(), deep=opts.deep,
+                                     print_data_log=print_data)
+    else:
+        from ..render.text import DumpTextRenderer
+
+        renderer = DumpTextRenderer(stdout(), stderr(), skip_record_metadata=skip_record_metadata,
+                                    print_data_log=print_data)
+    return run(dump(targets, opts), renderer)

@@ -1,0 +1,96 @@
+"""Payload decoders: simple ones (string, hex, base64, json, int, long, none) and the
+internal-topic ones (consumer offsets, transaction log, cluster metadata, share group
+state, remote log metadata), all behind :class:`~kdump.decoders.base.PayloadDecoder`.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from .base import Decoded, PayloadDecoder
+
+#: simple decoder names
+SIMPLE = ("string", "hex", "base64", "json", "int", "long", "none")
+
+#: Java class names DumpLogSegments users pass to --key/--value-decoder-class
+JAVA_CLASSES = {
+    "org.apache.kafka.tools.api.StringDecoder": "string",
+    "kafka.serializer.StringDecoder": "string",
+    "org.apache.kafka.tools.api.IntegerDecoder": "int",
+    "kafka.serializer.IntegerDecoder": "int",
+    "org.apache.kafka.tools.api.LongDecoder": "long",
+    "kafka.serializer.LongDecoder": "long",
+    "org.apache.kafka.tools.api.DefaultDecoder": "hex",
+    "kafka.serializer.DefaultDecoder": "hex",
+}
+
+#: internal-topic decoders: name -> (module, class)
+INTERNAL = {
+    "offsets": ("kdump.decoders.consumer_offsets", "ConsumerOffsetsDecoder"),
+    "transaction-log": ("kdump.decoders.transaction_log", "TransactionLogDecoder"),
+    "cluster-metadata": ("kdump.decoders.cluster_metadata", "ClusterMetadataDecoder"),
+    "share-group-state": ("kdump.decoders.share_group_state", "ShareGroupStateDecoder"),
+    "remote-log-metadata": ("kdump.decoders.remote_log_metadata", "RemoteLogMetadataDecoder"),
+}
+
+#: internal topic name -> decoder name, for ``--decoder auto``
+TOPIC_DECODERS = {
+    "__consumer_offsets": "offsets",
+    "__transaction_state": "transaction-log",
+    "__cluster_metadata": "cluster-metadata",
+    "__share_group_state": "share-group-state",
+    "__remote_log_metadata": "remote-log-metadata",
+}
+
+
+def simple_decoder(name: str) -> PayloadDecoder:
+    from . import simple
+
+    classes = {
+        "string": simple.StringDecoder,
+        "hex": simple.HexDecoder,
+        "base64": simple.Base64Decoder,
+        "json": simple.JsonDecoder,
+        "int": simple.IntegerDecoder,
+        "long": simple.LongDecoder,
+        "none": simple.NoneDecoder,
+    }
+    return classes[JAVA_CLASSES.get(name, name)]()
+
+
+def internal_decoder(name: str) -> PayloadDecoder:
+    module, cls = INTERNAL[name]
+    decoder: PayloadDecoder = getattr(importlib.import_module(module), cls)()
+    return decoder
+
+
+class KeyValueDecoder:
+    """DumpLogSegments' DecoderMessageParser: one decoder for keys, one for values."""
+
+    def __init__(self, key: str = "string", value: str = "string") -> None:
+        self.key = simple_decoder(key)
+        self.value = simple_decoder(value)
+        self.name = f"{self.key.name}/{self.value.name}"
+        self.key_structured = bool(getattr(self.key, "structured", False))
+        self.value_structured = bool(getattr(self.value, "structured", False))
+
+    def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
+        k = self.key.decode(key, None, offset)
+        v = self.value.decode(None, value, offset)
+        errors = [e for e in (k.error, v.error) if e]
+        return Decoded(
+            k.key_text, v.value_text, k.key_json, v.value_json, "; ".join(errors) or None
+        )
+
+
+__all__ = [
+    "INTERNAL",
+    "JAVA_CLASSES",
+    "SIMPLE",
+    "TOPIC_DECODERS",
+    "Decoded",
+    "KeyValueDecoder",
+    "PayloadDecoder",
+    "internal_decoder",
+    "simple_decoder",
+]

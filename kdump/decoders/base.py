@@ -1,0 +1,39 @@
+"""Payload decoders: what a record's key and value bytes mean.
+
+DumpLogSegments turns key and value bytes into text with a ``Decoder`` class
+(``--key-decoder-class`` / ``--value-decoder-class``) or a topic-specific parser
+(``--offsets-decoder`` ...).  kdump has the same two families behind one contract:
+a decoder takes the raw key/value bytes of a record and returns :class:`Decoded`,
+which carries both the text DumpLogSegments prints and a JSON-able object for
+``--format json``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """A decoded record payload.
+
+    ``key_text``/``value_text`` are what DumpLogSegments prints after ``key: `` and
+    `` payload: `` (``None``: nothing printed).  ``key_json``/``value_json`` are the
+    same content as nested JSON-able objects (``None`` for a null key or a tombstone).
+    ``error`` names a per-record decoding problem; the dump carries on.
+    """
+
+    key_text: str | None
+    value_text: str | None
+    key_json: object
+    value_json: object
+    error: str | None = None
+
+
+class PayloadDecoder(Protocol):
+    """Turns one record's key and value bytes into :class:`Decoded`."""
+
+    name: str
+
+    def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded: ...

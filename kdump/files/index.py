@@ -1,0 +1,171 @@
+"""Offset index (``.index``) and time index (``.timeindex``).
+
+storage/src/main/java/org/apache/kafka/storage/internals/log/AbstractIndex.java,
+OffsetIndex.java, TimeIndex.java.  No entry count is stored: a file holds
+``size // entry_size`` slots; an active (or crashed) segment's index is preallocated,
+so trailing slots are zero.  Entries are read on demand, a chunk at a time.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .. import layouts as L
+from ..source import FileSource, Window
+
+
+@dataclass(frozen=True, slots=True)
+class OffsetIndexEntry:
+    slot: int
+    offset: int  # absolute: segment base offset + relative offset
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimeIndexEntry:
+    slot: int
+    timestamp: int
+    offset: int  # absolute
+
+
+class _Index:
+    entry_size = 8
+
+    def __init__(self, source: FileSource, base_offset: int) -> None:
+        self.source = source
+        self.path = source.path
+        self.base_offset = base_offset
+        self.window = Window(source, chunk=1 << 20)
+
+    @property
+    def slots(self) -> int:
+        """``entries`` as Kafka counts them: whole entries in the file."""
+        return self.source.size // self.entry_size
+
+    @property
+    def size_is_multiple(self) -> bool:
+        return self.source.size % self.entry_size == 0
+
+    def _raw(self, slot: int) -> tuple[memoryview, int]:
+        return self.window.get(slot * self.entry_size, self.entry_size)
+
+
+class OffsetIndex(_Index):
+    entry_size = L.OFFSET_INDEX_ENTRY_SIZE
+
+    def entry(self, slot: int) -> OffsetIndexEntry:
+        view, i = self._raw(slot)
+        rel, pos = L.OFFSET_INDEX_ENTRY.unpack_from(view, i)
+        return OffsetIndexEntry(slot, self.base_offset + rel, pos)
+
+    def __iter__(self) -> Iterator[OffsetIndexEntry]:
+        for slot in range(self.slots):
+            yield self.entry(slot)
+
+    def used_slots(self) -> int:
+        """Slots before the preallocated zero tail: DumpLogSegments stops at the first
+        slot past slot 0 whose offset is the base offset (relative offset 0)."""
+        n = self.slots
+        for slot in range(1, n):
+            view, i = self._raw(slot)
+            if L.OFFSET_INDEX_ENTRY.unpack_from(view, i)[0] == 0:
+                return slot
+        return n
+
+    def lookup(self, target: int) -> OffsetIndexEntry | None:
+        """OffsetIndex.lookup: the used entry with the largest offset <= target
+        (None: none, i.e. start at position 0).  Binary search, touching log2(n) slots."""
+        lo, hi = 0, self.used_slots() - 1
+        found = None
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            e = self.entry(mid)
+            if e.offset <= target:
+                found = e
+                lo = mid + 1
+            else:
+                hi = mid - 1
+        return found
+
+
+class TimeIndex(_Index):
+    entry_size = L.TIME_INDEX_ENTRY_SIZE
+
+    def entry(self, slot: int) -> TimeIndexEntry:
+        view, i = self._raw(slot)
+        ts, rel = L.TIME_INDEX_ENTRY.unpack_from(view, i)
+        return TimeIndexEntry(slot, ts, self.base_offset + rel)
+
+    def __iter__(self) -> Iterator[TimeIndexEntry]:
+        for slot in range(self.slots):
+            yield self.entry(slot)
+
+    def used_slots(self) -> int:
+        n = self.slots
+        for slot in range(1, n):
+            view, i = self._raw(slot)
+            if L.TIME_INDEX_ENTRY.unpack_from(view, i)[1] == 0:
+                return slot
+        return n
+
+    def lookup(self, timestamp: int) -> TimeIndexEntry | None:
+        """TimeIndex.lookup: the used entry with the largest timestamp <= target."""
+        lo, hi = 0, self.used_slots() - 1
+        found = None
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            e = self.entry(mid)
+            if e.timestamp <= timestamp:
+                found = e
+                lo = mid + 1
+            else:
+                hi = mid - 1
+        return found
+
+
+def offset_index_sanity(index: OffsetIndex) -> str | None:
+    """OffsetIndex.sanityCheck: the reason the broker would rebuild it, or None."""
+    path = os.path.abspath(index.path)
+    if index.slots:
+        last = index.entry(index.slots - 1)
+        if last.offset < index.base_offset:
+            return (
+                f"Corrupt index found, index file {path} has non-zero size but the last "
+                f"offset is {last.offset} which is less than the base offset "
+                f"{index.base_offset}"
+            )
+    if not index.size_is_multiple:
+        return (
+            f"Index file {path} is corrupt, found {index.source.size} bytes which is neither "
+            f"positive nor a multiple of {index.entry_size}"
+        )
+    return None
+
+
+def time_index_sanity(index: TimeIndex) -> str | None:
+    """TimeIndex.sanityCheck.  A preallocated time index fails it (its last slot is
+    zero), which is why the broker rebuilds the indexes of an uncleanly closed segment."""
+    path = os.path.abspath(index.path)
+    if index.slots:
+        first = index.entry(0)
+        last = index.entry(index.slots - 1)
+        if last.timestamp < first.timestamp:
+            return (
+                f"Corrupt time index found, time index file ({path}) has non-zero size but "
+                f"the last timestamp is {last.timestamp} which is less than the first "
+                f"timestamp {first.timestamp}"
+            )
+        if last.offset < index.base_offset:
+            return (
+                f"Corrupt time index found, time index file ({path}) has non-zero size but "
+                f"the last offset is {last.offset} which is less than the first offset "
+                f"{index.base_offset}"
+            )
+    if not index.size_is_multiple:
+        return (
+            f"Time index file {path} is corrupt, found {index.source.size} bytes which is "
+            f"neither positive nor a multiple of {index.entry_size}"
+        )
+    return None

@@ -1,0 +1,327 @@
+"""Name every file and directory of a Kafka log dir for what it is, and walk paths in
+Kafka's order: root files, then partitions sorted by topic and partition number, and
+inside a partition the segments by base offset with each segment's files together.
+
+storage/src/main/java/org/apache/kafka/storage/internals/log/LogFileUtils.java,
+core/src/main/scala/kafka/log/LocalLog.scala (``-delete``/``-future``/``-stray`` dirs),
+raft/src/main/java/org/apache/kafka/snapshot/Snapshots.java.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from .. import layouts as L
+from ..findings import ERROR, INFO, Problem
+
+#: file kind -> what it is (the README lists these)
+FILE_KINDS = {
+    "log": "log segment (record batches)",
+    "offset-index": "offset index of a segment",
+    "time-index": "time index of a segment",
+    "txn-index": "aborted-transaction index of a segment",
+    "producer-snapshot": "producer state snapshot",
+    "kraft-snapshot": "KRaft metadata snapshot",
+    "bootstrap-snapshot": "KRaft bootstrap snapshot (bootstrap.checkpoint)",
+    "leader-epoch-checkpoint": "leader epoch checkpoint (epoch, start offset)",
+    "recovery-point-offset-checkpoint": "recovery points of the log dir's partitions",
+    "replication-offset-checkpoint": "high watermarks of the log dir's partitions",
+    "log-start-offset-checkpoint": "log start offsets of the log dir's partitions",
+    "cleaner-offset-checkpoint": "log cleaner's first dirty offsets",
+    "partition-metadata": "partition.metadata (topic id)",
+    "meta-properties": "meta.properties (cluster, broker/node and directory ids)",
+    "quorum-state": "KRaft quorum state",
+    "clean-shutdown": ".kafka_cleanshutdown marker: the last shutdown was clean",
+    "lock": ".lock: the broker's lock file",
+    "unknown": "not a file Kafka writes",
+}
+
+#: suffix (after the base offset) -> kind; order = order inside a segment's group
+SEGMENT_SUFFIXES = {
+    L.LOG_SUFFIX: "log",
+    L.INDEX_SUFFIX: "offset-index",
+    L.TIME_INDEX_SUFFIX: "time-index",
+    L.TXN_INDEX_SUFFIX: "txn-index",
+    L.PRODUCER_SNAPSHOT_SUFFIX: "producer-snapshot",
+    L.KRAFT_SNAPSHOT_SUFFIX: "kraft-snapshot",
+}
+_SUFFIX_ORDER = {kind: i for i, kind in enumerate(SEGMENT_SUFFIXES.values())}
+
+FIXED_NAMES = {
+    "leader-epoch-checkpoint": "leader-epoch-checkpoint",
+    "recovery-point-offset-checkpoint": "recovery-point-offset-checkpoint",
+    "replication-offset-checkpoint": "replication-offset-checkpoint",
+    "log-start-offset-checkpoint": "log-start-offset-checkpoint",
+    "cleaner-offset-checkpoint": "cleaner-offset-checkpoint",
+    "partition.metadata": "partition-metadata",
+    "meta.properties": "meta-properties",
+    "quorum-state": "quorum-state",
+    ".kafka_cleanshutdown": "clean-shutdown",
+    ".lock": "lock",
+    L.BOOTSTRAP_CHECKPOINT: "bootstrap-snapshot",
+}
+
+#: leftover suffixes appended after a normal name
+LEFTOVERS = {
+    L.DELETED_SUFFIX: "deleted",
+    L.CLEANED_SUFFIX: "cleaned",
+    L.SWAP_SUFFIX: "swap",
+    L.PART_SUFFIX: "part",
+    ".tmp": "tmp",
+}
+LEFTOVER_MEANING = {
+    "deleted": "scheduled for asynchronous deletion",
+    "cleaned": "log cleaner output still being written",
+    "swap": "finished cleaner/split output about to replace the segment",
+    "part": "KRaft snapshot still being written",
+    "tmp": "temporary copy written before an atomic rename",
+}
+
+_PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
+_SPECIAL_DIR = re.compile(
+    r"^(?P<topic>.+)-(?P<partition>\d+)\.(?P<uid>[0-9a-fA-F]{32})-(?P<state>delete|future|stray)$"
+)
+_KRAFT_SNAPSHOT = re.compile(r"^(?P<offset>\d{20})-(?P<epoch>\d{10})$")
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionDir:
+    topic: str
+    partition: int
+    state: str | None  # None, "delete", "future", "stray"
+
+
+def parse_partition_dir(name: str) -> PartitionDir | None:
+    m = _SPECIAL_DIR.match(name)
+    if m:
+        return PartitionDir(m["topic"], int(m["partition"]), m["state"])
+    m = _PARTITION_DIR.match(name)
+    if m:
+        return PartitionDir(m["topic"], int(m["partition"]), None)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class KafkaFile:
+    """A file, named for what it is."""
+
+    path: str
+    kind: str
+    base_offset: int | None = None  # from the name: segment base / snapshot offset
+    epoch: int | None = None  # KRaft snapshot epoch
+    topic: str | None = None
+    partition: int | None = None
+    partition_state: str | None = None  # "delete" / "future" / "stray" directories
+    leftover: str | None = None  # "deleted" / "cleaned" / "swap" / "part" / "tmp"
+    active: bool = False  # the partition's active segment (largest base offset)
+
+    @property
+    def description(self) -> str:
+        d = FILE_KINDS.get(self.kind, self.kind)
+        if self.leftover:
+            d += f", {LEFTOVER_MEANING[self.leftover]} (.{self.leftover})"
+        if self.partition_state:
+            d += f", in a -{self.partition_state} partition directory"
+        return d
+
+
+def classify(path: str, partition: PartitionDir | None = None) -> KafkaFile:
+    """What the file at ``path`` is, from its name (contents are not read)."""
+    name = os.path.basename(path)
+    if partition is None:
+        partition = parse_partition_dir(os.path.basename(os.path.dirname(os.path.abspath(path))))
+    topic = partition.topic if partition else None
+    part = partition.partition if partition else None
+    state = partition.state if partition else None
+    leftover = None
+    base = name
+    for suffix, what in LEFTOVERS.items():
+        if base.endswith(suffix) and base != suffix:
+            leftover = what
+            base = base[: -len(suffix)]
+            break
+    if leftover == "part":  # <offset>-<epoch>-<random>.checkpoint.part
+        m = re.match(r"^(\d{20})-(\d{10})-.*(\.checkpoint)$", base)
+        if m:
+            base = f"{m.group(1)}-{m.group(2)}{m.group(3)}"
+    if base in FIXED_NAMES:
+        return KafkaFile(path, FIXED_NAMES[base], topic=topic, partition=part,
+                         partition_state=state, leftover=leftover)
+    stem, dot, suffix = base.partition(".")
+    kind = SEGMENT_SUFFIXES.get(dot + suffix)
+    if kind is not None:
+        if kind == "kraft-snapshot":
+            m = _KRAFT_SNAPSHOT.match(stem)
+            if m:
+                return KafkaFile(path, kind, int(m["offset"]), int(m["epoch"]), topic, part,
+                                 state, leftover)
+        elif stem.isdigit():
+            return KafkaFile(path, kind, int(stem), None, topic, part, state, leftover)
+    return KafkaFile(path, "unknown", topic=topic, partition=part, partition_state=state,
+                     leftover=leftover)
+
+
+def _sort_key(f: KafkaFile) -> tuple[int, int, int, str]:
+    if f.base_offset is not None:
+        return (0, f.base_offset, _SUFFIX_ORDER.get(f.kind, 99), f.path)
+    return (1, 0, 0, f.path)
+
+
+def _listdir(path: str) -> list[str]:
+    with os.scandir(path) as it:
+        return sorted(e.name for e in it)
+
+
+class Walker:
+    """Expands paths into :class:`KafkaFile` items (and :class:`Problem` items for what
+    cannot be read), in Kafka's order.  A directory is a partition directory when its
+    name says so; otherwise a log dir (its partitions inside), or a folder of log dirs."""
+
+    def __init__(self) -> None:
+        self._seen_dirs: set[tuple[int, int]] = set()
+
+    def walk(self, paths: Iterable[str]) -> Iterator[KafkaFile | Problem]:
+        for p in paths:
+            yield from self._path(p, depth=0)
+
+    def _path(self, path: str, depth: int) -> Iterator[KafkaFile | Problem]:
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            yield Problem(path, None, "unreadable-file", "no such file or directory")
+            return
+        except PermissionError:
+            yield Problem(path, None, "unreadable-file", "permission denied")
+            return
+        except OSError as e:
+            yield Problem(path, None, "unreadable-file", (e.strerror or str(e)).lower())
+            return
+        if stat.S_ISDIR(st.st_mode):
+            key = (st.st_dev, st.st_ino)
+            if key in self._seen_dirs:
+                yield Problem(path, None, "unreadable-file",
+                              "directory already visited (symlink loop?); skipped", severity=INFO)
+                return
+            self._seen_dirs.add(key)
+            part = parse_partition_dir(os.path.basename(os.path.normpath(path)))
+            if part is not None:
+                yield from self._partition(path, part)
+            else:
+                yield from self._logdir(path, depth)
+        else:
+            yield with_active_flag(classify(path))
+
+    def _entries(self, path: str) -> list[str] | Problem:
+        try:
+            return _listdir(path)
+        except PermissionError:
+            return Problem(path, None, "unreadable-file", "permission denied (directory)")
+        except FileNotFoundError:
+            return Problem(path, None, "unreadable-file", "directory vanished while walking")
+        except OSError as e:
+            return Problem(path, None, "unreadable-file", (e.strerror or str(e)).lower())
+
+    def _partition(self, path: str, part: PartitionDir) -> Iterator[KafkaFile | Problem]:
+        names = self._entries(path)
+        if isinstance(names, Problem):
+            yield names
+            return
+        files: list[KafkaFile] = []
+        for name in names:
+            full = os.path.join(path, name)
+            try:
+                is_dir = os.path.isdir(full)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                yield Problem(full, None, "unknown-file",
+                              "unexpected directory inside a partition directory; skipped",
+                              severity=INFO)
+                continue
+            files.append(classify(full, part))
+        logs = [f.base_offset for f in files
+                if f.kind == "log" and f.leftover is None and f.base_offset is not None]
+        active = max(logs) if logs else None
+        if active is not None:
+            files = [
+                KafkaFile(f.path, f.kind, f.base_offset, f.epoch, f.topic, f.partition,
+                          f.partition_state, f.leftover, True)
+                if f.kind == "log" and f.leftover is None and f.base_offset == active else f
+                for f in files
+            ]
+        yield from sorted(files, key=_sort_key)
+
+    def _logdir(self, path: str, depth: int) -> Iterator[KafkaFile | Problem]:
+        names = self._entries(path)
+        if isinstance(names, Problem):
+            yield names
+            return
+        root_files: list[str] = []
+        partitions: list[tuple[tuple[str, int, str], str, PartitionDir]] = []
+        others: list[str] = []
+        for name in names:
+            full = os.path.join(path, name)
+            try:
+                is_dir = os.path.isdir(full)
+            except OSError:
+                is_dir = False
+            if not is_dir:
+                root_files.append(full)
+                continue
+            part = parse_partition_dir(name)
+            if part is not None:
+                partitions.append(((part.topic, part.partition, part.state or ""), full, part))
+            else:
+                others.append(full)
+        for full in root_files:
+            yield classify(full, None)
+        for _, full, part in sorted(partitions):
+            try:
+                st = os.stat(full)
+                key = (st.st_dev, st.st_ino)
+            except OSError:
+                key = None
+            if key is not None:
+                if key in self._seen_dirs:
+                    continue
+                self._seen_dirs.add(key)
+            yield from self._partition(full, part)
+        for full in others:
+            if depth < 3 and not os.path.basename(full).startswith("."):
+                yield from self._path(full, depth + 1)
+            else:
+                yield Problem(full, None, "unknown-file", "not a partition directory; skipped",
+                              severity=INFO)
+
+
+def with_active_flag(f: KafkaFile) -> KafkaFile:
+    """Mark a segment given on its own as active when no sibling log has a larger base."""
+    if f.kind != "log" or f.leftover is not None or f.base_offset is None:
+        return f
+    directory = os.path.dirname(os.path.abspath(f.path))
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return f
+    for name in names:
+        stem, _, suffix = name.partition(".")
+        if suffix == "log" and stem.isdigit() and int(stem) > f.base_offset:
+            return f
+    return KafkaFile(f.path, f.kind, f.base_offset, f.epoch, f.topic, f.partition,
+                     f.partition_state, f.leftover, True)
+
+
+def walk(paths: Iterable[str]) -> Iterator[KafkaFile | Problem]:
+    return Walker().walk(paths)
+
+
+def partition_is_empty_problem(path: str) -> Problem:
+    return Problem(path, None, "unknown-file", "partition directory holds no segment",
+                   severity=INFO)
+
+
+__all__ = ["ERROR", "FILE_KINDS", "KafkaFile", "PartitionDir", "Walker", "classify", "walk"]

@@ -1,0 +1,82 @@
+"""Problems found in the data: corruption is data, not an exception.
+
+Every :class:`Problem` names the file, the absolute byte position where the bad batch
+or region starts, the batch base offset when known, a stable ``kind`` and a human
+``detail``.  ``severity`` decides the exit code: ``error`` and ``warning`` mean
+"something is wrong" (exit 1); ``info`` notes something benign (a half-written batch
+at the end of a live segment).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+ERROR: Final = "error"
+WARNING: Final = "warning"
+INFO: Final = "info"
+
+#: every problem kind kdump reports, with what it means (documented in the README)
+KINDS: Final[dict[str, str]] = {
+    # framing: the walker cannot find a batch where one should start
+    "bad-length": "a batch header's size field is impossible (below the minimum, or past "
+    "the end while intact batches follow); the bytes up to the next intact batch are unreadable",
+    "bad-magic": "a batch header's magic byte is not 0, 1 or 2",
+    "garbage": "bytes that are not a batch, up to the next intact batch",
+    "zeroed-region": "a run of zero bytes inside the log, followed by intact batches",
+    "zero-tail": "the log ends in zero bytes (preallocated file, or an unclean shutdown)",
+    "truncated": "the last batch is cut short by the end of the file",
+    "in-flight": "the last batch of the active segment is still being written",
+    "trailing-bytes": "bytes at the end too short to hold a batch header",
+    # integrity of a framed batch
+    "crc-mismatch": "the stored checksum does not match the batch (v2 CRC-32C, v0/v1 CRC-32)",
+    "inner-crc-mismatch": "a message inside a compressed v0/v1 wrapper fails its CRC-32",
+    "decompression-error": "the compressed records cannot be decompressed",
+    "batch-too-large": "the batch decompresses past --max-batch-bytes; its records are not read",
+    "invalid-record": "a record inside the batch does not parse",
+    "record-count": "the batch header's records count disagrees with the records present",
+    "offset-delta": "record offset deltas are not ascending from 0 to lastOffsetDelta",
+    "timestamp-range": "a record timestamp lies outside [firstTimestamp, maxTimestamp]",
+    "max-timestamp": "the batch maxTimestamp is not the largest record timestamp",
+    "offset-order": "a batch's base offset is not above the previous batch's last offset",
+    "offset-gap": "offsets jump between consecutive batches (normal after compaction)",
+    "below-segment-base": "a batch's base offset is below the segment's base offset",
+    "invalid-control": "a control record's key or value is malformed",
+    "unreadable-file": "the file cannot be read (permission, I/O error)",
+    "unknown-file": "a file kdump does not know; skipped",
+    # indexes and other files
+    "index-size": "an index file's size is not a multiple of its entry size",
+    "index-order": "index entries are not ascending",
+    "index-mismatch": "an index entry does not point where it claims",
+    "index-position": "an index entry points outside its log",
+    "index-zero-slots": "preallocated zero entries at the end of an index",
+    "index-sanity": "the index fails the check the broker runs at startup",
+    "index-missing": "a segment has no index file",
+    "index-differs": "the index on disk differs from the one Kafka would rebuild",
+    "txn-index": "a .txnindex entry disagrees with the log",
+    "snapshot-crc": "a producer snapshot's CRC-32C does not match",
+    "snapshot-corrupt": "a producer snapshot does not parse",
+    "snapshot-mismatch": "a producer snapshot entry disagrees with the log",
+    "leader-epoch": "the leader-epoch-checkpoint disagrees with the batches' leader epochs",
+    "checkpoint": "a checkpoint file does not parse or disagrees with the partitions",
+    "bad-file": "a small metadata file does not parse",
+}
+
+
+@dataclass(slots=True)
+class Problem:
+    """One finding.  ``length``: bytes affected, when a byte range is."""
+
+    path: str
+    position: int | None
+    kind: str
+    detail: str
+    base_offset: int | None = None
+    length: int | None = None
+    severity: str = ERROR
+    #: structured details for JSON output (e.g. ``index_offset``/``log_offset``)
+    extra: dict[str, Any] | None = None
+
+    @property
+    def is_failure(self) -> bool:
+        return self.severity in (ERROR, WARNING)

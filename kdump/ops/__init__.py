@@ -1,0 +1,1 @@
+"""Commands as iterators of plain objects (events, problems, rows); renderers print them."""

@@ -1,0 +1,436 @@
+"""``kdump dump``: everything in every file, as DumpLogSegments shows it and more.
+
+core/src/main/scala/kafka/tools/DumpLogSegments.scala is the model: the same per-file
+dispatch (log and KRaft snapshot, offset index, time index, producer snapshot,
+transaction index), the same checks of index entries against the log, the same
+"non-consecutive offsets" bookkeeping.  Unlike it, a damaged batch does not end the
+dump: the walker resynchronises and the damage is a :class:`Problem` in the stream.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from .. import layouts as L
+from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
+from ..decoders.base import PayloadDecoder
+from ..errors import CorruptDataError, KdumpError, LimitExceeded
+from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, time_index_sanity
+from ..files.logdir import KafkaFile, walk
+from ..files.snapshot import read_producer_snapshot
+from ..files.text import (
+    OFFSET_CHECKPOINTS,
+    read_checkpoint,
+    read_json,
+    read_partition_metadata,
+    read_properties,
+)
+from ..files.txnindex import CURRENT_VERSION, partial_tail, read_txn_index
+from ..findings import ERROR, INFO, WARNING, Problem
+from ..records.control import parse_control
+from ..records.file_records import Batch, LogReader
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
+from ..source import FileSource
+from .events import (
+    BatchEvent,
+    CheckpointEntryEvent,
+    FileStart,
+    IndexEntryEvent,
+    IndexStatus,
+    LogEnd,
+    Note,
+    PropertiesEvent,
+    RecordEvent,
+    SnapshotEntryEvent,
+    TimeIndexEntryEvent,
+    TxnIndexEntryEvent,
+)
+
+Event = (
+    FileStart | BatchEvent | LogEnd | IndexEntryEvent | TimeIndexEntryEvent | IndexStatus
+    | TxnIndexEntryEvent | SnapshotEntryEvent | CheckpointEntryEvent | PropertiesEvent
+    | Note | Problem
+)
+
+DEFAULT_MAX_MESSAGE_SIZE = 5 * 1024 * 1024  # DumpLogSegments --max-message-size
+
+
+@dataclass(slots=True)
+class DumpOptions:
+    """DumpLogSegments' options, plus kdump's."""
+
+    print_data_log: bool = False
+    deep_iteration: bool = False
+    skip_record_metadata: bool = False
+    max_bytes: int | None = None
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    verify_index_only: bool = False
+    index_sanity_check: bool = False
+    #: "auto" (internal topics decoded by directory name), or an explicit decoder
+    decoder: str = "auto"
+    key_decoder: str = "string"
+    value_decoder: str = "string"
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    resync: bool = True
+    _cache: dict[str, PayloadDecoder] = field(default_factory=dict)
+
+    @property
+    def deep(self) -> bool:
+        return self.deep_iteration or self.print_data_log
+
+    def decoder_for(self, f: KafkaFile) -> PayloadDecoder:
+        name = self.decoder
+        if name == "auto":
+            name = TOPIC_DECODERS.get(f.topic or "", "")
+            if not name and f.kind in ("kraft-snapshot", "bootstrap-snapshot"):
+                name = "cluster-metadata"
+            if not name:
+                name = "kv"
+        elif name == "string":
+            name = "kv"
+        if name not in self._cache:
+            if name == "kv":
+                self._cache[name] = KeyValueDecoder(self.key_decoder, self.value_decoder)
+            else:
+                self._cache[name] = internal_decoder(name)
+        return self._cache[name]
+
+
+def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
+    """Dump every file under ``paths`` in Kafka's order."""
+    for item in walk(paths):
+        if isinstance(item, Problem):
+            yield item
+            continue
+        yield from dump_file(item, opts)
+
+
+def dump_file(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
+    try:
+        size: int | None = os.stat(f.path).st_size
+    except OSError:
+        size = None
+    yield FileStart(f, size)
+    try:
+        if f.kind in ("log", "kraft-snapshot", "bootstrap-snapshot"):
+            yield from dump_log(f, opts)
+        elif f.kind == "offset-index":
+            yield from dump_offset_index(f, opts)
+        elif f.kind == "time-index":
+            yield from dump_time_index(f, opts)
+        elif f.kind == "txn-index":
+            yield from dump_txn_index(f)
+        elif f.kind == "producer-snapshot":
+            yield from dump_producer_snapshot(f)
+        elif f.kind in OFFSET_CHECKPOINTS or f.kind == "leader-epoch-checkpoint":
+            with FileSource(f.path) as src:
+                cp = read_checkpoint(src, f.kind)
+            for e in cp.entries:
+                yield CheckpointEntryEvent(f.path, f.kind, e.line, e.fields)
+        elif f.kind == "partition-metadata":
+            with FileSource(f.path) as src:
+                yield PropertiesEvent(f.path, f.kind, read_partition_metadata(src))
+        elif f.kind == "meta-properties":
+            with FileSource(f.path) as src:
+                yield PropertiesEvent(f.path, f.kind, dict(read_properties(src)))
+        elif f.kind in ("quorum-state", "clean-shutdown"):
+            with FileSource(f.path) as src:
+                value = read_json(src)
+            yield PropertiesEvent(f.path, f.kind, value if isinstance(value, dict) or value is None
+                                  else {"value": value})
+        elif f.kind == "lock":
+            yield Note(f.path, "the broker's lock file (no content)")
+        else:
+            yield Problem(f.path, None, "unknown-file", "not a file Kafka writes; skipped",
+                          severity=INFO, extra={"ignored": True})
+    except KdumpError as e:
+        kind = "unreadable-file" if e.__class__.__name__ == "InputError" else "bad-file"
+        yield Problem(e.path or f.path, e.position, kind, e.message, base_offset=e.base_offset)
+
+
+# --- logs ------------------------------------------------------------------------------
+def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
+    decoder = opts.decoder_for(f) if opts.print_data_log else None
+    deep = opts.deep
+    with FileSource(f.path) as src:
+        end = src.size if opts.max_bytes is None else min(src.size, opts.max_bytes)
+        reader = LogReader(src, end=end, active=f.active, resync=opts.resync,
+                           max_batch_bytes=opts.max_batch_bytes)
+        last_offset = -1
+        batches = records_total = 0
+        for item in reader:
+            if isinstance(item, Problem):
+                yield item
+                continue
+            batch = item
+            batches += 1
+            problems: list[Problem] = []
+            if not batch.crc_valid:
+                problems.append(_crc_problem(batch))
+            records: list[RecordEvent] | None = None
+            if deep:
+                records = []
+                try:
+                    for rec in batch.records(opts.max_batch_bytes):
+                        if last_offset != -1 and rec.offset != last_offset + 1:
+                            problems.append(_gap(f.path, batch, last_offset, rec.offset))
+                        last_offset = rec.offset
+                        ev = RecordEvent(rec)
+                        if batch.is_control:
+                            ev.control = parse_control(rec)
+                            if ev.control.error:
+                                problems.append(Problem(
+                                    f.path, batch.position, "invalid-control",
+                                    f"offset {rec.offset}: {ev.control.error}",
+                                    base_offset=batch.base_offset))
+                        elif decoder is not None:
+                            ev.decoded = decoder.decode(rec.key, rec.value, rec.offset)
+                        records.append(ev)
+                except KdumpError as e:
+                    problems.append(record_problem(batch, e))
+                records_total += len(records)
+            yield BatchEvent(batch, records)
+            yield from problems
+        yield LogEnd(f.path, src.size, reader.end, reader.valid_end, reader.limited, batches,
+                     records_total, reader.unreadable_bytes)
+
+
+def _crc_problem(batch: Batch) -> Problem:
+    algo = "CRC-32C" if batch.magic >= 2 else "CRC-32"
+    return Problem(
+        batch.path, batch.position, "crc-mismatch",
+        f"stored {algo} {batch.crc} does not match the computed {batch.compute_crc()}",
+        base_offset=batch.base_offset if batch.magic >= 2 else batch.last_offset,
+        length=batch.size,
+    )
+
+
+def _gap(path: str, batch: Batch, after: int, nxt: int) -> Problem:
+    if nxt > after:
+        return Problem(path, batch.position, "offset-gap",
+                       f"offset {after} is followed by {nxt}", base_offset=None,
+                       severity=INFO, extra={"after": after, "next": nxt})
+    return Problem(path, batch.position, "offset-order",
+                   f"offset {after} is followed by {nxt}, not a higher offset",
+                   severity=ERROR, extra={"after": after, "next": nxt})
+
+
+def record_problem(batch: Batch, e: KdumpError) -> Problem:
+    """A batch whose records cannot be read, as a finding."""
+    if isinstance(e, LimitExceeded):
+        kind = "batch-too-large"
+    elif isinstance(e, CorruptDataError) and e.__class__.__name__ == "DecompressionError":
+        kind = "decompression-error"
+    elif "compressed" in e.message or "codec" in e.message or "wrapper" in e.message:
+        kind = "decompression-error" if "decompress" in e.message else "invalid-record"
+    else:
+        kind = "invalid-record"
+    return Problem(batch.path, batch.position, kind, e.message,
+                   base_offset=batch.base_offset if batch.magic >= 2 else batch.last_offset,
+                   length=batch.size)
+
+
+# --- indexes ---------------------------------------------------------------------------
+def _log_path_for(f: KafkaFile) -> str:
+    """DumpLogSegments: the log beside the index, named after the index's stem."""
+    name = os.path.basename(f.path).split(".")[0]
+    return os.path.join(os.path.dirname(f.path), name + L.LOG_SUFFIX)
+
+
+def _batch_at(log: FileSource | None, position: int, max_size: int) -> Batch | str:
+    """The batch starting at ``position`` (what ``FileRecords.slice(position,
+    maxMessageSize).batches.iterator.next()`` finds), or why there is none."""
+    if log is None:
+        return "log file is missing"
+    if position >= log.size:
+        return f"position {position} is past the end of the log ({log.size} bytes)"
+    reader = LogReader(log, start=position, end=min(log.size, position + max_size),
+                       resync=False, check_lengths=False)
+    for item in reader:
+        if isinstance(item, Problem):
+            if item.kind in ("truncated", "trailing-bytes", "in-flight") or reader.limited:
+                return f"no whole batch of at most {max_size} bytes at position {position}"
+            return f"no batch at position {position}: {item.detail}"
+        return item
+    return f"no whole batch of at most {max_size} bytes at position {position}"
+
+
+def _open_optional(path: str) -> FileSource | None:
+    try:
+        return FileSource(path)
+    except KdumpError:
+        return None
+
+
+def dump_offset_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
+    base = f.base_offset or 0
+    with FileSource(f.path) as src:
+        index = OffsetIndex(src, base)
+        if index.slots == 0:
+            yield IndexStatus(f.path, "empty", f"{f.path} is empty.")
+            return
+        if opts.index_sanity_check:
+            why = offset_index_sanity(index)
+            if why is None:
+                yield IndexStatus(f.path, "sanity-passed", f"{f.path} passed sanity check.")
+            else:
+                yield IndexStatus(f.path, "sanity-failed", why)
+                yield Problem(f.path, 0, "index-sanity", why)
+            return
+        log_path = _log_path_for(f)
+        log = _open_optional(log_path)
+        if log is None:
+            yield Problem(f.path, None, "unreadable-file",
+                          f"its log {log_path} cannot be opened: entries are not verified")
+        try:
+            for slot in range(index.slots):
+                e = index.entry(slot)
+                if e.offset == base and slot > 0:
+                    yield _zero_slots(f.path, slot, index.slots, index.entry_size)
+                    break
+                if log is not None:
+                    found = _batch_at(log, e.position, opts.max_message_size)
+                    if isinstance(found, str):
+                        yield Problem(f.path, slot * index.entry_size, "index-position",
+                                      f"entry {slot} (offset {e.offset}): {found}",
+                                      extra={"index_offset": e.offset, "log_offset": -1})
+                    elif found.last_offset != e.offset:
+                        yield Problem(
+                            f.path, slot * index.entry_size, "index-mismatch",
+                            f"entry {slot} says offset {e.offset} is at byte {e.position}, but "
+                            f"the batch there ends at offset {found.last_offset}",
+                            extra={"index_offset": e.offset, "log_offset": found.last_offset},
+                        )
+                if not opts.verify_index_only:
+                    yield IndexEntryEvent(f.path, slot, e.offset, e.position)
+        finally:
+            if log is not None:
+                log.close()
+
+
+def _zero_slots(path: str, slot: int, slots: int, entry_size: int) -> Problem:
+    return Problem(
+        path, slot * entry_size, "index-zero-slots",
+        f"{slots - slot} zero entries from slot {slot} to the end (preallocated, not yet "
+        f"written)", length=(slots - slot) * entry_size, severity=INFO,
+    )
+
+
+def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
+    base = f.base_offset or 0
+    with FileSource(f.path) as src:
+        tindex = TimeIndex(src, base)
+        if opts.index_sanity_check:
+            why = time_index_sanity(tindex)
+            if why is None:
+                yield IndexStatus(f.path, "sanity-passed", f"{f.path} passed sanity check.")
+            else:
+                yield IndexStatus(f.path, "sanity-failed", why)
+                yield Problem(f.path, 0, "index-sanity", why)
+            return
+        stem = os.path.join(os.path.dirname(f.path), os.path.basename(f.path).split(".")[0])
+        log = _open_optional(stem + L.LOG_SUFFIX)
+        oindex_src = _open_optional(stem + L.INDEX_SUFFIX)
+        oindex = OffsetIndex(oindex_src, base) if oindex_src is not None else None
+        if log is None:
+            yield Problem(f.path, None, "unreadable-file",
+                          f"its log {stem + L.LOG_SUFFIX} cannot be opened: entries are not "
+                          "verified")
+        try:
+            prev = L.NO_TIMESTAMP
+            for slot in range(tindex.slots):
+                e = tindex.entry(slot)
+                if e.offset == base and slot > 0:
+                    yield _zero_slots(f.path, slot, tindex.slots, tindex.entry_size)
+                    break
+                if log is not None:
+                    yield from _check_time_entry(f.path, log, oindex, e.offset, e.timestamp,
+                                                 prev, slot, opts.max_batch_bytes)
+                if not opts.verify_index_only:
+                    yield TimeIndexEntryEvent(f.path, slot, e.timestamp, e.offset)
+                prev = e.timestamp
+        finally:
+            for s in (log, oindex_src):
+                if s is not None:
+                    s.close()
+
+
+def _check_time_entry(
+    path: str, log: FileSource, oindex: OffsetIndex | None, offset: int, timestamp: int,
+    prev: int, slot: int, max_batch_bytes: int,
+) -> Iterator[Problem]:
+    """DumpLogSegments.dumpTimeIndex's checks for one entry."""
+    where = slot * L.TIME_INDEX_ENTRY_SIZE
+    hit = oindex.lookup(offset) if oindex is not None else None
+    start = hit.position if hit is not None else 0
+    found: Batch | None = None
+    for item in LogReader(log, start=start, resync=False, check_lengths=False):
+        if isinstance(item, Problem):
+            break
+        if item.last_offset >= offset:
+            found = item
+            break
+    if found is None or found.last_offset != offset:
+        got = -1 if found is None else found.last_offset
+        yield Problem(path, where, "index-mismatch",
+                      f"entry {slot}: indexed offset {offset} is not the last offset of a batch"
+                      f" (found {got})",
+                      extra={"check": "offset-not-found", "index_offset": offset,
+                             "log_offset": got})
+        return
+    max_ts = L.NO_TIMESTAMP
+    try:
+        for rec in found.records(max_batch_bytes):
+            max_ts = max(max_ts, rec.timestamp)
+    except KdumpError as e:
+        yield Problem(path, where, "index-mismatch",
+                      f"entry {slot}: records of the batch at byte {found.position} cannot be "
+                      f"read: {e.message}", extra={"check": "unreadable"})
+        return
+    if max_ts != timestamp:
+        yield Problem(path, where, "index-mismatch",
+                      f"entry {slot}: index timestamp {timestamp} but the batch's largest record "
+                      f"timestamp is {max_ts}",
+                      extra={"check": "timestamp", "index_timestamp": timestamp,
+                             "log_timestamp": max_ts})
+    if prev >= timestamp:
+        yield Problem(path, where, "index-order",
+                      f"entry {slot}: timestamp {timestamp} is not above the previous "
+                      f"entry's {prev}",
+                      extra={"check": "order", "index_timestamp": timestamp,
+                             "previous_timestamp": prev})
+
+
+# --- other files -----------------------------------------------------------------------
+def dump_txn_index(f: KafkaFile) -> Iterator[Event]:
+    with FileSource(f.path) as src:
+        for txn in read_txn_index(src):
+            if txn.version != CURRENT_VERSION:
+                yield Problem(f.path, txn.position, "txn-index",
+                              f"unexpected aborted transaction version {txn.version}, current "
+                              f"version is {CURRENT_VERSION}")
+            yield TxnIndexEntryEvent(f.path, txn)
+        tail = partial_tail(src)
+        if tail:
+            yield Problem(f.path, src.size - tail, "txn-index",
+                          f"{tail} trailing bytes are not a whole 34-byte entry (ignored by "
+                          "Kafka)", length=tail, severity=WARNING)
+
+
+def dump_producer_snapshot(f: KafkaFile) -> Iterator[Event]:
+    with FileSource(f.path) as src:
+        try:
+            snap = read_producer_snapshot(src)
+        except CorruptDataError as e:
+            yield Problem(f.path, e.position, "snapshot-corrupt", e.message)
+            return
+    if not snap.crc_valid:
+        yield Problem(
+            f.path, 2, "snapshot-crc",
+            f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {snap.crc}. Computed "
+            f"crc: {snap.computed_crc}",
+        )
+    for entry in snap.entries:
+        yield SnapshotEntryEvent(f.path, entry)

@@ -1,0 +1,348 @@
+"""Walk a ``.log`` (or KRaft ``.checkpoint``) file batch by batch, through damage.
+
+clients/src/main/java/org/apache/kafka/common/record/FileLogInputStream.java frames a
+file the same way: 17 header bytes, ``size`` at byte 8, ``magic`` at byte 16, entry
+length ``12 + size``.  Kafka stops (or throws) at the first entry it cannot frame;
+:func:`iter_log` reports the bad stretch as a :class:`~kdump.findings.Problem`, scans
+forward for the next intact batch (plausible header and a matching checksum), and
+carries on, so every intact batch after a fault is still read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Generator, Iterator
+
+from .. import layouts as L
+from ..checksums import crc32, crc32c
+from ..findings import ERROR, INFO, WARNING, Problem
+from ..source import FileSource, Window
+from .legacy import LegacyBatch
+from .v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+
+Batch = RecordBatch | LegacyBatch
+LogItem = RecordBatch | LegacyBatch | Problem
+
+_NONZERO = re.compile(rb"[^\x00]")
+_MAGIC_BYTE = re.compile(rb"[\x00-\x02]")
+_SCAN_CHUNK = 4 << 20
+
+
+def make_batch(path: str, position: int, data: bytes, index: int) -> Batch:
+    if data[index + L.MAGIC_OFFSET] >= 2:
+        return RecordBatch(path, position, data, index)
+    return LegacyBatch(path, position, data, index)
+
+
+class LogReader:
+    """Frames one log file.  ``end`` bounds the read (DumpLogSegments' ``--max-bytes``);
+    ``active`` marks the partition's active segment, whose unfinished last batch is
+    in flight rather than truncated."""
+
+    def __init__(
+        self,
+        source: FileSource,
+        *,
+        start: int = 0,
+        end: int | None = None,
+        active: bool = False,
+        resync: bool = True,
+        check_lengths: bool = True,
+        max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+    ) -> None:
+        self.source = source
+        self.path = source.path
+        self.start = start
+        self.end = source.size if end is None else max(0, min(end, source.size))
+        self.active = active
+        self.resync = resync
+        self.check_lengths = check_lengths
+        self.max_batch_bytes = max_batch_bytes
+        self.window = Window(source)
+        #: reading stops before the end of the file (``--max-bytes``): a batch crossing
+        #: the limit is simply not read, as with FileRecords.slice
+        self.limited = self.end < source.size
+        #: position after the last intact batch framed so far (Kafka's ``validBytes``)
+        self.valid_end = start
+        #: bytes found unreadable
+        self.unreadable_bytes = 0
+        self._prev_last_offset: int | None = None
+
+    # --- helpers -------------------------------------------------------------------------
+    def _is_zero(self, start: int, end: int) -> bool:
+        pos = start
+        while pos < end:
+            n = min(_SCAN_CHUNK, end - pos)
+            view, i = self.window.get(pos, n)
+            if _NONZERO.search(view, i, i + n):
+                return False
+            pos += n
+        return True
+
+    def _plausible(self, p: int, *, need_crc: bool = True) -> bool:
+        """Does an intact batch start at ``p``?  Header sanity first, then the checksum."""
+        end = self.end
+        if end - p <= L.HEADER_SIZE_UP_TO_MAGIC:
+            return False
+        view, i = self.window.get(p, L.RECORD_BATCH_OVERHEAD)
+        if len(view) - i < L.HEADER_SIZE_UP_TO_MAGIC:
+            return False
+        offset, size = L.LOG_HEADER.unpack_from(view, i)
+        magic = view[i + L.MAGIC_OFFSET]
+        if offset < 0 or size < L.RECORD_OVERHEAD_V0 or p + L.LOG_OVERHEAD + size > end:
+            return False
+        if size + L.LOG_OVERHEAD > self.max_batch_bytes + L.RECORD_BATCH_OVERHEAD:
+            return False
+        prev = self._prev_last_offset
+        if prev is not None and offset <= prev:
+            return False
+        if magic == 2:
+            if size < L.V2_MIN_BATCH_LENGTH or len(view) - i < L.RECORD_BATCH_OVERHEAD:
+                return False
+            attributes, last_delta = L.V2_HEADER.unpack_from(view, i)[5:7]
+            count = L.INT32.unpack_from(view, i + L.V2_RECORDS_COUNT_OFFSET)[0]
+            if attributes & ~0x7F or (attributes & 7) > 4 or last_delta < 0 or count < 0:
+                return False
+            if not need_crc:
+                return True
+            (stored,) = L.UINT32.unpack_from(view, i + L.V2_CRC_OFFSET)
+            view, i = self.window.get(p, L.LOG_OVERHEAD + size)
+            return stored == crc32c(view[i + L.V2_ATTRIBUTES_OFFSET : i + L.LOG_OVERHEAD + size])
+        if magic in (0, 1):
+            attributes = view[i + L.LEGACY_ATTRIBUTES_OFFSET]
+            if attributes & (0xF8 if magic == 0 else 0xF0) or (attributes & 7) > 3:
+                return False
+            if magic == 1 and size < L.RECORD_OVERHEAD_V1:
+                return False
+            if not need_crc:
+                return True
+            (stored,) = L.UINT32.unpack_from(view, i + L.LEGACY_CRC_OFFSET)
+            view, i = self.window.get(p, L.LOG_OVERHEAD + size)
+            return stored == crc32(view[i + L.MAGIC_OFFSET : i + L.LOG_OVERHEAD + size])
+        return False
+
+    def _scan(self, start: int, stop: int | None = None) -> int | None:
+        """First position in ``[start, stop)`` where an intact batch starts, or None.
+
+        Candidates are found with C-speed searches: the byte at +16 must be a magic
+        (0, 1 or 2) and the size field at +8..+11 cannot be all zero, so zero runs are
+        skipped whole.  Only candidates with a sane header get their checksum computed.
+        """
+        end = self.end if stop is None else min(stop, self.end)
+        last = end - L.HEADER_SIZE_UP_TO_MAGIC  # a batch needs more than 17 bytes
+        p = start
+        while p < last:
+            n = min(_SCAN_CHUNK, self.end - p)
+            view, i = self.window.get(p, n)
+            m = _MAGIC_BYTE.search(view, i + L.MAGIC_OFFSET, i + n)
+            if m is None:
+                p += max(1, n - L.MAGIC_OFFSET)
+                continue
+            p += m.start() - i - L.MAGIC_OFFSET
+            if p >= last:
+                break
+            view, i = self.window.get(p, L.HEADER_SIZE_UP_TO_MAGIC)
+            if view[i + 8 : i + 12] == b"\x00\x00\x00\x00":
+                z = _NONZERO.search(view, i + 8, len(view))
+                if z is None:
+                    p += max(1, len(view) - i - 12)
+                else:
+                    p = max(p + 1, z.start() - i + p - 11)
+                continue
+            if self._plausible(p):
+                return p
+            p += 1
+        return None
+
+    # --- the walk ------------------------------------------------------------------------
+    def __iter__(self) -> Iterator[LogItem]:
+        pos = self.start
+        end = self.end
+        path = self.path
+        window = self.window
+        while pos < end:
+            remaining = end - pos
+            if remaining <= L.HEADER_SIZE_UP_TO_MAGIC:
+                yield from self._tail(pos, remaining)
+                return
+            view, i = window.get(pos, L.RECORD_BATCH_OVERHEAD)
+            offset, size = L.LOG_HEADER.unpack_from(view, i)
+            magic = view[i + L.MAGIC_OFFSET]
+            min_size = L.V2_MIN_BATCH_LENGTH if magic == 2 else L.RECORD_OVERHEAD_V0
+            if size < min_size or magic > 2:
+                nxt = yield from self._damage(pos, offset, size, magic)
+                if nxt is None:
+                    return
+                pos = nxt
+                continue
+            total = L.LOG_OVERHEAD + size
+            if total > remaining:
+                nxt = yield from self._overrun(pos, offset, total, remaining)
+                if nxt is None:
+                    return
+                pos = nxt
+                continue
+            view, i = window.get(pos, total)
+            batch = make_batch(path, pos, window.data, i)
+            if self.check_lengths and self.resync and not self._next_ok(pos + total):
+                # the size field is not under any checksum: when the batch fails its
+                # CRC and no batch follows it, look for an intact batch inside it
+                if not batch.crc_valid:
+                    inner = self._scan(pos + 1, pos + total)
+                    if inner is not None:
+                        self.unreadable_bytes += inner - pos
+                        yield Problem(
+                            path, pos, "bad-length",
+                            f"batch header claims {total} bytes and fails its checksum; an "
+                            f"intact batch starts at byte {inner}; {inner - pos} bytes unreadable",
+                            base_offset=offset, length=inner - pos,
+                        )
+                        pos = inner
+                        continue
+            yield batch
+            self._prev_last_offset = batch.last_offset if magic == 2 else offset
+            pos += total
+            self.valid_end = pos
+
+    def _next_ok(self, p: int) -> bool:
+        """Is ``p`` the end of data, or the start of something shaped like a batch?"""
+        if p >= self.end:
+            return True
+        if self.end - p <= L.HEADER_SIZE_UP_TO_MAGIC:
+            return False
+        view, i = self.window.get(p, L.HEADER_SIZE_UP_TO_MAGIC)
+        _, size = L.LOG_HEADER.unpack_from(view, i)
+        magic = view[i + L.MAGIC_OFFSET]
+        return magic <= 2 and size >= L.RECORD_OVERHEAD_V0 and p + L.LOG_OVERHEAD + size <= self.end
+
+    def _tail(self, pos: int, remaining: int) -> Iterator[Problem]:
+        if self.limited:
+            return
+        if self._is_zero(pos, pos + remaining):
+            yield self._zero_tail(pos, remaining)
+            return
+        self.unreadable_bytes += remaining
+        yield Problem(
+            self.path, pos, "in-flight" if self.active else "trailing-bytes",
+            f"{remaining} bytes at the end are too short for a batch header",
+            length=remaining, severity=INFO if self.active else ERROR,
+        )
+
+    def _zero_tail(self, pos: int, length: int) -> Problem:
+        self.unreadable_bytes += length
+        return Problem(
+            self.path, pos, "zero-tail",
+            f"{length} zero bytes from here to the end of the file"
+            + (" (active segment: preallocation or an unfinished write)" if self.active else
+               " (preallocated file or unclean shutdown)"),
+            length=length, severity=INFO if self.active else WARNING,
+        )
+
+    def _damage(
+        self, pos: int, offset: int, size: int, magic: int
+    ) -> Generator[LogItem, None, int | None]:
+        """A header that cannot start a batch.  Returns where to go on (None: stop)."""
+        if self._is_zero(pos, self.end):
+            yield self._zero_tail(pos, self.end - pos)
+            return None
+        if magic > 2 and size >= L.V2_MIN_BATCH_LENGTH and pos + L.LOG_OVERHEAD + size <= self.end:
+            # only the magic byte is off: the v2 CRC does not cover it, so check the rest
+            view, i = self.window.get(pos, L.LOG_OVERHEAD + size)
+            (stored,) = L.UINT32.unpack_from(view, i + L.V2_CRC_OFFSET)
+            if stored == crc32c(view[i + L.V2_ATTRIBUTES_OFFSET : i + L.LOG_OVERHEAD + size]):
+                yield Problem(
+                    self.path, pos, "bad-magic",
+                    f"magic byte is {magic}, but the rest is an intact v2 batch (its CRC-32C "
+                    "matches): read as magic 2",
+                    base_offset=offset,
+                )
+                batch = RecordBatch(self.path, pos, self.window.data, i)
+                yield batch
+                self._prev_last_offset = batch.last_offset
+                self.valid_end = pos + batch.size
+                return pos + batch.size
+        if magic > 2:
+            kind, why = "bad-magic", f"magic byte {magic} is not 0, 1 or 2"
+        else:
+            kind, why = "bad-length", (
+                f"size field {size} is below the minimum of "
+                f"{L.V2_MIN_BATCH_LENGTH if magic == 2 else L.RECORD_OVERHEAD_V0} for magic {magic}"
+            )
+        if not self.resync:
+            self.unreadable_bytes += self.end - pos
+            yield Problem(self.path, pos, kind, why + "; reading stops here",
+                          base_offset=offset, length=self.end - pos)
+            return None
+        nxt = self._scan(pos + 1)
+        yield from self._region(pos, nxt, kind, why, offset)
+        return nxt
+
+    def _region(
+        self, pos: int, nxt: int | None, kind: str, why: str, offset: int | None
+    ) -> Iterator[Problem]:
+        stop = self.end if nxt is None else nxt
+        # split off a zero tail, so "garbage then zeros" says both
+        zero_from = self._zero_suffix(pos, stop) if nxt is None else stop
+        length = zero_from - pos
+        if length > 0:
+            if kind == "bad-length" and self._is_zero(pos, zero_from):
+                kind, why = "zeroed-region", f"{length} zero bytes"
+            self.unreadable_bytes += length
+            resume = f"an intact batch starts at byte {nxt}" if nxt is not None and zero_from == nxt \
+                else "no intact batch follows"
+            yield Problem(
+                self.path, pos, kind, f"{why}; {length} bytes unreadable; {resume}",
+                base_offset=offset if kind != "zeroed-region" else None, length=length,
+            )
+        if zero_from < stop:
+            yield self._zero_tail(zero_from, stop - zero_from)
+
+    def _zero_suffix(self, start: int, end: int) -> int:
+        """Start of the run of zeros that ends the range (``end`` if none)."""
+        p = end
+        while p > start:
+            n = min(_SCAN_CHUNK, p - start)
+            view, i = self.window.get(p - n, n)
+            chunk = bytes(view[i : i + n])
+            stripped = len(chunk.rstrip(b"\x00"))
+            if stripped:
+                return p - n + stripped
+            p -= n
+        return start
+
+    def _overrun(
+        self, pos: int, offset: int, total: int, remaining: int
+    ) -> Generator[LogItem, None, int | None]:
+        """A header whose batch runs past the end: cut short, or a bad size field."""
+        if self.limited:
+            return None
+        if self.resync:
+            nxt = self._scan(pos + 1)
+            if nxt is not None:
+                yield from self._region(
+                    pos, nxt, "bad-length",
+                    f"size field claims {total} bytes but only {remaining} remain", offset,
+                )
+                return nxt
+        missing = total - remaining
+        self.unreadable_bytes += remaining
+        if self.active:
+            yield Problem(
+                self.path, pos, "in-flight",
+                f"last batch of the active segment is incomplete: {remaining} of {total} bytes "
+                f"written, {missing} to come",
+                base_offset=offset, length=remaining, severity=INFO,
+            )
+        else:
+            yield Problem(
+                self.path, pos, "truncated",
+                f"batch of {total} bytes is cut short by the end of the file: {missing} bytes "
+                f"missing",
+                base_offset=offset, length=remaining,
+            )
+        return None
+
+
+def iter_log(source: FileSource, **options: object) -> Iterator[LogItem]:
+    """Batches and problems of one log file, in file order (see :class:`LogReader`)."""
+    return iter(LogReader(source, **options))  # type: ignore[arg-type]

@@ -1,0 +1,184 @@
+"""``--format table``: rich tables for people at a terminal (readable at 100 columns).
+
+rich is imported here only, so commands that never render a table never load it.
+Tables are flushed every few hundred rows so memory stays bounded on big logs.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from ..findings import Problem
+from ..ops.events import (
+    BatchEvent,
+    CheckpointEntryEvent,
+    FileStart,
+    IndexEntryEvent,
+    IndexStatus,
+    LogEnd,
+    Note,
+    PropertiesEvent,
+    SnapshotEntryEvent,
+    TimeIndexEntryEvent,
+    TxnIndexEntryEvent,
+)
+from .common import problem_line
+
+FLUSH_ROWS = 500
+
+
+def make_console(stream: TextIO, width: int | None = None) -> Console:
+    return Console(file=stream, width=width, soft_wrap=False, highlight=False,
+                   emoji=False)
+
+
+def _short(data: bytes | None, n: int = 40) -> str:
+    if data is None:
+        return "null"
+    try:
+        s = data.decode("utf-8")
+        if not s.isprintable():
+            raise UnicodeDecodeError("utf-8", b"", 0, 1, "unprintable")
+    except UnicodeDecodeError:
+        s = "0x" + data.hex()
+    return s if len(s) <= n else s[: n - 1] + "…"
+
+
+class _Chunked:
+    """A table printed in chunks: same columns, a new chunk every FLUSH_ROWS rows."""
+
+    def __init__(self, console: Console, title: str, columns: list[tuple[str, dict[str, Any]]]):
+        self.console = console
+        self.title = title
+        self.columns = columns
+        self.table: Table | None = None
+        self.rows = 0
+
+    def add(self, *cells: Any, style: str | None = None) -> None:
+        if self.table is None:
+            self.table = Table(title=self.title if self.rows == 0 else None,
+                               title_justify="left", expand=False, pad_edge=False)
+            for name, kw in self.columns:
+                self.table.add_column(name, **kw)
+        self.table.add_row(*cells, style=style)
+        self.rows += 1
+        if self.table.row_count >= FLUSH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.table is not None and self.table.row_count:
+            self.console.print(self.table)
+        self.table = None
+
+
+class DumpTableRenderer:
+    def __init__(self, out: TextIO, err: TextIO, *, deep: bool = False,
+                 print_data_log: bool = False, width: int | None = None) -> None:
+        self.console = make_console(out, width)
+        self.err = make_console(err, width)
+        self.deep = deep
+        self.print_data = print_data_log
+        self.current: _Chunked | None = None
+
+    def _table(self, title: str, columns: list[tuple[str, dict[str, Any]]]) -> _Chunked:
+        if self.current is None or self.current.title != title:
+            self._flush()
+            self.current = _Chunked(self.console, title, columns)
+        return self.current
+
+    def _flush(self) -> None:
+        if self.current is not None:
+            self.current.flush()
+            self.current = None
+
+    def emit(self, item: object) -> None:
+        r = {"justify": "right"}
+        if isinstance(item, FileStart):
+            self._flush()
+            f = item.file
+            size = "" if item.size is None else f" · {item.size:,} bytes"
+            self.console.print(Text(f"{f.path}", style="bold"), Text(f"  {f.description}{size}",
+                                                                       style="dim"))
+        elif isinstance(item, BatchEvent):
+            b = item.batch
+            t = self._table(f"batches of {b.path}", [
+                ("position", r), ("offsets", r), ("count", r), ("size", r), ("codec", {}),
+                ("max timestamp", r), ("producer", r), ("flags", {}), ("crc", {})])
+            flags = " ".join(x for x, on in (("txn", b.is_transactional),
+                                             ("control", b.is_control)) if on)
+            t.add(str(b.position), f"{b.base_offset}–{b.last_offset}" if b.magic >= 2
+                  else str(b.last_offset), "" if b.count is None else str(b.count),
+                  str(b.size), b.compression_name, str(b.max_timestamp),
+                  "" if b.producer_id < 0 else f"{b.producer_id}/{b.producer_epoch}",
+                  flags or f"v{b.magic}", "ok" if b.crc_valid else "BAD",
+                  style=None if b.crc_valid else "red")
+            for ev in item.records or ():
+                rec = ev.record
+                if ev.control is not None:
+                    c = ev.control
+                    what = (f"{c.type_name} coordinatorEpoch={c.coordinator_epoch}"
+                            if c.coordinator_epoch is not None else c.type_name)
+                    t.add("", f"  {rec.offset}", "", str(rec.size), "", str(rec.timestamp),
+                          "", what, "", style="cyan")
+                    continue
+                if self.print_data and ev.decoded is not None:
+                    d = ev.decoded
+                    kv = f"{d.key_text if d.key_text is not None else 'null'} = " \
+                         f"{d.value_text if d.value_text is not None else 'null'}"
+                    kv = kv if len(kv) <= 48 else kv[:47] + "…"
+                else:
+                    kv = f"{_short(rec.key, 16)} = {_short(rec.value, 28)}"
+                t.add("", f"  {rec.offset}", "", str(rec.size), "", str(rec.timestamp), "",
+                      kv, "", style="dim")
+        elif isinstance(item, IndexEntryEvent):
+            self._table(f"offset index {item.path}", [("slot", r), ("offset", r),
+                                                      ("position", r)]).add(
+                str(item.slot), str(item.offset), str(item.position))
+        elif isinstance(item, TimeIndexEntryEvent):
+            self._table(f"time index {item.path}", [("slot", r), ("timestamp", r),
+                                                    ("offset", r)]).add(
+                str(item.slot), str(item.timestamp), str(item.offset))
+        elif isinstance(item, TxnIndexEntryEvent):
+            x = item.txn
+            self._table(f"aborted transactions {item.path}", [
+                ("producer", r), ("first offset", r), ("last offset", r), ("LSO", r)]).add(
+                str(x.producer_id), str(x.first_offset), str(x.last_offset),
+                str(x.last_stable_offset))
+        elif isinstance(item, SnapshotEntryEvent):
+            e = item.entry
+            self._table(f"producers {item.path}", [
+                ("producer", r), ("epoch", r), ("last seq", r), ("last offset", r),
+                ("timestamp", r), ("coord epoch", r), ("txn first", r)]).add(
+                str(e.producer_id), str(e.producer_epoch), str(e.last_sequence),
+                str(e.last_offset), str(e.timestamp), str(e.coordinator_epoch),
+                "" if e.current_txn_first_offset < 0 else str(e.current_txn_first_offset))
+        elif isinstance(item, CheckpointEntryEvent):
+            cols: list[tuple[str, dict[str, Any]]] = [(k, {}) for k in item.fields]
+            self._table(f"{item.kind} {item.path}", cols).add(*[str(v) for v in
+                                                                item.fields.values()])
+        elif isinstance(item, PropertiesEvent):
+            self._flush()
+            for k, v in (item.values or {}).items():
+                self.console.print(f"  {k} = {v}")
+        elif isinstance(item, (IndexStatus, Note)):
+            self._flush()
+            text = item.message if isinstance(item, IndexStatus) else item.text
+            self.console.print(f"  {text}")
+        elif isinstance(item, LogEnd):
+            self._flush()
+            tail = f", {item.trailing_bytes:,} trailing bytes" if item.trailing_bytes else ""
+            self.console.print(Text(f"  {item.batches:,} batches, {item.records:,} records"
+                                    f"{tail}", style="dim"))
+        elif isinstance(item, Problem):
+            if item.kind in ("crc-mismatch",):
+                pass
+            style = "red" if item.severity == "error" else "yellow" if \
+                item.severity == "warning" else "dim"
+            self.err.print(Text(problem_line(item), style=style))
+
+    def close(self) -> None:
+        self._flush()

@@ -1,0 +1,275 @@
+"""``--format text``: for ``dump``, the exact lines DumpLogSegments prints.
+
+core/src/main/scala/kafka/tools/DumpLogSegments.scala: ``printBatchLevel`` for batch
+lines, ``dumpLog`` for record lines (``| offset: ...``), ``dumpIndex``,
+``dumpTimeIndex``, ``dumpTxnIndex``, ``dumpProducerIdSnapshot``, and the stderr blocks
+printed after every file was dumped (index mismatches, time-index errors,
+non-consecutive offsets).  Where DumpLogSegments would stop with an exception, kdump
+writes a one-line finding on stderr and goes on.  Files DumpLogSegments ignores
+(checkpoints, properties) get kdump's own ``name: value`` lines.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TextIO
+
+from ..files.logdir import KafkaFile
+from ..findings import Problem
+from ..ops.events import (
+    BatchEvent,
+    CheckpointEntryEvent,
+    FileStart,
+    IndexEntryEvent,
+    IndexStatus,
+    LogEnd,
+    Note,
+    PropertiesEvent,
+    SnapshotEntryEvent,
+    TimeIndexEntryEvent,
+    TxnIndexEntryEvent,
+)
+from ..records.file_records import Batch
+from .common import jbool, optional_long, problem_line
+
+#: DumpLogSegments.RecordIndent
+RECORD_INDENT = "|"
+
+_CAMEL = {
+    "recovery_point": "recoveryPoint",
+    "high_watermark": "highWatermark",
+    "log_start_offset": "logStartOffset",
+    "cleaner_checkpoint": "cleanerCheckpointOffset",
+    "start_offset": "startOffset",
+}
+
+
+def batch_line(b: Batch) -> str:
+    """DumpLogSegments.printBatchLevel (``position`` is the batch's file position)."""
+    if b.magic >= 2:
+        head = (
+            f"baseOffset: {b.base_offset} lastOffset: {b.last_offset} count: {b.count} "
+            f"baseSequence: {b.base_sequence} lastSequence: {b.last_sequence} "
+            f"producerId: {b.producer_id} producerEpoch: {b.producer_epoch} "
+            f"partitionLeaderEpoch: {b.partition_leader_epoch} "
+            f"isTransactional: {jbool(b.is_transactional)} isControl: {jbool(b.is_control)} "
+            f"deleteHorizonMs: {optional_long(b.delete_horizon_ms)}"
+        )
+    else:
+        head = f"offset: {b.last_offset}"
+    return (
+        f"{head} position: {b.position} {b.timestamp_type}: {b.max_timestamp} size: {b.size} "
+        f"magic: {b.magic} compresscodec: {b.compression_name} crc: {b.crc} "
+        f"isvalid: {jbool(b.crc_valid)}"
+    )
+
+
+def record_lines(ev: BatchEvent, skip_metadata: bool, print_contents: bool) -> list[str]:
+    b = ev.batch
+    out = []
+    ts_type = b.timestamp_type
+    v2 = b.magic >= 2
+    control = b.is_control
+    for rev in ev.records or ():
+        r = rev.record
+        prefix: str = RECORD_INDENT + " "
+        parts: list[str] = []
+        if not skip_metadata:
+            parts.append(
+                f"{prefix}offset: {r.offset} {ts_type}: {r.timestamp} "
+                f"keySize: {r.key_size} valueSize: {r.value_size}"
+            )
+            prefix = " "
+            if v2:
+                keys = ",".join(k.decode("utf-8", errors="replace") for k, _ in r.headers)
+                parts.append(f" sequence: {r.sequence} headerKeys: [{keys}]")
+            else:
+                parts.append(f" isValid: {jbool(bool(r.crc_valid))} crc: {r.crc}}}")
+            if control and rev.control is not None:
+                parts.append(control_text(rev))
+        if print_contents and not control and rev.decoded is not None:
+            d = rev.decoded
+            if d.key_text is not None:
+                parts.append(f"{prefix}key: {d.key_text}")
+                prefix = " "
+            if d.value_text is not None:
+                parts.append(f" payload: {d.value_text}")
+        out.append("".join(parts))
+    return out
+
+
+def _json(obj: object) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def control_text(rev: object) -> str:
+    c = rev.control  # type: ignore[attr-defined]
+    if c.error is not None and c.type_id not in (0, 1, 3, 4, 5, 6):
+        return f" controlType: {c.type_name}({c.type_id})"
+    if c.type_id in (0, 1):
+        if c.error is not None:
+            return f" endTxnMarker: {c.type_name} (invalid: {c.error})"
+        return f" endTxnMarker: {c.type_name} coordinatorEpoch: {c.coordinator_epoch}"
+    label = {3: "SnapshotHeader", 4: "SnapshotFooter", 5: "KRaftVersion", 6: "KRaftVoters"}
+    if c.type_id in label:
+        if c.data is None:
+            return f" {label[c.type_id]} (invalid: {c.error})"
+        return f" {label[c.type_id]} {_json(c.data)}"
+    return f" controlType: {c.type_name}({c.type_id})"
+
+
+def _start_line(f: KafkaFile) -> str | None:
+    """The line dumpLog prints after ``Dumping``."""
+    if f.kind == "log":
+        return f"Log starting offset: {f.base_offset}" if f.base_offset is not None else None
+    if f.kind == "bootstrap-snapshot":
+        return "KRaft bootstrap snapshot"
+    if f.kind == "kraft-snapshot" and f.base_offset is not None:
+        return f"Snapshot end offset: {f.base_offset}, epoch: {f.epoch}"
+    return None
+
+
+class DumpTextRenderer:
+    """DumpLogSegments' output, line for line."""
+
+    def __init__(
+        self,
+        out: TextIO,
+        err: TextIO,
+        *,
+        skip_record_metadata: bool = False,
+        print_data_log: bool = False,
+    ) -> None:
+        self.out = out
+        self.err = err
+        self.skip = skip_record_metadata
+        self.print_contents = print_data_log
+        # deferred stderr blocks, keyed by absolute path, in first-seen order
+        self.index_mismatches: dict[str, list[tuple[int, int]]] = {}
+        self.ts_mismatches: dict[str, list[tuple[int, int]]] = {}
+        self.ts_out_of_order: dict[str, list[tuple[int, int]]] = {}
+        self.ts_not_found: dict[str, list[tuple[int, int]]] = {}
+        self.non_consecutive: dict[str, list[tuple[int, int]]] = {}
+
+    def _w(self, line: str) -> None:
+        self.out.write(line + "\n")
+
+    def _e(self, line: str) -> None:
+        self.err.write(line + "\n")
+
+    def emit(self, item: object) -> None:
+        if isinstance(item, BatchEvent):
+            self._w(batch_line(item.batch))
+            if item.records is not None:
+                for line in record_lines(item, self.skip, self.print_contents):
+                    self._w(line)
+        elif isinstance(item, FileStart):
+            self._w(f"Dumping {item.file.path}")
+            start = _start_line(item.file)
+            if start:
+                self._w(start)
+        elif isinstance(item, IndexEntryEvent):
+            self._w(f"offset: {item.offset} position: {item.position}")
+        elif isinstance(item, TimeIndexEntryEvent):
+            self._w(f"timestamp: {item.timestamp} offset: {item.offset}")
+        elif isinstance(item, LogEnd):
+            if item.trailing_bytes > 0 and not item.limited:
+                name = os.path.basename(item.path)
+                self._w(f"Found {item.trailing_bytes} invalid bytes at the end of {name}")
+        elif isinstance(item, Problem):
+            self._problem(item)
+        elif isinstance(item, IndexStatus):
+            (self._w if item.status != "sanity-failed" else self._e)(item.message)
+        elif isinstance(item, TxnIndexEntryEvent):
+            t = item.txn
+            self._w(
+                f"version: {t.version} producerId: {t.producer_id} firstOffset: {t.first_offset} "
+                f"lastOffset: {t.last_offset} lastStableOffset: {t.last_stable_offset}"
+            )
+        elif isinstance(item, SnapshotEntryEvent):
+            e = item.entry
+            txn_first = e.current_txn_first_offset if e.current_txn_first_offset >= 0 else None
+            line = (
+                f"producerId: {e.producer_id} producerEpoch: {e.producer_epoch} "
+                f"coordinatorEpoch: {e.coordinator_epoch} currentTxnFirstOffset: "
+                f"{optional_long(txn_first)} lastTimestamp: {e.timestamp} "
+            )
+            if e.has_batch_metadata:
+                line += (
+                    f"firstSequence: {e.first_sequence} lastSequence: {e.last_sequence} "
+                    f"lastOffset: {e.last_offset} offsetDelta: {e.offset_delta} "
+                    f"timestamp: {e.timestamp}"
+                )
+            self._w(line)
+        elif isinstance(item, CheckpointEntryEvent):
+            self._w(" ".join(f"{_CAMEL.get(k, k)}: {v}" for k, v in item.fields.items()))
+        elif isinstance(item, PropertiesEvent):
+            if item.values is None:
+                self._w("(empty)")
+            elif item.kind == "partition-metadata":
+                v = item.values
+                self._w(f"version: {v.get('version')} topicId: {v.get('topic_id')}")
+            elif item.kind == "meta-properties":
+                for k, v in item.values.items():
+                    self._w(f"{k}={v}")
+            else:
+                self._w(_json(item.values))
+        elif isinstance(item, Note):
+            self._w(item.text)
+
+    def _problem(self, p: Problem) -> None:
+        extra = p.extra or {}
+        key = os.path.abspath(p.path)
+        if p.kind == "index-mismatch" and "check" not in extra:
+            self.index_mismatches.setdefault(key, []).append(
+                (extra["index_offset"], extra["log_offset"]))
+        elif p.kind in ("index-mismatch", "index-order") and "check" in extra:
+            check = extra["check"]
+            if check == "timestamp":
+                self.ts_mismatches.setdefault(key, []).append(
+                    (extra["index_timestamp"], extra["log_timestamp"]))
+            elif check == "order":
+                self.ts_out_of_order.setdefault(key, []).append(
+                    (extra["index_timestamp"], extra["previous_timestamp"]))
+            elif check == "offset-not-found":
+                self.ts_not_found.setdefault(key, []).append(
+                    (extra["index_offset"], extra["log_offset"]))
+            else:
+                self._e(problem_line(p))
+        elif p.kind in ("offset-gap", "offset-order"):
+            self.non_consecutive.setdefault(key, []).append((extra["after"], extra["next"]))
+        elif p.kind in ("snapshot-corrupt", "snapshot-crc"):
+            self._e(p.detail)
+        elif p.kind == "unknown-file" and extra.get("ignored"):
+            self._e(f"Ignoring unknown file {p.path}")
+        elif p.kind in ("index-zero-slots", "crc-mismatch"):
+            pass  # shown in the output itself (entries stop; isvalid: false)
+        else:
+            self._e(problem_line(p))
+
+    def close(self) -> None:
+        # DumpLogSegments.main, after the loop over files.  Lists were built by
+        # prepending, so pairs print newest first.
+        for path, pairs in self.index_mismatches.items():
+            self._e(f"Mismatches in :{path}")
+            for index_offset, log_offset in reversed(pairs):
+                self._e(f"  Index offset: {index_offset}, log offset: {log_offset}")
+        for path, pairs in self.ts_mismatches.items():
+            self._e(f"Found timestamp mismatch in :{path}")
+            for a, b in pairs:
+                self._e(f"  Index timestamp: {a}, log timestamp: {b}")
+        for path, pairs in self.ts_out_of_order.items():
+            self._e(f"Found out of order timestamp in :{path}")
+            for a, b in pairs:
+                self._e(f"  Index timestamp: {a}, Previously indexed timestamp: {b}")
+        for pairs in self.ts_not_found.values():
+            self._e("The following indexed offsets are not found in the log.")
+            for a, b in pairs:
+                self._e(f"Indexed offset: {a}, found log offset: {b}")
+        for path, pairs in self.non_consecutive.items():
+            self._e(f"Non-consecutive offsets in {path}")
+            for a, b in reversed(pairs):
+                self._e(f"  {a} is followed by {b}")
+        self.out.flush()
+        self.err.flush()

@@ -1,0 +1,138 @@
+"""Read-only access to input files, bounded in memory.
+
+A :class:`FileSource` opens a file read-only (``O_NOATIME`` when the kernel allows it,
+so not even the access time changes), remembers its size at open (a segment still
+being appended to is read up to that size), and serves byte ranges with ``pread``.
+:class:`Window` keeps one reusable stretch of the file in memory and hands out
+zero-copy ``memoryview`` slices of it; it grows only to hold one batch, so memory is
+bounded by the largest batch read, whatever the file size.  (``mmap`` would be
+zero-copy too, but a file truncated under a live broker turns an mmap read into
+SIGBUS; ``pread`` turns it into a short read, which is data.)
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from types import TracebackType
+
+from .errors import InputError
+
+DEFAULT_CHUNK = 8 << 20
+
+
+def _open_readonly(path: str) -> int:
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+    noatime = getattr(os, "O_NOATIME", 0)
+    try:
+        if noatime:
+            try:
+                return os.open(path, flags | noatime)
+            except PermissionError:
+                pass  # O_NOATIME needs ownership; fall back to a plain read-only open
+        return os.open(path, flags)
+    except FileNotFoundError:
+        raise InputError("no such file or directory", path=path) from None
+    except PermissionError:
+        raise InputError("permission denied", path=path) from None
+    except IsADirectoryError:
+        raise InputError("is a directory, not a file", path=path) from None
+    except OSError as e:
+        raise InputError(os.strerror(e.errno or errno.EIO).lower(), path=path) from None
+
+
+class FileSource:
+    """One input file, opened read-only; ``size`` is frozen at open."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.fd = _open_readonly(path)
+        try:
+            st = os.fstat(self.fd)
+        except OSError as e:
+            os.close(self.fd)
+            raise InputError(os.strerror(e.errno or errno.EIO).lower(), path=path) from None
+        if stat.S_ISDIR(st.st_mode):
+            os.close(self.fd)
+            raise InputError("is a directory, not a file", path=path)
+        self.size: int = st.st_size
+        #: bytes actually read from the file (for "bytes touched" reports)
+        self.bytes_read = 0
+
+    def pread(self, position: int, n: int) -> bytes:
+        """Up to ``n`` bytes at ``position``; short only at the frozen end of file."""
+        n = max(0, min(n, self.size - position))
+        if n == 0:
+            return b""
+        try:
+            data = os.pread(self.fd, n, position)
+        except OSError as e:
+            raise InputError(
+                f"read failed: {os.strerror(e.errno or errno.EIO).lower()}",
+                path=self.path,
+                position=position,
+            ) from None
+        while len(data) < n:  # pread may return less than asked; finish or hit a real EOF
+            try:
+                more = os.pread(self.fd, n - len(data), position + len(data))
+            except OSError as e:
+                raise InputError(
+                    f"read failed: {os.strerror(e.errno or errno.EIO).lower()}",
+                    path=self.path,
+                    position=position + len(data),
+                ) from None
+            if not more:
+                break  # the file shrank under us: the caller sees a short read
+            data += more
+        self.bytes_read += len(data)
+        return data
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __enter__(self) -> FileSource:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class Window:
+    """A sliding in-memory stretch of a :class:`FileSource`.
+
+    ``get(position, n)`` returns ``(buffer, index)`` such that ``buffer[index:index+n]``
+    holds the file's bytes at ``position`` (fewer when the file ends first).
+    """
+
+    def __init__(self, source: FileSource, chunk: int = DEFAULT_CHUNK) -> None:
+        self.source = source
+        self.chunk = chunk
+        self.start = 0
+        self.data = b""
+        self.view = memoryview(self.data)
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.data)
+
+    def get(self, position: int, n: int) -> tuple[memoryview, int]:
+        if position < self.start or position + n > self.end:
+            if position >= self.source.size:
+                return memoryview(b""), 0
+            want = max(n, self.chunk)
+            self.data = self.source.pread(position, want)
+            self.start = position
+            self.view = memoryview(self.data)
+        return self.view, position - self.start
+
+    def bytes_at(self, position: int, n: int) -> bytes:
+        view, i = self.get(position, n)
+        return bytes(view[i : i + n])
