@@ -154,6 +154,8 @@ def classify(path: str, partition: PartitionDir | None = None) -> KafkaFile:
     stem, dot, suffix = base.partition(".")
     kind = SEGMENT_SUFFIXES.get(dot + suffix)
     if kind is not None:
+        # named by suffix, as DumpLogSegments dispatches; a stem that is not an offset
+        # (a renamed copy) leaves the base offset unknown
         if kind == "kraft-snapshot":
             m = _KRAFT_SNAPSHOT.match(stem)
             if m:
@@ -161,6 +163,7 @@ def classify(path: str, partition: PartitionDir | None = None) -> KafkaFile:
                                  state, leftover)
         elif stem.isdigit():
             return KafkaFile(path, kind, int(stem), None, topic, part, state, leftover)
+        return KafkaFile(path, kind, None, None, topic, part, state, leftover)
     return KafkaFile(path, "unknown", topic=topic, partition=part, partition_state=state,
                      leftover=leftover)
 

@@ -612,7 +612,7 @@ def java_double_str(x: float) -> str:
         # Java considers decimals of length 1 *or 2* when the shortest has one digit and
         # keeps the one closest to the exact binary value.
         exact = Decimal(ax)
-        two = exact.quantize(Decimal(1).scaleb(sci_exp - 1), rounding=ROUND_HALF_EVEN)
+        two = exact.quantize(Decimal(1).scaleb(exact.adjusted() - 1), rounding=ROUND_HALF_EVEN)
         if float(two) == ax and abs(two - exact) < abs(shortest - exact):
             t2 = two.as_tuple()
             assert isinstance(t2.exponent, int)
