@@ -116,9 +116,7 @@ class OffsetsDigest:
         else:
             self.ignored += 1
 
-    def add_decoded(
-        self, decoded: Any, *, aborted: bool = False, log_offset: int | None = None
-    ) -> None:
+    def add_decoded(self, decoded: Any, *, aborted: bool = False, log_offset: int | None = None) -> None:
         """Apply a :class:`~kdump.decoders.base.Decoded` from the offsets decoder.
 
         (That decoder gives ``value_json`` ``None`` only for tombstones; an undecodable
@@ -126,9 +124,7 @@ class OffsetsDigest:
         """
         self.add(decoded.key_json, decoded.value_json, aborted=aborted, log_offset=log_offset)
 
-    def _offset_commit(
-        self, kdata: Mapping[str, Any], value: object, log_offset: int | None
-    ) -> None:
+    def _offset_commit(self, kdata: Mapping[str, Any], value: object, log_offset: int | None) -> None:
         group, topic, partition = kdata.get("group"), kdata.get("topic"), kdata.get("partition")
         if not isinstance(group, str) or not isinstance(topic, str):
             self.ignored += 1
@@ -168,9 +164,7 @@ class OffsetsDigest:
             log_offset=log_offset,
         )
 
-    def _group_metadata(
-        self, kdata: Mapping[str, Any], value: object, log_offset: int | None
-    ) -> None:
+    def _group_metadata(self, kdata: Mapping[str, Any], value: object, log_offset: int | None) -> None:
         group = kdata.get("group")
         if not isinstance(group, str):
             self.ignored += 1

@@ -314,9 +314,7 @@ class Reader:
         if n < 0:
             raise SchemaError(f"negative length {n}")
         if n > self.end - self.pos:
-            raise SchemaError(
-                f"needed {n} byte(s) at position {self.pos}, only {self.end - self.pos} left"
-            )
+            raise SchemaError(f"needed {n} byte(s) at position {self.pos}, only {self.end - self.pos} left")
         out = self.data[self.pos : self.pos + n]
         self.pos += n
         return out
@@ -399,9 +397,7 @@ def _read_length(r: Reader, t: str, flexible: bool) -> int:
     return r.int32()
 
 
-def _read_variable(
-    r: Reader, name: str, t: str, version: int, flexible: bool, nullable: bool
-) -> Any:
+def _read_variable(r: Reader, name: str, t: str, version: int, flexible: bool, nullable: bool) -> Any:
     n = _read_length(r, t, flexible)
     if n < 0:
         if not nullable:
@@ -422,8 +418,7 @@ def _read_array(r: Reader, field: Field, version: int, flexible: bool, nullable:
         return None
     if n > r.remaining:
         raise SchemaError(
-            f"Tried to allocate a collection of size {n}, but there are only "
-            f"{r.remaining} bytes remaining."
+            f"Tried to allocate a collection of size {n}, but there are only {r.remaining} bytes remaining."
         )
     et = field.elem_type
     out: list[Any] = []
@@ -432,9 +427,7 @@ def _read_array(r: Reader, field: Field, version: int, flexible: bool, nullable:
             out.append(read_struct(r, field.fields, version, flexible))
     elif et in _VARIABLE:
         for _ in range(n):
-            out.append(
-                _read_variable(r, f"{field.json_name} element", et, version, flexible, False)
-            )
+            out.append(_read_variable(r, f"{field.json_name} element", et, version, flexible, False))
     else:
         for _ in range(n):
             out.append(_read_fixed(r, et))
@@ -497,9 +490,7 @@ def read_struct(r: Reader, fields: Sequence[Field], version: int, flexible: bool
     return out
 
 
-def read_message(
-    schema: Schema, data: bytes, version: int, *, pos: int = 0
-) -> tuple[dict[str, Any], int]:
+def read_message(schema: Schema, data: bytes, version: int, *, pos: int = 0) -> tuple[dict[str, Any], int]:
     """Read ``schema`` at ``version`` from ``data[pos:]``; returns (message, end position).
 
     ``version`` must be within the schema's valid versions (clamp first with
