@@ -45,8 +45,8 @@ TRANSACTION_LOG_VALUE = Schema(
     "1+",
     (
         Field("ProducerId", "int64"),
-        Field("PreviousProducerId", "int64", tagged_versions="1+", tag=0, default=-1),
-        Field("NextProducerId", "int64", tagged_versions="1+", tag=1, default=-1),
+        Field("PreviousProducerId", "int64", "1+", tag=0, tagged_versions="1+", default=-1),
+        Field("NextProducerId", "int64", "1+", tag=1, tagged_versions="1+", default=-1),
         Field("ProducerEpoch", "int16"),
         Field("TransactionTimeoutMs", "int32"),
         Field("TransactionStatus", "int8"),
@@ -58,7 +58,7 @@ TRANSACTION_LOG_VALUE = Schema(
         ),
         Field("TransactionLastUpdateTimestampMs", "int64"),
         Field("TransactionStartTimestampMs", "int64"),
-        Field("ClientTransactionVersion", "int16", tagged_versions="1+", tag=2, default=0),
+        Field("ClientTransactionVersion", "int16", "1+", tag=2, tagged_versions="1+", default=0),
     ),
 )
 

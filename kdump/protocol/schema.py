@@ -171,11 +171,13 @@ class Field:
     ``"[]int32"`` for arrays, or a struct name (``"TopicPartition"`` /
     ``"[]TopicPartition"``) whose members are given in ``fields``.  ``default`` is the
     schema's default (``"null"``, ``-1``, ``"true"`` ...); omitted means the type's zero.
+    ``versions`` defaults to ``tagged_versions`` for tagged fields (as in Kafka), else
+    ``"0+"``.
     """
 
     name: str
     type: str
-    versions: str = "0+"
+    versions: str | None = None
     nullable_versions: str | None = None
     tag: int | None = None
     tagged_versions: str | None = None
@@ -194,7 +196,13 @@ class Field:
         object.__setattr__(self, "is_array", self.type.startswith("[]"))
         object.__setattr__(self, "elem_type", elem)
         object.__setattr__(self, "is_struct", is_struct)
-        object.__setattr__(self, "v_present", Versions.parse(self.versions))
+        # Kafka's FieldSpec: without "versions", a tagged field exists in its tagged
+        # versions; kdump's tables also default plain fields to "0+".
+        if self.versions is None:
+            present = tagged if not tagged.empty else Versions.parse("0+")
+        else:
+            present = Versions.parse(self.versions)
+        object.__setattr__(self, "v_present", present)
         object.__setattr__(self, "v_nullable", Versions.parse(self.nullable_versions))
         object.__setattr__(self, "v_tagged", tagged)
 

@@ -285,17 +285,33 @@ class LogReader:
         zero_from = self._zero_suffix(pos, stop) if nxt is None else stop
         length = zero_from - pos
         if length > 0:
-            if kind == "bad-length" and self._is_zero(pos, zero_from):
-                kind, why = "zeroed-region", f"{length} zero bytes"
+            zeros = self._zero_run(pos, zero_from)
+            if kind == "bad-length" and zeros >= L.HEADER_SIZE_UP_TO_MAGIC:
+                kind = "zeroed-region"
+                why = (f"{length} zero bytes" if zeros == length else
+                       f"{zeros} zero bytes where a batch header should be, then "
+                       f"{length - zeros} bytes that start no batch")
             self.unreadable_bytes += length
             resume = f"an intact batch starts at byte {nxt}" if nxt is not None and zero_from == nxt \
                 else "no intact batch follows"
             yield Problem(
                 self.path, pos, kind, f"{why}; {length} bytes unreadable; {resume}",
-                base_offset=offset if kind != "zeroed-region" else None, length=length,
+                length=length,
             )
         if zero_from < stop:
             yield self._zero_tail(zero_from, stop - zero_from)
+
+    def _zero_run(self, start: int, end: int) -> int:
+        """Length of the run of zeros at ``start`` (at most ``end - start``)."""
+        p = start
+        while p < end:
+            n = min(_SCAN_CHUNK, end - p)
+            view, i = self.window.get(p, n)
+            m = _NONZERO.search(view, i, i + n)
+            if m is not None:
+                return p + (m.start() - i) - start
+            p += n
+        return end - start
 
     def _zero_suffix(self, start: int, end: int) -> int:
         """Start of the run of zeros that ends the range (``end`` if none)."""
