@@ -32,7 +32,7 @@ from kdump.protocol.schema import (
 try:
     from tests import schema_writer as sw
 except ImportError:  # pragma: no cover - tests/ not importable as a package
-    import schema_writer as sw  # type: ignore[no-redef, unused-ignore]
+    import schema_writer as sw  # type: ignore[no-redef, import-not-found, unused-ignore]
 
 # ----------------------------------------------------------------------------- versions
 

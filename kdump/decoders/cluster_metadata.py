@@ -310,8 +310,7 @@ def decode_frame(
     value: bytes | None,
     schemas: dict[int, Schema],
     *,
-    unknown_id: str = "org.apache.kafka.common.errors.UnsupportedVersionException: "
-    "Unknown metadata id {}",
+    unknown_id: str = "org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {}",
 ) -> tuple[Schema, int, int, dict[str, Any]]:
     """Read an ``AbstractApiMessageSerde`` frame: (schema, api key, version, JSON data).
 
@@ -343,13 +342,9 @@ def decode_frame(
     try:
         msg, end = read_message(schema, r.data, layout, pos=r.pos)
     except SchemaError as e:
-        raise FrameError(
-            f"Failed to deserialize record with type {api_key}", api_key, version
-        ) from e
+        raise FrameError(f"Failed to deserialize record with type {api_key}", api_key, version) from e
     if end != len(r.data):
-        raise FrameError(
-            f"Found {len(r.data) - end} byte(s) of garbage after {api_key}", api_key, version
-        )
+        raise FrameError(f"Found {len(r.data) - end} byte(s) of garbage after {api_key}", api_key, version)
     return schema, api_key, version, to_json(schema.fields, msg, layout)
 
 

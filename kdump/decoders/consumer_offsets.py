@@ -361,9 +361,7 @@ def _read_version(buf: bytes, what: str) -> int:
     return int.from_bytes(buf[:2], "big", signed=True)
 
 
-def _read_body(
-    schema: Schema, buf: bytes, version: int, what: str
-) -> tuple[dict[str, Any], int, int]:
+def _read_body(schema: Schema, buf: bytes, version: int, what: str) -> tuple[dict[str, Any], int, int]:
     """Read the body after the int16; returns (message, layout version, unread bytes)."""
     layout = clamp_version(version, schema.v_valid)
     try:
@@ -397,9 +395,7 @@ class CoordinatorRecordDecoder:
             return self._decode(key, value, offset)
         except Exception as e:  # a decoder never aborts a dump
             text = f"Error at offset {offset}, skipping. {e}"
-            return Decoded(
-                text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text
-            )
+            return Decoded(text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text)
 
     def post_process(self, schema: Schema, data: dict[str, Any], message: dict[str, Any]) -> None:
         """Hook: adjust a rendered value (``data``) given the raw message."""
@@ -417,9 +413,7 @@ class CoordinatorRecordDecoder:
             key_schema = self.key_schemas.get(record_type)
             if key_schema is None:
                 text = f"Unknown record type {record_type} at offset {offset}, skipping."
-                return Decoded(
-                    text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text
-                )
+                return Decoded(text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text)
             key_msg, key_layout, key_left = _read_body(key_schema, key, record_type, "key")
             key_json = {
                 "type": str(record_type),
@@ -429,14 +423,10 @@ class CoordinatorRecordDecoder:
                 notes.append(f"{key_left} unread byte(s) after the {key_schema.name}")
         except _RecordError as e:
             text = f"Error at offset {offset}, skipping. {e}"
-            return Decoded(
-                text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text
-            )
+            return Decoded(text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text)
 
         if value is None:
-            return Decoded(
-                json_text(key_json), "<DELETE>", key_json, None, "; ".join(notes) or None
-            )
+            return Decoded(json_text(key_json), "<DELETE>", key_json, None, "; ".join(notes) or None)
 
         value_schema = self.value_schemas[record_type]
         try:
@@ -447,9 +437,7 @@ class CoordinatorRecordDecoder:
             return Decoded(text, None, key_json, _raw_json(value, self.value_label), text)
         data = to_json(value_schema.fields, msg, layout)
         self.post_process(value_schema, data, msg)
-        if layout != version and version not in self.extra_value_versions.get(
-            record_type, frozenset()
-        ):
+        if layout != version and version not in self.extra_value_versions.get(record_type, frozenset()):
             notes.append(
                 f"unknown {value_schema.name} version {version} "
                 f"(known {value_schema.v_valid}); decoded with the version {layout} layout"

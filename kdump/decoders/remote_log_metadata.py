@@ -175,8 +175,7 @@ def _segment_state(state_id: int) -> str:
 def _check_offsets(start: int, end: int) -> None:
     if start < 0:
         raise _JavaError(
-            f"Unexpected start offset = {start}. "
-            "StartOffset for a remote segment cannot be negative"
+            f"Unexpected start offset = {start}. StartOffset for a remote segment cannot be negative"
         )
     if end < start:
         raise _JavaError(

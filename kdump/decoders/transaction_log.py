@@ -36,9 +36,7 @@ __all__ = [
     "scala_hashset_order",
 ]
 
-TRANSACTION_LOG_KEY = Schema(
-    "TransactionLogKey", "0", "none", (Field("TransactionalId", "string", "0"),)
-)
+TRANSACTION_LOG_KEY = Schema("TransactionLogKey", "0", "none", (Field("TransactionalId", "string", "0"),))
 TRANSACTION_LOG_VALUE = Schema(
     "TransactionLogValue",
     "0-1",

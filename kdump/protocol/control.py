@@ -145,8 +145,7 @@ def _end_txn_marker(value: bytes) -> dict[str, Any]:
     version = int.from_bytes(value[0:2], "big", signed=True)
     if version < 0:
         raise SchemaError(
-            f"Invalid version found for end transaction marker: {version}. "
-            "May indicate data corruption"
+            f"Invalid version found for end transaction marker: {version}. May indicate data corruption"
         )
     return {"version": version, "coordinatorEpoch": int.from_bytes(value[2:6], "big", signed=True)}
 
