@@ -46,3 +46,31 @@ def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt:
 
     opts = VerifyOptions(deep=not shallow, max_batch_bytes=max_batch_bytes, resync=not strict)
     return run(verify_crc(paths, opts), findings_renderer(fmt))
+
+
+@cli.command("verify-index")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--sanity-only", is_flag=True,
+              help="Only the checks the broker runs at startup (sizes, last entries, txn index "
+              "offsets, snapshot CRCs); the logs are not read.")
+@click.option("--rebuild-into", type=click.Path(file_okay=False), default=None,
+              help="Write the .index, .timeindex and .txnindex files Kafka would rebuild into "
+              "DIR/<partition>/ (never in place) and report how they differ from those on disk.")
+@click.option("--index-interval-bytes", type=int, default=4096, show_default=True,
+              help="The topic's index.interval.bytes, for rebuilding.")
+@format_option()
+def verify_index_command(paths: tuple[str, ...], sanity_only: bool, rebuild_into: str | None,
+                         index_interval_bytes: int, fmt: str | None) -> ExitCode:
+    """Check indexes, snapshots and checkpoints against the logs.
+
+    Offset and time indexes entry by entry against the batches (as DumpLogSegments
+    --verify-index-only does) plus the broker's sanity checks; .txnindex against the
+    transaction markers; producer snapshots against each producer's last batch;
+    leader-epoch-checkpoint against the batches' leader epochs; the log dir's
+    checkpoint files against the partitions that exist.  Exit 1 when anything is wrong.
+    """
+    from ..ops.verify_index import VerifyIndexOptions, verify_index
+
+    opts = VerifyIndexOptions(sanity_only=sanity_only, rebuild_into=rebuild_into,
+                              index_interval_bytes=index_interval_bytes)
+    return run(verify_index(paths, opts), findings_renderer(fmt))

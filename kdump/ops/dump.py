@@ -374,9 +374,14 @@ def _check_time_entry(
             break
     if found is None or found.last_offset != offset:
         got = -1 if found is None else found.last_offset
+        older = (found is not None and found.base_offset <= offset
+                 and found.max_timestamp == timestamp)
         yield Problem(path, where, "index-mismatch",
                       f"entry {slot}: indexed offset {offset} is not the last offset of a batch"
-                      f" (found {got})",
+                      f" (found {got})" + (
+                          "; it names a record inside the batch whose max timestamp it holds, "
+                          "as brokers before Kafka 3.8 (KAFKA-16310) indexed it" if older else ""),
+                      severity=INFO if older else ERROR,
                       extra={"check": "offset-not-found", "index_offset": offset,
                              "log_offset": got})
         return

@@ -1,0 +1,667 @@
+"""``kdump verify-index``: indexes, snapshots and checkpoints against the logs.
+
+* ``.index`` / ``.timeindex``: what DumpLogSegments checks (each offset entry points
+  at a batch whose last offset is the entry's offset; each time entry names a batch's
+  last offset and that batch's max timestamp; time entries strictly increase), plus
+  the broker's sanity checks (AbstractIndex/OffsetIndex/TimeIndex ``sanityCheck``),
+  entries ascending, positions inside the log, trailing zero slots recognised.
+* ``.txnindex``: rebuilt from the partition's transaction markers
+  (ProducerStateManager.lastStableOffset gives each entry's LSO) and compared.
+* producer ``.snapshot``: each producer's epoch, last sequence and last offset against
+  its last batch before the snapshot offset.
+* ``leader-epoch-checkpoint``: against the epochs the batches carry (LogSegment.recover
+  assigns an epoch at the first batch that raises it).
+* log-dir checkpoints: against the partitions that exist.
+
+``rebuild`` computes the index files Kafka would rebuild (LogSegment.recover) and can
+write them into a separate directory; inputs are never written.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import pairwise
+from typing import Any
+
+from .. import layouts as L
+from ..errors import KdumpError, UsageError
+from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, time_index_sanity
+from ..files.logdir import KafkaFile, walk
+from ..files.snapshot import ProducerSnapshot, read_producer_snapshot
+from ..files.text import OFFSET_CHECKPOINTS, read_checkpoint
+from ..files.txnindex import AbortedTxn, partial_tail, read_txn_index
+from ..findings import ERROR, INFO, WARNING, Problem
+from ..records.control import parse_control
+from ..records.file_records import LogReader
+from ..records.v2 import RecordBatch
+from ..source import FileSource
+from .verify import Summary
+
+#: an index larger than this is checked by sanity rules only (entries not loaded)
+MAX_INDEX_ENTRIES = 4 << 20
+
+
+@dataclass(slots=True)
+class VerifyIndexOptions:
+    sanity_only: bool = False
+    rebuild_into: str | None = None
+    index_interval_bytes: int = L.DEFAULT_INDEX_INTERVAL_BYTES
+
+
+@dataclass(slots=True)
+class Segment:
+    base: int
+    log: KafkaFile | None = None
+    index: KafkaFile | None = None
+    time_index: KafkaFile | None = None
+    txn_index: KafkaFile | None = None
+
+
+@dataclass(slots=True)
+class PartitionState:
+    """What a pass over a partition's logs learns (for the log-dir checkpoints)."""
+
+    topic: str
+    partition: int
+    path: str
+    first_offset: int | None = None
+    log_end_offset: int | None = None
+
+
+@dataclass(slots=True)
+class _Producer:
+    epoch: int = -1
+    last_sequence: int = -1
+    last_offset: int = -1
+    coordinator_epoch: int = -1
+    has_data: bool = False
+
+
+@dataclass(slots=True)
+class _PartitionPass:
+    """State carried across the segments of one partition."""
+
+    producers: dict[int, _Producer] = field(default_factory=dict)
+    ongoing: dict[int, int] = field(default_factory=dict)  # pid -> first offset of open txn
+    aborted: dict[int, list[tuple[int, int, int, int]]] = field(default_factory=dict)
+    epochs: list[tuple[int, int]] = field(default_factory=list)  # (epoch, start offset)
+    first_offset: int | None = None
+    next_offset: int | None = None
+    snapshots: deque[KafkaFile] = field(default_factory=deque)
+
+
+def verify_index(paths: Iterable[str], opts: VerifyIndexOptions) -> Iterator[Problem | Summary]:
+    summary = Summary("verify-index")
+    for p in _verify(paths, opts, summary):
+        summary.add_problem(p)
+        yield p
+    yield summary
+
+
+def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary) -> Iterator[Problem]:
+    if opts.rebuild_into:
+        _check_rebuild_dir(paths, opts.rebuild_into)
+    roots: dict[str, list[KafkaFile]] = {}
+    partitions: dict[str, dict[tuple[str, int], PartitionState]] = {}
+    current: list[KafkaFile] = []
+    current_dir: str | None = None
+
+    def flush() -> Iterator[Problem]:
+        if current and current_dir is not None:
+            state = PartitionState(current[0].topic or "", current[0].partition or 0, current_dir)
+            yield from verify_partition(current_dir, list(current), opts, state, summary)
+            logdir = os.path.dirname(os.path.abspath(current_dir))
+            partitions.setdefault(logdir, {})[(state.topic, state.partition)] = state
+        current.clear()
+
+    for item in walk(paths):
+        if isinstance(item, Problem):
+            if item.severity != INFO:
+                yield item
+            continue
+        if item.topic is None:  # log-dir root file
+            roots.setdefault(os.path.dirname(os.path.abspath(item.path)), []).append(item)
+            continue
+        d = os.path.dirname(os.path.abspath(item.path))
+        if d != current_dir:
+            yield from flush()
+            current_dir = d
+        current.append(item)
+    yield from flush()
+    if not opts.sanity_only:
+        for logdir, files in roots.items():
+            yield from verify_root_checkpoints(files, partitions.get(logdir, {}))
+
+
+def _check_rebuild_dir(paths: Iterable[str], out: str) -> None:
+    real_out = os.path.realpath(out)
+    for p in paths:
+        real = os.path.realpath(p)
+        base = real if os.path.isdir(real) else os.path.dirname(real)
+        if real_out == base or real_out.startswith(base + os.sep):
+            raise UsageError(f"--rebuild-into {out} lies inside the input {p}: indexes are never "
+                             "written next to the data they describe")
+
+
+# --- one partition ---------------------------------------------------------------------
+def verify_partition(
+    directory: str, files: list[KafkaFile], opts: VerifyIndexOptions, state: PartitionState,
+    summary: Summary,
+) -> Iterator[Problem]:
+    segments: dict[int, Segment] = {}
+    snapshots: list[KafkaFile] = []
+    epoch_file: KafkaFile | None = None
+    active_base: int | None = None
+    for f in files:
+        if f.leftover is not None or f.base_offset is None:
+            if f.kind == "leader-epoch-checkpoint" and f.leftover is None:
+                epoch_file = f
+            continue
+        if f.kind == "producer-snapshot":
+            snapshots.append(f)
+            continue
+        seg = segments.setdefault(f.base_offset, Segment(f.base_offset))
+        if f.kind == "log":
+            seg.log = f
+            if f.active:
+                active_base = f.base_offset
+        elif f.kind == "offset-index":
+            seg.index = f
+        elif f.kind == "time-index":
+            seg.time_index = f
+        elif f.kind == "txn-index":
+            seg.txn_index = f
+
+    ppass = _PartitionPass()
+    snaps = sorted(snapshots, key=lambda s: s.base_offset or 0)
+    ppass.snapshots.extend(snaps)
+    bases = sorted(segments)
+    for base in bases:
+        seg = segments[base]
+        yield from _sanity(seg, base == active_base)
+        if opts.sanity_only or seg.log is None:
+            continue
+        yield from _segment_pass(seg, base == active_base, opts, ppass, summary)
+    if opts.sanity_only:
+        for snap in snaps:
+            yield from _snapshot_sanity(snap)
+        return
+    while ppass.snapshots:  # snapshots at or past the log end: the final state
+        yield from _check_snapshot(ppass.snapshots.popleft(), ppass)
+    # a segment's .txnindex holds the aborted transactions whose ABORT marker it holds
+    for k, base in enumerate(bases):
+        end = bases[k + 1] if k + 1 < len(bases) else None
+        yield from _check_txn_index(segments[base], end, ppass, opts)
+    if epoch_file is not None:
+        yield from _check_leader_epochs(epoch_file, ppass)
+    state.first_offset = ppass.first_offset
+    state.log_end_offset = ppass.next_offset if ppass.next_offset is not None else (
+        max(segments) if segments else None)
+
+
+def _sanity(seg: Segment, active: bool) -> Iterator[Problem]:
+    """The broker's startup checks, and entries ascending, for one segment's indexes."""
+    log_size = None
+    if seg.log is not None:
+        try:
+            log_size = os.stat(seg.log.path).st_size
+        except OSError:
+            log_size = None
+    for f, cls in ((seg.index, OffsetIndex), (seg.time_index, TimeIndex)):
+        if f is None:
+            if seg.log is not None and log_size:
+                yield Problem(seg.log.path, None, "index-missing",
+                              f"segment has no {'.index' if cls is OffsetIndex else '.timeindex'}"
+                              " file (the broker rebuilds it)", severity=WARNING)
+            continue
+        try:
+            src = FileSource(f.path)
+        except KdumpError as err:
+            yield Problem(f.path, None, "unreadable-file", err.message)
+            continue
+        with src:
+            idx = cls(src, seg.base)
+            if not idx.size_is_multiple:
+                yield Problem(f.path, (src.size // idx.entry_size) * idx.entry_size, "index-size",
+                              f"{src.size} bytes is not a multiple of the {idx.entry_size}-byte "
+                              "entry size", length=src.size % idx.entry_size)
+            why = (offset_index_sanity(idx) if isinstance(idx, OffsetIndex)
+                   else time_index_sanity(idx))
+            used = idx.used_slots()
+            zero_slots = idx.slots - used
+            if why is not None and not (zero_slots and active and "time index" in why):
+                yield Problem(f.path, 0, "index-sanity", why + " (the broker would rebuild it)",
+                              severity=WARNING)
+            if zero_slots:
+                yield Problem(
+                    f.path, used * idx.entry_size, "index-zero-slots",
+                    f"{zero_slots} zero entries after the {used} used ones (preallocated "
+                    + ("for the active segment" if active else
+                       "and never trimmed: the segment was not closed cleanly") + ")",
+                    length=zero_slots * idx.entry_size, severity=INFO if active else WARNING)
+            if used > MAX_INDEX_ENTRIES:
+                continue
+            prev_key: int | None = None
+            prev_pos = -1
+            for slot in range(used):
+                e = idx.entry(slot)
+                where = slot * idx.entry_size
+                if isinstance(idx, OffsetIndex):
+                    key, pos = e.offset, e.position  # type: ignore[union-attr]
+                    if prev_key is not None and (key <= prev_key or pos <= prev_pos):
+                        yield Problem(f.path, where, "index-order",
+                                      f"entry {slot} (offset {key}, position {pos}) does not "
+                                      f"ascend from the previous (offset {prev_key}, position "
+                                      f"{prev_pos})")
+                    if log_size is not None and pos >= log_size:
+                        yield Problem(f.path, where, "index-position",
+                                      f"entry {slot} points at byte {pos}, past the end of the "
+                                      f"log ({log_size} bytes)",
+                                      extra={"index_offset": key, "log_offset": -1})
+                    prev_pos = pos
+                else:
+                    key = e.timestamp  # type: ignore[union-attr]
+                    if prev_key is not None and key <= prev_key:
+                        yield Problem(f.path, where, "index-order",
+                                      f"entry {slot}: timestamp {key} is not above the previous "
+                                      f"entry's {prev_key}")
+                prev_key = key
+    if seg.txn_index is not None:
+        try:
+            with FileSource(seg.txn_index.path) as src:
+                for txn in read_txn_index(src):
+                    if txn.version != 0:
+                        yield Problem(src.path, txn.position, "txn-index",
+                                      f"entry {txn.slot} has version {txn.version}; Kafka knows 0")
+                    if txn.last_offset < seg.base:
+                        yield Problem(src.path, txn.position, "index-sanity",
+                                      f"last offset {txn.last_offset} of aborted transaction "
+                                      f"{txn.slot} is less than start offset {seg.base}")
+                tail = partial_tail(src)
+                if tail:
+                    yield Problem(src.path, src.size - tail, "index-size",
+                                  f"{tail} trailing bytes are not a whole 34-byte entry",
+                                  length=tail, severity=WARNING)
+        except KdumpError as err:
+            yield Problem(seg.txn_index.path, None, "unreadable-file", err.message)
+
+
+def _load_entries(f: KafkaFile | None, cls: type, base: int) -> list[Any] | None:
+    if f is None:
+        return None
+    try:
+        with FileSource(f.path) as src:
+            idx = cls(src, base)
+            used = idx.used_slots()
+            if used > MAX_INDEX_ENTRIES:
+                return None
+            return [idx.entry(i) for i in range(used)]
+    except KdumpError:
+        return None
+
+
+def _segment_pass(
+    seg: Segment, active: bool, opts: VerifyIndexOptions, pp: _PartitionPass, summary: Summary,
+) -> Iterator[Problem]:
+    """One shallow pass over a segment's batches checks both indexes, rebuilds them, and
+    feeds the partition-level producer, transaction and epoch state."""
+    assert seg.log is not None
+    offset_entries = _load_entries(seg.index, OffsetIndex, seg.base)
+    time_entries = _load_entries(seg.time_index, TimeIndex, seg.base)
+    by_position: dict[int, list[Any]] = {}
+    for e in offset_entries or ():
+        by_position.setdefault(e.position, []).append(e)
+    # time entries, merged with the batches by offset (both ascend in a sane segment)
+    time_queue = deque(sorted(time_entries or (), key=lambda e: (e.offset, e.slot)))
+    time_path = seg.time_index.path if seg.time_index else seg.log.path
+    inside = 0  # entries naming a record inside a batch (older brokers)
+    # LogSegment.recover, to rebuild
+    rebuilt_offsets: list[tuple[int, int]] = []
+    rebuilt_times: list[tuple[int, int]] = []
+    max_ts, max_ts_offset = L.NO_TIMESTAMP, seg.base
+    valid_bytes = last_index_entry = 0
+    rebuilding = True
+    try:
+        src = FileSource(seg.log.path)
+    except KdumpError as err:
+        yield Problem(seg.log.path, None, "unreadable-file", err.message)
+        return
+    with src:
+        summary.files += 1
+        summary.bytes += src.size
+        reader = LogReader(src, active=active)
+        for item in reader:
+            if isinstance(item, Problem):
+                rebuilding = False  # recover() truncates at the first invalid batch
+                continue
+            b = item
+            summary.batches += 1
+            valid = b.crc_valid
+            if valid:
+                summary.valid_batches += 1
+            else:
+                summary.invalid_batches += 1
+                rebuilding = False
+            for e in by_position.pop(b.position, ()):
+                if e.offset != b.last_offset:
+                    yield Problem(
+                        seg.index.path if seg.index else seg.log.path,
+                        e.slot * L.OFFSET_INDEX_ENTRY_SIZE, "index-mismatch",
+                        f"entry {e.slot} says offset {e.offset} is at byte {e.position}, but the "
+                        f"batch there ends at offset {b.last_offset}",
+                        extra={"index_offset": e.offset, "log_offset": b.last_offset})
+            base_offset = b.base_offset if isinstance(b, RecordBatch) else b.last_offset
+            while time_queue and time_queue[0].offset <= b.last_offset:
+                e = time_queue.popleft()
+                where = e.slot * L.TIME_INDEX_ENTRY_SIZE
+                if e.offset < base_offset:
+                    yield Problem(time_path, where, "index-mismatch",
+                                  f"entry {e.slot}: offset {e.offset} is in no batch",
+                                  extra={"check": "offset-not-found", "index_offset": e.offset,
+                                         "log_offset": b.last_offset})
+                    continue
+                if e.offset != b.last_offset:
+                    inside += 1
+                if e.timestamp != b.max_timestamp:
+                    yield Problem(
+                        time_path, where, "index-mismatch",
+                        f"entry {e.slot}: timestamp {e.timestamp} for offset {e.offset}, but that "
+                        f"batch's max timestamp is {b.max_timestamp}",
+                        extra={"check": "timestamp", "index_timestamp": e.timestamp,
+                               "log_timestamp": b.max_timestamp})
+            if rebuilding:
+                if b.max_timestamp > max_ts:
+                    max_ts, max_ts_offset = b.max_timestamp, b.last_offset
+                if valid_bytes - last_index_entry > opts.index_interval_bytes:
+                    rebuilt_offsets.append((b.last_offset, valid_bytes))
+                    if not rebuilt_times or max_ts > rebuilt_times[-1][0]:
+                        rebuilt_times.append((max_ts, max_ts_offset))
+                    last_index_entry = valid_bytes
+                valid_bytes += b.size
+            first = b.base_offset if isinstance(b, RecordBatch) else b.last_offset
+            while pp.snapshots and (pp.snapshots[0].base_offset or 0) <= first:
+                yield from _check_snapshot(pp.snapshots.popleft(), pp)
+            _feed(pp, b)
+        for entries in by_position.values():
+            for e in entries:
+                yield Problem(
+                    seg.index.path if seg.index else seg.log.path,
+                    e.slot * L.OFFSET_INDEX_ENTRY_SIZE, "index-mismatch",
+                    f"entry {e.slot} (offset {e.offset}) points at byte {e.position}, where no "
+                    "batch starts", extra={"index_offset": e.offset, "log_offset": -1})
+        for e in time_queue:
+            yield Problem(time_path, e.slot * L.TIME_INDEX_ENTRY_SIZE, "index-mismatch",
+                          f"entry {e.slot}: offset {e.offset} is beyond the last batch",
+                          extra={"check": "offset-not-found", "index_offset": e.offset,
+                                 "log_offset": -1})
+        if inside:
+            yield Problem(time_path, None, "index-mismatch",
+                          f"{inside} entries name a record inside a batch rather than the batch's "
+                          "last offset, as brokers before Kafka 3.8 (KAFKA-16310) wrote them; "
+                          "their timestamps match", severity=INFO, extra={"check": "older-broker"})
+    if max_ts >= 0 and (not rebuilt_times or max_ts > rebuilt_times[-1][0]):
+        rebuilt_times.append((max_ts, max_ts_offset))
+    yield from _compare_rebuilt(seg, offset_entries, time_entries, rebuilt_offsets, rebuilt_times,
+                                active, opts)
+
+
+def _compare_rebuilt(
+    seg: Segment, offset_entries: list[Any] | None, time_entries: list[Any] | None,
+    rebuilt_offsets: list[tuple[int, int]], rebuilt_times: list[tuple[int, int]], active: bool,
+    opts: VerifyIndexOptions,
+) -> Iterator[Problem]:
+    from .rebuild import write_rebuilt
+
+    pairs = (
+        (seg.index, offset_entries, [(e.offset, e.position) for e in offset_entries or ()],
+         rebuilt_offsets, "offset", L.INDEX_SUFFIX),
+        (seg.time_index, time_entries, [(e.timestamp, e.offset) for e in time_entries or ()],
+         rebuilt_times, "time", L.TIME_INDEX_SUFFIX),
+    )
+    for f, loaded, on_disk, rebuilt, what, suffix in pairs:
+        if opts.rebuild_into:
+            assert seg.log is not None
+            write_rebuilt(opts.rebuild_into, seg.log.path, seg.base, suffix, rebuilt)
+        if f is None or loaded is None or on_disk == rebuilt:
+            continue
+        first = next((i for i, (a, b) in enumerate(zip(on_disk, rebuilt, strict=False)) if a != b),
+                     min(len(on_disk), len(rebuilt)))
+        if not opts.rebuild_into and first == min(len(on_disk), len(rebuilt)) and active:
+            continue  # the active segment's index is written as data arrives
+        yield Problem(
+            f.path, first * (L.OFFSET_INDEX_ENTRY_SIZE if what == "offset" else
+                             L.TIME_INDEX_ENTRY_SIZE), "index-differs",
+            f"{len(on_disk)} {what}-index entries on disk, {len(rebuilt)} when rebuilt from the "
+            f"log with index.interval.bytes={opts.index_interval_bytes}; first difference at "
+            f"entry {first} (a topic with another index.interval.bytes, or appends of several "
+            "batches at once, index differently)",
+            severity=INFO, extra={"entries_on_disk": len(on_disk), "entries_rebuilt": len(rebuilt),
+                                  "first_difference": first})
+
+
+def _feed(pp: _PartitionPass, b: Any) -> None:
+    """Producer, transaction and leader-epoch state, batch by batch."""
+    if pp.first_offset is None:
+        pp.first_offset = b.base_offset
+    pp.next_offset = b.last_offset + 1
+    if not isinstance(b, RecordBatch):
+        return
+    if b.partition_leader_epoch >= 0 and (not pp.epochs or b.partition_leader_epoch > pp.epochs[-1][0]):
+        pp.epochs.append((b.partition_leader_epoch, b.base_offset))
+    pid = b.producer_id
+    if pid < 0:
+        return
+    prod = pp.producers.setdefault(pid, _Producer())
+    if b.is_control:
+        ctl_type = None
+        try:
+            for rec in b.records():
+                ctl = parse_control(rec)
+                ctl_type = ctl.type_id
+                if ctl.coordinator_epoch is not None:
+                    prod.coordinator_epoch = ctl.coordinator_epoch
+                break
+        except KdumpError:
+            return
+        if b.producer_epoch > prod.epoch:
+            prod.epoch = b.producer_epoch
+        if ctl_type in (0, 1) and b.is_transactional:
+            first = pp.ongoing.pop(pid, None)
+            if ctl_type == 0:
+                others = [o for p, o in pp.ongoing.items() if p != pid]
+                lso = min(others) if others else b.base_offset + 1
+                pp.aborted.setdefault(b.base_offset, []).append(
+                    (pid, -1 if first is None else first, b.base_offset, lso))
+        return
+    prod.epoch = b.producer_epoch
+    prod.last_sequence = b.last_sequence
+    prod.last_offset = b.last_offset
+    prod.has_data = True
+    if b.is_transactional and pid not in pp.ongoing:
+        pp.ongoing[pid] = b.base_offset
+
+
+def _check_txn_index(
+    seg: Segment, end: int | None, pp: _PartitionPass, opts: VerifyIndexOptions
+) -> Iterator[Problem]:
+    """Compare a segment's .txnindex with the aborted transactions whose ABORT marker
+    lies in ``[seg.base, end)``."""
+    expected = sorted(
+        (t for marker, ts in pp.aborted.items() for t in ts
+         if marker >= seg.base and (end is None or marker < end)),
+        key=lambda t: t[2],
+    )
+    if opts.rebuild_into and seg.log is not None and (expected or seg.txn_index is not None):
+        from .rebuild import write_rebuilt_txn
+
+        write_rebuilt_txn(opts.rebuild_into, seg.log.path, seg.base, expected)
+    on_disk: list[AbortedTxn] = []
+    if seg.txn_index is not None:
+        try:
+            with FileSource(seg.txn_index.path) as src:
+                on_disk = list(read_txn_index(src))
+        except KdumpError:
+            return
+    path = seg.txn_index.path if seg.txn_index is not None else (seg.log.path if seg.log else "")
+    have = {t.last_offset: t for t in on_disk}
+    for pid, first, last, lso in expected:
+        t = have.pop(last, None)
+        if t is None:
+            yield Problem(path, None, "txn-index",
+                          f"aborted transaction of producer {pid} (ABORT marker at offset {last}) "
+                          "is missing from the transaction index")
+            continue
+        diffs = []
+        if t.producer_id != pid:
+            diffs.append(f"producer {t.producer_id}, the marker's is {pid}")
+        if first >= 0 and t.first_offset != first:
+            diffs.append(f"first offset {t.first_offset}, the log says {first}")
+        if t.last_stable_offset != lso:
+            diffs.append(f"last stable offset {t.last_stable_offset}, the log says {lso}")
+        if diffs:
+            yield Problem(path, t.position, "txn-index",
+                          f"entry {t.slot} (marker at offset {last}): " + "; ".join(diffs),
+                          severity=WARNING if t.producer_id == pid else ERROR)
+    for t in have.values():
+        yield Problem(path, t.position, "txn-index",
+                      f"entry {t.slot}: no ABORT marker of producer {t.producer_id} at offset "
+                      f"{t.last_offset} in this segment")
+
+
+def _check_snapshot(f: KafkaFile, pp: _PartitionPass) -> Iterator[Problem]:
+    try:
+        with FileSource(f.path) as src:
+            snap = read_producer_snapshot(src)
+    except KdumpError as err:
+        yield Problem(f.path, err.position, "snapshot-corrupt", err.message)
+        return
+    if not snap.crc_valid:
+        yield Problem(f.path, 2, "snapshot-crc",
+                      f"stored CRC-32C {snap.crc} does not match the computed {snap.computed_crc}")
+        return
+    yield from _compare_snapshot(snap, pp)
+
+
+def _snapshot_sanity(f: KafkaFile) -> Iterator[Problem]:
+    try:
+        with FileSource(f.path) as src:
+            snap = read_producer_snapshot(src)
+    except KdumpError as err:
+        yield Problem(f.path, err.position, "snapshot-corrupt", err.message)
+        return
+    if not snap.crc_valid:
+        yield Problem(f.path, 2, "snapshot-crc",
+                      f"stored CRC-32C {snap.crc} does not match the computed {snap.computed_crc}")
+
+
+def _compare_snapshot(snap: ProducerSnapshot, pp: _PartitionPass) -> Iterator[Problem]:
+    for k, e in enumerate(snap.entries):
+        where = L.SNAPSHOT_HEADER_SIZE + k * L.SNAPSHOT_ENTRY_SIZE
+        prod = pp.producers.get(e.producer_id)
+        if prod is None or not prod.has_data:
+            if e.has_batch_metadata and pp.first_offset is not None and \
+                    e.last_offset >= pp.first_offset:
+                yield Problem(snap.path, where, "snapshot-mismatch",
+                              f"producer {e.producer_id} has last offset {e.last_offset}, but no "
+                              "batch of it is in the log before the snapshot", severity=WARNING)
+            continue
+        if not e.has_batch_metadata:
+            continue
+        diffs = []
+        if e.last_offset != prod.last_offset:
+            diffs.append(f"last offset {e.last_offset}, the log says {prod.last_offset}")
+        if e.last_sequence != prod.last_sequence:
+            diffs.append(f"last sequence {e.last_sequence}, the log says {prod.last_sequence}")
+        if e.producer_epoch < prod.epoch:
+            diffs.append(f"epoch {e.producer_epoch}, the log says {prod.epoch}")
+        if diffs:
+            yield Problem(snap.path, where, "snapshot-mismatch",
+                          f"producer {e.producer_id}: " + "; ".join(diffs), severity=WARNING)
+
+
+def _check_leader_epochs(f: KafkaFile, pp: _PartitionPass) -> Iterator[Problem]:
+    try:
+        with FileSource(f.path) as src:
+            cp = read_checkpoint(src, "leader-epoch-checkpoint")
+    except KdumpError as err:
+        yield Problem(f.path, err.position, "checkpoint", err.message)
+        return
+    entries = [(e.fields["epoch"], e.fields["start_offset"]) for e in cp.entries]
+    for (e1, s1), (e2, s2) in pairwise(entries):
+        if e2 <= e1 or s2 < s1:
+            yield Problem(f.path, None, "leader-epoch",
+                          f"entries (epoch {e1}, start {s1}) and (epoch {e2}, start {s2}) do not "
+                          "ascend")
+    have = dict(entries)
+    for epoch, start in pp.epochs:
+        got = have.get(epoch)
+        if got is None:
+            yield Problem(f.path, None, "leader-epoch",
+                          f"batches carry leader epoch {epoch} from offset {start}, but the "
+                          "checkpoint has no entry for it", severity=WARNING)
+        elif got != start and not (pp.first_offset is not None and got < pp.first_offset
+                                   and start == pp.first_offset):
+            yield Problem(f.path, None, "leader-epoch",
+                          f"epoch {epoch} starts at offset {got} in the checkpoint, but its first "
+                          f"batch in the log is at offset {start}", severity=WARNING)
+    log_epochs = {e for e, _ in pp.epochs}
+    for epoch, start in entries:
+        if epoch not in log_epochs and pp.next_offset is not None and start < pp.next_offset and \
+                (pp.first_offset is None or start >= pp.first_offset):
+            yield Problem(f.path, None, "leader-epoch",
+                          f"checkpoint says epoch {epoch} starts at offset {start}, but no batch "
+                          "in the log carries that epoch", severity=WARNING)
+
+
+# --- the log dir's checkpoints -----------------------------------------------------------
+def verify_root_checkpoints(
+    files: list[KafkaFile], partitions: dict[tuple[str, int], PartitionState]
+) -> Iterator[Problem]:
+    seen_recovery: set[tuple[str, int]] = set()
+    have_recovery_file = False
+    for f in files:
+        if f.kind not in OFFSET_CHECKPOINTS or f.leftover is not None:
+            continue
+        try:
+            with FileSource(f.path) as src:
+                cp = read_checkpoint(src, f.kind)
+        except KdumpError as err:
+            yield Problem(f.path, err.position, "checkpoint", err.message)
+            continue
+        field_name = OFFSET_CHECKPOINTS[f.kind]
+        if f.kind == "recovery-point-offset-checkpoint":
+            have_recovery_file = True
+        for e in cp.entries:
+            key = (e.fields["topic"], e.fields["partition"])
+            value = e.fields[field_name]
+            if f.kind == "recovery-point-offset-checkpoint":
+                seen_recovery.add(key)
+            st = partitions.get(key)
+            if st is None:
+                if partitions:
+                    yield Problem(f.path, None, "checkpoint",
+                                  f"line {e.line}: {key[0]}-{key[1]} is not a partition of this "
+                                  "log dir", severity=WARNING)
+                continue
+            leo = st.log_end_offset
+            if leo is not None and value > leo:
+                what = {"recovery_point": "recovery point", "high_watermark": "high watermark",
+                        "log_start_offset": "log start offset",
+                        "cleaner_checkpoint": "cleaner checkpoint"}[field_name]
+                yield Problem(f.path, None, "checkpoint",
+                              f"line {e.line}: {what} {value} of {key[0]}-{key[1]} is beyond its "
+                              f"log end offset {leo}", severity=WARNING,
+                              extra={"topic": key[0], "partition": key[1], field_name: value,
+                                     "log_end_offset": leo})
+    if have_recovery_file:
+        for key, st in sorted(partitions.items()):
+            if key not in seen_recovery:
+                yield Problem(st.path, None, "checkpoint",
+                              "partition is not in recovery-point-offset-checkpoint (the broker "
+                              "recovers it from its first segment)", severity=INFO)
+
+
+__all__ = ["ERROR", "VerifyIndexOptions", "verify_index"]
