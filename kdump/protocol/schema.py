@@ -32,9 +32,12 @@ All decoding problems raise :class:`SchemaError`.
 from __future__ import annotations
 
 import base64
+import json
+import json.encoder
 import math
+import re
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -127,8 +130,8 @@ class Versions:
     def empty(self) -> bool:
         return self.lo > self.hi
 
-    def __contains__(self, version: object) -> bool:
-        return isinstance(version, int) and self.lo <= version <= self.hi
+    def __contains__(self, version: int) -> bool:
+        return self.lo <= version <= self.hi
 
     def __str__(self) -> str:
         if self.empty:
@@ -639,7 +642,14 @@ _SHORT_ESCAPES = {
 }
 
 
+_CONTROL_CHARS = re.compile("[\x00-\x1f]")
+_encode_basestring: Callable[[str], str] = json.encoder.encode_basestring
+
+
 def _json_string(s: str) -> str:
+    if _CONTROL_CHARS.search(s) is None:
+        # No control characters: Jackson and json escape exactly '"' and '\\'.
+        return _encode_basestring(s)
     out = ['"']
     for ch in s:
         esc = _SHORT_ESCAPES.get(ch)
@@ -654,7 +664,21 @@ def _json_string(s: str) -> str:
 
 
 def _json_parts(obj: object, out: list[str]) -> None:
-    if obj is None:
+    if isinstance(obj, str):
+        out.append(_json_string(obj))
+    elif isinstance(obj, dict):
+        out.append("{")
+        first = True
+        for k, v in obj.items():
+            if first:
+                first = False
+            else:
+                out.append(",")
+            out.append(_json_string(str(k)))
+            out.append(":")
+            _json_parts(v, out)
+        out.append("}")
+    elif obj is None:
         out.append("null")
     elif obj is True:
         out.append("true")
@@ -662,22 +686,6 @@ def _json_parts(obj: object, out: list[str]) -> None:
         out.append("false")
     elif isinstance(obj, int):
         out.append(str(obj))
-    elif isinstance(obj, float):
-        text = java_double_str(obj)
-        out.append(f'"{text}"' if not math.isfinite(obj) else text)
-    elif isinstance(obj, str):
-        out.append(_json_string(obj))
-    elif isinstance(obj, dict):
-        out.append("{")
-        first = True
-        for k, v in obj.items():
-            if not first:
-                out.append(",")
-            first = False
-            out.append(_json_string(str(k)))
-            out.append(":")
-            _json_parts(v, out)
-        out.append("}")
     elif isinstance(obj, list | tuple):
         out.append("[")
         for i, v in enumerate(obj):
@@ -685,6 +693,9 @@ def _json_parts(obj: object, out: list[str]) -> None:
                 out.append(",")
             _json_parts(v, out)
         out.append("]")
+    elif isinstance(obj, float):
+        text = java_double_str(obj)
+        out.append(text if math.isfinite(obj) else f'"{text}"')
     elif isinstance(obj, bytes | bytearray):
         out.append('"' + base64.b64encode(bytes(obj)).decode("ascii") + '"')
     else:
