@@ -151,6 +151,9 @@ class DumpTextRenderer:
         self.ts_out_of_order: dict[str, list[tuple[int, int]]] = {}
         self.ts_not_found: dict[str, list[tuple[int, int]]] = {}
         self.non_consecutive: dict[str, list[tuple[int, int]]] = {}
+        # producer snapshots whose CRC failed: ProducerStateManager.readSnapshot throws
+        # CorruptSnapshotException before returning any entry, so none is printed
+        self.corrupt_snapshots: set[str] = set()
 
     def _w(self, line: str) -> None:
         self.out.write(line + "\n")
@@ -188,6 +191,8 @@ class DumpTextRenderer:
                 f"lastOffset: {t.last_offset} lastStableOffset: {t.last_stable_offset}"
             )
         elif isinstance(item, SnapshotEntryEvent):
+            if item.path in self.corrupt_snapshots:
+                return
             e = item.entry
             txn_first = e.current_txn_first_offset if e.current_txn_first_offset >= 0 else None
             line = (
@@ -240,6 +245,7 @@ class DumpTextRenderer:
         elif p.kind in ("offset-gap", "offset-order"):
             self.non_consecutive.setdefault(key, []).append((extra["after"], extra["next"]))
         elif p.kind in ("snapshot-corrupt", "snapshot-crc"):
+            self.corrupt_snapshots.add(p.path)
             self._e(p.detail)
         elif p.kind == "unknown-file" and extra.get("ignored"):
             self._e(f"Ignoring unknown file {p.path}")
