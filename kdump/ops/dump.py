@@ -193,7 +193,12 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                 records_total += len(records)
             yield BatchEvent(batch, records)
             yield from problems
-        yield LogEnd(f.path, src.size, reader.end, reader.valid_end, reader.limited, batches,
+        # DumpLogSegments prints "Found N invalid bytes" only when maxBytes is its default
+        # Integer.MAX_VALUE: any other --max-bytes, even one past the end of the file,
+        # counts as a bounded read
+        limited = reader.limited or (
+            opts.max_bytes is not None and opts.max_bytes != L.INT32_MAX)
+        yield LogEnd(f.path, src.size, reader.end, reader.valid_end, limited, batches,
                      records_total, reader.unreadable_bytes)
 
 
