@@ -1,5 +1,8 @@
 """Aborted-transaction index (``.txnindex``): 34-byte entries, no header.
 
+The version is what Kafka's ``AbortedTxn.version()`` reads: the first byte of the
+2-byte field.
+
 storage/src/main/java/org/apache/kafka/storage/internals/log/TransactionIndex.java,
 AbortedTxn.java.  A trailing partial entry is ignored, as Kafka does.
 """
@@ -36,6 +39,9 @@ def read_txn_index(source: FileSource) -> Iterator[AbortedTxn]:
         data = source.pread(first * size, n * size)
         for k in range(len(data) // size):
             version, pid, first_off, last_off, lso = L.TXN_INDEX_ENTRY.unpack_from(data, k * size)
+            # AbortedTxn.version() is buffer.get(VERSION_OFFSET): only the first byte of the
+            # int16 field (signed), so ``00 01`` is version 0 to Kafka
+            version >>= 8
             yield AbortedTxn(first + k, (first + k) * size, version, pid, first_off, last_off, lso)
 
 
