@@ -1181,6 +1181,8 @@ def test_remote_log_metadata_errors() -> None:
     bad = dict(_SEGMENT, remoteLogSegmentState=9)
     out = d.decode(None, _remote("RemoteLogSegmentMetadataRecord", bad), 9)
     assert out.value_text == "Error at offset 9, skipping. state can not be null"
+    out = d.decode(None, None, 9)
+    assert out.error and out.value_text and out.value_text.startswith("Error at offset 9, skipping.")
     out = d.decode(None, frame(4, 0, b"\x00"), 9)
     assert out.value_text == (
         "Error at offset 9, skipping. org.apache.kafka.common.errors.UnsupportedVersionException: "

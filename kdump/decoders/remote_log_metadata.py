@@ -261,16 +261,17 @@ class RemoteLogMetadataDecoder:
     name = "remote-log-metadata"
 
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
+        if value is None:  # Kafka fails with a JVM NullPointerException message here
+            text = f"Error at offset {offset}, skipping. the record has a null value"
+            return Decoded(None, text, None, None, text)
         try:
             schema, api_key, version, data = decode_frame(value, REMOTE_LOG_METADATA_SCHEMAS)
         except Exception as e:  # FrameError or anything else: never abort a dump
             text = f"Error at offset {offset}, skipping. {e}"
-            raw: dict[str, Any] | None = None
-            if value is not None:
-                raw = {}
-                if isinstance(e, FrameError) and e.api_key is not None:
-                    raw["apiKey"] = e.api_key
-                raw["raw"] = base64.b64encode(value).decode("ascii")
+            raw: dict[str, Any] = {}
+            if isinstance(e, FrameError) and e.api_key is not None:
+                raw["apiKey"] = e.api_key
+            raw["raw"] = base64.b64encode(value).decode("ascii")
             return Decoded(None, text, None, raw, text)
         obj = {"type": record_type_name(schema.name), "version": version, "data": data}
         try:
