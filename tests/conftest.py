@@ -1,0 +1,175 @@
+"""Shared fixtures for the ``kdump dump`` tests.
+
+* ``--update-golden``: rewrite ``golden/dump/*`` instead of comparing against it.
+* ``kdump``: run the real command line in-process (``kdump.cli.main``) with stdout and
+  stderr captured, from a chosen working directory, and check that no input file was
+  changed by the run (size, mtime and SHA-256 of every file under the watched paths).
+* ``sample_dir``: the deterministic sample log dir of ``tests/writer.py`` (built once).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import sys
+from collections.abc import Callable, Iterable
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+try:
+    from tests import writer as w
+except ImportError:  # pragma: no cover - tests/ not importable as a package
+    import writer as w  # type: ignore[no-redef, unused-ignore]
+
+REPO = Path(__file__).resolve().parent.parent
+GOLDEN_DIR = REPO / "golden" / "dump"
+
+#: environment variables that would change kdump's or rich's output
+_ENV_DROP = ("KDUMP_FORMAT", "KDUMP_DEBUG", "FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE",
+             "TTY_INTERACTIVE", "CLICOLOR_FORCE", "JUPYTER_COLUMNS", "JUPYTER_LINES")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="rewrite golden/dump/* from the current output instead of comparing",
+    )
+
+
+@pytest.fixture(scope="session")
+def update_golden(request: pytest.FixtureRequest) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
+@dataclass
+class Result:
+    rc: int
+    out: str
+    err: str
+
+    @property
+    def lines(self) -> list[str]:
+        return self.out.splitlines()
+
+    @property
+    def err_lines(self) -> list[str]:
+        return self.err.splitlines()
+
+
+def tree_state(paths: Iterable[Path]) -> dict[str, tuple[int, int, str]]:
+    """(size, mtime_ns, sha256) of every file under ``paths`` (files or directories)."""
+    state: dict[str, tuple[int, int, str]] = {}
+    for root in paths:
+        root = Path(root)
+        if not root.exists() and not root.is_symlink():
+            continue
+        files = [root] if not root.is_dir() else sorted(p for p in root.rglob("*"))
+        for p in files:
+            if p.is_symlink() or not p.is_file():
+                continue
+            st = p.stat()
+            try:
+                digest = hashlib.sha256(p.read_bytes()).hexdigest()
+            except PermissionError:
+                digest = "<unreadable>"
+            state[str(p)] = (st.st_size, st.st_mtime_ns, digest)
+        if root.is_dir():
+            state[str(root) + "/<names>"] = (0, 0, "\n".join(sorted(
+                str(p.relative_to(root)) for p in root.rglob("*"))))
+    return state
+
+
+def run_in_process(args: list[str], cwd: Path | None = None) -> Result:
+    """``kdump ARGS`` through the console entry point, output captured."""
+    import kdump.cli
+
+    out, err = io.StringIO(), io.StringIO()
+    old = os.getcwd()
+    rc: int
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                kdump.cli.main(list(args))
+                rc = 0
+            except SystemExit as e:
+                code = e.code
+                rc = code if isinstance(code, int) else (0 if code is None else 1)
+    finally:
+        os.chdir(old)
+    return Result(rc, out.getvalue(), err.getvalue())
+
+
+KdumpRunner = Callable[..., Result]
+
+
+@pytest.fixture
+def kdump(monkeypatch: pytest.MonkeyPatch) -> KdumpRunner:
+    """``kdump("dump", "x.log", cwd=dir, watch=[paths])`` -> Result.
+
+    Tables come out at 100 columns without colour.  Every file under ``watch`` (default:
+    ``cwd``, or nothing) must be byte-for-byte unchanged, with the same mtime, afterwards.
+    """
+    for name in _ENV_DROP:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("LINES", "50")
+    monkeypatch.setenv("TERM", "dumb")
+
+    def run(*args: str | os.PathLike[str], cwd: Path | None = None,
+            watch: Iterable[Path] | None = None) -> Result:
+        watched = list(watch) if watch is not None else ([Path(cwd)] if cwd is not None else [])
+        before = tree_state(watched)
+        result = run_in_process([str(a) for a in args], cwd)
+        after = tree_state(watched)
+        assert after == before, "kdump changed its inputs"
+        assert "Traceback" not in result.err, result.err
+        return result
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def sample_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """tests/writer.py's sample log dir (deterministic); never modified by tests."""
+    root = tmp_path_factory.mktemp("sample") / "logdir"
+    w.write_sample_logdir(root)
+    return root
+
+
+def subprocess_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _ENV_DROP}
+    env["COLUMNS"] = "100"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+KDUMP_BIN = Path(sys.executable).with_name("kdump")
+
+
+@pytest.fixture(scope="session")
+def golden_fixture(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """``golden_fixture(name)``: the directory of golden case ``name``, built once."""
+    try:
+        from tests import golden_util as g
+    except ImportError:  # pragma: no cover
+        import golden_util as g  # type: ignore[no-redef, unused-ignore]
+
+    built: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in built:
+            d = tmp_path_factory.mktemp(f"golden-{name}") / name
+            d.mkdir()
+            g.case(name).build(d)
+            built[name] = d
+        return built[name]
+
+    return get
