@@ -33,11 +33,12 @@ class TimeIndexEntry:
 class _Index:
     entry_size = 8
 
-    def __init__(self, source: FileSource, base_offset: int) -> None:
+    def __init__(self, source: FileSource, base_offset: int, *, chunk: int = 1 << 20) -> None:
         self.source = source
         self.path = source.path
         self.base_offset = base_offset
-        self.window = Window(source, chunk=1 << 20)
+        #: ``chunk``: bytes read at a time; small for lookups that should touch little
+        self.window = Window(source, chunk=chunk)
 
     @property
     def slots(self) -> int:
@@ -66,13 +67,10 @@ class OffsetIndex(_Index):
 
     def used_slots(self) -> int:
         """Slots before the preallocated zero tail: DumpLogSegments stops at the first
-        slot past slot 0 whose offset is the base offset (relative offset 0)."""
-        n = self.slots
-        for slot in range(1, n):
-            view, i = self._raw(slot)
-            if L.OFFSET_INDEX_ENTRY.unpack_from(view, i)[0] == 0:
-                return slot
-        return n
+        slot past slot 0 whose offset is the base offset (relative offset 0).  Found by
+        binary search when the file is sane (the tail is all zero slots), so a lookup in a
+        preallocated 10 MiB index reads a few pages, not the file."""
+        return _used_slots(self, 0)
 
     def lookup(self, target: int) -> OffsetIndexEntry | None:
         """OffsetIndex.lookup: the used entry with the largest offset <= target
@@ -103,12 +101,8 @@ class TimeIndex(_Index):
             yield self.entry(slot)
 
     def used_slots(self) -> int:
-        n = self.slots
-        for slot in range(1, n):
-            view, i = self._raw(slot)
-            if L.TIME_INDEX_ENTRY.unpack_from(view, i)[1] == 0:
-                return slot
-        return n
+        """As :meth:`OffsetIndex.used_slots` (a zero relative offset past slot 0)."""
+        return _used_slots(self, 1)
 
     def lookup(self, timestamp: int) -> TimeIndexEntry | None:
         """TimeIndex.lookup: the used entry with the largest timestamp <= target."""
@@ -123,6 +117,35 @@ class TimeIndex(_Index):
             else:
                 hi = mid - 1
         return found
+
+
+def _rel(index: _Index, slot: int, field: int) -> int:
+    view, i = index._raw(slot)
+    st = L.OFFSET_INDEX_ENTRY if index.entry_size == L.OFFSET_INDEX_ENTRY_SIZE else L.TIME_INDEX_ENTRY
+    return int(st.unpack_from(view, i)[field])
+
+
+def _used_slots(index: _Index, field: int) -> int:
+    n = index.slots
+    if n <= 1:
+        return n
+    if _rel(index, n - 1, field) != 0:
+        return n  # no zero tail: every slot is used (a zero in the middle is found below)
+    # the tail is zero: binary search for the first zero slot past slot 0, assuming the
+    # used entries have non-zero relative offsets (they do: entries ascend from > 0)
+    lo, hi = 1, n - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _rel(index, mid, field) == 0:
+            hi = mid
+        else:
+            lo = mid + 1
+    # DumpLogSegments stops at the *first* zero slot: make sure none hides below
+    if lo > 1 and n <= 1 << 16:
+        for slot in range(1, lo):
+            if _rel(index, slot, field) == 0:
+                return slot
+    return lo
 
 
 def offset_index_sanity(index: OffsetIndex) -> str | None:

@@ -328,3 +328,15 @@ def partition_is_empty_problem(path: str) -> Problem:
 
 
 __all__ = ["ERROR", "FILE_KINDS", "KafkaFile", "PartitionDir", "Walker", "classify", "walk"]
+
+
+def list_segments(directory: str) -> list[tuple[int, str]]:
+    """``(base offset, path)`` of the partition's ``.log`` segments, by base offset.
+    Only names are read: this is how a lookup picks its segment without opening any."""
+    out = []
+    for name in os.listdir(directory):
+        stem, dot, suffix = name.partition(".")
+        if dot and suffix == "log" and stem.isdigit():
+            out.append((int(stem), os.path.join(directory, name)))
+    out.sort()
+    return out

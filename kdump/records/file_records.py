@@ -49,6 +49,7 @@ class LogReader:
         resync: bool = True,
         check_lengths: bool = True,
         max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+        chunk: int | None = None,
     ) -> None:
         self.source = source
         self.path = source.path
@@ -58,7 +59,7 @@ class LogReader:
         self.resync = resync
         self.check_lengths = check_lengths
         self.max_batch_bytes = max_batch_bytes
-        self.window = Window(source)
+        self.window = Window(source) if chunk is None else Window(source, chunk)
         #: reading stops before the end of the file (``--max-bytes``): a batch crossing
         #: the limit is simply not read, as with FileRecords.slice
         self.limited = self.end < source.size

@@ -223,3 +223,27 @@ def _structured_of(ev: RecordEvent) -> tuple[bool, bool]:
         return (False, False)
     # internal-topic decoders always give structure; simple ones say so per side
     return (d.key_json is not None, d.value_json is not None)
+
+
+class FindJsonRenderer(JsonRenderer):
+    """A find result as one object; with ``print_data_log`` the record's key, value and
+    headers are added under ``--payload-encoding``."""
+
+    def __init__(self, out: TextIO, *, payload_encoding: str = "utf8",
+                 print_data_log: bool = False) -> None:
+        super().__init__(out, payload_encoding=payload_encoding)
+        self.print_data = print_data_log
+
+    def emit(self, item: object) -> None:
+        to_json = getattr(item, "to_json", None)
+        if to_json is None or isinstance(item, Problem):
+            super().emit(item)
+            return
+        obj = to_json()
+        rec = getattr(item, "record", None)
+        batch = getattr(item, "batch", None)
+        if self.print_data and rec is not None and batch is not None:
+            r = record_object(batch, RecordEvent(rec), self.encoding, (False, False))
+            for k in ("key", "key_encoding", "value", "value_encoding", "headers"):
+                obj[k] = r[k]
+        self._write(obj)

@@ -6,6 +6,7 @@ Tables are flushed every few hundred rows so memory stays bounded on big logs.
 
 from __future__ import annotations
 
+import os
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -32,6 +33,18 @@ FLUSH_ROWS = 500
 
 
 def make_console(stream: TextIO, width: int | None = None) -> Console:
+    """A console on ``stream``: the terminal's width on a terminal, else ``$COLUMNS`` or
+    100 columns (tables stay readable when piped or captured)."""
+    if width is None:
+        try:
+            tty = stream.isatty()
+        except (AttributeError, ValueError):
+            tty = False
+        if not tty:
+            try:
+                width = int(os.environ.get("COLUMNS", "100"))
+            except ValueError:
+                width = 100
     return Console(file=stream, width=width, soft_wrap=False, highlight=False,
                    emoji=False)
 

@@ -1,0 +1,338 @@
+"""``kdump size-report``: what takes the space, per segment, partition and topic.
+
+Batches are counted as Kafka's FileRecords counts them (shallow entries: an
+uncompressed legacy message is one, a compressed wrapper is one).  Deep mode (the
+default) reads every record for its key, value and header sizes and decompresses to
+learn each codec's ratio; ``shallow`` reads batch headers only.
+
+Format overhead = uncompressed bytes - (keys + values + header keys and values): batch
+headers (61 bytes in v2), record framing (length, attributes, deltas, length varints)
+and legacy message headers, the figure the articles on Kafka's message format measure.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import layouts as L
+from ..errors import KdumpError
+from ..files.logdir import KafkaFile, walk
+from ..findings import INFO, Problem
+from ..records.file_records import LogReader
+from ..records.legacy import LegacyBatch
+from ..records.scan import scan_v2_records
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ..source import FileSource
+
+LEVELS = ("segment", "partition", "topic")
+
+#: file kind -> the row field its size adds to
+_SIZE_FIELDS = {
+    "log": "log_bytes",
+    "offset-index": "index_bytes",
+    "time-index": "time_index_bytes",
+    "txn-index": "txn_index_bytes",
+    "producer-snapshot": "snapshot_bytes",
+}
+
+
+@dataclass(slots=True)
+class CodecStats:
+    batches: int = 0
+    stored_bytes: int = 0
+    uncompressed_bytes: int = 0
+
+    def add(self, other: CodecStats) -> None:
+        self.batches += other.batches
+        self.stored_bytes += other.stored_bytes
+        self.uncompressed_bytes += other.uncompressed_bytes
+
+
+@dataclass(slots=True)
+class SizeRow:
+    """One row of the report: a segment, a partition, a topic, or the total."""
+
+    level: str
+    topic: str | None = None
+    partition: int | None = None
+    segment: str | None = None
+    bytes: int = 0
+    log_bytes: int = 0
+    index_bytes: int = 0
+    time_index_bytes: int = 0
+    txn_index_bytes: int = 0
+    snapshot_bytes: int = 0
+    other_bytes: int = 0
+    segments: int = 0
+    batches: int = 0
+    records: int = 0
+    control_batches: int = 0
+    control_records: int = 0
+    transactional_batches: int = 0
+    transactional_bytes: int = 0
+    key_bytes: int = 0
+    value_bytes: int = 0
+    header_bytes: int = 0
+    uncompressed_bytes: int = 0
+    overhead_bytes: int = 0
+    unreadable_bytes: int = 0
+    first_offset: int | None = None
+    last_offset: int | None = None
+    min_timestamp: int | None = None
+    max_timestamp: int | None = None
+    producer_ids: set[int] = field(default_factory=set)
+    codecs: dict[str, CodecStats] = field(default_factory=dict)
+    exact_records: bool = True
+
+    def merge(self, o: SizeRow) -> None:
+        for name in ("bytes", "log_bytes", "index_bytes", "time_index_bytes", "txn_index_bytes",
+                     "snapshot_bytes", "other_bytes", "segments", "batches", "records",
+                     "control_batches", "control_records", "transactional_batches",
+                     "transactional_bytes", "key_bytes", "value_bytes", "header_bytes",
+                     "uncompressed_bytes", "overhead_bytes", "unreadable_bytes"):
+            setattr(self, name, getattr(self, name) + getattr(o, name))
+        self.first_offset = _min(self.first_offset, o.first_offset)
+        self.last_offset = _max(self.last_offset, o.last_offset)
+        self.min_timestamp = _min(self.min_timestamp, o.min_timestamp)
+        self.max_timestamp = _max(self.max_timestamp, o.max_timestamp)
+        self.producer_ids |= o.producer_ids
+        for name, c in o.codecs.items():
+            self.codecs.setdefault(name, CodecStats()).add(c)
+        self.exact_records = self.exact_records and o.exact_records
+
+    @property
+    def payload_bytes(self) -> int:
+        return self.key_bytes + self.value_bytes + self.header_bytes
+
+    @property
+    def key(self) -> tuple[Any, ...]:
+        return (self.topic or "", self.partition or 0, self.segment or "")
+
+    def to_json(self) -> dict[str, Any]:
+        obj: dict[str, Any] = {"type": self.level if self.level != "all" else "total"}
+        if self.level in ("segment", "partition", "topic"):
+            obj["topic"] = self.topic
+        if self.level in ("segment", "partition"):
+            obj["partition"] = self.partition
+        if self.level == "segment":
+            obj["segment"] = self.segment
+        obj.update(
+            bytes=self.bytes, log_bytes=self.log_bytes, index_bytes=self.index_bytes,
+            time_index_bytes=self.time_index_bytes, txn_index_bytes=self.txn_index_bytes,
+            snapshot_bytes=self.snapshot_bytes, other_bytes=self.other_bytes,
+            segments=self.segments, batches=self.batches, records=self.records,
+            records_exact=self.exact_records,
+            control_batches=self.control_batches, control_records=self.control_records,
+            transactional_batches=self.transactional_batches,
+            transactional_bytes=self.transactional_bytes,
+            key_bytes=self.key_bytes, value_bytes=self.value_bytes,
+            header_bytes=self.header_bytes, payload_bytes=self.payload_bytes,
+            overhead_bytes=self.overhead_bytes, uncompressed_bytes=self.uncompressed_bytes,
+            compression_ratio=_ratio(self.uncompressed_bytes, self.log_bytes_in_batches()),
+            unreadable_bytes=self.unreadable_bytes,
+            first_offset=self.first_offset, last_offset=self.last_offset,
+            min_timestamp=self.min_timestamp, max_timestamp=self.max_timestamp,
+            producers=len(self.producer_ids),
+            codecs={name: {"batches": c.batches, "stored_bytes": c.stored_bytes,
+                           "uncompressed_bytes": c.uncompressed_bytes,
+                           "ratio": _ratio(c.uncompressed_bytes, c.stored_bytes)}
+                    for name, c in sorted(self.codecs.items())},
+        )
+        return obj
+
+    def log_bytes_in_batches(self) -> int:
+        return sum(c.stored_bytes for c in self.codecs.values())
+
+
+def _ratio(a: int, b: int) -> float | None:
+    """uncompressed / stored; None when either is unknown (shallow reports do not
+    decompress)."""
+    return round(a / b, 4) if a and b else None
+
+
+def _min(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _max(a: int | None, b: int | None) -> int | None:
+    return b if a is None else a if b is None else max(a, b)
+
+
+@dataclass(slots=True)
+class SizeOptions:
+    by: str = "partition"
+    top: int | None = None
+    deep: bool = True
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+
+
+def size_report(paths: Iterable[str], opts: SizeOptions) -> Iterator[SizeRow | Problem]:
+    """Rows at ``opts.by`` level (largest first when ``top`` is set), then the total."""
+    rows: dict[tuple[Any, ...], SizeRow] = {}
+    total = SizeRow("all")
+    for item in walk(paths):
+        if isinstance(item, Problem):
+            if item.severity != INFO:
+                yield item
+            continue
+        if item.topic is None:
+            continue  # log-dir root files belong to no partition
+        seg_row = SizeRow("segment", item.topic, item.partition, _segment_name(item))
+        try:
+            yield from _account(item, seg_row, opts)
+        except KdumpError as e:
+            yield Problem(e.path or item.path, e.position, "unreadable-file", e.message)
+            continue
+        key = _level_key(seg_row, opts.by)
+        row = rows.get(key)
+        if row is None:
+            row = rows[key] = SizeRow(opts.by, seg_row.topic,
+                                      seg_row.partition if opts.by != "topic" else None,
+                                      seg_row.segment if opts.by == "segment" else None)
+        row.merge(seg_row)
+        total.merge(seg_row)
+    ordered = sorted(rows.values(), key=lambda r: r.key)
+    if opts.top is not None:
+        ordered = sorted(ordered, key=lambda r: (-r.bytes, r.key))[: opts.top]
+    yield from ordered
+    yield total
+
+
+def _segment_name(f: KafkaFile) -> str:
+    """Files of one segment share a row: the name without its suffix."""
+    name = os.path.basename(f.path)
+    if f.base_offset is not None and f.kind in _SIZE_FIELDS:
+        return f"{f.base_offset:0{L.OFFSET_DIGITS}d}"
+    return name
+
+
+def _level_key(row: SizeRow, by: str) -> tuple[Any, ...]:
+    if by == "topic":
+        return (row.topic,)
+    if by == "partition":
+        return (row.topic, row.partition)
+    return (row.topic, row.partition, row.segment)
+
+
+def _account(f: KafkaFile, row: SizeRow, opts: SizeOptions) -> Iterator[Problem]:
+    try:
+        size = os.stat(f.path).st_size
+    except OSError as e:
+        yield Problem(f.path, None, "unreadable-file", (e.strerror or str(e)).lower())
+        return
+    row.bytes += size
+    name = _SIZE_FIELDS.get(f.kind)
+    if name is None or f.leftover is not None:
+        row.other_bytes += size
+        if f.kind != "log" or f.leftover is not None:
+            return
+    else:
+        setattr(row, name, getattr(row, name) + size)
+    if f.kind != "log":
+        return
+    row.segments += 1
+    with FileSource(f.path) as src:
+        reader = LogReader(src, active=f.active, max_batch_bytes=opts.max_batch_bytes)
+        for item in reader:
+            if isinstance(item, Problem):
+                if item.severity != INFO:
+                    yield item
+                continue
+            _batch(item, row, opts)
+        row.unreadable_bytes += reader.unreadable_bytes
+
+
+def _batch(b: RecordBatch | LegacyBatch, row: SizeRow, opts: SizeOptions) -> None:
+    row.batches += 1
+    first = b.base_offset if isinstance(b, RecordBatch) else b.last_offset
+    row.first_offset = _min(row.first_offset, first)
+    row.last_offset = _max(row.last_offset, b.last_offset)
+    codec = row.codecs.setdefault(b.compression_name, CodecStats())
+    codec.batches += 1
+    codec.stored_bytes += b.size
+    if isinstance(b, RecordBatch):
+        if b.producer_id >= 0:
+            row.producer_ids.add(b.producer_id)
+        if b.is_transactional:
+            row.transactional_batches += 1
+            row.transactional_bytes += b.size
+        if b.is_control:
+            row.control_batches += 1
+        ts_lo = ts_hi = b.max_timestamp
+        if not opts.deep:
+            row.records += max(b.records_count, 0)
+            if b.is_control:
+                row.control_records += max(b.records_count, 0)
+            if b.compression == L.CODEC_NONE:
+                codec.uncompressed_bytes += b.size
+                row.uncompressed_bytes += b.size
+            if b.base_timestamp >= 0 and not b.has_delete_horizon:
+                ts_lo = min(ts_lo, b.base_timestamp)
+        else:
+            try:
+                buf, start, end = b.payload(opts.max_batch_bytes)
+            except KdumpError:
+                row.unreadable_bytes += b.size
+                return
+            s = scan_v2_records(buf, start, end, max(b.records_count, 0))
+            row.records += s.records
+            if b.is_control:
+                row.control_records += s.records
+            row.key_bytes += s.key_bytes
+            row.value_bytes += s.value_bytes
+            row.header_bytes += s.header_bytes
+            unc = L.RECORD_BATCH_OVERHEAD + (end - start)
+            codec.uncompressed_bytes += unc
+            row.uncompressed_bytes += unc
+            row.overhead_bytes += unc - s.key_bytes - s.value_bytes - s.header_bytes
+            if s.records and b.timestamp_type == L.CREATE_TIME:
+                ts_lo = b.base_timestamp + s.min_ts_delta
+                ts_hi = max(b.max_timestamp, b.base_timestamp + s.max_ts_delta)
+        if b.records_count > 0 or opts.deep:
+            if ts_lo >= 0:
+                row.min_timestamp = _min(row.min_timestamp, ts_lo)
+            if ts_hi >= 0:
+                row.max_timestamp = _max(row.max_timestamp, ts_hi)
+        return
+    # legacy entry
+    if b.timestamp >= 0:
+        row.min_timestamp = _min(row.min_timestamp, b.timestamp)
+        row.max_timestamp = _max(row.max_timestamp, b.timestamp)
+    if not b.is_compressed:
+        row.records += 1
+        codec.uncompressed_bytes += b.size
+        row.uncompressed_bytes += b.size
+        try:
+            rec = next(iter(b.records()))
+            k, v = max(rec.key_size, 0), max(rec.value_size, 0)
+        except (KdumpError, StopIteration):
+            k = v = 0
+        row.key_bytes += k
+        row.value_bytes += v
+        row.overhead_bytes += b.size - k - v
+        return
+    if not opts.deep:
+        row.records += 1
+        row.exact_records = False
+        return
+    unc = L.LOG_OVERHEAD + (L.RECORD_OVERHEAD_V1 if b.magic >= 1 else L.RECORD_OVERHEAD_V0)
+    k = v = n = 0
+    try:
+        for rec in b.records(opts.max_batch_bytes):
+            n += 1
+            unc += rec.size
+            k += max(rec.key_size, 0)
+            v += max(rec.value_size, 0)
+            if rec.timestamp >= 0:
+                row.min_timestamp = _min(row.min_timestamp, rec.timestamp)
+    except KdumpError:
+        row.unreadable_bytes += b.size
+    row.records += n
+    row.key_bytes += k
+    row.value_bytes += v
+    codec.uncompressed_bytes += unc
+    row.uncompressed_bytes += unc
+    row.overhead_bytes += unc - k - v

@@ -1,0 +1,201 @@
+"""Renderers for size-report rows and find results."""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from ..findings import Problem
+from .common import problem_line
+
+#: text columns of size-report: (header, JSON field)
+SIZE_COLUMNS = [
+    ("bytes", "bytes"),
+    ("segments", "segments"),
+    ("batches", "batches"),
+    ("records", "records"),
+    ("key_bytes", "key_bytes"),
+    ("value_bytes", "value_bytes"),
+    ("header_bytes", "header_bytes"),
+    ("overhead_bytes", "overhead_bytes"),
+    ("ratio", "compression_ratio"),
+    ("first_offset", "first_offset"),
+    ("last_offset", "last_offset"),
+    ("min_timestamp", "min_timestamp"),
+    ("max_timestamp", "max_timestamp"),
+]
+
+
+def _name(d: dict[str, Any]) -> str:
+    t = d["type"]
+    if t == "total":
+        return "TOTAL"
+    if t == "topic":
+        return str(d["topic"])
+    if t == "partition":
+        return f"{d['topic']}-{d['partition']}"
+    return f"{d['topic']}-{d['partition']}/{d['segment']}"
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    return str(v)
+
+
+class SizeTextRenderer:
+    """A header line, then one whitespace-separated line per row (awk-friendly)."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self.header = False
+
+    def emit(self, item: object) -> None:
+        if isinstance(item, Problem):
+            self.err.write(problem_line(item) + "\n")
+            return
+        to_json = getattr(item, "to_json", None)
+        if to_json is None:
+            return
+        d = to_json()
+        if not self.header:
+            self.out.write(" ".join(["name"] + [h for h, _ in SIZE_COLUMNS]) + "\n")
+            self.header = True
+        self.out.write(" ".join([_name(d)] + [_cell(d.get(k)) for _, k in SIZE_COLUMNS]) + "\n")
+
+    def close(self) -> None:
+        self.out.flush()
+
+
+def human(n: int | None) -> str:
+    if n is None:
+        return "-"
+    f = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(f) < 1024 or unit == "TiB":
+            return f"{f:.0f} {unit}" if unit == "B" else f"{f:.1f} {unit}"
+        f /= 1024
+    return str(n)
+
+
+class SizeTableRenderer:
+    """A rich table with a bar per row so the big ones stand out."""
+
+    def __init__(self, out: TextIO, err: TextIO, *, width: int | None = None) -> None:
+        from .table import make_console
+
+        self.console = make_console(out, width)
+        self.err = make_console(err, width)
+        self.rows: list[dict[str, Any]] = []
+        self.total: dict[str, Any] | None = None
+
+    def emit(self, item: object) -> None:
+        if isinstance(item, Problem):
+            self.err.print(problem_line(item), style="red", markup=False)
+            return
+        to_json = getattr(item, "to_json", None)
+        if to_json is None:
+            return
+        d = to_json()
+        if d["type"] == "total":
+            self.total = d
+        else:
+            self.rows.append(d)
+
+    def close(self) -> None:
+        from rich.table import Table
+
+        level = self.rows[0]["type"] if self.rows else "partition"
+        t = Table(title=f"size by {level}", title_justify="left")
+        t.add_column(level, overflow="fold")
+        t.add_column("size", justify="right", no_wrap=True)
+        t.add_column("", min_width=12, max_width=20)
+        t.add_column("batches", justify="right", no_wrap=True)
+        t.add_column("records", justify="right", no_wrap=True)
+        t.add_column("payload", justify="right", no_wrap=True)
+        t.add_column("overhead", justify="right", no_wrap=True)
+        t.add_column("ratio", justify="right", no_wrap=True)
+        t.add_column("offsets", justify="right", no_wrap=True)
+        biggest = max((r["bytes"] for r in self.rows), default=0) or 1
+        for d in self.rows:
+            bar = "█" * max(1 if d["bytes"] else 0, round(12 * d["bytes"] / biggest))
+            offsets = "-" if d["first_offset"] is None else f"{d['first_offset']}–{d['last_offset']}"
+            t.add_row(_name(d), human(d["bytes"]), f"[cyan]{bar}[/]", f"{d['batches']:,}",
+                      f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
+                      _cell(d["compression_ratio"]), offsets)
+        if self.total is not None:
+            d = self.total
+            t.add_section()
+            t.add_row("[bold]total[/]", human(d["bytes"]), "", f"{d['batches']:,}",
+                      f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
+                      _cell(d["compression_ratio"]), "")
+        self.console.print(t)
+        if self.total and self.total["codecs"]:
+            c = Table(title="codecs", title_justify="left")
+            for col in ("codec", "batches", "stored", "uncompressed", "ratio"):
+                c.add_column(col, justify="left" if col == "codec" else "right")
+            for name, s in self.total["codecs"].items():
+                c.add_row(name, f"{s['batches']:,}", human(s["stored_bytes"]),
+                          human(s["uncompressed_bytes"]), _cell(s["ratio"]))
+            self.console.print(c)
+
+
+class FindTextRenderer:
+    """``name: value`` lines, then the DumpLogSegments lines of the batch and record."""
+
+    def __init__(self, out: TextIO, err: TextIO, *, print_data_log: bool = False,
+                 decoder: Any = None) -> None:
+        self.out = out
+        self.err = err
+        self.print_data = print_data_log
+        self.decoder = decoder
+
+    def emit(self, item: object) -> None:
+        if isinstance(item, Problem):
+            self.err.write(problem_line(item) + "\n")
+            return
+        from ..ops.find import FindResult
+
+        if not isinstance(item, FindResult):
+            return
+        d = item.to_json()
+        w = self.out.write
+        if item.found:
+            w(f"found: {item.query} {item.target}\n")
+        else:
+            w(f"not found: {item.query} {item.target}: {item.reason}\n")
+            if item.nearest_below is not None:
+                w(f"nearest below: {item.nearest_below}\n")
+            if item.nearest_above is not None:
+                w(f"nearest above: {item.nearest_above}\n")
+        for k in ("file", "position", "offset", "timestamp", "base_offset", "last_offset",
+                  "method"):
+            if d.get(k) is not None and d.get(k) != "":
+                w(f"{k}: {d[k]}\n")
+        if item.index_entry:
+            e = item.index_entry
+            w(f"index entry: slot {e['slot']} offset {e['offset']} position {e['position']}\n")
+        w(f"bytes scanned: {item.bytes_scanned}\nbytes read: {item.bytes_read}\n")
+        for n in item.notes:
+            w(f"note: {n}\n")
+        if item.batch is not None:
+            from ..ops.events import BatchEvent, RecordEvent
+            from .text import batch_line, record_lines
+
+            w(batch_line(item.batch) + "\n")
+            if item.record is not None:
+                ev = RecordEvent(item.record)
+                if self.decoder is not None:
+                    ev.decoded = self.decoder.decode(item.record.key, item.record.value,
+                                                     item.record.offset)
+                if item.batch.is_control:
+                    from ..records.control import parse_control
+
+                    ev.control = parse_control(item.record)
+                for line in record_lines(BatchEvent(item.batch, [ev]), False, self.print_data):
+                    w(line + "\n")
+
+    def close(self) -> None:
+        self.out.flush()
