@@ -1307,3 +1307,87 @@ def test_real_consumer_offsets_digest_names_groups() -> None:
     assert all(o.topic for o in digest.offsets())
     for g in digest.groups():
         assert g.protocol_type in ("consumer", "")
+
+
+# ============================================================================ robustness
+
+
+def _valid_records() -> list[tuple[Any, bytes | None, bytes | None]]:
+    """(decoder, key, value) triples of well-formed records of every decoder."""
+    rng = random.Random(5)
+    out: list[tuple[Any, bytes | None, bytes | None]] = []
+    for t, (key_name, value_name) in RECORD_TYPES.items():
+        key_w, value_w = COORDINATOR[key_name], COORDINATOR[value_name]
+        v = value_w.valid[1]
+        key = i16(t) + sw.encode(key_w, sw.sample(key_w, rng, t), t)
+        out.append(
+            (ConsumerOffsetsDecoder(), key, i16(v) + sw.encode(value_w, sw.sample(value_w, rng, v), v))
+        )
+    txn_v = sw.sample(TXN["TransactionLogValue"], rng, 1)
+    txn_v["transactionStatus"], txn_v["transactionPartitions"] = 1, [{"topic": "t", "partitionIds": [1]}]
+    out.append(
+        (
+            TransactionLogDecoder(),
+            i16(0) + b"\x00\x01x",
+            i16(1) + sw.encode(TXN["TransactionLogValue"], txn_v, 1),
+        )
+    )
+    for w in METADATA.values():
+        assert w.api_key is not None
+        body = sw.encode(w, sw.sample(w, rng, w.valid[1]), w.valid[1])
+        out.append((ClusterMetadataDecoder(), None, frame(w.api_key, w.valid[1], body)))
+    update = {k: _SEGMENT[k] for k in ("remoteLogSegmentId", "brokerId", "eventTimestampMs")}
+    update.update(customMetadata=None, remoteLogSegmentState=1)
+    snap = {k: v for k, v in _SEGMENT.items() if k != "remoteLogSegmentId"}
+    snap["segmentId"] = _SID
+    delete = {
+        "topicIdPartition": {"name": "foo", "id": _TID, "partition": 7},
+        "brokerId": 2,
+        "eventTimestampMs": TS,
+        "remotePartitionDeleteState": 1,
+    }
+    for name, values in (
+        ("RemoteLogSegmentMetadataRecord", _SEGMENT),
+        ("RemoteLogSegmentMetadataUpdateRecord", update),
+        ("RemotePartitionDeleteMetadataRecord", delete),
+        ("RemoteLogSegmentMetadataSnapshotRecord", snap),
+    ):
+        out.append((RemoteLogMetadataDecoder(), None, _remote(name, values)))
+    for t in (0, 1):
+        key_w = SHARE["ShareSnapshotKey" if t == 0 else "ShareUpdateKey"]
+        value_w = SHARE["ShareSnapshotValue" if t == 0 else "ShareUpdateValue"]
+        key = i16(t) + sw.encode(key_w, sw.sample(key_w, rng, t), t)
+        out.append(
+            (ShareGroupStateDecoder(), key, i16(t) + sw.encode(value_w, sw.sample(value_w, rng, 0), 0))
+        )
+    return out
+
+
+def _mutate(rng: random.Random, data: bytes | None) -> bytes | None:
+    if data is None or rng.random() < 0.3:
+        return data
+    b = bytearray(data)
+    choice = rng.random()
+    if choice < 0.4 and b:
+        del b[rng.randrange(len(b)) :]
+    elif choice < 0.8 and b:
+        for _ in range(rng.randint(1, 3)):
+            b[rng.randrange(len(b))] = rng.getrandbits(8)
+    else:
+        b += bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 4)))
+    return bytes(b)
+
+
+def test_every_decoder_survives_damaged_records() -> None:
+    rng = random.Random(17)
+    records = _valid_records()
+    for decoder, key, value in records:
+        out = decoder.decode(key, value, 1)
+        assert out.error is None, (decoder.name, out.error)
+    for _ in range(40):
+        for decoder, key, value in records:
+            out = decoder.decode(_mutate(rng, key), _mutate(rng, value), 2)
+            assert isinstance(out, Decoded)
+            assert out.key_text is not None or out.value_text is not None
+            json_text(out.key_json)
+            json_text(out.value_json)
