@@ -24,7 +24,7 @@ from ..files.logdir import list_segments, parse_partition_dir
 from ..findings import Problem
 from ..records.file_records import Batch, LogReader
 from ..records.record import Record
-from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ..source import FileSource
 
 #: bytes read at a time while looking: small, so a lookup touches little
