@@ -37,7 +37,7 @@ import json.encoder
 import math
 import re
 import struct
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dc_field
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -80,17 +80,6 @@ PRIMITIVE_TYPES = frozenset(
         "records",
     }
 )
-_FIXED = {
-    "bool": 1,
-    "int8": 1,
-    "int16": 2,
-    "uint16": 2,
-    "int32": 4,
-    "uint32": 4,
-    "int64": 8,
-    "float64": 8,
-    "uuid": 16,
-}
 _INT_TYPES = frozenset({"int8", "int16", "uint16", "int32", "uint32", "int64"})
 _VARIABLE = frozenset({"string", "bytes", "records"})
 
@@ -713,10 +702,3 @@ def json_text(obj: object) -> str:
     out: list[str] = []
     _json_parts(obj, out)
     return "".join(out)
-
-
-def iter_fields(fields: Iterable[Field]) -> Iterable[Field]:
-    """All fields, nested ones included (depth first)."""
-    for f in fields:
-        yield f
-        yield from iter_fields(f.fields)
