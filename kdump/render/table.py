@@ -73,8 +73,11 @@ class _Chunked:
 
     def add(self, *cells: Any, style: str | None = None) -> None:
         if self.table is None:
+            # at least as wide as the title (a file path), so the title is not broken
+            # across lines mid-word
             self.table = Table(title=self.title if self.rows == 0 else None,
-                               title_justify="left", expand=False, pad_edge=False)
+                               title_justify="left", expand=False, pad_edge=False,
+                               min_width=min(len(self.title), self.console.width))
             for name, kw in self.columns:
                 self.table.add_column(name, **kw)
         self.table.add_row(*cells, style=style)
@@ -191,7 +194,8 @@ class DumpTableRenderer:
                 pass
             style = "red" if item.severity == "error" else "yellow" if \
                 item.severity == "warning" else "dim"
-            self.err.print(Text(problem_line(item), style=style))
+            # one finding, one line: never wrapped at the console width
+            self.err.print(Text(problem_line(item), style=style), soft_wrap=True)
 
     def close(self) -> None:
         self._flush()
