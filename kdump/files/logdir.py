@@ -213,6 +213,10 @@ class Walker:
             part = parse_partition_dir(os.path.basename(os.path.normpath(path)))
             if part is not None:
                 yield from self._partition(path, part)
+            elif depth == 0 and _names_a_file(path):
+                # asked for by a file's name (00000000000000000000.log, meta.properties,
+                # ...): a directory there is an input error, not an empty log dir
+                yield Problem(path, None, "unreadable-file", "is a directory, not a file")
             else:
                 yield from self._logdir(path, depth)
         else:
@@ -299,6 +303,14 @@ class Walker:
             else:
                 yield Problem(full, None, "unknown-file", "not a partition directory; skipped",
                               severity=INFO)
+
+
+def _names_a_file(path: str) -> bool:
+    """Is the last component of ``path`` the name of a file Kafka writes (a segment file
+    with an offset for a stem, or one of the fixed names)?"""
+    f = classify(os.path.normpath(path))
+    return f.kind in FIXED_NAMES.values() or (
+        f.kind in SEGMENT_SUFFIXES.values() and f.base_offset is not None)
 
 
 def with_active_flag(f: KafkaFile) -> KafkaFile:
