@@ -89,6 +89,11 @@ class DecoderName(click.ParamType):
               help="Payload decoder.  auto picks the internal-topic decoder from the partition "
               "directory name (__consumer_offsets, __transaction_state, __cluster_metadata, "
               "...) and string elsewhere.")
+@click.option("--summary", is_flag=True,
+              help="With the offsets decoder (or on __consumer_offsets partitions): instead of "
+              "the dump, replay the log and print the last committed offset per group, topic "
+              "and partition (tombstones applied, aborted transactions ignored) and each "
+              "group's latest metadata.")
 @click.option("--strict", is_flag=True,
               help="Stop reading a log at the first damaged batch, as DumpLogSegments does, "
               "instead of resynchronising past it.")
@@ -108,6 +113,7 @@ def dump_command(
     key_decoder: str | None,
     value_decoder: str | None,
     decoder: str,
+    summary: bool,
     strict: bool,
     fmt: str | None,
     payload_encoding: str,
@@ -133,6 +139,11 @@ def dump_command(
     if len(chosen) > 1:
         raise click.UsageError("give at most one of the internal-topic decoder options")
     dec = chosen[0] if chosen else decoder
+    if summary:
+        if dec not in ("auto", "offsets"):
+            raise click.UsageError("--summary digests __consumer_offsets: use it with "
+                                   "--offsets-decoder (or on __consumer_offsets partitions)")
+        return _offsets_summary(targets, dec == "offsets", fmt, max_batch_bytes)
     if (key_decoder or value_decoder) and not chosen and decoder == "auto":
         dec = "string"
     print_data = print_data_log or bool(chosen) or bool(key_decoder or value_decoder)
@@ -167,3 +178,25 @@ def dump_command(
         renderer = DumpTextRenderer(stdout(), stderr(), skip_record_metadata=skip_record_metadata,
                                     print_data_log=print_data)
     return run(dump(targets, opts), renderer)
+
+
+def _offsets_summary(targets: list[str], all_topics: bool, fmt: str | None,
+                     max_batch_bytes: int) -> ExitCode:
+    from ..ops.offsets_summary import offsets_summary
+
+    f = resolve_format(fmt)
+    renderer: object
+    if f == "json":
+        from ..render.jsonl import JsonRenderer
+
+        renderer = JsonRenderer(stdout())
+    elif f == "table":
+        from ..render.rows import DigestTableRenderer
+
+        renderer = DigestTableRenderer(stdout(), stderr())
+    else:
+        from ..render.rows import DigestTextRenderer
+
+        renderer = DigestTextRenderer(stdout(), stderr())
+    return run(offsets_summary(targets, all_topics=all_topics, max_batch_bytes=max_batch_bytes),
+               renderer)

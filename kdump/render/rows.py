@@ -199,3 +199,90 @@ class FindTextRenderer:
 
     def close(self) -> None:
         self.out.flush()
+
+
+class DigestTextRenderer:
+    """Committed offsets as ``group topic partition offset commit_timestamp metadata``
+    lines (awk-friendly, like kafka-consumer-groups' columns), then one line per group."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self.offsets_header = False
+        self.groups_header = False
+
+    def emit(self, item: object) -> None:
+        if isinstance(item, Problem):
+            self.err.write(problem_line(item) + "\n")
+            return
+        to_json = getattr(item, "to_json", None)
+        if to_json is None:
+            return
+        d = to_json()
+        w = self.out.write
+        if d["type"] == "committed_offset":
+            if not self.offsets_header:
+                w("GROUP TOPIC PARTITION OFFSET COMMIT_TIMESTAMP LEADER_EPOCH METADATA\n")
+                self.offsets_header = True
+            epoch = "-" if d["leader_epoch"] is None else d["leader_epoch"]
+            w(f"{d['group']} {d['topic']} {d['partition']} {d['offset']} "
+              f"{d['commit_timestamp']} {epoch} {d['metadata']}\n".rstrip(" \n") + "\n")
+        elif d["type"] == "group":
+            if not self.groups_header:
+                w("GROUP PROTOCOL_TYPE GENERATION PROTOCOL MEMBERS LEADER\n")
+                self.groups_header = True
+            w(f"{d['group']} {d['protocol_type'] or '-'} {d['generation']} "
+              f"{d['protocol'] or '-'} {d['members']} {d['leader'] or '-'}\n")
+        elif d["type"] == "offsets_summary":
+            self.err.write(
+                f"offsets summary: {d['records']} records in {d['partitions']} partitions: "
+                f"{d['committed_offsets']} committed offsets, {d['groups']} groups"
+                + (f", {d['aborted_records']} aborted" if d["aborted_records"] else "")
+                + (f", {d['pending_records']} in open transactions" if d["pending_records"] else "")
+                + "\n")
+
+    def close(self) -> None:
+        self.out.flush()
+
+
+class DigestTableRenderer:
+    def __init__(self, out: TextIO, err: TextIO, *, width: int | None = None) -> None:
+        from .table import make_console
+
+        self.console = make_console(out, width)
+        self.err = err
+        self.offsets: list[dict[str, Any]] = []
+        self.groups: list[dict[str, Any]] = []
+
+    def emit(self, item: object) -> None:
+        if isinstance(item, Problem):
+            self.err.write(problem_line(item) + "\n")
+            return
+        to_json = getattr(item, "to_json", None)
+        if to_json is None:
+            return
+        d = to_json()
+        if d["type"] == "committed_offset":
+            self.offsets.append(d)
+        elif d["type"] == "group":
+            self.groups.append(d)
+
+    def close(self) -> None:
+        from rich.table import Table
+
+        t = Table(title="committed offsets", title_justify="left")
+        for col in ("group", "topic", "partition", "offset", "committed at (ms)", "metadata"):
+            t.add_column(col, justify="right" if col in ("partition", "offset") else "left",
+                         overflow="fold")
+        for d in self.offsets:
+            t.add_row(d["group"], d["topic"], str(d["partition"]), str(d["offset"]),
+                      str(d["commit_timestamp"]), d["metadata"])
+        self.console.print(t)
+        if self.groups:
+            g = Table(title="groups", title_justify="left")
+            for col in ("group", "protocol type", "generation", "protocol", "members"):
+                g.add_column(col, overflow="fold")
+            for d in self.groups:
+                g.add_row(d["group"], d["protocol_type"], str(d["generation"]),
+                          d["protocol"] or "", str(d["members"]))
+            self.console.print(g)
