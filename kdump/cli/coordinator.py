@@ -24,7 +24,7 @@ def coordinator_partition_command(ids: tuple[str, ...], partitions: int,
 
     f = resolve_format(fmt)
     out = stdout()
-    rows = []
+    rows: list[dict[str, str | int]] = []
     for i in ids:
         p = coordinator_partition(i, partitions)
         rows.append({"type": "coordinator_partition", "id": i,
@@ -47,7 +47,7 @@ def coordinator_partition_command(ids: tuple[str, ...], partitions: int,
         for col in ("id", "hashCode", "partition", "directories"):
             t.add_column(col, overflow="fold")
         for row in rows:
-            t.add_row(row["id"], str(row["hash_code"]), str(row["partition"]),
+            t.add_row(str(row["id"]), str(row["hash_code"]), str(row["partition"]),
                       f"{row['consumer_offsets_dir']}  {row['transaction_state_dir']}")
         make_console(out).print(t)
     else:
