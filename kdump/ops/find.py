@@ -280,6 +280,8 @@ def find_time(path: str, target: int, *, max_batch_bytes: int = DEFAULT_MAX_BATC
                 start = oe.position
                 how = "time index + offset index"
                 res.index_entry = {"slot": oe.slot, "offset": oe.offset, "position": oe.position}
+            else:
+                how = "time index (no entry at or below the target: scan from position 0)"
         except KdumpError:
             res.notes.append("no usable index: scanned from the start of the segment")
         res.method = how
