@@ -171,8 +171,7 @@ class SizeOptions:
 
 def size_report(paths: Iterable[str], opts: SizeOptions) -> Iterator[SizeRow | Problem]:
     """Rows at ``opts.by`` level (largest first when ``top`` is set), then the total."""
-    rows: dict[tuple[Any, ...], SizeRow] = {}
-    total = SizeRow("all")
+    totals = SizeTotals(opts)
     for item in walk(paths):
         if isinstance(item, Problem):
             if item.severity != INFO:
@@ -180,25 +179,53 @@ def size_report(paths: Iterable[str], opts: SizeOptions) -> Iterator[SizeRow | P
             continue
         if item.topic is None:
             continue  # log-dir root files belong to no partition
-        seg_row = SizeRow("segment", item.topic, item.partition, _segment_name(item))
-        try:
-            yield from _account(item, seg_row, opts)
-        except KdumpError as e:
-            yield Problem(e.path or item.path, e.position, "unreadable-file", e.message)
-            continue
-        key = _level_key(seg_row, opts.by)
-        row = rows.get(key)
+        seg_row, problems = file_row(item, opts)
+        yield from problems
+        if seg_row is not None:
+            totals.add(seg_row)
+    yield from totals.rows()
+
+
+def file_row(f: KafkaFile, opts: SizeOptions) -> tuple[SizeRow | None, list[Problem]]:
+    """One file's share of its segment's row, and the problems found reading it (the
+    row is None when the file cannot be read).  :func:`size_report` merges these rows
+    with :class:`SizeTotals`; ``kdump spark size-report`` computes them on executors."""
+    seg_row = SizeRow("segment", f.topic, f.partition, _segment_name(f))
+    problems: list[Problem] = []
+    try:
+        for p in _account(f, seg_row, opts):
+            problems.append(p)
+    except KdumpError as e:
+        problems.append(Problem(e.path or f.path, e.position, "unreadable-file", e.message))
+        return None, problems
+    return seg_row, problems
+
+
+class SizeTotals:
+    """Merges :func:`file_row` rows into rows at ``opts.by`` level and the total."""
+
+    def __init__(self, opts: SizeOptions) -> None:
+        self.opts = opts
+        self._rows: dict[tuple[Any, ...], SizeRow] = {}
+        self.total = SizeRow("all")
+
+    def add(self, seg_row: SizeRow) -> None:
+        by = self.opts.by
+        key = _level_key(seg_row, by)
+        row = self._rows.get(key)
         if row is None:
-            row = rows[key] = SizeRow(opts.by, seg_row.topic,
-                                      seg_row.partition if opts.by != "topic" else None,
-                                      seg_row.segment if opts.by == "segment" else None)
+            row = self._rows[key] = SizeRow(by, seg_row.topic,
+                                            seg_row.partition if by != "topic" else None,
+                                            seg_row.segment if by == "segment" else None)
         row.merge(seg_row)
-        total.merge(seg_row)
-    ordered = sorted(rows.values(), key=lambda r: r.key)
-    if opts.top is not None:
-        ordered = sorted(ordered, key=lambda r: (-r.bytes, r.key))[: opts.top]
-    yield from ordered
-    yield total
+        self.total.merge(seg_row)
+
+    def rows(self) -> list[SizeRow]:
+        """The rows (sorted by name, or the ``top`` largest first), then the total."""
+        ordered = sorted(self._rows.values(), key=lambda r: r.key)
+        if self.opts.top is not None:
+            ordered = sorted(ordered, key=lambda r: (-r.bytes, r.key))[: self.opts.top]
+        return [*ordered, self.total]
 
 
 def _segment_name(f: KafkaFile) -> str:
