@@ -1,0 +1,176 @@
+"""Man pages generated from the Click definitions: ``man/kdump.1`` and one page per
+subcommand (``man/kdump-dump.1``, ``man/kdump-spark-size-report.1`` ...).
+
+Regenerate with ``python -m kdump.cli.manpages man``; a test fails when the checked-in
+pages differ from what the current CLI would generate.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from .. import __version__
+from ..findings import KINDS
+from .schema_doc import SCHEMA, fields_of
+
+DATE = "2026"  # fixed: pages must not change with the day they are generated
+
+
+def esc(text: str) -> str:
+    """Escape text for roff."""
+    text = text.replace("\\", "\\e").replace("-", "\\-")
+    lines = []
+    for line in text.split("\n"):
+        if line.startswith((".", "'")):
+            line = "\\&" + line
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _paragraphs(help_text: str) -> list[str]:
+    text = click.unstyle(help_text or "").replace("\b\n", "")
+    paras = [" ".join(p.split()) for p in text.split("\n\n")]
+    return [p for p in paras if p]
+
+
+def _opt_line(p: click.Parameter, ctx: click.Context) -> tuple[str, str]:
+    rec = p.get_help_record(ctx) if isinstance(p, click.Option) else None
+    if rec is None:
+        return "", ""
+    names, help_text = rec
+    return names, help_text
+
+
+def _commands(group: click.Group, ctx: click.Context, prefix: list[str]) -> list[tuple[list[str], click.Command, click.Context]]:
+    out = []
+    for name in sorted(group.list_commands(ctx)):
+        cmd = group.get_command(ctx, name)
+        if cmd is None or cmd.hidden:
+            continue
+        sub = click.Context(cmd, info_name=name, parent=ctx)
+        out.append((prefix + [name], cmd, sub))
+        if isinstance(cmd, click.Group):
+            out.extend(_commands(cmd, sub, prefix + [name]))
+    return out
+
+
+def command_page(path: list[str], cmd: click.Command, ctx: click.Context) -> str:
+    title = "kdump-" + "-".join(path)
+    full = "kdump " + " ".join(path)
+    lines = [
+        f'.TH "{title.upper()}" "1" "{DATE}" "kdump {__version__}" "kdump manual"',
+        ".SH NAME",
+        f"{esc(title)} \\- {esc(cmd.get_short_help_str(200))}",
+        ".SH SYNOPSIS",
+        f".B {esc(full)}",
+        esc(" ".join(cmd.collect_usage_pieces(ctx))),
+        ".SH DESCRIPTION",
+    ]
+    for para in _paragraphs(cmd.help or ""):
+        lines += [esc(para), ".PP"]
+    if lines[-1] == ".PP":
+        lines.pop()
+    if isinstance(cmd, click.Group):
+        lines.append(".SH COMMANDS")
+        for name in sorted(cmd.list_commands(ctx)):
+            sub = cmd.get_command(ctx, name)
+            if sub is None:
+                continue
+            lines += [".TP", f".B {esc(name)}", esc(sub.get_short_help_str(200))]
+    opts = [(p, *_opt_line(p, ctx)) for p in cmd.get_params(ctx)]
+    opts = [o for o in opts if o[1]]
+    if opts:
+        lines.append(".SH OPTIONS")
+        for _, names, help_text in opts:
+            lines += [".TP", f".B {esc(names)}", esc(" ".join(help_text.split()))]
+    lines += [
+        ".SH EXIT STATUS",
+        "0: clean; 1: problems found in the data; 2: usage error, or an input that cannot "
+        "be read.",
+        ".SH SEE ALSO",
+        ".BR kdump (1)",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main_page(cli: click.Group, ctx: click.Context) -> str:
+    lines = [
+        f'.TH "KDUMP" "1" "{DATE}" "kdump {__version__}" "kdump manual"',
+        ".SH NAME",
+        "kdump \\- read Apache Kafka's on\\-disk data with no broker and no JVM",
+        ".SH SYNOPSIS",
+        ".B kdump",
+        "[\\-\\-version] [\\-\\-help] COMMAND [ARGS]...",
+        ".SH DESCRIPTION",
+    ]
+    for para in _paragraphs(cli.help or ""):
+        lines += [esc(para), ".PP"]
+    lines.append(".SH COMMANDS")
+    for path, cmd, _ in _commands(cli, ctx, []):
+        lines += [".TP", f".B kdump {esc(' '.join(path))}", esc(cmd.get_short_help_str(200)),
+                  f"See \\fBkdump\\-{esc('-'.join(path))}\\fR(1)."]
+    lines += [".SH OUTPUT FORMATS",
+              esc("--format text: for dump, exactly the lines Kafka's DumpLogSegments prints "
+                  "(kafka-dump-log.sh); for the other commands one line per finding or row. "
+                  "--format json: JSON Lines, one object per line, each with a type field "
+                  "(schema below). --format table: rich tables for people at a terminal."),
+              ".SH JSON LINES SCHEMA"]
+    for kind, (what, _) in SCHEMA.items():
+        names = ", ".join(n for n, _ in fields_of(kind))
+        lines += [".TP", f".B {esc(kind)}", esc(f"{what}. Fields: {names}.")]
+    lines += [".PP", esc("A field name ending in ? appears only in some objects of the type. "
+                         "Keys, values and header values are written per --payload-encoding: "
+                         "utf8 (default) writes valid UTF-8 as is and anything else as base64, "
+                         "saying which in key_encoding/value_encoding; null stays null.")]
+    lines.append(".SH PROBLEM KINDS")
+    for kind, what in KINDS.items():
+        lines += [".TP", f".B {esc(kind)}", esc(what)]
+    lines += [
+        ".SH ENVIRONMENT",
+        ".TP", ".B KDUMP_FORMAT", esc("Default output format (text, json, table)."),
+        ".TP", ".B KDUMP_DEBUG", esc("Show a Python traceback for an internal error."),
+        ".TP", ".B KDUMP_PURE_PYTHON", esc("Use the pure-Python readers even when the native "
+                                          "speed-ups are built."),
+        ".SH EXIT STATUS",
+        "0: clean; 1: problems found in the data; 2: usage error, or an input that cannot "
+        "be read.",
+        ".SH SEE ALSO",
+        ", ".join(f"\\fBkdump\\-{esc('-'.join(p))}\\fR(1)" for p, _, _ in _commands(cli, ctx, [])),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def render_all() -> dict[str, str]:
+    """File name -> content of every page."""
+    from . import cli
+
+    ctx = click.Context(cli, info_name="kdump")
+    pages = {"kdump.1": main_page(cli, ctx)}
+    for path, cmd, sub in _commands(cli, ctx, []):
+        pages[f"kdump-{'-'.join(path)}.1"] = command_page(path, cmd, sub)
+    return pages
+
+
+def write_all(directory: str) -> list[str]:
+    os.makedirs(directory, exist_ok=True)
+    written = []
+    pages = render_all()
+    for name in os.listdir(directory):
+        if name.endswith(".1") and name not in pages:
+            os.remove(os.path.join(directory, name))
+    for name, text in pages.items():
+        target = os.path.join(directory, name)
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        written.append(target)
+    return written
+
+
+if __name__ == "__main__":  # python -m kdump.cli.manpages man
+    for path in write_all(sys.argv[1] if len(sys.argv) > 1 else "man"):
+        print(path)

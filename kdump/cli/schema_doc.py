@@ -1,0 +1,214 @@
+"""The JSON Lines schema: every object type kdump writes, with its fields.
+
+One source for the README, the man pages and the tests that hold field names fixed.
+Fields marked ``?`` appear only in some objects of that type (said in the text).
+"""
+
+from __future__ import annotations
+
+Field = tuple[str, str]
+
+BATCH_FIELDS: list[Field] = [
+    ("file", "path of the log file"),
+    ("position", "absolute byte position of the batch in the file"),
+    ("base_offset", "first offset of the batch (v0/v1 wrapper: first inner offset)"),
+    ("last_offset", "last offset of the batch"),
+    ("count", "records count from the v2 header; null for v0/v1"),
+    ("size", "bytes of the batch on disk, header included"),
+    ("magic", "0, 1 or 2"),
+    ("compression", "none, gzip, snappy, lz4 or zstd"),
+    ("timestamp_type", "CreateTime, LogAppendTime or NoTimestampType"),
+    ("max_timestamp", "v2 maxTimestamp; v0/v1: the message timestamp (-1 for v0)"),
+    ("crc", "stored checksum (v2 CRC-32C, v0/v1 CRC-32), unsigned"),
+    ("crc_valid", "true when the stored checksum matches the bytes"),
+    ("first_timestamp?", "v2 baseTimestamp (the delete horizon when that flag is set)"),
+    ("partition_leader_epoch?", "v2 only"),
+    ("producer_id?", "v2 only; -1 when none"),
+    ("producer_epoch?", "v2 only"),
+    ("base_sequence?", "v2 only"),
+    ("last_sequence?", "v2 only (wraps at 2^31-1)"),
+    ("is_transactional?", "v2 only"),
+    ("is_control?", "v2 only"),
+    ("delete_horizon_ms?", "v2 only; null unless the delete-horizon flag is set"),
+    ("attributes", "the raw attributes field"),
+]
+
+SCHEMA: dict[str, tuple[str, list[Field]]] = {
+    "file": ("a file about to be dumped (dump)", [
+        ("file", "path"), ("kind", "what the file is: log, offset-index, time-index, txn-index, "
+                                   "producer-snapshot, kraft-snapshot, bootstrap-snapshot, "
+                                   "leader-epoch-checkpoint, ...-checkpoint, partition-metadata, "
+                                   "meta-properties, quorum-state, clean-shutdown, lock, unknown"),
+        ("description", "the kind in words"), ("size", "bytes"),
+        ("base_offset", "from the file name (segment base offset, snapshot offset)"),
+        ("epoch", "KRaft snapshot epoch"), ("topic", "from the partition directory name"),
+        ("partition", "from the partition directory name"),
+        ("active", "the partition's active segment (largest base offset)"),
+        ("leftover", "deleted, cleaned, swap, part or tmp for Kafka's leftover suffixes"),
+        ("partition_state", "delete, future or stray for such partition directories"),
+    ]),
+    "batch": ("a record batch (v2) or a top-level message (v0/v1) (dump)", BATCH_FIELDS),
+    "record": ("a record, with --deep-iteration or --print-data-log (dump)", [
+        ("file", "path of the log file"), ("batch_position", "position of its batch"),
+        ("offset", "absolute offset"), ("timestamp", "epoch milliseconds (-1: none)"),
+        ("timestamp_type", "as its batch"), ("key_size", "-1 for a null key"),
+        ("value_size", "-1 for a null value (tombstone)"),
+        ("key", "string, object (decoded) or null"),
+        ("key_encoding", "utf8, base64, hex or decoded; null for a null key"),
+        ("value", "string, object (decoded) or null"),
+        ("value_encoding", "utf8, base64, hex or decoded; null for a null value"),
+        ("headers", "list of {key, key_encoding, value, value_encoding}"),
+        ("sequence?", "v2: producer sequence of the record (-1: none)"),
+        ("magic?", "v0/v1 records only"), ("crc?", "v0/v1: the message CRC-32"),
+        ("crc_valid?", "v0/v1: the message CRC-32 matches"),
+        ("size", "bytes of the record as stored"),
+        ("control?", "control records: {type, type_id, key_version, coordinator_epoch?, "
+                     "value_version?, data?, error?}"),
+        ("decode_error?", "what the decoder could not decode"),
+    ]),
+    "log_end": ("the end of a log's dump (dump)", [
+        ("file", "path"), ("size", "file size at open"), ("end", "where reading stopped"),
+        ("valid_bytes", "end of the last intact batch"),
+        ("trailing_bytes", "end - valid_bytes"), ("unreadable_bytes", "bytes in damaged regions"),
+        ("batches", "batches read"), ("records", "records read"),
+        ("limited", "--max-bytes cut the file short"),
+    ]),
+    "index_entry": ("an offset index entry (dump)", [
+        ("file", "path"), ("slot", "entry number"), ("offset", "absolute offset"),
+        ("position", "byte position in the log"),
+    ]),
+    "time_index_entry": ("a time index entry (dump)", [
+        ("file", "path"), ("slot", "entry number"), ("timestamp", "epoch milliseconds"),
+        ("offset", "absolute offset"),
+    ]),
+    "index_status": ("an index that is empty, or the result of --index-sanity-check (dump)", [
+        ("file", "path"), ("status", "empty, sanity-passed or sanity-failed"),
+        ("message", "DumpLogSegments' message"),
+    ]),
+    "txn_index_entry": ("an aborted transaction (dump)", [
+        ("file", "path"), ("slot", "entry number"), ("version", "entry version"),
+        ("producer_id", ""), ("first_offset", ""), ("last_offset", "offset of the ABORT marker"),
+        ("last_stable_offset", ""),
+    ]),
+    "producer_snapshot_entry": ("a producer in a .snapshot file (dump)", [
+        ("file", "path"), ("producer_id", ""), ("producer_epoch", ""),
+        ("coordinator_epoch", ""), ("current_txn_first_offset", "null when no open transaction"),
+        ("last_timestamp", ""), ("first_sequence", "null without batch metadata"),
+        ("last_sequence", ""), ("last_offset", "-1 without batch metadata"),
+        ("offset_delta", ""), ("timestamp", ""),
+    ]),
+    "checkpoint_entry": ("a line of a checkpoint file (dump)", [
+        ("file", "path"), ("kind", "the checkpoint's kind"), ("line", "1-based line number"),
+        ("topic?", "offset checkpoints"), ("partition?", "offset checkpoints"),
+        ("recovery_point?", ""), ("high_watermark?", ""), ("log_start_offset?", ""),
+        ("cleaner_checkpoint?", ""), ("epoch?", "leader-epoch-checkpoint"),
+        ("start_offset?", "leader-epoch-checkpoint"),
+    ]),
+    "properties": ("meta.properties, partition.metadata, quorum-state, .kafka_cleanshutdown "
+                   "(dump)", [
+        ("file", "path"), ("kind", "the file's kind"), ("values", "its content as an object"),
+    ]),
+    "note": ("something said about a file (dump)", [("file", "path"), ("text", "")]),
+    "problem": ("a finding: damage, a mismatch, an unreadable file (every command)", [
+        ("file", "path"), ("position", "absolute byte position where the bad batch or region "
+                                       "starts (null when not about bytes)"),
+        ("kind", "stable name, see PROBLEM KINDS"), ("severity", "error, warning or info"),
+        ("detail", "what is wrong, in words"), ("base_offset", "batch base offset, when known"),
+        ("length", "bytes affected, when a byte range is"),
+        ("index_offset?", "index mismatches"), ("log_offset?", "index mismatches"),
+        ("check?", "time-index checks"), ("after?", "offset gaps"), ("next?", "offset gaps"),
+        ("...?", "other kind-specific details"),
+    ]),
+    "summary": ("closes verify-crc and verify-index", [
+        ("command", "verify-crc or verify-index"), ("files", "logs checked"),
+        ("bytes", "bytes of those logs"), ("batches", "batches framed"),
+        ("valid_batches", ""), ("invalid_batches", ""), ("records", "records checked"),
+        ("unreadable_bytes", "bytes in damaged regions"), ("problems", "findings"),
+        ("errors", ""), ("warnings", ""), ("infos", ""), ("by_kind", "findings per kind"),
+        ("clean", "no error and no warning"),
+    ]),
+    "segment": ("size-report --by segment row", []),
+    "partition": ("size-report --by partition row", []),
+    "topic": ("size-report --by topic row", []),
+    "total": ("closes size-report: the same fields, summed", [
+        ("topic?", "rows of type topic/partition/segment"),
+        ("partition?", "rows of type partition/segment"), ("segment?", "rows of type segment"),
+        ("bytes", "bytes on disk of every file of the row"), ("log_bytes", ""),
+        ("index_bytes", ""), ("time_index_bytes", ""), ("txn_index_bytes", ""),
+        ("snapshot_bytes", ""), ("other_bytes", "leftovers and other files"),
+        ("segments", ""), ("batches", "shallow entries, as FileRecords counts them"),
+        ("records", "control records included"),
+        ("records_exact", "false when --shallow could not count inside v0/v1 wrappers"),
+        ("control_batches", ""), ("control_records", ""), ("transactional_batches", ""),
+        ("transactional_bytes", ""), ("key_bytes", ""), ("value_bytes", ""),
+        ("header_bytes", "header keys and values"), ("payload_bytes", "key+value+header bytes"),
+        ("overhead_bytes", "uncompressed bytes minus payload: batch and record headers"),
+        ("uncompressed_bytes", ""), ("compression_ratio", "uncompressed / stored"),
+        ("unreadable_bytes", ""), ("first_offset", ""), ("last_offset", ""),
+        ("min_timestamp", ""), ("max_timestamp", ""), ("producers", "distinct producer ids"),
+        ("codecs", "per codec: {batches, stored_bytes, uncompressed_bytes, ratio}"),
+    ]),
+    "found": ("find-offset / find-time answer", [
+        ("query", "offset or timestamp"), ("target", "what was asked"), ("file", ""),
+        ("position", "position of the batch"), ("base_offset", ""), ("last_offset", ""),
+        ("count", ""), ("batch_size", ""), ("max_timestamp", ""), ("timestamp_type", ""),
+        ("compression", ""), ("offset", "the record's offset"),
+        ("timestamp", "the record's timestamp"),
+        ("method", "index, time index + offset index, or scan"),
+        ("index_entry", "{slot, offset, position} of the index entry used, or null"),
+        ("bytes_scanned", "log bytes scanned from the starting position"),
+        ("bytes_read", "bytes read from all files"), ("notes", "fallbacks taken"),
+        ("key?", "--print-data-log"), ("key_encoding?", ""), ("value?", ""),
+        ("value_encoding?", ""), ("headers?", ""),
+    ]),
+    "not_found": ("find-offset / find-time: not there (exit 1)", [
+        ("query", ""), ("target", ""), ("file", ""), ("position", ""), ("method", ""),
+        ("index_entry", ""), ("bytes_scanned", ""), ("bytes_read", ""), ("notes", ""),
+        ("reason", "below the log start, above the log end, in a gap ..."),
+        ("nearest_below", "nearest existing offset below"),
+        ("nearest_above", "nearest existing offset above"),
+    ]),
+    "committed_offset": ("dump --summary: a group's committed offset", [
+        ("group", ""), ("topic", ""), ("partition", ""), ("offset", ""), ("metadata", ""),
+        ("commit_timestamp", ""), ("leader_epoch", "null before value version 3"),
+        ("expire_timestamp", "value version 1 only"),
+        ("log_offset", "offset of the commit in __consumer_offsets"),
+    ]),
+    "group": ("dump --summary: a group's latest metadata", [
+        ("group", ""), ("protocol_type", ""), ("generation", ""), ("protocol", ""),
+        ("leader", ""), ("members", "member count"), ("current_state_timestamp", ""),
+        ("log_offset", ""),
+    ]),
+    "offsets_summary": ("closes dump --summary", [
+        ("records", ""), ("partitions", ""), ("committed_offsets", ""), ("groups", ""),
+        ("aborted_records", "transactional commits that were aborted"),
+        ("pending_records", "transactional commits with no marker yet"),
+        ("ignored_records", "records the digest does not use"),
+    ]),
+    "coordinator_partition": ("coordinator-partition answer", [
+        ("id", "group or transactional id"), ("hash_code", "Java String.hashCode"),
+        ("partitions", ""), ("partition", ""), ("consumer_offsets_dir", ""),
+        ("transaction_state_dir", ""),
+    ]),
+}
+
+SIZE_ROW_TYPES = ("segment", "partition", "topic", "total")
+
+
+def fields_of(kind: str) -> list[Field]:
+    if kind in SIZE_ROW_TYPES:
+        return SCHEMA["total"][1]
+    return SCHEMA[kind][1]
+
+
+def markdown() -> str:
+    """The schema as a Markdown section (the README embeds it; a test checks it)."""
+    out = []
+    for kind, (what, _) in SCHEMA.items():
+        if kind in ("segment", "partition", "topic"):
+            continue
+        label = "`segment` / `partition` / `topic` / `total`" if kind == "total" else f"`{kind}`"
+        names = ", ".join(f"`{n}`" for n, _ in fields_of(kind))
+        out.append(f"- {label}: {what if kind != 'total' else 'size-report rows and total'}. "
+                   f"Fields: {names}.")
+    return "\n".join(out) + "\n"

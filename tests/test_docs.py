@@ -1,0 +1,137 @@
+"""The README, the man pages and --help say what kdump does, and stay true.
+
+- every ``<!-- tour -->`` example in the README is run against the sample log dir and
+  must print exactly what the README shows;
+- the README's JSON Lines schema is the generated one, and every object kdump writes
+  uses only documented fields (and has every field not marked optional);
+- the man pages in man/ are what the current CLI generates;
+- the README keeps exactly two set-up commands and .ci/run runs the test one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kdump.cli.manpages import render_all
+from kdump.cli.schema_doc import SCHEMA, fields_of, markdown
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+BIN = Path(sys.executable).parent
+
+TOUR = re.compile(r"<!-- tour -->\n```console\n\$ (?P<cmd>[^\n]+)\n(?P<out>.*?)```", re.S)
+
+
+@pytest.fixture(scope="module")
+def sample_cwd(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("tour")
+    subprocess.run([sys.executable, str(ROOT / "tests" / "writer.py"), "sample", str(d / "sample")],
+                   check=True)
+    return d
+
+
+def _run(cmd: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", COLUMNS="100")
+    env.pop("KDUMP_FORMAT", None)
+    return subprocess.run(["bash", "-c", f"{{ {cmd} ; }} 2>&1"], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+TOUR_CASES = [(m["cmd"], m["out"]) for m in TOUR.finditer(README)]
+
+
+def test_readme_has_a_tour_of_every_command() -> None:
+    commands = {c.split()[1] for c, _ in TOUR_CASES}
+    assert {"dump", "verify-crc", "verify-index", "find-offset", "find-time", "size-report",
+            "coordinator-partition"} <= commands
+    for name in ("dump", "verify-crc", "verify-index", "find-offset", "find-time",
+                 "size-report", "spark", "coordinator-partition"):
+        assert f"kdump {name}" in README
+
+
+@pytest.mark.parametrize(("cmd", "expected"), TOUR_CASES, ids=[c for c, _ in TOUR_CASES])
+def test_readme_tour_output_is_real(cmd: str, expected: str, sample_cwd: Path) -> None:
+    got = _run(cmd, sample_cwd).stdout
+    assert got == expected, f"README example `{cmd}` prints something else now:\n{got}"
+
+
+def test_readme_schema_is_the_generated_one() -> None:
+    start = README.index("<!-- json-schema:start -->\n") + len("<!-- json-schema:start -->\n")
+    end = README.index("<!-- json-schema:end -->")
+    assert README[start:end] == markdown()
+
+
+def test_readme_keeps_exactly_two_setup_commands() -> None:
+    section = README.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)\n```", section, re.S)
+    assert len(blocks) == 2
+    install_sample, install_tests = blocks
+    assert "kdump dump" in install_sample and "pip install" in install_sample
+    assert "pytest" in install_tests
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert install_tests in ci, ".ci/run must call the README's test command"
+    assert "ruff check" in ci and "mypy" in ci
+
+
+def test_man_pages_are_current() -> None:
+    pages = render_all()
+    on_disk = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "man").glob("*.1")}
+    stale = sorted(n for n in pages if on_disk.get(n) != pages[n])
+    extra = sorted(set(on_disk) - set(pages))
+    assert not stale and not extra, (
+        f"man pages out of date: {stale} {extra}; run `python -m kdump.cli.manpages man`")
+
+
+def test_every_subcommand_has_help_and_a_man_page() -> None:
+    from click.testing import CliRunner
+
+    from kdump.cli import cli
+
+    runner = CliRunner()
+    pages = render_all()
+    for name in cli.list_commands(None):  # type: ignore[arg-type]
+        r = runner.invoke(cli, [name, "--help"])
+        assert r.exit_code == 0, r.output
+        assert f"kdump-{name}.1" in pages
+
+
+COMMANDS = [
+    ["dump", "sample", "--print-data-log", "--format", "json"],
+    ["dump", "sample", "--index-sanity-check", "--format", "json"],
+    ["verify-crc", "sample", "--format", "json"],
+    ["verify-index", "sample", "--format", "json"],
+    ["size-report", "sample", "--by", "segment", "--format", "json"],
+    ["size-report", "sample", "--by", "topic", "--format", "json"],
+    ["find-offset", "sample/orders-0", "130", "--print-data-log", "--format", "json"],
+    ["find-offset", "sample/orders-0", "100000", "--format", "json"],
+    ["find-time", "sample/orders-0", "1700000020000", "--format", "json"],
+    ["coordinator-partition", "g", "--format", "json"],
+]
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=[" ".join(a[:2]) for a in COMMANDS])
+def test_json_objects_use_documented_fields(args: list[str], sample_cwd: Path) -> None:
+    r = subprocess.run([str(BIN / "kdump"), *args], cwd=sample_cwd, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    seen = 0
+    for line in r.stdout.splitlines():
+        obj = json.loads(line)
+        kind = obj["type"]
+        assert kind in SCHEMA, f"undocumented object type {kind}"
+        documented = {n.rstrip("?") for n, _ in fields_of(kind)} | {"type"}
+        required = {n for n, _ in fields_of(kind) if not n.endswith("?")}
+        if kind == "problem":
+            assert required <= set(obj), (kind, required - set(obj))
+            continue  # kind-specific extras are documented as "...?"
+        assert set(obj) <= documented, (kind, set(obj) - documented)
+        assert required <= set(obj), (kind, required - set(obj))
+        seen += 1
+    assert seen
