@@ -44,16 +44,19 @@ def _opt_line(p: click.Parameter, ctx: click.Context) -> tuple[str, str]:
     return names, help_text
 
 
-def _commands(group: click.Group, ctx: click.Context, prefix: list[str]) -> list[tuple[list[str], click.Command, click.Context]]:
-    out = []
+Page = tuple[list[str], click.Command, click.Context]
+
+
+def _commands(group: click.Group, ctx: click.Context, prefix: list[str]) -> list[Page]:
+    out: list[Page] = []
     for name in sorted(group.list_commands(ctx)):
         cmd = group.get_command(ctx, name)
         if cmd is None or cmd.hidden:
             continue
         sub = click.Context(cmd, info_name=name, parent=ctx)
-        out.append((prefix + [name], cmd, sub))
+        out.append(([*prefix, name], cmd, sub))
         if isinstance(cmd, click.Group):
-            out.extend(_commands(cmd, sub, prefix + [name]))
+            out.extend(_commands(cmd, sub, [*prefix, name]))
     return out
 
 
