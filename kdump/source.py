@@ -22,6 +22,12 @@ from .errors import InputError
 DEFAULT_CHUNK = 8 << 20
 
 
+class ReadCounter:
+    """Bytes read by every :class:`FileSource` of this process (for progress bars)."""
+
+    total = 0
+
+
 def _open_readonly(path: str) -> int:
     flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
     noatime = getattr(os, "O_NOATIME", 0)
@@ -86,6 +92,7 @@ class FileSource:
                 break  # the file shrank under us: the caller sees a short read
             data += more
         self.bytes_read += len(data)
+        ReadCounter.total += len(data)
         return data
 
     def close(self) -> None:

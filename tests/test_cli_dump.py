@@ -270,10 +270,6 @@ def test_version_does_not_import_heavy_modules() -> None:
     assert r.stdout.splitlines()[-1] == "[]"
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "kdump/cli/__init__.py: click's main() catches EPIPE itself and calls sys.exit(1) "
-    "even with standalone_mode=False, so kdump's own BrokenPipeError handler (exit 0) is "
-    "never reached: 'kdump dump ... | head' exits 1, the code for data problems"))
 def test_broken_pipe_is_not_a_data_problem(sample_dir: Path) -> None:
     proc = subprocess.Popen([str(KDUMP_BIN), "dump", "--print-data-log", "."], cwd=sample_dir,
                             env=subprocess_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -42,7 +42,11 @@ def main(argv: list[str] | None = None) -> Any:
     from ..errors import KdumpError
 
     try:
-        rv = cli.main(args=argv, prog_name="kdump", standalone_mode=False)
+        # make_context + invoke rather than cli.main(): click's main() turns a broken
+        # pipe into exit 1, the code for data problems; kdump handles it below
+        args = sys.argv[1:] if argv is None else argv
+        with cli.make_context("kdump", list(args)) as ctx:
+            rv = cli.invoke(ctx)
     except click.exceptions.Exit as e:
         return _exit(e.exit_code)
     except click.ClickException as e:

@@ -177,7 +177,7 @@ def dump_command(
 
         renderer = DumpTextRenderer(stdout(), stderr(), skip_record_metadata=skip_record_metadata,
                                     print_data_log=print_data)
-    return run(dump(targets, opts), renderer)
+    return run(dump(targets, opts), renderer, progress=targets, label="dump")
 
 
 def _offsets_summary(targets: list[str], all_topics: bool, fmt: str | None,

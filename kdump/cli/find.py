@@ -123,4 +123,4 @@ def size_report_command(paths: tuple[str, ...], by: str, top: int | None, shallo
         from ..render.rows import SizeTextRenderer
 
         renderer = SizeTextRenderer(stdout(), stderr())
-    return run(size_report(paths, opts), renderer)
+    return run(size_report(paths, opts), renderer, progress=paths, label="size-report")

@@ -86,19 +86,23 @@ def resolve_format(fmt: str | None, *, default_text: bool = False) -> str:
     return "table" if sys.stdout.isatty() else "text"
 
 
-def run(items: Iterable[object], renderer: Any) -> ExitCode:
-    """Feed ``items`` to ``renderer``; the exit code follows from the problems seen."""
+def run(items: Iterable[object], renderer: Any, *, progress: Iterable[str] = (),
+        label: str = "kdump") -> ExitCode:
+    """Feed ``items`` to ``renderer``; the exit code follows from the problems seen.
+    ``progress``: the input paths, for a progress bar on stderr during long runs."""
     from ..findings import Problem
+    from .progress import ProgressBar
 
     io_error = problems = False
     try:
-        for item in items:
-            renderer.emit(item)
-            if isinstance(item, Problem):
-                if item.kind == "unreadable-file" and item.severity == "error":
-                    io_error = True
-                elif item.is_failure:
-                    problems = True
+        with ProgressBar(progress, label):
+            for item in items:
+                renderer.emit(item)
+                if isinstance(item, Problem):
+                    if item.kind == "unreadable-file" and item.severity == "error":
+                        io_error = True
+                    elif item.is_failure:
+                        problems = True
     finally:
         renderer.close()
     if io_error:

@@ -45,7 +45,8 @@ def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt:
     from ..ops.verify import VerifyOptions, verify_crc
 
     opts = VerifyOptions(deep=not shallow, max_batch_bytes=max_batch_bytes, resync=not strict)
-    return run(verify_crc(paths, opts), findings_renderer(fmt))
+    return run(verify_crc(paths, opts), findings_renderer(fmt), progress=paths,
+               label="verify-crc")
 
 
 @cli.command("verify-index")
@@ -73,4 +74,5 @@ def verify_index_command(paths: tuple[str, ...], sanity_only: bool, rebuild_into
 
     opts = VerifyIndexOptions(sanity_only=sanity_only, rebuild_into=rebuild_into,
                               index_interval_bytes=index_interval_bytes)
-    return run(verify_index(paths, opts), findings_renderer(fmt))
+    return run(verify_index(paths, opts), findings_renderer(fmt), progress=paths,
+               label="verify-index")
