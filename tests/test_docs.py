@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import re
@@ -85,8 +86,12 @@ def test_man_pages_are_current() -> None:
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "man").glob("*.1")}
     stale = sorted(n for n in pages if on_disk.get(n) != pages[n])
     extra = sorted(set(on_disk) - set(pages))
+    diff = "".join(
+        line for n in stale for line in difflib.unified_diff(
+            on_disk.get(n, "").splitlines(True), pages[n].splitlines(True), n, "generated"))
     assert not stale and not extra, (
-        f"man pages out of date: {stale} {extra}; run `python -m kdump.cli.manpages man`")
+        f"man pages out of date: {stale} {extra}; run `python -m kdump.cli.manpages man`\n"
+        + diff)
 
 
 def test_every_subcommand_has_help_and_a_man_page() -> None:

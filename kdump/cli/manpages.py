@@ -152,7 +152,7 @@ def render_all() -> dict[str, str]:
     """File name -> content of every page."""
     from . import cli
 
-    ctx = click.Context(cli, info_name="kdump")
+    ctx = click.Context(cli, info_name="kdump", **cli.context_settings)
     pages = {"kdump.1": main_page(cli, ctx)}
     for path, cmd, sub in _commands(cli, ctx, []):
         pages[f"kdump-{'-'.join(path)}.1"] = command_page(path, cmd, sub)
