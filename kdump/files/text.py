@@ -149,8 +149,35 @@ def read_properties(source: FileSource) -> dict[str, str]:
             continue
         m = re.match(r"((?:\\.|[^=:\s])*)\s*[=:\s]\s*(.*)$", s)
         key, value = (m.group(1), m.group(2)) if m else (s, "")
-        props[key.replace("\\:", ":").replace("\\=", "=")] = value
+        props[_unescape(key)] = _unescape(value)
     return props
+
+
+_ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+
+
+def _unescape(s: str) -> str:
+    """Properties.load's escapes, in keys and values alike: ``\\t \\n \\r \\f``,
+    ``\\uXXXX``, and a backslash before any other character stands for that character
+    (``Properties.store`` writes ``=``, ``:``, ``#``, ``!`` and ``\\`` escaped)."""
+    if "\\" not in s:
+        return s
+    out = []
+    i, n = 0, len(s)
+    while i < n:
+        c = s[i]
+        if c != "\\" or i + 1 == n:
+            out.append(c)
+            i += 1
+            continue
+        e = s[i + 1]
+        i += 2
+        if e == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", s[i : i + 4]):
+            out.append(chr(int(s[i : i + 4], 16)))
+            i += 4
+        else:
+            out.append(_ESCAPES.get(e, e))
+    return "".join(out)
 
 
 def read_json(source: FileSource) -> Any:
