@@ -135,7 +135,7 @@ def test_cluster_metadata_decoded_by_directory_name(kdump: KdumpRunner, tmp_path
         '"data":{"name":"metadata.version","featureLevel":21}}')
     j = kdump("dump", "--print-data-log", "--format", "json", "__cluster_metadata-0",
                   cwd=tmp_path)
-    rec = [json.loads(x) for x in j.out.splitlines() if '"type":"record"' in x][0]
+    rec = next(json.loads(x) for x in j.out.splitlines() if '"type":"record"' in x)
     assert rec["value"] == {"type": "FEATURE_LEVEL_RECORD", "version": 0,
                             "data": {"name": "metadata.version", "featureLevel": 21}}
 
