@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from .. import layouts as L
 from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import PayloadDecoder
-from ..errors import CorruptDataError, KdumpError, LimitExceeded
+from ..errors import CorruptDataError, DecompressionError, KdumpError, LimitExceeded
 from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, time_index_sanity
 from ..files.logdir import KafkaFile, walk
 from ..files.snapshot import read_producer_snapshot
@@ -226,10 +226,8 @@ def record_problem(batch: Batch, e: KdumpError) -> Problem:
     """A batch whose records cannot be read, as a finding."""
     if isinstance(e, LimitExceeded):
         kind = "batch-too-large"
-    elif isinstance(e, CorruptDataError) and e.__class__.__name__ == "DecompressionError":
+    elif isinstance(e, DecompressionError):
         kind = "decompression-error"
-    elif "compressed" in e.message or "codec" in e.message or "wrapper" in e.message:
-        kind = "decompression-error" if "decompress" in e.message else "invalid-record"
     else:
         kind = "invalid-record"
     return Problem(batch.path, batch.position, kind, e.message,

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from .. import layouts as L
 from ..checksums import crc32
 from ..codecs import decompress
-from ..errors import CorruptDataError, KdumpError
+from ..errors import CorruptDataError, DecompressionError, KdumpError
 from .record import Record
 from .v2 import DEFAULT_MAX_BATCH_BYTES
 
@@ -162,10 +162,9 @@ class LegacyBatch:
             )
         return self._crc_valid
 
-    def _fail(self, message: str) -> CorruptDataError:
-        return CorruptDataError(
-            message, path=self.path, position=self.position, base_offset=self.offset
-        )
+    def _fail(self, message: str, cls: type[CorruptDataError] = CorruptDataError) -> CorruptDataError:
+        """An error about this entry (``cls`` keeps a decompression error's class)."""
+        return cls(message, path=self.path, position=self.position, base_offset=self.offset)
 
     def records(self, max_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> Iterator[Record]:
         """The message itself, or a wrapper's inner messages with absolute offsets."""
@@ -195,13 +194,13 @@ class LegacyBatch:
         if self.magic not in (0, 1):
             raise self._fail(f"invalid wrapper magic {self.magic}")
         if self.compression == L.CODEC_ZSTD:
-            raise self._fail("zstd is not allowed in a magic 0/1 wrapper")
+            raise self._fail("zstd is not allowed in a magic 0/1 wrapper", DecompressionError)
         if value is None:
             raise self._fail("compressed message set with a null value")
         try:
             raw = decompress(self.compression, value, max_bytes, magic=self.magic)
-        except KdumpError as e:
-            raise self._fail(e.message) from None
+        except CorruptDataError as e:  # DecompressionError, LimitExceeded
+            raise self._fail(e.message, type(e)) from None
         # DeepRecordsIterator reads the whole inner set first (v1 offsets need the last one)
         inner: list[Record] = []
         pos = 0
