@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import TextIO
 
 from ..files.logdir import KafkaFile
@@ -43,6 +44,23 @@ _CAMEL = {
     "cleaner_checkpoint": "cleanerCheckpointOffset",
     "start_offset": "startOffset",
 }
+
+
+def java_path(path: str) -> str:
+    """``new java.io.File(path).toString``: repeated slashes collapsed, no trailing slash
+    (``.`` and ``..`` are kept)."""
+    collapsed = re.sub(r"/{2,}", "/", path)
+    return collapsed.rstrip("/") or collapsed
+
+
+def java_absolute_path(path: str) -> str:
+    """``File.getAbsolutePath``: resolved against the working directory, not normalised
+    (``./a`` stays ``<cwd>/./a``), as DumpLogSegments keys its stderr blocks."""
+    path = java_path(path)
+    if path.startswith("/"):
+        return path
+    cwd = os.getcwd()
+    return (cwd if cwd.endswith("/") else cwd + "/") + path
 
 
 def batch_line(b: Batch) -> str:
@@ -168,7 +186,7 @@ class DumpTextRenderer:
                 for line in record_lines(item, self.skip, self.print_contents):
                     self._w(line)
         elif isinstance(item, FileStart):
-            self._w(f"Dumping {item.file.path}")
+            self._w(f"Dumping {java_path(item.file.path)}")
             start = _start_line(item.file)
             if start:
                 self._w(start)
@@ -183,7 +201,12 @@ class DumpTextRenderer:
         elif isinstance(item, Problem):
             self._problem(item)
         elif isinstance(item, IndexStatus):
-            (self._w if item.status != "sanity-failed" else self._e)(item.message)
+            if item.status == "empty":
+                self._w(f"{java_path(item.path)} is empty.")
+            elif item.status == "sanity-passed":
+                self._w(f"{java_path(item.path)} passed sanity check.")
+            else:
+                self._e(item.message)
         elif isinstance(item, TxnIndexEntryEvent):
             t = item.txn
             self._w(
@@ -225,7 +248,7 @@ class DumpTextRenderer:
 
     def _problem(self, p: Problem) -> None:
         extra = p.extra or {}
-        key = os.path.abspath(p.path)
+        key = java_absolute_path(p.path)
         if p.kind == "index-mismatch" and "check" not in extra:
             self.index_mismatches.setdefault(key, []).append(
                 (extra["index_offset"], extra["log_offset"]))
@@ -248,7 +271,7 @@ class DumpTextRenderer:
             self.corrupt_snapshots.add(p.path)
             self._e(p.detail)
         elif p.kind == "unknown-file" and extra.get("ignored"):
-            self._e(f"Ignoring unknown file {p.path}")
+            self._e(f"Ignoring unknown file {java_path(p.path)}")
         elif p.kind in ("index-zero-slots", "crc-mismatch"):
             pass  # shown in the output itself (entries stop; isvalid: false)
         else:
