@@ -897,3 +897,31 @@ def test_golden_text(kdump, golden_fixture, update_golden: bool, case: g.GoldenC
     d = golden_fixture(case.name)
     r = kdump("dump", "--format", "text", *case.args, cwd=d)
     g.check_golden(f"{case.name}.text", g.render(r.out, r.err, r.rc, d), update_golden)
+
+
+# ---------------------------------------------------------------------------------------
+# paths as java.io.File prints them
+# ---------------------------------------------------------------------------------------
+
+
+def test_paths_are_printed_as_java_io_file_does(kdump, tmp_path: Path) -> None:
+    # new File(arg).toString collapses "//" and drops a trailing "/"; getAbsolutePath
+    # resolves against the working directory without removing "." components
+    a = w.v2_batch([w.Rec(b"a", b"1"), w.Rec(b"b", b"2", offset_delta=2)], last_offset_delta=2)
+    write(tmp_path, "t-0/" + LOG0, a)
+    write(tmp_path, "t-0/00000000000000000000.index", b"")
+    write(tmp_path, "t-0/x.txt", b"")
+    r = dump(kdump, tmp_path, "--deep-iteration", f".//t-0//{LOG0}",
+             "t-0//00000000000000000000.index", "t-0//x.txt")
+    assert [line for line in r.lines if not line.startswith(("b", "|", "L"))] == [
+        f"Dumping ./t-0/{LOG0}",
+        "Dumping t-0/00000000000000000000.index",
+        "t-0/00000000000000000000.index is empty.",
+        "Dumping t-0/x.txt",
+    ]
+    # "Ignoring" is printed in the loop over files, the blocks after it
+    assert r.err_lines == [
+        "Ignoring unknown file t-0/x.txt",
+        f"Non-consecutive offsets in {tmp_path}/./t-0/{LOG0}",
+        "  0 is followed by 2",
+    ]
