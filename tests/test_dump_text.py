@@ -925,3 +925,118 @@ def test_paths_are_printed_as_java_io_file_does(kdump, tmp_path: Path) -> None:
         f"Non-consecutive offsets in {tmp_path}/./t-0/{LOG0}",
         "  0 is followed by 2",
     ]
+
+
+# ---------------------------------------------------------------------------------------
+# damage: kdump resynchronises where DumpLogSegments would stop
+# ---------------------------------------------------------------------------------------
+
+
+def test_flipped_crc_byte(kdump, tmp_path: Path) -> None:
+    b = _three_batches()
+    bad = bytearray(b[1])
+    bad[19] ^= 0x10
+    write(tmp_path, "p-0/" + LOG0, b[0] + bytes(bad) + b[2])
+    r = dump(kdump, tmp_path, "p-0")
+    size = len(b[0])
+    assert r.lines[2:] == [v2_line(b[0]), v2_line(bytes(bad), position=size, valid=False),
+                           v2_line(b[2], position=2 * size)]
+    assert (r.rc, r.err) == (1, "")
+
+
+def test_zeroed_region_in_the_middle(kdump, tmp_path: Path) -> None:
+    b = _three_batches()
+    size = len(b[0])
+    write(tmp_path, "p-0/" + LOG0, b[0] + bytes(size) + b[2])
+    r = dump(kdump, tmp_path, "--deep-iteration", "p-0")
+    assert [line.split(" lastOffset")[0] for line in r.lines if line.startswith("base")] == [
+        "baseOffset: 0", "baseOffset: 2"]
+    assert r.lines[-2] == v2_line(b[2], position=2 * size)
+    assert r.err_lines == [
+        f"p-0/{LOG0}: position {size}: zeroed-region: {size} zero bytes; {size} bytes "
+        f"unreadable; an intact batch starts at byte {2 * size}",
+        f"Non-consecutive offsets in {tmp_path}/p-0/{LOG0}",
+        "  0 is followed by 2",
+    ]
+    assert r.rc == 1
+
+
+def test_truncated_last_batch(kdump, tmp_path: Path) -> None:
+    b = _three_batches()
+    size = len(b[0])
+    write(tmp_path, "p-0/" + LOG0, b[0] + b[1] + b[2][:50])
+    write(tmp_path, "p-0/00000000000000000010.log", b"")  # so 0 is not the active segment
+    r = dump(kdump, tmp_path, f"p-0/{LOG0}")
+    assert r.lines[-1] == f"Found 50 invalid bytes at the end of {LOG0}"
+    assert r.err_lines == [
+        f"p-0/{LOG0}: position {2 * size}: truncated: batch of {size} bytes is cut short by "
+        f"the end of the file: {size - 50} bytes missing (base offset 2)"]
+    assert r.rc == 1
+
+
+def test_unfinished_batch_of_the_active_segment_is_not_a_failure(kdump, tmp_path: Path) -> None:
+    b = _three_batches()
+    write(tmp_path, "p-0/" + LOG0, b[0] + b[1][:50])
+    r = dump(kdump, tmp_path, "p-0")
+    assert r.lines[-1] == f"Found 50 invalid bytes at the end of {LOG0}"
+    assert r.err_lines[0].startswith(f"p-0/{LOG0}: position {len(b[0])}: in-flight [info]: ")
+    assert r.rc == 0
+
+
+def test_zero_filled_tail(kdump, tmp_path: Path) -> None:
+    b = _three_batches()
+    size = len(b[0])
+    write(tmp_path, "p-0/" + LOG0, b[0] + bytes(4096))
+    write(tmp_path, "p-0/00000000000000000010.log", b"")
+    r = dump(kdump, tmp_path, f"p-0/{LOG0}")
+    assert r.lines[2:] == [v2_line(b[0]), f"Found 4096 invalid bytes at the end of {LOG0}"]
+    assert r.err_lines == [
+        f"p-0/{LOG0}: position {size}: zero-tail [warning]: 4096 zero bytes from here to the "
+        "end of the file (preallocated file or unclean shutdown)"]
+    assert r.rc == 1
+
+
+def test_garbage_between_batches(kdump, tmp_path: Path) -> None:
+    b = _three_batches()
+    size = len(b[0])
+    write(tmp_path, "p-0/" + LOG0, b[0] + b"\x07" * 33 + b[1] + b[2])
+    r = dump(kdump, tmp_path, "p-0")
+    assert r.lines[2:] == [v2_line(b[0]), v2_line(b[1], position=size + 33),
+                           v2_line(b[2], position=2 * size + 33)]
+    assert r.err_lines == [
+        f"p-0/{LOG0}: position {size}: bad-magic: magic byte 7 is not 0, 1 or 2; 33 bytes "
+        f"unreadable; an intact batch starts at byte {size + 33}"]
+    assert r.rc == 1
+
+
+def test_strict_stops_like_dump_log_segments(kdump, tmp_path: Path) -> None:
+    b = _three_batches()
+    size = len(b[0])
+    write(tmp_path, "p-0/" + LOG0, b[0] + b"\x07" * 33 + b[1])
+    r = dump(kdump, tmp_path, "--strict", "p-0")
+    assert r.lines[2:] == [v2_line(b[0]), f"Found {33 + size} invalid bytes at the end of {LOG0}"]
+    assert r.rc == 1
+
+
+def test_max_message_size_bounds_index_verification(kdump, golden_fixture) -> None:
+    # dumpIndex: fileRecords.slice(entry.position, maxMessageSize).batches.iterator.next():
+    # batches of 94 bytes fit in 94, the ones of 98 and 100 bytes at 282/380/480 do not
+    d = golden_fixture("offset-index")
+    r = dump(kdump, d, "--max-message-size", "94", "clean-0/00000000000000000000.index")
+    assert len(r.lines) == 6
+    assert [line.split(": ")[1] for line in r.err_lines] == ["position 16", "position 24",
+                                                              "position 32"]
+    assert all("index-position" in line for line in r.err_lines)
+    assert r.rc == 1
+    assert dump(kdump, d, "--max-message-size", "100", "clean-0/00000000000000000000.index"
+                ).rc == 0
+
+
+def test_empty_time_index_passes_the_sanity_check(kdump, tmp_path: Path) -> None:
+    # dumpTimeIndex has no "is empty." branch; TimeIndex.sanityCheck passes with 0 entries
+    write(tmp_path, "00000000000000000000.timeindex", b"")
+    r = dump(kdump, tmp_path, "--index-sanity-check", "00000000000000000000.timeindex")
+    assert r.lines == ["Dumping 00000000000000000000.timeindex",
+                       "00000000000000000000.timeindex passed sanity check."]
+    r = dump(kdump, tmp_path, "00000000000000000000.timeindex")
+    assert r.lines == ["Dumping 00000000000000000000.timeindex"]
