@@ -1040,3 +1040,41 @@ def test_empty_time_index_passes_the_sanity_check(kdump, tmp_path: Path) -> None
                        "00000000000000000000.timeindex passed sanity check."]
     r = dump(kdump, tmp_path, "00000000000000000000.timeindex")
     assert r.lines == ["Dumping 00000000000000000000.timeindex"]
+
+
+# ---------------------------------------------------------------------------------------
+# decoders
+# ---------------------------------------------------------------------------------------
+
+#: FORMATS.md §16.7: OffsetCommitKey v1 (g, t, 0) and OffsetCommitValue v3 (offset 42)
+OFFSET_KEY = bytes.fromhex("000100016700017400000000")
+OFFSET_VALUE = bytes.fromhex("0003000000000000002affffffff00000000018bcfe56800")
+
+
+def _offsets_dir(tmp_path: Path) -> None:
+    write(tmp_path, "__consumer_offsets-0/" + LOG0,
+          w.v2_batch([w.Rec(OFFSET_KEY, OFFSET_VALUE), w.Rec(bytes.fromhex("0002000167"), None)]))
+
+
+def test_offsets_decoder(kdump, tmp_path: Path) -> None:
+    # OffsetsMessageParser: key {"type":"<key version>","data":...}, value
+    # {"version":"<value version>","data":...}, a null value is "<DELETE>"
+    _offsets_dir(tmp_path)
+    r = dump(kdump, tmp_path, "--offsets-decoder", "__consumer_offsets-0")
+    assert [line.split("headerKeys: [] ")[1] for line in r.lines[3:]] == [
+        'key: {"type":"1","data":{"group":"g","topic":"t","partition":0}} payload: '
+        '{"version":"3","data":{"offset":42,"leaderEpoch":-1,"metadata":"",'
+        '"commitTimestamp":1700000000000}}',
+        'key: {"type":"2","data":{"group":"g"}} payload: <DELETE>',
+    ]
+
+
+def test_decoder_string_gives_dump_log_segments_plain_print_data_log(kdump, tmp_path: Path) -> None:
+    # plain --print-data-log in DumpLogSegments always uses StringDecoder; kdump picks the
+    # internal-topic decoder from the directory name unless told --decoder string
+    _offsets_dir(tmp_path)
+    r = dump(kdump, tmp_path, "--print-data-log", "--decoder", "string", "__consumer_offsets-0")
+    key = OFFSET_KEY.decode("utf-8", errors="replace")
+    value = OFFSET_VALUE.decode("utf-8", errors="replace")
+    assert r.lines[3].endswith(f"headerKeys: [] key: {key} payload: {value}")
+    assert r.lines[4].endswith("headerKeys: [] key: \x00\x02\x00\x01g")
