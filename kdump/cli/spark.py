@@ -1,0 +1,267 @@
+"""``kdump spark size-report | verify-crc | export``: the same work, on Spark.
+
+Nothing here imports pyspark: :mod:`kdump.spark` does, when a subcommand runs, so
+``kdump --help`` stays fast and works without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TextIO, TypeVar
+
+import click
+
+from . import cli
+from .exitcodes import ExitCode
+from .options import format_option, max_batch_bytes_option, resolve_format, run, stderr, stdout
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _parse_conf(values: tuple[str, ...]) -> dict[str, str]:
+    conf = {}
+    for v in values:
+        key, eq, value = v.partition("=")
+        if not eq or not key.strip():
+            raise click.BadParameter(f"{v!r} is not KEY=VALUE", param_hint="--conf")
+        conf[key.strip()] = value
+    return conf
+
+
+def spark_options(f: F) -> F:
+    f = click.option("-v", "--verbose", is_flag=True,
+                     help="Show Spark's own log (WARN and above) on stderr.  By default it goes "
+                     "to a temporary file, named in the message when something fails.")(f)
+    f = click.option("--conf", "conf", multiple=True, metavar="KEY=VALUE",
+                     help="A Spark setting, as spark-submit --conf (repeatable), e.g. "
+                     "spark.executor.memory=4g.")(f)
+    f = click.option("--master", default=None, metavar="URL",
+                     help="Spark master: local[*] (the default: all cores of this machine, "
+                     "nothing to set up), local[N], spark://host:7077, yarn, k8s://...  Under "
+                     "spark-submit, spark-submit's own --master applies.")(f)
+    return f
+
+
+def _spark_job(master: str | None, conf: tuple[str, ...], verbose: bool,
+               body: Callable[[Any], ExitCode]) -> ExitCode:
+    """Start (or borrow) a session, run ``body(session)``, stop what was started.
+    A failed Spark job is one line naming the cause (exit 2), not a JVM stack trace."""
+    from ..errors import KdumpError
+    from ..spark.session import start
+
+    ks = start(master, conf=_parse_conf(conf), verbose=verbose)
+    ok = False
+    try:
+        rc = body(ks)
+        ok = True
+        return rc
+    except KdumpError:
+        raise
+    except Exception as e:
+        if e.__class__.__module__.split(".")[0] not in ("pyspark", "py4j"):
+            raise
+        where = f"; Spark's log: {ks.log_path}" if ks.owned and ks.log_path and not verbose else ""
+        raise KdumpError(f"the Spark job failed: {_spark_error(e)}{where}") from None
+    finally:
+        ks.stop(keep_log=not ok)
+
+
+def _spark_error(e: Exception) -> str:
+    """The line of a Spark error that says what went wrong: the last line of a Python
+    traceback from an executor, else the first line of the message."""
+    text = str(e).strip()
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    if not lines:
+        return e.__class__.__name__
+    for i, ln in enumerate(lines):
+        if ln.startswith("Traceback (most recent call last)"):
+            tail = [x for x in lines[i:] if not x.startswith(("File ", "at ", "^", "~"))]
+            for x in reversed(tail):
+                if ":" in x and not x.startswith("Traceback"):
+                    return x
+    return lines[0]
+
+
+@cli.group("spark")
+def spark_group() -> None:
+    """The same work on Spark, for whole fleets of log dirs: size-report, verify-crc and
+    export (records to Parquet).
+
+    The driver lists the files; executors read them, each task its own segments, in
+    chunks, with kdump's readers; only small results come back.  --master local[*] (the
+    default) uses every core of this machine; any Spark master URL scales it out.  Paths
+    must be readable at the same place from every executor (a shared mount).  Needs
+    pip install 'kdump[spark]' and Java 17+; see docs/spark.md.
+    """
+
+
+def _size_renderer(fmt: str | None) -> object:
+    f = resolve_format(fmt)
+    if f == "json":
+        from ..render.jsonl import JsonRenderer
+
+        return JsonRenderer(stdout())
+    if f == "table":
+        from ..render.rows import SizeTableRenderer
+
+        return SizeTableRenderer(stdout(), stderr())
+    from ..render.rows import SizeTextRenderer
+
+    return SizeTextRenderer(stdout(), stderr())
+
+
+@spark_group.command("size-report")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--by", type=click.Choice(["topic", "partition", "segment"]), default="partition",
+              show_default=True, help="One row per topic, partition or segment.")
+@click.option("--top", type=int, default=None, help="Only the N largest rows, largest first.")
+@click.option("--shallow", is_flag=True,
+              help="Batch headers only: no decompression, no per-record sizes.")
+@format_option()
+@max_batch_bytes_option
+@spark_options
+def spark_size_report(paths: tuple[str, ...], by: str, top: int | None, shallow: bool,
+                      fmt: str | None, max_batch_bytes: int, master: str | None,
+                      conf: tuple[str, ...], verbose: bool) -> ExitCode:
+    """kdump size-report on Spark: the same rows and numbers, segments read in parallel.
+
+    Each segment (its .log, indexes and snapshot) is read by one task; the driver
+    merges the per-segment rows exactly as the local command does.
+    """
+    from ..ops.size_report import SizeOptions
+
+    opts = SizeOptions(by=by, top=top, deep=not shallow, max_batch_bytes=max_batch_bytes)
+    renderer = _size_renderer(fmt)
+
+    def body(ks: Any) -> ExitCode:
+        from ..spark.jobs import size_report
+
+        return run(size_report(ks, paths, opts), renderer)
+
+    return _spark_job(master, conf, verbose, body)
+
+
+@spark_group.command("verify-crc")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--shallow", is_flag=True,
+              help="Check checksums, framing and batch offsets only; skip decompression and "
+              "record-level consistency checks.")
+@click.option("--strict", is_flag=True,
+              help="Stop reading a log at the first damaged batch instead of resynchronising.")
+@format_option()
+@max_batch_bytes_option
+@spark_options
+def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: str | None,
+                     max_batch_bytes: int, master: str | None, conf: tuple[str, ...],
+                     verbose: bool) -> ExitCode:
+    """kdump verify-crc on Spark: the same findings and summary, logs checked in parallel
+    (one task per log).  Exit 1 when anything is wrong."""
+    from ..ops.verify import VerifyOptions
+    from .verify import findings_renderer
+
+    opts = VerifyOptions(deep=not shallow, max_batch_bytes=max_batch_bytes, resync=not strict)
+    renderer = findings_renderer(fmt)
+
+    def body(ks: Any) -> ExitCode:
+        from ..spark.jobs import verify_crc
+
+        return run(verify_crc(ks, paths, opts), renderer)
+
+    return _spark_job(master, conf, verbose, body)
+
+
+class ExportTextRenderer:
+    """Problems on stderr, one line each; the result on stdout."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+
+    def emit(self, item: object) -> None:
+        from ..findings import Problem
+        from ..render.common import problem_line
+
+        if isinstance(item, Problem):
+            self.err.write(problem_line(item) + "\n")
+            return
+        to_json = getattr(item, "to_json", None)
+        if to_json is None:
+            return
+        d = to_json()
+        what = "records" if d["level"] == "record" else "batches"
+        self.out.write(
+            f"exported {d['rows']} {what} from {d['segments']} segments ({d['tasks']} tasks) to "
+            f"{d['output']}: Parquet, partitioned by topic and partition\n")
+
+    def close(self) -> None:
+        self.out.flush()
+        self.err.flush()
+
+
+@spark_group.command("export")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("-o", "--output", required=True, metavar="DIR",
+              help="Where to write the Parquet dataset (topic=T/partition=P/ directories): a "
+              "path every executor can write to, or any URI Spark writes to (hdfs://, s3a://) "
+              "when the cluster is set up for it.")
+@click.option("--level", type=click.Choice(["record", "batch"]), default="record",
+              show_default=True, help="One row per record, or one per batch.")
+@click.option("--decoder", default=None, metavar="NAME",
+              help="Add key_decoded/value_decoded/decode_error columns: auto (internal topics "
+              "by name, others as strings), string, hex, base64, json, int, long, offsets, "
+              "transaction-log, cluster-metadata, share-group-state, remote-log-metadata.")
+@click.option("--verify", is_flag=True, help="Add a crc_valid column (batch checksum).")
+@click.option("--topic", "topics", multiple=True, metavar="TOPIC",
+              help="Only this topic (repeatable).")
+@click.option("--mode", type=click.Choice(["errorifexists", "overwrite", "append", "ignore"]),
+              default="errorifexists", show_default=True,
+              help="What to do when the output already exists.")
+@click.option("--split-bytes", type=str, default="128M", show_default=True, metavar="SIZE",
+              help="Segments larger than this are read by several tasks, cut at batch "
+              "boundaries found with their .index.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default=None,
+              help="text (default) or json (JSON Lines: problems, then an export object).")
+@max_batch_bytes_option
+@spark_options
+def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str | None,
+                 verify: bool, topics: tuple[str, ...], mode: str, split_bytes: str,
+                 fmt: str | None, max_batch_bytes: int, master: str | None,
+                 conf: tuple[str, ...], verbose: bool) -> ExitCode:
+    """Records of every segment under PATHS to Parquet, partitioned by topic and partition.
+
+    Columns: topic, partition, segment, file, position (of the batch), offset,
+    timestamp (epoch ms), timestamp_type, key and value (binary), headers
+    (array<struct<key string, value binary>>), sequence, and the batch's fields
+    (base_offset, last_offset, batch_size, magic, compression, partition_leader_epoch,
+    producer_id, producer_epoch, base_sequence, is_transactional, is_control, crc).
+    Damaged stretches are skipped (kdump spark verify-crc lists them).
+    """
+    import os
+
+    from ..errors import UsageError
+    from ..render.jsonl import JsonRenderer
+    from .options import parse_size
+
+    if mode == "errorifexists" and "://" not in output and os.path.exists(output):
+        raise UsageError(f"{output} already exists (--mode overwrite or append to write there)")
+    options = {"level": level, "verify": str(verify).lower(),
+               "split_bytes": str(parse_size(split_bytes)),
+               "max_batch_bytes": str(max_batch_bytes)}
+    if decoder is not None:
+        from ..spark.segments import DECODER_NAMES
+
+        if decoder not in DECODER_NAMES:
+            raise click.BadParameter(f"{decoder!r}: use one of {', '.join(DECODER_NAMES)}",
+                                     param_hint="--decoder")
+        options["decoder"] = decoder
+    if topics:
+        options["topics"] = ",".join(topics)
+    f = resolve_format(fmt, default_text=True)
+    renderer: object = JsonRenderer(stdout()) if f == "json" else ExportTextRenderer(stdout(), stderr())
+
+    def body(ks: Any) -> ExitCode:
+        from ..spark.jobs import export
+
+        return run(export(ks, paths, output, options=options, mode=mode), renderer)
+
+    return _spark_job(master, conf, verbose, body)

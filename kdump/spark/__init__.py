@@ -1,0 +1,29 @@
+"""kdump on Spark: whole fleets of log dirs, read in parallel through PySpark.
+
+The only package of kdump that imports pyspark (and only when used):
+
+* :func:`register` adds the ``kafka_log`` data source to a session::
+
+      import kdump.spark
+      kdump.spark.register(spark)
+      spark.read.format("kafka_log").load("/data/kafka-logs").groupBy("topic").count()
+
+* ``kdump spark size-report | verify-crc | export`` (:mod:`kdump.cli.spark`) run the
+  local commands' work on executors (:mod:`kdump.spark.jobs`) and print the same output.
+
+Install with ``pip install 'kdump[spark]'`` (pyspark and pyarrow); Spark needs Java 17+.
+See docs/spark.md.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["register"]
+
+
+def register(spark: Any) -> None:
+    """Register the ``kafka_log`` data source with ``spark`` (a SparkSession)."""
+    from .datasource import KafkaLogDataSource
+
+    spark.dataSource.register(KafkaLogDataSource)

@@ -1,0 +1,157 @@
+"""The driver side of ``kdump spark size-report``, ``verify-crc`` and ``export``.
+
+The driver walks the paths (:func:`kdump.files.logdir.walk`, names only), cuts the
+files into tasks (:mod:`kdump.spark.tasks`), and Spark runs the tasks on executors,
+which open and read the files themselves.  Back come per-file results only (a
+SizeRow, a FileResult, problems as dicts); the driver replays them in walk order
+through the very steps the local commands use (:class:`~kdump.ops.size_report.SizeTotals`,
+:class:`~kdump.ops.verify.Summary`), so the output is the local command's, object for
+object.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..files.logdir import KafkaFile, walk
+from ..findings import INFO, Problem
+from ..ops.size_report import SizeOptions, SizeRow, SizeTotals
+from ..ops.verify import LOG_KINDS, FileResult, Summary, VerifyOptions
+from .session import KdumpSpark
+from .tasks import (
+    Item,
+    file_to_wire,
+    in_dir,
+    pack,
+    problem_from_wire,
+    result_from_wire,
+    row_from_wire,
+    segment_groups,
+    size_options_to_wire,
+    size_task,
+    verify_options_to_wire,
+    verify_task,
+)
+
+
+def _run(ks: KdumpSpark, what: str, groups: list[list[Item]], fn: Callable[..., Any],
+         opts: tuple[Any, ...], relative: bool) -> dict[int, Any]:
+    """Run ``fn`` over the groups on the executors; results by walk sequence number."""
+    sc = ks.sc
+    tasks = pack(groups, sc.defaultParallelism)
+    if not tasks:
+        return {}
+    sc.setJobDescription(f"kdump {what}: {sum(len(t) for t in tasks)} files in {len(tasks)} tasks")
+    work = functools.partial(in_dir, os.getcwd() if relative else None, fn, opts=opts)
+    out = sc.parallelize(tasks, len(tasks)).flatMap(work).collect()
+    return {seq: rest for seq, *rest in out}
+
+
+def _walked(paths: Iterable[str]) -> tuple[list[KafkaFile | Problem], bool]:
+    walked = list(walk(paths))
+    relative = any(isinstance(i, KafkaFile) and not os.path.isabs(i.path) for i in walked)
+    return walked, relative
+
+
+def size_report(ks: KdumpSpark, paths: Iterable[str], opts: SizeOptions) -> Iterator[SizeRow | Problem]:
+    """:func:`kdump.ops.size_report.size_report`, with the files read on executors."""
+    walked, relative = _walked(paths)
+    files = [(seq, item) for seq, item in enumerate(walked)
+             if isinstance(item, KafkaFile) and item.topic is not None]
+    results = _run(ks, "size-report", segment_groups(files), size_task,
+                   size_options_to_wire(opts), relative)
+    totals = SizeTotals(opts)
+    for seq, item in enumerate(walked):
+        if isinstance(item, Problem):
+            if item.severity != INFO:
+                yield item
+            continue
+        if item.topic is None:
+            continue
+        row, problems = results[seq]
+        for p in problems:
+            yield problem_from_wire(p)
+        if row is not None:
+            totals.add(row_from_wire(row))
+    yield from totals.rows()
+
+
+def verify_crc(ks: KdumpSpark, paths: Iterable[str],
+               opts: VerifyOptions) -> Iterator[Problem | FileResult | Summary]:
+    """:func:`kdump.ops.verify.verify_crc`, with the logs read on executors."""
+    walked, relative = _walked(paths)
+    groups = [[(seq, file_to_wire(item))] for seq, item in enumerate(walked)
+              if isinstance(item, KafkaFile) and item.kind in LOG_KINDS]
+    results = _run(ks, "verify-crc", groups, verify_task,
+                   verify_options_to_wire(opts), relative)
+    summary = Summary("verify-crc")
+    for seq, item in enumerate(walked):
+        if isinstance(item, Problem):
+            if item.severity != INFO:
+                summary.add_problem(item)
+                yield item
+            continue
+        if item.kind not in LOG_KINDS:
+            continue
+        wire_result, problems = results[seq]
+        result = result_from_wire(wire_result)
+        for d in problems:
+            p = problem_from_wire(d)
+            summary.add_problem(p)
+            yield p
+        summary.add_file(result)
+        yield result
+    yield summary
+
+
+@dataclass(slots=True)
+class ExportResult:
+    """The closing object of ``kdump spark export``."""
+
+    output: str
+    level: str
+    rows: int
+    segments: int
+    tasks: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "export", "output": self.output, "format": "parquet",
+                "partitioned_by": ["topic", "partition"], "level": self.level,
+                "rows": self.rows, "segments": self.segments, "tasks": self.tasks}
+
+
+def export(ks: KdumpSpark, paths: Iterable[str], output: str, *, options: dict[str, str],
+           mode: str = "errorifexists") -> Iterator[Problem | ExportResult]:
+    """Records (or batches) of every segment under ``paths`` to Parquet under ``output``,
+    partitioned by topic and partition, through the ``kafka_log`` data source."""
+    from pyspark.sql import Observation
+    from pyspark.sql import functions as F
+
+    from .segments import parse_options, plan
+
+    abs_paths = [os.path.abspath(p) for p in paths]
+    opts = dict(options)
+    opts["paths"] = _json_list(abs_paths)
+    read_opts = parse_options(opts)
+    slices, problems = plan(read_opts)
+    yield from problems
+    if any(p.kind == "unreadable-file" and p.severity == "error" for p in problems):
+        opts["ignore_unreadable"] = "true"  # said above; export what can be read
+    segments = len({s[0] for s in slices})
+    df = ks.spark.read.format("kafka_log").options(**opts).load()
+    obs = Observation("kdump-export")
+    df = df.observe(obs, F.count(F.lit(1)).alias("rows"))
+    ks.sc.setJobDescription(f"kdump export: {segments} segments to {output}")
+    df.write.mode(mode).partitionBy("topic", "partition").parquet(output)
+    rows = int(obs.get.get("rows", 0)) if slices else 0
+    yield ExportResult(output, read_opts.level, rows, segments, len(slices))
+
+
+def _json_list(items: list[str]) -> str:
+    import json
+
+    return json.dumps(items)

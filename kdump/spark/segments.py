@@ -1,0 +1,415 @@
+"""Segments as rows: the planning and reading behind the ``kafka_log`` data source.
+
+Plain Python and pyarrow (no pyspark import), so it runs and is tested without Spark.
+
+Planning (on the driver): the walker lists the ``.log`` segments; each becomes one
+input partition, and a segment larger than ``split_bytes`` is cut into byte ranges at
+batch boundaries taken from its offset index (an ``.index`` entry holds the position
+where a batch starts).  Every boundary is checked before it is used: an intact batch
+(checksum included) must start there; a segment with no usable index stays whole.
+
+Reading (on an executor): a range ``[start, end)`` is read from ``start`` with kdump's
+:class:`~kdump.records.file_records.LogReader`, chunk by chunk, and yields the batches
+whose first byte lies in the range.  Since every boundary is a real batch start, the
+batch chain from a boundary is the same chain a whole-file read frames, so each batch
+(and each record) belongs to exactly one range.  Damage is skipped as the local
+commands skip it (the reader resynchronises at the next intact batch).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from .. import layouts as L
+from ..decoders import INTERNAL, JAVA_CLASSES, SIMPLE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
+from ..decoders.base import PayloadDecoder
+from ..errors import KdumpError
+from ..files.index import OffsetIndex
+from ..files.logdir import KafkaFile, walk
+from ..findings import INFO, Problem
+from ..records.file_records import LogReader
+from ..records.legacy import LegacyBatch
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ..source import FileSource
+
+DEFAULT_SPLIT_BYTES = 128 << 20
+
+#: one row per record
+RECORD_FIELDS: list[tuple[str, str]] = [
+    ("topic", "string"),
+    ("partition", "int"),
+    ("segment", "string"),
+    ("file", "string"),
+    ("position", "bigint"),
+    ("offset", "bigint"),
+    ("timestamp", "bigint"),
+    ("timestamp_type", "string"),
+    ("key", "binary"),
+    ("value", "binary"),
+    ("headers", "array<struct<key:string,value:binary>>"),
+    ("sequence", "int"),
+    ("base_offset", "bigint"),
+    ("last_offset", "bigint"),
+    ("batch_size", "int"),
+    ("magic", "int"),
+    ("compression", "string"),
+    ("partition_leader_epoch", "int"),
+    ("producer_id", "bigint"),
+    ("producer_epoch", "int"),
+    ("base_sequence", "int"),
+    ("is_transactional", "boolean"),
+    ("is_control", "boolean"),
+    ("crc", "bigint"),
+]
+
+#: one row per batch (``level=batch``)
+BATCH_FIELDS: list[tuple[str, str]] = [
+    ("topic", "string"),
+    ("partition", "int"),
+    ("segment", "string"),
+    ("file", "string"),
+    ("position", "bigint"),
+    ("base_offset", "bigint"),
+    ("last_offset", "bigint"),
+    ("count", "int"),
+    ("size", "int"),
+    ("magic", "int"),
+    ("compression", "string"),
+    ("timestamp_type", "string"),
+    ("first_timestamp", "bigint"),
+    ("max_timestamp", "bigint"),
+    ("partition_leader_epoch", "int"),
+    ("producer_id", "bigint"),
+    ("producer_epoch", "int"),
+    ("base_sequence", "int"),
+    ("last_sequence", "int"),
+    ("is_transactional", "boolean"),
+    ("is_control", "boolean"),
+    ("crc", "bigint"),
+    ("attributes", "int"),
+]
+
+VERIFY_FIELDS = [("crc_valid", "boolean")]
+DECODER_FIELDS = [("key_decoded", "string"), ("value_decoded", "string"), ("decode_error", "string")]
+
+LEVELS = ("record", "batch")
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """The data source's options, parsed and checked."""
+
+    paths: tuple[str, ...]
+    level: str = "record"
+    decoder: str | None = None
+    verify: bool = False
+    split_bytes: int = DEFAULT_SPLIT_BYTES
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    topics: tuple[str, ...] | None = None
+    all_files: bool = False
+    ignore_unreadable: bool = False
+
+    def fields(self) -> list[tuple[str, str]]:
+        out = list(RECORD_FIELDS if self.level == "record" else BATCH_FIELDS)
+        if self.verify:
+            out += VERIFY_FIELDS
+        if self.decoder is not None and self.level == "record":
+            out += DECODER_FIELDS
+        return out
+
+    def ddl(self) -> str:
+        return ", ".join(f"`{name}` {t}" for name, t in self.fields())
+
+
+_SIZE = re.compile(r"^\s*(\d+)\s*([kKmMgG]?)(i?[bB])?\s*$")
+
+
+def _size(name: str, value: str) -> int:
+    m = _SIZE.match(value)
+    if not m:
+        raise ValueError(f"kafka_log: option {name}={value!r} is not a size (e.g. 134217728, 128M)")
+    return int(m.group(1)) << {"": 0, "k": 10, "m": 20, "g": 30}[m.group(2).lower()]
+
+
+def _bool(name: str, value: str) -> bool:
+    v = value.strip().lower()
+    if v in ("true", "1", "yes"):
+        return True
+    if v in ("false", "0", "no"):
+        return False
+    raise ValueError(f"kafka_log: option {name}={value!r} is not true or false")
+
+
+DECODER_NAMES = ("auto", *SIMPLE, *INTERNAL)
+
+
+def parse_options(options: Any) -> ReadOptions:
+    """``options``: the (case-insensitive) map Spark hands the data source."""
+    opts = {str(k).lower(): str(v) for k, v in dict(options).items()}
+    paths: list[str] = []
+    if "paths" in opts:
+        raw = opts["paths"]
+        try:
+            loaded = json.loads(raw)
+        except ValueError:
+            loaded = raw.split(",")
+        paths.extend(str(p) for p in (loaded if isinstance(loaded, list) else [loaded]))
+    if opts.get("path"):
+        paths.append(opts["path"])
+    if not paths:
+        raise ValueError('kafka_log: no path: spark.read.format("kafka_log").load(PATH)')
+    level = opts.get("level", "record").strip().lower()
+    if level not in LEVELS:
+        raise ValueError(f"kafka_log: level={level!r}: use record or batch")
+    decoder = opts.get("decoder")
+    if decoder is not None:
+        decoder = decoder.strip()
+        if decoder not in DECODER_NAMES and decoder not in JAVA_CLASSES:
+            raise ValueError(f"kafka_log: decoder={decoder!r}: use one of {', '.join(DECODER_NAMES)}")
+    topics = None
+    if opts.get("topics"):
+        topics = tuple(t.strip() for t in opts["topics"].split(",") if t.strip())
+    return ReadOptions(
+        paths=tuple(paths),
+        level=level,
+        decoder=decoder,
+        verify=_bool("verify", opts["verify"]) if "verify" in opts else False,
+        split_bytes=max(1, _size("split_bytes", opts["split_bytes"])) if "split_bytes" in opts
+        else DEFAULT_SPLIT_BYTES,
+        max_batch_bytes=_size("max_batch_bytes", opts["max_batch_bytes"])
+        if "max_batch_bytes" in opts else DEFAULT_MAX_BATCH_BYTES,
+        topics=topics,
+        all_files=_bool("all_files", opts["all_files"]) if "all_files" in opts else False,
+        ignore_unreadable=_bool("ignore_unreadable", opts["ignore_unreadable"])
+        if "ignore_unreadable" in opts else False,
+    )
+
+
+# --- planning ----------------------------------------------------------------------------
+#: one input partition: (path, topic, partition, segment name, active, start, end or None)
+Slice = tuple[str, str | None, int | None, str, bool, int, int | None]
+
+
+def segment_name(f: KafkaFile) -> str:
+    """As size-report names a segment: its base offset, zero padded (else the file name)."""
+    if f.base_offset is not None:
+        return f"{f.base_offset:0{L.OFFSET_DIGITS}d}"
+    return os.path.basename(f.path)
+
+
+def wanted(f: KafkaFile, opts: ReadOptions) -> bool:
+    if opts.topics is not None and f.topic not in opts.topics:
+        return False
+    if opts.all_files:
+        return f.kind in ("log", "kraft-snapshot", "bootstrap-snapshot")
+    return f.kind == "log" and f.leftover is None and f.partition_state is None
+
+
+def plan(opts: ReadOptions) -> tuple[list[Slice], list[Problem]]:
+    """The input partitions, in walk order, and the problems met listing the files."""
+    slices: list[Slice] = []
+    problems: list[Problem] = []
+    for item in walk(opts.paths):
+        if isinstance(item, Problem):
+            if item.severity != INFO:
+                problems.append(item)
+            continue
+        if not wanted(item, opts):
+            continue
+        try:
+            size = os.stat(item.path).st_size
+        except OSError as e:
+            problems.append(Problem(item.path, None, "unreadable-file",
+                                    (e.strerror or str(e)).lower()))
+            continue
+        points = split_points(item, size, opts.split_bytes)
+        name = segment_name(item)
+        for i, start in enumerate(points):
+            end = points[i + 1] if i + 1 < len(points) else None
+            slices.append((item.path, item.topic, item.partition, name, item.active, start, end))
+    return slices, problems
+
+
+def _index_path(f: KafkaFile) -> str:
+    stem = os.path.basename(f.path).split(".")[0]
+    return os.path.join(os.path.dirname(f.path), stem + L.INDEX_SUFFIX)
+
+
+def batch_starts_at(log: FileSource, position: int) -> bool:
+    """Does an intact batch (its checksum matching) start at ``position``?"""
+    reader = LogReader(log, start=position, resync=False, check_lengths=False, chunk=64 << 10)
+    for item in reader:
+        return isinstance(item, (RecordBatch, LegacyBatch)) and item.position == position \
+            and item.crc_valid
+    return False
+
+
+def split_points(f: KafkaFile, size: int, split_bytes: int) -> list[int]:
+    """Range starts for a segment of ``size`` bytes: ``[0]``, plus, when it is larger
+    than ``split_bytes``, the first index position at or past each multiple of
+    ``split_bytes`` where an intact batch starts."""
+    if size <= split_bytes or f.base_offset is None or f.kind != "log":
+        return [0]
+    try:
+        isrc = FileSource(_index_path(f))
+    except KdumpError:
+        return [0]  # no index: read whole
+    points = [0]
+    try:
+        with isrc, FileSource(f.path) as lsrc:
+            index = OffsetIndex(isrc, f.base_offset, chunk=64 << 10)
+            n = index.used_slots()
+            for k in range(1, math.ceil(size / split_bytes)):
+                target = k * split_bytes
+                if target <= points[-1]:
+                    continue
+                lo, hi = 0, n  # first used slot whose position is >= target
+                while lo < hi:
+                    mid = (lo + hi) // 2
+                    if index.entry(mid).position < target:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                if lo >= n:
+                    break
+                pos = index.entry(lo).position
+                if points[-1] < pos < size and batch_starts_at(lsrc, pos):
+                    points.append(pos)
+    except KdumpError:
+        return points
+    return points
+
+
+# --- reading -----------------------------------------------------------------------------
+def make_decoder(name: str, topic: str | None) -> PayloadDecoder:
+    if name == "auto":
+        name = TOPIC_DECODERS.get(topic or "", "string")
+    if name in INTERNAL:
+        return internal_decoder(name)
+    return KeyValueDecoder(name, name)
+
+
+def _decoded(structured: bool, obj: object, text: str | None) -> str | None:
+    if structured and obj is not None:
+        return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    return text
+
+
+def slice_batches(s: Slice, *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+                  ignore_unreadable: bool = False) -> Iterator[RecordBatch | LegacyBatch]:
+    """The intact-framed batches whose first byte lies in the slice's range."""
+    path, _topic, _partition, _segment, active, start, end = s
+    try:
+        src = FileSource(path)
+    except KdumpError:
+        if ignore_unreadable:
+            return
+        raise
+    with src:
+        reader = LogReader(src, start=start, active=active, max_batch_bytes=max_batch_bytes)
+        for item in reader:
+            pos = item.position
+            if end is not None and pos is not None and pos >= end:
+                return
+            if isinstance(item, Problem):
+                continue
+            yield item
+
+
+def batch_rows(s: Slice, opts: ReadOptions) -> Iterator[tuple[Any, ...]]:
+    """One tuple per batch, in :data:`BATCH_FIELDS` order (+ crc_valid)."""
+    path, topic, partition, segment, _active, _start, _end = s
+    verify = opts.verify
+    for b in slice_batches(s, max_batch_bytes=opts.max_batch_bytes,
+                           ignore_unreadable=opts.ignore_unreadable):
+        row: tuple[Any, ...] = (
+            topic, partition, segment, path, b.position, b.base_offset, b.last_offset, b.count,
+            b.size, b.magic, b.compression_name, b.timestamp_type, b.first_timestamp,
+            b.max_timestamp, b.partition_leader_epoch, b.producer_id, b.producer_epoch,
+            b.base_sequence, b.last_sequence, b.is_transactional, b.is_control, b.crc,
+            b.attributes,
+        )
+        yield (*row, b.crc_valid) if verify else row
+
+
+def record_rows(s: Slice, opts: ReadOptions) -> Iterator[tuple[Any, ...]]:
+    """One tuple per record, in :data:`RECORD_FIELDS` order (+ crc_valid, + decoded)."""
+    path, topic, partition, segment, _active, _start, _end = s
+    verify = opts.verify
+    decoder = make_decoder(opts.decoder, topic) if opts.decoder is not None else None
+    k_struct = bool(getattr(decoder, "key_structured", True))
+    v_struct = bool(getattr(decoder, "value_structured", True))
+    for b in slice_batches(s, max_batch_bytes=opts.max_batch_bytes,
+                           ignore_unreadable=opts.ignore_unreadable):
+        records = []
+        try:
+            for r in b.records(opts.max_batch_bytes):
+                records.append(r)
+        except KdumpError:
+            pass  # the records before the fault stay, as the local dump lists them
+        if not records:
+            continue
+        v2 = isinstance(b, RecordBatch)
+        base_offset = b.base_offset if v2 else records[0].offset
+        crc_ok = b.crc_valid if verify else None
+        tail = (base_offset, b.last_offset, b.size, b.magic, b.compression_name,
+                b.partition_leader_epoch, b.producer_id, b.producer_epoch, b.base_sequence,
+                b.is_transactional, b.is_control, b.crc)
+        ts_type = b.timestamp_type
+        control = b.is_control
+        for r in records:
+            headers = [(hk.decode("utf-8", "replace"), hv) for hk, hv in r.headers]
+            row: tuple[Any, ...] = (topic, partition, segment, path, b.position, r.offset,
+                                    r.timestamp, ts_type, r.key, r.value, headers, r.sequence,
+                                    *tail)
+            if verify:
+                ok = crc_ok if v2 or r.crc_valid is None else (crc_ok and r.crc_valid)
+                row = (*row, ok)
+            if decoder is not None:
+                if control:
+                    row = (*row, None, None, None)
+                else:
+                    d = decoder.decode(r.key, r.value, r.offset)
+                    row = (*row, _decoded(k_struct, d.key_json, d.key_text),
+                           _decoded(v_struct, d.value_json, d.value_text), d.error)
+            yield row
+
+
+def rows(s: Slice, opts: ReadOptions) -> Iterator[tuple[Any, ...]]:
+    return record_rows(s, opts) if opts.level == "record" else batch_rows(s, opts)
+
+
+def arrow_batches(tuples: Iterable[tuple[Any, ...]], schema: Any, *, max_rows: int = 8192,
+                  max_bytes: int = 32 << 20) -> Iterator[Any]:
+    """Rows gathered into ``pyarrow.RecordBatch`` objects of ``schema`` (bounded in rows
+    and in key + value bytes)."""
+    import pyarrow as pa
+
+    types = [f.type for f in schema]
+    ki = schema.get_field_index("key")
+    vi = schema.get_field_index("value")
+    buf: list[tuple[Any, ...]] = []
+    nbytes = 0
+
+    def flush() -> Any:
+        cols = list(zip(*buf, strict=True))
+        return pa.RecordBatch.from_arrays(
+            [pa.array(c, type=t) for c, t in zip(cols, types, strict=True)], schema=schema)
+
+    for row in tuples:
+        buf.append(row)
+        if ki >= 0:
+            k, v = row[ki], row[vi]
+            nbytes += (len(k) if k is not None else 0) + (len(v) if v is not None else 0)
+        if len(buf) >= max_rows or nbytes >= max_bytes:
+            yield flush()
+            buf = []
+            nbytes = 0
+    if buf:
+        yield flush()

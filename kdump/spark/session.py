@@ -1,0 +1,237 @@
+"""Starting Spark for kdump: everything PySpark needs, handled for the user.
+
+* pyspark (and pyarrow) are imported here, lazily: ``kdump --help`` never loads them,
+  and a missing install is one line (``pip install 'kdump[spark]'``), exit 2.
+* Java is looked for the way ``spark-class`` looks for it (``$JAVA_HOME/bin/java``, else
+  ``java`` on PATH) before anything starts; none is one clear line, exit 2.
+* ``PYSPARK_PYTHON``/``PYSPARK_DRIVER_PYTHON`` are the running interpreter (the one kdump
+  is installed in), so Python workers can import kdump.  On a cluster a
+  ``PYSPARK_PYTHON`` the user set is kept: the nodes' interpreter path may differ.
+* Quiet: the JVM's stderr (log4j, the JDK's own warnings) goes to a log file instead of
+  the terminal, the log level is WARN, no progress bars; the UI is off for local runs.
+* On a non-local master the kdump package is zipped and shipped with ``addPyFile``, so
+  executors run the same kdump as the driver (its dependencies must be installed on
+  the nodes; docs/spark.md says how).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import Any
+
+from ..errors import KdumpError
+
+DEFAULT_MASTER = "local[*]"
+
+INSTALL_HINT = "pip install 'kdump[spark]'"
+
+#: log4j2 configuration for the driver JVM: WARN, on stderr (which goes to the log file)
+_LOG4J2 = """\
+rootLogger.level = warn
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+logger.hadoop.name = org.apache.hadoop.util.NativeCodeLoader
+logger.hadoop.level = error
+"""
+
+
+class SparkUnavailable(KdumpError):
+    """Spark cannot run here (no pyspark, no Java, the JVM did not start)."""
+
+
+def is_local(master: str) -> bool:
+    return master == "local" or master.startswith("local[")
+
+
+def find_java() -> str | None:
+    """The java ``spark-class`` would run: ``$JAVA_HOME/bin/java``, else ``java`` on PATH."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        java = os.path.join(home, "bin", "java")
+        return java if os.path.isfile(java) and os.access(java, os.X_OK) else None
+    return shutil.which("java")
+
+
+def check_available() -> None:
+    """Raise :class:`SparkUnavailable` with one clear line when Spark cannot start."""
+    try:
+        import pyarrow  # noqa: F401
+        import pyspark  # noqa: F401
+    except ImportError as e:
+        missing = (e.name or "pyspark").split(".")[0]
+        raise SparkUnavailable(
+            f"{missing} is not installed: the spark commands need it ({INSTALL_HINT})"
+        ) from None
+    if find_java() is None:
+        where = ("JAVA_HOME is set but $JAVA_HOME/bin/java is not there"
+                 if os.environ.get("JAVA_HOME") else "no java on PATH and JAVA_HOME is not set")
+        raise SparkUnavailable(
+            f"Spark needs a Java runtime (17 or later) and none was found: {where}"
+        )
+
+
+def _java_version(java: str) -> str:
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    lines = (out.stderr or out.stdout).splitlines()
+    return lines[0].strip() if lines else "unknown"
+
+
+def _set_python(master: str) -> None:
+    os.environ["PYSPARK_DRIVER_PYTHON"] = sys.executable
+    if is_local(master) or not os.environ.get("PYSPARK_PYTHON"):
+        os.environ["PYSPARK_PYTHON"] = sys.executable
+
+
+@contextmanager
+def _stderr_to(path: str) -> Iterator[None]:
+    """Point file descriptor 2 at ``path`` while the JVM is launched: the JVM (and every
+    process it starts) keeps writing its stderr there; ours is restored afterwards."""
+    try:
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+    saved = os.dup(2)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.dup2(fd, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
+
+
+class KdumpSpark:
+    """A Spark session started (or borrowed) for one kdump command."""
+
+    def __init__(self, spark: Any, owned: bool, log_path: str | None, workdir: str | None) -> None:
+        self.spark = spark
+        self.owned = owned
+        self.log_path = log_path
+        self.workdir = workdir
+
+    @property
+    def sc(self) -> Any:
+        return self.spark.sparkContext
+
+    def stop(self, *, keep_log: bool = False) -> None:
+        if self.owned:
+            with suppress(Exception):
+                self.spark.stop()
+        if self.workdir:
+            if keep_log and self.log_path:
+                # keep only the log
+                for name in os.listdir(self.workdir):
+                    p = os.path.join(self.workdir, name)
+                    if p != self.log_path:
+                        with suppress(OSError):
+                            os.remove(p)
+            else:
+                shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str, str] | None = None,
+          verbose: bool = False) -> KdumpSpark:
+    """A Spark session for kdump.  An already active session (a notebook, a test, a
+    ``spark-submit`` driver) is used as it is and left running; otherwise one is
+    started on ``master`` (``local[*]`` by default) and :meth:`KdumpSpark.stop` ends it."""
+    check_available()
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        _prepare(active, owned=False)
+        return KdumpSpark(active, False, None, None)
+    if master is None:
+        # under spark-submit the JVM is already configured (spark.master among it)
+        master = None if os.environ.get("PYSPARK_GATEWAY_PORT") else DEFAULT_MASTER
+    _set_python(master or "")
+    workdir = tempfile.mkdtemp(prefix="kdump-spark-")
+    log4j = os.path.join(workdir, "log4j2.properties")
+    with open(log4j, "w") as f:
+        f.write(_LOG4J2)
+    log_path = os.path.join(workdir, "spark.log")
+    builder = SparkSession.builder.appName(app_name)
+    if master is not None:
+        builder = builder.master(master)
+    settings = {
+        "spark.ui.showConsoleProgress": "false",
+        "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{log4j}",
+        "spark.sql.session.timeZone": "UTC",
+    }
+    if master is not None and is_local(master):
+        settings["spark.ui.enabled"] = "false"
+    settings.update(conf or {})
+    for k, v in settings.items():
+        builder = builder.config(k, v)
+    try:
+        if verbose:
+            spark = builder.getOrCreate()
+        else:
+            with _stderr_to(log_path):
+                spark = builder.getOrCreate()
+    except Exception as e:
+        java = find_java() or "java"
+        msg = str(e).strip().splitlines()[0] if str(e).strip() else e.__class__.__name__
+        where = f"; Spark's log: {log_path}" if not verbose else ""
+        if verbose:
+            shutil.rmtree(workdir, ignore_errors=True)
+        raise SparkUnavailable(
+            f"Spark did not start on master {master or '(from spark-submit)'}: {msg} "
+            f"(java: {_java_version(java)}; Spark 4 needs Java 17 or later{where})"
+        ) from None
+    session = KdumpSpark(spark, True, log_path, workdir)
+    try:
+        _prepare(spark, owned=True)
+        actual: str = spark.sparkContext.master or ""
+        if not is_local(actual):
+            ship_kdump(spark, workdir)
+    except Exception:
+        session.stop(keep_log=True)
+        raise
+    return session
+
+
+def _prepare(spark: Any, *, owned: bool) -> None:
+    if owned:
+        spark.sparkContext.setLogLevel("WARN")
+    from . import register
+
+    register(spark)
+
+
+def package_zip(dest_dir: str) -> str:
+    """Zip the installed kdump package (sources only) for ``addPyFile``."""
+    import kdump
+
+    pkg = os.path.dirname(os.path.abspath(kdump.__file__))
+    root = os.path.dirname(pkg)
+    path = os.path.join(dest_dir, "kdump.zip")
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for dirpath, dirnames, filenames in os.walk(pkg):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                if name.endswith((".pyc", ".pyo")):
+                    continue
+                full = os.path.join(dirpath, name)
+                z.write(full, os.path.relpath(full, root))
+    return path
+
+
+def ship_kdump(spark: Any, workdir: str) -> None:
+    """Send this kdump to the executors (it goes first on their sys.path)."""
+    spark.sparkContext.addPyFile(package_zip(workdir))
