@@ -330,3 +330,16 @@ def test_inputs_unchanged_by_every_option(tmp_path: Path, sample_dir: Path) -> N
         assert "Traceback" not in r.stderr
         assert tree_state([root]) == before, args
     assert not (root / "orders-1" / "00000000000000000031.index").exists()
+
+
+def test_max_batch_bytes_bounds_decompression(kdump, tmp_path: Path) -> None:
+    recs = [w.Rec(b"k%d" % i, b"x" * 1000) for i in range(100)]
+    (tmp_path / LOG0).write_bytes(w.v2_batch(recs, codec=w.ZSTD) + w.v2_batch(
+        [w.Rec(b"small", b"v")], base_offset=100, codec=w.ZSTD))
+    r = kdump("dump", "--deep-iteration", "--max-batch-bytes", "10K", LOG0, cwd=tmp_path)
+    assert r.rc == 1
+    assert [line[:12] for line in r.lines[2:]] == ["baseOffset: ", "baseOffset: ", "| offset: 10"]
+    assert r.err_lines[0] == (f"{LOG0}: position 0: batch-too-large: decompressed payload "
+                              "exceeds the limit of 10240 bytes (base offset 0)")
+    r = kdump("dump", "--deep-iteration", LOG0, cwd=tmp_path)
+    assert (r.rc, len(r.lines)) == (0, 2 + 2 + 101)
