@@ -83,10 +83,15 @@ class _FixedInt(_Simple):
     fmt = struct.Struct(">i")
 
     def text(self, data: bytes) -> tuple[str, object, str | None]:
-        if len(data) != self.fmt.size:
+        # IntegerDecoder/LongDecoder: ByteBuffer.wrap(bytes).getInt()/getLong() reads the
+        # first 4/8 bytes and ignores the rest; fewer bytes throw (shown here as hex)
+        if len(data) < self.fmt.size:
             h = data.hex()
             return h, h, f"{len(data)} bytes, not {self.fmt.size}: shown as hex"
-        (n,) = self.fmt.unpack(data)
+        (n,) = self.fmt.unpack_from(data, 0)
+        if len(data) > self.fmt.size:
+            return str(n), n, (f"{len(data)} bytes: only the first {self.fmt.size} read, as "
+                               "Kafka's decoder does")
         return str(n), n, None
 
 
