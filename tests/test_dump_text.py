@@ -1078,3 +1078,16 @@ def test_decoder_string_gives_dump_log_segments_plain_print_data_log(kdump, tmp_
     value = OFFSET_VALUE.decode("utf-8", errors="replace")
     assert r.lines[3].endswith(f"headerKeys: [] key: {key} payload: {value}")
     assert r.lines[4].endswith("headerKeys: [] key: \x00\x02\x00\x01g")
+
+
+def test_integer_and_long_decoders_read_the_leading_bytes(kdump, tmp_path: Path) -> None:
+    # IntegerDecoder.fromBytes = ByteBuffer.wrap(bytes).getInt(): the first 4 bytes, the
+    # rest ignored; LongDecoder likewise with 8
+    write(tmp_path, LOG0, w.v2_batch([
+        w.Rec(b"\xff\xff\xff\xfe", b"\x00\x00\x00\x00\x00\x00\x01\x00"),
+        w.Rec(b"\x00\x00\x00\x07\x01\x02", b"\x00\x00\x00\x00\x00\x00\x00\x09\xff"),
+    ]))
+    r = dump(kdump, tmp_path, "--key-decoder", "int", "--value-decoder-class",
+             "org.apache.kafka.tools.api.LongDecoder", LOG0)
+    assert [line.split("headerKeys: [] ")[1] for line in r.lines[3:]] == [
+        "key: -2 payload: 256", "key: 7 payload: 9"]
