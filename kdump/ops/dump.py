@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from .. import layouts as L
 from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
-from ..decoders.base import PayloadDecoder
+from ..decoders.base import Decoded, PayloadDecoder
+from ..decoders.simple import StringDecoder
 from ..errors import CorruptDataError, DecompressionError, KdumpError, LimitExceeded
 from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, time_index_sanity
 from ..files.logdir import KafkaFile, walk
@@ -29,9 +30,10 @@ from ..files.text import (
 )
 from ..files.txnindex import CURRENT_VERSION, partial_tail, read_txn_index
 from ..findings import ERROR, INFO, WARNING, Problem
+from ..records._native import speedups as _native
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
-from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 from .events import (
     BatchEvent,
@@ -154,6 +156,14 @@ def dump_file(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
 def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
     decoder = opts.decoder_for(f) if opts.print_data_log else None
     deep = opts.deep
+    # native record events: without a decoder, or with the string/string one
+    fast_events = None if _native is None else _native.record_events
+    fast_decoded: type[Decoded] | None = None
+    if decoder is not None:
+        if _plain_strings(decoder):
+            fast_decoded = Decoded
+        else:
+            fast_events = None
     with FileSource(f.path) as src:
         end = src.size if opts.max_bytes is None else min(src.size, opts.max_bytes)
         reader = LogReader(src, end=end, active=f.active, resync=opts.resync,
@@ -170,7 +180,32 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             if not batch.crc_valid:
                 problems.append(_crc_problem(batch))
             records: list[RecordEvent] | None = None
-            if deep:
+            if deep and fast_events is not None and not batch.is_control \
+                    and isinstance(batch, RecordBatch):
+                # the native path: records and their events built in C, the same objects
+                # the loop below builds (tests/test_speedups.py)
+                err: KdumpError | None
+                try:
+                    recs, err = batch.decode_records(opts.max_batch_bytes)
+                except KdumpError as e:
+                    recs, err = [], e
+                if recs:
+                    offs = [r.offset for r in recs]
+                    first = offs[0]
+                    if offs == list(range(first, first + len(offs))):
+                        if last_offset != -1 and first != last_offset + 1:
+                            problems.append(_gap(f.path, batch, last_offset, first))
+                    else:
+                        for o in offs:
+                            if last_offset != -1 and o != last_offset + 1:
+                                problems.append(_gap(f.path, batch, last_offset, o))
+                            last_offset = o
+                    last_offset = offs[-1]
+                records = fast_events(recs, RecordEvent, fast_decoded)
+                if err is not None:
+                    problems.append(record_problem(batch, err))
+                records_total += len(records)
+            elif deep:
                 records = []
                 try:
                     for rec in batch.records(opts.max_batch_bytes):
@@ -200,6 +235,13 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             opts.max_bytes is not None and opts.max_bytes != L.INT32_MAX)
         yield LogEnd(f.path, src.size, reader.end, reader.valid_end, limited, batches,
                      records_total, reader.unreadable_bytes)
+
+
+def _plain_strings(decoder: PayloadDecoder) -> bool:
+    """Is this DumpLogSegments' default, StringDecoder for keys and values?  Its result
+    is Decoded(key text, value text, None, None, None), which the native code builds."""
+    return (type(decoder) is KeyValueDecoder and type(decoder.key) is StringDecoder
+            and type(decoder.value) is StringDecoder)
 
 
 def _crc_problem(batch: Batch) -> Problem:

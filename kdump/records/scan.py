@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import KdumpError
+from ._native import speedups
 from .varint import read_uvarint
 
 
@@ -51,6 +52,19 @@ def _zz(u: int) -> int:
 
 
 def scan_v2_records(buf: bytes, start: int, end: int, count: int) -> RecordScan:
+    """Statistics of ``count`` records in ``buf[start:end]`` (native when built)."""
+    if _native_scan is not None:
+        s = _native_scan(buf, start, end, count, RecordScan)
+        if s is not NotImplemented:
+            return s
+    return scan_v2_records_py(buf, start, end, count)
+
+
+_native_scan = None if speedups is None else speedups.scan_v2_records
+
+
+def scan_v2_records_py(buf: bytes, start: int, end: int, count: int) -> RecordScan:
+    """The pure-Python twin of the native scan, and its reference."""
     s = RecordScan()
     pos = start
     prev_delta = -1

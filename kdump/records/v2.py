@@ -14,11 +14,15 @@ from .. import layouts as L
 from ..checksums import crc32c
 from ..codecs import decompress
 from ..errors import CorruptDataError, KdumpError
+from ._native import speedups
 from .record import Header, Record
 from .varint import read_uvarint
 
 #: bound on one batch's decompressed records (``--max-batch-bytes``)
 DEFAULT_MAX_BATCH_BYTES = 256 << 20
+
+
+_native_decode = None if speedups is None else speedups.decode_v2_records
 
 
 def increment_sequence(sequence: int, increment: int) -> int:
@@ -172,40 +176,38 @@ class RecordBatch:
         record that does not parse, after yielding the ones before it, or when bytes are
         left over after ``recordsCount`` records.
         """
+        records, error = self.decode_records(max_bytes)
+        yield from records
+        if error is not None:
+            raise error
+
+    def decode_records(
+        self, max_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    ) -> tuple[list[Record], CorruptDataError | None]:
+        """All the records that parse, and the error that stopped the rest (or None).
+
+        Errors of the payload itself (decompression, ``max_bytes``) are raised.
+        """
         buf, start, end = self.payload(max_bytes)
         compressed = self.compression != L.CODEC_NONE
         # positions reported for a record: absolute in the file, or in the payload
         shift = self.position - self.index if not compressed else 0
-        base_offset = self.base_offset
-        base_ts = self.base_timestamp
         append_time = self.max_timestamp if self.attributes & L.V2_TIMESTAMP_TYPE_MASK else None
-        base_seq = self.base_sequence
-        pos = start
-        n = 0
-        count = self.records_count
-        try:
-            while n < count:
-                if pos >= end:
-                    raise CorruptDataError(
-                        f"batch declares {count} records but its data ends after {n}"
-                    )
-                rec, pos = parse_record(buf, pos, end, base_offset, base_ts, append_time, base_seq)
-                rec.position += shift
-                rec.in_payload = compressed
-                n += 1
-                yield rec
-            if pos != end:
-                raise CorruptDataError(
-                    f"{end - pos} bytes remain after the {count} records the batch declares"
-                )
-        except CorruptDataError as e:
-            where = f"record {n}" + (
-                f" (decompressed byte {pos - start})" if compressed else f" (byte {pos + shift})"
-            )
-            raise CorruptDataError(
-                f"{where}: {e.message}", path=self.path, position=self.position,
-                base_offset=self.base_offset,
-            ) from None
+        args = (buf, start, end, self.records_count, self.base_offset, self.base_timestamp,
+                append_time, self.base_sequence, shift, compressed)
+        res = NotImplemented if _native_decode is None else _native_decode(*args, Record)
+        if res is NotImplemented:
+            res = decode_records_py(*args)
+        records, message, pos = res
+        if message is None:
+            return records, None
+        where = f"record {len(records)}" + (
+            f" (decompressed byte {pos - start})" if compressed else f" (byte {pos + shift})"
+        )
+        return records, CorruptDataError(
+            f"{where}: {message}", path=self.path, position=self.position,
+            base_offset=self.base_offset,
+        )
 
     def __repr__(self) -> str:
         return (
@@ -213,6 +215,48 @@ class RecordBatch:
             f"base_offset={self.base_offset}, last_offset={self.last_offset}, "
             f"count={self.records_count}, size={self.size})"
         )
+
+
+def decode_records_py(
+    buf: bytes,
+    start: int,
+    end: int,
+    count: int,
+    base_offset: int,
+    base_timestamp: int,
+    append_time: int | None,
+    base_sequence: int,
+    shift: int,
+    compressed: bool,
+) -> tuple[list[Record], str | None, int]:
+    """``count`` records from ``buf[start:end]``: ``(records, error, position)``.
+
+    ``error`` is the message of the first problem (None when all ``count`` records
+    parsed and no byte is left over) and ``position`` where reading stopped (the
+    failing record's start).  The pure-Python twin of the native decoder.
+    """
+    records: list[Record] = []
+    pos = start
+    n = 0
+    try:
+        while n < count:
+            if pos >= end:
+                raise CorruptDataError(
+                    f"batch declares {count} records but its data ends after {n}"
+                )
+            rec, pos = parse_record(buf, pos, end, base_offset, base_timestamp, append_time,
+                                    base_sequence)
+            rec.position += shift
+            rec.in_payload = compressed
+            n += 1
+            records.append(rec)
+        if pos != end:
+            raise CorruptDataError(
+                f"{end - pos} bytes remain after the {count} records the batch declares"
+            )
+    except CorruptDataError as e:
+        return records, e.message, pos
+    return records, None, pos
 
 
 def parse_record(

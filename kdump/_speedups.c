@@ -1,0 +1,851 @@
+/*
+ * kdump._speedups: native versions of kdump's hottest loops.
+ *
+ * Every function here has a pure-Python twin that is the reference (the twin's
+ * module names it); tests/test_speedups.py proves both give identical results on
+ * every fixture, damaged ones included.  A function returns NotImplemented for input
+ * outside the domain it handles (a buffer that is not ``bytes``, a number that does
+ * not fit 64 bits ...), and the Python caller then runs the twin.
+ *
+ *  scan_v2_records     kdump.records.scan.scan_v2_records
+ *  decode_v2_records   kdump.records.v2._decode_records_py
+ *  record_events       kdump.ops.dump._record_events_py
+ *
+ * Objects of kdump's own __slots__ classes (Record, RecordScan, RecordEvent, Decoded)
+ * are made here without running their __init__: the class is passed in, its slot
+ * offsets are read from its member descriptors once, and the slots are filled
+ * directly.  Every slot is filled, exactly as the Python constructor would.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef Py_T_OBJECT_EX
+#define KD_T_OBJECT_EX Py_T_OBJECT_EX
+#define KD_READONLY Py_READONLY
+#else
+#define KD_T_OBJECT_EX T_OBJECT_EX
+#define KD_READONLY READONLY
+#endif
+
+/* ---------------------------------------------------------------------------------
+ * Slot layouts of Python classes with __slots__
+ * --------------------------------------------------------------------------------- */
+#define MAX_SLOTS 24
+
+typedef struct {
+    PyTypeObject *type; /* strong reference, or NULL */
+    int n;
+    Py_ssize_t off[MAX_SLOTS];
+} Layout;
+
+static int
+layout_get(Layout *l, PyObject *cls, const char *const *names, int n)
+{
+    Py_ssize_t off[MAX_SLOTS];
+    PyTypeObject *t;
+    int i;
+
+    if (l->type != NULL && (PyObject *)l->type == cls)
+        return 0;
+    if (!PyType_Check(cls)) {
+        PyErr_SetString(PyExc_TypeError, "a class with __slots__ is required");
+        return -1;
+    }
+    t = (PyTypeObject *)cls;
+    if (n > MAX_SLOTS || t->tp_itemsize != 0) {
+        PyErr_SetString(PyExc_TypeError, "unsupported class layout");
+        return -1;
+    }
+    for (i = 0; i < n; i++) {
+        PyObject *d = PyObject_GetAttrString(cls, names[i]);
+        PyMemberDef *m;
+        if (d == NULL)
+            return -1;
+        if (Py_TYPE(d) != &PyMemberDescr_Type) {
+            Py_DECREF(d);
+            PyErr_Format(PyExc_TypeError, "%s.%s is not a slot", t->tp_name, names[i]);
+            return -1;
+        }
+        m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != KD_T_OBJECT_EX || (m->flags & KD_READONLY) || m->offset <= 0 ||
+            m->offset + (Py_ssize_t)sizeof(PyObject *) > t->tp_basicsize) {
+            Py_DECREF(d);
+            PyErr_Format(PyExc_TypeError, "%s.%s is not a plain object slot", t->tp_name,
+                         names[i]);
+            return -1;
+        }
+        off[i] = m->offset;
+        Py_DECREF(d);
+    }
+    Py_INCREF(t);
+    Py_XSETREF(l->type, t);
+    l->n = n;
+    memcpy(l->off, off, sizeof(Py_ssize_t) * (size_t)n);
+    return 0;
+}
+
+/* A new instance with every slot NULL; the caller fills them all. */
+static inline PyObject *
+layout_alloc(Layout *l)
+{
+    return l->type->tp_alloc(l->type, 0);
+}
+
+/* Store ``v`` (a new reference, stolen) in slot ``i``. */
+#define SLOT_SET(obj, l, i, v) (*(PyObject **)((char *)(obj) + (l)->off[(i)]) = (v))
+
+/* ---------------------------------------------------------------------------------
+ * Varints (kdump.records.varint.read_uvarint)
+ * --------------------------------------------------------------------------------- */
+#define VARINT_OK 0
+#define VARINT_PAST_END 1
+#define VARINT_TOO_LONG 2
+
+/* On error ``*pos`` is left unchanged, as the Python assignment never happens. */
+static inline int
+rd_uvarint(const unsigned char *b, int64_t *pos, int64_t end, int max, uint64_t *out)
+{
+    uint64_t r = 0;
+    int shift = 0, i;
+    int64_t p = *pos;
+    for (i = 0; i < max; i++) {
+        unsigned c;
+        if (p >= end)
+            return VARINT_PAST_END;
+        c = b[p++];
+        r |= (uint64_t)(c & 0x7F) << shift;
+        if (c < 0x80) {
+            if (max == 5)
+                r &= 0xFFFFFFFFu;
+            *out = r;
+            *pos = p;
+            return VARINT_OK;
+        }
+        shift += 7;
+    }
+    return VARINT_TOO_LONG;
+}
+
+static inline int64_t
+zz(uint64_t u)
+{
+    return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+}
+
+static PyObject *
+varint_message(int rc, int max)
+{
+    if (rc == VARINT_PAST_END)
+        return PyUnicode_FromString("varint runs past the end of its data");
+    return PyUnicode_FromFormat("varint is longer than %d bytes", max);
+}
+
+/* A Python int argument as int64; 0 on success, 1 when it does not fit (or is not
+ * an int), -1 on another error. */
+static int
+arg_i64(PyObject *o, int64_t *out)
+{
+    int overflow = 0;
+    long long v;
+    if (!PyLong_Check(o))
+        return 1;
+    v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (overflow)
+        return 1;
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------
+ * scan_v2_records(buf, start, end, count, RecordScan) -> RecordScan | NotImplemented
+ * --------------------------------------------------------------------------------- */
+static const char *const SCAN_FIELDS[] = {
+    "records",   "record_bytes", "key_bytes",   "value_bytes",  "header_bytes",
+    "headers",   "null_keys",    "null_values", "first_delta",  "last_delta",
+    "ascending", "min_ts_delta", "max_ts_delta", "error",       "error_at",
+};
+#define N_SCAN_FIELDS 15
+static Layout scan_layout;
+
+static PyObject *
+sp_scan_v2_records(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer view;
+    const unsigned char *buf;
+    int64_t start, end, count, pos, n = 0, prev_delta = -1, first_delta = -1;
+    int64_t min_ts = 0, max_ts = 0;
+    int64_t key_bytes = 0, value_bytes = 0, header_bytes = 0, headers = 0;
+    int64_t null_keys = 0, null_values = 0, error_at = -1;
+    int ascending = 1, rc;
+    PyObject *error = NULL, *res;
+    int64_t vals[N_SCAN_FIELDS];
+    int i;
+
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "scan_v2_records takes 5 arguments");
+        return NULL;
+    }
+    if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &end)) ||
+        (rc = arg_i64(args[3], &count))) {
+        if (rc < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (layout_get(&scan_layout, args[4], SCAN_FIELDS, N_SCAN_FIELDS) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (start < 0 || end > (int64_t)view.len) {
+        PyBuffer_Release(&view);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    buf = (const unsigned char *)view.buf;
+    pos = start;
+
+    while (n < count) {
+        int64_t rec_start, length, limit, ts_delta, delta, klen, vlen, nh, h;
+        uint64_t u;
+        if (pos >= end) {
+            error = PyUnicode_FromFormat("batch declares %lld records but its data ends after %lld",
+                                         (long long)count, (long long)n);
+            error_at = pos;
+            goto done;
+        }
+        rec_start = pos;
+        if (buf[pos] < 0x80) {
+            length = zz(buf[pos]);
+            pos += 1;
+        }
+        else {
+            if ((rc = rd_uvarint(buf, &pos, end, 5, &u)))
+                goto varint_error_5;
+            length = zz(u);
+        }
+        limit = pos + length;
+        if (length < 6 || limit > end) {
+            error = PyUnicode_FromFormat("record %lld: invalid record length %lld", (long long)n,
+                                         (long long)length);
+            error_at = rec_start;
+            goto done;
+        }
+        pos += 1; /* attributes */
+        if ((rc = rd_uvarint(buf, &pos, limit, 10, &u))) {
+            PyObject *m = varint_message(rc, 10);
+            if (m == NULL)
+                goto fail;
+            error = PyUnicode_FromFormat("record %lld: %U", (long long)n, m);
+            Py_DECREF(m);
+            error_at = pos;
+            goto done;
+        }
+        ts_delta = zz(u);
+        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
+            goto varint_error_5;
+        delta = zz(u);
+        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
+            goto varint_error_5;
+        klen = zz(u);
+        if (klen >= 0) {
+            key_bytes += klen;
+            pos += klen;
+        }
+        else
+            null_keys += 1;
+        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
+            goto varint_error_5;
+        vlen = zz(u);
+        if (vlen >= 0) {
+            value_bytes += vlen;
+            pos += vlen;
+        }
+        else
+            null_values += 1;
+        if (pos > limit) {
+            error = PyUnicode_FromFormat("record %lld: key or value runs past the record",
+                                         (long long)n);
+            error_at = rec_start;
+            goto done;
+        }
+        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
+            goto varint_error_5;
+        nh = zz(u);
+        if (nh < 0) {
+            error = PyUnicode_FromFormat("record %lld: invalid number of headers %lld",
+                                         (long long)n, (long long)nh);
+            error_at = rec_start;
+            goto done;
+        }
+        for (h = 0; h < nh; h++) {
+            int64_t hk, hv;
+            if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
+                goto varint_error_5;
+            hk = zz(u);
+            if (hk < 0) {
+                error = PyUnicode_FromFormat("record %lld: invalid header key length %lld",
+                                             (long long)n, (long long)hk);
+                error_at = pos;
+                goto done;
+            }
+            pos += hk;
+            if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
+                goto varint_error_5;
+            hv = zz(u);
+            if (hv > 0)
+                pos += hv;
+            header_bytes += hk + (hv > 0 ? hv : 0);
+            if (pos > limit) {
+                error = PyUnicode_FromFormat("record %lld: header runs past the record",
+                                             (long long)n);
+                error_at = pos;
+                goto done;
+            }
+        }
+        headers += nh;
+        if (pos != limit) {
+            error = PyUnicode_FromFormat(
+                "record %lld: record body declares %lld bytes but its fields take %lld",
+                (long long)n, (long long)length, (long long)(pos - (limit - length)));
+            error_at = rec_start;
+            goto done;
+        }
+        if (n == 0) {
+            first_delta = delta;
+            min_ts = max_ts = ts_delta;
+        }
+        else {
+            if (delta <= prev_delta)
+                ascending = 0;
+            if (ts_delta < min_ts)
+                min_ts = ts_delta;
+            else if (ts_delta > max_ts)
+                max_ts = ts_delta;
+        }
+        prev_delta = delta;
+        n += 1;
+    }
+    if (pos != end) {
+        error = PyUnicode_FromFormat("%lld bytes remain after the %lld records the batch declares",
+                                     (long long)(end - pos), (long long)count);
+        error_at = pos;
+    }
+    goto done;
+
+varint_error_5: {
+        PyObject *m = varint_message(rc, 5);
+        if (m == NULL)
+            goto fail;
+        error = PyUnicode_FromFormat("record %lld: %U", (long long)n, m);
+        Py_DECREF(m);
+        error_at = pos;
+    }
+done:
+    PyBuffer_Release(&view);
+    if (error == NULL && PyErr_Occurred())
+        return NULL;
+    vals[0] = n;
+    vals[1] = pos - start;
+    vals[2] = key_bytes;
+    vals[3] = value_bytes;
+    vals[4] = header_bytes;
+    vals[5] = headers;
+    vals[6] = null_keys;
+    vals[7] = null_values;
+    vals[8] = first_delta;
+    vals[9] = prev_delta;
+    vals[11] = min_ts;
+    vals[12] = max_ts;
+    vals[14] = error_at;
+    res = layout_alloc(&scan_layout);
+    if (res == NULL) {
+        Py_XDECREF(error);
+        return NULL;
+    }
+    for (i = 0; i < N_SCAN_FIELDS; i++) {
+        PyObject *v;
+        if (i == 10) {
+            v = ascending ? Py_True : Py_False;
+            Py_INCREF(v);
+        }
+        else if (i == 13) {
+            v = error ? error : Py_None;
+            if (!error)
+                Py_INCREF(v);
+        }
+        else {
+            v = PyLong_FromLongLong(vals[i]);
+            if (v == NULL) {
+                /* remaining slots stay NULL: the object is still valid to free */
+                if (i < 13)
+                    Py_XDECREF(error);
+                Py_DECREF(res);
+                return NULL;
+            }
+        }
+        SLOT_SET(res, &scan_layout, i, v);
+    }
+    return res;
+
+fail:
+    PyBuffer_Release(&view);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------
+ * decode_v2_records(buf, start, end, count, base_offset, base_timestamp, append_time,
+ *                   base_sequence, shift, compressed, Record)
+ *   -> (records, error message | None, error position) | NotImplemented
+ * --------------------------------------------------------------------------------- */
+static const char *const RECORD_FIELDS[] = {
+    "offset",   "timestamp", "key",        "value",     "headers",      "magic",
+    "attributes", "sequence", "size",      "position",  "in_payload",   "offset_delta",
+    "timestamp_delta", "crc", "crc_valid", "control",
+};
+#define N_RECORD_FIELDS 16
+enum {
+    R_OFFSET, R_TIMESTAMP, R_KEY, R_VALUE, R_HEADERS, R_MAGIC, R_ATTRIBUTES, R_SEQUENCE,
+    R_SIZE, R_POSITION, R_IN_PAYLOAD, R_OFFSET_DELTA, R_TIMESTAMP_DELTA, R_CRC, R_CRC_VALID,
+    R_CONTROL
+};
+static Layout record_layout;
+
+static PyObject *
+sum_i64(int64_t a, int64_t b)
+{
+    int64_t r;
+    PyObject *pa, *pb, *res;
+    if (!__builtin_add_overflow(a, b, &r))
+        return PyLong_FromLongLong(r);
+    pa = PyLong_FromLongLong(a);
+    pb = PyLong_FromLongLong(b);
+    res = (pa && pb) ? PyNumber_Add(pa, pb) : NULL;
+    Py_XDECREF(pa);
+    Py_XDECREF(pb);
+    return res;
+}
+
+#define INT32_MAX_ 2147483647LL
+
+/* One record at buf[*pos]: a new Record, or NULL with *msg set (a parse error, *pos
+ * unchanged) or NULL with a Python exception (memory). */
+static PyObject *
+parse_record(const unsigned char *buf, int64_t *ppos, int64_t end, int64_t base_offset,
+             int64_t base_ts, PyObject *append_time, int64_t base_seq, int64_t shift,
+             PyObject *in_payload, PyObject **msg)
+{
+    int64_t pos = *ppos, start = pos, body, limit, length, ts_delta, offset_delta, klen, vlen;
+    int64_t nheaders, h, sequence;
+    uint64_t u;
+    int rc, attributes;
+    PyObject *key = NULL, *value = NULL, *headers = NULL, *rec, *v;
+
+    if (buf[pos] < 0x80) {
+        length = zz(buf[pos]);
+        pos += 1;
+    }
+    else {
+        if ((rc = rd_uvarint(buf, &pos, end, 5, &u))) {
+            *msg = varint_message(rc, 5);
+            return NULL;
+        }
+        length = zz(u);
+    }
+    body = pos;
+    limit = pos + length;
+    if (length < 6 || limit > end) {
+        if (length >= 6)
+            *msg = PyUnicode_FromFormat("invalid record length %lld with %lld bytes left",
+                                        (long long)length, (long long)(end - pos));
+        else
+            *msg = PyUnicode_FromFormat("invalid record length %lld", (long long)length);
+        return NULL;
+    }
+    attributes = buf[pos];
+    pos += 1;
+    if ((rc = rd_uvarint(buf, &pos, limit, 10, &u))) {
+        *msg = varint_message(rc, 10);
+        return NULL;
+    }
+    ts_delta = zz(u);
+    if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
+        goto varint_error;
+    offset_delta = zz(u);
+    if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
+        goto varint_error;
+    klen = zz(u);
+    if (klen >= 0) {
+        if (pos + klen > limit) {
+            *msg = PyUnicode_FromFormat("key length %lld runs past the record", (long long)klen);
+            return NULL;
+        }
+        key = PyBytes_FromStringAndSize((const char *)buf + pos, (Py_ssize_t)klen);
+        if (key == NULL)
+            return NULL;
+        pos += klen;
+    }
+    if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
+        goto varint_error;
+    vlen = zz(u);
+    if (vlen >= 0) {
+        if (pos + vlen > limit) {
+            *msg = PyUnicode_FromFormat("value length %lld runs past the record",
+                                        (long long)vlen);
+            goto error;
+        }
+        value = PyBytes_FromStringAndSize((const char *)buf + pos, (Py_ssize_t)vlen);
+        if (value == NULL)
+            goto error;
+        pos += vlen;
+    }
+    if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
+        goto varint_error;
+    nheaders = zz(u);
+    if (nheaders < 0) {
+        *msg = PyUnicode_FromFormat("invalid number of record headers %lld", (long long)nheaders);
+        goto error;
+    }
+    headers = PyList_New(0);
+    if (headers == NULL)
+        goto error;
+    for (h = 0; h < nheaders; h++) {
+        int64_t hk, hv;
+        PyObject *hkey, *hval, *pair;
+        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
+            goto varint_error;
+        hk = zz(u);
+        if (hk < 0 || pos + hk > limit) {
+            *msg = PyUnicode_FromFormat("invalid header key length %lld", (long long)hk);
+            goto error;
+        }
+        hkey = PyBytes_FromStringAndSize((const char *)buf + pos, (Py_ssize_t)hk);
+        if (hkey == NULL)
+            goto error;
+        pos += hk;
+        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u))) {
+            Py_DECREF(hkey);
+            goto varint_error;
+        }
+        hv = zz(u);
+        if (hv >= 0) {
+            if (pos + hv > limit) {
+                Py_DECREF(hkey);
+                *msg = PyUnicode_FromFormat("header value length %lld runs past the record",
+                                            (long long)hv);
+                goto error;
+            }
+            hval = PyBytes_FromStringAndSize((const char *)buf + pos, (Py_ssize_t)hv);
+            if (hval == NULL) {
+                Py_DECREF(hkey);
+                goto error;
+            }
+            pos += hv;
+        }
+        else {
+            hval = Py_None;
+            Py_INCREF(hval);
+        }
+        pair = PyTuple_New(2);
+        if (pair == NULL) {
+            Py_DECREF(hkey);
+            Py_DECREF(hval);
+            goto error;
+        }
+        PyTuple_SET_ITEM(pair, 0, hkey);
+        PyTuple_SET_ITEM(pair, 1, hval);
+        if (PyList_Append(headers, pair) < 0) {
+            Py_DECREF(pair);
+            goto error;
+        }
+        Py_DECREF(pair);
+    }
+    if (pos != limit) {
+        *msg = PyUnicode_FromFormat("record body declares %lld bytes but its fields take %lld",
+                                    (long long)length, (long long)(pos - body));
+        goto error;
+    }
+    if (base_seq >= 0) {
+        /* DefaultRecordBatch.incrementSequence */
+        if (base_seq > INT32_MAX_ - offset_delta)
+            sequence = offset_delta - (INT32_MAX_ - base_seq) - 1;
+        else
+            sequence = base_seq + offset_delta;
+    }
+    else
+        sequence = -1;
+
+    rec = layout_alloc(&record_layout);
+    if (rec == NULL)
+        goto error;
+#define SET(i, expr)                                                                          \
+    do {                                                                                      \
+        v = (expr);                                                                           \
+        if (v == NULL) {                                                                      \
+            Py_DECREF(rec);                                                                   \
+            goto error;                                                                       \
+        }                                                                                     \
+        SLOT_SET(rec, &record_layout, (i), v);                                                \
+    } while (0)
+    /* the references to key, value and headers move into the record */
+    if (key == NULL) {
+        key = Py_None;
+        Py_INCREF(key);
+    }
+    if (value == NULL) {
+        value = Py_None;
+        Py_INCREF(value);
+    }
+    SLOT_SET(rec, &record_layout, R_KEY, key);
+    SLOT_SET(rec, &record_layout, R_VALUE, value);
+    SLOT_SET(rec, &record_layout, R_HEADERS, headers);
+    key = value = headers = NULL;
+    Py_INCREF(Py_None);
+    SLOT_SET(rec, &record_layout, R_CRC, Py_None);
+    Py_INCREF(Py_None);
+    SLOT_SET(rec, &record_layout, R_CRC_VALID, Py_None);
+    Py_INCREF(Py_None);
+    SLOT_SET(rec, &record_layout, R_CONTROL, Py_None);
+    Py_INCREF(in_payload);
+    SLOT_SET(rec, &record_layout, R_IN_PAYLOAD, in_payload);
+    SET(R_OFFSET, sum_i64(base_offset, offset_delta));
+    if (append_time != Py_None) {
+        Py_INCREF(append_time);
+        SLOT_SET(rec, &record_layout, R_TIMESTAMP, append_time);
+    }
+    else
+        SET(R_TIMESTAMP, sum_i64(base_ts, ts_delta));
+    SET(R_MAGIC, PyLong_FromLong(2));
+    SET(R_ATTRIBUTES, PyLong_FromLong(attributes));
+    SET(R_SEQUENCE, PyLong_FromLongLong(sequence));
+    SET(R_SIZE, PyLong_FromLongLong(limit - start));
+    SET(R_POSITION, PyLong_FromLongLong(start + shift));
+    SET(R_OFFSET_DELTA, PyLong_FromLongLong(offset_delta));
+    SET(R_TIMESTAMP_DELTA, PyLong_FromLongLong(ts_delta));
+#undef SET
+    *ppos = pos;
+    return rec;
+
+varint_error:
+    *msg = varint_message(rc, 5);
+error:
+    Py_XDECREF(key);
+    Py_XDECREF(value);
+    Py_XDECREF(headers);
+    return NULL;
+}
+
+static PyObject *
+sp_decode_v2_records(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    const unsigned char *buf;
+    int64_t start, end, count, base_offset, base_ts, base_seq, shift, pos, n = 0;
+    PyObject *append_time, *in_payload, *list, *msg = NULL, *res;
+    int rc;
+
+    if (nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "decode_v2_records takes 11 arguments");
+        return NULL;
+    }
+    if (!PyBytes_CheckExact(args[0]))
+        Py_RETURN_NOTIMPLEMENTED;
+    if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &end)) ||
+        (rc = arg_i64(args[3], &count)) || (rc = arg_i64(args[4], &base_offset)) ||
+        (rc = arg_i64(args[5], &base_ts)) || (rc = arg_i64(args[7], &base_seq)) ||
+        (rc = arg_i64(args[8], &shift))) {
+        if (rc < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    append_time = args[6];
+    in_payload = args[9];
+    if (append_time != Py_None && !PyLong_Check(append_time))
+        Py_RETURN_NOTIMPLEMENTED;
+    /* position arithmetic stays far from int64 limits */
+    if (base_seq > INT32_MAX_ || base_seq < -INT32_MAX_ - 1 || shift > (1LL << 62) ||
+        shift < -(1LL << 62) || !PyBool_Check(in_payload))
+        Py_RETURN_NOTIMPLEMENTED;
+    buf = (const unsigned char *)PyBytes_AS_STRING(args[0]);
+    if (start < 0 || end > (int64_t)PyBytes_GET_SIZE(args[0]))
+        Py_RETURN_NOTIMPLEMENTED;
+    if (layout_get(&record_layout, args[10], RECORD_FIELDS, N_RECORD_FIELDS) < 0)
+        return NULL;
+
+    list = PyList_New(0);
+    if (list == NULL)
+        return NULL;
+    pos = start;
+    while (n < count) {
+        PyObject *rec;
+        if (pos >= end) {
+            msg = PyUnicode_FromFormat("batch declares %lld records but its data ends after %lld",
+                                       (long long)count, (long long)n);
+            goto done;
+        }
+        rec = parse_record(buf, &pos, end, base_offset, base_ts, append_time, base_seq, shift,
+                           in_payload, &msg);
+        if (rec == NULL) {
+            if (msg == NULL) {
+                Py_DECREF(list);
+                return NULL;
+            }
+            goto done;
+        }
+        if (PyList_Append(list, rec) < 0) {
+            Py_DECREF(rec);
+            Py_DECREF(list);
+            return NULL;
+        }
+        Py_DECREF(rec);
+        n += 1;
+    }
+    if (pos != end)
+        msg = PyUnicode_FromFormat("%lld bytes remain after the %lld records the batch declares",
+                                   (long long)(end - pos), (long long)count);
+done:
+    if (msg == NULL && PyErr_Occurred()) {
+        Py_DECREF(list);
+        return NULL;
+    }
+    res = Py_BuildValue("(NOL)", list, msg ? msg : Py_None, (long long)pos);
+    Py_XDECREF(msg);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------
+ * record_events(records, RecordEvent, Decoded | None) -> list of RecordEvent
+ *
+ * RecordEvent(record) for each record; with Decoded, each event's ``decoded`` is what
+ * kdump.decoders' string/string KeyValueDecoder gives: Decoded(key text, value text,
+ * None, None, None), the texts decoded as UTF-8 with U+FFFD for malformed bytes.
+ * --------------------------------------------------------------------------------- */
+static const char *const EVENT_FIELDS[] = {"record", "decoded", "control"};
+static const char *const DECODED_FIELDS[] = {"key_text", "value_text", "key_json",
+                                             "value_json", "error"};
+static Layout event_layout, decoded_layout;
+static Layout record_kv_layout; /* Record: key and value */
+static const char *const RECORD_KV_FIELDS[] = {"key", "value"};
+
+static PyObject *
+utf8_text(PyObject *b)
+{
+    if (b == Py_None) {
+        Py_INCREF(Py_None);
+        return Py_None;
+    }
+    if (!PyBytes_CheckExact(b))
+        return PyObject_CallMethod(b, "decode", "ss", "utf-8", "replace");
+    return PyUnicode_DecodeUTF8(PyBytes_AS_STRING(b), PyBytes_GET_SIZE(b), "replace");
+}
+
+static PyObject *
+sp_record_events(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *records, *out, *decoded_cls;
+    Py_ssize_t i, n;
+    int decode;
+
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "record_events takes 3 arguments");
+        return NULL;
+    }
+    records = args[0];
+    decoded_cls = args[2];
+    if (!PyList_CheckExact(records)) {
+        PyErr_SetString(PyExc_TypeError, "records must be a list");
+        return NULL;
+    }
+    if (layout_get(&event_layout, args[1], EVENT_FIELDS, 3) < 0)
+        return NULL;
+    decode = decoded_cls != Py_None;
+    if (decode && layout_get(&decoded_layout, decoded_cls, DECODED_FIELDS, 5) < 0)
+        return NULL;
+    n = PyList_GET_SIZE(records);
+    out = PyList_New(n);
+    if (out == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *rec = PyList_GET_ITEM(records, i), *ev, *dec;
+        if (decode) {
+            PyObject *key, *value, *kt, *vt;
+            if (layout_get(&record_kv_layout, (PyObject *)Py_TYPE(rec), RECORD_KV_FIELDS, 2) < 0)
+                goto fail;
+            key = *(PyObject **)((char *)rec + record_kv_layout.off[0]);
+            value = *(PyObject **)((char *)rec + record_kv_layout.off[1]);
+            if (key == NULL || value == NULL) {
+                PyErr_SetString(PyExc_AttributeError, "record without key or value");
+                goto fail;
+            }
+            kt = utf8_text(key);
+            if (kt == NULL)
+                goto fail;
+            vt = utf8_text(value);
+            if (vt == NULL) {
+                Py_DECREF(kt);
+                goto fail;
+            }
+            dec = layout_alloc(&decoded_layout);
+            if (dec == NULL) {
+                Py_DECREF(kt);
+                Py_DECREF(vt);
+                goto fail;
+            }
+            SLOT_SET(dec, &decoded_layout, 0, kt);
+            SLOT_SET(dec, &decoded_layout, 1, vt);
+            Py_INCREF(Py_None);
+            SLOT_SET(dec, &decoded_layout, 2, Py_None);
+            Py_INCREF(Py_None);
+            SLOT_SET(dec, &decoded_layout, 3, Py_None);
+            Py_INCREF(Py_None);
+            SLOT_SET(dec, &decoded_layout, 4, Py_None);
+        }
+        else {
+            dec = Py_None;
+            Py_INCREF(dec);
+        }
+        ev = layout_alloc(&event_layout);
+        if (ev == NULL) {
+            Py_DECREF(dec);
+            goto fail;
+        }
+        Py_INCREF(rec);
+        SLOT_SET(ev, &event_layout, 0, rec);
+        SLOT_SET(ev, &event_layout, 1, dec);
+        Py_INCREF(Py_None);
+        SLOT_SET(ev, &event_layout, 2, Py_None);
+        PyList_SET_ITEM(out, i, ev);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* --------------------------------------------------------------------------------- */
+static PyMethodDef methods[] = {
+    {"scan_v2_records", (PyCFunction)(void (*)(void))sp_scan_v2_records, METH_FASTCALL,
+     "scan_v2_records(buf, start, end, count, RecordScan): record statistics of a v2 "
+     "records area (see kdump.records.scan)."},
+    {"decode_v2_records", (PyCFunction)(void (*)(void))sp_decode_v2_records, METH_FASTCALL,
+     "decode_v2_records(buf, start, end, count, base_offset, base_timestamp, append_time, "
+     "base_sequence, shift, compressed, Record): (records, error, error position)."},
+    {"record_events", (PyCFunction)(void (*)(void))sp_record_events, METH_FASTCALL,
+     "record_events(records, RecordEvent, Decoded | None): one event per record."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "kdump._speedups",
+    "Native versions of kdump's hottest loops; each has a pure-Python twin.", -1, methods,
+    NULL, NULL, NULL, NULL,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    return PyModule_Create(&module);
+}

@@ -1,0 +1,368 @@
+"""The native extension (kdump._speedups) against its pure-Python twins.
+
+Every native function must give exactly what its twin gives: the same records (every
+field), the same statistics, the same error messages at the same positions, on every
+fixture the project can write, on damaged batches, and on arbitrary bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from writer import (
+    GZIP,
+    LZ4,
+    NONE,
+    SNAPPY,
+    ZSTD,
+    Rec,
+    big_segment,
+    v2_batch,
+    varint,
+    varlong,
+    write_sample_logdir,
+)
+
+from kdump.records import scan as scan_mod
+from kdump.records import v2 as v2_mod
+from kdump.records._native import speedups
+from kdump.records.file_records import LogReader
+from kdump.records.record import Record
+from kdump.records.scan import RecordScan, scan_v2_records_py
+from kdump.records.v2 import RecordBatch, decode_records_py
+from kdump.source import FileSource
+
+native = pytest.mark.skipif(speedups is None, reason="kdump._speedups is not built")
+
+RECORD_FIELDS = tuple(Record.__slots__)
+SCAN_FIELDS = tuple(RecordScan.__slots__)
+
+
+def record_tuple(r: Record) -> tuple[Any, ...]:
+    return tuple((name, getattr(r, name)) for name in RECORD_FIELDS)
+
+
+def scan_tuple(s: RecordScan) -> tuple[Any, ...]:
+    return tuple((name, getattr(s, name)) for name in SCAN_FIELDS)
+
+
+def assert_same_scan(buf: bytes, start: int, end: int, count: int) -> RecordScan:
+    assert speedups is not None
+    py = scan_v2_records_py(buf, start, end, count)
+    nat = speedups.scan_v2_records(buf, start, end, count, RecordScan)
+    assert nat is not NotImplemented
+    assert type(nat) is RecordScan
+    assert scan_tuple(nat) == scan_tuple(py)
+    return py
+
+
+def assert_same_decode(*args: Any) -> tuple[list[Record], str | None, int]:
+    assert speedups is not None
+    py = decode_records_py(*args)
+    nat = speedups.decode_v2_records(*args, Record)
+    assert nat is not NotImplemented
+    assert nat[1:] == py[1:]
+    assert [record_tuple(r) for r in nat[0]] == [record_tuple(r) for r in py[0]]
+    for r in nat[0]:
+        assert type(r) is Record
+        assert type(r.key) in (bytes, type(None)) and type(r.value) in (bytes, type(None))
+        assert all(type(h) is tuple for h in r.headers)
+    return py
+
+
+def batch_args(b: RecordBatch) -> tuple[Any, ...]:
+    buf, start, end = b.payload()
+    compressed = b.is_compressed
+    shift = 0 if compressed else b.position - b.index
+    append_time = b.max_timestamp if b.attributes & 0x08 else None
+    return (buf, start, end, b.records_count, b.base_offset, b.base_timestamp, append_time,
+            b.base_sequence, shift, compressed)
+
+
+def check_batch(b: RecordBatch) -> None:
+    try:
+        args = batch_args(b)
+    except Exception:
+        return  # decompression failures never reach the record decoders
+    assert_same_decode(*args)
+    assert_same_scan(args[0], args[1], args[2], max(b.records_count, 0))
+    assert_same_scan(args[0], args[1], args[2], b.records_count)
+
+
+def batches_of(path: Path) -> list[RecordBatch]:
+    out = []
+    with FileSource(str(path)) as src:
+        for item in LogReader(src):
+            if isinstance(item, RecordBatch):
+                out.append(item)
+    return out
+
+
+@pytest.fixture(scope="module")
+def sample_logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("speedups") / "logdir"
+    write_sample_logdir(root)
+    return root
+
+
+# --- selection ------------------------------------------------------------------------
+def test_pure_python_forced_by_environment() -> None:
+    code = ("import kdump.records._native as n, kdump.records.scan as s, kdump.records.v2 as v;"
+            "print(n.speedups, s._native_scan, v._native_decode)")
+    env = dict(os.environ, KDUMP_PURE_PYTHON="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["None", "None", "None"]
+
+
+@native
+def test_native_selected_by_default() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "KDUMP_PURE_PYTHON"}
+    code = "import kdump.records.scan as s; print(s._native_scan is not None)"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "True"
+
+
+# --- every fixture ----------------------------------------------------------------------
+@native
+def test_sample_logdir_every_batch(sample_logdir: Path) -> None:
+    logs = sorted(sample_logdir.rglob("*.log")) + sorted(sample_logdir.rglob("*.checkpoint"))
+    n = 0
+    for log in logs:
+        for b in batches_of(log):
+            check_batch(b)
+            n += 1
+    assert n > 10
+
+
+HEADERS = [("h1", b"v1"), ("", b""), ("nul", None), ("\u00e9t\u00e9", b"\xff\xfe")]
+
+
+def rich_records(n: int) -> list[Rec]:
+    out = []
+    for i in range(n):
+        key = None if i % 5 == 0 else b"" if i % 7 == 0 else b"key-%d" % i
+        value = None if i % 6 == 0 else b"\xc3\x28bad" if i % 4 == 0 else b"value %d" % i * (i % 3)
+        out.append(Rec(key=key, value=value, headers=HEADERS[: i % 5],
+                       timestamp=1_700_000_000_000 + (i * 37) % 11 - 5))
+    return out
+
+
+@native
+@pytest.mark.parametrize("codec", [NONE, GZIP, SNAPPY, LZ4, ZSTD])
+@pytest.mark.parametrize("variant", ["plain", "append-time", "sequence-wrap", "huge-offsets",
+                                     "delete-horizon", "gaps"])
+def test_codecs_and_header_variants(codec: int, variant: str) -> None:
+    recs = rich_records(40)
+    kw: dict[str, Any] = {"codec": codec, "base_offset": 1000}
+    if variant == "append-time":
+        kw["log_append_time"] = 1_700_000_999_999
+    elif variant == "sequence-wrap":
+        kw.update(producer_id=7, producer_epoch=1, base_sequence=2**31 - 10)
+    elif variant == "huge-offsets":
+        kw["base_offset"] = 2**63 - 5  # base offset + delta overflows int64
+        kw["first_timestamp"] = 2**63 - 3
+    elif variant == "delete-horizon":
+        kw["delete_horizon_ms"] = 1_700_000_100_000
+    elif variant == "gaps":
+        for i, r in enumerate(recs):
+            r.offset_delta = i * 3
+    data = v2_batch(recs, **kw)
+    b = RecordBatch("x.log", 100, b"\0" * 7 + data, 7)
+    check_batch(b)
+    if variant == "huge-offsets":
+        records, _ = b.decode_records()
+        assert records[-1].offset > 2**63 - 1
+
+
+# --- damage -----------------------------------------------------------------------------
+def _records_area() -> tuple[bytes, int]:
+    recs = rich_records(12)
+    data = v2_batch(recs, codec=NONE)
+    return data, len(recs)
+
+
+@native
+def test_every_single_byte_change() -> None:
+    """Each byte of a records area replaced by several values: identical outcomes."""
+    data, count = _records_area()
+    area = bytearray(data[61:])
+    for i in range(len(area)):
+        for v in (0x00, 0x01, 0x7F, 0x80, 0xFF, area[i] ^ 0x40):
+            mutated = bytearray(area)
+            mutated[i] = v
+            buf = bytes(b"\xaa" * 3 + mutated + b"\xbb" * 2)
+            end = 3 + len(mutated)
+            assert_same_scan(buf, 3, end, count)
+            assert_same_decode(buf, 3, end, count, 50, 1_700_000_000_000, None, 5, 11, False)
+
+
+@native
+def test_truncations_and_wrong_counts() -> None:
+    data, count = _records_area()
+    area = data[61:]
+    for cut in range(len(area) + 1):
+        buf = area[:cut]
+        for c in (count, count - 1, count + 1, 0, -1):
+            assert_same_scan(buf, 0, cut, c)
+            assert_same_decode(buf, 0, cut, c, 0, 0, None, -1, 0, True)
+
+
+@native
+def test_hostile_varints() -> None:
+    """Varints longer than allowed, lengths past the end, negative counts, 64-bit edges."""
+    ten = b"\xff" * 9 + b"\x01"
+    eleven = b"\xff" * 10 + b"\x01"
+    cases = [
+        varint(6) + b"\x00" + ten,  # timestamp delta of 10 bytes, record too short
+        varint(20) + b"\x00" + eleven + b"\x00" * 9,  # 11-byte varlong
+        b"\xff\xff\xff\xff\xff\x01",  # length varint of 6 bytes
+        b"\xff\xff\xff\xff\x0f" + b"\x00" * 10,  # length 2^32-1 -> masked, zigzag
+        varint(8) + b"\x00" + varlong(-(2**63)) + b"\x00" * 4,
+        varint(10) + b"\x00\x00\x00" + varint(-1) + varint(-1) + varint(-5) + b"\x00\x00\x00",
+        varint(9) + b"\x00\x00\x00\x00\x00" + varint(2**31 - 1) + b"\x00\x00\x00",
+        varint(9) + b"\x00\x00\x00\x00\x00" + varint(1) + varint(-3) + b"\x00\x00",
+        varint(9) + b"\x00\x00\x00\x00\x00" + varint(1) + varint(40) + b"\x00\x00",
+        varint(7) + b"\x00\x00\x00" + varint(100) + b"\x00\x00\x00",
+    ]
+    for area in cases:
+        for c in (1, 2, 2**31 - 1):
+            assert_same_scan(area, 0, len(area), c)
+            for bo, bts in ((0, 0), (2**63 - 1, 2**63 - 1), (-(2**63), -(2**63))):
+                assert_same_decode(area, 0, len(area), c, bo, bts, None, 2**31 - 1, 0, True)
+
+
+@native
+def test_out_of_domain_returns_notimplemented() -> None:
+    assert speedups is not None
+    buf = b"\x00" * 10
+    assert speedups.scan_v2_records(buf, -1, 5, 1, RecordScan) is NotImplemented
+    assert speedups.scan_v2_records(buf, 0, 11, 1, RecordScan) is NotImplemented
+    assert speedups.scan_v2_records(buf, 0, 5, 2**64, RecordScan) is NotImplemented
+    args = (0, 10, 1, 0, 0, None, -1, 0, False, Record)
+    assert speedups.decode_v2_records(bytearray(buf), *args) is NotImplemented
+    assert speedups.decode_v2_records(memoryview(buf), *args) is NotImplemented
+    assert speedups.decode_v2_records(buf, 0, 11, *args[2:]) is NotImplemented
+    assert speedups.decode_v2_records(buf, 0, 10, 1, 2**70, *args[4:]) is NotImplemented
+    # the wrappers fall back to the twins there
+    assert scan_mod.scan_v2_records(buf, 0, 11, 1).error is not None or True
+    assert scan_v2_records_py(bytearray(buf), 0, 10, 1) == scan_mod.scan_v2_records(
+        bytearray(buf), 0, 10, 1)
+
+
+@native
+def test_scan_accepts_any_buffer() -> None:
+    data, count = _records_area()
+    for buf in (bytearray(data), memoryview(data)):
+        py = scan_v2_records_py(data, 61, len(data), count)
+        nat = scan_mod.scan_v2_records(buf, 61, len(data), count)  # type: ignore[arg-type]
+        assert scan_tuple(nat) == scan_tuple(py)
+
+
+@native
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(area=st.binary(max_size=200), count=st.integers(-2, 6), start=st.integers(0, 3))
+def test_arbitrary_bytes(area: bytes, count: int, start: int) -> None:
+    start = min(start, len(area))
+    assert_same_scan(area, start, len(area), count)
+    assert_same_decode(area, start, len(area), count, 10, 1000, None, 3, 7, False)
+
+
+_rec = st.builds(
+    Rec,
+    key=st.one_of(st.none(), st.binary(max_size=20)),
+    value=st.one_of(st.none(), st.binary(max_size=300)),
+    headers=st.lists(st.tuples(st.binary(max_size=8), st.one_of(st.none(), st.binary(max_size=8))),
+                     max_size=3),
+    timestamp=st.one_of(st.none(), st.integers(0, 2**42)),
+)
+
+
+@native
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(recs=st.lists(_rec, min_size=0, max_size=8), codec=st.sampled_from([NONE, LZ4, ZSTD]),
+       seq=st.sampled_from([-1, 0, 2**31 - 3]), flip=st.integers(0, 10_000))
+def test_generated_batches(recs: list[Rec], codec: int, seq: int, flip: int) -> None:
+    data = v2_batch(recs, codec=codec, base_offset=5, producer_id=1 if seq >= 0 else -1,
+                    base_sequence=seq)
+    check_batch(RecordBatch("x.log", 0, data, 0))
+    if codec == NONE and len(data) > 61:
+        i = 61 + flip % (len(data) - 61)
+        damaged = bytearray(data)
+        damaged[i] ^= 0x80 | (flip & 0x7F)
+        check_batch(RecordBatch("x.log", 0, bytes(damaged), 0))
+
+
+# --- events and the whole pipeline --------------------------------------------------------
+@native
+def test_record_events_match_python(sample_logdir: Path) -> None:
+    """Native events are RecordEvent(record), with what the string/string decoder gives."""
+    from kdump.decoders import KeyValueDecoder
+    from kdump.decoders.base import Decoded
+    from kdump.ops.events import RecordEvent
+
+    assert speedups is not None
+    records = []
+    for log in sorted(sample_logdir.rglob("*.log")):
+        for b in batches_of(log):
+            try:
+                records += b.decode_records()[0]
+            except Exception:
+                pass
+    records += v2_mod.decode_records_py(*batch_args(RecordBatch(
+        "x.log", 0, v2_batch(rich_records(30)), 0)))[0]
+    assert len(records) > 50
+    kv = KeyValueDecoder("string", "string")
+    expected = {
+        None: [RecordEvent(r) for r in records],
+        Decoded: [RecordEvent(r, kv.decode(r.key, r.value, r.offset)) for r in records],
+    }
+    for dec, want in expected.items():
+        nat = speedups.record_events(records, RecordEvent, dec)
+        assert [(e.record, e.decoded, e.control) for e in nat] == \
+            [(e.record, e.decoded, e.control) for e in want]
+        assert all(type(e) is RecordEvent for e in nat)
+
+
+def _run(args: list[str], pure: bool) -> tuple[int, str, str]:
+    env = dict(os.environ)
+    env.pop("KDUMP_PURE_PYTHON", None)
+    if pure:
+        env["KDUMP_PURE_PYTHON"] = "1"
+    p = subprocess.run([sys.executable, "-m", "kdump", *args], env=env, capture_output=True)
+    return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+
+
+@native
+@pytest.mark.parametrize("args", [
+    ["dump", "--print-data-log"],
+    ["dump", "--format", "json", "--print-data-log"],
+    ["dump", "--deep-iteration", "--format", "json"],
+    ["verify-crc", "--format", "json"],
+    ["size-report", "--format", "json", "--by", "segment"],
+])
+def test_cli_output_identical(sample_logdir: Path, tmp_path: Path, args: list[str]) -> None:
+    """Whole commands over the sample log dir plus a damaged segment: same bytes out."""
+    part = tmp_path / "bench-0"
+    big_segment(part, 40_000, records_per_batch=20, value_size=30)
+    log = part / "00000000000000000000.log"
+    data = bytearray(log.read_bytes())
+    data[2000] ^= 0x55  # a record byte: CRC mismatch and, likely, an unparsable record
+    data[9000:9040] = b"\0" * 40  # framing damage
+    log.write_bytes(bytes(data))
+    paths = [str(sample_logdir), str(part)]
+    assert _run(args + paths, pure=False) == _run(args + paths, pure=True)
+
+
+def test_struct_sanity() -> None:
+    # the pure twins are what the native code is held to: keep them importable
+    assert struct.calcsize(">qiibIhiqqqhii") == 61
