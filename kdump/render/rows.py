@@ -44,29 +44,41 @@ def _cell(v: Any) -> str:
     return str(v)
 
 
-class SizeTextRenderer:
-    """A header line, then one whitespace-separated line per row (awk-friendly)."""
+class ObjectRenderer:
+    """Base of the renderers of objects with ``to_json()`` (rows, answers): problems go
+    to stderr one line each; subclasses render the objects in :meth:`row`."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out = out
         self.err = err
-        self.header = False
 
     def emit(self, item: object) -> None:
         if isinstance(item, Problem):
             self.err.write(problem_line(item) + "\n")
             return
         to_json = getattr(item, "to_json", None)
-        if to_json is None:
-            return
-        d = to_json()
+        if to_json is not None:
+            self.row(to_json())
+
+    def row(self, d: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        self.out.flush()
+
+
+class SizeTextRenderer(ObjectRenderer):
+    """A header line, then one whitespace-separated line per row (awk-friendly)."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        super().__init__(out, err)
+        self.header = False
+
+    def row(self, d: dict[str, Any]) -> None:
         if not self.header:
             self.out.write(" ".join(["name"] + [h for h, _ in SIZE_COLUMNS]) + "\n")
             self.header = True
         self.out.write(" ".join([_name(d)] + [_cell(d.get(k)) for _, k in SIZE_COLUMNS]) + "\n")
-
-    def close(self) -> None:
-        self.out.flush()
 
 
 def human(n: int | None) -> str:
@@ -80,25 +92,18 @@ def human(n: int | None) -> str:
     return str(n)
 
 
-class SizeTableRenderer:
+class SizeTableRenderer(ObjectRenderer):
     """A rich table with a bar per row so the big ones stand out."""
 
     def __init__(self, out: TextIO, err: TextIO, *, width: int | None = None) -> None:
         from .table import make_console
 
+        super().__init__(out, err)
         self.console = make_console(out, width)
-        self.err = make_console(err, width)
         self.rows: list[dict[str, Any]] = []
         self.total: dict[str, Any] | None = None
 
-    def emit(self, item: object) -> None:
-        if isinstance(item, Problem):
-            self.err.print(problem_line(item), style="red", markup=False)
-            return
-        to_json = getattr(item, "to_json", None)
-        if to_json is None:
-            return
-        d = to_json()
+    def row(self, d: dict[str, Any]) -> None:
         if d["type"] == "total":
             self.total = d
         else:
@@ -201,24 +206,16 @@ class FindTextRenderer:
         self.out.flush()
 
 
-class DigestTextRenderer:
+class DigestTextRenderer(ObjectRenderer):
     """Committed offsets as ``group topic partition offset commit_timestamp metadata``
     lines (awk-friendly, like kafka-consumer-groups' columns), then one line per group."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
-        self.out = out
-        self.err = err
+        super().__init__(out, err)
         self.offsets_header = False
         self.groups_header = False
 
-    def emit(self, item: object) -> None:
-        if isinstance(item, Problem):
-            self.err.write(problem_line(item) + "\n")
-            return
-        to_json = getattr(item, "to_json", None)
-        if to_json is None:
-            return
-        d = to_json()
+    def row(self, d: dict[str, Any]) -> None:
         w = self.out.write
         if d["type"] == "committed_offset":
             if not self.offsets_header:
@@ -241,27 +238,19 @@ class DigestTextRenderer:
                 + (f", {d['pending_records']} in open transactions" if d["pending_records"] else "")
                 + "\n")
 
-    def close(self) -> None:
-        self.out.flush()
 
+class DigestTableRenderer(ObjectRenderer):
+    """Committed offsets and groups as rich tables."""
 
-class DigestTableRenderer:
     def __init__(self, out: TextIO, err: TextIO, *, width: int | None = None) -> None:
         from .table import make_console
 
+        super().__init__(out, err)
         self.console = make_console(out, width)
-        self.err = err
         self.offsets: list[dict[str, Any]] = []
         self.groups: list[dict[str, Any]] = []
 
-    def emit(self, item: object) -> None:
-        if isinstance(item, Problem):
-            self.err.write(problem_line(item) + "\n")
-            return
-        to_json = getattr(item, "to_json", None)
-        if to_json is None:
-            return
-        d = to_json()
+    def row(self, d: dict[str, Any]) -> None:
         if d["type"] == "committed_offset":
             self.offsets.append(d)
         elif d["type"] == "group":
