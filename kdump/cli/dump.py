@@ -12,6 +12,7 @@ from .options import (
     max_batch_bytes_option,
     payload_encoding_option,
     resolve_format,
+    rows_renderer,
     run,
     stderr,
     stdout,
@@ -184,19 +185,6 @@ def _offsets_summary(targets: list[str], all_topics: bool, fmt: str | None,
                      max_batch_bytes: int) -> ExitCode:
     from ..ops.offsets_summary import offsets_summary
 
-    f = resolve_format(fmt)
-    renderer: object
-    if f == "json":
-        from ..render.jsonl import JsonRenderer
-
-        renderer = JsonRenderer(stdout())
-    elif f == "table":
-        from ..render.rows import DigestTableRenderer
-
-        renderer = DigestTableRenderer(stdout(), stderr())
-    else:
-        from ..render.rows import DigestTextRenderer
-
-        renderer = DigestTextRenderer(stdout(), stderr())
+    renderer = rows_renderer(fmt, table="DigestTableRenderer", text="DigestTextRenderer")
     return run(offsets_summary(targets, all_topics=all_topics, max_batch_bytes=max_batch_bytes),
                renderer)

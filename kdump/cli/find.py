@@ -11,6 +11,7 @@ from .options import (
     max_batch_bytes_option,
     payload_encoding_option,
     resolve_format,
+    rows_renderer,
     run,
     stderr,
     stdout,
@@ -109,18 +110,5 @@ def size_report_command(paths: tuple[str, ...], by: str, top: int | None, shallo
     from ..ops.size_report import SizeOptions, size_report
 
     opts = SizeOptions(by=by, top=top, deep=not shallow, max_batch_bytes=max_batch_bytes)
-    f = resolve_format(fmt)
-    renderer: object
-    if f == "json":
-        from ..render.jsonl import JsonRenderer
-
-        renderer = JsonRenderer(stdout())
-    elif f == "table":
-        from ..render.rows import SizeTableRenderer
-
-        renderer = SizeTableRenderer(stdout(), stderr())
-    else:
-        from ..render.rows import SizeTextRenderer
-
-        renderer = SizeTextRenderer(stdout(), stderr())
+    renderer = rows_renderer(fmt, table="SizeTableRenderer", text="SizeTextRenderer")
     return run(size_report(paths, opts), renderer, progress=paths, label="size-report")

@@ -86,6 +86,20 @@ def resolve_format(fmt: str | None, *, default_text: bool = False) -> str:
     return "table" if sys.stdout.isatty() else "text"
 
 
+def rows_renderer(fmt: str | None, *, table: str, text: str) -> object:
+    """JSON Lines, or the ``table``/``text`` renderer class of :mod:`kdump.render.rows`
+    (named, so the module is imported only when used)."""
+    f = resolve_format(fmt)
+    if f == "json":
+        from ..render.jsonl import JsonRenderer
+
+        return JsonRenderer(stdout())
+    from ..render import rows
+
+    cls = getattr(rows, table if f == "table" else text)
+    return cls(stdout(), stderr())
+
+
 def run(items: Iterable[object], renderer: Any, *, progress: Iterable[str] = (),
         label: str = "kdump") -> ExitCode:
     """Feed ``items`` to ``renderer``; the exit code follows from the problems seen.

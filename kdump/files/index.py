@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from .. import layouts as L
 from ..source import FileSource, Window
@@ -75,17 +76,7 @@ class OffsetIndex(_Index):
     def lookup(self, target: int) -> OffsetIndexEntry | None:
         """OffsetIndex.lookup: the used entry with the largest offset <= target
         (None: none, i.e. start at position 0).  Binary search, touching log2(n) slots."""
-        lo, hi = 0, self.used_slots() - 1
-        found = None
-        while lo <= hi:
-            mid = (lo + hi) // 2
-            e = self.entry(mid)
-            if e.offset <= target:
-                found = e
-                lo = mid + 1
-            else:
-                hi = mid - 1
-        return found
+        return _largest_at_or_below(self, target, 0)
 
 
 class TimeIndex(_Index):
@@ -106,17 +97,23 @@ class TimeIndex(_Index):
 
     def lookup(self, timestamp: int) -> TimeIndexEntry | None:
         """TimeIndex.lookup: the used entry with the largest timestamp <= target."""
-        lo, hi = 0, self.used_slots() - 1
-        found = None
-        while lo <= hi:
-            mid = (lo + hi) // 2
-            e = self.entry(mid)
-            if e.timestamp <= timestamp:
-                found = e
-                lo = mid + 1
-            else:
-                hi = mid - 1
-        return found
+        return _largest_at_or_below(self, timestamp, 1)
+
+
+def _largest_at_or_below(index: OffsetIndex | TimeIndex, target: int, key: int) -> Any:
+    """Binary search over the used slots for the entry whose key (0: offset, 1:
+    timestamp) is the largest at or below ``target``; touches log2(n) slots."""
+    lo, hi = 0, index.used_slots() - 1
+    found = None
+    while lo <= hi:
+        mid = (lo + hi) // 2
+        e = index.entry(mid)
+        if (e.offset if key == 0 else e.timestamp) <= target:  # type: ignore[union-attr]
+            found = e
+            lo = mid + 1
+        else:
+            hi = mid - 1
+    return found
 
 
 def _rel(index: _Index, slot: int, field: int) -> int:
