@@ -29,7 +29,9 @@ class ReadCounter:
 
 
 def _open_readonly(path: str) -> int:
-    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+    # O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; it changes
+    # nothing for regular files, and anything else is refused after the fstat below
+    flags = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NONBLOCK", 0)
     noatime = getattr(os, "O_NOATIME", 0)
     try:
         if noatime:
@@ -48,6 +50,10 @@ def _open_readonly(path: str) -> int:
         raise InputError(os.strerror(e.errno or errno.EIO).lower(), path=path) from None
 
 
+_FILE_TYPES = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: "a character device",
+               stat.S_IFBLK: "a block device"}
+
+
 class FileSource:
     """One input file, opened read-only; ``size`` is frozen at open."""
 
@@ -62,6 +68,10 @@ class FileSource:
         if stat.S_ISDIR(st.st_mode):
             os.close(self.fd)
             raise InputError("is a directory, not a file", path=path)
+        if not stat.S_ISREG(st.st_mode):
+            os.close(self.fd)
+            what = _FILE_TYPES.get(stat.S_IFMT(st.st_mode), "special file")
+            raise InputError(f"not a regular file ({what})", path=path)
         self.size: int = st.st_size
         #: bytes actually read from the file (for "bytes touched" reports)
         self.bytes_read = 0
