@@ -9,7 +9,9 @@
  *
  *  scan_v2_records     kdump.records.scan.scan_v2_records
  *  decode_v2_records   kdump.records.v2._decode_records_py
- *  record_events       kdump.ops.dump._record_events_py
+ *  record_events       kdump.ops.dump (RecordEvent + the string/string decoder)
+ *  text_record_lines   kdump.render.text.record_lines
+ *  json_record_lines   kdump.render.jsonl.record_object + JsonRenderer
  *
  * Objects of kdump's own __slots__ classes (Record, RecordScan, RecordEvent, Decoded)
  * are made here without running their __init__: the class is passed in, its slot
@@ -825,6 +827,552 @@ fail:
     return NULL;
 }
 
+/* ---------------------------------------------------------------------------------
+ * Rendering record lines: text (DumpLogSegments) and JSON Lines
+ *
+ * Helpers return 0 on success, -1 with a Python exception, 1 for "not handled here"
+ * (the caller then returns NotImplemented and Python renders the batch).
+ * --------------------------------------------------------------------------------- */
+typedef struct {
+    char *p;
+    Py_ssize_t len, cap;
+} Buf;
+
+static int
+buf_reserve(Buf *b, Py_ssize_t extra)
+{
+    Py_ssize_t need = b->len + extra, cap;
+    char *np;
+    if (need <= b->cap)
+        return 0;
+    cap = b->cap ? b->cap : 4096;
+    while (cap < need)
+        cap *= 2;
+    np = PyMem_Realloc(b->p, (size_t)cap);
+    if (np == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    b->p = np;
+    b->cap = cap;
+    return 0;
+}
+
+static inline int
+buf_put(Buf *b, const char *s, Py_ssize_t n)
+{
+    if (b->len + n > b->cap && buf_reserve(b, n) < 0)
+        return -1;
+    memcpy(b->p + b->len, s, (size_t)n);
+    b->len += n;
+    return 0;
+}
+
+#define PUTS(b, lit) buf_put((b), (lit), (Py_ssize_t)(sizeof(lit) - 1))
+
+/* A str as UTF-8; 1 when it cannot be encoded (lone surrogates). */
+static int
+buf_str(Buf *b, PyObject *s)
+{
+    Py_ssize_t n;
+    const char *u;
+    if (!PyUnicode_Check(s))
+        return 1;
+    u = PyUnicode_AsUTF8AndSize(s, &n);
+    if (u == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+            PyErr_Clear();
+            return 1;
+        }
+        return -1;
+    }
+    return buf_put(b, u, n);
+}
+
+static int
+buf_i64(Buf *b, long long v)
+{
+    char tmp[24], *e = tmp + sizeof tmp, *p = e;
+    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+    do {
+        *--p = (char)('0' + (u % 10));
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    return buf_put(b, p, e - p);
+}
+
+/* An exact int as json.dumps writes it (its repr, which is also what an f-string
+ * writes); 1 for anything else. */
+static int
+buf_int(Buf *b, PyObject *o)
+{
+    int overflow = 0;
+    long long v;
+    PyObject *r;
+    int rc;
+    if (!PyLong_CheckExact(o))
+        return 1;
+    v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (!overflow) {
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        return buf_i64(b, v);
+    }
+    r = PyObject_Repr(o);
+    if (r == NULL)
+        return -1;
+    rc = buf_str(b, r);
+    Py_DECREF(r);
+    return rc;
+}
+
+/* Is this strict UTF-8 (what bytes.decode("utf-8") accepts)?  1 yes, 0 no, -1 error. */
+static int
+is_utf8(const char *s, Py_ssize_t n)
+{
+    Py_ssize_t i;
+    PyObject *u;
+    for (i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            break;
+    if (i == n)
+        return 1;
+    u = PyUnicode_DecodeUTF8(s, n, NULL);
+    if (u == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_UnicodeDecodeError)) {
+            PyErr_Clear();
+            return 0;
+        }
+        return -1;
+    }
+    Py_DECREF(u);
+    return 1;
+}
+
+/* bytes.decode("utf-8", errors="replace"), appended as UTF-8. */
+static int
+buf_utf8_replace(Buf *b, const char *s, Py_ssize_t n)
+{
+    Py_ssize_t i;
+    PyObject *u;
+    int rc;
+    for (i = 0; i < n; i++)
+        if ((unsigned char)s[i] >= 0x80)
+            break;
+    if (i == n)
+        return buf_put(b, s, n);
+    u = PyUnicode_DecodeUTF8(s, n, "replace");
+    if (u == NULL)
+        return -1;
+    rc = buf_str(b, u);
+    Py_DECREF(u);
+    return rc;
+}
+
+/* A JSON string of valid UTF-8 text, escaped as json's encode_basestring does with
+ * ensure_ascii=False: backslash, quote and control characters only. */
+static int
+buf_json_utf8(Buf *b, const unsigned char *s, Py_ssize_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    Py_ssize_t i, run = 0;
+    if (buf_reserve(b, n + 2) < 0)
+        return -1;
+    b->p[b->len++] = '"';
+    for (i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        char esc[6];
+        int k;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        if (buf_put(b, (const char *)s + run, i - run) < 0)
+            return -1;
+        run = i + 1;
+        esc[0] = '\\';
+        switch (c) {
+        case '"': esc[1] = '"'; k = 2; break;
+        case '\\': esc[1] = '\\'; k = 2; break;
+        case '\b': esc[1] = 'b'; k = 2; break;
+        case '\f': esc[1] = 'f'; k = 2; break;
+        case '\n': esc[1] = 'n'; k = 2; break;
+        case '\r': esc[1] = 'r'; k = 2; break;
+        case '\t': esc[1] = 't'; k = 2; break;
+        default:
+            esc[1] = 'u'; esc[2] = '0'; esc[3] = '0';
+            esc[4] = hex[(c >> 4) & 0xF]; esc[5] = hex[c & 0xF];
+            k = 6;
+        }
+        if (buf_put(b, esc, k) < 0)
+            return -1;
+    }
+    if (buf_put(b, (const char *)s + run, n - run) < 0)
+        return -1;
+    return PUTS(b, "\"");
+}
+
+static int
+buf_base64(Buf *b, const unsigned char *s, Py_ssize_t n)
+{
+    static const char tbl[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    Py_ssize_t i;
+    char *o;
+    if (buf_reserve(b, (n + 2) / 3 * 4 + 2) < 0)
+        return -1;
+    o = b->p + b->len;
+    *o++ = '"';
+    for (i = 0; i + 2 < n; i += 3) {
+        unsigned v = ((unsigned)s[i] << 16) | ((unsigned)s[i + 1] << 8) | s[i + 2];
+        *o++ = tbl[(v >> 18) & 63];
+        *o++ = tbl[(v >> 12) & 63];
+        *o++ = tbl[(v >> 6) & 63];
+        *o++ = tbl[v & 63];
+    }
+    if (n - i == 1) {
+        unsigned v = (unsigned)s[i] << 16;
+        *o++ = tbl[(v >> 18) & 63];
+        *o++ = tbl[(v >> 12) & 63];
+        *o++ = '=';
+        *o++ = '=';
+    }
+    else if (n - i == 2) {
+        unsigned v = ((unsigned)s[i] << 16) | ((unsigned)s[i + 1] << 8);
+        *o++ = tbl[(v >> 18) & 63];
+        *o++ = tbl[(v >> 12) & 63];
+        *o++ = tbl[(v >> 6) & 63];
+        *o++ = '=';
+    }
+    *o++ = '"';
+    b->len = o - b->p;
+    return 0;
+}
+
+static int
+buf_hex(Buf *b, const unsigned char *s, Py_ssize_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    Py_ssize_t i;
+    char *o;
+    if (buf_reserve(b, 2 * n + 2) < 0)
+        return -1;
+    o = b->p + b->len;
+    *o++ = '"';
+    for (i = 0; i < n; i++) {
+        *o++ = hex[s[i] >> 4];
+        *o++ = hex[s[i] & 15];
+    }
+    *o++ = '"';
+    b->len = o - b->p;
+    return 0;
+}
+
+#define ENC_UTF8 0
+#define ENC_BASE64 1
+#define ENC_HEX 2
+
+/* kdump.render.common.encode_payload, as JSON: `<value>,"<name>_encoding":<label>`. */
+static int
+buf_payload(Buf *b, PyObject *data, int enc, const char *enc_key, Py_ssize_t enc_key_len)
+{
+    const unsigned char *s;
+    Py_ssize_t n;
+    int rc, used = enc;
+    if (data == Py_None) {
+        if (PUTS(b, "null") < 0 || buf_put(b, enc_key, enc_key_len) < 0)
+            return -1;
+        return PUTS(b, "null");
+    }
+    if (!PyBytes_CheckExact(data))
+        return 1;
+    s = (const unsigned char *)PyBytes_AS_STRING(data);
+    n = PyBytes_GET_SIZE(data);
+    if (enc == ENC_UTF8) {
+        rc = is_utf8((const char *)s, n);
+        if (rc < 0)
+            return -1;
+        if (rc)
+            rc = buf_json_utf8(b, s, n);
+        else {
+            used = ENC_BASE64;
+            rc = buf_base64(b, s, n);
+        }
+    }
+    else if (enc == ENC_HEX)
+        rc = buf_hex(b, s, n);
+    else
+        rc = buf_base64(b, s, n);
+    if (rc)
+        return rc;
+    if (buf_put(b, enc_key, enc_key_len) < 0)
+        return -1;
+    if (used == ENC_UTF8)
+        return PUTS(b, "\"utf8\"");
+    if (used == ENC_HEX)
+        return PUTS(b, "\"hex\"");
+    return PUTS(b, "\"base64\"");
+}
+
+static PyObject *
+buf_finish(Buf *b)
+{
+    PyObject *r = PyUnicode_DecodeUTF8(b->p ? b->p : "", b->len, "strict");
+    PyMem_Free(b->p);
+    b->p = NULL;
+    return r;
+}
+
+#define SLOT_GET(obj, l, i) (*(PyObject **)((char *)(obj) + (l)->off[(i)]))
+
+static Layout render_event_layout, render_record_layout, render_decoded_layout;
+
+/* The record, and its decoded payload (NULL when None), of one RecordEvent; 1 when
+ * the event is not of the plain shape these renderers handle. */
+static int
+event_parts(PyObject *ev, PyObject **rec, PyObject **dec)
+{
+    PyObject *r, *d, *c;
+    if ((PyObject *)Py_TYPE(ev) != (PyObject *)render_event_layout.type)
+        return 1;
+    r = SLOT_GET(ev, &render_event_layout, 0);
+    d = SLOT_GET(ev, &render_event_layout, 1);
+    c = SLOT_GET(ev, &render_event_layout, 2);
+    if (r == NULL || d == NULL || c != Py_None)
+        return 1;
+    if ((PyObject *)Py_TYPE(r) != (PyObject *)render_record_layout.type)
+        return 1;
+    if (d == Py_None)
+        d = NULL;
+    else if ((PyObject *)Py_TYPE(d) != (PyObject *)render_decoded_layout.type)
+        return 1;
+    *rec = r;
+    *dec = d;
+    return 0;
+}
+
+static const char *const RENDER_RECORD_FIELDS[] = {"offset", "timestamp", "key", "value",
+                                                   "headers", "sequence", "size"};
+enum { RR_OFFSET, RR_TIMESTAMP, RR_KEY, RR_VALUE, RR_HEADERS, RR_SEQUENCE, RR_SIZE };
+
+static int
+render_setup(PyObject *event_cls, PyObject *record_cls, PyObject *decoded_cls)
+{
+    if (layout_get(&render_event_layout, event_cls, EVENT_FIELDS, 3) < 0 ||
+        layout_get(&render_record_layout, record_cls, RENDER_RECORD_FIELDS, 7) < 0 ||
+        layout_get(&render_decoded_layout, decoded_cls, DECODED_FIELDS, 5) < 0)
+        return -1;
+    return 0;
+}
+
+/* -1 for None, len() for bytes; 1 (not handled) for anything else. */
+static int
+payload_size(PyObject *o, long long *n)
+{
+    if (o == Py_None)
+        *n = -1;
+    else if (PyBytes_CheckExact(o))
+        *n = PyBytes_GET_SIZE(o);
+    else
+        return 1;
+    return 0;
+}
+
+#define TRY(expr)                                                                            \
+    do {                                                                                     \
+        int rc_ = (expr);                                                                    \
+        if (rc_) {                                                                           \
+            rc = rc_;                                                                        \
+            goto out;                                                                        \
+        }                                                                                    \
+    } while (0)
+
+/* text_record_lines(events, timestamp_type, skip_metadata, print_contents, RecordEvent,
+ *                   Record, Decoded) -> str | NotImplemented
+ * kdump.render.text.record_lines for a v2 batch that is not a control batch, every
+ * line ending with a newline. */
+static PyObject *
+sp_text_record_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *events, *ts_type;
+    int skip, contents, rc = 0;
+    Py_ssize_t i, n;
+    Buf b = {NULL, 0, 0};
+
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "text_record_lines takes 7 arguments");
+        return NULL;
+    }
+    events = args[0];
+    ts_type = args[1];
+    if (!PyList_CheckExact(events) || !PyUnicode_Check(ts_type))
+        Py_RETURN_NOTIMPLEMENTED;
+    if ((skip = PyObject_IsTrue(args[2])) < 0 || (contents = PyObject_IsTrue(args[3])) < 0)
+        return NULL;
+    if (render_setup(args[4], args[5], args[6]) < 0)
+        return NULL;
+    n = PyList_GET_SIZE(events);
+    for (i = 0; i < n; i++) {
+        PyObject *rec, *dec, *headers;
+        int later = 0; /* "prefix" is a space once something was written */
+        TRY(event_parts(PyList_GET_ITEM(events, i), &rec, &dec));
+        if (!skip) {
+            long long ks, vs;
+            Py_ssize_t h, nh;
+            TRY(payload_size(SLOT_GET(rec, &render_record_layout, RR_KEY), &ks));
+            TRY(payload_size(SLOT_GET(rec, &render_record_layout, RR_VALUE), &vs));
+            TRY(PUTS(&b, "| offset: "));
+            TRY(buf_int(&b, SLOT_GET(rec, &render_record_layout, RR_OFFSET)));
+            TRY(PUTS(&b, " "));
+            TRY(buf_str(&b, ts_type));
+            TRY(PUTS(&b, ": "));
+            TRY(buf_int(&b, SLOT_GET(rec, &render_record_layout, RR_TIMESTAMP)));
+            TRY(PUTS(&b, " keySize: "));
+            TRY(buf_i64(&b, ks));
+            TRY(PUTS(&b, " valueSize: "));
+            TRY(buf_i64(&b, vs));
+            TRY(PUTS(&b, " sequence: "));
+            TRY(buf_int(&b, SLOT_GET(rec, &render_record_layout, RR_SEQUENCE)));
+            TRY(PUTS(&b, " headerKeys: ["));
+            headers = SLOT_GET(rec, &render_record_layout, RR_HEADERS);
+            if (!PyList_CheckExact(headers))
+                TRY(1);
+            nh = PyList_GET_SIZE(headers);
+            for (h = 0; h < nh; h++) {
+                PyObject *pair = PyList_GET_ITEM(headers, h), *k;
+                if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2)
+                    TRY(1);
+                k = PyTuple_GET_ITEM(pair, 0);
+                if (!PyBytes_CheckExact(k))
+                    TRY(1);
+                if (h)
+                    TRY(PUTS(&b, ","));
+                TRY(buf_utf8_replace(&b, PyBytes_AS_STRING(k), PyBytes_GET_SIZE(k)));
+            }
+            TRY(PUTS(&b, "]"));
+            later = 1;
+        }
+        if (contents && dec != NULL) {
+            PyObject *kt = SLOT_GET(dec, &render_decoded_layout, 0);
+            PyObject *vt = SLOT_GET(dec, &render_decoded_layout, 1);
+            if (kt == NULL || vt == NULL)
+                TRY(1);
+            if (kt != Py_None) {
+                TRY(later ? PUTS(&b, " key: ") : PUTS(&b, "| key: "));
+                TRY(buf_str(&b, kt));
+            }
+            if (vt != Py_None) {
+                TRY(PUTS(&b, " payload: "));
+                TRY(buf_str(&b, vt));
+            }
+        }
+        TRY(PUTS(&b, "\n"));
+    }
+out:
+    if (rc) {
+        PyMem_Free(b.p);
+        if (rc < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return buf_finish(&b);
+}
+
+/* json_record_lines(events, prefix, timestamp_type_json, encoding, RecordEvent, Record,
+ *                   Decoded) -> str | NotImplemented
+ * kdump.render.jsonl.record_object of each event of a v2 batch, as JsonRenderer writes
+ * it (compact, ensure_ascii=False, one object per line), for events whose payloads are
+ * written raw: no decoded structure, no decode error, no control record.  ``prefix``
+ * holds everything up to the offset value. */
+static PyObject *
+sp_json_record_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *events, *prefix, *tt;
+    int enc, rc = 0;
+    Py_ssize_t i, n;
+    Buf b = {NULL, 0, 0};
+
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "json_record_lines takes 7 arguments");
+        return NULL;
+    }
+    events = args[0];
+    prefix = args[1];
+    tt = args[2];
+    if (!PyList_CheckExact(events) || !PyUnicode_Check(prefix) || !PyUnicode_Check(tt) ||
+        !PyLong_Check(args[3]))
+        Py_RETURN_NOTIMPLEMENTED;
+    enc = (int)PyLong_AsLong(args[3]);
+    if (enc == -1 && PyErr_Occurred())
+        return NULL;
+    if (enc < ENC_UTF8 || enc > ENC_HEX)
+        Py_RETURN_NOTIMPLEMENTED;
+    if (render_setup(args[4], args[5], args[6]) < 0)
+        return NULL;
+    n = PyList_GET_SIZE(events);
+    for (i = 0; i < n; i++) {
+        PyObject *rec, *dec, *key, *value, *headers;
+        long long ks, vs;
+        Py_ssize_t h, nh;
+        TRY(event_parts(PyList_GET_ITEM(events, i), &rec, &dec));
+        if (dec != NULL) {
+            /* structured payloads and decode errors are Python's business */
+            PyObject *kj = SLOT_GET(dec, &render_decoded_layout, 2);
+            PyObject *vj = SLOT_GET(dec, &render_decoded_layout, 3);
+            PyObject *err = SLOT_GET(dec, &render_decoded_layout, 4);
+            if (kj != Py_None || vj != Py_None || err != Py_None)
+                TRY(1);
+        }
+        key = SLOT_GET(rec, &render_record_layout, RR_KEY);
+        value = SLOT_GET(rec, &render_record_layout, RR_VALUE);
+        headers = SLOT_GET(rec, &render_record_layout, RR_HEADERS);
+        TRY(payload_size(key, &ks));
+        TRY(payload_size(value, &vs));
+        if (!PyList_CheckExact(headers))
+            TRY(1);
+        TRY(buf_str(&b, prefix));
+        TRY(buf_int(&b, SLOT_GET(rec, &render_record_layout, RR_OFFSET)));
+        TRY(PUTS(&b, ",\"timestamp\":"));
+        TRY(buf_int(&b, SLOT_GET(rec, &render_record_layout, RR_TIMESTAMP)));
+        TRY(PUTS(&b, ",\"timestamp_type\":"));
+        TRY(buf_str(&b, tt));
+        TRY(PUTS(&b, ",\"key_size\":"));
+        TRY(buf_i64(&b, ks));
+        TRY(PUTS(&b, ",\"value_size\":"));
+        TRY(buf_i64(&b, vs));
+        TRY(PUTS(&b, ",\"key\":"));
+        TRY(buf_payload(&b, key, enc, ",\"key_encoding\":", 16));
+        TRY(PUTS(&b, ",\"value\":"));
+        TRY(buf_payload(&b, value, enc, ",\"value_encoding\":", 18));
+        TRY(PUTS(&b, ",\"headers\":["));
+        nh = PyList_GET_SIZE(headers);
+        for (h = 0; h < nh; h++) {
+            PyObject *pair = PyList_GET_ITEM(headers, h);
+            if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2)
+                TRY(1);
+            TRY(h ? PUTS(&b, ",{\"key\":") : PUTS(&b, "{\"key\":"));
+            TRY(buf_payload(&b, PyTuple_GET_ITEM(pair, 0), enc, ",\"key_encoding\":", 16));
+            TRY(PUTS(&b, ",\"value\":"));
+            TRY(buf_payload(&b, PyTuple_GET_ITEM(pair, 1), enc, ",\"value_encoding\":", 18));
+            TRY(PUTS(&b, "}"));
+        }
+        TRY(PUTS(&b, "],\"sequence\":"));
+        TRY(buf_int(&b, SLOT_GET(rec, &render_record_layout, RR_SEQUENCE)));
+        TRY(PUTS(&b, ",\"size\":"));
+        TRY(buf_int(&b, SLOT_GET(rec, &render_record_layout, RR_SIZE)));
+        TRY(PUTS(&b, "}\n"));
+    }
+out:
+    if (rc) {
+        PyMem_Free(b.p);
+        if (rc < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    return buf_finish(&b);
+}
+#undef TRY
+
 /* --------------------------------------------------------------------------------- */
 static PyMethodDef methods[] = {
     {"scan_v2_records", (PyCFunction)(void (*)(void))sp_scan_v2_records, METH_FASTCALL,
@@ -835,6 +1383,12 @@ static PyMethodDef methods[] = {
      "base_sequence, shift, compressed, Record): (records, error, error position)."},
     {"record_events", (PyCFunction)(void (*)(void))sp_record_events, METH_FASTCALL,
      "record_events(records, RecordEvent, Decoded | None): one event per record."},
+    {"text_record_lines", (PyCFunction)(void (*)(void))sp_text_record_lines, METH_FASTCALL,
+     "text_record_lines(events, timestamp_type, skip_metadata, print_contents, RecordEvent, "
+     "Record, Decoded): DumpLogSegments' record lines of a v2 batch."},
+    {"json_record_lines", (PyCFunction)(void (*)(void))sp_json_record_lines, METH_FASTCALL,
+     "json_record_lines(events, prefix, timestamp_type_json, encoding, RecordEvent, Record, "
+     "Decoded): the JSON Lines record objects of a v2 batch."},
     {NULL, NULL, 0, NULL},
 };
 

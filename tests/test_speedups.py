@@ -333,6 +333,110 @@ def test_record_events_match_python(sample_logdir: Path) -> None:
         assert all(type(e) is RecordEvent for e in nat)
 
 
+def _events_for(batch: RecordBatch, records: list[Record]) -> list[list[Any]]:
+    """Event lists as dump builds them: no decoder, string/string, other decoders."""
+    from kdump.decoders import KeyValueDecoder
+    from kdump.ops.events import RecordEvent
+
+    out: list[list[Any]] = [[RecordEvent(r) for r in records]]
+    for k, v in (("string", "string"), ("hex", "base64"), ("none", "json"), ("int", "long")):
+        kv = KeyValueDecoder(k, v)
+        out.append([RecordEvent(r, kv.decode(r.key, r.value, r.offset)) for r in records])
+    return out
+
+
+def _render_cases(sample_logdir: Path) -> list[tuple[RecordBatch, list[Any]]]:
+    cases = []
+    batches = [b for log in sorted(sample_logdir.rglob("*.log")) for b in batches_of(log)]
+    for codec in (NONE, LZ4):
+        for variant in ({}, {"log_append_time": 1_700_000_999_999},
+                        {"base_offset": 2**63 - 5, "first_timestamp": 2**63 - 3}):
+            data = v2_batch(rich_records(25), codec=codec, **variant)  # type: ignore[arg-type]
+            batches.append(RecordBatch("dir/we\"ird\u00e9\n.log", 3, data, 0))
+    for b in batches:
+        if b.magic < 2 or b.is_control:
+            continue
+        try:
+            records, _ = b.decode_records()
+        except Exception:
+            continue
+        for events in _events_for(b, records):
+            cases.append((b, events))
+    return cases
+
+
+@native
+def test_text_record_lines_match_python(sample_logdir: Path) -> None:
+    from kdump.decoders.base import Decoded
+    from kdump.ops.events import BatchEvent, RecordEvent
+    from kdump.render.text import record_lines
+
+    assert speedups is not None
+    n = 0
+    for b, events in _render_cases(sample_logdir):
+        for skip in (False, True):
+            for contents in (False, True):
+                want = "".join(line + "\n" for line in
+                               record_lines(BatchEvent(b, events), skip, contents))
+                got = speedups.text_record_lines(events, b.timestamp_type, skip, contents,
+                                                 RecordEvent, Record, Decoded)
+                assert got == want
+                n += 1
+    assert n > 100
+
+
+@native
+def test_json_record_lines_match_python(sample_logdir: Path) -> None:
+    from kdump.decoders.base import Decoded
+    from kdump.ops.events import RecordEvent
+    from kdump.render.jsonl import _dumps, _structured_of, record_object
+
+    assert speedups is not None
+    handled = declined = 0
+    for b, events in _render_cases(sample_logdir):
+        for encoding, code in (("utf8", 0), ("base64", 1), ("hex", 2)):
+            prefix = (f'{{"type":"record","file":{_dumps(b.path)},'
+                      f'"batch_position":{_dumps(b.position)},"offset":')
+            got = speedups.json_record_lines(events, prefix, _dumps(b.timestamp_type), code,
+                                             RecordEvent, Record, Decoded)
+            if got is NotImplemented:
+                # only events with structured payloads or decode errors are declined
+                assert any(ev.decoded is not None and (
+                    ev.decoded.key_json is not None or ev.decoded.value_json is not None
+                    or ev.decoded.error) for ev in events)
+                declined += 1
+                continue
+            want = "".join(_dumps(record_object(b, ev, encoding, _structured_of(ev))) + "\n"
+                           for ev in events)
+            assert got == want
+            handled += 1
+    assert handled > 50 and declined > 5
+
+
+@native
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(recs=st.lists(_rec, min_size=1, max_size=6))
+def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
+    from kdump.decoders.base import Decoded
+    from kdump.ops.events import BatchEvent, RecordEvent
+    from kdump.render.jsonl import _dumps, _structured_of, record_object
+    from kdump.render.text import record_lines
+
+    assert speedups is not None
+    b = RecordBatch("p.log", 0, v2_batch(recs), 0)
+    records, _ = b.decode_records()
+    for events in _events_for(b, records)[:2]:
+        want = "".join(line + "\n" for line in record_lines(BatchEvent(b, events), False, True))
+        assert speedups.text_record_lines(events, b.timestamp_type, False, True, RecordEvent,
+                                          Record, Decoded) == want
+        for encoding, code in (("utf8", 0), ("base64", 1), ("hex", 2)):
+            want = "".join(_dumps(record_object(b, ev, encoding, _structured_of(ev))) + "\n"
+                           for ev in events)
+            assert speedups.json_record_lines(events, '{"type":"record","file":"p.log",'
+                                              '"batch_position":0,"offset":', '"CreateTime"',
+                                              code, RecordEvent, Record, Decoded) == want
+
+
 def _run(args: list[str], pure: bool) -> tuple[int, str, str]:
     env = dict(os.environ)
     env.pop("KDUMP_PURE_PYTHON", None)
@@ -347,6 +451,13 @@ def _run(args: list[str], pure: bool) -> tuple[int, str, str]:
     ["dump", "--print-data-log"],
     ["dump", "--format", "json", "--print-data-log"],
     ["dump", "--deep-iteration", "--format", "json"],
+    ["dump", "--print-data-log", "--skip-record-metadata"],
+    ["dump", "--deep-iteration"],
+    ["dump", "--value-decoder", "hex", "--format", "json"],
+    ["dump", "--value-decoder", "hex"],
+    ["dump", "--format", "json", "--print-data-log", "--payload-encoding", "hex"],
+    ["dump", "--format", "json", "--print-data-log", "--payload-encoding", "base64"],
+    ["dump", "--format", "table", "--print-data-log"],
     ["verify-crc", "--format", "json"],
     ["size-report", "--format", "json", "--by", "segment"],
 ])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
+from ..decoders.base import Decoded
 from ..findings import Problem
 from ..ops.events import (
     BatchEvent,
@@ -24,10 +25,15 @@ from ..ops.events import (
     TimeIndexEntryEvent,
     TxnIndexEntryEvent,
 )
+from ..records._native import speedups
 from ..records.file_records import Batch
+from ..records.record import Record
 from .common import encode_payload
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_native_json = None if speedups is None else speedups.json_record_lines
+#: encode_payload's encodings as the native renderer numbers them (anything else: base64)
+_ENCODING_CODES = {"utf8": 0, "base64": 1, "hex": 2}
 
 
 def batch_object(b: Batch) -> dict[str, Any]:
@@ -152,6 +158,17 @@ class JsonRenderer:
             b = item.batch
             w(batch_object(b))
             if item.records:
+                text = NotImplemented
+                if _native_json is not None and b.magic >= 2 and self.structured is None:
+                    # native: the same objects, written alike (tests/test_speedups.py)
+                    prefix = (f'{{"type":"record","file":{_dumps(b.path)},'
+                              f'"batch_position":{_dumps(b.position)},"offset":')
+                    text = _native_json(item.records, prefix, _dumps(b.timestamp_type),
+                                        _ENCODING_CODES.get(self.encoding, 1), RecordEvent,
+                                        Record, Decoded)
+                if text is not NotImplemented:
+                    self.out.write(text)
+                    return
                 for ev in item.records:
                     structured = self.structured
                     if structured is None:
