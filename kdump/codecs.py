@@ -12,6 +12,7 @@ The codec libraries are imported on first use: ``kdump --version`` stays fast.
 
 from __future__ import annotations
 
+import io
 import struct
 import zlib
 from collections.abc import Callable
@@ -22,40 +23,72 @@ from .errors import DecompressionError, LimitExceeded
 _U32_LE = struct.Struct("<I")
 _U32_BE = struct.Struct(">I")
 _STEP = 1 << 20
+#: compressed input handed to zlib at a time (its unconsumed tail is copied per step)
+_IN_STEP = 1 << 16
 
 
 def _too_big(limit: int) -> LimitExceeded:
     return LimitExceeded(f"decompressed payload exceeds the limit of {limit} bytes")
 
 
+class _Output:
+    """Decompressed bytes, at most ``limit`` of them, held once: ``io.BytesIO`` hands
+    its buffer over without a copy (a ``bytearray`` would be copied into ``bytes`` at the
+    end, doubling the peak)."""
+
+    __slots__ = ("buf", "limit", "n")
+
+    def __init__(self, limit: int) -> None:
+        self.buf = io.BytesIO()
+        self.limit = limit
+        self.n = 0
+
+    def add(self, part: bytes) -> None:
+        self.n += len(part)
+        if self.n > self.limit:
+            raise _too_big(self.limit)
+        self.buf.write(part)
+
+    def value(self) -> bytes:
+        return self.buf.getvalue()
+
+
 def gunzip(data: bytes, limit: int) -> bytes:
-    """gzip stream(s), as GZIPInputStream reads them (concatenated members allowed)."""
-    out = bytearray()
-    rest = bytes(data)
-    while rest:
+    """gzip stream(s), as GZIPInputStream reads them (concatenated members allowed).
+
+    Input goes to zlib ``_IN_STEP`` bytes at a time and output comes back at most
+    ``_STEP`` bytes at a time, so neither a bomb (tiny input, huge output) nor a long
+    stream costs more than ``limit`` bytes plus a step."""
+    out = _Output(limit)
+    mv = memoryview(data)
+    end = len(mv)
+    start = 0
+    while start < end:
         d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        chunk = rest
+        pos = start
+        tail: bytes | memoryview = b""
         try:
-            while True:
-                part = d.decompress(chunk, limit + 1 - len(out))
-                out += part
-                if len(out) > limit:
-                    raise _too_big(limit)
-                chunk = d.unconsumed_tail
-                if not chunk:
-                    break
-            out += d.flush()
+            while not d.eof:
+                if not tail:
+                    if pos >= end:
+                        part = d.decompress(b"", _STEP)  # output still held by zlib
+                        if not part:
+                            break
+                        out.add(part)
+                        continue
+                    tail = mv[pos : pos + _IN_STEP]
+                    pos += len(tail)
+                out.add(d.decompress(tail, _STEP))
+                tail = d.unconsumed_tail
         except zlib.error as e:
             raise DecompressionError(f"gzip: {e}") from None
-        if len(out) > limit:
-            raise _too_big(limit)
         if not d.eof:
             raise DecompressionError("gzip: stream ends before the end of its last member")
-        rest = d.unused_data
+        start = pos - len(d.unused_data) - len(d.unconsumed_tail)
         # GZIPInputStream stops at trailing garbage that is not another member
-        if rest and not rest.startswith(L.GZIP_MAGIC):
+        if start < end and bytes(mv[start : start + len(L.GZIP_MAGIC)]) != L.GZIP_MAGIC:
             break
-    return bytes(out)
+    return out.value()
 
 
 def _uvarint(data: bytes, pos: int) -> tuple[int, int]:
@@ -88,7 +121,7 @@ def unsnappy(data: bytes, limit: int) -> bytes:
     otherwise one raw snappy block (what librdkafka writes)."""
     if len(data) < L.XERIAL_HEADER_SIZE or not data.startswith(L.XERIAL_MAGIC):
         return _snappy_block(data, limit)
-    out = bytearray()
+    out = _Output(limit)
     pos = L.XERIAL_HEADER_SIZE
     end = len(data)
     while pos < end:
@@ -103,11 +136,9 @@ def unsnappy(data: bytes, limit: int) -> bytes:
             raise DecompressionError(
                 f"snappy: chunk of {n} bytes at payload byte {pos - 4} runs past the end"
             )
-        out += _snappy_block(data[pos : pos + n], limit - len(out))
-        if len(out) > limit:
-            raise _too_big(limit)
+        out.add(_snappy_block(data[pos : pos + n], limit - out.n))
         pos += n
-    return bytes(out)
+    return out.value()
 
 
 def unlz4(data: bytes, limit: int, *, magic: int = 2) -> bytes:
@@ -141,7 +172,7 @@ def unlz4(data: bytes, limit: int, *, magic: int = 2) -> bytes:
             )
     pos += 1
     checksummed = bool(flg & L.LZ4_FLG_BLOCK_CHECKSUM)
-    out = bytearray()
+    out = _Output(limit)
     end = len(data)
     while True:
         if end - pos < 4:
@@ -157,34 +188,31 @@ def unlz4(data: bytes, limit: int, *, magic: int = 2) -> bytes:
         block = data[pos : pos + n]
         pos += n + (4 if checksummed else 0)
         if stored:
-            out += block
+            out.add(block)
         else:
             try:
-                out += lz4.block.decompress(block, uncompressed_size=block_max)
+                part = lz4.block.decompress(block, uncompressed_size=block_max)
             except Exception as e:  # LZ4BlockError
                 raise DecompressionError(f"lz4: {e}") from None
-        if len(out) > limit:
-            raise _too_big(limit)
-    return bytes(out)
+            out.add(part)
+    return out.value()
 
 
 def unzstd(data: bytes, limit: int) -> bytes:
     """Zstandard frame(s), read as a stream so the frame need not declare its size."""
     import zstandard
 
-    out = bytearray()
+    out = _Output(limit)
     try:
         reader = zstandard.ZstdDecompressor().stream_reader(data, read_across_frames=True)
         while True:
-            part = reader.read(min(_STEP, limit + 1 - len(out)) or 1)
+            part = reader.read(min(_STEP, limit + 1 - out.n) or 1)
             if not part:
                 break
-            out += part
-            if len(out) > limit:
-                raise _too_big(limit)
+            out.add(part)
     except zstandard.ZstdError as e:
         raise DecompressionError(f"zstd: {e}") from None
-    return bytes(out)
+    return out.value()
 
 
 _DECOMPRESSORS: dict[int, Callable[[bytes, int], bytes]] = {
