@@ -6,6 +6,7 @@ Nothing here imports pyspark: :mod:`kdump.spark` does, when a subcommand runs, s
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, TextIO, TypeVar
 
@@ -66,19 +67,19 @@ def _spark_job(master: str | None, conf: tuple[str, ...], verbose: bool,
         ks.stop(keep_log=not ok)
 
 
+_EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt|Warning)(: |$)")
+
+
 def _spark_error(e: Exception) -> str:
-    """The line of a Spark error that says what went wrong: the last line of a Python
-    traceback from an executor, else the first line of the message."""
-    text = str(e).strip()
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    """The line of a Spark error that says what went wrong: the exception line that
+    ends a Python traceback from a worker, else the first line of the message."""
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
     if not lines:
         return e.__class__.__name__
-    for i, ln in enumerate(lines):
-        if ln.startswith("Traceback (most recent call last)"):
-            tail = [x for x in lines[i:] if not x.startswith(("File ", "at ", "^", "~"))]
-            for x in reversed(tail):
-                if ":" in x and not x.startswith("Traceback"):
-                    return x
+    if any(ln.startswith("Traceback (most recent call last)") for ln in lines):
+        for ln in reversed(lines):
+            if _EXCEPTION_LINE.match(ln):
+                return ln
     return lines[0]
 
 

@@ -23,7 +23,9 @@ __all__ = ["register"]
 
 
 def register(spark: Any) -> None:
-    """Register the ``kafka_log`` data source with ``spark`` (a SparkSession)."""
-    from .datasource import KafkaLogDataSource
+    """Register the ``kafka_log`` data source with ``spark`` (a SparkSession).  On a
+    non-local master kdump is first shipped to the executors (``addPyFile`` of a zip of
+    this kdump), so they need only kdump's dependencies installed."""
+    from .session import prepare
 
-    spark.dataSource.register(KafkaLogDataSource)
+    prepare(spark)

@@ -154,17 +154,23 @@ def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str,
 
     active = SparkSession.getActiveSession()
     if active is not None:
-        _prepare(active, owned=False)
+        prepare(active)
         return KdumpSpark(active, False, None, None)
     if master is None:
         # under spark-submit the JVM is already configured (spark.master among it)
         master = None if os.environ.get("PYSPARK_GATEWAY_PORT") else DEFAULT_MASTER
+    local = master is not None and is_local(master)
     _set_python(master or "")
     workdir = tempfile.mkdtemp(prefix="kdump-spark-")
     log4j = os.path.join(workdir, "log4j2.properties")
     with open(log4j, "w") as f:
         f.write(_LOG4J2)
     log_path = os.path.join(workdir, "spark.log")
+    # the Python workers Spark starts on this machine (those that plan data source reads,
+    # and a local master's executors) inherit the JVM's environment: put kdump on their
+    # path, this interpreter's copy for a local master, else the zip the executors get
+    # (the workers' interpreter may be the nodes' one, PYSPARK_PYTHON)
+    zip_path = None if local else package_zip(workdir)
     builder = SparkSession.builder.appName(app_name)
     if master is not None:
         builder = builder.master(master)
@@ -173,17 +179,18 @@ def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str,
         "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile=file:{log4j}",
         "spark.sql.session.timeZone": "UTC",
     }
-    if master is not None and is_local(master):
+    if local:
         settings["spark.ui.enabled"] = "false"
     settings.update(conf or {})
     for k, v in settings.items():
         builder = builder.config(k, v)
     try:
-        if verbose:
-            spark = builder.getOrCreate()
-        else:
-            with _stderr_to(log_path):
+        with _python_path(zip_path or os.path.dirname(_package_dir())):
+            if verbose:
                 spark = builder.getOrCreate()
+            else:
+                with _stderr_to(log_path):
+                    spark = builder.getOrCreate()
     except Exception as e:
         java = find_java() or "java"
         msg = str(e).strip().splitlines()[0] if str(e).strip() else e.__class__.__name__
@@ -196,29 +203,53 @@ def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str,
         ) from None
     session = KdumpSpark(spark, True, log_path, workdir)
     try:
-        _prepare(spark, owned=True)
-        actual: str = spark.sparkContext.master or ""
-        if not is_local(actual):
-            ship_kdump(spark, workdir)
+        spark.sparkContext.setLogLevel("WARN")
+        prepare(spark, zip_path=zip_path)
     except Exception:
         session.stop(keep_log=True)
         raise
     return session
 
 
-def _prepare(spark: Any, *, owned: bool) -> None:
-    if owned:
-        spark.sparkContext.setLogLevel("WARN")
-    from . import register
+@contextmanager
+def _python_path(entry: str) -> Iterator[None]:
+    """``entry`` first on PYTHONPATH while the JVM is launched (it keeps that environment)."""
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = entry + (os.pathsep + old if old else "")
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
 
-    register(spark)
+
+def prepare(spark: Any, *, zip_path: str | None = None) -> None:
+    """Make ``spark`` ready for kdump: on a non-local master, kdump shipped to the
+    executors (once per session); then the ``kafka_log`` data source registered (after
+    shipping, so its tasks get the zip too)."""
+    sc = spark.sparkContext
+    if not is_local(sc.master or "") and "kdump.zip" not in getattr(sc, "_python_includes", []):
+        sc.addPyFile(zip_path or package_zip(tempfile.mkdtemp(prefix="kdump-spark-zip-")))
+    spark.dataSource.register(_data_source())
+
+
+def _data_source() -> Any:
+    from .datasource import KafkaLogDataSource
+
+    return KafkaLogDataSource
+
+
+def _package_dir() -> str:
+    import kdump
+
+    return os.path.dirname(os.path.abspath(kdump.__file__))
 
 
 def package_zip(dest_dir: str) -> str:
     """Zip the installed kdump package (sources only) for ``addPyFile``."""
-    import kdump
-
-    pkg = os.path.dirname(os.path.abspath(kdump.__file__))
+    pkg = _package_dir()
     root = os.path.dirname(pkg)
     path = os.path.join(dest_dir, "kdump.zip")
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
@@ -230,8 +261,3 @@ def package_zip(dest_dir: str) -> str:
                 full = os.path.join(dirpath, name)
                 z.write(full, os.path.relpath(full, root))
     return path
-
-
-def ship_kdump(spark: Any, workdir: str) -> None:
-    """Send this kdump to the executors (it goes first on their sys.path)."""
-    spark.sparkContext.addPyFile(package_zip(workdir))
