@@ -12,6 +12,8 @@
  *  record_events       kdump.ops.dump (RecordEvent + the string/string decoder)
  *  text_record_lines   kdump.render.text.record_lines
  *  json_record_lines   kdump.render.jsonl.record_object + JsonRenderer
+ *  crc32c              the crc32c package's crc32c
+ *  verify_v2_run       kdump.ops.verify.verify_log, for batches it reports nothing about
  *
  * Objects of kdump's own __slots__ classes (Record, RecordScan, RecordEvent, Decoded)
  * are made here without running their __init__: the class is passed in, its slot
@@ -1373,6 +1375,483 @@ out:
 }
 #undef TRY
 
+/* ---------------------------------------------------------------------------------
+ * CRC-32C (Castagnoli), as the crc32c package computes it: SSE 4.2 instructions on
+ * three interleaved streams where the CPU has them (Mark Adler's method), else
+ * slicing-by-8 tables.
+ * --------------------------------------------------------------------------------- */
+#define CRC32C_POLY 0x82f63b78u
+static uint32_t crc_table[8][256];
+
+static void
+crc_sw_init(void)
+{
+    uint32_t n, c, k;
+    for (n = 0; n < 256; n++) {
+        c = n;
+        for (k = 0; k < 8; k++)
+            c = c & 1 ? (c >> 1) ^ CRC32C_POLY : c >> 1;
+        crc_table[0][n] = c;
+    }
+    for (n = 0; n < 256; n++) {
+        c = crc_table[0][n];
+        for (k = 1; k < 8; k++) {
+            c = crc_table[0][c & 0xff] ^ (c >> 8);
+            crc_table[k][n] = c;
+        }
+    }
+}
+
+static uint32_t
+crc32c_sw(uint32_t crc, const unsigned char *p, size_t n)
+{
+    uint32_t c = ~crc;
+    while (n && ((uintptr_t)p & 7)) {
+        c = crc_table[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+        n--;
+    }
+    while (n >= 8) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + 4, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        lo = __builtin_bswap32(lo);
+        hi = __builtin_bswap32(hi);
+#endif
+        lo ^= c;
+        c = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+            crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^
+            crc_table[3][hi & 0xff] ^ crc_table[2][(hi >> 8) & 0xff] ^
+            crc_table[1][(hi >> 16) & 0xff] ^ crc_table[0][hi >> 24];
+        p += 8;
+        n -= 8;
+    }
+    while (n--)
+        c = crc_table[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+    return ~c;
+}
+
+static uint32_t (*crc32c_impl)(uint32_t, const unsigned char *, size_t) = crc32c_sw;
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+#define HAVE_CRC_HW 1
+#define CRC_LONG 8192
+#define CRC_SHORT 256
+static uint32_t crc_long[4][256], crc_short[4][256];
+
+static uint32_t
+gf2_times(const uint32_t *mat, uint32_t vec)
+{
+    uint32_t sum = 0;
+    while (vec) {
+        if (vec & 1)
+            sum ^= *mat;
+        vec >>= 1;
+        mat++;
+    }
+    return sum;
+}
+
+static void
+gf2_square(uint32_t *square, const uint32_t *mat)
+{
+    int n;
+    for (n = 0; n < 32; n++)
+        square[n] = gf2_times(mat, mat[n]);
+}
+
+/* The operator that appends ``len`` zero bytes (a power of two) to a CRC register. */
+static void
+crc_zeros_op(uint32_t *even, size_t len)
+{
+    uint32_t odd[32], row = 1;
+    int n;
+    odd[0] = CRC32C_POLY;
+    for (n = 1; n < 32; n++) {
+        odd[n] = row;
+        row <<= 1;
+    }
+    gf2_square(even, odd); /* two zero bits */
+    gf2_square(odd, even); /* four */
+    do {
+        gf2_square(even, odd);
+        len >>= 1;
+        if (len == 0)
+            return;
+        gf2_square(odd, even);
+        len >>= 1;
+    } while (len);
+    for (n = 0; n < 32; n++)
+        even[n] = odd[n];
+}
+
+static void
+crc_zeros(uint32_t zeros[][256], size_t len)
+{
+    uint32_t op[32], n;
+    crc_zeros_op(op, len);
+    for (n = 0; n < 256; n++) {
+        zeros[0][n] = gf2_times(op, n);
+        zeros[1][n] = gf2_times(op, n << 8);
+        zeros[2][n] = gf2_times(op, n << 16);
+        zeros[3][n] = gf2_times(op, n << 24);
+    }
+}
+
+static inline uint32_t
+crc_shift(uint32_t zeros[][256], uint32_t crc)
+{
+    return zeros[0][crc & 0xff] ^ zeros[1][(crc >> 8) & 0xff] ^ zeros[2][(crc >> 16) & 0xff] ^
+           zeros[3][crc >> 24];
+}
+
+__attribute__((target("sse4.2"))) static uint32_t
+crc32c_hw(uint32_t crc, const unsigned char *next, size_t len)
+{
+    const unsigned char *end;
+    uint64_t crc0, crc1, crc2, v0, v1, v2;
+    crc0 = crc ^ 0xffffffffu;
+    while (len && ((uintptr_t)next & 7) != 0) {
+        crc0 = _mm_crc32_u8((uint32_t)crc0, *next);
+        next++;
+        len--;
+    }
+#ifdef __x86_64__
+#define CRC_STEP(c, p)                                                                       \
+    do {                                                                                     \
+        memcpy(&v0, (p), 8);                                                                 \
+        (c) = _mm_crc32_u64((c), v0);                                                        \
+    } while (0)
+    while (len >= CRC_LONG * 3) {
+        crc1 = 0;
+        crc2 = 0;
+        end = next + CRC_LONG;
+        do {
+            memcpy(&v0, next, 8);
+            memcpy(&v1, next + CRC_LONG, 8);
+            memcpy(&v2, next + CRC_LONG * 2, 8);
+            crc0 = _mm_crc32_u64(crc0, v0);
+            crc1 = _mm_crc32_u64(crc1, v1);
+            crc2 = _mm_crc32_u64(crc2, v2);
+            next += 8;
+        } while (next < end);
+        crc0 = crc_shift(crc_long, (uint32_t)crc0) ^ crc1;
+        crc0 = crc_shift(crc_long, (uint32_t)crc0) ^ crc2;
+        next += CRC_LONG * 2;
+        len -= CRC_LONG * 3;
+    }
+    while (len >= CRC_SHORT * 3) {
+        crc1 = 0;
+        crc2 = 0;
+        end = next + CRC_SHORT;
+        do {
+            memcpy(&v0, next, 8);
+            memcpy(&v1, next + CRC_SHORT, 8);
+            memcpy(&v2, next + CRC_SHORT * 2, 8);
+            crc0 = _mm_crc32_u64(crc0, v0);
+            crc1 = _mm_crc32_u64(crc1, v1);
+            crc2 = _mm_crc32_u64(crc2, v2);
+            next += 8;
+        } while (next < end);
+        crc0 = crc_shift(crc_short, (uint32_t)crc0) ^ crc1;
+        crc0 = crc_shift(crc_short, (uint32_t)crc0) ^ crc2;
+        next += CRC_SHORT * 2;
+        len -= CRC_SHORT * 3;
+    }
+    end = next + (len - (len & 7));
+    while (next < end) {
+        CRC_STEP(crc0, next);
+        next += 8;
+    }
+    len &= 7;
+#undef CRC_STEP
+#else
+    (void)crc1; (void)crc2; (void)v0; (void)v1; (void)v2; (void)end;
+    while (len >= 4) {
+        uint32_t w;
+        memcpy(&w, next, 4);
+        crc0 = _mm_crc32_u32((uint32_t)crc0, w);
+        next += 4;
+        len -= 4;
+    }
+#endif
+    while (len) {
+        crc0 = _mm_crc32_u8((uint32_t)crc0, *next);
+        next++;
+        len--;
+    }
+    return (uint32_t)crc0 ^ 0xffffffffu;
+}
+#endif
+
+static void
+crc_init(void)
+{
+    crc_sw_init();
+#ifdef HAVE_CRC_HW
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("sse4.2")) {
+        crc_zeros(crc_long, CRC_LONG);
+        crc_zeros(crc_short, CRC_SHORT);
+        crc32c_impl = crc32c_hw;
+    }
+#endif
+}
+
+/* crc32c(data, start=0, end=len(data)) -> int: CRC-32C of data[start:end]. */
+static PyObject *
+sp_crc32c(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer view;
+    Py_ssize_t start = 0, end;
+    uint32_t crc;
+    if (nargs < 1 || nargs > 3) {
+        PyErr_SetString(PyExc_TypeError, "crc32c(data, start=0, end=len(data))");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    end = view.len;
+    if (nargs > 1) {
+        start = PyLong_AsSsize_t(args[1]);
+        if (start == -1 && PyErr_Occurred())
+            goto fail;
+    }
+    if (nargs > 2) {
+        end = PyLong_AsSsize_t(args[2]);
+        if (end == -1 && PyErr_Occurred())
+            goto fail;
+    }
+    /* as a slice would: clamped to the data, empty when reversed */
+    if (start < 0 || end < 0) {
+        PyErr_SetString(PyExc_ValueError, "crc32c: negative position");
+        goto fail;
+    }
+    if (end > view.len)
+        end = view.len;
+    if (start > end)
+        start = end;
+    Py_BEGIN_ALLOW_THREADS
+    crc = crc32c_impl(0, (const unsigned char *)view.buf + start, (size_t)(end - start));
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    return PyLong_FromUnsignedLong(crc);
+fail:
+    PyBuffer_Release(&view);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------
+ * verify_v2_run(data, start, stop, prev_last, segment_base, deep)
+ *   -> (index, batches, records, last offset | None)
+ *
+ * kdump verify-crc's inner loop for the batches that need no word said about them.
+ * From data[start], while a whole batch lies before data[stop]: a v2 batch (magic 2,
+ * size field at least 49) whose CRC-32C matches, whose last offset is above
+ * ``prev_last`` (or, for the first batch of a segment, not below ``segment_base``),
+ * and with ``deep``: uncompressed, not a control batch, records that scan without an
+ * error, offset deltas ascending from 0 and ending at lastOffsetDelta, and (CreateTime,
+ * no delete horizon, maxTimestamp >= 0) the largest record timestamp equal to
+ * maxTimestamp.  Stops before the first batch that is anything else, which the Python
+ * code then reads; these are exactly the batches for which it reports nothing.
+ * --------------------------------------------------------------------------------- */
+static inline int64_t
+be64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    int i;
+    for (i = 0; i < 8; i++)
+        v = (v << 8) | p[i];
+    return (int64_t)v;
+}
+
+static inline int32_t
+be32(const unsigned char *p)
+{
+    return (int32_t)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
+                     (uint32_t)p[3]);
+}
+
+/* The facts of scan_v2_records that decide cleanliness; 0 when the records scan
+ * without an error. */
+static int
+scan_clean(const unsigned char *buf, int64_t pos, int64_t end, int64_t count, int64_t *n_out,
+           int64_t *first_delta, int64_t *last_delta, int *ascending, int64_t *max_ts)
+{
+    int64_t n = 0, prev_delta = -1, mx = 0;
+    uint64_t u;
+    int asc = 1;
+    *first_delta = -1;
+    while (n < count) {
+        int64_t length, limit, ts_delta, delta, klen, vlen, nh, h;
+        if (pos >= end)
+            return -1;
+        if (buf[pos] < 0x80) {
+            length = zz(buf[pos]);
+            pos += 1;
+        }
+        else {
+            if (rd_uvarint(buf, &pos, end, 5, &u))
+                return -1;
+            length = zz(u);
+        }
+        limit = pos + length;
+        if (length < 6 || limit > end)
+            return -1;
+        pos += 1;
+        if (rd_uvarint(buf, &pos, limit, 10, &u))
+            return -1;
+        ts_delta = zz(u);
+        if (rd_uvarint(buf, &pos, limit, 5, &u))
+            return -1;
+        delta = zz(u);
+        if (rd_uvarint(buf, &pos, limit, 5, &u))
+            return -1;
+        klen = zz(u);
+        if (klen >= 0)
+            pos += klen;
+        if (rd_uvarint(buf, &pos, limit, 5, &u))
+            return -1;
+        vlen = zz(u);
+        if (vlen >= 0)
+            pos += vlen;
+        if (pos > limit)
+            return -1;
+        if (rd_uvarint(buf, &pos, limit, 5, &u))
+            return -1;
+        nh = zz(u);
+        if (nh < 0)
+            return -1;
+        for (h = 0; h < nh; h++) {
+            int64_t hk, hv;
+            if (rd_uvarint(buf, &pos, limit, 5, &u))
+                return -1;
+            hk = zz(u);
+            if (hk < 0)
+                return -1;
+            pos += hk;
+            if (rd_uvarint(buf, &pos, limit, 5, &u))
+                return -1;
+            hv = zz(u);
+            if (hv > 0)
+                pos += hv;
+            if (pos > limit)
+                return -1;
+        }
+        if (pos != limit)
+            return -1;
+        if (n == 0) {
+            *first_delta = delta;
+            mx = ts_delta;
+        }
+        else {
+            if (delta <= prev_delta)
+                asc = 0;
+            if (ts_delta > mx)
+                mx = ts_delta;
+        }
+        prev_delta = delta;
+        n += 1;
+    }
+    if (pos != end)
+        return -1;
+    *n_out = n;
+    *last_delta = prev_delta;
+    *ascending = asc;
+    *max_ts = mx;
+    return 0;
+}
+
+static PyObject *
+sp_verify_v2_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer view;
+    const unsigned char *d;
+    int64_t start, stop, prev_last = 0, segment_base = 0, pos, batches = 0, records = 0;
+    int64_t last = 0;
+    int have_prev, have_base, deep, rc;
+    PyObject *res;
+
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "verify_v2_run takes 6 arguments");
+        return NULL;
+    }
+    if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &stop)))
+        goto declined_rc;
+    have_prev = args[3] != Py_None;
+    if (have_prev && (rc = arg_i64(args[3], &prev_last)))
+        goto declined_rc;
+    have_base = args[4] != Py_None;
+    if (have_base && (rc = arg_i64(args[4], &segment_base)))
+        goto declined_rc;
+    if ((deep = PyObject_IsTrue(args[5])) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (start < 0 || stop > (int64_t)view.len)
+        stop = -1; /* nothing done */
+    d = (const unsigned char *)view.buf;
+    pos = start;
+    while (stop - pos >= 61) {
+        const unsigned char *b = d + pos;
+        int64_t base_offset = be64(b), size = be32(b + 8), total, last_offset;
+        int32_t last_delta, count;
+        int attributes;
+        uint32_t stored;
+        if (b[16] != 2 || size < 49)
+            break;
+        total = 12 + size;
+        if (total > stop - pos)
+            break;
+        attributes = (b[21] << 8) | b[22];
+        last_delta = be32(b + 23);
+        count = be32(b + 57);
+        if (__builtin_add_overflow(base_offset, (int64_t)last_delta, &last_offset))
+            break;
+        if (have_prev ? last_offset <= prev_last : (have_base && last_offset < segment_base))
+            break;
+        /* compressed and control batches are Python's: decline before the CRC */
+        if (deep && ((attributes & 0x07) != 0 || (attributes & 0x20) || count < 0))
+            break;
+        stored = (uint32_t)be32(b + 17);
+        if (crc32c_impl(0, b + 21, (size_t)(total - 21)) != stored)
+            break;
+        if (deep) {
+            int64_t n, first_delta, ldelta, max_ts, top;
+            int ascending;
+            int64_t base_ts = be64(b + 27), max_timestamp = be64(b + 35);
+            if (scan_clean(d, pos + 61, pos + total, count, &n, &first_delta, &ldelta,
+                           &ascending, &max_ts))
+                break;
+            if (n) {
+                if (first_delta < 0 || !ascending || ldelta != last_delta)
+                    break;
+                if (!(attributes & 0x08) && !(attributes & 0x40) && max_timestamp >= 0) {
+                    if (__builtin_add_overflow(base_ts, max_ts, &top) || top != max_timestamp)
+                        break;
+                }
+            }
+            records += n;
+        }
+        have_prev = 1;
+        prev_last = last = last_offset;
+        batches += 1;
+        pos += total;
+    }
+    PyBuffer_Release(&view);
+    if (batches == 0)
+        res = Py_BuildValue("(LiiO)", (long long)start, 0, 0, Py_None);
+    else
+        res = Py_BuildValue("(LLLL)", (long long)pos, (long long)batches, (long long)records,
+                            (long long)last);
+    return res;
+declined_rc:
+    if (rc < 0)
+        return NULL;
+    return Py_BuildValue("(LiiO)", (long long)0, 0, 0, Py_None);
+}
+
 /* --------------------------------------------------------------------------------- */
 static PyMethodDef methods[] = {
     {"scan_v2_records", (PyCFunction)(void (*)(void))sp_scan_v2_records, METH_FASTCALL,
@@ -1383,6 +1862,11 @@ static PyMethodDef methods[] = {
      "base_sequence, shift, compressed, Record): (records, error, error position)."},
     {"record_events", (PyCFunction)(void (*)(void))sp_record_events, METH_FASTCALL,
      "record_events(records, RecordEvent, Decoded | None): one event per record."},
+    {"crc32c", (PyCFunction)(void (*)(void))sp_crc32c, METH_FASTCALL,
+     "crc32c(data, start=0, end=len(data)): CRC-32C (Castagnoli) of data[start:end]."},
+    {"verify_v2_run", (PyCFunction)(void (*)(void))sp_verify_v2_run, METH_FASTCALL,
+     "verify_v2_run(data, start, stop, prev_last, segment_base, deep): skip the clean v2 "
+     "batches from data[start] (see kdump.ops.verify)."},
     {"text_record_lines", (PyCFunction)(void (*)(void))sp_text_record_lines, METH_FASTCALL,
      "text_record_lines(events, timestamp_type, skip_metadata, print_contents, RecordEvent, "
      "Record, Decoded): DumpLogSegments' record lines of a v2 batch."},
@@ -1401,5 +1885,6 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
+    crc_init();
     return PyModule_Create(&module);
 }

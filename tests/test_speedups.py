@@ -437,6 +437,102 @@ def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
                                               code, RecordEvent, Record, Decoded) == want
 
 
+def _damaged_segments(root: Path) -> list[Path]:
+    """Segments with every kind of batch verify-crc has something to say about, between
+    clean ones, so the native fast path must stop and resume around each."""
+    from writer import end_txn_marker_batch
+
+    def clean(base: int, n: int = 5, **kw: Any) -> bytes:
+        return v2_batch(rich_records(n), base_offset=base, **kw)
+
+    def flip(data: bytes, at: int) -> bytes:
+        b = bytearray(data)
+        b[at] ^= 0x01
+        return bytes(b)
+
+    parts = [
+        clean(1000), clean(1005), clean(1010, codec=LZ4), clean(1015, codec=GZIP),
+        clean(1020), flip(clean(1025), 80),  # CRC mismatch
+        clean(1030), clean(1020),  # offsets go back
+        clean(1040, last_offset_delta=9),  # last delta beyond the records (info)
+        clean(1050, max_timestamp=1), clean(1060, records_count=7),
+        end_txn_marker_batch(True, base_offset=1070, producer_id=3, producer_epoch=0,
+                             coordinator_epoch=1),
+        clean(1071, log_append_time=1_700_000_000_500),
+        clean(1080, delete_horizon_ms=1_700_000_000_000),
+        v2_batch([], base_offset=1090, last_offset_delta=0),
+        clean(1091), b"\0" * 200, clean(1100), b"garbage!" * 9, clean(1110),
+        clean(1120, codec=ZSTD), clean(1125), clean(1130),
+    ]
+    out = []
+    # the same batches with the first below the segment's base offset, and a zero tail
+    for name, blobs in (("t-0", parts), ("t-1", [clean(10), *parts, b"\0" * 100])):
+        d = root / name
+        d.mkdir(parents=True)
+        log = d / "00000000000000001000.log"
+        log.write_bytes(b"".join(blobs))
+        out.append(log)
+    # many clean batches, to cross window boundaries
+    d = root / "t-2"
+    d.mkdir()
+    log = d / "00000000000000000000.log"
+    log.write_bytes(b"".join(clean(i * 5) for i in range(300)))
+    out.append(log)
+    return out
+
+
+@native
+@pytest.mark.parametrize("chunk", [128, 1000, 5000, 8 << 20])
+@pytest.mark.parametrize("deep", [True, False])
+def test_verify_fast_path_reports_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                            chunk: int, deep: bool) -> None:
+    from kdump.ops import verify as verify_mod
+    from kdump.source import Window
+
+    logs = _damaged_segments(tmp_path)
+    monkeypatch.setattr(Window.__init__, "__defaults__", (chunk,))
+    paths = [str(p.parent) for p in logs]
+
+    def run() -> list[Any]:
+        return list(verify_mod.verify_crc(paths, verify_mod.VerifyOptions(deep=deep)))
+
+    consumed = []
+    native_run = verify_mod._native_run
+    assert native_run is not None
+
+    def counting(*args: Any) -> Any:
+        res = native_run(*args)
+        consumed.append(res[1])
+        return res
+
+    monkeypatch.setattr(verify_mod, "_native_run", counting)
+    fast = run()
+    monkeypatch.setattr(verify_mod, "_native_run", None)
+    slow = run()
+    assert fast == slow
+    assert sum(1 for x in slow if getattr(x, "kind", None) is not None) >= 8
+    if chunk >= 5000:
+        assert sum(consumed) > 250  # most clean batches went the native way
+
+
+@native
+def test_crc32c_matches_the_crc32c_package() -> None:
+    import random
+
+    import crc32c
+
+    assert speedups is not None
+    rng = random.Random(7)
+    data = bytes(rng.getrandbits(8) for _ in range(70_000))
+    for start in (0, 1, 3, 7, 8, 13):
+        for n in (0, 1, 7, 8, 9, 255, 767, 768, 769, 4096, 24_575, 24_576, 24_577, 60_000):
+            chunk = data[start : start + n]
+            assert speedups.crc32c(chunk) == crc32c.crc32c(chunk)
+            assert speedups.crc32c(data, start, start + n) == crc32c.crc32c(chunk)
+    assert speedups.crc32c(b"abc", 2, 99) == crc32c.crc32c(b"c")
+    assert speedups.crc32c(b"abc", 3, 1) == 0
+
+
 def _run(args: list[str], pure: bool) -> tuple[int, str, str]:
     env = dict(os.environ)
     env.pop("KDUMP_PURE_PYTHON", None)
@@ -459,6 +555,7 @@ def _run(args: list[str], pure: bool) -> tuple[int, str, str]:
     ["dump", "--format", "json", "--print-data-log", "--payload-encoding", "base64"],
     ["dump", "--format", "table", "--print-data-log"],
     ["verify-crc", "--format", "json"],
+    ["verify-crc", "--format", "json", "--shallow"],
     ["size-report", "--format", "json", "--by", "segment"],
 ])
 def test_cli_output_identical(sample_logdir: Path, tmp_path: Path, args: list[str]) -> None:

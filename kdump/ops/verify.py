@@ -20,15 +20,16 @@ from .. import layouts as L
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..findings import ERROR, INFO, Problem
+from ..records._native import speedups
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.legacy import LegacyBatch
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
-from .dump import _crc_problem, record_problem
 
 LOG_KINDS = ("log", "kraft-snapshot", "bootstrap-snapshot")
+_native_run = None if speedups is None else speedups.verify_v2_run
 
 
 @dataclass(slots=True)
@@ -106,6 +107,19 @@ class Summary:
         }
 
 
+def _crc_problem(batch: Batch) -> Problem:
+    # kdump.ops.dump (and all it imports) only when there is something to report
+    from .dump import _crc_problem as crc_problem
+
+    return crc_problem(batch)
+
+
+def record_problem(batch: Batch, e: KdumpError) -> Problem:
+    from .dump import record_problem as problem
+
+    return problem(batch, e)
+
+
 def verify_crc(paths: Iterable[str], opts: VerifyOptions) -> Iterator[Problem | FileResult | Summary]:
     summary = Summary("verify-crc")
     for item in walk(paths):
@@ -138,6 +152,31 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
                            max_batch_bytes=opts.max_batch_bytes)
         prev_last: int | None = None
         segment_base = f.base_offset if f.kind == "log" else None
+        if _native_run is not None:
+            window = reader.window
+            deep = opts.deep
+
+            def skip(pos: int) -> int:
+                """The native fast path: consumes the batches this loop would report
+                nothing about (see kdump._speedups.verify_v2_run)."""
+                nonlocal prev_last
+                if reader.end - pos < L.RECORD_BATCH_OVERHEAD:
+                    return pos
+                _, i = window.get(pos, L.RECORD_BATCH_OVERHEAD)
+                data = window.data
+                stop = min(len(data), reader.end - window.start)
+                j, batches, records, last = _native_run(data, i, stop, prev_last, segment_base,
+                                                        deep)
+                if not batches:
+                    return pos
+                result.batches += batches
+                result.valid_batches += batches
+                result.records += records
+                prev_last = reader._prev_last_offset = last
+                pos = reader.valid_end = window.start + j
+                return pos
+
+            reader.skip = skip
         try:
             for item in reader:
                 if isinstance(item, Problem):

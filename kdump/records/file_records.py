@@ -11,7 +11,7 @@ carries on, so every intact batch after a fault is still read.
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 
 from .. import layouts as L
 from ..checksums import crc32, crc32c
@@ -68,6 +68,10 @@ class LogReader:
         #: bytes found unreadable
         self.unreadable_bytes = 0
         self._prev_last_offset: int | None = None
+        #: optional fast path, called with the position of each batch before it is
+        #: framed: returns the position after the batches it consumed (itself keeping
+        #: ``valid_end`` and ``_prev_last_offset`` up to date), or the same position
+        self.skip: Callable[[int], int] | None = None
 
     # --- helpers -------------------------------------------------------------------------
     def _is_zero(self, start: int, end: int) -> bool:
@@ -161,7 +165,12 @@ class LogReader:
         end = self.end
         path = self.path
         window = self.window
+        skip = self.skip
         while pos < end:
+            if skip is not None:
+                pos = skip(pos)
+                if pos >= end:
+                    return
             remaining = end - pos
             if remaining <= L.HEADER_SIZE_UP_TO_MAGIC:
                 yield from self._tail(pos, remaining)

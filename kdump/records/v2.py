@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .. import layouts as L
-from ..checksums import crc32c
+from ..checksums import crc32c_range
 from ..codecs import decompress
 from ..errors import CorruptDataError, KdumpError
 from ._native import speedups
@@ -146,7 +146,7 @@ class RecordBatch:
     # --- integrity ---------------------------------------------------------------------
     def compute_crc(self) -> int:
         i = self.index
-        return crc32c(memoryview(self.data)[i + L.V2_ATTRIBUTES_OFFSET : i + self.size])
+        return crc32c_range(self.data, i + L.V2_ATTRIBUTES_OFFSET, i + self.size)
 
     @property
     def crc_valid(self) -> bool:
