@@ -408,6 +408,16 @@ def _segment_pass(
                                 active, opts)
 
 
+def _fitting_entries(entries: list[tuple[int, int]], base: int, what: str) -> int:
+    """How many leading entries fit an index file: relative offsets and positions are
+    int32 there (AbstractIndex.relativeOffset, OffsetIndex.append)."""
+    for k, (a, b) in enumerate(entries):
+        rel, position = (a - base, b) if what == "offset" else (b - base, 0)
+        if not (-L.INT32_MAX - 1 <= rel <= L.INT32_MAX and 0 <= position <= L.INT32_MAX):
+            return k
+    return len(entries)
+
+
 def _compare_rebuilt(
     seg: Segment, offset_entries: list[Any] | None, time_entries: list[Any] | None,
     rebuilt_offsets: list[tuple[int, int]], rebuilt_times: list[tuple[int, int]], active: bool,
@@ -424,7 +434,17 @@ def _compare_rebuilt(
     for f, loaded, on_disk, rebuilt, what, suffix in pairs:
         if opts.rebuild_into:
             assert seg.log is not None
-            write_rebuilt(opts.rebuild_into, seg.log.path, seg.base, suffix, rebuilt)
+            fits = _fitting_entries(rebuilt, seg.base, what)
+            if fits < len(rebuilt):
+                bad = rebuilt[fits]
+                offset = bad[0] if what == "offset" else bad[1]
+                yield Problem(
+                    seg.log.path, None, "index-differs",
+                    f"offset {offset} lies {offset - seg.base} from the segment's base offset "
+                    f"{seg.base}: no 4-byte relative {what}-index entry holds it (Kafka splits "
+                    "such a segment, LogSegmentOffsetOverflowException); the rebuilt "
+                    f"{suffix} stops after {fits} entries", severity=WARNING)
+            write_rebuilt(opts.rebuild_into, seg.log.path, seg.base, suffix, rebuilt[:fits])
         if f is None or loaded is None or on_disk == rebuilt:
             continue
         first = next((i for i, (a, b) in enumerate(zip(on_disk, rebuilt, strict=False)) if a != b),
