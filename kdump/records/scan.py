@@ -92,19 +92,39 @@ def scan_v2_records_py(buf: bytes, start: int, end: int, count: int) -> RecordSc
                 s.error_at = rec_start
                 break
             pos += 1  # attributes
-            u, pos = read_uvarint(buf, pos, limit, 10)
-            ts_delta = _zz(u & 0xFFFFFFFFFFFFFFFF)
-            u, pos = read_uvarint(buf, pos, limit, 5)
-            delta = _zz(u)
-            u, pos = read_uvarint(buf, pos, limit, 5)
-            klen = _zz(u)
+            b = buf[pos] if pos < limit else 0x80  # one-byte varints inline
+            if b < 0x80:
+                ts_delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                u, pos = read_uvarint(buf, pos, limit, 10)
+                ts_delta = _zz(u & 0xFFFFFFFFFFFFFFFF)
+            b = buf[pos] if pos < limit else 0x80
+            if b < 0x80:
+                delta = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                u, pos = read_uvarint(buf, pos, limit, 5)
+                delta = _zz(u)
+            b = buf[pos] if pos < limit else 0x80
+            if b < 0x80:
+                klen = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                u, pos = read_uvarint(buf, pos, limit, 5)
+                klen = _zz(u)
             if klen >= 0:
                 key_bytes += klen
                 pos += klen
             else:
                 null_keys += 1
-            u, pos = read_uvarint(buf, pos, limit, 5)
-            vlen = _zz(u)
+            b = buf[pos] if pos < limit else 0x80
+            if b < 0x80:
+                vlen = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                u, pos = read_uvarint(buf, pos, limit, 5)
+                vlen = _zz(u)
             if vlen >= 0:
                 value_bytes += vlen
                 pos += vlen
@@ -114,8 +134,13 @@ def scan_v2_records_py(buf: bytes, start: int, end: int, count: int) -> RecordSc
                 s.error = f"record {n}: key or value runs past the record"
                 s.error_at = rec_start
                 break
-            u, pos = read_uvarint(buf, pos, limit, 5)
-            nh = _zz(u)
+            b = buf[pos] if pos < limit else 0x80
+            if b < 0x80:
+                nh = (b >> 1) ^ -(b & 1)
+                pos += 1
+            else:
+                u, pos = read_uvarint(buf, pos, limit, 5)
+                nh = _zz(u)
             if nh < 0:
                 s.error = f"record {n}: invalid number of headers {nh}"
                 s.error_at = rec_start

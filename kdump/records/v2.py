@@ -292,13 +292,28 @@ def parse_record(
         )
     attributes = buf[pos]
     pos += 1
-    u, pos = read_uvarint(buf, pos, limit, 10)
-    u &= 0xFFFFFFFFFFFFFFFF
-    ts_delta = (u >> 1) ^ -(u & 1)
-    u, pos = read_uvarint(buf, pos, limit, 5)
-    offset_delta = (u >> 1) ^ -(u & 1)
-    u, pos = read_uvarint(buf, pos, limit, 5)
-    klen = (u >> 1) ^ -(u & 1)
+    b = buf[pos] if pos < limit else 0x80
+    if b < 0x80:
+        ts_delta = (b >> 1) ^ -(b & 1)
+        pos += 1
+    else:
+        u, pos = read_uvarint(buf, pos, limit, 10)
+        u &= 0xFFFFFFFFFFFFFFFF
+        ts_delta = (u >> 1) ^ -(u & 1)
+    b = buf[pos] if pos < limit else 0x80
+    if b < 0x80:
+        offset_delta = (b >> 1) ^ -(b & 1)
+        pos += 1
+    else:
+        u, pos = read_uvarint(buf, pos, limit, 5)
+        offset_delta = (u >> 1) ^ -(u & 1)
+    b = buf[pos] if pos < limit else 0x80
+    if b < 0x80:
+        klen = (b >> 1) ^ -(b & 1)
+        pos += 1
+    else:
+        u, pos = read_uvarint(buf, pos, limit, 5)
+        klen = (u >> 1) ^ -(u & 1)
     if klen >= 0:
         if pos + klen > limit:
             raise CorruptDataError(f"key length {klen} runs past the record")
@@ -306,8 +321,13 @@ def parse_record(
         pos += klen
     else:
         key = None
-    u, pos = read_uvarint(buf, pos, limit, 5)
-    vlen = (u >> 1) ^ -(u & 1)
+    b = buf[pos] if pos < limit else 0x80
+    if b < 0x80:
+        vlen = (b >> 1) ^ -(b & 1)
+        pos += 1
+    else:
+        u, pos = read_uvarint(buf, pos, limit, 5)
+        vlen = (u >> 1) ^ -(u & 1)
     if vlen >= 0:
         if pos + vlen > limit:
             raise CorruptDataError(f"value length {vlen} runs past the record")
@@ -315,8 +335,13 @@ def parse_record(
         pos += vlen
     else:
         value = None
-    u, pos = read_uvarint(buf, pos, limit, 5)
-    nheaders = (u >> 1) ^ -(u & 1)
+    b = buf[pos] if pos < limit else 0x80
+    if b < 0x80:
+        nheaders = (b >> 1) ^ -(b & 1)
+        pos += 1
+    else:
+        u, pos = read_uvarint(buf, pos, limit, 5)
+        nheaders = (u >> 1) ^ -(u & 1)
     if nheaders < 0:
         raise CorruptDataError(f"invalid number of record headers {nheaders}")
     headers: list[Header] = []
