@@ -307,6 +307,32 @@ def test_datasource_damaged_rows_equal_local_dump(spark: Any, damaged: Path) -> 
     assert _rows(_read(spark, damaged)) == _local_records([damaged])
 
 
+@needs_spark
+def test_datasource_errors(spark: Any, sample_dir: Path, tmp_path: Path) -> None:
+    from kdump.cli.spark import _spark_error
+
+    with pytest.raises(Exception) as e:
+        _read(spark, tmp_path / "nope").count()
+    assert _spark_error(e.value) == (
+        f"ValueError: kafka_log: cannot read {tmp_path / 'nope'}: unreadable-file: no such file "
+        "or directory; option ignore_unreadable=true skips such paths")
+    both = _read(spark, [tmp_path / "nope", sample_dir], ignore_unreadable="true")
+    assert both.count() == _read(spark, sample_dir).count() > 0
+    with pytest.raises(Exception) as e:
+        _read(spark, sample_dir, level="bogus").count()
+    assert _spark_error(e.value) == "ValueError: kafka_log: level='bogus': use record or batch"
+
+
+def test_spark_error_line() -> None:
+    from kdump.cli.spark import _spark_error
+
+    text = ("[PYTHON_DATA_SOURCE_ERROR] Failed: Traceback (most recent call last):\n"
+            '  File "x.py", line 1, in f\n    raise ValueError(m)\n'
+            "ValueError: kafka_log: bad\n SQLSTATE: 38000")
+    assert _spark_error(Exception(text)) == "ValueError: kafka_log: bad"
+    assert _spark_error(Exception("one line\nmore")) == "one line"
+
+
 def test_split_points_are_batch_starts(big: Path) -> None:
     from kdump.files.logdir import walk
     from kdump.findings import Problem
@@ -368,6 +394,9 @@ def test_export_parquet(spark: Any, kdump: KdumpRunner, fleet: Path, tmp_path: P
     assert _rows(back) == _local_records([fleet / "logs1"])
     again = kdump("spark", "export", fleet / "logs1", "--output", out)
     assert again.rc == 2 and "already exists" in again.err
+    nothing = kdump("spark", "export", tmp_path / "nope", "--output", tmp_path / "none")
+    assert nothing.rc == 2 and "nothing written" in nothing.out and "no such file" in nothing.err
+    assert not (tmp_path / "none").exists()
     r = kdump("spark", "export", fleet / "logs1", "--output", out, "--mode", "overwrite",
               "--level", "batch", "--topic", "legacy")
     assert r.rc == 0 and r.out.startswith("exported ") and "batches" in r.out

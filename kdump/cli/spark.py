@@ -76,7 +76,7 @@ def _spark_error(e: Exception) -> str:
     lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
     if not lines:
         return e.__class__.__name__
-    if any(ln.startswith("Traceback (most recent call last)") for ln in lines):
+    if any("Traceback (most recent call last)" in ln for ln in lines):
         for ln in reversed(lines):
             if _EXCEPTION_LINE.match(ln):
                 return ln
@@ -189,6 +189,9 @@ class ExportTextRenderer:
         if to_json is None:
             return
         d = to_json()
+        if not d["segments"]:
+            self.out.write(f"no segments found: nothing written to {d['output']}\n")
+            return
         what = "records" if d["level"] == "record" else "batches"
         self.out.write(
             f"exported {d['rows']} {what} from {d['segments']} segments ({d['tasks']} tasks) to "

@@ -142,12 +142,15 @@ def export(ks: KdumpSpark, paths: Iterable[str], output: str, *, options: dict[s
     if any(p.kind == "unreadable-file" and p.severity == "error" for p in problems):
         opts["ignore_unreadable"] = "true"  # said above; export what can be read
     segments = len({s[0] for s in slices})
+    if not slices:
+        yield ExportResult(output, read_opts.level, 0, 0, 0)  # nothing written
+        return
     df = ks.spark.read.format("kafka_log").options(**opts).load()
     obs = Observation("kdump-export")
     df = df.observe(obs, F.count(F.lit(1)).alias("rows"))
     ks.sc.setJobDescription(f"kdump export: {segments} segments to {output}")
     df.write.mode(mode).partitionBy("topic", "partition").parquet(output)
-    rows = int(obs.get.get("rows", 0)) if slices else 0
+    rows = int(obs.get.get("rows", 0))
     yield ExportResult(output, read_opts.level, rows, segments, len(slices))
 
 

@@ -256,7 +256,7 @@ def package_zip(dest_dir: str) -> str:
         for dirpath, dirnames, filenames in os.walk(pkg):
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             for name in sorted(filenames):
-                if name.endswith((".pyc", ".pyo")):
+                if name.endswith((".pyc", ".pyo", ".so", ".pyd")):  # built for this machine only
                     continue
                 full = os.path.join(dirpath, name)
                 z.write(full, os.path.relpath(full, root))
