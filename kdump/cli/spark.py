@@ -217,7 +217,7 @@ class ExportTextRenderer:
 @click.option("--verify", is_flag=True, help="Add a crc_valid column (batch checksum).")
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC",
               help="Only this topic (repeatable).")
-@click.option("--mode", type=click.Choice(["errorifexists", "overwrite", "append", "ignore"]),
+@click.option("--mode", type=click.Choice(["errorifexists", "overwrite", "append"]),
               default="errorifexists", show_default=True,
               help="What to do when the output already exists.")
 @click.option("--split-bytes", type=str, default="128M", show_default=True, metavar="SIZE",

@@ -36,7 +36,7 @@ from pyspark.sql.types import StructType
 
 from ..findings import Problem
 from ..render.common import problem_line
-from .segments import ReadOptions, arrow_batches, parse_options, plan, rows
+from .segments import ReadOptions, arrow_batches, blocks, layout, parse_options, plan
 
 
 class KafkaLogDataSource(DataSource):
@@ -75,7 +75,8 @@ class KafkaLogReader(DataSourceReader):
         if partition.value is None:  # nothing to read: Spark's placeholder partition
             return iter(())
         arrow_schema = to_arrow_schema(self.schema, timezone="UTC")
-        return arrow_batches(rows(partition.value, self.opts), arrow_schema)
+        return arrow_batches(blocks(partition.value, self.opts), arrow_schema,
+                             layout(self.opts))
 
 
 def _unreadable_message(problems: list[Problem]) -> str:

@@ -322,8 +322,28 @@ def slice_batches(s: Slice, *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
             yield item
 
 
-def batch_rows(s: Slice, opts: ReadOptions) -> Iterator[tuple[Any, ...]]:
-    """One tuple per batch, in :data:`BATCH_FIELDS` order (+ crc_valid)."""
+#: a block of rows from one batch: the values every row of it shares (in the order of
+#: :func:`layout`'s first list), the per-record columns (its second list), the row count
+Block = tuple[tuple[Any, ...], list[list[Any]], int]
+
+#: record-level columns that vary from record to record (the others are the batch's)
+_PER_RECORD = {"offset", "timestamp", "key", "value", "headers", "sequence", "crc_valid",
+               "key_decoded", "value_decoded", "decode_error"}
+
+
+def layout(opts: ReadOptions) -> tuple[list[int], list[int]]:
+    """Schema positions of the shared columns and of the per-record columns of a
+    :data:`Block` (at batch level every column is shared: one row per block)."""
+    names = [n for n, _ in opts.fields()]
+    if opts.level == "batch":
+        return list(range(len(names))), []
+    shared = [i for i, n in enumerate(names) if n not in _PER_RECORD]
+    per_record = [i for i, n in enumerate(names) if n in _PER_RECORD]
+    return shared, per_record
+
+
+def batch_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
+    """One block (one row) per batch, in :data:`BATCH_FIELDS` order (+ crc_valid)."""
     path, topic, partition, segment, _active, _start, _end = s
     verify = opts.verify
     for b in slice_batches(s, max_batch_bytes=opts.max_batch_bytes,
@@ -335,11 +355,11 @@ def batch_rows(s: Slice, opts: ReadOptions) -> Iterator[tuple[Any, ...]]:
             b.base_sequence, b.last_sequence, b.is_transactional, b.is_control, b.crc,
             b.attributes,
         )
-        yield (*row, b.crc_valid) if verify else row
+        yield ((*row, b.crc_valid) if verify else row), [], 1
 
 
-def record_rows(s: Slice, opts: ReadOptions) -> Iterator[tuple[Any, ...]]:
-    """One tuple per record, in :data:`RECORD_FIELDS` order (+ crc_valid, + decoded)."""
+def record_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
+    """One block per batch holding its records, columns as :func:`layout` orders them."""
     path, topic, partition, segment, _active, _start, _end = s
     verify = opts.verify
     decoder = make_decoder(opts.decoder, topic) if opts.decoder is not None else None
@@ -356,60 +376,97 @@ def record_rows(s: Slice, opts: ReadOptions) -> Iterator[tuple[Any, ...]]:
         if not records:
             continue
         v2 = isinstance(b, RecordBatch)
-        base_offset = b.base_offset if v2 else records[0].offset
-        crc_ok = b.crc_valid if verify else None
-        tail = (base_offset, b.last_offset, b.size, b.magic, b.compression_name,
-                b.partition_leader_epoch, b.producer_id, b.producer_epoch, b.base_sequence,
-                b.is_transactional, b.is_control, b.crc)
-        ts_type = b.timestamp_type
-        control = b.is_control
-        for r in records:
-            headers = [(hk.decode("utf-8", "replace"), hv) for hk, hv in r.headers]
-            row: tuple[Any, ...] = (topic, partition, segment, path, b.position, r.offset,
-                                    r.timestamp, ts_type, r.key, r.value, headers, r.sequence,
-                                    *tail)
-            if verify:
-                ok = crc_ok if v2 or r.crc_valid is None else (crc_ok and r.crc_valid)
-                row = (*row, ok)
-            if decoder is not None:
-                if control:
-                    row = (*row, None, None, None)
-                else:
-                    d = decoder.decode(r.key, r.value, r.offset)
-                    row = (*row, _decoded(k_struct, d.key_json, d.key_text),
-                           _decoded(v_struct, d.value_json, d.value_text), d.error)
-            yield row
+        shared = (topic, partition, segment, path, b.position, b.timestamp_type,
+                  b.base_offset if v2 else records[0].offset, b.last_offset, b.size, b.magic,
+                  b.compression_name, b.partition_leader_epoch, b.producer_id, b.producer_epoch,
+                  b.base_sequence, b.is_transactional, b.is_control, b.crc)
+        cols: list[list[Any]] = [
+            [r.offset for r in records],
+            [r.timestamp for r in records],
+            [r.key for r in records],
+            [r.value for r in records],
+            [[(hk.decode("utf-8", "replace"), hv) for hk, hv in r.headers] if r.headers else []
+             for r in records],
+            [r.sequence for r in records],
+        ]
+        if verify:
+            ok = b.crc_valid
+            cols.append([ok if v2 or r.crc_valid is None else (ok and r.crc_valid)
+                         for r in records])
+        if decoder is not None:
+            kd: list[str | None] = []
+            vd: list[str | None] = []
+            err: list[str | None] = []
+            for r in records:
+                if b.is_control:
+                    kd.append(None)
+                    vd.append(None)
+                    err.append(None)
+                    continue
+                d = decoder.decode(r.key, r.value, r.offset)
+                kd.append(_decoded(k_struct, d.key_json, d.key_text))
+                vd.append(_decoded(v_struct, d.value_json, d.value_text))
+                err.append(d.error)
+            cols += [kd, vd, err]
+        yield shared, cols, len(records)
+
+
+def blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
+    return record_blocks(s, opts) if opts.level == "record" else batch_blocks(s, opts)
 
 
 def rows(s: Slice, opts: ReadOptions) -> Iterator[tuple[Any, ...]]:
-    return record_rows(s, opts) if opts.level == "record" else batch_rows(s, opts)
+    """The slice's rows as tuples in schema order (for inspection and tests)."""
+    shared_pos, rec_pos = layout(opts)
+    width = len(shared_pos) + len(rec_pos)
+    for shared, cols, n in blocks(s, opts):
+        for k in range(n):
+            row: list[Any] = [None] * width
+            for i, v in zip(shared_pos, shared, strict=True):
+                row[i] = v
+            for i, c in zip(rec_pos, cols, strict=True):
+                row[i] = c[k]
+            yield tuple(row)
 
 
-def arrow_batches(tuples: Iterable[tuple[Any, ...]], schema: Any, *, max_rows: int = 8192,
-                  max_bytes: int = 32 << 20) -> Iterator[Any]:
-    """Rows gathered into ``pyarrow.RecordBatch`` objects of ``schema`` (bounded in rows
-    and in key + value bytes)."""
+def arrow_batches(source: Iterable[Block], schema: Any, layout_: tuple[list[int], list[int]], *,
+                  max_rows: int = 8192, max_bytes: int = 32 << 20) -> Iterator[Any]:
+    """Blocks gathered into ``pyarrow.RecordBatch`` objects of ``schema``, bounded in rows
+    and in key + value bytes.  The shared values are converted once per batch and
+    repeated with ``take``; only the per-record columns are converted value by value."""
     import pyarrow as pa
 
-    types = [f.type for f in schema]
-    ki = schema.get_field_index("key")
-    vi = schema.get_field_index("value")
-    buf: list[tuple[Any, ...]] = []
+    shared_pos, rec_pos = layout_
+    names = schema.names
+    ki = next((j for j, i in enumerate(rec_pos) if names[i] == "key"), None)
+    vi = next((j for j, i in enumerate(rec_pos) if names[i] == "value"), None)
+    shared_rows: list[tuple[Any, ...]] = []
+    index: list[int] = []
+    cols: list[list[Any]] = [[] for _ in rec_pos]
     nbytes = 0
 
     def flush() -> Any:
-        cols = list(zip(*buf, strict=True))
-        return pa.RecordBatch.from_arrays(
-            [pa.array(c, type=t) for c, t in zip(cols, types, strict=True)], schema=schema)
+        arrays: list[Any] = [None] * len(names)
+        take = pa.array(index, type=pa.int32())
+        for j, i in enumerate(shared_pos):
+            small = pa.array([t[j] for t in shared_rows], type=schema.field(i).type)
+            # one row per block (batch level): the index is the identity
+            arrays[i] = small if len(shared_rows) == len(index) else small.take(take)
+        for j, i in enumerate(rec_pos):
+            arrays[i] = pa.array(cols[j], type=schema.field(i).type)
+        return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
-    for row in tuples:
-        buf.append(row)
-        if ki >= 0:
-            k, v = row[ki], row[vi]
-            nbytes += (len(k) if k is not None else 0) + (len(v) if v is not None else 0)
-        if len(buf) >= max_rows or nbytes >= max_bytes:
+    for shared, block_cols, n in source:
+        k = len(shared_rows)
+        shared_rows.append(shared)
+        index.extend([k] * n)
+        for c, more in zip(cols, block_cols, strict=True):
+            c.extend(more)
+        if ki is not None and vi is not None:
+            nbytes += sum(map(len, filter(None, block_cols[ki])))
+            nbytes += sum(map(len, filter(None, block_cols[vi])))
+        if len(index) >= max_rows or nbytes >= max_bytes:
             yield flush()
-            buf = []
-            nbytes = 0
-    if buf:
+            shared_rows, index, cols, nbytes = [], [], [[] for _ in rec_pos], 0
+    if index:
         yield flush()
