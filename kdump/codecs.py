@@ -165,14 +165,17 @@ def unlz4(data: bytes, limit: int, *, magic: int = 2) -> bytes:
     if pos >= len(data):
         raise DecompressionError("lz4: truncated frame header")
     if magic > 0:
-        expected = (_xxh32(data[4:pos]) >> 8) & 0xFF
+        expected = _header_checksum(data[4:pos])
         if data[pos] != expected:
             raise DecompressionError(
                 f"lz4: frame header checksum 0x{data[pos]:02x} is wrong (expected 0x{expected:02x})"
             )
     pos += 1
     checksummed = bool(flg & L.LZ4_FLG_BLOCK_CHECKSUM)
-    out = _Output(limit)
+    # a frame of one block (a batch's usual frame) returns that block as it is; more
+    # blocks go through _Output
+    out: _Output | None = None
+    first: bytes | None = None
     end = len(data)
     while True:
         if end - pos < 4:
@@ -188,14 +191,40 @@ def unlz4(data: bytes, limit: int, *, magic: int = 2) -> bytes:
         block = data[pos : pos + n]
         pos += n + (4 if checksummed else 0)
         if stored:
-            out.add(block)
+            part = block
         else:
             try:
                 part = lz4.block.decompress(block, uncompressed_size=block_max)
             except Exception as e:  # LZ4BlockError
                 raise DecompressionError(f"lz4: {e}") from None
-            out.add(part)
-    return out.value()
+        if out is None and first is None:
+            if len(part) > limit:
+                raise _too_big(limit)
+            first = part
+            continue
+        if out is None:
+            out = _Output(limit)
+            if first is not None:
+                out.add(first)
+        out.add(part)
+    if out is not None:
+        return out.value()
+    return b"" if first is None else first
+
+
+_HEADER_CHECKSUMS: dict[bytes, int] = {}
+
+
+def _header_checksum(descriptor: bytes) -> int:
+    """The LZ4 frame header checksum byte of a frame descriptor (FLG, BD and the
+    optional content size).  Kafka's frames repeat a handful of descriptors: each is
+    hashed once."""
+    hc = _HEADER_CHECKSUMS.get(descriptor)
+    if hc is None:
+        if len(_HEADER_CHECKSUMS) > 4096:
+            _HEADER_CHECKSUMS.clear()
+        hc = _HEADER_CHECKSUMS[descriptor] = (_xxh32(descriptor) >> 8) & 0xFF
+    return hc
 
 
 def unzstd(data: bytes, limit: int) -> bytes:
