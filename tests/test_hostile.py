@@ -11,6 +11,8 @@ import os
 import struct
 from pathlib import Path
 
+import pytest
+
 try:
     from tests import writer as w
 except ImportError:  # pragma: no cover
@@ -77,3 +79,56 @@ def test_a_fifo_is_refused_not_waited_on(kdump, tmp_path: Path) -> None:
     r = kdump("find-offset", d / "00000000000000000003.log", "3")
     clean(r)
     assert r.rc == 2
+
+
+# ---------------------------------------------------------------------------------------
+# memory: records are decoded a chunk at a time
+# ---------------------------------------------------------------------------------------
+def _many(n: int, count: int | None = None, codec: int = w.NONE, tail: bytes = b"",
+          cut: int = 0, bad_at: int | None = None) -> bytes:
+    """A batch of ``n`` tiny records, its records count, trailing bytes, cut end or
+    one broken record changed (length and CRC fixed)."""
+    import crc32c
+
+    recs = [w.Rec(None, b"%d" % i, timestamp=TS) for i in range(n)]
+    raw = b"".join(w.encode_record_v2(r, TS, i) for i, r in enumerate(recs))
+    if bad_at is not None:
+        one = w.encode_record_v2(recs[bad_at], TS, bad_at)
+        at = sum(len(w.encode_record_v2(recs[i], TS, i)) for i in range(bad_at))
+        raw = raw[:at] + b"\x7f" + raw[at + 1:]  # a record length of -64
+        assert one
+    raw = raw[: len(raw) - cut] + tail
+    area = w.compress(codec, raw)
+    b = bytearray(w.v2_batch(recs[:1], codec=codec)[:61] + area)
+    struct.pack_into(">i", b, 8, len(b) - 12)
+    struct.pack_into(">i", b, 57, n if count is None else count)
+    struct.pack_into(">I", b, 17, crc32c.crc32c(bytes(b[21:])))
+    return bytes(b)
+
+
+@pytest.mark.parametrize("variant", [
+    dict(n=10000), dict(n=4096), dict(n=4097), dict(n=8192), dict(n=10000, count=9000),
+    dict(n=10000, count=20000), dict(n=8192, count=8193), dict(n=10000, tail=b"\x00\x01"),
+    dict(n=10000, cut=3), dict(n=10000, bad_at=4096), dict(n=10000, bad_at=5000),
+    dict(n=10000, bad_at=9999), dict(n=10000, codec=w.ZSTD, bad_at=8000),
+    dict(n=10000, count=4097, codec=w.GZIP)])
+def test_chunked_records_match_the_whole_batch_decoding(tmp_path: Path, variant: dict) -> None:
+    """A batch of more than RECORD_CHUNK records is decoded in chunks by records():
+    the same records and the same error as decoding it whole (decode_records)."""
+    from kdump.errors import CorruptDataError
+    from kdump.records.v2 import RECORD_CHUNK, RecordBatch
+
+    data = _many(**variant)
+    b = RecordBatch("x.log", 0, data, 0)
+    assert b.records_count > RECORD_CHUNK or variant["n"] <= RECORD_CHUNK
+    whole, error = b.decode_records()
+    got = []
+    raised = None
+    try:
+        for r in b.records():
+            got.append(r)
+    except CorruptDataError as e:
+        raised = str(e)
+    assert [(r.offset, r.value, r.position, r.size) for r in got] == \
+        [(r.offset, r.value, r.position, r.size) for r in whole]
+    assert raised == (None if error is None else str(error))

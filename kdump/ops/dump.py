@@ -33,7 +33,7 @@ from ..findings import ERROR, INFO, WARNING, Problem
 from ..records._native import speedups as _native
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
-from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
 from ..source import FileSource
 from .events import (
     BatchEvent,
@@ -181,7 +181,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                 problems.append(_crc_problem(batch))
             records: list[RecordEvent] | None = None
             if deep and fast_events is not None and not batch.is_control \
-                    and isinstance(batch, RecordBatch):
+                    and isinstance(batch, RecordBatch) and batch.records_count <= RECORD_CHUNK:
                 # the native path: records and their events built in C, the same objects
                 # the loop below builds (tests/test_speedups.py)
                 err: KdumpError | None
@@ -206,7 +206,11 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                     problems.append(record_problem(batch, err))
                 records_total += len(records)
             elif deep:
+                # a batch of more than RECORD_CHUNK records (a small compressed batch can
+                # hold millions) goes to the renderer in several events, so only one
+                # chunk of records and findings exists at a time
                 records = []
+                announced = False
                 try:
                     for rec in batch.records(opts.max_batch_bytes):
                         if last_offset != -1 and rec.offset != last_offset + 1:
@@ -223,9 +227,21 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                         elif decoder is not None:
                             ev.decoded = decoder.decode(rec.key, rec.value, rec.offset)
                         records.append(ev)
+                        if len(records) >= RECORD_CHUNK:
+                            records_total += len(records)
+                            yield BatchEvent(batch, records, continued=announced)
+                            yield from problems
+                            announced = True
+                            records, problems = [], []
                 except KdumpError as e:
                     problems.append(record_problem(batch, e))
                 records_total += len(records)
+                if announced and not records:
+                    yield from problems
+                    continue
+                yield BatchEvent(batch, records, continued=announced)
+                yield from problems
+                continue
             yield BatchEvent(batch, records)
             yield from problems
         # DumpLogSegments prints "Found N invalid bytes" only when maxBytes is its default

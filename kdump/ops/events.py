@@ -33,6 +33,9 @@ class RecordEvent:
 class BatchEvent:
     batch: Batch
     records: list[RecordEvent] | None  # None: shallow iteration
+    #: more records of a batch already announced: a batch of more than RECORD_CHUNK
+    #: records comes in several events, and only the first shows the batch itself
+    continued: bool = False
 
 
 @dataclass(slots=True)

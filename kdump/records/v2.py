@@ -24,6 +24,10 @@ DEFAULT_MAX_BATCH_BYTES = 256 << 20
 
 _native_decode = None if speedups is None else speedups.decode_v2_records
 
+#: records decoded at a time by :meth:`RecordBatch.records`: a small compressed batch
+#: can hold millions of tiny records, and only this many exist as objects at once
+RECORD_CHUNK = 4096
+
 
 def increment_sequence(sequence: int, increment: int) -> int:
     """DefaultRecordBatch.incrementSequence: sequences wrap from 2^31-1 to 0."""
@@ -174,12 +178,50 @@ class RecordBatch:
 
         Raises :class:`CorruptDataError` (path, position, base offset set) at the first
         record that does not parse, after yielding the ones before it, or when bytes are
-        left over after ``recordsCount`` records.
+        left over after ``recordsCount`` records.  Records are decoded ``RECORD_CHUNK`` at
+        a time, so memory stays bounded whatever the records count.
         """
-        records, error = self.decode_records(max_bytes)
-        yield from records
-        if error is not None:
-            raise error
+        if self.records_count <= RECORD_CHUNK:
+            records, error = self.decode_records(max_bytes)
+            yield from records
+            if error is not None:
+                raise error
+            return
+        buf, start, end = self.payload(max_bytes)
+        compressed = self.compression != L.CODEC_NONE
+        shift = self.position - self.index if not compressed else 0
+        append_time = self.max_timestamp if self.attributes & L.V2_TIMESTAMP_TYPE_MASK else None
+        count = self.records_count
+        pos = start
+        n = 0
+        while True:
+            k = min(RECORD_CHUNK, count - n)
+            last = n + k == count
+            args = (buf, pos, end, k, self.base_offset, self.base_timestamp, append_time,
+                    self.base_sequence, shift, compressed)
+            res = NotImplemented if _native_decode is None else _native_decode(*args, Record)
+            if res is NotImplemented:
+                res = decode_records_py(*args)
+            records, message, stop = res
+            got = len(records)
+            n += got
+            yield from records
+            del records, res
+            if message is not None and got == k and not last:
+                pos = stop  # "bytes remain" after a full chunk: the next chunk starts there
+                continue
+            if message is None and last:
+                return
+            # the decoder saw only this chunk: say it for the whole batch
+            if message is None or (got < k and stop >= end):
+                message = f"batch declares {count} records but its data ends after {n}"
+            elif got == k:
+                message = f"{end - stop} bytes remain after the {count} records the batch declares"
+            where = f"record {n}" + (
+                f" (decompressed byte {stop - start})" if compressed else f" (byte {stop + shift})"
+            )
+            raise CorruptDataError(f"{where}: {message}", path=self.path, position=self.position,
+                                   base_offset=self.base_offset)
 
     def decode_records(
         self, max_bytes: int = DEFAULT_MAX_BATCH_BYTES

@@ -156,7 +156,8 @@ class JsonRenderer:
         w = self._write
         if isinstance(item, BatchEvent):
             b = item.batch
-            w(batch_object(b))
+            if not item.continued:
+                w(batch_object(b))
             if item.records:
                 text = NotImplemented
                 if _native_json is not None and b.magic >= 2 and self.structured is None:

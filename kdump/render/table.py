@@ -126,12 +126,13 @@ class DumpTableRenderer:
                 ("max timestamp", r), ("producer", r), ("flags", {}), ("crc", {})])
             flags = " ".join(x for x, on in (("txn", b.is_transactional),
                                              ("control", b.is_control)) if on)
-            t.add(str(b.position), f"{b.base_offset}–{b.last_offset}" if b.magic >= 2
-                  else str(b.last_offset), "" if b.count is None else str(b.count),
-                  str(b.size), b.compression_name, str(b.max_timestamp),
-                  "" if b.producer_id < 0 else f"{b.producer_id}/{b.producer_epoch}",
-                  flags or f"v{b.magic}", "ok" if b.crc_valid else "BAD",
-                  style=None if b.crc_valid else "red")
+            if not item.continued:
+                t.add(str(b.position), f"{b.base_offset}–{b.last_offset}" if b.magic >= 2
+                      else str(b.last_offset), "" if b.count is None else str(b.count),
+                      str(b.size), b.compression_name, str(b.max_timestamp),
+                      "" if b.producer_id < 0 else f"{b.producer_id}/{b.producer_epoch}",
+                      flags or f"v{b.magic}", "ok" if b.crc_valid else "BAD",
+                      style=None if b.crc_valid else "red")
             for ev in item.records or ():
                 rec = ev.record
                 if ev.control is not None:

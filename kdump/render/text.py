@@ -42,6 +42,10 @@ _native_text = None if speedups is None else speedups.text_record_lines
 
 #: DumpLogSegments.RecordIndent
 RECORD_INDENT = "|"
+#: findings DumpLogSegments lists after the dump (non-consecutive offsets, index
+#: mismatches ...) are kept up to this many per file; a hostile log can have one per
+#: record, and memory must not grow with it
+DEFERRED_MAX = 100_000
 
 _CAMEL = {
     "recovery_point": "recoveryPoint",
@@ -178,6 +182,8 @@ class DumpTextRenderer:
         # producer snapshots whose CRC failed: ProducerStateManager.readSnapshot throws
         # CorruptSnapshotException before returning any entry, so none is printed
         self.corrupt_snapshots: set[str] = set()
+        #: deferred findings past DEFERRED_MAX, counted: (id of the table, path) -> count
+        self.not_kept: dict[tuple[int, str], int] = {}
 
     def _w(self, line: str) -> None:
         self.out.write(line + "\n")
@@ -187,7 +193,8 @@ class DumpTextRenderer:
 
     def emit(self, item: object) -> None:
         if isinstance(item, BatchEvent):
-            self._w(batch_line(item.batch))
+            if not item.continued:
+                self._w(batch_line(item.batch))
             if item.records is not None:
                 b = item.batch
                 text = NotImplemented
@@ -265,23 +272,23 @@ class DumpTextRenderer:
         extra = p.extra or {}
         key = java_absolute_path(p.path)
         if p.kind == "index-mismatch" and "check" not in extra:
-            self.index_mismatches.setdefault(key, []).append(
+            self._defer(self.index_mismatches, key).append(
                 (extra["index_offset"], extra["log_offset"]))
         elif p.kind in ("index-mismatch", "index-order") and "check" in extra:
             check = extra["check"]
             if check == "timestamp":
-                self.ts_mismatches.setdefault(key, []).append(
+                self._defer(self.ts_mismatches, key).append(
                     (extra["index_timestamp"], extra["log_timestamp"]))
             elif check == "order":
-                self.ts_out_of_order.setdefault(key, []).append(
+                self._defer(self.ts_out_of_order, key).append(
                     (extra["index_timestamp"], extra["previous_timestamp"]))
             elif check == "offset-not-found":
-                self.ts_not_found.setdefault(key, []).append(
+                self._defer(self.ts_not_found, key).append(
                     (extra["index_offset"], extra["log_offset"]))
             else:
                 self._e(problem_line(p))
         elif p.kind in ("offset-gap", "offset-order"):
-            self.non_consecutive.setdefault(key, []).append((extra["after"], extra["next"]))
+            self._defer(self.non_consecutive, key).append((extra["after"], extra["next"]))
         elif p.kind in ("snapshot-corrupt", "snapshot-crc"):
             self.corrupt_snapshots.add(p.path)
             self._e(p.detail)
@@ -292,6 +299,20 @@ class DumpTextRenderer:
         else:
             self._e(problem_line(p))
 
+    def _defer(self, table: dict[str, list[tuple[int, int]]], key: str) -> list[tuple[int, int]]:
+        """The deferred list of ``key`` in ``table``; past DEFERRED_MAX entries a
+        throwaway list, the entry only counted."""
+        pairs = table.setdefault(key, [])
+        if len(pairs) < DEFERRED_MAX:
+            return pairs
+        self.not_kept[(id(table), key)] = self.not_kept.get((id(table), key), 0) + 1
+        return []
+
+    def _not_kept(self, table: dict[str, list[tuple[int, int]]], key: str) -> None:
+        n = self.not_kept.get((id(table), key))
+        if n:
+            self._e(f"  ... and {n} more (kdump lists the first {DEFERRED_MAX} of a file)")
+
     def close(self) -> None:
         # DumpLogSegments.main, after the loop over files.  Lists were built by
         # prepending, so pairs print newest first.
@@ -299,21 +320,26 @@ class DumpTextRenderer:
             self._e(f"Mismatches in :{path}")
             for index_offset, log_offset in reversed(pairs):
                 self._e(f"  Index offset: {index_offset}, log offset: {log_offset}")
+            self._not_kept(self.index_mismatches, path)
         for path, pairs in self.ts_mismatches.items():
             self._e(f"Found timestamp mismatch in :{path}")
             for a, b in pairs:
                 self._e(f"  Index timestamp: {a}, log timestamp: {b}")
+            self._not_kept(self.ts_mismatches, path)
         for path, pairs in self.ts_out_of_order.items():
             self._e(f"Found out of order timestamp in :{path}")
             for a, b in pairs:
                 self._e(f"  Index timestamp: {a}, Previously indexed timestamp: {b}")
-        for pairs in self.ts_not_found.values():
+            self._not_kept(self.ts_out_of_order, path)
+        for path, pairs in self.ts_not_found.items():
             self._e("The following indexed offsets are not found in the log.")
             for a, b in pairs:
                 self._e(f"Indexed offset: {a}, found log offset: {b}")
+            self._not_kept(self.ts_not_found, path)
         for path, pairs in self.non_consecutive.items():
             self._e(f"Non-consecutive offsets in {path}")
             for a, b in reversed(pairs):
                 self._e(f"  {a} is followed by {b}")
+            self._not_kept(self.non_consecutive, path)
         self.out.flush()
         self.err.flush()
