@@ -52,6 +52,35 @@ def _key_value(data: bytes, i: int, end: int, magic: int) -> tuple[bytes | None,
     return key, value
 
 
+def _walk_inner(raw: bytes) -> tuple[int, int, int, str | None]:
+    """Where the inner message set of a wrapper ends, as DeepRecordsIterator reads it:
+    ``(end position, messages, last inner offset, problem or None)``; no record is
+    built."""
+    pos = count = last = 0
+    end = len(raw)
+    while end - pos >= L.LOG_OVERHEAD:
+        offset, size = L.LOG_HEADER.unpack_from(raw, pos)
+        if size < L.RECORD_OVERHEAD_V0:
+            return pos, count, last, (
+                f"inner message at decompressed byte {pos} has size {size}, below the "
+                f"minimum of {L.RECORD_OVERHEAD_V0}"
+            )
+        if pos + L.LOG_OVERHEAD + size > end:
+            break  # DataLogInputStream stops quietly at a partial inner message
+        magic, attributes = L.LEGACY_HEADER.unpack_from(raw, pos)[3:]
+        entry_end = pos + L.LOG_OVERHEAD + size
+        try:
+            _key_value(raw, pos, entry_end, magic)
+        except CorruptDataError as e:
+            return pos, count, last, f"inner message at decompressed byte {pos}: {e.message}"
+        if attributes & L.LEGACY_COMPRESSION_MASK:
+            return pos, count, last, f"inner message at decompressed byte {pos} is itself compressed"
+        count += 1
+        last = offset
+        pos = entry_end
+    return pos, count, last, None
+
+
 class LegacyBatch:
     """One top-level v0/v1 entry at ``position``; ``data[index:index+size]`` holds it."""
 
@@ -201,59 +230,15 @@ class LegacyBatch:
             raw = decompress(self.compression, value, max_bytes, magic=self.magic)
         except CorruptDataError as e:  # DecompressionError, LimitExceeded
             raise self._fail(e.message, type(e)) from None
-        # DeepRecordsIterator reads the whole inner set first (v1 offsets need the last one)
-        inner: list[Record] = []
-        pos = 0
-        end = len(raw)
-        wrapper_append_time = bool(self.magic >= 1 and self.attributes & L.LEGACY_TIMESTAMP_TYPE_MASK)
-        problem: str | None = None
-        while end - pos >= L.LOG_OVERHEAD:
-            offset, size = L.LOG_HEADER.unpack_from(raw, pos)
-            if size < L.RECORD_OVERHEAD_V0:
-                problem = (
-                    f"inner message at decompressed byte {pos} has size {size}, below the "
-                    f"minimum of {L.RECORD_OVERHEAD_V0}"
-                )
-                break
-            if pos + L.LOG_OVERHEAD + size > end:
-                break  # DataLogInputStream stops quietly at a partial inner message
-            _, _, crc, magic, attributes = L.LEGACY_HEADER.unpack_from(raw, pos)
-            if magic >= 1 and size >= L.RECORD_OVERHEAD_V1:
-                (ts,) = L.INT64.unpack_from(raw, pos + L.LEGACY_V1_TIMESTAMP_OFFSET)
-                if wrapper_append_time:
-                    ts = self.timestamp
-            else:
-                ts = L.NO_TIMESTAMP
-            entry_end = pos + L.LOG_OVERHEAD + size
-            try:
-                key, val = _key_value(raw, pos, entry_end, magic)
-            except CorruptDataError as e:
-                problem = f"inner message at decompressed byte {pos}: {e.message}"
-                break
-            if attributes & L.LEGACY_COMPRESSION_MASK:
-                problem = f"inner message at decompressed byte {pos} is itself compressed"
-                break
-            inner.append(
-                Record(
-                    offset,
-                    ts,
-                    key,
-                    val,
-                    [],
-                    magic=magic,
-                    attributes=attributes,
-                    size=L.LOG_OVERHEAD + size,
-                    position=pos,
-                    in_payload=True,
-                    crc=crc,
-                    crc_valid=crc == crc32(memoryview(raw)[pos + L.MAGIC_OFFSET : entry_end]),
-                )
-            )
-            pos = entry_end
-        if not inner and problem is None:
+        # DeepRecordsIterator reads the whole inner set first (v1 offsets need the last
+        # one): a first pass finds where the set ends and its last offset without
+        # building records, so a wrapper of a million tiny messages costs its
+        # decompressed bytes only; the second pass yields the records one at a time
+        stop, count, last_inner, problem = _walk_inner(raw)
+        if not count and problem is None:
             raise self._fail("compressed message set with no inner messages")
-        if self.magic == 1 and inner:
-            last_inner = inner[-1].offset
+        base = 0
+        if self.magic == 1 and count:
             if self.offset == 0:
                 base = 0  # librdkafka produce-request quirk, kept by Kafka's reader
             elif self.offset < last_inner:
@@ -263,10 +248,37 @@ class LegacyBatch:
                 )
             else:
                 base = self.offset - last_inner
-            for r in inner:
-                r.offset_delta = r.offset
-                r.offset += base
-        yield from inner
+        wrapper_append_time = bool(self.magic >= 1 and self.attributes & L.LEGACY_TIMESTAMP_TYPE_MASK)
+        pos = 0
+        while pos < stop:
+            offset, size, crc, magic, attributes = L.LEGACY_HEADER.unpack_from(raw, pos)
+            if magic >= 1 and size >= L.RECORD_OVERHEAD_V1:
+                (ts,) = L.INT64.unpack_from(raw, pos + L.LEGACY_V1_TIMESTAMP_OFFSET)
+                if wrapper_append_time:
+                    ts = self.timestamp
+            else:
+                ts = L.NO_TIMESTAMP
+            entry_end = pos + L.LOG_OVERHEAD + size
+            key, val = _key_value(raw, pos, entry_end, magic)
+            rec = Record(
+                offset,
+                ts,
+                key,
+                val,
+                [],
+                magic=magic,
+                attributes=attributes,
+                size=L.LOG_OVERHEAD + size,
+                position=pos,
+                in_payload=True,
+                crc=crc,
+                crc_valid=crc == crc32(memoryview(raw)[pos + L.MAGIC_OFFSET : entry_end]),
+            )
+            if self.magic == 1:
+                rec.offset_delta = offset
+                rec.offset = offset + base
+            yield rec
+            pos = entry_end
         if problem is not None:
             raise self._fail(problem)
 
