@@ -132,3 +132,48 @@ def test_chunked_records_match_the_whole_batch_decoding(tmp_path: Path, variant:
     assert [(r.offset, r.value, r.position, r.size) for r in got] == \
         [(r.offset, r.value, r.position, r.size) for r in whole]
     assert raised == (None if error is None else str(error))
+
+
+# ---------------------------------------------------------------------------------------
+# a batch stored larger than --max-batch-bytes
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["v2", "v2-compressed", "v0", "v1"])
+@pytest.mark.parametrize("damaged", [False, True])
+def test_a_batch_larger_than_the_limit_is_framed_not_read(kdump, tmp_path: Path, kind: str,
+                                                          damaged: bool) -> None:
+    """Header shown, CRC computed in chunks (a flipped byte in the middle is found),
+    records reported as batch-too-large, the next batch read."""
+    value = bytes(range(256)) * 2048  # 512 KiB
+    if kind == "v2":
+        big = w.v2_batch([w.Rec(b"k", value)], base_offset=0)
+    elif kind == "v2-compressed":
+        big = w.v2_batch([w.Rec(b"k", value)], base_offset=0, codec=w.GZIP, compress_level=0)
+    else:
+        big = w.legacy_message(int(kind[1]), b"k", value, offset=0, timestamp=TS)
+    if damaged:
+        b = bytearray(big)
+        b[len(b) // 2] ^= 0xFF
+        big = bytes(b)
+    d = tmp_path / "t-0"
+    d.mkdir()
+    (d / LOG0).write_bytes(big + batch(1))
+    r = kdump("dump", "--print-data-log", "--max-batch-bytes", "64K", "--format", "json", d,
+              watch=[d])
+    clean(r)
+    assert r.rc == 1
+    objs = jsonl(r.out)
+    batches = [o for o in objs if o["type"] == "batch"]
+    assert [(b["position"], b["size"], b["crc_valid"]) for b in batches][0] == (0, len(big),
+                                                                                not damaged)
+    assert [o["offset"] for o in objs if o["type"] == "record"] == [1, 2, 3]
+    kinds = [p["kind"] for p in problems(r.out)]
+    assert "batch-too-large" in kinds
+    assert ("crc-mismatch" in kinds) == damaged
+    r = kdump("verify-crc", "--max-batch-bytes", "64K", "--format", "json", d, watch=[d])
+    clean(r)
+    kinds = [p["kind"] for p in problems(r.out)]
+    assert "batch-too-large" in kinds and ("crc-mismatch" in kinds) == damaged
+    # with a limit above its size, the same batch is read as usual
+    r = kdump("verify-crc", "--max-batch-bytes", "4M", "--format", "json", d, watch=[d])
+    assert [p["kind"] for p in problems(r.out)] == (["crc-mismatch"] if damaged else []) or \
+        damaged

@@ -152,7 +152,11 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
                            max_batch_bytes=opts.max_batch_bytes)
         prev_last: int | None = None
         segment_base = f.base_offset if f.kind == "log" else None
-        if _native_run is not None:
+        # the native walk takes every batch of the window it can verify; a window never
+        # holds a batch past max_batch_bytes (those are framed, not read) only when the
+        # limit is at least the window's size
+        if _native_run is not None and \
+                opts.max_batch_bytes + L.RECORD_BATCH_OVERHEAD >= reader.window.chunk:
             window = reader.window
             deep = opts.deep
 

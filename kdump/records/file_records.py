@@ -11,13 +11,16 @@ carries on, so every intact batch after a fault is still read.
 from __future__ import annotations
 
 import re
+import zlib
 from collections.abc import Callable, Generator, Iterator
 
 from .. import layouts as L
 from ..checksums import crc32, crc32c
+from ..errors import LimitExceeded
 from ..findings import ERROR, INFO, WARNING, Problem
 from ..source import FileSource, Window
 from .legacy import LegacyBatch
+from .record import Record
 from .v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 
 Batch = RecordBatch | LegacyBatch
@@ -32,6 +35,55 @@ def make_batch(path: str, position: int, data: bytes, index: int) -> Batch:
     if data[index + L.MAGIC_OFFSET] >= 2:
         return RecordBatch(path, position, data, index)
     return LegacyBatch(path, position, data, index)
+
+
+def _too_large(b: Batch, limit: int) -> LimitExceeded:
+    return LimitExceeded(
+        f"batch of {b.size} bytes is larger than the limit of {limit} bytes "
+        "(--max-batch-bytes): its records are not read",
+        path=b.path, position=b.position, base_offset=b.base_offset if b.magic >= 2 else b.last_offset,
+    )
+
+
+class OversizedRecordBatch(RecordBatch):
+    """A v2 batch stored larger than ``--max-batch-bytes``: its header, and its CRC-32C
+    computed a chunk at a time; the batch is never held in memory and its records are
+    not read (they raise :class:`LimitExceeded`, reported as ``batch-too-large``)."""
+
+    __slots__ = ("computed_crc", "limit")
+
+    def __init__(self, path: str, position: int, header: bytes, computed_crc: int,
+                 limit: int) -> None:
+        super().__init__(path, position, header, 0)
+        self.computed_crc = computed_crc
+        self.limit = limit
+
+    def compute_crc(self) -> int:
+        return self.computed_crc
+
+    def payload(self, max_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> tuple[bytes, int, int]:
+        raise _too_large(self, self.limit)
+
+    def decode_records(self, max_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> tuple[list, None]:
+        raise _too_large(self, self.limit)
+
+
+class OversizedLegacyBatch(LegacyBatch):
+    """A v0/v1 entry stored larger than ``--max-batch-bytes`` (as above, CRC-32)."""
+
+    __slots__ = ("computed_crc", "limit")
+
+    def __init__(self, path: str, position: int, header: bytes, computed_crc: int,
+                 limit: int) -> None:
+        super().__init__(path, position, header, 0)
+        self.computed_crc = computed_crc
+        self.limit = limit
+
+    def compute_crc(self) -> int:
+        return self.computed_crc
+
+    def records(self, max_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> Iterator[Record]:
+        raise _too_large(self, self.limit)
 
 
 class LogReader:
@@ -192,8 +244,11 @@ class LogReader:
                     return
                 pos = nxt
                 continue
-            view, i = window.get(pos, total)
-            batch = make_batch(path, pos, window.data, i)
+            if total > self.max_batch_bytes + L.RECORD_BATCH_OVERHEAD:
+                batch = self._oversized(pos, total, magic)  # never held whole
+            else:
+                view, i = window.get(pos, total)
+                batch = make_batch(path, pos, window.data, i)
             if self.check_lengths and self.resync and not self._next_ok(pos + total):
                 # the size field is not under any checksum: when the batch fails its
                 # CRC and no batch follows it, look for an intact batch inside it
@@ -213,6 +268,26 @@ class LogReader:
             self._prev_last_offset = batch.last_offset if magic == 2 else offset
             pos += total
             self.valid_end = pos
+
+    def _oversized(self, pos: int, total: int, magic: int) -> Batch:
+        """A batch larger than ``max_batch_bytes``: its header, and its checksum
+        computed over the file a chunk at a time."""
+        header = self.source.pread(pos, L.RECORD_BATCH_OVERHEAD)
+        p = pos + (L.V2_ATTRIBUTES_OFFSET if magic == 2 else L.MAGIC_OFFSET)
+        end = pos + total
+        import crc32c  # the package computes CRC-32C incrementally
+
+        value = 0
+        while p < end:
+            n = min(_SCAN_CHUNK, end - p)
+            view, i = self.window.get(p, n)
+            chunk = view[i : i + n]
+            value = crc32c.crc32c(chunk, value) if magic == 2 else zlib.crc32(chunk, value)
+            p += n
+        value &= 0xFFFFFFFF
+        if magic == 2:
+            return OversizedRecordBatch(self.path, pos, header, value, self.max_batch_bytes)
+        return OversizedLegacyBatch(self.path, pos, header, value, self.max_batch_bytes)
 
     def _next_ok(self, p: int) -> bool:
         """Is ``p`` the end of data, or the start of something shaped like a batch?"""
@@ -255,7 +330,8 @@ class LogReader:
         if self._is_zero(pos, self.end):
             yield self._zero_tail(pos, self.end - pos)
             return None
-        if magic > 2 and size >= L.V2_MIN_BATCH_LENGTH and pos + L.LOG_OVERHEAD + size <= self.end:
+        if magic > 2 and size >= L.V2_MIN_BATCH_LENGTH and pos + L.LOG_OVERHEAD + size <= self.end \
+                and size <= self.max_batch_bytes + L.V2_MIN_BATCH_LENGTH:
             # only the magic byte is off: the v2 CRC does not cover it, so check the rest
             view, i = self.window.get(pos, L.LOG_OVERHEAD + size)
             (stored,) = L.UINT32.unpack_from(view, i + L.V2_CRC_OFFSET)
