@@ -30,6 +30,10 @@ def _parse_conf(values: tuple[str, ...]) -> dict[str, str]:
 
 
 def spark_options(f: F) -> F:
+    f = click.option("--ship/--no-ship", default=True, show_default=True,
+                     help="On a cluster, send this kdump to the executors as a zip.  --no-ship "
+                     "when kdump is installed on the nodes: they then use that install, with "
+                     "its native speed-ups (a zip cannot carry them).")(f)
     f = click.option("-v", "--verbose", is_flag=True,
                      help="Show Spark's own log (WARN and above) on stderr.  By default it goes "
                      "to a temporary file, named in the message when something fails.")(f)
@@ -43,14 +47,14 @@ def spark_options(f: F) -> F:
     return f
 
 
-def _spark_job(master: str | None, conf: tuple[str, ...], verbose: bool,
+def _spark_job(master: str | None, conf: tuple[str, ...], verbose: bool, ship: bool,
                body: Callable[[Any], ExitCode]) -> ExitCode:
     """Start (or borrow) a session, run ``body(session)``, stop what was started.
     A failed Spark job is one line naming the cause (exit 2), not a JVM stack trace."""
     from ..errors import KdumpError
     from ..spark.session import start
 
-    ks = start(master, conf=_parse_conf(conf), verbose=verbose)
+    ks = start(master, conf=_parse_conf(conf), verbose=verbose, ship=ship)
     ok = False
     try:
         rc = body(ks)
@@ -123,7 +127,7 @@ def _size_renderer(fmt: str | None) -> object:
 @spark_options
 def spark_size_report(paths: tuple[str, ...], by: str, top: int | None, shallow: bool,
                       fmt: str | None, max_batch_bytes: int, master: str | None,
-                      conf: tuple[str, ...], verbose: bool) -> ExitCode:
+                      conf: tuple[str, ...], verbose: bool, ship: bool) -> ExitCode:
     """kdump size-report on Spark: the same rows and numbers, segments read in parallel.
 
     Each segment (its .log, indexes and snapshot) is read by one task; the driver
@@ -139,7 +143,7 @@ def spark_size_report(paths: tuple[str, ...], by: str, top: int | None, shallow:
 
         return run(size_report(ks, paths, opts), renderer)
 
-    return _spark_job(master, conf, verbose, body)
+    return _spark_job(master, conf, verbose, ship, body)
 
 
 @spark_group.command("verify-crc")
@@ -154,7 +158,7 @@ def spark_size_report(paths: tuple[str, ...], by: str, top: int | None, shallow:
 @spark_options
 def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: str | None,
                      max_batch_bytes: int, master: str | None, conf: tuple[str, ...],
-                     verbose: bool) -> ExitCode:
+                     verbose: bool, ship: bool) -> ExitCode:
     """kdump verify-crc on Spark: the same findings and summary, logs checked in parallel
     (one task per log).  Exit 1 when anything is wrong."""
     from ..ops.verify import VerifyOptions
@@ -168,7 +172,7 @@ def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: s
 
         return run(verify_crc(ks, paths, opts), renderer)
 
-    return _spark_job(master, conf, verbose, body)
+    return _spark_job(master, conf, verbose, ship, body)
 
 
 class ExportTextRenderer:
@@ -230,7 +234,7 @@ class ExportTextRenderer:
 def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str | None,
                  verify: bool, topics: tuple[str, ...], mode: str, split_bytes: str,
                  fmt: str | None, max_batch_bytes: int, master: str | None,
-                 conf: tuple[str, ...], verbose: bool) -> ExitCode:
+                 conf: tuple[str, ...], verbose: bool, ship: bool) -> ExitCode:
     """Records of every segment under PATHS to Parquet, partitioned by topic and partition.
 
     Columns: topic, partition, segment, file, position (of the batch), offset,
@@ -268,4 +272,4 @@ def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str |
 
         return run(export(ks, paths, output, options=options, mode=mode), renderer)
 
-    return _spark_job(master, conf, verbose, body)
+    return _spark_job(master, conf, verbose, ship, body)

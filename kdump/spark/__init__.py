@@ -22,10 +22,11 @@ from typing import Any
 __all__ = ["register"]
 
 
-def register(spark: Any) -> None:
+def register(spark: Any, *, ship: bool = True) -> None:
     """Register the ``kafka_log`` data source with ``spark`` (a SparkSession).  On a
     non-local master kdump is first shipped to the executors (``addPyFile`` of a zip of
-    this kdump), so they need only kdump's dependencies installed."""
+    this kdump), so they need only kdump's dependencies installed; ``ship=False`` when
+    kdump is installed on the nodes (a zip cannot carry its native speed-ups)."""
     from .session import prepare
 
-    prepare(spark)
+    prepare(spark, ship=ship)

@@ -145,16 +145,18 @@ class KdumpSpark:
 
 
 def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str, str] | None = None,
-          verbose: bool = False) -> KdumpSpark:
+          verbose: bool = False, ship: bool = True) -> KdumpSpark:
     """A Spark session for kdump.  An already active session (a notebook, a test, a
     ``spark-submit`` driver) is used as it is and left running; otherwise one is
-    started on ``master`` (``local[*]`` by default) and :meth:`KdumpSpark.stop` ends it."""
+    started on ``master`` (``local[*]`` by default) and :meth:`KdumpSpark.stop` ends it.
+    ``ship=False``: executors use the kdump installed on the nodes (with its native
+    speed-ups, which a zip cannot carry) instead of a zip of this one."""
     check_available()
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
-        prepare(active)
+        prepare(active, ship=ship)
         return KdumpSpark(active, False, None, None)
     if master is None:
         # under spark-submit the JVM is already configured (spark.master among it)
@@ -170,7 +172,7 @@ def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str,
     # and a local master's executors) inherit the JVM's environment: put kdump on their
     # path, this interpreter's copy for a local master, else the zip the executors get
     # (the workers' interpreter may be the nodes' one, PYSPARK_PYTHON)
-    zip_path = None if local else package_zip(workdir)
+    zip_path = None if local or not ship else package_zip(workdir)
     builder = SparkSession.builder.appName(app_name)
     if master is not None:
         builder = builder.master(master)
@@ -190,7 +192,7 @@ def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str,
     for k, v in settings.items():
         builder = builder.config(k, v)
     try:
-        with _python_path(zip_path or os.path.dirname(_package_dir())):
+        with _python_path(zip_path or os.path.dirname(_package_dir()), enabled=local or ship):
             if verbose:
                 spark = builder.getOrCreate()
             else:
@@ -209,7 +211,7 @@ def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str,
     session = KdumpSpark(spark, True, log_path, workdir)
     try:
         spark.sparkContext.setLogLevel("WARN")
-        prepare(spark, zip_path=zip_path)
+        prepare(spark, zip_path=zip_path, ship=ship)
     except Exception:
         session.stop(keep_log=True)
         raise
@@ -217,8 +219,11 @@ def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str,
 
 
 @contextmanager
-def _python_path(entry: str) -> Iterator[None]:
+def _python_path(entry: str, *, enabled: bool = True) -> Iterator[None]:
     """``entry`` first on PYTHONPATH while the JVM is launched (it keeps that environment)."""
+    if not enabled:
+        yield
+        return
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = entry + (os.pathsep + old if old else "")
     try:
@@ -230,12 +235,13 @@ def _python_path(entry: str) -> Iterator[None]:
             os.environ["PYTHONPATH"] = old
 
 
-def prepare(spark: Any, *, zip_path: str | None = None) -> None:
+def prepare(spark: Any, *, zip_path: str | None = None, ship: bool = True) -> None:
     """Make ``spark`` ready for kdump: on a non-local master, kdump shipped to the
-    executors (once per session); then the ``kafka_log`` data source registered (after
-    shipping, so its tasks get the zip too)."""
+    executors (once per session; not with ``ship=False``); then the ``kafka_log`` data
+    source registered (after shipping, so its tasks get the zip too)."""
     sc = spark.sparkContext
-    if not is_local(sc.master or "") and "kdump.zip" not in getattr(sc, "_python_includes", []):
+    if ship and not is_local(sc.master or "") \
+            and "kdump.zip" not in getattr(sc, "_python_includes", []):
         sc.addPyFile(zip_path or package_zip(tempfile.mkdtemp(prefix="kdump-spark-zip-")))
     spark.dataSource.register(_data_source())
 
