@@ -326,11 +326,14 @@ def test_record_events_match_python(sample_logdir: Path) -> None:
         None: [RecordEvent(r) for r in records],
         Decoded: [RecordEvent(r, kv.decode(r.key, r.value, r.offset)) for r in records],
     }
+    from kdump.ops.dump import _record_events_py
+
     for dec, want in expected.items():
-        nat = speedups.record_events(records, RecordEvent, dec)
-        assert [(e.record, e.decoded, e.control) for e in nat] == \
-            [(e.record, e.decoded, e.control) for e in want]
-        assert all(type(e) is RecordEvent for e in nat)
+        for fn in (speedups.record_events, _record_events_py):
+            got = fn(records, RecordEvent, dec)
+            assert [(e.record, e.decoded, e.control) for e in got] == \
+                [(e.record, e.decoded, e.control) for e in want]
+            assert all(type(e) is RecordEvent for e in got)
 
 
 def _events_for(batch: RecordBatch, records: list[Record]) -> list[list[Any]]:
@@ -389,7 +392,7 @@ def test_text_record_lines_match_python(sample_logdir: Path) -> None:
 def test_json_record_lines_match_python(sample_logdir: Path) -> None:
     from kdump.decoders.base import Decoded
     from kdump.ops.events import RecordEvent
-    from kdump.render.jsonl import _dumps, _structured_of, record_object
+    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object
 
     assert speedups is not None
     handled = declined = 0
@@ -400,6 +403,8 @@ def test_json_record_lines_match_python(sample_logdir: Path) -> None:
             got = speedups.json_record_lines(events, prefix, _dumps(b.timestamp_type), code,
                                              RecordEvent, Record, Decoded)
             if got is NotImplemented:
+                assert json_record_lines_py(events, prefix, _dumps(b.timestamp_type),
+                                            code) is NotImplemented
                 # only events with structured payloads or decode errors are declined
                 assert any(ev.decoded is not None and (
                     ev.decoded.key_json is not None or ev.decoded.value_json is not None
@@ -409,8 +414,37 @@ def test_json_record_lines_match_python(sample_logdir: Path) -> None:
             want = "".join(_dumps(record_object(b, ev, encoding, _structured_of(ev))) + "\n"
                            for ev in events)
             assert got == want
+            assert json_record_lines_py(events, prefix, _dumps(b.timestamp_type), code) == want
             handled += 1
     assert handled > 50 and declined > 5
+
+
+def test_pure_twins_match_the_reference(sample_logdir: Path) -> None:
+    """Without the extension too: the Python fast paths give what the general code gives."""
+    from kdump.decoders import KeyValueDecoder
+    from kdump.decoders.base import Decoded
+    from kdump.ops.dump import _record_events_py
+    from kdump.ops.events import RecordEvent
+    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object
+
+    kv = KeyValueDecoder("string", "string")
+    handled = 0
+    for b, events in _render_cases(sample_logdir):
+        records = [ev.record for ev in events]
+        assert [(e.record, e.decoded) for e in _record_events_py(records, RecordEvent, None)] \
+            == [(r, None) for r in records]
+        assert [e.decoded for e in _record_events_py(records, RecordEvent, Decoded)] \
+            == [kv.decode(r.key, r.value, r.offset) for r in records]
+        for encoding, code in (("utf8", 0), ("base64", 1), ("hex", 2)):
+            prefix = (f'{{"type":"record","file":{_dumps(b.path)},'
+                      f'"batch_position":{_dumps(b.position)},"offset":')
+            got = json_record_lines_py(events, prefix, _dumps(b.timestamp_type), code)
+            if got is not NotImplemented:
+                assert got == "".join(
+                    _dumps(record_object(b, ev, encoding, _structured_of(ev))) + "\n"
+                    for ev in events)
+                handled += 1
+    assert handled > 50
 
 
 @native
@@ -419,7 +453,7 @@ def test_json_record_lines_match_python(sample_logdir: Path) -> None:
 def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
     from kdump.decoders.base import Decoded
     from kdump.ops.events import BatchEvent, RecordEvent
-    from kdump.render.jsonl import _dumps, _structured_of, record_object
+    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object
     from kdump.render.text import record_lines
 
     assert speedups is not None
@@ -432,9 +466,10 @@ def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
         for encoding, code in (("utf8", 0), ("base64", 1), ("hex", 2)):
             want = "".join(_dumps(record_object(b, ev, encoding, _structured_of(ev))) + "\n"
                            for ev in events)
-            assert speedups.json_record_lines(events, '{"type":"record","file":"p.log",'
-                                              '"batch_position":0,"offset":', '"CreateTime"',
-                                              code, RecordEvent, Record, Decoded) == want
+            prefix = '{"type":"record","file":"p.log","batch_position":0,"offset":'
+            assert speedups.json_record_lines(events, prefix, '"CreateTime"', code, RecordEvent,
+                                              Record, Decoded) == want
+            assert json_record_lines_py(events, prefix, '"CreateTime"', code) == want
 
 
 def _damaged_segments(root: Path) -> list[Path]:

@@ -33,6 +33,7 @@ from ..findings import ERROR, INFO, WARNING, Problem
 from ..records._native import speedups as _native
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
+from ..records.record import Record
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
 from ..source import FileSource
 from .events import (
@@ -156,8 +157,8 @@ def dump_file(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
 def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
     decoder = opts.decoder_for(f) if opts.print_data_log else None
     deep = opts.deep
-    # native record events: without a decoder, or with the string/string one
-    fast_events = None if _native is None else _native.record_events
+    # events built a batch at a time: without a decoder, or with the string/string one
+    fast_events = _record_events_py if _native is None else _native.record_events
     fast_decoded: type[Decoded] | None = None
     if decoder is not None:
         if _plain_strings(decoder):
@@ -182,8 +183,9 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             records: list[RecordEvent] | None = None
             if deep and fast_events is not None and not batch.is_control \
                     and isinstance(batch, RecordBatch) and batch.records_count <= RECORD_CHUNK:
-                # the native path: records and their events built in C, the same objects
-                # the loop below builds (tests/test_speedups.py)
+                # the fast path: records and their events built in one go (in C when the
+                # extension is built), the same objects the loop below builds
+                # (tests/test_speedups.py)
                 err: KdumpError | None
                 try:
                     recs, err = batch.decode_records(opts.max_batch_bytes)
@@ -251,6 +253,21 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             opts.max_bytes is not None and opts.max_bytes != L.INT32_MAX)
         yield LogEnd(f.path, src.size, reader.end, reader.valid_end, limited, batches,
                      records_total, reader.unreadable_bytes)
+
+
+def _record_events_py(records: list[Record], event_cls: type[RecordEvent],
+                      decoded_cls: type[Decoded] | None) -> list[RecordEvent]:
+    """The pure-Python twin of the native ``record_events``: RecordEvent(record), with
+    what the string/string KeyValueDecoder gives when ``decoded_cls`` is set."""
+    if decoded_cls is None:
+        return [event_cls(r) for r in records]
+    return [
+        event_cls(r, decoded_cls(
+            None if r.key is None else r.key.decode("utf-8", errors="replace"),
+            None if r.value is None else r.value.decode("utf-8", errors="replace"),
+            None, None, None))
+        for r in records
+    ]
 
 
 def _plain_strings(decoder: PayloadDecoder) -> bool:

@@ -6,7 +6,9 @@ held fixed by tests): snake_case, Kafka's concepts under Kafka's names.
 
 from __future__ import annotations
 
+import base64
 import json
+import json.encoder
 from typing import Any, TextIO
 
 from ..decoders.base import Decoded
@@ -32,6 +34,7 @@ from .common import encode_payload
 
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _native_json = None if speedups is None else speedups.json_record_lines
+_jstr = json.encoder.encode_basestring  # what _dumps writes a str with (ensure_ascii=False)
 #: encode_payload's encodings as the native renderer numbers them (anything else: base64)
 _ENCODING_CODES = {"utf8": 0, "base64": 1, "hex": 2}
 
@@ -122,6 +125,70 @@ def record_object(b: Batch, ev: RecordEvent, encoding: str, structured: tuple[bo
     return obj
 
 
+_LABELS = ('"utf8"', '"base64"', '"hex"')
+
+
+def _payload_json(data: object, code: int) -> tuple[str, str] | None:
+    """encode_payload's value and encoding, as JSON text (None: not bytes or None)."""
+    if data is None:
+        return "null", "null"
+    if type(data) is not bytes:
+        return None
+    if code == 0:
+        try:
+            return _jstr(data.decode("utf-8")), _LABELS[0]
+        except UnicodeDecodeError:
+            code = 1
+    if code == 2:
+        return f'"{data.hex()}"', _LABELS[2]
+    return f'"{base64.b64encode(data).decode("ascii")}"', _LABELS[1]
+
+
+def json_record_lines_py(events: list[RecordEvent], prefix: str, timestamp_type: str,
+                         code: int) -> Any:
+    """The pure-Python twin of the native ``json_record_lines``: the lines JsonRenderer
+    writes for the record objects of a v2 batch (``prefix`` holds everything up to the
+    offset value; ``code`` numbers the payload encoding as ``_ENCODING_CODES`` does), or
+    NotImplemented when an event is not plain (structured decoding, decode error,
+    control record), for which ``record_object`` is used."""
+    out = []
+    for ev in events:
+        if type(ev) is not RecordEvent:
+            return NotImplemented
+        r, d = ev.record, ev.decoded
+        if ev.control is not None or type(r) is not Record:
+            return NotImplemented
+        if d is not None and (type(d) is not Decoded or d.key_json is not None
+                              or d.value_json is not None or d.error is not None):
+            return NotImplemented
+        ints = (r.offset, r.timestamp, r.sequence, r.size)
+        if any(type(i) is not int for i in ints) or type(r.headers) is not list:
+            return NotImplemented
+        k = _payload_json(r.key, code)
+        v = _payload_json(r.value, code)
+        if k is None or v is None:
+            return NotImplemented
+        headers = []
+        for h in r.headers:
+            if type(h) is not tuple or len(h) != 2:
+                return NotImplemented
+            hk = _payload_json(h[0], code)
+            hv = _payload_json(h[1], code)
+            if hk is None or hv is None:
+                return NotImplemented
+            headers.append(f'{{"key":{hk[0]},"key_encoding":{hk[1]},"value":{hv[0]},'
+                           f'"value_encoding":{hv[1]}}}')
+        ks = -1 if r.key is None else len(r.key)
+        vs = -1 if r.value is None else len(r.value)
+        out.append(
+            f'{prefix}{r.offset},"timestamp":{r.timestamp},"timestamp_type":{timestamp_type},'
+            f'"key_size":{ks},"value_size":{vs},"key":{k[0]},"key_encoding":{k[1]},'
+            f'"value":{v[0]},"value_encoding":{v[1]},"headers":[{",".join(headers)}],'
+            f'"sequence":{r.sequence},"size":{r.size}}}\n'
+        )
+    return "".join(out)
+
+
 def problem_object(p: Problem) -> dict[str, Any]:
     obj: dict[str, Any] = {
         "type": "problem",
@@ -160,13 +227,18 @@ class JsonRenderer:
                 w(batch_object(b))
             if item.records:
                 text = NotImplemented
-                if _native_json is not None and b.magic >= 2 and self.structured is None:
-                    # native: the same objects, written alike (tests/test_speedups.py)
+                if b.magic >= 2 and self.structured is None:
+                    # the same objects, written alike in one go (natively when the extension
+                    # is built; tests/test_speedups.py)
                     prefix = (f'{{"type":"record","file":{_dumps(b.path)},'
                               f'"batch_position":{_dumps(b.position)},"offset":')
-                    text = _native_json(item.records, prefix, _dumps(b.timestamp_type),
-                                        _ENCODING_CODES.get(self.encoding, 1), RecordEvent,
-                                        Record, Decoded)
+                    code = _ENCODING_CODES.get(self.encoding, 1)
+                    if _native_json is not None:
+                        text = _native_json(item.records, prefix, _dumps(b.timestamp_type), code,
+                                            RecordEvent, Record, Decoded)
+                    else:
+                        text = json_record_lines_py(item.records, prefix,
+                                                    _dumps(b.timestamp_type), code)
                 if text is not NotImplemented:
                     self.out.write(text)
                     return
