@@ -129,11 +129,16 @@ class KafkaFile:
         return d
 
 
-def classify(path: str, partition: PartitionDir | None = None) -> KafkaFile:
-    """What the file at ``path`` is, from its name (contents are not read)."""
+def classify(path: str, partition: PartitionDir | None = None, *, in_partition: bool = True
+             ) -> KafkaFile:
+    """What the file at ``path`` is, from its name (contents are not read).  Without
+    ``partition`` the parent directory's name says which partition it belongs to, unless
+    ``in_partition`` is false (a log dir's root file, whatever the log dir's name)."""
     name = os.path.basename(path)
-    if partition is None:
-        partition = parse_partition_dir(os.path.basename(os.path.dirname(os.path.abspath(path))))
+    if partition is None and in_partition:
+        parent = os.path.dirname(os.path.abspath(path))
+        if not _looks_like_logdir(parent):
+            partition = parse_partition_dir(os.path.basename(parent))
     topic = partition.topic if partition else None
     part = partition.partition if partition else None
     state = partition.state if partition else None
@@ -211,7 +216,7 @@ class Walker:
                 return
             self._seen_dirs.add(key)
             part = parse_partition_dir(os.path.basename(os.path.normpath(path)))
-            if part is not None:
+            if part is not None and not _looks_like_logdir(path):
                 yield from self._partition(path, part)
             elif depth == 0 and _names_a_file(path):
                 # asked for by a file's name (00000000000000000000.log, meta.properties,
@@ -285,7 +290,7 @@ class Walker:
             else:
                 others.append(full)
         for full in root_files:
-            yield classify(full, None)
+            yield classify(full, in_partition=False)
         for _, full, part in sorted(partitions):
             try:
                 st = os.stat(full)
@@ -311,6 +316,29 @@ def _names_a_file(path: str) -> bool:
     f = classify(os.path.normpath(path))
     return f.kind in FIXED_NAMES.values() or (
         f.kind in SEGMENT_SUFFIXES.values() and f.base_offset is not None)
+
+
+#: files only a log dir's root holds
+_LOGDIR_MARKERS = frozenset({
+    "meta.properties", "recovery-point-offset-checkpoint", "replication-offset-checkpoint",
+    "log-start-offset-checkpoint", "cleaner-offset-checkpoint", ".kafka_cleanshutdown", ".lock",
+})
+
+
+def _looks_like_logdir(path: str) -> bool:
+    """A directory named like a partition (``kafka-logs-1``, ``broker-0``) is a log dir
+    when it holds a log dir's root files or partition directories: partition directories
+    hold files only."""
+    try:
+        with os.scandir(path) as it:
+            for e in it:
+                if e.name in _LOGDIR_MARKERS:
+                    return True
+                if parse_partition_dir(e.name) is not None and e.is_dir(follow_symlinks=False):
+                    return True
+    except OSError:
+        return False
+    return False
 
 
 def with_active_flag(f: KafkaFile) -> KafkaFile:
