@@ -571,17 +571,22 @@ def _check_txn_index(
         from .rebuild import write_rebuilt_txn
 
         write_rebuilt_txn(opts.rebuild_into, seg.log.path, seg.base, expected)
-    on_disk: list[AbortedTxn] = []
+    # the entries whose marker the log has, by marker offset (the last one of each wins);
+    # the others are reported in a second pass over the file, so memory follows the log,
+    # not a (possibly huge, hostile) .txnindex
+    markers = {t[2] for t in expected}
+    have: dict[int, AbortedTxn] = {}
     if seg.txn_index is not None:
         try:
             with FileSource(seg.txn_index.path) as src:
-                on_disk = list(read_txn_index(src))
+                for txn in read_txn_index(src):
+                    if txn.last_offset in markers:
+                        have[txn.last_offset] = txn
         except KdumpError:
             return
     path = seg.txn_index.path if seg.txn_index is not None else (seg.log.path if seg.log else "")
-    have = {t.last_offset: t for t in on_disk}
     for pid, first, last, lso in expected:
-        t = have.pop(last, None)
+        t = have.get(last)
         if t is None:
             yield Problem(path, None, "txn-index",
                           f"aborted transaction of producer {pid} (ABORT marker at offset {last}) "
@@ -598,10 +603,17 @@ def _check_txn_index(
             yield Problem(path, t.position, "txn-index",
                           f"entry {t.slot} (marker at offset {last}): " + "; ".join(diffs),
                           severity=WARNING if t.producer_id == pid else ERROR)
-    for t in have.values():
-        yield Problem(path, t.position, "txn-index",
-                      f"entry {t.slot}: no ABORT marker of producer {t.producer_id} at offset "
-                      f"{t.last_offset} in this segment")
+    if seg.txn_index is None:
+        return
+    try:
+        with FileSource(seg.txn_index.path) as src:
+            for txn in read_txn_index(src):
+                if txn.last_offset not in markers:
+                    yield Problem(path, txn.position, "txn-index",
+                                  f"entry {txn.slot}: no ABORT marker of producer "
+                                  f"{txn.producer_id} at offset {txn.last_offset} in this segment")
+    except KdumpError:
+        return
 
 
 def _check_snapshot(f: KafkaFile, pp: _PartitionPass) -> Iterator[Problem]:
