@@ -380,3 +380,18 @@ def test_verify_index_streams_a_big_txn_index(tmp_path: Path) -> None:
     assert rc in (0, 1) and "Traceback" not in err and "internal error" not in err, err
     assert '"kind":"txn-index"' not in out, out[-2000:]
     assert rss < SMALL_RSS_LIMIT_MB, f"{rss:.0f} MB"
+
+
+def test_a_checkpoint_of_millions_of_lines_is_read_a_line_at_a_time(tmp_path: Path) -> None:
+    """A 3 MB recovery-point-offset-checkpoint of 500,000 't 0 0' lines: the file was
+    decoded whole, split into a list of lines and kept as a list of entries (3.5 GB
+    for 58 MB); dump and verify-index now read it a line at a time."""
+    lines = 500_000
+    (tmp_path / "recovery-point-offset-checkpoint").write_bytes(
+        b"0\n%d\n" % lines + b"t 0 0\n" * lines)
+    for args in (["dump", "--format", "json", str(tmp_path / "recovery-point-offset-checkpoint")],
+                 ["verify-index", "--format", "json", str(tmp_path)]):
+        rc, _out, err, rss = run_measured(args, tmp_path)
+        print(f"{lines} checkpoint lines: {args[0]} peak RSS {rss:.0f} MB")
+        assert rc == 0, err
+        assert rss < SMALL_RSS_LIMIT_MB, f"{args}: {rss:.0f} MB"

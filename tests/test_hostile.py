@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import struct
+import time
 from pathlib import Path
 
 import pytest
@@ -163,8 +164,8 @@ def test_a_batch_larger_than_the_limit_is_framed_not_read(kdump, tmp_path: Path,
     assert r.rc == 1
     objs = jsonl(r.out)
     batches = [o for o in objs if o["type"] == "batch"]
-    assert [(b["position"], b["size"], b["crc_valid"]) for b in batches][0] == (0, len(big),
-                                                                                not damaged)
+    assert (batches[0]["position"], batches[0]["size"], batches[0]["crc_valid"]) == \
+        (0, len(big), not damaged)
     assert [o["offset"] for o in objs if o["type"] == "record"] == [1, 2, 3]
     kinds = [p["kind"] for p in problems(r.out)]
     assert "batch-too-large" in kinds
@@ -177,3 +178,58 @@ def test_a_batch_larger_than_the_limit_is_framed_not_read(kdump, tmp_path: Path,
     r = kdump("verify-crc", "--max-batch-bytes", "4M", "--format", "json", d, watch=[d])
     assert [p["kind"] for p in problems(r.out)] == (["crc-mismatch"] if damaged else []) or \
         damaged
+
+
+# ---------------------------------------------------------------------------------------
+# small text files
+# ---------------------------------------------------------------------------------------
+def test_a_line_of_backslashes_in_meta_properties_is_read_at_once(kdump, tmp_path: Path) -> None:
+    """The properties line pattern let a backslash be an escape or a plain character,
+    so a line of n backslashes with no separator backtracked through 2^n splits: 40
+    took 50 s, 60 would take days.  The pattern is unambiguous now."""
+    (tmp_path / "meta.properties").write_bytes(b"\\" * 60 + b"x\nnode.id=1\n")
+    t0 = time.monotonic()
+    r = kdump("dump", tmp_path / "meta.properties", watch=[tmp_path])
+    assert time.monotonic() - t0 < 5
+    clean(r)
+    assert r.rc == 0 and "node.id=1" in r.out
+
+
+@pytest.mark.parametrize("text", [b"[" * 100_000, b'{"leaderId":' + b"1" * 5000 + b"}"],
+                         ids=["nested", "huge-number"])
+def test_quorum_state_json_kafka_cannot_have_written(kdump, tmp_path: Path, text: bytes) -> None:
+    """json.loads raised RecursionError (deep nesting) and ValueError (an integer past
+    4300 digits) that escaped as 'internal error'."""
+    d = tmp_path / "__cluster_metadata-0"
+    d.mkdir()
+    (d / "quorum-state").write_bytes(text)
+    r = kdump("dump", "--format", "json", d / "quorum-state", watch=[d])
+    clean(r)
+    assert r.rc == 1
+    assert [p["kind"] for p in problems(r.out)] == ["bad-file"]
+
+
+def test_a_checkpoint_line_is_quoted_short(kdump, tmp_path: Path) -> None:
+    """An offending line was quoted whole in the finding (a 64 MiB line, 64 MiB of
+    message)."""
+    (tmp_path / "recovery-point-offset-checkpoint").write_bytes(
+        b"0\n1\n" + b"x" * 1_000_000 + b"\n")
+    r = kdump("dump", "--format", "json", tmp_path / "recovery-point-offset-checkpoint",
+              watch=[tmp_path])
+    clean(r)
+    (p,) = problems(r.out)
+    assert p["position"] == 4 and len(p["detail"]) < 200, p["detail"][:300]
+
+
+def test_checkpoint_errors_still_come_before_any_entry(kdump, tmp_path: Path) -> None:
+    """Checkpoints are read a line at a time now; a bad line still means no entry is
+    shown, and a UTF-8 error is found first wherever it is."""
+    f = tmp_path / "recovery-point-offset-checkpoint"
+    f.write_bytes(b"0\n3\nt 0 1\nt 1 2\nt 2 x\n")
+    r = kdump("dump", "--format", "json", f, watch=[tmp_path])
+    assert [o["type"] for o in jsonl(r.out)] == ["file", "problem"]
+    assert problems(r.out)[0]["detail"].startswith("line 5: expected a partition and an offset")
+    f.write_bytes(b"x\n3\nt 0 1\nt 1 \xff\n")
+    r = kdump("dump", "--format", "json", f, watch=[tmp_path])
+    assert problems(r.out)[0]["detail"] == "not UTF-8 text: invalid start byte"
+    assert problems(r.out)[0]["position"] == 14

@@ -11,14 +11,22 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CorruptDataError
 from ..source import FileSource
 
-#: text files are small; a larger one is not read whole
+#: checkpoints list every partition of a log dir (a line each, read a line at a time);
+#: a larger file is not read
 MAX_TEXT_BYTES = 64 << 20
+#: the other text files (meta.properties, partition.metadata, quorum-state,
+#: .kafka_cleanshutdown) hold a few lines; a larger one is not read whole
+MAX_SMALL_TEXT_BYTES = 1 << 20
+#: how much of an offending line a message quotes
+_QUOTE = 80
+_EOL = re.compile(rb"\r\n|\n|\r")
 
 OFFSET_CHECKPOINTS = {
     "recovery-point-offset-checkpoint": "recovery_point",
@@ -28,16 +36,51 @@ OFFSET_CHECKPOINTS = {
 }
 
 
-def read_text(source: FileSource) -> str:
-    if source.size > MAX_TEXT_BYTES:
+def _read_raw(source: FileSource, limit: int) -> bytes:
+    if source.size > limit:
         raise CorruptDataError(f"{source.size} bytes is too large for this kind of file",
                                path=source.path, position=0)
-    raw = source.pread(0, source.size)
+    return source.pread(0, source.size)
+
+
+def read_text(source: FileSource, limit: int = MAX_SMALL_TEXT_BYTES) -> str:
+    raw = _read_raw(source, limit)
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
         raise CorruptDataError(f"not UTF-8 text: {e.reason}", path=source.path,
                                position=e.start) from None
+
+
+def _spans(raw: bytes) -> Iterator[tuple[int, int, int]]:
+    """(start, end of text, end with the line break) of every line, as
+    ``re.split(r"\r\n|\n|\r")`` cuts them, without the empty piece after a final break."""
+    pos, n = 0, len(raw)
+    while pos < n:
+        m = _EOL.search(raw, pos)
+        stop, nxt = (m.start(), m.end()) if m else (n, n)
+        yield pos, stop, nxt
+        pos = nxt
+
+
+def text_lines(source: FileSource, limit: int = MAX_TEXT_BYTES) -> Iterator[tuple[int, int, str]]:
+    """``(line number, byte position, text)`` of every line, decoded one at a time (a
+    whole-file ``str`` of a hostile file can take four times its bytes, and a list of
+    its lines far more).  The whole file is checked to be UTF-8 first, so the error is
+    the one decoding it whole gives (no encoded character holds a CR or LF byte)."""
+    raw = _read_raw(source, limit)
+    for start, _stop, nxt in _spans(raw):
+        try:
+            raw[start:nxt].decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise CorruptDataError(f"not UTF-8 text: {e.reason}", path=source.path,
+                                   position=start + e.start) from None
+    for k, (start, stop, _nxt) in enumerate(_spans(raw), start=1):
+        yield k, start, raw[start:stop].decode("utf-8")
+
+
+def _quote(line: str) -> str:
+    return repr(line if len(line) <= _QUOTE else line[:_QUOTE] + "…")
 
 
 @dataclass(slots=True)
@@ -61,59 +104,74 @@ def _line_position(text: str, line_no: int) -> int:
     return len("".join(lines[: line_no - 1]).encode("utf-8"))
 
 
-def read_checkpoint(source: FileSource, kind: str) -> Checkpoint:
-    """An offset checkpoint (``topic partition offset`` lines) or the
-    leader-epoch-checkpoint (``epoch startOffset``).  CheckpointFile's rules: version
-    line 0, a count line, then exactly that many entries; an empty file has none."""
-    text = read_text(source)
+def iter_checkpoint(source: FileSource, kind: str,
+                    header: list[int | None] | None = None) -> Iterator[CheckpointEntry]:
+    """The entries of an offset checkpoint (``topic partition offset`` lines) or of the
+    leader-epoch-checkpoint (``epoch startOffset``), one at a time; raises
+    :class:`CorruptDataError` where the file breaks CheckpointFile's rules (version line
+    0, a count line, then exactly that many entries; an empty file has none), after
+    the entries before it.  ``header`` receives ``[version, declared count]``."""
     path = source.path
-    lines = [ln for ln in re.split(r"\r\n|\n|\r", text)]
-    if lines and lines[-1] == "":
-        lines.pop()
-    if not lines:
-        return Checkpoint(path, kind, None, None)
+    lines = text_lines(source)
+    if header is None:
+        header = []
+    header[:] = [None, None]
 
-    def bad(msg: str, line_no: int) -> CorruptDataError:
-        return CorruptDataError(f"line {line_no}: {msg}", path=path,
-                                position=_line_position(text, line_no))
+    def bad(msg: str, line_no: int, position: int) -> CorruptDataError:
+        return CorruptDataError(f"line {line_no}: {msg}", path=path, position=position)
 
+    first = next(lines, None)
+    if first is None:
+        return
     try:
-        version = int(lines[0].strip())
+        version = int(first[2].strip())
     except ValueError:
-        raise bad(f"version line {lines[0]!r} is not a number", 1) from None
+        raise bad(f"version line {_quote(first[2])} is not a number", 1, first[1]) from None
     if version != 0:
-        raise bad(f"unrecognised checkpoint version {version} (expected 0)", 1)
-    if len(lines) < 2:
-        return Checkpoint(path, kind, version, None)
+        raise bad(f"unrecognised checkpoint version {version} (expected 0)", 1, first[1])
+    header[0] = version
+    second = next(lines, None)
+    if second is None:
+        return
     try:
-        count = int(lines[1].strip())
+        count = int(second[2].strip())
     except ValueError:
-        raise bad(f"entry count line {lines[1]!r} is not a number", 2) from None
-    cp = Checkpoint(path, kind, version, count)
-    for k, raw in enumerate(lines[2:], start=3):
+        raise bad(f"entry count line {_quote(second[2])} is not a number", 2,
+                  second[1]) from None
+    header[1] = count
+    found = 0
+    field_name = OFFSET_CHECKPOINTS.get(kind, "offset")
+    for k, position, raw in lines:
         tokens = raw.split()
         if kind == "leader-epoch-checkpoint":
             if len(tokens) != 2:
-                raise bad(f"expected 'epoch startOffset', found {raw!r}", k)
+                raise bad(f"expected 'epoch startOffset', found {_quote(raw)}", k, position)
             try:
-                cp.entries.append(CheckpointEntry(k, {"epoch": int(tokens[0]),
-                                                      "start_offset": int(tokens[1])}))
+                entry = CheckpointEntry(k, {"epoch": int(tokens[0]),
+                                            "start_offset": int(tokens[1])})
             except ValueError:
-                raise bad(f"expected two numbers, found {raw!r}", k) from None
+                raise bad(f"expected two numbers, found {_quote(raw)}", k, position) from None
         else:
             if len(tokens) != 3:
-                raise bad(f"expected 'topic partition offset', found {raw!r}", k)
+                raise bad(f"expected 'topic partition offset', found {_quote(raw)}", k, position)
             try:
-                cp.entries.append(CheckpointEntry(k, {
-                    "topic": tokens[0], "partition": int(tokens[1]),
-                    OFFSET_CHECKPOINTS.get(kind, "offset"): int(tokens[2])}))
+                entry = CheckpointEntry(k, {"topic": tokens[0], "partition": int(tokens[1]),
+                                            field_name: int(tokens[2])})
             except ValueError:
-                raise bad(f"expected a partition and an offset, found {raw!r}", k) from None
-    if len(cp.entries) != count:
-        raise CorruptDataError(
-            f"expected {count} entries but found {len(cp.entries)}", path=path,
-            position=_line_position(text, 2))
-    return cp
+                raise bad(f"expected a partition and an offset, found {_quote(raw)}", k,
+                          position) from None
+        found += 1
+        yield entry
+    if found != count:
+        raise CorruptDataError(f"expected {count} entries but found {found}", path=path,
+                               position=second[1])
+
+
+def read_checkpoint(source: FileSource, kind: str) -> Checkpoint:
+    """A whole checkpoint (see :func:`iter_checkpoint`); for a large one, iterate."""
+    header: list[int | None] = []
+    entries = list(iter_checkpoint(source, kind, header))
+    return Checkpoint(source.path, kind, header[0], header[1], entries)
 
 
 def read_partition_metadata(source: FileSource) -> dict[str, Any]:
@@ -125,7 +183,7 @@ def read_partition_metadata(source: FileSource) -> dict[str, Any]:
             continue
         parts = re.split(r":\s+", line.strip(), maxsplit=1)
         if len(parts) != 2:
-            raise CorruptDataError(f"line {k}: expected 'name: value', found {line!r}",
+            raise CorruptDataError(f"line {k}: expected 'name: value', found {_quote(line)}",
                                    path=source.path, position=_line_position(text, k))
         out[parts[0]] = parts[1]
     if "version" not in out or "topic_id" not in out:
@@ -147,12 +205,16 @@ def read_properties(source: FileSource) -> dict[str, str]:
         s = line.strip()
         if not s or s[0] in "#!":
             continue
-        m = re.match(r"((?:\\.|[^=:\s])*)\s*[=:\s]\s*(.*)$", s)
+        # a backslash is either an escape pair or the last character: never ambiguous,
+        # so no input makes the match backtrack exponentially (a line of 40 backslashes
+        # took 50 s with "(?:\\.|[^=:\s])*")
+        m = _PROPERTY.match(s)
         key, value = (m.group(1), m.group(2)) if m else (s, "")
         props[_unescape(key)] = _unescape(value)
     return props
 
 
+_PROPERTY = re.compile(r"((?:\\.|\\$|[^=:\s\\])*)\s*[=:\s]\s*(.*)$")
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
 
 
@@ -189,3 +251,9 @@ def read_json(source: FileSource) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise CorruptDataError(f"not JSON: {e.msg}", path=source.path, position=e.pos) from None
+    except RecursionError:
+        raise CorruptDataError("not JSON Kafka writes: nested too deeply", path=source.path,
+                               position=0) from None
+    except ValueError as e:  # a number past the interpreter's 4300 digits
+        raise CorruptDataError(f"not JSON Kafka writes: {e}", path=source.path,
+                               position=0) from None

@@ -23,7 +23,7 @@ from ..files.logdir import KafkaFile, walk
 from ..files.snapshot import read_producer_snapshot
 from ..files.text import (
     OFFSET_CHECKPOINTS,
-    read_checkpoint,
+    iter_checkpoint,
     read_json,
     read_partition_metadata,
     read_properties,
@@ -129,9 +129,12 @@ def dump_file(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             yield from dump_producer_snapshot(f)
         elif f.kind in OFFSET_CHECKPOINTS or f.kind == "leader-epoch-checkpoint":
             with FileSource(f.path) as src:
-                cp = read_checkpoint(src, f.kind)
-            for e in cp.entries:
-                yield CheckpointEntryEvent(f.path, f.kind, e.line, e.fields)
+                # the whole file is checked before its first entry is shown, then read
+                # again an entry at a time (a hostile checkpoint can hold millions)
+                for _ in iter_checkpoint(src, f.kind):
+                    pass
+                for e in iter_checkpoint(src, f.kind):
+                    yield CheckpointEntryEvent(f.path, f.kind, e.line, e.fields)
         elif f.kind == "partition-metadata":
             with FileSource(f.path) as src:
                 yield PropertiesEvent(f.path, f.kind, read_partition_metadata(src))

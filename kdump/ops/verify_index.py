@@ -32,7 +32,7 @@ from ..errors import KdumpError, UsageError
 from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, time_index_sanity
 from ..files.logdir import KafkaFile, walk
 from ..files.snapshot import ProducerSnapshot, read_producer_snapshot
-from ..files.text import OFFSET_CHECKPOINTS, read_checkpoint
+from ..files.text import OFFSET_CHECKPOINTS, iter_checkpoint, read_checkpoint
 from ..files.txnindex import AbortedTxn, partial_tail, read_txn_index
 from ..findings import ERROR, INFO, WARNING, Problem
 from ..records.control import parse_control
@@ -702,6 +702,35 @@ def _check_leader_epochs(f: KafkaFile, pp: _PartitionPass) -> Iterator[Problem]:
 
 
 # --- the log dir's checkpoints -----------------------------------------------------------
+def _check_root_entries(
+    f: KafkaFile, src: FileSource, field_name: str,
+    partitions: dict[tuple[str, int], PartitionState], seen_recovery: set[tuple[str, int]],
+) -> Iterator[Problem]:
+    """A log-dir checkpoint's entries against the partitions, an entry at a time."""
+    for e in iter_checkpoint(src, f.kind):
+        key = (e.fields["topic"], e.fields["partition"])
+        value = e.fields[field_name]
+        if f.kind == "recovery-point-offset-checkpoint" and key in partitions:
+            seen_recovery.add(key)
+        st = partitions.get(key)
+        if st is None:
+            if partitions:
+                yield Problem(f.path, None, "checkpoint",
+                              f"line {e.line}: {key[0]}-{key[1]} is not a partition of this "
+                              "log dir", severity=WARNING)
+            continue
+        leo = st.log_end_offset
+        if leo is not None and value > leo:
+            what = {"recovery_point": "recovery point", "high_watermark": "high watermark",
+                    "log_start_offset": "log start offset",
+                    "cleaner_checkpoint": "cleaner checkpoint"}[field_name]
+            yield Problem(f.path, None, "checkpoint",
+                          f"line {e.line}: {what} {value} of {key[0]}-{key[1]} is beyond its "
+                          f"log end offset {leo}", severity=WARNING,
+                          extra={"topic": key[0], "partition": key[1], field_name: value,
+                                 "log_end_offset": leo})
+
+
 def verify_root_checkpoints(
     files: list[KafkaFile], partitions: dict[tuple[str, int], PartitionState]
 ) -> Iterator[Problem]:
@@ -712,35 +741,24 @@ def verify_root_checkpoints(
             continue
         try:
             with FileSource(f.path) as src:
-                cp = read_checkpoint(src, f.kind)
+                for _ in iter_checkpoint(src, f.kind):  # the whole file parses first
+                    pass
         except KdumpError as err:
             yield Problem(f.path, err.position, "checkpoint", err.message)
             continue
         field_name = OFFSET_CHECKPOINTS[f.kind]
         if f.kind == "recovery-point-offset-checkpoint":
             have_recovery_file = True
-        for e in cp.entries:
-            key = (e.fields["topic"], e.fields["partition"])
-            value = e.fields[field_name]
-            if f.kind == "recovery-point-offset-checkpoint":
-                seen_recovery.add(key)
-            st = partitions.get(key)
-            if st is None:
-                if partitions:
-                    yield Problem(f.path, None, "checkpoint",
-                                  f"line {e.line}: {key[0]}-{key[1]} is not a partition of this "
-                                  "log dir", severity=WARNING)
-                continue
-            leo = st.log_end_offset
-            if leo is not None and value > leo:
-                what = {"recovery_point": "recovery point", "high_watermark": "high watermark",
-                        "log_start_offset": "log start offset",
-                        "cleaner_checkpoint": "cleaner checkpoint"}[field_name]
-                yield Problem(f.path, None, "checkpoint",
-                              f"line {e.line}: {what} {value} of {key[0]}-{key[1]} is beyond its "
-                              f"log end offset {leo}", severity=WARNING,
-                              extra={"topic": key[0], "partition": key[1], field_name: value,
-                                     "log_end_offset": leo})
+        try:
+            src = FileSource(f.path)
+        except KdumpError as err:
+            yield Problem(f.path, err.position, "checkpoint", err.message)
+            continue
+        with src:
+            try:
+                yield from _check_root_entries(f, src, field_name, partitions, seen_recovery)
+            except KdumpError as err:  # changed between the two reads
+                yield Problem(f.path, err.position, "checkpoint", err.message)
     if have_recovery_file:
         for key, st in sorted(partitions.items()):
             if key not in seen_recovery:
