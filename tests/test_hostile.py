@@ -233,3 +233,365 @@ def test_checkpoint_errors_still_come_before_any_entry(kdump, tmp_path: Path) ->
     r = kdump("dump", "--format", "json", f, watch=[tmp_path])
     assert problems(r.out)[0]["detail"] == "not UTF-8 text: invalid start byte"
     assert problems(r.out)[0]["position"] == 14
+
+
+# ---------------------------------------------------------------------------------------
+# live data
+# ---------------------------------------------------------------------------------------
+ALL_COMMANDS = [["dump", "--deep-iteration"], ["verify-crc"], ["verify-index"], ["size-report"]]
+
+
+def _partition(tmp_path: Path, name: str = "t-0", batches: int = 3) -> tuple[Path, bytes]:
+    d = tmp_path / name
+    d.mkdir(parents=True)
+    data = b"".join(batch(3 * i) for i in range(batches))
+    (d / LOG0).write_bytes(data)
+    return d, data
+
+
+@pytest.fixture
+def appending(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Every input file opened gets more bytes appended right after kdump opened it (a
+    broker appending while kdump reads), deterministically."""
+    import kdump.source
+
+    real = kdump.source.FileSource.__init__
+    extra: dict[str, bytes] = {}
+
+    def init(self, path: str) -> None:  # type: ignore[no-untyped-def]
+        real(self, path)
+        tail = extra.get(os.path.basename(path))
+        if tail:
+            with open(path, "ab") as fh:
+                fh.write(tail)
+
+    monkeypatch.setattr(kdump.source.FileSource, "__init__", init)
+    return extra
+
+
+def test_a_segment_appended_while_read_is_read_up_to_its_size_at_open(
+        kdump, tmp_path: Path, appending: dict) -> None:
+    """kdump freezes a file's size when it opens it: bytes a broker appends meanwhile
+    (a whole batch, and half of the next) are neither read nor reported."""
+    d, data = _partition(tmp_path)
+    appending[LOG0] = batch(9) + batch(12)[:30]
+    r = kdump("dump", "--deep-iteration", "--format", "json", d)
+    clean(r)
+    assert r.rc == 0, r.err
+    objs = jsonl(r.out)
+    assert [o["base_offset"] for o in objs if o["type"] == "batch"] == [0, 3, 6]
+    assert not problems(r.out)
+    (end,) = [o for o in objs if o["type"] == "log_end"]
+    assert end["size"] == len(data) and end["trailing_bytes"] == 0
+
+
+@pytest.mark.parametrize("suffix", [".log", ".index", ".timeindex", ".txnindex", ".snapshot"])
+@pytest.mark.parametrize("keep", [0, 5, 17, 40, 70, 100, -1])
+def test_a_file_cut_short_while_read(kdump, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                     suffix: str, keep: int) -> None:
+    """A file cut short right after kdump opened it (retention, a truncating recovery):
+    its size at open is larger than what is left, so reads come back short.  That is
+    data ('truncated', or the file named as cut short), never a crash.  (This found
+    struct errors in the log walker and the index readers.)"""
+    import kdump.source as ksource
+
+    d = tmp_path / "t-0"
+    pw = w.PartitionWriter(d, index_interval_bytes=50)
+    for i in range(4):
+        pw.append(batch(3 * i, producer_id=5, producer_epoch=0, base_sequence=3 * i))
+    pw.add_txn_index_entry(5, 0, 2, 3)
+    pw.write_producer_snapshot()
+    pw.close()
+    saved = {p.name: p.read_bytes() for p in d.iterdir()}
+    real = ksource.FileSource.__init__
+
+    def init(self, path: str) -> None:  # type: ignore[no-untyped-def]
+        real(self, path)
+        if path.endswith(suffix):
+            os.truncate(path, keep if keep >= 0 else max(0, self.size - 1))
+
+    monkeypatch.setattr(ksource.FileSource, "__init__", init)
+    for cmd in [*ALL_COMMANDS, ["find-offset", "--print-data-log"], ["find-time"]]:
+        for name, data in saved.items():
+            (d / name).write_bytes(data)
+        args = [d, "7"] if cmd[0].startswith("find") else [d]
+        r = kdump(*cmd, "--format", "json", *args)
+        clean(r)
+
+
+@pytest.mark.parametrize("cut", [17, 40, 61, 70])
+def test_a_half_written_last_batch_of_the_active_segment_is_in_flight(
+        kdump, tmp_path: Path, cut: int) -> None:
+    """The active segment (largest base offset of its partition) ends in a batch still
+    being written: 'in-flight', severity info, exit 0; the same bytes at the end of an
+    older segment are corruption ('truncated' / 'trailing-bytes')."""
+    d = tmp_path / "t-0"
+    d.mkdir()
+    old, active = "00000000000000000000.log", "00000000000000000006.log"
+    (d / old).write_bytes(batch(0) + batch(3) + batch(6)[:cut])
+    (d / active).write_bytes(batch(6) + batch(9) + batch(12)[:cut])
+    for cmd in (["dump"], ["verify-crc"], ["size-report"]):
+        r = kdump(*cmd, "--format", "json", d, watch=[d])
+        clean(r)
+        by_file = {(p["file"].rsplit("/", 1)[1], p["kind"], p["severity"]) for p in problems(r.out)}
+        if cmd[0] == "size-report":  # it leaves notes out
+            assert not any(f == active for f, _, _ in by_file), by_file
+        else:
+            assert (active, "in-flight", "info") in by_file, (cmd, by_file)
+        assert any(f == old and k in ("truncated", "trailing-bytes") and s == "error"
+                   for f, k, s in by_file), (cmd, by_file)
+    (d / old).unlink()
+    for cmd in (["dump"], ["verify-crc"]):
+        r = kdump(*cmd, d, watch=[d])
+        assert r.rc == 0, (cmd, r.out, r.err)  # in flight is no corruption
+
+
+def test_preallocated_indexes_and_zero_tails(kdump, tmp_path: Path) -> None:
+    """A copy of a live broker's partition (tests/writer.py's preallocate_active_index):
+    the active segment's indexes padded with zero entries, its log with a zero tail
+    (a preallocated file); an old segment with a zero tail (unclean shutdown)."""
+    d = tmp_path / "t-0"
+    pw = w.PartitionWriter(d, segment_bytes=600, index_interval_bytes=100,
+                           preallocate_active_index=True, active_index_slots=64)
+    for i in range(12):
+        pw.append(batch(3 * i))
+    pw.close()
+    logs = sorted(d.glob("*.log"))
+    assert len(logs) >= 2
+    with open(logs[-1], "ab") as fh:
+        fh.write(bytes(4096))
+    with open(logs[0], "ab") as fh:
+        fh.write(bytes(100))
+    r = kdump("dump", "--format", "json", d, watch=[d])
+    clean(r)
+    kinds = {(p["file"].rsplit("/", 1)[1], p["kind"], p["severity"]) for p in problems(r.out)}
+    assert (logs[-1].name, "zero-tail", "info") in kinds
+    assert (logs[0].name, "zero-tail", "warning") in kinds
+    assert any(k == "index-zero-slots" and s == "info" for _, k, s in kinds), kinds
+    r = kdump("verify-index", "--format", "json", d, watch=[d])
+    clean(r)
+    zero = [p for p in problems(r.out) if p["kind"] == "index-zero-slots"]
+    assert zero and all(p["severity"] == "info" for p in zero)
+    r = kdump("verify-crc", d, watch=[d])
+    assert r.rc == 1  # the old segment's zero tail is a warning
+
+
+# ---------------------------------------------------------------------------------------
+# Kafka's leftovers and odd names: each named for what it is
+# ---------------------------------------------------------------------------------------
+def test_leftovers_are_named_for_what_they_are(kdump, tmp_path: Path) -> None:
+    root = tmp_path / "logdir"
+    d = root / "t-0"
+    d.mkdir(parents=True)
+    (d / LOG0).write_bytes(batch(0))
+    (d / "00000000000000000003.log").write_bytes(b"")  # an empty (new, active) segment
+    (d / "00000000000000000000.log.deleted").write_bytes(batch(0))
+    (d / "00000000000000000000.index.deleted").write_bytes(w.offset_index([(0, 0)]))
+    (d / "00000000000000000000.log.cleaned").write_bytes(batch(0)[:30])
+    (d / "00000000000000000000.log.swap").write_bytes(batch(0))
+    (d / "00000000000000000000.timeindex.swap").write_bytes(w.time_index([(TS, 0)]))
+    (d / "00000000000000000007.snapshot.deleted").write_bytes(w.producer_snapshot([]))
+    (d / "leader-epoch-checkpoint.tmp").write_bytes(w.leader_epoch_checkpoint([(0, 0)]))
+    (d / "notes.txt").write_bytes(b"hello")
+    (d / "abc.log").write_bytes(batch(0))
+    (d / "99999999999999999999999.log").write_bytes(batch(0))
+    (d / "00000000000000000000.log~").write_bytes(b"x")
+    (root / "t-1.0123456789abcdef0123456789abcdef-delete").mkdir()
+    (root / "t-1.0123456789abcdef0123456789abcdef-delete" / LOG0).write_bytes(batch(0))
+    (root / "t-2.0123456789abcdef0123456789abcdef-future").mkdir()
+    (root / "t-2.0123456789abcdef0123456789abcdef-future" / LOG0).write_bytes(batch(0))
+    (root / "t-3").mkdir()  # a partition directory with no segment
+    (root / "t-3" / "partition.metadata").write_bytes(w.partition_metadata(bytes(16)))
+    (root / "not-a-partition").mkdir()
+    (root / "__cluster_metadata-0").mkdir()
+    (root / "__cluster_metadata-0" / "00000000000000000000-0000000001.checkpoint.part"
+     ).write_bytes(b"")
+    (root / "__cluster_metadata-0" / "00000000000000000000-0000000001-ab12.checkpoint.part"
+     ).write_bytes(b"")
+    for cmd in [*ALL_COMMANDS, ["find-offset"], ["find-time"]]:
+        target = [d, "0"] if cmd[0].startswith("find") else [root]
+        r = kdump(*cmd, "--format", "json", *target, watch=[root])
+        clean(r)
+        assert r.rc in (0, 1), (cmd, r.out[-2000:], r.err)
+    r = kdump("dump", "--format", "json", root, watch=[root])
+    files = {o["file"].split("logdir/", 1)[1]: o for o in jsonl(r.out) if o["type"] == "file"}
+
+    def what(name: str) -> tuple:
+        f = files[name]
+        return f["kind"], f["leftover"], f["partition_state"]
+
+    assert what("t-0/00000000000000000000.log.deleted") == ("log", "deleted", None)
+    assert what("t-0/00000000000000000000.index.deleted") == ("offset-index", "deleted", None)
+    assert what("t-0/00000000000000000000.log.cleaned") == ("log", "cleaned", None)
+    assert what("t-0/00000000000000000000.log.swap") == ("log", "swap", None)
+    assert what("t-0/00000000000000000000.timeindex.swap") == ("time-index", "swap", None)
+    assert what("t-0/00000000000000000007.snapshot.deleted") == ("producer-snapshot", "deleted",
+                                                                  None)
+    assert what("t-0/leader-epoch-checkpoint.tmp") == ("leader-epoch-checkpoint", "tmp", None)
+    assert what("t-0/notes.txt")[0] == "unknown"
+    assert what("t-0/abc.log") == ("log", None, None)
+    assert files["t-0/abc.log"]["base_offset"] is None
+    assert files["t-0/99999999999999999999999.log"]["base_offset"] == 99999999999999999999999
+    assert what("t-1.0123456789abcdef0123456789abcdef-delete/" + LOG0) == ("log", None, "delete")
+    assert what("t-2.0123456789abcdef0123456789abcdef-future/" + LOG0) == ("log", None, "future")
+    assert what("__cluster_metadata-0/00000000000000000000-0000000001.checkpoint.part") == (
+        "kraft-snapshot", "part", None)
+    # the largest base offset makes the active segment, whatever else the name says
+    assert files["t-0/99999999999999999999999.log"]["active"] is True
+    assert files["t-0/00000000000000000003.log"]["active"] is False
+    for name, f in files.items():
+        assert f["description"], name
+    # the partition directory with no segment, and the directory that is no partition
+    r = kdump("dump", "--format", "json", root / "t-3", root / "not-a-partition", watch=[root])
+    clean(r)
+    assert r.rc in (0, 1)
+
+
+# ---------------------------------------------------------------------------------------
+# filesystem trouble: a message per path, and the walk carries on
+# ---------------------------------------------------------------------------------------
+def _two_partitions(tmp_path: Path) -> tuple[Path, Path, Path]:
+    root = tmp_path / "logdir"
+    a, _ = _partition(root, "a-0")
+    b, _ = _partition(root, "b-0")
+    return root, a, b
+
+
+def _carries_on(r: object, bad: str, cmd: list[str]) -> None:
+    """Exit 2, the trouble named, and partition b-0 read all the same (``--format json``
+    output: its batches dumped, counted or sized)."""
+    out = r.out + r.err  # type: ignore[attr-defined]
+    clean(r)
+    assert r.rc == 2, (r.rc, out[-3000:])  # type: ignore[attr-defined]
+    assert bad in out, out[-3000:]
+    objs = jsonl(r.out)  # type: ignore[attr-defined]
+    if cmd[0] == "dump":
+        assert any(o["type"] == "batch" and "/b-0/" in o["file"] for o in objs)
+    elif cmd[0] == "size-report":
+        assert any(o.get("topic") == "b" and o["batches"] == 3 for o in objs), objs
+    else:
+        (summary,) = [o for o in objs if o["type"] == "summary"]
+        assert summary["batches"] >= 3, summary
+
+
+@pytest.mark.parametrize("cmd", ALL_COMMANDS)
+def test_permission_denied_is_a_message_and_the_walk_goes_on(kdump, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch,
+                                                             cmd: list[str]) -> None:
+    """chmod 000 (as root the read succeeds: then the same refusal is simulated)."""
+    root, a, _ = _two_partitions(tmp_path)
+    (a / LOG0).chmod(0)
+    try:
+        readable = os.access(a / LOG0, os.R_OK)
+        if readable:  # running as root
+            real = os.open
+
+            def deny(path, flags, *args, **kw):  # type: ignore[no-untyped-def]
+                if str(path).endswith("a-0/" + LOG0):
+                    raise PermissionError(13, "Permission denied", str(path))
+                return real(path, flags, *args, **kw)
+
+            monkeypatch.setattr(os, "open", deny)
+        r = kdump(*cmd, "--format", "json", root, watch=[root])
+        _carries_on(r, "permission denied", cmd)
+    finally:
+        (a / LOG0).chmod(0o644)
+
+
+@pytest.mark.parametrize("cmd", ALL_COMMANDS)
+def test_an_io_error_mid_file_is_a_message_and_the_walk_goes_on(kdump, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                cmd: list[str]) -> None:
+    """EIO from pread in the middle of a segment (a failing disk)."""
+    import errno
+
+    root, _a, _ = _two_partitions(tmp_path)
+    real = os.pread
+    bad_fds: set[int] = set()
+    real_open, real_close = os.open, os.close
+
+    def opener(path, flags, *args, **kw):  # type: ignore[no-untyped-def]
+        fd = real_open(path, flags, *args, **kw)
+        if str(path).endswith("a-0/" + LOG0):
+            bad_fds.add(fd)
+        return fd
+
+    def close(fd: int) -> None:
+        bad_fds.discard(fd)
+        real_close(fd)
+
+    def pread(fd: int, n: int, pos: int) -> bytes:
+        if fd in bad_fds and pos + n > 100:
+            raise OSError(errno.EIO, "Input/output error")
+        return real(fd, n, pos)
+
+    monkeypatch.setattr(os, "open", opener)
+    monkeypatch.setattr(os, "close", close)
+    monkeypatch.setattr(os, "pread", pread)
+    r = kdump(*cmd, "--format", "json", root, watch=[root])
+    _carries_on(r, "input/output error", cmd)
+
+
+@pytest.mark.parametrize("cmd", ALL_COMMANDS)
+def test_a_file_that_vanishes_mid_walk(kdump, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       cmd: list[str]) -> None:
+    """The walk lists a-0's files, then a-0's log disappears before it is opened
+    (retention deleting a segment)."""
+    import kdump.source as ksource
+
+    root, _a, _ = _two_partitions(tmp_path)
+    real = ksource.FileSource.__init__
+
+    def init(self, path: str) -> None:  # type: ignore[no-untyped-def]
+        if path.endswith("a-0/" + LOG0) and os.path.exists(path):
+            os.unlink(path)
+        real(self, path)
+
+    monkeypatch.setattr(ksource.FileSource, "__init__", init)
+    r = kdump(*cmd, "--format", "json", root)
+    _carries_on(r, "no such file or directory", cmd)
+
+
+def test_a_directory_that_vanishes_mid_walk(kdump, tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    import kdump.files.logdir as logdir
+
+    root, a, _ = _two_partitions(tmp_path)
+    real = logdir._listdir
+
+    def listdir(path: str) -> list[str]:
+        if path.endswith("a-0"):
+            shutil.rmtree(path)
+        return real(path)
+
+    monkeypatch.setattr(logdir, "_listdir", listdir)
+    for cmd in ALL_COMMANDS:
+        if not a.exists():
+            _partition(root, "a-0")
+        r = kdump(*cmd, "--format", "json", root)
+        _carries_on(r, "vanished", cmd)
+
+
+def test_symlink_loops(kdump, tmp_path: Path) -> None:
+    root, a, _ = _two_partitions(tmp_path)
+    (a / "loop").symlink_to(a)  # a directory that contains itself
+    (root / "up").symlink_to("..")  # a log dir that contains its parent
+    os.symlink("00000000000000000009.log", a / "00000000000000000008.log")
+    os.symlink("00000000000000000008.log", a / "00000000000000000009.log")  # a file loop
+    for cmd in ALL_COMMANDS:
+        r = kdump(*cmd, "--format", "json", root, watch=[root])
+        _carries_on(r, "too many levels of symbolic links", cmd)
+
+
+def test_a_directory_where_a_file_is_expected(kdump, tmp_path: Path) -> None:
+    root, a, _ = _two_partitions(tmp_path)
+    (a / "00000000000000000000.index").mkdir()
+    (a / "leader-epoch-checkpoint").mkdir()
+    for cmd in ALL_COMMANDS:
+        r = kdump(*cmd, "--format", "json", root, watch=[root])
+        _carries_on(r, "is a directory, not a file", cmd)
+        assert "00000000000000000000.index" in r.out
+    r = kdump("dump", a / "00000000000000000000.index", watch=[root])
+    assert r.rc == 2 and "is a directory" in r.out + r.err

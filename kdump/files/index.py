@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import layouts as L
+from ..errors import InputError
 from ..source import FileSource, Window
 
 
@@ -51,7 +52,11 @@ class _Index:
         return self.source.size % self.entry_size == 0
 
     def _raw(self, slot: int) -> tuple[memoryview, int]:
-        return self.window.get(slot * self.entry_size, self.entry_size)
+        view, i = self.window.get(slot * self.entry_size, self.entry_size)
+        if len(view) - i < self.entry_size:
+            raise InputError("the file is shorter than when it was opened (cut short while "
+                             "being read)", path=self.path, position=slot * self.entry_size)
+        return view, i
 
 
 class OffsetIndex(_Index):

@@ -250,9 +250,12 @@ class Walker:
             except OSError:
                 is_dir = False
             if is_dir:
-                yield Problem(full, None, "unknown-file",
-                              "unexpected directory inside a partition directory; skipped",
-                              severity=INFO)
+                if _names_a_file(full):  # 00000000000000000000.index/, leader-epoch-checkpoint/
+                    yield Problem(full, None, "unreadable-file", "is a directory, not a file")
+                else:
+                    yield Problem(full, None, "unknown-file",
+                                  "unexpected directory inside a partition directory; skipped",
+                                  severity=INFO)
                 continue
             files.append(classify(full, part))
         logs = [f.base_offset for f in files

@@ -219,6 +219,9 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
                     result.invalid_batches += 1
                 else:
                     result.valid_batches += 1
+        except KdumpError as e:  # a read failed (EIO ...): say so, and go on with other files
+            yield Problem(e.path or f.path, e.position, "unreadable-file", e.message,
+                          base_offset=e.base_offset)
         finally:
             result.unreadable_bytes = reader.unreadable_bytes
 

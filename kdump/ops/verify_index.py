@@ -183,10 +183,11 @@ def verify_partition(
     bases = sorted(segments)
     for base in bases:
         seg = segments[base]
-        yield from _sanity(seg, base == active_base)
+        yield from _guarded(_sanity(seg, base == active_base), directory)
         if opts.sanity_only or seg.log is None:
             continue
-        yield from _segment_pass(seg, base == active_base, opts, ppass, summary)
+        yield from _guarded(_segment_pass(seg, base == active_base, opts, ppass, summary),
+                            seg.log.path)
     if opts.sanity_only:
         for snap in snaps:
             yield from _snapshot_sanity(snap)
@@ -202,6 +203,16 @@ def verify_partition(
     state.first_offset = ppass.first_offset
     state.log_end_offset = ppass.next_offset if ppass.next_offset is not None else (
         max(segments) if segments else None)
+
+
+def _guarded(problems: Iterator[Problem], path: str) -> Iterator[Problem]:
+    """``problems``, and a read that fails midway (EIO, a file cut short under us) as
+    one more finding instead of the end of the run: the walk goes on."""
+    try:
+        yield from problems
+    except KdumpError as err:
+        yield Problem(err.path or path, err.position, "unreadable-file", err.message,
+                      base_offset=err.base_offset)
 
 
 def _sanity(seg: Segment, active: bool) -> Iterator[Problem]:

@@ -166,6 +166,8 @@ class LogReader:
             view, i = self.window.get(p, L.LOG_OVERHEAD + size)
             return stored == crc32c(view[i + L.V2_ATTRIBUTES_OFFSET : i + L.LOG_OVERHEAD + size])
         if magic in (0, 1):
+            if len(view) - i <= L.LEGACY_ATTRIBUTES_OFFSET:
+                return False  # cut short while being read
             attributes = view[i + L.LEGACY_ATTRIBUTES_OFFSET]
             if attributes & (0xF8 if magic == 0 else 0xF0) or (attributes & 7) > 3:
                 return False
@@ -228,6 +230,9 @@ class LogReader:
                 yield from self._tail(pos, remaining)
                 return
             view, i = window.get(pos, L.RECORD_BATCH_OVERHEAD)
+            if len(view) - i < min(remaining, L.RECORD_BATCH_OVERHEAD):
+                end = self._shrunk(pos, len(view) - i)
+                continue
             offset, size = L.LOG_HEADER.unpack_from(view, i)
             magic = view[i + L.MAGIC_OFFSET]
             min_size = L.V2_MIN_BATCH_LENGTH if magic == 2 else L.RECORD_OVERHEAD_V0
@@ -245,9 +250,16 @@ class LogReader:
                 pos = nxt
                 continue
             if total > self.max_batch_bytes + L.RECORD_BATCH_OVERHEAD:
-                batch = self._oversized(pos, total, magic)  # never held whole
+                big = self._oversized(pos, total, magic)  # never held whole
+                if big is None:
+                    end = self._shrunk(pos, 0)
+                    continue
+                batch = big
             else:
                 view, i = window.get(pos, total)
+                if len(view) - i < total:
+                    end = self._shrunk(pos, len(view) - i)
+                    continue
                 batch = make_batch(path, pos, window.data, i)
             if self.check_lengths and self.resync and not self._next_ok(pos + total):
                 # the size field is not under any checksum: when the batch fails its
@@ -269,10 +281,18 @@ class LogReader:
             pos += total
             self.valid_end = pos
 
-    def _oversized(self, pos: int, total: int, magic: int) -> Batch:
+    def _shrunk(self, pos: int, available: int) -> int:
+        """The file is shorter than when it was opened (cut short while being read):
+        what is left is all there is.  Returns the new end."""
+        self.end = min(self.end, pos + max(0, available))
+        return self.end
+
+    def _oversized(self, pos: int, total: int, magic: int) -> Batch | None:
         """A batch larger than ``max_batch_bytes``: its header, and its checksum
-        computed over the file a chunk at a time."""
+        computed over the file a chunk at a time (None: the file was cut short)."""
         header = self.source.pread(pos, L.RECORD_BATCH_OVERHEAD)
+        if len(header) < L.RECORD_BATCH_OVERHEAD:
+            return None
         p = pos + (L.V2_ATTRIBUTES_OFFSET if magic == 2 else L.MAGIC_OFFSET)
         end = pos + total
         import crc32c  # the package computes CRC-32C incrementally
@@ -296,6 +316,8 @@ class LogReader:
         if self.end - p <= L.HEADER_SIZE_UP_TO_MAGIC:
             return False
         view, i = self.window.get(p, L.HEADER_SIZE_UP_TO_MAGIC)
+        if len(view) - i < L.HEADER_SIZE_UP_TO_MAGIC:
+            return False  # cut short while being read
         _, size = L.LOG_HEADER.unpack_from(view, i)
         magic = view[i + L.MAGIC_OFFSET]
         return magic <= 2 and size >= L.RECORD_OVERHEAD_V0 and p + L.LOG_OVERHEAD + size <= self.end
@@ -334,8 +356,9 @@ class LogReader:
                 and size <= self.max_batch_bytes + L.V2_MIN_BATCH_LENGTH:
             # only the magic byte is off: the v2 CRC does not cover it, so check the rest
             view, i = self.window.get(pos, L.LOG_OVERHEAD + size)
-            (stored,) = L.UINT32.unpack_from(view, i + L.V2_CRC_OFFSET)
-            if stored == crc32c(view[i + L.V2_ATTRIBUTES_OFFSET : i + L.LOG_OVERHEAD + size]):
+            whole = len(view) - i >= L.LOG_OVERHEAD + size  # not cut short while being read
+            (stored,) = L.UINT32.unpack_from(view, i + L.V2_CRC_OFFSET) if whole else (None,)
+            if whole and stored == crc32c(view[i + L.V2_ATTRIBUTES_OFFSET : i + L.LOG_OVERHEAD + size]):
                 yield Problem(
                     self.path, pos, "bad-magic",
                     f"magic byte is {magic}, but the rest is an intact v2 batch (its CRC-32C "
