@@ -12,6 +12,7 @@ import json
 import os
 import random
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -79,8 +80,8 @@ def test_partition_has_what_the_test_needs(partition: tuple[Path, list[Written]]
     logs = sorted(part.glob("*.log"))
     assert len(logs) >= 8
     ts = [x.timestamp for x in written]
-    assert any(b < a for a, b in zip(ts, ts[1:], strict=False))  # out of order
-    assert any(b == a for a, b in zip(ts, ts[1:], strict=False))  # equal
+    assert any(b < a for a, b in pairwise(ts))  # out of order
+    assert any(b == a for a, b in pairwise(ts))  # equal
 
 
 def _offset_cases(written: list[Written], part: Path) -> list[int]:
