@@ -20,6 +20,9 @@ from types import TracebackType
 from .errors import InputError
 
 DEFAULT_CHUNK = 8 << 20
+#: windows this large or larger prefetch the next stretch of the file
+_PREFETCH_MIN = 1 << 20
+_FADV_WILLNEED = getattr(os, "POSIX_FADV_WILLNEED", None)
 
 
 class ReadCounter:
@@ -105,6 +108,16 @@ class FileSource:
         ReadCounter.total += len(data)
         return data
 
+    def prefetch(self, position: int, n: int) -> None:
+        """Ask the kernel to start reading ``[position, position+n)`` now, so a cold read
+        overlaps with the work on the bytes already read (a hint: errors are ignored)."""
+        if _FADV_WILLNEED is None or position >= self.size:
+            return
+        try:
+            os.posix_fadvise(self.fd, position, min(n, self.size - position), _FADV_WILLNEED)
+        except OSError:
+            pass
+
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)
@@ -148,6 +161,8 @@ class Window:
             self.data = self.source.pread(position, want)
             self.start = position
             self.view = memoryview(self.data)
+            if want >= _PREFETCH_MIN:
+                self.source.prefetch(position + len(self.data), want)
         return self.view, position - self.start
 
     def bytes_at(self, position: int, n: int) -> bytes:
