@@ -411,3 +411,105 @@ def test_a_big_producer_snapshot_is_not_an_object_per_producer(tmp_path: Path) -
     print(f"{n} producer entries: verify-index peak RSS {rss:.0f} MB")
     assert rc == 0 and "Traceback" not in err and "internal error" not in err, err
     assert rss < 75, f"{rss:.0f} MB"
+
+
+# ---------------------------------------------------------------------------------------
+# lying lengths: nothing allocated for bytes that are not there
+# ---------------------------------------------------------------------------------------
+_LAUNCH_MANY = (
+    "import io, json, os, sys\n"
+    "from contextlib import redirect_stdout, redirect_stderr\n"
+    "import kdump.cli\n"
+    "codes = []\n"
+    "for args in json.loads(sys.argv[1]):\n"
+    "    out, err = io.StringIO(), io.StringIO()\n"
+    "    try:\n"
+    "        with redirect_stdout(out), redirect_stderr(err):\n"
+    "            kdump.cli.main(args)\n"
+    "    except SystemExit as e:\n"
+    "        codes.append([e.code, 'Traceback' in err.getvalue() or 'internal error' in err.getvalue()])\n"
+    "with open('/proc/self/status') as f:\n"
+    "    kb = next(int(l.split()[1]) for l in f if l.startswith('VmHWM:'))\n"
+    "print(json.dumps([codes, kb]))\n"
+)
+INT32_MAX = (1 << 31) - 1
+
+
+def _patched(entry: bytes, at: int, fmt: str, value: int, fix_crc: bool = True) -> bytes:
+    import crc32c
+
+    b = bytearray(entry)
+    struct.pack_into(fmt, b, at, value)
+    if fix_crc and b[16] == 2:
+        struct.pack_into(">I", b, 17, crc32c.crc32c(bytes(b[21:])))
+    elif fix_crc:
+        struct.pack_into(">I", b, 12, zlib.crc32(bytes(b[16:])) & 0xFFFFFFFF)
+    return bytes(b)
+
+
+def _record_varint(value: int, field: int) -> bytes:
+    """A batch of one record whose ``field``-th varint (0 length, 1 timestamp delta,
+    2 offset delta, 3 key length, 4 value length, 5 header count) claims ``value``."""
+    import crc32c
+
+    fields = [w.varlong(0), w.varint(0), w.varint(1), b"k", w.varint(1), b"v", w.varint(0)]
+    slot = {1: 0, 2: 1, 3: 2, 4: 4, 5: 6}
+    if field in slot:
+        fields[slot[field]] = w.varint(value) if field != 1 else w.varlong(value)
+    body = b"\x00" + b"".join(fields)
+    rec = (w.varint(value) if field == 0 else w.varint(len(body))) + body
+    b = bytearray(w.v2_batch([w.Rec(b"k", b"v")])[:61] + rec)
+    struct.pack_into(">i", b, 8, len(b) - 12)
+    struct.pack_into(">I", b, 17, crc32c.crc32c(bytes(b[21:])))
+    return bytes(b)
+
+
+LIARS = {
+    "batch size 2 GiB": _patched(w.v2_batch([w.Rec(b"k", b"v")]), 8, ">i", INT32_MAX),
+    "batch size 2 GiB, active": _patched(w.v2_batch([w.Rec(b"k", b"v")]), 8, ">i", INT32_MAX),
+    "legacy size 2 GiB": _patched(w.legacy_message(1, b"k", b"v", timestamp=1), 8, ">i", INT32_MAX),
+    "records count 2^31-1": _patched(w.v2_batch([w.Rec(b"k", b"v")]), 57, ">i", INT32_MAX),
+    "records count 2^31-1, zstd": _patched(w.v2_batch([w.Rec(b"k", b"v")], codec=w.ZSTD), 57,
+                                          ">i", INT32_MAX),
+    "last offset delta 2^31-1": _patched(w.v2_batch([w.Rec(b"k", b"v")]), 23, ">i", INT32_MAX),
+    "record length 2^31-1": _record_varint(INT32_MAX, 0),
+    "key length 2^31-1": _record_varint(INT32_MAX, 3),
+    "value length 2^31-1": _record_varint(INT32_MAX, 4),
+    "header count 2^31-1": _record_varint(INT32_MAX, 5),
+    "legacy key length 2^31-1": _patched(w.legacy_message(1, b"k", b"v", timestamp=1), 26, ">i",
+                                         INT32_MAX),
+    "legacy value length 2^31-1": _patched(w.legacy_message(1, b"k", b"v", timestamp=1), 31,
+                                           ">i", INT32_MAX),
+    "xerial chunk 2 GiB": v2_bomb(w.SNAPPY, w.snappy_compress(b"x" * 100)[:16]
+                                  + struct.pack(">I", 1 << 31) + b"\x00" * 8),
+    "lz4 block 2 GiB": v2_bomb(w.LZ4, w.lz4_frame(b"x" * 100)[:7] + struct.pack("<I", INT32_MAX)
+                               + b"\x00" * 8),
+    "raw snappy claims 2 GiB": v2_bomb(w.SNAPPY, w.uvarint(1 << 31) + b"\x00"),
+}
+
+
+@pytest.mark.parametrize("name", list(LIARS))
+def test_a_length_claiming_2_gib_allocates_nothing(tmp_path: Path, name: str) -> None:
+    import json
+
+    d = tmp_path / "t-0"
+    d.mkdir()
+    log = "00000000000000000000.log" if "active" in name else "00000000000000000005.log"
+    if "active" not in name:  # an older segment, followed by the active one
+        (d / "00000000000000000009.log").write_bytes(w.v2_batch([w.Rec(b"k", b"v")],
+                                                                base_offset=9))
+    (d / log).write_bytes(LIARS[name] + AFTER)
+    if "active" in name:
+        (d / log).write_bytes(LIARS[name])
+    (d / "00000000000000000009.snapshot").write_bytes(
+        _patched(w.producer_snapshot([w.ProducerEntry(1)]), 6, ">i", INT32_MAX, fix_crc=False))
+    runs = [["dump", "--print-data-log", str(d)], ["dump", "--format", "json", "--deep-iteration",
+                                                   str(d)],
+            ["verify-crc", str(d)], ["verify-index", str(d)], ["size-report", str(d)],
+            ["find-offset", "--print-data-log", str(d), "1"]]
+    p = subprocess.run([sys.executable, "-c", _LAUNCH_MANY, json.dumps(runs)], cwd=tmp_path,
+                       capture_output=True, text=True)
+    codes, kb = json.loads(p.stdout.strip().splitlines()[-1])
+    print(f"{name}: exit {[c for c, _ in codes]}, peak RSS {kb / 1024:.0f} MB")
+    assert all(c in (0, 1, 2) and not crashed for c, crashed in codes), codes
+    assert kb / 1024 < 60, f"{name}: {kb / 1024:.0f} MB"

@@ -595,3 +595,43 @@ def test_a_directory_where_a_file_is_expected(kdump, tmp_path: Path) -> None:
         assert "00000000000000000000.index" in r.out
     r = kdump("dump", a / "00000000000000000000.index", watch=[root])
     assert r.rc == 2 and "is a directory" in r.out + r.err
+
+
+# ---------------------------------------------------------------------------------------
+# never a write
+# ---------------------------------------------------------------------------------------
+def test_inputs_are_only_ever_opened_read_only(kdump, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every open of a path under the inputs, by any subcommand, is O_RDONLY without
+    O_CREAT/O_TRUNC/O_APPEND (and files, sizes and mtimes are unchanged: the kdump
+    fixture checks that after every run)."""
+    import builtins
+
+    root = tmp_path / "logdir"
+    w.write_sample_logdir(root)
+    seen: list[tuple[str, int]] = []
+    real_open, real_builtin_open = os.open, builtins.open
+    writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+    def checked(path, flags, *args, **kw):  # type: ignore[no-untyped-def]
+        if str(path).startswith(str(root)):
+            seen.append((str(path), flags))
+        return real_open(path, flags, *args, **kw)
+
+    def checked_builtin(path, mode="r", *args, **kw):  # type: ignore[no-untyped-def]
+        if isinstance(path, str | os.PathLike) and str(path).startswith(str(root)):
+            assert set(str(mode)) <= set("rbt"), (path, mode)
+        return real_builtin_open(path, mode, *args, **kw)
+
+    monkeypatch.setattr(os, "open", checked)
+    monkeypatch.setattr(builtins, "open", checked_builtin)
+    part = root / "orders-0"
+    for args in (["dump", "--deep-iteration", root], ["dump", "--print-data-log", root],
+                 ["verify-crc", root], ["verify-index", root],
+                 ["verify-index", "--rebuild-into", tmp_path / "rebuilt", root],
+                 ["size-report", root], ["find-offset", "--print-data-log", part, "50"],
+                 ["find-time", part, "1700000000000"]):
+        r = kdump(*args, watch=[root])
+        clean(r)
+    assert seen, "no input was opened"
+    assert all(flags & writing == 0 for _, flags in seen), [p for p, f in seen if f & writing]

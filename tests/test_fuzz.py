@@ -1,0 +1,122 @@
+"""The mutation fuzzer, on a fixed CI budget (see docs/fuzzing.md).
+
+``KDUMP_FUZZ_CASES`` cases (default 2000, about 40 s on two cores) of seed
+``KDUMP_FUZZ_SEED`` (default ``ci``: the same cases every run) go through
+``python -m tests.fuzz.run`` in two worker processes, one using the native extension
+and one pure Python, so a crash in native code fails this test instead of killing
+pytest.  Every case damages one file of the seed corpus (tests/fuzz/corpus.py) and
+runs kdump subcommands on it; the rules each run keeps are in tests/fuzz/harness.py.
+
+A longer run, for developers::
+
+    KDUMP_FUZZ_CASES=100000 .venv/bin/python -m pytest tests/test_fuzz.py
+    .venv/bin/python -m tests.fuzz.run --cases 100000 --jobs 8 --seed $RANDOM --save /tmp/found
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+try:
+    from tests.fuzz import harness, mutate
+except ImportError:  # pragma: no cover
+    from fuzz import harness, mutate  # type: ignore[no-redef, unused-ignore]
+
+REPO = Path(__file__).resolve().parent.parent
+CASES = int(os.environ.get("KDUMP_FUZZ_CASES", "2000"))
+SEED = os.environ.get("KDUMP_FUZZ_SEED", "ci")
+JOBS = int(os.environ.get("KDUMP_FUZZ_JOBS", "2"))
+
+
+def test_mutation_fuzzer_ci_budget() -> None:
+    cmd = [sys.executable, "-m", "tests.fuzz.run", "--cases", str(CASES), "--seed", SEED,
+           "--jobs", str(JOBS), "--max-failures", "20"]
+    r = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True,
+                       timeout=max(600, CASES * 2))
+    summary = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ""
+    print(summary)
+    assert r.returncode == 0, r.stdout[-20000:] + r.stderr[-5000:]
+    assert f"{CASES} cases" in summary, r.stdout[-5000:]
+
+
+# --- the fuzzer's own machinery ----------------------------------------------------------
+def test_cases_are_deterministic(tmp_path: Path) -> None:
+    """Case i of a seed is the same case every time (replay depends on it)."""
+    corpus = harness.Corpus.load(_corpus(tmp_path))
+    a = harness.run_case(corpus, "det", 7, tmp_path / "a")
+    b = harness.run_case(corpus, "det", 7, tmp_path / "b")
+    assert (a.target, a.mutation) == (b.target, b.mutation)
+    def norm(res: harness.CaseResult, d: Path) -> list[list[str]]:
+        return [[x.replace(str(d), "") for x in r.args] for r in res.runs]
+
+    assert norm(a, tmp_path / "a") == norm(b, tmp_path / "b")
+
+
+def test_the_rules_catch_what_they_should() -> None:
+    ok = harness.Run(["dump", "--format", "json", "x"], 0, '{"a":1}\n', "", 0.1)
+    assert harness.check_run(ok) == []
+    for bad in (harness.Run(["dump", "x"], 3, "", "boom", 0.1),
+                harness.Run(["dump", "x"], 2, "", "Traceback (most recent call last):", 0.1),
+                harness.Run(["dump", "x"], 2, "", "kdump: internal error: KeyError", 0.1),
+                harness.Run(["dump", "x"], 1, "", "", 0.1),
+                harness.Run(["dump", "--format", "json", "x"], 0, "{not json\n", "", 0.1),
+                harness.Run(["dump", "x"], None, "", "", 99.0, timed_out=True)):
+        assert harness.check_run(bad), bad
+
+
+def test_the_timer_stops_a_hang() -> None:
+    import kdump.cli
+
+    real = kdump.cli.main
+
+    def spin(argv: list[str]) -> None:
+        while True:
+            pass
+
+    kdump.cli.main = spin  # type: ignore[assignment]
+    try:
+        r = harness.run_kdump(["dump", "x"], timeout=0.3)
+    finally:
+        kdump.cli.main = real
+    assert r.timed_out and harness.check_run(r)
+
+
+def test_framing_and_record_fields_find_the_structure() -> None:
+    try:
+        from tests import writer as w
+    except ImportError:  # pragma: no cover
+        import writer as w  # type: ignore[no-redef, unused-ignore]
+    b1 = w.v2_batch([w.Rec(b"k", b"v", [("h", None)]), w.Rec(None, b"")], base_offset=5)
+    b2 = w.legacy_message(1, b"a", b"b", offset=7, timestamp=1)
+    spans = mutate.frame(b1 + b2 + b"\x00" * 5)
+    assert [(s.start, s.end, s.magic) for s in spans] == [(0, len(b1), 2),
+                                                          (len(b1), len(b1) + len(b2), 1)]
+    names = [n for n, _, _ in mutate.record_fields(b1, 61, len(b1))]
+    assert names == ["record_length", "timestamp_delta", "offset_delta", "key_length",
+                     "value_length", "header_count", "header_key_length",
+                     "header_value_length", "record_length", "timestamp_delta",
+                     "offset_delta", "key_length", "value_length", "header_count"]
+    rng = random.Random(1)
+    for _ in range(50):  # synthesized batches frame as one entry with a valid length
+        data, _ = mutate.log_synth(rng, b1, mutate.frame(b1))
+        assert mutate.frame(data)
+
+
+def _corpus(tmp_path: Path) -> Path:
+    from tests.fuzz.corpus import build_corpus
+
+    return build_corpus(tmp_path / "corpus")
+
+
+@pytest.mark.parametrize("name,kind", [("00000000000000000000.log", "log"),
+                                       ("00000000000000000004-0000000001.checkpoint", "kraft-snapshot"),
+                                       ("leader-epoch-checkpoint", "text"),
+                                       ("00000000000000000005.snapshot", "producer-snapshot")])
+def test_kind_of(name: str, kind: str) -> None:
+    assert harness.kind_of(name) == kind
