@@ -635,3 +635,24 @@ def test_inputs_are_only_ever_opened_read_only(kdump, tmp_path: Path,
         clean(r)
     assert seen, "no input was opened"
     assert all(flags & writing == 0 for _, flags in seen), [p for p, f in seen if f & writing]
+
+
+# ---------------------------------------------------------------------------------------
+# hostile arguments
+# ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("args", [
+    ["find-time", "{d}", "9" * 5000],  # past int()'s 4300 digits: was 'internal error'
+    ["find-time", "{d}", "\u00b2"],  # a digit to str.isdigit, not to int(): was 'internal error'
+    ["find-time", "{d}", "not a time"],
+    ["find-offset", "{d}", "9" * 5000],
+    ["size-report", "--top", "-5", "{d}"],  # was taken: 'all rows but the last five'
+    ["verify-index", "--index-interval-bytes", "-5", "{d}"],
+    ["dump", "--max-bytes", "-1", "{d}"],
+    ["dump", "--max-batch-bytes", "1Q", "{d}"],
+])
+def test_hostile_arguments_are_usage_errors(kdump, tmp_path: Path, args: list[str]) -> None:
+    d, _ = _partition(tmp_path)
+    r = kdump(*[a.replace("{d}", str(d)) for a in args], watch=[d])
+    clean(r)
+    assert r.rc == 2, (r.out, r.err)
+    assert r.err.strip()

@@ -57,7 +57,7 @@ def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt:
 @click.option("--rebuild-into", type=click.Path(file_okay=False), default=None,
               help="Write the .index, .timeindex and .txnindex files Kafka would rebuild into "
               "DIR/<partition>/ (never in place) and report how they differ from those on disk.")
-@click.option("--index-interval-bytes", type=int, default=4096, show_default=True,
+@click.option("--index-interval-bytes", type=click.IntRange(min=0), default=4096, show_default=True,
               help="The topic's index.interval.bytes, for rebuilding.")
 @format_option()
 def verify_index_command(paths: tuple[str, ...], sanity_only: bool, rebuild_into: str | None,

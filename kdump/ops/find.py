@@ -329,7 +329,10 @@ def parse_timestamp(text: str) -> int:
 
     t = text.strip()
     if t.lstrip("-").isdigit():
-        return int(t)
+        try:
+            return int(t)
+        except ValueError:  # past 4300 digits, or digits int() does not take ('²')
+            raise UsageError(f"{text[:40]!r} is not a timestamp in epoch milliseconds") from None
     iso = t[:-1] + "+00:00" if t.endswith(("Z", "z")) else t
     try:
         dt = datetime.fromisoformat(iso)
