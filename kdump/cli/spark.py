@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, TextIO, TypeVar
+from typing import Any, TypeVar
 
 import click
 
 from . import cli
 from .exitcodes import ExitCode
-from .options import format_option, max_batch_bytes_option, resolve_format, run, stderr, stdout
+from .options import (
+    format_option,
+    max_batch_bytes_option,
+    resolve_format,
+    rows_renderer,
+    run,
+    stderr,
+    stdout,
+)
+from .verify import verify_crc_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -148,11 +157,7 @@ def spark_size_report(paths: tuple[str, ...], by: str, top: int | None, shallow:
 
 @spark_group.command("verify-crc")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--shallow", is_flag=True,
-              help="Check checksums, framing and batch offsets only; skip decompression and "
-              "record-level consistency checks.")
-@click.option("--strict", is_flag=True,
-              help="Stop reading a log at the first damaged batch instead of resynchronising.")
+@verify_crc_options
 @format_option()
 @max_batch_bytes_option
 @spark_options
@@ -173,37 +178,6 @@ def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: s
         return run(verify_crc(ks, paths, opts), renderer)
 
     return _spark_job(master, conf, verbose, ship, body)
-
-
-class ExportTextRenderer:
-    """Problems on stderr, one line each; the result on stdout."""
-
-    def __init__(self, out: TextIO, err: TextIO) -> None:
-        self.out = out
-        self.err = err
-
-    def emit(self, item: object) -> None:
-        from ..findings import Problem
-        from ..render.common import problem_line
-
-        if isinstance(item, Problem):
-            self.err.write(problem_line(item) + "\n")
-            return
-        to_json = getattr(item, "to_json", None)
-        if to_json is None:
-            return
-        d = to_json()
-        if not d["segments"]:
-            self.out.write(f"no segments found: nothing written to {d['output']}\n")
-            return
-        what = "records" if d["level"] == "record" else "batches"
-        self.out.write(
-            f"exported {d['rows']} {what} from {d['segments']} segments ({d['tasks']} tasks) to "
-            f"{d['output']}: Parquet, partitioned by topic and partition\n")
-
-    def close(self) -> None:
-        self.out.flush()
-        self.err.flush()
 
 
 @spark_group.command("export")
@@ -265,7 +239,8 @@ def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str |
     if topics:
         options["topics"] = ",".join(topics)
     f = resolve_format(fmt, default_text=True)
-    renderer: object = JsonRenderer(stdout()) if f == "json" else ExportTextRenderer(stdout(), stderr())
+    renderer: object = JsonRenderer(stdout()) if f == "json" else rows_renderer(
+        f, table="ExportTextRenderer", text="ExportTextRenderer")
 
     def body(ks: Any) -> ExitCode:
         from ..spark.jobs import export

@@ -6,7 +6,7 @@ import click
 
 from . import cli
 from .exitcodes import ExitCode
-from .options import format_option, max_batch_bytes_option, resolve_format, run, stderr, stdout
+from .options import F, format_option, max_batch_bytes_option, resolve_format, run, stderr, stdout
 
 
 def findings_renderer(fmt: str | None) -> object:
@@ -24,13 +24,19 @@ def findings_renderer(fmt: str | None) -> object:
     return FindingsTextRenderer(stdout(), stderr())
 
 
+def verify_crc_options(f: F) -> F:
+    """--shallow and --strict, shared by verify-crc and spark verify-crc."""
+    f = click.option("--strict", is_flag=True,
+                     help="Stop reading a log at the first damaged batch instead of "
+                     "resynchronising.")(f)
+    return click.option("--shallow", is_flag=True,
+                        help="Check checksums, framing and batch offsets only; skip "
+                        "decompression and record-level consistency checks.")(f)
+
+
 @cli.command("verify-crc")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--shallow", is_flag=True,
-              help="Check checksums, framing and batch offsets only; skip decompression and "
-              "record-level consistency checks.")
-@click.option("--strict", is_flag=True,
-              help="Stop reading a log at the first damaged batch instead of resynchronising.")
+@verify_crc_options
 @format_option()
 @max_batch_bytes_option
 def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: str | None,

@@ -275,3 +275,16 @@ class DigestTableRenderer(ObjectRenderer):
                 g.add_row(d["group"], d["protocol_type"], str(d["generation"]),
                           d["protocol"] or "", str(d["members"]))
             self.console.print(g)
+
+
+class ExportTextRenderer(ObjectRenderer):
+    """kdump spark export's answer: problems on stderr, one line on stdout."""
+
+    def row(self, d: dict[str, Any]) -> None:
+        if not d["segments"]:
+            self.out.write(f"no segments found: nothing written to {d['output']}\n")
+            return
+        what = "records" if d["level"] == "record" else "batches"
+        self.out.write(
+            f"exported {d['rows']} {what} from {d['segments']} segments ({d['tasks']} tasks) to "
+            f"{d['output']}: Parquet, partitioned by topic and partition\n")
