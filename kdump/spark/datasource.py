@@ -19,7 +19,7 @@ One row per record (``level=batch``: per batch), with the columns of
 ``all_files``        ``true`` also reads leftovers (.deleted, .cleaned, .swap), -delete /
                      -future / -stray partition directories and KRaft snapshots
 ``ignore_unreadable`` ``true`` skips paths that cannot be read instead of failing
-``max_batch_bytes``  most bytes one batch may decompress to (default 256M)
+``max_batch_bytes``  most bytes one batch may decompress to (default 16M)
 
 Planning lists the files where the query is planned (the driver); every task opens
 its segment itself and reads it in chunks.  Paths must be readable from the driver
