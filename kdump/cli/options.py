@@ -119,8 +119,12 @@ def run(items: Iterable[object], renderer: Any, *, progress: Iterable[str] = (),
                         io_error = True
                     elif item.is_failure:
                         problems = True
-    finally:
+    except BrokenPipeError:
+        raise  # the reader went away (``| head``): no closing summaries on stderr
+    except BaseException:
         renderer.close()
+        raise
+    renderer.close()
     if io_error:
         return ExitCode.ERROR
     return ExitCode.PROBLEMS if problems else ExitCode.OK
