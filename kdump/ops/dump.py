@@ -17,7 +17,7 @@ from .. import layouts as L
 from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import Decoded, PayloadDecoder
 from ..decoders.simple import StringDecoder
-from ..errors import CorruptDataError, DecompressionError, KdumpError, LimitExceeded
+from ..errors import CorruptDataError, KdumpError
 from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, time_index_sanity
 from ..files.logdir import KafkaFile, walk
 from ..files.snapshot import read_producer_snapshot
@@ -36,6 +36,7 @@ from ..records.file_records import Batch, LogReader
 from ..records.record import Record
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
 from ..source import FileSource
+from .batch_findings import crc_problem, record_problem
 from .events import (
     BatchEvent,
     CheckpointEntryEvent,
@@ -182,7 +183,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             batches += 1
             problems: list[Problem] = []
             if not batch.crc_valid:
-                problems.append(_crc_problem(batch))
+                problems.append(crc_problem(batch))
             records: list[RecordEvent] | None = None
             if deep and fast_events is not None and not batch.is_control \
                     and isinstance(batch, RecordBatch) and batch.records_count <= RECORD_CHUNK:
@@ -280,16 +281,6 @@ def _plain_strings(decoder: PayloadDecoder) -> bool:
             and type(decoder.value) is StringDecoder)
 
 
-def _crc_problem(batch: Batch) -> Problem:
-    algo = "CRC-32C" if batch.magic >= 2 else "CRC-32"
-    return Problem(
-        batch.path, batch.position, "crc-mismatch",
-        f"stored {algo} {batch.crc} does not match the computed {batch.compute_crc()}",
-        base_offset=batch.base_offset if batch.magic >= 2 else batch.last_offset,
-        length=batch.size,
-    )
-
-
 def _gap(path: str, batch: Batch, after: int, nxt: int) -> Problem:
     if nxt > after:
         return Problem(path, batch.position, "offset-gap",
@@ -298,19 +289,6 @@ def _gap(path: str, batch: Batch, after: int, nxt: int) -> Problem:
     return Problem(path, batch.position, "offset-order",
                    f"offset {after} is followed by {nxt}, not a higher offset",
                    severity=ERROR, extra={"after": after, "next": nxt})
-
-
-def record_problem(batch: Batch, e: KdumpError) -> Problem:
-    """A batch whose records cannot be read, as a finding."""
-    if isinstance(e, LimitExceeded):
-        kind = "batch-too-large"
-    elif isinstance(e, DecompressionError):
-        kind = "decompression-error"
-    else:
-        kind = "invalid-record"
-    return Problem(batch.path, batch.position, kind, e.message,
-                   base_offset=batch.base_offset if batch.magic >= 2 else batch.last_offset,
-                   length=batch.size)
 
 
 # --- indexes ---------------------------------------------------------------------------

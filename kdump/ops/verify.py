@@ -27,6 +27,7 @@ from ..records.legacy import LegacyBatch
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
+from .batch_findings import crc_problem, record_problem
 
 LOG_KINDS = ("log", "kraft-snapshot", "bootstrap-snapshot")
 _native_run = None if speedups is None else speedups.verify_v2_run
@@ -107,19 +108,6 @@ class Summary:
         }
 
 
-def _crc_problem(batch: Batch) -> Problem:
-    # kdump.ops.dump (and all it imports) only when there is something to report
-    from .dump import _crc_problem as crc_problem
-
-    return crc_problem(batch)
-
-
-def record_problem(batch: Batch, e: KdumpError) -> Problem:
-    from .dump import record_problem as problem
-
-    return problem(batch, e)
-
-
 def verify_crc(paths: Iterable[str], opts: VerifyOptions) -> Iterator[Problem | FileResult | Summary]:
     summary = Summary("verify-crc")
     for item in walk(paths):
@@ -191,7 +179,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
                 bad = False
                 if not batch.crc_valid:
                     bad = True
-                    yield _crc_problem(batch)
+                    yield crc_problem(batch)
                 first = batch.base_offset if batch.magic >= 2 else batch.last_offset
                 if prev_last is None and segment_base is not None and batch.last_offset < segment_base:
                     bad = True
