@@ -60,6 +60,9 @@ class Segment:
     index: KafkaFile | None = None
     time_index: KafkaFile | None = None
     txn_index: KafkaFile | None = None
+    #: index entries, loaded once by the sanity checks and reused by the log pass
+    offset_entries: _Entries | None = None
+    time_entries: _Entries | None = None
 
 
 @dataclass(slots=True)
@@ -255,33 +258,15 @@ def _sanity(seg: Segment, active: bool) -> Iterator[Problem]:
                     + ("for the active segment" if active else
                        "and never trimmed: the segment was not closed cleanly") + ")",
                     length=zero_slots * idx.entry_size, severity=INFO if active else WARNING)
-            if used > MAX_INDEX_ENTRIES:
-                continue
-            prev_key: int | None = None
-            prev_pos = -1
-            for slot in range(used):
-                e = idx.entry(slot)
-                where = slot * idx.entry_size
-                if isinstance(idx, OffsetIndex):
-                    key, pos = e.offset, e.position  # type: ignore[union-attr]
-                    if prev_key is not None and (key <= prev_key or pos <= prev_pos):
-                        yield Problem(f.path, where, "index-order",
-                                      f"entry {slot} (offset {key}, position {pos}) does not "
-                                      f"ascend from the previous (offset {prev_key}, position "
-                                      f"{prev_pos})")
-                    if log_size is not None and pos >= log_size:
-                        yield Problem(f.path, where, "index-position",
-                                      f"entry {slot} points at byte {pos}, past the end of the "
-                                      f"log ({log_size} bytes)",
-                                      extra={"index_offset": key, "log_offset": -1})
-                    prev_pos = pos
-                else:
-                    key = e.timestamp  # type: ignore[union-attr]
-                    if prev_key is not None and key <= prev_key:
-                        yield Problem(f.path, where, "index-order",
-                                      f"entry {slot}: timestamp {key} is not above the previous "
-                                      f"entry's {prev_key}")
-                prev_key = key
+        entries = _load_entries(f, cls, seg.base)
+        if entries is None:
+            continue
+        if cls is OffsetIndex:
+            seg.offset_entries = entries
+            yield from _offset_order(f.path, entries, seg.base, log_size)
+        else:
+            seg.time_entries = entries
+            yield from _time_order(f.path, entries)
     if seg.txn_index is not None:
         try:
             with FileSource(seg.txn_index.path) as src:
@@ -300,6 +285,31 @@ def _sanity(seg: Segment, active: bool) -> Iterator[Problem]:
                                   length=tail, severity=WARNING)
         except KdumpError as err:
             yield Problem(seg.txn_index.path, None, "unreadable-file", err.message)
+
+
+def _offset_order(path: str, e: _Entries, base: int, log_size: int | None) -> Iterator[Problem]:
+    """Offset index entries ascend (offset and position) and point inside the log."""
+    size = L.OFFSET_INDEX_ENTRY_SIZE
+    for slot in range(len(e)):
+        key, pos = base + e.first[slot], e.second[slot]
+        if slot and (e.first[slot] <= e.first[slot - 1] or pos <= e.second[slot - 1]):
+            yield Problem(path, slot * size, "index-order",
+                          f"entry {slot} (offset {key}, position {pos}) does not ascend from "
+                          f"the previous (offset {base + e.first[slot - 1]}, position "
+                          f"{e.second[slot - 1]})")
+        if log_size is not None and pos >= log_size:
+            yield Problem(path, slot * size, "index-position",
+                          f"entry {slot} points at byte {pos}, past the end of the log "
+                          f"({log_size} bytes)", extra={"index_offset": key, "log_offset": -1})
+
+
+def _time_order(path: str, e: _Entries) -> Iterator[Problem]:
+    """Time index timestamps strictly increase."""
+    for slot in range(1, len(e)):
+        if e.first[slot] <= e.first[slot - 1]:
+            yield Problem(path, slot * L.TIME_INDEX_ENTRY_SIZE, "index-order",
+                          f"entry {slot}: timestamp {e.first[slot]} is not above the previous "
+                          f"entry's {e.first[slot - 1]}")
 
 
 @dataclass(slots=True)
@@ -353,8 +363,8 @@ def _segment_pass(
     feeds the partition-level producer, transaction and epoch state."""
     assert seg.log is not None
     base = seg.base
-    offset_entries = _load_entries(seg.index, OffsetIndex, base)
-    time_entries = _load_entries(seg.time_index, TimeIndex, base)
+    offset_entries = seg.offset_entries  # loaded by _sanity
+    time_entries = seg.time_entries
     empty = _Entries(array("i"), array("i"))
     # offset entries merged with the batches by position, time entries by offset (both
     # ascend in a sane segment); entries matching no batch are kept by slot
