@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import DecompressionError, KdumpError, LimitExceeded
+from ..errors import DecompressionError, KdumpError, LimitExceeded, RecordTooLarge
 from ..findings import Problem
 from ..records.faults import RecordFault
 
@@ -31,6 +31,8 @@ def record_problem(batch: Batch, e: KdumpError) -> Problem:
     """A batch whose records cannot be read, kind chosen by the error's class."""
     if isinstance(e, RecordFault):
         kind = e.kind
+    elif isinstance(e, RecordTooLarge):
+        kind = "record-too-large"
     elif isinstance(e, LimitExceeded):
         kind = "batch-too-large"
     elif isinstance(e, DecompressionError):
