@@ -3,11 +3,13 @@ before the fix."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import writer as w
 from conftest import KdumpRunner, subprocess_env
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,3 +46,49 @@ def test_importing_the_cli_leaves_sigint_alone() -> None:
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=subprocess_env(), cwd=ROOT, timeout=60)
     assert r.stdout == "True\n", r.stderr
+
+
+# --- size-report ---------------------------------------------------------------------
+def test_shallow_size_report_says_unknown_not_zero(kdump: KdumpRunner, sample_dir: Path) -> None:
+    r = kdump("size-report", sample_dir / "orders-0", "--shallow")
+    assert r.rc == 0
+    head, row = r.out.splitlines()[:2]
+    cols = dict(zip(head.split(), row.split(), strict=True))
+    assert [cols[k] for k in ("key_bytes", "value_bytes", "header_bytes", "overhead_bytes",
+                              "ratio")] == ["-"] * 5
+    r = kdump("size-report", sample_dir / "orders-0", "--shallow", "--format", "json")
+    total = json.loads(r.out.splitlines()[-1])
+    assert [total[k] for k in ("key_bytes", "value_bytes", "header_bytes", "payload_bytes",
+                               "overhead_bytes", "compression_ratio")] == [None] * 6
+    deep = json.loads(kdump("size-report", sample_dir / "orders-0", "--format",
+                            "json").out.splitlines()[-1])
+    assert deep["key_bytes"] == 1320 and deep["compression_ratio"] is not None
+
+
+def test_by_segment_lists_only_segments(kdump: KdumpRunner, sample_dir: Path) -> None:
+    r = kdump("size-report", sample_dir / "orders-0", "--by", "segment", "--format", "json")
+    rows = [json.loads(x) for x in r.out.splitlines()]
+    assert [d["segment"] for d in rows[:-1]] == [
+        "00000000000000000000", "00000000000000000050", "00000000000000000120", None]
+    other = rows[-2]
+    # leader-epoch-checkpoint, partition.metadata and the snapshot at the log end
+    assert other["segments"] == 0 and other["bytes"] == sum(
+        (sample_dir / "orders-0" / n).stat().st_size
+        for n in ("leader-epoch-checkpoint", "partition.metadata",
+                  "00000000000000000162.snapshot"))
+    text = kdump("size-report", sample_dir / "orders-0", "--by", "segment").out
+    assert "leader-epoch-checkpoint" not in text and "orders-0/(other) " in text
+
+
+def test_a_batch_too_large_to_count_makes_the_totals_inexact(kdump: KdumpRunner,
+                                                            tmp_path: Path) -> None:
+    part = tmp_path / "bomb-0"
+    pw = w.PartitionWriter(part)
+    pw.append(w.v2_batch([w.Rec(b"k", bytes(3 << 20))], codec=w.ZSTD))
+    pw.close()
+    r = kdump("size-report", part, "--max-batch-bytes", "1M", "--format", "json")
+    assert r.rc == 1
+    total = json.loads(r.out.splitlines()[-1])
+    assert total["records_exact"] is False and total["records"] == 0
+    problem = json.loads(r.out.splitlines()[0])
+    assert problem["kind"] == "batch-too-large" and "records are not counted" in problem["detail"]
