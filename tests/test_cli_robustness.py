@@ -4,7 +4,6 @@ before the fix."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -92,3 +91,48 @@ def test_a_batch_too_large_to_count_makes_the_totals_inexact(kdump: KdumpRunner,
     assert total["records_exact"] is False and total["records"] == 0
     problem = json.loads(r.out.splitlines()[0])
     assert problem["kind"] == "batch-too-large" and "records are not counted" in problem["detail"]
+
+
+# --- find-offset / find-time options --------------------------------------------------
+def test_negative_offset_is_a_clear_usage_error(kdump: KdumpRunner, sample_dir: Path) -> None:
+    for args in (("-5",), ("-5", "--format", "json")):
+        r = kdump("find-offset", sample_dir / "orders-0", *args)
+        assert r.rc == 2 and "No such option" not in r.err
+        assert "-5: offsets are never negative" in r.err
+
+
+def test_epoch_seconds_are_refused_with_a_hint(kdump: KdumpRunner, sample_dir: Path) -> None:
+    r = kdump("find-time", sample_dir / "orders-0", "1700000025")
+    assert (r.rc, r.out) == (2, "")
+    assert r.err == ("kdump: 1700000025 looks like epoch seconds (2023-11-14T22:13:45Z); "
+                     "find-time takes epoch milliseconds: use 1700000025000 or "
+                     "2023-11-14T22:13:45Z (as milliseconds it would be 1970-01-20T16:13:20Z; "
+                     "give that ISO time to mean it)\n")
+    assert kdump("find-time", sample_dir / "orders-0", "1700000025000").rc == 0
+
+
+def _offsets_partition(root: Path) -> Path:
+    from test_internal_topics import offset_key, offset_value_v3
+
+    part = root / "__consumer_offsets-3"
+    pw = w.PartitionWriter(part)
+    pw.append(w.v2_batch([w.Rec(offset_key("g1", "orders", 0), offset_value_v3(42, 1000))]))
+    pw.close()
+    return part
+
+
+def test_find_decodes_internal_topics_like_dump(kdump: KdumpRunner, tmp_path: Path) -> None:
+    part = _offsets_partition(tmp_path)
+    dumped = next(x for x in kdump("dump", part, "--print-data-log").out.splitlines()
+              if x.startswith("| offset: 0 "))
+    found = kdump("find-offset", part, "0", "--print-data-log").out.splitlines()[-1]
+    assert found == dumped and "\x00" not in found and '"group":"g1"' in found
+    j = json.loads(kdump("find-time", part, "0", "--print-data-log",
+                         "--format", "json").out)
+    d = next(json.loads(x) for x in kdump("dump", part, "--print-data-log", "--format", "json")
+         .out.splitlines() if '"type":"record"' in x)
+    assert (j["key"], j["value"]) == (d["key"], d["value"])
+    raw = kdump("find-offset", part, "0", "--print-data-log", "--decoder", "hex").out
+    from test_internal_topics import offset_key
+
+    assert "key: " + offset_key("g1", "orders", 0).hex() in raw
