@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
@@ -246,7 +247,7 @@ def _level_key(row: SizeRow, by: str) -> tuple[Any, ...]:
 
 def _account(f: KafkaFile, row: SizeRow, opts: SizeOptions) -> Iterator[Problem]:
     try:
-        size = os.stat(f.path).st_size
+        size = kfs.getsize(f.path)
     except OSError as e:
         yield Problem(f.path, None, "unreadable-file", (e.strerror or str(e)).lower())
         return

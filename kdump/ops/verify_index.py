@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..errors import KdumpError, UsageError
 from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, time_index_sanity
@@ -118,7 +119,7 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary) ->
         if current and current_dir is not None:
             state = PartitionState(current[0].topic or "", current[0].partition or 0, current_dir)
             yield from verify_partition(current_dir, list(current), opts, state, summary)
-            logdir = os.path.dirname(os.path.abspath(current_dir))
+            logdir = os.path.dirname(kfs.abspath(current_dir))
             partitions.setdefault(logdir, {})[(state.topic, state.partition)] = state
         current.clear()
 
@@ -128,9 +129,9 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary) ->
                 yield item
             continue
         if item.topic is None:  # log-dir root file
-            roots.setdefault(os.path.dirname(os.path.abspath(item.path)), []).append(item)
+            roots.setdefault(os.path.dirname(kfs.abspath(item.path)), []).append(item)
             continue
-        d = os.path.dirname(os.path.abspath(item.path))
+        d = os.path.dirname(kfs.abspath(item.path))
         if d != current_dir:
             yield from flush()
             current_dir = d
@@ -223,7 +224,7 @@ def _sanity(seg: Segment, active: bool) -> Iterator[Problem]:
     log_size = None
     if seg.log is not None:
         try:
-            log_size = os.stat(seg.log.path).st_size
+            log_size = kfs.getsize(seg.log.path)
         except OSError:
             log_size = None
     for f, cls in ((seg.index, OffsetIndex), (seg.time_index, TimeIndex)):
