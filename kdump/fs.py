@@ -115,7 +115,7 @@ def filesystem(url: str) -> tuple[Any, str]:
         fs = _fs_cache.get(key)
         if fs is None:
             try:
-                fs = fsspec.filesystem(protocol)
+                fs = fsspec.filesystem(protocol, skip_instance_cache=True)
             except ImportError:
                 raise InputError(f"{scheme}:// URLs need the '{extra}' extra; {hint}",
                                  path=url) from None
@@ -128,6 +128,14 @@ def filesystem(url: str) -> tuple[Any, str]:
     return fs, inner
 
 
+def clear_cache() -> None:
+    """Forget the filesystems and object sizes of this process (the environment that
+    configures them changed: tests)."""
+    with _fs_lock:
+        _fs_cache.clear()
+    _known_sizes.clear()
+
+
 def _reason(e: BaseException) -> str:
     """A one-line reason for a backend's exception (never a traceback)."""
     if isinstance(e, FileNotFoundError):
@@ -135,8 +143,19 @@ def _reason(e: BaseException) -> str:
     if isinstance(e, PermissionError):
         text = str(e).strip()
         return "access denied" + (f" ({_one_line(text)})" if text else "")
-    text = _one_line(str(e)) or type(e).__name__
-    return text
+    cause = e.__cause__
+    response = getattr(cause, "response", None)  # botocore's ClientError behind s3fs's OSError
+    if isinstance(response, dict):
+        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        err = response.get("Error", {})
+        parts = [f"HTTP {status}" if status else "", str(err.get("Code") or ""),
+                 str(err.get("Message") or "")]
+        text = _one_line(" ".join(p for p in parts if p))
+        if text:
+            return text
+    if isinstance(e, OSError) and e.strerror:
+        return _one_line(e.strerror)
+    return _one_line(str(e)) or type(e).__name__
 
 
 def _one_line(text: str) -> str:
