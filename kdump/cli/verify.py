@@ -77,8 +77,9 @@ def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt:
 @click.option("--index-interval-bytes", type=click.IntRange(min=0), default=4096, show_default=True,
               help="The topic's index.interval.bytes, for rebuilding.")
 @format_option()
+@jobs_option
 def verify_index_command(paths: tuple[str, ...], sanity_only: bool, rebuild_into: str | None,
-                         index_interval_bytes: int, fmt: str | None) -> ExitCode:
+                         index_interval_bytes: int, fmt: str | None, jobs: int | None) -> ExitCode:
     """Check indexes, snapshots and checkpoints against the logs.
 
     Offset and time indexes entry by entry against the batches (as DumpLogSegments
@@ -91,5 +92,5 @@ def verify_index_command(paths: tuple[str, ...], sanity_only: bool, rebuild_into
 
     opts = VerifyIndexOptions(sanity_only=sanity_only, rebuild_into=rebuild_into,
                               index_interval_bytes=index_interval_bytes)
-    return run(verify_index(paths, opts), findings_renderer(fmt), progress=paths,
+    return run(verify_index(paths, opts, resolve_jobs(jobs)), findings_renderer(fmt), progress=paths,
                label="verify-index")
