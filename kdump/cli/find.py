@@ -9,9 +9,9 @@ from .exitcodes import ExitCode
 from .options import (
     decoder_option,
     format_option,
+    jobs_option,
     key_value_decoder_options,
     make_decoder,
-    jobs_option,
     max_batch_bytes_option,
     payload_encoding_option,
     resolve_format,
