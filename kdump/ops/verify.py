@@ -14,12 +14,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .. import layouts as L
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..findings import ERROR, INFO, Problem
+from ..parallel import ordered_map
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.legacy import LegacyBatch
@@ -106,8 +108,34 @@ class Summary:
         }
 
 
-def verify_crc(paths: Iterable[str], opts: VerifyOptions) -> Iterator[Problem | FileResult | Summary]:
+def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
+               ) -> Iterator[Problem | FileResult | Summary]:
+    """Every log under ``paths``; ``jobs`` worker processes check logs in parallel (the
+    output is the same for any ``jobs``)."""
     summary = Summary("verify-crc")
+    if jobs <= 1:  # streaming, problems as they are found
+        yield from _verify_serial(paths, opts, summary)
+        return
+    work = partial(verify_one, opts)
+    for done in ordered_map(work, walk(paths), jobs, _is_log):
+        if isinstance(done, Problem):
+            if done.severity != INFO:
+                summary.add_problem(done)
+                yield done
+            continue
+        if isinstance(done, KafkaFile):
+            continue
+        problems, result = done
+        for p in problems:
+            summary.add_problem(p)
+            yield p
+        summary.add_file(result)
+        yield result
+    yield summary
+
+
+def _verify_serial(paths: Iterable[str], opts: VerifyOptions, summary: Summary
+                   ) -> Iterator[Problem | FileResult | Summary]:
     for item in walk(paths):
         if isinstance(item, Problem):
             if item.severity != INFO:
@@ -124,6 +152,18 @@ def verify_crc(paths: Iterable[str], opts: VerifyOptions) -> Iterator[Problem | 
         summary.add_file(result)
         yield result
     yield summary
+
+
+def _is_log(item: object) -> bool:
+    return isinstance(item, KafkaFile) and item.kind in LOG_KINDS
+
+
+def verify_one(opts: VerifyOptions, f: KafkaFile) -> tuple[list[Problem], FileResult]:
+    """One log checked: its problems and its result (a worker's unit of work)."""
+    result = FileResult(f.path)
+    problems = list(verify_log(f, opts, result))
+    result.problems = len(problems)
+    return problems, result
 
 
 def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterator[Problem]:
