@@ -113,15 +113,14 @@ def test_header_bomb_dump(header_bomb: Path, argv: list[str]) -> None:
 
 @pytest.mark.slow
 def test_header_bomb_find_offset(header_bomb: Path) -> None:
-    """The batch holding the offset is found (exit 0, find-offset's rule); its records
-    are not read, and a note says why."""
+    """The record cannot be read (exit 1), and a note says why."""
     rss, rc, out = _run(["find-offset", str(header_bomb), "0", "--print-data-log",
                          "--format", "json"])
     assert rss < LIMIT_MB, rss
-    assert rc == 0
-    (found,) = map(json.loads, out.splitlines())
-    assert found["notes"][-1] == (
-        "records of the batch cannot be read: record 0 (decompressed byte 0): the batch's "
+    assert rc == 1
+    (answer,) = map(json.loads, out.splitlines())
+    assert answer["notes"][-1] == (
+        "records of the batch at byte 0 cannot be read: record 0 (decompressed byte 0): the batch's "
         "records hold more than 524288 headers, the most --max-batch-bytes 16777216 allows "
         "(32 bytes each); raise --max-batch-bytes to read them")
 

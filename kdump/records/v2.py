@@ -93,6 +93,15 @@ class RecordBatch:
         return self.base_offset + self.last_offset_delta
 
     @property
+    def first_offset(self) -> int:
+        """The first offset without decompressing: baseOffset."""
+        return self.base_offset
+
+    @property
+    def checksum_name(self) -> str:
+        return "CRC-32C"
+
+    @property
     def count(self) -> int:
         """``countOrNull``: the records count from the header."""
         return self.records_count
