@@ -31,7 +31,7 @@ class ControlRecord:
 
     @property
     def is_end_txn_marker(self) -> bool:
-        return self.type_id in (0, 1) and self.error is None
+        return self.type_id in (L.CONTROL_ABORT, L.CONTROL_COMMIT) and self.error is None
 
 
 def parse_control(record: Record) -> ControlRecord:
