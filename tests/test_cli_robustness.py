@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 import writer as w
 from conftest import KdumpRunner, subprocess_env
 
@@ -136,3 +138,53 @@ def test_find_decodes_internal_topics_like_dump(kdump: KdumpRunner, tmp_path: Pa
     from test_internal_topics import offset_key
 
     assert "key: " + offset_key("g1", "orders", 0).hex() in raw
+
+
+# --- spark: checked before the JVM starts --------------------------------------------
+def test_spark_missing_input_fails_before_spark_starts(
+        kdump: KdumpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kdump.spark.session as session
+
+    def boom(*a: object, **k: object) -> None:
+        raise AssertionError("Spark was started")
+
+    monkeypatch.setattr(session, "start", boom)
+    for cmd in (("verify-crc",), ("size-report",), ("export", "-o", str(tmp_path / "o"))):
+        r = kdump("spark", *cmd, tmp_path / "nonexistent")
+        assert (r.rc, r.err) == (2, f"kdump: {tmp_path / 'nonexistent'}: no such file or "
+                                    "directory\n")
+
+
+def test_spark_unknown_master_host_is_named_fast(kdump: KdumpRunner, sample_dir: Path) -> None:
+    pytest.importorskip("pyspark")
+    t0 = time.monotonic()
+    r = kdump("spark", "verify-crc", sample_dir, "--master", "spark://nohost.invalid:7077")
+    assert time.monotonic() - t0 < 20
+    assert r.rc == 2 and r.err.startswith("kdump: cannot reach the Spark master "
+                                          "spark://nohost.invalid:7077: UnknownHostException: "
+                                          "nohost.invalid (")
+    assert len(r.err.splitlines()) == 1
+
+
+def test_spark_options_match_the_local_ones(kdump: KdumpRunner, sample_dir: Path) -> None:
+    r = kdump("spark", "size-report", sample_dir, "--top", "-1")
+    assert r.rc == 2 and "-1 is not in the range x>=0" in r.err
+    from kdump.cli.options import DECODER_CHOICES
+    from kdump.spark.segments import DECODER_NAMES
+
+    assert sorted(DECODER_CHOICES) == sorted(DECODER_NAMES)
+    choices = "[" + "|".join(DECODER_CHOICES) + "]"
+    for cmd in (("dump",), ("find-offset",), ("find-time",), ("spark", "export")):
+        assert choices in "".join(kdump(*cmd, "--help").out.split()), cmd
+    r = kdump("spark", "export", sample_dir, "-o", "x", "--decoder", "bogus")
+    assert r.rc == 2 and "'bogus' is not one of 'auto'" in r.err
+
+
+def test_kdump_format_bogus_is_an_error(kdump: KdumpRunner, sample_dir: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KDUMP_FORMAT", "bogus")
+    r = kdump("size-report", sample_dir)
+    assert (r.rc, r.out) == (2, "")
+    assert r.err == ("kdump: KDUMP_FORMAT='bogus' is not one of text, json, table (unset it, "
+                     "or give --format)\n")
+    assert kdump("size-report", sample_dir, "--format", "text").rc == 0
