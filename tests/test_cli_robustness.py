@@ -3,6 +3,7 @@ before the fix."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -188,3 +189,58 @@ def test_kdump_format_bogus_is_an_error(kdump: KdumpRunner, sample_dir: Path,
     assert r.err == ("kdump: KDUMP_FORMAT='bogus' is not one of text, json, table (unset it, "
                      "or give --format)\n")
     assert kdump("size-report", sample_dir, "--format", "text").rc == 0
+
+
+# --- progress ------------------------------------------------------------------------
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_moves_with_the_work_on_a_terminal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kdump.cli import progress
+    from kdump.render.jsonl import JsonRenderer
+    from kdump.source import FileSource
+
+    big = tmp_path / "big.log"
+    with open(big, "wb") as fh:  # sparse: costs nothing
+        fh.truncate(progress.MIN_BYTES * 2)
+    for name in ("KDUMP_PROGRESS", "KDUMP_NO_PROGRESS"):
+        monkeypatch.delenv(name, raising=False)
+    err, out = _Tty(), _Tty()  # stdout a terminal too: shown anyway (used to be hidden)
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(progress, "QUIET", 0.0)
+
+    class Renderer:
+        def __init__(self) -> None:
+            self.out = sys.stdout
+
+    r = Renderer()
+    with progress.ProgressBar([str(big)], "verify-crc", r), FileSource(str(big)) as src:
+        assert r.out is not out  # output erases the bar first
+        for i in range(4):
+            src.pread(i * progress.MIN_BYTES // 2, progress.MIN_BYTES // 2)
+            src.pread(0, 4096)  # re-reading does not move the bar
+            time.sleep(progress.TICK * 2.5)
+    assert r.out is out
+    shown = [ln for ln in err.getvalue().split("\r") if ln.startswith("verify-crc")]
+    percents = [int(ln.split("%")[0].split()[-1]) for ln in shown]
+    assert percents == sorted(percents) and percents[0] <= 25 and percents[-1] == 100
+    assert len(set(percents)) >= 3
+    assert err.getvalue().endswith("\r\x1b[K")  # erased at the end
+
+    assert not progress.ProgressBar([str(big)], "x", JsonRenderer(out)).wanted()
+    monkeypatch.setenv("KDUMP_PROGRESS", "1")
+    assert progress.ProgressBar([str(big)], "x", JsonRenderer(out)).wanted()
+    monkeypatch.delenv("KDUMP_PROGRESS")
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # a pipe
+    assert not progress.ProgressBar([str(big)], "x", Renderer()).wanted()
+
+
+def test_bar_line() -> None:
+    from kdump.cli.progress import bar_line
+
+    assert bar_line("dump", 50_000_000, 200_000_000, 10.0, width=8) == \
+        "dump ━━──────  25% 50.0 MB/200.0 MB 0:00:30 left"

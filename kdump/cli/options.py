@@ -123,7 +123,7 @@ def run(items: Iterable[object], renderer: Any, *, progress: Iterable[str] = (),
 
     io_error = problems = False
     try:
-        with ProgressBar(progress, label):
+        with ProgressBar(progress, label, renderer):
             for item in items:
                 renderer.emit(item)
                 if isinstance(item, Problem):
