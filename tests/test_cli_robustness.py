@@ -244,3 +244,26 @@ def test_bar_line() -> None:
 
     assert bar_line("dump", 50_000_000, 200_000_000, 10.0, width=8) == \
         "dump ━━──────  25% 50.0 MB/200.0 MB 0:00:30 left"
+
+
+# --- install and sample data ---------------------------------------------------------
+def test_man_pages_are_installed_data_files() -> None:
+    import tomllib
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    globs = conf["tool"]["setuptools"]["data-files"]["share/man/man1"]
+    pages = {p.name for p in (ROOT / "man").glob("*.1")}
+    assert "kdump.1" in pages
+    assert pages == {p.name for g in globs for p in ROOT.glob(g)}
+
+
+def test_writer_big_writes_a_partition_directory(tmp_path: Path) -> None:
+    out = tmp_path / "data"
+    r = subprocess.run([sys.executable, str(ROOT / "tests" / "writer.py"), "big", str(out),
+                        "64K", "lz4", "clicks"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert [p.name for p in out.iterdir()] == ["clicks-0"]
+    assert sorted(p.name for p in (out / "clicks-0").iterdir()) == [
+        "00000000000000000000.index", "00000000000000000000.log",
+        "00000000000000000000.timeindex"]
+    assert (out / "clicks-0" / "00000000000000000000.log").stat().st_size >= 64 << 10
