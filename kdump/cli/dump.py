@@ -15,6 +15,7 @@ from .options import (
     max_batch_bytes_option,
     payload_encoding_option,
     resolve_format,
+    resolve_jobs,
     rows_renderer,
     run,
     stderr,
@@ -78,6 +79,10 @@ _DECODER_FLAGS = {
 @format_option(default_text=True)
 @payload_encoding_option
 @max_batch_bytes_option
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With --format json: dump files in N worker processes; the output is the "
+              "same for any N (files come in the walk's order).  Default: the number of "
+              "cores.  Text and table output are written by one process.")
 def dump_command(
     paths: tuple[str, ...],
     files_csv: str | None,
@@ -96,6 +101,7 @@ def dump_command(
     fmt: str | None,
     payload_encoding: str,
     max_batch_bytes: int,
+    jobs: int | None,
     **decoder_flags: bool,
 ) -> ExitCode:
     """Dump segments, indexes, snapshots and checkpoints.
@@ -145,6 +151,13 @@ def dump_command(
     )
     fmt = resolve_format(fmt, default_text=True)
     renderer: object
+    n_jobs = resolve_jobs(jobs)
+    if fmt == "json" and n_jobs > 1:
+        from ..render.spool import SpoolRenderer, dump_json_parallel
+
+        renderer = SpoolRenderer(stdout(), payload_encoding=payload_encoding)
+        return run(dump_json_parallel(targets, opts, payload_encoding, n_jobs), renderer,
+                   progress=targets, label="dump")
     if fmt == "json":
         from ..render.jsonl import JsonRenderer
 

@@ -9,11 +9,13 @@ from .exitcodes import ExitCode
 from .options import (
     decoder_option,
     format_option,
+    jobs_option,
     key_value_decoder_options,
     make_decoder,
     max_batch_bytes_option,
     payload_encoding_option,
     resolve_format,
+    resolve_jobs,
     rows_renderer,
     run,
     stderr,
@@ -162,8 +164,9 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
               "reading the headers allows).")
 @format_option()
 @max_batch_bytes_option
+@jobs_option
 def size_report_command(paths: tuple[str, ...], by: str, top: int | None, shallow: bool,
-                        fmt: str | None, max_batch_bytes: int) -> ExitCode:
+                        fmt: str | None, max_batch_bytes: int, jobs: int | None) -> ExitCode:
     """What takes the space: bytes, batches, records, payload vs format overhead,
     compression per codec, offsets, times, producers, indexes.
 
@@ -175,4 +178,5 @@ def size_report_command(paths: tuple[str, ...], by: str, top: int | None, shallo
 
     opts = SizeOptions(by=by, top=top, deep=not shallow, max_batch_bytes=max_batch_bytes)
     renderer = rows_renderer(fmt, table="SizeTableRenderer", text="SizeTextRenderer")
-    return run(size_report(paths, opts), renderer, progress=paths, label="size-report")
+    return run(size_report(paths, opts, resolve_jobs(jobs)), renderer, progress=paths,
+               label="size-report")

@@ -216,3 +216,20 @@ def make_decoder(decoder: str, key_decoder: str | None, value_decoder: str | Non
     if name in SIMPLE_DECODERS:
         return KeyValueDecoder(key_decoder or name, value_decoder or name)
     return internal_decoder(name)
+
+
+def jobs_option(f: F) -> F:
+    """``--jobs N``: files processed in N worker processes (output identical for any N)."""
+    return click.option(
+        "--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
+        help="Process files in N worker processes; the output is the same for any N "
+        "(results come in the walk's order).  Default: the number of cores.",
+    )(f)
+
+
+def resolve_jobs(jobs: int | None) -> int:
+    if jobs is not None:
+        return jobs
+    from ..parallel import default_jobs
+
+    return default_jobs()

@@ -6,7 +6,17 @@ import click
 
 from . import cli
 from .exitcodes import ExitCode
-from .options import F, format_option, max_batch_bytes_option, resolve_format, run, stderr, stdout
+from .options import (
+    F,
+    format_option,
+    jobs_option,
+    max_batch_bytes_option,
+    resolve_format,
+    resolve_jobs,
+    run,
+    stderr,
+    stdout,
+)
 
 
 def findings_renderer(fmt: str | None) -> object:
@@ -39,8 +49,9 @@ def verify_crc_options(f: F) -> F:
 @verify_crc_options
 @format_option()
 @max_batch_bytes_option
+@jobs_option
 def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: str | None,
-                       max_batch_bytes: int) -> ExitCode:
+                       max_batch_bytes: int, jobs: int | None) -> ExitCode:
     """Find every damaged batch in every log under PATHS, to the byte.
 
     Checks each batch's checksum (v2 CRC-32C; v0/v1 CRC-32 of each message, including
@@ -51,7 +62,7 @@ def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt:
     from ..ops.verify import VerifyOptions, verify_crc
 
     opts = VerifyOptions(deep=not shallow, max_batch_bytes=max_batch_bytes, resync=not strict)
-    return run(verify_crc(paths, opts), findings_renderer(fmt), progress=paths,
+    return run(verify_crc(paths, opts, resolve_jobs(jobs)), findings_renderer(fmt), progress=paths,
                label="verify-crc")
 
 
@@ -73,9 +84,10 @@ def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt:
               help="Stop reading a log at the first damaged batch instead of resynchronising.")
 @format_option()
 @max_batch_bytes_option
+@jobs_option
 def verify_index_command(paths: tuple[str, ...], sanity_only: bool, rebuild_into: str | None,
                          force: bool, index_interval_bytes: int, strict: bool, fmt: str | None,
-                         max_batch_bytes: int) -> ExitCode:
+                         max_batch_bytes: int, jobs: int | None) -> ExitCode:
     """Check indexes, snapshots and checkpoints against the logs.
 
     Offset and time indexes entry by entry against the batches (as DumpLogSegments
@@ -96,5 +108,5 @@ def verify_index_command(paths: tuple[str, ...], sanity_only: bool, rebuild_into
     opts = VerifyIndexOptions(sanity_only=sanity_only, rebuild_into=rebuild_into,
                               index_interval_bytes=index_interval_bytes,
                               max_batch_bytes=max_batch_bytes, strict=strict)
-    return run(verify_index(paths, opts), findings_renderer(fmt), progress=paths,
+    return run(verify_index(paths, opts, resolve_jobs(jobs)), findings_renderer(fmt), progress=paths,
                label="verify-index")

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 from .. import layouts as L
 from ..findings import ERROR, INFO, Problem
+from ..fs import Listing
+from ..fs import abspath as _abspath
 
 #: file kind -> what it is (the README lists these)
 FILE_KINDS = {
@@ -129,15 +131,15 @@ class KafkaFile:
         return d
 
 
-def classify(path: str, partition: PartitionDir | None = None, *, in_partition: bool = True
-             ) -> KafkaFile:
+def classify(path: str, partition: PartitionDir | None = None, *, in_partition: bool = True,
+             listing: Listing | None = None) -> KafkaFile:
     """What the file at ``path`` is, from its name (contents are not read).  Without
     ``partition`` the parent directory's name says which partition it belongs to, unless
     ``in_partition`` is false (a log dir's root file, whatever the log dir's name)."""
     name = os.path.basename(path)
     if partition is None and in_partition:
-        parent = os.path.dirname(os.path.abspath(path))
-        if not _looks_like_logdir(parent):
+        parent = os.path.dirname(_abspath(path))
+        if not _looks_like_logdir(parent, listing):
             partition = parse_partition_dir(os.path.basename(parent))
     topic = partition.topic if partition else None
     part = partition.partition if partition else None
@@ -179,18 +181,15 @@ def _sort_key(f: KafkaFile) -> tuple[int, int, int, str]:
     return (1, 0, 0, f.path)
 
 
-def _listdir(path: str) -> list[str]:
-    with os.scandir(path) as it:
-        return sorted(e.name for e in it)
-
-
 class Walker:
     """Expands paths into :class:`KafkaFile` items (and :class:`Problem` items for what
     cannot be read), in Kafka's order.  A directory is a partition directory when its
-    name says so; otherwise a log dir (its partitions inside), or a folder of log dirs."""
+    name says so; otherwise a log dir (its partitions inside), or a folder of log dirs.
+    ``listing`` answers the filesystem questions (local paths and URLs alike)."""
 
-    def __init__(self) -> None:
+    def __init__(self, listing: Listing | None = None) -> None:
         self._seen_dirs: set[tuple[int, int]] = set()
+        self.fs = listing if listing is not None else Listing()
 
     def walk(self, paths: Iterable[str]) -> Iterator[KafkaFile | Problem]:
         for p in paths:
@@ -198,7 +197,7 @@ class Walker:
 
     def _path(self, path: str, depth: int) -> Iterator[KafkaFile | Problem]:
         try:
-            st = os.stat(path)
+            st = self.fs.stat(path)
         except FileNotFoundError:
             yield Problem(path, None, "unreadable-file", "no such file or directory")
             return
@@ -216,7 +215,7 @@ class Walker:
                 return
             self._seen_dirs.add(key)
             part = parse_partition_dir(os.path.basename(os.path.normpath(path)))
-            if part is not None and not _looks_like_logdir(path):
+            if part is not None and not _looks_like_logdir(path, self.fs):
                 yield from self._partition(path, part)
             elif depth == 0 and _names_a_file(path):
                 # asked for by a file's name (00000000000000000000.log, meta.properties,
@@ -225,11 +224,11 @@ class Walker:
             else:
                 yield from self._logdir(path, depth)
         else:
-            yield with_active_flag(classify(path))
+            yield with_active_flag(classify(path, listing=self.fs), self.fs)
 
     def _entries(self, path: str) -> list[str] | Problem:
         try:
-            return _listdir(path)
+            return self.fs.listdir(path)
         except PermissionError:
             return Problem(path, None, "unreadable-file", "permission denied (directory)")
         except FileNotFoundError:
@@ -246,7 +245,7 @@ class Walker:
         for name in names:
             full = os.path.join(path, name)
             try:
-                is_dir = os.path.isdir(full)
+                is_dir = self.fs.isdir(full)
             except OSError:
                 is_dir = False
             if is_dir:
@@ -281,7 +280,7 @@ class Walker:
         for name in names:
             full = os.path.join(path, name)
             try:
-                is_dir = os.path.isdir(full)
+                is_dir = self.fs.isdir(full)
             except OSError:
                 is_dir = False
             if not is_dir:
@@ -296,7 +295,7 @@ class Walker:
             yield classify(full, in_partition=False)
         for _, full, part in sorted(partitions):
             try:
-                st = os.stat(full)
+                st = self.fs.stat(full)
                 key = (st.st_dev, st.st_ino)
             except OSError:
                 key = None
@@ -328,29 +327,28 @@ _LOGDIR_MARKERS = frozenset({
 })
 
 
-def _looks_like_logdir(path: str) -> bool:
+def _looks_like_logdir(path: str, listing: Listing | None = None) -> bool:
     """A directory named like a partition (``kafka-logs-1``, ``broker-0``) is a log dir
     when it holds a log dir's root files or partition directories: partition directories
     hold files only."""
     try:
-        with os.scandir(path) as it:
-            for e in it:
-                if e.name in _LOGDIR_MARKERS:
-                    return True
-                if parse_partition_dir(e.name) is not None and e.is_dir(follow_symlinks=False):
-                    return True
+        for name, is_dir in (listing or Listing()).entries(path):
+            if name in _LOGDIR_MARKERS:
+                return True
+            if parse_partition_dir(name) is not None and is_dir:
+                return True
     except OSError:
         return False
     return False
 
 
-def with_active_flag(f: KafkaFile) -> KafkaFile:
+def with_active_flag(f: KafkaFile, listing: Listing | None = None) -> KafkaFile:
     """Mark a segment given on its own as active when no sibling log has a larger base."""
     if f.kind != "log" or f.leftover is not None or f.base_offset is None:
         return f
-    directory = os.path.dirname(os.path.abspath(f.path))
+    directory = os.path.dirname(_abspath(f.path))
     try:
-        names = os.listdir(directory)
+        names = (listing or Listing()).listdir(directory)
     except OSError:
         return f
     for name in names:
@@ -361,8 +359,8 @@ def with_active_flag(f: KafkaFile) -> KafkaFile:
                      f.partition_state, f.leftover, True)
 
 
-def walk(paths: Iterable[str]) -> Iterator[KafkaFile | Problem]:
-    return Walker().walk(paths)
+def walk(paths: Iterable[str], listing: Listing | None = None) -> Iterator[KafkaFile | Problem]:
+    return Walker(listing).walk(paths)
 
 
 def partition_is_empty_problem(path: str) -> Problem:
@@ -373,11 +371,11 @@ def partition_is_empty_problem(path: str) -> Problem:
 __all__ = ["ERROR", "FILE_KINDS", "KafkaFile", "PartitionDir", "Walker", "classify", "walk"]
 
 
-def list_segments(directory: str) -> list[tuple[int, str]]:
+def list_segments(directory: str, listing: Listing | None = None) -> list[tuple[int, str]]:
     """``(base offset, path)`` of the partition's ``.log`` segments, by base offset.
     Only names are read: this is how a lookup picks its segment without opening any."""
     out = []
-    for name in os.listdir(directory):
+    for name in (listing or Listing()).listdir(directory):
         stem, dot, suffix = name.partition(".")
         if dot and suffix == "log" and stem.isdigit():
             out.append((int(stem), os.path.join(directory, name)))

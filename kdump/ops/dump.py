@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import Decoded, PayloadDecoder
@@ -113,7 +114,7 @@ def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
 
 def dump_file(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
     try:
-        size: int | None = os.stat(f.path).st_size
+        size: int | None = kfs.getsize(f.path)
     except OSError:
         size = None
     yield FileStart(f, size)

@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..errors import InputError, KdumpError, UsageError
 from ..files.index import OffsetIndex, TimeIndex
@@ -82,12 +83,12 @@ class FindResult:
 
 
 def _segments_of(path: str) -> tuple[str, list[tuple[int, str]]]:
-    if os.path.isdir(path):
+    if kfs.isdir(path):
         segs = list_segments(path)
         if not segs:
             raise InputError("no .log segments in this directory", path=path)
         return path, segs
-    if not os.path.exists(path):
+    if not kfs.exists(path):
         raise InputError("no such file or directory", path=path)
     name = os.path.basename(path)
     stem = name.split(".")[0]

@@ -15,12 +15,15 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..errors import KdumpError, LimitExceeded
 from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
+from ..parallel import ordered_map
 from ..records.file_records import LogReader
 from ..records.legacy import LegacyBatch
 from ..records.scan import scan_v2_records
@@ -184,21 +187,31 @@ class SizeOptions:
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
 
 
-def size_report(paths: Iterable[str], opts: SizeOptions) -> Iterator[SizeRow | Problem]:
-    """Rows at ``opts.by`` level (largest first when ``top`` is set), then the total."""
+def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
+                ) -> Iterator[SizeRow | Problem]:
+    """Rows at ``opts.by`` level (largest first when ``top`` is set), then the total.
+    ``jobs`` worker processes read files in parallel (the same output for any ``jobs``)."""
     totals = SizeTotals(opts)
-    for item in walk(paths):
+    for item in ordered_map(partial(_file_row, opts), walk(paths), jobs, _in_partition):
         if isinstance(item, Problem):
             if item.severity != INFO:
                 yield item
             continue
-        if item.topic is None:
+        if isinstance(item, KafkaFile):
             continue  # log-dir root files belong to no partition
-        seg_row, problems = file_row(item, opts)
+        seg_row, problems = item
         yield from problems
         if seg_row is not None:
             totals.add(seg_row)
     yield from totals.rows()
+
+
+def _in_partition(item: object) -> bool:
+    return isinstance(item, KafkaFile) and item.topic is not None
+
+
+def _file_row(opts: SizeOptions, f: KafkaFile) -> tuple[SizeRow | None, list[Problem]]:
+    return file_row(f, opts)
 
 
 def file_row(f: KafkaFile, opts: SizeOptions) -> tuple[SizeRow | None, list[Problem]]:
@@ -277,7 +290,7 @@ def _level_key(row: SizeRow, by: str) -> tuple[Any, ...]:
 
 def _account(f: KafkaFile, row: SizeRow, opts: SizeOptions) -> Iterator[Problem]:
     try:
-        size = os.stat(f.path).st_size
+        size = kfs.getsize(f.path)
     except OSError as e:
         yield Problem(f.path, None, "unreadable-file", (e.strerror or str(e)).lower())
         return

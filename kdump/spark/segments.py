@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..decoders import INTERNAL, JAVA_CLASSES, SIMPLE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import PayloadDecoder
@@ -223,7 +224,7 @@ def plan(opts: ReadOptions) -> tuple[list[Slice], list[Problem]]:
         if not wanted(item, opts):
             continue
         try:
-            size = os.stat(item.path).st_size
+            size = kfs.getsize(item.path)
         except OSError as e:
             problems.append(Problem(item.path, None, "unreadable-file",
                                     (e.strerror or str(e)).lower()))
