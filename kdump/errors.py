@@ -43,6 +43,11 @@ class UsageError(KdumpError):
     """The request itself makes no sense (bad option value, wrong kind of file)."""
 
 
+class OutputError(KdumpError):
+    """kdump cannot write what it was asked to write (``--rebuild-into``: disk full, or a
+    target that would touch an input): the run stops, exit 2."""
+
+
 class CorruptDataError(KdumpError):
     """Bytes that do not parse as what they claim to be."""
 

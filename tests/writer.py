@@ -402,8 +402,12 @@ def v2_batch(
     compress_level: int | None = None,
     magic: int = 2,
     batch_length: int | None = None,
+    raw_records: bytes | None = None,
 ) -> bytes:
     """A complete v2 record batch (61-byte header + records area).
+
+    ``raw_records``: the records area's bytes before compression, as given (to write
+    malformed records); ``records`` then only set the header's defaults.
 
     Defaults follow Kafka's MemoryRecordsBuilder: ``first_timestamp`` = first record's timestamp
     (or 1700000000000; -1 for an empty batch, as the log cleaner writes it); record timestamps
@@ -429,7 +433,7 @@ def v2_batch(
         abs_timestamps.append(ts)
         deltas.append(od)
         encoded.append(encode_record_v2(replace(rec, timestamp=ts), base_ts, od))
-    raw = b"".join(encoded)
+    raw = b"".join(encoded) if raw_records is None else raw_records
     area = compress(
         codec,
         raw,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import DecompressionError, KdumpError, LimitExceeded
 from ..findings import Problem
+from ..records.faults import RecordFault
 
 if TYPE_CHECKING:
     from ..records.file_records import Batch
@@ -28,7 +29,9 @@ def crc_problem(batch: Batch) -> Problem:
 
 def record_problem(batch: Batch, e: KdumpError) -> Problem:
     """A batch whose records cannot be read, kind chosen by the error's class."""
-    if isinstance(e, LimitExceeded):
+    if isinstance(e, RecordFault):
+        kind = e.kind
+    elif isinstance(e, LimitExceeded):
         kind = "batch-too-large"
     elif isinstance(e, DecompressionError):
         kind = "decompression-error"

@@ -22,7 +22,6 @@ from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..findings import ERROR, INFO, Problem
 from ..parallel import ordered_map
-from ..records._native import speedups
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.legacy import LegacyBatch
@@ -32,7 +31,6 @@ from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
 
 LOG_KINDS = ("log", "kraft-snapshot", "bootstrap-snapshot")
-_native_run = None if speedups is None else speedups.verify_v2_run
 
 
 @dataclass(slots=True)
@@ -180,35 +178,15 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
                            max_batch_bytes=opts.max_batch_bytes)
         prev_last: int | None = None
         segment_base = f.base_offset if f.kind == "log" else None
-        # the native walk takes every batch of the window it can verify; a window never
-        # holds a batch past max_batch_bytes (those are framed, not read) only when the
-        # limit is at least the window's size
-        if _native_run is not None and \
-                opts.max_batch_bytes + L.RECORD_BATCH_OVERHEAD >= reader.window.chunk:
-            window = reader.window
-            deep = opts.deep
 
-            def skip(pos: int) -> int:
-                """The native fast path: consumes the batches this loop would report
-                nothing about (see kdump._speedups.verify_v2_run)."""
-                nonlocal prev_last
-                if reader.end - pos < L.RECORD_BATCH_OVERHEAD:
-                    return pos
-                _, i = window.get(pos, L.RECORD_BATCH_OVERHEAD)
-                data = window.data
-                stop = min(len(data), reader.end - window.start)
-                j, batches, records, last = _native_run(data, i, stop, prev_last, segment_base,
-                                                        deep)
-                if not batches:
-                    return pos
-                result.batches += batches
-                result.valid_batches += batches
-                result.records += records
-                prev_last = reader._prev_last_offset = last
-                pos = reader.valid_end = window.start + j
-                return pos
+        def on_run(batches: int, records: int, last: int) -> None:
+            nonlocal prev_last
+            result.batches += batches
+            result.valid_batches += batches
+            result.records += records
+            prev_last = last
 
-            reader.skip = skip
+        reader.skip_clean_v2_batches(lambda: prev_last, segment_base, opts.deep, on_run)
         try:
             for item in reader:
                 if isinstance(item, Problem):
@@ -270,18 +248,9 @@ def _check_v2(b: RecordBatch, max_batch_bytes: int) -> Iterator[Problem | int]:
         yield record_problem(b, e)
         yield 0
         return
-    count = b.records_count
-    if count < 0:
-        yield Problem(path, pos, "record-count", f"negative records count {count}",
-                      base_offset=base)
-        yield 0
-        return
-    s = scan_v2_records(buf, start, end, count)
-    if s.error is not None:
-        kind = "record-count" if "declares" in s.error else "invalid-record"
-        where = (f" (decompressed byte {s.error_at - start})" if b.is_compressed
-                 else f" (byte {s.error_at + pos - b.index})")
-        yield Problem(path, pos, kind, s.error + where, base_offset=base, length=b.size)
+    s = scan_v2_records(buf, start, end, b.records_count, max_batch_bytes)
+    if s.fault is not None:
+        yield record_problem(b, b.located_fault(s.fault, start, max_batch_bytes))
     if s.records:
         if s.first_delta < 0 or not s.ascending:
             yield Problem(path, pos, "offset-delta",
@@ -291,7 +260,7 @@ def _check_v2(b: RecordBatch, max_batch_bytes: int) -> Iterator[Problem | int]:
             yield Problem(path, pos, "offset-delta",
                           f"last record's offset delta {s.last_delta} is beyond the batch's "
                           f"lastOffsetDelta {b.last_offset_delta}", base_offset=base)
-        elif s.error is None and s.last_delta < b.last_offset_delta:
+        elif s.fault is None and s.last_delta < b.last_offset_delta:
             yield Problem(path, pos, "offset-delta",
                           f"last record's offset delta {s.last_delta} is below lastOffsetDelta "
                           f"{b.last_offset_delta} (records removed by compaction)",
@@ -302,11 +271,11 @@ def _check_v2(b: RecordBatch, max_batch_bytes: int) -> Iterator[Problem | int]:
                 yield Problem(path, pos, "timestamp-range",
                               f"a record timestamp {top} is above the batch's maxTimestamp "
                               f"{b.max_timestamp}", base_offset=base)
-            elif s.error is None and top != b.max_timestamp:
+            elif s.fault is None and top != b.max_timestamp:
                 yield Problem(path, pos, "max-timestamp",
                               f"maxTimestamp {b.max_timestamp} is not the largest record "
                               f"timestamp {top}", base_offset=base, severity=INFO)
-    if b.is_control and s.error is None:
+    if b.is_control and s.fault is None:
         try:
             for rec in b.records(max_batch_bytes):
                 ctl = parse_control(rec)

@@ -30,7 +30,7 @@ from typing import Any
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..errors import KdumpError, UsageError
+from ..errors import KdumpError, OutputError, UsageError
 from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, time_index_sanity
 from ..files.logdir import KafkaFile, walk
 from ..files.snapshot import ProducerSnapshot, read_producer_snapshot
@@ -40,7 +40,7 @@ from ..findings import ERROR, INFO, WARNING, Problem
 from ..parallel import ordered_map
 from ..records.control import parse_control
 from ..records.file_records import LogReader
-from ..records.v2 import RecordBatch
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 from .verify import Summary
 
@@ -54,6 +54,10 @@ class VerifyIndexOptions:
     sanity_only: bool = False
     rebuild_into: str | None = None
     index_interval_bytes: int = L.DEFAULT_INDEX_INTERVAL_BYTES
+    #: batches larger than this (decompressed) are reported, not held
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    #: stop reading a log at its first damaged batch instead of resynchronising
+    strict: bool = False
 
 
 @dataclass(slots=True)
@@ -268,6 +272,8 @@ def _guarded(problems: Iterator[Problem], path: str) -> Iterator[Problem]:
     one more finding instead of the end of the run: the walk goes on."""
     try:
         yield from problems
+    except OutputError:
+        raise  # --rebuild-into cannot write: the run stops (exit 2)
     except KdumpError as err:
         yield Problem(err.path or path, err.position, "unreadable-file", err.message,
                       base_offset=err.base_offset)
@@ -447,7 +453,8 @@ def _segment_pass(
     with src:
         summary.files += 1
         summary.bytes += src.size
-        reader = LogReader(src, active=active)
+        reader = LogReader(src, active=active, resync=not opts.strict,
+                           max_batch_bytes=opts.max_batch_bytes)
         for item in reader:
             if isinstance(item, Problem):
                 rebuilding = False  # recover() truncates at the first invalid batch
