@@ -54,6 +54,7 @@ KINDS: Final[dict[str, str]] = {
     "index-zero-slots": "preallocated zero entries at the end of an index",
     "index-sanity": "the index fails the check the broker runs at startup",
     "index-missing": "a segment has no index file",
+    "orphan-index": "an index file without its .log (the broker deletes it at startup)",
     "index-differs": "the index on disk differs from the one Kafka would rebuild",
     "txn-index": "a .txnindex entry disagrees with the log",
     "snapshot-crc": "a producer snapshot's CRC-32C does not match",

@@ -127,9 +127,31 @@ def _rel(index: _Index, slot: int, field: int) -> int:
     return int(st.unpack_from(view, i)[field])
 
 
+def is_preallocated_zero(index: OffsetIndex | TimeIndex) -> bool:
+    """Is the index's first entry the all-zero entry of preallocation?  A fresh active
+    segment's indexes are preallocated (``.index`` 10,485,760 bytes, ``.timeindex``
+    10,485,756 bytes) and zero after the written entries; an index whose first entry is
+    zero (or made only of zeros) has no written entry: the broker writes no offset entry
+    at position 0 (LogSegment.append indexes an append only after index.interval.bytes)."""
+    if index.slots == 0:
+        return False
+    view, i = index._raw(0)
+    return not any(view[i:i + index.entry_size])
+
+
+def written_entries(index: OffsetIndex | TimeIndex) -> int:
+    """The entries the broker wrote: 0 for a zero (preallocated, never written) index,
+    else :meth:`used_slots`.  Every command treats an index the same way through this."""
+    return index.used_slots()
+
+
 def _used_slots(index: _Index, field: int) -> int:
     n = index.slots
-    if n <= 1:
+    if n == 0:
+        return 0
+    if is_preallocated_zero(index):  # type: ignore[arg-type]
+        return 0  # the first entry is preallocation's zero: nothing was written
+    if n == 1:
         return n
     if _rel(index, n - 1, field) != 0:
         return n  # no zero tail: every slot is used (a zero in the middle is found below)

@@ -265,6 +265,9 @@ class Walker:
             if is_dir:
                 if _names_a_file(full):  # 00000000000000000000.index/, leader-epoch-checkpoint/
                     yield Problem(full, None, "unreadable-file", "is a directory, not a file")
+                elif _looks_like_logdir(full, self.fs) or parse_partition_dir(name) is not None:
+                    # a log dir kept inside a folder named like a partition: read it
+                    yield from self._path(full, 1)
                 else:
                     yield Problem(full, None, "unknown-file",
                                   "unexpected directory inside a partition directory; skipped",
@@ -301,7 +304,9 @@ class Walker:
                 root_files.append(full)
                 continue
             part = parse_partition_dir(name)
-            if part is not None:
+            # kafka-logs-1 with meta.properties, checkpoints or partitions inside is a log
+            # dir wherever it is met: a partition directory never holds partition dirs
+            if part is not None and not _looks_like_logdir(full, self.fs):
                 partitions.append(((part.topic, part.partition, part.state or ""), full, part))
             else:
                 others.append(full)

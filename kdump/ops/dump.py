@@ -344,8 +344,7 @@ def dump_offset_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
         log_path = _log_path_for(f)
         log = _open_optional(log_path)
         if log is None:
-            yield Problem(f.path, None, "unreadable-file",
-                          f"its log {log_path} cannot be opened: entries are not verified")
+            yield _no_log(f.path, log_path)
         try:
             for slot in range(index.slots):
                 e = index.entry(slot)
@@ -370,6 +369,16 @@ def dump_offset_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
         finally:
             if log is not None:
                 log.close()
+
+
+def _no_log(path: str, log_path: str) -> Problem:
+    """The index's log cannot be read: an orphan (no .log at all), as verify-index names
+    it, or an unreadable log."""
+    if not kfs.exists(log_path):
+        from .verify_index import orphan_index
+        return orphan_index(path)
+    return Problem(path, None, "unreadable-file",
+                   f"its log {log_path} cannot be opened: entries are not verified")
 
 
 def _zero_slots(path: str, slot: int, slots: int, entry_size: int) -> Problem:
@@ -397,9 +406,7 @@ def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
         oindex_src = _open_optional(stem + L.INDEX_SUFFIX)
         oindex = OffsetIndex(oindex_src, base) if oindex_src is not None else None
         if log is None:
-            yield Problem(f.path, None, "unreadable-file",
-                          f"its log {stem + L.LOG_SUFFIX} cannot be opened: entries are not "
-                          "verified")
+            yield _no_log(f.path, stem + L.LOG_SUFFIX)
         try:
             prev = L.NO_TIMESTAMP
             for slot in range(tindex.slots):

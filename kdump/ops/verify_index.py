@@ -259,6 +259,10 @@ def verify_partition(
     bases = sorted(segments)
     for base in bases:
         seg = segments[base]
+        if seg.log is None:
+            for f in (seg.index, seg.time_index, seg.txn_index):
+                if f is not None:
+                    yield orphan_index(f.path)
         yield from _guarded(_sanity(seg, base == active_base), directory)
         if opts.sanity_only or seg.log is None:
             continue
@@ -279,6 +283,15 @@ def verify_partition(
     state.first_offset = ppass.first_offset
     state.log_end_offset = ppass.next_offset if ppass.next_offset is not None else (
         max(segments) if segments else None)
+
+
+def orphan_index(path: str) -> Problem:
+    """An index file with no ``.log`` beside it: LogLoader.loadSegmentFiles (storage/src/
+    main/java/org/apache/kafka/storage/internals/log/LogLoader.java) warns "Found an
+    orphaned index file ... with no corresponding log file" and deletes it at startup."""
+    return Problem(path, None, "orphan-index",
+                   "no .log beside it: the broker deletes this orphaned index at startup",
+                   severity=WARNING)
 
 
 def _guarded(problems: Iterator[Problem], path: str) -> Iterator[Problem]:
@@ -453,6 +466,9 @@ def _segment_pass(
     index_path = seg.index.path if seg.index else seg.log.path
     time_path = seg.time_index.path if seg.time_index else seg.log.path
     inside = 0  # entries naming a record inside a batch (older brokers)
+    #: a follower-style offset entry waiting for the batch that ends at its offset:
+    #: (slot, offset, position, last offset of the batch there, next entry's position)
+    pending: tuple[int, int, int, int, int] | None = None
     # LogSegment.recover, to rebuild
     rebuilt_offsets: list[tuple[int, int]] = []
     rebuilt_times: list[tuple[int, int]] = []
@@ -474,6 +490,13 @@ def _segment_pass(
                 rebuilding = False  # recover() truncates at the first invalid batch
                 continue
             b = item
+            if pending is not None:  # a follower-style entry: does this batch end it?
+                p_slot, p_offset, p_pos, p_there, p_limit = pending
+                if b.position < p_limit and b.last_offset == p_offset:
+                    pending = None  # the append's last batch: a lookup finds its offset
+                elif b.position >= p_limit or b.last_offset > p_offset:
+                    yield _entry_mismatch(index_path, p_slot, p_offset, p_pos, p_there)
+                    pending = None
             summary.batches += 1
             valid = b.crc_valid
             if valid:
@@ -488,12 +511,15 @@ def _segment_pass(
                     unmatched.append(slot)  # no batch starts there
                     continue
                 offset = base + o_rel[slot]
-                if offset != b.last_offset:
-                    yield Problem(
-                        index_path, slot * L.OFFSET_INDEX_ENTRY_SIZE, "index-mismatch",
-                        f"entry {slot} says offset {offset} is at byte {b.position}, but the "
-                        f"batch there ends at offset {b.last_offset}",
-                        extra={"index_offset": offset, "log_offset": b.last_offset})
+                if offset > b.last_offset:
+                    # LogSegment.append indexes an append of several batches (a follower's
+                    # fetch, a leader's multi-batch produce) once: the append's FIRST
+                    # position with its LAST offset.  Valid when a batch of the same append
+                    # (before the next entry's position) ends at the offset.
+                    limit = o_pos[o_order[oj]] if oj < len(o_order) else 1 << 62
+                    pending = (slot, offset, b.position, b.last_offset, limit)
+                elif offset != b.last_offset:
+                    yield _entry_mismatch(index_path, slot, offset, b.position, b.last_offset)
             base_offset = b.first_offset
             while tj < len(t_order) and base + t_rel[t_order[tj]] <= b.last_offset:
                 slot = t_order[tj]
@@ -528,8 +554,12 @@ def _segment_pass(
             while pp.snapshots and (pp.snapshots[0].base_offset or 0) <= first:
                 yield from _check_snapshot(pp.snapshots.popleft(), pp)
             _feed(pp, b)
+        if pending is not None:
+            yield _entry_mismatch(index_path, *pending[:4])
         unmatched.extend(o_order[oj:])
         for slot in sorted(unmatched):
+            if o_pos[slot] >= src.size:
+                continue  # reported once, as index-position (past the end of the log)
             offset = base + o_rel[slot]
             yield Problem(
                 index_path, slot * L.OFFSET_INDEX_ENTRY_SIZE, "index-mismatch",
@@ -550,6 +580,17 @@ def _segment_pass(
         rebuilt_times.append((max_ts, max_ts_offset))
     yield from _compare_rebuilt(seg, offset_entries, time_entries, rebuilt_offsets, rebuilt_times,
                                 active, opts)
+
+
+def _entry_mismatch(path: str, slot: int, offset: int, position: int, there: int) -> Problem:
+    """An offset entry a lookup would follow to the wrong place."""
+    return Problem(
+        path, slot * L.OFFSET_INDEX_ENTRY_SIZE, "index-mismatch",
+        f"entry {slot} says offset {offset} is at byte {position}, but the batch there ends "
+        f"at offset {there}" + (
+            "" if offset < there else " and no batch of that append (before the next entry) "
+            f"ends at {offset}"),
+        extra={"index_offset": offset, "log_offset": there})
 
 
 def _fitting_entries(entries: list[tuple[int, int]], base: int, what: str) -> int:
@@ -599,8 +640,10 @@ def _compare_rebuilt(
             first = next((i for i in range(common) if (a[i], base + b[i]) != rebuilt[i]), common)
         if first == common and on_disk == len(rebuilt):
             continue  # the same entries
-        if not opts.rebuild_into and first == common and active:
-            continue  # the active segment's index is written as data arrives
+        if not opts.rebuild_into:
+            # density differs with a topic's own index.interval.bytes and with appends of
+            # several batches (one entry each): healthy data, reported only on request
+            continue
         yield Problem(
             f.path, first * (L.OFFSET_INDEX_ENTRY_SIZE if what == "offset" else
                              L.TIME_INDEX_ENTRY_SIZE), "index-differs",
