@@ -122,3 +122,71 @@ def test_fresh_active_segment_with_preallocated_indexes(kdump: KdumpRunner, tmp_
     with FileSource(str(part / f"{SEG}.timeindex")) as src:
         t = TimeIndex(src, 0)
         assert is_preallocated_zero(t) and written_entries(t) == 0
+
+
+# --- 4. no density notes on healthy data; one finding per bad entry --------------------
+def test_healthy_sample_has_no_index_differs(kdump: KdumpRunner, sample_dir: Path,
+                                              tmp_path: Path) -> None:
+    rc, probs, summary = findings(kdump, "verify-index", sample_dir)
+    assert [p for p in probs if p["kind"] == "index-differs"] == []
+    out = tmp_path / "rebuilt"
+    rc2, probs2, _ = findings(kdump, "verify-index", "--rebuild-into", out, sample_dir)
+    assert [p for p in probs2 if p["kind"] == "index-differs"]  # reported on request
+
+
+def test_entry_past_the_log_is_one_finding(kdump: KdumpRunner, tmp_path: Path) -> None:
+    part, _, _ = _follower_partition(tmp_path)
+    idx = part / f"{SEG}.index"
+    raw = bytearray(idx.read_bytes())
+    last = len(raw) - 8
+    struct.pack_into(">i", raw, last + 4, 10**8)  # the last entry points past the log
+    idx.write_bytes(bytes(raw))
+    rc, probs, _ = findings(kdump, "verify-index", part)
+    assert rc == 1 and [(p["kind"], p["position"]) for p in probs] == [("index-position", last)]
+
+
+# --- 5. a cleaned segment's time index naming an offset compaction removed -------------
+def _compacted_partition(root: Path) -> Path:
+    part = root / "__consumer_offsets-0"
+    part.mkdir(parents=True)
+    log, pos = b"", []
+    offsets = [0, 1, 2, 5, 6, 9]  # 3, 4, 7, 8 removed by the cleaner
+    for o in offsets:
+        pos.append(len(log))
+        log += w.v2_batch([w.Rec(f"k{o}".encode(), b"v" * 30)], base_offset=o,
+                          first_timestamp=1000 + o)
+    (part / f"{SEG}.log").write_bytes(log)
+    (part / f"{SEG}.index").write_bytes(w.offset_index([(5, pos[3])]))
+    # entry 0 names offset 4 (removed), with the timestamp of the batch ending at 5
+    (part / f"{SEG}.timeindex").write_bytes(w.time_index([(1004, 4), (1009, 9)]))
+    return part
+
+
+def test_cleaned_time_index_names_a_removed_offset(kdump: KdumpRunner, tmp_path: Path) -> None:
+    part = _compacted_partition(tmp_path)
+    rc, probs, _ = findings(kdump, "verify-index", part)
+    hit = [p for p in probs if p.get("check") == "compacted-away"]
+    assert len(hit) == 1 and hit[0]["severity"] == "info" and hit[0]["index_offset"] == 4
+    assert "removed by compaction; lookups scan forward" in hit[0]["detail"]
+    assert rc == 0 and [p for p in probs if p["severity"] != "info"] == []
+    r = kdump("dump", "--format", "json", part / f"{SEG}.timeindex")
+    objs = [json.loads(x) for x in r.out.splitlines()]
+    got = [o for o in objs if o.get("check") == "compacted-away"]
+    assert len(got) == 1 and got[0]["severity"] == "info"
+
+
+# --- 6. orphan indexes -----------------------------------------------------------------
+def test_orphan_indexes_named_alike(kdump: KdumpRunner, tmp_path: Path) -> None:
+    part, _, _ = _follower_partition(tmp_path)
+    for suffix in (".index", ".timeindex"):
+        shutil.copy(part / f"{SEG}{suffix}", part / f"00000000000000000100{suffix}")
+    rc, probs, _ = findings(kdump, "verify-index", part)
+    orphans = [(Path(p["file"]).name, p["severity"]) for p in probs if p["kind"] == "orphan-index"]
+    assert rc == 1 and orphans == [("00000000000000000100.index", "warning"),
+                                   ("00000000000000000100.timeindex", "warning")]
+    assert all("the broker deletes" in p["detail"] for p in probs if p["kind"] == "orphan-index")
+    for suffix in (".index", ".timeindex"):
+        rc, probs, _ = findings(kdump, "dump", part / f"00000000000000000100{suffix}")
+        kinds = [(p["kind"], p["severity"]) for p in probs]
+        assert rc == 1 and ("orphan-index", "warning") in kinds
+        assert "unreadable-file" not in [k for k, _ in kinds]

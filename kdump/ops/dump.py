@@ -441,6 +441,16 @@ def _check_time_entry(
         if item.last_offset >= offset:
             found = item
             break
+    if found is not None and found.base_offset > offset:
+        # in a gap of offsets the log cleaner made (LogCleaner.cleanInto writes the cleaned
+        # segment's time index; LogSegment.findOffsetByTimestamp scans forward from it)
+        yield Problem(path, where, "index-mismatch",
+                      f"entry {slot}: indexed offset {offset} is not the last offset of a batch"
+                      f" (found {found.last_offset}); offset {offset} was removed by "
+                      "compaction; lookups scan forward to the next batch", severity=INFO,
+                      extra={"check": "compacted-away", "index_offset": offset,
+                             "log_offset": found.last_offset})
+        return
     if found is None or found.last_offset != offset:
         got = -1 if found is None else found.last_offset
         older = (found is not None and found.base_offset <= offset

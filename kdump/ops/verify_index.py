@@ -469,6 +469,7 @@ def _segment_pass(
     #: a follower-style offset entry waiting for the batch that ends at its offset:
     #: (slot, offset, position, last offset of the batch there, next entry's position)
     pending: tuple[int, int, int, int, int] | None = None
+    prev_last: int | None = None  # the previous batch's last offset (gaps: compaction)
     # LogSegment.recover, to rebuild
     rebuilt_offsets: list[tuple[int, int]] = []
     rebuilt_times: list[tuple[int, int]] = []
@@ -527,6 +528,20 @@ def _segment_pass(
                 offset, timestamp = base + t_rel[slot], t_ts[slot]
                 where = slot * L.TIME_INDEX_ENTRY_SIZE
                 if offset < base_offset:
+                    if (prev_last if prev_last is not None else base - 1) < offset:
+                        # in a gap of offsets: the log cleaner removed it.  LogCleaner
+                        # (core/src/main/scala/kafka/log/LogCleaner.scala, cleanInto)
+                        # appends the cleaned segment's time entries from what filterTo
+                        # reports, and a lookup (LogSegment.findOffsetByTimestamp) starts
+                        # at the offset index's position for it and scans forward: the
+                        # next batch is found, as here
+                        yield Problem(time_path, where, "index-mismatch",
+                                      f"entry {slot}: offset {offset} was removed by compaction; "
+                                      f"lookups scan forward to the next batch (offsets "
+                                      f"{b.first_offset}-{b.last_offset})", severity=INFO,
+                                      extra={"check": "compacted-away", "index_offset": offset,
+                                             "log_offset": b.last_offset})
+                        continue
                     yield Problem(time_path, where, "index-mismatch",
                                   f"entry {slot}: offset {offset} is in no batch",
                                   extra={"check": "offset-not-found", "index_offset": offset,
@@ -550,6 +565,7 @@ def _segment_pass(
                         rebuilt_times.append((max_ts, max_ts_offset))
                     last_index_entry = valid_bytes
                 valid_bytes += b.size
+            prev_last = b.last_offset
             first = b.first_offset
             while pp.snapshots and (pp.snapshots[0].base_offset or 0) <= first:
                 yield from _check_snapshot(pp.snapshots.popleft(), pp)
