@@ -190,3 +190,37 @@ def test_orphan_indexes_named_alike(kdump: KdumpRunner, tmp_path: Path) -> None:
         kinds = [(p["kind"], p["severity"]) for p in probs]
         assert rc == 1 and ("orphan-index", "warning") in kinds
         assert "unreadable-file" not in [k for k, _ in kinds]
+
+
+# --- 4. a missing index once; KRaft's metadata log without indexes is normal -------------
+def test_missing_indexes_reported_once_and_kraft_metadata_is_normal(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    part, _, _ = _follower_partition(tmp_path)
+    (part / f"{SEG}.index").unlink()
+    (part / f"{SEG}.timeindex").unlink()
+    rc, probs, summary = findings(kdump, "verify-index", part)
+    assert rc == 1 and [(p["kind"], p["detail"]) for p in probs] == [
+        ("index-missing", "segment has no .index or .timeindex file (the broker rebuilds it)")]
+    meta = tmp_path / "kraft" / "__cluster_metadata-0"
+    shutil.copytree(part, meta)
+    (tmp_path / "kraft" / "recovery-point-offset-checkpoint").write_bytes(
+        w.offset_checkpoint([]))
+    rc, probs, summary = findings(kdump, "verify-index", tmp_path / "kraft")
+    assert rc == 0 and probs == [] and summary["clean"]
+
+
+# --- 7. checkpoints of a live broker's copy ----------------------------------------------
+def test_checkpoints_ahead_of_a_copied_log(kdump: KdumpRunner, tmp_path: Path) -> None:
+    root = tmp_path / "logdir"
+    part, _, _ = _follower_partition(root)
+    ahead = [("t", 0, 25)]  # the log ends at 19
+    (root / "replication-offset-checkpoint").write_bytes(w.offset_checkpoint(ahead))
+    (root / "recovery-point-offset-checkpoint").write_bytes(w.offset_checkpoint(ahead))
+    (part / "leader-epoch-checkpoint").write_bytes(w.leader_epoch_checkpoint([]))
+    rc, probs, _ = findings(kdump, "verify-index", root)
+    assert rc == 1 and {p["severity"] for p in probs} == {"warning"}
+    cps = [p for p in probs if p["kind"] == "checkpoint"]
+    assert len(cps) == 2 and all("normal in a copy of a live broker's log dir" in p["detail"]
+                                 for p in cps)
+    eps = [p for p in probs if p["kind"] == "leader-epoch"]
+    assert eps and all("normal in a copy of a live broker's log dir" in p["detail"] for p in eps)

@@ -45,6 +45,9 @@ from ..source import FileSource
 from . import tiered
 from .verify import Summary
 
+#: KRaft's metadata log: no indexes or recovery-point entry needed (KafkaMetadataLog)
+METADATA_TOPIC = "__cluster_metadata"
+
 #: an index with more used entries than this is checked by sanity rules only (entries
 #: not loaded); a full index at Kafka's default segment.index.bytes (10 MiB) has 1.3 M
 MAX_INDEX_ENTRIES = 2 << 20
@@ -314,12 +317,16 @@ def _sanity(seg: Segment, active: bool) -> Iterator[Problem]:
             log_size = kfs.getsize(seg.log.path)
         except OSError:
             log_size = None
+    missing = [suffix for f, suffix in ((seg.index, ".index"), (seg.time_index, ".timeindex"))
+               if f is None]
+    # one finding for the segment, whichever indexes are gone; KRaft's metadata log
+    # (__cluster_metadata) keeps none on some versions: normal there
+    if missing and seg.log is not None and log_size and seg.log.topic != METADATA_TOPIC:
+        yield Problem(seg.log.path, None, "index-missing",
+                      f"segment has no {' or '.join(missing)} file (the broker rebuilds it)",
+                      severity=WARNING)
     for f, cls in ((seg.index, OffsetIndex), (seg.time_index, TimeIndex)):
         if f is None:
-            if seg.log is not None and log_size:
-                yield Problem(seg.log.path, None, "index-missing",
-                              f"segment has no {'.index' if cls is OffsetIndex else '.timeindex'}"
-                              " file (the broker rebuilds it)", severity=WARNING)
             continue
         try:
             src = FileSource(f.path)
@@ -837,12 +844,17 @@ def _check_leader_epochs(f: KafkaFile, pp: _PartitionPass) -> Iterator[Problem]:
                           f"entries (epoch {e1}, start {s1}) and (epoch {e2}, start {s2}) do not "
                           "ascend")
     have = dict(entries)
+    newest = max(have) if have else -1
     for epoch, start in pp.epochs:
         got = have.get(epoch)
         if got is None:
             yield Problem(f.path, None, "leader-epoch",
                           f"batches carry leader epoch {epoch} from offset {start}, but the "
-                          "checkpoint has no entry for it", severity=WARNING)
+                          "checkpoint has no entry for it" + (
+                              "; a newer epoch than the checkpoint's newest: normal in a copy "
+                              "of a live broker's log dir (LeaderEpochFileCache writes the "
+                              "checkpoint after the batches are appended)"
+                              if epoch > newest else ""), severity=WARNING)
         elif got != start and not (pp.first_offset is not None and got < pp.first_offset
                                    and start == pp.first_offset):
             yield Problem(f.path, None, "leader-epoch",
@@ -880,9 +892,14 @@ def _check_root_entries(
             what = {"recovery_point": "recovery point", "high_watermark": "high watermark",
                     "log_start_offset": "log start offset",
                     "cleaner_checkpoint": "cleaner checkpoint"}[field_name]
+            live = field_name in ("recovery_point", "high_watermark")
             yield Problem(f.path, None, "checkpoint",
                           f"line {e.line}: {what} {value} of {key[0]}-{key[1]} is beyond its "
-                          f"log end offset {leo}", severity=WARNING,
+                          f"log end offset {leo}" + (
+                              "; normal in a copy of a live broker's log dir (the broker "
+                              "rewrote the checkpoint after the segments were copied, "
+                              "LogManager/ReplicaManager checkpoint periodically)"
+                              if live else ""), severity=WARNING,
                           extra={"topic": key[0], "partition": key[1], field_name: value,
                                  "log_end_offset": leo})
 
@@ -917,7 +934,7 @@ def verify_root_checkpoints(
                 yield Problem(f.path, err.position, "checkpoint", err.message)
     if have_recovery_file:
         for key, st in sorted(partitions.items()):
-            if key not in seen_recovery:
+            if key not in seen_recovery and key[0] != METADATA_TOPIC:
                 yield Problem(st.path, None, "checkpoint",
                               "partition is not in recovery-point-offset-checkpoint (the broker "
                               "recovers it from its first segment)", severity=INFO)
