@@ -224,3 +224,16 @@ def test_checkpoints_ahead_of_a_copied_log(kdump: KdumpRunner, tmp_path: Path) -
                                  for p in cps)
     eps = [p for p in probs if p["kind"] == "leader-epoch"]
     assert eps and all("normal in a copy of a live broker's log dir" in p["detail"] for p in eps)
+
+
+def test_summary_never_says_invalid_and_clean(kdump: KdumpRunner, tmp_path: Path) -> None:
+    part, pos, _ = _follower_partition(tmp_path)
+    log = part / f"{SEG}.log"
+    raw = bytearray(log.read_bytes())
+    raw[pos[1] + 70] ^= 0xFF  # a byte of batch 1's record: its CRC-32C no longer matches
+    log.write_bytes(bytes(raw))
+    rc, probs, summary = findings(kdump, "verify-index", part)
+    assert summary["invalid_batches"] == 1
+    assert rc == 1 and not summary["clean"]
+    assert [(p["kind"], p["position"]) for p in probs if p["kind"] == "crc-mismatch"] == [
+        ("crc-mismatch", pos[1])]

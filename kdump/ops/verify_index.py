@@ -43,6 +43,7 @@ from ..records.file_records import LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 from . import tiered
+from .batch_findings import crc_problem
 from .verify import Summary
 
 #: KRaft's metadata log: no indexes or recovery-point entry needed (KafkaMetadataLog)
@@ -496,6 +497,8 @@ def _segment_pass(
         for item in reader:
             if isinstance(item, Problem):
                 rebuilding = False  # recover() truncates at the first invalid batch
+                if item.severity != INFO:
+                    yield item  # damage counted in the summary is never "clean"
                 continue
             b = item
             if pending is not None:  # a follower-style entry: does this batch end it?
@@ -512,6 +515,7 @@ def _segment_pass(
             else:
                 summary.invalid_batches += 1
                 rebuilding = False
+                yield crc_problem(b)  # "1 invalid: clean" would contradict itself
             while oj < len(o_order) and o_pos[o_order[oj]] <= b.position:
                 slot = o_order[oj]
                 oj += 1
