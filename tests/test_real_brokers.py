@@ -237,3 +237,41 @@ def test_summary_never_says_invalid_and_clean(kdump: KdumpRunner, tmp_path: Path
     assert rc == 1 and not summary["clean"]
     assert [(p["kind"], p["position"]) for p in probs if p["kind"] == "crc-mismatch"] == [
         ("crc-mismatch", pos[1])]
+
+
+# --- 8. nothing Kafka-like; loose segments; -delete dirs -------------------------------
+@pytest.mark.parametrize("command", ["verify-crc", "verify-index", "dump"])
+def test_no_kafka_data_is_exit_2(kdump: KdumpRunner, tmp_path: Path, command: str) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    other = tmp_path / "etc"
+    other.mkdir()
+    (other / "hosts").write_text("127.0.0.1 localhost\n")
+    for d in (empty, other):
+        rc, probs, _ = findings(kdump, command, d)
+        assert rc == 2 and [p["detail"] for p in probs if p["severity"] == "error"] == [
+            f"no Kafka data under {d}"]
+
+
+def test_loose_segment_is_read_with_a_note(kdump: KdumpRunner, tmp_path: Path) -> None:
+    part, _, _ = _follower_partition(tmp_path)
+    loose = tmp_path / "copied"
+    loose.mkdir()
+    for f in part.iterdir():
+        shutil.copy(f, loose / f.name)
+    rc, probs, summary = findings(kdump, "verify-index", loose)
+    assert summary["files"] == 1 and summary["batches"] == 19
+    assert {p["detail"] for p in probs} == {"not in a topic-partition directory: partition unknown"}
+    assert rc == 0
+
+
+def test_delete_dir_is_not_a_live_partition(kdump: KdumpRunner, tmp_path: Path) -> None:
+    root = tmp_path / "logdir"
+    part, _, _ = _follower_partition(root)
+    gone = root / f"t-0.{'ab' * 16}-delete"
+    shutil.copytree(part, gone)
+    for f in gone.glob("*.log"):
+        f.write_bytes(f.read_bytes()[:200])  # an older, shorter copy being deleted
+    (root / "recovery-point-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, 19)]))
+    rc, probs, _ = findings(kdump, "verify-index", root)
+    assert [p for p in probs if p["kind"] == "checkpoint"] == []

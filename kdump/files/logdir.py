@@ -203,11 +203,26 @@ class Walker:
 
     def __init__(self, listing: Listing | None = None) -> None:
         self._seen_dirs: set[tuple[int, int]] = set()
+        self._kafka = False  # anything Kafka-like met under the current path
         self.fs = listing if listing is not None else Listing()
 
     def walk(self, paths: Iterable[str]) -> Iterator[KafkaFile | Problem]:
         for p in paths:
-            yield from self._path(p, depth=0)
+            self._kafka = False
+            directory = False
+            for item in self._path(p, depth=0):
+                if isinstance(item, KafkaFile):
+                    if item.kind != "unknown":
+                        self._kafka = True
+                elif item.kind != "unknown-file":
+                    self._kafka = True  # a problem with something Kafka-like (or unreadable)
+                yield item
+            try:
+                directory = self.fs.isdir(p)
+            except OSError:
+                directory = False
+            if directory and not self._kafka:
+                yield Problem(p, None, "unreadable-file", f"no Kafka data under {p}")
 
     def _path(self, path: str, depth: int) -> Iterator[KafkaFile | Problem]:
         try:
@@ -251,6 +266,7 @@ class Walker:
             return Problem(path, None, "unreadable-file", (e.strerror or str(e)).lower())
 
     def _partition(self, path: str, part: PartitionDir) -> Iterator[KafkaFile | Problem]:
+        self._kafka = True  # a partition directory, even empty, is Kafka's
         names = self._entries(path)
         if isinstance(names, Problem):
             yield names
@@ -311,7 +327,14 @@ class Walker:
             else:
                 others.append(full)
         for full in root_files:
-            yield classify(full, in_partition=False)
+            f = classify(full, in_partition=False)
+            if f.kind in _SEGMENT_KINDS and f.base_offset is not None:
+                # a segment copied into a folder not named topic-N: read, partition unknown
+                yield Problem(full, None, "unknown-file",
+                              "not in a topic-partition directory: partition unknown",
+                              severity=INFO)
+                f = with_active_flag(f, self.fs)
+            yield f
         for _, full, part in sorted(partitions):
             try:
                 st = self.fs.stat(full)
@@ -338,6 +361,10 @@ def _names_a_file(path: str) -> bool:
     return f.kind in FIXED_NAMES.values() or (
         f.kind in SEGMENT_SUFFIXES.values() and f.base_offset is not None)
 
+
+#: a segment's files (named <base offset>.<suffix>)
+_SEGMENT_KINDS = frozenset({"log", "offset-index", "time-index", "txn-index",
+                            "producer-snapshot"})
 
 #: files only a log dir's root holds
 _LOGDIR_MARKERS = frozenset({

@@ -32,7 +32,7 @@ from .. import fs as kfs
 from .. import layouts as L
 from ..errors import KdumpError, OutputError, UsageError
 from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, time_index_sanity
-from ..files.logdir import KafkaFile, walk
+from ..files.logdir import KafkaFile, parse_partition_dir, walk
 from ..files.snapshot import ProducerSnapshot, read_producer_snapshot
 from ..files.text import OFFSET_CHECKPOINTS, iter_checkpoint, read_checkpoint
 from ..files.txnindex import AbortedTxn, partial_tail, read_txn_index
@@ -132,7 +132,7 @@ def _walk_partitions(paths: Iterable[str]) -> Iterator[Problem | KafkaFile | _Pa
     current: list[KafkaFile] = []
     current_dir: str | None = None
     for item in walk(paths):
-        if isinstance(item, Problem) or item.topic is None:
+        if isinstance(item, Problem) or (item.topic is None and not _loose_segment_file(item)):
             yield item
             continue
         d = os.path.dirname(kfs.abspath(item.path))
@@ -143,6 +143,13 @@ def _walk_partitions(paths: Iterable[str]) -> Iterator[Problem | KafkaFile | _Pa
         current.append(item)
     if current and current_dir is not None:
         yield _PartitionJob(current_dir, current)
+
+
+def _loose_segment_file(f: KafkaFile) -> bool:
+    """A segment's file outside a topic-partition directory (checked as a partition of
+    unknown name)."""
+    return f.base_offset is not None and f.kind in (
+        "log", "offset-index", "time-index", "txn-index", "producer-snapshot")
 
 
 def _partition_job(opts: VerifyIndexOptions, job: _PartitionJob
@@ -195,7 +202,7 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jo
                             is_job)
     for item in items:
         if isinstance(item, Problem):
-            if item.severity != INFO:
+            if item.severity != INFO or item.detail.endswith("partition unknown"):
                 yield item
             continue
         if isinstance(item, KafkaFile):  # log-dir root file
@@ -211,6 +218,9 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jo
                          "records", "unreadable_bytes"):
                 setattr(summary, name, getattr(summary, name) + getattr(counts, name))
         logdir = os.path.dirname(kfs.abspath(state.path))
+        special = parse_partition_dir(os.path.basename(state.path))
+        if special is None or special.state is not None:
+            continue  # -delete/-future/-stray or a folder of loose segments: not live
         partitions.setdefault(logdir, {})[(state.topic, state.partition)] = state
     if not opts.sanity_only:
         for logdir, files in roots.items():
