@@ -444,7 +444,11 @@ def test_leftovers_are_named_for_what_they_are(kdump, tmp_path: Path) -> None:
     # the partition directory with no segment, and the directory that is no partition
     r = kdump("dump", "--format", "json", root / "t-3", root / "not-a-partition", watch=[root])
     clean(r)
-    assert r.rc in (0, 1)
+    # issue 15: a directory with nothing Kafka-like is "no Kafka data under PATH", exit 2;
+    # the (empty) partition directory is Kafka's and says nothing
+    nothing = [json.loads(x)["detail"] for x in r.out.splitlines()
+               if json.loads(x).get("kind") == "unreadable-file"]
+    assert r.rc == 2 and nothing == [f"no Kafka data under {root / 'not-a-partition'}"]
 
 
 # ---------------------------------------------------------------------------------------
