@@ -19,7 +19,13 @@ from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import Decoded, PayloadDecoder
 from ..decoders.simple import StringDecoder
 from ..errors import CorruptDataError, KdumpError
-from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, time_index_sanity
+from ..files.index import (
+    OffsetIndex,
+    TimeIndex,
+    is_preallocated_zero,
+    offset_index_sanity,
+    time_index_sanity,
+)
 from ..files.logdir import KafkaFile, walk
 from ..files.snapshot import read_producer_snapshot
 from ..files.text import (
@@ -319,6 +325,38 @@ def _batch_at(log: FileSource | None, position: int, max_size: int) -> Batch | s
     return f"no whole batch of at most {max_size} bytes at position {position}"
 
 
+class _OnePass:
+    """The log's batches in one forward pass, shared by all of an index's entries (their
+    positions / offsets ascend in a sane index): one read of the log instead of a window
+    of up to max.message.bytes per entry.  ``None`` when the pass cannot answer (an entry
+    out of order, a damaged batch): the caller falls back to the entry's own lookup."""
+
+    def __init__(self, log: FileSource) -> None:
+        self._it = iter(LogReader(log, resync=False, check_lengths=False))
+        self._cur: Batch | None = None
+        self._done = False
+        self._advance()
+
+    def _advance(self) -> None:
+        for item in self._it:
+            if isinstance(item, Problem):
+                break
+            self._cur = item
+            return
+        self._cur, self._done = None, True
+
+    def at_position(self, position: int) -> Batch | None:
+        while self._cur is not None and self._cur.position < position:
+            self._advance()
+        cur = self._cur
+        return cur if cur is not None and cur.position == position else None
+
+    def ending_at_or_after(self, offset: int) -> Batch | None:
+        while self._cur is not None and self._cur.last_offset < offset:
+            self._advance()
+        return self._cur
+
+
 def _open_optional(path: str) -> FileSource | None:
     try:
         return FileSource(path)
@@ -346,13 +384,24 @@ def dump_offset_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
         if log is None:
             yield _no_log(f.path, log_path)
         try:
+            one_pass = _OnePass(log) if log is not None else None
+            last_position = -1
             for slot in range(index.slots):
                 e = index.entry(slot)
-                if e.offset == base and slot > 0:
+                if (e.offset == base and slot > 0) or (slot == 0 and is_preallocated_zero(index)):
                     yield _zero_slots(f.path, slot, index.slots, index.entry_size)
                     break
                 if log is not None:
-                    found = _batch_at(log, e.position, opts.max_message_size)
+                    found: Batch | str | None = None
+                    if one_pass is not None and e.position > last_position:
+                        hit = one_pass.at_position(e.position)
+                        if hit is not None and hit.size <= opts.max_message_size:
+                            found = hit
+                    else:
+                        one_pass = None  # out of order: each entry looks for itself
+                    last_position = max(last_position, e.position)
+                    if found is None:
+                        found = _batch_at(log, e.position, opts.max_message_size)
                     if isinstance(found, str):
                         yield Problem(f.path, slot * index.entry_size, "index-position",
                                       f"entry {slot} (offset {e.offset}): {found}",
@@ -409,14 +458,22 @@ def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             yield _no_log(f.path, stem + L.LOG_SUFFIX)
         try:
             prev = L.NO_TIMESTAMP
+            one_pass = _OnePass(log) if log is not None else None
+            last_offset = -1
             for slot in range(tindex.slots):
                 e = tindex.entry(slot)
-                if e.offset == base and slot > 0:
+                if (e.offset == base and slot > 0) or (slot == 0 and is_preallocated_zero(tindex)):
                     yield _zero_slots(f.path, slot, tindex.slots, tindex.entry_size)
                     break
                 if log is not None:
+                    hint: Batch | None = None
+                    if one_pass is not None and e.offset >= last_offset:
+                        hint = one_pass.ending_at_or_after(e.offset)
+                    else:
+                        one_pass = None  # out of order: each entry looks for itself
+                    last_offset = max(last_offset, e.offset)
                     yield from _check_time_entry(f.path, log, oindex, e.offset, e.timestamp,
-                                                 prev, slot, opts.max_batch_bytes)
+                                                 prev, slot, opts.max_batch_bytes, hint)
                 if not opts.verify_index_only:
                     yield TimeIndexEntryEvent(f.path, slot, e.timestamp, e.offset)
                 prev = e.timestamp
@@ -428,19 +485,22 @@ def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
 
 def _check_time_entry(
     path: str, log: FileSource, oindex: OffsetIndex | None, offset: int, timestamp: int,
-    prev: int, slot: int, max_batch_bytes: int,
+    prev: int, slot: int, max_batch_bytes: int, hint: Batch | None = None,
 ) -> Iterator[Problem]:
-    """DumpLogSegments.dumpTimeIndex's checks for one entry."""
+    """DumpLogSegments.dumpTimeIndex's checks for one entry.  ``hint``: the batch the
+    shared forward pass found (the first ending at or after ``offset``), else a lookup
+    through the offset index and a scan from there."""
     where = slot * L.TIME_INDEX_ENTRY_SIZE
-    hit = oindex.lookup(offset) if oindex is not None else None
-    start = hit.position if hit is not None else 0
-    found: Batch | None = None
-    for item in LogReader(log, start=start, resync=False, check_lengths=False):
-        if isinstance(item, Problem):
-            break
-        if item.last_offset >= offset:
-            found = item
-            break
+    found: Batch | None = hint
+    if found is None:
+        hit = oindex.lookup(offset) if oindex is not None else None
+        start = hit.position if hit is not None else 0
+        for item in LogReader(log, start=start, resync=False, check_lengths=False):
+            if isinstance(item, Problem):
+                break
+            if item.last_offset >= offset:
+                found = item
+                break
     if found is not None and found.base_offset > offset:
         # in a gap of offsets the log cleaner made (LogCleaner.cleanInto writes the cleaned
         # segment's time index; LogSegment.findOffsetByTimestamp scans forward from it)

@@ -274,9 +274,9 @@ def verify_partition(
     for base in bases:
         seg = segments[base]
         if seg.log is None:
-            for f in (seg.index, seg.time_index, seg.txn_index):
-                if f is not None:
-                    yield orphan_index(f.path)
+            for idx_file in (seg.index, seg.time_index, seg.txn_index):
+                if idx_file is not None:
+                    yield orphan_index(idx_file.path)
         yield from _guarded(_sanity(seg, base == active_base), directory)
         if opts.sanity_only or seg.log is None:
             continue
