@@ -1714,6 +1714,21 @@ def replicas_pair(path: Path, target_bytes: int, *, diverge_tail: int = 10,
         w.close()
 
 
+def _kstr(text: str) -> bytes:
+    b = text.encode()
+    return struct.pack(">h", len(b)) + b
+
+
+def offset_commit_key(group: str, topic: str, partition: int) -> bytes:
+    """__consumer_offsets OffsetCommitKey (key version 1), FORMATS.md §12.2."""
+    return struct.pack(">h", 1) + _kstr(group) + _kstr(topic) + struct.pack(">i", partition)
+
+
+def offset_commit_value_v3(offset: int, ts: int, metadata: str = "", epoch: int = -1) -> bytes:
+    """OffsetCommitValue version 3: offset, leaderEpoch, metadata, commitTimestamp."""
+    return struct.pack(">hqi", 3, offset, epoch) + _kstr(metadata) + struct.pack(">q", ts)
+
+
 # --------------------------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------------------------

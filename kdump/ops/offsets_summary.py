@@ -51,15 +51,77 @@ class DigestTotals:
                 "ignored_records": self.ignored_records}
 
 
+@dataclass(slots=True)
+class ReplayState:
+    """What one replay of ``__consumer_offsets`` logs accumulates."""
+
+    digest: OffsetsDigest
+    pending: dict[int, list[tuple[Any, Any, int]]]
+    aborted: int = 0
+
+    @classmethod
+    def new(cls) -> ReplayState:
+        return cls(OffsetsDigest(), {})
+
+    @property
+    def pending_records(self) -> int:
+        return sum(len(h) for h in self.pending.values())
+
+
+def replay_log(path: str, active: bool, state: ReplayState, *, decoder: Any = None,
+               max_batch_bytes: int = 256 << 20) -> Iterator[Problem]:
+    """Feed one ``__consumer_offsets`` segment into ``state`` (segments in offset order,
+    one partition at a time): transactional commits are held per producer until its
+    COMMIT marker and dropped at its ABORT."""
+    if decoder is None:
+        decoder = internal_decoder("offsets")
+    digest, pending = state.digest, state.pending
+    try:
+        src = FileSource(path)
+    except KdumpError as e:
+        yield Problem(path, None, "unreadable-file", e.message)
+        return
+    with src:
+        for item in LogReader(src, active=active, max_batch_bytes=max_batch_bytes):
+            if isinstance(item, Problem):
+                if item.severity != INFO:
+                    yield item
+                continue
+            b = item
+            try:
+                records = list(b.records(max_batch_bytes))
+            except KdumpError as e:
+                yield Problem(path, b.position, "invalid-record", e.message)
+                continue
+            if isinstance(b, RecordBatch) and b.is_control:
+                for rec in records:
+                    ctl = parse_control(rec)
+                    held = pending.pop(b.producer_id, [])
+                    if ctl.type_name == "COMMIT":
+                        for key, value, off in held:
+                            digest.add(key, value, log_offset=off)
+                    elif ctl.type_name == "ABORT":
+                        state.aborted += len(held)
+                continue
+            txn = isinstance(b, RecordBatch) and b.is_transactional
+            for rec in records:
+                d = decoder.decode(rec.key, rec.value, rec.offset)
+                if txn:
+                    pending.setdefault(b.producer_id, []).append(
+                        (d.key_json, d.value_json, rec.offset))
+                else:
+                    digest.add(d.key_json, d.value_json, log_offset=rec.offset)
+
+
 def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
                     max_batch_bytes: int = 256 << 20) -> Iterator[DigestRow | DigestTotals | Problem]:
     """Replay every ``__consumer_offsets`` log under ``paths`` (every log when
     ``all_topics``: the user said the data is offsets data)."""
     decoder = internal_decoder("offsets")
-    digest = OffsetsDigest()
-    pending: dict[int, list[tuple[Any, Any, int]]] = {}
+    state = ReplayState.new()
+    digest = state.digest
     partitions: set[str] = set()
-    aborted = pending_left = 0
+    pending_left = 0
     for f in walk(paths):
         if isinstance(f, Problem):
             if f.severity != INFO:
@@ -70,41 +132,10 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
         if not all_topics and f.topic != "__consumer_offsets":
             continue
         partitions.add(f"{f.topic}-{f.partition}")
-        try:
-            src = FileSource(f.path)
-        except KdumpError as e:
-            yield Problem(f.path, None, "unreadable-file", e.message)
-            continue
-        with src:
-            for item in LogReader(src, active=f.active, max_batch_bytes=max_batch_bytes):
-                if isinstance(item, Problem):
-                    if item.severity != INFO:
-                        yield item
-                    continue
-                b = item
-                try:
-                    records = list(b.records(max_batch_bytes))
-                except KdumpError as e:
-                    yield Problem(f.path, b.position, "invalid-record", e.message)
-                    continue
-                if isinstance(b, RecordBatch) and b.is_control:
-                    for rec in records:
-                        ctl = parse_control(rec)
-                        held = pending.pop(b.producer_id, [])
-                        if ctl.type_name == "COMMIT":
-                            for key, value, off in held:
-                                digest.add(key, value, log_offset=off)
-                        elif ctl.type_name == "ABORT":
-                            aborted += len(held)
-                    continue
-                txn = isinstance(b, RecordBatch) and b.is_transactional
-                for rec in records:
-                    d = decoder.decode(rec.key, rec.value, rec.offset)
-                    if txn:
-                        pending.setdefault(b.producer_id, []).append(
-                            (d.key_json, d.value_json, rec.offset))
-                    else:
-                        digest.add(d.key_json, d.value_json, log_offset=rec.offset)
+        yield from replay_log(f.path, f.active, state, decoder=decoder,
+                              max_batch_bytes=max_batch_bytes)
+    pending = state.pending
+    aborted = state.aborted
     for held in pending.values():
         pending_left += len(held)
     for o in digest.offsets():

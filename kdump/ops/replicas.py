@@ -786,7 +786,12 @@ class _Comparer:
             s.cache = cache
         leader, reason = self._leader()
         trunc_offsets = []
+        if len(self.states) == 1:
+            self.states[0].role = "single"
+            leader, reason = None, "one replica"
         for s in self.states:
+            if len(self.states) == 1:
+                break
             if s is leader:
                 s.role = "leader"
                 continue
@@ -807,7 +812,7 @@ class _Comparer:
             keep = [k for k, base in enumerate(s.only_base) if base >= threshold]
             s.records_only_here = sum(s.only_count[k] for k in keep)
             s.batches_only_here = len(keep)
-            if self.opts.print_data_log:
+            if self.opts.print_data_log and len(self.states) > 1:
                 for k in keep:
                     path, pos = s.only_pos[k]
                     b = self._batch_at(path, pos)
