@@ -404,3 +404,61 @@ def test_lag_text_and_filters(kdump: KdumpRunner, tmp_path: Path) -> None:
         "replicas for the highest log end offset): 7 records applied, 1 aborted"]
     t = kdump("lag", "--format", "table", "b1", "b2", cwd=tmp_path)
     assert "consumer lag (largest first)" in t.out and "gone" in t.out
+
+
+# ------------------------------------------------------------------ size-report keeps replicas apart
+
+
+def three_brokers(root: Path) -> None:
+    """invoice-0 on brokers 1, 2 and 3 (broker 3 lags), invoice-1 on brokers 1 and 2."""
+    for b in (1, 2, 3):
+        ld = w.broker_logdir(root / f"b{b}", b)
+        w.write_replica(ld / "invoice-0",
+                        w.replica_batches([(0, 10, 0), (10, 10, 0)] if b < 3 else [(0, 10, 0)]))
+        if b < 3:
+            w.write_replica(ld / "invoice-1", w.replica_batches([(0, 5, 0)]))
+
+
+def test_size_report_keeps_replicas_apart(kdump: KdumpRunner, tmp_path: Path) -> None:
+    three_brokers(tmp_path)
+    r = kdump("size-report", "--format", "json", "b1", "b2", "b3", cwd=tmp_path)
+    objs = _objs(r.out)
+    parts = [(o["topic"], o["partition"], o["log_dir"], o["broker_id"], o["records"])
+             for o in objs if o["type"] == "partition"]
+    assert parts == [("invoice", 0, "b1", 1, 20), ("invoice", 0, "b2", 2, 20),
+                     ("invoice", 0, "b3", 3, 10), ("invoice", 1, "b1", 1, 5),
+                     ("invoice", 1, "b2", 2, 5)]
+    total = objs[-1]
+    assert {k: total[k] for k in ("type", "counts", "partitions", "replicas", "log_dirs",
+                                  "records")} == {
+        "type": "total", "counts": "replicas", "partitions": 2, "replicas": 5, "log_dirs": 3,
+        "records": 60}
+    t = kdump("size-report", "b1", "b2", "b3", cwd=tmp_path)
+    assert [x.split()[0] for x in t.out.splitlines()] == [
+        "name", "invoice-0@1", "invoice-0@2", "invoice-0@3", "invoice-1@1", "invoice-1@2",
+        "TOTAL(replicas)"]
+
+
+def test_size_report_by_topic_counts_each_partition_once(kdump: KdumpRunner,
+                                                         tmp_path: Path) -> None:
+    three_brokers(tmp_path)
+    r = kdump("size-report", "--by", "topic", "--format", "json", "b1", "b2", "b3",
+              cwd=tmp_path)
+    objs = _objs(r.out)
+    topic = objs[0]
+    assert {k: topic[k] for k in ("type", "topic", "records", "partitions", "replicas",
+                                  "replication_factor")} == {
+        "type": "topic", "topic": "invoice", "records": 25, "partitions": 2, "replicas": 5,
+        "replication_factor": 3}
+    total = objs[-1]
+    assert (total["counts"], total["records"], total["replica_bytes"]) == (
+        "partitions", 25, sum(o["bytes"] for o in _objs(kdump(
+            "size-report", "--format", "json", "b1", "b2", "b3", cwd=tmp_path).out)
+            if o["type"] == "partition"))
+
+
+def test_size_report_one_log_dir_unchanged_names(kdump: KdumpRunner, tmp_path: Path) -> None:
+    three_brokers(tmp_path)
+    t = kdump("size-report", "b1", cwd=tmp_path)
+    assert [x.split()[0] for x in t.out.splitlines()] == ["name", "invoice-0", "invoice-1",
+                                                          "TOTAL"]

@@ -27,6 +27,7 @@ Kafka's side, followed exactly:
 
 from __future__ import annotations
 
+import functools
 import os
 from array import array
 from collections.abc import Iterable, Iterator
@@ -72,18 +73,32 @@ _CHECKPOINTS = {
 }
 
 
+def _broker_id(path: str) -> tuple[int | None, Problem | None]:
+    meta = os.path.join(path, "meta.properties")
+    if not os.path.isfile(meta):
+        return None, None
+    try:
+        with FileSource(meta) as src:
+            props = read_properties(src)
+        raw = props.get("broker.id", props.get("node.id"))
+        return (int(raw) if raw is not None else None), None
+    except (KdumpError, ValueError) as e:
+        return None, Problem(meta, None, "bad-file", str(e), severity=WARNING)
+
+
+@functools.lru_cache(maxsize=1024)
+def broker_id_of(log_dir: str) -> int | None:
+    """``broker.id`` (ZooKeeper mode) or ``node.id`` (KRaft) of a log dir's
+    meta.properties; None without one."""
+    return _broker_id(log_dir)[0]
+
+
 def read_logdir(path: str) -> LogDir:
     """The broker id and checkpoints of the log dir at ``path`` (whatever is there)."""
     d = LogDir(path)
-    meta = os.path.join(path, "meta.properties")
-    if os.path.isfile(meta):
-        try:
-            with FileSource(meta) as src:
-                props = read_properties(src)
-            raw = props.get("broker.id", props.get("node.id"))
-            d.broker_id = int(raw) if raw is not None else None
-        except (KdumpError, ValueError) as e:
-            d.problems.append(Problem(meta, None, "bad-file", str(e), severity=WARNING))
+    d.broker_id, problem = _broker_id(path)
+    if problem is not None:
+        d.problems.append(problem)
     for name, (attr, fname) in _CHECKPOINTS.items():
         p = os.path.join(path, name)
         if not os.path.isfile(p):
