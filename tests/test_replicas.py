@@ -192,8 +192,7 @@ def test_compacted_replicas_agree(kdump: KdumpRunner, tmp_path: Path) -> None:
     spans = [(0, 10, 0), (10, 10, 0), (20, 10, 0), (30, 10, 0)]
     w.write_replica(b1 / "c-0", w.replica_batches(spans))
     # broker 2's cleaner: batch 0-9 keeps 3 records, batch 10-19 is gone entirely
-    w.write_replica(b2 / "c-0", [_compacted(0, 10, [0, 4, 9], 0)]
-                    + w.replica_batches(spans[2:]))
+    w.write_replica(b2 / "c-0", [_compacted(0, 10, [0, 4, 9], 0), *w.replica_batches(spans[2:])])
     r = kdump("compare-replicas", "--format", "json", "b1", "b2", cwd=tmp_path)
     assert r.rc == 0, r.out
     c = _cmp(_objs(r.out), "c-0")
@@ -205,8 +204,8 @@ def test_compacted_batch_with_other_records_diverges(kdump: KdumpRunner, tmp_pat
     b1 = w.broker_logdir(tmp_path / "b1", 1)
     b2 = w.broker_logdir(tmp_path / "b2", 2)
     w.write_replica(b1 / "c-0", w.replica_batches([(0, 10, 0), (10, 10, 0)]))
-    w.write_replica(b2 / "c-0", w.replica_batches([(0, 10, 0)])
-                    + [_compacted(10, 10, [11, 15, 19], 0, change=15)])
+    w.write_replica(b2 / "c-0", [*w.replica_batches([(0, 10, 0)]),
+                                 _compacted(10, 10, [11, 15, 19], 0, change=15)])
     r = kdump("compare-replicas", "--format", "json", "b1", "b2", cwd=tmp_path)
     assert r.rc == 1
     c = _cmp(_objs(r.out), "c-0")
@@ -253,7 +252,7 @@ def test_partition_on_one_side_only(kdump: KdumpRunner, tmp_path: Path) -> None:
 
 def test_partition_directories_compared_whatever_their_names(
         kdump: KdumpRunner, tmp_path: Path) -> None:
-    b1, b2 = unclean(tmp_path)
+    _b1, _b2 = unclean(tmp_path)
     r = kdump("compare-replicas", "--format", "json", "b1/orders-0", "b2/orders-0",
               cwd=tmp_path)
     assert _cmp(_objs(r.out), "orders-0")["divergence_offset"] == 20

@@ -153,12 +153,12 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
                                        max_batch_bytes=opts.max_batch_bytes))
         yield OffsetsSource(chosen, state.digest.records, state.aborted, state.pending_records)
         for o in state.digest.offsets():
-            k = (o.group, o.topic, o.partition)
-            prev = committed.get(k)
+            gkey = (o.group, o.topic, o.partition)
+            prev = committed.get(gkey)
             # a group lives in one __consumer_offsets partition; should two hold it, the
             # newer commit wins
             if prev is None or o.commit_timestamp >= prev[0].commit_timestamp:
-                committed[k] = (o, chosen.replica.path)
+                committed[gkey] = (o, chosen.replica.path)
     leo_cache: dict[tuple[str, int], ChosenReplica | None] = {}
     rows: list[LagRow] = []
     for (group, topic, partition), (o, from_path) in committed.items():
@@ -173,16 +173,16 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
         src = leo_cache[key]
         hw: int | None = None
         hw_from: str | None = None
-        for r in rs.replicas.get(key, []):
-            v = r.high_watermark
+        for rep in rs.replicas.get(key, []):
+            v = rep.high_watermark
             if v is not None and (hw is None or v > hw):
-                hw, hw_from = v, r.log_dir
+                hw, hw_from = v, rep.log_dir
         rows.append(LagRow(group, topic, partition, o.offset,
                            src.log_end_offset if src else None, hw, o.commit_timestamp,
                            o.metadata, src,
                            None if hw_from is None else
                            f"replication-offset-checkpoint of {hw_from} (the highest of "
-                           f"{sum(1 for r in rs.replicas.get(key, []) if r.high_watermark is not None)})",
+                           f"{sum(1 for x in rs.replicas.get(key, []) if x.high_watermark is not None)})",
                            from_path))
     yield from problems
     rows.sort(key=lambda r: (r.lag is None, -(r.lag or 0), r.group, r.topic, r.partition))

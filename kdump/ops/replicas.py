@@ -36,11 +36,11 @@ from typing import Any
 
 from .. import layouts as L
 from ..errors import KdumpError
-from ..files.logdir import PartitionDir, list_segments, parse_partition_dir, walk
+from ..files.logdir import list_segments, parse_partition_dir, walk
 from ..files.text import iter_checkpoint, read_properties
 from ..findings import ERROR, INFO, WARNING, Problem
+from ..records.batch import Batch
 from ..records.file_records import LogReader, make_batch
-from ..records.legacy import LegacyBatch
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 
@@ -191,8 +191,19 @@ class ReplicaSet:
 class Head:
     """A batch as its header describes it: what identifies it across replicas."""
 
-    __slots__ = ("base", "last", "epoch", "crc", "magic", "count", "size", "path",
-                 "position", "attributes", "compressed")
+    __slots__ = (
+        "attributes",
+        "base",
+        "compressed",
+        "count",
+        "crc",
+        "epoch",
+        "last",
+        "magic",
+        "path",
+        "position",
+        "size",
+    )
 
     def __init__(self, base: int, last: int, epoch: int, crc: int, magic: int, count: int,
                  size: int, path: str, position: int, attributes: int, compressed: bool) -> None:
@@ -218,7 +229,7 @@ class Head:
                 "crc": self.crc, "magic": self.magic, "count": self.count, "size": self.size}
 
 
-def _head_of(b: RecordBatch | LegacyBatch, prev_last: int | None) -> Head:
+def _head_of(b: Batch, prev_last: int | None) -> Head:
     if isinstance(b, RecordBatch):
         return Head(b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc, b.magic,
                     max(b.records_count, 0), b.size, b.path, b.position, b.attributes,
@@ -588,7 +599,7 @@ class OnlyHereBatch:
     """A batch only this replica holds (``--print-data-log``)."""
 
     replica: Replica
-    batch: RecordBatch | LegacyBatch
+    batch: Batch
 
 
 @dataclass(slots=True)
@@ -625,7 +636,7 @@ def _read_epoch_checkpoint(path: str) -> tuple[list[tuple[int, int]] | None, Pro
     return out, None
 
 
-def _read_batch(h: Head, max_batch_bytes: int) -> RecordBatch | LegacyBatch | None:
+def _read_batch(h: Head, max_batch_bytes: int) -> Batch | None:
     try:
         with FileSource(h.path) as src:
             data = src.pread(h.position, h.size)
@@ -636,7 +647,7 @@ def _read_batch(h: Head, max_batch_bytes: int) -> RecordBatch | LegacyBatch | No
     return make_batch(h.path, h.position, data, 0)
 
 
-def _record_view(b: RecordBatch | LegacyBatch, max_batch_bytes: int
+def _record_view(b: Batch, max_batch_bytes: int
                  ) -> dict[int, tuple[Any, ...]] | None:
     try:
         return {r.offset: (r.timestamp, r.key, r.value, tuple(r.headers))
@@ -690,7 +701,7 @@ class _Comparer:
         records at every offset both keep (compaction) -> None; else the first offset
         whose records differ."""
         views = []
-        for s, h in heads:
+        for _s, h in heads:
             b = _read_batch(h, self.opts.max_batch_bytes)
             v = _record_view(b, self.opts.max_batch_bytes) if b is not None else None
             if v is None:
@@ -763,8 +774,7 @@ class _Comparer:
                 if s.cur is not None and s.cur.base == o:
                     s.advance()
         for s in self.states:
-            for p in s.damage:
-                yield p
+            yield from s.damage
 
     def finish(self) -> tuple[PartitionComparison, list[OnlyHereBatch]]:
         for s in self.states:
@@ -846,7 +856,7 @@ class _Comparer:
                                    reason, self.compacted, self.missing)
         return comp, batches
 
-    def _batch_at(self, path: str, pos: int) -> RecordBatch | LegacyBatch | None:
+    def _batch_at(self, path: str, pos: int) -> Batch | None:
         try:
             with FileSource(path) as src:
                 head = src.pread(pos, L.LOG_OVERHEAD)
@@ -928,7 +938,19 @@ def compare_replicas(paths: Iterable[str], opts: CompareOptions) -> Iterator[Ite
                          counts["single"], damaged, logdirs, total_read)
 
 
-__all__ = ["CompareOptions", "CompareSummary", "EpochCache", "HeaderWalk", "LogDir",
-           "OnlyHereBatch", "PartitionComparison", "Replica", "ReplicaSet",
-           "compare_replicas", "follower_truncation", "log_end_offset", "read_logdir",
-           "ERROR"]
+__all__ = [
+    "ERROR",
+    "CompareOptions",
+    "CompareSummary",
+    "EpochCache",
+    "HeaderWalk",
+    "LogDir",
+    "OnlyHereBatch",
+    "PartitionComparison",
+    "Replica",
+    "ReplicaSet",
+    "compare_replicas",
+    "follower_truncation",
+    "log_end_offset",
+    "read_logdir",
+]
