@@ -16,6 +16,7 @@ from typing import Any
 import writer as w
 from conftest import KdumpRunner
 
+from kdump.cli.schema_doc import fields_of
 from kdump.ops.replicas import EpochCache, follower_truncation
 
 SEG = "00000000000000000000"
@@ -63,7 +64,7 @@ def test_unclean_election_text(kdump: KdumpRunner, tmp_path: Path) -> None:
         "362)",
     ]
     assert r.err.splitlines() == [
-        "compare-replicas: 1 partitions: 0 agree, 0 lagging, 1 diverged, 0 with one replica, "
+        "compare-replicas: 1 partition: 0 agree, 0 lagging, 1 diverged, 0 with one replica, "
         "0 damaged; 1267 bytes read"]
 
 
@@ -91,6 +92,10 @@ def test_unclean_election_json_and_records_only_here(kdump: KdumpRunner, tmp_pat
         ("b1/orders-0", 1, o, f"v{o}") for o in range(20, 30)] + [
         ("b2/orders-0", 2, o, f"w{o}") for o in range(20, 33)]
     assert objs[-1]["type"] == "replicas_summary" and objs[-1]["diverged"] == 1
+    for o in objs:  # every field documented (README schema), every required one there
+        fields = fields_of(o["type"])
+        assert set(o) - {"type"} <= {n.rstrip("?") for n, _ in fields}
+        assert {n for n, _ in fields if not n.endswith("?")} <= set(o)
 
 
 def test_print_data_log_text_is_dumplogsegments_lines(kdump: KdumpRunner, tmp_path: Path) -> None:
@@ -385,6 +390,10 @@ def test_lag_json(kdump: KdumpRunner, tmp_path: Path) -> None:
     ]
     # "old" was deleted by its tombstone; "tx" committed in an aborted transaction
     assert not any(o.get("group") in ("old", "tx") for o in objs)
+    for o in objs:  # every field documented (README schema), every required one there
+        fields = fields_of(o["type"])
+        assert set(o) - {"type"} <= {n.rstrip("?") for n, _ in fields}
+        assert {n for n, _ in fields if not n.endswith("?")} <= set(o)
 
 
 def test_lag_text_and_filters(kdump: KdumpRunner, tmp_path: Path) -> None:

@@ -1741,15 +1741,18 @@ def replicas_pair(path: Path, target_bytes: int, *, diverge_tail: int = 10,
     offset = 0
     for k in range(n_batches):
         tail = k >= n_batches - diverge_tail
+        common = None
         for j, w in enumerate(writers):
-            recs = []
-            for i in range(records_per_batch):
-                o = offset + i
-                start = (o + (j if tail else 0)) % len(alphabet)
-                recs.append(Rec(key=b"k%d" % o, value=pattern[start : start + value_size],
-                                timestamp=TS0 + o))
-            w.append(v2_batch(recs, base_offset=offset,
-                              partition_leader_epoch=(j if tail else 0)))
+            if common is None or tail:
+                recs = []
+                for i in range(records_per_batch):
+                    o = offset + i
+                    start = (o + (j if tail else 0)) % len(alphabet)
+                    recs.append(Rec(key=b"k%d" % o, value=pattern[start : start + value_size],
+                                    timestamp=TS0 + o))
+                common = v2_batch(recs, base_offset=offset,
+                                  partition_leader_epoch=(j if tail else 0))
+            w.append(common)
         offset += records_per_batch
     for w in writers:
         w.write_leader_epoch_checkpoint()

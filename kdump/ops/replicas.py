@@ -730,7 +730,8 @@ class _Comparer:
                 assert s.cur is not None
                 groups.setdefault(s.cur.identity, []).append(s)
             matched: set[int] = set()
-            if len(groups) > 1:
+            # past the divergence offset, batches differ as expected: headers only
+            if len(groups) > 1 and self.divergence is None:
                 # damage first: a batch failing its CRC is not compared
                 intact = []
                 for s in at:

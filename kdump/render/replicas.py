@@ -120,7 +120,7 @@ class CompareTextRenderer:
         elif isinstance(item, CompareSummary):
             d = item.to_json()
             self.err.write(
-                f"compare-replicas: {d['partitions']} partitions: {d['agree']} agree, "
+                f"compare-replicas: {_plural(d['partitions'], 'partition')}: {d['agree']} agree, "
                 f"{d['lagging']} lagging, {d['diverged']} diverged, "
                 f"{d['only_one_replica']} with one replica, {d['damaged']} damaged; "
                 f"{d['bytes_read']} bytes read\n")
@@ -217,6 +217,10 @@ class CompareTableRenderer:
         self.text.close()
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _s(v: int | None) -> str:
     return "-" if v is None else str(v)
 
@@ -264,7 +268,7 @@ class LagTextRenderer:
         if self.groups:
             self.out.write("\n")
         for g in self.groups:
-            self.out.write(f"group {g.group}: {g.partitions} partitions, total lag "
+            self.out.write(f"group {g.group}: {_plural(g.partitions, 'partition')}, total lag "
                            f"{g.total_lag}, max lag {_s(g.max_lag)}"
                            + (f", {g.partitions_without_log} without a log in the inputs"
                               if g.partitions_without_log else "") + "\n")
