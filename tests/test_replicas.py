@@ -470,3 +470,17 @@ def test_size_report_one_log_dir_unchanged_names(kdump: KdumpRunner, tmp_path: P
     t = kdump("size-report", "b1", cwd=tmp_path)
     assert [x.split()[0] for x in t.out.splitlines()] == ["name", "invoice-0", "invoice-1",
                                                           "TOTAL"]
+
+
+def test_offsets_summary_replays_each_partition_once(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """dump --summary over two brokers: __consumer_offsets-7 replayed from broker 1 (the
+    longer replica) only, not twice."""
+    offsets_logdirs(tmp_path)
+    r = kdump("dump", "--summary", "--format", "json", "b1", "b2", cwd=tmp_path)
+    objs = _objs(r.out)
+    total = objs[-1]
+    assert (total["records"], total["partitions"], total["skipped_replicas"]) == (
+        7, 1, ["b2/__consumer_offsets-7"])
+    assert [(o["group"], o["partition"], o["offset"]) for o in objs
+            if o["type"] == "committed_offset"] == [("app", 0, 15), ("app", 1, 29),
+                                                    ("gone", 0, 3)]

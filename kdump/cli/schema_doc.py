@@ -207,6 +207,9 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("aborted_records", "transactional commits that were aborted"),
         ("pending_records", "transactional commits with no marker yet"),
         ("ignored_records", "records the digest does not use"),
+        ("skipped_replicas", "partition directories not replayed: several brokers' log dirs "
+         "hold several replicas, and each partition is replayed once, from the replica with "
+         "the highest log end offset"),
     ]),
     "partition_comparison": ("compare-replicas: one partition's replicas", [
         ("partition", "<topic>-<partition>, the directory name"), ("topic", ""),

@@ -8,20 +8,22 @@ records of transactional batches are held per producer until its marker arrives.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import layouts as L
 from ..decoders import internal_decoder
 from ..errors import KdumpError
-from ..files.logdir import walk
+from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
 from ..records.control import parse_control
 from ..records.file_records import LogReader
 from ..records.v2 import RecordBatch
 from ..source import FileSource
 from .offsets_digest import OffsetsDigest
+from .replicas import log_end_offset
 
 
 @dataclass(slots=True)
@@ -44,12 +46,15 @@ class DigestTotals:
     aborted_records: int
     pending_records: int
     ignored_records: int
+    #: replicas not replayed: another broker's copy of the partition ends later
+    skipped_replicas: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "offsets_summary", "records": self.records, "partitions": self.partitions,
                 "committed_offsets": self.offsets, "groups": self.groups,
                 "aborted_records": self.aborted_records, "pending_records": self.pending_records,
-                "ignored_records": self.ignored_records}
+                "ignored_records": self.ignored_records,
+                "skipped_replicas": self.skipped_replicas}
 
 
 @dataclass(slots=True)
@@ -123,6 +128,10 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
     digest = state.digest
     partitions: set[str] = set()
     pending_left = 0
+    # several brokers' log dirs hold several replicas of a partition: each partition is
+    # replayed once, from its replica with the highest log end offset
+    dirs: dict[str, list[KafkaFile]] = {}
+    by_partition: dict[tuple[str | None, int | None], list[str]] = {}
     for f in walk(paths):
         if isinstance(f, Problem):
             if f.severity != INFO:
@@ -132,9 +141,25 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
             continue
         if not all_topics and f.topic != "__consumer_offsets":
             continue
-        partitions.add(f"{f.topic}-{f.partition}")
-        yield from replay_log(f.path, f.active, state, decoder=decoder,
-                              max_batch_bytes=max_batch_bytes)
+        pdir = os.path.dirname(f.path)
+        if pdir not in dirs:
+            dirs[pdir] = []
+            by_partition.setdefault((f.topic, f.partition), []).append(pdir)
+        dirs[pdir].append(f)
+    skipped: list[str] = []
+    for (topic, partition), pdirs in by_partition.items():
+        chosen = pdirs[0]
+        if len(pdirs) > 1 and topic is not None:
+            best = None
+            for d in pdirs:
+                leo, _ = log_end_offset(d, max_batch_bytes)
+                if leo is not None and (best is None or leo > best):
+                    best, chosen = leo, d
+            skipped.extend(d for d in pdirs if d != chosen)
+        partitions.add(f"{topic}-{partition}")
+        for f in dirs[chosen] if topic is not None else [x for d in pdirs for x in dirs[d]]:
+            yield from replay_log(f.path, f.active, state, decoder=decoder,
+                                  max_batch_bytes=max_batch_bytes)
     pending = state.pending
     aborted = state.aborted
     for held in pending.values():
@@ -151,4 +176,4 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
             "protocol": g.protocol, "leader": g.leader, "members": g.members,
             "current_state_timestamp": g.current_state_timestamp, "log_offset": g.log_offset})
     yield DigestTotals(digest.records, len(partitions), len(digest.offsets()),
-                       len(digest.groups()), aborted, pending_left, digest.ignored)
+                       len(digest.groups()), aborted, pending_left, digest.ignored, skipped)

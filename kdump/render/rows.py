@@ -275,6 +275,8 @@ class DigestTextRenderer(ObjectRenderer):
                 f"{d['committed_offsets']} committed offsets, {d['groups']} groups"
                 + (f", {d['aborted_records']} aborted" if d["aborted_records"] else "")
                 + (f", {d['pending_records']} in open transactions" if d["pending_records"] else "")
+                + (f"; other replicas not replayed (a longer one was): "
+                   f"{', '.join(d['skipped_replicas'])}" if d.get("skipped_replicas") else "")
                 + "\n")
 
 
