@@ -484,3 +484,22 @@ def test_offsets_summary_replays_each_partition_once(kdump: KdumpRunner, tmp_pat
     assert [(o["group"], o["partition"], o["offset"]) for o in objs
             if o["type"] == "committed_offset"] == [("app", 0, 15), ("app", 1, 29),
                                                     ("gone", 0, 3)]
+
+
+def test_three_replicas_old_leader_new_leader_lagging_follower(kdump: KdumpRunner,
+                                                                tmp_path: Path) -> None:
+    """Broker 2 leads in epoch 1 (20-32), broker 3 followed it up to 25, broker 1 (the old
+    leader) wrote 20-29 in epoch 0: records held by broker 3 too are not only on broker 2;
+    broker 1 is cut at 20, broker 3 at its end (nothing to cut)."""
+    unclean(tmp_path)
+    b3 = w.broker_logdir(tmp_path / "b3", 3)
+    w.write_replica(b3 / "orders-0", w.replica_batches(COMMON)
+                    + w.replica_batches([(20, 5, 1)], tag="w"))
+    r = kdump("compare-replicas", "--format", "json", "b1", "b2", "b3", cwd=tmp_path)
+    assert r.rc == 1
+    c = _cmp(_objs(r.out), "orders-0")
+    reps = _by_broker(c)
+    assert (c["divergence_offset"], c["truncation_offset"]) == (20, 20)
+    assert [(reps[b]["role"], reps[b]["records_only_here"], reps[b]["truncation_offset"])
+            for b in (1, 2, 3)] == [("follower", 10, 20), ("leader", 8, None),
+                                    ("follower", 0, 25)]

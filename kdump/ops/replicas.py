@@ -479,7 +479,7 @@ def follower_truncation(leader: EpochCache, leader_leo: int, follower: EpochCach
 
 # ------------------------------------------------------------------ comparison
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class ReplicaState:
     replica: Replica
     walk: HeaderWalk
@@ -765,8 +765,9 @@ class _Comparer:
                     s.only_count.append(h.count)
                     if self.opts.print_data_log:
                         s.only_pos.append((h.path, h.position))
+            at_ids = {id(x) for x in at}
             for s in live:
-                if s in at:
+                if id(s) in at_ids:
                     continue
                 assert s.cur is not None
                 if s.cur.base <= max_last:  # a batch starting inside another's range
