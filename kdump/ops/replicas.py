@@ -146,7 +146,8 @@ class Replica:
 
 def logdir_of(partition_dir: str) -> str:
     """The log dir holding a partition directory (its parent)."""
-    parent = os.path.dirname(os.path.normpath(partition_dir))
+    # no normpath: it would fold the "//" of a URL (s3://bucket/...)
+    parent = os.path.dirname(partition_dir.rstrip("/") or partition_dir)
     return parent or "."
 
 
