@@ -20,6 +20,7 @@ from .options import (
     run,
     stderr,
     stdout,
+    top_option,
 )
 
 
@@ -27,10 +28,11 @@ def _topic_of(path: str) -> str | None:
     """The topic named by the partition directory of PATH (a directory or a segment)."""
     import os
 
+    from .. import fs as kfs
     from ..files.logdir import parse_partition_dir
 
-    d = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-    pd = parse_partition_dir(os.path.basename(os.path.abspath(d)))
+    d = path if kfs.isdir(path) else os.path.dirname(kfs.abspath(path))
+    pd = parse_partition_dir(os.path.basename(kfs.abspath(d)))
     return pd.topic if pd is not None else None
 
 
@@ -157,8 +159,7 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--by", type=click.Choice(["topic", "partition", "segment"]), default="partition",
               show_default=True, help="One row per topic, partition or segment.")
-@click.option("--top", type=click.IntRange(min=0), default=None,
-              help="Only the N largest rows, largest first.")
+@top_option
 @click.option("--shallow", is_flag=True,
               help="Batch headers only: no decompression, no per-record sizes (as fast as "
               "reading the headers allows).")
