@@ -267,3 +267,15 @@ def test_writer_big_writes_a_partition_directory(tmp_path: Path) -> None:
         "00000000000000000000.index", "00000000000000000000.log",
         "00000000000000000000.timeindex"]
     assert (out / "clicks-0" / "00000000000000000000.log").stat().st_size >= 64 << 10
+
+
+def test_summary_on_other_partitions_says_why_and_what_to_add(kdump: KdumpRunner,
+                                                               sample_dir: Path) -> None:
+    r = kdump("dump", "--summary", sample_dir / "orders-0")
+    assert (r.rc, r.out) == (2, "")
+    assert r.err == ("kdump: --summary replays __consumer_offsets partitions, and none was "
+                     "given (orders-0 is not): point it at __consumer_offsets-N directories "
+                     "(or their log dir), or add --offsets-decoder to read these partitions "
+                     "as consumer-offsets data\n")
+    told = kdump("dump", "--summary", "--offsets-decoder", sample_dir / "orders-0")
+    assert "--summary replays" not in told.err and "offsets summary:" in told.err + told.out
