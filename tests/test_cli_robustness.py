@@ -279,3 +279,29 @@ def test_summary_on_other_partitions_says_why_and_what_to_add(kdump: KdumpRunner
                      "as consumer-offsets data\n")
     told = kdump("dump", "--summary", "--offsets-decoder", sample_dir / "orders-0")
     assert "--summary replays" not in told.err and "offsets summary:" in told.err + told.out
+
+
+def test_an_unreadable_log_named_directly_is_an_unreadable_file_finding(
+        kdump: KdumpRunner, sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same one line, named directly or found in its directory, for every command
+    (permission denied simulated: the tests may run as root)."""
+    import kdump.source as source
+    from kdump.errors import InputError
+
+    real = source._open_readonly
+    log = str(sample_dir / "customers-0" / "00000000000000000000.log")
+
+    def denied(path: str) -> int:
+        if path == log:
+            raise InputError("permission denied", path=path)
+        return real(path)
+
+    monkeypatch.setattr(source, "_open_readonly", denied)
+    line = f"{log}: unreadable-file: permission denied"
+    for cmd in (("dump",), ("size-report",), ("find-offset", "0"), ("find-time", "0")):
+        for target in (log, str(sample_dir / "customers-0")):
+            args = [cmd[0], target, *cmd[1:]]
+            r = kdump(*args)
+            assert r.rc == 2, args
+            assert r.err.splitlines()[0] == line, (args, r.err)
+            assert "Usage:" not in r.err
