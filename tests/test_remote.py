@@ -128,7 +128,7 @@ def test_listing_is_one_walk(kdump: KdumpRunner, s3env: s3server.S3Server, url: 
     """One paginated listing for the whole log dir; no metadata request per file (the
     listing gave the sizes); every other request is a ranged read of a file."""
     before = (kfs.RemoteStats.listings, kfs.RemoteStats.requests)
-    r = kdump("verify-crc", "--format", "json", url)
+    r = kdump("verify-crc", "--format", "json", "--jobs", "1", url)  # requests counted here
     assert r.rc == 0, r.err
     files = json.loads(r.lines[-1])["files"]
     assert kfs.RemoteStats.listings - before[0] == 1
@@ -253,3 +253,64 @@ def test_missing_backend_names_the_extra(kdump: KdumpRunner, monkeypatch: pytest
         assert f"pip install 'kdump[{extra}]'" in r.out + r.err, r.out + r.err
     r = kdump("dump", "ftp2://host/x.log")
     assert r.rc == 2 and "unsupported url scheme ftp2://" in r.out + r.err
+
+
+# --- Spark: the same URLs, executors reading byte ranges ---------------------------------
+def _spark_missing() -> str | None:
+    try:
+        import pyarrow  # noqa: F401
+        import pyspark  # noqa: F401
+    except ImportError as e:
+        return f"pyspark/pyarrow not installed ({e})"
+    from kdump.spark.session import find_java
+
+    return "no Java runtime" if find_java() is None else None
+
+
+@pytest.fixture(scope="module")
+def spark_s3(s3: s3server.S3Server, url: str) -> Iterator[object]:
+    """A local[2] session whose executors (Python workers forked by this process) see
+    the same AWS_* environment as the driver."""
+    why = _spark_missing()
+    if why is not None:
+        pytest.skip(why)
+    mp = pytest.MonkeyPatch()
+    for k, v in s3.env().items():
+        mp.setenv(k, v)
+    kfs.clear_cache()
+    from kdump.spark.session import start
+
+    ks = start("local[2]", app_name="kdump-remote-tests", conf={"spark.sql.shuffle.partitions": "2"})
+    yield ks.spark
+    if ks.owned:
+        ks.stop()
+    mp.undo()
+    kfs.clear_cache()
+
+
+@pytest.mark.parametrize("args", [["size-report", "--by", "segment"], ["verify-crc"]])
+def test_spark_reads_the_bucket(spark_s3: object, kdump: KdumpRunner, local: Path, url: str,
+                                args: list[str]) -> None:
+    a = kdump(*args, "--format", "json", str(local))
+    b = kdump("spark", *args, "--format", "json", url)
+    assert (b.rc, b.out.replace(url, str(local))) == (a.rc, a.out), b.err
+    assert a.rc == 0
+
+
+def test_spark_datasource_on_s3(spark_s3: object, local: Path, url: str) -> None:
+    import kdump.spark
+    from kdump.ops.dump import DumpOptions, dump
+    from kdump.ops.events import BatchEvent
+
+    spark: object = spark_s3
+    kdump.spark.register(spark)
+    df = spark.read.format("kafka_log").load(url)  # type: ignore[attr-defined]
+    got = sorted((r["file"], r["position"], r["offset"], bytes(r["value"] or b""))
+                 for r in df.collect())
+    want = sorted((ev.batch.path.replace(str(local), url), ev.batch.position, r.record.offset,
+                   r.record.value or b"")
+                  for ev in dump([str(local)], DumpOptions(deep_iteration=True))
+                  if isinstance(ev, BatchEvent) and ev.batch.path.endswith(".log")
+                  for r in ev.records or [])
+    assert len(got) > 100
+    assert got == want

@@ -1628,6 +1628,36 @@ def big_segment(
     w.close()
 
 
+def tiered_storage_copy(partition_dir: Path, storage: Path, topic: str, partition: int,
+                        topic_id: bytes, segment_ids: list[bytes]) -> list[dict[str, Any]]:
+    """Copy the closed segments of ``partition_dir`` (written by :class:`PartitionWriter`)
+    into ``storage`` in the layout of Kafka's LocalTieredStorage
+    (RemoteTopicPartitionDirectory / RemoteLogSegmentFileset):
+    ``<topic>-<partition>-<topicId>/<startOffset>-<segmentId>.{log,index,timeindex,
+    txnindex,leader_epoch_checkpoint,snapshot}`` (start offset in decimal, no padding;
+    ids as ``Uuid.toString``).  The active (last) segment stays local, as on a broker.
+    Returns one dict per copied segment: start/end offsets, size, ids, leader epochs."""
+    logs = sorted(partition_dir.glob("*.log"))
+    tp_dir = storage / f"{topic}-{partition}-{uuid_str(topic_id)}"
+    tp_dir.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i, sid in enumerate(segment_ids[: max(0, len(logs) - 1)]):
+        log, nxt = logs[i], logs[i + 1]
+        start, end = int(log.stem), int(nxt.stem) - 1
+        stem = f"{start}-{uuid_str(sid)}"
+        (tp_dir / f"{stem}.log").write_bytes(log.read_bytes())
+        for suffix in (".index", ".timeindex", ".txnindex"):
+            src = log.with_suffix(suffix)
+            if src.exists():
+                (tp_dir / f"{stem}{suffix}").write_bytes(src.read_bytes())
+        (tp_dir / f"{stem}.leader_epoch_checkpoint").write_bytes(leader_epoch_checkpoint([(0, 0)]))
+        (tp_dir / f"{stem}.snapshot").write_bytes(producer_snapshot([]))
+        out.append({"start": start, "end": end, "size": log.stat().st_size,
+                    "topic_id": uuid_str(topic_id), "segment_id": uuid_str(sid),
+                    "stem": stem, "dir": tp_dir})
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------------------------

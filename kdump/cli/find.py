@@ -30,10 +30,11 @@ def _topic_of(path: str) -> str | None:
     """The topic named by the partition directory of PATH (a directory or a segment)."""
     import os
 
+    from .. import fs as kfs
     from ..files.logdir import parse_partition_dir
 
-    d = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-    pd = parse_partition_dir(os.path.basename(os.path.abspath(d)))
+    d = path if kfs.isdir(path) else os.path.dirname(kfs.abspath(path))
+    pd = parse_partition_dir(os.path.basename(kfs.abspath(d)))
     return pd.topic if pd is not None else None
 
 

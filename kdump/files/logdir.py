@@ -19,6 +19,7 @@ from .. import layouts as L
 from ..findings import ERROR, INFO, Problem
 from ..fs import Listing
 from ..fs import abspath as _abspath
+from .tiered import REMOTE_LEADER_EPOCH_SUFFIX, parse_remote_partition_dir, parse_remote_segment_stem
 
 #: file kind -> what it is (the README lists these)
 FILE_KINDS = {
@@ -50,6 +51,7 @@ SEGMENT_SUFFIXES = {
     L.TXN_INDEX_SUFFIX: "txn-index",
     L.PRODUCER_SNAPSHOT_SUFFIX: "producer-snapshot",
     L.KRAFT_SNAPSHOT_SUFFIX: "kraft-snapshot",
+    REMOTE_LEADER_EPOCH_SUFFIX: "leader-epoch-checkpoint",  # tiered storage (files/tiered.py)
 }
 _SUFFIX_ORDER = {kind: i for i, kind in enumerate(SEGMENT_SUFFIXES.values())}
 
@@ -95,12 +97,16 @@ class PartitionDir:
     topic: str
     partition: int
     state: str | None  # None, "delete", "future", "stray"
+    topic_id: str | None = None  # tiered storage: <topic>-<partition>-<topicId>
 
 
 def parse_partition_dir(name: str) -> PartitionDir | None:
     m = _SPECIAL_DIR.match(name)
     if m:
         return PartitionDir(m["topic"], int(m["partition"]), m["state"])
+    remote = parse_remote_partition_dir(name)
+    if remote is not None:
+        return PartitionDir(remote[0], remote[1], None, remote[2])
     m = _PARTITION_DIR.match(name)
     if m:
         return PartitionDir(m["topic"], int(m["partition"]), None)
@@ -120,10 +126,15 @@ class KafkaFile:
     partition_state: str | None = None  # "delete" / "future" / "stray" directories
     leftover: str | None = None  # "deleted" / "cleaned" / "swap" / "part" / "tmp"
     active: bool = False  # the partition's active segment (largest base offset)
+    #: tiered storage (files/tiered.py): the remote log segment id and the topic id
+    segment_id: str | None = None
+    topic_id: str | None = None
 
     @property
     def description(self) -> str:
         d = FILE_KINDS.get(self.kind, self.kind)
+        if self.segment_id:
+            d += f", tiered (remote log segment id {self.segment_id})"
         if self.leftover:
             d += f", {LEFTOVER_MEANING[self.leftover]} (.{self.leftover})"
         if self.partition_state:
@@ -170,6 +181,9 @@ def classify(path: str, partition: PartitionDir | None = None, *, in_partition: 
                                  state, leftover)
         elif stem.isdigit():
             return KafkaFile(path, kind, int(stem), None, topic, part, state, leftover)
+        elif (remote := parse_remote_segment_stem(stem)) is not None:
+            return KafkaFile(path, kind, remote[0], None, topic, part, state, leftover,
+                             segment_id=remote[1], topic_id=partition.topic_id if partition else None)
         return KafkaFile(path, kind, None, None, topic, part, state, leftover)
     return KafkaFile(path, "unknown", topic=topic, partition=part, partition_state=state,
                      leftover=leftover)
@@ -259,7 +273,7 @@ class Walker:
             files.append(classify(full, part))
         logs = [f.base_offset for f in files
                 if f.kind == "log" and f.leftover is None and f.base_offset is not None]
-        active = max(logs) if logs else None
+        active = max(logs) if logs and part.topic_id is None else None  # remote: all closed
         if active is not None:
             files = [
                 KafkaFile(f.path, f.kind, f.base_offset, f.epoch, f.topic, f.partition,
@@ -344,7 +358,7 @@ def _looks_like_logdir(path: str, listing: Listing | None = None) -> bool:
 
 def with_active_flag(f: KafkaFile, listing: Listing | None = None) -> KafkaFile:
     """Mark a segment given on its own as active when no sibling log has a larger base."""
-    if f.kind != "log" or f.leftover is not None or f.base_offset is None:
+    if f.kind != "log" or f.leftover is not None or f.base_offset is None or f.segment_id:
         return f
     directory = os.path.dirname(_abspath(f.path))
     try:
@@ -361,11 +375,6 @@ def with_active_flag(f: KafkaFile, listing: Listing | None = None) -> KafkaFile:
 
 def walk(paths: Iterable[str], listing: Listing | None = None) -> Iterator[KafkaFile | Problem]:
     return Walker(listing).walk(paths)
-
-
-def partition_is_empty_problem(path: str) -> Problem:
-    return Problem(path, None, "unknown-file", "partition directory holds no segment",
-                   severity=INFO)
 
 
 __all__ = ["ERROR", "FILE_KINDS", "KafkaFile", "PartitionDir", "Walker", "classify", "walk"]

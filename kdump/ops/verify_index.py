@@ -42,6 +42,7 @@ from ..records.control import parse_control
 from ..records.file_records import LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
+from . import tiered
 from .verify import Summary
 
 #: an index with more used entries than this is checked by sanity rules only (entries
@@ -151,9 +152,9 @@ def _partition_job(opts: VerifyIndexOptions, job: _PartitionJob
     return problems, state, counts
 
 
-def _serial_jobs(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary
+def _serial_jobs(jobs: Iterable[Any], opts: VerifyIndexOptions, summary: Summary
                  ) -> Iterator[Any]:
-    for job in _walk_partitions(paths):
+    for job in jobs:
         if isinstance(job, _PartitionJob):
             state = PartitionState(job.files[0].topic or "", job.files[0].partition or 0,
                                    job.directory)
@@ -172,10 +173,22 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jo
     def is_job(item: object) -> bool:
         return isinstance(item, _PartitionJob)
 
+    remote_logs: list[KafkaFile] = []
+    metadata_logs: list[KafkaFile] = []
+
+    def noted(walked: Iterable[Any]) -> Iterator[Any]:
+        """Remember the tiered storage's segments and __remote_log_metadata's logs."""
+        for job in walked:
+            if isinstance(job, _PartitionJob):
+                remote_logs.extend(f for f in job.files if tiered.is_remote_log(f))
+                metadata_logs.extend(f for f in job.files if tiered.is_metadata_log(f))
+            yield job
+
     if jobs <= 1:  # streaming: a partition's problems as they are found
-        items: Iterable[Any] = _serial_jobs(paths, opts, summary)
+        items: Iterable[Any] = _serial_jobs(noted(_walk_partitions(paths)), opts, summary)
     else:
-        items = ordered_map(partial(_partition_job, opts), _walk_partitions(paths), jobs, is_job)
+        items = ordered_map(partial(_partition_job, opts), noted(_walk_partitions(paths)), jobs,
+                            is_job)
     for item in items:
         if isinstance(item, Problem):
             if item.severity != INFO:
@@ -198,6 +211,7 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jo
     if not opts.sanity_only:
         for logdir, files in roots.items():
             yield from verify_root_checkpoints(files, partitions.get(logdir, {}))
+        yield from tiered.check(remote_logs, metadata_logs)
 
 
 def _check_rebuild_dir(paths: Iterable[str], out: str) -> None:
@@ -480,7 +494,7 @@ def _segment_pass(
                         f"entry {slot} says offset {offset} is at byte {b.position}, but the "
                         f"batch there ends at offset {b.last_offset}",
                         extra={"index_offset": offset, "log_offset": b.last_offset})
-            base_offset = b.base_offset if isinstance(b, RecordBatch) else b.last_offset
+            base_offset = b.first_offset
             while tj < len(t_order) and base + t_rel[t_order[tj]] <= b.last_offset:
                 slot = t_order[tj]
                 tj += 1
@@ -510,7 +524,7 @@ def _segment_pass(
                         rebuilt_times.append((max_ts, max_ts_offset))
                     last_index_entry = valid_bytes
                 valid_bytes += b.size
-            first = b.base_offset if isinstance(b, RecordBatch) else b.last_offset
+            first = b.first_offset
             while pp.snapshots and (pp.snapshots[0].base_offset or 0) <= first:
                 yield from _check_snapshot(pp.snapshots.popleft(), pp)
             _feed(pp, b)
