@@ -164,13 +164,15 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("bytes_read", "bytes read from all files"), ("notes", "fallbacks taken"),
         ("key?", "--print-data-log"), ("key_encoding?", ""), ("value?", ""),
         ("value_encoding?", ""), ("headers?", ""),
+        ("decode_error?", "--print-data-log: what the decoder (--decoder, auto by directory "
+         "name) could not decode"),
     ]),
     "not_found": ("find-offset / find-time: not there (exit 1)", [
         ("query", ""), ("target", ""), ("file", ""), ("position", ""), ("method", ""),
         ("index_entry", ""), ("bytes_scanned", ""), ("bytes_read", ""), ("notes", ""),
         ("reason", "below the log start, above the log end, in a gap ..."),
-        ("nearest_below", "nearest existing offset below"),
-        ("nearest_above", "nearest existing offset above"),
+        ("nearest_below", "nearest offset below that holds a record"),
+        ("nearest_above", "nearest offset above that holds a record"),
     ]),
     "committed_offset": ("dump --summary: a group's committed offset", [
         ("group", ""), ("topic", ""), ("partition", ""), ("offset", ""), ("metadata", ""),

@@ -14,7 +14,7 @@ from typing import Any
 
 from .. import layouts as L
 from ..decoders import internal_decoder
-from ..errors import KdumpError
+from ..errors import KdumpError, UsageError
 from ..files.logdir import walk
 from ..findings import INFO, Problem
 from ..records.control import parse_control
@@ -60,6 +60,7 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
     digest = OffsetsDigest()
     pending: dict[int, list[tuple[Any, Any, int]]] = {}
     partitions: set[str] = set()
+    skipped: set[str] = set()
     aborted = pending_left = 0
     for f in walk(paths):
         if isinstance(f, Problem):
@@ -69,6 +70,8 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
         if f.kind != "log" or f.leftover is not None:
             continue
         if not all_topics and f.topic != "__consumer_offsets":
+            if len(skipped) < 4:
+                skipped.add(f"{f.topic}-{f.partition}" if f.topic else f.path)
             continue
         partitions.add(f"{f.topic}-{f.partition}")
         try:
@@ -106,6 +109,13 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
                             (d.key_json, d.value_json, rec.offset))
                     else:
                         digest.add(d.key_json, d.value_json, log_offset=rec.offset)
+    if not partitions and skipped:
+        names = ", ".join(sorted(skipped)[:3]) + (", ..." if len(skipped) > 3 else "")
+        raise UsageError(
+            f"--summary replays __consumer_offsets partitions, and none was given ({names} "
+            f"{'is' if len(skipped) == 1 else 'are'} not): point it at __consumer_offsets-N "
+            "directories (or their log dir), or add --offsets-decoder to read these "
+            "partitions as consumer-offsets data")
     for held in pending.values():
         pending_left += len(held)
     for o in digest.offsets():
