@@ -58,3 +58,9 @@ class DecompressionError(CorruptDataError):
 
 class LimitExceeded(CorruptDataError):
     """A payload larger than the configured bound (``--max-batch-bytes``)."""
+
+
+class RecordTooLarge(KdumpError):
+    """A record that expands to more objects (headers, decoded collections) than
+    ``--max-batch-bytes`` allows.  Not a :class:`CorruptDataError`: the bytes may be
+    fine, and decoders, which turn corrupt data into notes, let it through."""

@@ -16,6 +16,7 @@ import errno
 import os
 import stat
 from types import TracebackType
+from typing import ClassVar
 
 from .errors import InputError
 
@@ -29,6 +30,10 @@ class ReadCounter:
     """Bytes read by every :class:`FileSource` of this process (for progress bars)."""
 
     total = 0
+    #: how far into each file reading has got (re-reading a part does not count twice):
+    #: the sum moves with the work, as a progress bar should
+    furthest: ClassVar[dict[str, int]] = {}
+    covered = 0
 
 
 def _open_readonly(path: str) -> int:
@@ -116,6 +121,11 @@ class FileSource:
             data += more
         self.bytes_read += len(data)
         ReadCounter.total += len(data)
+        end = position + len(data)
+        seen = ReadCounter.furthest.get(self.path, 0)
+        if end > seen:
+            ReadCounter.furthest[self.path] = end
+            ReadCounter.covered += end - seen
         return data
 
     def fill(self, position: int, n: int, want: int) -> bytes:

@@ -3,11 +3,14 @@ before the fix."""
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 import writer as w
 from conftest import KdumpRunner, subprocess_env
 
@@ -136,3 +139,131 @@ def test_find_decodes_internal_topics_like_dump(kdump: KdumpRunner, tmp_path: Pa
     from test_internal_topics import offset_key
 
     assert "key: " + offset_key("g1", "orders", 0).hex() in raw
+
+
+# --- spark: checked before the JVM starts --------------------------------------------
+def test_spark_missing_input_fails_before_spark_starts(
+        kdump: KdumpRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kdump.spark.session as session
+
+    def boom(*a: object, **k: object) -> None:
+        raise AssertionError("Spark was started")
+
+    monkeypatch.setattr(session, "start", boom)
+    for cmd in (("verify-crc",), ("size-report",), ("export", "-o", str(tmp_path / "o"))):
+        r = kdump("spark", *cmd, tmp_path / "nonexistent")
+        assert (r.rc, r.err) == (2, f"kdump: {tmp_path / 'nonexistent'}: no such file or "
+                                    "directory\n")
+
+
+def test_spark_unknown_master_host_is_named_fast(kdump: KdumpRunner, sample_dir: Path) -> None:
+    pytest.importorskip("pyspark")
+    t0 = time.monotonic()
+    r = kdump("spark", "verify-crc", sample_dir, "--master", "spark://nohost.invalid:7077")
+    assert time.monotonic() - t0 < 20
+    assert r.rc == 2 and r.err.startswith("kdump: cannot reach the Spark master "
+                                          "spark://nohost.invalid:7077: UnknownHostException: "
+                                          "nohost.invalid (")
+    assert len(r.err.splitlines()) == 1
+
+
+def test_spark_options_match_the_local_ones(kdump: KdumpRunner, sample_dir: Path) -> None:
+    r = kdump("spark", "size-report", sample_dir, "--top", "-1")
+    assert r.rc == 2 and "-1 is not in the range x>=0" in r.err
+    from kdump.cli.options import DECODER_CHOICES
+    from kdump.spark.segments import DECODER_NAMES
+
+    assert sorted(DECODER_CHOICES) == sorted(DECODER_NAMES)
+    choices = "[" + "|".join(DECODER_CHOICES) + "]"
+    for cmd in (("dump",), ("find-offset",), ("find-time",), ("spark", "export")):
+        assert choices in "".join(kdump(*cmd, "--help").out.split()), cmd
+    r = kdump("spark", "export", sample_dir, "-o", "x", "--decoder", "bogus")
+    assert r.rc == 2 and "'bogus' is not one of 'auto'" in r.err
+
+
+def test_kdump_format_bogus_is_an_error(kdump: KdumpRunner, sample_dir: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KDUMP_FORMAT", "bogus")
+    r = kdump("size-report", sample_dir)
+    assert (r.rc, r.out) == (2, "")
+    assert r.err == ("kdump: KDUMP_FORMAT='bogus' is not one of text, json, table (unset it, "
+                     "or give --format)\n")
+    assert kdump("size-report", sample_dir, "--format", "text").rc == 0
+
+
+# --- progress ------------------------------------------------------------------------
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_moves_with_the_work_on_a_terminal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kdump.cli import progress
+    from kdump.render.jsonl import JsonRenderer
+    from kdump.source import FileSource
+
+    big = tmp_path / "big.log"
+    with open(big, "wb") as fh:  # sparse: costs nothing
+        fh.truncate(progress.MIN_BYTES * 2)
+    for name in ("KDUMP_PROGRESS", "KDUMP_NO_PROGRESS"):
+        monkeypatch.delenv(name, raising=False)
+    err, out = _Tty(), _Tty()  # stdout a terminal too: shown anyway (used to be hidden)
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(progress, "QUIET", 0.0)
+
+    class Renderer:
+        def __init__(self) -> None:
+            self.out = sys.stdout
+
+    r = Renderer()
+    with progress.ProgressBar([str(big)], "verify-crc", r), FileSource(str(big)) as src:
+        assert r.out is not out  # output erases the bar first
+        for i in range(4):
+            src.pread(i * progress.MIN_BYTES // 2, progress.MIN_BYTES // 2)
+            src.pread(0, 4096)  # re-reading does not move the bar
+            time.sleep(progress.TICK * 2.5)
+    assert r.out is out
+    shown = [ln for ln in err.getvalue().split("\r") if ln.startswith("verify-crc")]
+    percents = [int(ln.split("%")[0].split()[-1]) for ln in shown]
+    assert percents == sorted(percents) and percents[0] <= 25 and percents[-1] == 100
+    assert len(set(percents)) >= 3
+    assert err.getvalue().endswith("\r\x1b[K")  # erased at the end
+
+    assert not progress.ProgressBar([str(big)], "x", JsonRenderer(out)).wanted()
+    monkeypatch.setenv("KDUMP_PROGRESS", "1")
+    assert progress.ProgressBar([str(big)], "x", JsonRenderer(out)).wanted()
+    monkeypatch.delenv("KDUMP_PROGRESS")
+    monkeypatch.setattr(sys, "stderr", io.StringIO())  # a pipe
+    assert not progress.ProgressBar([str(big)], "x", Renderer()).wanted()
+
+
+def test_bar_line() -> None:
+    from kdump.cli.progress import bar_line
+
+    assert bar_line("dump", 50_000_000, 200_000_000, 10.0, width=8) == \
+        "dump ━━──────  25% 50.0 MB/200.0 MB 0:00:30 left"
+
+
+# --- install and sample data ---------------------------------------------------------
+def test_man_pages_are_installed_data_files() -> None:
+    import tomllib
+
+    conf = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    globs = conf["tool"]["setuptools"]["data-files"]["share/man/man1"]
+    pages = {p.name for p in (ROOT / "man").glob("*.1")}
+    assert "kdump.1" in pages
+    assert pages == {p.name for g in globs for p in ROOT.glob(g)}
+
+
+def test_writer_big_writes_a_partition_directory(tmp_path: Path) -> None:
+    out = tmp_path / "data"
+    r = subprocess.run([sys.executable, str(ROOT / "tests" / "writer.py"), "big", str(out),
+                        "64K", "lz4", "clicks"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert [p.name for p in out.iterdir()] == ["clicks-0"]
+    assert sorted(p.name for p in (out / "clicks-0").iterdir()) == [
+        "00000000000000000000.index", "00000000000000000000.log",
+        "00000000000000000000.timeindex"]
+    assert (out / "clicks-0" / "00000000000000000000.log").stat().st_size >= 64 << 10

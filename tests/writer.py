@@ -9,8 +9,16 @@ big-endian unless noted (the LZ4 frame uses little-endian words).
 
 Command line::
 
-    python tests/writer.py sample DIR        # write a small representative broker log dir
-    python tests/writer.py big DIR BYTES     # write one large partition (benchmarks)
+    python tests/writer.py sample DIR                     # a small broker log dir
+    python tests/writer.py big DIR SIZE [CODEC] [TOPIC]   # DIR/<TOPIC>-0: one large segment
+
+``sample`` writes orders-0 (three segments, every codec, a transaction, an aborted one),
+orders-1 (magic 0/1 messages before v2 batches, a deleted log start), customers-0
+(compacted: gaps, tombstones, an emptied batch) and the log dir's checkpoints and
+meta.properties.  ``big`` writes one partition directory ``DIR/<TOPIC>-0`` (TOPIC
+defaults to ``big``) holding one segment of about SIZE bytes (``1073741824``, ``200M``,
+``1G``) with its indexes; CODEC is none (default), gzip, snappy, lz4 or zstd.  DIR must
+be empty or absent.
 """
 
 from __future__ import annotations
@@ -1655,8 +1663,14 @@ def tiered_storage_copy(partition_dir: Path, storage: Path, topic: str, partitio
 # --------------------------------------------------------------------------------------------
 
 
+def _size(text: str) -> int:
+    t = text.strip().upper().removesuffix("IB").removesuffix("B")
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:], 1)
+    return int(t[:-1] if mult > 1 else t) * mult
+
+
 def _main(argv: list[str]) -> int:
-    usage = "usage: writer.py sample DIR | writer.py big DIR BYTES [CODEC]"
+    usage = "usage: writer.py sample DIR | writer.py big DIR SIZE [CODEC] [TOPIC]"
     if len(argv) >= 2 and argv[0] in ("sample", "big"):
         target = Path(argv[1])
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
@@ -1665,10 +1679,21 @@ def _main(argv: list[str]) -> int:
         if argv[0] == "sample" and len(argv) == 2:
             write_sample_logdir(target)
             return 0
-        if argv[0] == "big" and len(argv) in (3, 4):
+        if argv[0] == "big" and len(argv) in (3, 4, 5):
             codecs = {"none": NONE, "gzip": GZIP, "snappy": SNAPPY, "lz4": LZ4, "zstd": ZSTD}
-            codec = codecs[argv[3]] if len(argv) == 4 else NONE
-            big_segment(target, int(argv[2]), codec=codec)
+            if len(argv) >= 4 and argv[3] not in codecs:
+                print(f"unknown codec {argv[3]!r}: one of {', '.join(codecs)}", file=sys.stderr)
+                return 2
+            codec = codecs[argv[3]] if len(argv) >= 4 else NONE
+            topic = argv[4] if len(argv) == 5 else "big"
+            try:
+                size = _size(argv[2])
+            except ValueError:
+                print(f"{argv[2]!r} is not a size (1073741824, 200M, 1G)", file=sys.stderr)
+                return 2
+            # a partition directory, as in a broker's log dir (and as ``sample`` writes)
+            big_segment(target / f"{topic}-0", size, codec=codec)
+            print(target / f"{topic}-0")
             return 0
     print(usage, file=sys.stderr)
     return 2

@@ -96,9 +96,8 @@ def main(argv: list[str] | None = None) -> Any:
     except Exception as e:  # a bug in kdump: say so in one line
         if os.environ.get("KDUMP_DEBUG"):
             raise
-        where = getattr(e, "kdump_context", "")
         click.echo(
-            f"kdump: internal error{where}: {e.__class__.__name__}: {e} "
+            f"kdump: internal error: {e.__class__.__name__}: {e} "
             "(set KDUMP_DEBUG=1 for a traceback)",
             err=True,
         )

@@ -20,6 +20,7 @@ from .options import (
     run,
     stderr,
     stdout,
+    top_option,
 )
 
 
@@ -158,8 +159,7 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--by", type=click.Choice(["topic", "partition", "segment"]), default="partition",
               show_default=True, help="One row per topic, partition or segment.")
-@click.option("--top", type=click.IntRange(min=0), default=None,
-              help="Only the N largest rows, largest first.")
+@top_option
 @click.option("--shallow", is_flag=True,
               help="Batch headers only: no decompression, no per-record sizes (as fast as "
               "reading the headers allows).")

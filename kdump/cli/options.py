@@ -77,12 +77,24 @@ def max_batch_bytes_option(f: F) -> F:
     )(f)
 
 
+def top_option(f: F) -> F:
+    """--top N for size-report and spark size-report alike."""
+    return click.option("--top", type=click.IntRange(min=0), default=None,
+                        help="Only the N largest rows, largest first.")(f)
+
+
 def resolve_format(fmt: str | None, *, default_text: bool = False) -> str:
     if fmt:
         return fmt
-    env = os.environ.get("KDUMP_FORMAT", "").strip().lower()
+    raw = os.environ.get("KDUMP_FORMAT", "")
+    env = raw.strip().lower()
     if env in FORMATS:
         return env
+    if env:
+        from ..errors import UsageError
+
+        raise UsageError(f"KDUMP_FORMAT={raw[:40]!r} is not one of {', '.join(FORMATS)} "
+                         "(unset it, or give --format)")
     if default_text:
         return "text"
     return "table" if sys.stdout.isatty() else "text"
@@ -111,7 +123,7 @@ def run(items: Iterable[object], renderer: Any, *, progress: Iterable[str] = (),
 
     io_error = problems = False
     try:
-        with ProgressBar(progress, label):
+        with ProgressBar(progress, label, renderer):
             for item in items:
                 renderer.emit(item)
                 if isinstance(item, Problem):

@@ -377,11 +377,6 @@ def walk(paths: Iterable[str], listing: Listing | None = None) -> Iterator[Kafka
     return Walker(listing).walk(paths)
 
 
-def partition_is_empty_problem(path: str) -> Problem:
-    return Problem(path, None, "unknown-file", "partition directory holds no segment",
-                   severity=INFO)
-
-
 __all__ = ["ERROR", "FILE_KINDS", "KafkaFile", "PartitionDir", "Walker", "classify", "walk"]
 
 

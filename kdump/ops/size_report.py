@@ -24,8 +24,8 @@ from ..errors import KdumpError, LimitExceeded
 from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
 from ..parallel import ordered_map
+from ..records.batch import Batch
 from ..records.file_records import LogReader
-from ..records.legacy import LegacyBatch
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
@@ -324,10 +324,10 @@ def _account(f: KafkaFile, row: SizeRow, opts: SizeOptions) -> Iterator[Problem]
         row.unreadable_bytes += reader.unreadable_bytes
 
 
-def _batch(b: RecordBatch | LegacyBatch, row: SizeRow, opts: SizeOptions) -> KdumpError | None:
+def _batch(b: Batch, row: SizeRow, opts: SizeOptions) -> KdumpError | None:
     """Account one batch; the error that kept its records from being counted, if any."""
     row.batches += 1
-    first = b.base_offset if isinstance(b, RecordBatch) else b.last_offset
+    first = b.first_offset
     row.first_offset = _min(row.first_offset, first)
     row.last_offset = _max(row.last_offset, b.last_offset)
     codec = row.codecs.setdefault(b.compression_name, CodecStats())
@@ -379,9 +379,9 @@ def _batch(b: RecordBatch | LegacyBatch, row: SizeRow, opts: SizeOptions) -> Kdu
                 row.max_timestamp = _max(row.max_timestamp, ts_hi)
         return None
     # legacy entry
-    if b.timestamp >= 0:
-        row.min_timestamp = _min(row.min_timestamp, b.timestamp)
-        row.max_timestamp = _max(row.max_timestamp, b.timestamp)
+    if b.max_timestamp >= 0:  # a v0/v1 entry's one timestamp
+        row.min_timestamp = _min(row.min_timestamp, b.max_timestamp)
+        row.max_timestamp = _max(row.max_timestamp, b.max_timestamp)
     if not b.is_compressed:
         row.records += 1
         codec.uncompressed_bytes += b.size

@@ -24,7 +24,6 @@ from ..findings import ERROR, INFO, Problem
 from ..parallel import ordered_map
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
-from ..records.legacy import LegacyBatch
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
@@ -198,7 +197,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
                 if not batch.crc_valid:
                     bad = True
                     yield crc_problem(batch)
-                first = batch.base_offset if batch.magic >= 2 else batch.last_offset
+                first = batch.first_offset
                 if prev_last is None and segment_base is not None and batch.last_offset < segment_base:
                     bad = True
                     yield Problem(f.path, batch.position, "below-segment-base",
@@ -287,7 +286,7 @@ def _check_v2(b: RecordBatch, max_batch_bytes: int) -> Iterator[Problem | int]:
     yield s.records
 
 
-def _check_legacy(b: LegacyBatch, max_batch_bytes: int) -> Iterator[Problem | int]:
+def _check_legacy(b: Batch, max_batch_bytes: int) -> Iterator[Problem | int]:
     n = 0
     try:
         for rec in b.records(max_batch_bytes):
@@ -295,7 +294,7 @@ def _check_legacy(b: LegacyBatch, max_batch_bytes: int) -> Iterator[Problem | in
             if b.is_compressed and rec.crc_valid is False:
                 yield Problem(b.path, b.position, "inner-crc-mismatch",
                               f"inner message at offset {rec.offset} (decompressed byte "
-                              f"{rec.position}) fails its CRC-32", base_offset=b.last_offset)
+                              f"{rec.position}) fails its CRC-32", base_offset=b.first_offset)
     except KdumpError as e:
         yield record_problem(b, e)
     yield n

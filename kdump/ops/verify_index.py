@@ -494,7 +494,7 @@ def _segment_pass(
                         f"entry {slot} says offset {offset} is at byte {b.position}, but the "
                         f"batch there ends at offset {b.last_offset}",
                         extra={"index_offset": offset, "log_offset": b.last_offset})
-            base_offset = b.base_offset if isinstance(b, RecordBatch) else b.last_offset
+            base_offset = b.first_offset
             while tj < len(t_order) and base + t_rel[t_order[tj]] <= b.last_offset:
                 slot = t_order[tj]
                 tj += 1
@@ -524,7 +524,7 @@ def _segment_pass(
                         rebuilt_times.append((max_ts, max_ts_offset))
                     last_index_entry = valid_bytes
                 valid_bytes += b.size
-            first = b.base_offset if isinstance(b, RecordBatch) else b.last_offset
+            first = b.first_offset
             while pp.snapshots and (pp.snapshots[0].base_offset or 0) <= first:
                 yield from _check_snapshot(pp.snapshots.popleft(), pp)
             _feed(pp, b)

@@ -21,14 +21,22 @@ from typing import Final
 
 from ..errors import CorruptDataError
 
+#: bound on one batch's records, decompressed or stored (``--max-batch-bytes``): the
+#: payload, its keys and values, their text and the output line (invalid UTF-8 printed
+#: as U+FFFD takes three bytes per byte) stay under 300 MB of RSS (tests/test_bombs.py);
+#: Kafka's batches are at most 1 MiB (message.max.bytes) as stored, so 16x fits
+DEFAULT_MAX_BATCH_BYTES: Final = 16 << 20
+
 #: a fault as the walkers return it: (code, record index, byte, a, b)
 FaultTuple = tuple[int, int, int, int, int]
 
-#: bytes of budget one decoded header costs (a tuple, its list slot, two bytes objects):
-#: a batch's records may hold at most ``max_batch_bytes // HEADER_COST`` headers, so
-#: the objects a batch expands to stay bounded like its bytes (at the 16 MiB default,
-#: 524,288 headers: every batch Kafka's 1 MiB message.max.bytes allows, uncompressed)
-HEADER_COST: Final = 32
+#: bytes of budget one decoded object costs (a header: a tuple, its list slot, two bytes
+#: objects; an array element of an internal topic's message): a batch's records may
+#: hold at most ``max_batch_bytes // OBJECT_COST`` headers, and one decoded message as
+#: many elements, so the objects they expand to stay bounded like the bytes (at the
+#: 16 MiB default, 524,288: every batch Kafka's 1 MiB message.max.bytes allows)
+OBJECT_COST: Final = 32
+HEADER_COST: Final = OBJECT_COST
 
 
 class Fault(IntEnum):
@@ -94,9 +102,13 @@ class RecordFault(CorruptDataError):
         return MESSAGES[self.fault][0]
 
 
-def max_headers(max_batch_bytes: int) -> int:
-    """Headers a batch's records may hold under ``--max-batch-bytes``."""
-    return max(max_batch_bytes, 0) // HEADER_COST
+def max_objects(max_batch_bytes: int) -> int:
+    """Objects (headers of a batch, elements of a decoded message) allowed under
+    ``--max-batch-bytes``."""
+    return max(max_batch_bytes, 0) // OBJECT_COST
+
+
+max_headers = max_objects
 
 
 def describe(fault: FaultTuple, count: int, max_batch_bytes: int) -> str:
@@ -119,5 +131,16 @@ def located(fault: FaultTuple, *, count: int, max_batch_bytes: int, start: int, 
                        record, path=path, position=position, base_offset=base_offset)
 
 
-__all__ = ["HEADER_COST", "MESSAGES", "Fault", "FaultTuple", "RecordFault", "describe",
-           "located", "max_headers"]
+__all__ = [
+    "DEFAULT_MAX_BATCH_BYTES",
+    "HEADER_COST",
+    "MESSAGES",
+    "OBJECT_COST",
+    "Fault",
+    "FaultTuple",
+    "RecordFault",
+    "describe",
+    "located",
+    "max_headers",
+    "max_objects",
+]

@@ -20,13 +20,13 @@ from ..errors import LimitExceeded
 from ..findings import ERROR, INFO, WARNING, Problem
 from ..source import FileSource, Window
 from ._native import speedups
+from .batch import Batch
 from .faults import max_headers
 from .legacy import LegacyBatch
 from .record import Record
 from .v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 
-Batch = RecordBatch | LegacyBatch
-LogItem = RecordBatch | LegacyBatch | Problem
+LogItem = Batch | Problem
 
 _native_run = None if speedups is None else speedups.verify_v2_run
 _NONZERO = re.compile(rb"[^\x00]")
@@ -44,7 +44,7 @@ def _too_large(b: Batch, limit: int) -> LimitExceeded:
     return LimitExceeded(
         f"batch of {b.size} bytes is larger than the limit of {limit} bytes "
         "(--max-batch-bytes): its records are not read",
-        path=b.path, position=b.position, base_offset=b.base_offset if b.magic >= 2 else b.last_offset,
+        path=b.path, position=b.position, base_offset=b.first_offset,
     )
 
 

@@ -15,16 +15,9 @@ from ..checksums import crc32c_range
 from ..codecs import decompress
 from ..errors import KdumpError
 from ._native import speedups
-from .faults import FaultTuple, RecordFault, located, max_headers
+from .faults import DEFAULT_MAX_BATCH_BYTES, FaultTuple, RecordFault, located, max_headers
 from .record import Record
 from .walk import WalkFault, walk_v2
-
-#: bound on one batch's records, decompressed or stored (``--max-batch-bytes``): the
-#: payload, its keys and values, their text and the output line (invalid UTF-8 printed
-#: as U+FFFD takes three bytes per byte) stay under 300 MB of RSS (tests/test_bombs.py);
-#: Kafka's batches are at most 1 MiB (message.max.bytes) as stored, so 16x fits
-DEFAULT_MAX_BATCH_BYTES = 16 << 20
-
 
 _native_decode = None if speedups is None else speedups.decode_v2_records
 
@@ -98,6 +91,15 @@ class RecordBatch:
     @property
     def last_offset(self) -> int:
         return self.base_offset + self.last_offset_delta
+
+    @property
+    def first_offset(self) -> int:
+        """The first offset without decompressing: baseOffset."""
+        return self.base_offset
+
+    @property
+    def checksum_name(self) -> str:
+        return "CRC-32C"
 
     @property
     def count(self) -> int:

@@ -34,6 +34,7 @@ from ..errors import KdumpError
 from ..files.index import OffsetIndex
 from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
+from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.legacy import LegacyBatch
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
@@ -303,7 +304,7 @@ def _decoded(structured: bool, obj: object, text: str | None) -> str | None:
 
 
 def slice_batches(s: Slice, *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
-                  ignore_unreadable: bool = False) -> Iterator[RecordBatch | LegacyBatch]:
+                  ignore_unreadable: bool = False) -> Iterator[Batch]:
     """The intact-framed batches whose first byte lies in the slice's range."""
     path, _topic, _partition, _segment, active, start, end = s
     try:
