@@ -1,15 +1,110 @@
 """kdump: a forensic reader of Apache Kafka's on-disk data (no broker, no JVM).
 
-The public API is small; commands are iterators of plain objects:
+The library API is small, and lazy: nothing is read before it is asked for, and
+corruption is data (:class:`~kdump.findings.Problem` objects), never an exception.
 
->>> from kdump import FileSource, iter_log
->>> with FileSource("00000000000000000000.log") as src:      # doctest: +SKIP
-...     for item in iter_log(src):
-...         print(item)
+>>> import kdump
+>>> for item in kdump.iter_batches("orders-0"):      # a log dir, a partition dir or a .log
+...     if isinstance(item, kdump.Problem):
+...         print("problem:", item.kind, item.position)
+...     else:
+...         print(item.base_offset, item.last_offset, item.compression_name)
+0 1 none
+2 2 zstd
+>>> [(r.offset, r.key, r.value) for r in kdump.iter_records("orders-0")]
+[(0, b'k0', b'v0'), (1, b'k1', b'v1'), (2, b'k2', b'v2')]
+>>> result = kdump.verify("orders-0")
+>>> result.clean, result.summary.records, result.problems
+(True, 3, [])
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .findings import Problem
+from .records.faults import DEFAULT_MAX_BATCH_BYTES as _DEFAULT_MAX_BATCH_BYTES
+
+if TYPE_CHECKING:
+    from .files.logdir import KafkaFile
+    from .ops.verify import Summary
+    from .records.batch import Batch
+    from .records.record import Record
+
 __version__ = "0.1.0"
 
-__all__ = ["__version__"]
+_LOG_KINDS = ("log", "kraft-snapshot", "bootstrap-snapshot")
+
+
+def logs(path: str) -> Iterator[KafkaFile]:
+    """The record logs under ``path`` (segments and KRaft snapshots), in Kafka's order."""
+    from .files.logdir import KafkaFile, walk
+
+    for item in walk([path]):
+        if isinstance(item, KafkaFile) and item.kind in _LOG_KINDS:
+            yield item
+
+
+def iter_batches(path: str, *, max_batch_bytes: int = _DEFAULT_MAX_BATCH_BYTES
+            ) -> Iterator[Batch | Problem]:
+    """Every batch of every log under ``path``, and a :class:`Problem` for every
+    damaged region (the walk resynchronises after it).  A batch's records are read
+    only when asked: ``batch.records()``."""
+    from .errors import KdumpError
+    from .records.file_records import LogReader
+    from .source import FileSource
+
+    for f in logs(path):
+        try:
+            with FileSource(f.path) as src:
+                yield from LogReader(src, active=f.active, max_batch_bytes=max_batch_bytes)
+        except KdumpError as e:
+            yield Problem(e.path or f.path, e.position, "unreadable-file", e.message)
+
+
+def iter_records(path: str, *, max_batch_bytes: int = _DEFAULT_MAX_BATCH_BYTES) -> Iterator[Record]:
+    """Every record of every readable batch under ``path``, in log order (batches or
+    records that do not parse are skipped: :func:`verify` names them)."""
+    from .errors import KdumpError
+
+    for item in iter_batches(path, max_batch_bytes=max_batch_bytes):
+        if isinstance(item, Problem):
+            continue
+        try:
+            yield from item.records(max_batch_bytes)
+        except KdumpError:
+            continue
+
+
+@dataclass
+class Verification:
+    """What :func:`verify` found: every problem, and the totals."""
+
+    summary: Summary
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def clean(self) -> bool:
+        return self.summary.clean
+
+
+def verify(path: str, *, deep: bool = True,
+           max_batch_bytes: int = _DEFAULT_MAX_BATCH_BYTES) -> Verification:
+    """``kdump verify-crc`` as a function: checksums, framing and (``deep``) every
+    record's consistency, for every log under ``path``."""
+    from .ops.verify import FileResult, VerifyOptions, verify_crc
+
+    problems: list[Problem] = []
+    summary: Summary | None = None
+    for item in verify_crc([path], VerifyOptions(deep=deep, max_batch_bytes=max_batch_bytes)):
+        if isinstance(item, Problem):
+            problems.append(item)
+        elif not isinstance(item, FileResult):
+            summary = item
+    assert summary is not None  # verify_crc always ends with its summary
+    return Verification(summary, problems)
+
+
+__all__ = ["Problem", "Verification", "__version__", "iter_batches", "iter_records", "logs", "verify"]

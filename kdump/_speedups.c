@@ -7,8 +7,8 @@
  * outside the domain it handles (a buffer that is not ``bytes``, a number that does
  * not fit 64 bits ...), and the Python caller then runs the twin.
  *
- *  scan_v2_records     kdump.records.scan.scan_v2_records
- *  decode_v2_records   kdump.records.v2._decode_records_py
+ *  scan_v2_records     kdump.records.scan.scan_v2_records_py
+ *  decode_v2_records   kdump.records.v2.decode_records_py
  *  record_events       kdump.ops.dump (RecordEvent + the string/string decoder)
  *  text_record_lines   kdump.render.text.record_lines
  *  json_record_lines   kdump.render.jsonl.record_object + JsonRenderer
@@ -25,6 +25,8 @@
 #include <structmember.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "_layouts.h"
 
 #ifdef Py_T_OBJECT_EX
 #define KD_T_OBJECT_EX Py_T_OBJECT_EX
@@ -139,14 +141,6 @@ zz(uint64_t u)
     return (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
 }
 
-static PyObject *
-varint_message(int rc, int max)
-{
-    if (rc == VARINT_PAST_END)
-        return PyUnicode_FromString("varint runs past the end of its data");
-    return PyUnicode_FromFormat("varint is longer than %d bytes", max);
-}
-
 /* A Python int argument as int64; 0 on success, 1 when it does not fit (or is not
  * an int), -1 on another error. */
 static int
@@ -166,228 +160,294 @@ arg_i64(PyObject *o, int64_t *out)
 }
 
 /* ---------------------------------------------------------------------------------
- * scan_v2_records(buf, start, end, count, RecordScan) -> RecordScan | NotImplemented
+ * The C v2 record walker: the one place C reads DefaultRecord bytes.
+ *
+ * walk_record checks one record exactly as kdump.records.walk.walk_v2 does (its Python
+ * twin), walk_v2 walks the records of a batch and checks the records count; a fault
+ * is (code, record, at, a, b) with the codes of kdump/records/faults.py, which holds
+ * the one message table.  Decoding (decode_v2_records), scanning (scan_v2_records)
+ * and verification (verify_v2_run) all run on walk_v2, with a callback per record.
+ * --------------------------------------------------------------------------------- */
+typedef struct {
+    int64_t start, limit, ts_delta, offset_delta, klen, key_at, vlen, value_at;
+    int64_t nh, headers_at, header_bytes;
+    int attributes;
+} RawRecord;
+
+typedef struct {
+    int code;
+    int64_t record, at, a, b;
+} Fault;
+
+#define FAULT(c, at_, a_, b_)                                                                 \
+    do {                                                                                      \
+        f->code = (c);                                                                        \
+        f->record = rec;                                                                      \
+        f->at = (at_);                                                                        \
+        f->a = (a_);                                                                          \
+        f->b = (b_);                                                                          \
+        return 1;                                                                             \
+    } while (0)
+
+#define READ_VARINT(max_, lim_, out)                                                          \
+    do {                                                                                      \
+        uint64_t u_;                                                                          \
+        int rc_ = rd_uvarint(buf, &pos, (lim_), (max_), &u_);                                 \
+        if (rc_)                                                                              \
+            FAULT(rc_ == VARINT_PAST_END ? KF_VARINT_PAST_END : KF_VARINT_TOO_LONG, start,     \
+                  rc_ == VARINT_PAST_END ? 0 : (max_), 0);                                    \
+        (out) = zz(u_);                                                                       \
+    } while (0)
+
+/* Record ``rec`` at buf[pos] (pos < end): 0 with *r filled, or 1 with *f filled. */
+static inline int
+walk_record(const unsigned char *buf, int64_t pos, int64_t end, int64_t rec,
+            int64_t *headers_left, int64_t headers_max, RawRecord *r, Fault *f)
+{
+    int64_t start = pos, length, body, limit, h;
+    if (buf[pos] < 0x80) {
+        length = zz(buf[pos]);
+        pos += 1;
+    }
+    else
+        READ_VARINT(5, end, length);
+    body = pos;
+    limit = pos + length;
+    if (length < 6)
+        FAULT(KF_LENGTH_INVALID, start, length, 0);
+    if (limit > end)
+        FAULT(KF_LENGTH_PAST_END, start, length, end - pos);
+    r->start = start;
+    r->limit = limit;
+    r->attributes = buf[pos];
+    pos += 1;
+    READ_VARINT(10, limit, r->ts_delta);
+    READ_VARINT(5, limit, r->offset_delta);
+    READ_VARINT(5, limit, r->klen);
+    r->key_at = pos;
+    if (r->klen >= 0) {
+        if (pos + r->klen > limit)
+            FAULT(KF_KEY_PAST_END, start, r->klen, 0);
+        pos += r->klen;
+    }
+    READ_VARINT(5, limit, r->vlen);
+    r->value_at = pos;
+    if (r->vlen >= 0) {
+        if (pos + r->vlen > limit)
+            FAULT(KF_VALUE_PAST_END, start, r->vlen, 0);
+        pos += r->vlen;
+    }
+    READ_VARINT(5, limit, r->nh);
+    if (r->nh < 0)
+        FAULT(KF_HEADER_COUNT_NEGATIVE, start, r->nh, 0);
+    if (r->nh > *headers_left)
+        FAULT(KF_TOO_MANY_HEADERS, start, r->nh, headers_max);
+    *headers_left -= r->nh;
+    r->headers_at = pos;
+    r->header_bytes = 0;
+    for (h = 0; h < r->nh; h++) {
+        int64_t hk, hv;
+        READ_VARINT(5, limit, hk);
+        if (hk < 0)
+            FAULT(KF_HEADER_KEY_NEGATIVE, start, hk, 0);
+        if (pos + hk > limit)
+            FAULT(KF_HEADER_KEY_PAST_END, start, hk, 0);
+        pos += hk;
+        READ_VARINT(5, limit, hv);
+        if (hv >= 0) {
+            if (pos + hv > limit)
+                FAULT(KF_HEADER_VALUE_PAST_END, start, hv, 0);
+            pos += hv;
+            r->header_bytes += hk + hv;
+        }
+        else
+            r->header_bytes += hk;
+    }
+    if (pos != limit)
+        FAULT(KF_BODY_SIZE, start, length, pos - body);
+    return 0;
+}
+
+/* Called for each record walked: 0 to go on, -1 on a Python error. */
+typedef int (*record_cb)(void *ctx, const unsigned char *buf, const RawRecord *r);
+
+/* Records ``rec ..`` of ``count`` (at most ``want``) from buf[pos:end]: 0 when walked
+ * (*pos_out: where reading stopped), 1 at a fault (*f; *pos_out = f->at), -1 when the
+ * callback failed. */
+static int
+walk_v2(const unsigned char *buf, int64_t pos, int64_t end, int64_t rec, int64_t count,
+        int64_t want, int64_t headers_left, int64_t headers_max, record_cb cb, void *ctx,
+        Fault *f, int64_t *pos_out)
+{
+    int64_t stop;
+    RawRecord r;
+    *pos_out = pos;
+    if (count < 0) {
+        f->code = KF_COUNT_NEGATIVE, f->record = rec, f->at = pos, f->a = f->b = 0;
+        return 1;
+    }
+    stop = want < count - rec ? rec + want : count;
+    while (rec < stop) {
+        if (pos >= end) {
+            f->code = KF_COUNT_SHORT, f->record = rec, f->at = pos, f->a = f->b = 0;
+            *pos_out = pos;
+            return 1;
+        }
+        if (walk_record(buf, pos, end, rec, &headers_left, headers_max, &r, f)) {
+            *pos_out = f->at;
+            return 1;
+        }
+        if (cb(ctx, buf, &r) < 0)
+            return -1;
+        pos = r.limit;
+        rec += 1;
+    }
+    *pos_out = pos;
+    if (rec >= count && pos != end) {
+        f->code = KF_BYTES_REMAIN, f->record = rec, f->at = pos, f->a = end - pos, f->b = 0;
+        return 1;
+    }
+    return 0;
+}
+
+static PyObject *
+fault_tuple(const Fault *f)
+{
+    return Py_BuildValue("(iLLLL)", f->code, (long long)f->record, (long long)f->at,
+                         (long long)f->a, (long long)f->b);
+}
+
+/* ---------------------------------------------------------------------------------
+ * Statistics of the records walked (scan_v2_records and verify_v2_run)
+ * --------------------------------------------------------------------------------- */
+typedef struct {
+    int64_t n, key_bytes, value_bytes, header_bytes, headers, null_keys, null_values;
+    int64_t first_delta, prev_delta, min_ts, max_ts;
+    int ascending;
+} Stats;
+
+static int
+stats_cb(void *ctx, const unsigned char *buf, const RawRecord *r)
+{
+    Stats *s = (Stats *)ctx;
+    (void)buf;
+    if (r->klen >= 0)
+        s->key_bytes += r->klen;
+    else
+        s->null_keys += 1;
+    if (r->vlen >= 0)
+        s->value_bytes += r->vlen;
+    else
+        s->null_values += 1;
+    s->headers += r->nh;
+    s->header_bytes += r->header_bytes;
+    if (s->n == 0) {
+        s->first_delta = r->offset_delta;
+        s->min_ts = s->max_ts = r->ts_delta;
+    }
+    else {
+        if (r->offset_delta <= s->prev_delta)
+            s->ascending = 0;
+        if (r->ts_delta < s->min_ts)
+            s->min_ts = r->ts_delta;
+        else if (r->ts_delta > s->max_ts)
+            s->max_ts = r->ts_delta;
+    }
+    s->prev_delta = r->offset_delta;
+    s->n += 1;
+    return 0;
+}
+
+static void
+stats_init(Stats *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->first_delta = s->prev_delta = -1;
+    s->ascending = 1;
+}
+
+/* ---------------------------------------------------------------------------------
+ * scan_v2_records(buf, start, end, count, max_headers, RecordScan)
+ *   -> RecordScan | NotImplemented
  * --------------------------------------------------------------------------------- */
 static const char *const SCAN_FIELDS[] = {
     "records",   "record_bytes", "key_bytes",   "value_bytes",  "header_bytes",
     "headers",   "null_keys",    "null_values", "first_delta",  "last_delta",
-    "ascending", "min_ts_delta", "max_ts_delta", "error",       "error_at",
+    "ascending", "min_ts_delta", "max_ts_delta", "fault",
 };
-#define N_SCAN_FIELDS 15
+#define N_SCAN_FIELDS 14
 static Layout scan_layout;
 
 static PyObject *
 sp_scan_v2_records(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_buffer view;
-    const unsigned char *buf;
-    int64_t start, end, count, pos, n = 0, prev_delta = -1, first_delta = -1;
-    int64_t min_ts = 0, max_ts = 0;
-    int64_t key_bytes = 0, value_bytes = 0, header_bytes = 0, headers = 0;
-    int64_t null_keys = 0, null_values = 0, error_at = -1;
-    int ascending = 1, rc;
-    PyObject *error = NULL, *res;
+    int64_t start, end, count, headers_max, pos;
     int64_t vals[N_SCAN_FIELDS];
-    int i;
+    int rc, i;
+    Stats s;
+    Fault f;
+    PyObject *fault = NULL, *res;
 
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "scan_v2_records takes 5 arguments");
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "scan_v2_records takes 6 arguments");
         return NULL;
     }
     if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &end)) ||
-        (rc = arg_i64(args[3], &count))) {
+        (rc = arg_i64(args[3], &count)) || (rc = arg_i64(args[4], &headers_max))) {
         if (rc < 0)
             return NULL;
         Py_RETURN_NOTIMPLEMENTED;
     }
-    if (layout_get(&scan_layout, args[4], SCAN_FIELDS, N_SCAN_FIELDS) < 0)
+    if (layout_get(&scan_layout, args[5], SCAN_FIELDS, N_SCAN_FIELDS) < 0)
         return NULL;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
         PyErr_Clear();
         Py_RETURN_NOTIMPLEMENTED;
     }
-    if (start < 0 || end > (int64_t)view.len) {
+    if (start < 0 || end > (int64_t)view.len || start > end) {
         PyBuffer_Release(&view);
         Py_RETURN_NOTIMPLEMENTED;
     }
-    buf = (const unsigned char *)view.buf;
-    pos = start;
-
-    while (n < count) {
-        int64_t rec_start, length, limit, ts_delta, delta, klen, vlen, nh, h;
-        uint64_t u;
-        if (pos >= end) {
-            error = PyUnicode_FromFormat("batch declares %lld records but its data ends after %lld",
-                                         (long long)count, (long long)n);
-            error_at = pos;
-            goto done;
-        }
-        rec_start = pos;
-        if (buf[pos] < 0x80) {
-            length = zz(buf[pos]);
-            pos += 1;
-        }
-        else {
-            if ((rc = rd_uvarint(buf, &pos, end, 5, &u)))
-                goto varint_error_5;
-            length = zz(u);
-        }
-        limit = pos + length;
-        if (length < 6 || limit > end) {
-            error = PyUnicode_FromFormat("record %lld: invalid record length %lld", (long long)n,
-                                         (long long)length);
-            error_at = rec_start;
-            goto done;
-        }
-        pos += 1; /* attributes */
-        if ((rc = rd_uvarint(buf, &pos, limit, 10, &u))) {
-            PyObject *m = varint_message(rc, 10);
-            if (m == NULL)
-                goto fail;
-            error = PyUnicode_FromFormat("record %lld: %U", (long long)n, m);
-            Py_DECREF(m);
-            error_at = pos;
-            goto done;
-        }
-        ts_delta = zz(u);
-        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
-            goto varint_error_5;
-        delta = zz(u);
-        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
-            goto varint_error_5;
-        klen = zz(u);
-        if (klen >= 0) {
-            key_bytes += klen;
-            pos += klen;
-        }
-        else
-            null_keys += 1;
-        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
-            goto varint_error_5;
-        vlen = zz(u);
-        if (vlen >= 0) {
-            value_bytes += vlen;
-            pos += vlen;
-        }
-        else
-            null_values += 1;
-        if (pos > limit) {
-            error = PyUnicode_FromFormat("record %lld: key or value runs past the record",
-                                         (long long)n);
-            error_at = rec_start;
-            goto done;
-        }
-        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
-            goto varint_error_5;
-        nh = zz(u);
-        if (nh < 0) {
-            error = PyUnicode_FromFormat("record %lld: invalid number of headers %lld",
-                                         (long long)n, (long long)nh);
-            error_at = rec_start;
-            goto done;
-        }
-        for (h = 0; h < nh; h++) {
-            int64_t hk, hv;
-            if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
-                goto varint_error_5;
-            hk = zz(u);
-            if (hk < 0) {
-                error = PyUnicode_FromFormat("record %lld: invalid header key length %lld",
-                                             (long long)n, (long long)hk);
-                error_at = pos;
-                goto done;
-            }
-            pos += hk;
-            if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
-                goto varint_error_5;
-            hv = zz(u);
-            if (hv > 0)
-                pos += hv;
-            header_bytes += hk + (hv > 0 ? hv : 0);
-            if (pos > limit) {
-                error = PyUnicode_FromFormat("record %lld: header runs past the record",
-                                             (long long)n);
-                error_at = pos;
-                goto done;
-            }
-        }
-        headers += nh;
-        if (pos != limit) {
-            error = PyUnicode_FromFormat(
-                "record %lld: record body declares %lld bytes but its fields take %lld",
-                (long long)n, (long long)length, (long long)(pos - (limit - length)));
-            error_at = rec_start;
-            goto done;
-        }
-        if (n == 0) {
-            first_delta = delta;
-            min_ts = max_ts = ts_delta;
-        }
-        else {
-            if (delta <= prev_delta)
-                ascending = 0;
-            if (ts_delta < min_ts)
-                min_ts = ts_delta;
-            else if (ts_delta > max_ts)
-                max_ts = ts_delta;
-        }
-        prev_delta = delta;
-        n += 1;
-    }
-    if (pos != end) {
-        error = PyUnicode_FromFormat("%lld bytes remain after the %lld records the batch declares",
-                                     (long long)(end - pos), (long long)count);
-        error_at = pos;
-    }
-    goto done;
-
-varint_error_5: {
-        PyObject *m = varint_message(rc, 5);
-        if (m == NULL)
-            goto fail;
-        error = PyUnicode_FromFormat("record %lld: %U", (long long)n, m);
-        Py_DECREF(m);
-        error_at = pos;
-    }
-done:
+    stats_init(&s);
+    rc = walk_v2((const unsigned char *)view.buf, start, end, 0, count, count, headers_max,
+                 headers_max, stats_cb, &s, &f, &pos);
     PyBuffer_Release(&view);
-    if (error == NULL && PyErr_Occurred())
+    if (rc == 1 && (fault = fault_tuple(&f)) == NULL)
         return NULL;
-    vals[0] = n;
+    vals[0] = s.n;
     vals[1] = pos - start;
-    vals[2] = key_bytes;
-    vals[3] = value_bytes;
-    vals[4] = header_bytes;
-    vals[5] = headers;
-    vals[6] = null_keys;
-    vals[7] = null_values;
-    vals[8] = first_delta;
-    vals[9] = prev_delta;
-    vals[11] = min_ts;
-    vals[12] = max_ts;
-    vals[14] = error_at;
+    vals[2] = s.key_bytes;
+    vals[3] = s.value_bytes;
+    vals[4] = s.header_bytes;
+    vals[5] = s.headers;
+    vals[6] = s.null_keys;
+    vals[7] = s.null_values;
+    vals[8] = s.first_delta;
+    vals[9] = s.prev_delta;
+    vals[11] = s.min_ts;
+    vals[12] = s.max_ts;
     res = layout_alloc(&scan_layout);
     if (res == NULL) {
-        Py_XDECREF(error);
+        Py_XDECREF(fault);
         return NULL;
     }
     for (i = 0; i < N_SCAN_FIELDS; i++) {
         PyObject *v;
         if (i == 10) {
-            v = ascending ? Py_True : Py_False;
+            v = s.ascending ? Py_True : Py_False;
             Py_INCREF(v);
         }
         else if (i == 13) {
-            v = error ? error : Py_None;
-            if (!error)
+            v = fault ? fault : Py_None;
+            if (!fault)
                 Py_INCREF(v);
         }
         else {
             v = PyLong_FromLongLong(vals[i]);
             if (v == NULL) {
                 /* remaining slots stay NULL: the object is still valid to free */
-                if (i < 13)
-                    Py_XDECREF(error);
+                Py_XDECREF(fault);
                 Py_DECREF(res);
                 return NULL;
             }
@@ -395,16 +455,13 @@ done:
         SLOT_SET(res, &scan_layout, i, v);
     }
     return res;
-
-fail:
-    PyBuffer_Release(&view);
-    return NULL;
 }
 
 /* ---------------------------------------------------------------------------------
- * decode_v2_records(buf, start, end, count, base_offset, base_timestamp, append_time,
- *                   base_sequence, shift, compressed, Record)
- *   -> (records, error message | None, error position) | NotImplemented
+ * decode_v2_records(buf, pos, end, record, count, want, headers_left, headers_max,
+ *                   base_offset, base_timestamp, append_time, base_sequence, shift,
+ *                   compressed, Record)
+ *   -> (records, fault | None, position) | NotImplemented
  * --------------------------------------------------------------------------------- */
 static const char *const RECORD_FIELDS[] = {
     "offset",   "timestamp", "key",        "value",     "headers",      "magic",
@@ -434,289 +491,185 @@ sum_i64(int64_t a, int64_t b)
     return res;
 }
 
-#define INT32_MAX_ 2147483647LL
+typedef struct {
+    PyObject *list, *append_time, *in_payload;
+    int64_t base_offset, base_ts, base_seq, shift;
+} DecodeCtx;
 
-/* One record at buf[*pos]: a new Record, or NULL with *msg set (a parse error, *pos
- * unchanged) or NULL with a Python exception (memory). */
+/* The header pairs of a record walk_record has checked. */
 static PyObject *
-parse_record(const unsigned char *buf, int64_t *ppos, int64_t end, int64_t base_offset,
-             int64_t base_ts, PyObject *append_time, int64_t base_seq, int64_t shift,
-             PyObject *in_payload, PyObject **msg)
+build_headers(const unsigned char *buf, const RawRecord *r)
 {
-    int64_t pos = *ppos, start = pos, body, limit, length, ts_delta, offset_delta, klen, vlen;
-    int64_t nheaders, h, sequence;
+    int64_t pos = r->headers_at, h;
     uint64_t u;
-    int rc, attributes;
-    PyObject *key = NULL, *value = NULL, *headers = NULL, *rec, *v;
-
-    if (buf[pos] < 0x80) {
-        length = zz(buf[pos]);
-        pos += 1;
-    }
-    else {
-        if ((rc = rd_uvarint(buf, &pos, end, 5, &u))) {
-            *msg = varint_message(rc, 5);
-            return NULL;
-        }
-        length = zz(u);
-    }
-    body = pos;
-    limit = pos + length;
-    if (length < 6 || limit > end) {
-        if (length >= 6)
-            *msg = PyUnicode_FromFormat("invalid record length %lld with %lld bytes left",
-                                        (long long)length, (long long)(end - pos));
-        else
-            *msg = PyUnicode_FromFormat("invalid record length %lld", (long long)length);
-        return NULL;
-    }
-    attributes = buf[pos];
-    pos += 1;
-    if ((rc = rd_uvarint(buf, &pos, limit, 10, &u))) {
-        *msg = varint_message(rc, 10);
-        return NULL;
-    }
-    ts_delta = zz(u);
-    if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
-        goto varint_error;
-    offset_delta = zz(u);
-    if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
-        goto varint_error;
-    klen = zz(u);
-    if (klen >= 0) {
-        if (pos + klen > limit) {
-            *msg = PyUnicode_FromFormat("key length %lld runs past the record", (long long)klen);
-            return NULL;
-        }
-        key = PyBytes_FromStringAndSize((const char *)buf + pos, (Py_ssize_t)klen);
-        if (key == NULL)
-            return NULL;
-        pos += klen;
-    }
-    if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
-        goto varint_error;
-    vlen = zz(u);
-    if (vlen >= 0) {
-        if (pos + vlen > limit) {
-            *msg = PyUnicode_FromFormat("value length %lld runs past the record",
-                                        (long long)vlen);
-            goto error;
-        }
-        value = PyBytes_FromStringAndSize((const char *)buf + pos, (Py_ssize_t)vlen);
-        if (value == NULL)
-            goto error;
-        pos += vlen;
-    }
-    if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
-        goto varint_error;
-    nheaders = zz(u);
-    if (nheaders < 0) {
-        *msg = PyUnicode_FromFormat("invalid number of record headers %lld", (long long)nheaders);
-        goto error;
-    }
-    headers = PyList_New(0);
+    PyObject *headers = PyList_New((Py_ssize_t)r->nh);
     if (headers == NULL)
-        goto error;
-    for (h = 0; h < nheaders; h++) {
+        return NULL;
+    for (h = 0; h < r->nh; h++) {
         int64_t hk, hv;
         PyObject *hkey, *hval, *pair;
-        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u)))
-            goto varint_error;
+        rd_uvarint(buf, &pos, r->limit, 5, &u);
         hk = zz(u);
-        if (hk < 0 || pos + hk > limit) {
-            *msg = PyUnicode_FromFormat("invalid header key length %lld", (long long)hk);
-            goto error;
-        }
         hkey = PyBytes_FromStringAndSize((const char *)buf + pos, (Py_ssize_t)hk);
-        if (hkey == NULL)
-            goto error;
         pos += hk;
-        if ((rc = rd_uvarint(buf, &pos, limit, 5, &u))) {
-            Py_DECREF(hkey);
-            goto varint_error;
-        }
+        rd_uvarint(buf, &pos, r->limit, 5, &u);
         hv = zz(u);
         if (hv >= 0) {
-            if (pos + hv > limit) {
-                Py_DECREF(hkey);
-                *msg = PyUnicode_FromFormat("header value length %lld runs past the record",
-                                            (long long)hv);
-                goto error;
-            }
             hval = PyBytes_FromStringAndSize((const char *)buf + pos, (Py_ssize_t)hv);
-            if (hval == NULL) {
-                Py_DECREF(hkey);
-                goto error;
-            }
             pos += hv;
         }
         else {
             hval = Py_None;
             Py_INCREF(hval);
         }
-        pair = PyTuple_New(2);
+        pair = (hkey && hval) ? PyTuple_Pack(2, hkey, hval) : NULL;
+        Py_XDECREF(hkey);
+        Py_XDECREF(hval);
         if (pair == NULL) {
-            Py_DECREF(hkey);
-            Py_DECREF(hval);
-            goto error;
+            Py_DECREF(headers);
+            return NULL;
         }
-        PyTuple_SET_ITEM(pair, 0, hkey);
-        PyTuple_SET_ITEM(pair, 1, hval);
-        if (PyList_Append(headers, pair) < 0) {
-            Py_DECREF(pair);
-            goto error;
-        }
-        Py_DECREF(pair);
+        PyList_SET_ITEM(headers, (Py_ssize_t)h, pair);
     }
-    if (pos != limit) {
-        *msg = PyUnicode_FromFormat("record body declares %lld bytes but its fields take %lld",
-                                    (long long)length, (long long)(pos - body));
-        goto error;
-    }
-    if (base_seq >= 0) {
+    return headers;
+}
+
+static int
+decode_cb(void *ctx, const unsigned char *buf, const RawRecord *r)
+{
+    DecodeCtx *c = (DecodeCtx *)ctx;
+    PyObject *rec, *v, *key, *value, *headers;
+    int64_t sequence;
+
+    if (c->base_seq >= 0) {
         /* DefaultRecordBatch.incrementSequence */
-        if (base_seq > INT32_MAX_ - offset_delta)
-            sequence = offset_delta - (INT32_MAX_ - base_seq) - 1;
+        if (c->base_seq > KL_INT32_MAX - r->offset_delta)
+            sequence = r->offset_delta - (KL_INT32_MAX - c->base_seq) - 1;
         else
-            sequence = base_seq + offset_delta;
+            sequence = c->base_seq + r->offset_delta;
     }
     else
-        sequence = -1;
-
-    rec = layout_alloc(&record_layout);
-    if (rec == NULL)
-        goto error;
-#define SET(i, expr)                                                                          \
-    do {                                                                                      \
-        v = (expr);                                                                           \
-        if (v == NULL) {                                                                      \
-            Py_DECREF(rec);                                                                   \
-            goto error;                                                                       \
-        }                                                                                     \
-        SLOT_SET(rec, &record_layout, (i), v);                                                \
-    } while (0)
-    /* the references to key, value and headers move into the record */
-    if (key == NULL) {
+        sequence = KL_NO_SEQUENCE;
+    if (r->klen >= 0)
+        key = PyBytes_FromStringAndSize((const char *)buf + r->key_at, (Py_ssize_t)r->klen);
+    else {
         key = Py_None;
         Py_INCREF(key);
     }
-    if (value == NULL) {
+    if (r->vlen >= 0)
+        value = PyBytes_FromStringAndSize((const char *)buf + r->value_at, (Py_ssize_t)r->vlen);
+    else {
         value = Py_None;
         Py_INCREF(value);
     }
+    headers = build_headers(buf, r);
+    rec = (key && value && headers) ? layout_alloc(&record_layout) : NULL;
+    if (rec == NULL) {
+        Py_XDECREF(key);
+        Py_XDECREF(value);
+        Py_XDECREF(headers);
+        return -1;
+    }
+    /* the references to key, value and headers move into the record */
     SLOT_SET(rec, &record_layout, R_KEY, key);
     SLOT_SET(rec, &record_layout, R_VALUE, value);
     SLOT_SET(rec, &record_layout, R_HEADERS, headers);
-    key = value = headers = NULL;
     Py_INCREF(Py_None);
     SLOT_SET(rec, &record_layout, R_CRC, Py_None);
     Py_INCREF(Py_None);
     SLOT_SET(rec, &record_layout, R_CRC_VALID, Py_None);
     Py_INCREF(Py_None);
     SLOT_SET(rec, &record_layout, R_CONTROL, Py_None);
-    Py_INCREF(in_payload);
-    SLOT_SET(rec, &record_layout, R_IN_PAYLOAD, in_payload);
-    SET(R_OFFSET, sum_i64(base_offset, offset_delta));
-    if (append_time != Py_None) {
-        Py_INCREF(append_time);
-        SLOT_SET(rec, &record_layout, R_TIMESTAMP, append_time);
+    Py_INCREF(c->in_payload);
+    SLOT_SET(rec, &record_layout, R_IN_PAYLOAD, c->in_payload);
+#define SET(i, expr)                                                                          \
+    do {                                                                                      \
+        v = (expr);                                                                           \
+        if (v == NULL) {                                                                      \
+            Py_DECREF(rec);                                                                   \
+            return -1;                                                                        \
+        }                                                                                     \
+        SLOT_SET(rec, &record_layout, (i), v);                                                \
+    } while (0)
+    SET(R_OFFSET, sum_i64(c->base_offset, r->offset_delta));
+    if (c->append_time != Py_None) {
+        Py_INCREF(c->append_time);
+        SLOT_SET(rec, &record_layout, R_TIMESTAMP, c->append_time);
     }
     else
-        SET(R_TIMESTAMP, sum_i64(base_ts, ts_delta));
+        SET(R_TIMESTAMP, sum_i64(c->base_ts, r->ts_delta));
     SET(R_MAGIC, PyLong_FromLong(2));
-    SET(R_ATTRIBUTES, PyLong_FromLong(attributes));
+    SET(R_ATTRIBUTES, PyLong_FromLong(r->attributes));
     SET(R_SEQUENCE, PyLong_FromLongLong(sequence));
-    SET(R_SIZE, PyLong_FromLongLong(limit - start));
-    SET(R_POSITION, PyLong_FromLongLong(start + shift));
-    SET(R_OFFSET_DELTA, PyLong_FromLongLong(offset_delta));
-    SET(R_TIMESTAMP_DELTA, PyLong_FromLongLong(ts_delta));
+    SET(R_SIZE, PyLong_FromLongLong(r->limit - r->start));
+    SET(R_POSITION, PyLong_FromLongLong(r->start + c->shift));
+    SET(R_OFFSET_DELTA, PyLong_FromLongLong(r->offset_delta));
+    SET(R_TIMESTAMP_DELTA, PyLong_FromLongLong(r->ts_delta));
 #undef SET
-    *ppos = pos;
-    return rec;
-
-varint_error:
-    *msg = varint_message(rc, 5);
-error:
-    Py_XDECREF(key);
-    Py_XDECREF(value);
-    Py_XDECREF(headers);
-    return NULL;
+    if (PyList_Append(c->list, rec) < 0) {
+        Py_DECREF(rec);
+        return -1;
+    }
+    Py_DECREF(rec);
+    return 0;
 }
 
 static PyObject *
 sp_decode_v2_records(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    const unsigned char *buf;
-    int64_t start, end, count, base_offset, base_ts, base_seq, shift, pos, n = 0;
-    PyObject *append_time, *in_payload, *list, *msg = NULL, *res;
+    int64_t pos, end, record, count, want, headers_left, headers_max, stop;
+    DecodeCtx c;
+    Fault f;
+    PyObject *fault, *res;
     int rc;
 
-    if (nargs != 11) {
-        PyErr_SetString(PyExc_TypeError, "decode_v2_records takes 11 arguments");
+    if (nargs != 15) {
+        PyErr_SetString(PyExc_TypeError, "decode_v2_records takes 15 arguments");
         return NULL;
     }
     if (!PyBytes_CheckExact(args[0]))
         Py_RETURN_NOTIMPLEMENTED;
-    if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &end)) ||
-        (rc = arg_i64(args[3], &count)) || (rc = arg_i64(args[4], &base_offset)) ||
-        (rc = arg_i64(args[5], &base_ts)) || (rc = arg_i64(args[7], &base_seq)) ||
-        (rc = arg_i64(args[8], &shift))) {
+    if ((rc = arg_i64(args[1], &pos)) || (rc = arg_i64(args[2], &end)) ||
+        (rc = arg_i64(args[3], &record)) || (rc = arg_i64(args[4], &count)) ||
+        (rc = arg_i64(args[5], &want)) || (rc = arg_i64(args[6], &headers_left)) ||
+        (rc = arg_i64(args[7], &headers_max)) || (rc = arg_i64(args[8], &c.base_offset)) ||
+        (rc = arg_i64(args[9], &c.base_ts)) || (rc = arg_i64(args[11], &c.base_seq)) ||
+        (rc = arg_i64(args[12], &c.shift))) {
         if (rc < 0)
             return NULL;
         Py_RETURN_NOTIMPLEMENTED;
     }
-    append_time = args[6];
-    in_payload = args[9];
-    if (append_time != Py_None && !PyLong_Check(append_time))
+    c.append_time = args[10];
+    c.in_payload = args[13];
+    if (c.append_time != Py_None && !PyLong_Check(c.append_time))
         Py_RETURN_NOTIMPLEMENTED;
     /* position arithmetic stays far from int64 limits */
-    if (base_seq > INT32_MAX_ || base_seq < -INT32_MAX_ - 1 || shift > (1LL << 62) ||
-        shift < -(1LL << 62) || !PyBool_Check(in_payload))
+    if (c.base_seq > KL_INT32_MAX || c.base_seq < -KL_INT32_MAX - 1 || c.shift > (1LL << 62) ||
+        c.shift < -(1LL << 62) || !PyBool_Check(c.in_payload) || record < 0 || want < -(1LL << 62) ||
+        count > (1LL << 62))
         Py_RETURN_NOTIMPLEMENTED;
-    buf = (const unsigned char *)PyBytes_AS_STRING(args[0]);
-    if (start < 0 || end > (int64_t)PyBytes_GET_SIZE(args[0]))
+    if (pos < 0 || end > (int64_t)PyBytes_GET_SIZE(args[0]) || pos > end)
         Py_RETURN_NOTIMPLEMENTED;
-    if (layout_get(&record_layout, args[10], RECORD_FIELDS, N_RECORD_FIELDS) < 0)
+    if (layout_get(&record_layout, args[14], RECORD_FIELDS, N_RECORD_FIELDS) < 0)
         return NULL;
-
-    list = PyList_New(0);
-    if (list == NULL)
+    c.list = PyList_New(0);
+    if (c.list == NULL)
         return NULL;
-    pos = start;
-    while (n < count) {
-        PyObject *rec;
-        if (pos >= end) {
-            msg = PyUnicode_FromFormat("batch declares %lld records but its data ends after %lld",
-                                       (long long)count, (long long)n);
-            goto done;
-        }
-        rec = parse_record(buf, &pos, end, base_offset, base_ts, append_time, base_seq, shift,
-                           in_payload, &msg);
-        if (rec == NULL) {
-            if (msg == NULL) {
-                Py_DECREF(list);
-                return NULL;
-            }
-            goto done;
-        }
-        if (PyList_Append(list, rec) < 0) {
-            Py_DECREF(rec);
-            Py_DECREF(list);
-            return NULL;
-        }
-        Py_DECREF(rec);
-        n += 1;
-    }
-    if (pos != end)
-        msg = PyUnicode_FromFormat("%lld bytes remain after the %lld records the batch declares",
-                                   (long long)(end - pos), (long long)count);
-done:
-    if (msg == NULL && PyErr_Occurred()) {
-        Py_DECREF(list);
+    rc = walk_v2((const unsigned char *)PyBytes_AS_STRING(args[0]), pos, end, record, count,
+                 want, headers_left, headers_max, decode_cb, &c, &f, &stop);
+    if (rc < 0) {
+        Py_DECREF(c.list);
         return NULL;
     }
-    res = Py_BuildValue("(NOL)", list, msg ? msg : Py_None, (long long)pos);
-    Py_XDECREF(msg);
+    if (rc == 0) {
+        fault = Py_None;
+        Py_INCREF(fault);
+    }
+    else if ((fault = fault_tuple(&f)) == NULL) {
+        Py_DECREF(c.list);
+        return NULL;
+    }
+    res = Py_BuildValue("(NNL)", c.list, fault, (long long)stop);
     return res;
 }
 
@@ -1643,18 +1596,18 @@ fail:
 }
 
 /* ---------------------------------------------------------------------------------
- * verify_v2_run(data, start, stop, prev_last, segment_base, deep)
- *   -> (index, batches, records, last offset | None)
+ * verify_v2_run(data, start, stop, prev_last, segment_base, deep, max_headers)
+ *   -> (position, batches, records, last offset | None)
  *
- * kdump verify-crc's inner loop for the batches that need no word said about them.
  * From data[start], while a whole batch lies before data[stop]: a v2 batch (magic 2,
- * size field at least 49) whose CRC-32C matches, whose last offset is above
- * ``prev_last`` (or, for the first batch of a segment, not below ``segment_base``),
- * and with ``deep``: uncompressed, not a control batch, records that scan without an
- * error, offset deltas ascending from 0 and ending at lastOffsetDelta, and (CreateTime,
- * no delete horizon, maxTimestamp >= 0) the largest record timestamp equal to
- * maxTimestamp.  Stops before the first batch that is anything else, which the Python
- * code then reads; these are exactly the batches for which it reports nothing.
+ * size field at least V2_MIN_BATCH_LENGTH) whose CRC-32C matches, whose last offset is
+ * above ``prev_last`` (or, for the first batch of a segment, not below
+ * ``segment_base``), and with ``deep``: uncompressed, not a control batch, records
+ * that walk without a fault, offset deltas ascending from 0 and ending at
+ * lastOffsetDelta, and (CreateTime, no delete horizon, maxTimestamp >= 0) the largest
+ * record timestamp equal to maxTimestamp.  Stops before the first batch that is
+ * anything else, which the Python code then reads; these are exactly the batches for
+ * which it reports nothing.
  * --------------------------------------------------------------------------------- */
 static inline int64_t
 be64(const unsigned char *p)
@@ -1673,111 +1626,22 @@ be32(const unsigned char *p)
                      (uint32_t)p[3]);
 }
 
-/* The facts of scan_v2_records that decide cleanliness; 0 when the records scan
- * without an error. */
-static int
-scan_clean(const unsigned char *buf, int64_t pos, int64_t end, int64_t count, int64_t *n_out,
-           int64_t *first_delta, int64_t *last_delta, int *ascending, int64_t *max_ts)
-{
-    int64_t n = 0, prev_delta = -1, mx = 0;
-    uint64_t u;
-    int asc = 1;
-    *first_delta = -1;
-    while (n < count) {
-        int64_t length, limit, ts_delta, delta, klen, vlen, nh, h;
-        if (pos >= end)
-            return -1;
-        if (buf[pos] < 0x80) {
-            length = zz(buf[pos]);
-            pos += 1;
-        }
-        else {
-            if (rd_uvarint(buf, &pos, end, 5, &u))
-                return -1;
-            length = zz(u);
-        }
-        limit = pos + length;
-        if (length < 6 || limit > end)
-            return -1;
-        pos += 1;
-        if (rd_uvarint(buf, &pos, limit, 10, &u))
-            return -1;
-        ts_delta = zz(u);
-        if (rd_uvarint(buf, &pos, limit, 5, &u))
-            return -1;
-        delta = zz(u);
-        if (rd_uvarint(buf, &pos, limit, 5, &u))
-            return -1;
-        klen = zz(u);
-        if (klen >= 0)
-            pos += klen;
-        if (rd_uvarint(buf, &pos, limit, 5, &u))
-            return -1;
-        vlen = zz(u);
-        if (vlen >= 0)
-            pos += vlen;
-        if (pos > limit)
-            return -1;
-        if (rd_uvarint(buf, &pos, limit, 5, &u))
-            return -1;
-        nh = zz(u);
-        if (nh < 0)
-            return -1;
-        for (h = 0; h < nh; h++) {
-            int64_t hk, hv;
-            if (rd_uvarint(buf, &pos, limit, 5, &u))
-                return -1;
-            hk = zz(u);
-            if (hk < 0)
-                return -1;
-            pos += hk;
-            if (rd_uvarint(buf, &pos, limit, 5, &u))
-                return -1;
-            hv = zz(u);
-            if (hv > 0)
-                pos += hv;
-            if (pos > limit)
-                return -1;
-        }
-        if (pos != limit)
-            return -1;
-        if (n == 0) {
-            *first_delta = delta;
-            mx = ts_delta;
-        }
-        else {
-            if (delta <= prev_delta)
-                asc = 0;
-            if (ts_delta > mx)
-                mx = ts_delta;
-        }
-        prev_delta = delta;
-        n += 1;
-    }
-    if (pos != end)
-        return -1;
-    *n_out = n;
-    *last_delta = prev_delta;
-    *ascending = asc;
-    *max_ts = mx;
-    return 0;
-}
-
 static PyObject *
 sp_verify_v2_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_buffer view;
     const unsigned char *d;
     int64_t start, stop, prev_last = 0, segment_base = 0, pos, batches = 0, records = 0;
-    int64_t last = 0;
+    int64_t last = 0, headers_max;
     int have_prev, have_base, deep, rc;
     PyObject *res;
 
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "verify_v2_run takes 6 arguments");
+    if (nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "verify_v2_run takes 7 arguments");
         return NULL;
     }
-    if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &stop)))
+    if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &stop)) ||
+        (rc = arg_i64(args[6], &headers_max)))
         goto declined_rc;
     have_prev = args[3] != Py_None;
     if (have_prev && (rc = arg_i64(args[3], &prev_last)))
@@ -1793,46 +1657,53 @@ sp_verify_v2_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         stop = -1; /* nothing done */
     d = (const unsigned char *)view.buf;
     pos = start;
-    while (stop - pos >= 61) {
+    while (stop - pos >= KL_RECORD_BATCH_OVERHEAD) {
         const unsigned char *b = d + pos;
-        int64_t base_offset = be64(b), size = be32(b + 8), total, last_offset;
+        int64_t base_offset = be64(b + KL_V2_BASE_OFFSET_OFFSET);
+        int64_t size = be32(b + KL_V2_LENGTH_OFFSET), total, last_offset;
         int32_t last_delta, count;
         int attributes;
         uint32_t stored;
-        if (b[16] != 2 || size < 49)
+        if (b[KL_MAGIC_OFFSET] != 2 || size < KL_V2_MIN_BATCH_LENGTH)
             break;
-        total = 12 + size;
+        total = KL_LOG_OVERHEAD + size;
         if (total > stop - pos)
             break;
-        attributes = (b[21] << 8) | b[22];
-        last_delta = be32(b + 23);
-        count = be32(b + 57);
+        attributes = (b[KL_V2_ATTRIBUTES_OFFSET] << 8) | b[KL_V2_ATTRIBUTES_OFFSET + 1];
+        last_delta = be32(b + KL_V2_LAST_OFFSET_DELTA_OFFSET);
+        count = be32(b + KL_V2_RECORDS_COUNT_OFFSET);
         if (__builtin_add_overflow(base_offset, (int64_t)last_delta, &last_offset))
             break;
         if (have_prev ? last_offset <= prev_last : (have_base && last_offset < segment_base))
             break;
         /* compressed and control batches are Python's: decline before the CRC */
-        if (deep && ((attributes & 0x07) != 0 || (attributes & 0x20) || count < 0))
+        if (deep && ((attributes & KL_V2_COMPRESSION_MASK) != 0 ||
+                     (attributes & KL_V2_CONTROL_FLAG) || count < 0))
             break;
-        stored = (uint32_t)be32(b + 17);
-        if (crc32c_impl(0, b + 21, (size_t)(total - 21)) != stored)
+        stored = (uint32_t)be32(b + KL_V2_CRC_OFFSET);
+        if (crc32c_impl(0, b + KL_V2_ATTRIBUTES_OFFSET,
+                        (size_t)(total - KL_V2_ATTRIBUTES_OFFSET)) != stored)
             break;
         if (deep) {
-            int64_t n, first_delta, ldelta, max_ts, top;
-            int ascending;
-            int64_t base_ts = be64(b + 27), max_timestamp = be64(b + 35);
-            if (scan_clean(d, pos + 61, pos + total, count, &n, &first_delta, &ldelta,
-                           &ascending, &max_ts))
+            int64_t top, end_pos;
+            int64_t base_ts = be64(b + KL_V2_BASE_TIMESTAMP_OFFSET);
+            int64_t max_timestamp = be64(b + KL_V2_MAX_TIMESTAMP_OFFSET);
+            Stats s;
+            Fault f;
+            stats_init(&s);
+            if (walk_v2(d, pos + KL_V2_RECORDS_OFFSET, pos + total, 0, count, count,
+                        headers_max, headers_max, stats_cb, &s, &f, &end_pos))
                 break;
-            if (n) {
-                if (first_delta < 0 || !ascending || ldelta != last_delta)
+            if (s.n) {
+                if (s.first_delta < 0 || !s.ascending || s.prev_delta != last_delta)
                     break;
-                if (!(attributes & 0x08) && !(attributes & 0x40) && max_timestamp >= 0) {
-                    if (__builtin_add_overflow(base_ts, max_ts, &top) || top != max_timestamp)
+                if (!(attributes & KL_V2_TIMESTAMP_TYPE_MASK) &&
+                    !(attributes & KL_V2_DELETE_HORIZON_FLAG) && max_timestamp >= 0) {
+                    if (__builtin_add_overflow(base_ts, s.max_ts, &top) || top != max_timestamp)
                         break;
                 }
             }
-            records += n;
+            records += s.n;
         }
         have_prev = 1;
         prev_last = last = last_offset;
@@ -1855,17 +1726,18 @@ declined_rc:
 /* --------------------------------------------------------------------------------- */
 static PyMethodDef methods[] = {
     {"scan_v2_records", (PyCFunction)(void (*)(void))sp_scan_v2_records, METH_FASTCALL,
-     "scan_v2_records(buf, start, end, count, RecordScan): record statistics of a v2 "
+     "scan_v2_records(buf, start, end, count, max_headers, RecordScan): record statistics of a v2 "
      "records area (see kdump.records.scan)."},
     {"decode_v2_records", (PyCFunction)(void (*)(void))sp_decode_v2_records, METH_FASTCALL,
-     "decode_v2_records(buf, start, end, count, base_offset, base_timestamp, append_time, "
-     "base_sequence, shift, compressed, Record): (records, error, error position)."},
+     "decode_v2_records(buf, pos, end, record, count, want, headers_left, headers_max, "
+     "base_offset, base_timestamp, append_time, base_sequence, shift, compressed, Record): "
+     "(records, fault, position)."},
     {"record_events", (PyCFunction)(void (*)(void))sp_record_events, METH_FASTCALL,
      "record_events(records, RecordEvent, Decoded | None): one event per record."},
     {"crc32c", (PyCFunction)(void (*)(void))sp_crc32c, METH_FASTCALL,
      "crc32c(data, start=0, end=len(data)): CRC-32C (Castagnoli) of data[start:end]."},
     {"verify_v2_run", (PyCFunction)(void (*)(void))sp_verify_v2_run, METH_FASTCALL,
-     "verify_v2_run(data, start, stop, prev_last, segment_base, deep): skip the clean v2 "
+     "verify_v2_run(data, start, stop, prev_last, segment_base, deep, max_headers): skip the clean v2 "
      "batches from data[start] (see kdump.ops.verify)."},
     {"text_record_lines", (PyCFunction)(void (*)(void))sp_text_record_lines, METH_FASTCALL,
      "text_record_lines(events, timestamp_type, skip_metadata, print_contents, RecordEvent, "

@@ -104,12 +104,12 @@ def _uvarint(data: bytes, pos: int) -> tuple[int, int]:
         shift += 7
 
 
-def _snappy_block(block: bytes, limit: int) -> bytes:
+def _snappy_block(block: bytes, limit: int, configured: int | None = None) -> bytes:
     import snappy
 
     size, _ = _uvarint(block, 0)
-    if size > limit:
-        raise _too_big(limit)
+    if size > limit:  # the message names the configured limit, not what is left of it
+        raise _too_big(limit if configured is None else configured)
     try:
         return bytes(snappy.uncompress(block))
     except Exception as e:  # snappy.UncompressError and cramjam's errors
@@ -136,7 +136,7 @@ def unsnappy(data: bytes, limit: int) -> bytes:
             raise DecompressionError(
                 f"snappy: chunk of {n} bytes at payload byte {pos - 4} runs past the end"
             )
-        out.add(_snappy_block(data[pos : pos + n], limit - out.n))
+        out.add(_snappy_block(data[pos : pos + n], limit - out.n, limit))
         pos += n
     return out.value()
 

@@ -43,6 +43,11 @@ class UsageError(KdumpError):
     """The request itself makes no sense (bad option value, wrong kind of file)."""
 
 
+class OutputError(KdumpError):
+    """kdump cannot write what it was asked to write (``--rebuild-into``: disk full, or a
+    target that would touch an input): the run stops, exit 2."""
+
+
 class CorruptDataError(KdumpError):
     """Bytes that do not parse as what they claim to be."""
 
@@ -53,3 +58,9 @@ class DecompressionError(CorruptDataError):
 
 class LimitExceeded(CorruptDataError):
     """A payload larger than the configured bound (``--max-batch-bytes``)."""
+
+
+class RecordTooLarge(KdumpError):
+    """A record that expands to more objects (headers, decoded collections) than
+    ``--max-batch-bytes`` allows.  Not a :class:`CorruptDataError`: the bytes may be
+    fine, and decoders, which turn corrupt data into notes, let it through."""

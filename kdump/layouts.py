@@ -143,14 +143,22 @@ INT32_MAX: Final = 0x7FFFFFFF
 # ---------------------------------------------------------------------------------------
 CONTROL_KEY: Final = struct.Struct(">hh")
 END_TXN_MARKER_VALUE: Final = struct.Struct(">hi")
+CONTROL_ABORT: Final = 0
+CONTROL_COMMIT: Final = 1
+CONTROL_LEADER_CHANGE: Final = 2
+CONTROL_SNAPSHOT_HEADER: Final = 3
+CONTROL_SNAPSHOT_FOOTER: Final = 4
+CONTROL_KRAFT_VERSION: Final = 5
+CONTROL_KRAFT_VOTERS: Final = 6
+#: ControlRecordType's names, by type id: the one place they are spelled
 CONTROL_TYPES: Final = {
-    0: "ABORT",
-    1: "COMMIT",
-    2: "LEADER_CHANGE",
-    3: "SNAPSHOT_HEADER",
-    4: "SNAPSHOT_FOOTER",
-    5: "KRAFT_VERSION",
-    6: "KRAFT_VOTERS",
+    CONTROL_ABORT: "ABORT",
+    CONTROL_COMMIT: "COMMIT",
+    CONTROL_LEADER_CHANGE: "LEADER_CHANGE",
+    CONTROL_SNAPSHOT_HEADER: "SNAPSHOT_HEADER",
+    CONTROL_SNAPSHOT_FOOTER: "SNAPSHOT_FOOTER",
+    CONTROL_KRAFT_VERSION: "KRAFT_VERSION",
+    CONTROL_KRAFT_VOTERS: "KRAFT_VOTERS",
 }
 
 # ---------------------------------------------------------------------------------------

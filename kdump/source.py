@@ -16,6 +16,7 @@ import errno
 import os
 import stat
 from types import TracebackType
+from typing import ClassVar
 
 from .errors import InputError
 
@@ -29,6 +30,10 @@ class ReadCounter:
     """Bytes read by every :class:`FileSource` of this process (for progress bars)."""
 
     total = 0
+    #: how far into each file reading has got (re-reading a part does not count twice):
+    #: the sum moves with the work, as a progress bar should
+    furthest: ClassVar[dict[str, int]] = {}
+    covered = 0
 
 
 def _open_readonly(path: str) -> int:
@@ -58,7 +63,17 @@ _FILE_TYPES = {stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket", stat.S_IFCHR: 
 
 
 class FileSource:
-    """One input file, opened read-only; ``size`` is frozen at open."""
+    """One input file, opened read-only; ``size`` is frozen at open.  A URL
+    (``s3://...``) gives a :class:`RemoteSource` (ranged reads through
+    :mod:`kdump.fs`); a local path stays on the ``pread`` path below."""
+
+    def __new__(cls, path: str) -> FileSource:
+        if cls is FileSource and "://" in path:
+            from .fs import is_url
+
+            if is_url(path):
+                return super().__new__(RemoteSource)
+        return super().__new__(cls)
 
     def __init__(self, path: str) -> None:
         self.path = path
@@ -106,7 +121,17 @@ class FileSource:
             data += more
         self.bytes_read += len(data)
         ReadCounter.total += len(data)
+        end = position + len(data)
+        seen = ReadCounter.furthest.get(self.path, 0)
+        if end > seen:
+            ReadCounter.furthest[self.path] = end
+            ReadCounter.covered += end - seen
         return data
+
+    def fill(self, position: int, n: int, want: int) -> bytes:
+        """The bytes a :class:`Window` holds after a miss: ``want`` bytes at ``position``
+        (at least ``n`` unless the file ends first)."""
+        return self.pread(position, want)
 
     def prefetch(self, position: int, n: int) -> None:
         """Ask the kernel to start reading ``[position, position+n)`` now, so a cold read
@@ -135,6 +160,57 @@ class FileSource:
         self.close()
 
 
+class RemoteSource(FileSource):
+    """A file behind a URL (see :mod:`kdump.fs`): ``size`` from one metadata request at
+    open, bytes by ranged reads.  A window's fill starts small at a new position and
+    doubles while reads follow each other, up to the window's size: a lookup fetches
+    kilobytes, a scan streams in full windows."""
+
+    def __init__(self, path: str) -> None:
+        from . import fs as kfs
+
+        self.path = path
+        self.fd = -1
+        self._fs, self._inner = kfs.filesystem(path)
+        known = kfs.known_size(path)
+        if known is None:
+            info = kfs.remote_info(path)
+            if info.get("type") == "directory":
+                raise InputError("is a directory, not a file", path=path)
+            known = int(info.get("size") or 0)
+        self.size: int = known
+        self.bytes_read = 0
+        self._start = self._next = -1
+        self._readahead = kfs.READAHEAD_MIN
+
+    def pread(self, position: int, n: int) -> bytes:
+        from .fs import read_range
+
+        n = max(0, min(n, self.size - position))
+        if n == 0:
+            return b""
+        data = read_range(self._fs, self._inner, self.path, position, n)
+        self.bytes_read += len(data)
+        ReadCounter.total += len(data)
+        self._start, self._next = position, position + len(data)
+        return data
+
+    def fill(self, position: int, n: int, want: int) -> bytes:
+        from .fs import READAHEAD_MIN
+
+        if self._start <= position <= self._next:  # the next stretch of a scan
+            self._readahead = min(self._readahead * 2, want)
+        else:
+            self._readahead = READAHEAD_MIN
+        return self.pread(position, max(n, min(want, self._readahead)))
+
+    def prefetch(self, position: int, n: int) -> None:
+        return None
+
+    def close(self) -> None:
+        return None
+
+
 class Window:
     """A sliding in-memory stretch of a :class:`FileSource`.
 
@@ -158,7 +234,7 @@ class Window:
             if position >= self.source.size:
                 return memoryview(b""), 0
             want = max(n, self.chunk)
-            self.data = self.source.pread(position, want)
+            self.data = self.source.fill(position, n, want)
             self.start = position
             self.view = memoryview(self.data)
             if want >= _PREFETCH_MIN:

@@ -535,3 +535,14 @@ def test_a_zstd_frame_with_a_huge_window(tmp_path: Path, window_log: int) -> Non
     assert ("batch-too-large" if window_log == 27 else "decompression-error") in err
     assert "key: after payload: the bomb" in out
     assert rss < RSS_LIMIT_MB
+
+
+def test_snappy_limit_message_names_the_configured_limit() -> None:
+    """A xerial stream stopped in its fourth 32 KiB chunk: the message names the limit
+    given (100,000), not what was left of it (1,696)."""
+    from kdump.codecs import unsnappy
+    from kdump.errors import LimitExceeded
+
+    with pytest.raises(LimitExceeded) as e:
+        unsnappy(xerial_bomb(4 * w.XERIAL_BLOCK_SIZE), 100_000)
+    assert e.value.message == "decompressed payload exceeds the limit of 100000 bytes"

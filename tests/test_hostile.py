@@ -61,7 +61,7 @@ def test_rebuild_with_an_offset_too_far_from_the_segment_base(kdump, tmp_path: P
     assert r.rc == 1
     p = [x for x in problems(r.out) if "LogSegmentOffsetOverflowException" in x["detail"]]
     assert p and p[0]["severity"] == "warning"
-    rebuilt = (out / "t-0" / "00000000000000000000.index").read_bytes()
+    rebuilt = (out / tmp_path.name / "t-0" / "00000000000000000000.index").read_bytes()
     assert [struct.unpack_from(">ii", rebuilt, i)[0] for i in range(0, len(rebuilt), 8)] == [12]
 
 

@@ -34,10 +34,11 @@ from writer import (
 from kdump.records import scan as scan_mod
 from kdump.records import v2 as v2_mod
 from kdump.records._native import speedups
+from kdump.records.faults import HEADER_COST, max_headers
 from kdump.records.file_records import LogReader
 from kdump.records.record import Record
 from kdump.records.scan import RecordScan, scan_v2_records_py
-from kdump.records.v2 import RecordBatch, decode_records_py
+from kdump.records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch, decode_records_py
 from kdump.source import FileSource
 
 native = pytest.mark.skipif(speedups is None, reason="kdump._speedups is not built")
@@ -54,20 +55,37 @@ def scan_tuple(s: RecordScan) -> tuple[Any, ...]:
     return tuple((name, getattr(s, name)) for name in SCAN_FIELDS)
 
 
-def assert_same_scan(buf: bytes, start: int, end: int, count: int) -> RecordScan:
+HEADERS_MAX = max_headers(DEFAULT_MAX_BATCH_BYTES)
+
+
+def assert_same_scan(buf: bytes, start: int, end: int, count: int,
+                     headers: int = HEADERS_MAX) -> RecordScan:
     assert speedups is not None
-    py = scan_v2_records_py(buf, start, end, count)
-    nat = speedups.scan_v2_records(buf, start, end, count, RecordScan)
+    py = scan_v2_records_py(buf, start, end, count, headers * HEADER_COST)
+    nat = speedups.scan_v2_records(buf, start, end, count, headers, RecordScan)
     assert nat is not NotImplemented
     assert type(nat) is RecordScan
     assert scan_tuple(nat) == scan_tuple(py)
     return py
 
 
-def assert_same_decode(*args: Any) -> tuple[list[Record], str | None, int]:
+def decode_args(buf: bytes, start: int, end: int, count: int, *rest: Any,
+                record: int = 0, want: int | None = None,
+                headers: int = HEADERS_MAX) -> tuple[Any, ...]:
+    """The decoders' arguments from (buf, start, end, count, base_offset, base_timestamp,
+    append_time, base_sequence, shift, compressed)."""
+    return (buf, start, end, record, count, count if want is None else want, headers,
+            headers, *rest)
+
+
+def assert_same_decode(*args: Any, headers: int = HEADERS_MAX
+                       ) -> tuple[list[Record], Any, int]:
+    """Both decoders, whole and in chunks of 2 records, give the same records and
+    faults."""
     assert speedups is not None
-    py = decode_records_py(*args)
-    nat = speedups.decode_v2_records(*args, Record)
+    full = decode_args(*args, headers=headers)
+    py = decode_records_py(*full)
+    nat = speedups.decode_v2_records(*full, Record)
     assert nat is not NotImplemented
     assert nat[1:] == py[1:]
     assert [record_tuple(r) for r in nat[0]] == [record_tuple(r) for r in py[0]]
@@ -75,10 +93,20 @@ def assert_same_decode(*args: Any) -> tuple[list[Record], str | None, int]:
         assert type(r) is Record
         assert type(r.key) in (bytes, type(None)) and type(r.value) in (bytes, type(None))
         assert all(type(h) is tuple for h in r.headers)
+    if args[3] > 2 and py[0]:  # the second chunk of two, from where the first stopped
+        chunk = decode_args(*args, headers=headers, want=2)
+        first = decode_records_py(*chunk)
+        if first[1] is None:
+            second = decode_args(args[0], first[2], *args[2:], headers=headers, record=2,
+                                 want=2)
+            assert speedups.decode_v2_records(*second, Record)[1:] == \
+                decode_records_py(*second)[1:]
     return py
 
 
 def batch_args(b: RecordBatch) -> tuple[Any, ...]:
+    """(buf, start, end, count, base_offset, base_timestamp, append_time, base_sequence,
+    shift, compressed) of a batch."""
     buf, start, end = b.payload()
     compressed = b.is_compressed
     shift = 0 if compressed else b.position - b.index
@@ -245,14 +273,15 @@ def test_hostile_varints() -> None:
 def test_out_of_domain_returns_notimplemented() -> None:
     assert speedups is not None
     buf = b"\x00" * 10
-    assert speedups.scan_v2_records(buf, -1, 5, 1, RecordScan) is NotImplemented
-    assert speedups.scan_v2_records(buf, 0, 11, 1, RecordScan) is NotImplemented
-    assert speedups.scan_v2_records(buf, 0, 5, 2**64, RecordScan) is NotImplemented
-    args = (0, 10, 1, 0, 0, None, -1, 0, False, Record)
+    assert speedups.scan_v2_records(buf, -1, 5, 1, 9, RecordScan) is NotImplemented
+    assert speedups.scan_v2_records(buf, 0, 11, 1, 9, RecordScan) is NotImplemented
+    assert speedups.scan_v2_records(buf, 0, 5, 2**64, 9, RecordScan) is NotImplemented
+    args = (0, 10, 0, 1, 1, 9, 9, 0, 0, None, -1, 0, False, Record)
     assert speedups.decode_v2_records(bytearray(buf), *args) is NotImplemented
     assert speedups.decode_v2_records(memoryview(buf), *args) is NotImplemented
     assert speedups.decode_v2_records(buf, 0, 11, *args[2:]) is NotImplemented
-    assert speedups.decode_v2_records(buf, 0, 10, 1, 2**70, *args[4:]) is NotImplemented
+    assert speedups.decode_v2_records(buf, 0, 10, 0, 1, 1, 9, 9, 2**70, *args[8:]) \
+        is NotImplemented
     # the wrappers fall back to the twins there
     assert scan_mod.scan_v2_records(buf, 0, 11, 1) == scan_v2_records_py(buf, 0, 11, 1)
     assert scan_v2_records_py(bytearray(buf), 0, 10, 1) == scan_mod.scan_v2_records(
@@ -323,8 +352,8 @@ def test_record_events_match_python(sample_logdir: Path) -> None:
                 records += b.decode_records()[0]
             except Exception:
                 pass
-    records += v2_mod.decode_records_py(*batch_args(RecordBatch(
-        "x.log", 0, v2_batch(rich_records(30)), 0)))[0]
+    records += v2_mod.decode_records_py(*decode_args(*batch_args(RecordBatch(
+        "x.log", 0, v2_batch(rich_records(30)), 0))))[0]
     assert len(records) > 50
     kv = KeyValueDecoder("string", "string")
     expected = {
@@ -537,7 +566,9 @@ def test_verify_fast_path_reports_the_same(tmp_path: Path, monkeypatch: pytest.M
         return list(verify_mod.verify_crc(paths, verify_mod.VerifyOptions(deep=deep)))
 
     consumed = []
-    native_run = verify_mod._native_run
+    from kdump.records import file_records
+
+    native_run = file_records._native_run
     assert native_run is not None
 
     def counting(*args: Any) -> Any:
@@ -545,9 +576,9 @@ def test_verify_fast_path_reports_the_same(tmp_path: Path, monkeypatch: pytest.M
         consumed.append(res[1])
         return res
 
-    monkeypatch.setattr(verify_mod, "_native_run", counting)
+    monkeypatch.setattr(file_records, "_native_run", counting)
     fast = run()
-    monkeypatch.setattr(verify_mod, "_native_run", None)
+    monkeypatch.setattr(file_records, "_native_run", None)
     slow = run()
     assert fast == slow
     assert sum(1 for x in slow if getattr(x, "kind", None) is not None) >= 8

@@ -329,7 +329,7 @@ def test_rebuild_into_gives_kafkas_indexes(kdump: KdumpRunner, sample_copy: Path
     assert r.rc == 0
     for name in ("00000000000000000000.index", "00000000000000000000.timeindex",
                  "00000000000000000050.index", "00000000000000000120.txnindex"):
-        assert (out / "orders-0" / name).read_bytes() == \
+        assert (out / "broker-1" / "orders-0" / name).read_bytes() == \
             (sample_copy / "orders-0" / name).read_bytes(), name
     inside = kdump("verify-index", "--rebuild-into", sample_copy / "orders-0" / "x",
                    sample_copy / "orders-0")

@@ -9,8 +9,16 @@ big-endian unless noted (the LZ4 frame uses little-endian words).
 
 Command line::
 
-    python tests/writer.py sample DIR        # write a small representative broker log dir
-    python tests/writer.py big DIR BYTES     # write one large partition (benchmarks)
+    python tests/writer.py sample DIR                     # a small broker log dir
+    python tests/writer.py big DIR SIZE [CODEC] [TOPIC]   # DIR/<TOPIC>-0: one large segment
+
+``sample`` writes orders-0 (three segments, every codec, a transaction, an aborted one),
+orders-1 (magic 0/1 messages before v2 batches, a deleted log start), customers-0
+(compacted: gaps, tombstones, an emptied batch) and the log dir's checkpoints and
+meta.properties.  ``big`` writes one partition directory ``DIR/<TOPIC>-0`` (TOPIC
+defaults to ``big``) holding one segment of about SIZE bytes (``1073741824``, ``200M``,
+``1G``) with its indexes; CODEC is none (default), gzip, snappy, lz4 or zstd.  DIR must
+be empty or absent.
 """
 
 from __future__ import annotations
@@ -402,8 +410,12 @@ def v2_batch(
     compress_level: int | None = None,
     magic: int = 2,
     batch_length: int | None = None,
+    raw_records: bytes | None = None,
 ) -> bytes:
     """A complete v2 record batch (61-byte header + records area).
+
+    ``raw_records``: the records area's bytes before compression, as given (to write
+    malformed records); ``records`` then only set the header's defaults.
 
     Defaults follow Kafka's MemoryRecordsBuilder: ``first_timestamp`` = first record's timestamp
     (or 1700000000000; -1 for an empty batch, as the log cleaner writes it); record timestamps
@@ -429,7 +441,7 @@ def v2_batch(
         abs_timestamps.append(ts)
         deltas.append(od)
         encoded.append(encode_record_v2(replace(rec, timestamp=ts), base_ts, od))
-    raw = b"".join(encoded)
+    raw = b"".join(encoded) if raw_records is None else raw_records
     area = compress(
         codec,
         raw,
@@ -1616,13 +1628,49 @@ def big_segment(
     w.close()
 
 
+def tiered_storage_copy(partition_dir: Path, storage: Path, topic: str, partition: int,
+                        topic_id: bytes, segment_ids: list[bytes]) -> list[dict[str, Any]]:
+    """Copy the closed segments of ``partition_dir`` (written by :class:`PartitionWriter`)
+    into ``storage`` in the layout of Kafka's LocalTieredStorage
+    (RemoteTopicPartitionDirectory / RemoteLogSegmentFileset):
+    ``<topic>-<partition>-<topicId>/<startOffset>-<segmentId>.{log,index,timeindex,
+    txnindex,leader_epoch_checkpoint,snapshot}`` (start offset in decimal, no padding;
+    ids as ``Uuid.toString``).  The active (last) segment stays local, as on a broker.
+    Returns one dict per copied segment: start/end offsets, size, ids, leader epochs."""
+    logs = sorted(partition_dir.glob("*.log"))
+    tp_dir = storage / f"{topic}-{partition}-{uuid_str(topic_id)}"
+    tp_dir.mkdir(parents=True, exist_ok=True)
+    out = []
+    for i, sid in enumerate(segment_ids[: max(0, len(logs) - 1)]):
+        log, nxt = logs[i], logs[i + 1]
+        start, end = int(log.stem), int(nxt.stem) - 1
+        stem = f"{start}-{uuid_str(sid)}"
+        (tp_dir / f"{stem}.log").write_bytes(log.read_bytes())
+        for suffix in (".index", ".timeindex", ".txnindex"):
+            src = log.with_suffix(suffix)
+            if src.exists():
+                (tp_dir / f"{stem}{suffix}").write_bytes(src.read_bytes())
+        (tp_dir / f"{stem}.leader_epoch_checkpoint").write_bytes(leader_epoch_checkpoint([(0, 0)]))
+        (tp_dir / f"{stem}.snapshot").write_bytes(producer_snapshot([]))
+        out.append({"start": start, "end": end, "size": log.stat().st_size,
+                    "topic_id": uuid_str(topic_id), "segment_id": uuid_str(sid),
+                    "stem": stem, "dir": tp_dir})
+    return out
+
+
 # --------------------------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------------------------
 
 
+def _size(text: str) -> int:
+    t = text.strip().upper().removesuffix("IB").removesuffix("B")
+    mult = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(t[-1:], 1)
+    return int(t[:-1] if mult > 1 else t) * mult
+
+
 def _main(argv: list[str]) -> int:
-    usage = "usage: writer.py sample DIR | writer.py big DIR BYTES [CODEC]"
+    usage = "usage: writer.py sample DIR | writer.py big DIR SIZE [CODEC] [TOPIC]"
     if len(argv) >= 2 and argv[0] in ("sample", "big"):
         target = Path(argv[1])
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
@@ -1631,10 +1679,21 @@ def _main(argv: list[str]) -> int:
         if argv[0] == "sample" and len(argv) == 2:
             write_sample_logdir(target)
             return 0
-        if argv[0] == "big" and len(argv) in (3, 4):
+        if argv[0] == "big" and len(argv) in (3, 4, 5):
             codecs = {"none": NONE, "gzip": GZIP, "snappy": SNAPPY, "lz4": LZ4, "zstd": ZSTD}
-            codec = codecs[argv[3]] if len(argv) == 4 else NONE
-            big_segment(target, int(argv[2]), codec=codec)
+            if len(argv) >= 4 and argv[3] not in codecs:
+                print(f"unknown codec {argv[3]!r}: one of {', '.join(codecs)}", file=sys.stderr)
+                return 2
+            codec = codecs[argv[3]] if len(argv) >= 4 else NONE
+            topic = argv[4] if len(argv) == 5 else "big"
+            try:
+                size = _size(argv[2])
+            except ValueError:
+                print(f"{argv[2]!r} is not a size (1073741824, 200M, 1G)", file=sys.stderr)
+                return 2
+            # a partition directory, as in a broker's log dir (and as ``sample`` writes)
+            big_segment(target / f"{topic}-0", size, codec=codec)
+            print(target / f"{topic}-0")
             return 0
     print(usage, file=sys.stderr)
     return 2

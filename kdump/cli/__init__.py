@@ -8,13 +8,30 @@ the core itself) are imported inside the commands, so ``kdump --help`` stays fas
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import Any
 
-import click
 
-from .. import __version__
-from .exitcodes import ExitCode
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    """Ctrl-C before the command runs (imports take a while): no traceback."""
+    os.write(2, b"kdump: interrupted\n")
+    os._exit(130)
+
+
+# installed before the heavy imports below, when this process is kdump itself (not a
+# test or a program importing the package); main() hands SIGINT back to Python
+if (os.path.basename(sys.argv[0] if sys.argv else "") in ("kdump", "__main__.py")
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+    try:
+        signal.signal(signal.SIGINT, _interrupted_while_starting)
+    except (ValueError, OSError):  # not the main thread
+        pass
+
+import click  # noqa: E402
+
+from .. import __version__  # noqa: E402
+from .exitcodes import ExitCode  # noqa: E402
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -39,6 +56,10 @@ _register()
 
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point: no traceback ever reaches the user."""
+    if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+        # from here on a KeyboardInterrupt unwinds normally (renderers close, temporary
+        # files are removed) and is reported below in one line
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     from ..errors import KdumpError
 
     try:
@@ -75,9 +96,8 @@ def main(argv: list[str] | None = None) -> Any:
     except Exception as e:  # a bug in kdump: say so in one line
         if os.environ.get("KDUMP_DEBUG"):
             raise
-        where = getattr(e, "kdump_context", "")
         click.echo(
-            f"kdump: internal error{where}: {e.__class__.__name__}: {e} "
+            f"kdump: internal error: {e.__class__.__name__}: {e} "
             "(set KDUMP_DEBUG=1 for a traceback)",
             err=True,
         )

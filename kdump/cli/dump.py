@@ -7,11 +7,15 @@ import click
 from . import cli
 from .exitcodes import ExitCode
 from .options import (
+    DECODER_CHOICES,
+    DECODER_HELP,
     SIZE,
+    DecoderName,
     format_option,
     max_batch_bytes_option,
     payload_encoding_option,
     resolve_format,
+    resolve_jobs,
     rows_renderer,
     run,
     stderr,
@@ -25,29 +29,6 @@ _DECODER_FLAGS = {
     "share_group_state_decoder": "share-group-state",
     "remote_log_metadata_decoder": "remote-log-metadata",
 }
-
-DECODER_CHOICES = ["auto", "string", *sorted(set(_DECODER_FLAGS.values()))]
-SIMPLE_DECODERS = ["string", "hex", "base64", "json", "int", "long", "none"]
-
-
-class DecoderName(click.ParamType):
-    """A simple decoder name, or a DumpLogSegments Java class name."""
-
-    name = "DECODER"
-
-    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from ..decoders import JAVA_CLASSES
-
-        v = str(value)
-        if v in SIMPLE_DECODERS:
-            return v
-        if v in JAVA_CLASSES:
-            return JAVA_CLASSES[v]
-        self.fail(
-            f"{v!r} is not a decoder: use one of {', '.join(SIMPLE_DECODERS)} (or a Kafka "
-            "decoder class name: org.apache.kafka.tools.api.StringDecoder, IntegerDecoder, "
-            "LongDecoder, DefaultDecoder)", param, ctx)
-
 
 @cli.command("dump")
 @click.argument("paths", nargs=-1, type=click.Path())
@@ -86,10 +67,7 @@ class DecoderName(click.ParamType):
 @click.option("--remote-log-metadata-decoder", is_flag=True,
               help="Decode __remote_log_metadata records.  Implies --print-data-log.")
 @click.option("--decoder", "decoder", type=click.Choice(DECODER_CHOICES), default="auto",
-              show_default=True,
-              help="Payload decoder.  auto picks the internal-topic decoder from the partition "
-              "directory name (__consumer_offsets, __transaction_state, __cluster_metadata, "
-              "...) and string elsewhere.")
+              show_default=True, help=DECODER_HELP)
 @click.option("--summary", is_flag=True,
               help="With the offsets decoder (or on __consumer_offsets partitions): instead of "
               "the dump, replay the log and print the last committed offset per group, topic "
@@ -101,6 +79,10 @@ class DecoderName(click.ParamType):
 @format_option(default_text=True)
 @payload_encoding_option
 @max_batch_bytes_option
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
+              help="With --format json: dump files in N worker processes; the output is the "
+              "same for any N (files come in the walk's order).  Default: the number of "
+              "cores.  Text and table output are written by one process.")
 def dump_command(
     paths: tuple[str, ...],
     files_csv: str | None,
@@ -119,6 +101,7 @@ def dump_command(
     fmt: str | None,
     payload_encoding: str,
     max_batch_bytes: int,
+    jobs: int | None,
     **decoder_flags: bool,
 ) -> ExitCode:
     """Dump segments, indexes, snapshots and checkpoints.
@@ -147,6 +130,10 @@ def dump_command(
         return _offsets_summary(targets, dec == "offsets", fmt, max_batch_bytes)
     if (key_decoder or value_decoder) and not chosen and decoder == "auto":
         dec = "string"
+    if dec in ("hex", "base64", "json", "int", "long", "none"):
+        # a simple decoder named by --decoder: keys and values alike
+        key_decoder, value_decoder = key_decoder or dec, value_decoder or dec
+        dec = "string"
     print_data = print_data_log or bool(chosen) or bool(key_decoder or value_decoder)
     opts = DumpOptions(
         print_data_log=print_data,
@@ -164,6 +151,13 @@ def dump_command(
     )
     fmt = resolve_format(fmt, default_text=True)
     renderer: object
+    n_jobs = resolve_jobs(jobs)
+    if fmt == "json" and n_jobs > 1:
+        from ..render.spool import SpoolRenderer, dump_json_parallel
+
+        renderer = SpoolRenderer(stdout(), payload_encoding=payload_encoding)
+        return run(dump_json_parallel(targets, opts, payload_encoding, n_jobs), renderer,
+                   progress=targets, label="dump")
     if fmt == "json":
         from ..render.jsonl import JsonRenderer
 

@@ -7,30 +7,78 @@ import click
 from . import cli
 from .exitcodes import ExitCode
 from .options import (
+    decoder_option,
     format_option,
+    jobs_option,
+    key_value_decoder_options,
+    make_decoder,
     max_batch_bytes_option,
     payload_encoding_option,
     resolve_format,
+    resolve_jobs,
     rows_renderer,
     run,
     stderr,
     stdout,
+    top_option,
 )
 
 
-def _find_renderer(fmt: str | None, print_data_log: bool, payload_encoding: str) -> object:
+def _topic_of(path: str) -> str | None:
+    """The topic named by the partition directory of PATH (a directory or a segment)."""
+    import os
+
+    from .. import fs as kfs
+    from ..files.logdir import parse_partition_dir
+
+    d = path if kfs.isdir(path) else os.path.dirname(kfs.abspath(path))
+    pd = parse_partition_dir(os.path.basename(kfs.abspath(d)))
+    return pd.topic if pd is not None else None
+
+
+def _find_renderer(path: str, fmt: str | None, print_data_log: bool, payload_encoding: str,
+                   decoder: str, key_decoder: str | None, value_decoder: str | None) -> object:
     fmt = resolve_format(fmt)
+    print_data_log = print_data_log or bool(key_decoder or value_decoder) or decoder != "auto"
+    dec = make_decoder(decoder, key_decoder, value_decoder, _topic_of(path)) \
+        if print_data_log else None
     if fmt == "json":
         from ..render.jsonl import FindJsonRenderer
 
         return FindJsonRenderer(stdout(), payload_encoding=payload_encoding,
-                                print_data_log=print_data_log)
-    from ..decoders import KeyValueDecoder
+                                print_data_log=print_data_log, decoder=dec)
     from ..render.rows import FindTextRenderer
 
     # table: the same name/value lines (one answer needs no grid)
-    return FindTextRenderer(stdout(), stderr(), print_data_log=print_data_log,
-                            decoder=KeyValueDecoder() if print_data_log else None)
+    return FindTextRenderer(stdout(), stderr(), print_data_log=print_data_log, decoder=dec)
+
+
+class _NumberArgs(click.Command):
+    """A negative number where an argument is expected is that argument (click would
+    take ``-5`` for an option and answer 'No such option')."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        def negative(a: str) -> bool:
+            return len(a) > 1 and a[0] == "-" and a[1:].isdigit()
+
+        if "--" not in args and any(negative(a) for a in args):
+            # positionals keep their order after ``--``; options stay before it
+            args = ([a for a in args if not negative(a)] + ["--"]
+                    + [a for a in args if negative(a)])
+        return super().parse_args(ctx, args)
+
+
+def _offset(value: str) -> int:
+    v = value.strip()
+    if not v.lstrip("-").isdigit():
+        raise click.BadParameter(f"{value!r} is not an offset (a whole number)",
+                                 param_hint="OFFSET")
+    n = int(v)
+    if n < 0:
+        raise click.BadParameter(
+            f"{n}: offsets are never negative (the log starts at 0 or at its log start "
+            "offset; -1/-2 are ListOffsets' latest/earliest, not offsets)", param_hint="OFFSET")
+    return n
 
 
 def _answer(result: object, renderer: object) -> ExitCode:
@@ -40,14 +88,17 @@ def _answer(result: object, renderer: object) -> ExitCode:
     return ExitCode.OK if getattr(result, "found", False) else ExitCode.PROBLEMS
 
 
-@cli.command("find-offset")
+@cli.command("find-offset", cls=_NumberArgs)
 @click.argument("path", type=click.Path())
-@click.argument("offset", type=int)
+@click.argument("offset")
 @click.option("--print-data-log", is_flag=True, help="Print the record's key and payload.")
+@decoder_option
+@key_value_decoder_options
 @format_option()
 @payload_encoding_option
 @max_batch_bytes_option
-def find_offset_command(path: str, offset: int, print_data_log: bool, fmt: str | None,
+def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: str,
+                        key_decoder: str | None, value_decoder: str | None, fmt: str | None,
                         payload_encoding: str, max_batch_bytes: int) -> ExitCode:
     """Where is OFFSET?  PATH is a partition directory or one .log segment.
 
@@ -55,23 +106,30 @@ def find_offset_command(path: str, offset: int, print_data_log: bool, fmt: str |
     segment's .index and scans forward from there only (a whole-segment scan when the
     index is missing or damaged, and it says so).  Prints the file, the position of the
     batch holding the offset, the batch and record, how it was found and the bytes
-    read.  Exit 1 when the offset is below the log start, above its end or in a gap,
-    naming the nearest offsets that exist.
+    read.  Only an offset that holds a record is found: exit 1 when the offset is below
+    the log start, above its end, in a gap or in a batch that compaction emptied,
+    naming the nearest offsets that hold records.
     """
     from ..ops.find import find_offset
 
-    result = find_offset(path, offset, deep=True, max_batch_bytes=max_batch_bytes)
-    return _answer(result, _find_renderer(fmt, print_data_log, payload_encoding))
+    target = _offset(offset)
+    renderer = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
+                              key_decoder, value_decoder)
+    result = find_offset(path, target, deep=True, max_batch_bytes=max_batch_bytes)
+    return _answer(result, renderer)
 
 
-@cli.command("find-time")
+@cli.command("find-time", cls=_NumberArgs)
 @click.argument("path", type=click.Path())
 @click.argument("timestamp")
 @click.option("--print-data-log", is_flag=True, help="Print the record's key and payload.")
+@decoder_option
+@key_value_decoder_options
 @format_option()
 @payload_encoding_option
 @max_batch_bytes_option
-def find_time_command(path: str, timestamp: str, print_data_log: bool, fmt: str | None,
+def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: str,
+                      key_decoder: str | None, value_decoder: str | None, fmt: str | None,
                       payload_encoding: str, max_batch_bytes: int) -> ExitCode:
     """The earliest offset whose timestamp is at or after TIMESTAMP.
 
@@ -80,27 +138,36 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, fmt: str 
     timestamp: the .timeindex gives the starting point, batches whose max timestamp is
     below the target are skipped, and the first record at or after it wins.  Records of
     LogAppendTime batches carry the broker's append time; magic 0 data has no timestamps
-    and never matches.  Exit 1 when no record is that late.
+    and never matches.  A time index that stops short of the log (an active or crashed
+    segment) or is missing, empty or zero-filled only makes the scan start earlier.
+    Exit 1 when no record is that late.
+
+    A bare number from 10^9 to 10^11 reads as epoch seconds, not milliseconds (it would
+    be a moment in January 1970 to March 1973): it is refused, with the millisecond and
+    ISO-8601 spellings of what was probably meant.
     """
     from ..ops.find import find_time, parse_timestamp
 
-    result = find_time(path, parse_timestamp(timestamp), max_batch_bytes=max_batch_bytes)
-    return _answer(result, _find_renderer(fmt, print_data_log, payload_encoding))
+    target = parse_timestamp(timestamp)
+    renderer = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
+                              key_decoder, value_decoder)
+    result = find_time(path, target, max_batch_bytes=max_batch_bytes)
+    return _answer(result, renderer)
 
 
 @cli.command("size-report")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--by", type=click.Choice(["topic", "partition", "segment"]), default="partition",
               show_default=True, help="One row per topic, partition or segment.")
-@click.option("--top", type=click.IntRange(min=0), default=None,
-              help="Only the N largest rows, largest first.")
+@top_option
 @click.option("--shallow", is_flag=True,
               help="Batch headers only: no decompression, no per-record sizes (as fast as "
               "reading the headers allows).")
 @format_option()
 @max_batch_bytes_option
+@jobs_option
 def size_report_command(paths: tuple[str, ...], by: str, top: int | None, shallow: bool,
-                        fmt: str | None, max_batch_bytes: int) -> ExitCode:
+                        fmt: str | None, max_batch_bytes: int, jobs: int | None) -> ExitCode:
     """What takes the space: bytes, batches, records, payload vs format overhead,
     compression per codec, offsets, times, producers, indexes.
 
@@ -112,4 +179,5 @@ def size_report_command(paths: tuple[str, ...], by: str, top: int | None, shallo
 
     opts = SizeOptions(by=by, top=top, deep=not shallow, max_batch_bytes=max_batch_bytes)
     renderer = rows_renderer(fmt, table="SizeTableRenderer", text="SizeTextRenderer")
-    return run(size_report(paths, opts), renderer, progress=paths, label="size-report")
+    return run(size_report(paths, opts, resolve_jobs(jobs)), renderer, progress=paths,
+               label="size-report")

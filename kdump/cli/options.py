@@ -77,12 +77,24 @@ def max_batch_bytes_option(f: F) -> F:
     )(f)
 
 
+def top_option(f: F) -> F:
+    """--top N for size-report and spark size-report alike."""
+    return click.option("--top", type=click.IntRange(min=0), default=None,
+                        help="Only the N largest rows, largest first.")(f)
+
+
 def resolve_format(fmt: str | None, *, default_text: bool = False) -> str:
     if fmt:
         return fmt
-    env = os.environ.get("KDUMP_FORMAT", "").strip().lower()
+    raw = os.environ.get("KDUMP_FORMAT", "")
+    env = raw.strip().lower()
     if env in FORMATS:
         return env
+    if env:
+        from ..errors import UsageError
+
+        raise UsageError(f"KDUMP_FORMAT={raw[:40]!r} is not one of {', '.join(FORMATS)} "
+                         "(unset it, or give --format)")
     if default_text:
         return "text"
     return "table" if sys.stdout.isatty() else "text"
@@ -111,7 +123,7 @@ def run(items: Iterable[object], renderer: Any, *, progress: Iterable[str] = (),
 
     io_error = problems = False
     try:
-        with ProgressBar(progress, label):
+        with ProgressBar(progress, label, renderer):
             for item in items:
                 renderer.emit(item)
                 if isinstance(item, Problem):
@@ -136,3 +148,88 @@ def stdout() -> TextIO:
 
 def stderr() -> TextIO:
     return sys.stderr
+
+
+# --- payload decoders: one option set for dump, find-offset, find-time, spark export ---
+#: internal-topic decoder names (kdump.decoders.INTERNAL), spelled out so --help needs no
+#: import of the decoders
+INTERNAL_DECODERS = ("cluster-metadata", "offsets", "remote-log-metadata", "share-group-state",
+                     "transaction-log")
+#: simple decoders, for keys and values alike (kdump.decoders.SIMPLE)
+SIMPLE_DECODERS = ("string", "hex", "base64", "json", "int", "long", "none")
+#: what --decoder accepts, everywhere
+DECODER_CHOICES = ["auto", *SIMPLE_DECODERS, *INTERNAL_DECODERS]
+
+
+class DecoderName(click.ParamType):
+    """A simple decoder name, or a DumpLogSegments Java class name."""
+
+    name = "DECODER"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from ..decoders import JAVA_CLASSES
+
+        v = str(value)
+        if v in SIMPLE_DECODERS:
+            return v
+        if v in JAVA_CLASSES:
+            return JAVA_CLASSES[v]
+        self.fail(
+            f"{v!r} is not a decoder: use one of {', '.join(SIMPLE_DECODERS)} (or a Kafka "
+            "decoder class name: org.apache.kafka.tools.api.StringDecoder, IntegerDecoder, "
+            "LongDecoder, DefaultDecoder)", param, ctx)
+
+
+DECODER_HELP = ("Payload decoder.  auto picks the internal-topic decoder from the partition "
+                "directory name (__consumer_offsets, __transaction_state, __cluster_metadata, "
+                "...) and string elsewhere; a simple decoder (hex, json, int ...) applies to "
+                "keys and values.")
+
+
+def decoder_option(f: F) -> F:
+    return click.option("--decoder", "decoder", type=click.Choice(DECODER_CHOICES),
+                        default="auto", show_default=True, help=DECODER_HELP)(f)
+
+
+def key_value_decoder_options(f: F) -> F:
+    f = click.option("--value-decoder", "--value-decoder-class", "value_decoder",
+                     type=DecoderName(), default=None,
+                     help="How to print payloads (same choices as --key-decoder).  Implies "
+                     "--print-data-log.")(f)
+    return click.option("--key-decoder", "--key-decoder-class", "key_decoder",
+                        type=DecoderName(), default=None,
+                        help="How to print keys: string (default), hex, base64, json, int, "
+                        "long, none; Kafka decoder class names are accepted.  Implies "
+                        "--print-data-log.")(f)
+
+
+def make_decoder(decoder: str, key_decoder: str | None, value_decoder: str | None,
+                 topic: str | None) -> Any:
+    """The PayloadDecoder for a partition of ``topic``: --decoder auto picks the
+    internal-topic decoder by name; --key/--value-decoder override the simple ones."""
+    from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
+
+    name = decoder
+    if name == "auto":
+        name = "string" if key_decoder or value_decoder else (
+            TOPIC_DECODERS.get(topic or "", "") or "string")
+    if name in SIMPLE_DECODERS:
+        return KeyValueDecoder(key_decoder or name, value_decoder or name)
+    return internal_decoder(name)
+
+
+def jobs_option(f: F) -> F:
+    """``--jobs N``: files processed in N worker processes (output identical for any N)."""
+    return click.option(
+        "--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
+        help="Process files in N worker processes; the output is the same for any N "
+        "(results come in the walk's order).  Default: the number of cores.",
+    )(f)
+
+
+def resolve_jobs(jobs: int | None) -> int:
+    if jobs is not None:
+        return jobs
+    from ..parallel import default_jobs
+
+    return default_jobs()

@@ -138,9 +138,13 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("snapshot_bytes", ""), ("other_bytes", "leftovers and other files"),
         ("segments", ""), ("batches", "shallow entries, as FileRecords counts them"),
         ("records", "control records included"),
-        ("records_exact", "false when --shallow could not count inside v0/v1 wrappers"),
+        ("records_exact", "false when --shallow could not count inside v0/v1 wrappers, or "
+         "when a batch could not be read (too large, corrupt): records is then a lower "
+         "bound, and the run exits 1"),
         ("control_batches", ""), ("control_records", ""), ("transactional_batches", ""),
-        ("transactional_bytes", ""), ("key_bytes", ""), ("value_bytes", ""),
+        ("transactional_bytes", ""),
+        ("key_bytes", "null with --shallow (not measured), as are value_bytes, header_bytes, "
+         "payload_bytes and overhead_bytes"), ("value_bytes", ""),
         ("header_bytes", "header keys and values"), ("payload_bytes", "key+value+header bytes"),
         ("overhead_bytes", "uncompressed bytes minus payload: batch and record headers"),
         ("uncompressed_bytes", ""), ("compression_ratio", "uncompressed / stored"),

@@ -6,7 +6,17 @@ import click
 
 from . import cli
 from .exitcodes import ExitCode
-from .options import F, format_option, max_batch_bytes_option, resolve_format, run, stderr, stdout
+from .options import (
+    F,
+    format_option,
+    jobs_option,
+    max_batch_bytes_option,
+    resolve_format,
+    resolve_jobs,
+    run,
+    stderr,
+    stdout,
+)
 
 
 def findings_renderer(fmt: str | None) -> object:
@@ -39,8 +49,9 @@ def verify_crc_options(f: F) -> F:
 @verify_crc_options
 @format_option()
 @max_batch_bytes_option
+@jobs_option
 def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: str | None,
-                       max_batch_bytes: int) -> ExitCode:
+                       max_batch_bytes: int, jobs: int | None) -> ExitCode:
     """Find every damaged batch in every log under PATHS, to the byte.
 
     Checks each batch's checksum (v2 CRC-32C; v0/v1 CRC-32 of each message, including
@@ -51,7 +62,7 @@ def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt:
     from ..ops.verify import VerifyOptions, verify_crc
 
     opts = VerifyOptions(deep=not shallow, max_batch_bytes=max_batch_bytes, resync=not strict)
-    return run(verify_crc(paths, opts), findings_renderer(fmt), progress=paths,
+    return run(verify_crc(paths, opts, resolve_jobs(jobs)), findings_renderer(fmt), progress=paths,
                label="verify-crc")
 
 
@@ -62,12 +73,21 @@ def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt:
               "offsets, snapshot CRCs); the logs are not read.")
 @click.option("--rebuild-into", type=click.Path(file_okay=False), default=None,
               help="Write the .index, .timeindex and .txnindex files Kafka would rebuild into "
-              "DIR/<partition>/ (never in place) and report how they differ from those on disk.")
+              "DIR/<log dir>/<partition>/ (one subdirectory per input log dir: broker-<id> or the "
+              "log dir's name; never in or through an input, never replacing a file without "
+              "--force) and report how they differ from those on disk.")
+@click.option("--force", is_flag=True,
+              help="With --rebuild-into: replace index files already in DIR (never an input).")
 @click.option("--index-interval-bytes", type=click.IntRange(min=0), default=4096, show_default=True,
               help="The topic's index.interval.bytes, for rebuilding.")
+@click.option("--strict", is_flag=True,
+              help="Stop reading a log at the first damaged batch instead of resynchronising.")
 @format_option()
+@max_batch_bytes_option
+@jobs_option
 def verify_index_command(paths: tuple[str, ...], sanity_only: bool, rebuild_into: str | None,
-                         index_interval_bytes: int, fmt: str | None) -> ExitCode:
+                         force: bool, index_interval_bytes: int, strict: bool, fmt: str | None,
+                         max_batch_bytes: int, jobs: int | None) -> ExitCode:
     """Check indexes, snapshots and checkpoints against the logs.
 
     Offset and time indexes entry by entry against the batches (as DumpLogSegments
@@ -78,7 +98,15 @@ def verify_index_command(paths: tuple[str, ...], sanity_only: bool, rebuild_into
     """
     from ..ops.verify_index import VerifyIndexOptions, verify_index
 
+    if rebuild_into:
+        from ..ops.rebuild import plan_rebuild
+
+        # every target checked against every input before anything is written
+        plan_rebuild(list(paths), rebuild_into, force=force)
+    elif force:
+        raise click.UsageError("--force only applies to --rebuild-into")
     opts = VerifyIndexOptions(sanity_only=sanity_only, rebuild_into=rebuild_into,
-                              index_interval_bytes=index_interval_bytes)
-    return run(verify_index(paths, opts), findings_renderer(fmt), progress=paths,
+                              index_interval_bytes=index_interval_bytes,
+                              max_batch_bytes=max_batch_bytes, strict=strict)
+    return run(verify_index(paths, opts, resolve_jobs(jobs)), findings_renderer(fmt), progress=paths,
                label="verify-index")

@@ -297,7 +297,7 @@ _SCHEMA_LIST: tuple[Schema, ...] = (
 METADATA_SCHEMAS: dict[int, Schema] = {s.api_key: s for s in _SCHEMA_LIST if s.api_key is not None}
 
 
-class FrameError(Exception):
+class FrameError(SchemaError):
     """A metadata frame that does not decode; the message is Kafka's wording."""
 
     def __init__(self, message: str, api_key: int | None = None, version: int | None = None):
@@ -371,7 +371,7 @@ class ClusterMetadataDecoder:
         except FrameError as e:
             text = f"Error at {offset}, skipping. {e}"
             return Decoded(None, text, None, _error_json(value, e), text)
-        except Exception as e:  # a decoder never aborts a dump
+        except SchemaError as e:  # a decoder never aborts a dump
             text = f"Error at {offset}, skipping. {e}"
             return Decoded(None, text, None, _error_json(value, FrameError(str(e))), text)
         obj = {"type": record_type_name(schema.name), "version": version, "data": data}

@@ -351,7 +351,7 @@ def expand_consumer_members(data: dict[str, Any], message: dict[str, Any]) -> No
                     node[name] = decoded
 
 
-class _RecordError(Exception):
+class _RecordError(SchemaError):
     """A record that does not decode; the message is what DumpLogSegments would print."""
 
 
@@ -393,7 +393,7 @@ class CoordinatorRecordDecoder:
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
         try:
             return self._decode(key, value, offset)
-        except Exception as e:  # a decoder never aborts a dump
+        except SchemaError as e:  # a decoder never aborts a dump
             text = f"Error at offset {offset}, skipping. {e}"
             return Decoded(text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text)
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from kdump.decoders.base import Decoded
 from kdump.decoders.cluster_metadata import FrameError, decode_frame, record_type_name
-from kdump.protocol.schema import Field, Schema
+from kdump.protocol.schema import Field, Schema, SchemaError
 
 __all__ = [
     "REMOTE_LOG_METADATA_SCHEMAS",
@@ -132,7 +132,7 @@ REMOTE_PARTITION_DELETE_STATES: dict[int, str] = {
 }
 
 
-class _JavaError(Exception):
+class _JavaError(SchemaError):
     """What a Java constructor would throw; the message is its ``getMessage()``."""
 
 
@@ -266,7 +266,7 @@ class RemoteLogMetadataDecoder:
             return Decoded(None, text, None, None, text)
         try:
             schema, api_key, version, data = decode_frame(value, REMOTE_LOG_METADATA_SCHEMAS)
-        except Exception as e:  # FrameError or anything else: never abort a dump
+        except SchemaError as e:  # FrameError included: never abort a dump
             text = f"Error at offset {offset}, skipping. {e}"
             raw: dict[str, Any] = {}
             if isinstance(e, FrameError) and e.api_key is not None:
@@ -276,7 +276,7 @@ class RemoteLogMetadataDecoder:
         obj = {"type": record_type_name(schema.name), "version": version, "data": data}
         try:
             text = remote_log_metadata_text(api_key, data)
-        except Exception as e:  # what the Java constructors reject
+        except SchemaError as e:  # what the Java constructors reject
             text = f"Error at offset {offset}, skipping. {e}"
             return Decoded(None, text, None, obj, text)
         note = None

@@ -154,7 +154,7 @@ class TransactionLogDecoder:
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
         try:
             return self._decode(key, value, offset)
-        except Exception as e:  # a decoder never aborts a dump
+        except SchemaError as e:  # a decoder never aborts a dump
             text = f"Error at offset {offset}, skipping. {e}"
             return Decoded(text, None, _raw_json(key), _raw_json(value), text)
 

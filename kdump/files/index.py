@@ -8,11 +8,11 @@ so trailing slots are zero.  Entries are read on demand, a chunk at a time.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..errors import InputError
 from ..source import FileSource, Window
@@ -152,7 +152,7 @@ def _used_slots(index: _Index, field: int) -> int:
 
 def offset_index_sanity(index: OffsetIndex) -> str | None:
     """OffsetIndex.sanityCheck: the reason the broker would rebuild it, or None."""
-    path = os.path.abspath(index.path)
+    path = kfs.abspath(index.path)
     if index.slots:
         last = index.entry(index.slots - 1)
         if last.offset < index.base_offset:
@@ -172,7 +172,7 @@ def offset_index_sanity(index: OffsetIndex) -> str | None:
 def time_index_sanity(index: TimeIndex) -> str | None:
     """TimeIndex.sanityCheck.  A preallocated time index fails it (its last slot is
     zero), which is why the broker rebuilds the indexes of an uncleanly closed segment."""
-    path = os.path.abspath(index.path)
+    path = kfs.abspath(index.path)
     if index.slots:
         first = index.entry(0)
         last = index.entry(index.slots - 1)

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 
 from .. import layouts as L
 from ..findings import ERROR, INFO, Problem
+from ..fs import Listing
+from ..fs import abspath as _abspath
+from .tiered import REMOTE_LEADER_EPOCH_SUFFIX, parse_remote_partition_dir, parse_remote_segment_stem
 
 #: file kind -> what it is (the README lists these)
 FILE_KINDS = {
@@ -48,6 +51,7 @@ SEGMENT_SUFFIXES = {
     L.TXN_INDEX_SUFFIX: "txn-index",
     L.PRODUCER_SNAPSHOT_SUFFIX: "producer-snapshot",
     L.KRAFT_SNAPSHOT_SUFFIX: "kraft-snapshot",
+    REMOTE_LEADER_EPOCH_SUFFIX: "leader-epoch-checkpoint",  # tiered storage (files/tiered.py)
 }
 _SUFFIX_ORDER = {kind: i for i, kind in enumerate(SEGMENT_SUFFIXES.values())}
 
@@ -93,12 +97,16 @@ class PartitionDir:
     topic: str
     partition: int
     state: str | None  # None, "delete", "future", "stray"
+    topic_id: str | None = None  # tiered storage: <topic>-<partition>-<topicId>
 
 
 def parse_partition_dir(name: str) -> PartitionDir | None:
     m = _SPECIAL_DIR.match(name)
     if m:
         return PartitionDir(m["topic"], int(m["partition"]), m["state"])
+    remote = parse_remote_partition_dir(name)
+    if remote is not None:
+        return PartitionDir(remote[0], remote[1], None, remote[2])
     m = _PARTITION_DIR.match(name)
     if m:
         return PartitionDir(m["topic"], int(m["partition"]), None)
@@ -118,10 +126,15 @@ class KafkaFile:
     partition_state: str | None = None  # "delete" / "future" / "stray" directories
     leftover: str | None = None  # "deleted" / "cleaned" / "swap" / "part" / "tmp"
     active: bool = False  # the partition's active segment (largest base offset)
+    #: tiered storage (files/tiered.py): the remote log segment id and the topic id
+    segment_id: str | None = None
+    topic_id: str | None = None
 
     @property
     def description(self) -> str:
         d = FILE_KINDS.get(self.kind, self.kind)
+        if self.segment_id:
+            d += f", tiered (remote log segment id {self.segment_id})"
         if self.leftover:
             d += f", {LEFTOVER_MEANING[self.leftover]} (.{self.leftover})"
         if self.partition_state:
@@ -129,15 +142,15 @@ class KafkaFile:
         return d
 
 
-def classify(path: str, partition: PartitionDir | None = None, *, in_partition: bool = True
-             ) -> KafkaFile:
+def classify(path: str, partition: PartitionDir | None = None, *, in_partition: bool = True,
+             listing: Listing | None = None) -> KafkaFile:
     """What the file at ``path`` is, from its name (contents are not read).  Without
     ``partition`` the parent directory's name says which partition it belongs to, unless
     ``in_partition`` is false (a log dir's root file, whatever the log dir's name)."""
     name = os.path.basename(path)
     if partition is None and in_partition:
-        parent = os.path.dirname(os.path.abspath(path))
-        if not _looks_like_logdir(parent):
+        parent = os.path.dirname(_abspath(path))
+        if not _looks_like_logdir(parent, listing):
             partition = parse_partition_dir(os.path.basename(parent))
     topic = partition.topic if partition else None
     part = partition.partition if partition else None
@@ -168,6 +181,9 @@ def classify(path: str, partition: PartitionDir | None = None, *, in_partition: 
                                  state, leftover)
         elif stem.isdigit():
             return KafkaFile(path, kind, int(stem), None, topic, part, state, leftover)
+        elif (remote := parse_remote_segment_stem(stem)) is not None:
+            return KafkaFile(path, kind, remote[0], None, topic, part, state, leftover,
+                             segment_id=remote[1], topic_id=partition.topic_id if partition else None)
         return KafkaFile(path, kind, None, None, topic, part, state, leftover)
     return KafkaFile(path, "unknown", topic=topic, partition=part, partition_state=state,
                      leftover=leftover)
@@ -179,18 +195,15 @@ def _sort_key(f: KafkaFile) -> tuple[int, int, int, str]:
     return (1, 0, 0, f.path)
 
 
-def _listdir(path: str) -> list[str]:
-    with os.scandir(path) as it:
-        return sorted(e.name for e in it)
-
-
 class Walker:
     """Expands paths into :class:`KafkaFile` items (and :class:`Problem` items for what
     cannot be read), in Kafka's order.  A directory is a partition directory when its
-    name says so; otherwise a log dir (its partitions inside), or a folder of log dirs."""
+    name says so; otherwise a log dir (its partitions inside), or a folder of log dirs.
+    ``listing`` answers the filesystem questions (local paths and URLs alike)."""
 
-    def __init__(self) -> None:
+    def __init__(self, listing: Listing | None = None) -> None:
         self._seen_dirs: set[tuple[int, int]] = set()
+        self.fs = listing if listing is not None else Listing()
 
     def walk(self, paths: Iterable[str]) -> Iterator[KafkaFile | Problem]:
         for p in paths:
@@ -198,7 +211,7 @@ class Walker:
 
     def _path(self, path: str, depth: int) -> Iterator[KafkaFile | Problem]:
         try:
-            st = os.stat(path)
+            st = self.fs.stat(path)
         except FileNotFoundError:
             yield Problem(path, None, "unreadable-file", "no such file or directory")
             return
@@ -216,7 +229,7 @@ class Walker:
                 return
             self._seen_dirs.add(key)
             part = parse_partition_dir(os.path.basename(os.path.normpath(path)))
-            if part is not None and not _looks_like_logdir(path):
+            if part is not None and not _looks_like_logdir(path, self.fs):
                 yield from self._partition(path, part)
             elif depth == 0 and _names_a_file(path):
                 # asked for by a file's name (00000000000000000000.log, meta.properties,
@@ -225,11 +238,11 @@ class Walker:
             else:
                 yield from self._logdir(path, depth)
         else:
-            yield with_active_flag(classify(path))
+            yield with_active_flag(classify(path, listing=self.fs), self.fs)
 
     def _entries(self, path: str) -> list[str] | Problem:
         try:
-            return _listdir(path)
+            return self.fs.listdir(path)
         except PermissionError:
             return Problem(path, None, "unreadable-file", "permission denied (directory)")
         except FileNotFoundError:
@@ -246,7 +259,7 @@ class Walker:
         for name in names:
             full = os.path.join(path, name)
             try:
-                is_dir = os.path.isdir(full)
+                is_dir = self.fs.isdir(full)
             except OSError:
                 is_dir = False
             if is_dir:
@@ -260,7 +273,7 @@ class Walker:
             files.append(classify(full, part))
         logs = [f.base_offset for f in files
                 if f.kind == "log" and f.leftover is None and f.base_offset is not None]
-        active = max(logs) if logs else None
+        active = max(logs) if logs and part.topic_id is None else None  # remote: all closed
         if active is not None:
             files = [
                 KafkaFile(f.path, f.kind, f.base_offset, f.epoch, f.topic, f.partition,
@@ -281,7 +294,7 @@ class Walker:
         for name in names:
             full = os.path.join(path, name)
             try:
-                is_dir = os.path.isdir(full)
+                is_dir = self.fs.isdir(full)
             except OSError:
                 is_dir = False
             if not is_dir:
@@ -296,7 +309,7 @@ class Walker:
             yield classify(full, in_partition=False)
         for _, full, part in sorted(partitions):
             try:
-                st = os.stat(full)
+                st = self.fs.stat(full)
                 key = (st.st_dev, st.st_ino)
             except OSError:
                 key = None
@@ -328,29 +341,28 @@ _LOGDIR_MARKERS = frozenset({
 })
 
 
-def _looks_like_logdir(path: str) -> bool:
+def _looks_like_logdir(path: str, listing: Listing | None = None) -> bool:
     """A directory named like a partition (``kafka-logs-1``, ``broker-0``) is a log dir
     when it holds a log dir's root files or partition directories: partition directories
     hold files only."""
     try:
-        with os.scandir(path) as it:
-            for e in it:
-                if e.name in _LOGDIR_MARKERS:
-                    return True
-                if parse_partition_dir(e.name) is not None and e.is_dir(follow_symlinks=False):
-                    return True
+        for name, is_dir in (listing or Listing()).entries(path):
+            if name in _LOGDIR_MARKERS:
+                return True
+            if parse_partition_dir(name) is not None and is_dir:
+                return True
     except OSError:
         return False
     return False
 
 
-def with_active_flag(f: KafkaFile) -> KafkaFile:
+def with_active_flag(f: KafkaFile, listing: Listing | None = None) -> KafkaFile:
     """Mark a segment given on its own as active when no sibling log has a larger base."""
-    if f.kind != "log" or f.leftover is not None or f.base_offset is None:
+    if f.kind != "log" or f.leftover is not None or f.base_offset is None or f.segment_id:
         return f
-    directory = os.path.dirname(os.path.abspath(f.path))
+    directory = os.path.dirname(_abspath(f.path))
     try:
-        names = os.listdir(directory)
+        names = (listing or Listing()).listdir(directory)
     except OSError:
         return f
     for name in names:
@@ -361,23 +373,18 @@ def with_active_flag(f: KafkaFile) -> KafkaFile:
                      f.partition_state, f.leftover, True)
 
 
-def walk(paths: Iterable[str]) -> Iterator[KafkaFile | Problem]:
-    return Walker().walk(paths)
-
-
-def partition_is_empty_problem(path: str) -> Problem:
-    return Problem(path, None, "unknown-file", "partition directory holds no segment",
-                   severity=INFO)
+def walk(paths: Iterable[str], listing: Listing | None = None) -> Iterator[KafkaFile | Problem]:
+    return Walker(listing).walk(paths)
 
 
 __all__ = ["ERROR", "FILE_KINDS", "KafkaFile", "PartitionDir", "Walker", "classify", "walk"]
 
 
-def list_segments(directory: str) -> list[tuple[int, str]]:
+def list_segments(directory: str, listing: Listing | None = None) -> list[tuple[int, str]]:
     """``(base offset, path)`` of the partition's ``.log`` segments, by base offset.
     Only names are read: this is how a lookup picks its segment without opening any."""
     out = []
-    for name in os.listdir(directory):
+    for name in (listing or Listing()).listdir(directory):
         stem, dot, suffix = name.partition(".")
         if dot and suffix == "log" and stem.isdigit():
             out.append((int(stem), os.path.join(directory, name)))

@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import Decoded, PayloadDecoder
@@ -30,6 +31,7 @@ from ..files.text import (
 )
 from ..files.txnindex import CURRENT_VERSION, partial_tail, read_txn_index
 from ..findings import ERROR, INFO, WARNING, Problem
+from ..protocol.schema import set_max_batch_bytes
 from ..records._native import speedups as _native
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
@@ -112,8 +114,9 @@ def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
 
 
 def dump_file(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
+    set_max_batch_bytes(opts.max_batch_bytes)  # bounds what decoders expand a record to
     try:
-        size: int | None = os.stat(f.path).st_size
+        size: int | None = kfs.getsize(f.path)
     except OSError:
         size = None
     yield FileStart(f, size)

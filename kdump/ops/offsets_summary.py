@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import layouts as L
 from ..decoders import internal_decoder
 from ..errors import KdumpError
 from ..files.logdir import walk
@@ -91,10 +92,10 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
                     for rec in records:
                         ctl = parse_control(rec)
                         held = pending.pop(b.producer_id, [])
-                        if ctl.type_name == "COMMIT":
+                        if ctl.type_id == L.CONTROL_COMMIT:
                             for key, value, off in held:
                                 digest.add(key, value, log_offset=off)
-                        elif ctl.type_name == "ABORT":
+                        elif ctl.type_id == L.CONTROL_ABORT:
                             aborted += len(held)
                     continue
                 txn = isinstance(b, RecordBatch) and b.is_transactional

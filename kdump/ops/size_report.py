@@ -15,14 +15,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from .. import fs as kfs
 from .. import layouts as L
-from ..errors import KdumpError
+from ..errors import KdumpError, LimitExceeded
 from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
+from ..parallel import ordered_map
+from ..records.batch import Batch
 from ..records.file_records import LogReader
-from ..records.legacy import LegacyBatch
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
@@ -86,6 +89,8 @@ class SizeRow:
     producer_ids: set[int] = field(default_factory=set)
     codecs: dict[str, CodecStats] = field(default_factory=dict)
     exact_records: bool = True
+    #: key/value/header/overhead bytes measured (False under --shallow: unknown)
+    sizes_known: bool = True
 
     def merge(self, o: SizeRow) -> None:
         for name in ("bytes", "log_bytes", "index_bytes", "time_index_bytes", "txn_index_bytes",
@@ -102,6 +107,7 @@ class SizeRow:
         for name, c in o.codecs.items():
             self.codecs.setdefault(name, CodecStats()).add(c)
         self.exact_records = self.exact_records and o.exact_records
+        self.sizes_known = self.sizes_known and o.sizes_known
 
     @property
     def payload_bytes(self) -> int:
@@ -109,9 +115,14 @@ class SizeRow:
 
     @property
     def key(self) -> tuple[Any, ...]:
-        return (self.topic or "", self.partition or 0, self.segment or "")
+        # a partition's files outside segments (segment None) after its segments
+        return (self.topic or "", self.partition or 0, self.segment is None and
+                self.level == "segment", self.segment or "")
 
     def to_json(self) -> dict[str, Any]:
+        # --shallow does not decompress: a compressed batch's uncompressed size is unknown
+        unmeasured = not self.sizes_known and any(
+            c.batches and not c.uncompressed_bytes for c in self.codecs.values())
         obj: dict[str, Any] = {"type": self.level if self.level != "all" else "total"}
         if self.level in ("segment", "partition", "topic"):
             obj["topic"] = self.topic
@@ -128,10 +139,13 @@ class SizeRow:
             control_batches=self.control_batches, control_records=self.control_records,
             transactional_batches=self.transactional_batches,
             transactional_bytes=self.transactional_bytes,
-            key_bytes=self.key_bytes, value_bytes=self.value_bytes,
-            header_bytes=self.header_bytes, payload_bytes=self.payload_bytes,
-            overhead_bytes=self.overhead_bytes, uncompressed_bytes=self.uncompressed_bytes,
-            compression_ratio=_ratio(self.uncompressed_bytes, self.log_bytes_in_batches()),
+            key_bytes=self._known(self.key_bytes), value_bytes=self._known(self.value_bytes),
+            header_bytes=self._known(self.header_bytes),
+            payload_bytes=self._known(self.payload_bytes),
+            overhead_bytes=self._known(self.overhead_bytes),
+            uncompressed_bytes=None if unmeasured else self.uncompressed_bytes,
+            compression_ratio=None if unmeasured else _ratio(self.uncompressed_bytes,
+                                                             self.log_bytes_in_batches()),
             unreadable_bytes=self.unreadable_bytes,
             first_offset=self.first_offset, last_offset=self.last_offset,
             min_timestamp=self.min_timestamp, max_timestamp=self.max_timestamp,
@@ -142,6 +156,10 @@ class SizeRow:
                     for name, c in sorted(self.codecs.items())},
         )
         return obj
+
+    def _known(self, n: int) -> int | None:
+        """None where --shallow did not measure (never a misleading 0)."""
+        return n if self.sizes_known else None
 
     def log_bytes_in_batches(self) -> int:
         return sum(c.stored_bytes for c in self.codecs.values())
@@ -169,21 +187,31 @@ class SizeOptions:
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
 
 
-def size_report(paths: Iterable[str], opts: SizeOptions) -> Iterator[SizeRow | Problem]:
-    """Rows at ``opts.by`` level (largest first when ``top`` is set), then the total."""
+def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
+                ) -> Iterator[SizeRow | Problem]:
+    """Rows at ``opts.by`` level (largest first when ``top`` is set), then the total.
+    ``jobs`` worker processes read files in parallel (the same output for any ``jobs``)."""
     totals = SizeTotals(opts)
-    for item in walk(paths):
+    for item in ordered_map(partial(_file_row, opts), walk(paths), jobs, _in_partition):
         if isinstance(item, Problem):
             if item.severity != INFO:
                 yield item
             continue
-        if item.topic is None:
+        if isinstance(item, KafkaFile):
             continue  # log-dir root files belong to no partition
-        seg_row, problems = file_row(item, opts)
+        seg_row, problems = item
         yield from problems
         if seg_row is not None:
             totals.add(seg_row)
     yield from totals.rows()
+
+
+def _in_partition(item: object) -> bool:
+    return isinstance(item, KafkaFile) and item.topic is not None
+
+
+def _file_row(opts: SizeOptions, f: KafkaFile) -> tuple[SizeRow | None, list[Problem]]:
+    return file_row(f, opts)
 
 
 def file_row(f: KafkaFile, opts: SizeOptions) -> tuple[SizeRow | None, list[Problem]]:
@@ -222,7 +250,23 @@ class SizeTotals:
 
     def rows(self) -> list[SizeRow]:
         """The rows (sorted by name, or the ``top`` largest first), then the total."""
-        ordered = sorted(self._rows.values(), key=lambda r: r.key)
+        rows = list(self._rows.values())
+        if self.opts.by == "segment":
+            # files that belong to no segment (leader-epoch-checkpoint, partition.metadata,
+            # a snapshot at the log end ...) are not segments: one row per partition,
+            # segment null
+            others: dict[tuple[Any, ...], SizeRow] = {}
+            kept = []
+            for r in rows:
+                if r.segments:
+                    kept.append(r)
+                    continue
+                o = others.get((r.topic, r.partition))
+                if o is None:
+                    o = others[(r.topic, r.partition)] = SizeRow("segment", r.topic, r.partition)
+                o.merge(r)
+            rows = kept + list(others.values())
+        ordered = sorted(rows, key=lambda r: r.key)
         if self.opts.top is not None:
             ordered = sorted(ordered, key=lambda r: (-r.bytes, r.key))[: self.opts.top]
         return [*ordered, self.total]
@@ -246,7 +290,7 @@ def _level_key(row: SizeRow, by: str) -> tuple[Any, ...]:
 
 def _account(f: KafkaFile, row: SizeRow, opts: SizeOptions) -> Iterator[Problem]:
     try:
-        size = os.stat(f.path).st_size
+        size = kfs.getsize(f.path)
     except OSError as e:
         yield Problem(f.path, None, "unreadable-file", (e.strerror or str(e)).lower())
         return
@@ -268,13 +312,22 @@ def _account(f: KafkaFile, row: SizeRow, opts: SizeOptions) -> Iterator[Problem]
                 if item.severity != INFO:
                     yield item
                 continue
-            _batch(item, row, opts)
+            err = _batch(item, row, opts)
+            if err is not None:
+                # its records were not counted: the totals are a lower bound
+                row.exact_records = False
+                yield Problem(item.path, item.position,
+                              "batch-too-large" if isinstance(err, LimitExceeded)
+                              else "unreadable-batch",
+                              f"{err.message}; its records are not counted (records_exact "
+                              "false)", base_offset=item.base_offset)
         row.unreadable_bytes += reader.unreadable_bytes
 
 
-def _batch(b: RecordBatch | LegacyBatch, row: SizeRow, opts: SizeOptions) -> None:
+def _batch(b: Batch, row: SizeRow, opts: SizeOptions) -> KdumpError | None:
+    """Account one batch; the error that kept its records from being counted, if any."""
     row.batches += 1
-    first = b.base_offset if isinstance(b, RecordBatch) else b.last_offset
+    first = b.first_offset
     row.first_offset = _min(row.first_offset, first)
     row.last_offset = _max(row.last_offset, b.last_offset)
     codec = row.codecs.setdefault(b.compression_name, CodecStats())
@@ -290,6 +343,7 @@ def _batch(b: RecordBatch | LegacyBatch, row: SizeRow, opts: SizeOptions) -> Non
             row.control_batches += 1
         ts_lo = ts_hi = b.max_timestamp
         if not opts.deep:
+            row.sizes_known = False
             row.records += max(b.records_count, 0)
             if b.is_control:
                 row.control_records += max(b.records_count, 0)
@@ -301,9 +355,9 @@ def _batch(b: RecordBatch | LegacyBatch, row: SizeRow, opts: SizeOptions) -> Non
         else:
             try:
                 buf, start, end = b.payload(opts.max_batch_bytes)
-            except KdumpError:
+            except KdumpError as e:
                 row.unreadable_bytes += b.size
-                return
+                return e
             s = scan_v2_records(buf, start, end, max(b.records_count, 0))
             row.records += s.records
             if b.is_control:
@@ -323,11 +377,11 @@ def _batch(b: RecordBatch | LegacyBatch, row: SizeRow, opts: SizeOptions) -> Non
                 row.min_timestamp = _min(row.min_timestamp, ts_lo)
             if ts_hi >= 0:
                 row.max_timestamp = _max(row.max_timestamp, ts_hi)
-        return
+        return None
     # legacy entry
-    if b.timestamp >= 0:
-        row.min_timestamp = _min(row.min_timestamp, b.timestamp)
-        row.max_timestamp = _max(row.max_timestamp, b.timestamp)
+    if b.max_timestamp >= 0:  # a v0/v1 entry's one timestamp
+        row.min_timestamp = _min(row.min_timestamp, b.max_timestamp)
+        row.max_timestamp = _max(row.max_timestamp, b.max_timestamp)
     if not b.is_compressed:
         row.records += 1
         codec.uncompressed_bytes += b.size
@@ -340,13 +394,15 @@ def _batch(b: RecordBatch | LegacyBatch, row: SizeRow, opts: SizeOptions) -> Non
         row.key_bytes += k
         row.value_bytes += v
         row.overhead_bytes += b.size - k - v
-        return
+        return None
     if not opts.deep:
         row.records += 1
         row.exact_records = False
-        return
+        row.sizes_known = False
+        return None
     unc = L.LOG_OVERHEAD + (L.RECORD_OVERHEAD_V1 if b.magic >= 1 else L.RECORD_OVERHEAD_V0)
     k = v = n = 0
+    error = None
     try:
         for rec in b.records(opts.max_batch_bytes):
             n += 1
@@ -355,11 +411,13 @@ def _batch(b: RecordBatch | LegacyBatch, row: SizeRow, opts: SizeOptions) -> Non
             v += max(rec.value_size, 0)
             if rec.timestamp >= 0:
                 row.min_timestamp = _min(row.min_timestamp, rec.timestamp)
-    except KdumpError:
+    except KdumpError as e:
         row.unreadable_bytes += b.size
+        error = e
     row.records += n
     row.key_bytes += k
     row.value_bytes += v
     codec.uncompressed_bytes += unc
     row.uncompressed_bytes += unc
     row.overhead_bytes += unc - k - v
+    return error

@@ -14,23 +14,22 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from .. import layouts as L
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..findings import ERROR, INFO, Problem
-from ..records._native import speedups
+from ..parallel import ordered_map
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
-from ..records.legacy import LegacyBatch
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
 
 LOG_KINDS = ("log", "kraft-snapshot", "bootstrap-snapshot")
-_native_run = None if speedups is None else speedups.verify_v2_run
 
 
 @dataclass(slots=True)
@@ -108,8 +107,34 @@ class Summary:
         }
 
 
-def verify_crc(paths: Iterable[str], opts: VerifyOptions) -> Iterator[Problem | FileResult | Summary]:
+def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
+               ) -> Iterator[Problem | FileResult | Summary]:
+    """Every log under ``paths``; ``jobs`` worker processes check logs in parallel (the
+    output is the same for any ``jobs``)."""
     summary = Summary("verify-crc")
+    if jobs <= 1:  # streaming, problems as they are found
+        yield from _verify_serial(paths, opts, summary)
+        return
+    work = partial(verify_one, opts)
+    for done in ordered_map(work, walk(paths), jobs, _is_log):
+        if isinstance(done, Problem):
+            if done.severity != INFO:
+                summary.add_problem(done)
+                yield done
+            continue
+        if isinstance(done, KafkaFile):
+            continue
+        problems, result = done
+        for p in problems:
+            summary.add_problem(p)
+            yield p
+        summary.add_file(result)
+        yield result
+    yield summary
+
+
+def _verify_serial(paths: Iterable[str], opts: VerifyOptions, summary: Summary
+                   ) -> Iterator[Problem | FileResult | Summary]:
     for item in walk(paths):
         if isinstance(item, Problem):
             if item.severity != INFO:
@@ -128,6 +153,18 @@ def verify_crc(paths: Iterable[str], opts: VerifyOptions) -> Iterator[Problem | 
     yield summary
 
 
+def _is_log(item: object) -> bool:
+    return isinstance(item, KafkaFile) and item.kind in LOG_KINDS
+
+
+def verify_one(opts: VerifyOptions, f: KafkaFile) -> tuple[list[Problem], FileResult]:
+    """One log checked: its problems and its result (a worker's unit of work)."""
+    result = FileResult(f.path)
+    problems = list(verify_log(f, opts, result))
+    result.problems = len(problems)
+    return problems, result
+
+
 def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterator[Problem]:
     try:
         src = FileSource(f.path)
@@ -140,35 +177,15 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
                            max_batch_bytes=opts.max_batch_bytes)
         prev_last: int | None = None
         segment_base = f.base_offset if f.kind == "log" else None
-        # the native walk takes every batch of the window it can verify; a window never
-        # holds a batch past max_batch_bytes (those are framed, not read) only when the
-        # limit is at least the window's size
-        if _native_run is not None and \
-                opts.max_batch_bytes + L.RECORD_BATCH_OVERHEAD >= reader.window.chunk:
-            window = reader.window
-            deep = opts.deep
 
-            def skip(pos: int) -> int:
-                """The native fast path: consumes the batches this loop would report
-                nothing about (see kdump._speedups.verify_v2_run)."""
-                nonlocal prev_last
-                if reader.end - pos < L.RECORD_BATCH_OVERHEAD:
-                    return pos
-                _, i = window.get(pos, L.RECORD_BATCH_OVERHEAD)
-                data = window.data
-                stop = min(len(data), reader.end - window.start)
-                j, batches, records, last = _native_run(data, i, stop, prev_last, segment_base,
-                                                        deep)
-                if not batches:
-                    return pos
-                result.batches += batches
-                result.valid_batches += batches
-                result.records += records
-                prev_last = reader._prev_last_offset = last
-                pos = reader.valid_end = window.start + j
-                return pos
+        def on_run(batches: int, records: int, last: int) -> None:
+            nonlocal prev_last
+            result.batches += batches
+            result.valid_batches += batches
+            result.records += records
+            prev_last = last
 
-            reader.skip = skip
+        reader.skip_clean_v2_batches(lambda: prev_last, segment_base, opts.deep, on_run)
         try:
             for item in reader:
                 if isinstance(item, Problem):
@@ -180,7 +197,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
                 if not batch.crc_valid:
                     bad = True
                     yield crc_problem(batch)
-                first = batch.base_offset if batch.magic >= 2 else batch.last_offset
+                first = batch.first_offset
                 if prev_last is None and segment_base is not None and batch.last_offset < segment_base:
                     bad = True
                     yield Problem(f.path, batch.position, "below-segment-base",
@@ -230,18 +247,9 @@ def _check_v2(b: RecordBatch, max_batch_bytes: int) -> Iterator[Problem | int]:
         yield record_problem(b, e)
         yield 0
         return
-    count = b.records_count
-    if count < 0:
-        yield Problem(path, pos, "record-count", f"negative records count {count}",
-                      base_offset=base)
-        yield 0
-        return
-    s = scan_v2_records(buf, start, end, count)
-    if s.error is not None:
-        kind = "record-count" if "declares" in s.error else "invalid-record"
-        where = (f" (decompressed byte {s.error_at - start})" if b.is_compressed
-                 else f" (byte {s.error_at + pos - b.index})")
-        yield Problem(path, pos, kind, s.error + where, base_offset=base, length=b.size)
+    s = scan_v2_records(buf, start, end, b.records_count, max_batch_bytes)
+    if s.fault is not None:
+        yield record_problem(b, b.located_fault(s.fault, start, max_batch_bytes))
     if s.records:
         if s.first_delta < 0 or not s.ascending:
             yield Problem(path, pos, "offset-delta",
@@ -251,7 +259,7 @@ def _check_v2(b: RecordBatch, max_batch_bytes: int) -> Iterator[Problem | int]:
             yield Problem(path, pos, "offset-delta",
                           f"last record's offset delta {s.last_delta} is beyond the batch's "
                           f"lastOffsetDelta {b.last_offset_delta}", base_offset=base)
-        elif s.error is None and s.last_delta < b.last_offset_delta:
+        elif s.fault is None and s.last_delta < b.last_offset_delta:
             yield Problem(path, pos, "offset-delta",
                           f"last record's offset delta {s.last_delta} is below lastOffsetDelta "
                           f"{b.last_offset_delta} (records removed by compaction)",
@@ -262,11 +270,11 @@ def _check_v2(b: RecordBatch, max_batch_bytes: int) -> Iterator[Problem | int]:
                 yield Problem(path, pos, "timestamp-range",
                               f"a record timestamp {top} is above the batch's maxTimestamp "
                               f"{b.max_timestamp}", base_offset=base)
-            elif s.error is None and top != b.max_timestamp:
+            elif s.fault is None and top != b.max_timestamp:
                 yield Problem(path, pos, "max-timestamp",
                               f"maxTimestamp {b.max_timestamp} is not the largest record "
                               f"timestamp {top}", base_offset=base, severity=INFO)
-    if b.is_control and s.error is None:
+    if b.is_control and s.fault is None:
         try:
             for rec in b.records(max_batch_bytes):
                 ctl = parse_control(rec)
@@ -278,7 +286,7 @@ def _check_v2(b: RecordBatch, max_batch_bytes: int) -> Iterator[Problem | int]:
     yield s.records
 
 
-def _check_legacy(b: LegacyBatch, max_batch_bytes: int) -> Iterator[Problem | int]:
+def _check_legacy(b: Batch, max_batch_bytes: int) -> Iterator[Problem | int]:
     n = 0
     try:
         for rec in b.records(max_batch_bytes):
@@ -286,7 +294,7 @@ def _check_legacy(b: LegacyBatch, max_batch_bytes: int) -> Iterator[Problem | in
             if b.is_compressed and rec.crc_valid is False:
                 yield Problem(b.path, b.position, "inner-crc-mismatch",
                               f"inner message at offset {rec.offset} (decompressed byte "
-                              f"{rec.position}) fails its CRC-32", base_offset=b.last_offset)
+                              f"{rec.position}) fails its CRC-32", base_offset=b.first_offset)
     except KdumpError as e:
         yield record_problem(b, e)
     yield n

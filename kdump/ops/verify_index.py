@@ -24,21 +24,25 @@ from array import array
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
+from .. import fs as kfs
 from .. import layouts as L
-from ..errors import KdumpError, UsageError
+from ..errors import KdumpError, OutputError, UsageError
 from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, time_index_sanity
 from ..files.logdir import KafkaFile, walk
 from ..files.snapshot import ProducerSnapshot, read_producer_snapshot
 from ..files.text import OFFSET_CHECKPOINTS, iter_checkpoint, read_checkpoint
 from ..files.txnindex import AbortedTxn, partial_tail, read_txn_index
 from ..findings import ERROR, INFO, WARNING, Problem
+from ..parallel import ordered_map
 from ..records.control import parse_control
 from ..records.file_records import LogReader
-from ..records.v2 import RecordBatch
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
+from . import tiered
 from .verify import Summary
 
 #: an index with more used entries than this is checked by sanity rules only (entries
@@ -51,6 +55,10 @@ class VerifyIndexOptions:
     sanity_only: bool = False
     rebuild_into: str | None = None
     index_interval_bytes: int = L.DEFAULT_INDEX_INTERVAL_BYTES
+    #: batches larger than this (decompressed) are reported, not held
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    #: stop reading a log at its first damaged batch instead of resynchronising
+    strict: bool = False
 
 
 @dataclass(slots=True)
@@ -98,47 +106,112 @@ class _PartitionPass:
     snapshots: deque[KafkaFile] = field(default_factory=deque)
 
 
-def verify_index(paths: Iterable[str], opts: VerifyIndexOptions) -> Iterator[Problem | Summary]:
+def verify_index(paths: Iterable[str], opts: VerifyIndexOptions, jobs: int = 1
+                 ) -> Iterator[Problem | Summary]:
+    """``jobs`` worker processes check partitions in parallel (the same output for any
+    ``jobs``)."""
     summary = Summary("verify-index")
-    for p in _verify(paths, opts, summary):
+    for p in _verify(paths, opts, summary, jobs):
         summary.add_problem(p)
         yield p
     yield summary
 
 
-def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary) -> Iterator[Problem]:
+@dataclass(slots=True)
+class _PartitionJob:
+    directory: str
+    files: list[KafkaFile]
+
+
+def _walk_partitions(paths: Iterable[str]) -> Iterator[Problem | KafkaFile | _PartitionJob]:
+    """The walk, each partition's files gathered into one job (root files as they are)."""
+    current: list[KafkaFile] = []
+    current_dir: str | None = None
+    for item in walk(paths):
+        if isinstance(item, Problem) or item.topic is None:
+            yield item
+            continue
+        d = os.path.dirname(kfs.abspath(item.path))
+        if d != current_dir:
+            if current and current_dir is not None:
+                yield _PartitionJob(current_dir, current)
+            current, current_dir = [], d
+        current.append(item)
+    if current and current_dir is not None:
+        yield _PartitionJob(current_dir, current)
+
+
+def _partition_job(opts: VerifyIndexOptions, job: _PartitionJob
+                   ) -> tuple[list[Problem], PartitionState, Summary]:
+    """One partition verified (a worker's unit of work): its problems, what the pass
+    learnt, and the counts for the summary."""
+    files = job.files
+    state = PartitionState(files[0].topic or "", files[0].partition or 0, job.directory)
+    counts = Summary("verify-index")
+    problems = list(verify_partition(job.directory, files, opts, state, counts))
+    return problems, state, counts
+
+
+def _serial_jobs(jobs: Iterable[Any], opts: VerifyIndexOptions, summary: Summary
+                 ) -> Iterator[Any]:
+    for job in jobs:
+        if isinstance(job, _PartitionJob):
+            state = PartitionState(job.files[0].topic or "", job.files[0].partition or 0,
+                                   job.directory)
+            yield job, verify_partition(job.directory, job.files, opts, state, summary), state
+        else:
+            yield job
+
+
+def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jobs: int = 1
+            ) -> Iterator[Problem]:
     if opts.rebuild_into:
         _check_rebuild_dir(paths, opts.rebuild_into)
     roots: dict[str, list[KafkaFile]] = {}
     partitions: dict[str, dict[tuple[str, int], PartitionState]] = {}
-    current: list[KafkaFile] = []
-    current_dir: str | None = None
 
-    def flush() -> Iterator[Problem]:
-        if current and current_dir is not None:
-            state = PartitionState(current[0].topic or "", current[0].partition or 0, current_dir)
-            yield from verify_partition(current_dir, list(current), opts, state, summary)
-            logdir = os.path.dirname(os.path.abspath(current_dir))
-            partitions.setdefault(logdir, {})[(state.topic, state.partition)] = state
-        current.clear()
+    def is_job(item: object) -> bool:
+        return isinstance(item, _PartitionJob)
 
-    for item in walk(paths):
+    remote_logs: list[KafkaFile] = []
+    metadata_logs: list[KafkaFile] = []
+
+    def noted(walked: Iterable[Any]) -> Iterator[Any]:
+        """Remember the tiered storage's segments and __remote_log_metadata's logs."""
+        for job in walked:
+            if isinstance(job, _PartitionJob):
+                remote_logs.extend(f for f in job.files if tiered.is_remote_log(f))
+                metadata_logs.extend(f for f in job.files if tiered.is_metadata_log(f))
+            yield job
+
+    if jobs <= 1:  # streaming: a partition's problems as they are found
+        items: Iterable[Any] = _serial_jobs(noted(_walk_partitions(paths)), opts, summary)
+    else:
+        items = ordered_map(partial(_partition_job, opts), noted(_walk_partitions(paths)), jobs,
+                            is_job)
+    for item in items:
         if isinstance(item, Problem):
             if item.severity != INFO:
                 yield item
             continue
-        if item.topic is None:  # log-dir root file
-            roots.setdefault(os.path.dirname(os.path.abspath(item.path)), []).append(item)
+        if isinstance(item, KafkaFile):  # log-dir root file
+            roots.setdefault(os.path.dirname(kfs.abspath(item.path)), []).append(item)
             continue
-        d = os.path.dirname(os.path.abspath(item.path))
-        if d != current_dir:
-            yield from flush()
-            current_dir = d
-        current.append(item)
-    yield from flush()
+        if isinstance(item[0], _PartitionJob):
+            _job, found, state = item
+            yield from found
+        else:
+            found, state, counts = item
+            yield from found
+            for name in ("files", "bytes", "batches", "valid_batches", "invalid_batches",
+                         "records", "unreadable_bytes"):
+                setattr(summary, name, getattr(summary, name) + getattr(counts, name))
+        logdir = os.path.dirname(kfs.abspath(state.path))
+        partitions.setdefault(logdir, {})[(state.topic, state.partition)] = state
     if not opts.sanity_only:
         for logdir, files in roots.items():
             yield from verify_root_checkpoints(files, partitions.get(logdir, {}))
+        yield from tiered.check(remote_logs, metadata_logs)
 
 
 def _check_rebuild_dir(paths: Iterable[str], out: str) -> None:
@@ -213,6 +286,8 @@ def _guarded(problems: Iterator[Problem], path: str) -> Iterator[Problem]:
     one more finding instead of the end of the run: the walk goes on."""
     try:
         yield from problems
+    except OutputError:
+        raise  # --rebuild-into cannot write: the run stops (exit 2)
     except KdumpError as err:
         yield Problem(err.path or path, err.position, "unreadable-file", err.message,
                       base_offset=err.base_offset)
@@ -223,7 +298,7 @@ def _sanity(seg: Segment, active: bool) -> Iterator[Problem]:
     log_size = None
     if seg.log is not None:
         try:
-            log_size = os.stat(seg.log.path).st_size
+            log_size = kfs.getsize(seg.log.path)
         except OSError:
             log_size = None
     for f, cls in ((seg.index, OffsetIndex), (seg.time_index, TimeIndex)):
@@ -392,7 +467,8 @@ def _segment_pass(
     with src:
         summary.files += 1
         summary.bytes += src.size
-        reader = LogReader(src, active=active)
+        reader = LogReader(src, active=active, resync=not opts.strict,
+                           max_batch_bytes=opts.max_batch_bytes)
         for item in reader:
             if isinstance(item, Problem):
                 rebuilding = False  # recover() truncates at the first invalid batch
@@ -418,7 +494,7 @@ def _segment_pass(
                         f"entry {slot} says offset {offset} is at byte {b.position}, but the "
                         f"batch there ends at offset {b.last_offset}",
                         extra={"index_offset": offset, "log_offset": b.last_offset})
-            base_offset = b.base_offset if isinstance(b, RecordBatch) else b.last_offset
+            base_offset = b.first_offset
             while tj < len(t_order) and base + t_rel[t_order[tj]] <= b.last_offset:
                 slot = t_order[tj]
                 tj += 1
@@ -448,7 +524,7 @@ def _segment_pass(
                         rebuilt_times.append((max_ts, max_ts_offset))
                     last_index_entry = valid_bytes
                 valid_bytes += b.size
-            first = b.base_offset if isinstance(b, RecordBatch) else b.last_offset
+            first = b.first_offset
             while pp.snapshots and (pp.snapshots[0].base_offset or 0) <= first:
                 yield from _check_snapshot(pp.snapshots.popleft(), pp)
             _feed(pp, b)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kdump import layouts as L
 from kdump.protocol.schema import (
     Field,
     Schema,
@@ -39,23 +40,16 @@ __all__ = [
     "decode_control_value",
 ]
 
-ABORT = 0
-COMMIT = 1
-LEADER_CHANGE = 2
-SNAPSHOT_HEADER = 3
-SNAPSHOT_FOOTER = 4
-KRAFT_VERSION = 5
-KRAFT_VOTERS = 6
+ABORT = L.CONTROL_ABORT
+COMMIT = L.CONTROL_COMMIT
+LEADER_CHANGE = L.CONTROL_LEADER_CHANGE
+SNAPSHOT_HEADER = L.CONTROL_SNAPSHOT_HEADER
+SNAPSHOT_FOOTER = L.CONTROL_SNAPSHOT_FOOTER
+KRAFT_VERSION = L.CONTROL_KRAFT_VERSION
+KRAFT_VOTERS = L.CONTROL_KRAFT_VOTERS
 
-CONTROL_TYPE_NAMES: dict[int, str] = {
-    ABORT: "ABORT",
-    COMMIT: "COMMIT",
-    LEADER_CHANGE: "LEADER_CHANGE",
-    SNAPSHOT_HEADER: "SNAPSHOT_HEADER",
-    SNAPSHOT_FOOTER: "SNAPSHOT_FOOTER",
-    KRAFT_VERSION: "KRAFT_VERSION",
-    KRAFT_VOTERS: "KRAFT_VOTERS",
-}
+#: ControlRecordType's names (kdump.layouts.CONTROL_TYPES)
+CONTROL_TYPE_NAMES: dict[int, str] = L.CONTROL_TYPES
 
 _VOTER = (
     Field("VoterId", "int32"),

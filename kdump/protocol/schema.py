@@ -43,6 +43,9 @@ from dataclasses import field as dc_field
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
+from ..errors import CorruptDataError, RecordTooLarge
+from ..records.faults import DEFAULT_MAX_BATCH_BYTES, OBJECT_COST, max_objects
+
 __all__ = [
     "ZERO_UUID",
     "Field",
@@ -84,8 +87,27 @@ _INT_TYPES = frozenset({"int8", "int16", "uint16", "int32", "uint32", "int64"})
 _VARIABLE = frozenset({"string", "bytes", "records"})
 
 
-class SchemaError(ValueError):
+class SchemaError(CorruptDataError, ValueError):
     """The bytes do not decode with the schema (truncated, bad length, bad version...)."""
+
+
+#: elements (array items) one decoded message may hold: the objects a record expands to
+#: are bounded like its bytes, by ``--max-batch-bytes`` (see :func:`set_max_batch_bytes`)
+_max_batch_bytes = DEFAULT_MAX_BATCH_BYTES
+
+
+def set_max_batch_bytes(max_batch_bytes: int) -> None:
+    """The ``--max-batch-bytes`` of this run: decoded messages hold at most
+    ``max_batch_bytes // OBJECT_COST`` array elements (else :class:`RecordTooLarge`)."""
+    global _max_batch_bytes
+    _max_batch_bytes = max_batch_bytes
+
+
+def _too_large(n: int) -> RecordTooLarge:
+    return RecordTooLarge(
+        f"the record decodes to more than {max_objects(_max_batch_bytes)} elements, the most "
+        f"--max-batch-bytes {_max_batch_bytes} allows ({OBJECT_COST} bytes each; an array "
+        f"declares {n}); raise --max-batch-bytes to read it")
 
 
 # ----------------------------------------------------------------------------- versions
@@ -299,12 +321,15 @@ def uuid_str(raw: bytes) -> str:
 class Reader:
     """A bounds-checked cursor over bytes; every failure is a :class:`SchemaError`."""
 
-    __slots__ = ("data", "end", "pos")
+    __slots__ = ("budget", "data", "end", "pos")
 
-    def __init__(self, data: bytes | bytearray | memoryview, pos: int = 0, end: int | None = None):
+    def __init__(self, data: bytes | bytearray | memoryview, pos: int = 0, end: int | None = None,
+                 budget: int | None = None):
         self.data = bytes(data)
         self.pos = pos
         self.end = len(self.data) if end is None else end
+        #: array elements this read may still produce
+        self.budget = max_objects(_max_batch_bytes) if budget is None else budget
 
     @property
     def remaining(self) -> int:
@@ -420,6 +445,9 @@ def _read_array(r: Reader, field: Field, version: int, flexible: bool, nullable:
         raise SchemaError(
             f"Tried to allocate a collection of size {n}, but there are only {r.remaining} bytes remaining."
         )
+    r.budget -= n
+    if r.budget < 0:
+        raise _too_large(n)
     et = field.elem_type
     out: list[Any] = []
     if field.is_struct:
@@ -486,7 +514,9 @@ def read_struct(r: Reader, fields: Sequence[Field], version: int, flexible: bool
                 continue  # unknown tagged field: Kafka keeps it aside, never prints it
             if version not in tf.v_tagged or version not in tf.v_present:
                 raise SchemaError(f"Tag {tag} is not valid for version {version}")
-            out[tf.json_name] = _read_value(Reader(payload), tf, version, True, True)
+            sub = Reader(payload, budget=r.budget)
+            out[tf.json_name] = _read_value(sub, tf, version, True, True)
+            r.budget = sub.budget
     return out
 
 

@@ -31,7 +31,7 @@ class ControlRecord:
 
     @property
     def is_end_txn_marker(self) -> bool:
-        return self.type_id in (0, 1) and self.error is None
+        return self.type_id in (L.CONTROL_ABORT, L.CONTROL_COMMIT) and self.error is None
 
 
 def parse_control(record: Record) -> ControlRecord:
@@ -65,6 +65,7 @@ def parse_control(record: Record) -> ControlRecord:
             return ctl
         try:
             from ..protocol.control import decode_control_value
+            from ..protocol.schema import SchemaError
         except ImportError:  # pragma: no cover - the protocol package ships with kdump
             ctl.error = "KRaft control record decoding unavailable"
             return ctl
@@ -72,6 +73,6 @@ def parse_control(record: Record) -> ControlRecord:
             ctl.data = decode_control_value(type_id, bytes(value))
             v = ctl.data.get("version") if ctl.data else None
             ctl.value_version = v if isinstance(v, int) else None
-        except Exception as e:  # SchemaError; nothing raw escapes the core
+        except SchemaError as e:  # nothing raw escapes the core
             ctl.error = f"{name} value does not parse: {e}"
     return ctl

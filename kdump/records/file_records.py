@@ -19,13 +19,16 @@ from ..checksums import crc32, crc32c
 from ..errors import LimitExceeded
 from ..findings import ERROR, INFO, WARNING, Problem
 from ..source import FileSource, Window
+from ._native import speedups
+from .batch import Batch
+from .faults import max_headers
 from .legacy import LegacyBatch
 from .record import Record
 from .v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 
-Batch = RecordBatch | LegacyBatch
-LogItem = RecordBatch | LegacyBatch | Problem
+LogItem = Batch | Problem
 
+_native_run = None if speedups is None else speedups.verify_v2_run
 _NONZERO = re.compile(rb"[^\x00]")
 _MAGIC_BYTE = re.compile(rb"[\x00-\x02]")
 _SCAN_CHUNK = 4 << 20
@@ -41,7 +44,7 @@ def _too_large(b: Batch, limit: int) -> LimitExceeded:
     return LimitExceeded(
         f"batch of {b.size} bytes is larger than the limit of {limit} bytes "
         "(--max-batch-bytes): its records are not read",
-        path=b.path, position=b.position, base_offset=b.base_offset if b.magic >= 2 else b.last_offset,
+        path=b.path, position=b.position, base_offset=b.first_offset,
     )
 
 
@@ -124,6 +127,44 @@ class LogReader:
         #: framed: returns the position after the batches it consumed (itself keeping
         #: ``valid_end`` and ``_prev_last_offset`` up to date), or the same position
         self.skip: Callable[[int], int] | None = None
+
+    @property
+    def last_offset(self) -> int | None:
+        """The last offset of the last intact batch framed so far."""
+        return self._prev_last_offset
+
+    def skip_clean_v2_batches(self, prev_last: Callable[[], int | None],
+                              segment_base: int | None, deep: bool,
+                              on_run: Callable[[int, int, int], None]) -> bool:
+        """``verify-crc``'s fast path: let the native walker consume every run of v2
+        batches it would report nothing about (CRC, offsets and, with ``deep``, the
+        records; see ``verify_v2_run`` in kdump/_speedups.c) after the last offset
+        ``prev_last()`` (or, first, from ``segment_base``), calling ``on_run(batches,
+        records, last offset)`` for each run.  False (and nothing changed) when the
+        extension is not built or a window may hold batches past ``max_batch_bytes``."""
+        if _native_run is None or \
+                self.max_batch_bytes + L.RECORD_BATCH_OVERHEAD < self.window.chunk:
+            return False
+        window = self.window
+        headers = max_headers(self.max_batch_bytes)
+
+        def skip(pos: int) -> int:
+            if self.end - pos < L.RECORD_BATCH_OVERHEAD:
+                return pos
+            _, i = window.get(pos, L.RECORD_BATCH_OVERHEAD)
+            data = window.data
+            stop = min(len(data), self.end - window.start)
+            j, batches, records, last = _native_run(
+                data, i, stop, prev_last(), segment_base, deep, headers)
+            if not batches:
+                return pos
+            on_run(batches, records, last)
+            self._prev_last_offset = last
+            pos = self.valid_end = window.start + j
+            return pos
+
+        self.skip = skip
+        return True
 
     # --- helpers -------------------------------------------------------------------------
     def _is_zero(self, start: int, end: int) -> bool:

@@ -133,6 +133,16 @@ class LegacyBatch:
         return self.offset
 
     @property
+    def first_offset(self) -> int:
+        """The first offset known without decompressing: the entry's own offset (for
+        a compressed wrapper, its last inner offset)."""
+        return self.offset
+
+    @property
+    def checksum_name(self) -> str:
+        return "CRC-32"
+
+    @property
     def base_offset(self) -> int:
         """First record's offset (Kafka decompresses a wrapper to learn it)."""
         if self._base_offset is None:

@@ -13,17 +13,11 @@ from collections.abc import Iterator
 from .. import layouts as L
 from ..checksums import crc32c_range
 from ..codecs import decompress
-from ..errors import CorruptDataError, KdumpError
+from ..errors import KdumpError
 from ._native import speedups
-from .record import Header, Record
-from .varint import read_uvarint
-
-#: bound on one batch's records, decompressed or stored (``--max-batch-bytes``): the
-#: payload, its keys and values, their text and the output line (invalid UTF-8 printed
-#: as U+FFFD takes three bytes per byte) stay under 300 MB of RSS (tests/test_bombs.py);
-#: Kafka's batches are at most 1 MiB (message.max.bytes) as stored, so 16x fits
-DEFAULT_MAX_BATCH_BYTES = 16 << 20
-
+from .faults import DEFAULT_MAX_BATCH_BYTES, FaultTuple, RecordFault, located, max_headers
+from .record import Record
+from .walk import WalkFault, walk_v2
 
 _native_decode = None if speedups is None else speedups.decode_v2_records
 
@@ -97,6 +91,15 @@ class RecordBatch:
     @property
     def last_offset(self) -> int:
         return self.base_offset + self.last_offset_delta
+
+    @property
+    def first_offset(self) -> int:
+        """The first offset without decompressing: baseOffset."""
+        return self.base_offset
+
+    @property
+    def checksum_name(self) -> str:
+        return "CRC-32C"
 
     @property
     def count(self) -> int:
@@ -179,80 +182,69 @@ class RecordBatch:
     def records(self, max_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> Iterator[Record]:
         """Decode the records, in order.
 
-        Raises :class:`CorruptDataError` (path, position, base offset set) at the first
-        record that does not parse, after yielding the ones before it, or when bytes are
-        left over after ``recordsCount`` records.  Records are decoded ``RECORD_CHUNK`` at
-        a time, so memory stays bounded whatever the records count.
+        Raises :class:`~kdump.records.faults.RecordFault` (path, position, base offset
+        set) at the first record that does not parse, after yielding the ones before it,
+        or when bytes are left over after ``recordsCount`` records.  Records are decoded
+        ``RECORD_CHUNK`` at a time, so memory stays bounded whatever the records count;
+        the headers of all of them are bounded by ``max_bytes`` (``TOO_MANY_HEADERS``).
         """
-        if self.records_count <= RECORD_CHUNK:
-            records, error = self.decode_records(max_bytes)
-            yield from records
-            if error is not None:
-                raise error
-            return
         buf, start, end = self.payload(max_bytes)
-        compressed = self.compression != L.CODEC_NONE
-        shift = self.position - self.index if not compressed else 0
-        append_time = self.max_timestamp if self.attributes & L.V2_TIMESTAMP_TYPE_MASK else None
         count = self.records_count
-        pos = start
-        n = 0
+        headers_max = max_headers(max_bytes)
+        headers_left = headers_max
+        pos, n = start, 0
         while True:
-            k = min(RECORD_CHUNK, count - n)
-            last = n + k == count
-            args = (buf, pos, end, k, self.base_offset, self.base_timestamp, append_time,
-                    self.base_sequence, shift, compressed)
-            res = NotImplemented if _native_decode is None else _native_decode(*args, Record)
-            if res is NotImplemented:
-                res = decode_records_py(*args)
-            records, message, stop = res
-            got = len(records)
-            n += got
-            yield from records
-            del records, res
-            if message is not None and got == k and not last:
-                pos = stop  # "bytes remain" after a full chunk: the next chunk starts there
+            records, fault, pos = self._decode(buf, pos, end, n, RECORD_CHUNK, headers_left,
+                                               headers_max)
+            n += len(records)
+            if fault is None and n < count and records:
+                headers_left -= sum(len(r.headers) for r in records)
+                yield from records
                 continue
-            if message is None and last:
-                return
-            # the decoder saw only this chunk: say it for the whole batch
-            if message is None or (got < k and stop >= end):
-                message = f"batch declares {count} records but its data ends after {n}"
-            elif got == k:
-                message = f"{end - stop} bytes remain after the {count} records the batch declares"
-            where = f"record {n}" + (
-                f" (decompressed byte {stop - start})" if compressed else f" (byte {stop + shift})"
-            )
-            raise CorruptDataError(f"{where}: {message}", path=self.path, position=self.position,
-                                   base_offset=self.base_offset)
+            yield from records
+            if fault is not None:
+                raise self.located_fault(fault, start, max_bytes)
+            return
 
     def decode_records(
         self, max_bytes: int = DEFAULT_MAX_BATCH_BYTES
-    ) -> tuple[list[Record], CorruptDataError | None]:
-        """All the records that parse, and the error that stopped the rest (or None).
+    ) -> tuple[list[Record], RecordFault | None]:
+        """All the records that parse, and the fault that stopped the rest (or None).
 
         Errors of the payload itself (decompression, ``max_bytes``) are raised.
         """
         buf, start, end = self.payload(max_bytes)
+        headers_max = max_headers(max_bytes)
+        records, fault, _ = self._decode(buf, start, end, 0, self.records_count,
+                                         headers_max, headers_max)
+        if fault is None:
+            return records, None
+        return records, self.located_fault(fault, start, max_bytes)
+
+    def _decode(self, buf: bytes, pos: int, end: int, record: int, want: int,
+                headers_left: int, headers_max: int
+                ) -> tuple[list[Record], FaultTuple | None, int]:
+        """Records ``record ..`` (at most ``want``) from ``buf[pos:end]``, natively when
+        the extension is built."""
         compressed = self.compression != L.CODEC_NONE
         # positions reported for a record: absolute in the file, or in the payload
         shift = self.position - self.index if not compressed else 0
         append_time = self.max_timestamp if self.attributes & L.V2_TIMESTAMP_TYPE_MASK else None
-        args = (buf, start, end, self.records_count, self.base_offset, self.base_timestamp,
-                append_time, self.base_sequence, shift, compressed)
+        args = (buf, pos, end, record, self.records_count, want, headers_left, headers_max,
+                self.base_offset, self.base_timestamp, append_time, self.base_sequence, shift,
+                compressed)
         res = NotImplemented if _native_decode is None else _native_decode(*args, Record)
         if res is NotImplemented:
             res = decode_records_py(*args)
-        records, message, pos = res
-        if message is None:
-            return records, None
-        where = f"record {len(records)}" + (
-            f" (decompressed byte {pos - start})" if compressed else f" (byte {pos + shift})"
-        )
-        return records, CorruptDataError(
-            f"{where}: {message}", path=self.path, position=self.position,
-            base_offset=self.base_offset,
-        )
+        return res
+
+    def located_fault(self, fault: FaultTuple, start: int, max_bytes: int) -> RecordFault:
+        """A walker's fault in this batch's records area (``start``: where it begins in
+        the walked buffer) as a located error."""
+        compressed = self.compression != L.CODEC_NONE
+        return located(fault, count=self.records_count, max_batch_bytes=max_bytes,
+                       start=start, shift=self.position - self.index, compressed=compressed,
+                       path=self.path, position=self.position, base_offset=self.base_offset)
 
     def __repr__(self) -> str:
         return (
@@ -264,167 +256,43 @@ class RecordBatch:
 
 def decode_records_py(
     buf: bytes,
-    start: int,
+    pos: int,
     end: int,
+    record: int,
     count: int,
+    want: int,
+    headers_left: int,
+    headers_max: int,
     base_offset: int,
     base_timestamp: int,
     append_time: int | None,
     base_sequence: int,
     shift: int,
     compressed: bool,
-) -> tuple[list[Record], str | None, int]:
-    """``count`` records from ``buf[start:end]``: ``(records, error, position)``.
-
-    ``error`` is the message of the first problem (None when all ``count`` records
-    parsed and no byte is left over) and ``position`` where reading stopped (the
-    failing record's start).  The pure-Python twin of the native decoder.
-    """
+) -> tuple[list[Record], FaultTuple | None, int]:
+    """Records ``record ..`` of ``count`` (at most ``want``) from ``buf[pos:end]``:
+    ``(records, fault, position)``, ``position`` where reading stopped.  The
+    pure-Python twin of the native decoder; both walk with the one walker of their
+    language (:func:`kdump.records.walk.walk_v2`)."""
     records: list[Record] = []
-    pos = start
-    n = 0
     try:
-        while n < count:
-            if pos >= end:
-                raise CorruptDataError(
-                    f"batch declares {count} records but its data ends after {n}"
-                )
-            rec, pos = parse_record(buf, pos, end, base_offset, base_timestamp, append_time,
-                                    base_sequence)
-            rec.position += shift
-            rec.in_payload = compressed
-            n += 1
-            records.append(rec)
-        if pos != end:
-            raise CorruptDataError(
-                f"{end - pos} bytes remain after the {count} records the batch declares"
-            )
-    except CorruptDataError as e:
-        return records, e.message, pos
+        for (start, limit, attributes, ts_delta, offset_delta, key, value,
+             headers) in walk_v2(buf, pos, end, record, count, want, headers_left,
+                                 headers_max, True):
+            records.append(Record(
+                base_offset + offset_delta,
+                append_time if append_time is not None else base_timestamp + ts_delta,
+                key, value, headers,
+                attributes=attributes,
+                sequence=(increment_sequence(base_sequence, offset_delta)
+                          if base_sequence >= 0 else L.NO_SEQUENCE),
+                size=limit - start,
+                position=start + shift,
+                in_payload=compressed,
+                offset_delta=offset_delta,
+                timestamp_delta=ts_delta,
+            ))
+            pos = limit
+    except WalkFault as f:
+        return records, f.fault, f.fault[2]
     return records, None, pos
-
-
-def parse_record(
-    buf: bytes,
-    pos: int,
-    end: int,
-    base_offset: int,
-    base_timestamp: int,
-    append_time: int | None,
-    base_sequence: int,
-) -> tuple[Record, int]:
-    """One DefaultRecord at ``buf[pos:]``; returns it and the position after it.
-
-    Mirrors DefaultRecord.readFrom's checks: declared body length within the data, no
-    negative header count or header key length, and the body consumed exactly.
-    """
-    start = pos
-    # length: ZigZag varint (one-byte fast path inline)
-    b = buf[pos] if pos < end else -1
-    if 0 <= b < 0x80:
-        length = (b >> 1) ^ -(b & 1)
-        pos += 1
-    else:
-        u, pos = read_uvarint(buf, pos, end, 5)
-        length = (u >> 1) ^ -(u & 1)
-    body = pos
-    limit = pos + length
-    if length < 6 or limit > end:
-        raise CorruptDataError(
-            f"invalid record length {length} with {end - pos} bytes left"
-            if length >= 6
-            else f"invalid record length {length}"
-        )
-    attributes = buf[pos]
-    pos += 1
-    b = buf[pos] if pos < limit else 0x80
-    if b < 0x80:
-        ts_delta = (b >> 1) ^ -(b & 1)
-        pos += 1
-    else:
-        u, pos = read_uvarint(buf, pos, limit, 10)
-        u &= 0xFFFFFFFFFFFFFFFF
-        ts_delta = (u >> 1) ^ -(u & 1)
-    b = buf[pos] if pos < limit else 0x80
-    if b < 0x80:
-        offset_delta = (b >> 1) ^ -(b & 1)
-        pos += 1
-    else:
-        u, pos = read_uvarint(buf, pos, limit, 5)
-        offset_delta = (u >> 1) ^ -(u & 1)
-    b = buf[pos] if pos < limit else 0x80
-    if b < 0x80:
-        klen = (b >> 1) ^ -(b & 1)
-        pos += 1
-    else:
-        u, pos = read_uvarint(buf, pos, limit, 5)
-        klen = (u >> 1) ^ -(u & 1)
-    if klen >= 0:
-        if pos + klen > limit:
-            raise CorruptDataError(f"key length {klen} runs past the record")
-        key: bytes | None = buf[pos : pos + klen]
-        pos += klen
-    else:
-        key = None
-    b = buf[pos] if pos < limit else 0x80
-    if b < 0x80:
-        vlen = (b >> 1) ^ -(b & 1)
-        pos += 1
-    else:
-        u, pos = read_uvarint(buf, pos, limit, 5)
-        vlen = (u >> 1) ^ -(u & 1)
-    if vlen >= 0:
-        if pos + vlen > limit:
-            raise CorruptDataError(f"value length {vlen} runs past the record")
-        value: bytes | None = buf[pos : pos + vlen]
-        pos += vlen
-    else:
-        value = None
-    b = buf[pos] if pos < limit else 0x80
-    if b < 0x80:
-        nheaders = (b >> 1) ^ -(b & 1)
-        pos += 1
-    else:
-        u, pos = read_uvarint(buf, pos, limit, 5)
-        nheaders = (u >> 1) ^ -(u & 1)
-    if nheaders < 0:
-        raise CorruptDataError(f"invalid number of record headers {nheaders}")
-    headers: list[Header] = []
-    for _ in range(nheaders):
-        u, pos = read_uvarint(buf, pos, limit, 5)
-        hk = (u >> 1) ^ -(u & 1)
-        if hk < 0 or pos + hk > limit:
-            raise CorruptDataError(f"invalid header key length {hk}")
-        hkey = buf[pos : pos + hk]
-        pos += hk
-        u, pos = read_uvarint(buf, pos, limit, 5)
-        hv = (u >> 1) ^ -(u & 1)
-        if hv >= 0:
-            if pos + hv > limit:
-                raise CorruptDataError(f"header value length {hv} runs past the record")
-            headers.append((hkey, buf[pos : pos + hv]))
-            pos += hv
-        else:
-            headers.append((hkey, None))
-    if pos != limit:
-        raise CorruptDataError(
-            f"record body declares {length} bytes but its fields take {pos - body}"
-        )
-    if base_sequence >= 0:
-        sequence = increment_sequence(base_sequence, offset_delta)
-    else:
-        sequence = L.NO_SEQUENCE
-    rec = Record(
-        base_offset + offset_delta,
-        append_time if append_time is not None else base_timestamp + ts_delta,
-        key,
-        value,
-        headers,
-        attributes=attributes,
-        sequence=sequence,
-        size=limit - start,
-        position=start,
-        offset_delta=offset_delta,
-        timestamp_delta=ts_delta,
-    )
-    return rec, pos

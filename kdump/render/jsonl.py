@@ -320,9 +320,11 @@ class FindJsonRenderer(JsonRenderer):
     headers are added under ``--payload-encoding``."""
 
     def __init__(self, out: TextIO, *, payload_encoding: str = "utf8",
-                 print_data_log: bool = False) -> None:
+                 print_data_log: bool = False, decoder: Any = None) -> None:
         super().__init__(out, payload_encoding=payload_encoding)
         self.print_data = print_data_log
+        #: the payload decoder (internal topics decoded, as in dump), or None
+        self.decoder = decoder
 
     def emit(self, item: object) -> None:
         to_json = getattr(item, "to_json", None)
@@ -333,7 +335,12 @@ class FindJsonRenderer(JsonRenderer):
         rec = getattr(item, "record", None)
         batch = getattr(item, "batch", None)
         if self.print_data and rec is not None and batch is not None:
-            r = record_object(batch, RecordEvent(rec), self.encoding, (False, False))
-            for k in ("key", "key_encoding", "value", "value_encoding", "headers"):
-                obj[k] = r[k]
+            ev = RecordEvent(rec)
+            if self.decoder is not None:
+                ev.decoded = self.decoder.decode(rec.key, rec.value, rec.offset)
+            r = record_object(batch, ev, self.encoding, _structured_of(ev))
+            for k in ("key", "key_encoding", "value", "value_encoding", "headers",
+                      "decode_error"):
+                if k in r:
+                    obj[k] = r[k]
         self._write(obj)

@@ -33,6 +33,8 @@ def _name(d: dict[str, Any]) -> str:
         return str(d["topic"])
     if t == "partition":
         return f"{d['topic']}-{d['partition']}"
+    if d.get("segment") is None:  # --by segment: the partition's files outside segments
+        return f"{d['topic']}-{d['partition']}/(other)"
     return f"{d['topic']}-{d['partition']}/{d['segment']}"
 
 

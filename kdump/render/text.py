@@ -58,7 +58,10 @@ _CAMEL = {
 
 def java_path(path: str) -> str:
     """``new java.io.File(path).toString``: repeated slashes collapsed, no trailing slash
-    (``.`` and ``..`` are kept)."""
+    (``.`` and ``..`` are kept).  A URL keeps its ``scheme://``."""
+    scheme, sep, rest = path.partition("://")
+    if sep and re.fullmatch(r"[A-Za-z][A-Za-z0-9+.-]*", scheme):
+        return scheme + sep + java_path(rest)
     collapsed = re.sub(r"/{2,}", "/", path)
     return collapsed.rstrip("/") or collapsed
 
@@ -67,7 +70,7 @@ def java_absolute_path(path: str) -> str:
     """``File.getAbsolutePath``: resolved against the working directory, not normalised
     (``./a`` stays ``<cwd>/./a``), as DumpLogSegments keys its stderr blocks."""
     path = java_path(path)
-    if path.startswith("/"):
+    if path.startswith("/") or "://" in path:
         return path
     cwd = os.getcwd()
     return (cwd if cwd.endswith("/") else cwd + "/") + path

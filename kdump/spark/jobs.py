@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import fs as kfs
 from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
 from ..ops.size_report import SizeOptions, SizeRow, SizeTotals
@@ -53,7 +54,8 @@ def _run(ks: KdumpSpark, what: str, groups: list[list[Item]], fn: Callable[..., 
 
 def _walked(paths: Iterable[str]) -> tuple[list[KafkaFile | Problem], bool]:
     walked = list(walk(paths))
-    relative = any(isinstance(i, KafkaFile) and not os.path.isabs(i.path) for i in walked)
+    relative = any(isinstance(i, KafkaFile) and not os.path.isabs(i.path) and not kfs.is_url(i.path)
+                   for i in walked)
     return walked, relative
 
 
@@ -133,7 +135,7 @@ def export(ks: KdumpSpark, paths: Iterable[str], output: str, *, options: dict[s
 
     from .segments import parse_options, plan
 
-    abs_paths = [os.path.abspath(p) for p in paths]
+    abs_paths = [kfs.abspath(p) for p in paths]  # URLs as given
     opts = dict(options)
     opts["paths"] = _json_list(abs_paths)
     read_opts = parse_options(opts)

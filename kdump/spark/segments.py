@@ -26,6 +26,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..decoders import INTERNAL, JAVA_CLASSES, SIMPLE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import PayloadDecoder
@@ -33,6 +34,7 @@ from ..errors import KdumpError
 from ..files.index import OffsetIndex
 from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
+from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.legacy import LegacyBatch
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
@@ -223,7 +225,7 @@ def plan(opts: ReadOptions) -> tuple[list[Slice], list[Problem]]:
         if not wanted(item, opts):
             continue
         try:
-            size = os.stat(item.path).st_size
+            size = kfs.getsize(item.path)
         except OSError as e:
             problems.append(Problem(item.path, None, "unreadable-file",
                                     (e.strerror or str(e)).lower()))
@@ -302,7 +304,7 @@ def _decoded(structured: bool, obj: object, text: str | None) -> str | None:
 
 
 def slice_batches(s: Slice, *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
-                  ignore_unreadable: bool = False) -> Iterator[RecordBatch | LegacyBatch]:
+                  ignore_unreadable: bool = False) -> Iterator[Batch]:
     """The intact-framed batches whose first byte lies in the slice's range."""
     path, _topic, _partition, _segment, active, start, end = s
     try:

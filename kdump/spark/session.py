@@ -81,6 +81,69 @@ def check_available() -> None:
         )
 
 
+#: how long the master's host may take to accept a TCP connection before kdump gives up
+#: (Spark's own client retries for about a minute before saying the masters are
+#: unresponsive, without the cause)
+MASTER_CONNECT_TIMEOUT = 5.0
+
+
+def check_master(master: str | None, timeout: float = MASTER_CONNECT_TIMEOUT) -> None:
+    """For a standalone master (``spark://host:port[,host:port]``): each host resolves
+    and one accepts a connection, within ``timeout`` seconds; else one line with the
+    cause (an unknown host, a refused connection), before any JVM starts."""
+    if not master or not master.startswith("spark://"):
+        return
+    import socket
+
+    errors = []
+    for hp in master[len("spark://"):].split(","):
+        host, _, port_s = hp.strip().rpartition(":")
+        host = host.strip("[]")
+        if not host or not port_s.isdigit():
+            raise SparkUnavailable(f"--master {master}: {hp!r} is not host:port")
+        try:
+            infos = socket.getaddrinfo(host, int(port_s), type=socket.SOCK_STREAM)
+        except socket.gaierror as e:
+            errors.append(f"UnknownHostException: {host} ({e.strerror})")
+            continue
+        except OSError as e:
+            errors.append(f"{host}: {e.strerror or e}")
+            continue
+        for family, kind, proto, _, addr in infos[:3]:
+            try:
+                with socket.socket(family, kind, proto) as sock:
+                    sock.settimeout(timeout)
+                    sock.connect(addr)
+                return
+            except TimeoutError:
+                errors.append(f"{host}:{port_s}: no answer within {timeout:g} s")
+            except OSError as e:
+                errors.append(f"{host}:{port_s}: {e.strerror or e}")
+    raise SparkUnavailable(f"cannot reach the Spark master {master}: {'; '.join(errors)}")
+
+
+def _root_cause(log_path: str) -> str | None:
+    """The last ``Caused by:`` (else exception) line of the driver's log: what Spark
+    itself says went wrong."""
+    import re
+
+    try:
+        with open(log_path, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, fh.tell() - (256 << 10)))
+            text = fh.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    cause = None
+    for line in text.splitlines():
+        ln = line.strip()
+        if ln.startswith("Caused by: "):
+            cause = ln[len("Caused by: "):]
+        elif cause is None and re.match(r"^[\w.$]+(Exception|Error)(: |$)", ln):
+            cause = ln
+    return cause[:300] if cause else None
+
+
 def _java_version(java: str) -> str:
     try:
         out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
@@ -162,6 +225,7 @@ def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str,
         # under spark-submit the JVM is already configured (spark.master among it)
         master = None if os.environ.get("PYSPARK_GATEWAY_PORT") else DEFAULT_MASTER
     local = master is not None and is_local(master)
+    check_master(master)
     _set_python(master or "")
     workdir = tempfile.mkdtemp(prefix="kdump-spark-")
     log4j = os.path.join(workdir, "log4j2.properties")
@@ -201,6 +265,9 @@ def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str,
     except Exception as e:
         java = find_java() or "java"
         msg = str(e).strip().splitlines()[0] if str(e).strip() else e.__class__.__name__
+        cause = None if verbose else _root_cause(log_path)
+        if cause and cause not in msg:
+            msg += f" (cause: {cause})"
         where = f"; Spark's log: {log_path}" if not verbose else ""
         if verbose:
             shutil.rmtree(workdir, ignore_errors=True)

@@ -18,6 +18,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from .. import fs as kfs
 from ..files.logdir import KafkaFile
 from ..findings import Problem
 from ..ops.size_report import CodecStats, SizeOptions, SizeRow, file_row
@@ -86,7 +87,7 @@ def verify_options_to_wire(o: VerifyOptions) -> tuple[Any, ...]:
 # --- cutting the work into tasks ---------------------------------------------------------
 def _size(path: str) -> int:
     try:
-        return os.stat(path).st_size
+        return kfs.getsize(path)
     except OSError:
         return 0
 

@@ -1,0 +1,97 @@
+"""``--jobs``: throughput of N worker processes against one, in one run.
+
+    .venv/bin/python bench/jobs_bench.py            # --jobs 2 vs --jobs 1, 3 rounds
+    .venv/bin/python bench/jobs_bench.py --jobs 4 --rounds 5
+
+Writes (once) a log dir of many segments into ``bench/data/jobs-logdir`` with the
+project's encoder (tests/writer.py): 4 partitions, each rolled into 8 MiB segments,
+lz4 and zstd batches of 100 records alternating by partition (~200 MiB of segments in all).  Then
+times ``kdump verify-crc`` and ``kdump size-report`` (deep, the defaults) over it with
+``--jobs 1`` and ``--jobs N``, alternating in rounds so the load of a shared machine
+falls alike on both, checks that both outputs are byte for byte the same, and prints
+the median wall times and the ratio.  Exits 1 when a ratio is under ``--target``
+(1.7 by default, the issue's figure for 2 cores).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "bench" / "data" / "jobs-logdir"
+KDUMP = Path(sys.executable).with_name("kdump")
+sys.path.insert(0, str(ROOT / "tests"))
+
+
+def write_logdir(root: Path, partitions: int = 4, per_partition: int = 150 << 20) -> None:
+    import writer as w
+
+    done = root / ".complete"
+    if done.exists():
+        return
+    root.mkdir(parents=True, exist_ok=True)
+    alphabet = b"abcdefghijklmnopqrstuvwxyz0123456789"
+    for p in range(partitions):
+        pw = w.PartitionWriter(root / f"events-{p}", segment_bytes=8 << 20)
+        codec = w.LZ4 if p % 2 == 0 else w.ZSTD
+        offset = size = 0
+        while size < per_partition:
+            recs = [w.Rec(key=b"k%d" % o, value=(alphabet * 4)[o % 36: o % 36 + 70] + b"%d" % o,
+                          timestamp=w.TS0 + o)
+                    for o in range(offset, offset + 100)]
+            data = w.v2_batch(recs, base_offset=offset, codec=codec)
+            pw.append(data)
+            size += len(data) * 3  # compressed batches: aim at ~per_partition of records
+            offset += 100
+        pw.close()
+    done.write_text("")
+
+
+def run(cmd: list[str]) -> tuple[float, bytes]:
+    t = time.perf_counter()
+    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False).stdout
+    return time.perf_counter() - t, out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--target", type=float, default=1.7)
+    args = ap.parse_args(argv)
+    write_logdir(DATA)
+    segs = sorted(DATA.glob("*/*.log"))
+    total = sum(p.stat().st_size for p in segs)
+    print(f"{len(segs)} segments, {total / 2**20:.0f} MiB; load average {os.getloadavg()}")
+    ok = True
+    for command in (["verify-crc", "--format", "json"], ["size-report", "--format", "json"]):
+        times: dict[int, list[float]] = {1: [], args.jobs: []}
+        outs: dict[int, bytes] = {}
+        for _ in range(args.rounds):
+            for j in (1, args.jobs):
+                dt, out = run([str(KDUMP), *command, "--jobs", str(j), str(DATA)])
+                times[j].append(dt)
+                if outs.setdefault(j, out) != out:
+                    print("  output changed between rounds", file=sys.stderr)
+                    ok = False
+        if outs[1] != outs[args.jobs]:
+            print(f"{command[0]}: --jobs {args.jobs} output differs from --jobs 1", file=sys.stderr)
+            ok = False
+        one, many = statistics.median(times[1]), statistics.median(times[args.jobs])
+        ratio = one / many
+        print(f"{command[0]:12s} --jobs 1: {one:6.2f} s ({total / one / 2**20:6.1f} MiB/s)   "
+              f"--jobs {args.jobs}: {many:6.2f} s ({total / many / 2**20:6.1f} MiB/s)   "
+              f"ratio {ratio:.2f}x (target {args.target}x)")
+        ok = ok and ratio >= args.target
+    print(f"load average after: {os.getloadavg()}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

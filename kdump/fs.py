@@ -1,0 +1,386 @@
+"""Where input files live: local paths, or URLs of object stores and remote filesystems.
+
+Local paths keep kdump's own read path (:class:`kdump.source.FileSource`: ``pread`` on a
+file descriptor opened ``O_NOATIME``); nothing here is on that path.  URLs
+(``s3://``, ``gs://``, ``abfs://``, ``hdfs://``, ``file://`` ...) go through fsspec:
+
+* a file is read in byte ranges (:class:`RemoteSource`, one ranged GET per window), the
+  windows growing while a read is sequential (as the kernel's read-ahead does) and staying
+  small for lookups, so a find-offset on a 1 GiB remote segment fetches kilobytes;
+* a prefix is listed with ONE paginated walk (``fs.find(..., detail=True)``) whose
+  result answers every question the log-dir walker asks (:class:`Listing`), instead of
+  a request per file;
+* every failure of the network or the store becomes an :class:`~kdump.errors.InputError`
+  naming the URL and the byte range, after a bounded number of retries (the backend's own
+  retries come first; kdump adds :data:`RETRIES` more for transient errors).
+
+Why fsspec rather than ``pyarrow.fs``: one interface for every scheme the issue names
+(``abfs://`` has no pyarrow filesystem in most builds, and pyarrow's HDFS wants the JVM's
+libhdfs anyway), ranged reads as a single call (``cat_file(path, start, end)``), a
+paginated recursive listing with sizes, errors mapped onto the builtin
+``FileNotFoundError``/``PermissionError``, and backends that read each store's standard
+configuration (for S3, botocore: ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY``,
+``AWS_SESSION_TOKEN``, ``AWS_PROFILE``, ``AWS_REGION``, ``AWS_ENDPOINT_URL`` ...).  fsspec
+itself is pure Python without dependencies; each backend is an optional extra.
+
+Credentials never come from kdump flags.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import threading
+import time
+from typing import Any
+
+from .errors import InputError
+
+#: scheme -> (fsspec protocol, the kdump extra that installs its backend)
+SCHEMES: dict[str, tuple[str, str | None]] = {
+    "s3": ("s3", "s3"),
+    "s3a": ("s3", "s3"),
+    "gs": ("gcs", "gcs"),
+    "gcs": ("gcs", "gcs"),
+    "abfs": ("abfs", "azure"),
+    "abfss": ("abfs", "azure"),
+    "az": ("abfs", "azure"),
+    "hdfs": ("hdfs", "hdfs"),
+    "file": ("file", None),
+}
+_URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+#: kdump's own retries of a failed ranged read or listing (on top of the backend's)
+RETRIES = 2
+_BACKOFF = 0.2
+#: the first fetch of a non-sequential read; doubles while reads are sequential, up to
+#: the window's size
+READAHEAD_MIN = 16 << 10
+
+
+class RemoteStats:
+    """Requests and bytes fetched by :class:`RemoteSource` in this process (tests and
+    ``bytes touched`` figures)."""
+
+    requests = 0
+    bytes = 0
+    listings = 0
+
+
+def is_url(path: str) -> bool:
+    return _URL.match(path) is not None
+
+
+def scheme_of(url: str) -> str:
+    m = _URL.match(url)
+    return m.group(1).lower() if m else ""
+
+
+def abspath(path: str) -> str:
+    """``os.path.abspath`` for local paths; a URL as given (minus a trailing slash)."""
+    if is_url(path):
+        return path.rstrip("/") or path
+    return os.path.abspath(path)
+
+
+def dirname(path: str) -> str:
+    if is_url(path):
+        return path.rstrip("/").rsplit("/", 1)[0]
+    return os.path.dirname(path)
+
+
+_fs_cache: dict[tuple[str, int], Any] = {}
+_fs_lock = threading.Lock()
+
+
+def filesystem(url: str) -> tuple[Any, str]:
+    """The fsspec filesystem serving ``url`` and the path inside it.  A missing backend
+    is an :class:`InputError` naming the extra that installs it."""
+    scheme = scheme_of(url)
+    entry = SCHEMES.get(scheme)
+    if entry is None:
+        known = ", ".join(f"{s}://" for s in SCHEMES)
+        raise InputError(f"unsupported URL scheme {scheme}:// (kdump reads {known} and local paths)",
+                         path=url)
+    protocol, extra = entry
+    hint = (f"install it with: pip install 'kdump[{extra}]'" if extra
+            else "install it with: pip install fsspec")
+    try:
+        import fsspec
+    except ImportError:
+        raise InputError(f"{scheme}:// URLs need fsspec; {hint}", path=url) from None
+    key = (protocol, os.getpid())
+    with _fs_lock:
+        fs = _fs_cache.get(key)
+        if fs is None:
+            try:
+                fs = fsspec.filesystem(protocol, skip_instance_cache=True)
+            except ImportError:
+                raise InputError(f"{scheme}:// URLs need the '{extra}' extra; {hint}",
+                                 path=url) from None
+            except Exception as e:  # a backend that cannot start (bad config ...)
+                raise InputError(f"cannot open the {scheme}:// filesystem: {_reason(e)}",
+                                 path=url) from None
+            _fs_cache[key] = fs
+    inner = url.split("://", 1)[1] if protocol != "file" else url[len("file://"):]
+    inner = inner.rstrip("/") or inner
+    return fs, inner
+
+
+def clear_cache() -> None:
+    """Forget the filesystems and object sizes of this process (the environment that
+    configures them changed: tests)."""
+    with _fs_lock:
+        _fs_cache.clear()
+    _known_sizes.clear()
+
+
+def _reason(e: BaseException) -> str:
+    """A one-line reason for a backend's exception (never a traceback)."""
+    if isinstance(e, FileNotFoundError):
+        return "no such file or object"
+    if isinstance(e, PermissionError):
+        text = str(e).strip()
+        return "access denied" + (f" ({_one_line(text)})" if text else "")
+    cause = e.__cause__
+    response = getattr(cause, "response", None)  # botocore's ClientError behind s3fs's OSError
+    if isinstance(response, dict):
+        status = response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        err = response.get("Error", {})
+        parts = [f"HTTP {status}" if status else "", str(err.get("Code") or ""),
+                 str(err.get("Message") or "")]
+        text = _one_line(" ".join(p for p in parts if p))
+        if text:
+            return text
+    if isinstance(e, OSError) and e.strerror:
+        return _one_line(e.strerror)
+    return _one_line(str(e)) or type(e).__name__
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text[:300] + ("..." if len(text) > 300 else "")
+
+
+def _transient(e: BaseException) -> bool:
+    return not isinstance(e, (FileNotFoundError, PermissionError, IsADirectoryError,
+                              NotADirectoryError, ValueError, TypeError))
+
+
+def _with_retries(what: Any, *args: Any, **kwargs: Any) -> Any:
+    delay = _BACKOFF
+    for attempt in range(RETRIES + 1):
+        try:
+            return what(*args, **kwargs)
+        except Exception as e:
+            if attempt == RETRIES or not _transient(e):
+                raise
+            time.sleep(delay)
+            delay *= 2
+    raise AssertionError("unreachable")
+
+
+# --- reading ------------------------------------------------------------------------------
+def remote_info(url: str) -> dict[str, Any]:
+    fs, inner = filesystem(url)
+    try:
+        RemoteStats.requests += 1
+        info: dict[str, Any] = _with_retries(fs.info, inner)
+    except Exception as e:
+        raise InputError(_reason(e), path=url) from None
+    return info
+
+
+#: sizes of the objects the listings of this process saw: opening one of them needs no
+#: metadata request of its own
+_known_sizes: dict[str, int] = {}
+
+
+def known_size(url: str) -> int | None:
+    return _known_sizes.get(url.rstrip("/"))
+
+
+def getsize(path: str) -> int:
+    """The size of a file, local or remote; OSError when it cannot be had."""
+    if not is_url(path):
+        return os.stat(path).st_size
+    size = known_size(path)
+    if size is not None:
+        return size
+    try:
+        info = remote_info(path)
+    except InputError as e:
+        raise OSError(0, e.message) from None
+    if info.get("type") == "directory":
+        raise IsADirectoryError(21, "is a directory, not a file")
+    return int(info.get("size") or 0)
+
+
+def isdir(path: str) -> bool:
+    if not is_url(path):
+        return os.path.isdir(path)
+    try:
+        return Listing().stat(path).st_mode & stat.S_IFDIR != 0
+    except OSError:
+        return False
+
+
+def exists(path: str) -> bool:
+    if not is_url(path):
+        return os.path.exists(path)
+    try:
+        Listing().stat(path)
+    except OSError:
+        return False
+    return True
+
+
+def read_range(fs: Any, inner: str, url: str, position: int, n: int) -> bytes:
+    """``n`` bytes at ``position`` (fewer when the object is shorter), retried."""
+    try:
+        data: bytes = _with_retries(fs.cat_file, inner, start=position, end=position + n)
+    except Exception as e:
+        raise InputError(f"read of bytes {position}..{position + n} failed: {_reason(e)}",
+                         path=url, position=position) from None
+    RemoteStats.requests += 1
+    RemoteStats.bytes += len(data)
+    return data
+
+
+# --- listing ------------------------------------------------------------------------------
+_DIR_MODE = stat.S_IFDIR | 0o555
+_FILE_MODE = stat.S_IFREG | 0o444
+
+
+def _stat_result(is_dir: bool, size: int, key: str) -> os.stat_result:
+    # st_dev 0 and a per-path st_ino: the walker's "directory already visited" check
+    ino = hash(key) & 0x7FFFFFFFFFFFFFFF
+    return os.stat_result((_DIR_MODE if is_dir else _FILE_MODE, ino, 0, 1, 0, 0, size, 0, 0, 0))
+
+
+class _Tree:
+    """Everything under one URL, from one paginated recursive listing."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/") or url
+        fs, inner = filesystem(url)
+        self.inner = inner
+        self.files: dict[str, int] = {}  # relative path -> size ("" = the root is a file)
+        self.dirs: dict[str, set[str]] = {}  # relative dir -> names
+        try:
+            RemoteStats.listings += 1
+            found: dict[str, dict[str, Any]] = _with_retries(fs.find, inner, withdirs=True,
+                                                             detail=True)
+        except FileNotFoundError:
+            found = {}
+        except Exception as e:
+            raise OSError(0, _reason(e)) from None
+        root = inner.rstrip("/")
+        for name, info in found.items():
+            name = name.rstrip("/")
+            if name == root:
+                if info.get("type") != "directory":
+                    self.files[""] = int(info.get("size") or 0)
+                continue
+            if not name.startswith(root + "/"):
+                continue
+            rel = name[len(root) + 1:]
+            parts = rel.split("/")
+            for i in range(len(parts)):
+                parent = "/".join(parts[:i])
+                self.dirs.setdefault(parent, set()).add(parts[i])
+            if info.get("type") == "directory":
+                self.dirs.setdefault(rel, set())
+            else:
+                self.files[rel] = int(info.get("size") or 0)
+        for rel, size in self.files.items():
+            _known_sizes[f"{self.url}/{rel}" if rel else self.url] = size
+        if not self.files and not self.dirs:
+            # nothing under it: the root may still be a single object (or nothing at all)
+            try:
+                RemoteStats.requests += 1
+                info = _with_retries(fs.info, inner)
+            except FileNotFoundError:
+                return
+            except Exception as e:
+                raise OSError(0, _reason(e)) from None
+            if info.get("type") == "directory":
+                self.dirs[""] = set()
+            else:
+                self.files[""] = int(info.get("size") or 0)
+
+    def rel(self, url: str) -> str | None:
+        u = url.rstrip("/")
+        if u == self.url:
+            return ""
+        if u.startswith(self.url + "/"):
+            return u[len(self.url) + 1:]
+        return None
+
+
+class Listing:
+    """The filesystem questions the log-dir walker asks (``stat``, ``listdir``,
+    ``isdir``), answered by the OS for local paths and, for URLs, from one recursive
+    listing per URL walked (made on first use, kept for the life of this object)."""
+
+    def __init__(self) -> None:
+        self._trees: list[_Tree] = []
+
+    def _tree(self, url: str) -> tuple[_Tree, str]:
+        for t in self._trees:
+            r = t.rel(url)
+            if r is not None:
+                return t, r
+        try:
+            t = _Tree(url)
+        except InputError as e:
+            raise OSError(0, e.message) from None
+        self._trees.append(t)
+        return t, ""
+
+    def stat(self, path: str) -> os.stat_result:
+        if not is_url(path):
+            return os.stat(path)
+        t, r = self._tree(path)
+        if r in t.files:
+            return _stat_result(False, t.files[r], path.rstrip("/"))
+        if r in t.dirs:
+            return _stat_result(True, 0, path.rstrip("/"))
+        raise FileNotFoundError(2, "no such file or directory", path)
+
+    def listdir(self, path: str) -> list[str]:
+        """The names in a directory, sorted."""
+        if not is_url(path):
+            with os.scandir(path) as it:
+                return sorted(e.name for e in it)
+        t, r = self._tree(path)
+        if r not in t.dirs:
+            if r in t.files:
+                raise NotADirectoryError(20, "not a directory", path)
+            raise FileNotFoundError(2, "no such file or directory", path)
+        return sorted(t.dirs[r])
+
+    def isdir(self, path: str) -> bool:
+        if not is_url(path):
+            return os.path.isdir(path)
+        try:
+            t, r = self._tree(path)
+        except OSError:
+            return False
+        return r in t.dirs
+
+    def entries(self, path: str) -> list[tuple[str, bool]]:
+        """``(name, is a directory)`` of a directory's entries (symlinks not followed)."""
+        if not is_url(path):
+            with os.scandir(path) as it:
+                return [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+        t, r = self._tree(path)
+        if r not in t.dirs:
+            raise FileNotFoundError(2, "no such file or directory", path)
+        base = f"{r}/" if r else ""
+        return [(n, base + n in t.dirs) for n in sorted(t.dirs[r])]
+
+
+__all__ = ["Listing", "RemoteStats", "abspath", "exists", "filesystem", "getsize", "is_url",
+           "isdir"]
