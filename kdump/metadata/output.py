@@ -106,6 +106,13 @@ def image_summary(r: Replay, *, quorum_state: Any = None) -> dict[str, Any]:
     }
 
 
+def brief_summary(r: Replay) -> dict[str, Any]:
+    """Where an image stands, in short (for ``diff`` and ``history``)."""
+    full = image_summary(r)
+    return {k: full[k] for k in ("offset", "timestamp", "target", "snapshot", "log_segments",
+                                 "gaps", "records_applied", "records_failed", "complete")}
+
+
 # ----------------------------------------------------------------------------- paths
 
 
