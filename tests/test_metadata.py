@@ -172,7 +172,7 @@ class Model:
         self.tokens: dict[str, dict[str, Any]] = {}
         self.secret_versions: dict[tuple[int, str, str], int] = {}
 
-    def apply(self, n: str, v: dict[str, Any]) -> None:  # noqa: C901 - one branch a type
+    def apply(self, n: str, v: dict[str, Any]) -> None:
         if n == "FeatureLevelRecord":
             if v["featureLevel"] == 0 and v["name"] != "metadata.version":
                 self.features.pop(v["name"], None)
@@ -446,8 +446,8 @@ def logdir(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def replay(path: Path, target: Target = Target(), **kw: Any) -> Replay:
-    return Replay(find_sources(str(path)), target, **kw).run()
+def replay(path: Path, target: Target | None = None, **kw: Any) -> Replay:
+    return Replay(find_sources(str(path)), target or Target(), **kw).run()
 
 
 # ============================================================================ images
@@ -660,3 +660,89 @@ def test_copytree_is_read_only(logdir: Path, tmp_path: Path) -> None:
     after = {p: p.stat().st_mtime_ns for p in (logdir / "__cluster_metadata-0").iterdir()}
     assert before == after
     shutil.rmtree(logdir / "__cluster_metadata-0")
+
+
+# ============================================================================ CLI
+
+from kdump.cli.schema_doc import METADATA_SCHEMA  # noqa: E402
+
+try:
+    from tests.conftest import KdumpRunner
+except ImportError:  # pragma: no cover
+    from conftest import KdumpRunner  # type: ignore[no-redef]
+
+
+def test_cli_json_objects_use_documented_fields(kdump: KdumpRunner, logdir: Path) -> None:
+    for args in ([], ["--history"], ["--history", "orders"], ["--diff", "5", "40"]):
+        r = kdump("metadata", ".", "--format", "json", *args, cwd=logdir)
+        assert r.rc == 0, r.err
+        lines = [json.loads(x) for x in r.out.splitlines()]
+        assert lines
+        for obj in lines:
+            kind = obj["type"]
+            fields = METADATA_SCHEMA[kind][1]
+            documented = {n.rstrip("?") for n, _ in fields} | {"type"}
+            required = {n for n, _ in fields if not n.endswith("?")}
+            assert required <= set(obj) <= documented, (kind, set(obj) ^ documented)
+
+
+def test_cli_text_paths(kdump: KdumpRunner, logdir: Path) -> None:
+    offs = offsets_of(scenario())
+    r = kdump("metadata", "__cluster_metadata-0", "--format", "text", "--at-offset",
+              str(offs[7] - 1), cwd=logdir)
+    assert r.rc == 0 and r.err == ""
+    lines = r.out.splitlines()
+    for want in ("/topics/orders/0/leader 3", "/topics/orders/0/isr [1,3]",
+                 "/topics/orders/0/leader_epoch 1", "/brokers/2/fenced true",
+                 "/brokers/3/in_controlled_shutdown true",
+                 "/configs/TOPIC/orders/cleanup.policy/value compact",
+                 "/configs/BROKER/1/ssl.keystore.password/value null",
+                 "/configs/BROKER/1/ssl.keystore.password/redacted true",
+                 "/configs/BROKER//log.retention.ms/value 1000",
+                 "/scram/SCRAM-SHA-256/alice/credentials redacted",
+                 f"/image/offset {offs[7] - 1}", "/image/complete true"):
+        assert want in lines, want
+    assert "hunter2" not in r.out
+
+
+def test_cli_text_escapes_names_from_the_data(kdump: KdumpRunner, tmp_path: Path) -> None:
+    d = tmp_path / "__cluster_metadata-0"
+    lw = w.MetadataLogWriter(d)
+    lw.append([w.metadata_record("ConfigRecord", {
+        "resourceType": 2, "resourceName": "a/b c\x1b[2J", "name": "x\ny",
+        "value": "v w\r\x07%"})])
+    lw.close()
+    r = kdump("metadata", str(tmp_path), "--format", "text")
+    assert r.rc == 0
+    assert r.out.splitlines()[0] == "/configs/TOPIC/a%2Fb%20c%1B[2J/x%0Ay/value v w%0D%07%25"
+    t = kdump("metadata", str(tmp_path), "--format", "table")
+    assert "\x1b" not in t.out and "\x07" not in t.out
+
+
+def test_cli_exit_codes(kdump: KdumpRunner, tmp_path: Path) -> None:
+    d = tmp_path / "__cluster_metadata-0"
+    lw = w.MetadataLogWriter(d)
+    lw.append([w.metadata_record("TopicRecord", {"name": "a", "topicId": A})])
+    lw.append([w.metadata_record("RemoveTopicRecord", {"topicId": B})])
+    lw.close()
+    r = kdump("metadata", str(tmp_path), "--format", "text")
+    assert r.rc == 1
+    assert r.err.splitlines() == [
+        f"{d / '00000000000000000000.log'}: position 90: metadata-apply: REMOVE_TOPIC_RECORD at "
+        f"offset 1 cannot be applied: Unable to delete topic: no topic with id {B} "
+        "(base offset 1)"]
+    assert kdump("metadata", str(tmp_path / "nope")).rc == 2
+    assert kdump("metadata", str(tmp_path), "--at-offset", "1", "--at-time", "5").rc == 2
+    assert kdump("metadata", str(tmp_path), "--diff", "1").rc == 2
+    assert kdump("metadata", str(tmp_path), "--history", "broker:x").rc == 2
+    (tmp_path / "empty").mkdir()
+    assert kdump("metadata", str(tmp_path / "empty")).rc == 2
+
+
+def test_cli_table_sections(kdump: KdumpRunner, logdir: Path) -> None:
+    r = kdump("metadata", ".", "--format", "table", cwd=logdir)
+    assert r.rc == 0
+    titles = [ln.split(" (")[0].rstrip() for ln in r.out.splitlines() if ln and ln[0].isalpha()]
+    assert titles == ["features", "brokers", "controllers", "topics", "partitions", "configs",
+                      "client quotas", "ACLs", "producer ids",
+                      "SCRAM users", "image"]

@@ -1933,7 +1933,7 @@ class MetadataLogWriter:
         if self._file is not None:
             self._file.close()
         self.segments.append(self.next_offset)
-        self._file = open(self.directory / f"{self.next_offset:020d}.log", "wb")  # noqa: SIM115
+        self._file = open(self.directory / f"{self.next_offset:020d}.log", "wb")
         self._size = 0
 
     def append(self, records: list[bytes], *, timestamp: int = DEFAULT_TIMESTAMP,

@@ -29,8 +29,9 @@ def image_objects(image: MetadataImage) -> list[dict[str, Any]]:
     out = image.sorted_objects()
     voters = set(image.voters or [])
     ctrl_ids = {o["id"] for o in out if o["type"] == "controller"}
-    extra = [{"type": "controller", "id": v, "incarnation_id": None, "zk_migration_ready": None,
-              "endpoints": [], "features": []} for v in sorted(voters - ctrl_ids)]
+    extra: list[dict[str, Any]] = [
+        {"type": "controller", "id": v, "incarnation_id": None, "zk_migration_ready": None,
+         "endpoints": [], "features": []} for v in sorted(voters - ctrl_ids)]
     result: list[dict[str, Any]] = []
     controllers: list[dict[str, Any]] = []
     for o in out:

@@ -243,7 +243,7 @@ class Replay:
         cands = self._candidates()
         segs = self.sources.segments
         if self.earliest:
-            if segs and segs[0].base_offset == 0 or not cands:
+            if (segs and segs[0].base_offset == 0) or not cands:
                 return []
             # the earliest snapshot the log continues from
             first_log = segs[0].base_offset if segs else None
