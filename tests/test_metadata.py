@@ -746,3 +746,26 @@ def test_cli_table_sections(kdump: KdumpRunner, logdir: Path) -> None:
     assert titles == ["features", "brokers", "controllers", "topics", "partitions", "configs",
                       "client quotas", "ACLs", "producer ids",
                       "SCRAM users", "image"]
+
+
+def test_fast_partition_change_reader_is_the_generic_one() -> None:
+    import random
+
+    from kdump.metadata.records import decode_generic, decode_record
+
+    try:
+        from tests import schema_writer as sw
+    except ImportError:  # pragma: no cover
+        import schema_writer as sw  # type: ignore[no-redef]
+    schema = w._metadata_schemas()["PartitionChangeRecord"]
+    for seed in range(300):
+        rng = random.Random(seed)
+        version = seed % 3
+        values = sw.sample(schema, rng, version)
+        body = sw.encode(schema, values, version,
+                         unknown_tags=[(90, b"\x01")] if seed % 5 == 0 else None)
+        value = bytes([1, 5, version]) + body
+        fast, slow = decode_record(value), decode_generic(value)
+        assert (fast.name, fast.version, fast.message) == (slow.name, slow.version, slow.message)
+    noop = w.metadata_record("NoOpRecord", {})
+    assert decode_record(noop) == decode_generic(noop)

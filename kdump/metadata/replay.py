@@ -402,21 +402,24 @@ class Replay:
 
     def _batch(self, path: str, batch: RecordBatch, expected: int) -> None:
         t = self.target
+        max_off = t.offset if t.offset is not None else 1 << 63
+        max_ts = t.time if t.time is not None else 1 << 63
+        control = batch.is_control
         try:
             for rec in batch.records(self.max_batch_bytes):
-                if rec.offset < expected:
+                off = rec.offset
+                if off < expected:
                     continue
-                if (t.offset is not None and rec.offset > t.offset) or \
-                        (t.time is not None and rec.timestamp > t.time):
+                if off > max_off or rec.timestamp > max_ts:
                     self._stop = True
                     self.reached_target = True
                     return
-                self.log_end = rec.offset
-                if batch.is_control:
+                self.log_end = off
+                if control:
                     self._control(path, batch, parse_control(rec))
                 else:
-                    self._apply_one(path, batch, rec.offset, rec.value, rec.timestamp)
-                self.offset = rec.offset
+                    self._apply_one(path, batch, off, rec.value, rec.timestamp)
+                self.offset = off
                 self.timestamp = rec.timestamp
         except KdumpError as e:
             self._problem(e.path or path, e.position, "metadata-record", e.message,
