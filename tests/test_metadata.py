@@ -769,3 +769,94 @@ def test_fast_partition_change_reader_is_the_generic_one() -> None:
         assert (fast.name, fast.version, fast.message) == (slow.name, slow.version, slow.message)
     noop = w.metadata_record("NoOpRecord", {})
     assert decode_record(noop) == decode_generic(noop)
+
+
+def test_every_record_type_has_an_effect_or_is_named_as_having_none() -> None:
+    from kdump.decoders.cluster_metadata import METADATA_SCHEMAS, record_type_name
+    from kdump.metadata.image import APPLIED_TYPES, NO_EFFECT, TRANSACTION_TYPES
+
+    names = {record_type_name(s.name) for s in METADATA_SCHEMAS.values()}
+    assert len(names) == 25
+    assert names - {"ZK_MIGRATION_STATE_RECORD"} == \
+        (APPLIED_TYPES | NO_EFFECT | TRANSACTION_TYPES) - {"ZK_MIGRATION_STATE_RECORD"}
+    assert "ZK_MIGRATION_STATE_RECORD" in APPLIED_TYPES  # kept in the image object
+
+
+def test_quorum_from_control_records_and_quorum_state(kdump: KdumpRunner, tmp_path: Path) -> None:
+    d = tmp_path / "__cluster_metadata-0"
+    lw = w.MetadataLogWriter(d, leader_epoch=7)
+    lw.control([(w.CONTROL_LEADER_CHANGE, w.leader_change_value(2, [1, 2, 3], [2, 3]))])
+    lw.control([(w.CONTROL_KRAFT_VERSION, w.kraft_version_value(1))])
+    lw.append([w.metadata_record("RegisterControllerRecord", {
+        "controllerId": 2, "incarnationId": C, "zkMigrationReady": False,
+        "endPoints": [{"name": "CONTROLLER", "host": "c2", "port": 9093,
+                       "securityProtocol": 0}]})])
+    lw.close()
+    (d / "quorum-state").write_text('{"leaderId":2,"leaderEpoch":7,"votedId":-1,'
+                                    '"appliedOffset":0,"currentVoters":[{"voterId":1},'
+                                    '{"voterId":2},{"voterId":3}],"data_version":0}')
+    r = kdump("metadata", str(tmp_path), "--format", "json")
+    assert r.rc == 0, r.err
+    objs = [json.loads(x) for x in r.out.splitlines()]
+    ctrl = [(o["id"], o["registered"], o["voter"], o["leader"]) for o in objs
+            if o["type"] == "controller"]
+    assert ctrl == [(1, False, True, False), (2, True, True, True), (3, False, True, False)]
+    image = objs[-1]
+    assert (image["leader_id"], image["leader_epoch"], image["voters"],
+            image["kraft_version"]) == (2, 7, [1, 2, 3], 1)
+    assert image["quorum_state_file"]["values"]["leaderEpoch"] == 7
+
+
+def test_damaged_batch_and_unknown_version(kdump: KdumpRunner, tmp_path: Path) -> None:
+    d = tmp_path / "__cluster_metadata-0"
+    lw = w.MetadataLogWriter(d)
+    lw.append([w.metadata_record("TopicRecord", {"name": "a", "topicId": A})])
+    lw.append([w.metadata_record("TopicRecord", {"name": "b", "topicId": B})], crc=1)
+    lw.append([w.metadata_record("TopicRecord", {"name": "c", "topicId": C}, version=7)])
+    lw.close()
+    r = kdump("metadata", str(tmp_path), "--format", "json")
+    assert r.rc == 1
+    objs = [json.loads(x) for x in r.out.splitlines()]
+    assert [o["name"] for o in objs if o["type"] == "topic"] == ["a", "c"]
+    problems = [(o["kind"], o["severity"], o["base_offset"]) for o in objs
+                if o["type"] == "problem"]
+    assert problems == [("crc-mismatch", "error", 1), ("metadata-record", "warning", 2)]
+    image = next(o for o in objs if o["type"] == "image")
+    assert image["complete"] is True and image["records_applied"] == 2
+
+
+def test_at_time_iso_and_snapshot_by_time(kdump: KdumpRunner, tmp_path: Path) -> None:
+    batches = scenario()
+    offs = offsets_of(batches)
+    d = tmp_path / "__cluster_metadata-0"
+    write_log(d, batches)
+    cut = offs[9]
+    w.metadata_snapshot(d / f"{cut:020d}-{1:010d}.checkpoint",
+                        snapshot_records(model_at(batches, cut - 1)), timestamp=batches[8][0])
+    # 2023-11-14T22:13:26Z is batches[6]: before the snapshot's time -> log only
+    r = kdump("metadata", str(tmp_path), "--format", "json", "--at-time", "2023-11-14T22:13:26Z")
+    image = json.loads(r.out.splitlines()[-1])
+    assert r.rc == 0 and image["snapshot"] is None and image["offset"] == offs[7] - 1
+    late = kdump("metadata", str(tmp_path), "--format", "json", "--at-time",
+                 str(batches[11][0]))
+    image = json.loads(late.out.splitlines()[-1])
+    assert image["snapshot"]["end_offset"] == cut and image["offset"] == offs[12] - 1
+    assert image["overlap"] == {"first": 0, "last": cut - 1}
+
+
+def test_damaged_snapshot_falls_back_to_an_earlier_one(tmp_path: Path) -> None:
+    batches = scenario()
+    offs = offsets_of(batches)
+    d = tmp_path / "__cluster_metadata-0"
+    write_log(d, batches)
+    for cut in (offs[4], offs[9]):
+        w.metadata_snapshot(d / f"{cut:020d}-{1:010d}.checkpoint",
+                            snapshot_records(model_at(batches, cut - 1)))
+    bad = d / f"{offs[9]:020d}-{1:010d}.checkpoint"
+    data = bytearray(bad.read_bytes())
+    data[200] ^= 0xFF
+    bad.write_bytes(bytes(data))
+    r = replay(tmp_path)
+    assert r.snapshot is not None and r.snapshot.end_offset == offs[4]
+    assert [p.kind for p in r.problems] == ["crc-mismatch", "metadata-snapshot"]
+    assert_same(image_objects(r.image), model_at(batches))
