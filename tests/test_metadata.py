@@ -860,3 +860,17 @@ def test_damaged_snapshot_falls_back_to_an_earlier_one(tmp_path: Path) -> None:
     assert r.snapshot is not None and r.snapshot.end_offset == offs[4]
     assert [p.kind for p in r.problems] == ["crc-mismatch", "metadata-snapshot"]
     assert_same(image_objects(r.image), model_at(batches))
+
+
+def test_problems_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kdump.metadata.replay as rp
+
+    monkeypatch.setattr(rp, "MAX_PROBLEMS_PER_KIND", 3)
+    d = tmp_path / "__cluster_metadata-0"
+    lw = w.MetadataLogWriter(d)
+    lw.append([w.metadata_record("RemoveTopicRecord", {"topicId": A})] * 10)
+    lw.close()
+    r = replay(tmp_path)
+    assert [p.kind for p in r.problems] == ["metadata-apply"] * 4
+    assert r.problems[-1].detail == "7 more metadata-apply problems, not listed one by one"
+    assert r.records_failed == 10

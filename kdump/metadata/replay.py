@@ -40,6 +40,8 @@ from .records import RecordError, decode_record
 __all__ = ["Event", "Replay", "Sources", "Target", "find_sources", "parse_point"]
 
 METADATA_DIR = "__cluster_metadata-0"
+#: problems of one kind kept one by one (the rest are counted)
+MAX_PROBLEMS_PER_KIND = 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +200,8 @@ class Replay:
         self.log_start: int | None = None
         self.log_end: int | None = None  # last offset read from the log
         self.reached_target = False
+        self._kinds: Counter[str] = Counter()
+        self._dropped: Counter[tuple[str, str]] = Counter()
         self._txn: list[_Pending] | None = None
         self._txn_begin: tuple[int, str | None] | None = None
         self._stop = False
@@ -205,8 +209,18 @@ class Replay:
     # ------------------------------------------------------------------ problems
     def _problem(self, path: str, position: int | None, kind: str, detail: str, *,
                  base_offset: int | None = None, severity: str = ERROR) -> None:
-        self.problems.append(Problem(path, position, kind, detail, base_offset=base_offset,
-                                     severity=severity))
+        self._add(Problem(path, position, kind, detail, base_offset=base_offset,
+                          severity=severity))
+
+    def _add(self, p: Problem) -> None:
+        """Keep a problem; past MAX_PROBLEMS_PER_KIND of a kind only count them, so a log
+        of nothing but bad records cannot fill memory (the count is said at the end)."""
+        n = self._kinds[p.kind]
+        self._kinds[p.kind] = n + 1
+        if n < MAX_PROBLEMS_PER_KIND:
+            self.problems.append(p)
+        elif p.is_failure:
+            self._dropped[(p.kind, p.severity)] += 1
 
     # ------------------------------------------------------------------ snapshot choice
     def _snapshot_time(self, snap: SnapshotFile) -> int | None:
@@ -274,7 +288,7 @@ class Replay:
             with _open(snap.path) as src:
                 for item in LogReader(src, max_batch_bytes=self.max_batch_bytes):
                     if isinstance(item, Problem):
-                        self.problems.append(item)
+                        self._add(item)
                         continue
                     if not isinstance(item, RecordBatch):
                         self._problem(snap.path, item.position, "metadata-record",
@@ -354,7 +368,7 @@ class Replay:
             with _open(seg.path) as src:
                 for item in LogReader(src, active=active, max_batch_bytes=self.max_batch_bytes):
                     if isinstance(item, Problem):
-                        self.problems.append(item)
+                        self._add(item)
                         continue
                     if not isinstance(item, RecordBatch):
                         self._problem(seg.path, item.position, "metadata-record",
@@ -520,6 +534,10 @@ class Replay:
             self.records_aborted += len(pending)
 
     def _finish(self) -> None:
+        for (kind, severity), n in sorted(self._dropped.items()):
+            self.problems.append(Problem(self.sources.path, None, kind,
+                                         f"{n} more {kind} problems, not listed one by one",
+                                         severity=severity))
         t = self.target
         if t.offset is not None and not self.reached_target and self.offset is not None \
                 and self.offset < t.offset:
