@@ -112,7 +112,8 @@ def main(argv: list[str]) -> int:
         records, secs = generate(d, size)
         print(f"  {records:,} records in {secs:.0f} s", file=sys.stderr)
     on_disk = sum(p.stat().st_size for p in d.glob("*.log"))
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    ru0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before = ru0.ru_maxrss
     t0 = time.monotonic()
     env = dict(os.environ)
     if sys.stderr.isatty():
@@ -120,13 +121,16 @@ def main(argv: list[str]) -> int:
     proc = subprocess.run([str(KDUMP), "metadata", str(d), "--format", "json"],
                           stdout=subprocess.PIPE, stderr=None, env=env, text=True)
     wall = time.monotonic() - t0
-    rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    ru1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    rss = ru1.ru_maxrss
+    cpu = (ru1.ru_utime + ru1.ru_stime) - (ru0.ru_utime + ru0.ru_stime)
     image = json.loads(proc.stdout.splitlines()[-1])
     assert image["type"] == "image", image
     n = image["records_applied"] + image["records_failed"]
     print(json.dumps({
         "log_bytes": on_disk, "records": n, "partitions": image["partitions"],
-        "wall_s": round(wall, 1), "records_per_s": round(n / wall),
+        "wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "records_per_s": round(n / wall),
+        "records_per_cpu_s": round(n / cpu),
         "mib_per_s": round(on_disk / wall / (1 << 20), 1),
         "peak_rss_mib": round(max(rss, before) / 1024), "exit": proc.returncode,
     }))
