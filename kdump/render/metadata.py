@@ -187,6 +187,7 @@ class MetadataTableRenderer:
 
     def _flush(self) -> None:
         from rich.table import Table
+        from rich.text import Text
 
         if self.section is None or not self.rows:
             return
@@ -197,7 +198,7 @@ class MetadataTableRenderer:
         for c in cols:
             t.add_column(_HEADERS.get(c, c.replace("_", " ")), overflow="fold")
         for r in self.rows:
-            t.add_row(*(_cell(r.get(c)) for c in cols))
+            t.add_row(*(Text(_cell(r.get(c))) for c in cols))
         self.console.print(t)
         self.rows = []
 
@@ -214,13 +215,14 @@ class MetadataTableRenderer:
             self._flush()
             self.section = None
             from rich.table import Table
+            from rich.text import Text
 
             tab = Table(title=t, title_justify="left", show_header=False)
             tab.add_column("field")
             tab.add_column("value", overflow="fold")
             for k, v in item.items():
                 if k != "type":
-                    tab.add_row(k.replace("_", " "), _cell(v))
+                    tab.add_row(k.replace("_", " "), Text(_cell(v)))
             self.console.print(tab)
             return
         if t == "change":
