@@ -63,6 +63,14 @@ KINDS: Final[dict[str, str]] = {
     "leader-epoch": "the leader-epoch-checkpoint disagrees with the batches' leader epochs",
     "checkpoint": "a checkpoint file does not parse or disagrees with the partitions",
     "bad-file": "a small metadata file does not parse",
+    # kdump metadata
+    "metadata-record": "a KRaft metadata record does not decode (unknown type, newer version, "
+    "damage): it is not applied, or applied as read",
+    "metadata-apply": "a metadata record Kafka's apply rules refuse (unknown topic or partition, "
+    "broker epoch mismatch, transaction markers out of place): not applied",
+    "metadata-gap": "metadata offsets in no snapshot and no segment: the image lacks them",
+    "metadata-snapshot": "a KRaft snapshot without header or footer, or damaged",
+    "metadata-target": "the --at-offset/--at-time target is outside the records",
 }
 
 
