@@ -38,6 +38,23 @@ def _name(d: dict[str, Any]) -> str:
     return f"{d['topic']}-{d['partition']}/{d['segment']}"
 
 
+def _replica_names(rows: list[dict[str, Any]]) -> bool:
+    """Several log dirs (brokers) in one report: names say which replica a row is."""
+    return len({d["log_dir"] for d in rows if d.get("log_dir") is not None}) > 1
+
+
+def _replica_name(d: dict[str, Any], several: bool) -> str:
+    name = _name(d)
+    if d["type"] == "total" and d.get("replicas", 0) > d.get("partitions", 0):
+        return f"TOTAL({d['counts']})"  # several replicas of a partition: which were counted
+    if d["type"] == "topic" and d.get("replication_factor", 0) > 1:
+        return f"{name}(rf={d['replication_factor']})"
+    if several and d.get("log_dir") is not None:
+        who = d["broker_id"] if d.get("broker_id") is not None else d["log_dir"]
+        name += f"@{who}"
+    return name
+
+
 def _cell(v: Any) -> str:
     if v is None:
         return "-"
@@ -75,12 +92,27 @@ class SizeTextRenderer(ObjectRenderer):
     def __init__(self, out: TextIO, err: TextIO) -> None:
         super().__init__(out, err)
         self.header = False
+        self.rows: list[dict[str, Any]] = []
 
     def row(self, d: dict[str, Any]) -> None:
-        if not self.header:
-            self.out.write(" ".join(["name"] + [h for h, _ in SIZE_COLUMNS]) + "\n")
-            self.header = True
-        self.out.write(" ".join([_name(d)] + [_cell(d.get(k)) for _, k in SIZE_COLUMNS]) + "\n")
+        # held until the total: with several log dirs, names carry the replica
+        self.rows.append(d)
+        if d["type"] == "total":
+            self._write()
+
+    def _write(self) -> None:
+        several = _replica_names(self.rows)
+        for d in self.rows:
+            if not self.header:
+                self.out.write(" ".join(["name"] + [h for h, _ in SIZE_COLUMNS]) + "\n")
+                self.header = True
+            self.out.write(" ".join([_replica_name(d, several)]
+                                    + [_cell(d.get(k)) for _, k in SIZE_COLUMNS]) + "\n")
+        self.rows = []
+
+    def close(self) -> None:
+        self._write()
+        super().close()
 
 
 def human(n: int | None) -> str:
@@ -126,16 +158,21 @@ class SizeTableRenderer(ObjectRenderer):
         t.add_column("ratio", justify="right", no_wrap=True)
         t.add_column("offsets", justify="right", no_wrap=True)
         biggest = max((r["bytes"] for r in self.rows), default=0) or 1
+        several = _replica_names(self.rows)
         for d in self.rows:
             bar = "█" * max(1 if d["bytes"] else 0, round(12 * d["bytes"] / biggest))
             offsets = "-" if d["first_offset"] is None else f"{d['first_offset']}–{d['last_offset']}"
-            t.add_row(_name(d), human(d["bytes"]), f"[cyan]{bar}[/]", f"{d['batches']:,}",
+            t.add_row(_replica_name(d, several), human(d["bytes"]), f"[cyan]{bar}[/]", f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), offsets)
         if self.total is not None:
             d = self.total
             t.add_section()
-            t.add_row("[bold]total[/]", human(d["bytes"]), "", f"{d['batches']:,}",
+            label = "total"
+            if d.get("replicas", 0) > d.get("partitions", 0):
+                label += (" (replicas)" if d.get("counts") == "replicas"
+                          else " (unique partitions)")
+            t.add_row(f"[bold]{label}[/]", human(d["bytes"]), "", f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), "")
         self.console.print(t)
@@ -238,6 +275,8 @@ class DigestTextRenderer(ObjectRenderer):
                 f"{d['committed_offsets']} committed offsets, {d['groups']} groups"
                 + (f", {d['aborted_records']} aborted" if d["aborted_records"] else "")
                 + (f", {d['pending_records']} in open transactions" if d["pending_records"] else "")
+                + (f"; other replicas not replayed (a longer one was): "
+                   f"{', '.join(d['skipped_replicas'])}" if d.get("skipped_replicas") else "")
                 + "\n")
 
 
