@@ -183,13 +183,15 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("bytes_read", "bytes read from all files"), ("notes", "fallbacks taken"),
         ("key?", "--print-data-log"), ("key_encoding?", ""), ("value?", ""),
         ("value_encoding?", ""), ("headers?", ""),
+        ("decode_error?", "--print-data-log: what the decoder (--decoder, auto by directory "
+         "name) could not decode"),
     ]),
     "not_found": ("find-offset / find-time: not there (exit 1)", [
         ("query", ""), ("target", ""), ("file", ""), ("position", ""), ("method", ""),
         ("index_entry", ""), ("bytes_scanned", ""), ("bytes_read", ""), ("notes", ""),
         ("reason", "below the log start, above the log end, in a gap ..."),
-        ("nearest_below", "nearest existing offset below"),
-        ("nearest_above", "nearest existing offset above"),
+        ("nearest_below", "nearest offset below that holds a record"),
+        ("nearest_above", "nearest offset above that holds a record"),
     ]),
     "committed_offset": ("dump --summary: a group's committed offset", [
         ("group", ""), ("topic", ""), ("partition", ""), ("offset", ""), ("metadata", ""),
@@ -292,4 +294,96 @@ def markdown() -> str:
         names = ", ".join(f"`{n}`" for n, _ in fields_of(kind))
         out.append(f"- {label}: {what if kind != 'total' else 'size-report rows and total'}. "
                    f"Fields: {names}.")
+    out.append("")
+    out.append("`kdump metadata` writes objects of its own (its `topic` and `partition` are "
+               "not size-report rows):")
+    out.append("")
+    for kind, (what, fields) in METADATA_SCHEMA.items():
+        names = ", ".join(f"`{n}`" for n, _ in fields)
+        out.append(f"- `{kind}`: {what}. Fields: {names}.")
     return "\n".join(out) + "\n"
+
+
+#: ``kdump metadata``'s objects (a namespace of their own)
+_ENDPOINTS = ("endpoints", "[{name, host, port, security_protocol}], by listener name")
+_SUMMARY = ("offset, timestamp, target, snapshot, log_segments, gaps, records_applied, "
+            "records_failed, complete")
+METADATA_SCHEMA: dict[str, tuple[str, list[Field]]] = {
+    "feature": ("a finalized feature (metadata.version included)", [
+        ("name", ""), ("level", "feature level")]),
+    "broker": ("a registered broker", [
+        ("id", ""), ("epoch", "broker epoch"), ("incarnation_id", ""),
+        ("fenced", ""), ("in_controlled_shutdown", ""), ("rack", "null when none"), _ENDPOINTS,
+        ("features", "[{name, min_version, max_version}] supported"),
+        ("log_dirs", "directory ids, sorted"), ("is_migrating_zk_broker", "")]),
+    "controller": ("a controller: its registration and what the quorum's control records say", [
+        ("id", ""), ("incarnation_id", "null when not registered"),
+        ("zk_migration_ready", ""), _ENDPOINTS, ("features", ""),
+        ("registered", "a RegisterControllerRecord exists"),
+        ("voter", "in the voters of the latest LeaderChange/Voters record (null: none seen)"),
+        ("leader", "the latest LeaderChange record names it")]),
+    "topic": ("a topic", [("name", ""), ("topic_id", ""), ("partitions", "the count")]),
+    "partition": ("a partition's registration", [
+        ("topic", ""), ("topic_id", ""), ("partition", ""), ("leader", "-1: none"),
+        ("leader_epoch", ""), ("partition_epoch", ""), ("replicas", ""), ("isr", ""),
+        ("elr", "eligible leader replicas"), ("last_known_elr", ""),
+        ("leader_recovery_state", "RECOVERED or RECOVERING"), ("adding_replicas", ""),
+        ("removing_replicas", ""),
+        ("directories", "per replica; AAAAAAAAAAAAAAAAAAAAAA = MIGRATING, "
+                        "AAAAAAAAAAAAAAAAAAAAAQ = UNASSIGNED")]),
+    "config": ("a dynamic config", [
+        ("resource_type", "TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP"),
+        ("resource_name", "empty: the cluster default"), ("name", ""),
+        ("value", "null when redacted"),
+        ("redacted?", "true for password-like names: the value is never printed"),
+        ("version?", "redacted configs: how many times the value was set")]),
+    "quota": ("a client quota", [("entity", "{entity type: name or null (default)}"),
+                                 ("key", ""), ("value", "")]),
+    "acl": ("an ACL", [("id", ""), ("resource_type", ""), ("resource_name", ""),
+                       ("pattern_type", ""), ("principal", ""), ("host", ""),
+                       ("operation", ""), ("permission_type", "")]),
+    "producer_ids": ("the next producer-id block", [
+        ("next_producer_id", ""), ("broker_id", "the broker it went to"),
+        ("broker_epoch", "")]),
+    "scram_user": ("a SCRAM credential", [
+        ("name", ""), ("mechanism", "SCRAM-SHA-256 or SCRAM-SHA-512"), ("iterations", ""),
+        ("credentials", "always \"redacted\": salt and keys are never printed"),
+        ("version", "how many times it was set")]),
+    "delegation_token": ("a delegation token", [
+        ("token_id", ""), ("owner", ""), ("requester", ""), ("renewers", ""),
+        ("issue_timestamp", ""), ("max_timestamp", ""), ("expiration_timestamp", ""),
+        ("hmac", "always \"redacted\"")]),
+    "image": ("closes the image: where it stands and what built it", [
+        ("offset", "last offset in the image"), ("timestamp", "of that record"),
+        ("target", "offset N, time T or end"),
+        ("snapshot", "{file, end_offset, epoch, timestamp} used, or null"),
+        ("log_segments", "segments read"), ("skipped_segments", "[{file, why}]"),
+        ("log_start_offset", ""), ("log_end_offset", "last offset read"),
+        ("overlap", "{first, last}: log offsets also in the snapshot (taken from it)"),
+        ("gaps", "[{first, last}]: offsets in no file"), ("records_applied", ""),
+        ("records_failed", "records not applied (see the problems)"),
+        ("records_by_type", ""), ("records_without_effect", "NO_OP_RECORD ..."),
+        ("transactions_committed", ""), ("transactions_aborted", ""),
+        ("records_aborted", ""),
+        ("pending_transaction", "{begin_offset, name, records} open at the target, not applied"),
+        ("metadata_version", ""), ("zk_migration_state", ""), ("kraft_version", ""),
+        ("leader_id", "from the latest LeaderChange record"), ("leader_epoch", ""),
+        ("voters", ""), ("quorum_state_file", "{file, values}: the quorum-state file, as copied"),
+        ("complete", "no gap and no record failed"), ("topics", ""), ("partitions", ""),
+        ("brokers", "")]),
+    "change": ("--history: one object changed by one record", [
+        ("offset", "null: loaded from the snapshot"), ("timestamp", ""),
+        ("record", "the record type"),
+        ("committed_at", "in a transaction: the END record's offset"),
+        ("object", "its type"), ("label", "orders/0, broker 1 ..."), ("path", "/topics/orders/0"),
+        ("action", "created, changed or removed"),
+        ("changes", "[{field, from, to}]"), ("text", "leader 1 -> 3, fenced ...")]),
+    "history": ("closes --history", [("object", "what was asked"), ("changes", "entries"),
+                                     ("image", _SUMMARY)]),
+    "difference": ("--diff: an object that differs", [
+        ("object", "type"), ("label", ""), ("path", ""), ("action", "created, changed, removed"),
+        ("changes", "[{field, from, to}]"), ("text", ""), ("before", "the object at A"),
+        ("after", "the object at B")]),
+    "diff": ("closes --diff", [("from", _SUMMARY), ("to", _SUMMARY),
+                               ("differences", "count")]),
+}

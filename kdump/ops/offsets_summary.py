@@ -15,7 +15,7 @@ from typing import Any
 
 from .. import layouts as L
 from ..decoders import internal_decoder
-from ..errors import KdumpError
+from ..errors import KdumpError, UsageError
 from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
 from ..records.control import parse_control
@@ -127,6 +127,7 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
     state = ReplayState.new()
     digest = state.digest
     partitions: set[str] = set()
+    not_offsets: set[str] = set()
     pending_left = 0
     # several brokers' log dirs hold several replicas of a partition: each partition is
     # replayed once, from its replica with the highest log end offset
@@ -140,6 +141,8 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
         if f.kind != "log" or f.leftover is not None:
             continue
         if not all_topics and f.topic != "__consumer_offsets":
+            if len(not_offsets) < 4:
+                not_offsets.add(f"{f.topic}-{f.partition}" if f.topic else f.path)
             continue
         pdir = os.path.dirname(f.path)
         if pdir not in dirs:
@@ -160,6 +163,13 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
         for f in dirs[chosen] if topic is not None else [x for d in pdirs for x in dirs[d]]:
             yield from replay_log(f.path, f.active, state, decoder=decoder,
                                   max_batch_bytes=max_batch_bytes)
+    if not partitions and not_offsets:
+        names = ", ".join(sorted(not_offsets)[:3]) + (", ..." if len(not_offsets) > 3 else "")
+        raise UsageError(
+            f"--summary replays __consumer_offsets partitions, and none was given ({names} "
+            f"{'is' if len(not_offsets) == 1 else 'are'} not): point it at __consumer_offsets-N "
+            "directories (or their log dir), or add --offsets-decoder to read these "
+            "partitions as consumer-offsets data")
     pending = state.pending
     aborted = state.aborted
     for held in pending.values():
