@@ -20,7 +20,7 @@ import writer as w
 
 from kdump.textsafe import InertLines, inert
 
-HOSTILE_KEY = "\x1b]0;title\x07\x1b[2J".encode()
+HOSTILE_KEY = b"\x1b]0;title\x07\x1b[2J"
 HOSTILE_VALUES = [
     b"[bold red]RED[/]",
     b"[link=file:///etc/passwd]click[/link]",
