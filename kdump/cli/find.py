@@ -72,10 +72,14 @@ class _NumberArgs(click.Command):
 
 def _offset(value: str) -> int:
     v = value.strip()
-    if not v.lstrip("-").isdigit():
+    if not v.lstrip("-").isascii() or not v.lstrip("-").isdigit():
         raise click.BadParameter(f"{value!r} is not an offset (a whole number)",
                                  param_hint="OFFSET")
-    n = int(v)
+    try:
+        n = int(v)
+    except ValueError:  # past int()'s 4300 digits, or digits int() does not take ('²')
+        raise click.BadParameter(f"{value[:40]!r} is not an offset (a whole number up to "
+                                 f"{(1 << 63) - 1})", param_hint="OFFSET") from None
     if n < 0:
         raise click.BadParameter(
             f"{n}: offsets are never negative (the log starts at 0 or at its log start "
