@@ -75,11 +75,13 @@ def _offset(value: str) -> int:
     if not v.lstrip("-").isascii() or not v.lstrip("-").isdigit():
         raise click.BadParameter(f"{value!r} is not an offset (a whole number)",
                                  param_hint="OFFSET")
-    try:
-        n = int(v)
-    except ValueError:  # past int()'s 4300 digits, or digits int() does not take ('²')
-        raise click.BadParameter(f"{value[:40]!r} is not an offset (a whole number up to "
-                                 f"{(1 << 63) - 1})", param_hint="OFFSET") from None
+    if len(v.lstrip("-").lstrip("0")) > 19:
+        # int() of thousands of digits is refused by Python itself; no offset is this long
+        raise click.BadParameter(f"{v[:24]}...: past the largest offset (2^63-1)",
+                                 param_hint="OFFSET")
+    n = int(v)
+    if n > 2**63 - 1:
+        raise click.BadParameter(f"{n}: past the largest offset (2^63-1)", param_hint="OFFSET")
     if n < 0:
         raise click.BadParameter(
             f"{n}: offsets are never negative (the log starts at 0 or at its log start "
