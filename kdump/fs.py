@@ -238,6 +238,15 @@ def isdir(path: str) -> bool:
         return False
 
 
+def isfile(path: str) -> bool:
+    if not is_url(path):
+        return os.path.isfile(path)
+    try:
+        return stat.S_ISREG(Listing().stat(path).st_mode)
+    except OSError:
+        return False
+
+
 def exists(path: str) -> bool:
     if not is_url(path):
         return os.path.exists(path)

@@ -21,7 +21,7 @@ from .. import layouts as L
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..findings import ERROR, INFO, Problem
-from ..parallel import ordered_map
+from ..parallel import Spilled, ordered_map
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.scan import scan_v2_records
@@ -166,11 +166,12 @@ def _is_log(item: object) -> bool:
     return isinstance(item, KafkaFile) and item.kind in LOG_KINDS
 
 
-def verify_one(opts: VerifyOptions, f: KafkaFile) -> tuple[list[Problem], FileResult]:
-    """One log checked: its problems and its result (a worker's unit of work)."""
+def verify_one(opts: VerifyOptions, f: KafkaFile) -> tuple[Spilled, FileResult]:
+    """One log checked: its problems (spilled to disk past a few thousand) and its result
+    (a worker's unit of work)."""
     result = FileResult(f.path)
-    problems = list(verify_log(f, opts, result))
-    result.problems = len(problems)
+    problems = Spilled(verify_log(f, opts, result))
+    result.problems = problems.count
     return problems, result
 
 

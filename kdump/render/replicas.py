@@ -13,6 +13,7 @@ from ..ops.events import BatchEvent, RecordEvent
 from ..ops.lag import GroupLag, LagRow, OffsetsSource
 from ..ops.replicas import CompareSummary, OnlyHereBatch, PartitionComparison
 from ..records.control import parse_control
+from ..textsafe import InertLines
 from .common import problem_line
 
 _DECODER: KeyValueDecoder | None = None
@@ -108,8 +109,8 @@ class CompareTextRenderer:
     ``--print-data-log`` records as DumpLogSegments lines under a ``Replica:`` line."""
 
     def __init__(self, out: TextIO, err: TextIO, *, print_data_log: bool = False) -> None:
-        self.out = out
-        self.err = err
+        self.out = InertLines(out)
+        self.err = InertLines(err)
         self.print_data = print_data_log
         self._replica: str | None = None
 
@@ -185,7 +186,7 @@ class CompareTableRenderer:
         from .table import make_console
 
         self.console = make_console(out, width)
-        self.err = err
+        self.err = InertLines(err)
         self.rows: list[tuple[str, ...]] = []
         self.text = CompareTextRenderer(out, err, print_data_log=True)
         self.summary: CompareSummary | None = None
@@ -251,8 +252,8 @@ class LagTextRenderer:
     group after them; where each figure comes from and the findings on stderr."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
-        self.out = out
-        self.err = err
+        self.out = InertLines(out)
+        self.err = InertLines(err)
         self.rows: list[tuple[str, ...]] = []
         self.groups: list[GroupLag] = []
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from ..findings import Problem
+from ..textsafe import InertLines
 from .common import problem_line
 
 #: text columns of size-report: (header, JSON field)
@@ -68,8 +69,8 @@ class ObjectRenderer:
     to stderr one line each; subclasses render the objects in :meth:`row`."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
-        self.out = out
-        self.err = err
+        self.out = InertLines(out)
+        self.err = InertLines(err)
 
     def emit(self, item: object) -> None:
         if isinstance(item, Problem):
@@ -145,6 +146,7 @@ class SizeTableRenderer(ObjectRenderer):
 
     def close(self) -> None:
         from rich.table import Table
+        from rich.text import Text
 
         level = self.rows[0]["type"] if self.rows else "partition"
         t = Table(title=f"size by {level}", title_justify="left")
@@ -162,7 +164,8 @@ class SizeTableRenderer(ObjectRenderer):
         for d in self.rows:
             bar = "█" * max(1 if d["bytes"] else 0, round(12 * d["bytes"] / biggest))
             offsets = "-" if d["first_offset"] is None else f"{d['first_offset']}–{d['last_offset']}"
-            t.add_row(_replica_name(d, several), human(d["bytes"]), f"[cyan]{bar}[/]", f"{d['batches']:,}",
+            t.add_row(_replica_name(d, several), human(d["bytes"]), Text(bar, style="cyan"),
+                      f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), offsets)
         if self.total is not None:
@@ -172,7 +175,7 @@ class SizeTableRenderer(ObjectRenderer):
             if d.get("replicas", 0) > d.get("partitions", 0):
                 label += (" (replicas)" if d.get("counts") == "replicas"
                           else " (unique partitions)")
-            t.add_row(f"[bold]{label}[/]", human(d["bytes"]), "", f"{d['batches']:,}",
+            t.add_row(Text(label, style="bold"), human(d["bytes"]), "", f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), "")
         self.console.print(t)
@@ -191,8 +194,8 @@ class FindTextRenderer:
 
     def __init__(self, out: TextIO, err: TextIO, *, print_data_log: bool = False,
                  decoder: Any = None) -> None:
-        self.out = out
-        self.err = err
+        self.out = InertLines(out)
+        self.err = InertLines(err)
         self.print_data = print_data_log
         self.decoder = decoder
 
@@ -221,7 +224,8 @@ class FindTextRenderer:
         if item.index_entry:
             e = item.index_entry
             w(f"index entry: slot {e['slot']} offset {e['offset']} position {e['position']}\n")
-        w(f"bytes scanned: {item.bytes_scanned}\nbytes read: {item.bytes_read}\n")
+        w(f"bytes scanned: {item.bytes_scanned}\n")
+        w(f"bytes read: {item.bytes_read}\n")
         for n in item.notes:
             w(f"note: {n}\n")
         if item.batch is not None:
