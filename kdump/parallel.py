@@ -47,13 +47,18 @@ def _context() -> Any:
 
 
 def ordered_map(fn: Callable[[T], R], items: Iterable[T | Any], jobs: int,
-                wanted: Callable[[Any], bool]) -> Iterator[R | Any]:
+                wanted: Callable[[Any], bool], inline: Callable[[T], Any] | None = None
+                ) -> Iterator[R | Any]:
     """``fn(item)`` for every item ``wanted`` says yes to (in worker processes), every
     other item as it is; all in the order of ``items``.  ``fn`` must be picklable (a
-    module-level function, or a :func:`functools.partial` of one)."""
+    module-level function, or a :func:`functools.partial` of one).  Where the work runs
+    in this process (``jobs`` 1, or a single item), ``inline(item)`` replaces
+    ``fn(item)`` when given: a streaming equivalent (e.g. a generator, where ``fn``
+    returns a list)."""
+    run_here = inline if inline is not None else fn
     if jobs <= 1:
         for item in items:
-            yield fn(item) if wanted(item) else item
+            yield run_here(item) if wanted(item) else item
         return
     pool: ProcessPoolExecutor | None = None
     pending: deque[tuple[bool, Any]] = deque()  # (is a future, future or item)
@@ -80,7 +85,7 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T | Any], jobs: int,
                     pending and (not pending[0][0] or pending[0][1].done())):
                 yield from _pop(pending)
         if have_first:  # one file only: no pool
-            out: list[Any] = [fn(first)]
+            out: list[Any] = [run_here(first)]
             out.extend(x for _, x in pending)
             pending.clear()
             yield from out

@@ -556,17 +556,18 @@ def test_a_directory_that_vanishes_mid_walk(kdump, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    import kdump.files.logdir as logdir
+    from kdump.fs import Listing
 
     root, a, _ = _two_partitions(tmp_path)
-    real = logdir._listdir
+    real = Listing.listdir
 
-    def listdir(path: str) -> list[str]:
+    def listdir(self: Listing, path: str) -> list[str]:
         if path.endswith("a-0"):
             shutil.rmtree(path)
-        return real(path)
+        return real(self, path)
 
-    monkeypatch.setattr(logdir, "_listdir", listdir)
+    # the walker's directory listings go through kdump.fs.Listing (local and remote)
+    monkeypatch.setattr(Listing, "listdir", listdir)
     for cmd in ALL_COMMANDS:
         if not a.exists():
             _partition(root, "a-0")

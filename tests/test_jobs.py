@@ -87,4 +87,9 @@ def test_ordered_map_keeps_order_and_passes_others_through() -> None:
         assert got == want
     # a single unit of work: no pool
     assert list(ordered_map(_square, ["x", 3, "y"], 4, lambda x: isinstance(x, int))) == ["x", 9, "y"]
+    # work done in this process (jobs 1, or a single item) takes the streaming variant
+    assert list(ordered_map(_square, ["x", 3], 4, lambda x: isinstance(x, int),
+                            inline=lambda x: -x)) == ["x", -3]
+    assert list(ordered_map(_square, [2, 3], 1, lambda x: True, inline=lambda x: -x)) == [-2, -3]
+    assert list(ordered_map(_square, [2, 3], 2, lambda x: True, inline=lambda x: -x)) == [4, 9]
     assert default_jobs() >= 1

@@ -116,7 +116,8 @@ def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
         yield from _verify_serial(paths, opts, summary)
         return
     work = partial(verify_one, opts)
-    for done in ordered_map(work, walk(paths), jobs, _is_log):
+    here = partial(_verify_here, opts)  # a single log: checked here, problems streamed
+    for done in ordered_map(work, walk(paths), jobs, _is_log, inline=here):
         if isinstance(done, Problem):
             if done.severity != INFO:
                 summary.add_problem(done)
@@ -125,9 +126,12 @@ def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
         if isinstance(done, KafkaFile):
             continue
         problems, result = done
+        n = 0
         for p in problems:
+            n += 1
             summary.add_problem(p)
             yield p
+        result.problems = n
         summary.add_file(result)
         yield result
     yield summary
@@ -151,6 +155,11 @@ def _verify_serial(paths: Iterable[str], opts: VerifyOptions, summary: Summary
         summary.add_file(result)
         yield result
     yield summary
+
+
+def _verify_here(opts: VerifyOptions, f: KafkaFile) -> tuple[Iterator[Problem], FileResult]:
+    result = FileResult(f.path)
+    return verify_log(f, opts, result), result
 
 
 def _is_log(item: object) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from ..findings import Problem
+from ..textsafe import InertLines
 from .common import problem_line
 
 
@@ -26,8 +27,8 @@ class FindingsTextRenderer:
     """Findings on stdout, one per line; the summary line on stderr."""
 
     def __init__(self, out: TextIO, err: TextIO, *, quiet_info: bool = False) -> None:
-        self.out = out
-        self.err = err
+        self.out = InertLines(out)
+        self.err = InertLines(err)
         self.quiet_info = quiet_info
 
     def emit(self, item: object) -> None:
@@ -61,6 +62,7 @@ class FindingsTableRenderer:
 
     def close(self) -> None:
         from rich.table import Table
+        from rich.text import Text
 
         for path, problems in self.by_file.items():
             t = Table(title=path, title_justify="left", expand=False)
@@ -83,5 +85,6 @@ class FindingsTableRenderer:
                       "unreadable_bytes", "errors", "warnings", "infos"):
                 if k in d:
                     t.add_row(k.replace("_", " "), f"{d[k]:,}")
-            t.add_row("verdict", "[green]clean[/]" if d["clean"] else "[red]problems found[/]")
+            t.add_row("verdict", Text("clean", style="green") if d["clean"]
+                      else Text("problems found", style="red"))
             self.console.print(t)

@@ -16,6 +16,7 @@ from typing import Any, TextIO
 from ..findings import Problem
 from ..metadata.image import SECTION_ORDER
 from ..metadata.output import object_path
+from ..textsafe import InertLines
 from .common import problem_line
 
 __all__ = ["MetadataTableRenderer", "MetadataTextRenderer", "escape_segment", "iso_time"]
@@ -82,8 +83,8 @@ class MetadataTextRenderer:
     """``/topics/orders/0/leader 3``; history and differences one line each."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
-        self.out = out
-        self.err = err
+        self.out = InertLines(out)
+        self.err = InertLines(err)
 
     def emit(self, item: object) -> None:
         if isinstance(item, Problem):
@@ -112,8 +113,8 @@ class MetadataTextRenderer:
             for k, v in item.items():
                 if k not in _SKIP and k not in skip:
                     _flatten(f"{base}/{k}", v, lines)
-        if lines:
-            self.out.write("\n".join(lines) + "\n")
+        for line in lines:
+            self.out.write(line + "\n")
 
     def close(self) -> None:
         pass
@@ -181,7 +182,7 @@ class MetadataTableRenderer:
         from .table import make_console
 
         self.console = make_console(out)
-        self.err = err
+        self.err = InertLines(err)
         self.section: str | None = None
         self.rows: list[dict[str, Any]] = []
 
