@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -275,8 +275,6 @@ class Replay:
                 break
             self.image = MetadataImage()  # a damaged snapshot: try the one before it
             self.offset = self.timestamp = None
-        if self.snapshot is None and self.sources.snapshots and not self.sources.segments:
-            pass  # the only snapshot failed: its problems say why
         self._replay_log(start)
         self._finish()
         return self
@@ -575,6 +573,3 @@ class Replay:
 def _open(path: str) -> FileSource:
     return FileSource(path)
 
-
-def iter_problems(replay: Replay) -> Iterator[Problem]:
-    yield from replay.problems
