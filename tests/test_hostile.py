@@ -659,7 +659,7 @@ def test_hostile_arguments_are_usage_errors(kdump, tmp_path: Path, args: list[st
     assert r.err.strip()
 
 
-def test_holes_of_a_sparse_log_are_skipped_not_read(kdump: KdumpRunner, tmp_path: Path) -> None:
+def test_holes_of_a_sparse_log_are_skipped_not_read(kdump, tmp_path: Path) -> None:
     """A 20 GiB sparse .log (two runs of batches, holes between and after): the holes are
     reported as zero regions from SEEK_DATA/SEEK_HOLE, never read (it took minutes)."""
     from kdump.source import ReadCounter
