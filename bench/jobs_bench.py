@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -53,10 +54,15 @@ def write_logdir(root: Path, partitions: int = 4, per_partition: int = 150 << 20
     done.write_text("")
 
 
-def run(cmd: list[str]) -> tuple[float, bytes]:
+def run(cmd: list[str]) -> tuple[float, float, bytes]:
+    """Wall seconds, CPU seconds (user + system of the process and its workers), stdout."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False).stdout
-    return time.perf_counter() - t, out
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,11 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     ok = True
     for command in (["verify-crc", "--format", "json"], ["size-report", "--format", "json"]):
         times: dict[int, list[float]] = {1: [], args.jobs: []}
+        cpus: dict[int, list[float]] = {1: [], args.jobs: []}
         outs: dict[int, bytes] = {}
         for _ in range(args.rounds):
             for j in (1, args.jobs):
-                dt, out = run([str(KDUMP), *command, "--jobs", str(j), str(DATA)])
+                dt, cpu, out = run([str(KDUMP), *command, "--jobs", str(j), str(DATA)])
                 times[j].append(dt)
+                cpus[j].append(cpu)
                 if outs.setdefault(j, out) != out:
                     print("  output changed between rounds", file=sys.stderr)
                     ok = False
@@ -87,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
         ratio = one / many
         print(f"{command[0]:12s} --jobs 1: {one:6.2f} s ({total / one / 2**20:6.1f} MiB/s)   "
               f"--jobs {args.jobs}: {many:6.2f} s ({total / many / 2**20:6.1f} MiB/s)   "
-              f"ratio {ratio:.2f}x (target {args.target}x)")
+              f"ratio {ratio:.2f}x (target {args.target}x); CPU s "
+              f"{statistics.median(cpus[1]):.2f} / {statistics.median(cpus[args.jobs]):.2f}")
         ok = ok and ratio >= args.target
     print(f"load average after: {os.getloadavg()}")
     return 0 if ok else 1

@@ -33,8 +33,9 @@ KINDS: Final[dict[str, str]] = {
     "inner-crc-mismatch": "a message inside a compressed v0/v1 wrapper fails its CRC-32",
     "decompression-error": "the compressed records cannot be decompressed",
     "batch-too-large": "the batch decompresses past --max-batch-bytes; its records are not read",
-    "record-too-large": "the batch's records expand to more objects (headers) than "
-    "--max-batch-bytes allows; they are not read (raise the option to read them)",
+    "record-too-large": "a record expands to more objects than --max-batch-bytes allows, "
+    "at 32 bytes each (its batch's headers, or the elements of an internal topic's decoded "
+    "message); it is not read: raise --max-batch-bytes to read it",
     "invalid-record": "a record inside the batch does not parse",
     "record-count": "the batch header's records count disagrees with the records present",
     "offset-delta": "record offset deltas are not ascending from 0 to lastOffsetDelta",
@@ -63,6 +64,14 @@ KINDS: Final[dict[str, str]] = {
     "leader-epoch": "the leader-epoch-checkpoint disagrees with the batches' leader epochs",
     "checkpoint": "a checkpoint file does not parse or disagrees with the partitions",
     "bad-file": "a small metadata file does not parse",
+    # kdump metadata
+    "metadata-record": "a KRaft metadata record does not decode (unknown type, newer version, "
+    "damage): it is not applied, or applied as read",
+    "metadata-apply": "a metadata record Kafka's apply rules refuse (unknown topic or partition, "
+    "broker epoch mismatch, transaction markers out of place): not applied",
+    "metadata-gap": "metadata offsets in no snapshot and no segment: the image lacks them",
+    "metadata-snapshot": "a KRaft snapshot without header or footer, or damaged",
+    "metadata-target": "the --at-offset/--at-time target is outside the records",
 }
 
 

@@ -90,7 +90,7 @@ def dirname(path: str) -> str:
     return os.path.dirname(path)
 
 
-_fs_cache: dict[tuple[str, int], Any] = {}
+_fs_cache: dict[tuple[str, str, int], Any] = {}
 _fs_lock = threading.Lock()
 
 
@@ -110,12 +110,25 @@ def filesystem(url: str) -> tuple[Any, str]:
         import fsspec
     except ImportError:
         raise InputError(f"{scheme}:// URLs need fsspec; {hint}", path=url) from None
-    key = (protocol, os.getpid())
+    try:
+        cls = fsspec.get_filesystem_class(protocol)
+    except ImportError:
+        raise InputError(f"{scheme}:// URLs need the '{extra}' extra; {hint}", path=url) from None
+    except Exception as e:
+        raise InputError(f"cannot open the {scheme}:// filesystem: {_reason(e)}", path=url) from None
+    try:
+        # what the URL itself configures (hdfs://namenode:8020/...: host and port), and
+        # the path inside the filesystem, as the backend understands its own URLs
+        options = dict(cls._get_kwargs_from_urls(url))
+        inner = str(cls._strip_protocol(url))
+    except Exception as e:
+        raise InputError(f"not a valid {scheme}:// URL: {_reason(e)}", path=url) from None
+    key = (protocol, repr(sorted(options.items())), os.getpid())
     with _fs_lock:
         fs = _fs_cache.get(key)
         if fs is None:
             try:
-                fs = fsspec.filesystem(protocol, skip_instance_cache=True)
+                fs = cls(skip_instance_cache=True, **options)
             except ImportError:
                 raise InputError(f"{scheme}:// URLs need the '{extra}' extra; {hint}",
                                  path=url) from None
@@ -123,7 +136,6 @@ def filesystem(url: str) -> tuple[Any, str]:
                 raise InputError(f"cannot open the {scheme}:// filesystem: {_reason(e)}",
                                  path=url) from None
             _fs_cache[key] = fs
-    inner = url.split("://", 1)[1] if protocol != "file" else url[len("file://"):]
     inner = inner.rstrip("/") or inner
     return fs, inner
 
@@ -222,6 +234,15 @@ def isdir(path: str) -> bool:
         return os.path.isdir(path)
     try:
         return Listing().stat(path).st_mode & stat.S_IFDIR != 0
+    except OSError:
+        return False
+
+
+def isfile(path: str) -> bool:
+    if not is_url(path):
+        return os.path.isfile(path)
+    try:
+        return stat.S_ISREG(Listing().stat(path).st_mode)
     except OSError:
         return False
 

@@ -165,6 +165,7 @@ CASES = [f"v2-{n}" for n in BOMBS] + [f"v{m}-{n}" for m in (0, 1) for n in BOMBS
 MEASURED: dict[str, float] = {}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", CASES)
 def test_bomb_dump_print_data_log(case: str, bombs: dict[str, Path]) -> None:
     d = bombs[case]
@@ -179,6 +180,7 @@ def test_bomb_dump_print_data_log(case: str, bombs: dict[str, Path]) -> None:
     assert rss < RSS_LIMIT_MB, f"{case}: peak RSS {rss:.0f} MB"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", ["v2-gzip", "v2-zstd", "v2-lz4", "v2-snappy-xerial",
                                   "v1-gzip", "v0-lz4"])
 @pytest.mark.parametrize("command", [["verify-crc"], ["size-report"],
@@ -203,6 +205,7 @@ def test_a_smaller_limit_is_honoured(bombs: dict[str, Path]) -> None:
     assert rss < SMALL_RSS_LIMIT_MB, rss
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("value", [b"v", b"\xff", "\u20ac".encode()], ids=["ascii", "invalid-utf8", "euro"])
 def test_a_payload_that_fits_is_read(tmp_path: Path, value: bytes) -> None:
     """A real value just under the default limit, printed every way: read whole, and
@@ -250,6 +253,7 @@ def tiny_records(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return d
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["dump", "--deep-iteration"],
                                   ["dump", "--print-data-log", "--format", "json"],
                                   ["verify-crc"], ["size-report"], ["find-offset", "--print-data-log"]])
@@ -336,6 +340,7 @@ def test_a_huge_uncompressed_batch_is_never_held_whole(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------
 # big indexes
 # ---------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_verify_index_holds_a_big_index_compactly(tmp_path: Path) -> None:
     """verify-index loaded every used index entry as an object, plus a dict of them by
     position: a full 10 MiB .index and .timeindex took 692 MB.  Entries are now two
@@ -363,6 +368,7 @@ def test_verify_index_holds_a_big_index_compactly(tmp_path: Path) -> None:
     assert rss < SMALL_RSS_LIMIT_MB, f"{rss:.0f} MB"
 
 
+@pytest.mark.slow
 def test_verify_index_streams_a_big_txn_index(tmp_path: Path) -> None:
     """verify-index read a whole .txnindex into a list of entries and a dict: a 96 MB
     one took 491 MB.  Entries are now streamed twice (those the log's ABORT markers
@@ -382,6 +388,7 @@ def test_verify_index_streams_a_big_txn_index(tmp_path: Path) -> None:
     assert rss < SMALL_RSS_LIMIT_MB, f"{rss:.0f} MB"
 
 
+@pytest.mark.slow
 def test_a_checkpoint_of_millions_of_lines_is_read_a_line_at_a_time(tmp_path: Path) -> None:
     """A 3 MB recovery-point-offset-checkpoint of 500,000 't 0 0' lines: the file was
     decoded whole, split into a list of lines and kept as a list of entries (3.5 GB
@@ -397,6 +404,7 @@ def test_a_checkpoint_of_millions_of_lines_is_read_a_line_at_a_time(tmp_path: Pa
         assert rss < SMALL_RSS_LIMIT_MB, f"{args}: {rss:.0f} MB"
 
 
+@pytest.mark.slow
 def test_a_big_producer_snapshot_is_not_an_object_per_producer(tmp_path: Path) -> None:
     """A producer snapshot became a list of entry objects: 641 MB for 191 MB.  Entries
     are now unpacked from the file's bytes when asked for, and a snapshot past 128 MiB

@@ -267,3 +267,41 @@ def test_writer_big_writes_a_partition_directory(tmp_path: Path) -> None:
         "00000000000000000000.index", "00000000000000000000.log",
         "00000000000000000000.timeindex"]
     assert (out / "clicks-0" / "00000000000000000000.log").stat().st_size >= 64 << 10
+
+
+def test_summary_on_other_partitions_says_why_and_what_to_add(kdump: KdumpRunner,
+                                                               sample_dir: Path) -> None:
+    r = kdump("dump", "--summary", sample_dir / "orders-0")
+    assert (r.rc, r.out) == (2, "")
+    assert r.err == ("kdump: --summary replays __consumer_offsets partitions, and none was "
+                     "given (orders-0 is not): point it at __consumer_offsets-N directories "
+                     "(or their log dir), or add --offsets-decoder to read these partitions "
+                     "as consumer-offsets data\n")
+    told = kdump("dump", "--summary", "--offsets-decoder", sample_dir / "orders-0")
+    assert "--summary replays" not in told.err and "offsets summary:" in told.err + told.out
+
+
+def test_an_unreadable_log_named_directly_is_an_unreadable_file_finding(
+        kdump: KdumpRunner, sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same one line, named directly or found in its directory, for every command
+    (permission denied simulated: the tests may run as root)."""
+    import kdump.source as source
+    from kdump.errors import InputError
+
+    real = source._open_readonly
+    log = str(sample_dir / "customers-0" / "00000000000000000000.log")
+
+    def denied(path: str) -> int:
+        if path == log:
+            raise InputError("permission denied", path=path)
+        return real(path)
+
+    monkeypatch.setattr(source, "_open_readonly", denied)
+    line = f"{log}: unreadable-file: permission denied"
+    for cmd in (("dump",), ("size-report",), ("find-offset", "0"), ("find-time", "0")):
+        for target in (log, str(sample_dir / "customers-0")):
+            args = [cmd[0], target, *cmd[1:]]
+            r = kdump(*args)
+            assert r.rc == 2, args
+            assert r.err.splitlines()[0] == line, (args, r.err)
+            assert "Usage:" not in r.err

@@ -118,6 +118,7 @@ COMMANDS = [
     ["find-offset", "sample/orders-0", "100000", "--format", "json"],
     ["find-time", "sample/orders-0", "1700000020000", "--format", "json"],
     ["coordinator-partition", "g", "--format", "json"],
+    ["compare-replicas", "sample", "sample", "--print-data-log", "--format", "json"],
 ]
 
 

@@ -34,6 +34,7 @@ SEED = os.environ.get("KDUMP_FUZZ_SEED", "ci")
 JOBS = int(os.environ.get("KDUMP_FUZZ_JOBS", "2"))
 
 
+@pytest.mark.slow
 def test_mutation_fuzzer_ci_budget() -> None:
     cmd = [sys.executable, "-m", "tests.fuzz.run", "--cases", str(CASES), "--seed", SEED,
            "--jobs", str(JOBS), "--max-failures", "20"]

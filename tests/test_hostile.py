@@ -560,17 +560,18 @@ def test_a_directory_that_vanishes_mid_walk(kdump, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     import shutil
 
-    import kdump.files.logdir as logdir
+    from kdump.fs import Listing
 
     root, a, _ = _two_partitions(tmp_path)
-    real = logdir._listdir
+    real = Listing.listdir
 
-    def listdir(path: str) -> list[str]:
+    def listdir(self: Listing, path: str) -> list[str]:
         if path.endswith("a-0"):
             shutil.rmtree(path)
-        return real(path)
+        return real(self, path)
 
-    monkeypatch.setattr(logdir, "_listdir", listdir)
+    # the walker's directory listings go through kdump.fs.Listing (local and remote)
+    monkeypatch.setattr(Listing, "listdir", listdir)
     for cmd in ALL_COMMANDS:
         if not a.exists():
             _partition(root, "a-0")
@@ -660,3 +661,40 @@ def test_hostile_arguments_are_usage_errors(kdump, tmp_path: Path, args: list[st
     clean(r)
     assert r.rc == 2, (r.out, r.err)
     assert r.err.strip()
+
+
+def test_holes_of_a_sparse_log_are_skipped_not_read(kdump, tmp_path: Path) -> None:
+    """A 20 GiB sparse .log (two runs of batches, holes between and after): the holes are
+    reported as zero regions from SEEK_DATA/SEEK_HOLE, never read (it took minutes)."""
+    from kdump.source import ReadCounter
+
+    part = tmp_path / "t-0"
+    part.mkdir()
+    first = b"".join(w.v2_batch([w.Rec(b"k", b"v" * 100)], base_offset=i) for i in range(10))
+    later = b"".join(w.v2_batch([w.Rec(b"k", b"v" * 100)], base_offset=100 + i)
+                     for i in range(10))
+    gib = 1 << 30
+    with open(part / "00000000000000000000.log", "wb") as fh:
+        fh.write(first)
+        fh.seek(10 * gib)
+        fh.write(later)
+        fh.truncate(20 * gib)
+    (part / "00000000000000099999.log").write_bytes(b"")
+    if os.stat(part / "00000000000000000000.log").st_blocks * 512 > 64 << 20:
+        pytest.skip("this file system does not keep holes")
+    before = ReadCounter.total
+    st = os.stat(part / "00000000000000000000.log")
+    # watch=[]: the fixture would hash the 20 GiB (holes and all) to prove it unchanged
+    r = kdump("verify-crc", "--format", "text", part, cwd=tmp_path, watch=[])
+    assert ReadCounter.total - before < 64 << 20
+    after = os.stat(part / "00000000000000000000.log")
+    assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    hole = 10 * gib - len(first)
+    assert r.out.splitlines() == [
+        f"{part}/00000000000000000000.log: position {len(first)}: zeroed-region: {hole} zero "
+        f"bytes; {hole} bytes unreadable; an intact batch starts at byte {10 * gib}",
+        f"{part}/00000000000000000000.log: position {10 * gib + len(later)}: zero-tail "
+        f"[warning]: {10 * gib - len(later)} zero bytes from here to the end of the file "
+        "(preallocated file or unclean shutdown)",
+    ]
+    assert r.rc == 1

@@ -1659,6 +1659,122 @@ def tiered_storage_copy(partition_dir: Path, storage: Path, topic: str, partitio
 
 
 # --------------------------------------------------------------------------------------------
+# Several brokers: replicas of one partition (compare-replicas, lag, size-report)
+# --------------------------------------------------------------------------------------------
+
+
+def broker_logdir(
+    root: Path,
+    broker_id: int | None,
+    *,
+    high_watermarks: list[tuple[str, int, int]] | None = None,
+    log_start_offsets: list[tuple[str, int, int]] | None = None,
+    cleaner_offsets: list[tuple[str, int, int]] | None = None,
+) -> Path:
+    """A broker's log dir root: ``meta.properties`` (``broker.id``) and the offset
+    checkpoints given (``replication-offset-checkpoint`` = high watermarks)."""
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    if broker_id is not None:
+        (root / "meta.properties").write_bytes(
+            meta_properties({"version": "0", "broker.id": str(broker_id),
+                             "cluster.id": "kdump-test-cluster"}))
+    for name, entries in (("replication-offset-checkpoint", high_watermarks),
+                          ("log-start-offset-checkpoint", log_start_offsets),
+                          ("cleaner-offset-checkpoint", cleaner_offsets)):
+        if entries is not None:
+            (root / name).write_bytes(offset_checkpoint(entries))
+    return root
+
+
+def numbered_records(first: int, n: int, *, tag: str = "v", ts0: int = TS0) -> list[Rec]:
+    """``n`` records with keys ``k<offset>`` and values ``<tag><offset>``."""
+    return [Rec(key=b"k%d" % o, value=(f"{tag}{o}").encode(), timestamp=ts0 + o)
+            for o in range(first, first + n)]
+
+
+def write_replica(
+    directory: Path,
+    batches: list[bytes],
+    *,
+    segment_bytes: int = 1 << 30,
+    roll_before: set[int] | None = None,
+    epochs: list[tuple[int, int]] | None = None,
+    write_epochs: bool = True,
+) -> PartitionWriter:
+    """One replica: the batches appended in order, rolling by ``segment_bytes`` and
+    before the batches whose index is in ``roll_before`` (brokers roll at different
+    points); the leader-epoch-checkpoint as the appends made it (or ``epochs``)."""
+    w = PartitionWriter(Path(directory), segment_bytes=segment_bytes)
+    for k, b in enumerate(batches):
+        if roll_before and k in roll_before and w.active is not None:
+            w.roll()
+        w.append(b)
+    if write_epochs:
+        w.write_leader_epoch_checkpoint(epochs)
+    w.close()
+    return w
+
+
+def replica_batches(spans: list[tuple[int, int, int]], *, tag: str = "v",
+                    codec: int = NONE) -> list[bytes]:
+    """v2 batches from ``(base offset, records, partition leader epoch)`` spans."""
+    return [v2_batch(numbered_records(base, n, tag=tag), base_offset=base,
+                     partition_leader_epoch=epoch, codec=codec) for base, n, epoch in spans]
+
+
+def replicas_pair(path: Path, target_bytes: int, *, diverge_tail: int = 10,
+                  records_per_batch: int = 100, value_size: int = 60) -> None:
+    """Two brokers' log dirs (``path/broker-1``, ``path/broker-2``) of one partition
+    ``bench-0`` of about ``target_bytes`` each: the same batches (epoch 0) up to the last
+    ``diverge_tail`` batches, which differ (broker 2: a new leader, epoch 1).  Streamed,
+    one batch in memory."""
+    alphabet = b"abcdefghijklmnopqrstuvwxyz0123456789"
+    pattern = alphabet * (value_size // len(alphabet) + 2)
+    one = v2_batch([Rec(key=b"k0", value=pattern[:value_size], timestamp=TS0)] *
+                   records_per_batch)
+    n_batches = max(diverge_tail + 1, target_bytes // len(one))
+    writers = []
+    for broker in (1, 2):
+        root = broker_logdir(path / f"broker-{broker}", broker)
+        writers.append(PartitionWriter(root / "bench-0"))
+    offset = 0
+    for k in range(n_batches):
+        tail = k >= n_batches - diverge_tail
+        common = None
+        for j, w in enumerate(writers):
+            if common is None or tail:
+                recs = []
+                for i in range(records_per_batch):
+                    o = offset + i
+                    start = (o + (j if tail else 0)) % len(alphabet)
+                    recs.append(Rec(key=b"k%d" % o, value=pattern[start : start + value_size],
+                                    timestamp=TS0 + o))
+                common = v2_batch(recs, base_offset=offset,
+                                  partition_leader_epoch=(j if tail else 0))
+            w.append(common)
+        offset += records_per_batch
+    for w in writers:
+        w.write_leader_epoch_checkpoint()
+        w.close()
+
+
+def _kstr(text: str) -> bytes:
+    b = text.encode()
+    return struct.pack(">h", len(b)) + b
+
+
+def offset_commit_key(group: str, topic: str, partition: int) -> bytes:
+    """__consumer_offsets OffsetCommitKey (key version 1), FORMATS.md §12.2."""
+    return struct.pack(">h", 1) + _kstr(group) + _kstr(topic) + struct.pack(">i", partition)
+
+
+def offset_commit_value_v3(offset: int, ts: int, metadata: str = "", epoch: int = -1) -> bytes:
+    """OffsetCommitValue version 3: offset, leaderEpoch, metadata, commitTimestamp."""
+    return struct.pack(">hqi", 3, offset, epoch) + _kstr(metadata) + struct.pack(">q", ts)
+
+
+# --------------------------------------------------------------------------------------------
 # CLI
 # --------------------------------------------------------------------------------------------
 
@@ -1670,8 +1786,9 @@ def _size(text: str) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    usage = "usage: writer.py sample DIR | writer.py big DIR SIZE [CODEC] [TOPIC]"
-    if len(argv) >= 2 and argv[0] in ("sample", "big"):
+    usage = ("usage: writer.py sample DIR | writer.py big DIR SIZE [CODEC] [TOPIC] | "
+             "writer.py replicas DIR SIZE")
+    if len(argv) >= 2 and argv[0] in ("sample", "big", "replicas"):
         target = Path(argv[1])
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             print(f"refusing to write into non-empty {target}", file=sys.stderr)
@@ -1695,9 +1812,310 @@ def _main(argv: list[str]) -> int:
             big_segment(target / f"{topic}-0", size, codec=codec)
             print(target / f"{topic}-0")
             return 0
+        if argv[0] == "replicas" and len(argv) == 3:
+            replicas_pair(target, _size(argv[2]))
+            return 0
     print(usage, file=sys.stderr)
     return 2
 
 
 if __name__ == "__main__":
     sys.exit(_main(sys.argv[1:]))
+
+
+# --------------------------------------------------------------------------------------------
+# KRaft __cluster_metadata: metadata records, log segments and snapshot .checkpoint files
+# --------------------------------------------------------------------------------------------
+# Record schemas written again from metadata/src/main/resources/common/metadata/*.json
+# (apache/kafka trunk, 2024-10-25) and encoded with tests/schema_writer.py; frame:
+# MetadataRecordSerde (uvarint frame version 1, uvarint api key, uvarint version, body).
+
+METADATA_DESCRIPTIONS = """
+RegisterBrokerRecord versions=0-3 flexible=0+ apiKey=0
+  brokerId int32
+  isMigratingZkBroker bool v=2+ default=false
+  incarnationId uuid
+  brokerEpoch int64
+  endPoints []
+    name string
+    host string
+    port uint16
+    securityProtocol int16
+  features []
+    name string
+    minSupportedVersion int16
+    maxSupportedVersion int16
+  rack string null=0+
+  fenced bool default=true
+  inControlledShutdown bool v=1+ default=false
+  logDirs []uuid v=3+ tag=0 tagv=3+
+
+UnregisterBrokerRecord versions=0 flexible=0+ apiKey=1
+  brokerId int32
+  brokerEpoch int64
+
+TopicRecord versions=0 flexible=0+ apiKey=2
+  name string
+  topicId uuid
+
+PartitionRecord versions=0-2 flexible=0+ apiKey=3
+  partitionId int32 default=-1
+  topicId uuid
+  replicas []int32
+  isr []int32
+  removingReplicas []int32
+  addingReplicas []int32
+  leader int32 default=-1
+  leaderRecoveryState int8 default=0 tag=0 tagv=0+
+  leaderEpoch int32 default=-1
+  partitionEpoch int32 default=-1
+  directories []uuid v=1+
+  eligibleLeaderReplicas []int32 v=2+ null=2+ tag=1 tagv=2+ default=null
+  lastKnownElr []int32 v=2+ null=2+ tag=2 tagv=2+ default=null
+
+ConfigRecord versions=0 flexible=0+ apiKey=4
+  resourceType int8
+  resourceName string
+  name string
+  value string null=0+
+
+PartitionChangeRecord versions=0-2 flexible=0+ apiKey=5
+  partitionId int32 default=-1
+  topicId uuid
+  isr []int32 null=0+ tag=0 tagv=0+ default=null
+  leader int32 default=-2 tag=1 tagv=0+
+  replicas []int32 null=0+ tag=2 tagv=0+ default=null
+  removingReplicas []int32 null=0+ tag=3 tagv=0+ default=null
+  addingReplicas []int32 null=0+ tag=4 tagv=0+ default=null
+  leaderRecoveryState int8 default=-1 tag=5 tagv=0+
+  directories []uuid v=1+ null=1+ tag=8 tagv=1+ default=null
+  eligibleLeaderReplicas []int32 v=2+ null=2+ tag=6 tagv=2+ default=null
+  lastKnownElr []int32 v=2+ null=2+ tag=7 tagv=2+ default=null
+
+FenceBrokerRecord versions=0 flexible=0+ apiKey=7
+  id int32
+  epoch int64
+
+UnfenceBrokerRecord versions=0 flexible=0+ apiKey=8
+  id int32
+  epoch int64
+
+RemoveTopicRecord versions=0 flexible=0+ apiKey=9
+  topicId uuid
+
+DelegationTokenRecord versions=0 flexible=0+ apiKey=10
+  owner string
+  requester string
+  renewers []string
+  issueTimestamp int64
+  maxTimestamp int64
+  expirationTimestamp int64
+  tokenId string
+
+UserScramCredentialRecord versions=0 flexible=0+ apiKey=11
+  name string
+  mechanism int8
+  salt bytes
+  storedKey bytes
+  serverKey bytes
+  iterations int32
+
+FeatureLevelRecord versions=0 flexible=0+ apiKey=12
+  name string
+  featureLevel int16
+
+ClientQuotaRecord versions=0 flexible=0+ apiKey=14
+  entity []
+    entityType string
+    entityName string null=0+
+  key string
+  value float64
+  remove bool
+
+ProducerIdsRecord versions=0 flexible=0+ apiKey=15
+  brokerId int32
+  brokerEpoch int64 default=-1
+  nextProducerId int64
+
+BrokerRegistrationChangeRecord versions=0-2 flexible=0+ apiKey=17
+  brokerId int32
+  brokerEpoch int64
+  fenced int8 tag=0 tagv=0+
+  inControlledShutdown int8 v=1+ tag=1 tagv=1+
+  logDirs []uuid v=2+ tag=2 tagv=2+
+
+AccessControlEntryRecord versions=0 flexible=0+ apiKey=18
+  id uuid
+  resourceType int8
+  resourceName string
+  patternType int8
+  principal string
+  host string
+  operation int8
+  permissionType int8
+
+RemoveAccessControlEntryRecord versions=0 flexible=0+ apiKey=19
+  id uuid
+
+NoOpRecord versions=0 flexible=0+ apiKey=20
+
+ZkMigrationStateRecord versions=0 flexible=0+ apiKey=21
+  zkMigrationState int8
+
+RemoveUserScramCredentialRecord versions=0 flexible=0+ apiKey=22
+  name string
+  mechanism int8
+
+BeginTransactionRecord versions=0 flexible=0+ apiKey=23
+  name string null=0+ tag=0 tagv=0+ default=null
+
+EndTransactionRecord versions=0 flexible=0+ apiKey=24
+
+AbortTransactionRecord versions=0 flexible=0+ apiKey=25
+  reason string null=0+ tag=0 tagv=0+ default=null
+
+RemoveDelegationTokenRecord versions=0 flexible=0+ apiKey=26
+  tokenId string
+
+RegisterControllerRecord versions=0 flexible=0+ apiKey=27
+  controllerId int32
+  incarnationId uuid
+  zkMigrationReady bool
+  endPoints []
+    name string
+    host string
+    port uint16
+    securityProtocol int16
+  features []
+    name string
+    minSupportedVersion int16
+    maxSupportedVersion int16
+"""
+
+_META_SCHEMAS: dict[str, Any] | None = None
+
+
+def _metadata_schemas() -> dict[str, Any]:
+    global _META_SCHEMAS
+    if _META_SCHEMAS is None:
+        try:
+            from tests import schema_writer as sw
+        except ImportError:  # pragma: no cover - tests/ on sys.path
+            import schema_writer as sw  # type: ignore[no-redef]
+        _META_SCHEMAS = sw.parse_many(METADATA_DESCRIPTIONS)
+    return _META_SCHEMAS
+
+
+def metadata_record(name: str, values: dict[str, Any] | None = None, *,
+                    version: int | None = None, api_key: int | None = None) -> bytes:
+    """A framed metadata record value: ``metadata_record("TopicRecord", {...})``.
+    ``version`` defaults to the newest; ``api_key`` overrides the schema's (unknown types)."""
+    try:
+        from tests import schema_writer as sw
+    except ImportError:  # pragma: no cover
+        import schema_writer as sw  # type: ignore[no-redef]
+    schema = _metadata_schemas()[name]
+    v = schema.valid[1] if version is None else version
+    body = sw.encode(schema, values or {}, min(v, schema.valid[1]))
+    key = schema.api_key if api_key is None else api_key
+    return uvarint(1) + uvarint(key) + uvarint(v) + body
+
+
+def uuid_of(n: int) -> str:
+    """A deterministic Kafka Uuid text (URL-safe base64, no padding) for test ids."""
+    return uuid_str(struct.pack(">QQ", 0x1000 + n, 0xABCDEF00 + n))
+
+
+class MetadataLogWriter:
+    """Writes a ``__cluster_metadata-0`` directory: batches of metadata records (and
+    KRaft control batches) with consecutive offsets, rolling segments at
+    ``segment_bytes`` or on :meth:`roll`.  Files are written as batches come, so
+    large logs stream to disk (benchmarks)."""
+
+    def __init__(self, directory: Path, *, segment_bytes: int = 1 << 30,
+                 leader_epoch: int = 1) -> None:
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.segment_bytes = segment_bytes
+        self.leader_epoch = leader_epoch
+        self.next_offset = 0
+        self._file: BinaryIO | None = None
+        self._size = 0
+        self.segments: list[int] = []
+
+    def _out(self, size: int) -> BinaryIO:
+        if self._file is None or (self._size and self._size + size > self.segment_bytes):
+            self.roll()
+        assert self._file is not None
+        return self._file
+
+    def roll(self) -> None:
+        if self._file is not None:
+            self._file.close()
+        self.segments.append(self.next_offset)
+        self._file = open(self.directory / f"{self.next_offset:020d}.log", "wb")
+        self._size = 0
+
+    def append(self, records: list[bytes], *, timestamp: int = DEFAULT_TIMESTAMP,
+               codec: int = NONE, crc: int | None = None) -> int:
+        """One batch of framed metadata records; returns its base offset."""
+        base = self.next_offset
+        data = v2_batch([Rec(None, r, timestamp=timestamp) for r in records], base_offset=base,
+                        partition_leader_epoch=self.leader_epoch, codec=codec,
+                        first_timestamp=timestamp, crc=crc)
+        self._out(len(data)).write(data)
+        self._size += len(data)
+        self.next_offset += len(records)
+        return base
+
+    def append_encoded(self, batch: bytes, count: int, *, timestamp: int) -> int:
+        """A batch from :func:`v2_batch` (any base offset and timestamp) moved to the next
+        offset and to ``timestamp`` (every record at that time), its CRC recomputed:
+        benchmarks write large logs from a few encoded batches."""
+        base = self.next_offset
+        data = bytearray(batch)
+        struct.pack_into(">q", data, 0, base)
+        struct.pack_into(">qq", data, 27, timestamp, timestamp)
+        struct.pack_into(">I", data, 17, crc32c.crc32c(bytes(data[21:])))
+        self._out(len(data)).write(data)
+        self._size += len(data)
+        self.next_offset += count
+        return base
+
+    def control(self, records: list[tuple[int, bytes]], *,
+                timestamp: int = DEFAULT_TIMESTAMP) -> int:
+        base = self.next_offset
+        data = kraft_control_batch(records, base_offset=base,
+                                   partition_leader_epoch=self.leader_epoch, timestamp=timestamp)
+        self._out(len(data)).write(data)
+        self._size += len(data)
+        self.next_offset += len(records)
+        return base
+
+    def skip(self, n: int) -> None:
+        """Leave ``n`` offsets out (a gap: what a lost segment looks like)."""
+        self.next_offset += n
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def metadata_snapshot(path: Path, records: list[bytes], *, timestamp: int = DEFAULT_TIMESTAMP,
+                      epoch: int = 1, per_batch: int = 100) -> None:
+    """A KRaft snapshot file: header control batch, the records, footer control batch
+    (offsets from 0, as a snapshot numbers them)."""
+    parts = [kraft_control_batch([(CONTROL_SNAPSHOT_HEADER, snapshot_header_value(timestamp))],
+                                 base_offset=0, partition_leader_epoch=epoch, timestamp=timestamp)]
+    off = 1
+    for i in range(0, len(records), per_batch):
+        chunk = records[i:i + per_batch]
+        parts.append(v2_batch([Rec(None, r, timestamp=timestamp) for r in chunk],
+                              base_offset=off, partition_leader_epoch=epoch,
+                              first_timestamp=timestamp))
+        off += len(chunk)
+    parts.append(kraft_control_batch([(CONTROL_SNAPSHOT_FOOTER, snapshot_footer_value())],
+                                     base_offset=off, partition_leader_epoch=epoch,
+                                     timestamp=timestamp))
+    Path(path).write_bytes(b"".join(parts))

@@ -12,8 +12,10 @@ from .options import (
     SIZE,
     DecoderName,
     format_option,
+    is_terminal,
     max_batch_bytes_option,
     payload_encoding_option,
+    raw_option,
     resolve_format,
     resolve_jobs,
     rows_renderer,
@@ -77,6 +79,7 @@ _DECODER_FLAGS = {
               help="Stop reading a log at the first damaged batch, as DumpLogSegments does, "
               "instead of resynchronising past it.")
 @format_option(default_text=True)
+@raw_option
 @payload_encoding_option
 @max_batch_bytes_option
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
@@ -99,6 +102,7 @@ def dump_command(
     summary: bool,
     strict: bool,
     fmt: str | None,
+    raw: bool,
     payload_encoding: str,
     max_batch_bytes: int,
     jobs: int | None,
@@ -171,7 +175,8 @@ def dump_command(
         from ..render.text import DumpTextRenderer
 
         renderer = DumpTextRenderer(stdout(), stderr(), skip_record_metadata=skip_record_metadata,
-                                    print_data_log=print_data)
+                                    print_data_log=print_data,
+                                    inert_out=not raw and is_terminal(stdout()))
     return run(dump(targets, opts), renderer, progress=targets, label="dump")
 
 

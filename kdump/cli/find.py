@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from . import cli
@@ -70,7 +72,7 @@ class _NumberArgs(click.Command):
 
 def _offset(value: str) -> int:
     v = value.strip()
-    if not v.lstrip("-").isdigit():
+    if not v.lstrip("-").isascii() or not v.lstrip("-").isdigit():
         raise click.BadParameter(f"{value!r} is not an offset (a whole number)",
                                  param_hint="OFFSET")
     if len(v.lstrip("-").lstrip("0")) > 19:
@@ -92,6 +94,20 @@ def _answer(result: object, renderer: object) -> ExitCode:
     if code != ExitCode.OK:
         return code
     return ExitCode.OK if getattr(result, "found", False) else ExitCode.PROBLEMS
+
+
+def _lookup(path: str, renderer: object, find: Any) -> ExitCode:
+    """Run ``find()``; an input that cannot be read is an ``unreadable-file`` finding in
+    the same style as every other command's (exit 2), not a different kind of error."""
+    from ..errors import InputError
+    from ..findings import Problem
+
+    try:
+        result = find()
+    except InputError as e:
+        return run([Problem(e.path or path, e.position, "unreadable-file", e.message)],
+                   renderer)
+    return _answer(result, renderer)
 
 
 @cli.command("find-offset", cls=_NumberArgs)
@@ -121,8 +137,8 @@ def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: s
     target = _offset(offset)
     renderer = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
                               key_decoder, value_decoder)
-    result = find_offset(path, target, deep=True, max_batch_bytes=max_batch_bytes)
-    return _answer(result, renderer)
+    return _lookup(path, renderer, lambda: find_offset(path, target, deep=True,
+                                                       max_batch_bytes=max_batch_bytes))
 
 
 @cli.command("find-time", cls=_NumberArgs)
@@ -157,8 +173,8 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
     target = parse_timestamp(timestamp)
     renderer = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
                               key_decoder, value_decoder)
-    result = find_time(path, target, max_batch_bytes=max_batch_bytes)
-    return _answer(result, renderer)
+    return _lookup(path, renderer, lambda: find_time(path, target,
+                                                     max_batch_bytes=max_batch_bytes))
 
 
 @cli.command("size-report")

@@ -14,7 +14,7 @@ import click
 
 from .. import __version__
 from ..findings import KINDS
-from .schema_doc import SCHEMA, fields_of
+from .schema_doc import METADATA_SCHEMA, SCHEMA, fields_of
 
 DATE = "2026"  # fixed: pages must not change with the day they are generated
 
@@ -124,6 +124,10 @@ def main_page(cli: click.Group, ctx: click.Context) -> str:
               ".SH JSON LINES SCHEMA"]
     for kind, (what, _) in SCHEMA.items():
         names = ", ".join(n for n, _ in fields_of(kind))
+        lines += [".TP", f".B {esc(kind)}", esc(f"{what}. Fields: {names}.")]
+    lines += [".PP", esc("kdump metadata writes objects of its own:")]
+    for kind, (what, fields) in METADATA_SCHEMA.items():
+        names = ", ".join(n for n, _ in fields)
         lines += [".TP", f".B {esc(kind)}", esc(f"{what}. Fields: {names}.")]
     lines += [".PP", esc("A field name ending in ? appears only in some objects of the type. "
                          "Keys, values and header values are written per --payload-encoding: "

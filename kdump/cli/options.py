@@ -142,6 +142,22 @@ def run(items: Iterable[object], renderer: Any, *, progress: Iterable[str] = (),
     return ExitCode.PROBLEMS if problems else ExitCode.OK
 
 
+def is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def raw_option(f: F) -> F:
+    """``--raw``: text as the data holds it even on a terminal."""
+    return click.option(
+        "--raw", is_flag=True,
+        help="On a terminal, print text lines as the data holds them.  Without it, control "
+        "and bidi characters from the data are shown as escapes (\\x1b, \\u202e) when "
+        "stdout is a terminal; piped output is always DumpLogSegments' bytes.")(f)
+
+
 def stdout() -> TextIO:
     return sys.stdout
 

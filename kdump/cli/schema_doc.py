@@ -31,6 +31,9 @@ BATCH_FIELDS: list[Field] = [
     ("is_control?", "v2 only"),
     ("delete_horizon_ms?", "v2 only; null unless the delete-horizon flag is set"),
     ("attributes", "the raw attributes field"),
+    ("replica?", "compare-replicas --print-data-log: the replica (partition directory)"),
+    ("log_dir?", "compare-replicas --print-data-log"),
+    ("broker_id?", "compare-replicas --print-data-log"),
 ]
 
 SCHEMA: dict[str, tuple[str, list[Field]]] = {
@@ -65,6 +68,9 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("control?", "control records: {type, type_id, key_version, coordinator_epoch?, "
                      "value_version?, data?, error?}"),
         ("decode_error?", "what the decoder could not decode"),
+        ("replica?", "compare-replicas --print-data-log: the replica holding the record"),
+        ("log_dir?", "compare-replicas --print-data-log"),
+        ("broker_id?", "compare-replicas --print-data-log"),
     ]),
     "log_end": ("the end of a log's dump (dump)", [
         ("file", "path"), ("size", "file size at open"), ("end", "where reading stopped"),
@@ -117,6 +123,8 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("length", "bytes affected, when a byte range is"),
         ("index_offset?", "index mismatches"), ("log_offset?", "index mismatches"),
         ("check?", "time-index checks"), ("after?", "offset gaps"), ("next?", "offset gaps"),
+        ("lost_offsets?", "truncated closed segments: [first, last] offsets lost up to the "
+                          "next segment's base offset"),
         ("...?", "other kind-specific details"),
     ]),
     "summary": ("closes verify-crc and verify-index", [
@@ -125,6 +133,8 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("valid_batches", ""), ("invalid_batches", ""), ("records", "records checked"),
         ("unreadable_bytes", "bytes in damaged regions"), ("problems", "findings"),
         ("errors", ""), ("warnings", ""), ("infos", ""), ("by_kind", "findings per kind"),
+        ("in_flight", "half-written batches at the end of active segments (a live broker's "
+                      "append; not damage)"),
         ("clean", "no error and no warning"),
     ]),
     "segment": ("size-report --by segment row", []),
@@ -151,6 +161,19 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("unreadable_bytes", ""), ("first_offset", ""), ("last_offset", ""),
         ("min_timestamp", ""), ("max_timestamp", ""), ("producers", "distinct producer ids"),
         ("codecs", "per codec: {batches, stored_bytes, uncompressed_bytes, ratio}"),
+        ("log_dir?", "segment and partition rows: the broker log dir holding the replica "
+         "(several log dirs are several replicas, kept apart)"),
+        ("broker_id?", "segment and partition rows: broker.id / node.id of the log dir's "
+         "meta.properties; null without one"),
+        ("partitions?", "topic and total rows: distinct partitions"),
+        ("replicas?", "topic and total rows: replicas (partition directories) read"),
+        ("replication_factor?", "topic rows: the most replicas any of its partitions has; "
+         "the topic's figures count each partition once (its replica with the highest last "
+         "offset)"),
+        ("replica_bytes?", "topic and total rows: bytes on disk over every replica"),
+        ("counts?", "total row: replicas (sums every replica, --by segment/partition) or "
+         "partitions (each partition once, --by topic)"),
+        ("log_dirs?", "total row: log dirs read"),
     ]),
     "found": ("find-offset / find-time answer", [
         ("query", "offset or timestamp"), ("target", "what was asked"), ("file", ""),
@@ -164,13 +187,15 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("bytes_read", "bytes read from all files"), ("notes", "fallbacks taken"),
         ("key?", "--print-data-log"), ("key_encoding?", ""), ("value?", ""),
         ("value_encoding?", ""), ("headers?", ""),
+        ("decode_error?", "--print-data-log: what the decoder (--decoder, auto by directory "
+         "name) could not decode"),
     ]),
     "not_found": ("find-offset / find-time: not there (exit 1)", [
         ("query", ""), ("target", ""), ("file", ""), ("position", ""), ("method", ""),
         ("index_entry", ""), ("bytes_scanned", ""), ("bytes_read", ""), ("notes", ""),
         ("reason", "below the log start, above the log end, in a gap ..."),
-        ("nearest_below", "nearest existing offset below"),
-        ("nearest_above", "nearest existing offset above"),
+        ("nearest_below", "nearest offset below that holds a record"),
+        ("nearest_above", "nearest offset above that holds a record"),
     ]),
     "committed_offset": ("dump --summary: a group's committed offset", [
         ("group", ""), ("topic", ""), ("partition", ""), ("offset", ""), ("metadata", ""),
@@ -188,6 +213,64 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("aborted_records", "transactional commits that were aborted"),
         ("pending_records", "transactional commits with no marker yet"),
         ("ignored_records", "records the digest does not use"),
+        ("skipped_replicas", "partition directories not replayed: several brokers' log dirs "
+         "hold several replicas, and each partition is replayed once, from the replica with "
+         "the highest log end offset"),
+    ]),
+    "partition_comparison": ("compare-replicas: one partition's replicas", [
+        ("partition", "<topic>-<partition>, the directory name"), ("topic", ""),
+        ("status", "agree, lagging (a replica is a prefix of another), diverged, or single "
+         "(found in one log dir only)"),
+        ("diverged", "two replicas hold different batches at some offset"),
+        ("divergence_offset", "the first such offset; null when none"),
+        ("truncation_offset", "the lowest offset Kafka's truncation (OffsetsForLeaderEpoch) "
+         "would cut a follower at, below its log end offset; null when no follower loses "
+         "records"),
+        ("leader", "the replica taken as the leader (path)"),
+        ("leader_reason", "given with --leader, or how it was presumed"),
+        ("compacted_differences", "batches that differ only as the log cleaner leaves them"),
+        ("missing_from", "[{log_dir, broker_id}] of the log dirs without this partition"),
+        ("replicas", "one object per replica: path, log_dir, broker_id, role (leader, "
+         "follower, single), log_start_offset, log_end_offset, high_watermark "
+         "(replication-offset-checkpoint), segments, batches, records, records_only_here, "
+         "batches_only_here, epochs ([[epoch, start_offset]...] as Kafka's epoch cache "
+         "holds them), epochs_source, checkpoint_epochs, batch_epochs, latest_epoch, "
+         "truncation_offset, truncation_reason, batch_at_divergence ({file, position, "
+         "base_offset, last_offset, partition_leader_epoch, crc, magic, count, size} or "
+         "null), damage ([{file, position, kind, base_offset, detail}]), bytes_read"),
+    ]),
+    "replicas_summary": ("closes compare-replicas", [
+        ("partitions", ""), ("agree", ""), ("lagging", ""), ("diverged", ""),
+        ("only_one_replica", ""), ("damaged", "partitions with a damaged replica"),
+        ("bytes_read", "bytes read from every log"),
+        ("log_dirs", "[{log_dir, broker_id}]"),
+    ]),
+    "offsets_source": ("lag: the __consumer_offsets replica replayed", [
+        ("partition", ""), ("path", ""), ("log_dir", ""), ("broker_id", ""),
+        ("log_end_offset", ""), ("replicas", "replicas of it found"),
+        ("chosen_by", "the highest log end offset, or the only one"),
+        ("records", "records applied"), ("aborted_records", "transactional commits aborted"),
+        ("pending_records", "transactional commits with no marker yet"),
+    ]),
+    "lag": ("lag: a group's position on a partition", [
+        ("group", ""), ("topic", ""), ("partition", ""),
+        ("committed_offset", "the last committed offset"),
+        ("log_end_offset", "of the replica named in log_end_offset_from; null when the "
+         "partition's log is not among the inputs"),
+        ("high_watermark", "the highest replication-offset-checkpoint entry of the log dirs "
+         "read (a broker's last checkpoint, not the live value); null without one"),
+        ("lag", "log_end_offset - committed_offset; null when unknown"),
+        ("lag_to_high_watermark", "high_watermark - committed_offset; null when unknown"),
+        ("high_watermark_source", ""), ("commit_timestamp", ""), ("metadata", ""),
+        ("log_end_offset_from", "{path, log_dir, broker_id, log_end_offset, replicas, "
+         "chosen_by} or null"),
+        ("committed_offset_from", "the __consumer_offsets replica (path)"),
+    ]),
+    "group_lag": ("lag: one group's summary", [
+        ("group", ""), ("partitions", ""),
+        ("partitions_without_log", "partitions whose log is not among the inputs"),
+        ("total_lag", "over the partitions with a known lag"), ("max_lag", ""),
+        ("topics", ""),
     ]),
     "coordinator_partition": ("coordinator-partition answer", [
         ("id", "group or transactional id"), ("hash_code", "Java String.hashCode"),
@@ -215,4 +298,96 @@ def markdown() -> str:
         names = ", ".join(f"`{n}`" for n, _ in fields_of(kind))
         out.append(f"- {label}: {what if kind != 'total' else 'size-report rows and total'}. "
                    f"Fields: {names}.")
+    out.append("")
+    out.append("`kdump metadata` writes objects of its own (its `topic` and `partition` are "
+               "not size-report rows):")
+    out.append("")
+    for kind, (what, fields) in METADATA_SCHEMA.items():
+        names = ", ".join(f"`{n}`" for n, _ in fields)
+        out.append(f"- `{kind}`: {what}. Fields: {names}.")
     return "\n".join(out) + "\n"
+
+
+#: ``kdump metadata``'s objects (a namespace of their own)
+_ENDPOINTS = ("endpoints", "[{name, host, port, security_protocol}], by listener name")
+_SUMMARY = ("offset, timestamp, target, snapshot, log_segments, gaps, records_applied, "
+            "records_failed, complete")
+METADATA_SCHEMA: dict[str, tuple[str, list[Field]]] = {
+    "feature": ("a finalized feature (metadata.version included)", [
+        ("name", ""), ("level", "feature level")]),
+    "broker": ("a registered broker", [
+        ("id", ""), ("epoch", "broker epoch"), ("incarnation_id", ""),
+        ("fenced", ""), ("in_controlled_shutdown", ""), ("rack", "null when none"), _ENDPOINTS,
+        ("features", "[{name, min_version, max_version}] supported"),
+        ("log_dirs", "directory ids, sorted"), ("is_migrating_zk_broker", "")]),
+    "controller": ("a controller: its registration and what the quorum's control records say", [
+        ("id", ""), ("incarnation_id", "null when not registered"),
+        ("zk_migration_ready", ""), _ENDPOINTS, ("features", ""),
+        ("registered", "a RegisterControllerRecord exists"),
+        ("voter", "in the voters of the latest LeaderChange/Voters record (null: none seen)"),
+        ("leader", "the latest LeaderChange record names it")]),
+    "topic": ("a topic", [("name", ""), ("topic_id", ""), ("partitions", "the count")]),
+    "partition": ("a partition's registration", [
+        ("topic", ""), ("topic_id", ""), ("partition", ""), ("leader", "-1: none"),
+        ("leader_epoch", ""), ("partition_epoch", ""), ("replicas", ""), ("isr", ""),
+        ("elr", "eligible leader replicas"), ("last_known_elr", ""),
+        ("leader_recovery_state", "RECOVERED or RECOVERING"), ("adding_replicas", ""),
+        ("removing_replicas", ""),
+        ("directories", "per replica; AAAAAAAAAAAAAAAAAAAAAA = MIGRATING, "
+                        "AAAAAAAAAAAAAAAAAAAAAQ = UNASSIGNED")]),
+    "config": ("a dynamic config", [
+        ("resource_type", "TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP"),
+        ("resource_name", "empty: the cluster default"), ("name", ""),
+        ("value", "null when redacted"),
+        ("redacted?", "true for password-like names: the value is never printed"),
+        ("version?", "redacted configs: how many times the value was set")]),
+    "quota": ("a client quota", [("entity", "{entity type: name or null (default)}"),
+                                 ("key", ""), ("value", "")]),
+    "acl": ("an ACL", [("id", ""), ("resource_type", ""), ("resource_name", ""),
+                       ("pattern_type", ""), ("principal", ""), ("host", ""),
+                       ("operation", ""), ("permission_type", "")]),
+    "producer_ids": ("the next producer-id block", [
+        ("next_producer_id", ""), ("broker_id", "the broker it went to"),
+        ("broker_epoch", "")]),
+    "scram_user": ("a SCRAM credential", [
+        ("name", ""), ("mechanism", "SCRAM-SHA-256 or SCRAM-SHA-512"), ("iterations", ""),
+        ("credentials", "always \"redacted\": salt and keys are never printed"),
+        ("version", "how many times it was set")]),
+    "delegation_token": ("a delegation token", [
+        ("token_id", ""), ("owner", ""), ("requester", ""), ("renewers", ""),
+        ("issue_timestamp", ""), ("max_timestamp", ""), ("expiration_timestamp", ""),
+        ("hmac", "always \"redacted\"")]),
+    "image": ("closes the image: where it stands and what built it", [
+        ("offset", "last offset in the image"), ("timestamp", "of that record"),
+        ("target", "offset N, time T or end"),
+        ("snapshot", "{file, end_offset, epoch, timestamp} used, or null"),
+        ("log_segments", "segments read"), ("skipped_segments", "[{file, why}]"),
+        ("log_start_offset", ""), ("log_end_offset", "last offset read"),
+        ("overlap", "{first, last}: log offsets also in the snapshot (taken from it)"),
+        ("gaps", "[{first, last}]: offsets in no file"), ("records_applied", ""),
+        ("records_failed", "records not applied (see the problems)"),
+        ("records_by_type", ""), ("records_without_effect", "NO_OP_RECORD ..."),
+        ("transactions_committed", ""), ("transactions_aborted", ""),
+        ("records_aborted", ""),
+        ("pending_transaction", "{begin_offset, name, records} open at the target, not applied"),
+        ("metadata_version", ""), ("zk_migration_state", ""), ("kraft_version", ""),
+        ("leader_id", "from the latest LeaderChange record"), ("leader_epoch", ""),
+        ("voters", ""), ("quorum_state_file", "{file, values}: the quorum-state file, as copied"),
+        ("complete", "no gap and no record failed"), ("topics", ""), ("partitions", ""),
+        ("brokers", "")]),
+    "change": ("--history: one object changed by one record", [
+        ("offset", "null: loaded from the snapshot"), ("timestamp", ""),
+        ("record", "the record type"),
+        ("committed_at", "in a transaction: the END record's offset"),
+        ("object", "its type"), ("label", "orders/0, broker 1 ..."), ("path", "/topics/orders/0"),
+        ("action", "created, changed or removed"),
+        ("changes", "[{field, from, to}]"), ("text", "leader 1 -> 3, fenced ...")]),
+    "history": ("closes --history", [("object", "what was asked"), ("changes", "entries"),
+                                     ("image", _SUMMARY)]),
+    "difference": ("--diff: an object that differs", [
+        ("object", "type"), ("label", ""), ("path", ""), ("action", "created, changed, removed"),
+        ("changes", "[{field, from, to}]"), ("text", ""), ("before", "the object at A"),
+        ("after", "the object at B")]),
+    "diff": ("closes --diff", [("from", _SUMMARY), ("to", _SUMMARY),
+                               ("differences", "count")]),
+}

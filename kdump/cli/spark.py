@@ -59,15 +59,16 @@ def spark_options(f: F) -> F:
 
 
 def check_inputs(paths: tuple[str, ...]) -> None:
-    """Local inputs must exist before Spark starts (13 s) only to fail: one line, exit 2.
-    URLs (``s3://`` ...) are left to the job."""
+    """When no input exists, say so before Spark starts (13 s) only to fail: one line,
+    exit 2.  With some inputs present, the missing ones are findings as in the local
+    command.  URLs (``s3://`` ...) are left to the job."""
     import os
 
     from ..errors import InputError
 
-    for p in paths:
-        if "://" not in p and not os.path.lexists(p):
-            raise InputError("no such file or directory", path=p)
+    missing = [p for p in paths if "://" not in p and not os.path.lexists(p)]
+    if missing and len(missing) == len(paths):
+        raise InputError("no such file or directory", path=missing[0])
 
 
 def _spark_job(master: str | None, conf: tuple[str, ...], verbose: bool, ship: bool,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import bisect
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -122,21 +123,31 @@ def _has_records(b: Batch) -> bool:
     return b.count is None or b.count > 0
 
 
-def _offsets_of(b: Batch, max_batch_bytes: int, res: FindResult) -> list[int] | None:
-    recs = _records_of(b, max_batch_bytes, res)
-    return None if recs is None else [r.offset for r in recs]
-
-
-def _records_of(b: Batch, max_batch_bytes: int, res: FindResult) -> list[Record] | None:
-    """The records the batch holds (None: they cannot be read)."""
+def _offsets_of(b: Batch, max_batch_bytes: int, res: FindResult, *, above: int | None = None,
+                below: int | None = None) -> Iterator[int]:
+    """The offsets of the records the batch holds, streamed (a wrapper of a million
+    messages is never held whole); a batch whose records cannot be read ends with a
+    note.  ``above``: stop at the first offset above it."""
     if not _has_records(b):
-        return []
+        return
     try:
-        return list(b.records(max_batch_bytes))
+        for r in b.records(max_batch_bytes):
+            if below is not None and r.offset >= below:
+                return
+            yield r.offset
+            if above is not None and r.offset > above:
+                return
     except KdumpError as e:
         res.notes.append(f"records of the batch at byte {b.position} cannot be read: "
                          f"{e.message}")
-        return None
+
+
+def _last_offset_below(b: Batch, target: int, max_batch_bytes: int, res: FindResult
+                       ) -> int | None:
+    last = None
+    for o in _offsets_of(b, max_batch_bytes, res, below=target):
+        last = o
+    return last
 
 
 def _index_start(src: FileSource, log_path: str, base: int, target: int, res: FindResult,
@@ -214,33 +225,41 @@ def find_offset(path: str, target: int, *, deep: bool = True,
                 res.position = b.position
             if b.base_offset > target and res.batch is None:
                 res.reason = "in a gap in the offsets (compaction, or aborted/removed data)"
-            recs = _records_of(b, max_batch_bytes, res) if deep else None
-            if recs is None:
-                if b.base_offset <= target and res.batch is None:
-                    # cannot say which records it holds: name the batch
-                    res.batch = b
-                    res.found = not deep
-                    res.position = b.position
-                    done = True
-                    break
-                continue
             if res.batch is None and b.base_offset <= target:
                 res.batch = b
-            for rec in recs:
-                o = rec.offset
-                if o == target:
+            if not deep:
+                if b.base_offset <= target:
                     res.found = True
-                    res.batch = b
                     res.position = b.position
-                    res.record = rec
-                    done = True
-                    break
-                if o < target:
-                    below = o
-                elif o > target:
-                    above = o
-                    done = True
-                    break
+                done = True
+                break
+            unreadable = False
+            try:
+                if _has_records(b):
+                    for rec in b.records(max_batch_bytes):
+                        o = rec.offset
+                        if o == target:
+                            res.found = True
+                            res.batch = b
+                            res.position = b.position
+                            res.record = rec
+                            done = True
+                            break
+                        if o < target:
+                            below = o
+                        else:
+                            above = o
+                            done = True
+                            break
+            except KdumpError as e:
+                res.notes.append(f"records of the batch at byte {b.position} cannot be "
+                                 f"read: {e.message}")
+                unreadable = True
+            if unreadable and b.base_offset <= target and not done:
+                # cannot say whether it holds the offset: name the batch, not found
+                res.reason = "its batch's records cannot be read"
+                res.position = b.position
+                done = True
             if done:
                 break
         res.bytes_read += src.bytes_read
@@ -257,9 +276,7 @@ def find_offset(path: str, target: int, *, deep: bool = True,
     if not deep and res.batch is not None:
         return res
     if below is None and prev_with_records is not None:
-        offs = _offsets_of(prev_with_records, max_batch_bytes, res)
-        if offs:
-            below = offs[-1]
+        below = _last_offset_below(prev_with_records, target, max_batch_bytes, res)
     if below is None:
         below = _last_record_before(segs, k, start, target, res, max_batch_bytes)
     if above is None:
@@ -291,8 +308,7 @@ def _last_record_in(log_path: str, stop: int | None, target: int, res: FindResul
         res.bytes_read += src.bytes_read
     if last is None:
         return None
-    offs = [o for o in (_offsets_of(last, max_batch_bytes, res) or []) if o < target]
-    return offs[-1] if offs else None
+    return _last_offset_below(last, target, max_batch_bytes, res)
 
 
 def _last_record_before(segs: list[tuple[int, str]], k: int, start: int, target: int,
@@ -319,7 +335,7 @@ def _first_record_after(segs: list[tuple[int, str]], k: int, target: int, res: F
                 for item in LogReader(src, chunk=LOOKUP_CHUNK, max_batch_bytes=max_batch_bytes):
                     if isinstance(item, Problem) or item.last_offset <= target:
                         continue
-                    for o in _offsets_of(item, max_batch_bytes, res) or []:
+                    for o in _offsets_of(item, max_batch_bytes, res, above=target):
                         if o > target:
                             res.bytes_read += src.bytes_read
                             return o

@@ -8,20 +8,22 @@ records of transactional batches are held per producer until its marker arrives.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .. import layouts as L
 from ..decoders import internal_decoder
-from ..errors import KdumpError
-from ..files.logdir import walk
+from ..errors import KdumpError, UsageError
+from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
 from ..records.control import parse_control
 from ..records.file_records import LogReader
 from ..records.v2 import RecordBatch
 from ..source import FileSource
 from .offsets_digest import OffsetsDigest
+from .replicas import log_end_offset
 
 
 @dataclass(slots=True)
@@ -44,12 +46,77 @@ class DigestTotals:
     aborted_records: int
     pending_records: int
     ignored_records: int
+    #: replicas not replayed: another broker's copy of the partition ends later
+    skipped_replicas: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"type": "offsets_summary", "records": self.records, "partitions": self.partitions,
                 "committed_offsets": self.offsets, "groups": self.groups,
                 "aborted_records": self.aborted_records, "pending_records": self.pending_records,
-                "ignored_records": self.ignored_records}
+                "ignored_records": self.ignored_records,
+                "skipped_replicas": self.skipped_replicas}
+
+
+@dataclass(slots=True)
+class ReplayState:
+    """What one replay of ``__consumer_offsets`` logs accumulates."""
+
+    digest: OffsetsDigest
+    pending: dict[int, list[tuple[Any, Any, int]]]
+    aborted: int = 0
+
+    @classmethod
+    def new(cls) -> ReplayState:
+        return cls(OffsetsDigest(), {})
+
+    @property
+    def pending_records(self) -> int:
+        return sum(len(h) for h in self.pending.values())
+
+
+def replay_log(path: str, active: bool, state: ReplayState, *, decoder: Any = None,
+               max_batch_bytes: int = 256 << 20) -> Iterator[Problem]:
+    """Feed one ``__consumer_offsets`` segment into ``state`` (segments in offset order,
+    one partition at a time): transactional commits are held per producer until its
+    COMMIT marker and dropped at its ABORT."""
+    if decoder is None:
+        decoder = internal_decoder("offsets")
+    digest, pending = state.digest, state.pending
+    try:
+        src = FileSource(path)
+    except KdumpError as e:
+        yield Problem(path, None, "unreadable-file", e.message)
+        return
+    with src:
+        for item in LogReader(src, active=active, max_batch_bytes=max_batch_bytes):
+            if isinstance(item, Problem):
+                if item.severity != INFO:
+                    yield item
+                continue
+            b = item
+            try:
+                records = list(b.records(max_batch_bytes))
+            except KdumpError as e:
+                yield Problem(path, b.position, "invalid-record", e.message)
+                continue
+            if isinstance(b, RecordBatch) and b.is_control:
+                for rec in records:
+                    ctl = parse_control(rec)
+                    held = pending.pop(b.producer_id, [])
+                    if ctl.type_id == L.CONTROL_COMMIT:
+                        for key, value, off in held:
+                            digest.add(key, value, log_offset=off)
+                    elif ctl.type_id == L.CONTROL_ABORT:
+                        state.aborted += len(held)
+                continue
+            txn = isinstance(b, RecordBatch) and b.is_transactional
+            for rec in records:
+                d = decoder.decode(rec.key, rec.value, rec.offset)
+                if txn:
+                    pending.setdefault(b.producer_id, []).append(
+                        (d.key_json, d.value_json, rec.offset))
+                else:
+                    digest.add(d.key_json, d.value_json, log_offset=rec.offset)
 
 
 def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
@@ -57,10 +124,15 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
     """Replay every ``__consumer_offsets`` log under ``paths`` (every log when
     ``all_topics``: the user said the data is offsets data)."""
     decoder = internal_decoder("offsets")
-    digest = OffsetsDigest()
-    pending: dict[int, list[tuple[Any, Any, int]]] = {}
+    state = ReplayState.new()
+    digest = state.digest
     partitions: set[str] = set()
-    aborted = pending_left = 0
+    not_offsets: set[str] = set()
+    pending_left = 0
+    # several brokers' log dirs hold several replicas of a partition: each partition is
+    # replayed once, from its replica with the highest log end offset
+    dirs: dict[str, list[KafkaFile]] = {}
+    by_partition: dict[tuple[str | None, int | None], list[str]] = {}
     for f in walk(paths):
         if isinstance(f, Problem):
             if f.severity != INFO:
@@ -69,43 +141,37 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
         if f.kind != "log" or f.leftover is not None:
             continue
         if not all_topics and f.topic != "__consumer_offsets":
+            if len(not_offsets) < 4:
+                not_offsets.add(f"{f.topic}-{f.partition}" if f.topic else f.path)
             continue
-        partitions.add(f"{f.topic}-{f.partition}")
-        try:
-            src = FileSource(f.path)
-        except KdumpError as e:
-            yield Problem(f.path, None, "unreadable-file", e.message)
-            continue
-        with src:
-            for item in LogReader(src, active=f.active, max_batch_bytes=max_batch_bytes):
-                if isinstance(item, Problem):
-                    if item.severity != INFO:
-                        yield item
-                    continue
-                b = item
-                try:
-                    records = list(b.records(max_batch_bytes))
-                except KdumpError as e:
-                    yield Problem(f.path, b.position, "invalid-record", e.message)
-                    continue
-                if isinstance(b, RecordBatch) and b.is_control:
-                    for rec in records:
-                        ctl = parse_control(rec)
-                        held = pending.pop(b.producer_id, [])
-                        if ctl.type_id == L.CONTROL_COMMIT:
-                            for key, value, off in held:
-                                digest.add(key, value, log_offset=off)
-                        elif ctl.type_id == L.CONTROL_ABORT:
-                            aborted += len(held)
-                    continue
-                txn = isinstance(b, RecordBatch) and b.is_transactional
-                for rec in records:
-                    d = decoder.decode(rec.key, rec.value, rec.offset)
-                    if txn:
-                        pending.setdefault(b.producer_id, []).append(
-                            (d.key_json, d.value_json, rec.offset))
-                    else:
-                        digest.add(d.key_json, d.value_json, log_offset=rec.offset)
+        pdir = os.path.dirname(f.path)
+        if pdir not in dirs:
+            dirs[pdir] = []
+            by_partition.setdefault((f.topic, f.partition), []).append(pdir)
+        dirs[pdir].append(f)
+    skipped: list[str] = []
+    for (topic, partition), pdirs in by_partition.items():
+        chosen = pdirs[0]
+        if len(pdirs) > 1 and topic is not None:
+            best = None
+            for d in pdirs:
+                leo, _ = log_end_offset(d, max_batch_bytes)
+                if leo is not None and (best is None or leo > best):
+                    best, chosen = leo, d
+            skipped.extend(d for d in pdirs if d != chosen)
+        partitions.add(f"{topic}-{partition}")
+        for f in dirs[chosen] if topic is not None else [x for d in pdirs for x in dirs[d]]:
+            yield from replay_log(f.path, f.active, state, decoder=decoder,
+                                  max_batch_bytes=max_batch_bytes)
+    if not partitions and not_offsets:
+        names = ", ".join(sorted(not_offsets)[:3]) + (", ..." if len(not_offsets) > 3 else "")
+        raise UsageError(
+            f"--summary replays __consumer_offsets partitions, and none was given ({names} "
+            f"{'is' if len(not_offsets) == 1 else 'are'} not): point it at __consumer_offsets-N "
+            "directories (or their log dir), or add --offsets-decoder to read these "
+            "partitions as consumer-offsets data")
+    pending = state.pending
+    aborted = state.aborted
     for held in pending.values():
         pending_left += len(held)
     for o in digest.offsets():
@@ -120,4 +186,4 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
             "protocol": g.protocol, "leader": g.leader, "members": g.members,
             "current_state_timestamp": g.current_state_timestamp, "log_offset": g.log_offset})
     yield DigestTotals(digest.records, len(partitions), len(digest.offsets()),
-                       len(digest.groups()), aborted, pending_left, digest.ignored)
+                       len(digest.groups()), aborted, pending_left, digest.ignored, skipped)

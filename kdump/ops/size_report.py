@@ -29,6 +29,7 @@ from ..records.file_records import LogReader
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
+from .replicas import broker_id_of, logdir_of
 
 LEVELS = ("segment", "partition", "topic")
 
@@ -91,6 +92,12 @@ class SizeRow:
     exact_records: bool = True
     #: key/value/header/overhead bytes measured (False under --shallow: unknown)
     sizes_known: bool = True
+    #: the broker log dir holding the replica (segment and partition rows) and its
+    #: broker id (meta.properties): several log dirs are several replicas, kept apart
+    log_dir: str | None = None
+    broker_id: int | None = None
+    #: topic and total rows: how replicas were counted (see SizeTotals.rows)
+    replica_stats: dict[str, Any] | None = None
 
     def merge(self, o: SizeRow) -> None:
         for name in ("bytes", "log_bytes", "index_bytes", "time_index_bytes", "txn_index_bytes",
@@ -116,8 +123,8 @@ class SizeRow:
     @property
     def key(self) -> tuple[Any, ...]:
         # a partition's files outside segments (segment None) after its segments
-        return (self.topic or "", self.partition or 0, self.segment is None and
-                self.level == "segment", self.segment or "")
+        return (self.topic or "", self.partition or 0, self.log_dir or "",
+                self.segment is None and self.level == "segment", self.segment or "")
 
     def to_json(self) -> dict[str, Any]:
         # --shallow does not decompress: a compressed batch's uncompressed size is unknown
@@ -155,6 +162,11 @@ class SizeRow:
                            "ratio": _ratio(c.uncompressed_bytes, c.stored_bytes)}
                     for name, c in sorted(self.codecs.items())},
         )
+        if self.level in ("segment", "partition"):
+            obj["log_dir"] = self.log_dir
+            obj["broker_id"] = self.broker_id
+        if self.replica_stats:
+            obj.update(self.replica_stats)
         return obj
 
     def _known(self, n: int) -> int | None:
@@ -219,6 +231,8 @@ def file_row(f: KafkaFile, opts: SizeOptions) -> tuple[SizeRow | None, list[Prob
     row is None when the file cannot be read).  :func:`size_report` merges these rows
     with :class:`SizeTotals`; ``kdump spark size-report`` computes them on executors."""
     seg_row = SizeRow("segment", f.topic, f.partition, _segment_name(f))
+    seg_row.log_dir = logdir_of(os.path.dirname(f.path) or ".")
+    seg_row.broker_id = broker_id_of(seg_row.log_dir)
     problems: list[Problem] = []
     try:
         for p in _account(f, seg_row, opts):
@@ -235,22 +249,79 @@ class SizeTotals:
     def __init__(self, opts: SizeOptions) -> None:
         self.opts = opts
         self._rows: dict[tuple[Any, ...], SizeRow] = {}
+        #: one row per replica (topic, partition, log dir), for --by topic and the total
+        self._replicas: dict[tuple[Any, ...], SizeRow] = {}
         self.total = SizeRow("all")
 
     def add(self, seg_row: SizeRow) -> None:
         by = self.opts.by
+        rkey = (seg_row.topic, seg_row.partition, seg_row.log_dir)
+        rep = self._replicas.get(rkey)
+        if rep is None:
+            rep = self._replicas[rkey] = SizeRow("partition", seg_row.topic, seg_row.partition,
+                                                 log_dir=seg_row.log_dir,
+                                                 broker_id=seg_row.broker_id)
+        rep.merge(seg_row)
+        self.total.merge(seg_row)
+        if by == "topic":
+            return
         key = _level_key(seg_row, by)
         row = self._rows.get(key)
         if row is None:
-            row = self._rows[key] = SizeRow(by, seg_row.topic,
-                                            seg_row.partition if by != "topic" else None,
-                                            seg_row.segment if by == "segment" else None)
+            row = self._rows[key] = SizeRow(by, seg_row.topic, seg_row.partition,
+                                            seg_row.segment if by == "segment" else None,
+                                            log_dir=seg_row.log_dir,
+                                            broker_id=seg_row.broker_id)
         row.merge(seg_row)
-        self.total.merge(seg_row)
+
+    def _topic_rows(self) -> list[SizeRow]:
+        """--by topic: each partition counted once (its replica with the highest last
+        offset, then the most bytes), with its replication: ``replicas`` found,
+        ``replication_factor`` (the most replicas of any of its partitions) and
+        ``replica_bytes`` (bytes on disk over every replica)."""
+        parts: dict[tuple[Any, ...], list[SizeRow]] = {}
+        for (topic, partition, _ld), rep in self._replicas.items():
+            parts.setdefault((topic, partition), []).append(rep)
+        topics: dict[Any, SizeRow] = {}
+        for (topic, _p), reps in parts.items():
+            best = max(reps, key=lambda r: (_n(r.last_offset), r.bytes))
+            row = topics.get(topic)
+            if row is None:
+                row = topics[topic] = SizeRow("topic", topic, replica_stats={
+                    "partitions": 0, "replicas": 0, "replication_factor": 0,
+                    "replica_bytes": 0})
+            row.merge(best)
+            st = row.replica_stats
+            assert st is not None
+            st["partitions"] += 1
+            st["replicas"] += len(reps)
+            st["replication_factor"] = max(st["replication_factor"], len(reps))
+            st["replica_bytes"] += sum(r.bytes for r in reps)
+        return list(topics.values())
+
+    def _total(self, topic_rows: list[SizeRow] | None) -> SizeRow:
+        """The total: over every replica (what is on disk), or under --by topic over
+        unique partitions; ``counts`` says which."""
+        partitions = len({(t, p) for t, p, _ in self._replicas})
+        log_dirs = len({ld for _, _, ld in self._replicas})
+        if topic_rows is None:
+            total = self.total
+            total.replica_stats = {"counts": "replicas", "partitions": partitions,
+                                   "replicas": len(self._replicas), "log_dirs": log_dirs,
+                                   "replica_bytes": total.bytes}
+            return total
+        total = SizeRow("all")
+        for r in topic_rows:
+            total.merge(r)
+        total.replica_stats = {"counts": "partitions", "partitions": partitions,
+                               "replicas": len(self._replicas), "log_dirs": log_dirs,
+                               "replica_bytes": self.total.bytes}
+        return total
 
     def rows(self) -> list[SizeRow]:
         """The rows (sorted by name, or the ``top`` largest first), then the total."""
-        rows = list(self._rows.values())
+        topic_rows = self._topic_rows() if self.opts.by == "topic" else None
+        rows = topic_rows if topic_rows is not None else list(self._rows.values())
         if self.opts.by == "segment":
             # files that belong to no segment (leader-epoch-checkpoint, partition.metadata,
             # a snapshot at the log end ...) are not segments: one row per partition,
@@ -261,15 +332,17 @@ class SizeTotals:
                 if r.segments:
                     kept.append(r)
                     continue
-                o = others.get((r.topic, r.partition))
+                o = others.get((r.topic, r.partition, r.log_dir))
                 if o is None:
-                    o = others[(r.topic, r.partition)] = SizeRow("segment", r.topic, r.partition)
+                    o = others[(r.topic, r.partition, r.log_dir)] = SizeRow(
+                        "segment", r.topic, r.partition, log_dir=r.log_dir,
+                        broker_id=r.broker_id)
                 o.merge(r)
             rows = kept + list(others.values())
         ordered = sorted(rows, key=lambda r: r.key)
         if self.opts.top is not None:
             ordered = sorted(ordered, key=lambda r: (-r.bytes, r.key))[: self.opts.top]
-        return [*ordered, self.total]
+        return [*ordered, self._total(topic_rows)]
 
 
 def _segment_name(f: KafkaFile) -> str:
@@ -284,8 +357,12 @@ def _level_key(row: SizeRow, by: str) -> tuple[Any, ...]:
     if by == "topic":
         return (row.topic,)
     if by == "partition":
-        return (row.topic, row.partition)
-    return (row.topic, row.partition, row.segment)
+        return (row.topic, row.partition, row.log_dir)
+    return (row.topic, row.partition, row.log_dir, row.segment)
+
+
+def _n(x: int | None) -> int:
+    return -1 if x is None else x
 
 
 def _account(f: KafkaFile, row: SizeRow, opts: SizeOptions) -> Iterator[Problem]:

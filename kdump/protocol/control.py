@@ -16,6 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from kdump import layouts as L
+from kdump.layouts import CONTROL_ABORT as ABORT
+from kdump.layouts import CONTROL_COMMIT as COMMIT
+from kdump.layouts import CONTROL_KRAFT_VERSION as KRAFT_VERSION
+from kdump.layouts import CONTROL_KRAFT_VOTERS as KRAFT_VOTERS
+from kdump.layouts import CONTROL_LEADER_CHANGE as LEADER_CHANGE
+from kdump.layouts import CONTROL_SNAPSHOT_FOOTER as SNAPSHOT_FOOTER
+from kdump.layouts import CONTROL_SNAPSHOT_HEADER as SNAPSHOT_HEADER
 from kdump.protocol.schema import (
     Field,
     Schema,
@@ -39,14 +46,6 @@ __all__ = [
     "control_record_text",
     "decode_control_value",
 ]
-
-ABORT = L.CONTROL_ABORT
-COMMIT = L.CONTROL_COMMIT
-LEADER_CHANGE = L.CONTROL_LEADER_CHANGE
-SNAPSHOT_HEADER = L.CONTROL_SNAPSHOT_HEADER
-SNAPSHOT_FOOTER = L.CONTROL_SNAPSHOT_FOOTER
-KRAFT_VERSION = L.CONTROL_KRAFT_VERSION
-KRAFT_VOTERS = L.CONTROL_KRAFT_VOTERS
 
 #: ControlRecordType's names (kdump.layouts.CONTROL_TYPES)
 CONTROL_TYPE_NAMES: dict[int, str] = L.CONTROL_TYPES

@@ -53,8 +53,13 @@ def _uvarint(buf: Any, pos: int, end: int, max_bytes: int) -> tuple[int, int]:
     raise _Varint(Fault.VARINT_TOO_LONG, max_bytes)
 
 
-def _zz(u: int) -> int:
-    return (u >> 1) ^ -(u & 1)
+def _varint(buf: Any, pos: int, limit: int, max_bytes: int) -> tuple[int, int]:
+    """A ZigZag varint/varlong: ``(value, next position)``; one byte inline."""
+    b = buf[pos] if pos < limit else 0x80
+    if b < 0x80:  # the common case
+        return (b >> 1) ^ -(b & 1), pos + 1
+    u, pos = _uvarint(buf, pos, limit, max_bytes)
+    return (u >> 1) ^ -(u & 1), pos
 
 
 #: the fields :func:`walk_v2` yields for one record.  With ``build``: ``(start, limit,
@@ -83,13 +88,7 @@ def walk_v2(buf: Any, pos: int, end: int, record: int, count: int, want: int,
             raise WalkFault((Fault.COUNT_SHORT, record, pos, 0, 0))
         start = pos
         try:
-            b = buf[pos]
-            if b < 0x80:  # one-byte varints inline: the common case
-                length = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                u, pos = _uvarint(buf, pos, end, 5)
-                length = _zz(u)
+            length, pos = _varint(buf, pos, end, 5)
             body = pos
             limit = pos + length
             if length < 6:
@@ -98,51 +97,21 @@ def walk_v2(buf: Any, pos: int, end: int, record: int, count: int, want: int,
                 raise WalkFault((Fault.LENGTH_PAST_END, record, start, length, end - pos))
             attributes = buf[pos]
             pos += 1
-            b = buf[pos]
-            if b < 0x80:
-                ts_delta = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                u, pos = _uvarint(buf, pos, limit, 10)
-                ts_delta = _zz(u)
-            b = buf[pos] if pos < limit else 0x80
-            if b < 0x80:
-                offset_delta = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                u, pos = _uvarint(buf, pos, limit, 5)
-                offset_delta = _zz(u)
-            b = buf[pos] if pos < limit else 0x80
-            if b < 0x80:
-                klen = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                u, pos = _uvarint(buf, pos, limit, 5)
-                klen = _zz(u)
+            ts_delta, pos = _varint(buf, pos, limit, 10)
+            offset_delta, pos = _varint(buf, pos, limit, 5)
+            klen, pos = _varint(buf, pos, limit, 5)
             key_at = pos
             if klen >= 0:
                 if pos + klen > limit:
                     raise WalkFault((Fault.KEY_PAST_END, record, start, klen, 0))
                 pos += klen
-            b = buf[pos] if pos < limit else 0x80
-            if b < 0x80:
-                vlen = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                u, pos = _uvarint(buf, pos, limit, 5)
-                vlen = _zz(u)
+            vlen, pos = _varint(buf, pos, limit, 5)
             value_at = pos
             if vlen >= 0:
                 if pos + vlen > limit:
                     raise WalkFault((Fault.VALUE_PAST_END, record, start, vlen, 0))
                 pos += vlen
-            b = buf[pos] if pos < limit else 0x80
-            if b < 0x80:
-                nh = (b >> 1) ^ -(b & 1)
-                pos += 1
-            else:
-                u, pos = _uvarint(buf, pos, limit, 5)
-                nh = _zz(u)
+            nh, pos = _varint(buf, pos, limit, 5)
             if nh < 0:
                 raise WalkFault((Fault.HEADER_COUNT_NEGATIVE, record, start, nh, 0))
             if nh > headers_left:
@@ -151,16 +120,14 @@ def walk_v2(buf: Any, pos: int, end: int, record: int, count: int, want: int,
             headers: list[tuple[bytes, bytes | None]] | None = [] if build else None
             header_bytes = 0
             for _ in range(nh):
-                u, pos = _uvarint(buf, pos, limit, 5)
-                hk = _zz(u)
+                hk, pos = _varint(buf, pos, limit, 5)
                 if hk < 0:
                     raise WalkFault((Fault.HEADER_KEY_NEGATIVE, record, start, hk, 0))
                 if pos + hk > limit:
                     raise WalkFault((Fault.HEADER_KEY_PAST_END, record, start, hk, 0))
                 hk_at = pos
                 pos += hk
-                u, pos = _uvarint(buf, pos, limit, 5)
-                hv = _zz(u)
+                hv, pos = _varint(buf, pos, limit, 5)
                 if hv >= 0:
                     if pos + hv > limit:
                         raise WalkFault((Fault.HEADER_VALUE_PAST_END, record, start, hv, 0))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 
 from ..findings import Problem
+from ..textsafe import inert
 
 
 def jbool(b: bool) -> str:
@@ -22,7 +23,8 @@ def problem_line(p: Problem) -> str:
     where = p.path if p.position is None else f"{p.path}: position {p.position}"
     tail = f" (base offset {p.base_offset})" if p.base_offset is not None else ""
     sev = "" if p.severity == "error" else f" [{p.severity}]"
-    return f"{where}: {p.kind}{sev}: {p.detail}{tail}"
+    # names and details quote the data: inert (kdump.textsafe), piped or not
+    return inert(f"{where}: {p.kind}{sev}: {p.detail}{tail}")
 
 
 PAYLOAD_ENCODINGS = ("utf8", "base64", "hex")

@@ -6,19 +6,29 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from ..findings import Problem
+from ..textsafe import InertLines
 from .common import problem_line
 
 
 def summary_line(s: Any) -> str:
     d = s.to_json()
-    parts = [f"{d['files']} files", f"{d['batches']} batches"]
+    parts = [f"{d['files']} {'file' if d['files'] == 1 else 'files'}",
+             f"{d['batches']} {'batch' if d['batches'] == 1 else 'batches'}"]
     if d.get("invalid_batches"):
         parts.append(f"{d['invalid_batches']} invalid")
     if d.get("unreadable_bytes"):
         parts.append(f"{d['unreadable_bytes']} unreadable bytes")
-    verdict = "clean" if d["clean"] else f"{d['errors']} errors, {d['warnings']} warnings"
-    if d.get("infos"):
-        verdict += f", {d['infos']} notes"
+    verdict = "clean" if d["clean"] else (f"{d['errors']} {'error' if d['errors'] == 1 else 'errors'}, "
+                                          f"{d['warnings']} "
+                                          f"{'warning' if d['warnings'] == 1 else 'warnings'}")
+    # a half-written batch at the end of a live segment is not damage, but it is not
+    # plain "clean" either: the data there is still coming
+    in_flight = d.get("in_flight") or 0
+    if in_flight:
+        verdict += f", {in_flight} {'batch' if in_flight == 1 else 'batches'} in flight"
+    notes = (d.get("infos") or 0) - in_flight
+    if notes > 0:
+        verdict += f", {notes} {'note' if notes == 1 else 'notes'}"
     return f"{d['command']}: {', '.join(parts)}: {verdict}"
 
 
@@ -26,8 +36,8 @@ class FindingsTextRenderer:
     """Findings on stdout, one per line; the summary line on stderr."""
 
     def __init__(self, out: TextIO, err: TextIO, *, quiet_info: bool = False) -> None:
-        self.out = out
-        self.err = err
+        self.out = InertLines(out)
+        self.err = InertLines(err)
         self.quiet_info = quiet_info
 
     def emit(self, item: object) -> None:
@@ -61,6 +71,7 @@ class FindingsTableRenderer:
 
     def close(self) -> None:
         from rich.table import Table
+        from rich.text import Text
 
         for path, problems in self.by_file.items():
             t = Table(title=path, title_justify="left", expand=False)
@@ -83,5 +94,6 @@ class FindingsTableRenderer:
                       "unreadable_bytes", "errors", "warnings", "infos"):
                 if k in d:
                     t.add_row(k.replace("_", " "), f"{d[k]:,}")
-            t.add_row("verdict", "[green]clean[/]" if d["clean"] else "[red]problems found[/]")
+            t.add_row("verdict", Text("clean", style="green") if d["clean"]
+                      else Text("problems found", style="red"))
             self.console.print(t)

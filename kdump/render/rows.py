@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from ..findings import Problem
+from ..textsafe import InertLines
 from .common import problem_line
 
 #: text columns of size-report: (header, JSON field)
@@ -38,6 +39,23 @@ def _name(d: dict[str, Any]) -> str:
     return f"{d['topic']}-{d['partition']}/{d['segment']}"
 
 
+def _replica_names(rows: list[dict[str, Any]]) -> bool:
+    """Several log dirs (brokers) in one report: names say which replica a row is."""
+    return len({d["log_dir"] for d in rows if d.get("log_dir") is not None}) > 1
+
+
+def _replica_name(d: dict[str, Any], several: bool) -> str:
+    name = _name(d)
+    if d["type"] == "total" and d.get("replicas", 0) > d.get("partitions", 0):
+        return f"TOTAL({d['counts']})"  # several replicas of a partition: which were counted
+    if d["type"] == "topic" and d.get("replication_factor", 0) > 1:
+        return f"{name}(rf={d['replication_factor']})"
+    if several and d.get("log_dir") is not None:
+        who = d["broker_id"] if d.get("broker_id") is not None else d["log_dir"]
+        name += f"@{who}"
+    return name
+
+
 def _cell(v: Any) -> str:
     if v is None:
         return "-"
@@ -51,8 +69,8 @@ class ObjectRenderer:
     to stderr one line each; subclasses render the objects in :meth:`row`."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
-        self.out = out
-        self.err = err
+        self.out = InertLines(out)
+        self.err = InertLines(err)
 
     def emit(self, item: object) -> None:
         if isinstance(item, Problem):
@@ -75,12 +93,27 @@ class SizeTextRenderer(ObjectRenderer):
     def __init__(self, out: TextIO, err: TextIO) -> None:
         super().__init__(out, err)
         self.header = False
+        self.rows: list[dict[str, Any]] = []
 
     def row(self, d: dict[str, Any]) -> None:
-        if not self.header:
-            self.out.write(" ".join(["name"] + [h for h, _ in SIZE_COLUMNS]) + "\n")
-            self.header = True
-        self.out.write(" ".join([_name(d)] + [_cell(d.get(k)) for _, k in SIZE_COLUMNS]) + "\n")
+        # held until the total: with several log dirs, names carry the replica
+        self.rows.append(d)
+        if d["type"] == "total":
+            self._write()
+
+    def _write(self) -> None:
+        several = _replica_names(self.rows)
+        for d in self.rows:
+            if not self.header:
+                self.out.write(" ".join(["name"] + [h for h, _ in SIZE_COLUMNS]) + "\n")
+                self.header = True
+            self.out.write(" ".join([_replica_name(d, several)]
+                                    + [_cell(d.get(k)) for _, k in SIZE_COLUMNS]) + "\n")
+        self.rows = []
+
+    def close(self) -> None:
+        self._write()
+        super().close()
 
 
 def human(n: int | None) -> str:
@@ -113,6 +146,7 @@ class SizeTableRenderer(ObjectRenderer):
 
     def close(self) -> None:
         from rich.table import Table
+        from rich.text import Text
 
         level = self.rows[0]["type"] if self.rows else "partition"
         t = Table(title=f"size by {level}", title_justify="left")
@@ -126,16 +160,22 @@ class SizeTableRenderer(ObjectRenderer):
         t.add_column("ratio", justify="right", no_wrap=True)
         t.add_column("offsets", justify="right", no_wrap=True)
         biggest = max((r["bytes"] for r in self.rows), default=0) or 1
+        several = _replica_names(self.rows)
         for d in self.rows:
             bar = "█" * max(1 if d["bytes"] else 0, round(12 * d["bytes"] / biggest))
             offsets = "-" if d["first_offset"] is None else f"{d['first_offset']}–{d['last_offset']}"
-            t.add_row(_name(d), human(d["bytes"]), f"[cyan]{bar}[/]", f"{d['batches']:,}",
+            t.add_row(_replica_name(d, several), human(d["bytes"]), Text(bar, style="cyan"),
+                      f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), offsets)
         if self.total is not None:
             d = self.total
             t.add_section()
-            t.add_row("[bold]total[/]", human(d["bytes"]), "", f"{d['batches']:,}",
+            label = "total"
+            if d.get("replicas", 0) > d.get("partitions", 0):
+                label += (" (replicas)" if d.get("counts") == "replicas"
+                          else " (unique partitions)")
+            t.add_row(Text(label, style="bold"), human(d["bytes"]), "", f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), "")
         self.console.print(t)
@@ -154,8 +194,8 @@ class FindTextRenderer:
 
     def __init__(self, out: TextIO, err: TextIO, *, print_data_log: bool = False,
                  decoder: Any = None) -> None:
-        self.out = out
-        self.err = err
+        self.out = InertLines(out)
+        self.err = InertLines(err)
         self.print_data = print_data_log
         self.decoder = decoder
 
@@ -184,7 +224,8 @@ class FindTextRenderer:
         if item.index_entry:
             e = item.index_entry
             w(f"index entry: slot {e['slot']} offset {e['offset']} position {e['position']}\n")
-        w(f"bytes scanned: {item.bytes_scanned}\nbytes read: {item.bytes_read}\n")
+        w(f"bytes scanned: {item.bytes_scanned}\n")
+        w(f"bytes read: {item.bytes_read}\n")
         for n in item.notes:
             w(f"note: {n}\n")
         if item.batch is not None:
@@ -238,6 +279,8 @@ class DigestTextRenderer(ObjectRenderer):
                 f"{d['committed_offsets']} committed offsets, {d['groups']} groups"
                 + (f", {d['aborted_records']} aborted" if d["aborted_records"] else "")
                 + (f", {d['pending_records']} in open transactions" if d["pending_records"] else "")
+                + (f"; other replicas not replayed (a longer one was): "
+                   f"{', '.join(d['skipped_replicas'])}" if d.get("skipped_replicas") else "")
                 + "\n")
 
 

@@ -79,13 +79,29 @@ def dump_json_parallel(paths: Iterable[str], opts: DumpOptions, encoding: str, j
     spool_dir = tempfile.mkdtemp(prefix="kdump-spool-")
     try:
         work = partial(_dump_one, opts, encoding, spool_dir)
-        for item in ordered_map(work, walk(paths), jobs, _is_file):
-            if isinstance(item, list):
+        # one file only: dumped here, streaming, with no spool (``| head`` stops it early)
+        here = partial(_dump_here, opts)
+        for item in ordered_map(work, walk(paths), jobs, _is_file, inline=here):
+            if isinstance(item, (list, _Here)):
                 yield from item
             else:
                 yield item
     finally:
         shutil.rmtree(spool_dir, ignore_errors=True)
+
+
+class _Here:
+    """A file's events, dumped in this process."""
+
+    def __init__(self, events: Iterator[object]) -> None:
+        self.events = events
+
+    def __iter__(self) -> Iterator[object]:
+        return self.events
+
+
+def _dump_here(opts: DumpOptions, f: KafkaFile) -> _Here:
+    return _Here(iter(dump_file(f, opts)))
 
 
 def _is_file(item: object) -> bool:

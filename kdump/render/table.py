@@ -27,14 +27,45 @@ from ..ops.events import (
     TimeIndexEntryEvent,
     TxnIndexEntryEvent,
 )
+from ..textsafe import inert, inert_lines, is_inert
 from .common import problem_line
 
 FLUSH_ROWS = 500
 
 
+class SafeConsole(Console):
+    """A console on which nothing from the data can drive the terminal.
+
+    Markup is off (a value ``[bold red]x[/]`` or ``[link=file:///etc/passwd]`` is printed as
+    those characters), and every string and :class:`Text` is made inert
+    (:func:`kdump.textsafe.inert`: control and bidi characters shown as escapes) before
+    rich measures or renders it, table cells and titles included.  kdump's own styling is
+    done with ``Text(..., style=...)``, never with markup strings.
+    """
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        kwargs["markup"] = False
+        kwargs["emoji"] = False
+        return super().render_str(inert(text), **kwargs)
+
+    def render(self, renderable: Any, options: Any = None) -> Any:
+        if isinstance(renderable, Text) and not is_inert(renderable.plain):
+            # a Text kdump built (several lines of a cell are kdump's own line breaks)
+            renderable = Text(inert_lines(renderable.plain), style=renderable.style,
+                              justify=renderable.justify, overflow=renderable.overflow,
+                              no_wrap=renderable.no_wrap)
+        return super().render(renderable, options)
+
+
+def safe_text(s: str, style: Any = "") -> Text:
+    """A Text of ``s`` from the data, inert, in kdump's ``style``."""
+    return Text(inert(s), style=style)
+
+
 def make_console(stream: TextIO, width: int | None = None) -> Console:
     """A console on ``stream``: the terminal's width on a terminal, else ``$COLUMNS`` or
-    100 columns (tables stay readable when piped or captured)."""
+    100 columns (tables stay readable when piped or captured).  Output is inert: see
+    :class:`SafeConsole`."""
     if width is None:
         try:
             tty = stream.isatty()
@@ -45,8 +76,8 @@ def make_console(stream: TextIO, width: int | None = None) -> Console:
                 width = int(os.environ.get("COLUMNS", "100"))
             except ValueError:
                 width = 100
-    return Console(file=stream, width=width, soft_wrap=False, highlight=False,
-                   emoji=False)
+    return SafeConsole(file=stream, width=width, soft_wrap=False, highlight=False,
+                       emoji=False, markup=False)
 
 
 def _short(data: bytes | None, n: int = 40) -> str:
@@ -117,8 +148,8 @@ class DumpTableRenderer:
             self._flush()
             f = item.file
             size = "" if item.size is None else f" · {item.size:,} bytes"
-            self.console.print(Text(f"{f.path}", style="bold"), Text(f"  {f.description}{size}",
-                                                                       style="dim"))
+            self.console.print(safe_text(f.path, "bold"), safe_text(f"  {f.description}{size}",
+                                                                    "dim"))
         elif isinstance(item, BatchEvent):
             b = item.batch
             t = self._table(f"batches of {b.path}", [
@@ -191,12 +222,10 @@ class DumpTableRenderer:
             self.console.print(Text(f"  {item.batches:,} batches, {item.records:,} records"
                                     f"{tail}", style="dim"))
         elif isinstance(item, Problem):
-            if item.kind in ("crc-mismatch",):
-                pass
             style = "red" if item.severity == "error" else "yellow" if \
                 item.severity == "warning" else "dim"
             # one finding, one line: never wrapped at the console width
-            self.err.print(Text(problem_line(item), style=style), soft_wrap=True)
+            self.err.print(safe_text(problem_line(item), style), soft_wrap=True)
 
     def close(self) -> None:
         self._flush()

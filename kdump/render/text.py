@@ -36,6 +36,7 @@ from ..ops.events import (
 from ..records._native import speedups
 from ..records.file_records import Batch
 from ..records.record import Record
+from ..textsafe import inert
 from .common import jbool, optional_long, problem_line
 
 _native_text = None if speedups is None else speedups.text_record_lines
@@ -171,9 +172,13 @@ class DumpTextRenderer:
         *,
         skip_record_metadata: bool = False,
         print_data_log: bool = False,
+        inert_out: bool = False,
     ) -> None:
         self.out = out
         self.err = err
+        #: on a terminal (unless --raw) lines are made inert: what the data holds is shown,
+        #: never obeyed; piped, the lines are DumpLogSegments' bytes
+        self.inert_out = inert_out
         self.skip = skip_record_metadata
         self.print_contents = print_data_log
         # deferred stderr blocks, keyed by absolute path, in first-seen order
@@ -189,10 +194,11 @@ class DumpTextRenderer:
         self.not_kept: dict[tuple[int, str], int] = {}
 
     def _w(self, line: str) -> None:
-        self.out.write(line + "\n")
+        self.out.write((inert(line) if self.inert_out else line) + "\n")
 
     def _e(self, line: str) -> None:
-        self.err.write(line + "\n")
+        # stderr quotes names and data in kdump's messages: inert always
+        self.err.write(inert(line) + "\n")
 
     def emit(self, item: object) -> None:
         if isinstance(item, BatchEvent):
@@ -201,7 +207,8 @@ class DumpTextRenderer:
             if item.records is not None:
                 b = item.batch
                 text = NotImplemented
-                if _native_text is not None and b.magic >= 2 and not b.is_control:
+                if (_native_text is not None and b.magic >= 2 and not b.is_control
+                        and not self.inert_out):
                     # native: the same lines (tests/test_speedups.py), one write per batch
                     text = _native_text(item.records, b.timestamp_type, self.skip,
                                         self.print_contents, RecordEvent, Record, Decoded)

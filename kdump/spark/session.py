@@ -215,6 +215,7 @@ def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str,
     ``ship=False``: executors use the kdump installed on the nodes (with its native
     speed-ups, which a zip cannot carry) instead of a zip of this one."""
     check_available()
+    check_master(master)
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
@@ -225,7 +226,6 @@ def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str,
         # under spark-submit the JVM is already configured (spark.master among it)
         master = None if os.environ.get("PYSPARK_GATEWAY_PORT") else DEFAULT_MASTER
     local = master is not None and is_local(master)
-    check_master(master)
     _set_python(master or "")
     workdir = tempfile.mkdtemp(prefix="kdump-spark-")
     log4j = os.path.join(workdir, "log4j2.properties")

@@ -1,0 +1,122 @@
+"""``kdump compare-replicas`` and ``kdump lag``: several brokers' log dirs at once."""
+
+from __future__ import annotations
+
+import click
+
+from . import cli
+from .exitcodes import ExitCode
+from .options import (
+    format_option,
+    max_batch_bytes_option,
+    payload_encoding_option,
+    resolve_format,
+    run,
+    stderr,
+    stdout,
+)
+
+
+@cli.command("compare-replicas")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--print-data-log", is_flag=True,
+              help="Also print the records only one replica holds (those at or after the "
+              "divergence offset, or beyond the other replicas' end): DumpLogSegments lines "
+              "under a 'Replica:' line in text, record objects tagged with their replica "
+              "in JSON.")
+@click.option("--leader", metavar="BROKER_ID|PATH", default=None,
+              help="The replica that leads now (a broker id or a log dir).  Default: the "
+              "replica with the highest latest leader epoch, then the highest log end "
+              "offset (said in the output).")
+@format_option()
+@payload_encoding_option
+@max_batch_bytes_option
+def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leader: str | None,
+                             fmt: str | None, payload_encoding: str,
+                             max_batch_bytes: int) -> ExitCode:
+    """Compare the replicas of each partition across brokers' log dirs.
+
+    Each PATH is one broker's log dir (or a folder of log dirs, or one partition
+    directory: several partition directories are compared with each other whatever
+    their names).  Partitions are matched by directory name; a partition found in one
+    log dir only is reported.  Per partition: each replica's log start and end offsets,
+    its leader-epoch history (leader-epoch-checkpoint and the batches' leader epochs),
+    the divergence offset (the first offset where two replicas hold different batches),
+    and where Kafka's truncation (OffsetsForLeaderEpoch: the end offset of the largest
+    epoch both hold) would cut each follower.  A replica that is a prefix of another
+    lags; it does not diverge.
+
+    Batch headers only are read (no decompression, no record decoding) except where
+    two replicas' headers differ: there the batches are checked against their CRCs
+    (damage is named, not taken for divergence) and, when offsets and epoch agree,
+    their records compared (each broker compacts on its own).  Exit 1 when replicas
+    diverge or a replica is damaged.
+    """
+    from ..ops.replicas import CompareOptions, PartitionComparison, compare_replicas
+    from ..render.replicas import CompareJsonRenderer, CompareTableRenderer, CompareTextRenderer
+
+    f = resolve_format(fmt)
+    renderer: object
+    if f == "json":
+        renderer = CompareJsonRenderer(stdout(), payload_encoding=payload_encoding)
+    elif f == "table":
+        renderer = CompareTableRenderer(stdout(), stderr())
+    else:
+        renderer = CompareTextRenderer(stdout(), stderr(), print_data_log=print_data_log)
+    opts = CompareOptions(max_batch_bytes=max_batch_bytes, print_data_log=print_data_log,
+                          leader=leader)
+    diverged = damaged = False
+
+    def items() -> object:
+        nonlocal diverged, damaged
+        for item in compare_replicas(paths, opts):
+            if isinstance(item, PartitionComparison):
+                diverged = diverged or item.diverged
+                damaged = damaged or item.damaged
+            yield item
+
+    code = run(items(), renderer, progress=paths, label="compare-replicas")  # type: ignore[arg-type]
+    if code == ExitCode.ERROR:
+        return code
+    return ExitCode.PROBLEMS if (diverged or damaged or code == ExitCode.PROBLEMS) else ExitCode.OK
+
+
+@cli.command("lag")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--group", "groups", multiple=True, metavar="GROUP",
+              help="Only this consumer group (repeatable).")
+@click.option("--topic", "topics", multiple=True, metavar="TOPIC",
+              help="Only this topic (repeatable).")
+@format_option()
+@max_batch_bytes_option
+def lag_command(paths: tuple[str, ...], groups: tuple[str, ...], topics: tuple[str, ...],
+                fmt: str | None, max_batch_bytes: int) -> ExitCode:
+    """Consumer lag from log dirs, with no broker.
+
+    Replays the __consumer_offsets partitions found under PATHS (any broker's log dirs)
+    as the group coordinator loads them (tombstones delete a commit; transactional
+    commits count at their COMMIT marker, never after an ABORT) and joins each group's
+    last committed offset with the log end offset of that topic-partition found under
+    PATHS, and with the high watermark of replication-offset-checkpoint when a log dir
+    has one (the broker's last checkpoint, not the live value).  Where several brokers
+    hold replicas of a partition (or of __consumer_offsets), the replica with the
+    highest log end offset is used and named; replicas are never added up.  lag = log
+    end offset - committed offset, unknown (null) when the partition's log is not under
+    PATHS.  Largest lag first, then a line per group.
+    """
+    from ..ops.lag import LagOptions, lag
+    from ..render.replicas import LagTableRenderer, LagTextRenderer
+
+    f = resolve_format(fmt)
+    renderer: object
+    if f == "json":
+        from ..render.jsonl import JsonRenderer
+
+        renderer = JsonRenderer(stdout())
+    elif f == "table":
+        renderer = LagTableRenderer(stdout(), stderr())
+    else:
+        renderer = LagTextRenderer(stdout(), stderr())
+    code = run(lag(paths, LagOptions(groups, topics, max_batch_bytes)), renderer,
+               progress=paths, label="lag")
+    return ExitCode.ERROR if code == ExitCode.ERROR else ExitCode.OK

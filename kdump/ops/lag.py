@@ -1,0 +1,200 @@
+"""``kdump lag``: consumer lag with no broker, from log dirs.
+
+The committed offsets come from replaying ``__consumer_offsets`` as the group coordinator
+loads it (the ``dump --offsets-decoder --summary`` replay: tombstones delete, transactional
+commits count at their COMMIT marker and never after an ABORT).  Each committed offset is
+joined with the log end offset of its topic-partition found under the same paths, and
+with the high watermark a broker last checkpointed (``replication-offset-checkpoint``).
+
+Several brokers' log dirs hold several replicas of a partition, ``__consumer_offsets``
+included: exactly one replica is used for each (the one with the highest log end offset,
+named in the output), and replicas are never added up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..decoders import internal_decoder
+from ..files.logdir import list_segments
+from ..findings import Problem
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
+from .offsets_digest import CommittedOffset
+from .offsets_summary import ReplayState, replay_log
+from .replicas import Replica, ReplicaSet, log_end_offset
+
+OFFSETS_TOPIC = "__consumer_offsets"
+
+
+@dataclass(slots=True)
+class LagOptions:
+    groups: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+
+
+@dataclass(slots=True)
+class ChosenReplica:
+    """The replica a figure was taken from, and how many there were to choose from."""
+
+    replica: Replica
+    log_end_offset: int | None
+    replicas: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.replica.path, "log_dir": self.replica.log_dir,
+                "broker_id": self.replica.broker_id, "log_end_offset": self.log_end_offset,
+                "replicas": self.replicas,
+                "chosen_by": "the highest log end offset" if self.replicas > 1 else "the only one"}
+
+
+@dataclass(slots=True)
+class LagRow:
+    group: str
+    topic: str
+    partition: int
+    committed_offset: int
+    log_end_offset: int | None
+    high_watermark: int | None
+    commit_timestamp: int
+    metadata: str
+    source: ChosenReplica | None  # where the log end offset comes from
+    hw_source: str | None
+    offsets_partition: str  # the __consumer_offsets replica the commit comes from
+
+    @property
+    def lag(self) -> int | None:
+        if self.log_end_offset is None:
+            return None
+        return self.log_end_offset - self.committed_offset
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": "lag", "group": self.group, "topic": self.topic,
+            "partition": self.partition, "committed_offset": self.committed_offset,
+            "log_end_offset": self.log_end_offset, "high_watermark": self.high_watermark,
+            "lag": self.lag,
+            "lag_to_high_watermark": None if self.high_watermark is None
+            else self.high_watermark - self.committed_offset,
+            "high_watermark_source": self.hw_source,
+            "commit_timestamp": self.commit_timestamp, "metadata": self.metadata,
+            "log_end_offset_from": self.source.to_json() if self.source else None,
+            "committed_offset_from": self.offsets_partition,
+        }
+
+
+@dataclass(slots=True)
+class GroupLag:
+    group: str
+    partitions: int
+    partitions_without_log: int
+    total_lag: int
+    max_lag: int | None
+    topics: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "group_lag", "group": self.group, "partitions": self.partitions,
+                "partitions_without_log": self.partitions_without_log,
+                "total_lag": self.total_lag, "max_lag": self.max_lag, "topics": self.topics}
+
+
+@dataclass(slots=True)
+class OffsetsSource:
+    """Which replica of a ``__consumer_offsets`` partition was replayed."""
+
+    chosen: ChosenReplica
+    records: int
+    aborted_records: int
+    pending_records: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": "offsets_source", "partition": self.chosen.replica.name,
+                **self.chosen.to_json(), "records": self.records,
+                "aborted_records": self.aborted_records,
+                "pending_records": self.pending_records}
+
+
+def choose(replicas: list[Replica], max_batch_bytes: int,
+           problems: list[Problem]) -> ChosenReplica:
+    """The replica with the highest log end offset (the first given on a tie)."""
+    best: ChosenReplica | None = None
+    for r in replicas:
+        leo, probs = log_end_offset(r.path, max_batch_bytes)
+        problems.extend(probs)
+        if best is None or (leo is not None and (best.log_end_offset is None
+                                                 or leo > best.log_end_offset)):
+            best = ChosenReplica(r, leo, len(replicas))
+    assert best is not None
+    return best
+
+
+Item = LagRow | GroupLag | OffsetsSource | Problem
+
+
+def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
+    """The :class:`OffsetsSource` of each replayed ``__consumer_offsets`` partition,
+    then :class:`LagRow` per committed offset (largest lag first; unknown lag last),
+    then a :class:`GroupLag` per group."""
+    rs = ReplicaSet(paths)
+    yield from rs.problems
+    problems: list[Problem] = []
+    decoder = internal_decoder("offsets")
+    committed: dict[tuple[str, str, int], tuple[CommittedOffset, str]] = {}
+    for (topic, partition) in sorted(rs.replicas):
+        if topic != OFFSETS_TOPIC:
+            continue
+        chosen = choose(rs.replicas[(topic, partition)], opts.max_batch_bytes, problems)
+        state = ReplayState.new()
+        segs = list_segments(chosen.replica.path)
+        for k, (_base, seg) in enumerate(segs):
+            problems.extend(replay_log(seg, k == len(segs) - 1, state, decoder=decoder,
+                                       max_batch_bytes=opts.max_batch_bytes))
+        yield OffsetsSource(chosen, state.digest.records, state.aborted, state.pending_records)
+        for o in state.digest.offsets():
+            gkey = (o.group, o.topic, o.partition)
+            prev = committed.get(gkey)
+            # a group lives in one __consumer_offsets partition; should two hold it, the
+            # newer commit wins
+            if prev is None or o.commit_timestamp >= prev[0].commit_timestamp:
+                committed[gkey] = (o, chosen.replica.path)
+    leo_cache: dict[tuple[str, int], ChosenReplica | None] = {}
+    rows: list[LagRow] = []
+    for (group, topic, partition), (o, from_path) in committed.items():
+        if opts.groups and group not in opts.groups:
+            continue
+        if opts.topics and topic not in opts.topics:
+            continue
+        key = (topic, partition)
+        if key not in leo_cache:
+            reps = rs.replicas.get(key)
+            leo_cache[key] = choose(reps, opts.max_batch_bytes, problems) if reps else None
+        src = leo_cache[key]
+        hw: int | None = None
+        hw_from: str | None = None
+        for rep in rs.replicas.get(key, []):
+            v = rep.high_watermark
+            if v is not None and (hw is None or v > hw):
+                hw, hw_from = v, rep.log_dir
+        rows.append(LagRow(group, topic, partition, o.offset,
+                           src.log_end_offset if src else None, hw, o.commit_timestamp,
+                           o.metadata, src,
+                           None if hw_from is None else
+                           f"replication-offset-checkpoint of {hw_from} (the highest of "
+                           f"{sum(1 for x in rs.replicas.get(key, []) if x.high_watermark is not None)})",
+                           from_path))
+    yield from problems
+    rows.sort(key=lambda r: (r.lag is None, -(r.lag or 0), r.group, r.topic, r.partition))
+    yield from rows
+    by_group: dict[str, list[LagRow]] = {}
+    for r in rows:
+        by_group.setdefault(r.group, []).append(r)
+    for g in sorted(by_group):
+        rs_ = by_group[g]
+        known = [r.lag for r in rs_ if r.lag is not None]
+        yield GroupLag(g, len(rs_), sum(1 for r in rs_ if r.lag is None), sum(known),
+                       max(known) if known else None, sorted({r.topic for r in rs_}))
+
+
+__all__ = ["GroupLag", "LagOptions", "LagRow", "OffsetsSource", "lag"]
