@@ -115,6 +115,11 @@ def test_fresh_active_segment_with_preallocated_indexes(kdump: KdumpRunner, tmp_
     rc, probs, summary = findings(kdump, "verify-index", part)
     assert [x for x in probs if x["kind"] == "index-mismatch"] == []
     assert rc == 0 and summary["clean"]
+    r = kdump("find-time", part, "1000", "--format", "json")
+    found = json.loads(r.out.splitlines()[0])
+    assert r.rc == 0 and (found["type"], found["offset"]) == ("found", 0)
+    r = kdump("dump", "--format", "json", part / f"{SEG}.index")
+    assert [json.loads(x)["kind"] for x in r.out.splitlines()] == ["offset-index", "index-zero-slots"]
     with FileSource(str(part / f"{SEG}.index")) as src:
         idx = OffsetIndex(src, 0)
         assert is_preallocated_zero(idx) and written_entries(idx) == 0
