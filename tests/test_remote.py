@@ -110,10 +110,11 @@ def test_every_command_same_output(kdump: KdumpRunner, s3env: s3server.S3Server,
     a = kdump(*args, path.format(root=local), *extra)
     kfs.clear_cache()
     b = kdump(*args, path.format(root=url), *extra)
-    assert a.out, a.err
+    assert a.out + a.err
     assert (b.rc, b.out.replace(url, str(local)), b.err.replace(url, str(local))) == \
         (a.rc, a.out, a.err)
-    if args[0] not in ("find-time", "size-report"):  # these name no files
+    # these name no files (verify-index is silent on the healthy sample: issue 15)
+    if args[0] not in ("find-time", "size-report", "verify-index"):
         assert url in b.out + b.err
 
 
