@@ -125,3 +125,11 @@ def test_lag_on_the_corpus(kdump) -> None:  # type: ignore[no-untyped-def]
     assert len(err) == 6
     assert err[-1] == ("committed offsets: 45 empty __consumer_offsets partitions "
                        "(no commits to replay)")
+
+
+def test_compare_replicas_of_one_broker_is_a_usage_error(kdump) -> None:  # type: ignore[no-untyped-def]
+    r = kdump("compare-replicas", "--format", "text", LOGDIR)
+    assert r.rc == 2
+    assert r.err.splitlines()[-1] == (
+        "compare-replicas: the inputs hold one broker's log dir only: give two or more brokers' "
+        "log dirs (or partition directories) to compare")

@@ -698,3 +698,21 @@ def test_holes_of_a_sparse_log_are_skipped_not_read(kdump, tmp_path: Path) -> No
         "(preallocated file or unclean shutdown)",
     ]
     assert r.rc == 1
+
+
+@pytest.mark.parametrize("args", [["verify-crc"], ["verify-index"], ["dump"], ["size-report"],
+                                  ["lag"], ["find-offset", "{part}", "0"]])
+def test_walking_the_evidence_leaves_directory_atimes_alone(kdump, tmp_path: Path,
+                                                            args: list[str]) -> None:
+    """Directories are read with O_NOATIME, as files are: an old access time stays."""
+    root = tmp_path / "logdir"
+    w.write_sample_logdir(root)
+    dirs = [root, *sorted(p for p in root.iterdir() if p.is_dir())]
+    old = 1_000_000_000
+    for d in dirs:
+        os.utime(d, ns=(old * 10**9, os.stat(d).st_mtime_ns))
+    argv = [a.replace("{part}", str(root / "orders-0")) for a in args]
+    if "{part}" not in " ".join(args):
+        argv.append(str(root))
+    kdump(*argv, cwd=tmp_path, watch=[])
+    assert [os.stat(d).st_atime_ns for d in dirs] == [old * 10**9] * len(dirs)
