@@ -144,15 +144,16 @@ class SizeTableRenderer(ObjectRenderer):
         else:
             self.rows.append(d)
 
-    def close(self) -> None:
+    def _table(self, bar_width: int) -> Any:
         from rich.table import Table
         from rich.text import Text
 
         level = self.rows[0]["type"] if self.rows else "partition"
         t = Table(title=f"size by {level}", title_justify="left")
-        t.add_column(level, overflow="fold")
+        t.add_column(level, no_wrap=True)
         t.add_column("size", justify="right", no_wrap=True)
-        t.add_column("", min_width=12, max_width=20)
+        if bar_width:
+            t.add_column("", width=bar_width, no_wrap=True)
         t.add_column("batches", justify="right", no_wrap=True)
         t.add_column("records", justify="right", no_wrap=True)
         t.add_column("payload", justify="right", no_wrap=True)
@@ -162,10 +163,10 @@ class SizeTableRenderer(ObjectRenderer):
         biggest = max((r["bytes"] for r in self.rows), default=0) or 1
         several = _replica_names(self.rows)
         for d in self.rows:
-            bar = "█" * max(1 if d["bytes"] else 0, round(12 * d["bytes"] / biggest))
+            bar = "█" * max(1 if d["bytes"] else 0, round(bar_width * d["bytes"] / biggest))
             offsets = "-" if d["first_offset"] is None else f"{d['first_offset']}–{d['last_offset']}"
-            t.add_row(_replica_name(d, several), human(d["bytes"]), Text(bar, style="cyan"),
-                      f"{d['batches']:,}",
+            t.add_row(_replica_name(d, several), human(d["bytes"]),
+                      *([Text(bar, style="cyan")] if bar_width else []), f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), offsets)
         if self.total is not None:
@@ -175,9 +176,22 @@ class SizeTableRenderer(ObjectRenderer):
             if d.get("replicas", 0) > d.get("partitions", 0):
                 label += (" (replicas)" if d.get("counts") == "replicas"
                           else " (unique partitions)")
-            t.add_row(Text(label, style="bold"), human(d["bytes"]), "", f"{d['batches']:,}",
+            t.add_row(Text(label, style="bold"), human(d["bytes"]),
+                      *([""] if bar_width else []), f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), "")
+        return t
+
+    def close(self) -> None:
+        from rich.table import Table
+
+        from .table import natural_width
+
+        # the bar gets what room the terminal leaves (none if need be): every number fits
+        for bar_width in (20, 12, 8, 0):
+            t = self._table(bar_width)
+            if natural_width(self.console, t) <= self.console.width:
+                break
         self.console.print(t)
         if self.total and self.total["codecs"]:
             c = Table(title="codecs", title_justify="left")
