@@ -81,3 +81,30 @@ def test_every_table_fits_the_terminal(world: Path, args: list[str], columns: in
         if s and s[0] in _BORDER:
             assert s[-1] in _BORDER, f"right border lost: {line!r}"
     assert tables, "no table printed"
+
+
+@pytest.mark.parametrize("fmt", ["table", "text", "json"])
+def test_reader_going_away_is_success(tmp_path: Path, fmt: str) -> None:
+    """``kdump dump --format table ... | head -1``: exit 0 and nothing on stderr, as for
+    text and JSON (rich's own broken-pipe handling exits 1)."""
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    pw = w.PartitionWriter(tmp_path / "big-0")
+    for i in range(200):
+        pw.append(w.v2_batch(w.numbered_records(i * 20, 20), base_offset=i * 20))
+    pw.close()
+    # far more than a pipe buffer holds, so the writer does meet the closed pipe
+    kdump = subprocess.Popen([sys.executable, "-m", "kdump", "dump", "--format", fmt,
+                              "--print-data-log", "big-0"], cwd=tmp_path,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=subprocess_env())
+    head = subprocess.run(["head", "-1"], stdin=kdump.stdout, capture_output=True)
+    assert kdump.stdout is not None and kdump.stderr is not None
+    kdump.stdout.close()
+    err = kdump.stderr.read()
+    assert kdump.wait(60) == 0
+    assert err == b""
+    assert head.returncode == 0 and head.stdout.count(b"\n") == 1

@@ -59,6 +59,12 @@ class SafeConsole(Console):
                               no_wrap=renderable.no_wrap)
         return super().render(renderable, options)
 
+    def on_broken_pipe(self) -> None:
+        # rich exits 1 on a broken pipe; kdump's CLI treats the reader going away
+        # (``| head``) as success, the same for every format (issue 18)
+        self.quiet = True
+        raise BrokenPipeError
+
     def print(self, *objects: Any, **kwargs: Any) -> None:
         # every table kdump prints fits the terminal (issues 15, 16): see :func:`fit`
         super().print(*(fit(self, o) for o in objects), **kwargs)
