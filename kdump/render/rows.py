@@ -6,7 +6,7 @@ from typing import Any, TextIO
 
 from ..findings import Problem
 from ..textsafe import InertLines
-from .common import problem_line
+from .common import iso_ms, problem_line
 
 #: text columns of size-report: (header, JSON field)
 SIZE_COLUMNS = [
@@ -265,6 +265,7 @@ class FindTextRenderer:
 
 class DigestTextRenderer(ObjectRenderer):
     """Committed offsets as ``group topic partition offset commit_timestamp metadata``
+    (the time in ISO-8601 UTC, one word; JSON keeps the milliseconds)
     lines (awk-friendly, like kafka-consumer-groups' columns), then one line per group."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
@@ -280,7 +281,7 @@ class DigestTextRenderer(ObjectRenderer):
                 self.offsets_header = True
             epoch = "-" if d["leader_epoch"] is None else d["leader_epoch"]
             w(f"{d['group']} {d['topic']} {d['partition']} {d['offset']} "
-              f"{d['commit_timestamp']} {epoch} {d['metadata']}\n".rstrip(" \n") + "\n")
+              f"{iso_ms(d['commit_timestamp'])} {epoch} {d['metadata']}\n".rstrip(" \n") + "\n")
         elif d["type"] == "group":
             if not self.groups_header:
                 w("GROUP PROTOCOL_TYPE GENERATION PROTOCOL MEMBERS LEADER\n")
@@ -319,12 +320,12 @@ class DigestTableRenderer(ObjectRenderer):
         from rich.table import Table
 
         t = Table(title="committed offsets", title_justify="left")
-        for col in ("group", "topic", "partition", "offset", "committed at (ms)", "metadata"):
+        for col in ("group", "topic", "partition", "offset", "committed at (UTC)", "metadata"):
             t.add_column(col, justify="right" if col in ("partition", "offset") else "left",
                          overflow="fold")
         for d in self.offsets:
             t.add_row(d["group"], d["topic"], str(d["partition"]), str(d["offset"]),
-                      str(d["commit_timestamp"]), d["metadata"])
+                      iso_ms(d["commit_timestamp"]), d["metadata"])
         self.console.print(t)
         if self.groups:
             g = Table(title="groups", title_justify="left")
