@@ -190,7 +190,7 @@ def test_http_500_is_bounded_and_named(kdump: KdumpRunner, s3env: s3server.S3Ser
         assert line and "read of bytes 0..4166 failed: HTTP 500 InternalError injected by the test" \
             in line[0], r.out
         # the other files were read: the walk went on
-        assert r.err.startswith("verify-crc: 7 files, 84 batches: 1 errors"), r.err
+        assert r.err.startswith("verify-crc: 7 files, 84 batches: 1 error"), r.err
         # bounded: botocore's 2 attempts, times kdump's 1 + RETRIES
         assert 0 < proxy.hits <= 2 * (1 + kfs.RETRIES)
     finally:

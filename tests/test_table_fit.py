@@ -108,3 +108,30 @@ def test_reader_going_away_is_success(tmp_path: Path, fmt: str) -> None:
     assert kdump.wait(60) == 0
     assert err == b""
     assert head.returncode == 0 and head.stdout.count(b"\n") == 1
+
+
+def test_plural_and_iso_helpers() -> None:
+    from kdump.render.common import iso_ms, plural
+
+    assert [plural(1, "note"), plural(2, "note"), plural(0, "entry"), plural(1, "entry"),
+            plural(1, "batch"), plural(3, "batch"), plural(1, "partition"),
+            plural(1, "group"), plural(12345, "byte", grouped=True)] == \
+        ["1 note", "2 notes", "0 entries", "1 entry", "1 batch", "3 batches", "1 partition",
+         "1 group", "12,345 bytes"]
+    assert iso_ms(1587583335220) == "2020-04-22T19:22:15.220Z"
+    assert iso_ms(0) == "1970-01-01T00:00:00.000Z"
+    assert iso_ms(-1) == "-1" and iso_ms(None) == "-"
+    assert iso_ms(2**63 - 1) == str(2**63 - 1)
+
+
+def test_one_of_each_is_singular(kdump, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """verify-crc of one file with one batch, and its table: ``1 file, 1 batch``."""
+    pw = w.PartitionWriter(tmp_path / "one-0")
+    pw.append(w.v2_batch([w.Rec(b"k", b"v")], base_offset=0))
+    pw.close()
+    r = kdump("verify-crc", "one-0/00000000000000000000.log", cwd=tmp_path)
+    assert r.rc == 0
+    assert "verify-crc: 1 file, 1 batch: clean" in r.err
+    t = kdump("dump", "--format", "table", "--deep-iteration", "one-0/00000000000000000000.log",
+              cwd=tmp_path)
+    assert "  1 batch, 1 record" in t.out

@@ -195,7 +195,7 @@ def test_text_and_table_renderings(kdump: KdumpRunner, tmp_path: Path) -> None:
     assert r.lines == [f"{d}/{SEG}.log: position {p1}: crc-mismatch: stored CRC-32C "
                        f"{struct.unpack('>I', bytes(parts[1][17:21]))[0]} does not match the "
                        f"computed {crc32c.crc32c(bytes(parts[1][21:]))} (base offset 1)"]
-    assert r.err_lines == ["verify-crc: 2 files, 5 batches, 1 invalid: 1 errors, 0 warnings"]
+    assert r.err_lines == ["verify-crc: 2 files, 5 batches, 1 invalid: 1 error, 0 warnings"]
     t = kdump("verify-crc", "--format", "table", d)
     assert "crc-mismatch" in t.out and "verify-crc summary" in t.out
 

@@ -66,11 +66,14 @@ def iso_ms(ms: int | None) -> str:
     return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """``1 note``, ``2 notes``, ``1 entry``, ``3 entries``, with thousands separators."""
+def plural(n: int, word: str, many: str | None = None, *, grouped: bool = False) -> str:
+    """``1 note``, ``2 notes``, ``1 entry``, ``3 entries``, ``1 batch``, ``2 batches``
+    (``many`` for irregular words); ``grouped``: thousands separators.  Every count kdump
+    writes for people goes through here."""
+    num = f"{n:,}" if grouped else str(n)
     if n == 1:
-        return f"{n:,} {word}"
+        return f"{num} {word}"
     if many is None:
         many = (word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou"
                 else word + "es" if word.endswith(("s", "x", "ch", "sh")) else word + "s")
-    return f"{n:,} {many}"
+    return f"{num} {many}"

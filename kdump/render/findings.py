@@ -7,19 +7,20 @@ from typing import Any, TextIO
 
 from ..findings import Problem
 from ..textsafe import InertLines
-from .common import problem_line
+from .common import plural, problem_line
 
 
 def summary_line(s: Any) -> str:
     d = s.to_json()
-    parts = [f"{d['files']} files", f"{d['batches']} batches"]
+    parts = [plural(d["files"], "file"), plural(d["batches"], "batch")]
     if d.get("invalid_batches"):
         parts.append(f"{d['invalid_batches']} invalid")
     if d.get("unreadable_bytes"):
-        parts.append(f"{d['unreadable_bytes']} unreadable bytes")
-    verdict = "clean" if d["clean"] else f"{d['errors']} errors, {d['warnings']} warnings"
+        parts.append(plural(d["unreadable_bytes"], "unreadable byte"))
+    verdict = "clean" if d["clean"] else \
+        f"{plural(d['errors'], 'error')}, {plural(d['warnings'], 'warning')}"
     if d.get("infos"):
-        verdict += f", {d['infos']} notes"
+        verdict += f", {plural(d['infos'], 'note')}"
     return f"{d['command']}: {', '.join(parts)}: {verdict}"
 
 

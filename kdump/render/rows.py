@@ -6,7 +6,7 @@ from typing import Any, TextIO
 
 from ..findings import Problem
 from ..textsafe import InertLines
-from .common import iso_ms, problem_line
+from .common import iso_ms, plural, problem_line
 
 #: text columns of size-report: (header, JSON field)
 SIZE_COLUMNS = [
@@ -290,8 +290,10 @@ class DigestTextRenderer(ObjectRenderer):
               f"{d['protocol'] or '-'} {d['members']} {d['leader'] or '-'}\n")
         elif d["type"] == "offsets_summary":
             self.err.write(
-                f"offsets summary: {d['records']} records in {d['partitions']} partitions: "
-                f"{d['committed_offsets']} committed offsets, {d['groups']} groups"
+                f"offsets summary: {plural(d['records'], 'record')} in "
+                f"{plural(d['partitions'], 'partition')}: "
+                f"{plural(d['committed_offsets'], 'committed offset')}, "
+                f"{plural(d['groups'], 'group')}"
                 + (f", {d['aborted_records']} aborted" if d["aborted_records"] else "")
                 + (f", {d['pending_records']} in open transactions" if d["pending_records"] else "")
                 + (f"; other replicas not replayed (a longer one was): "
@@ -344,7 +346,8 @@ class ExportTextRenderer(ObjectRenderer):
         if not d["segments"]:
             self.out.write(f"no segments found: nothing written to {d['output']}\n")
             return
-        what = "records" if d["level"] == "record" else "batches"
+        what = "record" if d["level"] == "record" else "batch"
         self.out.write(
-            f"exported {d['rows']} {what} from {d['segments']} segments ({d['tasks']} tasks) to "
+            f"exported {plural(d['rows'], what)} from {plural(d['segments'], 'segment')} "
+            f"({plural(d['tasks'], 'task')}) to "
             f"{d['output']}: Parquet, partitioned by topic and partition\n")

@@ -262,7 +262,7 @@ class DumpTableRenderer:
         if isinstance(item, FileStart):
             self._flush()
             f = item.file
-            size = "" if item.size is None else f" · {item.size:,} bytes"
+            size = "" if item.size is None else f" · {plural(item.size, 'byte', grouped=True)}"
             self.console.print(safe_text(f.path, "bold"), safe_text(f"  {f.description}{size}",
                                                                     "dim"))
         elif isinstance(item, BatchEvent):
@@ -303,10 +303,10 @@ class DumpTableRenderer:
             self.console.print(f"  {text}")
         elif isinstance(item, LogEnd):
             self._flush()
-            tail = (f", {plural(item.trailing_bytes, 'trailing byte')}" if item.trailing_bytes
+            tail = (f", {plural(item.trailing_bytes, 'trailing byte', grouped=True)}" if item.trailing_bytes
                     else "")
-            self.console.print(Text(f"  {plural(item.batches, 'batch')}, "
-                                    f"{plural(item.records, 'record')}{tail}", style="dim"))
+            self.console.print(Text(f"  {plural(item.batches, 'batch', grouped=True)}, "
+                                    f"{plural(item.records, 'record', grouped=True)}{tail}", style="dim"))
         elif isinstance(item, Problem):
             style = "red" if item.severity == "error" else "yellow" if \
                 item.severity == "warning" else "dim"
