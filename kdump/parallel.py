@@ -99,6 +99,55 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T | Any], jobs: int,
             pool.shutdown(wait=True, cancel_futures=True)
 
 
+#: findings a worker holds in memory before it spills the rest of a file's to disk
+SPILL_AFTER = 10_000
+
+
+class Spilled:
+    """A worker's findings for one file, held in memory up to :data:`SPILL_AFTER` and
+    pickled to a private temporary file past that, so a file with millions of findings
+    costs its worker (and the parent that waits for it) kilobytes, not gigabytes.
+    Iterating yields them in order, once; the file is removed as it is read."""
+
+    def __init__(self, items: Iterable[Any]) -> None:
+        import pickle
+        import tempfile
+
+        self.head: list[Any] = []
+        self.path: str | None = None
+        it = iter(items)
+        for x in it:
+            self.head.append(x)
+            if len(self.head) >= SPILL_AFTER:
+                break
+        else:
+            self.count = len(self.head)
+            return
+        self.count = len(self.head)
+        fd, self.path = tempfile.mkstemp(prefix="kdump-spill-")
+        with os.fdopen(fd, "wb") as fh:
+            for x in it:
+                pickle.dump(x, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                self.count += 1
+
+    def __iter__(self) -> Iterator[Any]:
+        import pickle
+
+        yield from self.head
+        if self.path is None:
+            return
+        try:
+            with open(self.path, "rb") as fh:
+                while True:
+                    try:
+                        yield pickle.load(fh)
+                    except EOFError:
+                        break
+        finally:
+            os.unlink(self.path)
+            self.path = None
+
+
 def _pop(pending: deque[tuple[bool, Any]]) -> Iterator[Any]:
     is_future, x = pending.popleft()
     if not is_future:
@@ -110,4 +159,4 @@ def _pop(pending: deque[tuple[bool, Any]]) -> Iterator[Any]:
     yield result
 
 
-__all__ = ["default_jobs", "ordered_map"]
+__all__ = ["Spilled", "default_jobs", "ordered_map"]

@@ -93,3 +93,20 @@ def test_ordered_map_keeps_order_and_passes_others_through() -> None:
     assert list(ordered_map(_square, [2, 3], 1, lambda x: True, inline=lambda x: -x)) == [-2, -3]
     assert list(ordered_map(_square, [2, 3], 2, lambda x: True, inline=lambda x: -x)) == [4, 9]
     assert default_jobs() >= 1
+
+
+def test_spilled_findings_come_back_in_order_and_leave_no_file(monkeypatch: pytest.MonkeyPatch,
+                                                                tmp_path: Path) -> None:
+    """A worker's findings past SPILL_AFTER go to a private temporary file, not memory."""
+    import kdump.parallel as par
+
+    monkeypatch.setattr(par, "SPILL_AFTER", 3)
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    s = par.Spilled(iter(range(10)))
+    assert s.count == 10 and len(s.head) == 3
+    assert len(list(tmp_path.iterdir())) == 1
+    assert list(s) == list(range(10))
+    assert list(tmp_path.iterdir()) == []

@@ -503,3 +503,14 @@ def test_three_replicas_old_leader_new_leader_lagging_follower(kdump: KdumpRunne
     assert [(reps[b]["role"], reps[b]["records_only_here"], reps[b]["truncation_offset"])
             for b in (1, 2, 3)] == [("follower", 10, 20), ("leader", 8, None),
                                     ("follower", 0, 25)]
+
+
+def test_names_from_the_data_never_drive_a_terminal(kdump: KdumpRunner, tmp_path: Path) -> None:
+    ts = 1_700_000_000_000
+    b1 = w.broker_logdir(tmp_path / "b1", 1)
+    w.write_replica(b1 / "__consumer_offsets-0",
+                    [w.v2_batch([_commit("g\x1b[2J[bold]", "t", 0, 1, ts)], base_offset=0)])
+    r = kdump("lag", "b1", cwd=tmp_path)
+    assert "\x1b" not in r.out and "g\\x1b[2J[bold]" in r.out
+    t = kdump("lag", "--format", "table", "b1", cwd=tmp_path)
+    assert "\x1b" not in t.out and "[bold]" in t.out

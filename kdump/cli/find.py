@@ -76,7 +76,7 @@ class _NumberArgs(click.Command):
 
 def _offset(value: str) -> int:
     v = value.strip()
-    if not v.lstrip("-").isdigit():
+    if not v.lstrip("-").isascii() or not v.lstrip("-").isdigit():
         raise click.BadParameter(f"{value!r} is not an offset (a whole number)",
                                  param_hint="OFFSET")
     if len(v.lstrip("-").lstrip("0")) > 19:

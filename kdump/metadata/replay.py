@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import fs as kfs
 from ..errors import InputError, KdumpError, UsageError
 from ..files.logdir import classify
 from ..findings import ERROR, INFO, WARNING, Problem
@@ -87,13 +88,13 @@ def find_sources(path: str) -> Sources:
         return Sources(path, None, [SnapshotFile(path, f.base_offset or 0, f.epoch or 0)])
     directory = path
     try:
-        names = os.listdir(path)
+        names = kfs.listdir(path)
     except OSError as e:
         raise InputError((e.strerror or str(e)).lower(), path=path) from None
     if METADATA_DIR in names and os.path.isdir(os.path.join(path, METADATA_DIR)):
         directory = os.path.join(path, METADATA_DIR)
         try:
-            names = os.listdir(directory)
+            names = kfs.listdir(directory)
         except OSError as e:
             raise InputError((e.strerror or str(e)).lower(), path=directory) from None
     src = Sources(path, directory)
@@ -275,8 +276,6 @@ class Replay:
                 break
             self.image = MetadataImage()  # a damaged snapshot: try the one before it
             self.offset = self.timestamp = None
-        if self.snapshot is None and self.sources.snapshots and not self.sources.segments:
-            pass  # the only snapshot failed: its problems say why
         self._replay_log(start)
         self._finish()
         return self
@@ -575,6 +574,3 @@ class Replay:
 def _open(path: str) -> FileSource:
     return FileSource(path)
 
-
-def iter_problems(replay: Replay) -> Iterator[Problem]:
-    yield from replay.problems

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..errors import KdumpError
 from ..files.logdir import list_segments, parse_partition_dir, walk
@@ -75,7 +76,7 @@ _CHECKPOINTS = {
 
 def _broker_id(path: str) -> tuple[int | None, Problem | None]:
     meta = os.path.join(path, "meta.properties")
-    if not os.path.isfile(meta):
+    if not kfs.isfile(meta):  # local or a URL (kdump.fs)
         return None, None
     try:
         with FileSource(meta) as src:
@@ -101,7 +102,7 @@ def read_logdir(path: str) -> LogDir:
         d.problems.append(problem)
     for name, (attr, fname) in _CHECKPOINTS.items():
         p = os.path.join(path, name)
-        if not os.path.isfile(p):
+        if not kfs.isfile(p):
             continue
         target: dict[tuple[str, int], int] = getattr(d, attr)
         try:
@@ -146,7 +147,9 @@ class Replica:
 
 def logdir_of(partition_dir: str) -> str:
     """The log dir holding a partition directory (its parent)."""
-    parent = os.path.dirname(os.path.normpath(partition_dir))
+    if kfs.is_url(partition_dir):
+        return kfs.dirname(partition_dir)
+    parent = os.path.dirname(partition_dir.rstrip("/") or partition_dir)
     return parent or "."
 
 

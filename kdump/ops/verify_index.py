@@ -37,7 +37,7 @@ from ..files.snapshot import ProducerSnapshot, read_producer_snapshot
 from ..files.text import OFFSET_CHECKPOINTS, iter_checkpoint, read_checkpoint
 from ..files.txnindex import AbortedTxn, partial_tail, read_txn_index
 from ..findings import ERROR, INFO, WARNING, Problem
-from ..parallel import ordered_map
+from ..parallel import Spilled, ordered_map
 from ..records.control import parse_control
 from ..records.file_records import LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
@@ -142,14 +142,23 @@ def _walk_partitions(paths: Iterable[str]) -> Iterator[Problem | KafkaFile | _Pa
 
 
 def _partition_job(opts: VerifyIndexOptions, job: _PartitionJob
-                   ) -> tuple[list[Problem], PartitionState, Summary]:
+                   ) -> tuple[Spilled, PartitionState, Summary]:
     """One partition verified (a worker's unit of work): its problems, what the pass
     learnt, and the counts for the summary."""
     files = job.files
     state = PartitionState(files[0].topic or "", files[0].partition or 0, job.directory)
     counts = Summary("verify-index")
-    problems = list(verify_partition(job.directory, files, opts, state, counts))
+    problems = Spilled(verify_partition(job.directory, files, opts, state, counts))
     return problems, state, counts
+
+
+def _partition_here(opts: VerifyIndexOptions, job: _PartitionJob) -> Any:
+    """A single partition, checked in this process: problems streamed as found (the
+    counts are complete once they have all been read)."""
+    files = job.files
+    state = PartitionState(files[0].topic or "", files[0].partition or 0, job.directory)
+    counts = Summary("verify-index")
+    return verify_partition(job.directory, files, opts, state, counts), state, counts
 
 
 def _serial_jobs(jobs: Iterable[Any], opts: VerifyIndexOptions, summary: Summary
@@ -188,7 +197,7 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jo
         items: Iterable[Any] = _serial_jobs(noted(_walk_partitions(paths)), opts, summary)
     else:
         items = ordered_map(partial(_partition_job, opts), noted(_walk_partitions(paths)), jobs,
-                            is_job)
+                            is_job, inline=partial(_partition_here, opts))
     for item in items:
         if isinstance(item, Problem):
             if item.severity != INFO:

@@ -19,8 +19,14 @@ def summary_line(s: Any) -> str:
         parts.append(plural(d["unreadable_bytes"], "unreadable byte"))
     verdict = "clean" if d["clean"] else \
         f"{plural(d['errors'], 'error')}, {plural(d['warnings'], 'warning')}"
-    if d.get("infos"):
-        verdict += f", {plural(d['infos'], 'note')}"
+    # a half-written batch at the end of a live segment is not damage, but it is not
+    # plain "clean" either: the data there is still coming
+    in_flight = d.get("in_flight") or 0
+    if in_flight:
+        verdict += f", {plural(in_flight, 'batch')} in flight"
+    notes = (d.get("infos") or 0) - in_flight
+    if notes > 0:
+        verdict += f", {plural(notes, 'note')}"
     return f"{d['command']}: {', '.join(parts)}: {verdict}"
 
 

@@ -4,6 +4,7 @@ and tables (rich).  JSON Lines is :class:`~kdump.render.jsonl.JsonRenderer`, plu
 
 from __future__ import annotations
 
+import re
 from typing import Any, TextIO
 
 from ..decoders import KeyValueDecoder
@@ -16,6 +17,20 @@ from ..textsafe import InertLines
 from .common import plural, problem_line
 
 _DECODER: KeyValueDecoder | None = None
+#: C0 and C1 controls and DEL: never written to a terminal as they are (a file name, a
+#: topic or a record may hold an escape sequence)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def _safe(line: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line)
+
+
+def _cells(*cells: str) -> list[Any]:
+    """Table cells as plain text: neither rich markup nor control characters."""
+    from rich.text import Text
+
+    return [Text(_safe(c)) for c in cells]
 
 
 def _events(item: OnlyHereBatch, decode: bool) -> BatchEvent:
@@ -106,19 +121,19 @@ class CompareTextRenderer:
         if isinstance(item, PartitionComparison):
             self._replica = None
             for line in comparison_lines(item):
-                self.out.write(line + "\n")
+                self.out.write(_safe(line) + "\n")
         elif isinstance(item, OnlyHereBatch):
             r = item.replica
             if self._replica != r.path:
                 self._replica = r.path
                 who = f"broker {r.broker_id} " if r.broker_id is not None else ""
-                self.out.write(f"Replica: {who}{r.path} (records only here)\n")
+                self.out.write(_safe(f"Replica: {who}{r.path} (records only here)") + "\n")
             ev = _events(item, True)
-            self.out.write(batch_line(item.batch) + "\n")
+            self.out.write(_safe(batch_line(item.batch)) + "\n")
             for line in record_lines(ev, False, True):
-                self.out.write(line + "\n")
+                self.out.write(_safe(line) + "\n")
         elif isinstance(item, Problem):
-            self.err.write(problem_line(item) + "\n")
+            self.err.write(_safe(problem_line(item)) + "\n")
         elif isinstance(item, CompareSummary):
             d = item.to_json()
             self.err.write(
@@ -198,7 +213,7 @@ class CompareTableRenderer:
         elif isinstance(item, OnlyHereBatch):
             self.text.emit(item)
         elif isinstance(item, Problem):
-            self.err.write(problem_line(item) + "\n")
+            self.err.write(_safe(problem_line(item)) + "\n")
         elif isinstance(item, CompareSummary):
             self.summary = item
 
@@ -212,7 +227,7 @@ class CompareTableRenderer:
                                                "cut at") else "left"
             t.add_column(name, justify=justify, overflow="fold")
         for row in self.rows:
-            t.add_row(*row)
+            t.add_row(*_cells(*row))
         self.console.print(t)
         if self.summary is not None:
             self.text.emit(self.summary)
@@ -242,6 +257,7 @@ class LagTextRenderer:
         self.err = InertLines(err)
         self.rows: list[tuple[str, ...]] = []
         self.groups: list[GroupLag] = []
+        self.empty_sources = 0
 
     def emit(self, item: object) -> None:
         if isinstance(item, LagRow):
@@ -252,28 +268,37 @@ class LagTextRenderer:
             self.groups.append(item)
         elif isinstance(item, OffsetsSource):
             c = item.chosen
+            if item.records == 0 and c.replicas <= 1:
+                # a broker has 50 __consumer_offsets partitions, most of them empty: count
+                # them, one line at the end, rather than a line each
+                self.empty_sources += 1
+                return
             who = f"broker {c.replica.broker_id} " if c.replica.broker_id is not None else ""
             extra = (f", chosen of {plural(c.replicas, 'replica')} for the highest log end offset"
                      if c.replicas > 1 else "")
-            self.err.write(f"committed offsets: {who}{c.replica.path} (log end offset "
-                           f"{_s(c.log_end_offset)}{extra}): {plural(item.records, 'record')} applied, "
-                           f"{item.aborted_records} aborted\n")
+            self.err.write(_safe(f"committed offsets: {who}{c.replica.path} (log end offset "
+                                 f"{_s(c.log_end_offset)}{extra}): "
+                                 f"{plural(item.records, 'record')} applied, "
+                                 f"{item.aborted_records} aborted") + "\n")
         elif isinstance(item, Problem):
-            self.err.write(problem_line(item) + "\n")
+            self.err.write(_safe(problem_line(item)) + "\n")
 
     def close(self) -> None:
         rows = [_LAG_COLUMNS, *self.rows]
         widths = [max(len(r[k]) for r in rows) for k in range(len(_LAG_COLUMNS))]
         for r in rows:
-            self.out.write(" ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
-                           + "\n")
+            self.out.write(_safe(" ".join(c.ljust(w) for c, w in zip(r, widths, strict=True))
+                                 .rstrip()) + "\n")
         if self.groups:
             self.out.write("\n")
         for g in self.groups:
-            self.out.write(f"group {g.group}: {_plural(g.partitions, 'partition')}, total lag "
+            self.out.write(_safe(f"group {g.group}: {_plural(g.partitions, 'partition')}, total lag "
                            f"{g.total_lag}, max lag {_s(g.max_lag)}"
                            + (f", {g.partitions_without_log} without a log in the inputs"
-                              if g.partitions_without_log else "") + "\n")
+                              if g.partitions_without_log else "")) + "\n")
+        if self.empty_sources:
+            empty = _plural(self.empty_sources, "empty __consumer_offsets partition")
+            self.err.write(f"committed offsets: {empty} (no commits to replay)\n")
         self.out.flush()
         self.err.flush()
 
@@ -297,14 +322,14 @@ class LagTableRenderer:
             t.add_column(name, justify="left" if name in ("group", "topic") else "right",
                          overflow="fold")
         for row in self.text.rows:
-            t.add_row(*row)
+            t.add_row(*_cells(*row))
         self.console.print(t)
         if self.text.groups:
             g = Table(title="per group", title_justify="left")
             for name in ("group", "partitions", "total lag", "max lag", "no log"):
                 g.add_column(name, justify="left" if name == "group" else "right")
             for x in self.text.groups:
-                g.add_row(x.group, str(x.partitions), str(x.total_lag), _s(x.max_lag),
-                          str(x.partitions_without_log))
+                g.add_row(*_cells(x.group, str(x.partitions), str(x.total_lag), _s(x.max_lag),
+                                  str(x.partitions_without_log)))
             self.console.print(g)
         self.text.err.flush()
