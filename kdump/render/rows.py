@@ -223,10 +223,11 @@ class FindTextRenderer:
             return
         d = item.to_json()
         w = self.out.write
+        when = f" ({iso_ms(item.target)})" if item.query == "timestamp" else ""
         if item.found:
-            w(f"found: {item.query} {item.target}\n")
+            w(f"found: {item.query} {item.target}{when}\n")
         else:
-            w(f"not found: {item.query} {item.target}: {item.reason}\n")
+            w(f"not found: {item.query} {item.target}{when}: {item.reason}\n")
             if item.nearest_below is not None:
                 w(f"nearest below: {item.nearest_below}\n")
             if item.nearest_above is not None:
@@ -234,7 +235,8 @@ class FindTextRenderer:
         for k in ("file", "position", "offset", "timestamp", "base_offset", "last_offset",
                   "method"):
             if d.get(k) is not None and d.get(k) != "":
-                w(f"{k}: {d[k]}\n")
+                # the time for people beside the milliseconds (which stay the 2nd word)
+                w(f"{k}: {d[k]} ({iso_ms(d[k])})\n" if k == "timestamp" else f"{k}: {d[k]}\n")
         if item.index_entry:
             e = item.index_entry
             w(f"index entry: slot {e['slot']} offset {e['offset']} position {e['position']}\n")
