@@ -105,8 +105,8 @@ def test_offsets_summary_replays_commits_tombstones_and_transactions(
     assert r.rc == 0
     assert r.lines == [
         "GROUP TOPIC PARTITION OFFSET COMMIT_TIMESTAMP LEADER_EPOCH METADATA",
-        "app orders 0 15 1700000000001 -1",
-        "app orders 1 99 1700000000002 -1",
+        "app orders 0 15 2023-11-14T22:13:20.001Z -1",
+        "app orders 1 99 2023-11-14T22:13:20.002Z -1",
     ]
     j = kdump("dump", "--summary", "--format", "json", ".", cwd=tmp_path)
     objs = [json.loads(x) for x in j.out.splitlines()]

@@ -49,9 +49,13 @@ def _find_renderer(path: str, fmt: str | None, print_data_log: bool, payload_enc
 
         return FindJsonRenderer(stdout(), payload_encoding=payload_encoding,
                                 print_data_log=print_data_log, decoder=dec)
+    if fmt == "table":
+        from ..render.table import FindTableRenderer
+
+        return FindTableRenderer(stdout(), stderr(), print_data_log=print_data_log,
+                                 decoder=dec)
     from ..render.rows import FindTextRenderer
 
-    # table: the same name/value lines (one answer needs no grid)
     return FindTextRenderer(stdout(), stderr(), print_data_log=print_data_log, decoder=dec)
 
 

@@ -47,3 +47,33 @@ def encode_payload(data: bytes | None, encoding: str) -> tuple[str | None, str |
     if encoding == "hex":
         return data.hex(), "hex"
     return base64.b64encode(data).decode("ascii"), "base64"
+
+
+def iso_ms(ms: int | None) -> str:
+    """Epoch milliseconds as ISO-8601 UTC with milliseconds (``2023-11-14T22:13:20.000Z``),
+    for people; JSON keeps the number.  Kafka's ``-1`` (no timestamp) and values outside
+    the calendar are shown as the number itself."""
+    import datetime
+
+    if ms is None:
+        return "-"
+    if ms < 0:
+        return str(ms)
+    try:
+        t = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return str(ms)
+    return t.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def plural(n: int, word: str, many: str | None = None, *, grouped: bool = False) -> str:
+    """``1 note``, ``2 notes``, ``1 entry``, ``3 entries``, ``1 batch``, ``2 batches``
+    (``many`` for irregular words); ``grouped``: thousands separators.  Every count kdump
+    writes for people goes through here."""
+    num = f"{n:,}" if grouped else str(n)
+    if n == 1:
+        return f"{num} {word}"
+    if many is None:
+        many = (word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou"
+                else word + "es" if word.endswith(("s", "x", "ch", "sh")) else word + "s")
+    return f"{num} {many}"

@@ -7,28 +7,26 @@ from typing import Any, TextIO
 
 from ..findings import Problem
 from ..textsafe import InertLines
-from .common import problem_line
+from .common import plural, problem_line
 
 
 def summary_line(s: Any) -> str:
     d = s.to_json()
-    parts = [f"{d['files']} {'file' if d['files'] == 1 else 'files'}",
-             f"{d['batches']} {'batch' if d['batches'] == 1 else 'batches'}"]
+    parts = [plural(d["files"], "file"), plural(d["batches"], "batch")]
     if d.get("invalid_batches"):
         parts.append(f"{d['invalid_batches']} invalid")
     if d.get("unreadable_bytes"):
-        parts.append(f"{d['unreadable_bytes']} unreadable bytes")
-    verdict = "clean" if d["clean"] else (f"{d['errors']} {'error' if d['errors'] == 1 else 'errors'}, "
-                                          f"{d['warnings']} "
-                                          f"{'warning' if d['warnings'] == 1 else 'warnings'}")
+        parts.append(plural(d["unreadable_bytes"], "unreadable byte"))
+    verdict = "clean" if d["clean"] else \
+        f"{plural(d['errors'], 'error')}, {plural(d['warnings'], 'warning')}"
     # a half-written batch at the end of a live segment is not damage, but it is not
     # plain "clean" either: the data there is still coming
     in_flight = d.get("in_flight") or 0
     if in_flight:
-        verdict += f", {in_flight} {'batch' if in_flight == 1 else 'batches'} in flight"
+        verdict += f", {plural(in_flight, 'batch')} in flight"
     notes = (d.get("infos") or 0) - in_flight
     if notes > 0:
-        verdict += f", {notes} {'note' if notes == 1 else 'notes'}"
+        verdict += f", {plural(notes, 'note')}"
     return f"{d['command']}: {', '.join(parts)}: {verdict}"
 
 

@@ -14,7 +14,7 @@ from ..ops.lag import GroupLag, LagRow, OffsetsSource
 from ..ops.replicas import CompareSummary, OnlyHereBatch, PartitionComparison
 from ..records.control import parse_control
 from ..textsafe import InertLines
-from .common import problem_line
+from .common import plural, problem_line
 
 _DECODER: KeyValueDecoder | None = None
 #: C0 and C1 controls and DEL: never written to a terminal as they are (a file name, a
@@ -80,7 +80,8 @@ def comparison_lines(c: PartitionComparison) -> list[str]:
     else:
         head += "replicas agree"
     if d["compacted_differences"]:
-        head += f"; {d['compacted_differences']} batches differ by compaction only"
+        head += (f"; {plural(d['compacted_differences'], 'batch')} "
+                 f"{'differs' if d['compacted_differences'] == 1 else 'differ'} by compaction only")
     lines = [head]
     for r in d["replicas"]:
         s = (f"  {_who(r)} ({r['role']}): log start {r['log_start_offset']}, "
@@ -88,7 +89,7 @@ def comparison_lines(c: PartitionComparison) -> list[str]:
         if r["high_watermark"] is not None:
             s += f", high watermark {r['high_watermark']} (checkpointed)"
         s += f", epochs {epochs_text(r['epochs'])} ({r['epochs_source']})"
-        s += f", {r['records_only_here']} records only here"
+        s += f", {plural(r['records_only_here'], 'record')} only here"
         if r["role"] == "follower" and r["truncation_offset"] is not None:
             s += f", Kafka truncates it at {r['truncation_offset']}"
             if r["log_end_offset"] is not None and r["truncation_offset"] >= r["log_end_offset"]:
@@ -139,7 +140,7 @@ class CompareTextRenderer:
                 f"compare-replicas: {_plural(d['partitions'], 'partition')}: {d['agree']} agree, "
                 f"{d['lagging']} lagging, {d['diverged']} diverged, "
                 f"{d['only_one_replica']} with one replica, {d['damaged']} damaged; "
-                f"{d['bytes_read']} bytes read\n")
+                f"{plural(d['bytes_read'], 'byte')} read\n")
 
     def close(self) -> None:
         self.out.flush()
@@ -234,7 +235,7 @@ class CompareTableRenderer:
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
+    return plural(n, word)
 
 
 def _s(v: int | None) -> str:
@@ -273,11 +274,12 @@ class LagTextRenderer:
                 self.empty_sources += 1
                 return
             who = f"broker {c.replica.broker_id} " if c.replica.broker_id is not None else ""
-            extra = (f", chosen of {c.replicas} replicas for the highest log end offset"
+            extra = (f", chosen of {plural(c.replicas, 'replica')} for the highest log end offset"
                      if c.replicas > 1 else "")
             self.err.write(_safe(f"committed offsets: {who}{c.replica.path} (log end offset "
-                                 f"{_s(c.log_end_offset)}{extra}): {item.records} records "
-                                 f"applied, {item.aborted_records} aborted") + "\n")
+                                 f"{_s(c.log_end_offset)}{extra}): "
+                                 f"{plural(item.records, 'record')} applied, "
+                                 f"{item.aborted_records} aborted") + "\n")
         elif isinstance(item, Problem):
             self.err.write(_safe(problem_line(item)) + "\n")
 

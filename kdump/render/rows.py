@@ -6,7 +6,7 @@ from typing import Any, TextIO
 
 from ..findings import Problem
 from ..textsafe import InertLines
-from .common import problem_line
+from .common import iso_ms, plural, problem_line
 
 #: text columns of size-report: (header, JSON field)
 SIZE_COLUMNS = [
@@ -144,15 +144,16 @@ class SizeTableRenderer(ObjectRenderer):
         else:
             self.rows.append(d)
 
-    def close(self) -> None:
+    def _table(self, bar_width: int) -> Any:
         from rich.table import Table
         from rich.text import Text
 
         level = self.rows[0]["type"] if self.rows else "partition"
         t = Table(title=f"size by {level}", title_justify="left")
-        t.add_column(level, overflow="fold")
+        t.add_column(level, no_wrap=True)
         t.add_column("size", justify="right", no_wrap=True)
-        t.add_column("", min_width=12, max_width=20)
+        if bar_width:
+            t.add_column("", width=bar_width, no_wrap=True)
         t.add_column("batches", justify="right", no_wrap=True)
         t.add_column("records", justify="right", no_wrap=True)
         t.add_column("payload", justify="right", no_wrap=True)
@@ -162,10 +163,10 @@ class SizeTableRenderer(ObjectRenderer):
         biggest = max((r["bytes"] for r in self.rows), default=0) or 1
         several = _replica_names(self.rows)
         for d in self.rows:
-            bar = "█" * max(1 if d["bytes"] else 0, round(12 * d["bytes"] / biggest))
+            bar = "█" * max(1 if d["bytes"] else 0, round(bar_width * d["bytes"] / biggest))
             offsets = "-" if d["first_offset"] is None else f"{d['first_offset']}–{d['last_offset']}"
-            t.add_row(_replica_name(d, several), human(d["bytes"]), Text(bar, style="cyan"),
-                      f"{d['batches']:,}",
+            t.add_row(_replica_name(d, several), human(d["bytes"]),
+                      *([Text(bar, style="cyan")] if bar_width else []), f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), offsets)
         if self.total is not None:
@@ -175,9 +176,22 @@ class SizeTableRenderer(ObjectRenderer):
             if d.get("replicas", 0) > d.get("partitions", 0):
                 label += (" (replicas)" if d.get("counts") == "replicas"
                           else " (unique partitions)")
-            t.add_row(Text(label, style="bold"), human(d["bytes"]), "", f"{d['batches']:,}",
+            t.add_row(Text(label, style="bold"), human(d["bytes"]),
+                      *([""] if bar_width else []), f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), "")
+        return t
+
+    def close(self) -> None:
+        from rich.table import Table
+
+        from .table import natural_width
+
+        # the bar gets what room the terminal leaves (none if need be): every number fits
+        for bar_width in (20, 12, 8, 0):
+            t = self._table(bar_width)
+            if natural_width(self.console, t) <= self.console.width:
+                break
         self.console.print(t)
         if self.total and self.total["codecs"]:
             c = Table(title="codecs", title_justify="left")
@@ -209,10 +223,11 @@ class FindTextRenderer:
             return
         d = item.to_json()
         w = self.out.write
+        when = f" ({iso_ms(item.target)})" if item.query == "timestamp" else ""
         if item.found:
-            w(f"found: {item.query} {item.target}\n")
+            w(f"found: {item.query} {item.target}{when}\n")
         else:
-            w(f"not found: {item.query} {item.target}: {item.reason}\n")
+            w(f"not found: {item.query} {item.target}{when}: {item.reason}\n")
             if item.nearest_below is not None:
                 w(f"nearest below: {item.nearest_below}\n")
             if item.nearest_above is not None:
@@ -220,7 +235,8 @@ class FindTextRenderer:
         for k in ("file", "position", "offset", "timestamp", "base_offset", "last_offset",
                   "method"):
             if d.get(k) is not None and d.get(k) != "":
-                w(f"{k}: {d[k]}\n")
+                # the time for people beside the milliseconds (which stay the 2nd word)
+                w(f"{k}: {d[k]} ({iso_ms(d[k])})\n" if k == "timestamp" else f"{k}: {d[k]}\n")
         if item.index_entry:
             e = item.index_entry
             w(f"index entry: slot {e['slot']} offset {e['offset']} position {e['position']}\n")
@@ -251,6 +267,7 @@ class FindTextRenderer:
 
 class DigestTextRenderer(ObjectRenderer):
     """Committed offsets as ``group topic partition offset commit_timestamp metadata``
+    (the time in ISO-8601 UTC, one word; JSON keeps the milliseconds)
     lines (awk-friendly, like kafka-consumer-groups' columns), then one line per group."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
@@ -266,7 +283,7 @@ class DigestTextRenderer(ObjectRenderer):
                 self.offsets_header = True
             epoch = "-" if d["leader_epoch"] is None else d["leader_epoch"]
             w(f"{d['group']} {d['topic']} {d['partition']} {d['offset']} "
-              f"{d['commit_timestamp']} {epoch} {d['metadata']}\n".rstrip(" \n") + "\n")
+              f"{iso_ms(d['commit_timestamp'])} {epoch} {d['metadata']}\n".rstrip(" \n") + "\n")
         elif d["type"] == "group":
             if not self.groups_header:
                 w("GROUP PROTOCOL_TYPE GENERATION PROTOCOL MEMBERS LEADER\n")
@@ -275,8 +292,10 @@ class DigestTextRenderer(ObjectRenderer):
               f"{d['protocol'] or '-'} {d['members']} {d['leader'] or '-'}\n")
         elif d["type"] == "offsets_summary":
             self.err.write(
-                f"offsets summary: {d['records']} records in {d['partitions']} partitions: "
-                f"{d['committed_offsets']} committed offsets, {d['groups']} groups"
+                f"offsets summary: {plural(d['records'], 'record')} in "
+                f"{plural(d['partitions'], 'partition')}: "
+                f"{plural(d['committed_offsets'], 'committed offset')}, "
+                f"{plural(d['groups'], 'group')}"
                 + (f", {d['aborted_records']} aborted" if d["aborted_records"] else "")
                 + (f", {d['pending_records']} in open transactions" if d["pending_records"] else "")
                 + (f"; other replicas not replayed (a longer one was): "
@@ -305,12 +324,12 @@ class DigestTableRenderer(ObjectRenderer):
         from rich.table import Table
 
         t = Table(title="committed offsets", title_justify="left")
-        for col in ("group", "topic", "partition", "offset", "committed at (ms)", "metadata"):
+        for col in ("group", "topic", "partition", "offset", "committed at (UTC)", "metadata"):
             t.add_column(col, justify="right" if col in ("partition", "offset") else "left",
                          overflow="fold")
         for d in self.offsets:
             t.add_row(d["group"], d["topic"], str(d["partition"]), str(d["offset"]),
-                      str(d["commit_timestamp"]), d["metadata"])
+                      iso_ms(d["commit_timestamp"]), d["metadata"])
         self.console.print(t)
         if self.groups:
             g = Table(title="groups", title_justify="left")
@@ -329,7 +348,8 @@ class ExportTextRenderer(ObjectRenderer):
         if not d["segments"]:
             self.out.write(f"no segments found: nothing written to {d['output']}\n")
             return
-        what = "records" if d["level"] == "record" else "batches"
+        what = "record" if d["level"] == "record" else "batch"
         self.out.write(
-            f"exported {d['rows']} {what} from {d['segments']} segments ({d['tasks']} tasks) to "
+            f"exported {plural(d['rows'], what)} from {plural(d['segments'], 'segment')} "
+            f"({plural(d['tasks'], 'task')}) to "
             f"{d['output']}: Parquet, partitioned by topic and partition\n")

@@ -28,9 +28,12 @@ from ..ops.events import (
     TxnIndexEntryEvent,
 )
 from ..textsafe import inert, inert_lines, is_inert
-from .common import problem_line
+from .common import iso_ms, plural, problem_line
 
 FLUSH_ROWS = 500
+#: a payload shown in a table is cut after this many characters (saying how many more):
+#: ``--format json`` or text has every byte
+PAYLOAD_CHARS = 2000
 
 
 class SafeConsole(Console):
@@ -55,6 +58,66 @@ class SafeConsole(Console):
                               justify=renderable.justify, overflow=renderable.overflow,
                               no_wrap=renderable.no_wrap)
         return super().render(renderable, options)
+
+    def on_broken_pipe(self) -> None:
+        # rich exits 1 on a broken pipe; kdump's CLI treats the reader going away
+        # (``| head``) as success, the same for every format (issue 18)
+        self.quiet = True
+        raise BrokenPipeError
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        # every table kdump prints fits the terminal (issues 15, 16): see :func:`fit`
+        super().print(*(fit(self, o) for o in objects), **kwargs)
+
+
+#: the room a flexible column (one with a ``ratio``: payloads, details) needs at least;
+#: it takes what the other columns leave and wraps its cells in it
+FLEX_MIN = 24
+
+
+def natural_width(console: Console, table: Table) -> int:
+    """The width ``table`` takes when no cell is wrapped or cropped (a flexible column
+    counted at :data:`FLEX_MIN`: it wraps, losing nothing)."""
+    from rich.measure import Measurement
+
+    flex = [c for c in table.columns if c.ratio]
+    saved = [c.max_width for c in flex]
+    for c in flex:
+        c.max_width = c.min_width or FLEX_MIN
+    try:
+        return Measurement.get(console, console.options.update(width=10**6), table).maximum
+    finally:
+        for c, m in zip(flex, saved, strict=True):
+            c.max_width = m
+
+
+def vertical(table: Table) -> Table:
+    """``table`` as name/value lines, one block per row (rows apart by a rule): the
+    layout for a terminal too narrow for the columns side by side.  Every non-empty cell
+    is kept; values wrap (never cropped) in the width the terminal has."""
+    v = Table(title=table.title, title_justify=table.title_justify, show_header=False,
+              box=table.box, pad_edge=table.pad_edge)
+    v.add_column(no_wrap=True, style="bold")
+    v.add_column(overflow="fold", ratio=1)
+    headers = [c.header if isinstance(c.header, str) else str(c.header) for c in table.columns]
+    cells = [list(c.cells) for c in table.columns]
+    for i, row in enumerate(table.rows):
+        block = [(headers[j] or "·", cells[j][i]) for j in range(len(headers))
+                 if i < len(cells[j]) and not (isinstance(cells[j][i], (str, Text))
+                                              and not str(cells[j][i]).strip())]
+        for k, (name, cell) in enumerate(block):
+            v.add_row(name, cell, style=row.style,
+                      end_section=k == len(block) - 1 and i < len(table.rows) - 1)
+    return v
+
+
+def fit(console: Console, renderable: Any) -> Any:
+    """A table as it is when it fits the console side by side, else :func:`vertical`:
+    no column is ever cropped or squeezed into an ellipsis at the terminal's edge."""
+    if (isinstance(renderable, Table) and (renderable.show_header or len(renderable.columns) > 2)
+            and natural_width(console, renderable) > console.width):
+        return vertical(renderable)
+    return renderable
 
 
 def safe_text(s: str, style: Any = "") -> Text:
@@ -142,54 +205,76 @@ class DumpTableRenderer:
             self.current.flush()
             self.current = None
 
+    def _batch(self, item: BatchEvent) -> None:
+        r = {"justify": "right"}
+        b = item.batch
+        flags = " ".join(x for x, on in (("txn", b.is_transactional),
+                                         ("control", b.is_control)) if on)
+        offsets = f"{b.base_offset}–{b.last_offset}" if b.magic >= 2 else str(b.last_offset)
+        producer = "" if b.producer_id < 0 else f"{b.producer_id}/{b.producer_epoch}"
+        crc = "ok" if b.crc_valid else "BAD"
+        records = bool(item.records) or self.deep or self.print_data
+        if not records and self.console.width >= 110:
+            # wide enough for one column per batch field
+            t = self._table(f"batches of {b.path}", [
+                ("position", r), ("offsets", r), ("count", r), ("size", r), ("codec", {}),
+                ("max timestamp (UTC)", {}), ("producer", r), ("flags", {}), ("crc", {})])
+            if not item.continued:
+                t.add(str(b.position), offsets, "" if b.count is None else str(b.count),
+                      str(b.size), b.compression_name, iso_ms(b.max_timestamp), producer,
+                      flags or f"v{b.magic}", crc, style=None if b.crc_valid else "red")
+            return
+        # records, or a narrower terminal: offset, time and size, then the rest of the
+        # batch (or the record's key and value) in one column that takes the room left
+        t = self._table(f"batches of {b.path}", [
+            ("offsets", r), ("timestamp (UTC)", {"no_wrap": True}), ("size", r),
+            ("batch / record", {"overflow": "fold", "ratio": 1})])
+        if not item.continued:
+            count = "" if b.count is None else f" · {plural(b.count, 'record')}"
+            detail = " · ".join(x for x in (
+                f"position {b.position}{count}", b.compression_name,
+                f"producer {producer}" if producer else "", flags or f"v{b.magic}",
+                f"crc {crc}") if x)
+            t.add(offsets, iso_ms(b.max_timestamp), str(b.size), detail,
+                  style=None if b.crc_valid else "red")
+        for ev in item.records or ():
+            rec = ev.record
+            if ev.control is not None:
+                c = ev.control
+                what = (f"{c.type_name} coordinatorEpoch={c.coordinator_epoch}"
+                        if c.coordinator_epoch is not None else c.type_name)
+                t.add(f"  {rec.offset}", iso_ms(rec.timestamp), str(rec.size), what,
+                      style="cyan")
+                continue
+            if self.print_data and ev.decoded is not None:
+                d = ev.decoded
+                kv = f"{d.key_text if d.key_text is not None else 'null'} = " \
+                     f"{d.value_text if d.value_text is not None else 'null'}"
+                if len(kv) > PAYLOAD_CHARS:
+                    kv = kv[:PAYLOAD_CHARS] + f"… ({len(kv) - PAYLOAD_CHARS:,} more characters)"
+            else:
+                kv = f"{_short(rec.key, 40)} = {_short(rec.value, 120)}"
+            t.add(f"  {rec.offset}", iso_ms(rec.timestamp), str(rec.size), kv,
+                  style=None if self.print_data else "dim")
+
     def emit(self, item: object) -> None:
         r = {"justify": "right"}
         if isinstance(item, FileStart):
             self._flush()
             f = item.file
-            size = "" if item.size is None else f" · {item.size:,} bytes"
+            size = "" if item.size is None else f" · {plural(item.size, 'byte', grouped=True)}"
             self.console.print(safe_text(f.path, "bold"), safe_text(f"  {f.description}{size}",
                                                                     "dim"))
         elif isinstance(item, BatchEvent):
-            b = item.batch
-            t = self._table(f"batches of {b.path}", [
-                ("position", r), ("offsets", r), ("count", r), ("size", r), ("codec", {}),
-                ("max timestamp", r), ("producer", r), ("flags", {}), ("crc", {})])
-            flags = " ".join(x for x, on in (("txn", b.is_transactional),
-                                             ("control", b.is_control)) if on)
-            if not item.continued:
-                t.add(str(b.position), f"{b.base_offset}–{b.last_offset}" if b.magic >= 2
-                      else str(b.last_offset), "" if b.count is None else str(b.count),
-                      str(b.size), b.compression_name, str(b.max_timestamp),
-                      "" if b.producer_id < 0 else f"{b.producer_id}/{b.producer_epoch}",
-                      flags or f"v{b.magic}", "ok" if b.crc_valid else "BAD",
-                      style=None if b.crc_valid else "red")
-            for ev in item.records or ():
-                rec = ev.record
-                if ev.control is not None:
-                    c = ev.control
-                    what = (f"{c.type_name} coordinatorEpoch={c.coordinator_epoch}"
-                            if c.coordinator_epoch is not None else c.type_name)
-                    t.add("", f"  {rec.offset}", "", str(rec.size), "", str(rec.timestamp),
-                          "", what, "", style="cyan")
-                    continue
-                if self.print_data and ev.decoded is not None:
-                    d = ev.decoded
-                    kv = f"{d.key_text if d.key_text is not None else 'null'} = " \
-                         f"{d.value_text if d.value_text is not None else 'null'}"
-                    kv = kv if len(kv) <= 48 else kv[:47] + "…"
-                else:
-                    kv = f"{_short(rec.key, 16)} = {_short(rec.value, 28)}"
-                t.add("", f"  {rec.offset}", "", str(rec.size), "", str(rec.timestamp), "",
-                      kv, "", style="dim")
+            self._batch(item)
         elif isinstance(item, IndexEntryEvent):
             self._table(f"offset index {item.path}", [("slot", r), ("offset", r),
                                                       ("position", r)]).add(
                 str(item.slot), str(item.offset), str(item.position))
         elif isinstance(item, TimeIndexEntryEvent):
-            self._table(f"time index {item.path}", [("slot", r), ("timestamp", r),
-                                                    ("offset", r)]).add(
-                str(item.slot), str(item.timestamp), str(item.offset))
+            self._table(f"time index {item.path}", [("slot", r), ("timestamp (UTC)", {}),
+                                                    ("ms", r), ("offset", r)]).add(
+                str(item.slot), iso_ms(item.timestamp), str(item.timestamp), str(item.offset))
         elif isinstance(item, TxnIndexEntryEvent):
             x = item.txn
             self._table(f"aborted transactions {item.path}", [
@@ -200,9 +285,9 @@ class DumpTableRenderer:
             e = item.entry
             self._table(f"producers {item.path}", [
                 ("producer", r), ("epoch", r), ("last seq", r), ("last offset", r),
-                ("timestamp", r), ("coord epoch", r), ("txn first", r)]).add(
+                ("timestamp (UTC)", {}), ("coord epoch", r), ("txn first", r)]).add(
                 str(e.producer_id), str(e.producer_epoch), str(e.last_sequence),
-                str(e.last_offset), str(e.timestamp), str(e.coordinator_epoch),
+                str(e.last_offset), iso_ms(e.timestamp), str(e.coordinator_epoch),
                 "" if e.current_txn_first_offset < 0 else str(e.current_txn_first_offset))
         elif isinstance(item, CheckpointEntryEvent):
             cols: list[tuple[str, dict[str, Any]]] = [(k, {}) for k in item.fields]
@@ -218,9 +303,10 @@ class DumpTableRenderer:
             self.console.print(f"  {text}")
         elif isinstance(item, LogEnd):
             self._flush()
-            tail = f", {item.trailing_bytes:,} trailing bytes" if item.trailing_bytes else ""
-            self.console.print(Text(f"  {item.batches:,} batches, {item.records:,} records"
-                                    f"{tail}", style="dim"))
+            tail = (f", {plural(item.trailing_bytes, 'trailing byte', grouped=True)}" if item.trailing_bytes
+                    else "")
+            self.console.print(Text(f"  {plural(item.batches, 'batch', grouped=True)}, "
+                                    f"{plural(item.records, 'record', grouped=True)}{tail}", style="dim"))
         elif isinstance(item, Problem):
             style = "red" if item.severity == "error" else "yellow" if \
                 item.severity == "warning" else "dim"
@@ -229,3 +315,93 @@ class DumpTableRenderer:
 
     def close(self) -> None:
         self._flush()
+
+
+class FindTableRenderer:
+    """``find-offset`` / ``find-time --format table``: the answer as a name/value table
+    (times in ISO-8601 UTC beside the milliseconds), then the batch and the record."""
+
+    def __init__(self, out: TextIO, err: TextIO, *, print_data_log: bool = False,
+                 decoder: Any = None, width: int | None = None) -> None:
+        self.console = make_console(out, width)
+        self.err = make_console(err, width)
+        self.print_data = print_data_log
+        self.decoder = decoder
+
+    def _kv(self, title: str, rows: list[tuple[str, Any]], style: str | None = None) -> None:
+        t = Table(title=title, title_justify="left", show_header=False)
+        t.add_column(no_wrap=True, style="bold")
+        t.add_column(overflow="fold", ratio=1)
+        for k, v in rows:
+            if v is not None and v != "":
+                t.add_row(k, v if isinstance(v, Text) else str(v), style=style)
+        self.console.print(t)
+
+    def emit(self, item: object) -> None:
+        from ..ops.find import FindResult
+        from .common import iso_ms
+
+        if isinstance(item, Problem):
+            self.err.print(safe_text(problem_line(item), "red"), soft_wrap=True)
+            return
+        if not isinstance(item, FindResult):
+            return
+        d = item.to_json()
+        target = (f"{item.target} ({iso_ms(item.target)})" if item.query == "timestamp"
+                  else str(item.target))
+        rows: list[tuple[str, Any]] = [
+            ("answer", Text("found", style="green") if item.found
+             else Text("not found", style="red")),
+            (f"target {item.query}", target)]
+        if not item.found:
+            rows += [("reason", item.reason), ("nearest below", item.nearest_below),
+                     ("nearest above", item.nearest_above)]
+        for k in ("file", "position", "offset", "base_offset", "last_offset", "method"):
+            rows.append((k.replace("_", " "), d.get(k)))
+        if d.get("timestamp") is not None:
+            rows.append(("timestamp", f"{iso_ms(d['timestamp'])} ({d['timestamp']})"))
+        if item.index_entry:
+            e = item.index_entry
+            rows.append(("index entry", f"slot {e['slot']} offset {e['offset']} "
+                                        f"position {e['position']}"))
+        rows += [("bytes scanned", f"{item.bytes_scanned:,}"),
+                 ("bytes read", f"{item.bytes_read:,}")]
+        rows += [("note", n) for n in item.notes]
+        self._kv(f"{'find-offset' if item.query == 'offset' else 'find-time'} "
+                 f"{item.target}", rows)
+        b = item.batch
+        if b is not None:
+            self._kv("batch", [
+                ("offsets", f"{b.base_offset}–{b.last_offset}"), ("count", b.count),
+                ("position", b.position), ("size", b.size), ("magic", b.magic),
+                ("codec", b.compression_name),
+                ("max timestamp", f"{iso_ms(b.max_timestamp)} ({b.max_timestamp})"),
+                ("producer", None if b.producer_id < 0
+                 else f"{b.producer_id}/{b.producer_epoch}"),
+                ("sequences", None if b.magic < 2
+                 else f"{b.base_sequence}–{b.last_sequence}"),
+                ("leader epoch", getattr(b, "partition_leader_epoch", None)),
+                ("transactional", "yes" if b.is_transactional else None),
+                ("control", "yes" if b.is_control else None),
+                ("crc", "ok" if b.crc_valid else Text("BAD", style="red"))])
+        r = item.record
+        if r is not None:
+            rrows: list[tuple[str, Any]] = [
+                ("offset", r.offset), ("timestamp", f"{iso_ms(r.timestamp)} ({r.timestamp})"),
+                ("size", r.size)]
+            if self.print_data:
+                if self.decoder is not None:
+                    dd = self.decoder.decode(r.key, r.value, r.offset)
+                    key = "null" if dd.key_text is None else dd.key_text
+                    value = "null" if dd.value_text is None else dd.value_text
+                else:
+                    key, value = _short(r.key, 4096), _short(r.value, 65536)
+                rrows += [("key", key), ("value", value)]
+                for hk, hv in getattr(r, "headers", None) or ():
+                    name = hk.decode("utf-8", "backslashreplace") if isinstance(hk, bytes) \
+                        else str(hk)
+                    rrows.append((f"header {name}", _short(hv, 4096)))
+            self._kv("record", rrows)
+
+    def close(self) -> None:
+        pass
