@@ -176,7 +176,7 @@ def test_summary_text_cannot_be_forged_by_commit_metadata(kdump: KdumpRunner, tm
     assert r.rc == 0
     assert r.out.splitlines() == [
         "GROUP TOPIC PARTITION OFFSET COMMIT_TIMESTAMP LEADER_EPOCH METADATA",
-        "app orders 0 42 1700000000000 -1 ok\\x0aapp orders 0 999999 1700000000000 - "
+        "app orders 0 42 2023-11-14T22:13:20.000Z -1 ok\\x0aapp orders 0 999999 1700000000000 - "
         "forged\\x1b[2J",
     ]
     j = kdump("dump", "--summary", "--format", "json", part, cwd=tmp_path)
