@@ -716,3 +716,21 @@ def test_walking_the_evidence_leaves_directory_atimes_alone(kdump, tmp_path: Pat
         argv.append(str(root))
     kdump(*argv, cwd=tmp_path, watch=[])
     assert [os.stat(d).st_atime_ns for d in dirs] == [old * 10**9] * len(dirs)
+
+
+def test_a_symlink_out_of_the_tree_is_not_followed(kdump, tmp_path: Path) -> None:
+    """A symlink to / inside a log dir made dump walk the host (8,062 files): a symlinked
+    directory leading outside the trees given is named and not followed; one leading
+    inside them is walked once."""
+    root = tmp_path / "logdir"
+    w.write_sample_logdir(root)
+    (root / "rootlink").symlink_to("/")
+    (root / "orders-9").symlink_to(root / "orders-0")
+    r = kdump("dump", "--format", "json", root, cwd=tmp_path, watch=[])
+    objs = [json.loads(x) for x in r.out.splitlines()]
+    files = [o["file"] for o in objs if o["type"] == "file"]
+    assert not any("rootlink/" in f or "orders-9" in f for f in files)
+    assert [o["detail"] for o in objs if o["type"] == "problem" and o["file"].endswith("rootlink")
+            ] == ["a symlink to a directory outside the tree given (/); not followed"]
+    plain = kdump("dump", "--format", "json", tmp_path / "logdir" / "orders-0", cwd=tmp_path)
+    assert r.rc == plain.rc == 0

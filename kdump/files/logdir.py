@@ -205,10 +205,26 @@ class Walker:
         self._seen_dirs: set[tuple[int, int]] = set()
         self._kafka = False  # anything Kafka-like met under the current path
         self.fs = listing if listing is not None else Listing()
+        #: the real paths of the local trees given: a symlinked directory inside them is
+        #: followed only when it stays inside one of them
+        self._roots: list[str] = []
+
+    def _escapes(self, full: str) -> str | None:
+        """Where a symlinked directory at ``full`` leads when that is outside every tree
+        given (a link to / must not make kdump walk the host); None otherwise."""
+        if "://" in full or not os.path.islink(full):
+            return None
+        target = os.path.realpath(full)
+        for root in self._roots:
+            if target == root or target.startswith(root.rstrip(os.sep) + os.sep):
+                return None
+        return target
 
     def walk(self, paths: Iterable[str]) -> Iterator[KafkaFile | Problem]:
         for p in paths:
             self._kafka = False
+            if "://" not in p:
+                self._roots.append(os.path.realpath(p))
             directory = False
             for item in self._path(p, depth=0):
                 if isinstance(item, KafkaFile):
@@ -318,6 +334,12 @@ class Walker:
                 is_dir = False
             if not is_dir:
                 root_files.append(full)
+                continue
+            outside = self._escapes(full)
+            if outside is not None:
+                yield Problem(full, None, "unknown-file",
+                              f"a symlink to a directory outside the tree given ({outside}); "
+                              "not followed", severity=INFO)
                 continue
             part = parse_partition_dir(name)
             # kafka-logs-1 with meta.properties, checkpoints or partitions inside is a log
