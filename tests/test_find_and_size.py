@@ -258,3 +258,24 @@ def test_missing_partition_is_an_io_error(kdump: KdumpRunner, tmp_path: Path) ->
     empty.mkdir()
     r = kdump("find-offset", str(empty), "5")
     assert r.rc == 2 and os.fspath(empty) in r.err
+
+
+def test_size_report_reads_a_segment_outside_a_partition_directory(kdump, tmp_path: Path
+                                                                   ) -> None:
+    """A segment copied into a folder not named topic-N was ignored (TOTAL 0, exit 0):
+    it is read, its partition unknown."""
+    import shutil
+
+    root = tmp_path / "logdir"
+    w.write_sample_logdir(root)
+    loose = tmp_path / "evidence"
+    loose.mkdir()
+    shutil.copy(root / "orders-0" / "00000000000000000120.log", loose)
+    whole = kdump("size-report", "--format", "text", loose, cwd=tmp_path)
+    single = kdump("size-report", "--format", "text", loose / "00000000000000000120.log",
+                   cwd=tmp_path)
+    assert whole.rc == single.rc == 0
+    for r in (whole, single):
+        lines = r.out.splitlines()
+        assert lines[1].startswith("(unknown-partition) 6466 1 14 42 ")
+        assert lines[2].startswith("TOTAL 6466 1 14 42 ")

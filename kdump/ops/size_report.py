@@ -219,7 +219,11 @@ def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
 
 
 def _in_partition(item: object) -> bool:
-    return isinstance(item, KafkaFile) and item.topic is not None
+    """A partition's file, or a segment file lying outside any topic-N directory (read
+    all the same: its partition is unknown, and its row says so)."""
+    return isinstance(item, KafkaFile) and (
+        item.topic is not None or (item.base_offset is not None and item.kind in _SIZE_FIELDS
+                                   and item.leftover is None))
 
 
 def _file_row(opts: SizeOptions, f: KafkaFile) -> tuple[SizeRow | None, list[Problem]]:
@@ -231,7 +235,9 @@ def file_row(f: KafkaFile, opts: SizeOptions) -> tuple[SizeRow | None, list[Prob
     row is None when the file cannot be read).  :func:`size_report` merges these rows
     with :class:`SizeTotals`; ``kdump spark size-report`` computes them on executors."""
     seg_row = SizeRow("segment", f.topic, f.partition, _segment_name(f))
-    seg_row.log_dir = logdir_of(os.path.dirname(f.path) or ".")
+    # a segment outside any topic-N directory: its own directory stands for the log dir
+    seg_row.log_dir = (logdir_of(os.path.dirname(f.path) or ".") if f.topic is not None
+                       else os.path.dirname(f.path) or ".")
     seg_row.broker_id = broker_id_of(seg_row.log_dir)
     problems: list[Problem] = []
     try:

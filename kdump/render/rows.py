@@ -31,12 +31,15 @@ def _name(d: dict[str, Any]) -> str:
     if t == "total":
         return "TOTAL"
     if t == "topic":
-        return str(d["topic"])
+        return "(unknown)" if d["topic"] is None else str(d["topic"])
+    # segments found outside a topic-N directory: read, their partition unknown
+    part = ("(unknown-partition)" if d["topic"] is None
+            else f"{d['topic']}-{d['partition']}")
     if t == "partition":
-        return f"{d['topic']}-{d['partition']}"
+        return part
     if d.get("segment") is None:  # --by segment: the partition's files outside segments
-        return f"{d['topic']}-{d['partition']}/(other)"
-    return f"{d['topic']}-{d['partition']}/{d['segment']}"
+        return f"{part}/(other)"
+    return f"{part}/{d['segment']}"
 
 
 def _replica_names(rows: list[dict[str, Any]]) -> bool:
