@@ -336,3 +336,44 @@ def test_golden_json(kdump, golden_fixture, update_golden: bool, case: g.GoldenC
     r = kdump("dump", "--format", "json", *case.args, cwd=d)
     parse(r.out)
     g.check_golden(f"{case.name}.json", g.render(r.out, r.err, r.rc, d), update_golden)
+
+
+def test_non_utf8_file_names_and_control_characters_stay_valid_json(tmp_path: Path) -> None:
+    """Issue 18: a name with bytes that are not UTF-8 is written losslessly as the
+    surrogateescape code points (``\\udcXX``), C1 and bidi controls as ``\\uXXXX``; every
+    line is valid UTF-8 and parses, in the native and the pure-Python writer alike."""
+    import os
+    import subprocess
+    import sys
+
+    name = b"t\xff\xc3-0"
+    part = os.path.join(os.fsencode(tmp_path), name)
+    os.mkdir(part)
+    value = "a\u0085b\u202ec\u2066d\u200fe\u061cf\u009fg".encode()
+    seg = os.path.join(part, LOG0.encode())
+    with open(seg, "wb") as f:
+        f.write(w.v2_batch([w.Rec(b"k", value, headers=[("h\u202e", b"x")])]))
+    outs = []
+    for env_extra in ({}, {"KDUMP_PURE_PYTHON": "1"}):
+        env = dict(os.environ, **env_extra)
+        p = subprocess.run([sys.executable, "-m", "kdump", "dump", "--format", "json",
+                            "--deep-iteration", "."], cwd=part, env=env, capture_output=True,
+                           check=False)
+        assert p.returncode == 0, p.stderr
+        outs.append(p.stdout)
+        lines = p.stdout.decode("utf-8").splitlines()  # strict: valid UTF-8
+        objs = [json.loads(x) for x in lines]
+        assert p.stdout.isascii()  # every non-ASCII character here is one to escape
+        rec = next(o for o in objs if o["type"] == "record")
+        assert rec["value"] == value.decode()
+        assert rec["headers"][0]["key"] == "h\u202e"
+        for ch in ("\\u0085", "\\u202e", "\\u2066", "\\u200f", "\\u061c", "\\u009f"):
+            assert ch.encode() in p.stdout
+    # the directory's name round-trips, in a file given by its full path too
+    p = subprocess.run([sys.executable, "-m", "kdump", "dump", "--format", "json", seg],
+                       capture_output=True, check=False)
+    objs = [json.loads(x) for x in p.stdout.decode("utf-8").splitlines()]
+    files = {o["file"] for o in objs if "file" in o}
+    assert {os.fsencode(f) for f in files} == {seg}
+    assert b"\\udcff\\udcc3" in p.stdout
+    assert outs[0] == outs[1]
