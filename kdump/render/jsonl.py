@@ -406,7 +406,7 @@ class FindJsonRenderer(JsonRenderer):
                 ev.decoded = self.decoder.decode(rec.key, rec.value, rec.offset)
             r = record_object(batch, ev, self.encoding, _structured_of(ev))
             for k in ("key", "key_encoding", "value", "value_encoding", "headers",
-                      "decode_error"):
+                      "decoded", "decode_error"):
                 if k in r:
                     obj[k] = r[k]
         self._write(obj)
