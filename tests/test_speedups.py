@@ -432,8 +432,7 @@ def test_text_record_lines_match_python(sample_logdir: Path) -> None:
 def test_json_record_lines_match_python(sample_logdir: Path) -> None:
     from kdump.decoders.base import Decoded
     from kdump.ops.events import RecordEvent
-    from kdump.render.jsonl import (_dumps, _structured_of, json_record_lines_py, record_object,
-                                    record_prefix)
+    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object, record_prefix
 
     assert speedups is not None
     handled = declined = 0
@@ -465,8 +464,7 @@ def test_pure_twins_match_the_reference(sample_logdir: Path) -> None:
     from kdump.decoders.base import Decoded
     from kdump.ops.dump import _record_events_py
     from kdump.ops.events import RecordEvent
-    from kdump.render.jsonl import (_dumps, _structured_of, json_record_lines_py, record_object,
-                                    record_prefix)
+    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object, record_prefix
 
     kv = KeyValueDecoder("string", "string")
     handled = 0
@@ -493,8 +491,7 @@ def test_pure_twins_match_the_reference(sample_logdir: Path) -> None:
 def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
     from kdump.decoders.base import Decoded
     from kdump.ops.events import BatchEvent, RecordEvent
-    from kdump.render.jsonl import (_dumps, _structured_of, json_record_lines_py, record_object,
-                                    record_prefix)
+    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object, record_prefix
     from kdump.render.text import record_lines
 
     assert speedups is not None

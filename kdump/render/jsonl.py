@@ -179,8 +179,8 @@ def record_object(b: Batch, ev: RecordEvent, encoding: str, structured: tuple[bo
         if c.error is not None:
             ctl["error"] = c.error
         obj["control"] = ctl
-    if d is not None and (structured[0] and r.key is not None
-                          or structured[1] and r.value is not None):
+    if d is not None and ((structured[0] and r.key is not None)
+                          or (structured[1] and r.value is not None)):
         dec: dict[str, Any] = {}
         if structured[0] and r.key is not None:
             dec["key"] = d.key_json
