@@ -26,6 +26,9 @@ _PREFETCH_MIN = 1 << 20
 _FADV_WILLNEED = getattr(os, "POSIX_FADV_WILLNEED", None)
 
 
+_SEEK_DATA = hasattr(os, "SEEK_DATA") and hasattr(os, "SEEK_HOLE")
+
+
 class ReadCounter:
     """Bytes read by every :class:`FileSource` of this process (for progress bars)."""
 
@@ -93,6 +96,40 @@ class FileSource:
         self.size: int = st.st_size
         #: bytes actually read from the file (for "bytes touched" reports)
         self.bytes_read = 0
+
+    def next_data(self, position: int) -> int:
+        """Where data resumes at or after ``position``: ``position`` itself unless it lies
+        in a hole of a sparse file (``SEEK_DATA``), the file's size when only a hole
+        follows.  A hole reads as zeros, so the log reader skips it instead of reading
+        gigabytes of them."""
+        if position >= self.size or not _SEEK_DATA:
+            return position
+        try:
+            return min(os.lseek(self.fd, position, os.SEEK_DATA), self.size)
+        except OSError as e:
+            if e.errno == errno.ENXIO:  # nothing but a hole up to the end
+                return self.size
+            return position  # SEEK_DATA unsupported here: read as usual
+
+    def data_end(self, start: int, end: int) -> int:
+        """The end of the last data in ``[start, end)``: where a trailing hole starts
+        (``end`` when none is known)."""
+        if not _SEEK_DATA or end <= start:
+            return end
+        last = start
+        pos = start
+        try:
+            while pos < end:
+                d = os.lseek(self.fd, pos, os.SEEK_DATA)
+                if d >= end:
+                    break
+                h = os.lseek(self.fd, d, os.SEEK_HOLE)
+                last = min(h, end)
+                pos = h
+        except OSError as e:
+            if e.errno != errno.ENXIO:
+                return end
+        return last
 
     def pread(self, position: int, n: int) -> bytes:
         """Up to ``n`` bytes at ``position``; short only at the frozen end of file."""
@@ -203,6 +240,12 @@ class RemoteSource(FileSource):
         else:
             self._readahead = READAHEAD_MIN
         return self.pread(position, max(n, min(want, self._readahead)))
+
+    def next_data(self, position: int) -> int:
+        return position  # object stores have no holes
+
+    def data_end(self, start: int, end: int) -> int:
+        return end
 
     def prefetch(self, position: int, n: int) -> None:
         return None

@@ -114,3 +114,26 @@ def test_consumer_offsets_text_is_decoded(kdump) -> None:  # type: ignore[no-unt
     assert recs[0].startswith("| offset: 0 CreateTime: 1587580798823 keySize: 25 valueSize: 310 "
                               'sequence: -1 headerKeys: [] key: {"type":"2","data":'
                               '{"group":"my-second-application"}} payload: {"version":"3",')
+
+
+def test_lag_on_the_corpus(kdump) -> None:  # type: ignore[no-untyped-def]
+    """Three groups on first_topic, all caught up; the 45 empty __consumer_offsets
+    partitions are one line on stderr, not 45."""
+    r = kdump("lag", "--format", "text", LOGDIR)
+    assert r.rc == 0
+    assert r.out.splitlines()[0].split() == ["GROUP", "TOPIC", "PARTITION", "COMMITTED-OFFSET",
+                                             "LOG-END-OFFSET", "HIGH-WATERMARK", "LAG"]
+    assert sorted({line.split()[0] for line in r.out.splitlines()[1:10]}) == [
+        "my-first-application", "my-firstd-application", "my-second-application"]
+    err = r.err.splitlines()
+    assert len(err) == 6
+    assert err[-1] == ("committed offsets: 45 empty __consumer_offsets partitions "
+                       "(no commits to replay)")
+
+
+def test_compare_replicas_of_one_broker_is_a_usage_error(kdump) -> None:  # type: ignore[no-untyped-def]
+    r = kdump("compare-replicas", "--format", "text", LOGDIR)
+    assert r.rc == 2
+    assert r.err.splitlines()[-1] == (
+        "compare-replicas: the inputs hold one broker's log dir only: give two or more brokers' "
+        "log dirs (or partition directories) to compare")

@@ -657,3 +657,58 @@ def test_hostile_arguments_are_usage_errors(kdump, tmp_path: Path, args: list[st
     clean(r)
     assert r.rc == 2, (r.out, r.err)
     assert r.err.strip()
+
+
+def test_holes_of_a_sparse_log_are_skipped_not_read(kdump, tmp_path: Path) -> None:
+    """A 20 GiB sparse .log (two runs of batches, holes between and after): the holes are
+    reported as zero regions from SEEK_DATA/SEEK_HOLE, never read (it took minutes)."""
+    from kdump.source import ReadCounter
+
+    part = tmp_path / "t-0"
+    part.mkdir()
+    first = b"".join(w.v2_batch([w.Rec(b"k", b"v" * 100)], base_offset=i) for i in range(10))
+    later = b"".join(w.v2_batch([w.Rec(b"k", b"v" * 100)], base_offset=100 + i)
+                     for i in range(10))
+    gib = 1 << 30
+    with open(part / "00000000000000000000.log", "wb") as fh:
+        fh.write(first)
+        fh.seek(10 * gib)
+        fh.write(later)
+        fh.truncate(20 * gib)
+    (part / "00000000000000099999.log").write_bytes(b"")
+    if os.stat(part / "00000000000000000000.log").st_blocks * 512 > 64 << 20:
+        pytest.skip("this file system does not keep holes")
+    before = ReadCounter.total
+    st = os.stat(part / "00000000000000000000.log")
+    # watch=[]: the fixture would hash the 20 GiB (holes and all) to prove it unchanged
+    r = kdump("verify-crc", "--format", "text", part, cwd=tmp_path, watch=[])
+    assert ReadCounter.total - before < 64 << 20
+    after = os.stat(part / "00000000000000000000.log")
+    assert (after.st_size, after.st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    hole = 10 * gib - len(first)
+    assert r.out.splitlines() == [
+        f"{part}/00000000000000000000.log: position {len(first)}: zeroed-region: {hole} zero "
+        f"bytes; {hole} bytes unreadable; an intact batch starts at byte {10 * gib}",
+        f"{part}/00000000000000000000.log: position {10 * gib + len(later)}: zero-tail "
+        f"[warning]: {10 * gib - len(later)} zero bytes from here to the end of the file "
+        "(preallocated file or unclean shutdown)",
+    ]
+    assert r.rc == 1
+
+
+@pytest.mark.parametrize("args", [["verify-crc"], ["verify-index"], ["dump"], ["size-report"],
+                                  ["lag"], ["find-offset", "{part}", "0"]])
+def test_walking_the_evidence_leaves_directory_atimes_alone(kdump, tmp_path: Path,
+                                                            args: list[str]) -> None:
+    """Directories are read with O_NOATIME, as files are: an old access time stays."""
+    root = tmp_path / "logdir"
+    w.write_sample_logdir(root)
+    dirs = [root, *sorted(p for p in root.iterdir() if p.is_dir())]
+    old = 1_000_000_000
+    for d in dirs:
+        os.utime(d, ns=(old * 10**9, os.stat(d).st_mtime_ns))
+    argv = [a.replace("{part}", str(root / "orders-0")) for a in args]
+    if "{part}" not in " ".join(args):
+        argv.append(str(root))
+    kdump(*argv, cwd=tmp_path, watch=[])
+    assert [os.stat(d).st_atime_ns for d in dirs] == [old * 10**9] * len(dirs)

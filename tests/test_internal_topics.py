@@ -165,3 +165,24 @@ def test_coordinator_partition(kdump: KdumpRunner, ident: str, partition: int) -
     j = json.loads(kdump("coordinator-partition", ident, "--partitions", "7",
                              "--format", "json").out)
     assert j["partitions"] == 7 and 0 <= j["partition"] < 7
+
+
+def test_summary_text_cannot_be_forged_by_commit_metadata(kdump: KdumpRunner, tmp_path: Path
+                                                          ) -> None:
+    """A commit's metadata is the client's string: a newline in it must not print as a
+    second row (a commit that does not exist), nor an escape sequence reach the terminal."""
+    part = tmp_path / "__consumer_offsets-3"
+    forged = "ok\napp orders 0 999999 1700000000000 - forged\x1b[2J"
+    w.write_replica(part, [w.v2_batch([w.Rec(
+        w.offset_commit_key("app", "orders", 0),
+        w.offset_commit_value_v3(42, 1_700_000_000_000, metadata=forged))], base_offset=0)])
+    r = kdump("dump", "--summary", part, cwd=tmp_path)
+    assert r.rc == 0
+    assert r.out.splitlines() == [
+        "GROUP TOPIC PARTITION OFFSET COMMIT_TIMESTAMP LEADER_EPOCH METADATA",
+        "app orders 0 42 1700000000000 -1 ok\\x0aapp orders 0 999999 1700000000000 - "
+        "forged\\x1b[2J",
+    ]
+    j = kdump("dump", "--summary", "--format", "json", part, cwd=tmp_path)
+    [row] = [json.loads(x) for x in j.out.splitlines() if '"committed_offset"' in x]
+    assert row["metadata"] == forged  # JSON keeps the value, escaped by JSON itself

@@ -190,7 +190,7 @@ def test_http_500_is_bounded_and_named(kdump: KdumpRunner, s3env: s3server.S3Ser
         assert line and "read of bytes 0..4166 failed: HTTP 500 InternalError injected by the test" \
             in line[0], r.out
         # the other files were read: the walk went on
-        assert r.err.startswith("verify-crc: 7 files, 84 batches: 1 errors"), r.err
+        assert r.err.startswith("verify-crc: 7 files, 84 batches: 1 error"), r.err
         # bounded: botocore's 2 attempts, times kdump's 1 + RETRIES
         assert 0 < proxy.hits <= 2 * (1 + kfs.RETRIES)
     finally:
@@ -314,3 +314,44 @@ def test_spark_datasource_on_s3(spark_s3: object, local: Path, url: str) -> None
                   for r in ev.records or [])
     assert len(got) > 100
     assert got == want
+
+
+@pytest.fixture(scope="module")
+def brokers(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two brokers' log dirs after an unclean election (orders-0 diverges at 20), and a
+    KRaft __cluster_metadata-0 log, written by tests/writer.py."""
+    root = tmp_path_factory.mktemp("brokers")
+    common = [(0, 10, 0), (10, 10, 0)]
+    b1 = w.broker_logdir(root / "b1", 1, high_watermarks=[("orders", 0, 20)])
+    b2 = w.broker_logdir(root / "b2", 2, high_watermarks=[("orders", 0, 30)])
+    w.write_replica(b1 / "orders-0", w.replica_batches([*common, (20, 10, 0)]))
+    w.write_replica(b2 / "orders-0", w.replica_batches(common)
+                    + w.replica_batches([(20, 5, 1), (25, 5, 1)], tag="w"))
+    commit = w.Rec(w.offset_commit_key("app", "orders", 0),
+                   w.offset_commit_value_v3(12, w.DEFAULT_TIMESTAMP))
+    w.write_replica(b2 / "__consumer_offsets-7", [w.v2_batch([commit], base_offset=0)])
+    lw = w.MetadataLogWriter(b1 / "__cluster_metadata-0")
+    lw.append([w.metadata_record("FeatureLevelRecord", {"Name": "metadata.version",
+                                                        "FeatureLevel": 20})],
+              timestamp=w.DEFAULT_TIMESTAMP)
+    lw.close()
+    return root
+
+
+@pytest.mark.parametrize("args", [
+    ["compare-replicas", "--format", "json", "{root}/b1", "{root}/b2"],
+    ["compare-replicas", "--format", "text", "--print-data-log", "{root}/b1", "{root}/b2"],
+    ["lag", "--format", "json", "{root}/b1", "{root}/b2"],
+    ["metadata", "--format", "json", "{root}/b1"],
+    ["metadata", "--format", "text", "{root}/b1/__cluster_metadata-0"],
+], ids=lambda a: " ".join(a))
+def test_new_commands_same_output(kdump: KdumpRunner, s3env: s3server.S3Server, brokers: Path,
+                                  args: list[str]) -> None:
+    """compare-replicas, lag and metadata read URLs too, with the same answers."""
+    base = s3env.upload(brokers, "fleet/incident")
+    a = kdump(*[x.format(root=brokers) for x in args])
+    kfs.clear_cache()
+    b = kdump(*[x.format(root=base) for x in args])
+    assert a.out, a.err
+    assert (b.rc, b.out.replace(base, str(brokers)), b.err.replace(base, str(brokers))) == \
+        (a.rc, a.out, a.err)

@@ -195,7 +195,7 @@ def test_text_and_table_renderings(kdump: KdumpRunner, tmp_path: Path) -> None:
     assert r.lines == [f"{d}/{SEG}.log: position {p1}: crc-mismatch: stored CRC-32C "
                        f"{struct.unpack('>I', bytes(parts[1][17:21]))[0]} does not match the "
                        f"computed {crc32c.crc32c(bytes(parts[1][21:]))} (base offset 1)"]
-    assert r.err_lines == ["verify-crc: 2 files, 5 batches, 1 invalid: 1 errors, 0 warnings"]
+    assert r.err_lines == ["verify-crc: 2 files, 5 batches, 1 invalid: 1 error, 0 warnings"]
     t = kdump("verify-crc", "--format", "table", d)
     assert "crc-mismatch" in t.out and "verify-crc summary" in t.out
 
@@ -344,3 +344,29 @@ def test_sanity_only_does_not_read_logs(kdump: KdumpRunner, sample_copy: Path) -
     rc, probs, _ = findings(kdump, "verify-index", sample_copy)
     assert rc == 1 and any(p["kind"] == "zeroed-region" or p["kind"] == "zero-tail"
                            or p["kind"].startswith("index") for p in probs)
+
+
+def test_a_closed_segment_cut_short_names_the_offsets_lost(kdump: KdumpRunner, tmp_path: Path
+                                                           ) -> None:
+    """Everything from the cut batch to the next segment's base offset is gone: say so."""
+    data = b"".join(batches(5, 0))  # offsets 0..4, one record a batch
+    d = write_partition(tmp_path, "t-0", data[:-20])
+    rc, probs, summary = findings(kdump, "verify-crc", d)
+    assert rc == 1 and summary["in_flight"] == 0
+    [p] = probs
+    assert p["kind"] == "truncated" and p["lost_offsets"] == [4, 99999]
+    assert p["detail"].endswith("; offsets 4-99999 lost (the next segment starts at 100000)")
+    r = kdump("verify-crc", "--format", "text", d)
+    assert r.err_lines[-1].endswith(": 1 error, 0 warnings")
+
+
+def test_an_incomplete_active_segment_is_not_plain_clean(kdump: KdumpRunner, tmp_path: Path
+                                                         ) -> None:
+    data = b"".join(batches(5, 0))
+    d = write_partition(tmp_path, "t-0", data[:-20], also_later=False)
+    rc, probs, summary = findings(kdump, "verify-crc", d)
+    assert rc == 0 and [p["kind"] for p in probs] == ["in-flight"]
+    assert summary["clean"] is True and summary["in_flight"] == 1
+    r = kdump("verify-crc", "--format", "text", d)
+    assert r.err_lines == ["verify-crc: 1 file, 4 batches, 71 unreadable bytes: clean, "
+                           "1 batch in flight"]

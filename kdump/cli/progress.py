@@ -30,7 +30,9 @@ def _total_bytes(paths: Iterable[str]) -> int:
     for p in paths:
         try:
             if os.path.isdir(p):
-                for root, _dirs, files in os.walk(p):
+                from ..fs import walk_local
+
+                for root, _dirs, files in walk_local(p):
                     for name in files:
                         try:
                             total += os.stat(os.path.join(root, name)).st_size

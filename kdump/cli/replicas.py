@@ -52,7 +52,12 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
     their records compared (each broker compacts on its own).  Exit 1 when replicas
     diverge or a replica is damaged.
     """
-    from ..ops.replicas import CompareOptions, PartitionComparison, compare_replicas
+    from ..ops.replicas import (
+        CompareOptions,
+        CompareSummary,
+        PartitionComparison,
+        compare_replicas,
+    )
     from ..render.replicas import CompareJsonRenderer, CompareTableRenderer, CompareTextRenderer
 
     f = resolve_format(fmt)
@@ -66,18 +71,26 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
     opts = CompareOptions(max_batch_bytes=max_batch_bytes, print_data_log=print_data_log,
                           leader=leader)
     diverged = damaged = False
+    brokers = -1
 
     def items() -> object:
-        nonlocal diverged, damaged
+        nonlocal diverged, damaged, brokers
         for item in compare_replicas(paths, opts):
             if isinstance(item, PartitionComparison):
                 diverged = diverged or item.diverged
                 damaged = damaged or item.damaged
+            elif isinstance(item, CompareSummary):
+                brokers = len(item.logdirs)
             yield item
 
     code = run(items(), renderer, progress=paths, label="compare-replicas")  # type: ignore[arg-type]
     if code == ExitCode.ERROR:
         return code
+    if brokers in (0, 1):
+        # one broker's log dir: every partition has one replica and nothing was compared
+        stderr().write("compare-replicas: the inputs hold one broker's log dir only: give two "
+                       "or more brokers' log dirs (or partition directories) to compare\n")
+        return ExitCode.ERROR
     return ExitCode.PROBLEMS if (diverged or damaged or code == ExitCode.PROBLEMS) else ExitCode.OK
 
 

@@ -134,6 +134,8 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("length", "bytes affected, when a byte range is"),
         ("index_offset?", "index mismatches"), ("log_offset?", "index mismatches"),
         ("check?", "time-index checks"), ("after?", "offset gaps"), ("next?", "offset gaps"),
+        ("lost_offsets?", "truncated closed segments: [first, last] offsets lost up to the "
+                          "next segment's base offset"),
         ("...?", "other kind-specific details"),
     ]),
     "summary": ("closes verify-crc and verify-index", [
@@ -142,6 +144,8 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("valid_batches", ""), ("invalid_batches", ""), ("records", "records checked"),
         ("unreadable_bytes", "bytes in damaged regions"), ("problems", "findings"),
         ("errors", ""), ("warnings", ""), ("infos", ""), ("by_kind", "findings per kind"),
+        ("in_flight", "half-written batches at the end of active segments (a live broker's "
+                      "append; not damage)"),
         ("clean", "no error and no warning"),
     ]),
     "segment": ("size-report --by segment row", []),

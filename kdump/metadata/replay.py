@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import fs as kfs
 from ..errors import InputError, KdumpError, UsageError
 from ..files.logdir import classify
 from ..findings import ERROR, INFO, WARNING, Problem
@@ -77,9 +78,9 @@ class Sources:
 def find_sources(path: str) -> Sources:
     """PATH: a ``__cluster_metadata-0`` directory, a log dir holding one, or a snapshot
     ``.checkpoint`` file.  Raises :class:`InputError` / :class:`UsageError`."""
-    if not os.path.exists(path):
+    if not kfs.exists(path):
         raise InputError("no such file or directory", path=path)
-    if not os.path.isdir(path):
+    if not kfs.isdir(path):
         f = classify(path)
         if f.kind not in ("kraft-snapshot", "bootstrap-snapshot") or f.leftover is not None:
             raise UsageError("not a KRaft snapshot (.checkpoint), a __cluster_metadata-0 "
@@ -87,19 +88,19 @@ def find_sources(path: str) -> Sources:
         return Sources(path, None, [SnapshotFile(path, f.base_offset or 0, f.epoch or 0)])
     directory = path
     try:
-        names = os.listdir(path)
+        names = _listdir(path)
     except OSError as e:
         raise InputError((e.strerror or str(e)).lower(), path=path) from None
-    if METADATA_DIR in names and os.path.isdir(os.path.join(path, METADATA_DIR)):
+    if METADATA_DIR in names and kfs.isdir(os.path.join(path, METADATA_DIR)):
         directory = os.path.join(path, METADATA_DIR)
         try:
-            names = os.listdir(directory)
+            names = _listdir(directory)
         except OSError as e:
             raise InputError((e.strerror or str(e)).lower(), path=directory) from None
     src = Sources(path, directory)
     for name in sorted(names):
         full = os.path.join(directory, name)
-        if os.path.isdir(full):
+        if kfs.isdir(full):
             continue
         f = classify(full, in_partition=False)
         if name == "quorum-state":
@@ -275,8 +276,6 @@ class Replay:
                 break
             self.image = MetadataImage()  # a damaged snapshot: try the one before it
             self.offset = self.timestamp = None
-        if self.snapshot is None and self.sources.snapshots and not self.sources.segments:
-            pass  # the only snapshot failed: its problems say why
         self._replay_log(start)
         self._finish()
         return self
@@ -576,5 +575,6 @@ def _open(path: str) -> FileSource:
     return FileSource(path)
 
 
-def iter_problems(replay: Replay) -> Iterator[Problem]:
-    yield from replay.problems
+def _listdir(path: str) -> list[str]:
+    """A directory's names: local (with O_NOATIME) or a URL's (one listing)."""
+    return kfs.Listing().listdir(path) if kfs.is_url(path) else kfs.listdir(path)

@@ -20,6 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..errors import OutputError, UsageError
 
@@ -148,7 +149,7 @@ def _logs_under(inputs: list[str]) -> list[str]:
             continue
         if not os.path.isdir(p):
             continue
-        for root, dirs, files in os.walk(p):
+        for root, dirs, files in kfs.walk_local(p):
             depth = os.path.relpath(root, p).count(os.sep) + (root != p)
             if depth >= 2:
                 dirs[:] = []
@@ -158,7 +159,7 @@ def _logs_under(inputs: list[str]) -> list[str]:
 
 def _holds_logs(d: str) -> bool:
     try:
-        return any(n.endswith(L.LOG_SUFFIX) for n in os.listdir(d))
+        return any(n.endswith(L.LOG_SUFFIX) for n in kfs.listdir(d))
     except OSError:
         return False
 

@@ -627,7 +627,7 @@ class CompareSummary:
 
 def _read_epoch_checkpoint(path: str) -> tuple[list[tuple[int, int]] | None, Problem | None]:
     p = os.path.join(path, "leader-epoch-checkpoint")
-    if not os.path.isfile(p):
+    if not kfs.isfile(p):
         return None, None
     out: list[tuple[int, int]] = []
     try:
@@ -915,8 +915,9 @@ def compare_replicas(paths: Iterable[str], opts: CompareOptions) -> Iterator[Ite
     yield from rs.problems
     groups = rs.replicas
     all_partition_dirs = all(
-        parse_partition_dir(os.path.basename(os.path.normpath(p))) is not None
-        and os.path.isdir(p) for p in paths)
+        parse_partition_dir(os.path.basename(p.rstrip("/") if kfs.is_url(p)
+                                             else os.path.normpath(p))) is not None
+        and kfs.isdir(p) for p in paths)
     if all_partition_dirs and len(groups) > 1:
         # PATHs that are partition directories compare with each other, whatever their
         # names (a restored copy, a directory renamed aside)

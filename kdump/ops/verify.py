@@ -17,10 +17,12 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from .. import fs as kfs
 from .. import layouts as L
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..findings import ERROR, INFO, Problem
+from ..fs import Listing
 from ..parallel import Spilled, ordered_map
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
@@ -103,6 +105,7 @@ class Summary:
             "warnings": self.by_severity["warning"],
             "infos": self.by_severity["info"],
             "by_kind": dict(sorted(self.by_kind.items())),
+            "in_flight": self.by_kind["in-flight"],
             "clean": self.clean,
         }
 
@@ -199,6 +202,8 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
         try:
             for item in reader:
                 if isinstance(item, Problem):
+                    if item.kind == "truncated" and f.kind == "log" and not f.active:
+                        item = _with_lost_offsets(item, f, prev_last)
                     yield item
                     continue
                 batch = item
@@ -239,6 +244,32 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
                           base_offset=e.base_offset)
         finally:
             result.unreadable_bytes = reader.unreadable_bytes
+
+
+def _next_segment_base(f: KafkaFile) -> int | None:
+    """The base offset of the segment after ``f`` in its partition directory, if any."""
+    try:
+        names = Listing().listdir(kfs.dirname(f.path))
+    except OSError:
+        return None
+    bases = [int(n[:-4]) for n in names
+             if n.endswith(".log") and len(n) == 24 and n[:20].isdigit()]
+    later = [b for b in bases if f.base_offset is not None and b > f.base_offset]
+    return min(later) if later else None
+
+
+def _with_lost_offsets(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
+    """A closed segment cut short loses every offset from the cut batch up to the next
+    segment's base offset: say which (``lost_offsets``: first and last, inclusive)."""
+    nxt = _next_segment_base(f)
+    first = prev_last + 1 if prev_last is not None else p.base_offset
+    if nxt is None or first is None or first >= nxt:
+        return p
+    last = nxt - 1
+    p.detail += (f"; offsets {first}-{last} lost (the next segment starts at {nxt})"
+                 if last > first else f"; offset {first} lost (the next segment starts at {nxt})")
+    p.extra = {**(p.extra or {}), "lost_offsets": [first, last]}
+    return p
 
 
 def check_records(batch: Batch, max_batch_bytes: int) -> Iterator[Problem | int]:

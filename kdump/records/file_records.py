@@ -170,6 +170,9 @@ class LogReader:
     def _is_zero(self, start: int, end: int) -> bool:
         pos = start
         while pos < end:
+            pos = max(pos, min(self.source.next_data(pos), end))  # holes are zeros
+            if pos >= end:
+                break
             n = min(_SCAN_CHUNK, end - pos)
             view, i = self.window.get(pos, n)
             if _NONZERO.search(view, i, i + n):
@@ -232,6 +235,10 @@ class LogReader:
         last = end - L.HEADER_SIZE_UP_TO_MAGIC  # a batch needs more than 17 bytes
         p = start
         while p < last:
+            # no batch starts in a hole of a sparse file: skip it unread
+            p = max(p, self.source.next_data(p))
+            if p >= last:
+                break
             n = min(_SCAN_CHUNK, self.end - p)
             view, i = self.window.get(p, n)
             m = _MAGIC_BYTE.search(view, i + L.MAGIC_OFFSET, i + n)
@@ -455,6 +462,9 @@ class LogReader:
         """Length of the run of zeros at ``start`` (at most ``end - start``)."""
         p = start
         while p < end:
+            p = max(p, min(self.source.next_data(p), end))  # holes are zeros
+            if p >= end:
+                break
             n = min(_SCAN_CHUNK, end - p)
             view, i = self.window.get(p, n)
             m = _NONZERO.search(view, i, i + n)
@@ -465,7 +475,7 @@ class LogReader:
 
     def _zero_suffix(self, start: int, end: int) -> int:
         """Start of the run of zeros that ends the range (``end`` if none)."""
-        p = end
+        p = self.source.data_end(start, end)  # a trailing hole is zeros, unread
         while p > start:
             n = min(_SCAN_CHUNK, p - start)
             view, i = self.window.get(p - n, n)

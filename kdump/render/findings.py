@@ -12,14 +12,23 @@ from .common import problem_line
 
 def summary_line(s: Any) -> str:
     d = s.to_json()
-    parts = [f"{d['files']} files", f"{d['batches']} batches"]
+    parts = [f"{d['files']} {'file' if d['files'] == 1 else 'files'}",
+             f"{d['batches']} {'batch' if d['batches'] == 1 else 'batches'}"]
     if d.get("invalid_batches"):
         parts.append(f"{d['invalid_batches']} invalid")
     if d.get("unreadable_bytes"):
         parts.append(f"{d['unreadable_bytes']} unreadable bytes")
-    verdict = "clean" if d["clean"] else f"{d['errors']} errors, {d['warnings']} warnings"
-    if d.get("infos"):
-        verdict += f", {d['infos']} notes"
+    verdict = "clean" if d["clean"] else (f"{d['errors']} {'error' if d['errors'] == 1 else 'errors'}, "
+                                          f"{d['warnings']} "
+                                          f"{'warning' if d['warnings'] == 1 else 'warnings'}")
+    # a half-written batch at the end of a live segment is not damage, but it is not
+    # plain "clean" either: the data there is still coming
+    in_flight = d.get("in_flight") or 0
+    if in_flight:
+        verdict += f", {in_flight} {'batch' if in_flight == 1 else 'batches'} in flight"
+    notes = (d.get("infos") or 0) - in_flight
+    if notes > 0:
+        verdict += f", {notes} {'note' if notes == 1 else 'notes'}"
     return f"{d['command']}: {', '.join(parts)}: {verdict}"
 
 

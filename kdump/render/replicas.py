@@ -256,6 +256,7 @@ class LagTextRenderer:
         self.err = InertLines(err)
         self.rows: list[tuple[str, ...]] = []
         self.groups: list[GroupLag] = []
+        self.empty_sources = 0
 
     def emit(self, item: object) -> None:
         if isinstance(item, LagRow):
@@ -266,6 +267,11 @@ class LagTextRenderer:
             self.groups.append(item)
         elif isinstance(item, OffsetsSource):
             c = item.chosen
+            if item.records == 0 and c.replicas <= 1:
+                # a broker has 50 __consumer_offsets partitions, most of them empty: count
+                # them, one line at the end, rather than a line each
+                self.empty_sources += 1
+                return
             who = f"broker {c.replica.broker_id} " if c.replica.broker_id is not None else ""
             extra = (f", chosen of {c.replicas} replicas for the highest log end offset"
                      if c.replicas > 1 else "")
@@ -288,6 +294,9 @@ class LagTextRenderer:
                            f"{g.total_lag}, max lag {_s(g.max_lag)}"
                            + (f", {g.partitions_without_log} without a log in the inputs"
                               if g.partitions_without_log else "")) + "\n")
+        if self.empty_sources:
+            empty = _plural(self.empty_sources, "empty __consumer_offsets partition")
+            self.err.write(f"committed offsets: {empty} (no commits to replay)\n")
         self.out.flush()
         self.err.flush()
 
