@@ -926,8 +926,38 @@ buf_utf8_replace(Buf *b, const char *s, Py_ssize_t n)
     return rc;
 }
 
-/* A JSON string of valid UTF-8 text, escaped as json's encode_basestring does with
- * ensure_ascii=False: backslash, quote and control characters only. */
+/* The code point of the character at s[i] of valid UTF-8 text when it is one that
+ * kdump.render.jsonl._ESCAPED writes as a \\uXXXX escape (C1 controls, bidirectional-text
+ * controls), with its length in *len; else 0. */
+static unsigned
+escaped_char(const unsigned char *s, Py_ssize_t i, Py_ssize_t n, int *len)
+{
+    unsigned c = s[i];
+    if (c == 0xC2 && i + 1 < n && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) {
+        *len = 2;
+        return s[i + 1];
+    }
+    if (c == 0xD8 && i + 1 < n && s[i + 1] == 0x9C) {
+        *len = 2;
+        return 0x061C;
+    }
+    if (c == 0xE2 && i + 2 < n) {
+        unsigned c1 = s[i + 1], c2 = s[i + 2];
+        if (c1 == 0x80 && (c2 == 0x8E || c2 == 0x8F || (c2 >= 0xAA && c2 <= 0xAE))) {
+            *len = 3;
+            return 0x2000 | (c2 & 0x3F);
+        }
+        if (c1 == 0x81 && c2 >= 0xA6 && c2 <= 0xA9) {
+            *len = 3;
+            return 0x2040 | (c2 & 0x3F);
+        }
+    }
+    return 0;
+}
+
+/* A JSON string of valid UTF-8 text, escaped as kdump.render.jsonl._dumps does:
+ * json's encode_basestring with ensure_ascii=False (backslash, quote and control
+ * characters), then the C1 and bidirectional-text controls as \\uXXXX. */
 static int
 buf_json_utf8(Buf *b, const unsigned char *s, Py_ssize_t n)
 {
@@ -940,6 +970,22 @@ buf_json_utf8(Buf *b, const unsigned char *s, Py_ssize_t n)
         unsigned char c = s[i];
         char esc[6];
         int k;
+        if (c >= 0x80) {
+            int len = 0;
+            unsigned u = escaped_char(s, i, n, &len);
+            if (u == 0)
+                continue;
+            if (buf_put(b, (const char *)s + run, i - run) < 0)
+                return -1;
+            esc[0] = '\\'; esc[1] = 'u';
+            esc[2] = hex[(u >> 12) & 0xF]; esc[3] = hex[(u >> 8) & 0xF];
+            esc[4] = hex[(u >> 4) & 0xF]; esc[5] = hex[u & 0xF];
+            if (buf_put(b, esc, 6) < 0)
+                return -1;
+            i += len - 1;
+            run = i + 1;
+            continue;
+        }
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
         if (buf_put(b, (const char *)s + run, i - run) < 0)
@@ -1306,7 +1352,8 @@ sp_json_record_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             if (!PyTuple_CheckExact(pair) || PyTuple_GET_SIZE(pair) != 2)
                 TRY(1);
             TRY(h ? PUTS(&b, ",{\"key\":") : PUTS(&b, "{\"key\":"));
-            TRY(buf_payload(&b, PyTuple_GET_ITEM(pair, 0), enc, ",\"key_encoding\":", 16));
+            /* header keys are Strings in Kafka: text under every encoding */
+            TRY(buf_payload(&b, PyTuple_GET_ITEM(pair, 0), ENC_UTF8, ",\"key_encoding\":", 16));
             TRY(PUTS(&b, ",\"value\":"));
             TRY(buf_payload(&b, PyTuple_GET_ITEM(pair, 1), enc, ",\"value_encoding\":", 18));
             TRY(PUTS(&b, "}"));

@@ -94,10 +94,14 @@ def test_consumer_offsets_decode_without_error(kdump) -> None:  # type: ignore[n
                             if p.startswith("__consumer_offsets"))
     assert not [o for o in recs if "decode_error" in o]
     # README: keys are versions 1 (offset commit) and 2 (group metadata)
-    assert {o["key"]["type"] for o in recs} == {"1", "2"}
-    assert all(o["key_encoding"] == "decoded" for o in recs)
+    assert {o["decoded"]["key"]["type"] for o in recs} == {"1", "2"}
+    # the raw key stays beside its decoded form
+    assert all(o["key_encoding"] in ("utf8", "base64") and isinstance(o["key"], str)
+               for o in recs)
+    assert all(o["topic"] == "__consumer_offsets" and not o["is_control"] for o in recs)
     tombstones = [o for o in recs if o["value"] is None]
-    assert all(o["key"]["type"] == "2" for o in tombstones)
+    assert all(o["decoded"]["key"]["type"] == "2" and "value" not in o["decoded"]
+               for o in tombstones)
 
 
 def test_consumer_offsets_text_is_decoded(kdump) -> None:  # type: ignore[no-untyped-def]

@@ -31,7 +31,9 @@ BATCH_COMMON = {"type", "file", "position", "base_offset", "last_offset", "count
 BATCH_V2 = BATCH_COMMON | {"first_timestamp", "partition_leader_epoch", "producer_id",
                            "producer_epoch", "base_sequence", "last_sequence",
                            "is_transactional", "is_control", "delete_horizon_ms"}
-RECORD_COMMON = {"type", "file", "batch_position", "offset", "timestamp", "timestamp_type",
+RECORD_COMMON = {"type", "file", "topic", "partition", "batch_position", "producer_id",
+                 "producer_epoch", "is_transactional", "is_control", "offset", "timestamp",
+                 "timestamp_type",
                  "key", "key_encoding", "value", "value_encoding", "key_size", "value_size",
                  "headers", "size"}
 RECORD_V2 = RECORD_COMMON | {"sequence"}
@@ -148,7 +150,9 @@ def test_seed_batch_and_record_values(kdump, tmp_path: Path) -> None:
         "attributes": 0,
     }
     assert objs[2] == {
-        "type": "record", "file": LOG0, "batch_position": 0, "offset": 0,
+        "type": "record", "file": LOG0, "topic": None, "partition": None,
+        "batch_position": 0, "producer_id": -1, "producer_epoch": -1,
+        "is_transactional": False, "is_control": False, "offset": 0,
         "timestamp": 1524709879130, "timestamp_type": "CreateTime", "key_size": 3,
         "value_size": 5, "key": "key", "key_encoding": "utf8", "value": "value",
         "value_encoding": "utf8", "headers": [], "sequence": -1, "size": 15,
@@ -215,17 +219,50 @@ def test_payload_encoding_base64_and_hex(kdump, tmp_path: Path, encoding: str, e
     assert recs[0]["key"] == enc("\u00e9t\u00e9".encode())
     assert recs[0]["key_encoding"] == encoding
     assert recs[0]["value"] == enc(b"\x00\xff\xfe")
-    assert recs[0]["headers"][0] == {"key": enc(b"h"), "key_encoding": encoding,
+    # header keys are Strings in Kafka: text under every encoding (issue 15)
+    assert recs[0]["headers"][0] == {"key": "h", "key_encoding": "utf8",
                                      "value": enc(b"\x80"), "value_encoding": encoding}
     assert (recs[1]["key"], recs[1]["value"]) == (None, None)
     assert (recs[2]["key"], recs[2]["value"]) == ("", enc(b"plain"))
+
+
+@pytest.mark.parametrize("encoding", ["base64", "hex", "utf8"])
+def test_header_key_selectable_under_every_encoding(kdump, tmp_path: Path, encoding: str) -> None:
+    """`jq '.headers[] | select(.key=="trace-id")'` works whatever --payload-encoding."""
+    (tmp_path / LOG0).write_bytes(w.v2_batch([
+        w.Rec(b"k", b"v", headers=[("trace-id", b"\x01\x02"), ("other", b"x")]),
+        w.Rec(b"k", b"v", headers=[(b"\xff\xfe", b"y")]),
+    ]))
+    objs, _ = jdump(kdump, tmp_path, "--deep-iteration", "--payload-encoding", encoding, LOG0)
+    recs = of_type(objs, "record")
+    hits = [h for r in recs for h in r["headers"] if h["key"] == "trace-id"]
+    assert len(hits) == 1 and hits[0]["key_encoding"] == "utf8"
+    # a key that is not UTF-8 is base64, and says so
+    assert recs[1]["headers"][0]["key"] == base64.b64encode(b"\xff\xfe").decode()
+    assert recs[1]["headers"][0]["key_encoding"] == "base64"
+
+
+def test_record_carries_topic_partition_and_producer(kdump, tmp_path: Path) -> None:
+    d = tmp_path / "orders-3"
+    d.mkdir()
+    (d / LOG0).write_bytes(w.v2_batch([w.Rec(b"k", b"v")], producer_id=42, producer_epoch=7,
+                                      base_sequence=0))
+    (d / "00000000000000000001.log").write_bytes(w.end_txn_marker_batch(
+        True, base_offset=1, producer_id=9, producer_epoch=1, coordinator_epoch=5))
+    objs, _ = jdump(kdump, tmp_path, "--deep-iteration", "orders-3")
+    recs = of_type(objs, "record")
+    assert [(r["topic"], r["partition"], r["producer_id"], r["producer_epoch"],
+             r["is_transactional"], r["is_control"], "control" in r) for r in recs] == [
+        ("orders", 3, 42, 7, False, False, False), ("orders", 3, 9, 1, True, True, True)]
 
 
 def test_json_value_decoder_gives_structure(kdump, tmp_path: Path) -> None:
     (tmp_path / LOG0).write_bytes(w.v2_batch([w.Rec(b"k", b'{"a":[1,2]}')]))
     objs, _ = jdump(kdump, tmp_path, "--value-decoder", "json", LOG0)
     rec = of_type(objs, "record")[0]
-    assert (rec["value"], rec["value_encoding"]) == ({"a": [1, 2]}, "decoded")
+    # the raw bytes stay in value; the decoded structure is under decoded (issue 16)
+    assert (rec["value"], rec["value_encoding"]) == ('{"a":[1,2]}', "utf8")
+    assert rec["decoded"] == {"value": {"a": [1, 2]}}
     assert (rec["key"], rec["key_encoding"]) == ("k", "utf8")
 
 
@@ -299,3 +336,44 @@ def test_golden_json(kdump, golden_fixture, update_golden: bool, case: g.GoldenC
     r = kdump("dump", "--format", "json", *case.args, cwd=d)
     parse(r.out)
     g.check_golden(f"{case.name}.json", g.render(r.out, r.err, r.rc, d), update_golden)
+
+
+def test_non_utf8_file_names_and_control_characters_stay_valid_json(tmp_path: Path) -> None:
+    """Issue 18: a name with bytes that are not UTF-8 is written losslessly as the
+    surrogateescape code points (``\\udcXX``), C1 and bidi controls as ``\\uXXXX``; every
+    line is valid UTF-8 and parses, in the native and the pure-Python writer alike."""
+    import os
+    import subprocess
+    import sys
+
+    name = b"t\xff\xc3-0"
+    part = os.path.join(os.fsencode(tmp_path), name)
+    os.mkdir(part)
+    value = "a\u0085b\u202ec\u2066d\u200fe\u061cf\u009fg".encode()
+    seg = os.path.join(part, LOG0.encode())
+    with open(seg, "wb") as f:
+        f.write(w.v2_batch([w.Rec(b"k", value, headers=[("h\u202e", b"x")])]))
+    outs = []
+    for env_extra in ({}, {"KDUMP_PURE_PYTHON": "1"}):
+        env = dict(os.environ, **env_extra)
+        p = subprocess.run([sys.executable, "-m", "kdump", "dump", "--format", "json",
+                            "--deep-iteration", "."], cwd=part, env=env, capture_output=True,
+                           check=False)
+        assert p.returncode == 0, p.stderr
+        outs.append(p.stdout)
+        lines = p.stdout.decode("utf-8").splitlines()  # strict: valid UTF-8
+        objs = [json.loads(x) for x in lines]
+        assert p.stdout.isascii()  # every non-ASCII character here is one to escape
+        rec = next(o for o in objs if o["type"] == "record")
+        assert rec["value"] == value.decode()
+        assert rec["headers"][0]["key"] == "h\u202e"
+        for ch in ("\\u0085", "\\u202e", "\\u2066", "\\u200f", "\\u061c", "\\u009f"):
+            assert ch.encode() in p.stdout
+    # the directory's name round-trips, in a file given by its full path too
+    p = subprocess.run([sys.executable, "-m", "kdump", "dump", "--format", "json", seg],
+                       capture_output=True, check=False)
+    objs = [json.loads(x) for x in p.stdout.decode("utf-8").splitlines()]
+    files = {o["file"] for o in objs if "file" in o}
+    assert {os.fsencode(f) for f in files} == {seg}
+    assert b"\\udcff\\udcc3" in p.stdout
+    assert outs[0] == outs[1]

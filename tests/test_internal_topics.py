@@ -89,13 +89,17 @@ def test_offsets_json_is_nested_for_jq(kdump: KdumpRunner, tmp_path: Path) -> No
     r = kdump("dump", "--offsets-decoder", "--format", "json", "__consumer_offsets-7",
                   cwd=tmp_path)
     records = [json.loads(x) for x in r.out.splitlines() if '"type":"record"' in x]
-    data = [o for o in records if o.get("control") is None]
-    assert data[0]["key"] == {"type": "1", "data": {"group": "app", "topic": "orders",
-                                                     "partition": 0}}
-    assert data[0]["value"]["data"]["offset"] == 10
-    assert data[0]["value_encoding"] == "decoded"
+    assert all(("control" in o) == o["is_control"] for o in records)
+    data = [o for o in records if not o["is_control"]]
+    assert data[0]["decoded"]["key"] == {"type": "1", "data": {"group": "app", "topic": "orders",
+                                                                "partition": 0}}
+    assert data[0]["decoded"]["value"]["data"]["offset"] == 10
+    # the raw bytes stay beside the decoded structure, one shape per field
+    assert data[0]["value_encoding"] == "base64" and isinstance(data[0]["value"], str)
+    assert (data[0]["topic"], data[0]["partition"]) == ("__consumer_offsets", 7)
     tomb = [o for o in data if o["value"] is None]
     assert len(tomb) == 1 and tomb[0]["value_size"] == -1
+    assert "value" not in tomb[0]["decoded"]
 
 
 def test_offsets_summary_replays_commits_tombstones_and_transactions(
@@ -137,8 +141,8 @@ def test_cluster_metadata_decoded_by_directory_name(kdump: KdumpRunner, tmp_path
     j = kdump("dump", "--print-data-log", "--format", "json", "__cluster_metadata-0",
                   cwd=tmp_path)
     rec = next(json.loads(x) for x in j.out.splitlines() if '"type":"record"' in x)
-    assert rec["value"] == {"type": "FEATURE_LEVEL_RECORD", "version": 0,
-                            "data": {"name": "metadata.version", "featureLevel": 21}}
+    assert rec["decoded"]["value"] == {"type": "FEATURE_LEVEL_RECORD", "version": 0,
+                                       "data": {"name": "metadata.version", "featureLevel": 21}}
 
 
 def test_decoder_none_gives_kafka_raw_strings_back(kdump: KdumpRunner, tmp_path: Path) -> None:

@@ -311,12 +311,18 @@ def test_arbitrary_bytes(area: bytes, count: int, start: int) -> None:
     assert_same_decode(area, start, len(area), count, 10, 1000, None, 3, 7, False)
 
 
+#: UTF-8 text around the characters the JSON writers escape (C1 and bidi controls) and
+#: their neighbours, so both writers' escaping is compared where it matters
+_tricky = st.text(alphabet=st.sampled_from(
+    "a\"\\\n\x1f\x7f\x80\x9f\xa0\u061b\u061c\u061d\u200d\u200e\u200f\u2029\u202a"
+    "\u202e\u202f\u2065\u2066\u2069\u206a\U0001f600"), max_size=12).map(
+    lambda t: t.encode("utf-8"))
+_payload = st.one_of(st.binary(max_size=20), _tricky)
 _rec = st.builds(
     Rec,
-    key=st.one_of(st.none(), st.binary(max_size=20)),
-    value=st.one_of(st.none(), st.binary(max_size=300)),
-    headers=st.lists(st.tuples(st.binary(max_size=8), st.one_of(st.none(), st.binary(max_size=8))),
-                     max_size=3),
+    key=st.one_of(st.none(), _payload),
+    value=st.one_of(st.none(), st.binary(max_size=300), _tricky),
+    headers=st.lists(st.tuples(_payload, st.one_of(st.none(), _payload)), max_size=3),
     timestamp=st.one_of(st.none(), st.integers(0, 2**42)),
 )
 
@@ -426,14 +432,13 @@ def test_text_record_lines_match_python(sample_logdir: Path) -> None:
 def test_json_record_lines_match_python(sample_logdir: Path) -> None:
     from kdump.decoders.base import Decoded
     from kdump.ops.events import RecordEvent
-    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object
+    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object, record_prefix
 
     assert speedups is not None
     handled = declined = 0
     for b, events in _render_cases(sample_logdir):
         for encoding, code in (("utf8", 0), ("base64", 1), ("hex", 2)):
-            prefix = (f'{{"type":"record","file":{_dumps(b.path)},'
-                      f'"batch_position":{_dumps(b.position)},"offset":')
+            prefix = record_prefix(b)
             got = speedups.json_record_lines(events, prefix, _dumps(b.timestamp_type), code,
                                              RecordEvent, Record, Decoded)
             if got is NotImplemented:
@@ -459,7 +464,7 @@ def test_pure_twins_match_the_reference(sample_logdir: Path) -> None:
     from kdump.decoders.base import Decoded
     from kdump.ops.dump import _record_events_py
     from kdump.ops.events import RecordEvent
-    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object
+    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object, record_prefix
 
     kv = KeyValueDecoder("string", "string")
     handled = 0
@@ -470,8 +475,7 @@ def test_pure_twins_match_the_reference(sample_logdir: Path) -> None:
         assert [e.decoded for e in _record_events_py(records, RecordEvent, Decoded)] \
             == [kv.decode(r.key, r.value, r.offset) for r in records]
         for encoding, code in (("utf8", 0), ("base64", 1), ("hex", 2)):
-            prefix = (f'{{"type":"record","file":{_dumps(b.path)},'
-                      f'"batch_position":{_dumps(b.position)},"offset":')
+            prefix = record_prefix(b)
             got = json_record_lines_py(events, prefix, _dumps(b.timestamp_type), code)
             if got is not NotImplemented:
                 assert got == "".join(
@@ -487,7 +491,7 @@ def test_pure_twins_match_the_reference(sample_logdir: Path) -> None:
 def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
     from kdump.decoders.base import Decoded
     from kdump.ops.events import BatchEvent, RecordEvent
-    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object
+    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object, record_prefix
     from kdump.render.text import record_lines
 
     assert speedups is not None
@@ -500,7 +504,7 @@ def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
         for encoding, code in (("utf8", 0), ("base64", 1), ("hex", 2)):
             want = "".join(_dumps(record_object(b, ev, encoding, _structured_of(ev))) + "\n"
                            for ev in events)
-            prefix = '{"type":"record","file":"p.log","batch_position":0,"offset":'
+            prefix = record_prefix(b)
             assert speedups.json_record_lines(events, prefix, '"CreateTime"', code, RecordEvent,
                                               Record, Decoded) == want
             assert json_record_lines_py(events, prefix, '"CreateTime"', code) == want

@@ -14,7 +14,7 @@ import click
 
 from .. import __version__
 from ..findings import KINDS
-from .schema_doc import METADATA_SCHEMA, SCHEMA, fields_of
+from .schema_doc import ENCODING_NOTES, METADATA_SCHEMA, SCHEMA, fields_of
 
 DATE = "2026"  # fixed: pages must not change with the day they are generated
 
@@ -130,9 +130,7 @@ def main_page(cli: click.Group, ctx: click.Context) -> str:
         names = ", ".join(n for n, _ in fields)
         lines += [".TP", f".B {esc(kind)}", esc(f"{what}. Fields: {names}.")]
     lines += [".PP", esc("A field name ending in ? appears only in some objects of the type. "
-                         "Keys, values and header values are written per --payload-encoding: "
-                         "utf8 (default) writes valid UTF-8 as is and anything else as base64, "
-                         "saying which in key_encoding/value_encoding; null stays null.")]
+                         + ENCODING_NOTES)]
     lines.append(".SH PROBLEM KINDS")
     for kind, what in KINDS.items():
         lines += [".TP", f".B {esc(kind)}", esc(what)]

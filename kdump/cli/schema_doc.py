@@ -52,21 +52,32 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
     ]),
     "batch": ("a record batch (v2) or a top-level message (v0/v1) (dump)", BATCH_FIELDS),
     "record": ("a record, with --deep-iteration or --print-data-log (dump)", [
-        ("file", "path of the log file"), ("batch_position", "position of its batch"),
+        ("file", "path of the log file"),
+        ("topic", "from the partition directory's name; null when the file is in none"),
+        ("partition", "from the partition directory's name; null when unknown"),
+        ("batch_position", "position of its batch"),
+        ("producer_id", "its batch's (-1: none; v0/v1 always -1)"),
+        ("producer_epoch", "its batch's (-1: none)"),
+        ("is_transactional", "its batch is transactional"),
+        ("is_control", "a control record (transaction marker, KRaft control): its "
+                       "decoded form is under control, not key/value"),
         ("offset", "absolute offset"), ("timestamp", "epoch milliseconds (-1: none)"),
         ("timestamp_type", "as its batch"), ("key_size", "-1 for a null key"),
         ("value_size", "-1 for a null value (tombstone)"),
-        ("key", "string, object (decoded) or null"),
-        ("key_encoding", "utf8, base64, hex or decoded; null for a null key"),
-        ("value", "string, object (decoded) or null"),
-        ("value_encoding", "utf8, base64, hex or decoded; null for a null value"),
-        ("headers", "list of {key, key_encoding, value, value_encoding}"),
+        ("key", "the raw key, a string per key_encoding, or null"),
+        ("key_encoding", "utf8, base64 or hex; null for a null key"),
+        ("value", "the raw value, a string per value_encoding, or null"),
+        ("value_encoding", "utf8, base64 or hex; null for a null value"),
+        ("headers", "list of {key, key_encoding, value, value_encoding}; keys are text "
+                    "(utf8) under every --payload-encoding"),
         ("sequence?", "v2: producer sequence of the record (-1: none)"),
         ("magic?", "v0/v1 records only"), ("crc?", "v0/v1: the message CRC-32"),
         ("crc_valid?", "v0/v1: the message CRC-32 matches"),
         ("size", "bytes of the record as stored"),
         ("control?", "control records: {type, type_id, key_version, coordinator_epoch?, "
                      "value_version?, data?, error?}"),
+        ("decoded?", "what a decoder (internal topics by directory name, --key-decoder, "
+                     "--value-decoder) made of the payload: {key?, value?}, objects"),
         ("decode_error?", "what the decoder could not decode"),
         ("replica?", "compare-replicas --print-data-log: the replica holding the record"),
         ("log_dir?", "compare-replicas --print-data-log"),
@@ -187,6 +198,7 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("bytes_read", "bytes read from all files"), ("notes", "fallbacks taken"),
         ("key?", "--print-data-log"), ("key_encoding?", ""), ("value?", ""),
         ("value_encoding?", ""), ("headers?", ""),
+        ("decoded?", "--print-data-log: decoded payloads, as in record"),
         ("decode_error?", "--print-data-log: what the decoder (--decoder, auto by directory "
          "name) could not decode"),
     ]),
@@ -288,6 +300,22 @@ def fields_of(kind: str) -> list[Field]:
     return SCHEMA[kind][1]
 
 
+#: How strings are written, for the README and the man pages.
+ENCODING_NOTES = (
+    "Keys, values and header values are written per --payload-encoding: utf8 (default) "
+    "writes valid UTF-8 as is and anything else as base64, saying which in "
+    "key_encoding/value_encoding; base64 and hex apply to every payload; null stays null. "
+    "key and value always hold the raw bytes; a decoder's structure is under decoded. "
+    "Header keys are Strings in Kafka: always text, base64 only when not valid UTF-8 "
+    "(key_encoding says so). Every line is valid UTF-8 JSON: C1 controls (U+0080-U+009F) "
+    "and bidirectional-text controls (U+061C, U+200E, U+200F, U+202A-U+202E, "
+    "U+2066-U+2069) are written as \\uXXXX escapes (the same string once parsed), and a "
+    "file name holding bytes that are not UTF-8 has each such byte as the escape "
+    "\\udc80-\\udcff (Python's surrogateescape): os.fsencode of the parsed name gives "
+    "the name's bytes back."
+)
+
+
 def markdown() -> str:
     """The schema as a Markdown section (the README embeds it; a test checks it)."""
     out = []
@@ -305,6 +333,8 @@ def markdown() -> str:
     for kind, (what, fields) in METADATA_SCHEMA.items():
         names = ", ".join(f"`{n}`" for n, _ in fields)
         out.append(f"- `{kind}`: {what}. Fields: {names}.")
+    out.append("")
+    out.append(ENCODING_NOTES)
     return "\n".join(out) + "\n"
 
 

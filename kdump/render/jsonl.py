@@ -9,9 +9,13 @@ from __future__ import annotations
 import base64
 import json
 import json.encoder
+import os
+import re
+from functools import lru_cache
 from typing import Any, TextIO
 
 from ..decoders.base import Decoded
+from ..files.logdir import parse_partition_dir
 from ..findings import Problem
 from ..ops.events import (
     BatchEvent,
@@ -32,9 +36,49 @@ from ..records.file_records import Batch
 from ..records.record import Record
 from .common import encode_payload
 
-_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+_raw_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 _native_json = None if speedups is None else speedups.json_record_lines
-_jstr = json.encoder.encode_basestring  # what _dumps writes a str with (ensure_ascii=False)
+_raw_jstr = json.encoder.encode_basestring  # what _raw_dumps writes a str with
+
+#: Characters written as ``\uXXXX`` escapes in every JSON string (the same value once
+#: parsed): C1 controls, bidirectional-text controls (a line of evidence must read as it
+#: is), and lone surrogates -- the ``\udc80``-``\udcff`` code points Python's
+#: surrogateescape gives the bytes of a file name that are not UTF-8 (``os.fsencode`` of
+#: the parsed string gives the name's bytes back), which could not be written as UTF-8.
+#: The C writer (kdump/_speedups.c, buf_json_utf8) escapes the same set.
+_ESCAPED = re.compile("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                      "\ud800-\udfff]")
+
+
+def _escape_match(m: re.Match[str]) -> str:
+    return f"\\u{ord(m.group()):04x}"
+
+
+def _escape(text: str) -> str:
+    """JSON text with the characters of ``_ESCAPED`` as ``\\uXXXX`` escapes (they only
+    ever occur inside strings: JSON's own syntax is ASCII)."""
+    if text.isascii():
+        return text
+    return _ESCAPED.sub(_escape_match, text)
+
+
+def _dumps(obj: Any) -> str:
+    """One object as kdump writes it: compact, UTF-8, the ``_ESCAPED`` set escaped."""
+    return _escape(_raw_dumps(obj))
+
+
+def _jstr(s: str) -> str:
+    return _escape(_raw_jstr(s))
+
+
+@lru_cache(maxsize=256)
+def topic_partition(path: str) -> tuple[str | None, int | None]:
+    """The topic and partition a file belongs to, from its partition directory's name
+    (``<topic>-<partition>``), or ``(None, None)`` when the directory is not one."""
+    pd = parse_partition_dir(os.path.basename(os.path.dirname(path)))
+    if pd is None:
+        return None, None
+    return pd.topic, pd.partition
 #: encode_payload's encodings as the native renderer numbers them (anything else: base64)
 _ENCODING_CODES = {"utf8": 0, "base64": 1, "hex": 2}
 
@@ -73,12 +117,32 @@ def batch_object(b: Batch) -> dict[str, Any]:
     return obj
 
 
+def record_prefix(b: Batch) -> str:
+    """The JSON text every record object of ``b`` starts with, up to the offset's value
+    (what the fast paths take; ``record_object`` writes the same fields)."""
+    topic, partition = topic_partition(b.path)
+    return _escape(
+        f'{{"type":"record","file":{_raw_dumps(b.path)},"topic":{_raw_dumps(topic)},'
+        f'"partition":{_raw_dumps(partition)},"batch_position":{_raw_dumps(b.position)},'
+        f'"producer_id":{_raw_dumps(b.producer_id)},'
+        f'"producer_epoch":{_raw_dumps(b.producer_epoch)},'
+        f'"is_transactional":{_raw_dumps(b.is_transactional)},'
+        f'"is_control":{_raw_dumps(b.is_control)},"offset":')
+
+
 def record_object(b: Batch, ev: RecordEvent, encoding: str, structured: tuple[bool, bool]) -> dict[str, Any]:
     r = ev.record
+    topic, partition = topic_partition(b.path)
     obj: dict[str, Any] = {
         "type": "record",
         "file": b.path,
+        "topic": topic,
+        "partition": partition,
         "batch_position": b.position,
+        "producer_id": b.producer_id,
+        "producer_epoch": b.producer_epoch,
+        "is_transactional": b.is_transactional,
+        "is_control": b.is_control,
         "offset": r.offset,
         "timestamp": r.timestamp,
         "timestamp_type": b.timestamp_type,
@@ -86,17 +150,12 @@ def record_object(b: Batch, ev: RecordEvent, encoding: str, structured: tuple[bo
         "value_size": r.value_size,
     }
     d = ev.decoded
-    if d is not None and structured[0] and r.key is not None:
-        obj["key"], obj["key_encoding"] = d.key_json, "decoded"
-    else:
-        obj["key"], obj["key_encoding"] = encode_payload(r.key, encoding)
-    if d is not None and structured[1] and r.value is not None:
-        obj["value"], obj["value_encoding"] = d.value_json, "decoded"
-    else:
-        obj["value"], obj["value_encoding"] = encode_payload(r.value, encoding)
+    obj["key"], obj["key_encoding"] = encode_payload(r.key, encoding)
+    obj["value"], obj["value_encoding"] = encode_payload(r.value, encoding)
     headers = []
     for hk, hv in r.headers:
-        k, kenc = encode_payload(hk, encoding)
+        # header keys are Strings in Kafka: text under every --payload-encoding
+        k, kenc = encode_payload(hk, "utf8")
         v, venc = encode_payload(hv, encoding)
         headers.append({"key": k, "key_encoding": kenc, "value": v, "value_encoding": venc})
     obj["headers"] = headers
@@ -120,6 +179,14 @@ def record_object(b: Batch, ev: RecordEvent, encoding: str, structured: tuple[bo
         if c.error is not None:
             ctl["error"] = c.error
         obj["control"] = ctl
+    if d is not None and ((structured[0] and r.key is not None)
+                          or (structured[1] and r.value is not None)):
+        dec: dict[str, Any] = {}
+        if structured[0] and r.key is not None:
+            dec["key"] = d.key_json
+        if structured[1] and r.value is not None:
+            dec["value"] = d.value_json
+        obj["decoded"] = dec
     if d is not None and d.error:
         obj["decode_error"] = d.error
     return obj
@@ -172,7 +239,7 @@ def json_record_lines_py(events: list[RecordEvent], prefix: str, timestamp_type:
         for h in r.headers:
             if type(h) is not tuple or len(h) != 2:
                 return NotImplemented
-            hk = _payload_json(h[0], code)
+            hk = _payload_json(h[0], 0)
             hv = _payload_json(h[1], code)
             if hk is None or hv is None:
                 return NotImplemented
@@ -230,8 +297,7 @@ class JsonRenderer:
                 if b.magic >= 2 and self.structured is None:
                     # the same objects, written alike in one go (natively when the extension
                     # is built; tests/test_speedups.py)
-                    prefix = (f'{{"type":"record","file":{_dumps(b.path)},'
-                              f'"batch_position":{_dumps(b.position)},"offset":')
+                    prefix = record_prefix(b)
                     code = _ENCODING_CODES.get(self.encoding, 1)
                     if _native_json is not None:
                         text = _native_json(item.records, prefix, _dumps(b.timestamp_type), code,
@@ -340,7 +406,7 @@ class FindJsonRenderer(JsonRenderer):
                 ev.decoded = self.decoder.decode(rec.key, rec.value, rec.offset)
             r = record_object(batch, ev, self.encoding, _structured_of(ev))
             for k in ("key", "key_encoding", "value", "value_encoding", "headers",
-                      "decode_error"):
+                      "decoded", "decode_error"):
                 if k in r:
                     obj[k] = r[k]
         self._write(obj)
