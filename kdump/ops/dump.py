@@ -335,15 +335,24 @@ class _OnePass:
         self._it = iter(LogReader(log, resync=False, check_lengths=False))
         self._cur: Batch | None = None
         self._done = False
+        #: where the pass has read to (where it stopped, once done)
+        self.stop = 0
         self._advance()
 
     def _advance(self) -> None:
         for item in self._it:
             if isinstance(item, Problem):
+                self.stop = item.position if item.position is not None else self.stop
                 break
             self._cur = item
+            self.stop = item.position + item.size
             return
         self._cur, self._done = None, True
+
+    def covers(self, start: int) -> bool:
+        """Has the pass ended, having read every batch a scan from ``start`` would read?
+        (A scan stops where the pass stopped: at the first damage or the end.)"""
+        return self._done and start <= self.stop
 
     def at_position(self, position: int) -> Batch | None:
         while self._cur is not None and self._cur.position < position:
@@ -467,13 +476,20 @@ def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                     break
                 if log is not None:
                     hint: Batch | None = None
+                    scan = True
                     if one_pass is not None and e.offset >= last_offset:
                         hint = one_pass.ending_at_or_after(e.offset)
+                        if hint is None:
+                            # past every batch the pass read: a scan from the offset index's
+                            # position would stop where the pass stopped (a 200 MB zero tail
+                            # was re-read for every entry)
+                            hit = oindex.lookup(e.offset) if oindex is not None else None
+                            scan = not one_pass.covers(hit.position if hit is not None else 0)
                     else:
                         one_pass = None  # out of order: each entry looks for itself
                     last_offset = max(last_offset, e.offset)
                     yield from _check_time_entry(f.path, log, oindex, e.offset, e.timestamp,
-                                                 prev, slot, opts.max_batch_bytes, hint)
+                                                 prev, slot, opts.max_batch_bytes, hint, scan)
                 if not opts.verify_index_only:
                     yield TimeIndexEntryEvent(f.path, slot, e.timestamp, e.offset)
                 prev = e.timestamp
@@ -485,14 +501,14 @@ def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
 
 def _check_time_entry(
     path: str, log: FileSource, oindex: OffsetIndex | None, offset: int, timestamp: int,
-    prev: int, slot: int, max_batch_bytes: int, hint: Batch | None = None,
+    prev: int, slot: int, max_batch_bytes: int, hint: Batch | None = None, scan: bool = True,
 ) -> Iterator[Problem]:
     """DumpLogSegments.dumpTimeIndex's checks for one entry.  ``hint``: the batch the
     shared forward pass found (the first ending at or after ``offset``), else a lookup
     through the offset index and a scan from there."""
     where = slot * L.TIME_INDEX_ENTRY_SIZE
     found: Batch | None = hint
-    if found is None:
+    if found is None and scan:
         hit = oindex.lookup(offset) if oindex is not None else None
         start = hit.position if hit is not None else 0
         for item in LogReader(log, start=start, resync=False, check_lengths=False):
