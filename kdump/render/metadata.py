@@ -18,6 +18,7 @@ from ..metadata.image import SECTION_ORDER
 from ..metadata.output import object_path
 from ..textsafe import InertLines
 from .common import problem_line
+from .rows import ObjectRenderer
 
 __all__ = ["MetadataTableRenderer", "MetadataTextRenderer", "escape_segment", "iso_time"]
 
@@ -79,19 +80,11 @@ _IN_PATH = {"feature": ("name",), "broker": ("id",), "controller": ("id",), "top
             "delegation_token": ("token_id",)}
 
 
-class MetadataTextRenderer:
-    """``/topics/orders/0/leader 3``; history and differences one line each."""
+class MetadataTextRenderer(ObjectRenderer):
+    """``/topics/orders/0/leader 3``; history and differences one line each (problems on
+    stderr, as every object renderer)."""
 
-    def __init__(self, out: TextIO, err: TextIO) -> None:
-        self.out = InertLines(out)
-        self.err = InertLines(err)
-
-    def emit(self, item: object) -> None:
-        if isinstance(item, Problem):
-            self.err.write(problem_line(item) + "\n")
-            return
-        if not isinstance(item, dict):
-            return
+    def row(self, item: dict[str, Any]) -> None:
         t = item.get("type")
         lines: list[str] = []
         if t == "change":
@@ -115,9 +108,6 @@ class MetadataTextRenderer:
                     _flatten(f"{base}/{k}", v, lines)
         for line in lines:
             self.out.write(line + "\n")
-
-    def close(self) -> None:
-        pass
 
 
 def _path(item: dict[str, Any]) -> str:

@@ -79,6 +79,9 @@ class ObjectRenderer:
         if isinstance(item, Problem):
             self.err.write(problem_line(item) + "\n")
             return
+        if isinstance(item, dict):  # objects already in their JSON shape (metadata)
+            self.row(item)
+            return
         to_json = getattr(item, "to_json", None)
         if to_json is not None:
             self.row(to_json())
