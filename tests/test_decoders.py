@@ -29,8 +29,10 @@ from kdump.protocol.schema import json_text
 
 try:
     from tests import schema_writer as sw
+    from tests import writer as w
 except ImportError:  # pragma: no cover - tests/ not importable as a package
     import schema_writer as sw  # type: ignore[no-redef, import-not-found, unused-ignore]
+    import writer as w  # type: ignore[no-redef, import-not-found, unused-ignore]
 
 TS = 1700000000000
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "kafka2-logdir"
@@ -298,172 +300,7 @@ ShareUpdateValue versions=0 flexible=0+
 """
 )
 
-METADATA = sw.parse_many(
-    """
-RegisterBrokerRecord versions=0-3 flexible=0+ apiKey=0 typeName=REGISTER_BROKER_RECORD
-  brokerId int32
-  isMigratingZkBroker bool v=2+ default=false
-  incarnationId uuid
-  brokerEpoch int64
-  endPoints []
-    name string
-    host string
-    port uint16
-    securityProtocol int16
-  features []
-    name string
-    minSupportedVersion int16
-    maxSupportedVersion int16
-  rack string null=0+
-  fenced bool default=true
-  inControlledShutdown bool v=1+ default=false
-  logDirs []uuid v=3+ tag=0 tagv=3+
-
-UnregisterBrokerRecord versions=0 flexible=0+ apiKey=1 typeName=UNREGISTER_BROKER_RECORD
-  brokerId int32
-  brokerEpoch int64
-
-TopicRecord versions=0 flexible=0+ apiKey=2 typeName=TOPIC_RECORD
-  name string
-  topicId uuid
-
-PartitionRecord versions=0-2 flexible=0+ apiKey=3 typeName=PARTITION_RECORD
-  partitionId int32 default=-1
-  topicId uuid
-  replicas []int32
-  isr []int32
-  removingReplicas []int32
-  addingReplicas []int32
-  leader int32 default=-1
-  leaderRecoveryState int8 default=0 tag=0 tagv=0+
-  leaderEpoch int32 default=-1
-  partitionEpoch int32 default=-1
-  directories []uuid v=1+
-  eligibleLeaderReplicas []int32 v=2+ null=2+ tag=1 tagv=2+ default=null
-  lastKnownElr []int32 v=2+ null=2+ tag=2 tagv=2+ default=null
-
-ConfigRecord versions=0 flexible=0+ apiKey=4 typeName=CONFIG_RECORD
-  resourceType int8
-  resourceName string
-  name string
-  value string null=0+
-
-PartitionChangeRecord versions=0-2 flexible=0+ apiKey=5 typeName=PARTITION_CHANGE_RECORD
-  partitionId int32 default=-1
-  topicId uuid
-  isr []int32 null=0+ tag=0 tagv=0+ default=null
-  leader int32 default=-2 tag=1 tagv=0+
-  replicas []int32 null=0+ tag=2 tagv=0+ default=null
-  removingReplicas []int32 null=0+ tag=3 tagv=0+ default=null
-  addingReplicas []int32 null=0+ tag=4 tagv=0+ default=null
-  leaderRecoveryState int8 default=-1 tag=5 tagv=0+
-  directories []uuid v=1+ null=1+ tag=8 tagv=1+ default=null
-  eligibleLeaderReplicas []int32 v=2+ null=2+ tag=6 tagv=2+ default=null
-  lastKnownElr []int32 v=2+ null=2+ tag=7 tagv=2+ default=null
-
-FenceBrokerRecord versions=0 flexible=0+ apiKey=7 typeName=FENCE_BROKER_RECORD
-  id int32
-  epoch int64
-
-UnfenceBrokerRecord versions=0 flexible=0+ apiKey=8 typeName=UNFENCE_BROKER_RECORD
-  id int32
-  epoch int64
-
-RemoveTopicRecord versions=0 flexible=0+ apiKey=9 typeName=REMOVE_TOPIC_RECORD
-  topicId uuid
-
-DelegationTokenRecord versions=0 flexible=0+ apiKey=10 typeName=DELEGATION_TOKEN_RECORD
-  owner string
-  requester string
-  renewers []string
-  issueTimestamp int64
-  maxTimestamp int64
-  expirationTimestamp int64
-  tokenId string
-
-UserScramCredentialRecord versions=0 flexible=0+ apiKey=11 typeName=USER_SCRAM_CREDENTIAL_RECORD
-  name string
-  mechanism int8
-  salt bytes
-  storedKey bytes
-  serverKey bytes
-  iterations int32
-
-FeatureLevelRecord versions=0 flexible=0+ apiKey=12 typeName=FEATURE_LEVEL_RECORD
-  name string
-  featureLevel int16
-
-ClientQuotaRecord versions=0 flexible=0+ apiKey=14 typeName=CLIENT_QUOTA_RECORD
-  entity []
-    entityType string
-    entityName string null=0+
-  key string
-  value float64
-  remove bool
-
-ProducerIdsRecord versions=0 flexible=0+ apiKey=15 typeName=PRODUCER_IDS_RECORD
-  brokerId int32
-  brokerEpoch int64 default=-1
-  nextProducerId int64
-
-BrokerRegistrationChangeRecord versions=0-2 flexible=0+ apiKey=17 \
-typeName=BROKER_REGISTRATION_CHANGE_RECORD
-  brokerId int32
-  brokerEpoch int64
-  fenced int8 tag=0 tagv=0+
-  inControlledShutdown int8 v=1+ tag=1 tagv=1+
-  logDirs []uuid v=2+ tag=2 tagv=2+
-
-AccessControlEntryRecord versions=0 flexible=0+ apiKey=18 typeName=ACCESS_CONTROL_ENTRY_RECORD
-  id uuid
-  resourceType int8
-  resourceName string
-  patternType int8
-  principal string
-  host string
-  operation int8
-  permissionType int8
-
-RemoveAccessControlEntryRecord versions=0 flexible=0+ apiKey=19 \
-typeName=REMOVE_ACCESS_CONTROL_ENTRY_RECORD
-  id uuid
-
-NoOpRecord versions=0 flexible=0+ apiKey=20 typeName=NO_OP_RECORD
-
-ZkMigrationStateRecord versions=0 flexible=0+ apiKey=21 typeName=ZK_MIGRATION_STATE_RECORD
-  zkMigrationState int8
-
-RemoveUserScramCredentialRecord versions=0 flexible=0+ apiKey=22 \
-typeName=REMOVE_USER_SCRAM_CREDENTIAL_RECORD
-  name string
-  mechanism int8
-
-BeginTransactionRecord versions=0 flexible=0+ apiKey=23 typeName=BEGIN_TRANSACTION_RECORD
-  name string null=0+ tag=0 tagv=0+ default=null
-
-EndTransactionRecord versions=0 flexible=0+ apiKey=24 typeName=END_TRANSACTION_RECORD
-
-AbortTransactionRecord versions=0 flexible=0+ apiKey=25 typeName=ABORT_TRANSACTION_RECORD
-  reason string null=0+ tag=0 tagv=0+ default=null
-
-RemoveDelegationTokenRecord versions=0 flexible=0+ apiKey=26 typeName=REMOVE_DELEGATION_TOKEN_RECORD
-  tokenId string
-
-RegisterControllerRecord versions=0 flexible=0+ apiKey=27 typeName=REGISTER_CONTROLLER_RECORD
-  controllerId int32
-  incarnationId uuid
-  zkMigrationReady bool
-  endPoints []
-    name string
-    host string
-    port uint16
-    securityProtocol int16
-  features []
-    name string
-    minSupportedVersion int16
-    maxSupportedVersion int16
-"""
-)
+METADATA = w.metadata_schemas()  # tests/writer.py's descriptions of Kafka's schemas
 
 REMOTE = sw.parse_many(
     """

@@ -773,7 +773,7 @@ def test_fast_partition_change_reader_is_the_generic_one() -> None:
         from tests import schema_writer as sw
     except ImportError:  # pragma: no cover
         import schema_writer as sw  # type: ignore[no-redef]
-    schema = w._metadata_schemas()["PartitionChangeRecord"]
+    schema = w.metadata_schemas()["PartitionChangeRecord"]
     for seed in range(300):
         rng = random.Random(seed)
         version = seed % 3

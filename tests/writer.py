@@ -1831,7 +1831,7 @@ if __name__ == "__main__":
 # MetadataRecordSerde (uvarint frame version 1, uvarint api key, uvarint version, body).
 
 METADATA_DESCRIPTIONS = """
-RegisterBrokerRecord versions=0-3 flexible=0+ apiKey=0
+RegisterBrokerRecord versions=0-3 flexible=0+ apiKey=0 typeName=REGISTER_BROKER_RECORD
   brokerId int32
   isMigratingZkBroker bool v=2+ default=false
   incarnationId uuid
@@ -1850,15 +1850,15 @@ RegisterBrokerRecord versions=0-3 flexible=0+ apiKey=0
   inControlledShutdown bool v=1+ default=false
   logDirs []uuid v=3+ tag=0 tagv=3+
 
-UnregisterBrokerRecord versions=0 flexible=0+ apiKey=1
+UnregisterBrokerRecord versions=0 flexible=0+ apiKey=1 typeName=UNREGISTER_BROKER_RECORD
   brokerId int32
   brokerEpoch int64
 
-TopicRecord versions=0 flexible=0+ apiKey=2
+TopicRecord versions=0 flexible=0+ apiKey=2 typeName=TOPIC_RECORD
   name string
   topicId uuid
 
-PartitionRecord versions=0-2 flexible=0+ apiKey=3
+PartitionRecord versions=0-2 flexible=0+ apiKey=3 typeName=PARTITION_RECORD
   partitionId int32 default=-1
   topicId uuid
   replicas []int32
@@ -1873,13 +1873,13 @@ PartitionRecord versions=0-2 flexible=0+ apiKey=3
   eligibleLeaderReplicas []int32 v=2+ null=2+ tag=1 tagv=2+ default=null
   lastKnownElr []int32 v=2+ null=2+ tag=2 tagv=2+ default=null
 
-ConfigRecord versions=0 flexible=0+ apiKey=4
+ConfigRecord versions=0 flexible=0+ apiKey=4 typeName=CONFIG_RECORD
   resourceType int8
   resourceName string
   name string
   value string null=0+
 
-PartitionChangeRecord versions=0-2 flexible=0+ apiKey=5
+PartitionChangeRecord versions=0-2 flexible=0+ apiKey=5 typeName=PARTITION_CHANGE_RECORD
   partitionId int32 default=-1
   topicId uuid
   isr []int32 null=0+ tag=0 tagv=0+ default=null
@@ -1892,18 +1892,18 @@ PartitionChangeRecord versions=0-2 flexible=0+ apiKey=5
   eligibleLeaderReplicas []int32 v=2+ null=2+ tag=6 tagv=2+ default=null
   lastKnownElr []int32 v=2+ null=2+ tag=7 tagv=2+ default=null
 
-FenceBrokerRecord versions=0 flexible=0+ apiKey=7
+FenceBrokerRecord versions=0 flexible=0+ apiKey=7 typeName=FENCE_BROKER_RECORD
   id int32
   epoch int64
 
-UnfenceBrokerRecord versions=0 flexible=0+ apiKey=8
+UnfenceBrokerRecord versions=0 flexible=0+ apiKey=8 typeName=UNFENCE_BROKER_RECORD
   id int32
   epoch int64
 
-RemoveTopicRecord versions=0 flexible=0+ apiKey=9
+RemoveTopicRecord versions=0 flexible=0+ apiKey=9 typeName=REMOVE_TOPIC_RECORD
   topicId uuid
 
-DelegationTokenRecord versions=0 flexible=0+ apiKey=10
+DelegationTokenRecord versions=0 flexible=0+ apiKey=10 typeName=DELEGATION_TOKEN_RECORD
   owner string
   requester string
   renewers []string
@@ -1912,7 +1912,7 @@ DelegationTokenRecord versions=0 flexible=0+ apiKey=10
   expirationTimestamp int64
   tokenId string
 
-UserScramCredentialRecord versions=0 flexible=0+ apiKey=11
+UserScramCredentialRecord versions=0 flexible=0+ apiKey=11 typeName=USER_SCRAM_CREDENTIAL_RECORD
   name string
   mechanism int8
   salt bytes
@@ -1920,11 +1920,11 @@ UserScramCredentialRecord versions=0 flexible=0+ apiKey=11
   serverKey bytes
   iterations int32
 
-FeatureLevelRecord versions=0 flexible=0+ apiKey=12
+FeatureLevelRecord versions=0 flexible=0+ apiKey=12 typeName=FEATURE_LEVEL_RECORD
   name string
   featureLevel int16
 
-ClientQuotaRecord versions=0 flexible=0+ apiKey=14
+ClientQuotaRecord versions=0 flexible=0+ apiKey=14 typeName=CLIENT_QUOTA_RECORD
   entity []
     entityType string
     entityName string null=0+
@@ -1932,19 +1932,20 @@ ClientQuotaRecord versions=0 flexible=0+ apiKey=14
   value float64
   remove bool
 
-ProducerIdsRecord versions=0 flexible=0+ apiKey=15
+ProducerIdsRecord versions=0 flexible=0+ apiKey=15 typeName=PRODUCER_IDS_RECORD
   brokerId int32
   brokerEpoch int64 default=-1
   nextProducerId int64
 
-BrokerRegistrationChangeRecord versions=0-2 flexible=0+ apiKey=17
+BrokerRegistrationChangeRecord versions=0-2 flexible=0+ apiKey=17 \
+typeName=BROKER_REGISTRATION_CHANGE_RECORD
   brokerId int32
   brokerEpoch int64
   fenced int8 tag=0 tagv=0+
   inControlledShutdown int8 v=1+ tag=1 tagv=1+
   logDirs []uuid v=2+ tag=2 tagv=2+
 
-AccessControlEntryRecord versions=0 flexible=0+ apiKey=18
+AccessControlEntryRecord versions=0 flexible=0+ apiKey=18 typeName=ACCESS_CONTROL_ENTRY_RECORD
   id uuid
   resourceType int8
   resourceName string
@@ -1954,30 +1955,32 @@ AccessControlEntryRecord versions=0 flexible=0+ apiKey=18
   operation int8
   permissionType int8
 
-RemoveAccessControlEntryRecord versions=0 flexible=0+ apiKey=19
+RemoveAccessControlEntryRecord versions=0 flexible=0+ apiKey=19 \
+typeName=REMOVE_ACCESS_CONTROL_ENTRY_RECORD
   id uuid
 
-NoOpRecord versions=0 flexible=0+ apiKey=20
+NoOpRecord versions=0 flexible=0+ apiKey=20 typeName=NO_OP_RECORD
 
-ZkMigrationStateRecord versions=0 flexible=0+ apiKey=21
+ZkMigrationStateRecord versions=0 flexible=0+ apiKey=21 typeName=ZK_MIGRATION_STATE_RECORD
   zkMigrationState int8
 
-RemoveUserScramCredentialRecord versions=0 flexible=0+ apiKey=22
+RemoveUserScramCredentialRecord versions=0 flexible=0+ apiKey=22 \
+typeName=REMOVE_USER_SCRAM_CREDENTIAL_RECORD
   name string
   mechanism int8
 
-BeginTransactionRecord versions=0 flexible=0+ apiKey=23
+BeginTransactionRecord versions=0 flexible=0+ apiKey=23 typeName=BEGIN_TRANSACTION_RECORD
   name string null=0+ tag=0 tagv=0+ default=null
 
-EndTransactionRecord versions=0 flexible=0+ apiKey=24
+EndTransactionRecord versions=0 flexible=0+ apiKey=24 typeName=END_TRANSACTION_RECORD
 
-AbortTransactionRecord versions=0 flexible=0+ apiKey=25
+AbortTransactionRecord versions=0 flexible=0+ apiKey=25 typeName=ABORT_TRANSACTION_RECORD
   reason string null=0+ tag=0 tagv=0+ default=null
 
-RemoveDelegationTokenRecord versions=0 flexible=0+ apiKey=26
+RemoveDelegationTokenRecord versions=0 flexible=0+ apiKey=26 typeName=REMOVE_DELEGATION_TOKEN_RECORD
   tokenId string
 
-RegisterControllerRecord versions=0 flexible=0+ apiKey=27
+RegisterControllerRecord versions=0 flexible=0+ apiKey=27 typeName=REGISTER_CONTROLLER_RECORD
   controllerId int32
   incarnationId uuid
   zkMigrationReady bool
@@ -1995,7 +1998,8 @@ RegisterControllerRecord versions=0 flexible=0+ apiKey=27
 _META_SCHEMAS: dict[str, Any] | None = None
 
 
-def _metadata_schemas() -> dict[str, Any]:
+def metadata_schemas() -> dict[str, Any]:
+    """Every metadata record schema (parsed once), by name."""
     global _META_SCHEMAS
     if _META_SCHEMAS is None:
         try:
@@ -2014,7 +2018,7 @@ def metadata_record(name: str, values: dict[str, Any] | None = None, *,
         from tests import schema_writer as sw
     except ImportError:  # pragma: no cover
         import schema_writer as sw  # type: ignore[no-redef]
-    schema = _metadata_schemas()[name]
+    schema = metadata_schemas()[name]
     v = schema.valid[1] if version is None else version
     body = sw.encode(schema, values or {}, min(v, schema.valid[1]))
     key = schema.api_key if api_key is None else api_key
