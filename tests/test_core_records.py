@@ -175,6 +175,22 @@ def test_decompression_is_bounded(codec: int) -> None:
         decompress(codec, blob, 99_999)
 
 
+def test_zstd_decompressor_shared_across_batches_survives_errors() -> None:
+    """One ZstdDecompressor serves every batch of a process: a corrupt frame and a bomb
+    stopped at the limit leave it ready for the next batch."""
+    import hashlib
+
+    data = b"".join(hashlib.sha256(b"%d" % i).digest() for i in range(300))
+    good = w.zstd_compress(data)
+    assert decompress(L.CODEC_ZSTD, good, 1 << 20) == data
+    with pytest.raises(DecompressionError, match="zstd"):
+        decompress(L.CODEC_ZSTD, good[:8] + b"\xff" * 20 + good[28:], 1 << 20)
+    assert decompress(L.CODEC_ZSTD, good, 1 << 20) == data
+    with pytest.raises(LimitExceeded):
+        decompress(L.CODEC_ZSTD, w.zstd_compress(b"\0" * (4 << 20)), 1 << 20)
+    assert decompress(L.CODEC_ZSTD, w.zstd_compress(b"next"), 10) == b"next"
+
+
 def test_zstd_is_invalid_below_magic_2() -> None:
     wrapper = w.legacy_compressed(1, [w.Rec(b"a", b"b", timestamp=TS)], last_offset=0,
                                   codec=w.ZSTD, allow_zstd=True)
