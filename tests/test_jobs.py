@@ -4,7 +4,9 @@ on a log dir of many segments with damage in some of them."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +17,7 @@ except ImportError:  # pragma: no cover
     import writer as w  # type: ignore[no-redef, unused-ignore]
     from conftest import KdumpRunner  # type: ignore[no-redef, unused-ignore]
 
+from kdump.findings import Problem
 from kdump.parallel import default_jobs, ordered_map
 
 
@@ -110,3 +113,157 @@ def test_spilled_findings_come_back_in_order_and_leave_no_file(monkeypatch: pyte
     assert len(list(tmp_path.iterdir())) == 1
     assert list(s) == list(range(10))
     assert list(tmp_path.iterdir()) == []
+
+
+# --- size-report --jobs: large segments read as ranges by several workers ------------------
+def _size_rows(paths: list[Path], jobs: int, by: str = "segment") -> list[object]:
+    from kdump.ops.size_report import SizeOptions, size_report
+
+    return [x.to_json() if hasattr(x, "to_json") else x
+            for x in size_report([str(p) for p in paths], SizeOptions(by=by), jobs=jobs)]
+
+
+@pytest.fixture(scope="module")
+def large(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two partitions of segments of ~40 KB with an index entry every 2 KB."""
+    root = tmp_path_factory.mktemp("ranges") / "logdir"
+    for p in range(2):
+        pw = w.PartitionWriter(root / f"big-{p}", segment_bytes=40_000, index_interval_bytes=2000)
+        for b in range(120):
+            recs = [w.Rec(key=b"k%d" % (b * 4 + i), value=b"value-%d-" % b * (10 + i),
+                          timestamp=w.TS0 + b * 10 + i) for i in range(4)]
+            pw.append(w.v2_batch(recs, base_offset=b * 4, codec=(w.NONE, w.ZSTD)[p],
+                                 producer_id=1000 + b % 3))
+        pw.close()
+    return root
+
+
+def _verify_out(paths: list[Path], jobs: int, **opts: Any) -> list[object]:
+    from kdump.ops.verify import VerifyOptions, verify_crc
+
+    return list(verify_crc([str(p) for p in paths], VerifyOptions(**opts), jobs=jobs))
+
+
+def _spy_results(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """The (row, problems, range, in step) results size_report receives from its workers."""
+    import kdump.ops.size_report as sr
+
+    seen: list[tuple[Any, ...]] = []
+    real = sr.ordered_map
+
+    def spy(*args: Any, **kw: Any) -> Iterator[Any]:
+        for out in real(*args, **kw):
+            if isinstance(out, tuple):
+                seen.append(out)
+            yield out
+
+    monkeypatch.setattr(sr, "ordered_map", spy)
+    return seen
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_size_report_ranges_equal_whole_files(monkeypatch: pytest.MonkeyPatch, large: Path,
+                                              tmp_path: Path) -> None:
+    """Segments cut into ranges (here every 5 KB) give the rows of whole-file reads, clean or
+    damaged: a flipped byte, a zeroed stretch and a cut-short tail inside ranges."""
+    import kdump.files.splits as splits
+
+    monkeypatch.setattr(splits, "SPLIT_BYTES", 5000)
+    seen = _spy_results(monkeypatch)
+    clean = _size_rows([large], 1)
+    assert _size_rows([large], 2) == clean
+    assert sum(1 for _row, _p, rng, in_step in seen if rng is not None and rng.start > 0
+               and in_step) > 10
+    for by in ("partition", "topic"):
+        assert _size_rows([large], 2, by) == _size_rows([large], 1, by)
+    damaged = _copy(large, tmp_path / "damaged")
+    logs = sorted((damaged / "big-0").glob("*.log")) + sorted((damaged / "big-1").glob("*.log"))
+    a = bytearray(logs[0].read_bytes())
+    a[7000] ^= 0x55
+    a[15000:17500] = bytes(2500)
+    logs[0].write_bytes(bytes(a))
+    b = bytearray(logs[-2].read_bytes())
+    b[12345] ^= 0xFF
+    logs[-2].write_bytes(bytes(b))
+    logs[1].write_bytes(logs[1].read_bytes()[:-100])
+    whole = _size_rows([damaged], 1)
+    assert whole != clean
+    assert _size_rows([damaged], 2) == whole
+    assert _size_rows([damaged], 3) == whole
+    # verify-crc reads the same ranges, and says what a whole-file read says
+    for opts in ({}, {"deep": False}, {"resync": False}):
+        assert _verify_out([large], 2, **opts) == _verify_out([large], 1, **opts)
+        want = _verify_out([damaged], 1, **opts)
+        assert any(isinstance(x, Problem) for x in want)
+        assert _verify_out([damaged], 2, **opts) == want
+        assert _verify_out([damaged], 3, **opts) == want
+
+
+def test_size_report_range_out_of_step_is_read_again(monkeypatch: pytest.MonkeyPatch,
+                                                     tmp_path: Path) -> None:
+    """An index entry at an intact batch nested inside another (a record whose value is a
+    whole batch): the range before it runs past the boundary, so the rest of the segment
+    is read again from that range, and the rows are those of a whole-file read."""
+    import kdump.files.splits as splits
+
+    monkeypatch.setattr(splits, "SPLIT_BYTES", 1000)
+    part = tmp_path / "logdir" / "nest-0"
+    part.mkdir(parents=True)
+    inner = w.v2_batch([w.Rec(key=b"in", value=b"x" * 40, timestamp=w.TS0)], base_offset=1)
+    batches = [w.v2_batch([w.Rec(key=b"a", value=b"y" * 900, timestamp=w.TS0)], base_offset=0),
+               w.v2_batch([w.Rec(key=b"n", value=inner * 12, timestamp=w.TS0)], base_offset=1)]
+    batches += [w.v2_batch([w.Rec(key=b"t%d" % o, value=b"z" * 300, timestamp=w.TS0 + o)],
+                           base_offset=o) for o in range(2, 12)]
+    data = b"".join(batches)
+    (part / "00000000000000000000.log").write_bytes(data)
+    # the nested batch's position, past the 1000-byte boundary, named by the index
+    nested = len(batches[0]) + data[len(batches[0]):].index(inner, 100)
+    assert nested > 1000
+    positions, pos = [], 0
+    for i, bt in enumerate(batches):
+        positions.append((i, pos))
+        pos += len(bt)
+    entries = [(1, nested)] + [(o, p) for o, p in positions if p > nested + len(inner) * 12]
+    (part / "00000000000000000000.index").write_bytes(w.offset_index(entries))
+    seen = _spy_results(monkeypatch)
+    whole = _size_rows([part.parent], 1)
+    assert _size_rows([part.parent], 2) == whole
+    assert _verify_out([part.parent], 2) == _verify_out([part.parent], 1)
+    assert next((rng.start, in_step) for _row, _p, rng, in_step in seen if rng is not None) \
+        == (0, False)
+
+
+def test_verify_crc_range_with_offsets_below_the_ranges_before(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A batch past a range boundary whose offsets go back below an earlier range's: its
+    worker could not know, so that range is checked again with the offsets before it,
+    and the findings are those of a whole-file read (offset-order, previous offset)."""
+    import kdump.files.splits as splits
+    from kdump.files.logdir import classify
+
+    monkeypatch.setattr(splits, "SPLIT_BYTES", 3000)
+
+    def write(root: Path, back: int | None) -> Path:
+        pw = w.PartitionWriter(root / "back-0", segment_bytes=1 << 20, index_interval_bytes=500)
+        for b in range(40):
+            base = b * 3 if b != back else 10  # batch ``back`` goes back to offset 10
+            recs = [w.Rec(key=b"k", value=b"v" * 100, timestamp=w.TS0 + b)] * 3
+            pw.append(w.v2_batch(recs, base_offset=base), first_offset=base)
+        pw.close()
+        return root / "back-0" / "00000000000000000000.log"
+
+    # every batch has the same size: find the batch that starts the second range, then
+    # write the log again with that batch's offsets going back
+    log = write(tmp_path / "plain", None)
+    size = len(w.v2_batch([w.Rec(key=b"k", value=b"v" * 100, timestamp=w.TS0)] * 3))
+    points = splits.split_points(classify(str(log)), log.stat().st_size, 3000)
+    assert len(points) > 3 and all(p % size == 0 for p in points)
+    write(tmp_path / "logdir", points[2] // size)
+    want = _verify_out([tmp_path / "logdir"], 1)
+    order = [x for x in want if isinstance(x, Problem) and x.kind == "offset-order"]
+    assert [x.position for x in order] == [points[2]]
+    assert _verify_out([tmp_path / "logdir"], 2) == want

@@ -337,10 +337,10 @@ def test_spark_error_line() -> None:
 
 def test_split_points_are_batch_starts(big: Path) -> None:
     from kdump.files.logdir import walk
+    from kdump.files.splits import split_points
     from kdump.findings import Problem
     from kdump.records.file_records import LogReader
     from kdump.source import FileSource
-    from kdump.spark.segments import split_points
 
     seg = next(f for f in walk([str(big)]) if not isinstance(f, Problem) and f.kind == "log")
     size = os.path.getsize(seg.path)
@@ -369,7 +369,7 @@ def test_split_segment_yields_each_record_once(spark: Any, big: Path, tmp_path: 
     shutil.copytree(big, copy)
     log = next(copy.glob("*.log"))
     from kdump.files.logdir import classify
-    from kdump.spark.segments import split_points
+    from kdump.files.splits import split_points
 
     points = split_points(classify(str(log)), log.stat().st_size, 256 << 10)
     data = bytearray(log.read_bytes())

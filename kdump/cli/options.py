@@ -239,7 +239,8 @@ def jobs_option(f: F) -> F:
     return click.option(
         "--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
         help="Process files in N worker processes; the output is the same for any N "
-        "(results come in the walk's order).  Default: the number of cores.",
+        "(results come in the walk's order; verify-crc and size-report read a large "
+        "segment as ranges in several workers).  Default: the number of cores.",
     )(f)
 
 

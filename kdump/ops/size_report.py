@@ -13,7 +13,7 @@ and legacy message headers, the figure the articles on Kafka's message format me
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -22,6 +22,7 @@ from .. import fs as kfs
 from .. import layouts as L
 from ..errors import KdumpError, LimitExceeded
 from ..files.logdir import KafkaFile, walk
+from ..files.splits import SegmentRange, segment_ranges, window_for
 from ..findings import INFO, Problem
 from ..parallel import ordered_map
 from ..records.batch import Batch
@@ -202,20 +203,84 @@ class SizeOptions:
 def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
                 ) -> Iterator[SizeRow | Problem]:
     """Rows at ``opts.by`` level (largest first when ``top`` is set), then the total.
-    ``jobs`` worker processes read files in parallel (the same output for any ``jobs``)."""
+    ``jobs`` worker processes read files in parallel (the same output for any ``jobs``).
+
+    With ``jobs`` > 1 a large segment is read as byte ranges by several workers.  A range
+    counts only when the reading of the one before it ended exactly at its start (the
+    whole-file chain of batches reaches it); where it did not (damage that a whole-file
+    read resynchronises past a boundary), the rest of that segment is read again here,
+    from the last range that started in step, and the later ranges are dropped: the
+    output is the whole-file read's, byte for byte."""
     totals = SizeTotals(opts)
-    for item in ordered_map(partial(_file_row, opts), walk(paths), jobs, _in_partition):
+    tasks = segment_ranges(walk(paths), _read_whole) if jobs > 1 else walk(paths)
+    redone: str | None = None  # a segment read again from one of its ranges on
+    for item in ordered_map(partial(_task_row, opts), tasks, jobs, _is_task):
         if isinstance(item, Problem):
             if item.severity != INFO:
                 yield item
             continue
         if isinstance(item, KafkaFile):
             continue  # log-dir root files belong to no partition
-        seg_row, problems = item
+        seg_row, problems, rng, in_step = item
+        if rng is not None:
+            if rng.file.path == redone:
+                continue
+            if not in_step:
+                redone = rng.file.path
+                seg_row, problems, _, _ = _task_row(opts, SegmentRange(rng.file, rng.start, None))
         yield from problems
         if seg_row is not None:
             totals.add(seg_row)
     yield from totals.rows()
+
+
+def _read_whole(f: KafkaFile) -> bool:
+    """A log whose batches are read (a leftover's are not: its bytes are other bytes)."""
+    return _in_partition(f) and f.leftover is None
+
+
+def _is_task(item: object) -> bool:
+    return isinstance(item, SegmentRange) or _in_partition(item)
+
+
+TaskRow = tuple[SizeRow | None, list[Problem], SegmentRange | None, bool]
+
+
+def _task_row(opts: SizeOptions, task: KafkaFile | SegmentRange) -> TaskRow:
+    """A file's row and problems, or one range's (with whether its reading ended in step
+    with the next range's start)."""
+    if isinstance(task, KafkaFile):
+        row, problems, _ = _range_row(task, opts, 0, None)
+        return row, problems, None, True
+    row, problems, in_step = _range_row(task.file, opts, task.start, task.stop)
+    return row, problems, task, in_step
+
+
+def _range_row(f: KafkaFile, opts: SizeOptions, start: int, stop: int | None
+               ) -> tuple[SizeRow | None, list[Problem], bool]:
+    """The row of ``[start, stop)`` of a file (the whole file: ``0, None``; the range
+    starting at 0 accounts the file's bytes too), its problems, and whether the reading
+    ended in step (see :func:`_read_log`).  The row is None when the file cannot be read."""
+    seg_row = _segment_row(f)
+    problems: list[Problem] = []
+    try:
+        if start == 0:
+            in_step = _yield_into(problems, _account(f, seg_row, opts, stop))
+        else:
+            in_step = _yield_into(problems, _read_log(f, seg_row, opts, start, stop))
+    except KdumpError as e:
+        problems.append(Problem(e.path or f.path, e.position, "unreadable-file", e.message))
+        return None, problems, stop is None
+    return seg_row, problems, in_step
+
+
+def _yield_into(out: list[Problem], gen: Generator[Problem, None, bool]) -> bool:
+    """Run ``gen`` to its end, its problems appended to ``out``; its return value."""
+    while True:
+        try:
+            out.append(next(gen))
+        except StopIteration as stop:
+            return bool(stop.value)
 
 
 def _in_partition(item: object) -> bool:
@@ -226,27 +291,21 @@ def _in_partition(item: object) -> bool:
                                    and item.leftover is None))
 
 
-def _file_row(opts: SizeOptions, f: KafkaFile) -> tuple[SizeRow | None, list[Problem]]:
-    return file_row(f, opts)
-
-
 def file_row(f: KafkaFile, opts: SizeOptions) -> tuple[SizeRow | None, list[Problem]]:
     """One file's share of its segment's row, and the problems found reading it (the
     row is None when the file cannot be read).  :func:`size_report` merges these rows
     with :class:`SizeTotals`; ``kdump spark size-report`` computes them on executors."""
+    row, problems, _ = _range_row(f, opts, 0, None)
+    return row, problems
+
+
+def _segment_row(f: KafkaFile) -> SizeRow:
     seg_row = SizeRow("segment", f.topic, f.partition, _segment_name(f))
     # a segment outside any topic-N directory: its own directory stands for the log dir
     seg_row.log_dir = (logdir_of(os.path.dirname(f.path) or ".") if f.topic is not None
                        else os.path.dirname(f.path) or ".")
     seg_row.broker_id = broker_id_of(seg_row.log_dir)
-    problems: list[Problem] = []
-    try:
-        for p in _account(f, seg_row, opts):
-            problems.append(p)
-    except KdumpError as e:
-        problems.append(Problem(e.path or f.path, e.position, "unreadable-file", e.message))
-        return None, problems
-    return seg_row, problems
+    return seg_row
 
 
 class SizeTotals:
@@ -371,26 +430,41 @@ def _n(x: int | None) -> int:
     return -1 if x is None else x
 
 
-def _account(f: KafkaFile, row: SizeRow, opts: SizeOptions) -> Iterator[Problem]:
+def _account(f: KafkaFile, row: SizeRow, opts: SizeOptions, stop: int | None = None
+             ) -> Generator[Problem, None, bool]:
+    """A file's size and, for a log, its batches (up to ``stop``: see :func:`_read_log`)."""
     try:
         size = kfs.getsize(f.path)
     except OSError as e:
         yield Problem(f.path, None, "unreadable-file", (e.strerror or str(e)).lower())
-        return
+        return True
     row.bytes += size
     name = _SIZE_FIELDS.get(f.kind)
     if name is None or f.leftover is not None:
         row.other_bytes += size
         if f.kind != "log" or f.leftover is not None:
-            return
+            return True
     else:
         setattr(row, name, getattr(row, name) + size)
     if f.kind != "log":
-        return
+        return True
     row.segments += 1
+    return (yield from _read_log(f, row, opts, 0, stop))
+
+
+def _read_log(f: KafkaFile, row: SizeRow, opts: SizeOptions, start: int, stop: int | None
+              ) -> Generator[Problem, None, bool]:
+    """Account the batches of a log from ``start``: to its end, or (``stop`` given) those
+    starting before ``stop``.  Returns whether the reading ended in step: at the end, or
+    at an intact batch starting exactly at ``stop``."""
     with FileSource(f.path) as src:
-        reader = LogReader(src, active=f.active, max_batch_bytes=opts.max_batch_bytes)
+        reader = LogReader(src, start=start, active=f.active, max_batch_bytes=opts.max_batch_bytes,
+                           chunk=window_for(start, stop))
+        in_step = stop is None
         for item in reader:
+            if stop is not None and item.position is not None and item.position >= stop:
+                in_step = item.position == stop and not isinstance(item, Problem)
+                break
             if isinstance(item, Problem):
                 if item.severity != INFO:
                     yield item
@@ -405,6 +479,7 @@ def _account(f: KafkaFile, row: SizeRow, opts: SizeOptions) -> Iterator[Problem]
                               f"{err.message}; its records are not counted (records_exact "
                               "false)", base_offset=item.base_offset)
         row.unreadable_bytes += reader.unreadable_bytes
+    return in_step
 
 
 def _batch(b: Batch, row: SizeRow, opts: SizeOptions) -> KdumpError | None:

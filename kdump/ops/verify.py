@@ -15,12 +15,13 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, cast
 
 from .. import fs as kfs
 from .. import layouts as L
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
+from ..files.splits import SegmentRange, segment_ranges, window_for
 from ..findings import ERROR, INFO, Problem
 from ..fs import Listing
 from ..parallel import Spilled, ordered_map
@@ -120,7 +121,12 @@ def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
         return
     work = partial(verify_one, opts)
     here = partial(_verify_here, opts)  # a single log: checked here, problems streamed
-    for done in ordered_map(work, walk(paths), jobs, _is_log, inline=here):
+    # a large log comes back as ranges: merged into one result, checked to be in step
+    merged: FileResult | None = None
+    prev: int | None = None  # the highest last offset of the ranges so far
+    redone: str | None = None  # a log read again here from one of its ranges on
+    for done in ordered_map(work, segment_ranges(walk(paths), _is_log), jobs, _is_task,
+                            inline=here):
         if isinstance(done, Problem):
             if done.severity != INFO:
                 summary.add_problem(done)
@@ -128,16 +134,67 @@ def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
             continue
         if isinstance(done, KafkaFile):
             continue
-        problems, result = done
-        n = 0
-        for p in problems:
-            n += 1
-            summary.add_problem(p)
-            yield p
-        result.problems = n
-        summary.add_file(result)
-        yield result
+        if len(done) == 2:  # a whole log
+            problems, result = cast("tuple[Iterable[Problem], FileResult]", done)
+            result.problems = 0
+            yield from _counted(problems, result, summary)
+            summary.add_file(result)
+            yield result
+            continue
+        problems, part, rng, ended = cast("tuple[Spilled, FileResult, SegmentRange, RangeEnd]", done)
+        if rng.file.path == redone:
+            continue
+        if rng.start == 0:
+            merged, prev = FileResult(rng.file.path), None
+        assert merged is not None
+        exact = ended.in_step and (rng.start == 0 or (
+            prev is not None and ended.min_last is not None and ended.min_last > prev))
+        if exact:
+            yield from _counted(problems, merged, summary)
+            _add_counts(merged, part)
+            prev = ended.max_last if prev is None or ended.max_last is None \
+                else max(prev, ended.max_last)
+        else:
+            # the whole-file read would not see this range as the worker did (damage
+            # resynchronised past its end, or offsets not after the ranges before it):
+            # the rest of the log is read here, from this range's start
+            _discard(problems)
+            redone = rng.file.path
+            part = FileResult(rng.file.path)
+            yield from _counted(verify_log(rng.file, opts, part, rng.start, None, prev,
+                                           prev is None),
+                                merged, summary)
+            _add_counts(merged, part)
+        if rng.stop is None or redone == rng.file.path:
+            summary.add_file(merged)
+            yield merged
     yield summary
+
+
+def _counted(problems: Iterable[Problem], result: FileResult, summary: Summary
+             ) -> Iterator[Problem]:
+    for p in problems:
+        result.problems += 1
+        summary.add_problem(p)
+        yield p
+
+
+def _add_counts(into: FileResult, part: FileResult) -> None:
+    into.size += part.size
+    into.batches += part.batches
+    into.valid_batches += part.valid_batches
+    into.invalid_batches += part.invalid_batches
+    into.records += part.records
+    into.unreadable_bytes += part.unreadable_bytes
+
+
+def _discard(problems: Spilled) -> None:
+    for _ in problems:  # removes the spill file, if any
+        pass
+
+
+def _is_task(item: object) -> bool:
+    return isinstance(item, SegmentRange) or _is_log(item)
 
 
 def _verify_serial(paths: Iterable[str], opts: VerifyOptions, summary: Summary
@@ -169,27 +226,62 @@ def _is_log(item: object) -> bool:
     return isinstance(item, KafkaFile) and item.kind in LOG_KINDS
 
 
-def verify_one(opts: VerifyOptions, f: KafkaFile) -> tuple[Spilled, FileResult]:
-    """One log checked: its problems (spilled to disk past a few thousand) and its result
-    (a worker's unit of work)."""
-    result = FileResult(f.path)
-    problems = Spilled(verify_log(f, opts, result))
+def verify_one(opts: VerifyOptions, task: KafkaFile | SegmentRange
+               ) -> tuple[Spilled, FileResult] | tuple[Spilled, FileResult, SegmentRange, RangeEnd]:
+    """One log, or one range of one, checked: its problems (spilled to disk past a few
+    thousand) and its result (a worker's unit of work); for a range, also the range and
+    how its reading ended."""
+    if isinstance(task, SegmentRange):
+        result, ended = FileResult(task.file.path), RangeEnd()
+        problems = Spilled(verify_log(task.file, opts, result, task.start, task.stop,
+                                      ended=ended))
+        return problems, result, task, ended
+    result = FileResult(task.path)
+    problems = Spilled(verify_log(task, opts, result))
     result.problems = problems.count
     return problems, result
 
 
-def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterator[Problem]:
+@dataclass(slots=True)
+class RangeEnd:
+    """How the reading of a range of a log ended (``--jobs``, see :func:`verify_crc`)."""
+
+    #: it stopped at an intact batch starting exactly at the range's end (or at the end)
+    in_step: bool = True
+    #: the lowest last offset of the range's batches (None: no batch)
+    min_last: int | None = None
+    #: the highest last offset read (the next range's "previous last offset")
+    max_last: int | None = None
+
+
+def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int = 0,
+               stop: int | None = None, prev: int | None = None, at_log_start: bool | None = None,
+               ended: RangeEnd | None = None) -> Iterator[Problem]:
+    """The problems of one log; ``result`` is filled in as it is read.  A range of it:
+    from ``start`` (an intact batch) up to the first batch at or past ``stop``; ``prev``
+    is the highest last offset of the batches before ``start`` (None: unknown), ``at_log_start``
+    whether there is none (default: ``start`` is 0), so that the first batch read is
+    checked against the segment's base offset; ``ended`` says how the reading ended."""
     try:
         src = FileSource(f.path)
     except KdumpError as e:
         yield Problem(f.path, None, "unreadable-file", e.message)
+        if ended is not None:
+            ended.in_step = stop is None
         return
+    if ended is None:
+        ended = RangeEnd()
     with src:
-        result.size = src.size
-        reader = LogReader(src, active=f.active, resync=opts.resync,
-                           max_batch_bytes=opts.max_batch_bytes)
-        prev_last: int | None = None
-        segment_base = f.base_offset if f.kind == "log" else None
+        if start == 0:
+            result.size = src.size
+        else:
+            ended.min_last = _last_offset_at(src, start)
+        reader = LogReader(src, start=start, active=f.active, resync=opts.resync,
+                           max_batch_bytes=opts.max_batch_bytes, chunk=window_for(start, stop))
+        prev_last: int | None = prev
+        if at_log_start is None:
+            at_log_start = start == 0
+        segment_base = f.base_offset if f.kind == "log" and at_log_start else None
 
         def on_run(batches: int, records: int, last: int) -> None:
             nonlocal prev_last
@@ -198,9 +290,14 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
             result.records += records
             prev_last = last
 
-        reader.skip_clean_v2_batches(lambda: prev_last, segment_base, opts.deep, on_run)
+        reader.skip_clean_v2_batches(lambda: prev_last, segment_base, opts.deep, on_run,
+                                     limit=stop)
+        ended.in_step = stop is None
         try:
             for item in reader:
+                if stop is not None and item.position is not None and item.position >= stop:
+                    ended.in_step = item.position == stop and not isinstance(item, Problem)
+                    break
                 if isinstance(item, Problem):
                     if item.kind == "truncated" and f.kind == "log" and not f.active:
                         item = _with_lost_offsets(item, f, prev_last)
@@ -213,6 +310,8 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
                     bad = True
                     yield crc_problem(batch)
                 first = batch.first_offset
+                if ended.min_last is None or batch.last_offset < ended.min_last:
+                    ended.min_last = batch.last_offset
                 if prev_last is None and segment_base is not None and batch.last_offset < segment_base:
                     bad = True
                     yield Problem(f.path, batch.position, "below-segment-base",
@@ -244,6 +343,17 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult) -> Iterato
                           base_offset=e.base_offset)
         finally:
             result.unreadable_bytes = reader.unreadable_bytes
+            ended.max_last = prev_last
+
+
+def _last_offset_at(src: FileSource, position: int) -> int | None:
+    """The last offset of the v2 batch at ``position`` (None: not a v2 batch header)."""
+    head = src.pread(position, L.RECORD_BATCH_OVERHEAD)
+    if len(head) < L.RECORD_BATCH_OVERHEAD or head[L.MAGIC_OFFSET] != 2:
+        return None
+    base, _size = L.LOG_HEADER.unpack_from(head, 0)
+    last_delta = L.V2_HEADER.unpack_from(head, 0)[6]
+    return int(base) + int(last_delta)
 
 
 def _next_segment_base(f: KafkaFile) -> int | None:

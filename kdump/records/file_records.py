@@ -135,13 +135,15 @@ class LogReader:
 
     def skip_clean_v2_batches(self, prev_last: Callable[[], int | None],
                               segment_base: int | None, deep: bool,
-                              on_run: Callable[[int, int, int], None]) -> bool:
+                              on_run: Callable[[int, int, int], None],
+                              limit: int | None = None) -> bool:
         """``verify-crc``'s fast path: let the native walker consume every run of v2
         batches it would report nothing about (CRC, offsets and, with ``deep``, the
         records; see ``verify_v2_run`` in kdump/_speedups.c) after the last offset
         ``prev_last()`` (or, first, from ``segment_base``), calling ``on_run(batches,
-        records, last offset)`` for each run.  False (and nothing changed) when the
-        extension is not built or a window may hold batches past ``max_batch_bytes``."""
+        records, last offset)`` for each run; with ``limit``, only batches that end by
+        that position.  False (and nothing changed) when the extension is not built or
+        a window may hold batches past ``max_batch_bytes``."""
         if _native_run is None or \
                 self.max_batch_bytes + L.RECORD_BATCH_OVERHEAD < self.window.chunk:
             return False
@@ -149,11 +151,12 @@ class LogReader:
         headers = max_headers(self.max_batch_bytes)
 
         def skip(pos: int) -> int:
-            if self.end - pos < L.RECORD_BATCH_OVERHEAD:
+            end = self.end if limit is None else min(self.end, limit)
+            if end - pos < L.RECORD_BATCH_OVERHEAD:
                 return pos
             _, i = window.get(pos, L.RECORD_BATCH_OVERHEAD)
             data = window.data
-            stop = min(len(data), self.end - window.start)
+            stop = min(len(data), end - window.start)
             j, batches, records, last = _native_run(
                 data, i, stop, prev_last(), segment_base, deep, headers)
             if not batches:

@@ -19,7 +19,6 @@ commands skip it (the reader resynchronises at the next intact batch).
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from collections.abc import Iterable, Iterator
@@ -31,12 +30,11 @@ from .. import layouts as L
 from ..decoders import INTERNAL, JAVA_CLASSES, SIMPLE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import PayloadDecoder
 from ..errors import KdumpError
-from ..files.index import OffsetIndex
 from ..files.logdir import KafkaFile, walk
+from ..files.splits import split_points
 from ..findings import INFO, Problem
 from ..records.batch import Batch
 from ..records.file_records import LogReader
-from ..records.legacy import LegacyBatch
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 
@@ -236,56 +234,6 @@ def plan(opts: ReadOptions) -> tuple[list[Slice], list[Problem]]:
             end = points[i + 1] if i + 1 < len(points) else None
             slices.append((item.path, item.topic, item.partition, name, item.active, start, end))
     return slices, problems
-
-
-def _index_path(f: KafkaFile) -> str:
-    stem = os.path.basename(f.path).split(".")[0]
-    return os.path.join(os.path.dirname(f.path), stem + L.INDEX_SUFFIX)
-
-
-def batch_starts_at(log: FileSource, position: int) -> bool:
-    """Does an intact batch (its checksum matching) start at ``position``?"""
-    reader = LogReader(log, start=position, resync=False, check_lengths=False, chunk=64 << 10)
-    for item in reader:
-        return isinstance(item, (RecordBatch, LegacyBatch)) and item.position == position \
-            and item.crc_valid
-    return False
-
-
-def split_points(f: KafkaFile, size: int, split_bytes: int) -> list[int]:
-    """Range starts for a segment of ``size`` bytes: ``[0]``, plus, when it is larger
-    than ``split_bytes``, the first index position at or past each multiple of
-    ``split_bytes`` where an intact batch starts."""
-    if size <= split_bytes or f.base_offset is None or f.kind != "log":
-        return [0]
-    try:
-        isrc = FileSource(_index_path(f))
-    except KdumpError:
-        return [0]  # no index: read whole
-    points = [0]
-    try:
-        with isrc, FileSource(f.path) as lsrc:
-            index = OffsetIndex(isrc, f.base_offset, chunk=64 << 10)
-            n = index.used_slots()
-            for k in range(1, math.ceil(size / split_bytes)):
-                target = k * split_bytes
-                if target <= points[-1]:
-                    continue
-                lo, hi = 0, n  # first used slot whose position is >= target
-                while lo < hi:
-                    mid = (lo + hi) // 2
-                    if index.entry(mid).position < target:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                if lo >= n:
-                    break
-                pos = index.entry(lo).position
-                if points[-1] < pos < size and batch_starts_at(lsrc, pos):
-                    points.append(pos)
-    except KdumpError:
-        return points
-    return points
 
 
 # --- reading -----------------------------------------------------------------------------
