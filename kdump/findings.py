@@ -10,11 +10,32 @@ at the end of a live segment).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any, Final
 
-ERROR: Final = "error"
-WARNING: Final = "warning"
-INFO: Final = "info"
+
+class _Named(str, Enum):
+    """An enum member that is its value wherever a str goes: f-strings, ``str()``, JSON,
+    comparisons with plain strings."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class Severity(_Named):
+    """How bad a finding is: ``error`` and ``warning`` make the exit code 1."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+ERROR: Final = Severity.ERROR
+WARNING: Final = Severity.WARNING
+INFO: Final = Severity.INFO
 
 #: every problem kind kdump reports, with what it means (documented in the README)
 KINDS: Final[dict[str, str]] = {
@@ -22,7 +43,6 @@ KINDS: Final[dict[str, str]] = {
     "bad-length": "a batch header's size field is impossible (below the minimum, or past "
     "the end while intact batches follow); the bytes up to the next intact batch are unreadable",
     "bad-magic": "a batch header's magic byte is not 0, 1 or 2",
-    "garbage": "bytes that are not a batch, up to the next intact batch",
     "zeroed-region": "a run of zero bytes inside the log, followed by intact batches",
     "zero-tail": "the log ends in zero bytes (preallocated file, or an unclean shutdown)",
     "truncated": "the last batch is cut short by the end of the file",
@@ -44,6 +64,8 @@ KINDS: Final[dict[str, str]] = {
     "offset-order": "a batch's base offset is not above the previous batch's last offset",
     "offset-gap": "offsets jump between consecutive batches (normal after compaction)",
     "below-segment-base": "a batch's base offset is below the segment's base offset",
+    "unreadable-batch": "size-report: a batch whose records cannot be read (decompression, "
+    "damage); its records are not counted (records_exact false)",
     "invalid-control": "a control record's key or value is malformed",
     "unreadable-file": "the file cannot be read (permission, I/O error)",
     "unknown-file": "a file kdump does not know; skipped",
@@ -64,6 +86,15 @@ KINDS: Final[dict[str, str]] = {
     "leader-epoch": "the leader-epoch-checkpoint disagrees with the batches' leader epochs",
     "checkpoint": "a checkpoint file does not parse or disagrees with the partitions",
     "bad-file": "a small metadata file does not parse",
+    # tiered storage (a remote storage among the inputs, with __remote_log_metadata)
+    "remote-segment": "what __remote_log_metadata says about a remote segment (info)",
+    "remote-segment-unknown": "no __remote_log_metadata record names the remote segment",
+    "remote-segment-missing": "__remote_log_metadata says COPY_SEGMENT_FINISHED and the "
+    "segment's .log is not in the remote storage",
+    "remote-segment-deleted": "a remote segment's files are still there after "
+    "DELETE_SEGMENT_STARTED/FINISHED",
+    "remote-metadata-mismatch": "__remote_log_metadata's start offset or size disagrees with "
+    "the remote segment's file name or .log",
     # kdump metadata
     "metadata-record": "a KRaft metadata record does not decode (unknown type, newer version, "
     "damage): it is not applied, or applied as read",
@@ -73,6 +104,13 @@ KINDS: Final[dict[str, str]] = {
     "metadata-snapshot": "a KRaft snapshot without header or footer, or damaged",
     "metadata-target": "the --at-offset/--at-time target is outside the records",
 }
+
+
+#: the kinds as an enum built from :data:`KINDS` (``Kind("bad-length")``,
+#: ``Kind.BAD_LENGTH``): a kind that is not documented cannot be made
+Kind: type[_Named] = _Named(  # type: ignore[call-overload]
+    "Kind", {k.upper().replace("-", "_"): k for k in KINDS},
+    module=__name__, qualname="Kind")
 
 
 @dataclass(slots=True)
@@ -88,6 +126,12 @@ class Problem:
     severity: str = ERROR
     #: structured details for JSON output (e.g. ``index_offset``/``log_offset``)
     extra: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        # kinds and severities are those of the documented tables (ValueError otherwise:
+        # tests/test_findings_kinds.py keeps every kind kdump makes in KINDS)
+        self.kind = Kind(self.kind)
+        self.severity = Severity(self.severity)
 
     @property
     def is_failure(self) -> bool:
