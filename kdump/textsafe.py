@@ -11,6 +11,7 @@ text from the data.  JSON escapes on its own (kdump/render/jsonl.py).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 # C0 controls (tab, newline and carriage return included: a newline in a value must not
@@ -57,6 +58,11 @@ class InertLines:
         if s.endswith("\n"):
             return self._stream.write(inert(s[:-1]) + "\n")
         return self._stream.write(inert(s))
+
+    def write_row(self, fields: Iterable[object], sep: str = "\t") -> int:
+        """One line of ``fields`` joined by kdump's own ``sep`` (written as it is), each
+        field made inert."""
+        return self._stream.write(sep.join(inert(str(f)) for f in fields) + "\n")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)

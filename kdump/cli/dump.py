@@ -16,11 +16,10 @@ from .options import (
     max_batch_bytes_option,
     payload_encoding_option,
     raw_option,
+    renderer,
     resolve_format,
     resolve_jobs,
-    rows_renderer,
     run,
-    stderr,
     stdout,
 )
 
@@ -154,36 +153,22 @@ def dump_command(
         resync=not strict,
     )
     fmt = resolve_format(fmt, default_text=True)
-    renderer: object
     n_jobs = resolve_jobs(jobs)
     if fmt == "json" and n_jobs > 1:
-        from ..render.spool import SpoolRenderer, dump_json_parallel
+        from ..render.spool import dump_json_parallel
 
-        renderer = SpoolRenderer(stdout(), payload_encoding=payload_encoding)
-        return run(dump_json_parallel(targets, opts, payload_encoding, n_jobs), renderer,
+        return run(dump_json_parallel(targets, opts, payload_encoding, n_jobs),
+                   renderer("dump-spooled", fmt, payload_encoding=payload_encoding),
                    progress=targets, label="dump")
-    if fmt == "json":
-        from ..render.jsonl import JsonRenderer
-
-        renderer = JsonRenderer(stdout(), payload_encoding=payload_encoding)
-    elif fmt == "table":
-        from ..render.table import DumpTableRenderer
-
-        renderer = DumpTableRenderer(stdout(), stderr(), deep=opts.deep,
-                                     print_data_log=print_data)
-    else:
-        from ..render.text import DumpTextRenderer
-
-        renderer = DumpTextRenderer(stdout(), stderr(), skip_record_metadata=skip_record_metadata,
-                                    print_data_log=print_data,
-                                    inert_out=not raw and is_terminal(stdout()))
-    return run(dump(targets, opts), renderer, progress=targets, label="dump")
+    out = renderer("dump", fmt, payload_encoding=payload_encoding, deep=opts.deep,
+                   print_data_log=print_data, skip_record_metadata=skip_record_metadata,
+                   inert_out=not raw and is_terminal(stdout()))
+    return run(dump(targets, opts), out, progress=targets, label="dump")
 
 
 def _offsets_summary(targets: list[str], all_topics: bool, fmt: str | None,
                      max_batch_bytes: int) -> ExitCode:
     from ..ops.offsets_summary import offsets_summary
 
-    renderer = rows_renderer(fmt, table="DigestTableRenderer", text="DigestTextRenderer")
     return run(offsets_summary(targets, all_topics=all_topics, max_batch_bytes=max_batch_bytes),
-               renderer)
+               renderer("offsets-summary", fmt))

@@ -16,12 +16,10 @@ from .options import (
     make_decoder,
     max_batch_bytes_option,
     payload_encoding_option,
+    renderer,
     resolve_format,
     resolve_jobs,
-    rows_renderer,
     run,
-    stderr,
-    stdout,
     top_option,
 )
 
@@ -44,19 +42,8 @@ def _find_renderer(path: str, fmt: str | None, print_data_log: bool, payload_enc
     print_data_log = print_data_log or bool(key_decoder or value_decoder) or decoder != "auto"
     dec = make_decoder(decoder, key_decoder, value_decoder, _topic_of(path)) \
         if print_data_log else None
-    if fmt == "json":
-        from ..render.jsonl import FindJsonRenderer
-
-        return FindJsonRenderer(stdout(), payload_encoding=payload_encoding,
-                                print_data_log=print_data_log, decoder=dec)
-    if fmt == "table":
-        from ..render.table import FindTableRenderer
-
-        return FindTableRenderer(stdout(), stderr(), print_data_log=print_data_log,
-                                 decoder=dec)
-    from ..render.rows import FindTextRenderer
-
-    return FindTextRenderer(stdout(), stderr(), print_data_log=print_data_log, decoder=dec)
+    return renderer("find", fmt, payload_encoding=payload_encoding,
+                    print_data_log=print_data_log, decoder=dec)
 
 
 class _NumberArgs(click.Command):
@@ -93,14 +80,14 @@ def _offset(value: str) -> int:
     return n
 
 
-def _answer(result: object, renderer: object) -> ExitCode:
-    code = run([result], renderer)
+def _answer(result: object, out: object) -> ExitCode:
+    code = run([result], out)
     if code != ExitCode.OK:
         return code
     return ExitCode.OK if getattr(result, "found", False) else ExitCode.PROBLEMS
 
 
-def _lookup(path: str, renderer: object, find: Any) -> ExitCode:
+def _lookup(path: str, out: object, find: Any) -> ExitCode:
     """Run ``find()``; an input that cannot be read is an ``unreadable-file`` finding in
     the same style as every other command's (exit 2), not a different kind of error."""
     from ..errors import InputError
@@ -109,9 +96,8 @@ def _lookup(path: str, renderer: object, find: Any) -> ExitCode:
     try:
         result = find()
     except InputError as e:
-        return run([Problem(e.path or path, e.position, "unreadable-file", e.message)],
-                   renderer)
-    return _answer(result, renderer)
+        return run([Problem(e.path or path, e.position, "unreadable-file", e.message)], out)
+    return _answer(result, out)
 
 
 @cli.command("find-offset", cls=_NumberArgs)
@@ -139,9 +125,9 @@ def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: s
     from ..ops.find import find_offset
 
     target = _offset(offset)
-    renderer = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
+    out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
                               key_decoder, value_decoder)
-    return _lookup(path, renderer, lambda: find_offset(path, target, deep=True,
+    return _lookup(path, out, lambda: find_offset(path, target, deep=True,
                                                        max_batch_bytes=max_batch_bytes))
 
 
@@ -175,9 +161,9 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
     from ..ops.find import find_time, parse_timestamp
 
     target = parse_timestamp(timestamp)
-    renderer = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
+    out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
                               key_decoder, value_decoder)
-    return _lookup(path, renderer, lambda: find_time(path, target,
+    return _lookup(path, out, lambda: find_time(path, target,
                                                      max_batch_bytes=max_batch_bytes))
 
 
@@ -204,6 +190,6 @@ def size_report_command(paths: tuple[str, ...], by: str, top: int | None, shallo
     from ..ops.size_report import SizeOptions, size_report
 
     opts = SizeOptions(by=by, top=top, deep=not shallow, max_batch_bytes=max_batch_bytes)
-    renderer = rows_renderer(fmt, table="SizeTableRenderer", text="SizeTextRenderer")
-    return run(size_report(paths, opts, resolve_jobs(jobs)), renderer, progress=paths,
+    return run(size_report(paths, opts, resolve_jobs(jobs)), renderer("size-report", fmt),
+               progress=paths,
                label="size-report")

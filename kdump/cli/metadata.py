@@ -9,7 +9,13 @@ import click
 
 from . import cli
 from .exitcodes import ExitCode
-from .options import format_option, max_batch_bytes_option, resolve_format, stderr, stdout
+from .options import (
+    format_option,
+    max_batch_bytes_option,
+    renderer,
+    resolve_format,
+    stderr,
+)
 
 
 @cli.command("metadata")
@@ -75,7 +81,7 @@ def metadata_command(path: str, at_offset: int | None, at_time: str | None,
     except KdumpError as e:
         stderr().write(f"kdump metadata: {e}\n")
         return ExitCode.ERROR
-    renderer = _renderer(f)
+    out = renderer("metadata", f)
 
     def items() -> Iterator[Any]:
         from ..metadata.output import brief_summary, diff_objects, image_objects, image_summary
@@ -100,7 +106,7 @@ def metadata_command(path: str, at_offset: int | None, at_time: str | None,
                 # bounded by the image, whatever the number of changes
                 for entry in sel.entries(ev):
                     count[0] += 1
-                    renderer.emit(entry)
+                    out.emit(entry)
 
             r = Replay(sources, target, earliest=True, max_batch_bytes=max_batch_bytes,
                        on_event=on_event).run()
@@ -115,7 +121,7 @@ def metadata_command(path: str, at_offset: int | None, at_time: str | None,
 
     from .options import run
 
-    return run(items(), renderer, progress=sources.paths, label="metadata")
+    return run(items(), out, progress=sources.paths, label="metadata")
 
 
 def _quorum_state(path: str | None) -> Any:
@@ -130,14 +136,3 @@ def _quorum_state(path: str | None) -> Any:
             return {"file": path, "values": read_json(src)}
     except KdumpError as e:
         return {"file": path, "error": e.message}
-
-
-def _renderer(f: str) -> Any:
-    if f == "json":
-        from ..render.jsonl import JsonRenderer
-
-        return JsonRenderer(stdout())
-    from ..render.metadata import MetadataTableRenderer, MetadataTextRenderer
-
-    cls = MetadataTableRenderer if f == "table" else MetadataTextRenderer
-    return cls(stdout(), stderr())

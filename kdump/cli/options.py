@@ -100,18 +100,14 @@ def resolve_format(fmt: str | None, *, default_text: bool = False) -> str:
     return "table" if sys.stdout.isatty() else "text"
 
 
-def rows_renderer(fmt: str | None, *, table: str, text: str) -> object:
-    """JSON Lines, or the ``table``/``text`` renderer class of :mod:`kdump.render.rows`
-    (named, so the module is imported only when used)."""
-    f = resolve_format(fmt)
-    if f == "json":
-        from ..render.jsonl import JsonRenderer
+def renderer(family: str, fmt: str | None, *, default_text: bool = False,
+             **options: Any) -> Any:
+    """The renderer of a family of results (kdump.render.registry) in the format
+    ``--format``/``KDUMP_FORMAT``/the terminal asks for, on stdout and stderr."""
+    from ..render.registry import make_renderer
 
-        return JsonRenderer(stdout())
-    from ..render import rows
-
-    cls = getattr(rows, table if f == "table" else text)
-    return cls(stdout(), stderr())
+    return make_renderer(family, resolve_format(fmt, default_text=default_text), stdout(),
+                         stderr(), **options)
 
 
 def run(items: Iterable[object], renderer: Any, *, progress: Iterable[str] = (),

@@ -110,7 +110,7 @@ class ProgressBar:
             return True
         if not _isatty(sys.stderr):
             return False
-        return "Json" not in type(self.renderer).__name__
+        return getattr(self.renderer, "format", None) != "json"
 
     def __enter__(self) -> ProgressBar:
         if not self.paths or not self.wanted():

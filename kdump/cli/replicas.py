@@ -10,10 +10,9 @@ from .options import (
     format_option,
     max_batch_bytes_option,
     payload_encoding_option,
-    resolve_format,
+    renderer,
     run,
     stderr,
-    stdout,
 )
 
 
@@ -58,16 +57,9 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
         PartitionComparison,
         compare_replicas,
     )
-    from ..render.replicas import CompareJsonRenderer, CompareTableRenderer, CompareTextRenderer
 
-    f = resolve_format(fmt)
-    renderer: object
-    if f == "json":
-        renderer = CompareJsonRenderer(stdout(), payload_encoding=payload_encoding)
-    elif f == "table":
-        renderer = CompareTableRenderer(stdout(), stderr())
-    else:
-        renderer = CompareTextRenderer(stdout(), stderr(), print_data_log=print_data_log)
+    out = renderer("compare-replicas", fmt, payload_encoding=payload_encoding,
+                   print_data_log=print_data_log)
     opts = CompareOptions(max_batch_bytes=max_batch_bytes, print_data_log=print_data_log,
                           leader=leader)
     diverged = damaged = False
@@ -83,7 +75,7 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
                 brokers = len(item.logdirs)
             yield item
 
-    code = run(items(), renderer, progress=paths, label="compare-replicas")  # type: ignore[arg-type]
+    code = run(items(), out, progress=paths, label="compare-replicas")  # type: ignore[arg-type]
     if code == ExitCode.ERROR:
         return code
     if brokers in (0, 1):
@@ -118,18 +110,7 @@ def lag_command(paths: tuple[str, ...], groups: tuple[str, ...], topics: tuple[s
     PATHS.  Largest lag first, then a line per group.
     """
     from ..ops.lag import LagOptions, lag
-    from ..render.replicas import LagTableRenderer, LagTextRenderer
 
-    f = resolve_format(fmt)
-    renderer: object
-    if f == "json":
-        from ..render.jsonl import JsonRenderer
-
-        renderer = JsonRenderer(stdout())
-    elif f == "table":
-        renderer = LagTableRenderer(stdout(), stderr())
-    else:
-        renderer = LagTextRenderer(stdout(), stderr())
-    code = run(lag(paths, LagOptions(groups, topics, max_batch_bytes)), renderer,
+    code = run(lag(paths, LagOptions(groups, topics, max_batch_bytes)), renderer("lag", fmt),
                progress=paths, label="lag")
     return ExitCode.ERROR if code == ExitCode.ERROR else ExitCode.OK

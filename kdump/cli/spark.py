@@ -18,11 +18,8 @@ from .options import (
     DECODER_CHOICES,
     format_option,
     max_batch_bytes_option,
-    resolve_format,
-    rows_renderer,
+    renderer,
     run,
-    stderr,
-    stdout,
     top_option,
 )
 from .verify import verify_crc_options
@@ -125,21 +122,6 @@ def spark_group() -> None:
     """
 
 
-def _size_renderer(fmt: str | None) -> object:
-    f = resolve_format(fmt)
-    if f == "json":
-        from ..render.jsonl import JsonRenderer
-
-        return JsonRenderer(stdout())
-    if f == "table":
-        from ..render.rows import SizeTableRenderer
-
-        return SizeTableRenderer(stdout(), stderr())
-    from ..render.rows import SizeTextRenderer
-
-    return SizeTextRenderer(stdout(), stderr())
-
-
 @spark_group.command("size-report")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--by", type=click.Choice(["topic", "partition", "segment"]), default="partition",
@@ -161,12 +143,12 @@ def spark_size_report(paths: tuple[str, ...], by: str, top: int | None, shallow:
     from ..ops.size_report import SizeOptions
 
     opts = SizeOptions(by=by, top=top, deep=not shallow, max_batch_bytes=max_batch_bytes)
-    renderer = _size_renderer(fmt)
+    out = renderer("size-report", fmt)
 
     def body(ks: Any) -> ExitCode:
         from ..spark.jobs import size_report
 
-        return run(size_report(ks, paths, opts), renderer)
+        return run(size_report(ks, paths, opts), out)
 
     return _spark_job(master, conf, verbose, ship, body, paths)
 
@@ -183,15 +165,14 @@ def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: s
     """kdump verify-crc on Spark: the same findings and summary, logs checked in parallel
     (one task per log).  Exit 1 when anything is wrong."""
     from ..ops.verify import VerifyOptions
-    from .verify import findings_renderer
 
     opts = VerifyOptions(deep=not shallow, max_batch_bytes=max_batch_bytes, resync=not strict)
-    renderer = findings_renderer(fmt)
+    out = renderer("findings", fmt)
 
     def body(ks: Any) -> ExitCode:
         from ..spark.jobs import verify_crc
 
-        return run(verify_crc(ks, paths, opts), renderer)
+        return run(verify_crc(ks, paths, opts), out)
 
     return _spark_job(master, conf, verbose, ship, body, paths)
 
@@ -238,7 +219,6 @@ def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str |
     import os
 
     from ..errors import UsageError
-    from ..render.jsonl import JsonRenderer
     from .options import parse_size
 
     if mode == "errorifexists" and "://" not in output and os.path.exists(output):
@@ -250,13 +230,11 @@ def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str |
         options["decoder"] = decoder
     if topics:
         options["topics"] = ",".join(topics)
-    f = resolve_format(fmt, default_text=True)
-    renderer: object = JsonRenderer(stdout()) if f == "json" else rows_renderer(
-        f, table="ExportTextRenderer", text="ExportTextRenderer")
+    out = renderer("spark-export", fmt, default_text=True)
 
     def body(ks: Any) -> ExitCode:
         from ..spark.jobs import export
 
-        return run(export(ks, paths, output, options=options, mode=mode), renderer)
+        return run(export(ks, paths, output, options=options, mode=mode), out)
 
     return _spark_job(master, conf, verbose, ship, body, paths)

@@ -11,27 +11,10 @@ from .options import (
     format_option,
     jobs_option,
     max_batch_bytes_option,
-    resolve_format,
+    renderer,
     resolve_jobs,
     run,
-    stderr,
-    stdout,
 )
-
-
-def findings_renderer(fmt: str | None) -> object:
-    fmt = resolve_format(fmt)
-    if fmt == "json":
-        from ..render.jsonl import JsonRenderer
-
-        return JsonRenderer(stdout())
-    if fmt == "table":
-        from ..render.findings import FindingsTableRenderer
-
-        return FindingsTableRenderer(stdout())
-    from ..render.findings import FindingsTextRenderer
-
-    return FindingsTextRenderer(stdout(), stderr())
 
 
 def verify_crc_options(f: F) -> F:
@@ -62,7 +45,7 @@ def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt:
     from ..ops.verify import VerifyOptions, verify_crc
 
     opts = VerifyOptions(deep=not shallow, max_batch_bytes=max_batch_bytes, resync=not strict)
-    return run(verify_crc(paths, opts, resolve_jobs(jobs)), findings_renderer(fmt), progress=paths,
+    return run(verify_crc(paths, opts, resolve_jobs(jobs)), renderer("findings", fmt), progress=paths,
                label="verify-crc")
 
 
@@ -108,5 +91,5 @@ def verify_index_command(paths: tuple[str, ...], sanity_only: bool, rebuild_into
     opts = VerifyIndexOptions(sanity_only=sanity_only, rebuild_into=rebuild_into,
                               index_interval_bytes=index_interval_bytes,
                               max_batch_bytes=max_batch_bytes, strict=strict)
-    return run(verify_index(paths, opts, resolve_jobs(jobs)), findings_renderer(fmt), progress=paths,
+    return run(verify_index(paths, opts, resolve_jobs(jobs)), renderer("findings", fmt), progress=paths,
                label="verify-index")

@@ -17,6 +17,7 @@ Schemas: ``group-coordinator/src/main/resources/common/message/*.json`` and
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
 from kdump.decoders.base import Decoded
@@ -53,6 +54,17 @@ def java_string_hashcode(s: str) -> int:
     for i in range(0, len(units), 2):
         h = (31 * h + (units[i] << 8 | units[i + 1])) & 0xFFFFFFFF
     return h - 0x100000000 if h & 0x80000000 else h
+
+
+def coordinator_rows(ids: Iterable[str], partitions: int = 50) -> Iterator[dict[str, str | int]]:
+    """``kdump coordinator-partition``'s objects: each id with its hashCode, partition and
+    the two partition directories that may hold it."""
+    for i in ids:
+        p = coordinator_partition(i, partitions)
+        yield {"type": "coordinator_partition", "id": i, "hash_code": java_string_hashcode(i),
+               "partitions": partitions, "partition": p,
+               "consumer_offsets_dir": f"__consumer_offsets-{p}",
+               "transaction_state_dir": f"__transaction_state-{p}"}
 
 
 def coordinator_partition(id: str, partitions: int = 50) -> int:

@@ -277,6 +277,8 @@ class JsonRenderer:
     """Writes one JSON object per line.  Used by every command: objects that are not
     dump events are written with their ``to_json()`` or as given when dicts."""
 
+    format = "json"
+
     def __init__(self, out: TextIO, *, payload_encoding: str = "utf8",
                  structured: tuple[bool, bool] | None = None) -> None:
         self.out = out

@@ -165,6 +165,8 @@ def compare_json(item: object, out: TextIO, encoding: str) -> bool:
 
 
 class CompareJsonRenderer:
+    format = "json"
+
     def __init__(self, out: TextIO, *, payload_encoding: str = "utf8") -> None:
         from .jsonl import JsonRenderer
 

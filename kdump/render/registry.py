@@ -1,0 +1,74 @@
+"""Which renderer writes which result in which format: the one place that says so.
+
+Every command's output is a *family* of objects (``dump`` events, ``verify`` findings,
+``size-report`` rows ...) and every family has one renderer per ``--format``.  Adding a
+family or a format is one entry here; the commands only name their family
+(:func:`make_renderer`).  Renderer modules are named, not imported, so a command
+imports only the renderer it uses (``--format json`` never loads rich).
+
+A renderer class takes ``out`` (stdout), then ``err`` (stderr) when its constructor has
+that parameter, then the keyword options the command gives that its constructor
+accepts: a command passes what it knows (``payload_encoding``, ``deep`` ...) and each
+renderer takes its share.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any, TextIO
+
+from . import Renderer
+
+FORMATS = ("text", "json", "table")
+
+#: family -> format -> "module:Class" under kdump.render
+RENDERERS: dict[str, dict[str, str]] = {
+    "dump": {"json": "jsonl:JsonRenderer", "table": "table:DumpTableRenderer",
+             "text": "text:DumpTextRenderer"},
+    # dump --format json --jobs N: workers' JSON spooled, written in order
+    "dump-spooled": {"json": "spool:SpoolRenderer"},
+    "offsets-summary": {"json": "jsonl:JsonRenderer", "table": "rows:DigestTableRenderer",
+                        "text": "rows:DigestTextRenderer"},
+    "findings": {"json": "jsonl:JsonRenderer", "table": "findings:FindingsTableRenderer",
+                 "text": "findings:FindingsTextRenderer"},
+    "find": {"json": "jsonl:FindJsonRenderer", "table": "table:FindTableRenderer",
+             "text": "rows:FindTextRenderer"},
+    "size-report": {"json": "jsonl:JsonRenderer", "table": "rows:SizeTableRenderer",
+                    "text": "rows:SizeTextRenderer"},
+    "coordinator-partition": {"json": "jsonl:JsonRenderer",
+                              "table": "rows:CoordinatorTableRenderer",
+                              "text": "rows:CoordinatorTextRenderer"},
+    "compare-replicas": {"json": "replicas:CompareJsonRenderer",
+                         "table": "replicas:CompareTableRenderer",
+                         "text": "replicas:CompareTextRenderer"},
+    "lag": {"json": "jsonl:JsonRenderer", "table": "replicas:LagTableRenderer",
+            "text": "replicas:LagTextRenderer"},
+    "metadata": {"json": "jsonl:JsonRenderer", "table": "metadata:MetadataTableRenderer",
+                 "text": "metadata:MetadataTextRenderer"},
+    "spark-export": {"json": "jsonl:JsonRenderer", "table": "rows:ExportTextRenderer",
+                     "text": "rows:ExportTextRenderer"},
+}
+
+
+def renderer_class(family: str, fmt: str) -> type[Any]:
+    """The class that renders ``family`` in ``fmt`` (KeyError: no such pair)."""
+    module, name = RENDERERS[family][fmt].split(":")
+    cls: type[Any] = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+    return cls
+
+
+def make_renderer(family: str, fmt: str, out: TextIO, err: TextIO, **options: Any) -> Renderer:
+    """The renderer of ``family`` in ``fmt``, writing to ``out`` (and ``err``), given the
+    ``options`` its constructor takes.  The renderer's ``format`` attribute says which
+    format it writes."""
+    cls = renderer_class(family, fmt)
+    params = inspect.signature(cls).parameters
+    args: list[Any] = [out, err] if "err" in params else [out]
+    kwargs = {k: v for k, v in options.items() if k in params}
+    renderer: Renderer = cls(*args, **kwargs)
+    renderer.format = fmt  # type: ignore[attr-defined]
+    return renderer
+
+
+__all__ = ["FORMATS", "RENDERERS", "make_renderer", "renderer_class"]
