@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from kdump.cli.manpages import render_all
-from kdump.cli.schema_doc import SCHEMA, fields_of, markdown
+from kdump.schema import SCHEMA, fields_of, markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

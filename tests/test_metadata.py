@@ -674,7 +674,7 @@ def test_inputs_are_not_modified(logdir: Path) -> None:
 
 # ============================================================================ CLI
 
-from kdump.cli.schema_doc import METADATA_SCHEMA  # noqa: E402
+from kdump.schema import METADATA_SCHEMA  # noqa: E402
 
 try:
     from tests.conftest import KdumpRunner

@@ -16,8 +16,8 @@ from typing import Any
 import writer as w
 from conftest import KdumpRunner
 
-from kdump.cli.schema_doc import fields_of
 from kdump.ops.replicas import EpochCache, follower_truncation
+from kdump.schema import fields_of
 
 SEG = "00000000000000000000"
 

@@ -430,9 +430,11 @@ def test_text_record_lines_match_python(sample_logdir: Path) -> None:
 
 @native
 def test_json_record_lines_match_python(sample_logdir: Path) -> None:
+    """The native record writer writes, byte for byte, what record_object (the output
+    model's record, kdump.schema) gives."""
     from kdump.decoders.base import Decoded
     from kdump.ops.events import RecordEvent
-    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object, record_prefix
+    from kdump.render.jsonl import _dumps, _structured_of, record_object, record_prefix
 
     assert speedups is not None
     handled = declined = 0
@@ -442,8 +444,6 @@ def test_json_record_lines_match_python(sample_logdir: Path) -> None:
             got = speedups.json_record_lines(events, prefix, _dumps(b.timestamp_type), code,
                                              RecordEvent, Record, Decoded)
             if got is NotImplemented:
-                assert json_record_lines_py(events, prefix, _dumps(b.timestamp_type),
-                                            code) is NotImplemented
                 # only events with structured payloads or decode errors are declined
                 assert any(ev.decoded is not None and (
                     ev.decoded.key_json is not None or ev.decoded.value_json is not None
@@ -453,7 +453,6 @@ def test_json_record_lines_match_python(sample_logdir: Path) -> None:
             want = "".join(_dumps(record_object(b, ev, encoding, _structured_of(ev))) + "\n"
                            for ev in events)
             assert got == want
-            assert json_record_lines_py(events, prefix, _dumps(b.timestamp_type), code) == want
             handled += 1
     assert handled > 50 and declined > 5
 
@@ -464,24 +463,16 @@ def test_pure_twins_match_the_reference(sample_logdir: Path) -> None:
     from kdump.decoders.base import Decoded
     from kdump.ops.dump import _record_events_py
     from kdump.ops.events import RecordEvent
-    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object, record_prefix
 
     kv = KeyValueDecoder("string", "string")
     handled = 0
-    for b, events in _render_cases(sample_logdir):
+    for _b, events in _render_cases(sample_logdir):
         records = [ev.record for ev in events]
         assert [(e.record, e.decoded) for e in _record_events_py(records, RecordEvent, None)] \
             == [(r, None) for r in records]
         assert [e.decoded for e in _record_events_py(records, RecordEvent, Decoded)] \
             == [kv.decode(r.key, r.value, r.offset) for r in records]
-        for encoding, code in (("utf8", 0), ("base64", 1), ("hex", 2)):
-            prefix = record_prefix(b)
-            got = json_record_lines_py(events, prefix, _dumps(b.timestamp_type), code)
-            if got is not NotImplemented:
-                assert got == "".join(
-                    _dumps(record_object(b, ev, encoding, _structured_of(ev))) + "\n"
-                    for ev in events)
-                handled += 1
+        handled += 1
     assert handled > 50
 
 
@@ -491,7 +482,7 @@ def test_pure_twins_match_the_reference(sample_logdir: Path) -> None:
 def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
     from kdump.decoders.base import Decoded
     from kdump.ops.events import BatchEvent, RecordEvent
-    from kdump.render.jsonl import _dumps, _structured_of, json_record_lines_py, record_object, record_prefix
+    from kdump.render.jsonl import _dumps, _structured_of, record_object, record_prefix
     from kdump.render.text import record_lines
 
     assert speedups is not None
@@ -507,7 +498,6 @@ def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
             prefix = record_prefix(b)
             assert speedups.json_record_lines(events, prefix, '"CreateTime"', code, RecordEvent,
                                               Record, Decoded) == want
-            assert json_record_lines_py(events, prefix, '"CreateTime"', code) == want
 
 
 def _damaged_segments(root: Path) -> list[Path]:
@@ -649,3 +639,26 @@ def test_cli_output_identical(sample_logdir: Path, tmp_path: Path, args: list[st
 def test_struct_sanity() -> None:
     # the pure twins are what the native code is held to: keep them importable
     assert struct.calcsize(">qiibIhiqqqhii") == 61
+
+
+def test_json_without_the_extension_is_the_same(sample_logdir: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the native writer every record goes through record_object: the same
+    bytes (there is no second Python definition of a record's JSON)."""
+    import io
+
+    import kdump.render.jsonl as jl
+    from kdump.ops.dump import DumpOptions, dump
+
+    def render() -> str:
+        out = io.StringIO()
+        r = jl.JsonRenderer(out, payload_encoding="utf8")
+        for item in dump([str(sample_logdir)], DumpOptions(deep_iteration=True,
+                                                           print_data_log=True)):
+            r.emit(item)
+        return out.getvalue()
+
+    native = render()
+    monkeypatch.setattr(jl, "_native_json", None)
+    assert render() == native
+    assert native.count('"type":"record"') > 100

@@ -6,7 +6,6 @@ held fixed by tests): snake_case, Kafka's concepts under Kafka's names.
 
 from __future__ import annotations
 
-import base64
 import json
 import json.encoder
 import os
@@ -34,6 +33,7 @@ from ..ops.events import (
 from ..records._native import speedups
 from ..records.file_records import Batch
 from ..records.record import Record
+from ..schema import shape
 from .common import encode_payload
 
 _raw_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -84,23 +84,15 @@ _ENCODING_CODES = {"utf8": 0, "base64": 1, "hex": 2}
 
 
 def batch_object(b: Batch) -> dict[str, Any]:
-    obj: dict[str, Any] = {
-        "type": "batch",
-        "file": b.path,
-        "position": b.position,
-        "base_offset": b.base_offset,
-        "last_offset": b.last_offset,
-        "count": b.count,
-        "size": b.size,
-        "magic": b.magic,
-        "compression": b.compression_name,
-        "timestamp_type": b.timestamp_type,
-        "max_timestamp": b.max_timestamp,
-        "crc": b.crc,
-        "crc_valid": b.crc_valid,
+    values: dict[str, Any] = {
+        "file": b.path, "position": b.position, "base_offset": b.base_offset,
+        "last_offset": b.last_offset, "count": b.count, "size": b.size, "magic": b.magic,
+        "compression": b.compression_name, "timestamp_type": b.timestamp_type,
+        "max_timestamp": b.max_timestamp, "crc": b.crc, "crc_valid": b.crc_valid,
+        "attributes": b.attributes,
     }
     if b.magic >= 2:
-        obj.update(
+        values.update(
             first_timestamp=b.first_timestamp,
             partition_leader_epoch=b.partition_leader_epoch,
             producer_id=b.producer_id,
@@ -110,45 +102,37 @@ def batch_object(b: Batch) -> dict[str, Any]:
             is_transactional=b.is_transactional,
             is_control=b.is_control,
             delete_horizon_ms=b.delete_horizon_ms,
-            attributes=b.attributes,
         )
-    else:
-        obj["attributes"] = b.attributes
-    return obj
+    return shape("batch", values)
+
+
+def _record_head(b: Batch) -> dict[str, Any]:
+    """The values every record object of ``b`` shares (the fields before ``offset``)."""
+    topic, partition = topic_partition(b.path)
+    return {"file": b.path, "topic": topic, "partition": partition,
+            "batch_position": b.position, "producer_id": b.producer_id,
+            "producer_epoch": b.producer_epoch, "is_transactional": b.is_transactional,
+            "is_control": b.is_control}
 
 
 def record_prefix(b: Batch) -> str:
-    """The JSON text every record object of ``b`` starts with, up to the offset's value
-    (what the fast paths take; ``record_object`` writes the same fields)."""
-    topic, partition = topic_partition(b.path)
-    return _escape(
-        f'{{"type":"record","file":{_raw_dumps(b.path)},"topic":{_raw_dumps(topic)},'
-        f'"partition":{_raw_dumps(partition)},"batch_position":{_raw_dumps(b.position)},'
-        f'"producer_id":{_raw_dumps(b.producer_id)},'
-        f'"producer_epoch":{_raw_dumps(b.producer_epoch)},'
-        f'"is_transactional":{_raw_dumps(b.is_transactional)},'
-        f'"is_control":{_raw_dumps(b.is_control)},"offset":')
+    """The JSON text every record object of ``b`` starts with, up to the offset's value:
+    what the native writer continues (the same fields and order as ``record_object``,
+    both from kdump.schema)."""
+    text = _dumps(shape("record", _record_head(b), upto="offset"))
+    return text[:-1] + ',"offset":'
 
 
 def record_object(b: Batch, ev: RecordEvent, encoding: str, structured: tuple[bool, bool]) -> dict[str, Any]:
     r = ev.record
-    topic, partition = topic_partition(b.path)
-    obj: dict[str, Any] = {
-        "type": "record",
-        "file": b.path,
-        "topic": topic,
-        "partition": partition,
-        "batch_position": b.position,
-        "producer_id": b.producer_id,
-        "producer_epoch": b.producer_epoch,
-        "is_transactional": b.is_transactional,
-        "is_control": b.is_control,
+    obj = _record_head(b)
+    obj.update({
         "offset": r.offset,
         "timestamp": r.timestamp,
         "timestamp_type": b.timestamp_type,
         "key_size": r.key_size,
         "value_size": r.value_size,
-    }
+    })
     d = ev.decoded
     obj["key"], obj["key_encoding"] = encode_payload(r.key, encoding)
     obj["value"], obj["value_encoding"] = encode_payload(r.value, encoding)
@@ -189,85 +173,14 @@ def record_object(b: Batch, ev: RecordEvent, encoding: str, structured: tuple[bo
         obj["decoded"] = dec
     if d is not None and d.error:
         obj["decode_error"] = d.error
-    return obj
-
-
-_LABELS = ('"utf8"', '"base64"', '"hex"')
-
-
-def _payload_json(data: object, code: int) -> tuple[str, str] | None:
-    """encode_payload's value and encoding, as JSON text (None: not bytes or None)."""
-    if data is None:
-        return "null", "null"
-    if type(data) is not bytes:
-        return None
-    if code == 0:
-        try:
-            return _jstr(data.decode("utf-8")), _LABELS[0]
-        except UnicodeDecodeError:
-            code = 1
-    if code == 2:
-        return f'"{data.hex()}"', _LABELS[2]
-    return f'"{base64.b64encode(data).decode("ascii")}"', _LABELS[1]
-
-
-def json_record_lines_py(events: list[RecordEvent], prefix: str, timestamp_type: str,
-                         code: int) -> Any:
-    """The pure-Python twin of the native ``json_record_lines``: the lines JsonRenderer
-    writes for the record objects of a v2 batch (``prefix`` holds everything up to the
-    offset value; ``code`` numbers the payload encoding as ``_ENCODING_CODES`` does), or
-    NotImplemented when an event is not plain (structured decoding, decode error,
-    control record), for which ``record_object`` is used."""
-    out = []
-    for ev in events:
-        if type(ev) is not RecordEvent:
-            return NotImplemented
-        r, d = ev.record, ev.decoded
-        if ev.control is not None or type(r) is not Record:
-            return NotImplemented
-        if d is not None and (type(d) is not Decoded or d.key_json is not None
-                              or d.value_json is not None or d.error is not None):
-            return NotImplemented
-        ints = (r.offset, r.timestamp, r.sequence, r.size)
-        if any(type(i) is not int for i in ints) or type(r.headers) is not list:
-            return NotImplemented
-        k = _payload_json(r.key, code)
-        v = _payload_json(r.value, code)
-        if k is None or v is None:
-            return NotImplemented
-        headers = []
-        for h in r.headers:
-            if type(h) is not tuple or len(h) != 2:
-                return NotImplemented
-            hk = _payload_json(h[0], 0)
-            hv = _payload_json(h[1], code)
-            if hk is None or hv is None:
-                return NotImplemented
-            headers.append(f'{{"key":{hk[0]},"key_encoding":{hk[1]},"value":{hv[0]},'
-                           f'"value_encoding":{hv[1]}}}')
-        ks = -1 if r.key is None else len(r.key)
-        vs = -1 if r.value is None else len(r.value)
-        out.append(
-            f'{prefix}{r.offset},"timestamp":{r.timestamp},"timestamp_type":{timestamp_type},'
-            f'"key_size":{ks},"value_size":{vs},"key":{k[0]},"key_encoding":{k[1]},'
-            f'"value":{v[0]},"value_encoding":{v[1]},"headers":[{",".join(headers)}],'
-            f'"sequence":{r.sequence},"size":{r.size}}}\n'
-        )
-    return "".join(out)
+    return shape("record", obj)
 
 
 def problem_object(p: Problem) -> dict[str, Any]:
-    obj: dict[str, Any] = {
-        "type": "problem",
-        "file": p.path,
-        "position": p.position,
-        "kind": p.kind,
-        "severity": p.severity,
-        "detail": p.detail,
-        "base_offset": p.base_offset,
-        "length": p.length,
-    }
-    if p.extra:
+    obj = shape("problem", {"file": p.path, "position": p.position, "kind": p.kind,
+                            "severity": p.severity, "detail": p.detail,
+                            "base_offset": p.base_offset, "length": p.length})
+    if p.extra:  # the kind's own fields (documented under problem as "name?")
         for k, v in p.extra.items():
             obj.setdefault(k, v)
     return obj
@@ -304,9 +217,6 @@ class JsonRenderer:
                     if _native_json is not None:
                         text = _native_json(item.records, prefix, _dumps(b.timestamp_type), code,
                                             RecordEvent, Record, Decoded)
-                    else:
-                        text = json_record_lines_py(item.records, prefix,
-                                                    _dumps(b.timestamp_type), code)
                 if text is not NotImplemented:
                     self.out.write(text)
                     return
@@ -319,51 +229,51 @@ class JsonRenderer:
             w(problem_object(item))
         elif isinstance(item, FileStart):
             f = item.file
-            w({"type": "file", "file": f.path, "kind": f.kind, "description": f.description,
-               "size": item.size, "base_offset": f.base_offset, "epoch": f.epoch,
-               "topic": f.topic, "partition": f.partition, "active": f.active,
-               "leftover": f.leftover, "partition_state": f.partition_state})
+            w(shape("file", {"file": f.path, "kind": f.kind, "description": f.description,
+                             "size": item.size, "base_offset": f.base_offset, "epoch": f.epoch,
+                             "topic": f.topic, "partition": f.partition, "active": f.active,
+                             "leftover": f.leftover, "partition_state": f.partition_state}))
         elif isinstance(item, LogEnd):
-            w({"type": "log_end", "file": item.path, "size": item.size, "end": item.end,
-               "valid_bytes": item.valid_bytes, "trailing_bytes": item.trailing_bytes,
-               "unreadable_bytes": item.unreadable_bytes, "batches": item.batches,
-               "records": item.records, "limited": item.limited})
+            w(shape("log_end", {"file": item.path, "size": item.size, "end": item.end,
+                                "valid_bytes": item.valid_bytes,
+                                "trailing_bytes": item.trailing_bytes,
+                                "unreadable_bytes": item.unreadable_bytes,
+                                "batches": item.batches, "records": item.records,
+                                "limited": item.limited}))
         elif isinstance(item, IndexEntryEvent):
-            w({"type": "index_entry", "file": item.path, "slot": item.slot,
-               "offset": item.offset, "position": item.position})
+            w(shape("index_entry", {"file": item.path, "slot": item.slot, "offset": item.offset,
+                                    "position": item.position}))
         elif isinstance(item, TimeIndexEntryEvent):
-            w({"type": "time_index_entry", "file": item.path, "slot": item.slot,
-               "timestamp": item.timestamp, "offset": item.offset})
+            w(shape("time_index_entry", {"file": item.path, "slot": item.slot,
+                                         "timestamp": item.timestamp, "offset": item.offset}))
         elif isinstance(item, IndexStatus):
-            w({"type": "index_status", "file": item.path, "status": item.status,
-               "message": item.message})
+            w(shape("index_status", {"file": item.path, "status": item.status,
+                                     "message": item.message}))
         elif isinstance(item, TxnIndexEntryEvent):
             t = item.txn
-            w({"type": "txn_index_entry", "file": item.path, "slot": t.slot,
-               "version": t.version, "producer_id": t.producer_id,
-               "first_offset": t.first_offset, "last_offset": t.last_offset,
-               "last_stable_offset": t.last_stable_offset})
+            w(shape("txn_index_entry", {"file": item.path, "slot": t.slot, "version": t.version,
+                                        "producer_id": t.producer_id,
+                                        "first_offset": t.first_offset,
+                                        "last_offset": t.last_offset,
+                                        "last_stable_offset": t.last_stable_offset}))
         elif isinstance(item, SnapshotEntryEvent):
             e = item.entry
-            w({"type": "producer_snapshot_entry", "file": item.path,
-               "producer_id": e.producer_id, "producer_epoch": e.producer_epoch,
-               "coordinator_epoch": e.coordinator_epoch,
-               "current_txn_first_offset": e.current_txn_first_offset
-               if e.current_txn_first_offset >= 0 else None,
-               "last_timestamp": e.timestamp,
-               "first_sequence": e.first_sequence if e.has_batch_metadata else None,
-               "last_sequence": e.last_sequence, "last_offset": e.last_offset,
-               "offset_delta": e.offset_delta, "timestamp": e.timestamp})
+            w(shape("producer_snapshot_entry", {
+                "file": item.path, "producer_id": e.producer_id,
+                "producer_epoch": e.producer_epoch, "coordinator_epoch": e.coordinator_epoch,
+                "current_txn_first_offset": e.current_txn_first_offset
+                if e.current_txn_first_offset >= 0 else None,
+                "last_timestamp": e.timestamp,
+                "first_sequence": e.first_sequence if e.has_batch_metadata else None,
+                "last_sequence": e.last_sequence, "last_offset": e.last_offset,
+                "offset_delta": e.offset_delta, "timestamp": e.timestamp}))
         elif isinstance(item, CheckpointEntryEvent):
-            obj = {"type": "checkpoint_entry", "file": item.path, "kind": item.kind,
-                   "line": item.line}
-            obj.update(item.fields)
-            w(obj)
+            w(shape("checkpoint_entry", {"file": item.path, "kind": item.kind,
+                                         "line": item.line, **item.fields}))
         elif isinstance(item, PropertiesEvent):
-            w({"type": "properties", "file": item.path, "kind": item.kind,
-               "values": item.values})
+            w(shape("properties", {"file": item.path, "kind": item.kind, "values": item.values}))
         elif isinstance(item, Note):
-            w({"type": "note", "file": item.path, "text": item.text})
+            w(shape("note", {"file": item.path, "text": item.text}))
         elif isinstance(item, dict):
             w(item)
         else:

@@ -1,10 +1,16 @@
-"""The JSON Lines schema: every object type kdump writes, with its fields.
+"""The output model: every object type kdump writes, with its fields, in order.
 
-One source for the README, the man pages and the tests that hold field names fixed.
-Fields marked ``?`` appear only in some objects of that type (said in the text).
+One definition per object type: the JSON Lines writer (kdump/render/jsonl.py) takes each
+object's field names and their order from here (:func:`shape`), and the README's and the
+man pages' schema sections are generated from it (:func:`markdown`); the native record
+writer (kdump/_speedups.c) is tested byte for byte against the Python writer.  Fields
+marked ``?`` appear only in some objects of that type (said in the text).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 Field = tuple[str, str]
 
@@ -298,6 +304,38 @@ def fields_of(kind: str) -> list[Field]:
     if kind in SIZE_ROW_TYPES:
         return SCHEMA["total"][1]
     return SCHEMA[kind][1]
+
+
+_ABSENT: Any = object()
+
+#: kind -> ((name, optional) ...) in order, built on first use
+_SHAPES: dict[str, tuple[tuple[str, bool], ...]] = {}
+
+
+def shape(kind: str, values: Mapping[str, Any], upto: str | None = None) -> dict[str, Any]:
+    """The JSON object of type ``kind``: ``type`` first, then the documented fields in
+    their documented order, each from ``values`` (with ``upto``: only the fields before
+    that one).  An optional field (``name?``) missing from ``values`` is left out; a
+    required one missing, or a name that is not documented, is a programming error
+    (KeyError)."""
+    fields = _SHAPES.get(kind)
+    if fields is None:
+        fields = _SHAPES[kind] = tuple((n.rstrip("?"), n.endswith("?"))
+                                       for n, _ in fields_of(kind))
+    obj: dict[str, Any] = {"type": kind}
+    for name, optional in fields:
+        if name == upto:
+            break
+        v = values.get(name, _ABSENT)
+        if v is _ABSENT:
+            if optional:
+                continue
+            raise KeyError(f"{kind} object without its field {name!r}")
+        obj[name] = v
+    if len(obj) - 1 != len(values):
+        extra = set(values) - {n for n, _ in fields}
+        raise KeyError(f"{kind} object with undocumented fields {sorted(extra)}")
+    return obj
 
 
 #: How strings are written, for the README and the man pages.
