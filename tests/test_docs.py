@@ -69,6 +69,22 @@ def test_readme_schema_is_the_generated_one() -> None:
     assert README[start:end] == markdown()
 
 
+def test_spark_columns_in_the_docs_are_the_generated_ones() -> None:
+    """docs/spark.md's column tables come from the output model, as the Spark schema
+    does; a column named like a JSON batch or record field holds that field."""
+    from kdump.schema import SPARK_COLUMNS, spark_markdown
+    from kdump.spark.segments import BATCH_FIELDS, RECORD_FIELDS
+
+    doc = (ROOT / "docs" / "spark.md").read_text(encoding="utf-8")
+    start = doc.index("<!-- spark-columns:start -->\n") + len("<!-- spark-columns:start -->\n")
+    assert doc[start:doc.index("<!-- spark-columns:end -->")] == spark_markdown()
+    assert RECORD_FIELDS == [(n, t) for n, t, _ in SPARK_COLUMNS["record"]]
+    json_fields = {n.rstrip("?") for kind in ("batch", "record") for n, _ in fields_of(kind)}
+    own = {"topic", "partition", "segment", "position", "batch_size"}
+    for name, _ in BATCH_FIELDS + RECORD_FIELDS:
+        assert name in json_fields or name in own, name
+
+
 def test_readme_keeps_exactly_two_setup_commands() -> None:
     section = README.split("## Set up", 1)[1].split("\n## ", 1)[0]
     blocks = re.findall(r"```sh\n(.*?)\n```", section, re.S)

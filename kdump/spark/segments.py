@@ -36,67 +36,16 @@ from ..findings import INFO, Problem
 from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ..schema import spark_fields
 from ..source import FileSource
 
 DEFAULT_SPLIT_BYTES = 128 << 20
 
-#: one row per record
-RECORD_FIELDS: list[tuple[str, str]] = [
-    ("topic", "string"),
-    ("partition", "int"),
-    ("segment", "string"),
-    ("file", "string"),
-    ("position", "bigint"),
-    ("offset", "bigint"),
-    ("timestamp", "bigint"),
-    ("timestamp_type", "string"),
-    ("key", "binary"),
-    ("value", "binary"),
-    ("headers", "array<struct<key:string,value:binary>>"),
-    ("sequence", "int"),
-    ("base_offset", "bigint"),
-    ("last_offset", "bigint"),
-    ("batch_size", "int"),
-    ("magic", "int"),
-    ("compression", "string"),
-    ("partition_leader_epoch", "int"),
-    ("producer_id", "bigint"),
-    ("producer_epoch", "int"),
-    ("base_sequence", "int"),
-    ("is_transactional", "boolean"),
-    ("is_control", "boolean"),
-    ("crc", "bigint"),
-]
-
-#: one row per batch (``level=batch``)
-BATCH_FIELDS: list[tuple[str, str]] = [
-    ("topic", "string"),
-    ("partition", "int"),
-    ("segment", "string"),
-    ("file", "string"),
-    ("position", "bigint"),
-    ("base_offset", "bigint"),
-    ("last_offset", "bigint"),
-    ("count", "int"),
-    ("size", "int"),
-    ("magic", "int"),
-    ("compression", "string"),
-    ("timestamp_type", "string"),
-    ("first_timestamp", "bigint"),
-    ("max_timestamp", "bigint"),
-    ("partition_leader_epoch", "int"),
-    ("producer_id", "bigint"),
-    ("producer_epoch", "int"),
-    ("base_sequence", "int"),
-    ("last_sequence", "int"),
-    ("is_transactional", "boolean"),
-    ("is_control", "boolean"),
-    ("crc", "bigint"),
-    ("attributes", "int"),
-]
-
-VERIFY_FIELDS = [("crc_valid", "boolean")]
-DECODER_FIELDS = [("key_decoded", "string"), ("value_decoded", "string"), ("decode_error", "string")]
+#: the columns, from the output model (kdump.schema.SPARK_COLUMNS)
+RECORD_FIELDS = spark_fields("record")
+BATCH_FIELDS = spark_fields("batch")
+VERIFY_FIELDS = spark_fields("verify")
+DECODER_FIELDS = spark_fields("decoder")
 
 LEVELS = ("record", "batch")
 
