@@ -182,15 +182,15 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
          "(several log dirs are several replicas, kept apart)"),
         ("broker_id?", "segment and partition rows: broker.id / node.id of the log dir's "
          "meta.properties; null without one"),
+        ("counts?", "total row: replicas (sums every replica, --by segment/partition) or "
+         "partitions (each partition once, --by topic)"),
         ("partitions?", "topic and total rows: distinct partitions"),
         ("replicas?", "topic and total rows: replicas (partition directories) read"),
         ("replication_factor?", "topic rows: the most replicas any of its partitions has; "
          "the topic's figures count each partition once (its replica with the highest last "
          "offset)"),
-        ("replica_bytes?", "topic and total rows: bytes on disk over every replica"),
-        ("counts?", "total row: replicas (sums every replica, --by segment/partition) or "
-         "partitions (each partition once, --by topic)"),
         ("log_dirs?", "total row: log dirs read"),
+        ("replica_bytes?", "topic and total rows: bytes on disk over every replica"),
     ]),
     "found": ("find-offset / find-time answer", [
         ("query", "offset or timestamp"), ("target", "what was asked"), ("file", ""),

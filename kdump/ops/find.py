@@ -26,6 +26,7 @@ from ..findings import Problem
 from ..records.file_records import Batch, LogReader
 from ..records.record import Record
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
+from ..schema import shape
 from ..source import FileSource
 
 #: bytes read at a time while looking: small, so a lookup touches little
@@ -80,7 +81,7 @@ class FindResult:
         if not self.found:
             obj.update(reason=self.reason, nearest_below=self.nearest_below,
                        nearest_above=self.nearest_above)
-        return obj
+        return shape(obj.pop("type"), obj)
 
 
 def _segments_of(path: str) -> tuple[str, list[tuple[int, str]]]:

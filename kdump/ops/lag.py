@@ -21,6 +21,7 @@ from ..decoders import internal_decoder
 from ..files.logdir import list_segments
 from ..findings import Problem
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
+from ..schema import shape
 from .offsets_digest import CommittedOffset
 from .offsets_summary import ReplayState, replay_log
 from .replicas import Replica, ReplicaSet, log_end_offset
@@ -71,8 +72,7 @@ class LagRow:
         return self.log_end_offset - self.committed_offset
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "lag", "group": self.group, "topic": self.topic,
+        return shape("lag", {"group": self.group, "topic": self.topic,
             "partition": self.partition, "committed_offset": self.committed_offset,
             "log_end_offset": self.log_end_offset, "high_watermark": self.high_watermark,
             "lag": self.lag,
@@ -82,7 +82,7 @@ class LagRow:
             "commit_timestamp": self.commit_timestamp, "metadata": self.metadata,
             "log_end_offset_from": self.source.to_json() if self.source else None,
             "committed_offset_from": self.offsets_partition,
-        }
+        })
 
 
 @dataclass(slots=True)
@@ -95,9 +95,9 @@ class GroupLag:
     topics: list[str]
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "group_lag", "group": self.group, "partitions": self.partitions,
+        return shape("group_lag", {"group": self.group, "partitions": self.partitions,
                 "partitions_without_log": self.partitions_without_log,
-                "total_lag": self.total_lag, "max_lag": self.max_lag, "topics": self.topics}
+                "total_lag": self.total_lag, "max_lag": self.max_lag, "topics": self.topics})
 
 
 @dataclass(slots=True)
@@ -110,10 +110,10 @@ class OffsetsSource:
     pending_records: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "offsets_source", "partition": self.chosen.replica.name,
+        return shape("offsets_source", {"partition": self.chosen.replica.name,
                 **self.chosen.to_json(), "records": self.records,
                 "aborted_records": self.aborted_records,
-                "pending_records": self.pending_records}
+                "pending_records": self.pending_records})
 
 
 def choose(replicas: list[Replica], max_batch_bytes: int,

@@ -21,6 +21,7 @@ from ..findings import INFO, Problem
 from ..records.control import parse_control
 from ..records.file_records import LogReader
 from ..records.v2 import RecordBatch
+from ..schema import shape
 from ..source import FileSource
 from .offsets_digest import OffsetsDigest
 from .replicas import log_end_offset
@@ -34,7 +35,7 @@ class DigestRow:
     data: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.kind, **self.data}
+        return shape(self.kind, {**self.data})
 
 
 @dataclass(slots=True)
@@ -50,11 +51,11 @@ class DigestTotals:
     skipped_replicas: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "offsets_summary", "records": self.records, "partitions": self.partitions,
+        return shape("offsets_summary", {"records": self.records, "partitions": self.partitions,
                 "committed_offsets": self.offsets, "groups": self.groups,
                 "aborted_records": self.aborted_records, "pending_records": self.pending_records,
                 "ignored_records": self.ignored_records,
-                "skipped_replicas": self.skipped_replicas}
+                "skipped_replicas": self.skipped_replicas})
 
 
 @dataclass(slots=True)

@@ -43,6 +43,7 @@ from ..findings import ERROR, INFO, WARNING, Problem
 from ..records.batch import Batch
 from ..records.file_records import LogReader, make_batch
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ..schema import shape
 from ..source import FileSource
 
 UNDEFINED_EPOCH = -1
@@ -559,8 +560,7 @@ class PartitionComparison:
         return any(s.damage for s in self.states)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "partition_comparison", "partition": self.name, "topic": self.topic,
+        return shape("partition_comparison", {"partition": self.name, "topic": self.topic,
             "status": self.status, "diverged": self.diverged,
             "divergence_offset": self.divergence_offset,
             "truncation_offset": self.truncation_offset,
@@ -570,7 +570,7 @@ class PartitionComparison:
             "missing_from": [{"log_dir": d.path, "broker_id": d.broker_id}
                              for d in self.missing_from],
             "replicas": [replica_json(s) for s in self.states],
-        }
+        })
 
 
 def replica_json(s: ReplicaState) -> dict[str, Any]:
@@ -617,12 +617,12 @@ class CompareSummary:
     bytes_read: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "replicas_summary", "partitions": self.partitions, "agree": self.agree,
+        return shape("replicas_summary", {"partitions": self.partitions, "agree": self.agree,
                 "lagging": self.lagging, "diverged": self.diverged,
                 "only_one_replica": self.single, "damaged": self.damaged,
                 "bytes_read": self.bytes_read,
                 "log_dirs": [{"log_dir": d.path, "broker_id": d.broker_id}
-                             for d in self.logdirs]}
+                             for d in self.logdirs]})
 
 
 def _read_epoch_checkpoint(path: str) -> tuple[list[tuple[int, int]] | None, Problem | None]:

@@ -29,6 +29,7 @@ from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ..schema import shape
 from ..source import FileSource
 from .replicas import broker_id_of, logdir_of
 
@@ -168,7 +169,7 @@ class SizeRow:
             obj["broker_id"] = self.broker_id
         if self.replica_stats:
             obj.update(self.replica_stats)
-        return obj
+        return shape(obj.pop("type"), obj)
 
     def _known(self, n: int) -> int | None:
         """None where --shallow did not measure (never a misleading 0)."""

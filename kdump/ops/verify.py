@@ -29,6 +29,7 @@ from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ..schema import shape
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
 
@@ -91,9 +92,7 @@ class Summary:
         self.unreadable_bytes += r.unreadable_bytes
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "summary",
-            "command": self.command,
+        return shape("summary", {"command": self.command,
             "files": self.files,
             "bytes": self.bytes,
             "batches": self.batches,
@@ -108,7 +107,7 @@ class Summary:
             "by_kind": dict(sorted(self.by_kind.items())),
             "in_flight": self.by_kind["in-flight"],
             "clean": self.clean,
-        }
+        })
 
 
 def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1

@@ -22,6 +22,7 @@ from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
 from ..ops.size_report import SizeOptions, SizeRow, SizeTotals
 from ..ops.verify import LOG_KINDS, FileResult, Summary, VerifyOptions
+from ..schema import shape
 from .session import KdumpSpark
 from .tasks import (
     Item,
@@ -121,9 +122,9 @@ class ExportResult:
     tasks: int
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "export", "output": self.output, "format": "parquet",
+        return shape("export", {"output": self.output, "format": "parquet",
                 "partitioned_by": ["topic", "partition"], "level": self.level,
-                "rows": self.rows, "segments": self.segments, "tasks": self.tasks}
+                "rows": self.rows, "segments": self.segments, "tasks": self.tasks})
 
 
 def export(ks: KdumpSpark, paths: Iterable[str], output: str, *, options: dict[str, str],
