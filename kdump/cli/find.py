@@ -9,6 +9,7 @@ import click
 from . import cli
 from .exitcodes import ExitCode
 from .options import (
+    F,
     decoder_option,
     format_option,
     jobs_option,
@@ -100,15 +101,20 @@ def _lookup(path: str, out: object, find: Any) -> ExitCode:
     return _answer(result, out)
 
 
+def _find_options(f: F) -> F:
+    """The options find-offset and find-time share."""
+    for option in (max_batch_bytes_option, payload_encoding_option, format_option(),
+                   key_value_decoder_options, decoder_option,
+                   click.option("--print-data-log", is_flag=True,
+                                help="Print the record's key and payload.")):
+        f = option(f)
+    return f
+
+
 @cli.command("find-offset", cls=_NumberArgs)
 @click.argument("path", type=click.Path())
 @click.argument("offset")
-@click.option("--print-data-log", is_flag=True, help="Print the record's key and payload.")
-@decoder_option
-@key_value_decoder_options
-@format_option()
-@payload_encoding_option
-@max_batch_bytes_option
+@_find_options
 def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: str,
                         key_decoder: str | None, value_decoder: str | None, fmt: str | None,
                         payload_encoding: str, max_batch_bytes: int) -> ExitCode:
@@ -126,20 +132,15 @@ def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: s
 
     target = _offset(offset)
     out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
-                              key_decoder, value_decoder)
+                         key_decoder, value_decoder)
     return _lookup(path, out, lambda: find_offset(path, target, deep=True,
-                                                       max_batch_bytes=max_batch_bytes))
+                                                  max_batch_bytes=max_batch_bytes))
 
 
 @cli.command("find-time", cls=_NumberArgs)
 @click.argument("path", type=click.Path())
 @click.argument("timestamp")
-@click.option("--print-data-log", is_flag=True, help="Print the record's key and payload.")
-@decoder_option
-@key_value_decoder_options
-@format_option()
-@payload_encoding_option
-@max_batch_bytes_option
+@_find_options
 def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: str,
                       key_decoder: str | None, value_decoder: str | None, fmt: str | None,
                       payload_encoding: str, max_batch_bytes: int) -> ExitCode:
@@ -162,9 +163,8 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
 
     target = parse_timestamp(timestamp)
     out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
-                              key_decoder, value_decoder)
-    return _lookup(path, out, lambda: find_time(path, target,
-                                                     max_batch_bytes=max_batch_bytes))
+                         key_decoder, value_decoder)
+    return _lookup(path, out, lambda: find_time(path, target, max_batch_bytes=max_batch_bytes))
 
 
 @cli.command("size-report")

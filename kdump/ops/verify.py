@@ -116,7 +116,8 @@ def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
     output is the same for any ``jobs``)."""
     summary = Summary("verify-crc")
     if jobs <= 1:  # streaming, problems as they are found
-        yield from _verify_serial(paths, opts, summary)
+        yield from summarize((_verify_here(opts, x) if isinstance(x, KafkaFile) and _is_log(x)
+                              else x for x in walk(paths)), summary)
         return
     work = partial(verify_one, opts)
     here = partial(_verify_here, opts)  # a single log: checked here, problems streamed
@@ -196,21 +197,22 @@ def _is_task(item: object) -> bool:
     return isinstance(item, SegmentRange) or _is_log(item)
 
 
-def _verify_serial(paths: Iterable[str], opts: VerifyOptions, summary: Summary
-                   ) -> Iterator[Problem | FileResult | Summary]:
-    for item in walk(paths):
+def summarize(items: Iterable[object], summary: Summary
+              ) -> Iterator[Problem | FileResult | Summary]:
+    """The output of a verification: the walk's problems (info left out), each log's
+    problems and result (``items`` gives a log as a ``(problems, result)`` pair; other
+    files are passed over), then ``summary``, which counts them all."""
+    for item in items:
         if isinstance(item, Problem):
             if item.severity != INFO:
                 summary.add_problem(item)
                 yield item
             continue
-        if item.kind not in LOG_KINDS:
-            continue
-        result = FileResult(item.path)
-        for p in verify_log(item, opts, result):
-            summary.add_problem(p)
-            result.problems += 1
-            yield p
+        if not isinstance(item, tuple):
+            continue  # a file that is not a log
+        problems, result = item
+        result.problems = 0
+        yield from _counted(problems, result, summary)
         summary.add_file(result)
         yield result
     yield summary

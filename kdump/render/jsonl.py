@@ -16,20 +16,7 @@ from typing import Any, TextIO
 from ..decoders.base import Decoded
 from ..files.logdir import parse_partition_dir
 from ..findings import Problem
-from ..ops.events import (
-    BatchEvent,
-    CheckpointEntryEvent,
-    FileStart,
-    IndexEntryEvent,
-    IndexStatus,
-    LogEnd,
-    Note,
-    PropertiesEvent,
-    RecordEvent,
-    SnapshotEntryEvent,
-    TimeIndexEntryEvent,
-    TxnIndexEntryEvent,
-)
+from ..ops import events as de  # the dump events, as de.BatchEvent ...
 from ..records._native import speedups
 from ..records.file_records import Batch
 from ..records.record import Record
@@ -123,7 +110,8 @@ def record_prefix(b: Batch) -> str:
     return text[:-1] + ',"offset":'
 
 
-def record_object(b: Batch, ev: RecordEvent, encoding: str, structured: tuple[bool, bool]) -> dict[str, Any]:
+def record_object(b: Batch, ev: de.RecordEvent, encoding: str,
+                  structured: tuple[bool, bool]) -> dict[str, Any]:
     r = ev.record
     obj = _record_head(b)
     obj.update({
@@ -203,7 +191,7 @@ class JsonRenderer:
 
     def emit(self, item: object) -> None:
         w = self._write
-        if isinstance(item, BatchEvent):
+        if isinstance(item, de.BatchEvent):
             b = item.batch
             if not item.continued:
                 w(batch_object(b))
@@ -216,7 +204,7 @@ class JsonRenderer:
                     code = _ENCODING_CODES.get(self.encoding, 1)
                     if _native_json is not None:
                         text = _native_json(item.records, prefix, _dumps(b.timestamp_type), code,
-                                            RecordEvent, Record, Decoded)
+                                            de.RecordEvent, Record, Decoded)
                 if text is not NotImplemented:
                     self.out.write(text)
                     return
@@ -227,36 +215,36 @@ class JsonRenderer:
                     w(record_object(b, ev, self.encoding, structured))
         elif isinstance(item, Problem):
             w(problem_object(item))
-        elif isinstance(item, FileStart):
+        elif isinstance(item, de.FileStart):
             f = item.file
             w(shape("file", {"file": f.path, "kind": f.kind, "description": f.description,
                              "size": item.size, "base_offset": f.base_offset, "epoch": f.epoch,
                              "topic": f.topic, "partition": f.partition, "active": f.active,
                              "leftover": f.leftover, "partition_state": f.partition_state}))
-        elif isinstance(item, LogEnd):
+        elif isinstance(item, de.LogEnd):
             w(shape("log_end", {"file": item.path, "size": item.size, "end": item.end,
                                 "valid_bytes": item.valid_bytes,
                                 "trailing_bytes": item.trailing_bytes,
                                 "unreadable_bytes": item.unreadable_bytes,
                                 "batches": item.batches, "records": item.records,
                                 "limited": item.limited}))
-        elif isinstance(item, IndexEntryEvent):
+        elif isinstance(item, de.IndexEntryEvent):
             w(shape("index_entry", {"file": item.path, "slot": item.slot, "offset": item.offset,
                                     "position": item.position}))
-        elif isinstance(item, TimeIndexEntryEvent):
+        elif isinstance(item, de.TimeIndexEntryEvent):
             w(shape("time_index_entry", {"file": item.path, "slot": item.slot,
                                          "timestamp": item.timestamp, "offset": item.offset}))
-        elif isinstance(item, IndexStatus):
+        elif isinstance(item, de.IndexStatus):
             w(shape("index_status", {"file": item.path, "status": item.status,
                                      "message": item.message}))
-        elif isinstance(item, TxnIndexEntryEvent):
+        elif isinstance(item, de.TxnIndexEntryEvent):
             t = item.txn
             w(shape("txn_index_entry", {"file": item.path, "slot": t.slot, "version": t.version,
                                         "producer_id": t.producer_id,
                                         "first_offset": t.first_offset,
                                         "last_offset": t.last_offset,
                                         "last_stable_offset": t.last_stable_offset}))
-        elif isinstance(item, SnapshotEntryEvent):
+        elif isinstance(item, de.SnapshotEntryEvent):
             e = item.entry
             w(shape("producer_snapshot_entry", {
                 "file": item.path, "producer_id": e.producer_id,
@@ -267,12 +255,12 @@ class JsonRenderer:
                 "first_sequence": e.first_sequence if e.has_batch_metadata else None,
                 "last_sequence": e.last_sequence, "last_offset": e.last_offset,
                 "offset_delta": e.offset_delta, "timestamp": e.timestamp}))
-        elif isinstance(item, CheckpointEntryEvent):
+        elif isinstance(item, de.CheckpointEntryEvent):
             w(shape("checkpoint_entry", {"file": item.path, "kind": item.kind,
                                          "line": item.line, **item.fields}))
-        elif isinstance(item, PropertiesEvent):
+        elif isinstance(item, de.PropertiesEvent):
             w(shape("properties", {"file": item.path, "kind": item.kind, "values": item.values}))
-        elif isinstance(item, Note):
+        elif isinstance(item, de.Note):
             w(shape("note", {"file": item.path, "text": item.text}))
         elif isinstance(item, dict):
             w(item)
@@ -285,7 +273,7 @@ class JsonRenderer:
         self.out.flush()
 
 
-def _structured_of(ev: RecordEvent) -> tuple[bool, bool]:
+def _structured_of(ev: de.RecordEvent) -> tuple[bool, bool]:
     d = ev.decoded
     if d is None:
         return (False, False)
@@ -313,7 +301,7 @@ class FindJsonRenderer(JsonRenderer):
         rec = getattr(item, "record", None)
         batch = getattr(item, "batch", None)
         if self.print_data and rec is not None and batch is not None:
-            ev = RecordEvent(rec)
+            ev = de.RecordEvent(rec)
             if self.decoder is not None:
                 ev.decoded = self.decoder.decode(rec.key, rec.value, rec.offset)
             r = record_object(batch, ev, self.encoding, _structured_of(ev))

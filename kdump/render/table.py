@@ -14,19 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..findings import Problem
-from ..ops.events import (
-    BatchEvent,
-    CheckpointEntryEvent,
-    FileStart,
-    IndexEntryEvent,
-    IndexStatus,
-    LogEnd,
-    Note,
-    PropertiesEvent,
-    SnapshotEntryEvent,
-    TimeIndexEntryEvent,
-    TxnIndexEntryEvent,
-)
+from ..ops import events as de  # the dump events, as de.BatchEvent ...
 from ..textsafe import inert, inert_lines, is_inert
 from .common import iso_ms, plural, problem_line
 
@@ -205,7 +193,7 @@ class DumpTableRenderer:
             self.current.flush()
             self.current = None
 
-    def _batch(self, item: BatchEvent) -> None:
+    def _batch(self, item: de.BatchEvent) -> None:
         r = {"justify": "right"}
         b = item.batch
         flags = " ".join(x for x, on in (("txn", b.is_transactional),
@@ -259,29 +247,29 @@ class DumpTableRenderer:
 
     def emit(self, item: object) -> None:
         r = {"justify": "right"}
-        if isinstance(item, FileStart):
+        if isinstance(item, de.FileStart):
             self._flush()
             f = item.file
             size = "" if item.size is None else f" · {plural(item.size, 'byte', grouped=True)}"
             self.console.print(safe_text(f.path, "bold"), safe_text(f"  {f.description}{size}",
                                                                     "dim"))
-        elif isinstance(item, BatchEvent):
+        elif isinstance(item, de.BatchEvent):
             self._batch(item)
-        elif isinstance(item, IndexEntryEvent):
+        elif isinstance(item, de.IndexEntryEvent):
             self._table(f"offset index {item.path}", [("slot", r), ("offset", r),
                                                       ("position", r)]).add(
                 str(item.slot), str(item.offset), str(item.position))
-        elif isinstance(item, TimeIndexEntryEvent):
+        elif isinstance(item, de.TimeIndexEntryEvent):
             self._table(f"time index {item.path}", [("slot", r), ("timestamp (UTC)", {}),
                                                     ("ms", r), ("offset", r)]).add(
                 str(item.slot), iso_ms(item.timestamp), str(item.timestamp), str(item.offset))
-        elif isinstance(item, TxnIndexEntryEvent):
+        elif isinstance(item, de.TxnIndexEntryEvent):
             x = item.txn
             self._table(f"aborted transactions {item.path}", [
                 ("producer", r), ("first offset", r), ("last offset", r), ("LSO", r)]).add(
                 str(x.producer_id), str(x.first_offset), str(x.last_offset),
                 str(x.last_stable_offset))
-        elif isinstance(item, SnapshotEntryEvent):
+        elif isinstance(item, de.SnapshotEntryEvent):
             e = item.entry
             self._table(f"producers {item.path}", [
                 ("producer", r), ("epoch", r), ("last seq", r), ("last offset", r),
@@ -289,19 +277,19 @@ class DumpTableRenderer:
                 str(e.producer_id), str(e.producer_epoch), str(e.last_sequence),
                 str(e.last_offset), iso_ms(e.timestamp), str(e.coordinator_epoch),
                 "" if e.current_txn_first_offset < 0 else str(e.current_txn_first_offset))
-        elif isinstance(item, CheckpointEntryEvent):
+        elif isinstance(item, de.CheckpointEntryEvent):
             cols: list[tuple[str, dict[str, Any]]] = [(k, {}) for k in item.fields]
             self._table(f"{item.kind} {item.path}", cols).add(*[str(v) for v in
                                                                 item.fields.values()])
-        elif isinstance(item, PropertiesEvent):
+        elif isinstance(item, de.PropertiesEvent):
             self._flush()
             for k, v in (item.values or {}).items():
                 self.console.print(f"  {k} = {v}")
-        elif isinstance(item, (IndexStatus, Note)):
+        elif isinstance(item, (de.IndexStatus, de.Note)):
             self._flush()
-            text = item.message if isinstance(item, IndexStatus) else item.text
+            text = item.message if isinstance(item, de.IndexStatus) else item.text
             self.console.print(f"  {text}")
-        elif isinstance(item, LogEnd):
+        elif isinstance(item, de.LogEnd):
             self._flush()
             tail = (f", {plural(item.trailing_bytes, 'trailing byte', grouped=True)}" if item.trailing_bytes
                     else "")

@@ -19,20 +19,7 @@ from typing import TextIO
 from ..decoders.base import Decoded
 from ..files.logdir import KafkaFile
 from ..findings import Problem
-from ..ops.events import (
-    BatchEvent,
-    CheckpointEntryEvent,
-    FileStart,
-    IndexEntryEvent,
-    IndexStatus,
-    LogEnd,
-    Note,
-    PropertiesEvent,
-    RecordEvent,
-    SnapshotEntryEvent,
-    TimeIndexEntryEvent,
-    TxnIndexEntryEvent,
-)
+from ..ops import events as de  # the dump events, as de.BatchEvent ...
 from ..records._native import speedups
 from ..records.file_records import Batch
 from ..records.record import Record
@@ -97,7 +84,7 @@ def batch_line(b: Batch) -> str:
     )
 
 
-def record_lines(ev: BatchEvent, skip_metadata: bool, print_contents: bool) -> list[str]:
+def record_lines(ev: de.BatchEvent, skip_metadata: bool, print_contents: bool) -> list[str]:
     b = ev.batch
     out = []
     ts_type = b.timestamp_type
@@ -201,7 +188,7 @@ class DumpTextRenderer:
         self.err.write(inert(line) + "\n")
 
     def emit(self, item: object) -> None:
-        if isinstance(item, BatchEvent):
+        if isinstance(item, de.BatchEvent):
             if not item.continued:
                 self._w(batch_line(item.batch))
             if item.records is not None:
@@ -211,41 +198,41 @@ class DumpTextRenderer:
                         and not self.inert_out):
                     # native: the same lines (tests/test_speedups.py), one write per batch
                     text = _native_text(item.records, b.timestamp_type, self.skip,
-                                        self.print_contents, RecordEvent, Record, Decoded)
+                                        self.print_contents, de.RecordEvent, Record, Decoded)
                 if text is not NotImplemented:
                     self.out.write(text)
                 else:
                     for line in record_lines(item, self.skip, self.print_contents):
                         self._w(line)
-        elif isinstance(item, FileStart):
+        elif isinstance(item, de.FileStart):
             self._w(f"Dumping {java_path(item.file.path)}")
             start = _start_line(item.file)
             if start:
                 self._w(start)
-        elif isinstance(item, IndexEntryEvent):
+        elif isinstance(item, de.IndexEntryEvent):
             self._w(f"offset: {item.offset} position: {item.position}")
-        elif isinstance(item, TimeIndexEntryEvent):
+        elif isinstance(item, de.TimeIndexEntryEvent):
             self._w(f"timestamp: {item.timestamp} offset: {item.offset}")
-        elif isinstance(item, LogEnd):
+        elif isinstance(item, de.LogEnd):
             if item.trailing_bytes > 0 and not item.limited:
                 name = os.path.basename(item.path)
                 self._w(f"Found {item.trailing_bytes} invalid bytes at the end of {name}")
         elif isinstance(item, Problem):
             self._problem(item)
-        elif isinstance(item, IndexStatus):
+        elif isinstance(item, de.IndexStatus):
             if item.status == "empty":
                 self._w(f"{java_path(item.path)} is empty.")
             elif item.status == "sanity-passed":
                 self._w(f"{java_path(item.path)} passed sanity check.")
             else:
                 self._e(item.message)
-        elif isinstance(item, TxnIndexEntryEvent):
+        elif isinstance(item, de.TxnIndexEntryEvent):
             t = item.txn
             self._w(
                 f"version: {t.version} producerId: {t.producer_id} firstOffset: {t.first_offset} "
                 f"lastOffset: {t.last_offset} lastStableOffset: {t.last_stable_offset}"
             )
-        elif isinstance(item, SnapshotEntryEvent):
+        elif isinstance(item, de.SnapshotEntryEvent):
             if item.path in self.corrupt_snapshots:
                 return
             e = item.entry
@@ -262,9 +249,9 @@ class DumpTextRenderer:
                     f"timestamp: {e.timestamp}"
                 )
             self._w(line)
-        elif isinstance(item, CheckpointEntryEvent):
+        elif isinstance(item, de.CheckpointEntryEvent):
             self._w(" ".join(f"{_CAMEL.get(k, k)}: {v}" for k, v in item.fields.items()))
-        elif isinstance(item, PropertiesEvent):
+        elif isinstance(item, de.PropertiesEvent):
             if item.values is None:
                 self._w("(empty)")
             elif item.kind == "partition-metadata":
@@ -275,7 +262,7 @@ class DumpTextRenderer:
                     self._w(f"{k}={v}")
             else:
                 self._w(_json(item.values))
-        elif isinstance(item, Note):
+        elif isinstance(item, de.Note):
             self._w(item.text)
 
     def _problem(self, p: Problem) -> None:

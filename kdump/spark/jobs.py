@@ -21,7 +21,7 @@ from .. import fs as kfs
 from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
 from ..ops.size_report import SizeOptions, SizeRow, SizeTotals
-from ..ops.verify import LOG_KINDS, FileResult, Summary, VerifyOptions
+from ..ops.verify import LOG_KINDS, FileResult, Summary, VerifyOptions, summarize
 from ..schema import shape
 from .session import KdumpSpark
 from .tasks import (
@@ -91,24 +91,15 @@ def verify_crc(ks: KdumpSpark, paths: Iterable[str],
               if isinstance(item, KafkaFile) and item.kind in LOG_KINDS]
     results = _run(ks, "verify-crc", groups, verify_task,
                    verify_options_to_wire(opts), relative)
-    summary = Summary("verify-crc")
-    for seq, item in enumerate(walked):
-        if isinstance(item, Problem):
-            if item.severity != INFO:
-                summary.add_problem(item)
+    def items() -> Iterator[object]:
+        for seq, item in enumerate(walked):
+            if isinstance(item, KafkaFile) and item.kind in LOG_KINDS:
+                wire_result, problems = results[seq]
+                yield map(problem_from_wire, problems), result_from_wire(wire_result)
+            else:
                 yield item
-            continue
-        if item.kind not in LOG_KINDS:
-            continue
-        wire_result, problems = results[seq]
-        result = result_from_wire(wire_result)
-        for d in problems:
-            p = problem_from_wire(d)
-            summary.add_problem(p)
-            yield p
-        summary.add_file(result)
-        yield result
-    yield summary
+
+    yield from summarize(items(), Summary("verify-crc"))
 
 
 @dataclass(slots=True)
