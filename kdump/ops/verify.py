@@ -85,11 +85,7 @@ class Summary:
     def add_file(self, r: FileResult) -> None:
         self.files += 1
         self.bytes += r.size
-        self.batches += r.batches
-        self.valid_batches += r.valid_batches
-        self.invalid_batches += r.invalid_batches
-        self.records += r.records
-        self.unreadable_bytes += r.unreadable_bytes
+        _add_counts(self, r)
 
     def to_json(self) -> dict[str, Any]:
         return shape("summary", {"command": self.command,
@@ -151,7 +147,6 @@ def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
             prev is not None and ended.min_last is not None and ended.min_last > prev))
         if exact:
             yield from _counted(problems, merged, summary)
-            _add_counts(merged, part)
             prev = ended.max_last if prev is None or ended.max_last is None \
                 else max(prev, ended.max_last)
         else:
@@ -164,7 +159,8 @@ def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
             yield from _counted(verify_log(rng.file, opts, part, rng.start, None, prev,
                                            prev is None),
                                 merged, summary)
-            _add_counts(merged, part)
+        merged.size += part.size
+        _add_counts(merged, part)
         if rng.stop is None or redone == rng.file.path:
             summary.add_file(merged)
             yield merged
@@ -179,13 +175,13 @@ def _counted(problems: Iterable[Problem], result: FileResult, summary: Summary
         yield p
 
 
-def _add_counts(into: FileResult, part: FileResult) -> None:
-    into.size += part.size
-    into.batches += part.batches
-    into.valid_batches += part.valid_batches
-    into.invalid_batches += part.invalid_batches
-    into.records += part.records
-    into.unreadable_bytes += part.unreadable_bytes
+#: what a log's result adds to a summary, and a range's result to its log's
+_COUNTS = ("batches", "valid_batches", "invalid_batches", "records", "unreadable_bytes")
+
+
+def _add_counts(into: FileResult | Summary, part: FileResult) -> None:
+    for name in _COUNTS:
+        setattr(into, name, getattr(into, name) + getattr(part, name))
 
 
 def _discard(problems: Spilled) -> None:
