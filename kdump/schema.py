@@ -295,6 +295,11 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("partitions", ""), ("partition", ""), ("consumer_offsets_dir", ""),
         ("transaction_state_dir", ""),
     ]),
+    "export": ("kdump spark export's answer", [
+        ("output", "the directory written"), ("format", "parquet"),
+        ("partitioned_by", "[topic, partition]"), ("level", "record or batch"),
+        ("rows", "rows written"), ("segments", "segments read"), ("tasks", "Spark tasks run"),
+    ]),
 }
 
 SIZE_ROW_TYPES = ("segment", "partition", "topic", "total")

@@ -163,3 +163,18 @@ def test_json_objects_use_documented_fields(args: list[str], sample_cwd: Path,
         assert required <= set(obj), (kind, required - set(obj))
         seen += 1
     assert seen
+
+
+def test_every_object_kdump_shapes_is_documented() -> None:
+    """Each literal kind given to kdump.schema.shape names a documented object type, so no
+    writer can meet an undocumented one at run time (the Spark export answer did)."""
+    import ast
+
+    kinds = set()
+    for path in (ROOT / "kdump").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "shape" \
+                    and node.args and isinstance(node.args[0], ast.Constant):
+                kinds.add(node.args[0].value)
+    assert len(kinds) > 15
+    assert sorted(k for k in kinds if k not in SCHEMA) == []
