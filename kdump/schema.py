@@ -9,7 +9,8 @@ marked ``?`` appear only in some objects of that type (said in the text).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from operator import itemgetter
 from typing import Any
 
 Field = tuple[str, str]
@@ -386,10 +387,10 @@ def spark_markdown() -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-_ABSENT: Any = object()
-
-#: kind -> ((name, optional) ...) in order, built on first use
-_SHAPES: dict[str, tuple[tuple[str, bool], ...]] = {}
+#: (kind, upto, the names ``values`` holds, in its order) -> (the documented order of
+#: those names, a getter of their values in that order): checked once per shape of input
+_ORDERS: dict[tuple[str, str | None, tuple[str, ...]],
+              tuple[tuple[str, ...], Callable[[Mapping[str, Any]], tuple[Any, ...]]]] = {}
 
 
 def shape(kind: str, values: Mapping[str, Any], upto: str | None = None) -> dict[str, Any]:
@@ -398,24 +399,39 @@ def shape(kind: str, values: Mapping[str, Any], upto: str | None = None) -> dict
     that one).  An optional field (``name?``) missing from ``values`` is left out; a
     required one missing, or a name that is not documented, is a programming error
     (KeyError)."""
-    fields = _SHAPES.get(kind)
-    if fields is None:
-        fields = _SHAPES[kind] = tuple((n.rstrip("?"), n.endswith("?"))
-                                       for n, _ in fields_of(kind))
+    key = (kind, upto, tuple(values))
+    known = _ORDERS.get(key)
+    if known is None:
+        known = _ORDERS[key] = _order(kind, upto, key[2])
+        if len(_ORDERS) > 4096:  # input shapes are few; never let them pile up
+            _ORDERS.clear()
+    names, get = known
     obj: dict[str, Any] = {"type": kind}
-    for name, optional in fields:
+    obj.update(zip(names, get(values), strict=True))
+    return obj
+
+
+def _order(kind: str, upto: str | None, given: tuple[str, ...]
+           ) -> tuple[tuple[str, ...], Callable[[Mapping[str, Any]], tuple[Any, ...]]]:
+    present = set(given)
+    names: list[str] = []
+    documented = set()
+    for field, _ in fields_of(kind):
+        name, optional = field.rstrip("?"), field.endswith("?")
         if name == upto:
             break
-        v = values.get(name, _ABSENT)
-        if v is _ABSENT:
-            if optional:
-                continue
+        documented.add(name)
+        if name in present:
+            names.append(name)
+        elif not optional:
             raise KeyError(f"{kind} object without its field {name!r}")
-        obj[name] = v
-    if len(obj) - 1 != len(values):
-        extra = set(values) - {n for n, _ in fields}
+    extra = present - documented
+    if extra:
         raise KeyError(f"{kind} object with undocumented fields {sorted(extra)}")
-    return obj
+    if len(names) == 1:
+        only = names[0]
+        return tuple(names), lambda v: (v[only],)
+    return tuple(names), itemgetter(*names) if names else (lambda v: ())
 
 
 #: How strings are written, for the README and the man pages.

@@ -178,3 +178,26 @@ def test_every_object_kdump_shapes_is_documented() -> None:
                 kinds.add(node.args[0].value)
     assert len(kinds) > 15
     assert sorted(k for k in kinds if k not in SCHEMA) == []
+
+
+def test_shape_orders_fields_and_refuses_drift() -> None:
+    from kdump.schema import shape
+
+    got = shape("index_entry", {"position": 7, "offset": 3, "slot": 0, "file": "a.index"})
+    assert list(got.items()) == [("type", "index_entry"), ("file", "a.index"), ("slot", 0),
+                                 ("offset", 3), ("position", 7)]
+    # optional fields appear only when given; the same input shape twice gives the same
+    head = {"file": "f", "position": 1, "base_offset": 0, "last_offset": 0, "count": 1,
+            "size": 70, "magic": 2, "compression": "none", "timestamp_type": "CreateTime",
+            "max_timestamp": 5, "crc": 9, "crc_valid": True, "attributes": 0}
+    assert "producer_id" not in shape("batch", head)
+    assert list(shape("batch", {"producer_id": -1, **head}))[-3:] == \
+        ["crc_valid", "producer_id", "attributes"]
+    with pytest.raises(KeyError, match="without its field 'slot'"):
+        shape("index_entry", {"position": 7, "offset": 3, "file": "a.index"})
+    with pytest.raises(KeyError, match="undocumented fields \\['colour'\\]"):
+        shape("index_entry", {"position": 7, "offset": 3, "slot": 0, "file": "x", "colour": 1})
+    assert list(shape("record", {"file": "f", "topic": None, "partition": None,
+                                 "batch_position": 0, "producer_id": -1, "producer_epoch": -1,
+                                 "is_transactional": False, "is_control": False},
+                      upto="offset"))[-1] == "is_control"
