@@ -165,6 +165,28 @@ def test_find_offset_fetches_kilobytes(kdump: KdumpRunner, s3env: s3server.S3Ser
         proxy.stop()
 
 
+@pytest.mark.parametrize("command", ["size-report", "verify-crc"])
+def test_ranges_of_a_remote_segment(kdump: KdumpRunner, s3env: s3server.S3Server,
+                                    big_url: tuple[Path, str], command: str) -> None:
+    """--jobs cuts the 24 MiB remote segment into ranges (its index read from the bucket)
+    and workers read them with ranged GETs: the output of one local process."""
+    from kdump.files.logdir import classify
+    from kdump.files.splits import SPLIT_BYTES, split_points
+
+    part, url = big_url
+    log = part / "00000000000000000000.log"
+    kfs.clear_cache()
+    assert len(split_points(classify(url + "/00000000000000000000.log"), log.stat().st_size,
+                            SPLIT_BYTES)) >= 5
+    a = kdump(command, "--format", "json", "--jobs", "1", str(part))
+    kfs.clear_cache()
+    b = kdump(command, "--format", "json", "--jobs", "2", url)
+    # size-report names the log dir (the partition directory's parent) too
+    got = b.out.replace(url, str(part)).replace(kfs.dirname(url), str(part.parent))
+    assert (b.rc, got, b.err) == (a.rc, a.out, a.err)
+    assert a.rc == 0
+
+
 def test_missing_object(kdump: KdumpRunner, s3env: s3server.S3Server, url: str, local: Path) -> None:
     for cmd in (["dump"], ["verify-crc"], ["size-report"]):
         path = f"{url}/orders-0/00000000000000000099.log"
