@@ -110,61 +110,58 @@ def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
                ) -> Iterator[Problem | FileResult | Summary]:
     """Every log under ``paths``; ``jobs`` worker processes check logs in parallel (the
     output is the same for any ``jobs``)."""
-    summary = Summary("verify-crc")
     if jobs <= 1:  # streaming, problems as they are found
-        yield from summarize((_verify_here(opts, x) if isinstance(x, KafkaFile) and _is_log(x)
-                              else x for x in walk(paths)), summary)
-        return
-    work = partial(verify_one, opts)
-    here = partial(_verify_here, opts)  # a single log: checked here, problems streamed
-    # a large log comes back as ranges: merged into one result, checked to be in step
-    merged: FileResult | None = None
+        items: Iterable[object] = (_verify_here(opts, x) if isinstance(x, KafkaFile) and _is_log(x)
+                                   else x for x in walk(paths))
+    else:
+        items = _parallel(opts, paths, jobs)
+    return summarize(items, Summary("verify-crc"))
+
+
+def _parallel(opts: VerifyOptions, paths: Iterable[str], jobs: int) -> Iterator[object]:
+    """:func:`summarize`'s items, from ``jobs`` workers: a large log comes back as ranges,
+    given on as one log (its problems as they come, one merged result)."""
+    done_items = iter(ordered_map(partial(verify_one, opts),
+                                  segment_ranges(walk(paths), _is_log), jobs, _is_task,
+                                  inline=partial(_verify_here, opts)))
+    for done in done_items:
+        if isinstance(done, tuple) and len(done) == 4:
+            merged = FileResult(done[2].file.path)
+            yield _merged_ranges(opts, done, done_items, merged), merged
+        else:
+            yield done  # a walk problem, a file that is not a log, a whole log
+
+
+def _merged_ranges(opts: VerifyOptions, first: Any, rest: Iterator[Any], merged: FileResult
+                   ) -> Iterator[Problem]:
+    """The problems of a log read as ranges (``first``, then the next ones from ``rest``,
+    up to the range that ends the log), its counts merged into ``merged``.  A range
+    counts when the whole-file read would have seen it as its worker did; otherwise the
+    rest of the log is read here from that range's start, and its later ranges dropped."""
     prev: int | None = None  # the highest last offset of the ranges so far
-    redone: str | None = None  # a log read again here from one of its ranges on
-    for done in ordered_map(work, segment_ranges(walk(paths), _is_log), jobs, _is_task,
-                            inline=here):
-        if isinstance(done, Problem):
-            if done.severity != INFO:
-                summary.add_problem(done)
-                yield done
-            continue
-        if isinstance(done, KafkaFile):
-            continue
-        if len(done) == 2:  # a whole log
-            problems, result = cast("tuple[Iterable[Problem], FileResult]", done)
-            result.problems = 0
-            yield from _counted(problems, result, summary)
-            summary.add_file(result)
-            yield result
-            continue
-        problems, part, rng, ended = cast("tuple[Spilled, FileResult, SegmentRange, RangeEnd]", done)
-        if rng.file.path == redone:
-            continue
-        if rng.start == 0:
-            merged, prev = FileResult(rng.file.path), None
-        assert merged is not None
-        exact = ended.in_step and (rng.start == 0 or (
-            prev is not None and ended.min_last is not None and ended.min_last > prev))
-        if exact:
-            yield from _counted(problems, merged, summary)
+    done, redone = first, False
+    while True:
+        problems, part, rng, ended = cast("tuple[Spilled, FileResult, SegmentRange, RangeEnd]",
+                                          done)
+        if redone:
+            _discard(problems)
+        elif ended.in_step and (rng.start == 0 or (
+                prev is not None and ended.min_last is not None and ended.min_last > prev)):
+            yield from problems
             prev = ended.max_last if prev is None or ended.max_last is None \
                 else max(prev, ended.max_last)
+            _add_counts(merged, part)
         else:
-            # the whole-file read would not see this range as the worker did (damage
-            # resynchronised past its end, or offsets not after the ranges before it):
-            # the rest of the log is read here, from this range's start
+            # damage resynchronised past the range's end, or offsets not after the
+            # ranges before it: the rest of the log, read here
             _discard(problems)
-            redone = rng.file.path
+            redone = True
             part = FileResult(rng.file.path)
-            yield from _counted(verify_log(rng.file, opts, part, rng.start, None, prev,
-                                           prev is None),
-                                merged, summary)
-        merged.size += part.size
-        _add_counts(merged, part)
-        if rng.stop is None or redone == rng.file.path:
-            summary.add_file(merged)
-            yield merged
-    yield summary
+            yield from verify_log(rng.file, opts, part, rng.start, None, prev, prev is None)
+            _add_counts(merged, part)
+        if rng.stop is None:
+            return
+        done = next(rest)
 
 
 def _counted(problems: Iterable[Problem], result: FileResult, summary: Summary
@@ -180,6 +177,8 @@ _COUNTS = ("batches", "valid_batches", "invalid_batches", "records", "unreadable
 
 
 def _add_counts(into: FileResult | Summary, part: FileResult) -> None:
+    if isinstance(into, FileResult):
+        into.size += part.size
     for name in _COUNTS:
         setattr(into, name, getattr(into, name) + getattr(part, name))
 
