@@ -25,13 +25,13 @@ from kdump.decoders.share_group_state import ShareGroupStateDecoder
 from kdump.decoders.transaction_log import TransactionLogDecoder, scala_hashset_order
 from kdump.ops.offsets_digest import OffsetsDigest
 from kdump.protocol.control import decode_control_value
-from kdump.protocol.schema import json_text
+from kdump.protocol.messages import json_text
 
 try:
-    from tests import schema_writer as sw
+    from tests import message_writer as sw
     from tests import writer as w
 except ImportError:  # pragma: no cover - tests/ not importable as a package
-    import schema_writer as sw  # type: ignore[no-redef, import-not-found, unused-ignore]
+    import message_writer as sw  # type: ignore[no-redef, import-not-found, unused-ignore]
     import writer as w  # type: ignore[no-redef, import-not-found, unused-ignore]
 
 TS = 1700000000000

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from kdump.cli.manpages import render_all
-from kdump.schema import SCHEMA, fields_of, markdown
+from kdump.model import SCHEMA, fields_of, markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -72,7 +72,7 @@ def test_readme_schema_is_the_generated_one() -> None:
 def test_spark_columns_in_the_docs_are_the_generated_ones() -> None:
     """docs/spark.md's column tables come from the output model, as the Spark schema
     does; a column named like a JSON batch or record field holds that field."""
-    from kdump.schema import SPARK_COLUMNS, spark_markdown
+    from kdump.model import SPARK_COLUMNS, spark_markdown
     from kdump.spark.segments import BATCH_FIELDS, RECORD_FIELDS
 
     doc = (ROOT / "docs" / "spark.md").read_text(encoding="utf-8")
@@ -166,7 +166,7 @@ def test_json_objects_use_documented_fields(args: list[str], sample_cwd: Path,
 
 
 def test_every_object_kdump_shapes_is_documented() -> None:
-    """Each literal kind given to kdump.schema.shape names a documented object type, so no
+    """Each literal kind given to kdump.model.shape names a documented object type, so no
     writer can meet an undocumented one at run time (the Spark export answer did)."""
     import ast
 
@@ -181,7 +181,7 @@ def test_every_object_kdump_shapes_is_documented() -> None:
 
 
 def test_shape_orders_fields_and_refuses_drift() -> None:
-    from kdump.schema import shape
+    from kdump.model import shape
 
     got = shape("index_entry", {"position": 7, "offset": 3, "slot": 0, "file": "a.index"})
     assert list(got.items()) == [("type", "index_entry"), ("file", "a.index"), ("slot", 0),

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import schema_writer as sw
+import message_writer as sw
 from writer import ZSTD, Rec, v2_batch, varint, varlong
 
 LIMIT_MB = 300

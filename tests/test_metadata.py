@@ -674,7 +674,7 @@ def test_inputs_are_not_modified(logdir: Path) -> None:
 
 # ============================================================================ CLI
 
-from kdump.schema import METADATA_SCHEMA  # noqa: E402
+from kdump.model import METADATA_SCHEMA  # noqa: E402
 
 try:
     from tests.conftest import KdumpRunner
@@ -770,9 +770,9 @@ def test_fast_partition_change_reader_is_the_generic_one() -> None:
     from kdump.metadata.records import decode_generic, decode_record
 
     try:
-        from tests import schema_writer as sw
+        from tests import message_writer as sw
     except ImportError:  # pragma: no cover
-        import schema_writer as sw  # type: ignore[no-redef]
+        import message_writer as sw  # type: ignore[no-redef]
     schema = w.metadata_schemas()["PartitionChangeRecord"]
     for seed in range(300):
         rng = random.Random(seed)

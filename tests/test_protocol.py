@@ -15,7 +15,7 @@ from kdump.protocol.control import (
     control_record_text,
     decode_control_value,
 )
-from kdump.protocol.schema import (
+from kdump.protocol.messages import (
     Field,
     Reader,
     Schema,
@@ -30,9 +30,9 @@ from kdump.protocol.schema import (
 )
 
 try:
-    from tests import schema_writer as sw
+    from tests import message_writer as sw
 except ImportError:  # pragma: no cover - tests/ not importable as a package
-    import schema_writer as sw  # type: ignore[no-redef, import-not-found, unused-ignore]
+    import message_writer as sw  # type: ignore[no-redef, import-not-found, unused-ignore]
 
 # ----------------------------------------------------------------------------- versions
 

@@ -17,7 +17,7 @@ import writer as w
 from conftest import KdumpRunner
 
 from kdump.ops.replicas import EpochCache, follower_truncation
-from kdump.schema import fields_of
+from kdump.model import fields_of
 
 SEG = "00000000000000000000"
 

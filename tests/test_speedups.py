@@ -431,7 +431,7 @@ def test_text_record_lines_match_python(sample_logdir: Path) -> None:
 @native
 def test_json_record_lines_match_python(sample_logdir: Path) -> None:
     """The native record writer writes, byte for byte, what record_object (the output
-    model's record, kdump.schema) gives."""
+    model's record, kdump.model) gives."""
     from kdump.decoders.base import Decoded
     from kdump.ops.events import RecordEvent
     from kdump.render.jsonl import _dumps, _structured_of, record_object, record_prefix

@@ -1827,7 +1827,7 @@ if __name__ == "__main__":
 # KRaft __cluster_metadata: metadata records, log segments and snapshot .checkpoint files
 # --------------------------------------------------------------------------------------------
 # Record schemas written again from metadata/src/main/resources/common/metadata/*.json
-# (apache/kafka trunk, 2024-10-25) and encoded with tests/schema_writer.py; frame:
+# (apache/kafka trunk, 2024-10-25) and encoded with tests/message_writer.py; frame:
 # MetadataRecordSerde (uvarint frame version 1, uvarint api key, uvarint version, body).
 
 METADATA_DESCRIPTIONS = """
@@ -2003,9 +2003,9 @@ def metadata_schemas() -> dict[str, Any]:
     global _META_SCHEMAS
     if _META_SCHEMAS is None:
         try:
-            from tests import schema_writer as sw
+            from tests import message_writer as sw
         except ImportError:  # pragma: no cover - tests/ on sys.path
-            import schema_writer as sw  # type: ignore[no-redef]
+            import message_writer as sw  # type: ignore[no-redef]
         _META_SCHEMAS = sw.parse_many(METADATA_DESCRIPTIONS)
     return _META_SCHEMAS
 
@@ -2015,9 +2015,9 @@ def metadata_record(name: str, values: dict[str, Any] | None = None, *,
     """A framed metadata record value: ``metadata_record("TopicRecord", {...})``.
     ``version`` defaults to the newest; ``api_key`` overrides the schema's (unknown types)."""
     try:
-        from tests import schema_writer as sw
+        from tests import message_writer as sw
     except ImportError:  # pragma: no cover
-        import schema_writer as sw  # type: ignore[no-redef]
+        import message_writer as sw  # type: ignore[no-redef]
     schema = metadata_schemas()[name]
     v = schema.valid[1] if version is None else version
     body = sw.encode(schema, values or {}, min(v, schema.valid[1]))

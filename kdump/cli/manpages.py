@@ -14,7 +14,7 @@ import click
 
 from .. import __version__
 from ..findings import KINDS
-from ..schema import ENCODING_NOTES, METADATA_SCHEMA, SCHEMA, fields_of
+from ..model import ENCODING_NOTES, METADATA_SCHEMA, SCHEMA, fields_of
 
 DATE = "2026"  # fixed: pages must not change with the day they are generated
 

@@ -22,7 +22,7 @@ import base64
 from typing import Any
 
 from kdump.decoders.base import Decoded
-from kdump.protocol.schema import (
+from kdump.protocol.messages import (
     Field,
     Reader,
     Schema,

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
 from kdump.decoders.base import Decoded
-from kdump.protocol.schema import (
+from kdump.protocol.messages import (
     Field,
     Schema,
     SchemaError,

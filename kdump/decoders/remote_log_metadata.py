@@ -24,7 +24,7 @@ from typing import Any
 
 from kdump.decoders.base import Decoded
 from kdump.decoders.cluster_metadata import FrameError, decode_frame, record_type_name
-from kdump.protocol.schema import Field, Schema, SchemaError
+from kdump.protocol.messages import Field, Schema, SchemaError
 
 __all__ = [
     "REMOTE_LOG_METADATA_SCHEMAS",

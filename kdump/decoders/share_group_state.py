@@ -19,7 +19,7 @@ Schemas: ``share-coordinator/src/main/resources/common/message/Share{Snapshot,Up
 from __future__ import annotations
 
 from kdump.decoders.consumer_offsets import CoordinatorRecordDecoder
-from kdump.protocol.schema import Field, Schema
+from kdump.protocol.messages import Field, Schema
 
 __all__ = [
     "SHARE_KEY_SCHEMAS",

@@ -26,7 +26,7 @@ from typing import Any
 
 from kdump.decoders.base import Decoded
 from kdump.decoders.consumer_offsets import java_string_hashcode
-from kdump.protocol.schema import Field, Schema, SchemaError, read_message, to_json
+from kdump.protocol.messages import Field, Schema, SchemaError, read_message, to_json
 
 __all__ = [
     "TRANSACTION_LOG_KEY",

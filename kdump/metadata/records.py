@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..decoders.cluster_metadata import METADATA_SCHEMAS, record_type_name
-from ..protocol.schema import Reader, SchemaError, clamp_version, read_message
+from ..protocol.messages import Reader, SchemaError, clamp_version, read_message
 
 __all__ = ["DecodedRecord", "RecordError", "decode_record"]
 

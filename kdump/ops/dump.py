@@ -37,7 +37,7 @@ from ..files.text import (
 )
 from ..files.txnindex import CURRENT_VERSION, partial_tail, read_txn_index
 from ..findings import ERROR, INFO, WARNING, Problem
-from ..protocol.schema import set_max_batch_bytes
+from ..protocol.messages import set_max_batch_bytes
 from ..records._native import speedups as _native
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader

@@ -26,7 +26,7 @@ from ..findings import Problem
 from ..records.file_records import Batch, LogReader
 from ..records.record import Record
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
-from ..schema import shape
+from ..model import shape
 from ..source import FileSource
 
 #: bytes read at a time while looking: small, so a lookup touches little

@@ -21,7 +21,7 @@ from ..findings import INFO, Problem
 from ..records.control import parse_control
 from ..records.file_records import LogReader
 from ..records.v2 import RecordBatch
-from ..schema import shape
+from ..model import shape
 from ..source import FileSource
 from .offsets_digest import OffsetsDigest
 from .replicas import log_end_offset

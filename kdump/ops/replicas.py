@@ -43,7 +43,7 @@ from ..findings import ERROR, INFO, WARNING, Problem
 from ..records.batch import Batch
 from ..records.file_records import LogReader, make_batch
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..schema import shape
+from ..model import shape
 from ..source import FileSource
 
 UNDEFINED_EPOCH = -1

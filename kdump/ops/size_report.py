@@ -29,7 +29,7 @@ from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..schema import shape
+from ..model import shape
 from ..source import FileSource
 from .replicas import broker_id_of, logdir_of
 

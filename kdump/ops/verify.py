@@ -29,7 +29,7 @@ from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..schema import shape
+from ..model import shape
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
 

@@ -1,6 +1,6 @@
 """Kafka's generated message encoding ("message schemas") and the records built on it.
 
-* :mod:`kdump.protocol.schema` - the reader, the JSON-converter rendering and Jackson's
+* :mod:`kdump.protocol.messages` - the reader, the JSON-converter rendering and Jackson's
   compact text form.
 * :mod:`kdump.protocol.control` - KRaft control record values (leader change, snapshot
   header/footer, KRaft version, voters) and transaction markers.
@@ -8,7 +8,7 @@
 
 from __future__ import annotations
 
-from kdump.protocol.schema import (
+from kdump.protocol.messages import (
     Field,
     Reader,
     Schema,

@@ -23,7 +23,7 @@ from kdump.layouts import CONTROL_KRAFT_VOTERS as KRAFT_VOTERS
 from kdump.layouts import CONTROL_LEADER_CHANGE as LEADER_CHANGE
 from kdump.layouts import CONTROL_SNAPSHOT_FOOTER as SNAPSHOT_FOOTER
 from kdump.layouts import CONTROL_SNAPSHOT_HEADER as SNAPSHOT_HEADER
-from kdump.protocol.schema import (
+from kdump.protocol.messages import (
     Field,
     Schema,
     SchemaError,

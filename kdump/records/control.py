@@ -65,7 +65,7 @@ def parse_control(record: Record) -> ControlRecord:
             return ctl
         try:
             from ..protocol.control import decode_control_value
-            from ..protocol.schema import SchemaError
+            from ..protocol.messages import SchemaError
         except ImportError:  # pragma: no cover - the protocol package ships with kdump
             ctl.error = "KRaft control record decoding unavailable"
             return ctl

@@ -20,7 +20,7 @@ from ..ops import events as de  # the dump events, as de.BatchEvent ...
 from ..records._native import speedups
 from ..records.file_records import Batch
 from ..records.record import Record
-from ..schema import shape
+from ..model import shape
 from .common import encode_payload
 
 _raw_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -105,7 +105,7 @@ def _record_head(b: Batch) -> dict[str, Any]:
 def record_prefix(b: Batch) -> str:
     """The JSON text every record object of ``b`` starts with, up to the offset's value:
     what the native writer continues (the same fields and order as ``record_object``,
-    both from kdump.schema)."""
+    both from kdump.model)."""
     text = _dumps(shape("record", _record_head(b), upto="offset"))
     return text[:-1] + ',"offset":'
 

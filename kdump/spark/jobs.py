@@ -22,7 +22,7 @@ from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
 from ..ops.size_report import SizeOptions, SizeRow, SizeTotals
 from ..ops.verify import LOG_KINDS, FileResult, Summary, VerifyOptions, summarize
-from ..schema import shape
+from ..model import shape
 from .session import KdumpSpark
 from .tasks import (
     Item,

@@ -36,12 +36,12 @@ from ..findings import INFO, Problem
 from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..schema import spark_fields
+from ..model import spark_fields
 from ..source import FileSource
 
 DEFAULT_SPLIT_BYTES = 128 << 20
 
-#: the columns, from the output model (kdump.schema.SPARK_COLUMNS)
+#: the columns, from the output model (kdump.model.SPARK_COLUMNS)
 RECORD_FIELDS = spark_fields("record")
 BATCH_FIELDS = spark_fields("batch")
 VERIFY_FIELDS = spark_fields("verify")

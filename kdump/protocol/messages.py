@@ -1,4 +1,4 @@
-"""Reader for Kafka's message-schema encoding and its JSON rendering.
+"""Kafka's message-definition encoding: kdump's reader of it and its JSON rendering.
 
 Kafka generates a Java class per JSON message definition (``*.json`` under
 ``.../resources/common/message``).  Coordinator records, KRaft metadata records, KRaft
