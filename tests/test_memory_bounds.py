@@ -15,8 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 import message_writer as sw
+import pytest
 from writer import ZSTD, Rec, v2_batch, varint, varlong
 
 LIMIT_MB = 300

@@ -16,8 +16,8 @@ from typing import Any
 import writer as w
 from conftest import KdumpRunner
 
-from kdump.ops.replicas import EpochCache, follower_truncation
 from kdump.model import fields_of
+from kdump.ops.replicas import EpochCache, follower_truncation
 
 SEG = "00000000000000000000"
 

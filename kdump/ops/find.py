@@ -23,10 +23,10 @@ from ..errors import InputError, KdumpError, UsageError
 from ..files.index import OffsetIndex, TimeIndex
 from ..files.logdir import list_segments, parse_partition_dir
 from ..findings import Problem
+from ..model import shape
 from ..records.file_records import Batch, LogReader
 from ..records.record import Record
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
-from ..model import shape
 from ..source import FileSource
 
 #: bytes read at a time while looking: small, so a lookup touches little

@@ -20,8 +20,8 @@ from typing import Any
 from ..decoders import internal_decoder
 from ..files.logdir import list_segments
 from ..findings import Problem
-from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ..model import shape
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
 from .offsets_digest import CommittedOffset
 from .offsets_summary import ReplayState, replay_log
 from .replicas import Replica, ReplicaSet, log_end_offset

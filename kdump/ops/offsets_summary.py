@@ -18,10 +18,10 @@ from ..decoders import internal_decoder
 from ..errors import KdumpError, UsageError
 from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
+from ..model import shape
 from ..records.control import parse_control
 from ..records.file_records import LogReader
 from ..records.v2 import RecordBatch
-from ..model import shape
 from ..source import FileSource
 from .offsets_digest import OffsetsDigest
 from .replicas import log_end_offset

@@ -40,10 +40,10 @@ from ..errors import KdumpError
 from ..files.logdir import list_segments, parse_partition_dir, walk
 from ..files.text import iter_checkpoint, read_properties
 from ..findings import ERROR, INFO, WARNING, Problem
+from ..model import shape
 from ..records.batch import Batch
 from ..records.file_records import LogReader, make_batch
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..model import shape
 from ..source import FileSource
 
 UNDEFINED_EPOCH = -1

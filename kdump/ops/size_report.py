@@ -24,12 +24,12 @@ from ..errors import KdumpError, LimitExceeded
 from ..files.logdir import KafkaFile, walk
 from ..files.splits import SegmentRange, segment_ranges, window_for
 from ..findings import INFO, Problem
+from ..model import shape
 from ..parallel import ordered_map
 from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..model import shape
 from ..source import FileSource
 from .replicas import broker_id_of, logdir_of
 

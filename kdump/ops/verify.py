@@ -24,12 +24,12 @@ from ..files.logdir import KafkaFile, walk
 from ..files.splits import SegmentRange, segment_ranges, window_for
 from ..findings import ERROR, INFO, Problem
 from ..fs import Listing
+from ..model import shape
 from ..parallel import Spilled, ordered_map
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..model import shape
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
 

@@ -16,11 +16,11 @@ from typing import Any, TextIO
 from ..decoders.base import Decoded
 from ..files.logdir import parse_partition_dir
 from ..findings import Problem
+from ..model import shape
 from ..ops import events as de  # the dump events, as de.BatchEvent ...
 from ..records._native import speedups
 from ..records.file_records import Batch
 from ..records.record import Record
-from ..model import shape
 from .common import encode_payload
 
 _raw_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode

@@ -20,9 +20,9 @@ from typing import Any
 from .. import fs as kfs
 from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
+from ..model import shape
 from ..ops.size_report import SizeOptions, SizeRow, SizeTotals
 from ..ops.verify import LOG_KINDS, FileResult, Summary, VerifyOptions, summarize
-from ..model import shape
 from .session import KdumpSpark
 from .tasks import (
     Item,

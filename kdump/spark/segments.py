@@ -33,10 +33,10 @@ from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..files.splits import split_points
 from ..findings import INFO, Problem
+from ..model import spark_fields
 from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..model import spark_fields
 from ..source import FileSource
 
 DEFAULT_SPLIT_BYTES = 128 << 20
