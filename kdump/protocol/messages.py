@@ -44,7 +44,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any
 
 from ..errors import CorruptDataError, RecordTooLarge
-from ..records.faults import DEFAULT_MAX_BATCH_BYTES, OBJECT_COST, max_objects
+from ..limits import DEFAULT_MAX_BATCH_BYTES, OBJECT_COST, max_objects
 
 __all__ = [
     "ZERO_UUID",
