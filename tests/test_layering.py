@@ -228,3 +228,33 @@ def test_the_floor_check_catches_an_upward_import() -> None:
         "kdump/source.py:1: floor ground imports kdump.records.v2 (floor records)",
     ]
     assert upward_imports(KDUMP / "cli" / "verify.py", "from ..ops import verify\n") == []
+
+
+# ------------------------------------------------------------------ rooms of a fair size
+
+#: lines a module of kdump/ may have without a reason for its size
+MAX_LINES = 600
+
+
+def size_reason(path: Path) -> str | None:
+    """The line of the module's docstring starting with ``Size:`` (why it is larger)."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return next((line for line in doc.splitlines() if line.startswith("Size:")), None)
+
+
+@pytest.mark.parametrize("path", ALL_MODULES, ids=lambda p: p.relative_to(KDUMP).as_posix())
+def test_module_over_600_lines_says_why(path: Path) -> None:
+    """No module of kdump/ over MAX_LINES lines without a ``Size:`` line in its docstring
+    saying why it is one module (tests/ are exempt: tests/writer.py and the test files)."""
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= MAX_LINES or size_reason(path) is not None, (
+        f"kdump/{path.relative_to(KDUMP).as_posix()} has {lines} lines: split it by "
+        "responsibility, or give the reason in a docstring line starting with 'Size:'")
+
+
+def test_size_reason_is_read_from_the_docstring(tmp_path: Path) -> None:
+    big = tmp_path / "big.py"
+    big.write_text('"""A big room.\n\nSize: one table.\n"""\n' + "x = 1\n" * 700)
+    assert size_reason(big) == "Size: one table."
+    big.write_text('"""A big room."""\n# Size: in a comment does not count\n')
+    assert size_reason(big) is None
