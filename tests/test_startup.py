@@ -136,3 +136,23 @@ def test_pool_pays_only_for_enough_work_when_kdump_chose_the_jobs() -> None:
     assert (pays, list(it)) == (True, more)
     assert MIN_POOL_BYTES == 64 << 20
     assert pool_pays(more, DefaultJobs(1), size)[0] is False
+
+
+def test_spark_submit_entry_point_is_named_without_importing_the_cli() -> None:
+    """``python -m kdump.spark.submit --path`` names kdump/cli/spark_submit.py (the Spark
+    floor does not import the CLI); that file, run as spark-submit runs it, is ``kdump
+    spark``."""
+    import kdump.cli.spark_submit as entry
+
+    env = subprocess_env()
+    p = subprocess.run([sys.executable, "-m", "kdump.spark.submit", "--path"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert (p.returncode, p.stdout, p.stderr) == (0, f"{entry.__file__}\n", "")
+    p = subprocess.run([sys.executable, entry.__file__, "--help"], capture_output=True,
+                       text=True, env=env, timeout=60)
+    assert p.returncode == 0 and p.stdout.startswith("Usage: kdump spark [OPTIONS] COMMAND")
+    p = subprocess.run([sys.executable, "-m", "kdump.spark.submit", "verify-crc", "x"],
+                       capture_output=True, text=True, env=env, timeout=60)
+    assert (p.returncode, p.stdout) == (2, "")
+    assert p.stderr == (f"usage: python -m kdump.spark.submit --path  (then: spark-submit "
+                        f"[spark options] {entry.__file__} COMMAND ARGS...)\n")
