@@ -53,14 +53,19 @@ def default_jobs() -> int:
 #: over 64 MiB of uncompressed log in one process (bench/startup_bench.py)
 MIN_POOL_BYTES = 64 << 20
 
+#: items :func:`pool_pays` reads ahead at most: so many files are work enough for a pool
+#: whatever their size, and the look-ahead stays bounded (walk items are small objects)
+MAX_AHEAD = 1024
+
 
 def pool_pays(items: Iterable[T], jobs: int, size: Callable[[T], int]
               ) -> tuple[bool, Iterator[T]]:
     """Whether to run ``items`` in a pool of ``jobs`` workers, and the items (all of them,
     in order).  ``jobs`` the user asked for (a plain int above 1): yes.  ``jobs`` kdump
     chose (:class:`DefaultJobs`): only when the items' ``size`` (the bytes of work in
-    each; 0 for items that are no work) adds up to :data:`MIN_POOL_BYTES`; the items are
-    read ahead until it does or they end (a walk's items are names, not data)."""
+    each; 0 for items that are no work) adds up to :data:`MIN_POOL_BYTES`, or there are
+    :data:`MAX_AHEAD` items; the items are read ahead until then or their end (a walk's
+    items are names, not data)."""
     it = iter(items)
     if jobs <= 1 or not isinstance(jobs, DefaultJobs):
         return jobs > 1, it
@@ -69,7 +74,7 @@ def pool_pays(items: Iterable[T], jobs: int, size: Callable[[T], int]
     for item in it:
         ahead.append(item)
         total += size(item)
-        if total >= MIN_POOL_BYTES:
+        if total >= MIN_POOL_BYTES or len(ahead) >= MAX_AHEAD:
             return True, chain(ahead, it)
     return False, iter(ahead)
 
@@ -204,4 +209,5 @@ def _pop(pending: deque[tuple[bool, Any]]) -> Iterator[Any]:
     yield result
 
 
-__all__ = ["MIN_POOL_BYTES", "DefaultJobs", "Spilled", "default_jobs", "ordered_map", "pool_pays"]
+__all__ = ["MAX_AHEAD", "MIN_POOL_BYTES", "DefaultJobs", "Spilled", "default_jobs", "ordered_map",
+           "pool_pays"]

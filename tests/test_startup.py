@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from kdump.parallel import MIN_POOL_BYTES, DefaultJobs, default_jobs, pool_pays
+from kdump.parallel import MAX_AHEAD, MIN_POOL_BYTES, DefaultJobs, default_jobs, pool_pays
 
 try:
     from tests import writer as w
@@ -136,6 +136,13 @@ def test_pool_pays_only_for_enough_work_when_kdump_chose_the_jobs() -> None:
     assert (pays, list(it)) == (True, more)
     assert MIN_POOL_BYTES == 64 << 20
     assert pool_pays(more, DefaultJobs(1), size)[0] is False
+    # many small files are work enough, and the look-ahead stays bounded
+    many = ["p"] * (MAX_AHEAD - 1) + [0, "after"]
+    src = iter(many)
+    pays, _ = pool_pays(src, DefaultJobs(2), size)
+    assert pays is True and list(src) == ["after"]
+    pays, it = pool_pays(many, DefaultJobs(2), size)
+    assert pays is True and list(it) == many
 
 
 def test_spark_submit_entry_point_is_named_without_importing_the_cli() -> None:
