@@ -83,6 +83,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--no-bytecode-cache", action="store_true",
                     help="every run compiles the sources (PYTHONDONTWRITEBYTECODE=1)")
+    ap.add_argument("--baseline", metavar="CHECKOUT",
+                    help="also time another checkout of kdump (e.g. /work/main: before the "
+                    "change) in the same rounds, run by this Python from its source tree")
     ap.add_argument("--write-readme", action="store_true",
                     help="replace the start-up figures in bench/README.md")
     args = ap.parse_args(argv)
@@ -96,6 +99,11 @@ def main(argv: list[str]) -> int:
         "loop": [sys.executable, str(PEERS / "crc_loop.py"), seg],
         "verify": [*kdump, "verify-crc", seg],
     }
+    if args.baseline:
+        base = [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv.pop(1)); "
+                "from kdump.cli import main; sys.exit(main())", str(Path(args.baseline).resolve())]
+        commands["help-base"] = [*base, "--help"]
+        commands["verify-base"] = [*base, "verify-crc", seg]
     env = child_env(not args.no_bytecode_cache)
     load_before = os.getloadavg()[0]
     for cmd in commands.values():  # warm the page cache and the bytecode caches
@@ -137,6 +145,18 @@ def main(argv: list[str]) -> int:
         f"| verify-crc / crc32c loop (median of the rounds' ratios) | {ratio:.2f}x | "
         f"{cpu_ratio:.2f}x | <= {RATIO_TARGET}x | {'yes' if ratio_ok else '**no**'} |",
     ]
+    if args.baseline:
+        base_rev = subprocess.run(["git", "-C", args.baseline, "rev-parse", "--short", "HEAD"],
+                                  capture_output=True, text=True).stdout.strip()
+        pairs = list(zip(runs["verify-base"], runs["loop"], strict=True))
+        base_ratio = statistics.median(v[0] / lp[0] for v, lp in pairs)
+        base_cpu = statistics.median(v[1] / lp[1] for v, lp in pairs)
+        lines += [
+            row(f"before: `kdump --help` at {base_rev}", "help-base"),
+            row(f"before: `kdump verify-crc` at {base_rev}, same segment", "verify-base"),
+            f"| before: verify-crc / crc32c loop at {base_rev} | {base_ratio:.2f}x | "
+            f"{base_cpu:.2f}x | | |",
+        ]
     text = "\n".join(lines)
     print(text)
     if args.write_readme and not args.no_bytecode_cache:
