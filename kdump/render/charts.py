@@ -1,0 +1,114 @@
+"""Charts for the HTML report, as inline SVG drawn by pygal (no browser, no JavaScript).
+
+pygal lays out axes, labels, legends and scales better than hand-made SVG would, and
+renders to an element tree in pure Python.  Every chart is made inert before it is
+inlined: pygal's own ``<script>`` (its tooltip configuration) is removed and no
+stylesheet or script is referenced (``js=[]``), so the page makes no request and reads
+with JavaScript off.  Labels from the data (topic names) are escaped by the XML writer;
+control and bidi characters are made visible first (:func:`kdump.textsafe.inert`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+from ..textsafe import inert
+
+#: the report's palette (colour-blind safe, prints in grey distinguishably)
+COLOURS = ("#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2", "#db2777",
+           "#65a30d", "#475569", "#ca8a04")
+_MAX_LABEL = 28
+
+
+def _label(s: Any) -> str:
+    text = inert(str(s))
+    return text if len(text) <= _MAX_LABEL else text[: _MAX_LABEL - 1] + "…"
+
+
+def _style() -> Any:
+    from pygal.style import Style
+
+    return Style(
+        background="transparent", plot_background="transparent",
+        foreground="#1f2937", foreground_strong="#111827", foreground_subtle="#d1d5db",
+        opacity=".85", opacity_hover=".95", transition="0s", colors=COLOURS,
+        font_family="system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif",
+        label_font_size=11, major_label_font_size=11, legend_font_size=11,
+        title_font_size=13, value_font_size=10, tooltip_font_size=11)
+
+
+def _config(**kw: Any) -> dict[str, Any]:
+    base: dict[str, Any] = dict(style=_style(), js=[], disable_xml_declaration=True,
+                                explicit_size=False, width=760, height=300, margin=8,
+                                show_legend=True, legend_at_bottom=True, legend_box_size=10,
+                                print_values=False, pretty_print=False, tooltip_border_radius=2,
+                                no_data_text="no data", truncate_legend=_MAX_LABEL,
+                                truncate_label=_MAX_LABEL)
+    base.update(kw)
+    return base
+
+
+def _svg(chart: Any) -> str:
+    """The chart's SVG element as text, its scripts removed."""
+    tree = chart.render_tree()
+    for parent in list(tree.iter()):
+        for child in list(parent):
+            # comments (pygal's credits, with its web address) and scripts go
+            if not isinstance(child.tag, str) or child.tag.rsplit("}", 1)[-1] == "script":
+                parent.remove(child)
+    try:
+        from lxml import etree  # pygal uses lxml when it is installed
+
+        if isinstance(tree, etree._Element):
+            return str(etree.tostring(tree, encoding="unicode"))
+    except ImportError:
+        pass
+    import xml.etree.ElementTree as ET
+
+    return ET.tostring(tree, encoding="unicode")
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(n) < 1000 or unit == "TB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return str(n)
+
+
+def bar_chart(title: str, items: list[tuple[str, int]], *, bytes_axis: bool = True,
+              height: int | None = None) -> str:
+    """Horizontal bars, one per (label, value), in the order given."""
+    import pygal
+
+    fmt = _size if bytes_axis else (lambda v: f"{v:,.0f}")
+    h = height or max(140, 34 + 24 * len(items))
+    chart = pygal.HorizontalBar(**_config(height=h, show_legend=False, title=None,
+                                          value_formatter=fmt, show_y_guides=False,
+                                          show_x_guides=True))
+    chart.x_labels = [_label(k) for k, _ in reversed(items)]
+    chart.add(title, [v for _, v in reversed(items)])
+    return _svg(chart)
+
+
+def time_chart(series: list[tuple[str, list[tuple[int, int]]]]) -> str:
+    """Records over time, one line per topic: (topic, [(epoch ms, records)])."""
+    import pygal
+
+    def stamp(d: _dt.datetime) -> str:
+        return d.strftime("%Y-%m-%d %H:%M")
+
+    chart = pygal.DateTimeLine(**_config(height=320, x_value_formatter=stamp,
+                                         x_label_rotation=0, show_minor_x_labels=False,
+                                         x_labels_major_count=6, dots_size=2,
+                                         value_formatter=lambda v: f"{v:,.0f}",
+                                         stroke_style={"width": 2}, fill=False))
+    for topic, points in series:
+        chart.add(_label(topic), [
+            (_dt.datetime.fromtimestamp(t / 1000, tz=_dt.timezone.utc).replace(tzinfo=None), n)
+            for t, n in points])
+    return _svg(chart)
+
+
+__all__ = ["COLOURS", "bar_chart", "time_chart"]

@@ -1,0 +1,306 @@
+"""``kdump report``'s HTML page: one self-contained file, a view over the report's objects.
+
+The renderer receives exactly the objects ``kdump report --format json`` writes (it turns
+each into its JSON form first), keeps them within bounds (:data:`KEEP` rows per table,
+counting the rest) and, at the end, renders one page with Jinja2 (autoescape on: every
+string from the data is escaped; control and bidi characters are made visible by the
+``inert`` filter) and inline SVG charts (kdump/render/charts.py).  The page makes no
+request: inline CSS, no fonts or scripts from anywhere, a Content-Security-Policy that
+forbids any fetch, and a small inline script (allowed by its hash) that only adds
+sorting and filtering to tables that read fine without it.
+
+The page is written to a temporary file in the output's directory and renamed at the
+end; a run that does not finish (an error, Ctrl-C) leaves no file.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import tempfile
+from collections import Counter
+from typing import Any, TextIO
+
+from ..findings import Problem
+from ..textsafe import inert
+from .jsonl import problem_object
+
+#: rows kept per table (the rest are counted and named in the page, and in --format json)
+KEEP = 5000
+_SEVERITY_ORDER = ("error", "warning", "info")
+
+
+def _json(item: object) -> dict[str, Any] | None:
+    if isinstance(item, Problem):
+        return problem_object(item)
+    if isinstance(item, dict):
+        return item
+    to_json = getattr(item, "to_json", None)
+    return to_json() if to_json is not None else None
+
+
+class _Bounded:
+    """A list that keeps its first ``KEEP`` items and counts them all."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+        self.total = 0
+
+    def add(self, obj: dict[str, Any]) -> None:
+        self.total += 1
+        if len(self.items) < KEEP:
+            self.items.append(obj)
+
+    @property
+    def dropped(self) -> int:
+        return self.total - len(self.items)
+
+
+class HtmlReportRenderer:
+    format = "html"
+
+    def __init__(self, out: TextIO, err: TextIO, *, output: str | None = None,
+                 top: int = 20) -> None:
+        self.out = out
+        self.err = err
+        self.output = output
+        self.top = top
+        self.section = "custody"
+        self.head: dict[str, Any] | None = None
+        self.end: dict[str, Any] | None = None
+        self.files = _Bounded()
+        self.file_kinds: Counter[str] = Counter()
+        self.file_bytes = 0
+        self.unread_files = 0
+        self.meta: dict[str, _Bounded] = {}
+        self.image: dict[str, Any] | None = None
+        self.timeline: dict[str, Any] | None = None
+        self.partitions = _Bounded()
+        self.total: dict[str, Any] | None = None
+        self.activity: list[dict[str, Any]] = []
+        self.comparisons = _Bounded()
+        self.problems: dict[str, _Bounded] = {s: _Bounded() for s in _SEVERITY_ORDER}
+        self.problem_keys: set[tuple[Any, ...]] = set()
+        self.by_kind: Counter[tuple[str, str]] = Counter()
+        self.summaries: list[dict[str, Any]] = []
+        self.offsets_sources: list[dict[str, Any]] = []
+        self.lag = _Bounded()
+        self.group_lag = _Bounded()
+        self.transactions = _Bounded()
+        self.written: str | None = None
+
+    # ------------------------------------------------------------------ collecting
+    def emit(self, item: object) -> None:
+        obj = _json(item)
+        if obj is None:
+            return
+        kind = obj.get("type")
+        if kind == "section":
+            self.section = obj["name"]
+        elif kind == "report":
+            self.head = obj
+        elif kind == "report_end":
+            self.end = obj
+        elif kind == "problem":
+            self._problem(obj)
+        elif self.section == "custody" and kind == "input_file":
+            self.files.add(obj)
+            self.file_kinds[obj["kind"]] += 1
+            self.file_bytes += obj["size"] or 0
+            self.unread_files += not obj["read"]
+        elif self.section == "cluster":
+            if kind == "image":
+                self.image = obj
+            elif kind == "timeline":
+                self.timeline = obj
+            elif isinstance(kind, str):
+                self.meta.setdefault(kind, _Bounded()).add(obj)
+        elif self.section == "data":
+            if kind == "partition":
+                self.partitions.add(obj)
+            elif kind == "total":
+                self.total = obj
+            elif kind == "activity":
+                self.activity.append(obj)
+            elif kind == "partition_comparison":
+                self.comparisons.add(obj)
+        elif kind == "summary":
+            self.summaries.append(obj)
+        elif kind == "offsets_source":
+            self.offsets_sources.append(obj)
+        elif kind == "lag":
+            self.lag.add(obj)
+        elif kind == "group_lag":
+            self.group_lag.add(obj)
+        elif kind == "transaction":
+            self.transactions.add(obj)
+
+    def _problem(self, obj: dict[str, Any]) -> None:
+        key = (obj["file"], obj["position"], obj["kind"], obj["detail"])
+        if key in self.problem_keys:
+            return  # the same finding from two checks
+        if len(self.problem_keys) < 4 * KEEP:
+            self.problem_keys.add(key)
+        obj = dict(obj, found_in=self.section)
+        sev = obj["severity"] if obj["severity"] in self.problems else "error"
+        self.problems[sev].add(obj)
+        self.by_kind[(sev, obj["kind"])] += 1
+
+    # ------------------------------------------------------------------ the page
+    def close(self) -> None:
+        if self.end is None or self.head is None or self.output is None:
+            return  # the run did not finish: no page claiming to be complete
+        from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+        env = Environment(loader=PackageLoader("kdump.render", "templates"),
+                          autoescape=select_autoescape(default=True, default_for_string=True),
+                          undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+        env.filters["inert"] = lambda v: "" if v is None else inert(str(v))
+        env.filters["size"] = _size
+        env.filters["num"] = _num
+        env.filters["ms"] = _duration
+        env.filters["iso"] = _iso
+        script = env.get_template("report.js").render()
+        csp_hash = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+        page = env.get_template("report.html.j2").render(
+            r=self, top=self.top, script=script, csp_hash=csp_hash, charts=self._charts(),
+            topics=self._topics(), brokers=self._brokers(), multi=self._multi_replica(),
+            findings_total=sum(b.total for b in self.problems.values()),
+            kinds=sorted(self.by_kind.items(), key=lambda kv: (
+                _SEVERITY_ORDER.index(kv[0][0]), -kv[1], kv[0][1])),
+            severities=_SEVERITY_ORDER, meta_objects=self._meta_objects())
+        self._write(page)
+
+    def _write(self, page: str) -> None:
+        assert self.output is not None
+        target = os.path.abspath(self.output)
+        directory = os.path.dirname(target)
+        fd, tmp = tempfile.mkstemp(prefix=".kdump-report-", suffix=".tmp", dir=directory)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(page)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        self.written = target
+        self.err.write(f"kdump report: wrote {inert(self.output)} ({_size(len(page.encode()))})\n")
+
+    # ------------------------------------------------------------------ views
+    def _topics(self) -> list[dict[str, Any]]:
+        """Per topic: bytes (every replica), partitions, replicas, records (the largest
+        replica of each partition), first and last timestamp."""
+        topics: dict[str, dict[str, Any]] = {}
+        best: dict[tuple[str, int], dict[str, Any]] = {}
+        for p in self.partitions.items:
+            t = topics.setdefault(p["topic"], {"topic": p["topic"], "bytes": 0, "replicas": 0,
+                                               "partitions": set(), "records": 0,
+                                               "min_timestamp": None, "max_timestamp": None})
+            t["bytes"] += p["bytes"]
+            t["replicas"] += 1
+            t["partitions"].add(p["partition"])
+            k = (p["topic"], p["partition"])
+            if k not in best or p["records"] > best[k]["records"]:
+                best[k] = p
+        for (topic, _), p in best.items():
+            t = topics[topic]
+            t["records"] += p["records"]
+            for f, pick in (("min_timestamp", min), ("max_timestamp", max)):
+                v = p[f]
+                if v is not None and v >= 0:
+                    t[f] = v if t[f] is None else pick(t[f], v)
+        out = sorted(topics.values(), key=lambda t: (-t["bytes"], t["topic"]))
+        for t in out:
+            t["partitions"] = len(t["partitions"])
+        return out
+
+    def _brokers(self) -> list[dict[str, Any]]:
+        brokers: dict[str, dict[str, Any]] = {}
+        for p in self.partitions.items:
+            b = brokers.setdefault(p["log_dir"], {"log_dir": p["log_dir"],
+                                                  "broker_id": p["broker_id"], "bytes": 0,
+                                                  "partitions": 0, "records": 0})
+            b["bytes"] += p["bytes"]
+            b["partitions"] += 1
+            b["records"] += p["records"]
+        return sorted(brokers.values(), key=lambda b: (-b["bytes"], b["log_dir"]))
+
+    def _multi_replica(self) -> bool:
+        return len({p["log_dir"] for p in self.partitions.items}) > 1
+
+    def _meta_objects(self) -> dict[str, list[dict[str, Any]]]:
+        return {k: v.items for k, v in self.meta.items()}
+
+    def _charts(self) -> dict[str, str]:
+        from .charts import bar_chart, time_chart
+
+        charts: dict[str, str] = {}
+        topics = self._topics()
+        if topics:
+            shown = [(t["topic"], t["bytes"]) for t in topics[: self.top]]
+            rest = sum(t["bytes"] for t in topics[self.top:])
+            if rest:
+                shown.append((f"{len(topics) - self.top} other topics", rest))
+            charts["topics"] = bar_chart("bytes", shown)
+        brokers = self._brokers()
+        if len(brokers) > 1:
+            charts["brokers"] = bar_chart("bytes", [
+                (f"broker {b['broker_id']}" if b["broker_id"] is not None
+                 else os.path.basename(b["log_dir"]) or b["log_dir"], b["bytes"])
+                for b in brokers[: self.top]])
+        series = sorted(self.activity, key=lambda a: (-a["records"], a["topic"]))
+        series = [a for a in series if not a["topic"].startswith("__")][:8] or series[:8]
+        if series:
+            charts["activity"] = time_chart([(a["topic"], [(t, n) for t, n in a["buckets"]])
+                                             for a in series])
+        return charts
+
+
+def _size(n: Any) -> str:
+    if n is None:
+        return "–"
+    v = float(n)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(v) < 1000 or unit == "TB":
+            return f"{v:.0f} {unit}" if unit == "B" else f"{v:.1f} {unit}"
+        v /= 1000
+    return str(n)
+
+
+def _num(n: Any) -> str:
+    if n is None:
+        return "–"
+    if isinstance(n, bool):
+        return "yes" if n else "no"
+    if isinstance(n, int):
+        return f"{n:,}".replace(",", "\u202f")
+    return str(n)
+
+
+def _duration(ms: Any) -> str:
+    if ms is None:
+        return "–"
+    s = int(ms) // 1000
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    if s < 86400:
+        return f"{s // 3600} h {s // 60 % 60} min"
+    return f"{s // 86400} d {s // 3600 % 24} h"
+
+
+def _iso(ms: Any) -> str:
+    if ms is None or (isinstance(ms, int) and ms < 0):
+        return "–"
+    from ..ops.report import utc_iso
+
+    return utc_iso(ms).replace("T", " ")
+
+
+__all__ = ["HtmlReportRenderer"]
