@@ -35,7 +35,9 @@ def _style() -> Any:
         opacity=".85", opacity_hover=".95", transition="0s", colors=COLOURS,
         font_family="system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif",
         label_font_size=11, major_label_font_size=11, legend_font_size=11,
-        title_font_size=13, value_font_size=10, tooltip_font_size=11)
+        title_font_size=13, value_font_size=10, tooltip_font_size=11,
+        guide_stroke_color="#e5e7eb", major_guide_stroke_color="#d1d5db",
+        guide_stroke_dasharray="0", major_guide_stroke_dasharray="0")
 
 
 def _config(**kw: Any) -> dict[str, Any]:
@@ -79,35 +81,45 @@ def _size(n: float) -> str:
 
 def bar_chart(title: str, items: list[tuple[str, int]], *, bytes_axis: bool = True,
               height: int | None = None) -> str:
-    """Horizontal bars, one per (label, value), in the order given."""
+    """Horizontal bars, one per (label, value), in the order given, each labelled with
+    its value."""
     import pygal
 
     fmt = _size if bytes_axis else (lambda v: f"{v:,.0f}")
-    h = height or max(140, 34 + 24 * len(items))
+    h = height or max(120, 40 + 26 * len(items))
     chart = pygal.HorizontalBar(**_config(height=h, show_legend=False, title=None,
                                           value_formatter=fmt, show_y_guides=False,
-                                          show_x_guides=True))
+                                          show_x_guides=True, print_values=True,
+                                          y_labels_major_count=4, show_minor_y_labels=False))
     chart.x_labels = [_label(k) for k, _ in reversed(items)]
     chart.add(title, [v for _, v in reversed(items)])
     return _svg(chart)
 
 
-def time_chart(series: list[tuple[str, list[tuple[int, int]]]]) -> str:
-    """Records over time, one line per topic: (topic, [(epoch ms, records)])."""
+def time_chart(series: list[tuple[str, list[tuple[int, int]]]], width_ms: int) -> str:
+    """Records over time, stacked by topic: (topic, [(bucket start epoch ms, records)]),
+    buckets ``width_ms`` wide; empty buckets count 0."""
     import pygal
 
-    def stamp(d: _dt.datetime) -> str:
-        return d.strftime("%Y-%m-%d %H:%M")
+    starts = [t for _, pts in series for t, _ in pts]
+    if not starts:
+        return ""
+    lo, hi = min(starts), max(starts)
+    steps = list(range(lo, hi + width_ms, width_ms))
 
-    chart = pygal.DateTimeLine(**_config(height=320, x_value_formatter=stamp,
-                                         x_label_rotation=0, show_minor_x_labels=False,
-                                         x_labels_major_count=6, dots_size=2,
-                                         value_formatter=lambda v: f"{v:,.0f}",
-                                         stroke_style={"width": 2}, fill=False))
+    def stamp(ms: int) -> str:
+        return _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+
+    chart = pygal.StackedLine(**_config(height=300, fill=True, show_dots=len(steps) < 3,
+                                        dots_size=3, x_label_rotation=0,
+                                        show_minor_x_labels=False,
+                                        x_labels_major_every=max(1, len(steps) // 5),
+                                        value_formatter=lambda v: f"{v:,.0f}",
+                                        stroke_style={"width": 1.5}, show_x_guides=False))
+    chart.x_labels = [stamp(t) for t in steps]
     for topic, points in series:
-        chart.add(_label(topic), [
-            (_dt.datetime.fromtimestamp(t / 1000, tz=_dt.timezone.utc).replace(tzinfo=None), n)
-            for t, n in points])
+        have = dict(points)
+        chart.add(_label(topic), [have.get(t, 0) for t in steps])
     return _svg(chart)
 
 

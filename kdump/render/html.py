@@ -257,7 +257,7 @@ class HtmlReportRenderer:
         series = [a for a in series if not a["topic"].startswith("__")][:8] or series[:8]
         if series:
             charts["activity"] = time_chart([(a["topic"], [(t, n) for t, n in a["buckets"]])
-                                             for a in series])
+                                             for a in series], series[0]["bucket_ms"])
         return charts
 
 
