@@ -86,11 +86,11 @@ def bar_chart(title: str, items: list[tuple[str, int]], *, bytes_axis: bool = Tr
     import pygal
 
     fmt = _size if bytes_axis else (lambda v: f"{v:,.0f}")
-    h = height or max(120, 40 + 26 * len(items))
-    chart = pygal.HorizontalBar(**_config(height=h, show_legend=False, title=None,
-                                          value_formatter=fmt, show_y_guides=False,
-                                          show_x_guides=True, print_values=True,
-                                          y_labels_major_count=4, show_minor_y_labels=False))
+    h = height or max(110, 50 + 24 * len(items))
+    chart = pygal.HorizontalBar(**_config(width=600, height=h, show_legend=False, title=None,
+                                          value_formatter=fmt, show_y_guides=True,
+                                          show_x_guides=False, print_values=True,
+                                          print_values_position="top"))
     chart.x_labels = [_label(k) for k, _ in reversed(items)]
     chart.add(title, [v for _, v in reversed(items)])
     return _svg(chart)
@@ -110,7 +110,7 @@ def time_chart(series: list[tuple[str, list[tuple[int, int]]]], width_ms: int) -
     def stamp(ms: int) -> str:
         return _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
 
-    chart = pygal.StackedLine(**_config(height=300, fill=True, show_dots=len(steps) < 3,
+    chart = pygal.StackedLine(**_config(width=1200, height=300, fill=True, show_dots=len(steps) < 3,
                                         dots_size=3, x_label_rotation=0,
                                         show_minor_x_labels=False,
                                         x_labels_major_every=max(1, len(steps) // 5),
