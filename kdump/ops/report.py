@@ -11,7 +11,8 @@ kdump/model.py, REPORT_SCHEMA) are the chain of custody (``report``, ``input_fil
 
 Chain of custody: every file the walk lists is hashed (SHA-256, streamed through
 :class:`kdump.source.FileSource` in 1 MiB reads: read-only, O_NOATIME, bounded memory);
-files kdump does not interpret (``unknown`` kinds, lock files) are listed with
+files kdump does not interpret (``unknown`` kinds, lock files, and files under an
+input directory that the walk passes over, kind ``other``) are listed with
 ``read: false``.  The inputs are never modified.
 
 Memory: one batch at a time; the activity buckets are bounded (:data:`MAX_BUCKETS` per
@@ -50,7 +51,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("transactions", "Transactions"),
 )
 #: file kinds whose content no check reads (listed, hashed, marked read: false)
-UNREAD_KINDS = ("unknown", "lock")
+UNREAD_KINDS = ("unknown", "lock", "other")
 #: activity buckets kept per partition replica (their width doubles to stay under it)
 MAX_BUCKETS = 240
 #: the smallest bucket: one minute
@@ -61,6 +62,8 @@ HISTORY_LIMIT = 5000
 #: the partition's own clock, its last batch's timestamp) is reported as hanging
 HANGING_AFTER_MS = 900_000
 HASH_CHUNK = 1 << 20
+#: findings remembered to report each once (beyond it, repeats may show twice)
+SEEN_LIMIT = 100_000
 METADATA_TOPIC = "__cluster_metadata"
 
 
@@ -133,6 +136,20 @@ def input_file(f: KafkaFile) -> tuple[dict[str, Any], Problem | None]:
         "error": error})
     p = None if error is None else Problem(f.path, None, "unreadable-file", error)
     return obj, p
+
+
+def _unwalked(paths: list[str], walked: set[str]) -> Iterator[str]:
+    """Files under the local input directories that the walk does not list (editor
+    folders, stray copies ...): present, hashed, listed as not read."""
+    for p in paths:
+        if kfs.is_url(p) or not os.path.isdir(p):
+            continue
+        for root, dirs, names in kfs.walk_local(p):
+            dirs.sort()
+            for name in sorted(names):
+                full = os.path.join(root, name)
+                if full not in walked and os.path.isfile(full) and not os.path.islink(full):
+                    yield full
 
 
 # ----------------------------------------------------------------------- activity
@@ -347,8 +364,16 @@ def report(paths: Iterable[str], opts: ReportOptions) -> Iterator[Any]:
     started = time.time() * 1000
     counts = {"error": 0, "warning": 0, "info": 0}
     files: list[KafkaFile] = []
+    seen: set[tuple[Any, ...]] = set()
     for item in _sections(list(paths), opts, started, files):
         if isinstance(item, Problem):
+            # verify-crc and verify-index frame the same batches: a damaged one is one
+            # finding, reported once (each check's summary still counts its own)
+            key = (item.path, item.position, item.kind, item.base_offset)
+            if key in seen:
+                continue
+            if len(seen) < SEEN_LIMIT:
+                seen.add(key)
             counts[str(item.severity)] = counts.get(str(item.severity), 0) + 1
         yield item
     ended = time.time() * 1000
@@ -378,6 +403,11 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
         files.append(item)
     for f in files:
         obj, p = input_file(f)
+        yield obj
+        if p is not None:
+            yield p
+    for path in _unwalked(paths, {f.path for f in files}):
+        obj, p = input_file(KafkaFile(path, "other"))
         yield obj
         if p is not None:
             yield p
