@@ -310,7 +310,9 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
     "section": ("report: the objects after it belong to this section (custody, cluster, data, "
                 "findings, groups, transactions)", [("name", ""), ("title", "")]),
     "input_file": ("report: a file found under the inputs", [
-        ("file", "path"), ("kind", "as dump names it; other: a file the walk passes over (not a Kafka file)"), ("topic", "null outside a partition"),
+        ("file", "path"),
+        ("kind", "as dump names it; other: a file the walk passes over (not a Kafka file)"),
+        ("topic", "null outside a partition"),
         ("partition", ""), ("size", "bytes hashed; null when unreadable"),
         ("modified", "modification time, ISO-8601 UTC (null when unknown)"),
         ("sha256", "hex digest of the whole file, streamed; null when unreadable"),

@@ -127,7 +127,7 @@ def _size(p: Path) -> str:
 
 
 def test_cluster_report_json(kdump: KdumpRunner, tmp_path: Path) -> None:
-    b1, b2 = cluster(tmp_path)
+    cluster(tmp_path)
     r = kdump("report", "b1", "b2", "--format", "json", cwd=tmp_path)
     assert r.rc == 0, r.err
     objs = _objs(r.out)

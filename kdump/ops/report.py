@@ -116,8 +116,9 @@ def _mtime(path: str) -> int | None:
             v = info.get(k)
             if isinstance(v, (int, float)):
                 return int(v * 1000)
-            if hasattr(v, "timestamp"):
-                return int(v.timestamp() * 1000)
+            stamp = getattr(v, "timestamp", None)
+            if callable(stamp):
+                return int(stamp() * 1000)
         return None
     try:
         return os.stat(path).st_mtime_ns // 1_000_000
@@ -323,10 +324,10 @@ def _metadata(files: list[KafkaFile], max_batch_bytes: int) -> Iterator[Any]:
             best = (r, kept, total[0])
     if best is None:
         return
-    r, kept, total = best
+    r, kept, changes = best
     yield from image_objects(r.image)
     yield image_summary(r)
-    yield shape("timeline", {"changes": total, "shown": len(kept),
+    yield shape("timeline", {"changes": changes, "shown": len(kept),
                              "entries": list(kept)})
     yield from r.problems
 
@@ -416,18 +417,18 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
     yield from _metadata(files, opts.max_batch_bytes)
 
     yield section("data")
-    for item in size_report(paths, SizeOptions(by="partition", max_batch_bytes=opts.max_batch_bytes),
-                            opts.jobs):
-        if not isinstance(item, Problem):  # the same damage verify-crc reports
-            yield item
+    for row in size_report(paths, SizeOptions(by="partition", max_batch_bytes=opts.max_batch_bytes),
+                           opts.jobs):
+        if not isinstance(row, Problem):  # the same damage verify-crc reports
+            yield row
     acts = _activity(files, opts.max_batch_bytes)
     yield from activity_objects(acts)
     if len(_logdirs(files)) > 1:
         from ..ops.replicas import CompareOptions, PartitionComparison, compare_replicas
 
-        for item in compare_replicas(paths, CompareOptions(max_batch_bytes=opts.max_batch_bytes)):
-            if isinstance(item, PartitionComparison):
-                yield item
+        for c in compare_replicas(paths, CompareOptions(max_batch_bytes=opts.max_batch_bytes)):
+            if isinstance(c, PartitionComparison):
+                yield c
 
     yield section("findings")
     yield from verify_crc(paths, VerifyOptions(max_batch_bytes=opts.max_batch_bytes), opts.jobs)

@@ -59,16 +59,9 @@ def _svg(chart: Any) -> str:
             # comments (pygal's credits, with its web address) and scripts go
             if not isinstance(child.tag, str) or child.tag.rsplit("}", 1)[-1] == "script":
                 parent.remove(child)
-    try:
-        from lxml import etree  # pygal uses lxml when it is installed
+    from pygal.etree import etree  # the backend pygal built the tree with (lxml or stdlib)
 
-        if isinstance(tree, etree._Element):
-            return str(etree.tostring(tree, encoding="unicode"))
-    except ImportError:
-        pass
-    import xml.etree.ElementTree as ET
-
-    return ET.tostring(tree, encoding="unicode")
+    return str(etree.tostring(tree, encoding="unicode"))
 
 
 def _size(n: float) -> str:
