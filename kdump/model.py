@@ -304,7 +304,8 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
     # kdump report: the other commands' objects, in sections, and these
     "report": ("opens kdump report: the chain of custody's head", [
         ("kdump_version", ""), ("command", "the command line, as a list"),
-        ("inputs", "the paths given"), ("started", "ISO-8601 UTC"),
+        ("inputs", "the paths given"), ("cwd", "the working directory (relative inputs)"),
+        ("host", "the machine's host name"), ("started", "ISO-8601 UTC"),
         ("python", "the Python version that ran kdump"),
     ]),
     "section": ("report: the objects after it belong to this section (custody, cluster, data, "

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import socket
 import sys
 import time
 from collections import deque
@@ -394,8 +395,8 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
 
     yield shape("report", {"kdump_version": __version__,
                            "command": list(opts.argv) or ["kdump", "report", *paths],
-                           "inputs": paths, "started": utc_iso(started),
-                           "python": sys.version.split()[0]})
+                           "inputs": paths, "cwd": os.getcwd(), "host": socket.gethostname(),
+                           "started": utc_iso(started), "python": sys.version.split()[0]})
     yield section("custody")
     for item in walk(paths):
         if isinstance(item, Problem):

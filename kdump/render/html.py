@@ -29,6 +29,8 @@ from .jsonl import problem_object
 #: rows kept per table (the rest are counted and named in the page, and in --format json)
 KEEP = 5000
 _SEVERITY_ORDER = ("error", "warning", "info")
+#: compare-replicas statuses, worst first
+_STATUS_ORDER = ("diverged", "lagging", "agree", "single")
 
 
 def _json(item: object) -> dict[str, Any] | None:
@@ -124,7 +126,8 @@ class HtmlReportRenderer:
             elif kind == "activity":
                 self.activity.append(obj)
             elif kind == "partition_comparison":
-                self.comparisons.add(obj)
+                rank = _STATUS_ORDER.index(obj["status"]) if obj["status"] in _STATUS_ORDER else 0
+                self.comparisons.add(dict(obj, rank=rank))
         elif kind == "summary":
             self.summaries.append(obj)
         elif kind == "offsets_source":
