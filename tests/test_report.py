@@ -10,11 +10,14 @@ shared corpus when ../shared exists."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -309,3 +312,33 @@ def test_print_pages(tmp_path: Path, sample: Path, kdump: KdumpRunner) -> None:
     info = subprocess.run(["pdfinfo", str(tmp_path / "r.pdf")], capture_output=True, text=True,
                           check=True).stdout
     assert "pts (A4)" in info, info
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_counts_every_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report reads its inputs several times: the bar reaches 100% at the last pass."""
+    from kdump.cli import progress
+    from kdump.source import FileSource, ReadCounter
+
+    big = tmp_path / "big.log"
+    with open(big, "wb") as fh:  # sparse: costs nothing
+        fh.truncate(progress.MIN_BYTES)
+    for name in ("KDUMP_PROGRESS", "KDUMP_NO_PROGRESS"):
+        monkeypatch.delenv(name, raising=False)
+    err = _Tty()
+    monkeypatch.setattr(sys, "stderr", err)
+    monkeypatch.setattr(progress, "QUIET", 0.0)
+    with progress.ProgressBar([str(big)], "report", None, passes=2), FileSource(str(big)) as src:
+        for _ in range(2):
+            ReadCounter.new_pass()
+            src.pread(0, progress.MIN_BYTES)
+            time.sleep(progress.TICK * 2.5)
+            src.pread(0, 4096)  # re-reading within a pass does not move the bar
+            time.sleep(progress.TICK * 2.5)
+    shown = [ln for ln in err.getvalue().split("\r") if ln.startswith("report")]
+    percents = sorted({int(ln.split("%")[0].split()[-1]) for ln in shown})
+    assert percents == [50, 100]

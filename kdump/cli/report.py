@@ -41,7 +41,7 @@ def report_command(paths: tuple[str, ...], output: str | None, fmt: str, top: in
     prints well.  Exit 1 when anything is wrong, 2 for usage or I/O errors.
     """
     from ..errors import UsageError
-    from ..ops.report import ReportOptions, check_output, report
+    from ..ops.report import PASSES, ReportOptions, check_output, report
 
     if fmt == "html":
         if not output:
@@ -56,4 +56,4 @@ def report_command(paths: tuple[str, ...], output: str | None, fmt: str, top: in
     out = renderer("report", fmt, output=output, top=top)
     opts = ReportOptions(max_batch_bytes=max_batch_bytes, jobs=resolve_jobs(jobs),
                          argv=("kdump", *sys.argv[1:]) if sys.argv else ())
-    return run(report(paths, opts), out, progress=paths, label="report", passes=5)
+    return run(report(paths, opts), out, progress=paths, label="report", passes=PASSES)

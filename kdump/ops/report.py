@@ -40,7 +40,7 @@ from ..findings import Problem
 from ..model import shape
 from ..records.file_records import Batch, LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..source import FileSource
+from ..source import FileSource, ReadCounter
 
 #: the sections, in the order the stream (and the page) gives them: (name, title)
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -398,6 +398,7 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
                            "inputs": paths, "cwd": os.getcwd(), "host": socket.gethostname(),
                            "started": utc_iso(started), "python": sys.version.split()[0]})
     yield section("custody")
+    ReadCounter.new_pass()
     for item in walk(paths):
         if isinstance(item, Problem):
             yield item
@@ -418,10 +419,12 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
     yield from _metadata(files, opts.max_batch_bytes)
 
     yield section("data")
+    ReadCounter.new_pass()
     for row in size_report(paths, SizeOptions(by="partition", max_batch_bytes=opts.max_batch_bytes),
                            opts.jobs):
         if not isinstance(row, Problem):  # the same damage verify-crc reports
             yield row
+    ReadCounter.new_pass()
     acts = _activity(files, opts.max_batch_bytes)
     yield from activity_objects(acts)
     if len(_logdirs(files)) > 1:
@@ -432,7 +435,9 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
                 yield c
 
     yield section("findings")
+    ReadCounter.new_pass()
     yield from verify_crc(paths, VerifyOptions(max_batch_bytes=opts.max_batch_bytes), opts.jobs)
+    ReadCounter.new_pass()
     yield from verify_index(paths, VerifyIndexOptions(max_batch_bytes=opts.max_batch_bytes),
                             opts.jobs)
 
@@ -443,4 +448,8 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
     yield from transaction_objects(acts)
 
 
-__all__ = ["SECTIONS", "ReportOptions", "check_output", "report"]
+#: the passes over the inputs that :func:`report` starts (ReadCounter.new_pass): what a
+#: progress bar's 100% is
+PASSES = 5
+
+__all__ = ["PASSES", "SECTIONS", "ReportOptions", "check_output", "report"]
