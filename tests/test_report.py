@@ -342,3 +342,54 @@ def test_progress_bar_counts_every_pass(tmp_path: Path, monkeypatch: pytest.Monk
     shown = [ln for ln in err.getvalue().split("\r") if ln.startswith("report")]
     percents = sorted({int(ln.split("%")[0].split()[-1]) for ln in shown})
     assert percents == [50, 100]
+
+
+def test_remote_log_dir_same_report(kdump: KdumpRunner, sample: Path, tmp_path: Path,
+                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log dir in S3 (a real moto server on 127.0.0.1) gives the same report, hashes
+    included, as its local copy; the page is written locally."""
+    try:
+        import boto3  # noqa: F401
+        import s3fs  # noqa: F401
+        import s3server
+    except ImportError as e:
+        pytest.skip(f"the test extra's S3 packages are not installed ({e})")
+    from kdump import fs as kfs
+
+    try:
+        (tmp_path / "moto").mkdir()
+        server = s3server.start_server(tmp_path / "moto")
+    except Exception as e:  # the reason is the skip message
+        pytest.skip(f"moto S3 server could not start: {e}")
+    try:
+        for k, v in server.env().items():
+            monkeypatch.setenv(k, v)
+        for k in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_CONFIG_FILE",
+                  "AWS_SHARED_CREDENTIALS_FILE"):
+            monkeypatch.delenv(k, raising=False)
+        url = server.upload(sample, "case/broker-1/logdir")
+        kfs.clear_cache()
+
+        def model(path: str) -> list[dict[str, Any]]:
+            r = kdump("report", path, "--format", "json")
+            assert r.rc == 0, r.err
+            objs = []
+            for o in _objs(r.out.replace(url, str(sample))):
+                for k in ("started", "ended", "seconds", "command", "inputs", "modified"):
+                    o.pop(k, None)
+                objs.append(o)
+            return objs
+
+        local = model(str(sample))
+        kfs.clear_cache()
+        assert model(url) == local
+        out = tmp_path / "remote.html"
+        kfs.clear_cache()
+        assert kdump("report", url, "-o", str(out)).rc == 0
+        page = out.read_text(encoding="utf-8")
+        assert url in page
+        assert hashlib.sha256((sample / "orders-0" / "00000000000000000000.log").read_bytes()
+                              ).hexdigest() in page
+    finally:
+        kfs.clear_cache()
+        server.stop()
