@@ -259,7 +259,7 @@ def test_no_page_when_the_run_does_not_finish(tmp_path: Path) -> None:
     out.mkdir()
     r = HtmlReportRenderer(io.StringIO(), io.StringIO(), output=str(out / "r.html"))
     for item in report([str(tmp_path / "logdir")], ReportOptions()):
-        if getattr(item, "get", lambda k: None)("type") == "report_end":
+        if isinstance(item, dict) and item["type"] == "report_end":
             break  # interrupted before the end
         r.emit(item)
     r.close()
@@ -393,3 +393,31 @@ def test_remote_log_dir_same_report(kdump: KdumpRunner, sample: Path, tmp_path: 
     finally:
         kfs.clear_cache()
         server.stop()
+
+
+def test_a_new_section_or_object_type_is_one_entry(tmp_path: Path) -> None:
+    """Objects of a type no template knows (a newer operation's, e.g. share groups) and a
+    section with no template of its own (schema-registry subjects, when added) are shown
+    as plain tables of their fields, escaped: adding one is an entry in the op's stream."""
+    from kdump.ops.report import ReportOptions, report
+    from kdump.render.html import HtmlReportRenderer
+
+    w.write_sample_logdir(tmp_path / "logdir")
+    out = tmp_path / "r.html"
+    r = HtmlReportRenderer(io.StringIO(), io.StringIO(), output=str(out))
+    for item in report([str(tmp_path / "logdir")], ReportOptions()):
+        if isinstance(item, dict) and item.get("name") == "transactions":  # groups ends
+            r.emit({"type": "share_group", "group": "<sg>", "members": 3})
+        if isinstance(item, dict) and item["type"] == "report_end":
+            r.emit({"type": "section", "name": "schemas", "title": "Schema registry"})
+            r.emit({"type": "subject", "subject": "orders-value", "versions": [1, 2],
+                    "deleted": False})
+        r.emit(item)
+    r.close()
+    page = out.read_text(encoding="utf-8")
+    assert '<h2>7 · Schema registry</h2>' in page
+    assert '<a href="#schemas">Schema registry</a>' in page
+    assert "<td>orders-value</td><td>[1,2]</td><td>no</td>" in page
+    groups = page[page.index('<section id="groups">'):page.index('<section id="transactions">')]
+    assert "<code>share_group</code> (1)" in groups
+    assert "<td>&lt;sg&gt;</td><td>3</td>" in groups

@@ -90,6 +90,10 @@ class HtmlReportRenderer:
         self.lag = _Bounded()
         self.group_lag = _Bounded()
         self.transactions = _Bounded()
+        #: section -> object type -> objects no section template knows (a newer
+        #: operation's): shown as plain tables
+        self.extra: dict[str, dict[str, _Bounded]] = {}
+        self.section_titles: dict[str, str] = {}
         self.written: str | None = None
 
     # ------------------------------------------------------------------ collecting
@@ -100,6 +104,7 @@ class HtmlReportRenderer:
         kind = obj.get("type")
         if kind == "section":
             self.section = obj["name"]
+            self.section_titles[obj["name"]] = obj["title"]
         elif kind == "report":
             self.head = obj
         elif kind == "report_end":
@@ -128,6 +133,8 @@ class HtmlReportRenderer:
             elif kind == "partition_comparison":
                 rank = _STATUS_ORDER.index(obj["status"]) if obj["status"] in _STATUS_ORDER else 0
                 self.comparisons.add(dict(obj, rank=rank))
+            elif isinstance(kind, str):
+                self.extra.setdefault(self.section, {}).setdefault(kind, _Bounded()).add(obj)
         elif kind == "summary":
             self.summaries.append(obj)
         elif kind == "offsets_source":
@@ -138,6 +145,8 @@ class HtmlReportRenderer:
             self.group_lag.add(obj)
         elif kind == "transaction":
             self.transactions.add(obj)
+        elif isinstance(kind, str):
+            self.extra.setdefault(self.section, {}).setdefault(kind, _Bounded()).add(obj)
 
     def _problem(self, obj: dict[str, Any]) -> None:
         key = (obj["file"], obj["position"], obj["kind"], obj["detail"])
@@ -164,6 +173,7 @@ class HtmlReportRenderer:
         env.filters["num"] = _num
         env.filters["ms"] = _duration
         env.filters["iso"] = _iso
+        env.filters["cell"] = _cell
         script = env.get_template("report.js").render()
         csp_hash = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
         page = env.get_template("report.html.j2").render(
@@ -172,7 +182,8 @@ class HtmlReportRenderer:
             findings_total=sum(b.total for b in self.problems.values()),
             kinds=sorted(self.by_kind.items(), key=lambda kv: (
                 _SEVERITY_ORDER.index(kv[0][0]), -kv[1], kv[0][1])),
-            severities=_SEVERITY_ORDER, meta_objects=self._meta_objects())
+            severities=_SEVERITY_ORDER, meta_objects=self._meta_objects(),
+            sections=self._sections())
         self._write(page)
 
     def _write(self, page: str) -> None:
@@ -236,6 +247,17 @@ class HtmlReportRenderer:
     def _multi_replica(self) -> bool:
         return len({p["log_dir"] for p in self.partitions.items}) > 1
 
+    def _sections(self) -> list[dict[str, Any]]:
+        """The sections the stream opened, in its order, with the count the
+        navigation shows."""
+        counts = {"custody": f"{_num(self.files.total)} files",
+                  "data": f"{_num(len(self._topics()))} topics",
+                  "findings": _num(sum(b.total for b in self.problems.values())),
+                  "groups": _num(self.group_lag.total),
+                  "transactions": _num(self.transactions.total)}
+        return [{"name": n, "title": t, "count": counts.get(n, "")}
+                for n, t in self.section_titles.items()]
+
     def _meta_objects(self) -> dict[str, list[dict[str, Any]]]:
         return {k: v.items for k, v in self.meta.items()}
 
@@ -296,6 +318,19 @@ def _duration(ms: Any) -> str:
     if s < 86400:
         return f"{s // 3600} h {s // 60 % 60} min"
     return f"{s // 86400} d {s // 3600 % 24} h"
+
+
+def _cell(v: Any) -> str:
+    """A field of an object no template knows, as text."""
+    if v is None:
+        return "–"
+    if isinstance(v, (dict, list)):
+        import json
+
+        return inert(json.dumps(v, ensure_ascii=False, separators=(",", ":")))
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return inert(str(v))
 
 
 def _iso(ms: Any) -> str:
