@@ -340,8 +340,9 @@ def test_progress_bar_counts_every_pass(tmp_path: Path, monkeypatch: pytest.Monk
             src.pread(0, 4096)  # re-reading within a pass does not move the bar
             time.sleep(progress.TICK * 2.5)
     shown = [ln for ln in err.getvalue().split("\r") if ln.startswith("report")]
-    percents = sorted({int(ln.split("%")[0].split()[-1]) for ln in shown})
-    assert percents == [50, 100]
+    percents = [int(ln.split("%")[0].split()[-1]) for ln in shown]
+    # 0 only while the first read is under way on a busy machine; 50 after one pass
+    assert percents == sorted(percents) and {50, 100} <= set(percents) <= {0, 50, 100}
 
 
 def test_remote_log_dir_same_report(kdump: KdumpRunner, sample: Path, tmp_path: Path,

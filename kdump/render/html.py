@@ -79,6 +79,9 @@ class HtmlReportRenderer:
         self.image: dict[str, Any] | None = None
         self.timeline: dict[str, Any] | None = None
         self.partitions = _Bounded()
+        self.topic_agg: dict[str, dict[str, Any]] = {}
+        self.broker_agg: dict[str, dict[str, Any]] = {}
+        self.best_replica: dict[tuple[str, int], tuple[int]] = {}
         self.total: dict[str, Any] | None = None
         self.activity: list[dict[str, Any]] = []
         self.comparisons = _Bounded()
@@ -125,7 +128,7 @@ class HtmlReportRenderer:
                 self.meta.setdefault(kind, _Bounded()).add(obj)
         elif self.section == "data":
             if kind == "partition":
-                self.partitions.add(obj)
+                self._partition_row(obj)
             elif kind == "total":
                 self.total = obj
             elif kind == "activity":
@@ -178,7 +181,7 @@ class HtmlReportRenderer:
         csp_hash = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
         page = env.get_template("report.html.j2").render(
             r=self, top=self.top, script=script, csp_hash=csp_hash, charts=self._charts(),
-            topics=self._topics(), brokers=self._brokers(), multi=self._multi_replica(),
+            topics=self._topics(), brokers=self._brokers(),
             findings_total=sum(b.total for b in self.problems.values()),
             kinds=sorted(self.by_kind.items(), key=lambda kv: (
                 _SEVERITY_ORDER.index(kv[0][0]), -kv[1], kv[0][1])),
@@ -206,46 +209,41 @@ class HtmlReportRenderer:
         self.err.write(f"kdump report: wrote {inert(self.output)} ({_size(len(page.encode()))})\n")
 
     # ------------------------------------------------------------------ views
+    def _partition_row(self, p: dict[str, Any]) -> None:
+        """Every partition row counts towards its topic's and its log dir's totals (the
+        table keeps only the first KEEP rows)."""
+        self.partitions.add(p)
+        t = self.topic_agg.setdefault(p["topic"], {
+            "topic": p["topic"], "bytes": 0, "replicas": 0, "partitions": 0, "records": 0,
+            "min_timestamp": None, "max_timestamp": None})
+        t["bytes"] += p["bytes"]
+        t["replicas"] += 1
+        key = (p["topic"], p["partition"])
+        best = self.best_replica.get(key)
+        if best is None:
+            t["partitions"] += 1
+        if best is None or p["records"] > best[0]:
+            # the topic counts each partition once: its replica holding the most records
+            t["records"] += p["records"] - (0 if best is None else best[0])
+            self.best_replica[key] = (p["records"],)
+        for f, pick in (("min_timestamp", min), ("max_timestamp", max)):
+            v = p[f]
+            if v is not None and v >= 0:
+                t[f] = v if t[f] is None else pick(t[f], v)
+        b = self.broker_agg.setdefault(p["log_dir"], {
+            "log_dir": p["log_dir"], "broker_id": p["broker_id"], "bytes": 0, "partitions": 0,
+            "records": 0})
+        b["bytes"] += p["bytes"]
+        b["partitions"] += 1
+        b["records"] += p["records"]
+
     def _topics(self) -> list[dict[str, Any]]:
-        """Per topic: bytes (every replica), partitions, replicas, records (the largest
-        replica of each partition), first and last timestamp."""
-        topics: dict[str, dict[str, Any]] = {}
-        best: dict[tuple[str, int], dict[str, Any]] = {}
-        for p in self.partitions.items:
-            t = topics.setdefault(p["topic"], {"topic": p["topic"], "bytes": 0, "replicas": 0,
-                                               "partitions": set(), "records": 0,
-                                               "min_timestamp": None, "max_timestamp": None})
-            t["bytes"] += p["bytes"]
-            t["replicas"] += 1
-            t["partitions"].add(p["partition"])
-            k = (p["topic"], p["partition"])
-            if k not in best or p["records"] > best[k]["records"]:
-                best[k] = p
-        for (topic, _), p in best.items():
-            t = topics[topic]
-            t["records"] += p["records"]
-            for f, pick in (("min_timestamp", min), ("max_timestamp", max)):
-                v = p[f]
-                if v is not None and v >= 0:
-                    t[f] = v if t[f] is None else pick(t[f], v)
-        out = sorted(topics.values(), key=lambda t: (-t["bytes"], t["topic"]))
-        for t in out:
-            t["partitions"] = len(t["partitions"])
-        return out
+        """Per topic: bytes (every replica), partitions, replicas, records (the fullest
+        replica of each partition), first and last timestamp; largest first."""
+        return sorted(self.topic_agg.values(), key=lambda t: (-t["bytes"], t["topic"]))
 
     def _brokers(self) -> list[dict[str, Any]]:
-        brokers: dict[str, dict[str, Any]] = {}
-        for p in self.partitions.items:
-            b = brokers.setdefault(p["log_dir"], {"log_dir": p["log_dir"],
-                                                  "broker_id": p["broker_id"], "bytes": 0,
-                                                  "partitions": 0, "records": 0})
-            b["bytes"] += p["bytes"]
-            b["partitions"] += 1
-            b["records"] += p["records"]
-        return sorted(brokers.values(), key=lambda b: (-b["bytes"], b["log_dir"]))
-
-    def _multi_replica(self) -> bool:
-        return len({p["log_dir"] for p in self.partitions.items}) > 1
+        return sorted(self.broker_agg.values(), key=lambda b: (-b["bytes"], b["log_dir"]))
 
     def _sections(self) -> list[dict[str, Any]]:
         """The sections the stream opened, in its order, with the count the
