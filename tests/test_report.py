@@ -422,3 +422,24 @@ def test_a_new_section_or_object_type_is_one_entry(tmp_path: Path) -> None:
     groups = page[page.index('<section id="groups">'):page.index('<section id="transactions">')]
     assert "<code>share_group</code> (1)" in groups
     assert "<td>&lt;sg&gt;</td><td>3</td>" in groups
+
+
+def test_tables_past_the_bound_keep_their_totals(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past KEEP rows a table says how many more --format json holds; the topic and log
+    dir totals still count every row."""
+    from kdump.ops.report import ReportOptions, report
+    from kdump.render import html
+
+    monkeypatch.setattr(html, "KEEP", 1)
+    w.write_sample_logdir(tmp_path / "logdir")
+    out = tmp_path / "r.html"
+    r = html.HtmlReportRenderer(io.StringIO(), io.StringIO(), output=str(out))
+    for item in report([str(tmp_path / "logdir")], ReportOptions()):
+        r.emit(item)
+    r.close()
+    page = out.read_text(encoding="utf-8")
+    assert "2 further rows are not in this page" in page  # partitions: 3, one kept
+    topics = page[page.index('<div class="tablewrap" id="topics">'):]
+    assert re.search(r"<td>orders</td><td class=\"num\">2</td><td class=\"num\">2</td>"
+                     r"<td class=\"num\" data-v=\"233\">", topics)
