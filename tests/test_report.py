@@ -154,6 +154,7 @@ def test_cluster_report_json(kdump: KdumpRunner, tmp_path: Path) -> None:
     assert [(t["topic"], t["partition"], t["producer_id"], t["producer_epoch"],
              t["first_offset"], t["age_ms"], t["state"]) for t in txns] == [
         ("payments", 0, 7, 3, 0, 20 * 60_000, "hanging")]
+    assert "hunter2" not in r.out  # a password-like config: redacted, as metadata does
     lags = {(o["group"], o["topic"]): o["lag"] for o in by_section["groups"] if o["type"] == "lag"}
     assert lags == {("app", "orders"): 10, (EVIL_GROUP, EVIL_TOPIC): 4}
 
@@ -198,6 +199,7 @@ def test_kraft_cluster_page_in_a_real_browser(kdump: KdumpRunner, tmp_path: Path
                 assert _png_size(shots / "viewport.png") == (1366, 768)
                 width, height = _png_size(shots / "full.png")
                 assert width == 1366 and height > 4000
+        assert "hunter2" not in dom and "Dynamic configs (2)" in dom
         for text in ("Chain of custody", "Cluster metadata", "orders", "payments",
                      "hanging", "lagging", "under-replicated", "broker 2", "fenced"):
             assert text in dom, text
