@@ -116,6 +116,7 @@ def test_html_page_holds_hashes_topics_and_no_request(kdump: KdumpRunner, sample
         if p.is_file():
             assert hashlib.sha256(p.read_bytes()).hexdigest() in page
     assert 'id="verdict">clean<' in page
+    assert "<p>Nothing stands out:" in page
     # self-contained: no URL to fetch anything from, a CSP that forbids fetching
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "@import" not in page and "url(" not in page
@@ -200,6 +201,10 @@ def test_kraft_cluster_page_in_a_real_browser(kdump: KdumpRunner, tmp_path: Path
                 width, height = _png_size(shots / "full.png")
                 assert width == 1366 and height > 4000
         assert "hunter2" not in dom and "Dynamic configs (2)" in dom
+        glance = dom[dom.index("At a glance"):dom.index('<section id="custody">')]
+        assert [re.sub(r"<[^>]+>", "", li).strip() for li in re.findall(r"<li>.*?</li>", glance)] == [
+            "warning 1 partition under-replicated", "warning 1 partition with a lagging replica",
+            "warning 1 hanging transaction", "info largest consumer lag: 10 records (group app)"]
         for text in ("Chain of custody", "Cluster metadata", "orders", "payments",
                      "hanging", "lagging", "under-replicated", "broker 2", "fenced"):
             assert text in dom, text
@@ -232,6 +237,8 @@ def test_damage_is_a_finding_with_its_byte_position(kdump: KdumpRunner, sample: 
     assert objs[-1]["clean"] is False
     page = out.read_text(encoding="utf-8")
     assert 'id="verdict">problems found<' in page
+    assert '<span class="badge error">error</span> <a href="#findings">1 error found by the checks</a>' \
+        in page
     assert re.search(r'<td class="path">[^<]*00000000000000000050\.log</td>'
                      r'<td class="num mono">0</td><td class="num mono">50</td>'
                      r"<td><code>crc-mismatch</code>", page)

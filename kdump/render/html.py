@@ -186,7 +186,7 @@ class HtmlReportRenderer:
             kinds=sorted(self.by_kind.items(), key=lambda kv: (
                 _SEVERITY_ORDER.index(kv[0][0]), -kv[1], kv[0][1])),
             severities=_SEVERITY_ORDER, meta_objects=self._meta_objects(),
-            sections=self._sections())
+            sections=self._sections(), highlights=self._highlights())
         self._write(page)
 
     def _write(self, page: str) -> None:
@@ -244,6 +244,58 @@ class HtmlReportRenderer:
 
     def _brokers(self) -> list[dict[str, Any]]:
         return sorted(self.broker_agg.values(), key=lambda b: (-b["bytes"], b["log_dir"]))
+
+    def _highlights(self) -> list[tuple[str, str, str]]:
+        """What stands out, worst first: (severity, text, section anchor)."""
+        out: list[tuple[str, str, str]] = []
+
+        def plural(n: int, word: str) -> str:
+            return f"{_num(n)} {word}{'' if n == 1 else 's'}"
+
+        for sev in ("error", "warning"):
+            n = self.problems[sev].total
+            if n:
+                out.append((sev, f"{plural(n, sev)} found by the checks", "findings"))
+        unreadable = sum(1 for f in self.files.items if f["error"])
+        if unreadable:
+            out.append(("error", f"{plural(unreadable, 'file')} could not be read", "custody"))
+        if self.image is not None and not self.image["complete"]:
+            out.append(("error", "the metadata image is incomplete (gaps or records not "
+                        "applied)", "cluster"))
+        parts = self.meta.get("partition")
+        if parts is not None:
+            offline = sum(1 for p in parts.items if p["leader"] < 0)
+            under = sum(1 for p in parts.items
+                        if p["leader"] >= 0 and len(p["isr"]) < len(p["replicas"]))
+            if offline:
+                out.append(("error", f"{plural(offline, 'partition')} without a leader",
+                            "cluster"))
+            if under:
+                out.append(("warning", f"{plural(under, 'partition')} under-replicated",
+                            "cluster"))
+        brokers = self.meta.get("broker")
+        if brokers is not None:
+            fenced = [str(b["id"]) for b in brokers.items if b["fenced"]]
+            if fenced:
+                out.append(("warning", f"broker{'s' if len(fenced) > 1 else ''} "
+                            f"{', '.join(fenced)} fenced", "cluster"))
+        status = Counter(c["status"] for c in self.comparisons.items)
+        if status["diverged"]:
+            out.append(("error", f"{plural(status['diverged'], 'partition')} whose replicas "
+                        "diverge", "data"))
+        if status["lagging"]:
+            out.append(("warning", f"{plural(status['lagging'], 'partition')} with a "
+                        "lagging replica", "data"))
+        hanging = sum(1 for t in self.transactions.items if t["state"] == "hanging")
+        if hanging:
+            out.append(("warning", f"{plural(hanging, 'hanging transaction')}", "transactions"))
+        if self.group_lag.items:
+            g = max(self.group_lag.items, key=lambda g: g["total_lag"])
+            if g["total_lag"]:
+                out.append(("info", f"largest consumer lag: {_num(g['total_lag'])} records "
+                            f"(group {inert(g['group'])})", "groups"))
+        order = {"error": 0, "warning": 1, "info": 2}
+        return sorted(out, key=lambda h: order[h[0]])
 
     def _sections(self) -> list[dict[str, Any]]:
         """The sections the stream opened, in its order, with the count the
