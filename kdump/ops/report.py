@@ -342,9 +342,12 @@ def check_output(paths: list[str], output: str) -> None:
     from ..errors import UsageError
 
     target = os.path.realpath(os.path.dirname(os.path.abspath(output)))
+    if not os.path.isdir(target):
+        raise UsageError(f"--output {output}: no directory {os.path.dirname(output) or '.'} "
+                         "to write it in")
     for p in paths:
-        if kfs.is_url(p):
-            continue
+        if kfs.is_url(p) or not os.path.exists(p):
+            continue  # the walk reports a missing input
         real = os.path.realpath(p)
         protected = real if os.path.isdir(real) else os.path.dirname(real)
         if target == protected or target.startswith(protected.rstrip(os.sep) + os.sep):
