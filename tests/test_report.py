@@ -459,3 +459,30 @@ def test_tables_past_the_bound_keep_their_totals(tmp_path: Path,
     topics = page[page.index('<div class="tablewrap" id="topics">'):]
     assert re.search(r"<td>orders</td><td class=\"num\">2</td><td class=\"num\">2</td>"
                      r"<td class=\"num\" data-v=\"233\">", topics)
+
+
+def test_file_names_from_the_data_are_inert(kdump: KdumpRunner, sample: Path,
+                                            tmp_path: Path) -> None:
+    """A file name holding bytes that are not UTF-8 and a terminal escape: shown as
+    escapes in the page (which stays valid UTF-8), hashed like any file."""
+    name = os.path.join(os.fsencode(sample / "orders-0"), b"\xff\x1b[31mx.log")
+    with open(name, "wb") as f:
+        f.write(b"not a batch")
+    out = tmp_path / "r.html"
+    r = kdump("report", str(sample), "-o", str(out))
+    assert r.rc == 1, r.err  # the file is no log: a finding
+    page = out.read_bytes().decode("utf-8")  # strict: valid UTF-8
+    assert "\x1b" not in page
+    assert "orders-0/\\udcff\\x1b[31mx.log" in page
+    assert hashlib.sha256(b"not a batch").hexdigest() in page
+
+
+def test_same_report_for_any_jobs(kdump: KdumpRunner, tmp_path: Path) -> None:
+    cluster(tmp_path)
+
+    def model(jobs: str) -> list[dict[str, Any]]:
+        r = kdump("report", "b1", "b2", "--format", "json", "-j", jobs, cwd=tmp_path)
+        assert r.rc == 0, r.err
+        return [o for o in _objs(r.out) if o["type"] not in ("report", "report_end")]
+
+    assert model("1") == model("2")

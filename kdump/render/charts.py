@@ -22,7 +22,7 @@ _MAX_LABEL = 28
 
 
 def _label(s: Any) -> str:
-    text = inert(str(s))
+    text = inert(str(s)).encode("utf-8", "backslashreplace").decode("utf-8")
     return text if len(text) <= _MAX_LABEL else text[: _MAX_LABEL - 1] + "…"
 
 

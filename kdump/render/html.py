@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import re
 import tempfile
 from collections import Counter
 from typing import Any, TextIO
@@ -171,7 +172,7 @@ class HtmlReportRenderer:
         env = Environment(loader=PackageLoader("kdump.render", "templates"),
                           autoescape=select_autoescape(default=True, default_for_string=True),
                           undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-        env.filters["inert"] = lambda v: "" if v is None else inert(str(v))
+        env.filters["inert"] = _inert
         env.filters["size"] = _size
         env.filters["num"] = _num
         env.filters["ms"] = _duration
@@ -195,7 +196,8 @@ class HtmlReportRenderer:
         directory = os.path.dirname(target)
         fd, tmp = tempfile.mkstemp(prefix=".kdump-report-", suffix=".tmp", dir=directory)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
+            # a name the template did not pass through |inert still cannot stop the page
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
                 f.write(page)
             os.chmod(tmp, 0o644)
             os.replace(tmp, target)
@@ -370,6 +372,19 @@ def _duration(ms: Any) -> str:
     return f"{s // 86400} d {s // 3600 % 24} h"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _inert(v: Any) -> str:
+    """Text from the data as a person may see it: control and bidi characters as escapes
+    (kdump.textsafe.inert), and the bytes of a file name that are not UTF-8 (lone
+    surrogates, from Python's surrogateescape) as ``\\udcXX``."""
+    if v is None:
+        return ""
+    text = inert(str(v))
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
 def _cell(v: Any) -> str:
     """A field of an object no template knows, as text."""
     if v is None:
@@ -377,10 +392,10 @@ def _cell(v: Any) -> str:
     if isinstance(v, (dict, list)):
         import json
 
-        return inert(json.dumps(v, ensure_ascii=False, separators=(",", ":")))
+        return _inert(json.dumps(v, ensure_ascii=False, separators=(",", ":")))
     if isinstance(v, bool):
         return "yes" if v else "no"
-    return inert(str(v))
+    return _inert(v)
 
 
 def _iso(ms: Any) -> str:
