@@ -236,9 +236,9 @@ def test_damage_is_a_finding_with_its_byte_position(kdump: KdumpRunner, sample: 
     assert [(o["file"], o["position"], o["base_offset"]) for o in crc] == [(str(seg), 0, 50)]
     assert objs[-1]["clean"] is False
     page = out.read_text(encoding="utf-8")
-    assert 'id="verdict">problems found<' in page
-    assert '<span class="badge error">error</span> <a href="#findings">1 error found by the checks</a>' \
-        in page
+    assert 'id="verdict">problems<' in page
+    assert '<span class="badge error">error</span> <a href="#findings">1 error found by the checks: ' \
+        'crc-mismatch 1</a>' in page
     assert re.search(r'<td class="path">[^<]*00000000000000000050\.log</td>'
                      r'<td class="num mono">0</td><td class="num mono">50</td>'
                      r"<td><code>crc-mismatch</code>", page)

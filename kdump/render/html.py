@@ -257,7 +257,12 @@ class HtmlReportRenderer:
         for sev in ("error", "warning"):
             n = self.problems[sev].total
             if n:
-                out.append((sev, f"{plural(n, sev)} found by the checks", "findings"))
+                kinds = sorted(((c, k) for (sv, k), c in self.by_kind.items() if sv == sev),
+                               key=lambda ck: (-ck[0], ck[1]))
+                detail = ", ".join(f"{k} {_num(c)}" for c, k in kinds[:4])
+                more = ", ..." if len(kinds) > 4 else ""
+                out.append((sev, f"{plural(n, sev)} found by the checks: {detail}{more}",
+                            "findings"))
         unreadable = sum(1 for f in self.files.items if f["error"])
         if unreadable:
             out.append(("error", f"{plural(unreadable, 'file')} could not be read", "custody"))
