@@ -78,6 +78,10 @@ class HtmlReportRenderer:
         self.unread_files = 0
         self.meta: dict[str, _Bounded] = {}
         self.image: dict[str, Any] | None = None
+        self.offline = 0
+        self.statuses: Counter[str] = Counter()
+        self.hanging = 0
+        self.under_replicated = 0
         self.timeline: dict[str, Any] | None = None
         self.partitions = _Bounded()
         self.topic_agg: dict[str, dict[str, Any]] = {}
@@ -127,6 +131,11 @@ class HtmlReportRenderer:
                 self.timeline = obj
             elif isinstance(kind, str):
                 self.meta.setdefault(kind, _Bounded()).add(obj)
+                if kind == "partition":  # counted over all of them, kept or not
+                    if obj["leader"] < 0:
+                        self.offline += 1
+                    elif len(obj["isr"]) < len(obj["replicas"]):
+                        self.under_replicated += 1
         elif self.section == "data":
             if kind == "partition":
                 self._partition_row(obj)
@@ -137,6 +146,7 @@ class HtmlReportRenderer:
             elif kind == "partition_comparison":
                 rank = _STATUS_ORDER.index(obj["status"]) if obj["status"] in _STATUS_ORDER else 0
                 self.comparisons.add(dict(obj, rank=rank))
+                self.statuses[obj["status"]] += 1
             elif isinstance(kind, str):
                 self.extra.setdefault(self.section, {}).setdefault(kind, _Bounded()).add(obj)
         elif kind == "summary":
@@ -149,6 +159,7 @@ class HtmlReportRenderer:
             self.group_lag.add(obj)
         elif kind == "transaction":
             self.transactions.add(obj)
+            self.hanging += obj["state"] == "hanging"
         elif isinstance(kind, str):
             self.extra.setdefault(self.section, {}).setdefault(kind, _Bounded()).add(obj)
 
@@ -269,33 +280,27 @@ class HtmlReportRenderer:
         if self.image is not None and not self.image["complete"]:
             out.append(("error", "the metadata image is incomplete (gaps or records not "
                         "applied)", "cluster"))
-        parts = self.meta.get("partition")
-        if parts is not None:
-            offline = sum(1 for p in parts.items if p["leader"] < 0)
-            under = sum(1 for p in parts.items
-                        if p["leader"] >= 0 and len(p["isr"]) < len(p["replicas"]))
-            if offline:
-                out.append(("error", f"{plural(offline, 'partition')} without a leader",
-                            "cluster"))
-            if under:
-                out.append(("warning", f"{plural(under, 'partition')} under-replicated",
-                            "cluster"))
+        if self.offline:
+            out.append(("error", f"{plural(self.offline, 'partition')} without a leader",
+                        "cluster"))
+        if self.under_replicated:
+            out.append(("warning", f"{plural(self.under_replicated, 'partition')} "
+                        "under-replicated", "cluster"))
         brokers = self.meta.get("broker")
         if brokers is not None:
             fenced = [str(b["id"]) for b in brokers.items if b["fenced"]]
             if fenced:
                 out.append(("warning", f"broker{'s' if len(fenced) > 1 else ''} "
                             f"{', '.join(fenced)} fenced", "cluster"))
-        status = Counter(c["status"] for c in self.comparisons.items)
+        status = self.statuses
         if status["diverged"]:
             out.append(("error", f"{plural(status['diverged'], 'partition')} whose replicas "
                         "diverge", "data"))
         if status["lagging"]:
             out.append(("warning", f"{plural(status['lagging'], 'partition')} with a "
                         "lagging replica", "data"))
-        hanging = sum(1 for t in self.transactions.items if t["state"] == "hanging")
-        if hanging:
-            out.append(("warning", f"{plural(hanging, 'hanging transaction')}", "transactions"))
+        if self.hanging:
+            out.append(("warning", plural(self.hanging, "hanging transaction"), "transactions"))
         if self.group_lag.items:
             g = max(self.group_lag.items, key=lambda g: g["total_lag"])
             if g["total_lag"]:
