@@ -76,6 +76,7 @@ class HtmlReportRenderer:
         self.file_kinds: Counter[str] = Counter()
         self.file_bytes = 0
         self.unread_files = 0
+        self.unreadable_files = 0
         self.meta: dict[str, _Bounded] = {}
         self.image: dict[str, Any] | None = None
         self.offline = 0
@@ -124,6 +125,7 @@ class HtmlReportRenderer:
             self.file_kinds[obj["kind"]] += 1
             self.file_bytes += obj["size"] or 0
             self.unread_files += not obj["read"]
+            self.unreadable_files += obj["error"] is not None
         elif self.section == "cluster":
             if kind == "image":
                 self.image = obj
@@ -274,9 +276,9 @@ class HtmlReportRenderer:
                 more = ", ..." if len(kinds) > 4 else ""
                 out.append((sev, f"{plural(n, sev)} found by the checks: {detail}{more}",
                             "findings"))
-        unreadable = sum(1 for f in self.files.items if f["error"])
-        if unreadable:
-            out.append(("error", f"{plural(unreadable, 'file')} could not be read", "custody"))
+        if self.unreadable_files:
+            out.append(("error", f"{plural(self.unreadable_files, 'file')} could not be read",
+                        "custody"))
         if self.image is not None and not self.image["complete"]:
             out.append(("error", "the metadata image is incomplete (gaps or records not "
                         "applied)", "cluster"))
