@@ -486,3 +486,33 @@ def test_same_report_for_any_jobs(kdump: KdumpRunner, tmp_path: Path) -> None:
         return [o for o in _objs(r.out) if o["type"] not in ("report", "report_end")]
 
     assert model("1") == model("2")
+
+
+def test_a_log_is_hashed_from_the_read_of_its_batches(tmp_path: Path) -> None:
+    """The first pass reads a log once for its batch headers and its SHA-256; bytes the
+    log reader skips (a hole of a sparse file, garbage it resynchronises past) are read
+    for the hash afterwards: the digest is the file's, whatever the reader did."""
+    from kdump.files.logdir import classify
+    from kdump.ops.report import _first_pass
+
+    d = tmp_path / "t-0"
+    d.mkdir()
+    batches = w.replica_batches([(0, 5, 0), (5, 5, 0)])
+    cases = {
+        "00000000000000000000.log": b"".join(batches),
+        "00000000000000000100.log": batches[0] + b"\x00" * (1 << 20) + batches[1],  # zeros
+        "00000000000000000200.log": batches[0] + b"garbage!" * 100 + batches[1],
+    }
+    for name, data in cases.items():
+        (d / name).write_bytes(data)
+    sparse = d / "00000000000000000300.log"
+    with open(sparse, "wb") as f:
+        f.write(batches[0])
+        f.seek(8 << 20)  # a hole
+        f.write(batches[1])
+    cases[sparse.name] = sparse.read_bytes()
+    files = [classify(str(d / n)) for n in sorted(cases)]
+    acts, digests = _first_pass(files, 1 << 20)
+    for name, data in cases.items():
+        assert digests[str(d / name)] == (hashlib.sha256(data).hexdigest(), len(data), None)
+    assert sum(a.records for a in acts[("t", 0)]) == 40

@@ -5,15 +5,16 @@ verify-index, size-report, compare-replicas (several log dirs), lag, the KRaft m
 replay -- and hands on their objects unchanged, each section opened by a ``section``
 object, so ``kdump report --format json`` is the report's data model and the HTML page
 (kdump/render/html.py) is one view over it.  Its own objects (documented in
-kdump/model.py, REPORT_SCHEMA) are the chain of custody (``report``, ``input_file``,
-``report_end``), the records-over-time buckets (``activity``) and the open transactions
+kdump/model.py) are the chain of custody (``report``, ``input_file``, ``report_end``),
+the records-over-time buckets (``activity``) and the open transactions
 (``transaction``), which one shallow pass over the batch headers gives.
 
 Chain of custody: every file the walk lists is hashed (SHA-256, streamed through
-:class:`kdump.source.FileSource` in 1 MiB reads: read-only, O_NOATIME, bounded memory);
-files kdump does not interpret (``unknown`` kinds, lock files, and files under an
-input directory that the walk passes over, kind ``other``) are listed with
-``read: false``.  The inputs are never modified.
+:class:`kdump.source.FileSource`: read-only, O_NOATIME, bounded memory); a log segment's
+hash comes from the same read as its batch headers (:class:`_Hashing`), so the first
+pass reads every file once for both; files kdump does not interpret (``unknown`` kinds,
+lock files, and files under an input directory that the walk passes over, kind
+``other``) are listed with ``read: false``.  The inputs are never modified.
 
 Memory: one batch at a time; the activity buckets are bounded (:data:`MAX_BUCKETS` per
 partition replica, their width doubling as the time range grows), the metadata history
@@ -30,7 +31,7 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .. import __version__
 from .. import fs as kfs
@@ -89,22 +90,70 @@ def section(name: str) -> dict[str, Any]:
 # ----------------------------------------------------------------------- custody
 
 
-def file_digest(path: str) -> tuple[str | None, int, str | None]:
+Digest = tuple[str | None, int, str | None]
+
+
+def file_digest(path: str) -> Digest:
     """SHA-256 (hex) of a file, the bytes hashed, and the error that stopped it."""
-    h = hashlib.sha256()
-    n = 0
     try:
         with FileSource(path) as src:
-            size = src.size
-            while n < size:
-                chunk = src.pread(n, min(HASH_CHUNK, size - n))
-                if not chunk:
-                    break
-                h.update(chunk)
-                n += len(chunk)
+            return _finish(src, hashlib.sha256(), 0)
+    except (KdumpError, OSError) as e:
+        return None, 0, getattr(e, "message", None) or str(e)
+
+
+def _finish(src: FileSource, h: Any, done: int) -> Digest:
+    """Hash ``src`` from ``done`` (the bytes ``h`` has seen) to its end."""
+    n = done
+    try:
+        while n < src.size:
+            chunk = src.pread(n, min(HASH_CHUNK, src.size - n))
+            if not chunk:
+                break
+            h.update(chunk)
+            n += len(chunk)
     except (KdumpError, OSError) as e:
         return None, n, getattr(e, "message", None) or str(e)
     return h.hexdigest(), n, None
+
+
+class _Hashing:
+    """A :class:`FileSource` seen by the log reader that hashes the bytes it reads, as
+    long as they come in order (a log read front to back: the usual case); what the
+    reader skipped (a hole, a resync) is read for the hash afterwards (:meth:`digest`).
+    So a log is read once for its batches and its SHA-256."""
+
+    def __init__(self, src: FileSource) -> None:
+        self.src = src
+        self.path = src.path
+        self.size = src.size
+        self.hash = hashlib.sha256()
+        self.done = 0
+
+    def _seen(self, position: int, data: bytes) -> bytes:
+        end = position + len(data)
+        if position <= self.done < end:
+            self.hash.update(memoryview(data)[self.done - position:])
+            self.done = end
+        return data
+
+    def pread(self, position: int, n: int) -> bytes:
+        return self._seen(position, self.src.pread(position, n))
+
+    def fill(self, position: int, n: int, want: int) -> bytes:
+        return self._seen(position, self.src.fill(position, n, want))
+
+    def next_data(self, position: int) -> int:
+        return self.src.next_data(position)
+
+    def data_end(self, start: int, end: int) -> int:
+        return self.src.data_end(start, end)
+
+    def prefetch(self, position: int, n: int) -> None:
+        self.src.prefetch(position, n)
+
+    def digest(self) -> Digest:
+        return _finish(self.src, self.hash, self.done)
 
 
 def _mtime(path: str) -> int | None:
@@ -127,14 +176,15 @@ def _mtime(path: str) -> int | None:
         return None
 
 
-def input_file(f: KafkaFile) -> tuple[dict[str, Any], Problem | None]:
-    digest, hashed, error = file_digest(f.path)
+def input_file(f: KafkaFile, digest: Digest | None = None
+               ) -> tuple[dict[str, Any], Problem | None]:
+    sha, hashed, error = file_digest(f.path) if digest is None else digest
     mtime = _mtime(f.path)
     obj = shape("input_file", {
         "file": f.path, "kind": f.kind, "topic": f.topic, "partition": f.partition,
         "size": hashed if error is None else None,
         "modified": None if mtime is None else utc_iso(mtime),
-        "sha256": digest, "read": f.kind not in UNREAD_KINDS and error is None,
+        "sha256": sha, "read": f.kind not in UNREAD_KINDS and error is None,
         "error": error})
     p = None if error is None else Problem(f.path, None, "unreadable-file", error)
     return obj, p
@@ -209,15 +259,23 @@ class _ReplicaActivity:
             self.buckets = merged
 
 
-def _activity(files: list[KafkaFile], max_batch_bytes: int
-              ) -> dict[tuple[str, int], list[_ReplicaActivity]]:
-    """The batch headers of every log segment (no decompression), per partition replica."""
+def _is_partition_log(f: KafkaFile) -> bool:
+    return f.kind == "log" and f.leftover is None and f.topic is not None \
+        and f.partition is not None and f.partition_state is None and f.segment_id is None
+
+
+def _first_pass(files: list[KafkaFile], max_batch_bytes: int
+                ) -> tuple[dict[tuple[str, int], list[_ReplicaActivity]], dict[str, Digest]]:
+    """One read of every file: each log segment's batch headers (no decompression), per
+    partition replica, and every file's SHA-256 (a log's from the same read)."""
     out: dict[tuple[str, int], list[_ReplicaActivity]] = {}
+    digests: dict[str, Digest] = {}
     current: dict[str, _ReplicaActivity] = {}
     for f in files:
-        if f.kind != "log" or f.leftover is not None or f.topic is None or f.partition is None \
-                or f.partition_state is not None or f.segment_id is not None:
+        if not _is_partition_log(f):
+            digests[f.path] = file_digest(f.path)
             continue
+        assert f.topic is not None and f.partition is not None
         pdir = kfs.dirname(f.path)
         act = current.get(pdir)
         if act is None:
@@ -225,12 +283,19 @@ def _activity(files: list[KafkaFile], max_batch_bytes: int
             out.setdefault((f.topic, f.partition), []).append(act)
         try:
             with FileSource(f.path) as src:
-                for item in LogReader(src, active=f.active, max_batch_bytes=max_batch_bytes):
-                    if not isinstance(item, Problem):
-                        act.add(item)
-        except (KdumpError, OSError):
-            continue  # verify-crc reports the file
-    return out
+                hashing = _Hashing(src)
+                try:
+                    reader = LogReader(cast(FileSource, hashing), active=f.active,
+                                       max_batch_bytes=max_batch_bytes)
+                    for item in reader:
+                        if not isinstance(item, Problem):
+                            act.add(item)
+                except KdumpError:
+                    pass  # verify-crc reports the damage; the hash goes on below
+                digests[f.path] = hashing.digest()
+        except (KdumpError, OSError) as e:
+            digests[f.path] = (None, 0, getattr(e, "message", None) or str(e))
+    return out, digests
 
 
 def _chosen(replicas: list[_ReplicaActivity]) -> _ReplicaActivity:
@@ -407,8 +472,9 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
             yield item
             continue
         files.append(item)
+    acts, digests = _first_pass(files, opts.max_batch_bytes)
     for f in files:
-        obj, p = input_file(f)
+        obj, p = input_file(f, digests.pop(f.path, None))
         yield obj
         if p is not None:
             yield p
@@ -427,8 +493,6 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
                            opts.jobs):
         if not isinstance(row, Problem):  # the same damage verify-crc reports
             yield row
-    ReadCounter.new_pass()
-    acts = _activity(files, opts.max_batch_bytes)
     yield from activity_objects(acts)
     if len(_logdirs(files)) > 1:
         from ..ops.replicas import CompareOptions, PartitionComparison, compare_replicas
@@ -453,6 +517,6 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
 
 #: the passes over the inputs that :func:`report` starts (ReadCounter.new_pass): what a
 #: progress bar's 100% is
-PASSES = 5
+PASSES = 4
 
 __all__ = ["PASSES", "SECTIONS", "ReportOptions", "check_output", "report"]
