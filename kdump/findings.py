@@ -103,6 +103,9 @@ KINDS: Final[dict[str, str]] = {
     "metadata-gap": "metadata offsets in no snapshot and no segment: the image lacks them",
     "metadata-snapshot": "a KRaft snapshot without header or footer, or damaged",
     "metadata-target": "the --at-offset/--at-time target is outside the records",
+    # schema registry (kdump/schemaregistry)
+    "schema-registry": "a record of the schema registry's topic (_schemas) or a schema file "
+    "that is not a schema: skipped",
 }
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from .. import fs as kfs
 from .. import layouts as L
@@ -86,11 +87,42 @@ class DumpOptions:
     value_decoder: str = "string"
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     resync: bool = True
+    #: where else schemas are (--schemas: _schemas partitions, folders of schema files)
+    schemas: tuple[str, ...] = ()
+    #: the registry's topic (--schemas-topic), looked for among and beside the inputs
+    schemas_topic: str = "_schemas"
+    #: validate JSON Schema payloads against their schema (--validate-json-schema)
+    validate_json_schema: bool = False
+    #: the dump's inputs (where the registry's topic is looked for)
+    roots: tuple[str, ...] = ()
     _cache: dict[str, PayloadDecoder] = field(default_factory=dict)
+    _registry: Any = None
 
     @property
     def deep(self) -> bool:
         return self.deep_iteration or self.print_data_log
+
+    @property
+    def wants_registry(self) -> bool:
+        """Can this dump decode schema-registry payloads (auto, or a schema decoder)?"""
+        return self.print_data_log and (self.decoder == "auto" or self.forced_schema)
+
+    @property
+    def forced_schema(self) -> bool:
+        """--key-decoder / --value-decoder avro, protobuf, json-schema, schema-registry"""
+        from ..schemaregistry.decoder import MODES
+
+        return self.key_decoder in MODES or self.value_decoder in MODES
+
+    def registry(self, near: str | None = None) -> Any:
+        """The schema registry's storage found with the inputs (read once)."""
+        if self._registry is None:
+            from ..schemaregistry.storage import load
+
+            roots = self.roots or ((near,) if near else ())
+            self._registry = load(roots, self.schemas_topic, self.schemas,
+                                  self.max_batch_bytes)
+        return self._registry
 
     def decoder_for(self, f: KafkaFile) -> PayloadDecoder:
         name = self.decoder
@@ -99,11 +131,23 @@ class DumpOptions:
             if not name and f.kind in ("kraft-snapshot", "bootstrap-snapshot"):
                 name = "cluster-metadata"
             if not name:
-                name = "kv"
+                # data topics: schema-framed payloads decoded when the registry's storage
+                # is there
+                name = "schema-auto" if self.registry(f.path) else "kv"
         elif name == "string":
             name = "kv"
+        if name == "kv" and self.forced_schema:
+            name = "schema-forced"  # --key-decoder / --value-decoder avro, protobuf ...
         if name not in self._cache:
-            if name == "kv":
+            if name in ("schema-auto", "schema-forced"):
+                from ..schemaregistry.decoder import SchemaRegistryDecoder
+
+                auto = name == "schema-auto"
+                self._cache[name] = SchemaRegistryDecoder(
+                    self.registry(f.path), "auto" if auto else self.key_decoder,
+                    "auto" if auto else self.value_decoder,
+                    validate=self.validate_json_schema)
+            elif name == "kv":
                 self._cache[name] = KeyValueDecoder(self.key_decoder, self.value_decoder)
             else:
                 self._cache[name] = internal_decoder(name)
@@ -112,6 +156,12 @@ class DumpOptions:
 
 def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
     """Dump every file under ``paths`` in Kafka's order."""
+    paths = list(paths)
+    if not opts.roots:
+        opts.roots = tuple(paths)
+    if opts.wants_registry:
+        # what could not be read of the registry's storage, once, before the dump
+        yield from (p for p in opts.registry().problems if p.kind == "schema-registry")
     for item in walk(paths):
         if isinstance(item, Problem):
             yield item
@@ -169,6 +219,7 @@ def dump_file(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
 # --- logs ------------------------------------------------------------------------------
 def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
     decoder = opts.decoder_for(f) if opts.print_data_log else None
+    with_headers = bool(getattr(decoder, "uses_headers", False))
     deep = opts.deep
     # events built a batch at a time: without a decoder, or with the string/string one
     fast_events = _record_events_py if _native is None else _native.record_events
@@ -239,6 +290,9 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                                     f.path, batch.position, "invalid-control",
                                     f"offset {rec.offset}: {ev.control.error}",
                                     base_offset=batch.base_offset))
+                        elif with_headers:
+                            ev.decoded = decoder.decode(  # type: ignore[union-attr,call-arg]
+                                rec.key, rec.value, rec.offset, rec.headers)
                         elif decoder is not None:
                             ev.decoded = decoder.decode(rec.key, rec.value, rec.offset)
                         records.append(ev)
