@@ -17,8 +17,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import writer as w
+
 from kdump.schemaregistry.wire import frame
-from tests import writer as w
 
 TS = 1_700_000_000_000
 

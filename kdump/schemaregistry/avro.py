@@ -32,6 +32,10 @@ class SchemaProblem(Exception):
     """A schema that cannot be used (parse error, unresolved reference ...)."""
 
 
+class PayloadProblem(ValueError):
+    """Bytes that are not a value of the schema (the message says why)."""
+
+
 class AvroReader:
     """One writer schema, parsed once."""
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..decoders.base import Decoded
 from . import wire
-from .avro import AvroReader, SchemaProblem
+from .avro import AvroReader, PayloadProblem, SchemaProblem
 from .storage import AVRO, JSON, PROTOBUF, Registry, SchemaVersion
 
 #: decoder names (--key-decoder / --value-decoder / --decoder) -> the schema type forced
@@ -66,12 +66,12 @@ class JsonSchemaReader:
         try:
             obj = json.loads(data)
         except (ValueError, RecursionError) as e:
-            raise ValueError(f"not JSON ({e.__class__.__name__})") from None
+            raise PayloadProblem(f"not JSON ({e.__class__.__name__})") from None
         if self.validator is not None:
             err = next(iter(self.validator.iter_errors(obj)), None)
             if err is not None:
                 where = "/".join(str(p) for p in err.absolute_path) or "(root)"
-                raise ValueError(f"does not validate at {where[:100]}: {err.validator} "
+                raise PayloadProblem(f"does not validate at {where[:100]}: {err.validator} "
                                  "constraint")
         return obj
 
@@ -198,6 +198,8 @@ class SchemaRegistryDecoder:
                 obj, message = reader.read(body, indexes)
             else:
                 obj = reader.read(body)
+        except PayloadProblem as e:
+            return f"schema id {sid}: {e}"
         except EOFError:
             return f"schema id {sid}: the payload is truncated ({len(body)} bytes of data)"
         except RecursionError:

@@ -22,7 +22,7 @@ import sys
 import tempfile
 from typing import Any
 
-from .avro import MAX_DEPTH, SchemaProblem
+from .avro import MAX_DEPTH, PayloadProblem, SchemaProblem
 from .storage import Registry, SchemaVersion
 
 #: seconds protoc may take for one schema
@@ -81,18 +81,18 @@ class ProtobufReader:
 
     def read(self, data: bytes, indexes: list[int]) -> tuple[object, str]:
         """(JSON-able value, full message name); raises ValueError when the bytes are not
-        that message, or hold fields the schema does not know."""
+        that message, or hold fields the schema does not know (PayloadProblem)."""
         cls = self.message(indexes)
         if cls is None:
-            raise ValueError(f"message indexes {indexes} name no message of the schema")
+            raise PayloadProblem(f"message indexes {indexes} name no message of the schema")
         msg = cls()
         try:
             msg.ParseFromString(data)
         except Exception as e:  # google.protobuf.message.DecodeError (also RecursionError)
-            raise ValueError(f"not a {cls.DESCRIPTOR.full_name}: {e.__class__.__name__}") \
+            raise PayloadProblem(f"not a {cls.DESCRIPTOR.full_name}: {e.__class__.__name__}") \
                 from None
         if _has_unknown(msg):
-            raise ValueError(f"bytes that {cls.DESCRIPTOR.full_name} does not describe "
+            raise PayloadProblem(f"bytes that {cls.DESCRIPTOR.full_name} does not describe "
                              "(unknown fields)")
         value = self._json_format.MessageToDict(
             msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)

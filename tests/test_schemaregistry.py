@@ -1,0 +1,228 @@
+"""Schema-registry payloads decoded offline (kdump/schemaregistry): schemas read from the
+registry's ``_schemas`` partition, payloads encoded with fastavro / apache avro /
+protobuf-generated classes / json and framed as Confluent's serializers frame them."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import registry_writer as rw
+import writer as w
+from conftest import KdumpRunner
+
+from kdump.schemaregistry import storage, wire
+
+pytest.importorskip("fastavro", reason="the schemas extra is not installed")
+pytest.importorskip("grpc_tools", reason="the schemas extra is not installed")
+
+
+@pytest.fixture(scope="module")
+def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return rw.sample_logdir(tmp_path_factory.mktemp("registry"))
+
+
+def records(out: str) -> list[dict[str, Any]]:
+    return [o for o in map(json.loads, out.splitlines()) if o.get("type") == "record"]
+
+
+def decoded_values(kdump: KdumpRunner, *args: Any, watch: Path) -> list[Any]:
+    r = kdump("dump", "--print-data-log", "--format", "json", *args, watch=[watch])
+    return [(o.get("decoded"), o.get("decode_error")) for o in records(r.out)]
+
+
+# --- wire format ---------------------------------------------------------------------------
+def test_message_indexes_round_trip_through_the_serializers_encoding() -> None:
+    assert wire.message_indexes_bytes([0]) == b"\x00"
+    assert wire.message_indexes_bytes([1]) == b"\x02\x02"
+    assert wire.message_indexes_bytes([1, 0]) == b"\x04\x02\x00"
+    for idx in ([0], [1], [3, 2, 1], [200]):
+        buf = b"\xff" + wire.message_indexes_bytes(idx) + b"rest"
+        assert wire.read_message_indexes(buf, 1) == (idx, len(buf) - 4)
+
+
+def test_frames_that_cannot_be_read_are_values_not_exceptions() -> None:
+    assert wire.read_id(b"", "payload") == wire.FrameError("empty")
+    assert wire.read_id(b"\x00\x00\x01", "payload") == wire.FrameError(
+        "3 bytes: too short for the magic byte and a schema id")
+    assert wire.read_id(b"{\"a\":1}", "payload") == wire.FrameError(
+        "magic byte 0x7b, not 0x00 or 0x01")
+    assert wire.read_id(b"\x00\x00\x00\x01\x00data", "payload") == wire.Frame(
+        256, None, 5, "payload")
+    assert wire.read_message_indexes(b"\x80", 0) == wire.FrameError(
+        "message indexes are truncated")
+    assert wire.read_message_indexes(b"\xfe\x01", 0) == wire.FrameError(
+        "message index count 127 is not plausible")
+
+
+# --- the registry's storage ------------------------------------------------------------------
+def test_registry_replays_schemas_with_soft_and_hard_deletes(logdir: Path) -> None:
+    reg = storage.load([str(logdir / "orders-0")])
+    assert reg.sources == [str(logdir / "_schemas-0")]
+    rows = [(v.subject, v.version, v.schema_id, v.schema_type, v.deleted)
+            for v in sorted(reg.versions.values(), key=lambda v: v.schema_id)]
+    assert rows == [("address", 1, 1, "AVRO", None), ("orders-value", 1, 2, "AVRO", None),
+                    ("money", 1, 3, "PROTOBUF", None), ("events-value", 1, 4, "PROTOBUF", None),
+                    ("users-value", 1, 5, "JSON", None), ("old-value", 1, 6, "AVRO", "soft"),
+                    ("gone-value", 1, 7, "AVRO", "hard")]
+    assert reg.problems == []
+
+
+# --- dump --------------------------------------------------------------------------------------
+def test_avro_payloads_dump_as_json_with_their_schema(kdump: KdumpRunner, logdir: Path) -> None:
+    got = decoded_values(kdump, logdir / "orders-0", watch=logdir)
+    assert got[0] == ({"value": {
+        "format": "avro", "schema_id": 2, "guid": None, "subject": "orders-value", "version": 1,
+        "deleted": None, "message": None,
+        "data": {"id": 0, "customer": "c0", "amount": "0.50", "at": "2024-01-02T03:04:05+00:00",
+                 "note": "gift", "address": {"city": "Oslo"}}}}, None)
+    assert got[1][0]["value"]["data"]["note"] is None and len(got) == 3
+
+
+def test_text_output_prints_the_decoded_json_as_the_payload(kdump: KdumpRunner,
+                                                            logdir: Path) -> None:
+    r = kdump("dump", "--print-data-log", logdir / "orders-0" / "00000000000000000000.log",
+              watch=[logdir])
+    assert r.rc == 0
+    assert r.lines[4].endswith(
+        ' key: k1 payload: {"id":1,"customer":"c1","amount":"1.50",'
+        '"at":"2024-01-02T03:04:05+00:00","note":null,"address":{"city":"Oslo"}}')
+
+
+def test_protobuf_messages_by_index_with_imports(kdump: KdumpRunner, logdir: Path) -> None:
+    got = [d["value"] for d, err in decoded_values(kdump, logdir / "events-0", watch=logdir)]
+    assert [(v["message"], v["data"]) for v in got] == [
+        ("events.Created", {"id": "o1", "price": {"currency": "EUR", "units": "1099511627776"}}),
+        ("events.Paid", {"id": "o1", "at": "2023-11-14T22:13:20Z",
+                         "lines": [{"sku": "a", "qty": 2}]}),
+        ("events.Paid.Line", {"sku": "b", "qty": 1}),
+    ]
+    assert {(v["format"], v["schema_id"], v["subject"]) for v in got} == {
+        ("protobuf", 4, "events-value")}
+
+
+def test_json_schema_payloads_and_validation(kdump: KdumpRunner, logdir: Path,
+                                            tmp_path: Path) -> None:
+    got = decoded_values(kdump, logdir / "users-0", watch=logdir)
+    assert got == [({"value": {"format": "json-schema", "schema_id": 5, "guid": None,
+                               "subject": "users-value", "version": 1, "deleted": None,
+                               "message": None, "data": {"name": "ada", "age": 36}}}, None)]
+    part = tmp_path / "users-1"
+    rw.write_partition(part, [w.Rec(None, wire.frame(5, json.dumps({"age": "x"}).encode()))])
+    got = decoded_values(kdump, part, "--schemas", logdir / "_schemas-0",
+                         "--validate-json-schema", watch=logdir)
+    assert got == [(None, "value: schema id 5: does not validate at age: type constraint")]
+
+
+def test_deleted_schemas_are_used_and_marked(kdump: KdumpRunner, logdir: Path) -> None:
+    soft = decoded_values(kdump, logdir / "old-0", watch=logdir)[0][0]["value"]
+    hard = decoded_values(kdump, logdir / "gone-0", watch=logdir)[0][0]["value"]
+    assert (soft["deleted"], soft["data"]) == ("soft", "hello")
+    assert (hard["deleted"], hard["data"]) == ("hard", 42)
+
+
+def test_schema_id_in_headers_by_id_and_by_guid(kdump: KdumpRunner, logdir: Path,
+                                               tmp_path: Path) -> None:
+    order = rw.order_schema()
+    value = {"id": 9, "customer": "h", "amount": b"\x01", "at": 0, "note": None,
+             "address": {"city": "Rome"}}
+    data = rw.avro_bytes(order, value)
+    guid = storage.schema_md5(json.dumps(rw.ORDER_AVSC))
+    part = tmp_path / "hdr-0"
+    rw.write_partition(part, [
+        w.Rec(None, data, headers=[("__value_schema_id", b"\x00\x00\x00\x00\x02")]),
+        w.Rec(None, data, headers=[("__value_schema_id", b"\x01" + guid)]),
+    ])
+    got = decoded_values(kdump, part, "--schemas", logdir / "_schemas-0", watch=logdir)
+    assert [(d["value"]["schema_id"], d["value"]["guid"], d["value"]["data"]["amount"])
+            for d, _ in got] == [(2, None, "0.01"),
+                                 (2, "ed3205bb-525a-62e9-0eca-d97b2a98374c", "0.01")]
+
+
+def test_an_independent_avro_encoder(kdump: KdumpRunner, logdir: Path, tmp_path: Path) -> None:
+    import avro.io
+    import avro.schema
+
+    schema = avro.schema.parse('"string"')
+    buf = io.BytesIO()
+    avro.io.DatumWriter(schema).write("über", avro.io.BinaryEncoder(buf))
+    part = tmp_path / "apache-0"
+    rw.write_partition(part, [w.Rec(None, wire.frame(6, buf.getvalue()))])
+    got = decoded_values(kdump, part, "--schemas", logdir / "_schemas-0", watch=logdir)
+    assert got[0][0]["value"]["data"] == "über"
+
+
+# --- bad input ---------------------------------------------------------------------------------
+def test_bad_payloads_get_a_note_and_keep_their_bytes(kdump: KdumpRunner, logdir: Path,
+                                                      tmp_path: Path) -> None:
+    good = wire.frame(2, rw.avro_bytes(rw.order_schema(), {
+        "id": 1, "customer": "c", "amount": b"", "at": 0, "address": {"city": "x"}}))
+    part = tmp_path / "bad-0"
+    rw.write_partition(part, [
+        w.Rec(None, wire.frame(99, b"\x02")),  # unknown id
+        w.Rec(None, good[:-3]),  # truncated
+        w.Rec(None, good + b"\x00\x01"),  # bytes left over
+        w.Rec(None, b"\x05" + good[1:]),  # wrong magic byte
+        w.Rec(None, wire.frame(4, b"\x08\x01", [7])),  # a message the schema lacks
+        w.Rec(None, wire.frame(5, b"{not json")),
+        w.Rec(None, wire.frame(3, b"\xff\xff", [0])),  # protobuf: not a message
+    ])
+    r = kdump("dump", "--print-data-log", "--format", "json", "--value-decoder",
+              "schema-registry", part, "--schemas", logdir / "_schemas-0", watch=[logdir])
+    recs = records(r.out)
+    assert [o.get("decoded") for o in recs] == [None] * 7
+    assert [o["decode_error"] for o in recs] == [
+        "value: schema id 99 is not in the registry's storage",
+        "value: schema id 2: the payload is truncated (5 bytes of data)",
+        "value: schema id 2: 2 bytes left over after the Avro value",
+        "value: no schema id (payload: magic byte 0x05, not 0x00 or 0x01)",
+        "value: schema id 4: message indexes [7] name no message of the schema",
+        "value: schema id 5: not JSON (JSONDecodeError)",
+        "value: schema id 3: not a common.Money: DecodeError",
+    ]
+    # the raw bytes kept
+    assert (recs[2]["value"], recs[2]["value_encoding"]) == (
+        (good + b"\x00\x01").decode(), "utf8")
+    assert r.rc == 0 and "Traceback" not in r.err
+
+
+def test_auto_leaves_unframed_and_unknown_payloads_alone(kdump: KdumpRunner, logdir: Path,
+                                                         tmp_path: Path) -> None:
+    part = tmp_path / "plain-0"
+    rw.write_partition(part, [w.Rec(b"k", b"hello"), w.Rec(None, wire.frame(99, b"x"))])
+    shutil.copytree(logdir / "_schemas-0", tmp_path / "_schemas-0")
+    r = kdump("dump", "--print-data-log", part, watch=[tmp_path])
+    assert r.lines[3].endswith(" key: k payload: hello")
+    assert "decode" not in r.err
+
+
+def test_unusable_schemas_are_named_in_each_note(kdump: KdumpRunner, tmp_path: Path) -> None:
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("a", 1), rw.schema_value("a", 1, 1, '{"type": "record"')),
+        w.Rec(rw.schema_key("b", 1), rw.schema_value(
+            "b", 1, 2, '"x.Missing"', refs=[{"name": "x.Missing", "subject": "nope",
+                                               "version": 1}])),
+        w.Rec(rw.schema_key("c", 1), rw.schema_value("c", 1, 3, 'syntax = "proto3"; message {',
+                                                     "PROTOBUF")),
+        w.Rec(rw.schema_key("d", 1), rw.schema_value("d", 1, 4, 'syntax = "proto3"; import '
+                                                     '"d.proto";', "PROTOBUF", refs=[
+                                                         {"name": "d.proto", "subject": "d",
+                                                          "version": 1}])),
+        w.Rec(rw.schema_key("e", 1), rw.schema_value(
+            "e", 1, 5, '{"type": "array", "items": "null"}')),
+    ])
+    rw.write_partition(tmp_path / "t-0", [w.Rec(None, wire.frame(i, b"\x00"))
+                                          for i in range(1, 6)])
+    r = kdump("dump", "--print-data-log", "--format", "json", tmp_path / "t-0", watch=[tmp_path])
+    errors = [o["decode_error"] for o in records(r.out)]
+    assert errors[0] == "value: schema id 1: the Avro schema is not JSON"
+    assert errors[1] == ("value: schema id 2: reference 'x.Missing' (subject 'nope' version 1) "
+                         "is not in the registry's storage")
+    assert errors[2].startswith("value: schema id 3: the .proto does not compile: ")
+    assert errors[3].startswith("value: schema id 4: the .proto does not compile: ")
+    assert errors[4] == ("value: schema id 5: an array of items that take no bytes: a payload "
+                         "could declare any number of them; not decoded")
