@@ -84,11 +84,27 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("control?", "control records: {type, type_id, key_version, coordinator_epoch?, "
                      "value_version?, data?, error?}"),
         ("decoded?", "what a decoder (internal topics by directory name, --key-decoder, "
-                     "--value-decoder) made of the payload: {key?, value?}, objects"),
+                     "--value-decoder) made of the payload: {key?, value?}, objects; for "
+                     "schema-registry payloads each is {format (avro, protobuf, json-schema), "
+                     "schema_id, guid (when a header named the schema by GUID), subject, "
+                     "version, deleted (null, soft or hard), message (Protobuf: the message's "
+                     "full name), data (the value as JSON)}"),
         ("decode_error?", "what the decoder could not decode"),
         ("replica?", "compare-replicas --print-data-log: the replica holding the record"),
         ("log_dir?", "compare-replicas --print-data-log"),
         ("broker_id?", "compare-replicas --print-data-log"),
+    ]),
+    "schema": ("a schema of the registry's storage, per subject and version (schemas)", [
+        ("subject", "the subject"), ("version", "its version"),
+        ("id", "the schema id payloads carry"),
+        ("schema_type", "AVRO, PROTOBUF or JSON"),
+        ("deleted", "null, soft (deleted: true) or hard (a tombstone follows; the schema "
+                    "record is still on disk until compaction)"),
+        ("references", "[{name, subject, version}]"),
+        ("key_records", "records under the inputs whose key names the id (null: not counted)"),
+        ("value_records", "records whose value names the id (null: not counted)"),
+        ("file", "where the schema was read: a _schemas log, or a schema file"),
+        ("offset", "the schema record's offset in file (null for a schema file)"),
     ]),
     "log_end": ("the end of a log's dump (dump)", [
         ("file", "path"), ("size", "file size at open"), ("end", "where reading stopped"),

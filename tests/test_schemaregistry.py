@@ -226,3 +226,73 @@ def test_unusable_schemas_are_named_in_each_note(kdump: KdumpRunner, tmp_path: P
     assert errors[3].startswith("value: schema id 4: the .proto does not compile: ")
     assert errors[4] == ("value: schema id 5: an array of items that take no bytes: a payload "
                          "could declare any number of them; not decoded")
+
+
+# --- kdump schemas ----------------------------------------------------------------------------
+def test_schemas_lists_subjects_with_deleted_state_and_record_counts(kdump: KdumpRunner,
+                                                                     logdir: Path) -> None:
+    r = kdump("schemas", logdir, watch=[logdir])
+    assert r.rc == 0
+    assert r.lines == [
+        "subject\tversion\tid\ttype\tdeleted\tkey_records\tvalue_records\treferences",
+        "address\t1\t1\tAVRO\t-\t0\t0\t-",
+        "events-value\t1\t4\tPROTOBUF\t-\t0\t3\tcommon/money.proto=money/1",
+        "gone-value\t1\t7\tAVRO\thard\t0\t1\t-",
+        "money\t1\t3\tPROTOBUF\t-\t0\t0\t-",
+        "old-value\t1\t6\tAVRO\tsoft\t0\t1\t-",
+        "orders-value\t1\t2\tAVRO\t-\t0\t3\tshop.Address=address/1",
+        "users-value\t1\t5\tJSON\t-\t0\t1\t-",
+    ]
+    first = json.loads(kdump("schemas", logdir, "--format", "json", "--no-count",
+                             watch=[logdir]).lines[1])
+    assert first == {"type": "schema", "subject": "events-value", "version": 1, "id": 4,
+                     "schema_type": "PROTOBUF", "deleted": None,
+                     "references": [{"name": "common/money.proto", "subject": "money",
+                                     "version": 1}],
+                     "key_records": None, "value_records": None,
+                     "file": str(logdir / "_schemas-0" / "00000000000000000000.log"),
+                     "offset": 5}
+
+
+def test_export_writes_every_schema_and_reads_back_with_schemas(
+        kdump: KdumpRunner, logdir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "export"
+    r = kdump("schemas", logdir, "--export", out, "--no-count", watch=[logdir])
+    assert r.rc == 0 and r.err == f"kdump: 7 schemas and 7 subject versions written to {out}\n"
+    assert sorted(p.name for p in out.iterdir()) == [
+        "1.avsc", "2.avsc", "3.proto", "4.proto", "5.json", "6.avsc", "7.avsc", "registry.json"]
+    assert (out / "3.proto").read_text() == rw.COMMON_PROTO
+    assert (out / "7.avsc").read_text() == '"long"'  # hard-deleted, recovered
+    # the export replaces the registry's topic: a copy of the data topics without it
+    data = tmp_path / "data"
+    for topic in ("orders-0", "events-0", "gone-0"):
+        shutil.copytree(logdir / topic, data / topic)
+    from_topic = decoded_values(kdump, logdir / "events-0", logdir / "gone-0",
+                                logdir / "orders-0", watch=logdir)
+    from_files = decoded_values(kdump, data, "--schemas", out, watch=data)
+    assert from_files == from_topic and all(d is not None for d, _ in from_files)
+
+
+def test_export_refuses_a_directory_inside_the_evidence(kdump: KdumpRunner,
+                                                       logdir: Path) -> None:
+    r = kdump("schemas", logdir, "--export", logdir / "out", watch=[logdir])
+    assert r.rc == 2
+    assert r.err == (f"kdump: --export {logdir / 'out'} is inside the input {logdir}: choose "
+                     "a directory outside the evidence\n")
+
+
+def test_schemas_without_a_registry_says_so(kdump: KdumpRunner, tmp_path: Path) -> None:
+    rw.write_partition(tmp_path / "t-0", [w.Rec(None, b"x")])
+    r = kdump("schemas", tmp_path / "t-0", watch=[tmp_path])
+    assert r.rc == 0 and r.out == ""
+    assert r.err == (f"{tmp_path / 't-0'}: schema-registry [info]: no schemas: no _schemas "
+                     "partition among or beside the inputs\n")
+
+
+def test_a_renamed_registry_topic(kdump: KdumpRunner, logdir: Path, tmp_path: Path) -> None:
+    shutil.copytree(logdir / "_schemas-0", tmp_path / "_registry-0")
+    shutil.copytree(logdir / "orders-0", tmp_path / "orders-0")
+    got = decoded_values(kdump, tmp_path / "orders-0", "--schemas-topic", "_registry",
+                         watch=tmp_path)
+    assert got[0][0]["value"]["subject"] == "orders-value"
+    assert decoded_values(kdump, tmp_path / "orders-0", watch=tmp_path)[0] == (None, None)

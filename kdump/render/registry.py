@@ -46,6 +46,8 @@ RENDERERS: dict[str, dict[str, str]] = {
             "text": "replicas:LagTextRenderer"},
     "metadata": {"json": "jsonl:JsonRenderer", "table": "metadata:MetadataTableRenderer",
                  "text": "metadata:MetadataTextRenderer"},
+    "schemas": {"json": "jsonl:JsonRenderer", "table": "schemas:SchemasTableRenderer",
+                "text": "schemas:SchemasTextRenderer"},
     "spark-export": {"json": "jsonl:JsonRenderer", "table": "rows:ExportTextRenderer",
                      "text": "rows:ExportTextRenderer"},
 }
