@@ -379,7 +379,8 @@ SPARK_COLUMNS: dict[str, list[Column]] = {
     # added with --decoder
     "decoder": [
         ("key_decoded", "string", "with --decoder: JSON for structured decoders (internal "
-         "topics, json), text otherwise"),
+         "topics, json, schema-registry payloads: {format, schema_id, subject, version, "
+         "deleted, message, data}), text otherwise"),
         ("value_decoded", "string", "with --decoder, as key_decoded"),
         ("decode_error", "string", "with --decoder: what could not be decoded"),
     ],

@@ -296,3 +296,20 @@ def test_a_renamed_registry_topic(kdump: KdumpRunner, logdir: Path, tmp_path: Pa
                          watch=tmp_path)
     assert got[0][0]["value"]["subject"] == "orders-value"
     assert decoded_values(kdump, tmp_path / "orders-0", watch=tmp_path)[0] == (None, None)
+
+
+# --- Spark data source (its plain-Python reading side) -----------------------------------------
+def test_spark_rows_carry_the_decoded_json(logdir: Path) -> None:
+    from kdump.spark.segments import parse_options, plan, rows
+
+    opts = parse_options({"path": str(logdir), "decoder": "auto", "topics": "events,users"})
+    slices, _ = plan(opts)
+    got = [json.loads(r[-2]) for s in slices for r in rows(s, opts)]
+    assert [(d["format"], d["message"], d["data"]) for d in got] == [
+        ("protobuf", "events.Created",
+         {"id": "o1", "price": {"currency": "EUR", "units": "1099511627776"}}),
+        ("protobuf", "events.Paid",
+         {"id": "o1", "at": "2023-11-14T22:13:20Z", "lines": [{"sku": "a", "qty": 2}]}),
+        ("protobuf", "events.Paid.Line", {"sku": "b", "qty": 1}),
+        ("json-schema", None, {"name": "ada", "age": 36}),
+    ]
