@@ -179,12 +179,17 @@ def _load(name: str, path: Path) -> ModuleType:
 
 
 def sample_logdir(root: Path) -> Path:
+    """``root/logdir``: see :func:`write_sample`."""
+    return write_sample(root / "logdir", root)
+
+
+def write_sample(logdir: Path, scratch: Path) -> Path:
     """A log dir: _schemas-0, orders-0 (Avro), events-0 (Protobuf), users-0 (JSON Schema),
-    old-0 / gone-0 (soft- and hard-deleted schemas)."""
+    old-0 / gone-0 (soft- and hard-deleted schemas); the generated Protobuf modules go to
+    ``scratch``.  ``python tests/writer.py schemas DIR`` writes it."""
     import datetime
     import decimal
 
-    logdir = root / "logdir"
     write_partition(logdir / "_schemas-0", registry_records())
     order = order_schema()
     orders = []
@@ -195,7 +200,7 @@ def sample_logdir(root: Path) -> Path:
         orders.append(w.Rec(f"k{i}".encode(), frame(2, avro_bytes(order, value))))
     write_partition(logdir / "orders-0", orders)
 
-    events, money = protobuf_modules(root)
+    events, money = protobuf_modules(scratch)
     created = events.Created(id="o1", price=money.Money(currency="EUR", units=1 << 40))
     paid = events.Paid(id="o1", lines=[events.Paid.Line(sku="a", qty=2)])
     paid.at.FromSeconds(1_700_000_000)
