@@ -176,6 +176,7 @@ def dump_command(
         roots=tuple(targets),
     )
     fmt = resolve_format(fmt, default_text=True)
+    opts.decoded_text = fmt != "json"
     n_jobs = resolve_jobs(jobs)
     if fmt == "json" and n_jobs > 1:
         from ..render.spool import dump_json_parallel

@@ -95,6 +95,9 @@ class DumpOptions:
     validate_json_schema: bool = False
     #: the dump's inputs (where the registry's topic is looked for)
     roots: tuple[str, ...] = ()
+    #: schema-registry payloads get a text form too (False for JSON output, which writes
+    #: the structure only)
+    decoded_text: bool = True
     _cache: dict[str, PayloadDecoder] = field(default_factory=dict)
     _registry: Any = None
 
@@ -146,7 +149,7 @@ class DumpOptions:
                 self._cache[name] = SchemaRegistryDecoder(
                     self.registry(f.path), "auto" if auto else self.key_decoder,
                     "auto" if auto else self.value_decoder,
-                    validate=self.validate_json_schema)
+                    validate=self.validate_json_schema, text=self.decoded_text)
             elif name == "kv":
                 self._cache[name] = KeyValueDecoder(self.key_decoder, self.value_decoder)
             else:

@@ -164,6 +164,42 @@ def record_object(b: Batch, ev: de.RecordEvent, encoding: str,
     return shape("record", obj)
 
 
+def _json_lines_decoded(records: list[de.RecordEvent], prefix: str, timestamp_type: str,
+                        code: int) -> str | Any:
+    """Records with a decoded structure (schema-registry payloads ...) written fast: the
+    native writer writes each record without it, then ``decoded`` / ``decode_error`` --
+    the last fields of a dump record (kdump.model) -- close each line, as
+    :func:`record_object` writes them (tests/test_schemaregistry.py compares the two)."""
+    assert _native_json is not None
+    bare = [de.RecordEvent(ev.record) for ev in records]
+    text = _native_json(bare, prefix, _dumps(timestamp_type), code, de.RecordEvent, Record,
+                        Decoded)
+    if text is NotImplemented:
+        return text
+    lines = text.split("\n")
+    out = []
+    for line, ev in zip(lines, records, strict=False):
+        d = ev.decoded
+        if d is None:
+            out.append(line)
+            continue
+        r = ev.record
+        tail = ""
+        kj, vj = d.key_json, d.value_json
+        if (kj is not None and r.key is not None) or (vj is not None and r.value is not None):
+            dec: dict[str, Any] = {}
+            if kj is not None and r.key is not None:
+                dec["key"] = kj
+            if vj is not None and r.value is not None:
+                dec["value"] = vj
+            tail = ',"decoded":' + _dumps(dec)
+        if d.error:
+            tail += ',"decode_error":' + _jstr(d.error)
+        out.append(line[:-1] + tail + "}" if tail else line)
+    out.append("")
+    return "\n".join(out)
+
+
 def problem_object(p: Problem) -> dict[str, Any]:
     obj = shape("problem", {"file": p.path, "position": p.position, "kind": p.kind,
                             "severity": p.severity, "detail": p.detail,
@@ -205,6 +241,9 @@ class JsonRenderer:
                     if _native_json is not None:
                         text = _native_json(item.records, prefix, _dumps(b.timestamp_type), code,
                                             de.RecordEvent, Record, Decoded)
+                        if text is NotImplemented and not b.is_control:
+                            text = _json_lines_decoded(item.records, prefix, b.timestamp_type,
+                                                       code)
                 if text is not NotImplemented:
                     self.out.write(text)
                     return

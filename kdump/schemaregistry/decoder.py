@@ -83,7 +83,7 @@ class SchemaRegistryDecoder:
     uses_headers = True
 
     def __init__(self, registry: Registry, key: str = "auto", value: str = "auto", *,
-                 validate: bool = False) -> None:
+                 validate: bool = False, text: bool = True) -> None:
         from ..decoders import simple_decoder
 
         self.registry = registry
@@ -96,6 +96,10 @@ class SchemaRegistryDecoder:
         self.key_fallback = simple_decoder("string" if self.key_mode else key)
         self.value_fallback = simple_decoder("string" if self.value_mode else value)
         self._readers: dict[int, Any] = {}
+        self._versions: dict[int, SchemaVersion | None] = {}
+        #: False: decoded payloads get no text form (``key_text``/``value_text`` None),
+        #: for JSON output, which writes the structure only
+        self.text = text
 
     # -- readers, once per id ------------------------------------------------------------
     def reader(self, v: SchemaVersion) -> Any:
@@ -127,6 +131,8 @@ class SchemaRegistryDecoder:
                 vh = hv
         kt, kj, kerr = self.side(key, kh, self.key_mode, self.key_fallback)
         vt, vj, verr = self.side(value, vh, self.value_mode, self.value_fallback)
+        if kerr is None and verr is None:
+            return Decoded(kt, vt, kj, vj, None)
         errors = [f"key: {kerr}" if kerr else "", f"value: {verr}" if verr else ""]
         return Decoded(kt, vt, kj, vj, "; ".join(e for e in errors if e) or None)
 
@@ -135,9 +141,12 @@ class SchemaRegistryDecoder:
         """(text, JSON object, note) for a key or a value."""
         if data is None:
             return None, None, None
-        got = self._decode(data, header, mode) if mode is not None else None
+        got: dict[str, Any] | str | None = None
+        if mode is not None and (header is not None or mode != "auto"
+                                 or data[:1] in (b"\x00", b"\x01")):
+            got = self._decode(data, header, mode)
         if isinstance(got, dict):
-            return _json_text(got["data"]), got, None
+            return _json_text(got["data"]) if self.text else None, got, None
         t, j, err = fallback.text(data)
         j = j if fallback.structured else None
         return t, j, got or err
@@ -145,7 +154,10 @@ class SchemaRegistryDecoder:
     def _decode(self, data: bytes, header: bytes | None, mode: str) -> dict[str, Any] | str | None:
         """The decoded object, or the note (None: not framed, nothing to say in auto)."""
         forced = mode != "auto"
-        if header is not None:
+        fr: wire.Frame | wire.FrameError
+        if header is None and len(data) >= 5 and data[0] == wire.MAGIC_BYTE_V0:
+            fr = _V0_FRAMES.get(data[:5]) or _v0_frame(data[:5])  # the common case, fast
+        elif header is not None:
             fr = wire.read_id(header, "header")
         else:
             fr = wire.read_id(data, "payload")
@@ -159,7 +171,10 @@ class SchemaRegistryDecoder:
             if sid is None:
                 return f"schema GUID {uuid.UUID(bytes=fr.guid)} is not in the registry's " \
                        "storage" if forced else None
-        v = self.registry.by_id(sid)
+        try:
+            v = self._versions[sid]
+        except KeyError:
+            v = self._versions[sid] = self.registry.by_id(sid)
         if v is None:
             return f"schema id {sid} is not in the registry's storage" if forced else None
         want = MODES.get(mode)
@@ -211,6 +226,17 @@ class SchemaRegistryDecoder:
                 "guid": None if fr.guid is None else str(uuid.UUID(bytes=fr.guid)),
                 "subject": v.subject, "version": v.version, "deleted": v.deleted,
                 "message": message, "data": obj}
+
+
+#: the frames of the ids met (magic 0x00 + id, as in payloads): a few, reused
+_V0_FRAMES: dict[bytes, wire.Frame] = {}
+
+
+def _v0_frame(head: bytes) -> wire.Frame:
+    fr = wire.Frame(int.from_bytes(head[1:5], "big", signed=True), None, 5, "payload")
+    if len(_V0_FRAMES) < 4096:
+        _V0_FRAMES[head] = fr
+    return fr
 
 
 def _avro(v: SchemaVersion, reg: Registry) -> Any:
