@@ -232,7 +232,7 @@ class JsonRenderer:
             if not item.continued:
                 w(batch_object(b))
             if item.records:
-                text = NotImplemented
+                text: Any = NotImplemented
                 if b.magic >= 2 and self.structured is None:
                     # the same objects, written alike in one go (natively when the extension
                     # is built; tests/test_speedups.py)

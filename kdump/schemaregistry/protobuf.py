@@ -9,8 +9,11 @@ grpcio-tools.  Each schema id gets its own descriptor pool, so two subjects may 
 different files of the same name.  protoc rejects a file importing itself.
 
 JSON: ``json_format.MessageToDict`` with the field names as in the ``.proto``
-(``preserving_proto_field_name``) and fields at their default value included; as the
-proto3 JSON mapping says, 64-bit integers are strings, bytes base64, enums their names.
+(``preserving_proto_field_name``), otherwise protobuf's JSON mapping as the library
+writes it: fields without presence at their default value are left out (proto3 cannot
+tell them from absent), 64-bit integers are strings, bytes base64, enums their names,
+well-known types (Timestamp, Duration ...) their JSON forms.  A message whose bytes hold
+fields the schema does not know (unknown fields, at any depth) is not shown as data.
 """
 
 from __future__ import annotations
@@ -94,8 +97,7 @@ class ProtobufReader:
         if _has_unknown(msg):
             raise PayloadProblem(f"bytes that {cls.DESCRIPTOR.full_name} does not describe "
                              "(unknown fields)")
-        value = self._json_format.MessageToDict(
-            msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+        value = self._json_format.MessageToDict(msg, preserving_proto_field_name=True)
         return value, cls.DESCRIPTOR.full_name
 
 
@@ -120,11 +122,21 @@ def _reference_files(v: SchemaVersion, reg: Registry, files: dict[str, str], dep
         _reference_files(target, reg, files, depth + 1)
 
 
-def _has_unknown(msg: Any) -> bool:
-    from google.protobuf import unknown_fields
+#: message full name -> does it have message-typed fields (where unknown fields can hide)
+_NESTS: dict[str, bool] = {}
 
-    if len(unknown_fields.UnknownFieldSet(msg)):
+
+def _has_unknown(msg: Any) -> bool:
+    from google.protobuf.unknown_fields import UnknownFieldSet
+
+    if len(UnknownFieldSet(msg)):
         return True
+    desc = msg.DESCRIPTOR
+    nests = _NESTS.get(desc.full_name)
+    if nests is None:
+        nests = _NESTS[desc.full_name] = any(f.message_type is not None for f in desc.fields)
+    if not nests:
+        return False
     for fd, value in msg.ListFields():
         if fd.message_type is None:
             continue
