@@ -170,11 +170,13 @@ def test_bad_payloads_get_a_note_and_keep_their_bytes(kdump: KdumpRunner, logdir
         w.Rec(None, wire.frame(4, b"\x08\x01", [7])),  # a message the schema lacks
         w.Rec(None, wire.frame(5, b"{not json")),
         w.Rec(None, wire.frame(3, b"\xff\xff", [0])),  # protobuf: not a message
+        w.Rec(None, wire.frame(3, b"\x0a\x03EUR\x48\x01", [0])),  # field 9: not in Money
+        w.Rec(None, wire.frame(6, b"\x06ab")),  # a string cut short
     ])
     r = kdump("dump", "--print-data-log", "--format", "json", "--value-decoder",
               "schema-registry", part, "--schemas", logdir / "_schemas-0", watch=[logdir])
     recs = records(r.out)
-    assert [o.get("decoded") for o in recs] == [None] * 7
+    assert [o.get("decoded") for o in recs] == [None] * 9
     assert [o["decode_error"] for o in recs] == [
         "value: schema id 99 is not in the registry's storage",
         "value: schema id 2: the payload is truncated (5 bytes of data)",
@@ -183,6 +185,8 @@ def test_bad_payloads_get_a_note_and_keep_their_bytes(kdump: KdumpRunner, logdir
         "value: schema id 4: message indexes [7] name no message of the schema",
         "value: schema id 5: not JSON (JSONDecodeError)",
         "value: schema id 3: not a common.Money: DecodeError",
+        "value: schema id 3: bytes that common.Money does not describe (unknown fields)",
+        "value: schema id 6: the payload is truncated (3 bytes of data)",
     ]
     # the raw bytes kept
     assert (recs[2]["value"], recs[2]["value_encoding"]) == (
@@ -201,6 +205,14 @@ def test_auto_leaves_unframed_and_unknown_payloads_alone(kdump: KdumpRunner, log
 
 
 def test_unusable_schemas_are_named_in_each_note(kdump: KdumpRunner, tmp_path: Path) -> None:
+    # named records ten deep, ten fields each, ending in an empty record: 2 KB of schema,
+    # a million values out of a payload of no bytes
+    types: list[Any] = [{"type": "record", "name": "E", "fields": []}]
+    for i in range(1, 7):
+        types.append({"type": "record", "name": f"R{i}", "fields": [
+            {"name": f"f{j}", "type": types[-1]["name"]} for j in range(10)]})
+    bomb = {"type": "record", "name": "Top",
+            "fields": [{"name": f"t{i}", "type": t} for i, t in enumerate(types)]}
     rw.write_partition(tmp_path / "_schemas-0", [
         w.Rec(rw.schema_key("a", 1), rw.schema_value("a", 1, 1, '{"type": "record"')),
         w.Rec(rw.schema_key("b", 1), rw.schema_value(
@@ -214,9 +226,10 @@ def test_unusable_schemas_are_named_in_each_note(kdump: KdumpRunner, tmp_path: P
                                                           "version": 1}])),
         w.Rec(rw.schema_key("e", 1), rw.schema_value(
             "e", 1, 5, '{"type": "array", "items": "null"}')),
+        w.Rec(rw.schema_key("f", 1), rw.schema_value("f", 1, 6, json.dumps(bomb))),
     ])
     rw.write_partition(tmp_path / "t-0", [w.Rec(None, wire.frame(i, b"\x00"))
-                                          for i in range(1, 6)])
+                                          for i in range(1, 7)])
     r = kdump("dump", "--print-data-log", "--format", "json", tmp_path / "t-0", watch=[tmp_path])
     errors = [o["decode_error"] for o in records(r.out)]
     assert errors[0] == "value: schema id 1: the Avro schema is not JSON"
@@ -226,6 +239,8 @@ def test_unusable_schemas_are_named_in_each_note(kdump: KdumpRunner, tmp_path: P
     assert errors[3].startswith("value: schema id 4: the .proto does not compile: ")
     assert errors[4] == ("value: schema id 5: an array of items that take no bytes: a payload "
                          "could declare any number of them; not decoded")
+    assert errors[5] == ("value: schema id 6: a value of 0 bytes would hold 1,234,568 values "
+                         "(named types nested in types that take no bytes): not decoded")
 
 
 # --- kdump schemas ----------------------------------------------------------------------------

@@ -24,8 +24,12 @@ from .storage import Registry, SchemaVersion
 
 #: nesting of a schema (records in records ...) beyond this is refused
 MAX_DEPTH = 64
-#: named types a schema and its references may declare together
-MAX_NAMED = 10_000
+#: a schema whose smallest value holds more values than this per payload byte is
+#: refused: a few bytes of payload would expand to millions of objects
+MAX_NODES_PER_BYTE = 10_000
+
+_FIXED_SIZES = {"null": 0, "boolean": 1, "int": 1, "long": 1, "float": 4, "double": 8,
+                "bytes": 1, "string": 1}
 
 
 class SchemaProblem(Exception):
@@ -53,6 +57,11 @@ class AvroReader:
             schema = _load(v.schema)
             _check(schema, named, 0)
             self.parsed = fastavro.parse_schema(schema, named_schemas=named)
+            nodes, size = _expansion(self.parsed, named, {}, set(), 0)
+            if nodes > MAX_NODES_PER_BYTE * max(size, 1):
+                raise SchemaProblem(
+                    f"a value of {size} bytes would hold {nodes:,} values (named types "
+                    "nested in types that take no bytes): not decoded")
         except SchemaProblem:
             raise
         except Exception as e:  # fastavro raises SchemaParseException, ValueError, KeyError...
@@ -154,6 +163,59 @@ def _zero_size(s: Any, named: dict[str, Any], depth: int) -> bool:
         if isinstance(t, (dict, list)):
             return _zero_size(t, named, depth + 1)
     return False
+
+
+def _expansion(s: Any, named: dict[str, Any], memo: dict[str, tuple[int, int]],
+               active: set[str], depth: int) -> tuple[int, int]:
+    """(values, bytes) of the smallest value of ``s``: how many values (objects, items,
+    scalars) it holds and the fewest payload bytes it takes.  Named types are counted
+    once per use (a 1 KB schema can nest named records ten deep, ten fields each: a
+    million values); a recursive use counts as (1, 1) (recursion goes through a union or
+    an array, which take a byte)."""
+    if depth > 4 * MAX_DEPTH:
+        raise SchemaProblem(f"the Avro schema nests more than {4 * MAX_DEPTH} levels")
+    if isinstance(s, str):
+        if s in _FIXED_SIZES:
+            return 1, _FIXED_SIZES[s]
+        if s in memo:
+            return memo[s]
+        if s in active or s not in named:
+            return 1, 1
+        active.add(s)
+        got = _expansion(named[s], named, memo, active, depth + 1)
+        active.discard(s)
+        memo[s] = got
+        return got
+    if isinstance(s, list):  # a union: an index, then one branch (the worst for values)
+        if not s:
+            return 1, 1
+        branches = [_expansion(b, named, memo, active, depth + 1) for b in s]
+        return 1 + max(n for n, _ in branches), 1 + min(b for _, b in branches)
+    if not isinstance(s, dict):
+        return 1, 1
+    t = s.get("type")
+    if t in ("record", "error"):
+        name = s.get("name")
+        if isinstance(name, str) and name in memo:
+            return memo[name]
+        if isinstance(name, str):
+            active.add(name)
+        n, b = 1, 0
+        for f in s.get("fields") or ():
+            fn, fb = _expansion(f.get("type") if isinstance(f, dict) else None, named, memo,
+                                active, depth + 1)
+            n, b = n + fn, b + fb
+        if isinstance(name, str):
+            active.discard(name)
+            memo[name] = (n, b)
+        return n, b
+    if t in ("array", "map"):
+        return 1, 1  # a block count; items were checked by _check (none of zero bytes)
+    if t == "fixed":
+        return 1, int(s.get("size") or 0)
+    if t == "enum":
+        return 1, 1
+    return _expansion(t, named, memo, active, depth + 1)
 
 
 def _needs_conversion(s: Any, seen: set[str]) -> bool:

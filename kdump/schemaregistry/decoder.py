@@ -215,7 +215,7 @@ class SchemaRegistryDecoder:
                 obj = reader.read(body)
         except PayloadProblem as e:
             return f"schema id {sid}: {e}"
-        except EOFError:
+        except (EOFError, IndexError):  # fastavro: EOFError, or IndexError in a varint
             return f"schema id {sid}: the payload is truncated ({len(body)} bytes of data)"
         except RecursionError:
             return f"schema id {sid}: the value nests too deeply"

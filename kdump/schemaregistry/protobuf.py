@@ -32,6 +32,8 @@ from .storage import Registry, SchemaVersion
 COMPILE_TIMEOUT = 30
 #: a .proto text (with its references) larger than this is not compiled
 MAX_SOURCE_BYTES = 4 << 20
+#: address space protoc may use (bytes), where the platform can limit it
+COMPILE_MEMORY = 2 << 30
 _SAFE_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.\-]*(/[A-Za-z0-9_][A-Za-z0-9_.\-]*)*")
 
 
@@ -157,6 +159,16 @@ def _repeated(fd: Any) -> bool:
     return bool(rep) if rep is not None else fd.label == fd.LABEL_REPEATED
 
 
+def _limit_memory() -> None:
+    """In the protoc child: at most COMPILE_MEMORY of address space."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (COMPILE_MEMORY, COMPILE_MEMORY))
+    except (ImportError, ValueError, OSError):
+        pass
+
+
 def _compile(files: dict[str, str], main: str) -> bytes:
     import grpc_tools
 
@@ -173,7 +185,8 @@ def _compile(files: dict[str, str], main: str) -> bytes:
             proc = subprocess.run(
                 [sys.executable, "-m", "grpc_tools.protoc", f"-I{src}", f"-I{include}",
                  "--include_imports", f"--descriptor_set_out={out}", main],
-                cwd=tmp, capture_output=True, timeout=COMPILE_TIMEOUT, check=False)
+                cwd=tmp, capture_output=True, timeout=COMPILE_TIMEOUT, check=False,
+                preexec_fn=_limit_memory if os.name == "posix" else None)
         except subprocess.TimeoutExpired:
             raise SchemaProblem(f"protoc took more than {COMPILE_TIMEOUT} s: not "
                                 "compiled") from None
