@@ -365,3 +365,33 @@ def test_json_lines_of_decoded_records_match_the_python_writer(
 
     fast, slow = render(True), render(False)
     assert fast == slow and '"decode_error"' in fast and '"decoded"' in fast
+
+
+def test_protobuf_indexes_in_the_header_and_framed_keys(kdump: KdumpRunner, logdir: Path,
+                                                        tmp_path: Path) -> None:
+    events, _money = rw.protobuf_modules(tmp_path)
+    line = events.Paid.Line(sku="z", qty=-3).SerializeToString()
+    part = tmp_path / "hdr-1"
+    rw.write_partition(part, [
+        w.Rec(wire.frame(6, rw.avro_bytes("string", "the key")), line, headers=[
+            ("__value_schema_id", b"\x00\x00\x00\x00\x04" + wire.message_indexes_bytes([1, 0]))]),
+    ])
+    got = decoded_values(kdump, part, "--schemas", logdir / "_schemas-0", watch=logdir)
+    (dec, err), = got
+    assert err is None
+    assert (dec["key"]["data"], dec["key"]["deleted"]) == ("the key", "soft")
+    assert (dec["value"]["message"], dec["value"]["data"]) == (
+        "events.Paid.Line", {"sku": "z", "qty": -3})
+    text = kdump("dump", "--print-data-log", "--skip-record-metadata", part, "--schemas",
+                 logdir / "_schemas-0", watch=[logdir]).lines[3]
+    assert text == '| key: "the key" payload: {"sku":"z","qty":-3}'
+
+
+def test_without_the_schemas_extra_a_note_names_it(kdump: KdumpRunner, logdir: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "fastavro", None)  # import fastavro -> ImportError
+    got = decoded_values(kdump, logdir / "old-0", "--value-decoder", "avro", watch=logdir)
+    assert got == [(None, "value: schema id 6: decoding it needs the schemas extra: pip "
+                          "install 'kdump[schemas]'")]
