@@ -395,3 +395,14 @@ def test_without_the_schemas_extra_a_note_names_it(kdump: KdumpRunner, logdir: P
     got = decoded_values(kdump, logdir / "old-0", "--value-decoder", "avro", watch=logdir)
     assert got == [(None, "value: schema id 6: decoding it needs the schemas extra: pip "
                           "install 'kdump[schemas]'")]
+
+
+def test_a_delete_seen_by_one_replica_of_schemas_stands(tmp_path: Path) -> None:
+    """Two brokers' copies of _schemas-0: the lagging one lacks the tombstone."""
+    recs = rw.registry_records()
+    rw.write_partition(tmp_path / "b1" / "_schemas-0", recs)
+    rw.write_partition(tmp_path / "b2" / "_schemas-0", recs[:-1])
+    for order in (["b1", "b2"], ["b2", "b1"]):
+        reg = storage.load([], extra=[str(tmp_path / b / "_schemas-0") for b in order])
+        assert reg.versions[("gone-value", 1)].deleted == "hard"
+        assert reg.versions[("old-value", 1)].deleted == "soft"

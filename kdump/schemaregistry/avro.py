@@ -53,7 +53,9 @@ class AvroReader:
         seen: set[tuple[str, int]] = set()
         try:
             for ref in _references_in_order(v, reg, seen, 0):
-                fastavro.parse_schema(_load(ref.schema), named_schemas=named)
+                ref_schema = _load(ref.schema)
+                _check(ref_schema, named, 0)
+                fastavro.parse_schema(ref_schema, named_schemas=named)
             schema = _load(v.schema)
             _check(schema, named, 0)
             self.parsed = fastavro.parse_schema(schema, named_schemas=named)

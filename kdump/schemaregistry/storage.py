@@ -192,15 +192,25 @@ def _has_logs(path: str) -> bool:
 
 def read_topic(paths: list[str], reg: Registry, max_batch_bytes: int = 256 << 20) -> None:
     """Replay ``_schemas`` partitions (each one's segments in offset order) into ``reg``.
-    Several replicas of the partition (several brokers) hold the same records: replaying
-    each in turn gives the same versions."""
+    Several replicas of the partition (several brokers) hold the same records; each is
+    replayed on its own, and a version deleted in any replica is deleted."""
     for path in paths:
         reg.sources.append(path)
+        one = Registry()
         for item in walk([path]):
             if isinstance(item, Problem):
                 reg.problems.append(item)
             elif item.kind == "log" and item.partition_state is None and not item.leftover:
-                _replay_log(item, reg, max_batch_bytes)
+                _replay_log(item, one, max_batch_bytes)
+        reg.problems += one.problems
+        for key, v in one.versions.items():
+            old = reg.versions.get(key)
+            if old is not None and old.schema_id == v.schema_id:
+                # another broker's replica: a delete any replica saw stands (a lagging
+                # replica may not have the tombstone yet)
+                v.hard_deleted |= old.hard_deleted
+                v.soft_deleted |= old.soft_deleted
+            reg.add(v)
 
 
 def _replay_log(f: KafkaFile, reg: Registry, max_batch_bytes: int) -> None:
