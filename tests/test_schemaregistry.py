@@ -406,3 +406,26 @@ def test_a_delete_seen_by_one_replica_of_schemas_stands(tmp_path: Path) -> None:
         reg = storage.load([], extra=[str(tmp_path / b / "_schemas-0") for b in order])
         assert reg.versions[("gone-value", 1)].deleted == "hard"
         assert reg.versions[("old-value", 1)].deleted == "soft"
+
+
+def test_protobuf_known_dependencies_need_no_reference(kdump: KdumpRunner,
+                                                       tmp_path: Path) -> None:
+    """Confluent's serializers let a schema import google/type/*.proto (and the
+    well-known types) without a reference."""
+    from google.type import date_pb2
+
+    proto = ('syntax = "proto3";\npackage cal;\nimport "google/type/date.proto";\n'
+             "message Day { google.type.Date date = 1; string what = 2; }\n")
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("cal-value", 1), rw.schema_value("cal-value", 1, 40, proto,
+                                                             "PROTOBUF"))])
+    # the message written field by field with the real Date class
+    date = date_pb2.Date(year=2024, month=2, day=29).SerializeToString()
+    body = b"\x0a" + bytes([len(date)]) + date + b"\x12\x04leap"
+    rw.write_partition(tmp_path / "cal-0", [w.Rec(None, wire.frame(40, body, [0]))])
+    got = decoded_values(kdump, tmp_path / "cal-0", watch=tmp_path)
+    assert got == [({"value": {"format": "protobuf", "schema_id": 40, "guid": None,
+                               "subject": "cal-value", "version": 1, "deleted": None,
+                               "message": "cal.Day", "data": {
+                                   "date": {"year": 2024, "month": 2, "day": 29},
+                                   "what": "leap"}}}, None)]

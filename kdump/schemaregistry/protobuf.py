@@ -5,7 +5,9 @@ Compilation: ``protoc`` from grpcio-tools (``python -m grpc_tools.protoc``) in a
 process with a time limit, reading the schema and its references (``import``s, by the
 reference's name) from a private temporary directory and writing a descriptor set
 (``--include_imports``); the well-known types (google/protobuf/*.proto) come with
-grpcio-tools.  Each schema id gets its own descriptor pool, so two subjects may hold
+grpcio-tools, google/type/*.proto with googleapis-common-protos.  Confluent's own
+confluent/meta.proto and confluent/type/decimal.proto are not available: a schema
+importing them gets a note.  Each schema id gets its own descriptor pool, so two subjects may hold
 different files of the same name.  protoc rejects a file importing itself.
 
 JSON: ``json_format.MessageToDict`` with the field names as in the ``.proto``
@@ -159,6 +161,26 @@ def _repeated(fd: Any) -> bool:
     return bool(rep) if rep is not None else fd.label == fd.LABEL_REPEATED
 
 
+def _include_dirs() -> list[str]:
+    """Where protoc finds the files a schema may import without a reference, as
+    Confluent's serializers allow (ProtobufSchema's known dependencies): the well-known
+    types (google/protobuf/*.proto, shipped with grpcio-tools) and, when
+    googleapis-common-protos is installed (the schemas extra), google/type/*.proto."""
+    import grpc_tools
+
+    dirs = [os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")]
+    try:
+        import google
+
+        for p in getattr(google, "__path__", ()):
+            if os.path.exists(os.path.join(p, "type", "date.proto")):
+                dirs.append(os.path.dirname(p))
+                break
+    except ImportError:
+        pass
+    return dirs
+
+
 def _limit_memory() -> None:
     """In the protoc child: at most COMPILE_MEMORY of address space."""
     try:
@@ -170,9 +192,7 @@ def _limit_memory() -> None:
 
 
 def _compile(files: dict[str, str], main: str) -> bytes:
-    import grpc_tools
-
-    include = os.path.join(os.path.dirname(grpc_tools.__file__), "_proto")
+    includes = [f"-I{d}" for d in _include_dirs()]
     with tempfile.TemporaryDirectory(prefix="kdump-proto-") as tmp:
         src = os.path.join(tmp, "src")
         for name, text in files.items():
@@ -183,7 +203,7 @@ def _compile(files: dict[str, str], main: str) -> bytes:
         out = os.path.join(tmp, "set.pb")
         try:
             proc = subprocess.run(
-                [sys.executable, "-m", "grpc_tools.protoc", f"-I{src}", f"-I{include}",
+                [sys.executable, "-m", "grpc_tools.protoc", f"-I{src}", *includes,
                  "--include_imports", f"--descriptor_set_out={out}", main],
                 cwd=tmp, capture_output=True, timeout=COMPILE_TIMEOUT, check=False,
                 preexec_fn=_limit_memory if os.name == "posix" else None)
