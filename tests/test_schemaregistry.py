@@ -429,3 +429,21 @@ def test_protobuf_known_dependencies_need_no_reference(kdump: KdumpRunner,
                                "message": "cal.Day", "data": {
                                    "date": {"year": 2024, "month": 2, "day": 29},
                                    "what": "leap"}}}, None)]
+
+
+def test_non_finite_doubles_are_written_as_json_strings(kdump: KdumpRunner,
+                                                        tmp_path: Path) -> None:
+    schema = {"type": "record", "name": "M", "fields": [{"name": "x", "type": "double"},
+                                                         {"name": "y", "type": "float"}]}
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("m", 1), rw.schema_value("m", 1, 1, json.dumps(schema)))])
+    rw.write_partition(tmp_path / "m-0", [
+        w.Rec(None, wire.frame(1, rw.avro_bytes(schema, {"x": float("nan"),
+                                                         "y": float("-inf")}))),
+        w.Rec(None, wire.frame(1, rw.avro_bytes(schema, {"x": 1.5, "y": 2.0})))])
+    r = kdump("dump", "--print-data-log", "--format", "json", tmp_path / "m-0",
+              watch=[tmp_path])
+    datas = [json.loads(line, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+             for line in r.lines]
+    assert [o["decoded"]["value"]["data"] for o in datas if o["type"] == "record"] == [
+        {"x": "NaN", "y": "-Infinity"}, {"x": 1.5, "y": 2.0}]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import json.encoder
+import math
 import os
 import re
 from functools import lru_cache
@@ -23,7 +24,9 @@ from ..records.file_records import Batch
 from ..records.record import Record
 from .common import encode_payload
 
-_raw_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+# allow_nan=False: NaN and Infinity are not JSON; a value holding them (an Avro double,
+# a JSON payload's NaN token) is written with them as strings (see _dumps)
+_raw_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 _native_json = None if speedups is None else speedups.json_record_lines
 _raw_jstr = json.encoder.encode_basestring  # what _raw_dumps writes a str with
 
@@ -50,8 +53,23 @@ def _escape(text: str) -> str:
 
 
 def _dumps(obj: Any) -> str:
-    """One object as kdump writes it: compact, UTF-8, the ``_ESCAPED`` set escaped."""
-    return _escape(_raw_dumps(obj))
+    """One object as kdump writes it: compact, UTF-8, the ``_ESCAPED`` set escaped; a
+    float that is not finite as the string "NaN", "Infinity" or "-Infinity" (as
+    protobuf's JSON mapping writes them), so every line is JSON."""
+    try:
+        return _escape(_raw_dumps(obj))
+    except ValueError:
+        return _escape(_raw_dumps(_finite(obj)))
+
+
+def _finite(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        return "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
 
 
 def _jstr(s: str) -> str:
