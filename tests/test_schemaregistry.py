@@ -447,3 +447,25 @@ def test_non_finite_doubles_are_written_as_json_strings(kdump: KdumpRunner,
              for line in r.lines]
     assert [o["decoded"]["value"]["data"] for o in datas if o["type"] == "record"] == [
         {"x": "NaN", "y": "-Infinity"}, {"x": 1.5, "y": 2.0}]
+
+
+def test_json_schema_references_are_used_for_validation(kdump: KdumpRunner,
+                                                        tmp_path: Path) -> None:
+    address = {"type": "object", "properties": {"city": {"type": "string"}},
+               "required": ["city"]}
+    person = {"type": "object", "properties": {"home": {"$ref": "address.json"}}}
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("address", 1), rw.schema_value("address", 1, 1,
+                                                           json.dumps(address), "JSON")),
+        w.Rec(rw.schema_key("person", 1), rw.schema_value(
+            "person", 1, 2, json.dumps(person), "JSON",
+            refs=[{"name": "address.json", "subject": "address", "version": 1}])),
+    ])
+    rw.write_partition(tmp_path / "p-0", [
+        w.Rec(None, wire.frame(2, b'{"home": {"city": "Oslo"}}')),
+        w.Rec(None, wire.frame(2, b'{"home": {"street": "x"}}')),
+    ])
+    got = decoded_values(kdump, tmp_path / "p-0", "--validate-json-schema", watch=tmp_path)
+    assert got[0][0]["value"]["data"] == {"home": {"city": "Oslo"}}
+    assert got[1] == (None, "value: schema id 2: does not validate at home: required "
+                            "constraint")

@@ -54,10 +54,22 @@ class JsonSchemaReader:
             except ImportError:
                 raise SchemaProblem("validation needs jsonschema: pip install "
                                     "'kdump[schemas]'") from None
+            refs = _json_references(v, reg, {}, 0)
             try:
                 cls = jsonschema.validators.validator_for(schema)
                 cls.check_schema(schema)
-                self.validator = cls(schema)
+                if refs:
+                    # references by their names ($ref: "address.json"), from other subjects;
+                    # nothing is ever fetched
+                    from referencing import Registry as Refs
+                    from referencing import Resource
+                    from referencing.jsonschema import DRAFT7
+
+                    self.validator = cls(schema, registry=Refs().with_resources(
+                        (name, Resource.from_contents(doc, default_specification=DRAFT7))
+                        for name, doc in refs.items()))
+                else:
+                    self.validator = cls(schema)
             except Exception as e:  # SchemaError, TypeError on odd schemas
                 raise SchemaProblem(f"the JSON Schema is not valid: {e.__class__.__name__}") \
                     from None
@@ -74,6 +86,27 @@ class JsonSchemaReader:
                 raise PayloadProblem(f"does not validate at {where[:100]}: {err.validator} "
                                  "constraint")
         return obj
+
+
+def _json_references(v: SchemaVersion, reg: Registry, out: dict[str, Any],
+                     depth: int) -> dict[str, Any]:
+    """A JSON Schema's references (and theirs), parsed, by reference name."""
+    if depth > 64:
+        raise SchemaProblem("references nest too deeply")
+    for ref in v.references:
+        if ref["name"] in out:
+            continue
+        target = reg.resolve(ref["subject"], ref["version"])
+        if target is None:
+            raise SchemaProblem(f"reference {ref['name'][:100]!r} (subject "
+                                f"{ref['subject'][:100]!r} version {ref['version']}) is not in "
+                                "the registry's storage")
+        try:
+            out[ref["name"]] = json.loads(target.schema)
+        except (ValueError, RecursionError):
+            raise SchemaProblem(f"reference {ref['name'][:100]!r} is not JSON") from None
+        _json_references(target, reg, out, depth + 1)
+    return out
 
 
 class SchemaRegistryDecoder:
