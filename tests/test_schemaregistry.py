@@ -335,6 +335,7 @@ def test_json_lines_of_decoded_records_match_the_python_writer(
     """The fast writer (native record + decoded tail) writes what record_object writes."""
     from kdump.ops.dump import DumpOptions, dump
     from kdump.render import jsonl
+    from kdump.schemaregistry.source import SchemaSource
 
     if jsonl._native_json is None:
         pytest.skip("the C extension is not built here: only the Python writer exists")
@@ -353,8 +354,8 @@ def test_json_lines_of_decoded_records_match_the_python_writer(
         out = io.StringIO()
         r = jsonl.JsonRenderer(out)
         for opts_forced in ("auto", "schema-registry"):
-            opts = DumpOptions(print_data_log=True, decoded_text=False,
-                               schemas=(str(logdir / "_schemas-0"),))
+            opts = DumpOptions(print_data_log=True, schema=SchemaSource(
+                schemas=(str(logdir / "_schemas-0"),), text=False))
             if opts_forced != "auto":
                 opts.decoder, opts.key_decoder, opts.value_decoder = "string", "string", \
                     opts_forced

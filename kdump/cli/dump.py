@@ -135,6 +135,7 @@ def dump_command(
     with the next intact batch.
     """
     from ..ops.dump import DumpOptions, dump
+    from ..schemaregistry.source import SchemaSource
 
     targets = list(paths)
     if files_csv:
@@ -170,13 +171,12 @@ def dump_command(
         value_decoder=value_decoder or "string",
         max_batch_bytes=max_batch_bytes,
         resync=not strict,
-        schemas=schemas,
-        schemas_topic=schemas_topic,
-        validate_json_schema=validate_json_schema,
-        roots=tuple(targets),
+        schema=SchemaSource(schemas=schemas, topic=schemas_topic,
+                            validate=validate_json_schema, roots=tuple(targets),
+                            max_batch_bytes=max_batch_bytes),
     )
     fmt = resolve_format(fmt, default_text=True)
-    opts.decoded_text = fmt != "json"
+    opts.schema.text = fmt != "json"
     n_jobs = resolve_jobs(jobs)
     if fmt == "json" and n_jobs > 1:
         from ..render.spool import dump_json_parallel

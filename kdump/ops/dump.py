@@ -5,6 +5,10 @@ dispatch (log and KRaft snapshot, offset index, time index, producer snapshot,
 transaction index), the same checks of index entries against the log, the same
 "non-consecutive offsets" bookkeeping.  Unlike it, a damaged batch does not end the
 dump: the walker resynchronises and the damage is a :class:`Problem` in the stream.
+
+Over 600 lines: it is DumpLogSegments' one dispatch, with the index checks beside the
+log reading they share (``_OnePass``); the payload decoders it picks live elsewhere
+(kdump/decoders, kdump/schemaregistry).
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
 from .. import fs as kfs
 from .. import layouts as L
@@ -44,6 +47,7 @@ from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.record import Record
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
+from ..schemaregistry.source import SCHEMA_MODES, SchemaSource
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
 from .events import (
@@ -87,19 +91,9 @@ class DumpOptions:
     value_decoder: str = "string"
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     resync: bool = True
-    #: where else schemas are (--schemas: _schemas partitions, folders of schema files)
-    schemas: tuple[str, ...] = ()
-    #: the registry's topic (--schemas-topic), looked for among and beside the inputs
-    schemas_topic: str = "_schemas"
-    #: validate JSON Schema payloads against their schema (--validate-json-schema)
-    validate_json_schema: bool = False
-    #: the dump's inputs (where the registry's topic is looked for)
-    roots: tuple[str, ...] = ()
-    #: schema-registry payloads get a text form too (False for JSON output, which writes
-    #: the structure only)
-    decoded_text: bool = True
+    #: the schema registry's storage and how its payloads are decoded (--schemas ...)
+    schema: SchemaSource = field(default_factory=SchemaSource)
     _cache: dict[str, PayloadDecoder] = field(default_factory=dict)
-    _registry: Any = None
 
     @property
     def deep(self) -> bool:
@@ -113,19 +107,7 @@ class DumpOptions:
     @property
     def forced_schema(self) -> bool:
         """--key-decoder / --value-decoder avro, protobuf, json-schema, schema-registry"""
-        from ..schemaregistry.decoder import MODES
-
-        return self.key_decoder in MODES or self.value_decoder in MODES
-
-    def registry(self, near: str | None = None) -> Any:
-        """The schema registry's storage found with the inputs (read once)."""
-        if self._registry is None:
-            from ..schemaregistry.storage import load
-
-            roots = self.roots or ((near,) if near else ())
-            self._registry = load(roots, self.schemas_topic, self.schemas,
-                                  self.max_batch_bytes)
-        return self._registry
+        return self.key_decoder in SCHEMA_MODES or self.value_decoder in SCHEMA_MODES
 
     def decoder_for(self, f: KafkaFile) -> PayloadDecoder:
         name = self.decoder
@@ -136,20 +118,17 @@ class DumpOptions:
             if not name:
                 # data topics: schema-framed payloads decoded when the registry's storage
                 # is there
-                name = "schema-auto" if self.registry(f.path) else "kv"
+                name = "schema-auto" if self.schema.registry(f.path) else "kv"
         elif name == "string":
             name = "kv"
         if name == "kv" and self.forced_schema:
             name = "schema-forced"  # --key-decoder / --value-decoder avro, protobuf ...
         if name not in self._cache:
-            if name in ("schema-auto", "schema-forced"):
-                from ..schemaregistry.decoder import SchemaRegistryDecoder
-
-                auto = name == "schema-auto"
-                self._cache[name] = SchemaRegistryDecoder(
-                    self.registry(f.path), "auto" if auto else self.key_decoder,
-                    "auto" if auto else self.value_decoder,
-                    validate=self.validate_json_schema, text=self.decoded_text)
+            if name == "schema-auto":
+                self._cache[name] = self.schema.decoder(f.path)
+            elif name == "schema-forced":
+                self._cache[name] = self.schema.decoder(f.path, self.key_decoder,
+                                                        self.value_decoder)
             elif name == "kv":
                 self._cache[name] = KeyValueDecoder(self.key_decoder, self.value_decoder)
             else:
@@ -160,11 +139,11 @@ class DumpOptions:
 def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
     """Dump every file under ``paths`` in Kafka's order."""
     paths = list(paths)
-    if not opts.roots:
-        opts.roots = tuple(paths)
+    if not opts.schema.roots:
+        opts.schema.roots = tuple(paths)
     if opts.wants_registry:
         # what could not be read of the registry's storage, once, before the dump
-        yield from (p for p in opts.registry().problems if p.kind == "schema-registry")
+        yield from opts.schema.problems()
     for item in walk(paths):
         if isinstance(item, Problem):
             yield item
