@@ -470,3 +470,26 @@ def test_json_schema_references_are_used_for_validation(kdump: KdumpRunner,
     assert got[0][0]["value"]["data"] == {"home": {"city": "Oslo"}}
     assert got[1] == (None, "value: schema id 2: does not validate at home: required "
                             "constraint")
+
+
+def test_an_oversized_or_broken_schemas_record_is_a_finding(kdump: KdumpRunner,
+                                                            tmp_path: Path) -> None:
+    big = b'{"subject":"x","version":1,"id":1,"schema":"' + b"a" * (9 << 20) + b'"}'
+    recs = [
+        w.Rec(rw.schema_key("x", 1), big),
+        w.Rec(rw.schema_key("y", 1), b"{not json"),
+        w.Rec(b"[1]", b"{}"),  # a key that is not an object: not a schema, nothing to say
+        w.Rec(rw.schema_key("z", 1), rw.schema_value("z", 1, 3, '"int"')),
+    ]
+    rw.write_partition(tmp_path / "_schemas-0", recs, per_batch=1)
+    second = len(w.v2_batch(recs[:1], base_offset=0, first_timestamp=rw.TS))
+    r = kdump("schemas", tmp_path, "--no-count", watch=[tmp_path])
+    log = tmp_path / "_schemas-0" / "00000000000000000000.log"
+    assert r.rc == 1
+    assert r.err.splitlines() == [
+        f"{log}: position 0: schema-registry [warning]: offset 0: a value of {len(big)} bytes "
+        "(more than 8388608): not parsed (base offset 0)",
+        f"{log}: position {second}: schema-registry [warning]: offset 1: the value of a "
+        "SCHEMA key is not JSON (base offset 1)",
+    ]
+    assert r.lines[1:] == ["z\t1\t3\tAVRO\t-\t-\t-\t-"]

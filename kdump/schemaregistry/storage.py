@@ -224,7 +224,8 @@ def _replay_log(f: KafkaFile, reg: Registry, max_batch_bytes: int) -> None:
                     continue
                 try:
                     for rec in item.records(max_batch_bytes):
-                        _apply(reg, f.path, rec.offset, rec.key, rec.value)
+                        _apply(reg, f.path, item.position, item.base_offset, rec.offset,
+                               rec.key, rec.value)
                 except KdumpError as e:
                     reg.problems.append(Problem(f.path, item.position, "schema-registry",
                                                 f"records of the batch cannot be read: "
@@ -233,12 +234,12 @@ def _replay_log(f: KafkaFile, reg: Registry, max_batch_bytes: int) -> None:
         reg.problems.append(Problem(e.path or f.path, e.position, "unreadable-file", e.message))
 
 
-def _apply(reg: Registry, path: str, offset: int, key: bytes | None,
-           value: bytes | None) -> None:
+def _apply(reg: Registry, path: str, position: int, base_offset: int, offset: int,
+           key: bytes | None, value: bytes | None) -> None:
     def note(reason: str) -> None:
-        reg.problems.append(Problem(path, None, "schema-registry",
-                                    f"offset {offset}: {reason}", severity=WARNING,
-                                    extra={"offset": offset}))
+        reg.problems.append(Problem(path, position, "schema-registry",
+                                    f"offset {offset}: {reason}", base_offset=base_offset,
+                                    severity=WARNING, extra={"offset": offset}))
 
     if key is None:
         return note("a record without a key")
