@@ -236,7 +236,8 @@ def test_unusable_schemas_are_named_in_each_note(kdump: KdumpRunner, tmp_path: P
     assert errors[1] == ("value: schema id 2: reference 'x.Missing' (subject 'nope' version 1) "
                          "is not in the registry's storage")
     assert errors[2].startswith("value: schema id 3: the .proto does not compile: ")
-    assert errors[3].startswith("value: schema id 4: the .proto does not compile: ")
+    assert errors[3] == ("value: schema id 4: the .proto does not compile: d.proto:1:20: File "
+                         "recursively imports itself: d.proto -> d.proto")
     assert errors[4] == ("value: schema id 5: an array of items that take no bytes: a payload "
                          "could declare any number of them; not decoded")
     assert errors[5] == ("value: schema id 6: a value of 0 bytes would hold 1,234,568 values "

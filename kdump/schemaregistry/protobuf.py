@@ -213,7 +213,9 @@ def _compile(files: dict[str, str], main: str) -> bytes:
         except OSError as e:
             raise SchemaProblem(f"protoc cannot run: {e.strerror}") from None
         if proc.returncode != 0:
-            first = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            # file names relative to the private directory (it is gone afterwards)
+            first = proc.stderr.decode("utf-8", "replace").replace(src + os.sep, "") \
+                .strip().splitlines()
             why = first[0] if first else f"exit status {proc.returncode}"
             raise SchemaProblem(f"the .proto does not compile: {why[:300]}")
         with open(out, "rb") as fh:
