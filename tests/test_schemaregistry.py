@@ -494,3 +494,33 @@ def test_an_oversized_or_broken_schemas_record_is_a_finding(kdump: KdumpRunner,
         "SCHEMA key is not JSON (base offset 1)",
     ]
     assert r.lines[1:] == ["z\t1\t3\tAVRO\t-\t-\t-\t-"]
+
+
+def test_auto_keeps_the_fast_path_for_records_that_are_not_framed(logdir: Path,
+                                                                  tmp_path: Path) -> None:
+    """dump builds unframed records' events as the string decoder does and decodes only
+    the others: the same Decoded as the auto decoder gives for every record."""
+    from kdump.ops import events as de
+    from kdump.ops.dump import DumpOptions, dump
+    from kdump.schemaregistry.decoder import SchemaRegistryDecoder
+    from kdump.schemaregistry.source import SchemaSource
+
+    part = tmp_path / "mixed-0"
+    rw.write_partition(part, [
+        w.Rec(b"plain", b"text \xff"),
+        w.Rec(None, wire.frame(6, rw.avro_bytes("string", "framed"))),
+        w.Rec(wire.frame(6, rw.avro_bytes("string", "k")), b"v"),
+        w.Rec(b"k", b"\x00\x00\x00\x00\x63 unknown id"),
+        w.Rec(b"k", rw.avro_bytes("long", 5), headers=[("__value_schema_id",
+                                                         b"\x00\x00\x00\x00\x07")]),
+        w.Rec(None, None),
+    ])
+    src = SchemaSource(schemas=(str(logdir / "_schemas-0"),))
+    evs = [r for ev in dump([str(part)], DumpOptions(print_data_log=True, schema=src))
+           if isinstance(ev, de.BatchEvent) for r in ev.records or ()]
+    reference = SchemaRegistryDecoder(src.registry())
+    assert [ev.decoded for ev in evs] == [
+        reference.decode(ev.record.key, ev.record.value, ev.record.offset, ev.record.headers)
+        for ev in evs]
+    assert [ev.decoded.value_text for ev in evs] == [
+        "text \ufffd", '"framed"', "v", "\x00\x00\x00\x00c unknown id", "5", None]

@@ -206,8 +206,12 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
     # events built a batch at a time: without a decoder, or with the string/string one
     fast_events = _record_events_py if _native is None else _native.record_events
     fast_decoded: type[Decoded] | None = None
+    #: the schema-registry decoder in auto mode: records built as the string decoder
+    #: builds them, then those that may be schema-framed decoded again by it (a topic of
+    #: text beside a registry's _schemas keeps the fast path)
+    framed = getattr(decoder, "framed", None)
     if decoder is not None:
-        if _plain_strings(decoder):
+        if _plain_strings(decoder) or framed is not None:
             fast_decoded = Decoded
         else:
             fast_events = None
@@ -250,6 +254,12 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                             last_offset = o
                     last_offset = offs[-1]
                 records = fast_events(recs, RecordEvent, fast_decoded)
+                if framed is not None:
+                    for ev in records:
+                        r = ev.record
+                        if framed(r.key, r.value, r.headers):
+                            ev.decoded = decoder.decode(  # type: ignore[union-attr,call-arg]
+                                r.key, r.value, r.offset, r.headers)
                 if err is not None:
                     problems.append(record_problem(batch, err))
                 records_total += len(records)

@@ -111,6 +111,18 @@ def _json_references(v: SchemaVersion, reg: Registry, out: dict[str, Any],
     return out
 
 
+def _framed(key: bytes | None, value: bytes | None,
+            headers: Sequence[tuple[bytes, bytes | None]]) -> bool:
+    """May this record carry a schema id (a key or value starting with a magic byte, or a
+    schema-id header)?  False: the auto decoder shows it as the string decoder does."""
+    if (value and value[0] <= wire.MAGIC_BYTE_V1) or (key and key[0] <= wire.MAGIC_BYTE_V1):
+        return True
+    return any(k in _ID_HEADERS for k, _ in headers) if headers else False
+
+
+_ID_HEADERS = (wire.KEY_SCHEMA_ID_HEADER, wire.VALUE_SCHEMA_ID_HEADER)
+
+
 class SchemaRegistryDecoder:
     """Decodes keys and values framed by Confluent's serializers (see the module doc)."""
 
@@ -132,6 +144,10 @@ class SchemaRegistryDecoder:
         self.value_fallback = simple_decoder("string" if self.value_mode else value)
         self._readers: dict[int, Any] = {}
         self._versions: dict[int, SchemaVersion | None] = {}
+        if self.key_mode == self.value_mode == "auto":
+            # auto on both sides: a record that is not framed decodes as the string
+            # decoder decodes it; callers may build those themselves (kdump/ops/dump.py)
+            self.framed = _framed
         #: False: decoded payloads get no text form (``key_text``/``value_text`` None),
         #: for JSON output, which writes the structure only
         self.text = text
