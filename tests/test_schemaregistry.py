@@ -524,3 +524,21 @@ def test_auto_keeps_the_fast_path_for_records_that_are_not_framed(logdir: Path,
         for ev in evs]
     assert [ev.decoded.value_text for ev in evs] == [
         "text \ufffd", '"framed"', "v", "\x00\x00\x00\x00c unknown id", "5", None]
+
+
+def test_a_schema_decoder_without_any_schemas_says_so_once(kdump: KdumpRunner,
+                                                           tmp_path: Path) -> None:
+    from kdump.cli.options import SCHEMA_DECODERS
+    from kdump.schemaregistry.source import SCHEMA_MODES
+
+    assert SCHEMA_DECODERS == SCHEMA_MODES  # --help spells them out, without the import
+    rw.write_partition(tmp_path / "t-0", [w.Rec(None, wire.frame(1, b"\x02")),
+                                          w.Rec(None, wire.frame(1, b"\x04"))])
+    r = kdump("dump", tmp_path / "t-0", "--value-decoder", "avro", watch=[tmp_path])
+    assert r.rc == 1
+    assert r.err.splitlines()[0] == (
+        f"{tmp_path / 't-0'}: schema-registry [warning]: no schemas: no _schemas partition "
+        "among or beside the inputs: schema-framed payloads are not decoded")
+    # the note is on the record's line in text output
+    assert r.lines[3].endswith(" decodeError: value: schema id 1 is not in the registry's "
+                               "storage")

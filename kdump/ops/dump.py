@@ -143,7 +143,7 @@ def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
         opts.schema.roots = tuple(paths)
     if opts.wants_registry:
         # what could not be read of the registry's storage, once, before the dump
-        yield from opts.schema.problems()
+        yield from opts.schema.problems(forced=opts.forced_schema)
     for item in walk(paths):
         if isinstance(item, Problem):
             yield item

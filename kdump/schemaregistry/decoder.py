@@ -21,7 +21,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from ..decoders.base import Decoded
+from ..decoders.base import Decoded, NotedDecoded
 from . import wire
 from .avro import AvroReader, PayloadProblem, SchemaProblem
 from .source import SCHEMA_MODES
@@ -185,7 +185,7 @@ class SchemaRegistryDecoder:
         if kerr is None and verr is None:
             return Decoded(kt, vt, kj, vj, None)
         errors = [f"key: {kerr}" if kerr else "", f"value: {verr}" if verr else ""]
-        return Decoded(kt, vt, kj, vj, "; ".join(e for e in errors if e) or None)
+        return NotedDecoded(kt, vt, kj, vj, "; ".join(e for e in errors if e))
 
     def side(self, data: bytes | None, header: bytes | None, mode: str | None,
              fallback: Any) -> tuple[str | None, object, str | None]:

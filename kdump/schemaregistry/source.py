@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..findings import Problem
+from ..findings import WARNING, Problem
 
 #: decoder names that force schema-registry decoding (kdump.schemaregistry.decoder.MODES)
 SCHEMA_MODES = ("avro", "protobuf", "json-schema", "schema-registry")
@@ -37,10 +37,19 @@ class SchemaSource:
             self._registry = load(roots, self.topic, self.schemas, self.max_batch_bytes)
         return self._registry
 
-    def problems(self) -> list[Problem]:
+    def problems(self, forced: bool = False) -> list[Problem]:
         """What could not be read of the registry's storage (records that are not
-        schemas); damage to its log is reported when the log itself is read."""
-        return [p for p in self.registry().problems if p.kind == "schema-registry"]
+        schemas; damage to its log is reported when the log itself is read), and, when a
+        schema decoder was asked for (``forced``), that there are no schemas at all."""
+        reg = self.registry()
+        found = [p for p in reg.problems if p.kind == "schema-registry"]
+        if forced and not reg:
+            found.append(Problem(
+                self.roots[0] if self.roots else "", None, "schema-registry",
+                f"no schemas: no {self.topic} partition among or beside the inputs"
+                + (" nor in --schemas" if self.schemas else "")
+                + ": schema-framed payloads are not decoded", severity=WARNING))
+        return found
 
     def decoder(self, near: str | None = None, key: str = "auto", value: str = "auto") -> Any:
         from .decoder import SchemaRegistryDecoder
