@@ -542,3 +542,33 @@ def test_a_schema_decoder_without_any_schemas_says_so_once(kdump: KdumpRunner,
     # the note is on the record's line in text output
     assert r.lines[3].endswith(" decodeError: value: schema id 1 is not in the registry's "
                                "storage")
+
+
+def test_random_bytes_never_escape_the_decoder(logdir: Path) -> None:
+    """Whatever follows a known id (Avro with references, Protobuf, JSON Schema) or sits
+    in a schema-id header: a value or a note, never an exception."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from kdump.schemaregistry.decoder import SchemaRegistryDecoder
+
+    reg = storage.load([str(logdir)])
+    forced = SchemaRegistryDecoder(reg, "schema-registry", "schema-registry")
+    auto = SchemaRegistryDecoder(reg)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.sampled_from([1, 2, 3, 4, 5, 6, 7, 99]), st.binary(max_size=64),
+           st.booleans())
+    def check(sid: int, tail: bytes, in_header: bool) -> None:
+        head = wire.frame(sid, b"")
+        if in_header:
+            headers = [(b"__value_schema_id", head + tail[:2])]
+            value = tail[2:]
+        else:
+            headers, value = [], head + tail
+        for d in (forced.decode(value, value, 0, headers), auto.decode(value, value, 0, headers)):
+            assert d.value_json is None or set(d.value_json) == {  # type: ignore[arg-type]
+                "format", "schema_id", "guid", "subject", "version", "deleted", "message", "data"}
+            assert d.value_json is not None or d.value_text is not None
+
+    check()
