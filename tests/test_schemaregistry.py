@@ -57,6 +57,9 @@ def test_frames_that_cannot_be_read_are_values_not_exceptions() -> None:
         "message indexes are truncated")
     assert wire.read_message_indexes(b"\xfe\x01", 0) == wire.FrameError(
         "message index count 127 is not plausible")
+    # the deprecated format's unsigned varints, read when zigzag does not
+    assert wire.read_message_indexes(b"\x01\x03", 0) == ([3], 2)
+    assert wire.read_message_indexes(b"\x03\x01\x02\x00", 0) == ([1, 2, 0], 4)
 
 
 # --- the registry's storage ------------------------------------------------------------------

@@ -67,8 +67,19 @@ def read_id(buf: bytes, source: str) -> Frame | FrameError:
 
 
 def read_message_indexes(buf: bytes, pos: int) -> tuple[list[int], int] | FrameError:
-    """Protobuf's message indexes at ``buf[pos:]``: (indexes, position after them)."""
-    count, pos = _read_varint(buf, pos)
+    """Protobuf's message indexes at ``buf[pos:]``: (indexes, position after them).
+    Indexes that do not read as zigzag varints are read as the unsigned varints of the
+    serializers' deprecated format (``use.deprecated.format``), when that reads."""
+    got = _read_indexes(buf, pos, zigzag=True)
+    if isinstance(got, FrameError):
+        old = _read_indexes(buf, pos, zigzag=False)
+        if not isinstance(old, FrameError):
+            return old
+    return got
+
+
+def _read_indexes(buf: bytes, pos: int, zigzag: bool) -> tuple[list[int], int] | FrameError:
+    count, pos = _read_varint(buf, pos, zigzag)
     if count is None:
         return FrameError("message indexes are truncated")
     if count == 0:
@@ -77,7 +88,7 @@ def read_message_indexes(buf: bytes, pos: int) -> tuple[list[int], int] | FrameE
         return FrameError(f"message index count {count} is not plausible")
     out = []
     for _ in range(count):
-        n, pos = _read_varint(buf, pos)
+        n, pos = _read_varint(buf, pos, zigzag)
         if n is None:
             return FrameError("message indexes are truncated")
         if n < 0:
@@ -86,8 +97,9 @@ def read_message_indexes(buf: bytes, pos: int) -> tuple[list[int], int] | FrameE
     return out, pos
 
 
-def _read_varint(buf: bytes, pos: int) -> tuple[int | None, int]:
-    """Kafka's ByteUtils.readVarint: a zigzag-encoded varint of at most 5 bytes."""
+def _read_varint(buf: bytes, pos: int, zigzag: bool = True) -> tuple[int | None, int]:
+    """Kafka's ByteUtils.readVarint: a zigzag-encoded varint of at most 5 bytes
+    (``zigzag=False``: ByteUtils.readUnsignedVarint)."""
     value = shift = 0
     while shift < 35:
         if pos >= len(buf):
@@ -96,7 +108,7 @@ def _read_varint(buf: bytes, pos: int) -> tuple[int | None, int]:
         pos += 1
         value |= (b & 0x7F) << shift
         if not b & 0x80:
-            return (value >> 1) ^ -(value & 1), pos
+            return ((value >> 1) ^ -(value & 1)) if zigzag else value, pos
         shift += 7
     return None, pos
 
