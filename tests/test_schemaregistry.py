@@ -575,3 +575,26 @@ def test_random_bytes_never_escape_the_decoder(logdir: Path) -> None:
             assert d.value_json is not None or d.value_text is not None
 
     check()
+
+
+def test_guid_of_a_schema_value_without_md5(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """Without a stored md5 the GUID is the registry's MD5.ofSchema: the text, then each
+    reference's name, subject and big-endian int32 version."""
+    import hashlib
+
+    refs = [{"name": "shop.Address", "subject": "address", "version": 1}]
+    text = json.dumps(rw.ORDER_AVSC)
+    addr = json.dumps(rw.ADDRESS_AVSC)
+    values = [json.loads(rw.schema_value("address", 1, 1, addr)),
+              json.loads(rw.schema_value("orders-value", 1, 2, text, refs=refs))]
+    for v in values:
+        del v["md5"]
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key(v["subject"], 1), json.dumps(v).encode()) for v in values])
+    guid = hashlib.md5(text.encode() + b"shop.Address" + b"address" + b"\x00\x00\x00\x01")
+    data = rw.avro_bytes(rw.order_schema(), {"id": 1, "customer": "g", "amount": b"",
+                                             "at": 0, "address": {"city": "Bergen"}})
+    rw.write_partition(tmp_path / "o-0", [w.Rec(None, data, headers=[
+        ("__value_schema_id", b"\x01" + guid.digest())])])
+    got = decoded_values(kdump, tmp_path / "o-0", watch=tmp_path)
+    assert got[0][0]["value"]["data"]["address"] == {"city": "Bergen"}

@@ -91,7 +91,8 @@ class Registry:
         by_guid: dict[bytes, int] = {}
         for v in sorted(self.versions.values(), key=lambda v: (v.subject, v.version)):
             by_id.setdefault(v.schema_id, []).append(v)
-            by_guid[v.md5 if v.md5 is not None else schema_md5(v.schema)] = v.schema_id
+            md5 = v.md5 if v.md5 is not None else schema_md5(v.schema, v.references)
+            by_guid[md5] = v.schema_id
         self._by_id, self._by_guid = by_id, by_guid
 
     def add(self, v: SchemaVersion) -> None:
@@ -126,8 +127,16 @@ class Registry:
         return self.versions.get((subject, version))
 
 
-def schema_md5(text: str) -> bytes:
-    return hashlib.md5(text.encode("utf-8")).digest()
+def schema_md5(text: str, references: list[dict[str, Any]] | None = None) -> bytes:
+    """The registry's MD5 of a schema when its value stores none (MD5.ofSchema,
+    Schema.updateHash: the text's UTF-8, then each reference's name, subject and int32
+    version; metadata and rule sets, which kdump does not read, are left out)."""
+    md = hashlib.md5(text.encode("utf-8"))
+    for r in references or ():
+        md.update(r["name"].encode("utf-8"))
+        md.update(r["subject"].encode("utf-8"))
+        md.update((r["version"] & 0xFFFFFFFF).to_bytes(4, "big"))
+    return md.digest()
 
 
 # --- finding the registry's partitions ---------------------------------------------------
