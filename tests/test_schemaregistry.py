@@ -598,3 +598,20 @@ def test_guid_of_a_schema_value_without_md5(kdump: KdumpRunner, tmp_path: Path) 
         ("__value_schema_id", b"\x01" + guid.digest())])])
     got = decoded_values(kdump, tmp_path / "o-0", watch=tmp_path)
     assert got[0][0]["value"]["data"]["address"] == {"city": "Bergen"}
+
+
+def test_a_subject_deleted_as_a_whole_is_soft_deleted(tmp_path: Path) -> None:
+    """Deleting a subject (not permanently) writes one DELETE_SUBJECT record: versions 1
+    to its version are deleted; later versions are not."""
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("s", 1), rw.schema_value("s", 1, 1, '"int"')),
+        w.Rec(rw.schema_key("s", 2), rw.schema_value("s", 2, 2, '"long"')),
+        w.Rec(rw.schema_key("t", 1), rw.schema_value("t", 1, 3, '"string"')),
+        w.Rec(b'{"keytype":"DELETE_SUBJECT","subject":"s","magic":0}',
+              b'{"subject":"s","version":1}'),
+        w.Rec(b'{"keytype":"DELETE_SUBJECT","subject":"t","magic":0}', None),
+    ])
+    reg = storage.load([str(tmp_path / "_schemas-0")])
+    assert {k: v.deleted for k, v in reg.versions.items()} == {
+        ("s", 1): "soft", ("s", 2): None, ("t", 1): None}
+    assert reg.problems == []

@@ -8,7 +8,9 @@ CLEAR_SUBJECT, CONTEXT, ASSOC), ``SchemaKey`` (``{"keytype":"SCHEMA","subject":.
 ``md5`` (base64 of the 16-byte MD5), ``schemaType`` (absent: AVRO), ``references``
 (``[{name, subject, version}]``), ``schema``, ``deleted``).  The registry replays the
 topic from the start, the last value of a key winning; ``deleted: true`` is a soft
-delete, a tombstone (null value) after the schema record a hard delete.  Until the log
+delete, and so is a DELETE_SUBJECT record (``{subject, version}``: versions 1 to
+version of the subject, KafkaStoreMessageHandler.handleDeleteSubject); a tombstone (null
+value) after the schema record is a hard delete.  Until the log
 cleaner compacts the partition the schema record is still on disk, so kdump keeps it and
 says it was hard-deleted.
 
@@ -258,8 +260,22 @@ def _apply(reg: Registry, path: str, position: int, base_offset: int, offset: in
         k = json.loads(key)
     except (ValueError, RecursionError):
         return note("the key is not JSON")
+    if isinstance(k, dict) and k.get("keytype") == "DELETE_SUBJECT" and value is not None:
+        # a soft delete of a whole subject: versions 1 to N are deleted (as
+        # KafkaStoreMessageHandler.handleDeleteSubject marks them)
+        try:
+            d = json.loads(value)
+        except (ValueError, RecursionError):
+            return note("the value of a DELETE_SUBJECT key is not JSON")
+        if not isinstance(d, dict) or not isinstance(d.get("subject"), str) \
+                or not isinstance(d.get("version"), int):
+            return note("a DELETE_SUBJECT value without subject and version")
+        for (name, ver), v in reg.versions.items():
+            if name == d["subject"] and ver <= d["version"]:
+                v.soft_deleted = True
+        return None
     if not isinstance(k, dict) or k.get("keytype") != "SCHEMA":
-        return None  # CONFIG, MODE, NOOP, DELETE_SUBJECT ... do not define schemas
+        return None  # CONFIG, MODE, NOOP, CLEAR_SUBJECT ... do not define schemas
     subject, version = k.get("subject"), k.get("version")
     if not isinstance(subject, str) or not isinstance(version, int):
         return note("a SCHEMA key without subject and version")
