@@ -108,12 +108,15 @@ class Registry:
         return self._by_id
 
     def by_id(self, schema_id: int) -> SchemaVersion | None:
-        """The version to name for an id: a live one first, then soft-, then hard-deleted
-        (one id is shared by every subject registering the same schema)."""
+        """The version to name for an id: one of the default context first (a subject
+        ``:.ctx:name`` is in context ``.ctx``, whose ids are its own), then a live one,
+        then soft-, then hard-deleted (one id is shared by every subject registering the
+        same schema)."""
         found = self.ids().get(schema_id)
         if not found:
             return None
-        return min(found, key=lambda v: (v.hard_deleted, v.soft_deleted))
+        return min(found, key=lambda v: (v.subject.startswith(":."), v.hard_deleted,
+                                         v.soft_deleted))
 
     def id_for_guid(self, guid: bytes) -> int | None:
         if self._by_guid is None:
