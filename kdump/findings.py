@@ -103,6 +103,9 @@ KINDS: Final[dict[str, str]] = {
     "metadata-gap": "metadata offsets in no snapshot and no segment: the image lacks them",
     "metadata-snapshot": "a KRaft snapshot without header or footer, or damaged",
     "metadata-target": "the --at-offset/--at-time target is outside the records",
+    # schema registry (kdump/schemaregistry)
+    "schema-registry": "a record of the schema registry's topic (_schemas) or a schema file "
+    "that is not a schema: skipped",
 }
 
 
@@ -202,6 +205,8 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "metadata-snapshot": "RecordsSnapshotReader: SnapshotHeaderRecord first, SnapshotFooterRecord "
     "last",
     "metadata-target": "kdump's --at-offset / --at-time",
+    "schema-registry": "the schema registry's storage (SchemaRegistryKey / SchemaKey / "
+    "SchemaValue, JSON records of its Kafka topic): a record not of that form is not a schema",
 }
 
 

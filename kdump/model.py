@@ -5,6 +5,10 @@ object's field names and their order from here (:func:`shape`), and the README's
 man pages' schema sections are generated from it (:func:`markdown`); the native record
 writer (kdump/_speedups.c) is tested byte for byte against the Python writer.  Fields
 marked ``?`` appear only in some objects of that type (said in the text).
+
+Size: over 600 lines, as it is one table of every object kind kdump writes (the fields
+of each, in order, with their docs); splitting it would scatter the one place a field is
+defined.
 """
 
 from __future__ import annotations
@@ -84,11 +88,27 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("control?", "control records: {type, type_id, key_version, coordinator_epoch?, "
                      "value_version?, data?, error?}"),
         ("decoded?", "what a decoder (internal topics by directory name, --key-decoder, "
-                     "--value-decoder) made of the payload: {key?, value?}, objects"),
+                     "--value-decoder) made of the payload: {key?, value?}, objects; for "
+                     "schema-registry payloads each is {format (avro, protobuf, json-schema), "
+                     "schema_id, guid (when a header named the schema by GUID), subject, "
+                     "version, deleted (null, soft or hard), message (Protobuf: the message's "
+                     "full name), data (the value as JSON)}"),
         ("decode_error?", "what the decoder could not decode"),
         ("replica?", "compare-replicas --print-data-log: the replica holding the record"),
         ("log_dir?", "compare-replicas --print-data-log"),
         ("broker_id?", "compare-replicas --print-data-log"),
+    ]),
+    "schema": ("a schema of the registry's storage, per subject and version (schemas)", [
+        ("subject", "the subject"), ("version", "its version"),
+        ("id", "the schema id payloads carry"),
+        ("schema_type", "AVRO, PROTOBUF or JSON"),
+        ("deleted", "null, soft (deleted: true) or hard (a tombstone follows; the schema "
+                    "record is still on disk until compaction)"),
+        ("references", "[{name, subject, version}]"),
+        ("key_records", "records under the inputs whose key names the id (null: not counted)"),
+        ("value_records", "records whose value names the id (null: not counted)"),
+        ("file", "where the schema was read: a _schemas log, or a schema file"),
+        ("offset", "the schema record's offset in file (null for a schema file)"),
     ]),
     "log_end": ("the end of a log's dump (dump)", [
         ("file", "path"), ("size", "file size at open"), ("end", "where reading stopped"),
@@ -407,7 +427,8 @@ SPARK_COLUMNS: dict[str, list[Column]] = {
     # added with --decoder
     "decoder": [
         ("key_decoded", "string", "with --decoder: JSON for structured decoders (internal "
-         "topics, json), text otherwise"),
+         "topics, json, schema-registry payloads: {format, schema_id, subject, version, "
+         "deleted, message, data}), text otherwise"),
         ("value_decoded", "string", "with --decoder, as key_decoded"),
         ("decode_error", "string", "with --decoder: what could not be decoded"),
     ],

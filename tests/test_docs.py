@@ -35,6 +35,9 @@ def sample_cwd(tmp_path_factory: pytest.TempPathFactory) -> Path:
     d = tmp_path_factory.mktemp("tour")
     subprocess.run([sys.executable, str(ROOT / "tests" / "writer.py"), "sample", str(d / "sample")],
                    check=True)
+    # the schema registry's tour (needs the schemas extra, in the test extra)
+    subprocess.run([sys.executable, str(ROOT / "tests" / "writer.py"), "schemas",
+                    str(d / "schemas")], check=True)
     return d
 
 
@@ -135,6 +138,8 @@ COMMANDS = [
     ["find-time", "sample/orders-0", "1700000020000", "--format", "json"],
     ["coordinator-partition", "g", "--format", "json"],
     ["compare-replicas", "sample", "sample-copy", "--print-data-log", "--format", "json"],
+    ["schemas", "schemas", "--format", "json"],
+    ["dump", "schemas", "--print-data-log", "--format", "json"],
 ]
 
 

@@ -125,7 +125,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
     ("protocol", frozenset({"protocol"})),  # Kafka's generated message encoding
     ("records", frozenset({"records"})),  # batches and records in a byte buffer
     ("files", frozenset({"files"})),  # Kafka's files: logs, indexes, snapshots, checkpoints
-    ("decoders", frozenset({"decoders"})),  # what record keys and values mean
+    ("decoders", frozenset({"decoders", "schemaregistry"})),  # what record keys and values mean
     ("operations", frozenset({"ops", "metadata"})),  # one command's work, as objects
     ("render", frozenset({"render"})),  # objects to text, JSON, tables
     ("spark", frozenset({"spark"})),  # the same work on Spark

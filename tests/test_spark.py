@@ -496,3 +496,27 @@ def test_own_session_subprocess_is_quiet(own_session_run: subprocess.Popen[str] 
     assert out == local.stdout
     tmp = sample_dir.parent / "tmp"
     assert [p.name for p in tmp.iterdir() if p.name.startswith("kdump-spark-")] == []
+
+
+@needs_spark
+def test_datasource_decodes_schema_registry_payloads(spark: Any,
+                                                     tmp_path_factory: pytest.TempPathFactory
+                                                     ) -> None:
+    """decoder=auto with the registry's _schemas beside the topics: value_decoded holds
+    the decoded JSON, as dump's decoded.value (tests/registry_writer.py's sample)."""
+    pytest.importorskip("fastavro", reason="the schemas extra is not installed")
+    import registry_writer
+
+    root = tmp_path_factory.mktemp("spark-schemas")
+    logdir = registry_writer.sample_logdir(root)
+    df = _read(spark, logdir, decoder="auto", topics="orders,events")
+    rows = df.orderBy("topic", "offset").select("topic", "offset", "value_decoded",
+                                                "decode_error").collect()
+    got = [(r["topic"], r["offset"], json.loads(r["value_decoded"])["data"],
+            r["decode_error"]) for r in rows]
+    assert got[0] == ("events", 0, {"id": "o1", "price": {"currency": "EUR",
+                                                          "units": "1099511627776"}}, None)
+    assert got[3] == ("orders", 0, {"id": 0, "customer": "c0", "amount": "0.50",
+                                    "at": "2024-01-02T03:04:05+00:00", "note": "gift",
+                                    "address": {"city": "Oslo"}}, None)
+    assert len(got) == 6

@@ -1787,8 +1787,8 @@ def _size(text: str) -> int:
 
 def _main(argv: list[str]) -> int:
     usage = ("usage: writer.py sample DIR | writer.py big DIR SIZE [CODEC] [TOPIC] | "
-             "writer.py replicas DIR SIZE")
-    if len(argv) >= 2 and argv[0] in ("sample", "big", "replicas"):
+             "writer.py replicas DIR SIZE | writer.py schemas DIR")
+    if len(argv) >= 2 and argv[0] in ("sample", "big", "replicas", "schemas"):
         target = Path(argv[1])
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             print(f"refusing to write into non-empty {target}", file=sys.stderr)
@@ -1811,6 +1811,16 @@ def _main(argv: list[str]) -> int:
             # a partition directory, as in a broker's log dir (and as ``sample`` writes)
             big_segment(target / f"{topic}-0", size, codec=codec)
             print(target / f"{topic}-0")
+            return 0
+        if argv[0] == "schemas" and len(argv) == 2:
+            # the schema registry's _schemas and Avro / Protobuf / JSON Schema topics
+            # (needs the schemas extra: fastavro, protobuf, grpcio-tools)
+            import tempfile
+
+            import registry_writer
+
+            with tempfile.TemporaryDirectory() as scratch:
+                registry_writer.write_sample(target, Path(scratch))
             return 0
         if argv[0] == "replicas" and len(argv) == 3:
             replicas_pair(target, _size(argv[2]))

@@ -49,6 +49,7 @@ COMMAND_MODULES = {
     "lag": "replicas",
     "metadata": "metadata",
     "report": "report",
+    "schemas": "schemas",
     "size-report": "find",
     "spark": "spark",
     "verify-crc": "verify",

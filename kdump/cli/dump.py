@@ -49,11 +49,15 @@ _DECODER_FLAGS = {
               help="Check index entries against the log without printing them.")
 @click.option("--index-sanity-check", is_flag=True,
               help="Only run the broker's startup sanity check on index files.")
-@click.option("--key-decoder", "--key-decoder-class", "key_decoder", type=DecoderName(),
+@click.option("--key-decoder", "--key-decoder-class", "key_decoder",
+              type=DecoderName(schemas=True),
               default=None, help="How to print keys: string (default), hex, base64, json, "
-              "int, long, none; Kafka decoder class names are accepted.  Implies "
+              "int, long, none; avro, protobuf, json-schema or schema-registry (any of the "
+              "three) decode Confluent-framed payloads with the schemas of the registry's "
+              "storage (see --schemas); Kafka decoder class names are accepted.  Implies "
               "--print-data-log.")
-@click.option("--value-decoder", "--value-decoder-class", "value_decoder", type=DecoderName(),
+@click.option("--value-decoder", "--value-decoder-class", "value_decoder",
+              type=DecoderName(schemas=True),
               default=None, help="How to print payloads (same choices as --key-decoder).  "
               "Implies --print-data-log.")
 @click.option("--offsets-decoder", is_flag=True,
@@ -68,7 +72,19 @@ _DECODER_FLAGS = {
 @click.option("--remote-log-metadata-decoder", is_flag=True,
               help="Decode __remote_log_metadata records.  Implies --print-data-log.")
 @click.option("--decoder", "decoder", type=click.Choice(DECODER_CHOICES), default="auto",
-              show_default=True, help=DECODER_HELP)
+              show_default=True, help=DECODER_HELP + "  auto also decodes payloads framed by "
+              "Confluent's serializers (Avro, Protobuf, JSON Schema) when the schema registry's "
+              "topic is among or beside the inputs and the id is known.")
+@click.option("--schemas", "schemas", multiple=True, type=click.Path(), metavar="PATH",
+              help="Where else the schemas are: a copy of the registry's _schemas partition "
+              "(from another broker), or a folder of schema files named by id (17.avsc, "
+              "18.proto, 19.json, as kdump schemas --export writes them).  Repeatable.")
+@click.option("--schemas-topic", default="_schemas", show_default=True, metavar="NAME",
+              help="The schema registry's topic (kafkastore.topic), looked for among and "
+              "beside the inputs.")
+@click.option("--validate-json-schema", is_flag=True,
+              help="Check JSON Schema payloads against their schema (a note when one does "
+              "not validate).")
 @click.option("--summary", is_flag=True,
               help="With the offsets decoder (or on __consumer_offsets partitions): instead of "
               "the dump, replay the log and print the last committed offset per group, topic "
@@ -105,6 +121,9 @@ def dump_command(
     payload_encoding: str,
     max_batch_bytes: int,
     jobs: int | None,
+    schemas: tuple[str, ...],
+    schemas_topic: str,
+    validate_json_schema: bool,
     **decoder_flags: bool,
 ) -> ExitCode:
     """Dump segments, indexes, snapshots and checkpoints.
@@ -116,6 +135,7 @@ def dump_command(
     with the next intact batch.
     """
     from ..ops.dump import DumpOptions, dump
+    from ..schemaregistry.source import SchemaSource
 
     targets = list(paths)
     if files_csv:
@@ -151,8 +171,12 @@ def dump_command(
         value_decoder=value_decoder or "string",
         max_batch_bytes=max_batch_bytes,
         resync=not strict,
+        schema=SchemaSource(schemas=schemas, topic=schemas_topic,
+                            validate=validate_json_schema, roots=tuple(targets),
+                            max_batch_bytes=max_batch_bytes),
     )
     fmt = resolve_format(fmt, default_text=True)
+    opts.schema.text = fmt != "json"
     n_jobs = resolve_jobs(jobs)
     if fmt == "json" and n_jobs > 1:
         from ..render.spool import dump_json_parallel

@@ -170,6 +170,8 @@ INTERNAL_DECODERS = ("cluster-metadata", "offsets", "remote-log-metadata", "shar
                      "transaction-log")
 #: simple decoders, for keys and values alike (kdump.decoders.SIMPLE)
 SIMPLE_DECODERS = ("string", "hex", "base64", "json", "int", "long", "none")
+#: schema-registry decoders, for keys and values (kdump.schemaregistry.decoder.MODES): dump
+SCHEMA_DECODERS = ("avro", "protobuf", "json-schema", "schema-registry")
 #: what --decoder accepts, everywhere
 DECODER_CHOICES = ["auto", *SIMPLE_DECODERS, *INTERNAL_DECODERS]
 
@@ -179,16 +181,21 @@ class DecoderName(click.ParamType):
 
     name = "DECODER"
 
+    def __init__(self, schemas: bool = False) -> None:
+        #: the schema-registry decoders are accepted too (avro, protobuf ...)
+        self.schemas = schemas
+
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
         from ..decoders import JAVA_CLASSES
 
         v = str(value)
-        if v in SIMPLE_DECODERS:
+        if v in SIMPLE_DECODERS or (self.schemas and v in SCHEMA_DECODERS):
             return v
         if v in JAVA_CLASSES:
             return JAVA_CLASSES[v]
         self.fail(
-            f"{v!r} is not a decoder: use one of {', '.join(SIMPLE_DECODERS)} (or a Kafka "
+            f"{v!r} is not a decoder: use one of "
+            f"{', '.join(SIMPLE_DECODERS + (SCHEMA_DECODERS if self.schemas else ()))} (or a Kafka "
             "decoder class name: org.apache.kafka.tools.api.StringDecoder, IntegerDecoder, "
             "LongDecoder, DefaultDecoder)", param, ctx)
 

@@ -16,6 +16,7 @@ from . import cli
 from .exitcodes import ExitCode
 from .options import (
     DECODER_CHOICES,
+    SCHEMA_DECODERS,
     format_option,
     max_batch_bytes_option,
     renderer,
@@ -185,11 +186,17 @@ def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: s
               "when the cluster is set up for it.")
 @click.option("--level", type=click.Choice(["record", "batch"]), default="record",
               show_default=True, help="One row per record, or one per batch.")
-@click.option("--decoder", type=click.Choice(DECODER_CHOICES), default=None,
+@click.option("--decoder", type=click.Choice([*DECODER_CHOICES, *SCHEMA_DECODERS]),
+              default=None,
               help="Add key_decoded/value_decoded/decode_error columns, decoded as dump "
               "--decoder does: auto picks the internal-topic decoder from the partition "
-              "directory name and string elsewhere; a simple decoder applies to keys and "
-              "values.")
+              "directory name and string elsewhere (and decodes schema-registry payloads "
+              "when the registry's _schemas partition is among or beside PATHS); a simple "
+              "decoder applies to keys and values; avro, protobuf, json-schema and "
+              "schema-registry decode values with the registry's schemas.")
+@click.option("--schemas", "schemas", multiple=True, type=click.Path(), metavar="PATH",
+              help="With --decoder: where else the schema registry's schemas are (a "
+              "_schemas partition copy, a folder of exported schema files).  Repeatable.")
 @click.option("--verify", is_flag=True, help="Add a crc_valid column (batch checksum).")
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC",
               help="Only this topic (repeatable).")
@@ -204,7 +211,7 @@ def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: s
 @max_batch_bytes_option
 @spark_options
 def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str | None,
-                 verify: bool, topics: tuple[str, ...], mode: str, split_bytes: str,
+                 schemas: tuple[str, ...], verify: bool, topics: tuple[str, ...], mode: str, split_bytes: str,
                  fmt: str | None, max_batch_bytes: int, master: str | None,
                  conf: tuple[str, ...], verbose: bool, ship: bool) -> ExitCode:
     """Records of every segment under PATHS to Parquet, partitioned by topic and partition.
@@ -228,6 +235,9 @@ def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str |
                "max_batch_bytes": str(max_batch_bytes)}
     if decoder is not None:
         options["decoder"] = decoder
+    if schemas:
+        options["schemas"] = ",".join(os.path.abspath(p) if "://" not in p else p
+                                      for p in schemas)
     if topics:
         options["topics"] = ",".join(topics)
     out = renderer("spark-export", fmt, default_text=True)

@@ -31,6 +31,13 @@ class Decoded:
     error: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class NotedDecoded(Decoded):
+    """A :class:`Decoded` whose ``error`` text output shows on the record's line
+    (`` decodeError: ...``): the schema-registry decoder's notes (unknown id, truncated
+    payload ...), which DumpLogSegments has no equivalent of."""
+
+
 class PayloadDecoder(Protocol):
     """Turns one record's key and value bytes into :class:`Decoded`."""
 

@@ -5,6 +5,10 @@ dispatch (log and KRaft snapshot, offset index, time index, producer snapshot,
 transaction index), the same checks of index entries against the log, the same
 "non-consecutive offsets" bookkeeping.  Unlike it, a damaged batch does not end the
 dump: the walker resynchronises and the damage is a :class:`Problem` in the stream.
+
+Size: over 600 lines, as it is DumpLogSegments' one dispatch, with the index checks beside the
+log reading they share (``_OnePass``); the payload decoders it picks live elsewhere
+(kdump/decoders, kdump/schemaregistry).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.record import Record
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
+from ..schemaregistry.source import SCHEMA_MODES, SchemaSource
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
 from .events import (
@@ -86,11 +91,23 @@ class DumpOptions:
     value_decoder: str = "string"
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     resync: bool = True
+    #: the schema registry's storage and how its payloads are decoded (--schemas ...)
+    schema: SchemaSource = field(default_factory=SchemaSource)
     _cache: dict[str, PayloadDecoder] = field(default_factory=dict)
 
     @property
     def deep(self) -> bool:
         return self.deep_iteration or self.print_data_log
+
+    @property
+    def wants_registry(self) -> bool:
+        """Can this dump decode schema-registry payloads (auto, or a schema decoder)?"""
+        return self.print_data_log and (self.decoder == "auto" or self.forced_schema)
+
+    @property
+    def forced_schema(self) -> bool:
+        """--key-decoder / --value-decoder avro, protobuf, json-schema, schema-registry"""
+        return self.key_decoder in SCHEMA_MODES or self.value_decoder in SCHEMA_MODES
 
     def decoder_for(self, f: KafkaFile) -> PayloadDecoder:
         name = self.decoder
@@ -99,11 +116,20 @@ class DumpOptions:
             if not name and f.kind in ("kraft-snapshot", "bootstrap-snapshot"):
                 name = "cluster-metadata"
             if not name:
-                name = "kv"
+                # data topics: schema-framed payloads decoded when the registry's storage
+                # is there
+                name = "schema-auto" if self.schema.registry(f.path) else "kv"
         elif name == "string":
             name = "kv"
+        if name == "kv" and self.forced_schema:
+            name = "schema-forced"  # --key-decoder / --value-decoder avro, protobuf ...
         if name not in self._cache:
-            if name == "kv":
+            if name == "schema-auto":
+                self._cache[name] = self.schema.decoder(f.path)
+            elif name == "schema-forced":
+                self._cache[name] = self.schema.decoder(f.path, self.key_decoder,
+                                                        self.value_decoder)
+            elif name == "kv":
                 self._cache[name] = KeyValueDecoder(self.key_decoder, self.value_decoder)
             else:
                 self._cache[name] = internal_decoder(name)
@@ -112,6 +138,12 @@ class DumpOptions:
 
 def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
     """Dump every file under ``paths`` in Kafka's order."""
+    paths = list(paths)
+    if not opts.schema.roots:
+        opts.schema.roots = tuple(paths)
+    if opts.wants_registry:
+        # what could not be read of the registry's storage, once, before the dump
+        yield from opts.schema.problems(forced=opts.forced_schema)
     for item in walk(paths):
         if isinstance(item, Problem):
             yield item
@@ -169,12 +201,17 @@ def dump_file(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
 # --- logs ------------------------------------------------------------------------------
 def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
     decoder = opts.decoder_for(f) if opts.print_data_log else None
+    with_headers = bool(getattr(decoder, "uses_headers", False))
     deep = opts.deep
     # events built a batch at a time: without a decoder, or with the string/string one
     fast_events = _record_events_py if _native is None else _native.record_events
     fast_decoded: type[Decoded] | None = None
+    #: the schema-registry decoder in auto mode: records built as the string decoder
+    #: builds them, then those that may be schema-framed decoded again by it (a topic of
+    #: text beside a registry's _schemas keeps the fast path)
+    framed = getattr(decoder, "framed", None)
     if decoder is not None:
-        if _plain_strings(decoder):
+        if _plain_strings(decoder) or framed is not None:
             fast_decoded = Decoded
         else:
             fast_events = None
@@ -217,6 +254,12 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                             last_offset = o
                     last_offset = offs[-1]
                 records = fast_events(recs, RecordEvent, fast_decoded)
+                if framed is not None:
+                    for ev in records:
+                        r = ev.record
+                        if framed(r.key, r.value, r.headers):
+                            ev.decoded = decoder.decode(  # type: ignore[union-attr,call-arg]
+                                r.key, r.value, r.offset, r.headers)
                 if err is not None:
                     problems.append(record_problem(batch, err))
                 records_total += len(records)
@@ -239,6 +282,9 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                                     f.path, batch.position, "invalid-control",
                                     f"offset {rec.offset}: {ev.control.error}",
                                     base_offset=batch.base_offset))
+                        elif with_headers:
+                            ev.decoded = decoder.decode(  # type: ignore[union-attr,call-arg]
+                                rec.key, rec.value, rec.offset, rec.headers)
                         elif decoder is not None:
                             ev.decoded = decoder.decode(rec.key, rec.value, rec.offset)
                         records.append(ev)

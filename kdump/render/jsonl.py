@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import json.encoder
+import math
 import os
 import re
 from functools import lru_cache
@@ -23,7 +24,9 @@ from ..records.file_records import Batch
 from ..records.record import Record
 from .common import encode_payload
 
-_raw_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+# allow_nan=False: NaN and Infinity are not JSON; a value holding them (an Avro double,
+# a JSON payload's NaN token) is written with them as strings (see _dumps)
+_raw_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 _native_json = None if speedups is None else speedups.json_record_lines
 _raw_jstr = json.encoder.encode_basestring  # what _raw_dumps writes a str with
 
@@ -50,8 +53,23 @@ def _escape(text: str) -> str:
 
 
 def _dumps(obj: Any) -> str:
-    """One object as kdump writes it: compact, UTF-8, the ``_ESCAPED`` set escaped."""
-    return _escape(_raw_dumps(obj))
+    """One object as kdump writes it: compact, UTF-8, the ``_ESCAPED`` set escaped; a
+    float that is not finite as the string "NaN", "Infinity" or "-Infinity" (as
+    protobuf's JSON mapping writes them), so every line is JSON."""
+    try:
+        return _escape(_raw_dumps(obj))
+    except ValueError:
+        return _escape(_raw_dumps(_finite(obj)))
+
+
+def _finite(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        return "NaN" if v != v else ("Infinity" if v > 0 else "-Infinity")
+    if isinstance(v, dict):
+        return {k: _finite(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_finite(x) for x in v]
+    return v
 
 
 def _jstr(s: str) -> str:
@@ -164,6 +182,42 @@ def record_object(b: Batch, ev: de.RecordEvent, encoding: str,
     return shape("record", obj)
 
 
+def _json_lines_decoded(records: list[de.RecordEvent], prefix: str, timestamp_type: str,
+                        code: int) -> str | Any:
+    """Records with a decoded structure (schema-registry payloads ...) written fast: the
+    native writer writes each record without it, then ``decoded`` / ``decode_error`` --
+    the last fields of a dump record (kdump.model) -- close each line, as
+    :func:`record_object` writes them (tests/test_schemaregistry.py compares the two)."""
+    assert _native_json is not None
+    bare = [de.RecordEvent(ev.record) for ev in records]
+    text = _native_json(bare, prefix, _dumps(timestamp_type), code, de.RecordEvent, Record,
+                        Decoded)
+    if text is NotImplemented:
+        return text
+    lines = text.split("\n")
+    out = []
+    for line, ev in zip(lines, records, strict=False):
+        d = ev.decoded
+        if d is None:
+            out.append(line)
+            continue
+        r = ev.record
+        tail = ""
+        kj, vj = d.key_json, d.value_json
+        if (kj is not None and r.key is not None) or (vj is not None and r.value is not None):
+            dec: dict[str, Any] = {}
+            if kj is not None and r.key is not None:
+                dec["key"] = kj
+            if vj is not None and r.value is not None:
+                dec["value"] = vj
+            tail = ',"decoded":' + _dumps(dec)
+        if d.error:
+            tail += ',"decode_error":' + _jstr(d.error)
+        out.append(line[:-1] + tail + "}" if tail else line)
+    out.append("")
+    return "\n".join(out)
+
+
 def problem_object(p: Problem) -> dict[str, Any]:
     obj = shape("problem", {"file": p.path, "position": p.position, "kind": p.kind,
                             "severity": p.severity, "detail": p.detail,
@@ -196,7 +250,7 @@ class JsonRenderer:
             if not item.continued:
                 w(batch_object(b))
             if item.records:
-                text = NotImplemented
+                text: Any = NotImplemented
                 if b.magic >= 2 and self.structured is None:
                     # the same objects, written alike in one go (natively when the extension
                     # is built; tests/test_speedups.py)
@@ -205,6 +259,9 @@ class JsonRenderer:
                     if _native_json is not None:
                         text = _native_json(item.records, prefix, _dumps(b.timestamp_type), code,
                                             de.RecordEvent, Record, Decoded)
+                        if text is NotImplemented and not b.is_control:
+                            text = _json_lines_decoded(item.records, prefix, b.timestamp_type,
+                                                       code)
                 if text is not NotImplemented:
                     self.out.write(text)
                     return

@@ -48,6 +48,8 @@ RENDERERS: dict[str, dict[str, str]] = {
                  "text": "metadata:MetadataTextRenderer"},
     # kdump report: one page (--output), or its objects as JSON Lines
     "report": {"json": "jsonl:JsonRenderer", "html": "html:HtmlReportRenderer"},
+    "schemas": {"json": "jsonl:JsonRenderer", "table": "schemas:SchemasTableRenderer",
+                "text": "schemas:SchemasTextRenderer"},
     "spark-export": {"json": "jsonl:JsonRenderer", "table": "rows:ExportTextRenderer",
                      "text": "rows:ExportTextRenderer"},
 }

@@ -16,7 +16,7 @@ import os
 import re
 from typing import TextIO
 
-from ..decoders.base import Decoded
+from ..decoders.base import Decoded, NotedDecoded
 from ..files.logdir import KafkaFile
 from ..findings import Problem
 from ..ops import events as de  # the dump events, as de.BatchEvent ...
@@ -114,6 +114,8 @@ def record_lines(ev: de.BatchEvent, skip_metadata: bool, print_contents: bool) -
                 prefix = " "
             if d.value_text is not None:
                 parts.append(f" payload: {d.value_text}")
+            if d.error and isinstance(d, NotedDecoded):
+                parts.append(f" decodeError: {d.error}")
         out.append("".join(parts))
     return out
 

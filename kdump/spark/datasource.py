@@ -12,7 +12,15 @@ One row per record (``level=batch``: per batch), with the columns of
                      topic: internal topics decoded, others as strings), a simple decoder
                      (string, hex, base64, json, int, long, none) or an internal one
                      (offsets, transaction-log, cluster-metadata, share-group-state,
-                     remote-log-metadata)
+                     remote-log-metadata); ``auto`` also decodes schema-registry payloads
+                     (Avro, Protobuf, JSON Schema) when the registry's topic is among or
+                     beside the paths; ``avro``, ``protobuf``, ``json-schema``,
+                     ``schema-registry`` force it for values: ``value_decoded`` is then
+                     the JSON object ``{format, schema_id, subject, version, deleted,
+                     message, data}`` (as dump's ``decoded.value``)
+``schemas``          comma-separated: where else the schemas are (a ``_schemas`` partition
+                     copy, a folder of exported schema files)
+``schemas_topic``    the registry's topic (default ``_schemas``)
 ``verify``           ``true`` adds ``crc_valid`` (the batch checksum; v0/v1: and the message's)
 ``split_bytes``      segments larger than this are read by several tasks (default 128M)
 ``topics``           comma-separated topics to read (the others are not even listed)

@@ -63,6 +63,10 @@ class ReadOptions:
     topics: tuple[str, ...] | None = None
     all_files: bool = False
     ignore_unreadable: bool = False
+    #: where else the schema registry's schemas are (``schemas`` option, comma-separated)
+    schemas: tuple[str, ...] = ()
+    #: the registry's topic (``schemas_topic``)
+    schemas_topic: str = "_schemas"
 
     def fields(self) -> list[tuple[str, str]]:
         out = list(RECORD_FIELDS if self.level == "record" else BATCH_FIELDS)
@@ -95,7 +99,7 @@ def _bool(name: str, value: str) -> bool:
     raise ValueError(f"kafka_log: option {name}={value!r} is not true or false")
 
 
-DECODER_NAMES = ("auto", *SIMPLE, *INTERNAL)
+DECODER_NAMES = ("auto", *SIMPLE, *INTERNAL, "avro", "protobuf", "json-schema", "schema-registry")
 
 
 def parse_options(options: Any) -> ReadOptions:
@@ -137,6 +141,8 @@ def parse_options(options: Any) -> ReadOptions:
         all_files=_bool("all_files", opts["all_files"]) if "all_files" in opts else False,
         ignore_unreadable=_bool("ignore_unreadable", opts["ignore_unreadable"])
         if "ignore_unreadable" in opts else False,
+        schemas=tuple(p.strip() for p in opts.get("schemas", "").split(",") if p.strip()),
+        schemas_topic=opts.get("schemas_topic", "_schemas").strip() or "_schemas",
     )
 
 
@@ -186,12 +192,42 @@ def plan(opts: ReadOptions) -> tuple[list[Slice], list[Problem]]:
 
 
 # --- reading -----------------------------------------------------------------------------
-def make_decoder(name: str, topic: str | None) -> PayloadDecoder:
+def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None) -> PayloadDecoder:
+    """The decoder of a topic's records.  ``auto`` and the schema-registry decoders (avro,
+    protobuf, json-schema, schema-registry) read the registry's storage found with the
+    data source's paths (once per process)."""
+    from ..schemaregistry.decoder import MODES
+
     if name == "auto":
         name = TOPIC_DECODERS.get(topic or "", "string")
+        if name == "string" and opts is not None and _registry(opts):
+            name = "schema-auto"
     if name in INTERNAL:
         return internal_decoder(name)
+    if name in MODES or name == "schema-auto":
+        from ..schemaregistry.decoder import SchemaRegistryDecoder
+
+        mode = "auto" if name == "schema-auto" else name
+        reg = _registry(opts) if opts is not None else None
+        if reg is None:
+            from ..schemaregistry.storage import Registry
+
+            reg = Registry()
+        return SchemaRegistryDecoder(reg, "auto", mode)
     return KeyValueDecoder(name, name)
+
+
+_REGISTRIES: dict[tuple[Any, ...], Any] = {}
+
+
+def _registry(opts: ReadOptions) -> Any:
+    key = (opts.paths, opts.schemas_topic, opts.schemas)
+    if key not in _REGISTRIES:
+        from ..schemaregistry.storage import load
+
+        _REGISTRIES[key] = load(opts.paths, opts.schemas_topic, opts.schemas,
+                                opts.max_batch_bytes)
+    return _REGISTRIES[key]
 
 
 def _decoded(structured: bool, obj: object, text: str | None) -> str | None:
@@ -261,7 +297,8 @@ def record_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
     """One block per batch holding its records, columns as :func:`layout` orders them."""
     path, topic, partition, segment, _active, _start, _end = s
     verify = opts.verify
-    decoder = make_decoder(opts.decoder, topic) if opts.decoder is not None else None
+    decoder = make_decoder(opts.decoder, topic, opts) if opts.decoder is not None else None
+    with_headers = bool(getattr(decoder, "uses_headers", False))
     k_struct = bool(getattr(decoder, "key_structured", True))
     v_struct = bool(getattr(decoder, "value_structured", True))
     for b in slice_batches(s, max_batch_bytes=opts.max_batch_bytes,
@@ -302,7 +339,8 @@ def record_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
                     vd.append(None)
                     err.append(None)
                     continue
-                d = decoder.decode(r.key, r.value, r.offset)
+                d = (decoder.decode(r.key, r.value, r.offset, r.headers)  # type: ignore[call-arg]
+                     if with_headers else decoder.decode(r.key, r.value, r.offset))
                 kd.append(_decoded(k_struct, d.key_json, d.key_text))
                 vd.append(_decoded(v_struct, d.value_json, d.value_text))
                 err.append(d.error)

@@ -1,0 +1,155 @@
+"""``kdump schemas``: the registry's subjects as rows, and ``--export``.
+
+:func:`schema_rows` is the core function other reports use (``kdump report`` includes a
+schema-registry section from it): one :class:`SchemaRow` per (subject, version), sorted
+by subject then version, after the problems met while reading the registry's storage.
+With ``count=True`` every data record under the inputs is looked at (its key and value
+framing and its schema-id headers, nothing decoded) to say how many use each id.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import KdumpError, UsageError
+from ..files.logdir import walk
+from ..findings import INFO, Problem
+from ..model import shape
+from ..records.file_records import LogReader
+from ..source import FileSource
+from . import wire
+from .storage import DEFAULT_TOPIC, EXTENSIONS, MANIFEST, Registry, load, manifest_entries
+
+#: internal topics never carry serializer payloads
+_INTERNAL_PREFIX = "__"
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaRow:
+    """One (subject, version) of the registry."""
+
+    subject: str
+    version: int
+    schema_id: int
+    schema_type: str
+    deleted: str | None
+    references: list[dict[str, Any]]
+    #: records whose key / value names this id (None: not counted)
+    key_records: int | None
+    value_records: int | None
+    #: (file, offset) of the schema record, offset -1 for a schema file
+    origin: tuple[str, int] | None
+
+    def to_json(self) -> dict[str, Any]:
+        return shape("schema", {
+            "subject": self.subject, "version": self.version, "id": self.schema_id,
+            "schema_type": self.schema_type, "deleted": self.deleted,
+            "references": self.references, "key_records": self.key_records,
+            "value_records": self.value_records,
+            "file": None if self.origin is None else self.origin[0],
+            "offset": None if self.origin is None or self.origin[1] < 0 else self.origin[1]})
+
+
+def schema_rows(paths: Iterable[str], *, topic: str = DEFAULT_TOPIC, extra: Iterable[str] = (),
+                count: bool = True, max_batch_bytes: int = 256 << 20,
+                registry: Registry | None = None) -> Iterator[SchemaRow | Problem]:
+    """The registry found with ``paths`` (and ``extra``) as rows; see the module doc."""
+    paths = list(paths)
+    reg = registry if registry is not None else load(paths, topic, extra, max_batch_bytes)
+    yield from reg.problems
+    if not reg.versions:
+        yield Problem(paths[0] if paths else "", None, "schema-registry",
+                      f"no schemas: no {topic} partition among or beside the inputs"
+                      + (" nor in --schemas" if list(extra) else ""), severity=INFO)
+    keys: Counter[int] = Counter()
+    values: Counter[int] = Counter()
+    if count:
+        yield from count_ids(paths, topic, reg, keys, values, max_batch_bytes)
+    for v in sorted(reg.versions.values(), key=lambda v: (v.subject, v.version)):
+        yield SchemaRow(v.subject, v.version, v.schema_id, v.schema_type, v.deleted,
+                        v.references, keys[v.schema_id] if count else None,
+                        values[v.schema_id] if count else None, v.origin)
+
+
+def count_ids(paths: list[str], topic: str, reg: Registry, keys: Counter[int],
+              values: Counter[int], max_batch_bytes: int) -> Iterator[Problem]:
+    """Count the records naming each id (payload framing or schema-id header) in the data
+    topics under ``paths``; the problems of files that cannot be read are yielded."""
+    for f in walk(paths):
+        if isinstance(f, Problem):
+            continue  # the walk's own findings belong to dump / verify-crc
+        if f.kind != "log" or f.topic in (None, topic) or f.topic.startswith(_INTERNAL_PREFIX):
+            continue
+        try:
+            with FileSource(f.path) as src:
+                for item in LogReader(src, active=f.active, max_batch_bytes=max_batch_bytes):
+                    if isinstance(item, Problem) or item.is_control:
+                        continue
+                    try:
+                        for rec in item.records(max_batch_bytes):
+                            kh = vh = None
+                            for hk, hv in rec.headers:
+                                if hk == wire.KEY_SCHEMA_ID_HEADER:
+                                    kh = hv
+                                elif hk == wire.VALUE_SCHEMA_ID_HEADER:
+                                    vh = hv
+                            _count(reg, keys, rec.key, kh)
+                            _count(reg, values, rec.value, vh)
+                    except KdumpError:
+                        continue  # a damaged batch: dump and verify-crc report it
+        except KdumpError as e:
+            yield Problem(e.path or f.path, e.position, "unreadable-file", e.message)
+
+
+def _count(reg: Registry, counter: Counter[int], data: bytes | None,
+           header: bytes | None) -> None:
+    buf = header if header is not None else data
+    if not buf:
+        return
+    fr = wire.read_id(buf, "header")
+    if isinstance(fr, wire.FrameError):
+        return
+    sid = fr.schema_id if fr.guid is None else reg.id_for_guid(fr.guid)
+    if sid is not None and sid in reg.ids():
+        counter[sid] += 1
+
+
+def export(reg: Registry, directory: str, inputs: Iterable[str] = ()) -> list[str]:
+    """Write every schema (hard-deleted ones included) to ``directory`` as ``<id>.avsc`` /
+    ``<id>.proto`` / ``<id>.json``, and ``registry.json`` (subjects, versions, ids, types,
+    references, deleted state): what re-registering needs, and what ``--schemas DIR``
+    reads back.  File names come from ids (numbers), never from subjects.  Returns the
+    files written.  A directory inside an input is refused (inputs are never modified)."""
+    target = os.path.realpath(directory)
+    for p in inputs:
+        if "://" in p:
+            continue
+        root = os.path.realpath(p)
+        if target == root or target.startswith(root.rstrip(os.sep) + os.sep):
+            raise UsageError(f"--export {directory} is inside the input {p}: choose a "
+                             "directory outside the evidence")
+    try:
+        os.makedirs(directory, exist_ok=True)
+        written = []
+        for sid, versions in sorted(reg.ids().items()):
+            v = versions[0]
+            path = os.path.join(directory, f"{sid}{EXTENSIONS[v.schema_type]}")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(v.schema)
+            written.append(path)
+        path = os.path.join(directory, MANIFEST)
+        with open(path, "w", encoding="utf-8") as fh:
+            json.dump(list(manifest_entries(reg)), fh, indent=1, ensure_ascii=False)
+            fh.write("\n")
+        written.append(path)
+    except OSError as e:
+        from ..errors import OutputError
+
+        raise OutputError(f"cannot write the schemas to {directory}: "
+                          f"{(e.strerror or str(e)).lower()}", path=directory) from None
+    return written
