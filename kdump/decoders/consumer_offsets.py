@@ -294,7 +294,7 @@ class CoordinatorRecordDecoder:
         if v.doubt:
             notes.append(v.doubt)
         introduced = v.layout.version_introduced(version)
-        if self.evidence.release is not None and not self.evidence.floor and \
+        if self.evidence.release is not None and not self.evidence.floor and not type_note and \
                 release_key(introduced) > release_key(self.evidence.release):
             notes.append(f"{v.layout.schema.name} version {version} is from Kafka {introduced}, "
                          f"newer than {self.evidence.source}")

@@ -272,7 +272,7 @@ def evidence_for_logdir(log_dir: str | None) -> Evidence:
     from kdump import fs as kfs
     from kdump.errors import KdumpError
 
-    meta_dir = os.path.join(log_dir, "__cluster_metadata-0")
+    meta_dir = os.path.normpath(os.path.join(log_dir, "__cluster_metadata-0"))
     files: list[str] = []
     try:
         if kfs.isdir(meta_dir):
@@ -280,7 +280,7 @@ def evidence_for_logdir(log_dir: str | None) -> Evidence:
             snaps = [n for n in names if n.endswith(".checkpoint")]
             logs = [n for n in names if n.endswith(".log")]
             files = [os.path.join(meta_dir, n) for n in (*snaps[-1:], *logs)]
-        boot = os.path.join(log_dir, "bootstrap.checkpoint")
+        boot = os.path.normpath(os.path.join(log_dir, "bootstrap.checkpoint"))
         if not files and kfs.exists(boot):
             files = [boot]
     except (OSError, KdumpError):
