@@ -124,7 +124,7 @@ class DumpOptions:
         (for the topics whose layouts differ by release) its log dir's metadata.version."""
         if self.kafka_version is not None:
             return Evidence(self.kafka_version, False, f"--kafka-version {self.kafka_version}")
-        if decoder not in ("offsets", "share-group-state"):
+        if decoder not in ("offsets", "share-group-state", "transaction-log"):
             return NO_EVIDENCE
         log_dir = (os.path.dirname(os.path.dirname(f.path)) if f.topic
                    else os.path.dirname(f.path)) or "."
