@@ -180,7 +180,16 @@ def read_layout(
     is within one of them.  Never raises :class:`SchemaError` for data problems: they
     are in ``error``.
     """
-    every = layouts(family, role, record_type)
+    every = _BY_KEY.get((family, role, record_type), ())
+    if len(every) == 1 and version in every[0].schema.v_valid and (
+            evidence.release is None or evidence.admits(every[0])):
+        # the common case: one layout, nothing to choose (kept as cheap as a plain read)
+        d = every[0]
+        try:
+            msg, end = read_message(d.schema, data, version, pos=pos)
+        except SchemaError as e:
+            return LayoutRead(None, None, None, pos, error=str(e))
+        return LayoutRead(d, msg, to_json(d.schema.fields, msg, version), end)
     candidates = [d for d in every if version in d.schema.v_valid]
     if not candidates:
         known = ", ".join(f"{d.schema.v_valid} in {d.label}" for d in every) or "none"
