@@ -401,3 +401,15 @@ def test_dump_kafka_version_option(kdump: Any, tmp_path: Path) -> None:
     assert r.rc == 2
     assert "unsupported Kafka version '3.9': kdump reads the record layouts of Kafka 4.0, 4.1, " \
            "4.2, 4.3" in r.err
+
+
+def test_a_field_newer_than_the_named_release_is_said() -> None:
+    key_w, value_w = ks.SPECS["4.1"][("group", 3)]
+    assert key_w is not None
+    key = i16(3) + sw.encode(key_w, {"groupId": "g"}, 0)
+    value = i16(0) + sw.encode(value_w, {"epoch": 4, "metadataHash": 99}, 0)
+    out = ConsumerOffsetsDecoder(exact("4.0")).decode(key, value, 1)
+    assert out.value_text == '{"version":"0","data":{"epoch":4,"metadataHash":99}}'
+    assert out.error == ("ConsumerGroupMetadataValue holds metadataHash, a field of Kafka 4.1+, "
+                         "newer than --kafka-version 4.0")
+    assert ConsumerOffsetsDecoder(exact("4.1")).decode(key, value, 1).error is None

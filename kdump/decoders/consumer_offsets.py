@@ -21,8 +21,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
 from kdump.decoders.base import Decoded
-from kdump.decoders.release import NO_EVIDENCE, Evidence, layouts, read_layout
-from kdump.protocol.definitions import RELEASES, RecordDef, definitions, release_key, schema_table
+from kdump.decoders.release import NO_EVIDENCE, Evidence, layouts, newer_than_release, read_layout
+from kdump.protocol.definitions import RELEASES, RecordDef, definitions, schema_table
 from kdump.protocol.messages import (
     Field,
     Schema,
@@ -296,10 +296,7 @@ class CoordinatorRecordDecoder:
         if v.doubt:
             notes.append(v.doubt)
         if self.evidence.release is not None and not self.evidence.floor and not type_note:
-            introduced = v.layout.version_introduced(version)
-            if release_key(introduced) > release_key(self.evidence.release):
-                notes.append(f"{v.layout.schema.name} version {version} is from Kafka "
-                             f"{introduced}, newer than {self.evidence.source}")
+            notes.extend(newer_than_release(v.layout, version, data, self.evidence))
         if v.end != len(value):
             notes.append(f"{len(value) - v.end} unread byte(s) after the {v.layout.schema.name}")
         value_json: dict[str, Any] = {self.label_for(v.layout): str(version), "data": data}

@@ -38,6 +38,7 @@ __all__ = [
     "check_release",
     "evidence_for_logdir",
     "layouts",
+    "newer_than_release",
     "read_layout",
     "release_of_metadata_version",
 ]
@@ -257,6 +258,26 @@ def read_layout(
     return LayoutRead(d, msg, data_json, end, note=f"{why_evidence}read as {d.label}",
                       doubt=(f"ambiguous: the record fits {names} with different fields; shown "
                              f"as {d.label}, raw bytes kept; give --kafka-version to choose"))
+
+
+def newer_than_release(d: RecordDef, version: int, data: dict[str, Any], evidence: Evidence
+                       ) -> list[str]:
+    """What a record read with ``d`` holds that the named release does not write: a
+    version from a later release, or a field a later release added (present in the
+    rendered ``data``).  Empty unless ``evidence`` names a release."""
+    if evidence.release is None:
+        return []
+    rel = release_key(evidence.release)
+    out: list[str] = []
+    introduced = d.version_introduced(version)
+    if release_key(introduced) > rel:
+        return [f"{d.schema.name} version {version} is from Kafka {introduced}, newer than "
+                f"{evidence.source}"]
+    for path, added in d.added:
+        if release_key(added) > rel and _values_at(data, path):
+            out.append(f"{d.schema.name} holds {'.'.join(path)}, a field of Kafka {added}+, "
+                       f"newer than {evidence.source}")
+    return out
 
 
 def _with_layouts(error: str, d: RecordDef, candidates: list[RecordDef]) -> str:
