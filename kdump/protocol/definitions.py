@@ -40,6 +40,7 @@ refers to a ``struct <Name>`` block given earlier in the same family.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from kdump.protocol.messages import Field, Schema, SchemaError
@@ -539,6 +540,7 @@ record 6 VotersRecord v0 flex0+ 4.0+
 # ----------------------------------------------------------------------------- releases
 
 
+@functools.lru_cache(maxsize=256)
 def release_key(release: str) -> tuple[int, int]:
     """``"4.1"`` -> ``(4, 1)``, for ordering; :class:`SchemaError` when not ``X.Y``."""
     try:
