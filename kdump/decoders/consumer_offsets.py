@@ -212,7 +212,7 @@ class CoordinatorRecordDecoder:
                     continue
                 keys = layouts(self.family, "key", d.record_type)
                 values = layouts(self.family, "value", d.record_type)
-                if len(keys) == 1 and len(values) == 1:
+                if len(keys) == 1 and len(values) == 1 and values[0].unstable_in is None:
                     self._fast[d.record_type] = (keys[0].schema, values[0].schema)
         #: the value's label for those types
         self.value_label_fast = self.label_for(None)

@@ -41,6 +41,7 @@ __all__ = [
     "newer_than_release",
     "read_layout",
     "release_of_metadata_version",
+    "unstable_note",
 ]
 
 #: metadata.version feature level -> (Kafka release, MetadataVersion name); from
@@ -184,7 +185,20 @@ def _plan(every: tuple[RecordDef, ...], version: int, evidence: Evidence) -> _Pl
         note = f"{why_evidence}read as {admitted[0].label}"
         if evidence.release is not None and not why_evidence:
             note += f", by {evidence.source}"
+    if len(admitted) == 1:
+        unstable = unstable_note(admitted[0], version)
+        if unstable:
+            note = f"{note}; {unstable}" if note else unstable
     return candidates, admitted, why_evidence, note
+
+
+def unstable_note(d: RecordDef, version: int) -> str | None:
+    """``"... version 3 is unstable in Kafka 4.3 ..."`` when ``version`` is the highest of a
+    layout whose JSON definition marks it ``latestVersionUnstable`` (None otherwise)."""
+    if d.unstable_in is None or version != d.schema.v_valid.hi:
+        return None
+    return (f"{d.schema.name} version {version} is unstable in Kafka {d.unstable_in} (written "
+            "only with unstable features enabled)")
 
 
 def read_layout(
@@ -206,8 +220,8 @@ def read_layout(
     are in ``error``.
     """
     every = _BY_KEY.get((family, role, record_type), ())
-    if len(every) == 1 and version in every[0].schema.v_valid and (
-            evidence.release is None or evidence.admits(every[0])):
+    if len(every) == 1 and version in every[0].schema.v_valid and every[0].unstable_in is None \
+            and (evidence.release is None or evidence.admits(every[0])):
         # the common case: one layout, nothing to choose (kept as cheap as a plain read)
         d = every[0]
         try:
