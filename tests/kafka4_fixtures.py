@@ -85,6 +85,7 @@ def build_kafka41(root: Path) -> None:
                              "inControlledShutdown": 0, "logDirs": [DIR1]}),
         sw.uvarint(1) + sw.uvarint(29) + sw.uvarint(0) + b"\x00",  # no such type in 4.x
     ])
+    ml.close()
 
     g = "group"
     _partition(root / "__consumer_offsets-0", [

@@ -360,7 +360,9 @@ def _feature_level(level: int) -> bytes:
 
 def _share_logdir(root: Path, level: int | None, release: str) -> Path:
     if level is not None:
-        w.MetadataLogWriter(root / "__cluster_metadata-0").append([_feature_level(level)])
+        ml = w.MetadataLogWriter(root / "__cluster_metadata-0")
+        ml.append([_feature_level(level)])
+        ml.close()
     key, value, _ = _share_snapshot(release)
     pw = w.PartitionWriter(root / "__share_group_state-0")
     pw.append(w.v2_batch([w.Rec(key, value)]))
@@ -471,3 +473,30 @@ value 3 ConsumerGroupMetadataValue v0-1 flex0+ 4.3+ v1@4.3 unstable@4.3
         "unstable features enabled)")
     out = ConsumerOffsetsDecoder().decode(key, i16(0) + struct.pack(">i", 4) + b"\x00", 0)
     assert out.value_text == '{"version":"0","data":{"epoch":4}}' and out.note is None
+
+
+def test_evidence_reads_the_newest_snapshot_and_the_segments_after_it(tmp_path: Path) -> None:
+    d = tmp_path / "__cluster_metadata-0"
+    ml = w.MetadataLogWriter(d)
+    ml.append([_feature_level(22)])   # offset 0: in a segment the snapshot covers
+    ml.roll()
+    ml.append([_feature_level(30)])   # offset 1: a stale segment (before the snapshot)
+    ml.roll()
+    ml.append([_feature_level(24)])   # offset 2: the segment holding the snapshot's offset
+    ml.append([w.metadata_record("NoOpRecord", {})])
+    ml.roll()
+    ml.append([_feature_level(26)])   # offset 4: after the snapshot
+    ml.close()
+    snapshot = (
+        w.kraft_control_batch([(w.CONTROL_SNAPSHOT_HEADER, w.snapshot_header_value(0))])
+        + w.v2_batch([w.Rec(None, _feature_level(25))], base_offset=1)
+        + w.kraft_control_batch([(w.CONTROL_SNAPSHOT_FOOTER, w.snapshot_footer_value())],
+                                base_offset=2))
+    (d / "00000000000000000003-0000000001.checkpoint").write_bytes(snapshot)
+    seg1 = d / "00000000000000000001.log"
+    ev = evidence_for_logdir(str(tmp_path))
+    assert ev.release == "4.1" and ev.source.startswith("metadata.version 26 (4.1-IV0) in ")
+    # the stale segment (level 30) was not read: drop the last segment, the snapshot wins
+    (d / "00000000000000000004.log").unlink()
+    ev = evidence_for_logdir(str(tmp_path))
+    assert ev.source.startswith("metadata.version 24 (4.0-IV2) in ") and seg1.exists()

@@ -31,6 +31,7 @@ from kdump.protocol.definitions import RELEASES, RecordDef, definitions, release
 from kdump.protocol.messages import SchemaError, read_message, to_json
 
 __all__ = [
+    "EVIDENCE_SCAN_BYTES",
     "METADATA_VERSION_RELEASES",
     "NO_EVIDENCE",
     "Evidence",
@@ -324,13 +325,19 @@ def _with_layouts(error: str, d: RecordDef, candidates: Sequence[RecordDef]) -> 
 # ----------------------------------------------------------------------------- evidence
 
 
+#: bytes of ``__cluster_metadata`` segments :func:`evidence_for_logdir` reads at most
+EVIDENCE_SCAN_BYTES = 256 << 20
+
+
 def evidence_for_logdir(log_dir: str | None) -> Evidence:
     """The ``metadata.version`` release floor of a log dir (:data:`NO_EVIDENCE` when it
     holds no readable ``metadata.version``, or only a 3.x one).
 
-    Reads the ``FeatureLevelRecord`` records of ``__cluster_metadata-0`` (snapshots and
-    segments; the last one wins), else those of ``bootstrap.checkpoint``.  Unreadable
-    parts are skipped: evidence is best effort, never an error.
+    Reads the ``FeatureLevelRecord`` records of ``__cluster_metadata-0`` (the newest
+    snapshot, which holds the image, then the segments from the one holding the
+    snapshot's offset on; the last record wins), else those of ``bootstrap.checkpoint``.
+    At most :data:`EVIDENCE_SCAN_BYTES` of segments are read (the newest ones).
+    Unreadable parts are skipped: evidence is best effort, never an error.
     """
     if not log_dir:
         return NO_EVIDENCE
@@ -342,9 +349,20 @@ def evidence_for_logdir(log_dir: str | None) -> Evidence:
     try:
         if kfs.isdir(meta_dir):
             names = sorted(kfs.listdir(meta_dir))
-            snaps = [n for n in names if n.endswith(".checkpoint")]
-            logs = [n for n in names if n.endswith(".log")]
-            files = [os.path.join(meta_dir, n) for n in (*snaps[-1:], *logs)]
+            snaps = [n for n in names if n.endswith(".checkpoint") and n[:20].isdigit()]
+            logs = [n for n in names if n.endswith(".log") and n[:20].isdigit()]
+            if snaps:  # segments from the one holding the snapshot's offset on
+                start = int(snaps[-1][:20])
+                first = max([i for i, n in enumerate(logs) if int(n[:20]) <= start], default=0)
+                logs = logs[first:]
+            budget = EVIDENCE_SCAN_BYTES
+            kept: list[str] = []
+            for n in reversed(logs):  # the newest segments, within the budget
+                budget -= kfs.getsize(os.path.join(meta_dir, n))
+                if budget < 0 and kept:
+                    break
+                kept.insert(0, n)
+            files = [os.path.join(meta_dir, n) for n in (*snaps[-1:], *kept)]
         boot = os.path.normpath(os.path.join(log_dir, "bootstrap.checkpoint"))
         if not files and kfs.exists(boot):
             files = [boot]
