@@ -500,3 +500,41 @@ def test_evidence_reads_the_newest_snapshot_and_the_segments_after_it(tmp_path: 
     (d / "00000000000000000004.log").unlink()
     ev = evidence_for_logdir(str(tmp_path))
     assert ev.source.startswith("metadata.version 24 (4.0-IV2) in ") and seg1.exists()
+
+
+def test_evidence_on_a_remote_log_dir(kdump: Any, tmp_path: Path,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same metadata.version evidence from an S3 copy of the log dir (moto server)."""
+    try:
+        import boto3  # noqa: F401
+        import s3fs  # noqa: F401
+
+        try:
+            from tests import s3server
+        except ImportError:  # pragma: no cover
+            import s3server  # type: ignore[no-redef, import-not-found, unused-ignore]
+        (tmp_path / "moto").mkdir()
+        server = s3server.start_server(tmp_path / "moto")
+    except Exception as e:  # the reason is the skip message
+        pytest.skip(f"moto S3 server could not start: {e}")
+    try:
+        from kdump import fs as kfs
+
+        root = tmp_path / "logdir"
+        _share_logdir(root, 27, "4.1")
+        url = server.upload(root, "k4/logdir")
+        for k, v in server.env().items():
+            monkeypatch.setenv(k, v)
+        kfs.clear_cache()
+        assert evidence_for_logdir(url) == Evidence(
+            "4.1", True, f"metadata.version 27 (4.1-IV1) in {url}/__cluster_metadata-0/"
+                         "00000000000000000000.log")
+        r = kdump("dump", "--format", "json", "--print-data-log", f"{url}/__share_group_state-0")
+        assert r.rc == 0, r.err
+        recs = [json.loads(line) for line in r.lines if line.startswith('{"type":"record"')]
+        assert [x["decoded"]["layout"] for x in recs] == [
+            f"read as ShareSnapshotValue (Kafka 4.1+), by metadata.version 27 (4.1-IV1) in "
+            f"{url}/__cluster_metadata-0/00000000000000000000.log"]
+    finally:
+        kfs.clear_cache()
+        server.stop()

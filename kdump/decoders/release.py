@@ -344,11 +344,16 @@ def evidence_for_logdir(log_dir: str | None) -> Evidence:
     from kdump import fs as kfs
     from kdump.errors import KdumpError
 
-    meta_dir = os.path.normpath(os.path.join(log_dir, "__cluster_metadata-0"))
+    def join(name: str) -> str:  # URLs (s3://...) keep their double slash
+        return f"{log_dir.rstrip('/')}/{name}" if kfs.is_url(log_dir) else \
+            os.path.normpath(os.path.join(log_dir, name))
+
+    meta_dir = join("__cluster_metadata-0")
     files: list[str] = []
     try:
         if kfs.isdir(meta_dir):
-            names = sorted(kfs.listdir(meta_dir))
+            names = sorted(kfs.Listing().listdir(meta_dir) if kfs.is_url(meta_dir)
+                           else kfs.listdir(meta_dir))
             snaps = [n for n in names if n.endswith(".checkpoint") and n[:20].isdigit()]
             logs = [n for n in names if n.endswith(".log") and n[:20].isdigit()]
             if snaps:  # segments from the one holding the snapshot's offset on
@@ -358,12 +363,12 @@ def evidence_for_logdir(log_dir: str | None) -> Evidence:
             budget = EVIDENCE_SCAN_BYTES
             kept: list[str] = []
             for n in reversed(logs):  # the newest segments, within the budget
-                budget -= kfs.getsize(os.path.join(meta_dir, n))
+                budget -= kfs.getsize(f"{meta_dir}/{n}")
                 if budget < 0 and kept:
                     break
                 kept.insert(0, n)
-            files = [os.path.join(meta_dir, n) for n in (*snaps[-1:], *kept)]
-        boot = os.path.normpath(os.path.join(log_dir, "bootstrap.checkpoint"))
+            files = [f"{meta_dir}/{n}" for n in (*snaps[-1:], *kept)]
+        boot = join("bootstrap.checkpoint")
         if not files and kfs.exists(boot):
             files = [boot]
     except (OSError, KdumpError):
