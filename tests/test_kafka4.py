@@ -538,3 +538,11 @@ def test_evidence_on_a_remote_log_dir(kdump: Any, tmp_path: Path,
     finally:
         kfs.clear_cache()
         server.stop()
+
+
+def test_dump_jobs_give_the_same_release_aware_output(kdump: Any, golden_fixture: Any) -> None:
+    d = golden_fixture("kafka41")
+    one = kdump("dump", "--format", "json", "--print-data-log", "--jobs", "1", ".", cwd=d)
+    two = kdump("dump", "--format", "json", "--print-data-log", "--jobs", "2", ".", cwd=d)
+    assert one.rc == two.rc == 0 and one.out == two.out
+    assert one.out.count('"layout":"read as ') == 4
