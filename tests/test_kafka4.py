@@ -546,3 +546,15 @@ def test_dump_jobs_give_the_same_release_aware_output(kdump: Any, golden_fixture
     two = kdump("dump", "--format", "json", "--print-data-log", "--jobs", "2", ".", cwd=d)
     assert one.rc == two.rc == 0 and one.out == two.out
     assert one.out.count('"layout":"read as ') == 4
+
+
+def test_families_name_their_kafka_sources() -> None:
+    from kdump.protocol.definitions import FAMILIES
+
+    assert FAMILIES == {
+        "group": "group-coordinator/src/main/resources/common/message",
+        "share": "share-coordinator/src/main/resources/common/message",
+        "transaction": "transaction-coordinator/src/main/resources/common/message",
+        "metadata": "metadata/src/main/resources/common/metadata",
+        "control": "clients/src/main/resources/common/message",
+    }

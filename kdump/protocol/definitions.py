@@ -21,8 +21,9 @@ key for metadata records, the control type for control records); ``v0-4`` the va
 versions, ``flex4+`` / ``flex-`` the flexible ones; ``releases`` the Kafka lines that
 define the record with *this layout* (``4.0``, ``4.1+``, ``4.0-4.2``); ``v4@4.3`` says
 version 4 first appears in Kafka 4.3; ``unstable@4.3`` that the highest version is
-``latestVersionUnstable`` there (none is, in 4.0-4.3).  When one type has two header
-lines whose release ranges do not overlap, the layouts differ *at the same version*
+``latestVersionUnstable`` there (none is, in 4.0-4.3).  Layouts of one type are listed
+oldest release first.  When one type has two header lines whose release ranges do not
+overlap, the layouts differ *at the same version*
 (the 4.0 and 4.1 share-group layouts): :mod:`kdump.decoders.layouts` picks one from the
 evidence.  Compatible changes (a new tagged field) are not a new layout: the field is
 annotated with the release that added it and read in every release.
@@ -69,8 +70,8 @@ __all__ = [
 #: the Kafka release lines these definitions cover, oldest first
 RELEASES: tuple[str, ...] = ("4.0", "4.1", "4.2", "4.3")
 
-#: family -> (topic or place, Kafka source directory of its JSON definitions)
-FAMILIES: dict[str, tuple[str, str]] = {}
+#: family -> the Kafka source directory of its JSON definitions (from the ``##`` lines)
+FAMILIES: dict[str, str] = {}
 
 DEFINITIONS = """
 ## group group-coordinator/src/main/resources/common/message
@@ -655,7 +656,7 @@ class _Parser:
             if words[0] == "##":
                 self.family = words[1]
                 self.structs = {}
-                FAMILIES[self.family] = (self.family, words[2])
+                FAMILIES[self.family] = words[2]
             elif words[0] == "struct":
                 self.structs[words[1]] = self.fields(2, ())
             elif words[0] in ("key", "value", "record"):
