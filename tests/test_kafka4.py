@@ -558,3 +558,15 @@ def test_families_name_their_kafka_sources() -> None:
         "metadata": "metadata/src/main/resources/common/metadata",
         "control": "clients/src/main/resources/common/message",
     }
+
+
+def test_garbage_versions_leave_no_plans_behind() -> None:
+    from kdump.decoders import release
+
+    before = len(release._PLANS)
+    key = i16(0) + b"\x00\x01g" + bytes(16) + b"\x00\x00\x00\x00"
+    for version in range(100, 400):
+        out = ShareGroupStateDecoder().decode(key, i16(version) + b"\x00", 0)
+        assert out.key_text == ("Error at offset 0, skipping. Found an unknown record version "
+                                f"{version} for 0 type")
+    assert len(release._PLANS) <= before + 1

@@ -167,7 +167,7 @@ def _try(d: RecordDef, data: bytes, version: int, pos: int, exact: bool, enums: 
 
 _Plan = tuple[tuple[RecordDef, ...], tuple[RecordDef, ...], str, str | None]
 #: (family, role, type, version, evidence) -> what read_layout does with it (few entries:
-#: the evidence is fixed for a run, the types and versions are few)
+#: the evidence is fixed for a run, the types and their defined versions are few)
 _PLANS: dict[tuple[str, str, int, int, Evidence], _Plan] = {}
 
 
@@ -233,7 +233,9 @@ def read_layout(
     plan_key = (family, role, record_type, version, evidence)
     plan = _PLANS.get(plan_key)
     if plan is None:
-        plan = _PLANS[plan_key] = _plan(every, version, evidence)
+        plan = _plan(every, version, evidence)
+        if plan[0]:  # only versions some layout defines: garbage versions do not pile up
+            _PLANS[plan_key] = plan
     candidates, admitted, why_evidence, single_note = plan
     if not candidates:
         known = ", ".join(f"{d.schema.v_valid} in {d.label}" for d in every) or "none"
