@@ -678,11 +678,11 @@ sp_decode_v2_records(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  *
  * RecordEvent(record) for each record; with Decoded, each event's ``decoded`` is what
  * kdump.decoders' string/string KeyValueDecoder gives: Decoded(key text, value text,
- * None, None, None), the texts decoded as UTF-8 with U+FFFD for malformed bytes.
+ * None, None, None, None), the texts decoded as UTF-8 with U+FFFD for malformed bytes.
  * --------------------------------------------------------------------------------- */
 static const char *const EVENT_FIELDS[] = {"record", "decoded", "control"};
 static const char *const DECODED_FIELDS[] = {"key_text", "value_text", "key_json",
-                                             "value_json", "error"};
+                                             "value_json", "error", "note"};
 static Layout event_layout, decoded_layout;
 static Layout record_kv_layout; /* Record: key and value */
 static const char *const RECORD_KV_FIELDS[] = {"key", "value"};
@@ -719,7 +719,7 @@ sp_record_events(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (layout_get(&event_layout, args[1], EVENT_FIELDS, 3) < 0)
         return NULL;
     decode = decoded_cls != Py_None;
-    if (decode && layout_get(&decoded_layout, decoded_cls, DECODED_FIELDS, 5) < 0)
+    if (decode && layout_get(&decoded_layout, decoded_cls, DECODED_FIELDS, 6) < 0)
         return NULL;
     n = PyList_GET_SIZE(records);
     out = PyList_New(n);
@@ -759,6 +759,8 @@ sp_record_events(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             SLOT_SET(dec, &decoded_layout, 3, Py_None);
             Py_INCREF(Py_None);
             SLOT_SET(dec, &decoded_layout, 4, Py_None);
+            Py_INCREF(Py_None);
+            SLOT_SET(dec, &decoded_layout, 5, Py_None);
         }
         else {
             dec = Py_None;
@@ -1161,7 +1163,7 @@ render_setup(PyObject *event_cls, PyObject *record_cls, PyObject *decoded_cls)
 {
     if (layout_get(&render_event_layout, event_cls, EVENT_FIELDS, 3) < 0 ||
         layout_get(&render_record_layout, record_cls, RENDER_RECORD_FIELDS, 7) < 0 ||
-        layout_get(&render_decoded_layout, decoded_cls, DECODED_FIELDS, 5) < 0)
+        layout_get(&render_decoded_layout, decoded_cls, DECODED_FIELDS, 6) < 0)
         return -1;
     return 0;
 }

@@ -9,8 +9,10 @@ from .exitcodes import ExitCode
 from .options import (
     DECODER_CHOICES,
     DECODER_HELP,
+    KAFKA_VERSION_HELP,
     SIZE,
     DecoderName,
+    KafkaVersion,
     format_option,
     is_terminal,
     max_batch_bytes_option,
@@ -85,6 +87,8 @@ _DECODER_FLAGS = {
 @click.option("--validate-json-schema", is_flag=True,
               help="Check JSON Schema payloads against their schema (a note when one does "
               "not validate).")
+@click.option("--kafka-version", "kafka_version", type=KafkaVersion(), default=None,
+              help=KAFKA_VERSION_HELP)
 @click.option("--summary", is_flag=True,
               help="With the offsets decoder (or on __consumer_offsets partitions): instead of "
               "the dump, replay the log and print the last committed offset per group, topic "
@@ -114,6 +118,7 @@ def dump_command(
     key_decoder: str | None,
     value_decoder: str | None,
     decoder: str,
+    kafka_version: str | None,
     summary: bool,
     strict: bool,
     fmt: str | None,
@@ -132,7 +137,9 @@ def dump_command(
     walked in Kafka's order.  --format text prints exactly what Kafka's
     kafka-dump-log.sh (DumpLogSegments) prints for the same options; unlike it, a
     damaged batch does not end the dump: kdump reports it on stderr and carries on
-    with the next intact batch.
+    with the next intact batch.  Internal topics (__consumer_offsets,
+    __share_group_state, __transaction_state, __cluster_metadata) are decoded with the
+    record layouts of Kafka 4.0, 4.1, 4.2 and 4.3 (see --kafka-version).
     """
     from ..ops.dump import DumpOptions, dump
     from ..schemaregistry.source import SchemaSource
@@ -174,6 +181,7 @@ def dump_command(
         schema=SchemaSource(schemas=schemas, topic=schemas_topic,
                             validate=validate_json_schema, roots=tuple(targets),
                             max_batch_bytes=max_batch_bytes),
+        kafka_version=kafka_version,
     )
     fmt = resolve_format(fmt, default_text=True)
     opts.schema.text = fmt != "json"

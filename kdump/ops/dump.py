@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
+from ..decoders import RELEASE_AWARE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import Decoded, PayloadDecoder
+from ..decoders.release import NO_EVIDENCE, Evidence, evidence_for_logdir
 from ..decoders.simple import StringDecoder
 from ..errors import CorruptDataError, KdumpError
 from ..files.index import (
@@ -93,7 +94,11 @@ class DumpOptions:
     resync: bool = True
     #: the schema registry's storage and how its payloads are decoded (--schemas ...)
     schema: SchemaSource = field(default_factory=SchemaSource)
-    _cache: dict[str, PayloadDecoder] = field(default_factory=dict)
+    #: ``--kafka-version X.Y``: read internal topics with that release's record layouts
+    #: (None: from each log dir's metadata.version, else the layout that fits)
+    kafka_version: str | None = None
+    _cache: dict[object, PayloadDecoder] = field(default_factory=dict)
+    _evidence: dict[str, Evidence] = field(default_factory=dict)
 
     @property
     def deep(self) -> bool:
@@ -123,17 +128,35 @@ class DumpOptions:
             name = "kv"
         if name == "kv" and self.forced_schema:
             name = "schema-forced"  # --key-decoder / --value-decoder avro, protobuf ...
-        if name not in self._cache:
+        key: object = name
+        evidence: Evidence | None = None
+        if name in RELEASE_AWARE:
+            evidence = self.evidence_for(f, name)
+            key = (name, evidence)
+        if key not in self._cache:
             if name == "schema-auto":
-                self._cache[name] = self.schema.decoder(f.path)
+                self._cache[key] = self.schema.decoder(f.path)
             elif name == "schema-forced":
-                self._cache[name] = self.schema.decoder(f.path, self.key_decoder,
-                                                        self.value_decoder)
+                self._cache[key] = self.schema.decoder(f.path, self.key_decoder,
+                                                       self.value_decoder)
             elif name == "kv":
-                self._cache[name] = KeyValueDecoder(self.key_decoder, self.value_decoder)
+                self._cache[key] = KeyValueDecoder(self.key_decoder, self.value_decoder)
             else:
-                self._cache[name] = internal_decoder(name)
-        return self._cache[name]
+                self._cache[key] = internal_decoder(name, evidence)
+        return self._cache[key]
+
+    def evidence_for(self, f: KafkaFile, decoder: str) -> Evidence:
+        """What says which Kafka release wrote ``f``'s records: ``--kafka-version``, else
+        (for the topics whose layouts differ by release) its log dir's metadata.version."""
+        if self.kafka_version is not None:
+            return Evidence(self.kafka_version, False, f"--kafka-version {self.kafka_version}")
+        if decoder not in ("offsets", "share-group-state", "transaction-log"):
+            return NO_EVIDENCE
+        log_dir = (os.path.dirname(os.path.dirname(f.path)) if f.topic
+                   else os.path.dirname(f.path)) or "."
+        if log_dir not in self._evidence:
+            self._evidence[log_dir] = evidence_for_logdir(log_dir)
+        return self._evidence[log_dir]
 
 
 def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:

@@ -176,6 +176,8 @@ def record_object(b: Batch, ev: de.RecordEvent, encoding: str,
             dec["key"] = d.key_json
         if structured[1] and r.value is not None:
             dec["value"] = d.value_json
+        if d.note:
+            dec["layout"] = d.note
         obj["decoded"] = dec
     if d is not None and d.error:
         obj["decode_error"] = d.error
@@ -210,6 +212,8 @@ def _json_lines_decoded(records: list[de.RecordEvent], prefix: str, timestamp_ty
                 dec["key"] = kj
             if vj is not None and r.value is not None:
                 dec["value"] = vj
+            if d.note:
+                dec["layout"] = d.note
             tail = ',"decoded":' + _dumps(dec)
         if d.error:
             tail += ',"decode_error":' + _jstr(d.error)
