@@ -483,7 +483,10 @@ METADATA_SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("id", ""), ("epoch", "broker epoch"), ("incarnation_id", ""),
         ("fenced", ""), ("in_controlled_shutdown", ""), ("rack", "null when none"), _ENDPOINTS,
         ("features", "[{name, min_version, max_version}] supported"),
-        ("log_dirs", "directory ids, sorted"), ("is_migrating_zk_broker", "")]),
+        ("log_dirs", "directory ids, sorted"),
+        ("cordoned_log_dirs", "directory ids the broker cordoned (Kafka 4.3+), as written; "
+         "null until the broker says (older records)"),
+        ("is_migrating_zk_broker", "")]),
     "controller": ("a controller: its registration and what the quorum's control records say", [
         ("id", ""), ("incarnation_id", "null when not registered"),
         ("zk_migration_ready", ""), _ENDPOINTS, ("features", ""),
@@ -494,7 +497,8 @@ METADATA_SCHEMA: dict[str, tuple[str, list[Field]]] = {
     "partition": ("a partition's registration", [
         ("topic", ""), ("topic_id", ""), ("partition", ""), ("leader", "-1: none"),
         ("leader_epoch", ""), ("partition_epoch", ""), ("replicas", ""), ("isr", ""),
-        ("elr", "eligible leader replicas"), ("last_known_elr", ""),
+        ("elr", "eligible leader replicas (a ClearElrRecord empties them and bumps "
+         "partition_epoch)"), ("last_known_elr", ""),
         ("leader_recovery_state", "RECOVERED or RECOVERING"), ("adding_replicas", ""),
         ("removing_replicas", ""),
         ("directories", "per replica; AAAAAAAAAAAAAAAAAAAAAA = MIGRATING, "
