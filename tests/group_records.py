@@ -107,6 +107,7 @@ ConsumerGroupTargetAssignmentMetadataKey versions=6
 
 ConsumerGroupTargetAssignmentMetadataValue versions=0 flexible=0+
   assignmentEpoch int32
+  assignmentTimestamp int64 tag=0 tagv=0+ default=0
 
 ConsumerGroupRegularExpressionKey versions=16
   groupId string v=16
@@ -132,11 +133,16 @@ ShareGroupMetadataKey versions=11
 
 ShareGroupMetadataValue versions=0 flexible=0+
   epoch int32
+  metadataHash int64
 
 ShareGroupStatePartitionMetadataKey versions=15
   groupId string v=15
 
 ShareGroupStatePartitionMetadataValue versions=0 flexible=0+
+  initializingTopics []
+    topicId uuid
+    topicName string
+    partitions []int32
   initializedTopics []
     topicId uuid
     topicName string
