@@ -295,3 +295,21 @@ def test_share_state_replay_matches_a_plain_model(cut: int) -> None:
     got = {(s.group, s.topic_id, s.partition): {"start": s.start_offset, "state": s.state_epoch,
                                                 "leader": s.leader_epoch} for s in d.states()}
     assert got == model
+
+
+def test_lag_keeps_share_state_replicas_apart(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """Two brokers hold __share_group_state-0: the longer replica is replayed, named,
+    and never added to the other; a topic id selects an unnamed share-partition."""
+    groups_logdir(tmp_path)
+    b2 = w.broker_logdir(tmp_path / "b2", 2)
+    w.write_replica(b2 / "__share_group_state-0", [w.v2_batch(share_state_records()[:1])])
+    r = kdump("lag", "--format", "json", "--topic", UNKNOWN_ID, "b1", "b2", cwd=tmp_path)
+    assert r.rc == 0, r.err
+    objs = _objs(r.out)
+    src = [(o["partition"], o["path"], o["replicas"], o["chosen_by"], o["records"])
+           for o in objs if o["type"] == "offsets_source"]
+    assert src == [("__consumer_offsets-0", "b1/__consumer_offsets-0", 1, "the only one", 20),
+                   ("__share_group_state-0", "b1/__share_group_state-0", 2,
+                    "the highest log end offset", 8)]
+    assert [(o["group"], o["topic"], o["committed_offset"]) for o in objs
+            if o["type"] == "lag"] == [("shg", UNKNOWN_ID, 3)]

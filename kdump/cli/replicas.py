@@ -91,7 +91,7 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
 @click.option("--group", "groups", multiple=True, metavar="GROUP",
               help="Only this consumer group (repeatable).")
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC",
-              help="Only this topic (repeatable).")
+              help="Only this topic (repeatable; a share-partition's topic may be given by its id).")
 @format_option()
 @max_batch_bytes_option
 def lag_command(paths: tuple[str, ...], groups: tuple[str, ...], topics: tuple[str, ...],

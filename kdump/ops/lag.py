@@ -209,8 +209,9 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
     for group, topic_or_none, partition, position, ts, meta, from_path, share in entries:
         if opts.groups and group not in opts.groups:
             continue
-        if opts.topics and topic_or_none not in opts.topics:
-            continue
+        if opts.topics and topic_or_none not in opts.topics and \
+                (share is None or share.topic_id not in opts.topics):
+            continue  # a share-partition's topic may be given by id
         topic = topic_or_none if topic_or_none is not None else (share.topic_id if share else "")
         key = (topic, partition)
         if key not in leo_cache:
