@@ -84,8 +84,16 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("control?", "control records: {type, type_id, key_version, coordinator_epoch?, "
                      "value_version?, data?, error?}"),
         ("decoded?", "what a decoder (internal topics by directory name, --key-decoder, "
-                     "--value-decoder) made of the payload: {key?, value?}, objects"),
-        ("decode_error?", "what the decoder could not decode"),
+                     "--value-decoder) made of the payload: {key?, value?, layout?}, objects; "
+                     "internal topics as Kafka's JSON converters render them ({type, data} / "
+                     "{version, data}, metadata {type, version, data}), read with the record "
+                     "layouts of Kafka 4.0-4.3; a value kdump cannot read exactly holds raw "
+                     "(base64) besides; layout (text) says which Kafka release's layout read "
+                     "the value when the type has several at that version and why "
+                     "(--kafka-version, metadata.version, or the only one that fits)"),
+        ("decode_error?", "what the decoder could not decode: an unknown record type or "
+                          "version is named (type, version, releases kdump knows) and its raw "
+                          "bytes kept; a value fitting several layouts, or none"),
         ("replica?", "compare-replicas --print-data-log: the replica holding the record"),
         ("log_dir?", "compare-replicas --print-data-log"),
         ("broker_id?", "compare-replicas --print-data-log"),

@@ -792,9 +792,10 @@ def test_every_record_type_has_an_effect_or_is_named_as_having_none() -> None:
     from kdump.metadata.image import APPLIED_TYPES, NO_EFFECT, TRANSACTION_TYPES
 
     names = {record_type_name(s.name) for s in METADATA_SCHEMAS.values()}
-    assert len(names) == 25
-    assert names - {"ZK_MIGRATION_STATE_RECORD"} == \
-        (APPLIED_TYPES | NO_EFFECT | TRANSACTION_TYPES) - {"ZK_MIGRATION_STATE_RECORD"}
+    assert len(names) == 26
+    # CLEAR_ELR_RECORD (Kafka 4.0+, type 28): decoded; its effect on the image is branch groups'
+    assert names - {"ZK_MIGRATION_STATE_RECORD", "CLEAR_ELR_RECORD"} == \
+        (APPLIED_TYPES | NO_EFFECT | TRANSACTION_TYPES) - {"ZK_MIGRATION_STATE_RECORD", "CLEAR_ELR_RECORD"}
     assert "ZK_MIGRATION_STATE_RECORD" in APPLIED_TYPES  # kept in the image object
 
 

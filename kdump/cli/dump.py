@@ -9,8 +9,10 @@ from .exitcodes import ExitCode
 from .options import (
     DECODER_CHOICES,
     DECODER_HELP,
+    KAFKA_VERSION_HELP,
     SIZE,
     DecoderName,
+    KafkaVersion,
     format_option,
     is_terminal,
     max_batch_bytes_option,
@@ -69,6 +71,8 @@ _DECODER_FLAGS = {
               help="Decode __remote_log_metadata records.  Implies --print-data-log.")
 @click.option("--decoder", "decoder", type=click.Choice(DECODER_CHOICES), default="auto",
               show_default=True, help=DECODER_HELP)
+@click.option("--kafka-version", "kafka_version", type=KafkaVersion(), default=None,
+              help=KAFKA_VERSION_HELP)
 @click.option("--summary", is_flag=True,
               help="With the offsets decoder (or on __consumer_offsets partitions): instead of "
               "the dump, replay the log and print the last committed offset per group, topic "
@@ -101,6 +105,7 @@ def dump_command(
     key_decoder: str | None,
     value_decoder: str | None,
     decoder: str,
+    kafka_version: str | None,
     summary: bool,
     strict: bool,
     fmt: str | None,
@@ -155,6 +160,7 @@ def dump_command(
         value_decoder=value_decoder or "string",
         max_batch_bytes=max_batch_bytes,
         resync=not strict,
+        kafka_version=kafka_version,
     )
     fmt = resolve_format(fmt, default_text=True)
     n_jobs = resolve_jobs(jobs)

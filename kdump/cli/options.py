@@ -192,6 +192,30 @@ class DecoderName(click.ParamType):
             "LongDecoder, DefaultDecoder)", param, ctx)
 
 
+class KafkaVersion(click.ParamType):
+    """``--kafka-version X.Y``: a Kafka release line kdump has record definitions for."""
+
+    name = "X.Y"
+
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from ..decoders.release import check_release
+        from ..protocol.messages import SchemaError
+
+        try:
+            return check_release(str(value))
+        except SchemaError as e:
+            self.fail(str(e), param, ctx)
+
+
+KAFKA_VERSION_HELP = ("The Kafka release (4.0, 4.1, 4.2, 4.3) that wrote the internal topics: "
+                      "their records are read with that release's layouts, where 4.0 and 4.1 "
+                      "differ at the same version (share groups), and printed as its "
+                      "DumpLogSegments does (4.1+: __transaction_state as JSON).  Default: "
+                      "the log dir's own metadata.version (__cluster_metadata, "
+                      "bootstrap.checkpoint), else the one layout that reads each record "
+                      "exactly.  Later releases read as 4.3.")
+
+
 DECODER_HELP = ("Payload decoder.  auto picks the internal-topic decoder from the partition "
                 "directory name (__consumer_offsets, __transaction_state, __cluster_metadata, "
                 "...) and string elsewhere; a simple decoder (hex, json, int ...) applies to "

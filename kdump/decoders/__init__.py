@@ -58,9 +58,18 @@ def simple_decoder(name: str) -> PayloadDecoder:
     return classes[JAVA_CLASSES.get(name, name)]()
 
 
-def internal_decoder(name: str) -> PayloadDecoder:
+#: internal decoders whose layouts (or text) depend on the Kafka release that wrote the
+#: records: they take a :class:`~kdump.decoders.release.Evidence`
+RELEASE_AWARE = frozenset({"offsets", "transaction-log", "cluster-metadata", "share-group-state"})
+
+
+def internal_decoder(name: str, evidence: object = None) -> PayloadDecoder:
+    """An internal-topic decoder; ``evidence`` (a :class:`~kdump.decoders.release.Evidence`)
+    for the :data:`RELEASE_AWARE` ones."""
     module, cls = INTERNAL[name]
-    decoder: PayloadDecoder = getattr(importlib.import_module(module), cls)()
+    klass = getattr(importlib.import_module(module), cls)
+    decoder: PayloadDecoder = klass(evidence) if evidence is not None and name in RELEASE_AWARE \
+        else klass()
     return decoder
 
 
@@ -86,6 +95,7 @@ class KeyValueDecoder:
 __all__ = [
     "INTERNAL",
     "JAVA_CLASSES",
+    "RELEASE_AWARE",
     "SIMPLE",
     "TOPIC_DECODERS",
     "Decoded",

@@ -21,7 +21,9 @@ class Decoded:
     ``key_text``/``value_text`` are what DumpLogSegments prints after ``key: `` and
     `` payload: `` (``None``: nothing printed).  ``key_json``/``value_json`` are the
     same content as nested JSON-able objects (``None`` for a null key or a tombstone).
-    ``error`` names a per-record decoding problem; the dump carries on.
+    ``error`` names a per-record decoding problem; the dump carries on.  ``note`` says
+    which of several layouts read the record, and why (the 4.0 and 4.1+ share-group
+    layouts: :mod:`kdump.decoders.release`); it is not a problem.
     """
 
     key_text: str | None
@@ -29,6 +31,7 @@ class Decoded:
     key_json: object
     value_json: object
     error: str | None = None
+    note: str | None = None
 
 
 class PayloadDecoder(Protocol):

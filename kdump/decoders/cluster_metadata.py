@@ -12,8 +12,9 @@ and on failure ``Error at OFFSET, skipping. MESSAGE`` (Kafka prints no "offset" 
 there).  Control records (leader change, snapshot header/footer, KRaft version,
 voters) are in control batches and decoded by :mod:`kdump.protocol.control`.
 
-Schemas: ``metadata/src/main/resources/common/metadata/*.json``; frame:
-``AbstractApiMessageSerde`` / ``MetadataRecordSerde`` (apache/kafka trunk, 2024-10-25).
+Definitions: :mod:`kdump.protocol.definitions`, family ``metadata``
+(``metadata/src/main/resources/common/metadata/*.json`` of Kafka 4.0-4.3); frame:
+``AbstractApiMessageSerde`` / ``MetadataRecordSerde``.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ import base64
 from typing import Any
 
 from kdump.decoders.base import Decoded
+from kdump.decoders.release import NO_EVIDENCE, Evidence, layouts
+from kdump.protocol.definitions import RELEASES, release_key, schema_table
 from kdump.protocol.messages import (
-    Field,
     Reader,
     Schema,
     SchemaError,
@@ -58,243 +60,9 @@ def record_type_name(schema_name: str) -> str:
     return "".join(out).upper()
 
 
-def _record(api_key: int, name: str, valid: str, *fields: Field) -> Schema:
-    return Schema(name, valid, "0+", fields, api_key=api_key)
-
-
-_ENDPOINT = (
-    Field("Name", "string"),
-    Field("Host", "string"),
-    Field("Port", "uint16"),
-    Field("SecurityProtocol", "int16"),
-)
-_FEATURE = (
-    Field("Name", "string"),
-    Field("MinSupportedVersion", "int16"),
-    Field("MaxSupportedVersion", "int16"),
-)
-
-
-def _tagged_ids(name: str, tag: int, versions: str = "0+") -> Field:
-    """A tagged, nullable ``[]int32`` defaulting to null (PartitionChange/Partition)."""
-    return Field(
-        name,
-        "[]int32",
-        versions,
-        nullable_versions=versions,
-        tag=tag,
-        tagged_versions=versions,
-        default="null",
-    )
-
-
-_SCHEMA_LIST: tuple[Schema, ...] = (
-    _record(
-        0,
-        "RegisterBrokerRecord",
-        "0-3",
-        Field("BrokerId", "int32"),
-        Field("IsMigratingZkBroker", "bool", "2+", default="false"),
-        Field("IncarnationId", "uuid"),
-        Field("BrokerEpoch", "int64"),
-        Field("EndPoints", "[]BrokerEndpoint", fields=_ENDPOINT),
-        Field("Features", "[]BrokerFeature", fields=_FEATURE),
-        Field("Rack", "string", nullable_versions="0+"),
-        Field("Fenced", "bool", default="true"),
-        Field("InControlledShutdown", "bool", "1+", default="false"),
-        Field("LogDirs", "[]uuid", "3+", tag=0, tagged_versions="3+"),
-    ),
-    _record(
-        1,
-        "UnregisterBrokerRecord",
-        "0",
-        Field("BrokerId", "int32"),
-        Field("BrokerEpoch", "int64"),
-    ),
-    _record(2, "TopicRecord", "0", Field("Name", "string"), Field("TopicId", "uuid")),
-    _record(
-        3,
-        "PartitionRecord",
-        "0-2",
-        Field("PartitionId", "int32", default=-1),
-        Field("TopicId", "uuid"),
-        Field("Replicas", "[]int32"),
-        Field("Isr", "[]int32"),
-        Field("RemovingReplicas", "[]int32"),
-        Field("AddingReplicas", "[]int32"),
-        Field("Leader", "int32", default=-1),
-        Field("LeaderRecoveryState", "int8", tag=0, tagged_versions="0+", default=0),
-        Field("LeaderEpoch", "int32", default=-1),
-        Field("PartitionEpoch", "int32", default=-1),
-        Field("Directories", "[]uuid", "1+"),
-        _tagged_ids("EligibleLeaderReplicas", 1, "2+"),
-        _tagged_ids("LastKnownElr", 2, "2+"),
-    ),
-    _record(
-        4,
-        "ConfigRecord",
-        "0",
-        Field("ResourceType", "int8"),
-        Field("ResourceName", "string"),
-        Field("Name", "string"),
-        Field("Value", "string", nullable_versions="0+"),
-    ),
-    _record(
-        5,
-        "PartitionChangeRecord",
-        "0-2",
-        Field("PartitionId", "int32", default=-1),
-        Field("TopicId", "uuid"),
-        _tagged_ids("Isr", 0),
-        Field("Leader", "int32", tag=1, tagged_versions="0+", default=-2),
-        _tagged_ids("Replicas", 2),
-        _tagged_ids("RemovingReplicas", 3),
-        _tagged_ids("AddingReplicas", 4),
-        Field("LeaderRecoveryState", "int8", tag=5, tagged_versions="0+", default=-1),
-        Field(
-            "Directories",
-            "[]uuid",
-            "1+",
-            nullable_versions="1+",
-            tag=8,
-            tagged_versions="1+",
-            default="null",
-        ),
-        _tagged_ids("EligibleLeaderReplicas", 6, "2+"),
-        _tagged_ids("LastKnownElr", 7, "2+"),
-    ),
-    _record(7, "FenceBrokerRecord", "0", Field("Id", "int32"), Field("Epoch", "int64")),
-    _record(8, "UnfenceBrokerRecord", "0", Field("Id", "int32"), Field("Epoch", "int64")),
-    _record(9, "RemoveTopicRecord", "0", Field("TopicId", "uuid")),
-    _record(
-        10,
-        "DelegationTokenRecord",
-        "0",
-        Field("Owner", "string"),
-        Field("Requester", "string"),
-        Field("Renewers", "[]string"),
-        Field("IssueTimestamp", "int64"),
-        Field("MaxTimestamp", "int64"),
-        Field("ExpirationTimestamp", "int64"),
-        Field("TokenId", "string"),
-    ),
-    _record(
-        11,
-        "UserScramCredentialRecord",
-        "0",
-        Field("Name", "string"),
-        Field("Mechanism", "int8"),
-        Field("Salt", "bytes"),
-        Field("StoredKey", "bytes"),
-        Field("ServerKey", "bytes"),
-        Field("Iterations", "int32"),
-    ),
-    _record(
-        12,
-        "FeatureLevelRecord",
-        "0",
-        Field("Name", "string"),
-        Field("FeatureLevel", "int16"),
-    ),
-    _record(
-        14,
-        "ClientQuotaRecord",
-        "0",
-        Field(
-            "Entity",
-            "[]EntityData",
-            fields=(
-                Field("EntityType", "string"),
-                Field("EntityName", "string", nullable_versions="0+"),
-            ),
-        ),
-        Field("Key", "string"),
-        Field("Value", "float64"),
-        Field("Remove", "bool"),
-    ),
-    _record(
-        15,
-        "ProducerIdsRecord",
-        "0",
-        Field("BrokerId", "int32"),
-        Field("BrokerEpoch", "int64", default=-1),
-        Field("NextProducerId", "int64"),
-    ),
-    _record(
-        17,
-        "BrokerRegistrationChangeRecord",
-        "0-2",
-        Field("BrokerId", "int32"),
-        Field("BrokerEpoch", "int64"),
-        Field("Fenced", "int8", tag=0, tagged_versions="0+"),
-        Field("InControlledShutdown", "int8", "1+", tag=1, tagged_versions="1+"),
-        Field("LogDirs", "[]uuid", "2+", tag=2, tagged_versions="2+"),
-    ),
-    _record(
-        18,
-        "AccessControlEntryRecord",
-        "0",
-        Field("Id", "uuid"),
-        Field("ResourceType", "int8"),
-        Field("ResourceName", "string"),
-        Field("PatternType", "int8"),
-        Field("Principal", "string"),
-        Field("Host", "string"),
-        Field("Operation", "int8"),
-        Field("PermissionType", "int8"),
-    ),
-    _record(19, "RemoveAccessControlEntryRecord", "0", Field("Id", "uuid")),
-    _record(20, "NoOpRecord", "0"),
-    _record(21, "ZkMigrationStateRecord", "0", Field("ZkMigrationState", "int8")),
-    _record(
-        22,
-        "RemoveUserScramCredentialRecord",
-        "0",
-        Field("Name", "string"),
-        Field("Mechanism", "int8"),
-    ),
-    _record(
-        23,
-        "BeginTransactionRecord",
-        "0",
-        Field(
-            "Name",
-            "string",
-            nullable_versions="0+",
-            tag=0,
-            tagged_versions="0+",
-            default="null",
-        ),
-    ),
-    _record(24, "EndTransactionRecord", "0"),
-    _record(
-        25,
-        "AbortTransactionRecord",
-        "0",
-        Field(
-            "Reason",
-            "string",
-            nullable_versions="0+",
-            tag=0,
-            tagged_versions="0+",
-            default="null",
-        ),
-    ),
-    _record(26, "RemoveDelegationTokenRecord", "0", Field("TokenId", "string")),
-    _record(
-        27,
-        "RegisterControllerRecord",
-        "0",
-        Field("ControllerId", "int32"),
-        Field("IncarnationId", "uuid"),
-        Field("ZkMigrationReady", "bool"),
-        Field("EndPoints", "[]ControllerEndpoint", fields=_ENDPOINT),
-        Field("Features", "[]ControllerFeature", fields=_FEATURE),
-    ),
-)
-
-#: api key -> record schema (unassigned in this Kafka snapshot: 6, 13, 16)
-METADATA_SCHEMAS: dict[int, Schema] = {s.api_key: s for s in _SCHEMA_LIST if s.api_key is not None}
+#: api key -> record schema (newest layout of each type; :mod:`kdump.protocol.definitions`,
+#: family ``metadata``; unassigned in Kafka 4.0-4.3: 6, 13, 16)
+METADATA_SCHEMAS: dict[int, Schema] = schema_table("metadata", "record")
 
 
 class FrameError(SchemaError):
@@ -365,21 +133,42 @@ class ClusterMetadataDecoder:
 
     name = "cluster-metadata"
 
+    def __init__(self, evidence: Evidence = NO_EVIDENCE) -> None:
+        self.evidence = evidence
+
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
         try:
-            schema, _api_key, version, data = decode_frame(value, METADATA_SCHEMAS)
+            schema, api_key, version, data = decode_frame(value, METADATA_SCHEMAS)
         except FrameError as e:
             text = f"Error at {offset}, skipping. {e}"
-            return Decoded(None, text, None, _error_json(value, e), text)
+            return Decoded(None, text, None, _error_json(value, e), _frame_error_note(text, e))
         except SchemaError as e:  # a decoder never aborts a dump
             text = f"Error at {offset}, skipping. {e}"
             return Decoded(None, text, None, _error_json(value, FrameError(str(e))), text)
-        obj = {"type": record_type_name(schema.name), "version": version, "data": data}
-        note = None
+        obj: dict[str, Any] = {"type": record_type_name(schema.name), "version": version, "data": data}
+        notes: list[str] = []
+        defs = layouts("metadata", "record", api_key)
+        ev = self.evidence
         if version not in schema.v_valid:
             layout = clamp_version(version, schema.v_valid)
-            note = (
-                f"unknown {schema.name} version {version} (known {schema.v_valid}); "
-                f"decoded with the version {layout} layout"
+            notes.append(
+                f"unknown {schema.name} version {version} (Kafka {RELEASES[0]}-{RELEASES[-1]} "
+                f"know {schema.v_valid}); shown read with the version {layout} layout, as "
+                "Kafka's reader does; raw bytes kept"
             )
-        return Decoded(None, json_text(obj), None, obj, note)
+            obj = {**obj, "raw": base64.b64encode(value or b"").decode("ascii")}
+        elif defs and ev.release is not None and not ev.floor:
+            introduced = defs[-1].version_introduced(version)
+            if release_key(introduced) > release_key(ev.release):
+                notes.append(f"{schema.name} version {version} is from Kafka {introduced}, newer "
+                             f"than {ev.source}")
+        return Decoded(None, json_text({k: v for k, v in obj.items() if k != "raw"}), None, obj,
+                       "; ".join(notes) or None)
+
+
+def _frame_error_note(text: str, e: FrameError) -> str:
+    """The decode error of a frame: Kafka's text, plus what kdump knows of the type."""
+    if e.api_key is not None and e.api_key not in METADATA_SCHEMAS:
+        return (f"{text} (metadata record type {e.api_key}, version {e.version}: not a type of "
+                f"Kafka {RELEASES[0]}-{RELEASES[-1]}; raw bytes kept)")
+    return text

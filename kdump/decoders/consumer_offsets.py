@@ -21,6 +21,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
 from kdump.decoders.base import Decoded
+from kdump.decoders.release import NO_EVIDENCE, Evidence, layouts, read_layout
+from kdump.protocol.definitions import RELEASES, RecordDef, definitions, release_key, schema_table
 from kdump.protocol.messages import (
     Field,
     Schema,
@@ -80,212 +82,16 @@ def coordinator_partition(id: str, partitions: int = 50) -> int:
 
 # ----------------------------------------------------------------------------- schemas
 
+#: record type (= the key's int16) -> key schema (newest layout; see
+#: :mod:`kdump.protocol.definitions`, family ``group``)
+KEY_SCHEMAS: dict[int, Schema] = schema_table("group", "key")
+#: record type -> value schema (newest layout of each type)
+VALUE_SCHEMAS: dict[int, Schema] = schema_table("group", "value")
 
-def _key(name: str, version: int, *fields: str) -> Schema:
-    """A coordinator key: non-flexible, valid only at its record type, all strings."""
-    v = str(version)
-    return Schema(name, v, "none", tuple(Field(f, "string", v) for f in fields))
-
-
-OFFSET_COMMIT_KEY = Schema(
-    "OffsetCommitKey",
-    "0-1",
-    "none",
-    (
-        Field("group", "string", "0-1"),
-        Field("topic", "string", "0-1"),
-        Field("partition", "int32", "0-1"),
-    ),
-)
-OFFSET_COMMIT_VALUE = Schema(
-    "OffsetCommitValue",
-    "0-4",
-    "4+",
-    (
-        Field("offset", "int64"),
-        Field("leaderEpoch", "int32", "3+", default=-1),
-        Field("metadata", "string"),
-        Field("commitTimestamp", "int64"),
-        Field("expireTimestamp", "int64", "1", default=-1),
-    ),
-)
-
-GROUP_METADATA_KEY = _key("GroupMetadataKey", 2, "group")
-GROUP_METADATA_VALUE = Schema(
-    "GroupMetadataValue",
-    "0-4",
-    "4+",
-    (
-        Field("protocolType", "string"),
-        Field("generation", "int32"),
-        Field("protocol", "string", nullable_versions="0+"),
-        Field("leader", "string", nullable_versions="0+"),
-        Field("currentStateTimestamp", "int64", "2+", default=-1),
-        Field(
-            "members",
-            "[]MemberMetadata",
-            fields=(
-                Field("memberId", "string"),
-                Field("groupInstanceId", "string", "3+", nullable_versions="3+", default="null"),
-                Field("clientId", "string"),
-                Field("clientHost", "string"),
-                Field("rebalanceTimeout", "int32", "1+", default=-1),
-                Field("sessionTimeout", "int32"),
-                Field("subscription", "bytes"),
-                Field("assignment", "bytes"),
-            ),
-        ),
-    ),
-)
-
-_TOPIC_PARTITIONS = (Field("TopicId", "uuid"), Field("Partitions", "[]int32"))
-_TOPIC_METADATA = (
-    Field("TopicId", "uuid"),
-    Field("TopicName", "string"),
-    Field("NumPartitions", "int32"),
-    Field(
-        "PartitionMetadata",
-        "[]PartitionMetadata",
-        fields=(Field("Partition", "int32"), Field("Racks", "[]string")),
-    ),
-)
-
-
-def _value(name: str, *fields: Field) -> Schema:
-    """A KIP-848 / KIP-932 value: version 0 only, flexible."""
-    return Schema(name, "0", "0+", fields)
-
-
-CONSUMER_GROUP_METADATA_VALUE = _value("ConsumerGroupMetadataValue", Field("Epoch", "int32"))
-CONSUMER_GROUP_PARTITION_METADATA_VALUE = _value(
-    "ConsumerGroupPartitionMetadataValue",
-    Field("Topics", "[]TopicMetadata", fields=_TOPIC_METADATA),
-)
-CONSUMER_GROUP_MEMBER_METADATA_VALUE = _value(
-    "ConsumerGroupMemberMetadataValue",
-    Field("InstanceId", "string", nullable_versions="0+"),
-    Field("RackId", "string", nullable_versions="0+"),
-    Field("ClientId", "string"),
-    Field("ClientHost", "string"),
-    Field("SubscribedTopicNames", "[]string"),
-    Field("SubscribedTopicRegex", "string", nullable_versions="0+"),
-    Field("RebalanceTimeoutMs", "int32", default=-1),
-    Field("ServerAssignor", "string", nullable_versions="0+"),
-    Field(
-        "ClassicMemberMetadata",
-        "ClassicMemberMetadata",
-        nullable_versions="0+",
-        default="null",
-        tagged_versions="0+",
-        tag=0,
-        fields=(
-            Field("SessionTimeoutMs", "int32"),
-            Field(
-                "SupportedProtocols",
-                "[]ClassicProtocol",
-                fields=(Field("Name", "string"), Field("Metadata", "bytes")),
-            ),
-        ),
-    ),
-)
-CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA_VALUE = _value(
-    "ConsumerGroupTargetAssignmentMetadataValue", Field("AssignmentEpoch", "int32")
-)
-CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER_VALUE = _value(
-    "ConsumerGroupTargetAssignmentMemberValue",
-    Field("TopicPartitions", "[]TopicPartition", fields=_TOPIC_PARTITIONS),
-)
-CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = _value(
-    "ConsumerGroupCurrentMemberAssignmentValue",
-    Field("MemberEpoch", "int32"),
-    Field("PreviousMemberEpoch", "int32"),
-    Field("State", "int8"),
-    Field("AssignedPartitions", "[]TopicPartitions", fields=_TOPIC_PARTITIONS),
-    Field("PartitionsPendingRevocation", "[]TopicPartitions", fields=_TOPIC_PARTITIONS),
-)
-SHARE_GROUP_PARTITION_METADATA_VALUE = _value(
-    "ShareGroupPartitionMetadataValue",
-    Field("Topics", "[]TopicMetadata", fields=_TOPIC_METADATA),
-)
-SHARE_GROUP_MEMBER_METADATA_VALUE = _value(
-    "ShareGroupMemberMetadataValue",
-    Field("RackId", "string", nullable_versions="0+"),
-    Field("ClientId", "string"),
-    Field("ClientHost", "string"),
-    Field("SubscribedTopicNames", "[]string"),
-)
-SHARE_GROUP_METADATA_VALUE = _value("ShareGroupMetadataValue", Field("Epoch", "int32"))
-SHARE_GROUP_TARGET_ASSIGNMENT_METADATA_VALUE = _value(
-    "ShareGroupTargetAssignmentMetadataValue", Field("AssignmentEpoch", "int32")
-)
-SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER_VALUE = _value(
-    "ShareGroupTargetAssignmentMemberValue",
-    Field("TopicPartitions", "[]TopicPartition", fields=_TOPIC_PARTITIONS),
-)
-SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE = _value(
-    "ShareGroupCurrentMemberAssignmentValue",
-    Field("MemberEpoch", "int32"),
-    Field("PreviousMemberEpoch", "int32"),
-    Field("State", "int8"),
-    Field("AssignedPartitions", "[]TopicPartitions", fields=_TOPIC_PARTITIONS),
-)
-SHARE_GROUP_STATE_PARTITION_METADATA_VALUE = _value(
-    "ShareGroupStatePartitionMetadataValue",
-    Field(
-        "InitializedTopics",
-        "[]TopicPartitionsInfo",
-        fields=(
-            Field("TopicId", "uuid"),
-            Field("TopicName", "string"),
-            Field("Partitions", "[]int32"),
-        ),
-    ),
-    Field(
-        "DeletingTopics",
-        "[]TopicInfo",
-        fields=(Field("TopicId", "uuid"), Field("TopicName", "string")),
-    ),
-)
-
-#: record type (= key version) -> key schema
-KEY_SCHEMAS: dict[int, Schema] = {
-    0: OFFSET_COMMIT_KEY,
-    1: OFFSET_COMMIT_KEY,
-    2: GROUP_METADATA_KEY,
-    3: _key("ConsumerGroupMetadataKey", 3, "GroupId"),
-    4: _key("ConsumerGroupPartitionMetadataKey", 4, "GroupId"),
-    5: _key("ConsumerGroupMemberMetadataKey", 5, "GroupId", "MemberId"),
-    6: _key("ConsumerGroupTargetAssignmentMetadataKey", 6, "GroupId"),
-    7: _key("ConsumerGroupTargetAssignmentMemberKey", 7, "GroupId", "MemberId"),
-    8: _key("ConsumerGroupCurrentMemberAssignmentKey", 8, "GroupId", "MemberId"),
-    9: _key("ShareGroupPartitionMetadataKey", 9, "GroupId"),
-    10: _key("ShareGroupMemberMetadataKey", 10, "GroupId", "MemberId"),
-    11: _key("ShareGroupMetadataKey", 11, "GroupId"),
-    12: _key("ShareGroupTargetAssignmentMetadataKey", 12, "GroupId"),
-    13: _key("ShareGroupTargetAssignmentMemberKey", 13, "GroupId", "MemberId"),
-    14: _key("ShareGroupCurrentMemberAssignmentKey", 14, "GroupId", "MemberId"),
-    15: _key("ShareGroupStatePartitionMetadataKey", 15, "GroupId"),
-}
-
-#: record type (= key version) -> value schema
-VALUE_SCHEMAS: dict[int, Schema] = {
-    0: OFFSET_COMMIT_VALUE,
-    1: OFFSET_COMMIT_VALUE,
-    2: GROUP_METADATA_VALUE,
-    3: CONSUMER_GROUP_METADATA_VALUE,
-    4: CONSUMER_GROUP_PARTITION_METADATA_VALUE,
-    5: CONSUMER_GROUP_MEMBER_METADATA_VALUE,
-    6: CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA_VALUE,
-    7: CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER_VALUE,
-    8: CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE,
-    9: SHARE_GROUP_PARTITION_METADATA_VALUE,
-    10: SHARE_GROUP_MEMBER_METADATA_VALUE,
-    11: SHARE_GROUP_METADATA_VALUE,
-    12: SHARE_GROUP_TARGET_ASSIGNMENT_METADATA_VALUE,
-    13: SHARE_GROUP_TARGET_ASSIGNMENT_MEMBER_VALUE,
-    14: SHARE_GROUP_CURRENT_MEMBER_ASSIGNMENT_VALUE,
-    15: SHARE_GROUP_STATE_PARTITION_METADATA_VALUE,
-}
+OFFSET_COMMIT_KEY = KEY_SCHEMAS[1]
+OFFSET_COMMIT_VALUE = VALUE_SCHEMAS[1]
+GROUP_METADATA_KEY = KEY_SCHEMAS[2]
+GROUP_METADATA_VALUE = VALUE_SCHEMAS[2]
 
 _CONSUMER_TOPIC_PARTITION = (Field("Topic", "string"), Field("Partitions", "[]int32"))
 
@@ -373,34 +179,34 @@ def _read_version(buf: bytes, what: str) -> int:
     return int.from_bytes(buf[:2], "big", signed=True)
 
 
-def _read_body(schema: Schema, buf: bytes, version: int, what: str) -> tuple[dict[str, Any], int, int]:
-    """Read the body after the int16; returns (message, layout version, unread bytes)."""
-    layout = clamp_version(version, schema.v_valid)
-    try:
-        msg, end = read_message(schema, buf, layout, pos=2)
-    except SchemaError as e:
-        raise _RecordError(
-            f"Could not read record with version {version} from {what}'s buffer due to: {e}."
-        ) from e
-    return msg, layout, len(buf) - end
-
-
 class CoordinatorRecordDecoder:
     """Shared logic of the coordinator-record parsers of DumpLogSegments.
 
     ``CoordinatorRecordSerde``: the key's int16 is the record type and selects both the
-    key and the value schema; the value carries its own int16 version.  Subclasses give
-    the schema tables, the label of the value's version in the JSON (``"version"`` for
-    offsets, ``"type"`` for share-group state) and the missing-key message.
+    key and the value definition; the value carries its own int16 version, which must
+    be one the type defines (Kafka 4.x: ``Found an unknown record version``).  Layouts
+    come from :mod:`kdump.protocol.definitions` (``family``); where a type has several
+    layouts at one version, :func:`kdump.decoders.release.read_layout` picks one from
+    the :class:`~kdump.decoders.release.Evidence` the decoder was made with.
+    Subclasses give the family, the topic label and the label of the value's version
+    in the JSON (``"version"``; ``"type"`` in Kafka 4.0's share-group-state parser).
     """
 
     name = ""
+    topic = ""
     topic_label = ""
+    family = ""
+    #: key tables by record type, for callers that list the known types
     key_schemas: ClassVar[dict[int, Schema]] = {}
     value_schemas: ClassVar[dict[int, Schema]] = {}
     value_label = "version"
-    #: value versions a record type is written with although its schema does not list them
-    extra_value_versions: ClassVar[dict[int, frozenset[int]]] = {}
+
+    def __init__(self, evidence: Evidence = NO_EVIDENCE) -> None:
+        self.evidence = evidence
+
+    def label_for(self, layout: RecordDef | None) -> str:
+        """The label of the value's version in the JSON text."""
+        return self.value_label
 
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
         try:
@@ -412,6 +218,23 @@ class CoordinatorRecordDecoder:
     def post_process(self, schema: Schema, data: dict[str, Any], message: dict[str, Any]) -> None:
         """Hook: adjust a rendered value (``data``) given the raw message."""
 
+    def _unknown_type(self, record_type: int, value: bytes | None) -> str:
+        known = sorted({d.record_type for d in definitions(self.family) if d.role == "key"})
+        version = "" if value is None or len(value) < 2 else \
+            f", value version {int.from_bytes(value[:2], 'big', signed=True)}"
+        return (f"unknown record type {record_type} of {self.topic}{version}: not a type of "
+                f"Kafka {RELEASES[0]}-{RELEASES[-1]} (known: {_ranges(known)}); raw bytes kept")
+
+    def _type_note(self, record_type: int) -> str | None:
+        """Why a known type is unexpected under the evidence (None: it is not)."""
+        ev = self.evidence
+        defs = layouts(self.family, "key", record_type)
+        if ev.release is None or any(ev.admits(d) for d in defs):
+            return None
+        d = defs[-1]
+        return (f"record type {record_type} ({d.schema.name}) is written by Kafka "
+                f"{d.releases}, not by Kafka {ev.release}{'+' if ev.floor else ''} ({ev.source})")
+
     def _decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
         if key is None:
             text = (
@@ -422,55 +245,99 @@ class CoordinatorRecordDecoder:
         notes: list[str] = []
         try:
             record_type = _read_version(key, "key")
-            key_schema = self.key_schemas.get(record_type)
-            if key_schema is None:
-                text = f"Unknown record type {record_type} at offset {offset}, skipping."
-                return Decoded(text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text)
-            key_msg, key_layout, key_left = _read_body(key_schema, key, record_type, "key")
-            key_json = {
-                "type": str(record_type),
-                "data": to_json(key_schema.fields, key_msg, key_layout),
-            }
-            if key_left:
-                notes.append(f"{key_left} unread byte(s) after the {key_schema.name}")
         except _RecordError as e:
             text = f"Error at offset {offset}, skipping. {e}"
             return Decoded(text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text)
+        if not layouts(self.family, "key", record_type):
+            text = f"Unknown record type {record_type} at offset {offset}, skipping."
+            return Decoded(text, None, _raw_json(key, "type"), _raw_json(value, self.value_label),
+                           self._unknown_type(record_type, value))
+        type_note = self._type_note(record_type)
+        if type_note:
+            notes.append(type_note)
+        # Keys are read at their record type; the layouts define version 0 only, and
+        # Kafka's generated reader reads any version with it (no range check there).
+        k = read_layout(self.family, "key", record_type, 0, key, 2, evidence=self.evidence, exact=False)
+        if k.layout is None or k.message is None or k.data is None:
+            text = (f"Error at offset {offset}, skipping. Could not read record with version "
+                    f"{record_type} from key's buffer due to: {k.error}.")
+            return Decoded(text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text)
+        key_json = {"type": str(record_type), "data": k.data}
+        if k.end != len(key):
+            notes.append(f"{len(key) - k.end} unread byte(s) after the {k.layout.schema.name}")
 
         if value is None:
             return Decoded(json_text(key_json), "<DELETE>", key_json, None, "; ".join(notes) or None)
 
-        value_schema = self.value_schemas[record_type]
         try:
             version = _read_version(value, "value")
-            msg, layout, left = _read_body(value_schema, value, version, "value")
         except _RecordError as e:
             text = f"Error at offset {offset}, skipping. {e}"
             return Decoded(text, None, key_json, _raw_json(value, self.value_label), text)
-        data = to_json(value_schema.fields, msg, layout)
-        self.post_process(value_schema, data, msg)
-        if layout != version and version not in self.extra_value_versions.get(record_type, frozenset()):
-            notes.append(
-                f"unknown {value_schema.name} version {version} "
-                f"(known {value_schema.v_valid}); decoded with the version {layout} layout"
-            )
-        if left:
-            notes.append(f"{left} unread byte(s) after the {value_schema.name}")
-        value_json = {self.value_label: str(version), "data": data}
+        v = read_layout(self.family, "value", record_type, version, value, 2, evidence=self.evidence)
+        if v.layout is None or v.message is None or v.data is None:
+            if not any(version in d.schema.v_valid for d in layouts(self.family, "value", record_type)):
+                text = (f"Error at offset {offset}, skipping. Found an unknown record version "
+                        f"{version} for {record_type} type")
+                known = ", ".join(sorted({str(d.schema.v_valid)
+                                          for d in layouts(self.family, "value", record_type)}))
+                why = (f"{self._value_name(record_type)} version {version} is not a version of Kafka "
+                       f"{RELEASES[0]}-{RELEASES[-1]} (known: {known}); raw bytes kept")
+            else:
+                text = (f"Error at offset {offset}, skipping. Could not read record with version "
+                        f"{version} from value's buffer due to: {v.error}.")
+                why = text
+            return Decoded(text, None, key_json, _raw_json(value, self.value_label),
+                           "; ".join([*notes, why]))
+        data = v.data
+        self.post_process(v.layout.schema, data, v.message)
+        if v.doubt:
+            notes.append(v.doubt)
+        introduced = v.layout.version_introduced(version)
+        if self.evidence.release is not None and not self.evidence.floor and \
+                release_key(introduced) > release_key(self.evidence.release):
+            notes.append(f"{v.layout.schema.name} version {version} is from Kafka {introduced}, "
+                         f"newer than {self.evidence.source}")
+        if v.end != len(value):
+            notes.append(f"{len(value) - v.end} unread byte(s) after the {v.layout.schema.name}")
+        value_json: dict[str, Any] = {self.label_for(v.layout): str(version), "data": data}
+        out_json = value_json
+        if v.doubt:
+            out_json = {**value_json, "raw": _b64(value)}
         return Decoded(
             json_text(key_json),
             json_text(value_json),
             key_json,
-            value_json,
+            out_json,
             "; ".join(notes) or None,
+            v.note,
         )
+
+    def _value_name(self, record_type: int) -> str:
+        defs = layouts(self.family, "value", record_type)
+        return defs[-1].schema.name if defs else f"type {record_type}"
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[0, 1, 2, 5]`` -> ``"0-2, 5"``."""
+    out: list[str] = []
+    i = 0
+    while i < len(numbers):
+        j = i
+        while j + 1 < len(numbers) and numbers[j + 1] == numbers[j] + 1:
+            j += 1
+        out.append(str(numbers[i]) if i == j else f"{numbers[i]}-{numbers[j]}")
+        i = j + 1
+    return ", ".join(out)
 
 
 class ConsumerOffsetsDecoder(CoordinatorRecordDecoder):
     """Decoder for ``__consumer_offsets`` records (DumpLogSegments ``--offsets-decoder``)."""
 
     name = "offsets"
+    topic = "__consumer_offsets"
     topic_label = "offset topic"
+    family = "group"
     key_schemas = KEY_SCHEMAS
     value_schemas = VALUE_SCHEMAS
     value_label = "version"

@@ -2,24 +2,30 @@
 
 Framing as for ``__consumer_offsets``: key int16 = record type (0 ShareSnapshot, 1
 ShareUpdate) + key body; value int16 version + body; null value = tombstone.  The key
-type selects the value schema.  DumpLogSegments' ``ShareGroupStateMessageParser`` labels
-*both* JSON objects with ``"type"``::
+type selects the value definition.  DumpLogSegments' ``ShareGroupStateMessageParser``
+of Kafka 4.0 labels *both* JSON objects with ``"type"``; from 4.1 on the value is
+labelled ``"version"`` like the other coordinator records::
 
     key: {"type":"0","data":{"groupId":"g","topicId":"...","partition":0}}
-    payload: {"type":"0","data":{"snapshotEpoch":0,...}}
+    payload: {"type":"0","data":{"snapshotEpoch":0,...}}          (Kafka 4.0)
+    payload: {"version":"0","data":{"snapshotEpoch":0,...}}       (Kafka 4.1+)
 
-Kafka writes ShareUpdateValue with value version 1 (``SHARE_UPDATE_RECORD_VALUE_VERSION``)
-although its schema declares only version 0; the generated reader reads it with the
-version-0 layout, and so does kdump (without flagging it).
+Kafka 4.0 and 4.1 write ``ShareSnapshotValue`` / ``ShareUpdateValue`` at the same
+version 0 with different layouts (4.0: uint16 SnapshotEpoch; 4.1: int32 SnapshotEpoch,
+and the snapshot gains CreateTimestamp / WriteTimestamp); which one a record uses is
+picked from the evidence (:mod:`kdump.decoders.release`), and the label follows the
+layout's release (or the ``--kafka-version``).
 
-Schemas: ``share-coordinator/src/main/resources/common/message/Share{Snapshot,Update}
-{Key,Value}.json`` (apache/kafka trunk 2024-10-25; "in development" there).
+Definitions: :mod:`kdump.protocol.definitions`, family ``share``
+(``share-coordinator/src/main/resources/common/message/Share{Snapshot,Update}{Key,Value}.json``
+of Kafka 4.0-4.3).
 """
 
 from __future__ import annotations
 
 from kdump.decoders.consumer_offsets import CoordinatorRecordDecoder
-from kdump.protocol.messages import Field, Schema
+from kdump.protocol.definitions import RecordDef, schema_table
+from kdump.protocol.messages import Schema
 
 __all__ = [
     "SHARE_KEY_SCHEMAS",
@@ -27,64 +33,28 @@ __all__ = [
     "ShareGroupStateDecoder",
 ]
 
-
-def _key(name: str, version: int) -> Schema:
-    v = str(version)
-    return Schema(
-        name,
-        v,
-        "none",
-        (
-            Field("GroupId", "string", v),
-            Field("TopicId", "uuid", v),
-            Field("Partition", "int32", v),
-        ),
-    )
-
-
-_STATE_BATCH = (
-    Field("FirstOffset", "int64", "0"),
-    Field("LastOffset", "int64", "0"),
-    Field("DeliveryState", "int8", "0"),
-    Field("DeliveryCount", "int16", "0"),
-)
-
-SHARE_SNAPSHOT_KEY = _key("ShareSnapshotKey", 0)
-SHARE_UPDATE_KEY = _key("ShareUpdateKey", 1)
-SHARE_SNAPSHOT_VALUE = Schema(
-    "ShareSnapshotValue",
-    "0",
-    "0+",
-    (
-        Field("SnapshotEpoch", "uint16", "0"),
-        Field("StateEpoch", "int32"),
-        Field("LeaderEpoch", "int32"),
-        Field("StartOffset", "int64", "0"),
-        Field("StateBatches", "[]StateBatch", "0", fields=_STATE_BATCH),
-    ),
-)
-SHARE_UPDATE_VALUE = Schema(
-    "ShareUpdateValue",
-    "0",
-    "0+",
-    (
-        Field("SnapshotEpoch", "uint16", "0"),
-        Field("LeaderEpoch", "int32"),
-        Field("StartOffset", "int64", "0"),
-        Field("StateBatches", "[]StateBatch", "0", fields=_STATE_BATCH),
-    ),
-)
-
-SHARE_KEY_SCHEMAS: dict[int, Schema] = {0: SHARE_SNAPSHOT_KEY, 1: SHARE_UPDATE_KEY}
-SHARE_VALUE_SCHEMAS: dict[int, Schema] = {0: SHARE_SNAPSHOT_VALUE, 1: SHARE_UPDATE_VALUE}
+#: record type -> key schema
+SHARE_KEY_SCHEMAS: dict[int, Schema] = schema_table("share", "key")
+#: record type -> value schema (the newest layout; Kafka 4.0's: ``schema_table("share",
+#: "value", "4.0")``)
+SHARE_VALUE_SCHEMAS: dict[int, Schema] = schema_table("share", "value")
 
 
 class ShareGroupStateDecoder(CoordinatorRecordDecoder):
     """Decoder for ``__share_group_state`` records (``--share-group-state-decoder``)."""
 
     name = "share-group-state"
+    topic = "__share_group_state"
     topic_label = "share group state topic"
+    family = "share"
     key_schemas = SHARE_KEY_SCHEMAS
     value_schemas = SHARE_VALUE_SCHEMAS
     value_label = "type"
-    extra_value_versions = {1: frozenset({1})}  # noqa: RUF012 - read-only table
+
+    def label_for(self, layout: RecordDef | None) -> str:
+        ev = self.evidence
+        if ev.release is not None and not ev.floor:
+            return "type" if ev.release == "4.0" else "version"
+        if layout is not None and layout.releases.hi == "4.0":
+            return "type"
+        return "version"

@@ -1,8 +1,8 @@
 """``--transaction-log-decoder``: records of ``__transaction_state``.
 
 Key = int16 version (0) + TransactionalId; value = int16 version (0 non-flexible, 1
-flexible with tagged PreviousProducerId / NextProducerId / ClientTransactionVersion) +
-TransactionLogValue; null value = tombstone.
+flexible with tagged PreviousProducerId / NextProducerId / ClientTransactionVersion and,
+from Kafka 4.1, NextProducerEpoch) + TransactionLogValue; null value = tombstone.
 
 The text is what ``TransactionLog.formatRecordKeyAndValue`` gives DumpLogSegments::
 
@@ -10,12 +10,15 @@ The text is what ``TransactionLog.formatRecordKeyAndValue`` gives DumpLogSegment
     payload: producerId:1000,producerEpoch:2,state=Ongoing,partitions=[t-0,t-1],
              txnLastUpdateTimestamp=1700000000000,txnTimeoutMs=60000
 
-(one line).  ``partitions`` is the ``toString`` of a Scala ``mutable.HashSet``, whose
-iteration order depends on the TopicPartition hash codes and the table size; kdump
-reproduces that order (see :func:`scala_hashset_order`).
+(one line; Kafka 4.0's text).  Kafka 4.1+ prints JSON instead, like the other coordinator
+records (``{"type":"0","data":{...}}`` / ``{"version":"1","data":{...}}``); kdump does
+so under ``--kafka-version 4.1`` or later.  ``partitions`` is the ``toString`` of a
+Scala ``mutable.HashSet``, whose iteration order depends on the TopicPartition hash
+codes and the table size; kdump reproduces that order (see :func:`scala_hashset_order`).
 
-Schemas: ``transaction-coordinator/src/main/resources/common/message/TransactionLog{Key,
-Value}.json``; format: ``core/src/main/scala/kafka/coordinator/transaction/TransactionLog.scala``.
+Definitions: :mod:`kdump.protocol.definitions`, family ``transaction``
+(``transaction-coordinator/src/main/resources/common/message/TransactionLog{Key,Value}.json``
+of Kafka 4.0-4.3); format: ``core/src/main/scala/kafka/coordinator/transaction/TransactionLog.scala``.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ from typing import Any
 
 from kdump.decoders.base import Decoded
 from kdump.decoders.consumer_offsets import java_string_hashcode
-from kdump.protocol.messages import Field, Schema, SchemaError, read_message, to_json
+from kdump.decoders.release import NO_EVIDENCE, Evidence
+from kdump.protocol.definitions import release_key, schema_table
+from kdump.protocol.messages import Schema, SchemaError, json_text, read_message, to_json
 
 __all__ = [
     "TRANSACTION_LOG_KEY",
@@ -36,29 +41,9 @@ __all__ = [
     "scala_hashset_order",
 ]
 
-TRANSACTION_LOG_KEY = Schema("TransactionLogKey", "0", "none", (Field("TransactionalId", "string", "0"),))
-TRANSACTION_LOG_VALUE = Schema(
-    "TransactionLogValue",
-    "0-1",
-    "1+",
-    (
-        Field("ProducerId", "int64"),
-        Field("PreviousProducerId", "int64", "1+", tag=0, tagged_versions="1+", default=-1),
-        Field("NextProducerId", "int64", "1+", tag=1, tagged_versions="1+", default=-1),
-        Field("ProducerEpoch", "int16"),
-        Field("TransactionTimeoutMs", "int32"),
-        Field("TransactionStatus", "int8"),
-        Field(
-            "TransactionPartitions",
-            "[]PartitionsSchema",
-            nullable_versions="0+",
-            fields=(Field("Topic", "string"), Field("PartitionIds", "[]int32")),
-        ),
-        Field("TransactionLastUpdateTimestampMs", "int64"),
-        Field("TransactionStartTimestampMs", "int64"),
-        Field("ClientTransactionVersion", "int16", "1+", tag=2, tagged_versions="1+", default=0),
-    ),
-)
+#: the key and value definitions (:mod:`kdump.protocol.definitions`, family ``transaction``)
+TRANSACTION_LOG_KEY: Schema = schema_table("transaction", "key")[0]
+TRANSACTION_LOG_VALUE: Schema = schema_table("transaction", "value")[0]
 
 #: TransactionState ids (``TransactionMetadata.scala``); the names are the case objects'.
 TRANSACTION_STATES: dict[int, str] = {
@@ -151,6 +136,14 @@ class TransactionLogDecoder:
 
     name = "transaction-log"
 
+    def __init__(self, evidence: Evidence = NO_EVIDENCE) -> None:
+        self.evidence = evidence
+        #: Kafka 4.1+ DumpLogSegments prints the records as JSON (CoordinatorRecordMessageParser);
+        #: 4.0 printed TransactionLog.formatRecordKeyAndValue's text.  kdump prints the JSON
+        #: only when told the release (``--kafka-version``), the 4.0 text otherwise.
+        self.json_text = (evidence.release is not None and not evidence.floor
+                          and release_key(evidence.release) >= release_key("4.1"))
+
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
         try:
             return self._decode(key, value, offset)
@@ -164,11 +157,13 @@ class TransactionLogDecoder:
         key_version = int.from_bytes(key[:2], "big", signed=True)
         if key_version not in TRANSACTION_LOG_KEY.v_valid:
             return Decoded(
-                f"unknown::version={key_version}",
+                f"Unknown record type {key_version} at offset {offset}, skipping."
+                if self.json_text else f"unknown::version={key_version}",
                 None,
                 _raw_json(key),
                 _raw_json(value),
-                f"unknown transaction log key version {key_version} at offset {offset}",
+                f"unknown record type {key_version} of __transaction_state: not a type of Kafka "
+                "4.0-4.3 (known: 0); raw bytes kept",
             )
         key_msg, key_end = read_message(TRANSACTION_LOG_KEY, key, key_version, pos=2)
         txn_id = key_msg["transactionalId"]
@@ -180,19 +175,33 @@ class TransactionLogDecoder:
         notes: list[str] = []
         if key_end != len(key):
             notes.append(f"{len(key) - key_end} unread byte(s) after the TransactionLogKey")
+        if self.json_text:
+            key_text = json_text({"type": str(key_version), "data": key_json["data"]})
         if value is None:
             return Decoded(key_text, "<DELETE>", key_json, None, "; ".join(notes) or None)
         if len(value) < 2:
             raise SchemaError("the value is too short to hold a version")
         version = int.from_bytes(value[:2], "big", signed=True)
         if version not in TRANSACTION_LOG_VALUE.v_valid:
+            why = (f"TransactionLogValue version {version} is not a version of Kafka 4.0-4.3 "
+                   f"(known {TRANSACTION_LOG_VALUE.v_valid}); raw bytes kept")
+            if self.json_text:
+                text = (f"Error at offset {offset}, skipping. Found an unknown record version "
+                        f"{version} for {key_version} type")
+                return Decoded(text, None, key_json, _raw_json(value), why)
             text = f"Unknown version {version} from the transaction log message value"
-            return Decoded(key_text, None, key_json, _raw_json(value), text)
+            return Decoded(key_text, None, key_json, _raw_json(value), f"{text}: {why}")
         msg, end = read_message(TRANSACTION_LOG_VALUE, value, version, pos=2)
         if end != len(value):
             notes.append(f"{len(value) - end} unread byte(s) after the TransactionLogValue")
         status = msg["transactionStatus"]
         state = TRANSACTION_STATES.get(status)
+        if self.json_text:
+            data = to_json(TRANSACTION_LOG_VALUE.fields, msg, version)
+            if state is None:
+                notes.append(f"TransactionStatus {status} is not a transaction state id")
+            value_obj = {"version": str(version), "data": data}
+            return Decoded(key_text, json_text(value_obj), key_json, value_obj, "; ".join(notes) or None)
         if state is None:
             text = f"Unknown transaction state id {status} from the transaction status message"
             return Decoded(key_text, None, key_json, _raw_json(value), text)

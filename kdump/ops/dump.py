@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
+from ..decoders import RELEASE_AWARE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import Decoded, PayloadDecoder
+from ..decoders.release import NO_EVIDENCE, Evidence, evidence_for_logdir
 from ..decoders.simple import StringDecoder
 from ..errors import CorruptDataError, KdumpError
 from ..files.index import (
@@ -86,7 +87,11 @@ class DumpOptions:
     value_decoder: str = "string"
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     resync: bool = True
-    _cache: dict[str, PayloadDecoder] = field(default_factory=dict)
+    #: ``--kafka-version X.Y``: read internal topics with that release's record layouts
+    #: (None: from each log dir's metadata.version, else the layout that fits)
+    kafka_version: str | None = None
+    _cache: dict[object, PayloadDecoder] = field(default_factory=dict)
+    _evidence: dict[str, Evidence] = field(default_factory=dict)
 
     @property
     def deep(self) -> bool:
@@ -102,12 +107,29 @@ class DumpOptions:
                 name = "kv"
         elif name == "string":
             name = "kv"
-        if name not in self._cache:
+        key: object = name
+        evidence: Evidence | None = None
+        if name in RELEASE_AWARE:
+            evidence = self.evidence_for(f, name)
+            key = (name, evidence)
+        if key not in self._cache:
             if name == "kv":
-                self._cache[name] = KeyValueDecoder(self.key_decoder, self.value_decoder)
+                self._cache[key] = KeyValueDecoder(self.key_decoder, self.value_decoder)
             else:
-                self._cache[name] = internal_decoder(name)
-        return self._cache[name]
+                self._cache[key] = internal_decoder(name, evidence)
+        return self._cache[key]
+
+    def evidence_for(self, f: KafkaFile, decoder: str) -> Evidence:
+        """What says which Kafka release wrote ``f``'s records: ``--kafka-version``, else
+        (for the topics whose layouts differ by release) its log dir's metadata.version."""
+        if self.kafka_version is not None:
+            return Evidence(self.kafka_version, False, f"--kafka-version {self.kafka_version}")
+        if decoder not in ("offsets", "share-group-state"):
+            return NO_EVIDENCE
+        log_dir = os.path.dirname(os.path.dirname(f.path)) if f.topic else os.path.dirname(f.path)
+        if log_dir not in self._evidence:
+            self._evidence[log_dir] = evidence_for_logdir(log_dir)
+        return self._evidence[log_dir]
 
 
 def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:

@@ -7,8 +7,9 @@ prefix: each body starts with its own ``Version`` field.  Kafka
 (``ControlRecordUtils.deserialize*``) always reads those bodies at version 0 and
 DumpLogSegments renders them with the JSON converter at the version the body names.
 
-Schemas: ``clients/src/main/resources/common/message/{LeaderChangeMessage,
-SnapshotHeaderRecord,SnapshotFooterRecord,KRaftVersionRecord,VotersRecord}.json``.
+Definitions: :mod:`kdump.protocol.definitions`, family ``control``
+(``clients/src/main/resources/common/message/{LeaderChangeMessage,SnapshotHeaderRecord,
+SnapshotFooterRecord,KRaftVersionRecord,VotersRecord}.json`` of Kafka 4.0-4.3).
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from kdump.layouts import CONTROL_KRAFT_VOTERS as KRAFT_VOTERS
 from kdump.layouts import CONTROL_LEADER_CHANGE as LEADER_CHANGE
 from kdump.layouts import CONTROL_SNAPSHOT_FOOTER as SNAPSHOT_FOOTER
 from kdump.layouts import CONTROL_SNAPSHOT_HEADER as SNAPSHOT_HEADER
+from kdump.protocol.definitions import schema_table
 from kdump.protocol.messages import (
-    Field,
     Schema,
     SchemaError,
     clamp_version,
@@ -50,80 +51,14 @@ __all__ = [
 #: ControlRecordType's names (kdump.layouts.CONTROL_TYPES)
 CONTROL_TYPE_NAMES: dict[int, str] = L.CONTROL_TYPES
 
-_VOTER = (
-    Field("VoterId", "int32"),
-    Field("VoterDirectoryId", "uuid", "1+"),
-)
-
-LEADER_CHANGE_MESSAGE = Schema(
-    "LeaderChangeMessage",
-    "0-1",
-    "0+",
-    (
-        Field("Version", "int16"),
-        Field("LeaderId", "int32"),
-        Field("Voters", "[]Voter", fields=_VOTER),
-        Field("GrantingVoters", "[]Voter", fields=_VOTER),
-    ),
-)
-
-SNAPSHOT_HEADER_RECORD = Schema(
-    "SnapshotHeaderRecord",
-    "0",
-    "0+",
-    (Field("Version", "int16"), Field("LastContainedLogTimestamp", "int64")),
-)
-
-SNAPSHOT_FOOTER_RECORD = Schema("SnapshotFooterRecord", "0", "0+", (Field("Version", "int16"),))
-
-KRAFT_VERSION_RECORD = Schema(
-    "KRaftVersionRecord",
-    "0",
-    "0+",
-    (Field("Version", "int16"), Field("KRaftVersion", "int16")),
-)
-
-VOTERS_RECORD = Schema(
-    "VotersRecord",
-    "0",
-    "0+",
-    (
-        Field("Version", "int16"),
-        Field(
-            "Voters",
-            "[]Voter",
-            fields=(
-                Field("VoterId", "int32"),
-                Field("VoterDirectoryId", "uuid"),
-                Field(
-                    "Endpoints",
-                    "[]Endpoint",
-                    fields=(
-                        Field("Name", "string"),
-                        Field("Host", "string"),
-                        Field("Port", "uint16"),
-                    ),
-                ),
-                Field(
-                    "KRaftVersionFeature",
-                    "KRaftVersionFeature",
-                    fields=(
-                        Field("MinSupportedVersion", "int16"),
-                        Field("MaxSupportedVersion", "int16"),
-                    ),
-                ),
-            ),
-        ),
-    ),
-)
-
-CONTROL_SCHEMAS: dict[int, Schema] = {
-    LEADER_CHANGE: LEADER_CHANGE_MESSAGE,
-    SNAPSHOT_HEADER: SNAPSHOT_HEADER_RECORD,
-    SNAPSHOT_FOOTER: SNAPSHOT_FOOTER_RECORD,
-    KRAFT_VERSION: KRAFT_VERSION_RECORD,
-    KRAFT_VOTERS: VOTERS_RECORD,
-}
+#: control type -> schema of its KRaft control message (:mod:`kdump.protocol.definitions`,
+#: family ``control``)
+CONTROL_SCHEMAS: dict[int, Schema] = schema_table("control", "record")
+LEADER_CHANGE_MESSAGE = CONTROL_SCHEMAS[LEADER_CHANGE]
+SNAPSHOT_HEADER_RECORD = CONTROL_SCHEMAS[SNAPSHOT_HEADER]
+SNAPSHOT_FOOTER_RECORD = CONTROL_SCHEMAS[SNAPSHOT_FOOTER]
+KRAFT_VERSION_RECORD = CONTROL_SCHEMAS[KRAFT_VERSION]
+VOTERS_RECORD = CONTROL_SCHEMAS[KRAFT_VOTERS]
 
 # ControlRecordUtils.*_CURRENT_VERSION: the version Kafka reads every body at.
 _READ_VERSION = 0

@@ -158,6 +158,8 @@ def record_object(b: Batch, ev: de.RecordEvent, encoding: str,
             dec["key"] = d.key_json
         if structured[1] and r.value is not None:
             dec["value"] = d.value_json
+        if d.note:
+            dec["layout"] = d.note
         obj["decoded"] = dec
     if d is not None and d.error:
         obj["decode_error"] = d.error

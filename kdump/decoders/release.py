@@ -1,0 +1,330 @@
+"""Which Kafka release's layout a record is read with (release-aware decoding).
+
+Most records read the same in every 4.x release: a later release only adds tagged
+fields, which :mod:`kdump.protocol.definitions` reads in every release.  A few layouts
+differ *at the same version* (Kafka 4.0's and 4.1's ``ShareSnapshotValue``,
+``ShareUpdateValue``, ``ShareGroupMetadataValue``, ``ShareGroupStatePartitionMetadataValue``;
+type 0 of ``__consumer_offsets``).  For those, the layout is picked from the evidence,
+in this order:
+
+1. the release the user names (``--kafka-version X.Y``): that release's layout;
+2. the cluster's own ``metadata.version`` (the last ``FeatureLevelRecord`` of
+   ``metadata.version`` in the log dir's ``__cluster_metadata-0``, else its
+   ``bootstrap.checkpoint``): brokers run at least the release of that level, so layouts
+   of older releases only are set aside;
+3. otherwise the one layout that reads the record *exactly*: every byte consumed and
+   every enum-like value (``in...`` in the definitions) valid.
+
+When two layouts fit with different results, or none fits, the record says so (which
+layouts, why) and keeps its raw bytes; when a layout was chosen among several, the
+record says which.  :class:`Evidence` carries what is known; :func:`read_layout` reads.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kdump.protocol.definitions import RELEASES, RecordDef, definitions, release_key
+from kdump.protocol.messages import SchemaError, read_message, to_json
+
+__all__ = [
+    "METADATA_VERSION_RELEASES",
+    "NO_EVIDENCE",
+    "Evidence",
+    "LayoutRead",
+    "check_release",
+    "evidence_for_logdir",
+    "layouts",
+    "read_layout",
+    "release_of_metadata_version",
+]
+
+#: metadata.version feature level -> (Kafka release, MetadataVersion name); from
+#: ``server-common/.../MetadataVersion.java`` of the 4.x branches (levels 22-30)
+METADATA_VERSION_RELEASES: dict[int, tuple[str, str]] = {
+    22: ("4.0", "4.0-IV0"),
+    23: ("4.0", "4.0-IV1"),
+    24: ("4.0", "4.0-IV2"),
+    25: ("4.0", "4.0-IV3"),
+    26: ("4.1", "4.1-IV0"),
+    27: ("4.1", "4.1-IV1"),
+    28: ("4.2", "4.2-IV0"),
+    29: ("4.2", "4.2-IV1"),
+    30: ("4.3", "4.3-IV0"),
+}
+
+
+def release_of_metadata_version(level: int) -> tuple[str, str] | None:
+    """The (release, name) of a ``metadata.version`` level; levels below 22 are 3.x
+    (None: no 4.x release floor), levels above 30 are newer than kdump knows."""
+    return METADATA_VERSION_RELEASES.get(level)
+
+
+def check_release(text: str) -> str:
+    """Validate a ``--kafka-version``: ``X.Y`` (a bugfix part ``X.Y.Z`` is dropped).
+
+    Raises :class:`SchemaError` naming the releases kdump has definitions for."""
+    parts = text.strip().split(".")
+    if len(parts) in (2, 3) and all(p.isdigit() for p in parts):
+        release = f"{int(parts[0])}.{int(parts[1])}"
+        if release_key(release) >= release_key(RELEASES[0]):
+            return release
+    raise SchemaError(f"unsupported Kafka version {text!r}: kdump reads the record layouts of "
+                      f"Kafka {', '.join(RELEASES)} (and later releases as the newest of these)")
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What is known of the release that wrote the records.
+
+    ``release`` is exact when the user named it (``floor`` False); a release floor
+    (``floor`` True) when read from ``metadata.version``.  ``source`` says where from.
+    """
+
+    release: str | None = None
+    floor: bool = False
+    source: str = ""
+
+    def admits(self, d: RecordDef) -> bool:
+        """Whether the layout may have written the record, by this evidence."""
+        if self.release is None:
+            return True
+        if not self.floor:
+            return self.release in d.releases
+        return d.releases.hi is None or release_key(d.releases.hi) >= release_key(self.release)
+
+
+NO_EVIDENCE = Evidence()
+
+_BY_KEY: dict[tuple[str, str, int], tuple[RecordDef, ...]] = {}
+for _d in definitions():
+    _k = (_d.family, _d.role, _d.record_type)
+    _BY_KEY[_k] = (*_BY_KEY.get(_k, ()), _d)
+
+
+def layouts(family: str, role: str, record_type: int) -> tuple[RecordDef, ...]:
+    """Every layout kdump knows of one record type, oldest release first."""
+    return _BY_KEY.get((family, role, record_type), ())
+
+
+@dataclass(slots=True)
+class LayoutRead:
+    """The outcome of :func:`read_layout`.
+
+    ``layout`` is the definition read with (None: none could be); ``message`` the
+    decoded message (all fields) and ``data`` its JSON rendering; ``end`` the position
+    after it.  ``note`` says which layout was used when it was not the only one;
+    ``doubt`` why the reading is doubtful (several layouts fit with different results,
+    or the layout the evidence names does not fit); ``error`` why nothing was read.
+    """
+
+    layout: RecordDef | None
+    message: dict[str, Any] | None
+    data: dict[str, Any] | None
+    end: int
+    note: str | None = None
+    error: str | None = None
+    #: the reading is doubtful (several layouts fit, or the evidence's layout does not)
+    doubt: str | None = None
+
+
+def _enum_problem(d: RecordDef, message: dict[str, Any]) -> str | None:
+    for path, allowed in d.enums:
+        for value in _values_at(message, path):
+            if isinstance(value, int) and value not in allowed:
+                return f"{'.'.join(path)} {value} is not one of {sorted(allowed)}"
+    return None
+
+
+def _values_at(obj: Any, path: Sequence[str]) -> list[Any]:
+    if not path:
+        return [obj]
+    if isinstance(obj, list):
+        out: list[Any] = []
+        for item in obj:
+            out.extend(_values_at(item, path))
+        return out
+    if isinstance(obj, dict) and path[0] in obj:
+        return _values_at(obj[path[0]], path[1:])
+    return []
+
+
+def _try(d: RecordDef, data: bytes, version: int, pos: int, exact: bool
+         ) -> tuple[dict[str, Any], int, str | None]:
+    """Read ``d`` at ``version``; (message, end, why it does not fit or None)."""
+    msg, end = read_message(d.schema, data, version, pos=pos)
+    if exact and end != len(data):
+        return msg, end, f"{len(data) - end} byte(s) left after it"
+    problem = _enum_problem(d, msg)
+    return msg, end, problem
+
+
+def read_layout(
+    family: str,
+    role: str,
+    record_type: int,
+    version: int,
+    data: bytes,
+    pos: int = 0,
+    *,
+    evidence: Evidence = NO_EVIDENCE,
+    exact: bool = True,
+) -> LayoutRead:
+    """Read one record body of ``family``/``role``/``record_type`` at ``version`` from
+    ``data[pos:]``, choosing among the layouts kdump knows (see the module docstring).
+
+    The caller has checked that some layout of the type exists and that ``version``
+    is within one of them.  Never raises :class:`SchemaError` for data problems: they
+    are in ``error``.
+    """
+    every = layouts(family, role, record_type)
+    candidates = [d for d in every if version in d.schema.v_valid]
+    if not candidates:
+        known = ", ".join(f"{d.schema.v_valid} in {d.label}" for d in every) or "none"
+        return LayoutRead(None, None, None, pos,
+                          error=f"unknown version {version} (known: {known})")
+    admitted = [d for d in candidates if evidence.admits(d)]
+    why_evidence = ""
+    if not admitted:
+        why_evidence = (f"no layout of Kafka {evidence.release}{'+' if evidence.floor else ''} "
+                        f"({evidence.source}) has this version; ")
+        admitted = candidates
+    if len(admitted) == 1:
+        d = admitted[0]
+        try:
+            msg, end, problem = _try(d, data, version, pos, exact and len(candidates) > 1)
+        except SchemaError as e:
+            return LayoutRead(None, None, None, pos, error=_with_layouts(str(e), d, candidates))
+        note = doubt = None
+        if len(candidates) > 1:
+            note = f"{why_evidence}read as {d.label}"
+            if evidence.release is not None and not why_evidence:
+                note += f", by {evidence.source}"
+            if problem:
+                doubt = f"the record does not fit {d.label}: {problem}"
+        return LayoutRead(d, msg, to_json(d.schema.fields, msg, version), end, note, doubt=doubt)
+
+    # A layout fits when it reads the record to its last byte; among those, one whose
+    # enum-like values are all valid is preferred.
+    fits: list[tuple[RecordDef, dict[str, Any], int, dict[str, Any]]] = []
+    odd: list[tuple[RecordDef, dict[str, Any], int, str]] = []
+    misfits: list[str] = []
+    for d in admitted:
+        try:
+            msg, end, problem = _try(d, data, version, pos, exact)
+        except SchemaError as e:
+            misfits.append(f"{d.label}: {e}")
+            continue
+        if problem and (end == len(data) or not exact):
+            odd.append((d, msg, end, problem))
+            misfits.append(f"{d.label}: {problem}")
+            continue
+        if problem:
+            misfits.append(f"{d.label}: {problem}")
+            continue
+        fits.append((d, msg, end, to_json(d.schema.fields, msg, version)))
+    if not fits and odd:
+        d, msg, end, problem = odd[-1]
+        return LayoutRead(d, msg, to_json(d.schema.fields, msg, version), end,
+                          note=f"{why_evidence}read as {d.label}",
+                          doubt=f"the record fits no layout exactly; shown as {d.label}: {problem}")
+    if not fits:
+        return LayoutRead(None, None, None, pos,
+                          error=f"{why_evidence}fits none of the layouts: {'; '.join(misfits)}")
+    distinct: list[tuple[RecordDef, dict[str, Any], int, dict[str, Any]]] = []
+    for fit in fits:
+        if not any(fit[3] == other[3] for other in distinct):
+            distinct.append(fit)
+    d, msg, end, data_json = fits[-1]  # the newest layout among those that fit
+    if len(distinct) == 1:
+        note = None
+        if misfits:
+            note = f"{why_evidence}read as {d.label}, the layout that fits ({'; '.join(misfits)})"
+        return LayoutRead(d, msg, data_json, end, note)
+    names = ", ".join(f[0].label for f in distinct)
+    return LayoutRead(d, msg, data_json, end, note=f"{why_evidence}read as {d.label}",
+                      doubt=(f"ambiguous: the record fits {names} with different fields; shown "
+                             f"as {d.label}, raw bytes kept; give --kafka-version to choose"))
+
+
+def _with_layouts(error: str, d: RecordDef, candidates: list[RecordDef]) -> str:
+    if len(candidates) == 1:
+        return error
+    return f"{error} (read as {d.label})"
+
+
+# ----------------------------------------------------------------------------- evidence
+
+
+def evidence_for_logdir(log_dir: str | None) -> Evidence:
+    """The ``metadata.version`` release floor of a log dir (:data:`NO_EVIDENCE` when it
+    holds no readable ``metadata.version``, or only a 3.x one).
+
+    Reads the ``FeatureLevelRecord`` records of ``__cluster_metadata-0`` (snapshots and
+    segments; the last one wins), else those of ``bootstrap.checkpoint``.  Unreadable
+    parts are skipped: evidence is best effort, never an error.
+    """
+    if not log_dir:
+        return NO_EVIDENCE
+    from kdump import fs as kfs
+    from kdump.errors import KdumpError
+
+    meta_dir = os.path.join(log_dir, "__cluster_metadata-0")
+    files: list[str] = []
+    try:
+        if kfs.isdir(meta_dir):
+            names = sorted(kfs.listdir(meta_dir))
+            snaps = [n for n in names if n.endswith(".checkpoint")]
+            logs = [n for n in names if n.endswith(".log")]
+            files = [os.path.join(meta_dir, n) for n in (*snaps[-1:], *logs)]
+        boot = os.path.join(log_dir, "bootstrap.checkpoint")
+        if not files and kfs.exists(boot):
+            files = [boot]
+    except (OSError, KdumpError):
+        return NO_EVIDENCE
+    level: int | None = None
+    where = ""
+    for path in files:
+        try:
+            found = _metadata_version_in(path)
+        except (OSError, KdumpError, SchemaError):
+            continue
+        if found is not None:
+            level, where = found, path
+    if level is None:
+        return NO_EVIDENCE
+    rel = release_of_metadata_version(level)
+    if rel is None:
+        if level > max(METADATA_VERSION_RELEASES):
+            newest = METADATA_VERSION_RELEASES[max(METADATA_VERSION_RELEASES)][0]
+            return Evidence(newest, True, f"metadata.version {level} in {where}")
+        return NO_EVIDENCE
+    return Evidence(rel[0], True, f"metadata.version {level} ({rel[1]}) in {where}")
+
+
+def _metadata_version_in(path: str) -> int | None:
+    """The level of the last ``metadata.version`` FeatureLevelRecord of one file."""
+    from kdump.records.file_records import LogReader
+    from kdump.records.v2 import RecordBatch
+    from kdump.source import FileSource
+
+    level: int | None = None
+    with FileSource(path) as src:
+        for item in LogReader(src):
+            if not isinstance(item, RecordBatch) or item.is_control:
+                continue
+            for rec in item.records():
+                value = rec.value
+                # frame version 1, api key 12 (FeatureLevelRecord), version 0: 3 one-byte varints
+                if value is None or len(value) < 4 or value[0] != 1 or value[1] != 12 or value[2] != 0:
+                    continue
+                msg, _ = read_message(_FEATURE_LEVEL.schema, bytes(value), 0, pos=3)
+                if msg.get("name") == "metadata.version":
+                    level = int(msg["featureLevel"])
+    return level
+
+
+_FEATURE_LEVEL = layouts("metadata", "record", 12)[0]
