@@ -303,8 +303,8 @@ class LagTextRenderer:
         if self.groups:
             self.out.write("\n")
         for g in self.groups:
-            kind = f" ({g.group_type})" if g.group_type else ""
-            self.out.write(_safe(f"group {g.group}{kind}: {_plural(g.partitions, 'partition')}, total lag "
+            gtype = f" ({g.group_type})" if g.group_type else ""
+            self.out.write(_safe(f"group {g.group}{gtype}: {_plural(g.partitions, 'partition')}, total lag "
                            f"{g.total_lag}, max lag {_s(g.max_lag)}"
                            + (f", {g.partitions_without_log} without a log in the inputs"
                               if g.partitions_without_log else "")) + "\n")
