@@ -313,3 +313,24 @@ def test_lag_keeps_share_state_replicas_apart(kdump: KdumpRunner, tmp_path: Path
                     "the highest log end offset", 8)]
     assert [(o["group"], o["topic"], o["committed_offset"]) for o in objs
             if o["type"] == "lag"] == [("shg", UNKNOWN_ID, 3)]
+
+
+def test_group_strings_from_the_data_stay_inert(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """A group id and a regular expression are the clients' strings: a
+    newline must not print a second row, nor an escape sequence reach the terminal."""
+    part = tmp_path / "__consumer_offsets-1"
+    evil = "x\nforged consumer consumer 9 - 1 - t\x1b[2J"
+    w.write_replica(part, [w.v2_batch([
+        gr.coordinator_record("ConsumerGroupMetadata", {"groupId": evil}, {"epoch": 1}),
+        gr.coordinator_record("ConsumerGroupMemberMetadata",
+                              {"groupId": evil, "memberId": "m"}, _member("c", [], evil)),
+    ])])
+    r = kdump("dump", "--summary", part, cwd=tmp_path)
+    assert r.rc == 0, r.err
+    esc = "x\\x0aforged consumer consumer 9 - 1 - t\\x1b[2J"
+    assert r.out.splitlines() == [
+        "GROUP TYPE PROTOCOL_TYPE EPOCH PROTOCOL MEMBERS LEADER SUBSCRIPTION",
+        f"{esc} consumer consumer 1 - 1 - regex:{esc}",
+    ]
+    t = kdump("dump", "--summary", "--format", "table", part, cwd=tmp_path)
+    assert "\x1b" not in t.out

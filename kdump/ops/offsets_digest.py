@@ -364,7 +364,7 @@ class OffsetsDigest:
                 "initializing": _topic_partitions(data.get("initializingTopics"),
                                                   self.topic_names),
                 "deleting": _topic_partitions(data.get("deletingTopics"), self.topic_names)}
-        elif rtype == 9 and value is not None:  # 4.0's ShareGroupPartitionMetadata
+        elif rtype in (4, 9) and value is not None:  # subscription metadata (4.0)
             _topic_partitions(data.get("topics"), self.topic_names)
 
     # ----------------------------------------------------------------- results
