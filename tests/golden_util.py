@@ -203,6 +203,24 @@ def build_damaged(root: Path) -> None:
     (d / f"{seg(6)}.log").write_bytes(w.v2_batch([w.Rec(b"k", b"v")], base_offset=6) + bytes(100))
 
 
+def build_kafka41(root: Path) -> None:
+    """A Kafka 4.1 log dir's internal topics (tests/kafka4_fixtures.py)."""
+    try:
+        from tests import kafka4_fixtures as k4
+    except ImportError:  # pragma: no cover - tests/ not importable as a package
+        import kafka4_fixtures as k4  # type: ignore[no-redef, import-not-found, unused-ignore]
+    k4.build_kafka41(root)
+
+
+def build_share40(root: Path) -> None:
+    """Kafka 4.0-layout share-group state, no metadata (tests/kafka4_fixtures.py)."""
+    try:
+        from tests import kafka4_fixtures as k4
+    except ImportError:  # pragma: no cover - tests/ not importable as a package
+        import kafka4_fixtures as k4  # type: ignore[no-redef, import-not-found, unused-ignore]
+    k4.build_share40(root)
+
+
 @dataclass(frozen=True)
 class GoldenCase:
     name: str
@@ -227,6 +245,8 @@ GOLDEN_CASES: list[GoldenCase] = [
                                       "bootstrap.checkpoint")),
     GoldenCase("metadata-files", build_metadata_files, (".",)),
     GoldenCase("damaged", build_damaged, ("--deep-iteration", "dmg-0")),
+    GoldenCase("kafka41", build_kafka41, ("--print-data-log", ".")),
+    GoldenCase("share40", build_share40, ("--print-data-log", "."), formats=("text", "json")),
 ]
 
 

@@ -121,7 +121,9 @@ def dump_command(
     walked in Kafka's order.  --format text prints exactly what Kafka's
     kafka-dump-log.sh (DumpLogSegments) prints for the same options; unlike it, a
     damaged batch does not end the dump: kdump reports it on stderr and carries on
-    with the next intact batch.
+    with the next intact batch.  Internal topics (__consumer_offsets,
+    __share_group_state, __transaction_state, __cluster_metadata) are decoded with the
+    record layouts of Kafka 4.0, 4.1, 4.2 and 4.3 (see --kafka-version).
     """
     from ..ops.dump import DumpOptions, dump
 

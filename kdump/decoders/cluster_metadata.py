@@ -23,8 +23,8 @@ import base64
 from typing import Any
 
 from kdump.decoders.base import Decoded
-from kdump.decoders.release import NO_EVIDENCE, Evidence, layouts
-from kdump.protocol.definitions import RELEASES, release_key, schema_table
+from kdump.decoders.release import NO_EVIDENCE, Evidence, layouts, newer_than_release
+from kdump.protocol.definitions import RELEASES, schema_table
 from kdump.protocol.messages import (
     Reader,
     Schema,
@@ -158,10 +158,7 @@ class ClusterMetadataDecoder:
             )
             obj = {**obj, "raw": base64.b64encode(value or b"").decode("ascii")}
         elif defs and ev.release is not None and not ev.floor:
-            introduced = defs[-1].version_introduced(version)
-            if release_key(introduced) > release_key(ev.release):
-                notes.append(f"{schema.name} version {version} is from Kafka {introduced}, newer "
-                             f"than {ev.source}")
+            notes.extend(newer_than_release(defs[-1], version, data, ev))
         return Decoded(None, json_text({k: v for k, v in obj.items() if k != "raw"}), None, obj,
                        "; ".join(notes) or None)
 

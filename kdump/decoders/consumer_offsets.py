@@ -21,8 +21,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any, ClassVar
 
 from kdump.decoders.base import Decoded
-from kdump.decoders.release import NO_EVIDENCE, Evidence, layouts, read_layout
-from kdump.protocol.definitions import RELEASES, RecordDef, definitions, release_key, schema_table
+from kdump.decoders.release import NO_EVIDENCE, Evidence, layouts, newer_than_release, read_layout
+from kdump.protocol.definitions import RELEASES, RecordDef, definitions, schema_table
 from kdump.protocol.messages import (
     Field,
     Schema,
@@ -228,8 +228,10 @@ class CoordinatorRecordDecoder:
     def _type_note(self, record_type: int) -> str | None:
         """Why a known type is unexpected under the evidence (None: it is not)."""
         ev = self.evidence
+        if ev.release is None:
+            return None
         defs = layouts(self.family, "key", record_type)
-        if ev.release is None or any(ev.admits(d) for d in defs):
+        if any(ev.admits(d) for d in defs):
             return None
         d = defs[-1]
         return (f"record type {record_type} ({d.schema.name}) is written by Kafka "
@@ -293,11 +295,8 @@ class CoordinatorRecordDecoder:
         self.post_process(v.layout.schema, data, v.message)
         if v.doubt:
             notes.append(v.doubt)
-        introduced = v.layout.version_introduced(version)
-        if self.evidence.release is not None and not self.evidence.floor and \
-                release_key(introduced) > release_key(self.evidence.release):
-            notes.append(f"{v.layout.schema.name} version {version} is from Kafka {introduced}, "
-                         f"newer than {self.evidence.source}")
+        if self.evidence.release is not None and not self.evidence.floor and not type_note:
+            notes.extend(newer_than_release(v.layout, version, data, self.evidence))
         if v.end != len(value):
             notes.append(f"{len(value) - v.end} unread byte(s) after the {v.layout.schema.name}")
         value_json: dict[str, Any] = {self.label_for(v.layout): str(version), "data": data}

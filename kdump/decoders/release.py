@@ -38,6 +38,7 @@ __all__ = [
     "check_release",
     "evidence_for_logdir",
     "layouts",
+    "newer_than_release",
     "read_layout",
     "release_of_metadata_version",
 ]
@@ -180,7 +181,16 @@ def read_layout(
     is within one of them.  Never raises :class:`SchemaError` for data problems: they
     are in ``error``.
     """
-    every = layouts(family, role, record_type)
+    every = _BY_KEY.get((family, role, record_type), ())
+    if len(every) == 1 and version in every[0].schema.v_valid and (
+            evidence.release is None or evidence.admits(every[0])):
+        # the common case: one layout, nothing to choose (kept as cheap as a plain read)
+        d = every[0]
+        try:
+            msg, end = read_message(d.schema, data, version, pos=pos)
+        except SchemaError as e:
+            return LayoutRead(None, None, None, pos, error=str(e))
+        return LayoutRead(d, msg, to_json(d.schema.fields, msg, version), end)
     candidates = [d for d in every if version in d.schema.v_valid]
     if not candidates:
         known = ", ".join(f"{d.schema.v_valid} in {d.label}" for d in every) or "none"
@@ -250,6 +260,26 @@ def read_layout(
                              f"as {d.label}, raw bytes kept; give --kafka-version to choose"))
 
 
+def newer_than_release(d: RecordDef, version: int, data: dict[str, Any], evidence: Evidence
+                       ) -> list[str]:
+    """What a record read with ``d`` holds that the named release does not write: a
+    version from a later release, or a field a later release added (present in the
+    rendered ``data``).  Empty unless ``evidence`` names a release."""
+    if evidence.release is None:
+        return []
+    rel = release_key(evidence.release)
+    out: list[str] = []
+    introduced = d.version_introduced(version)
+    if release_key(introduced) > rel:
+        return [f"{d.schema.name} version {version} is from Kafka {introduced}, newer than "
+                f"{evidence.source}"]
+    for path, added in d.added:
+        if release_key(added) > rel and _values_at(data, path):
+            out.append(f"{d.schema.name} holds {'.'.join(path)}, a field of Kafka {added}+, "
+                       f"newer than {evidence.source}")
+    return out
+
+
 def _with_layouts(error: str, d: RecordDef, candidates: list[RecordDef]) -> str:
     if len(candidates) == 1:
         return error
@@ -272,7 +302,7 @@ def evidence_for_logdir(log_dir: str | None) -> Evidence:
     from kdump import fs as kfs
     from kdump.errors import KdumpError
 
-    meta_dir = os.path.join(log_dir, "__cluster_metadata-0")
+    meta_dir = os.path.normpath(os.path.join(log_dir, "__cluster_metadata-0"))
     files: list[str] = []
     try:
         if kfs.isdir(meta_dir):
@@ -280,7 +310,7 @@ def evidence_for_logdir(log_dir: str | None) -> Evidence:
             snaps = [n for n in names if n.endswith(".checkpoint")]
             logs = [n for n in names if n.endswith(".log")]
             files = [os.path.join(meta_dir, n) for n in (*snaps[-1:], *logs)]
-        boot = os.path.join(log_dir, "bootstrap.checkpoint")
+        boot = os.path.normpath(os.path.join(log_dir, "bootstrap.checkpoint"))
         if not files and kfs.exists(boot):
             files = [boot]
     except (OSError, KdumpError):

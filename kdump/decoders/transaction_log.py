@@ -12,9 +12,10 @@ The text is what ``TransactionLog.formatRecordKeyAndValue`` gives DumpLogSegment
 
 (one line; Kafka 4.0's text).  Kafka 4.1+ prints JSON instead, like the other coordinator
 records (``{"type":"0","data":{...}}`` / ``{"version":"1","data":{...}}``); kdump does
-so under ``--kafka-version 4.1`` or later.  ``partitions`` is the ``toString`` of a
-Scala ``mutable.HashSet``, whose iteration order depends on the TopicPartition hash
-codes and the table size; kdump reproduces that order (see :func:`scala_hashset_order`).
+so when the evidence says 4.1 or later (``--kafka-version``, the log dir's
+metadata.version).  ``partitions`` is the ``toString`` of a Scala ``mutable.HashSet``,
+whose iteration order depends on the TopicPartition hash codes and the table size; kdump
+reproduces that order (see :func:`scala_hashset_order`).
 
 Definitions: :mod:`kdump.protocol.definitions`, family ``transaction``
 (``transaction-coordinator/src/main/resources/common/message/TransactionLog{Key,Value}.json``
@@ -140,8 +141,9 @@ class TransactionLogDecoder:
         self.evidence = evidence
         #: Kafka 4.1+ DumpLogSegments prints the records as JSON (CoordinatorRecordMessageParser);
         #: 4.0 printed TransactionLog.formatRecordKeyAndValue's text.  kdump prints the JSON
-        #: only when told the release (``--kafka-version``), the 4.0 text otherwise.
-        self.json_text = (evidence.release is not None and not evidence.floor
+        #: when the evidence (``--kafka-version``, the log dir's metadata.version) says 4.1+,
+        #: the 4.0 text otherwise.
+        self.json_text = (evidence.release is not None
                           and release_key(evidence.release) >= release_key("4.1"))
 
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:

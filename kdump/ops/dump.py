@@ -124,9 +124,10 @@ class DumpOptions:
         (for the topics whose layouts differ by release) its log dir's metadata.version."""
         if self.kafka_version is not None:
             return Evidence(self.kafka_version, False, f"--kafka-version {self.kafka_version}")
-        if decoder not in ("offsets", "share-group-state"):
+        if decoder not in ("offsets", "share-group-state", "transaction-log"):
             return NO_EVIDENCE
-        log_dir = os.path.dirname(os.path.dirname(f.path)) if f.topic else os.path.dirname(f.path)
+        log_dir = (os.path.dirname(os.path.dirname(f.path)) if f.topic
+                   else os.path.dirname(f.path)) or "."
         if log_dir not in self._evidence:
             self._evidence[log_dir] = evidence_for_logdir(log_dir)
         return self._evidence[log_dir]

@@ -1,0 +1,415 @@
+"""Kafka 4.0-4.3 records: every type and version of every release line decodes exactly,
+the 4.0 and 4.1 share-group layouts are told apart from the evidence, unknown types and
+versions are named (issue #23).
+
+Records are encoded by tests/message_writer.py from tests/kafka4_specs.py, descriptions
+written separately from kdump's definitions; kdump must give exactly what Kafka's JSON
+converters give for the values encoded.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import struct
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kdump.decoders.base import Decoded
+from kdump.decoders.cluster_metadata import ClusterMetadataDecoder
+from kdump.decoders.consumer_offsets import ConsumerOffsetsDecoder
+from kdump.decoders.release import NO_EVIDENCE, Evidence, evidence_for_logdir, read_layout
+from kdump.decoders.share_group_state import ShareGroupStateDecoder
+from kdump.decoders.transaction_log import TransactionLogDecoder
+from kdump.protocol.control import decode_control_value
+from kdump.protocol.definitions import RELEASES, definitions, schema_table
+from kdump.protocol.messages import json_text
+
+try:
+    from tests import kafka4_specs as ks
+    from tests import message_writer as sw
+    from tests import writer as w
+except ImportError:  # pragma: no cover - tests/ not importable as a package
+    import kafka4_specs as ks  # type: ignore[no-redef, import-not-found, unused-ignore]
+    import message_writer as sw  # type: ignore[no-redef, import-not-found, unused-ignore]
+    import writer as w  # type: ignore[no-redef, import-not-found, unused-ignore]
+
+
+def i16(v: int) -> bytes:
+    return struct.pack(">h", v)
+
+
+def exact(release: str) -> Evidence:
+    return Evidence(release, False, f"--kafka-version {release}")
+
+
+def _fix_enums(family: str, record_type: int, values: Any) -> None:
+    """Random int8 values where a broker writes an enum: use valid ones."""
+    allowed = ks.ENUMS.get(family, {}).get(record_type, {})
+
+    def walk(obj: Any) -> None:
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                if k in allowed and isinstance(v, int):
+                    obj[k] = allowed[k][abs(v) % len(allowed[k])]
+                else:
+                    walk(v)
+        elif isinstance(obj, list):
+            for item in obj:
+                walk(item)
+
+    walk(values)
+
+
+# ============================================================================ the tables
+
+
+def test_kdump_defines_every_record_of_every_release() -> None:
+    assert RELEASES == ks.RELEASES
+    for release, table in ks.SPECS.items():
+        for family in ("group", "share", "transaction"):
+            keys = schema_table(family, "key", release)
+            values = schema_table(family, "value", release)
+            assert sorted(keys) == sorted(values) == ks.coordinator_types(release, family), \
+                (release, family)
+            for t in keys:
+                key_w, value_w = table[(family, t)]
+                assert key_w is not None
+                assert (values[t].v_valid.lo, values[t].v_valid.hi) == value_w.valid
+                assert (keys[t].v_valid.lo, keys[t].v_valid.hi) == key_w.valid
+        for family in ("metadata", "control"):
+            records = schema_table(family, "record", release)
+            assert sorted(records) == ks.coordinator_types(release, family), (release, family)
+            for t, s in records.items():
+                want = table[(family, t)][1]
+                # a release line defines the versions it reads; kdump's table is the newest
+                assert s.v_valid.lo == want.valid[0] and s.v_valid.hi >= want.valid[1]
+
+
+def test_every_layout_names_its_releases() -> None:
+    for d in definitions():
+        assert d.releases.lo in RELEASES
+        assert d.releases.hi is None or d.releases.hi in RELEASES
+        for v, rel in d.introduced:
+            assert v in d.schema.v_valid and rel in RELEASES
+    # where two layouts of one type share a version, their releases do not overlap
+    by_type: dict[tuple[str, str, int], list[Any]] = {}
+    for d in definitions():
+        by_type.setdefault((d.family, d.role, d.record_type), []).append(d)
+    shared = {k: v for k, v in by_type.items() if len(v) > 1}
+    assert sorted(shared) == [("group", "value", 0), ("group", "value", 11), ("group", "value", 15),
+                              ("share", "value", 0), ("share", "value", 1)]
+    for defs in shared.values():
+        for a in defs:
+            for b in defs:
+                if a is not b:
+                    assert not any(r in b.releases for r in RELEASES if r in a.releases)
+
+
+# ============================================================================ round trips
+
+
+def _coordinator_cases() -> list[tuple[str, str, int, int, int]]:
+    out = []
+    for release, table in ks.SPECS.items():
+        for (family, t), (_key_w, value_w) in sorted(table.items()):
+            if family not in ("group", "share", "transaction"):
+                continue
+            for v in value_w.versions():
+                for seed in range(3):
+                    out.append((release, family, t, v, seed))
+    return out
+
+
+_DECODERS = {"group": ConsumerOffsetsDecoder, "share": ShareGroupStateDecoder,
+             "transaction": TransactionLogDecoder}
+
+
+def _encode_coordinator(release: str, family: str, t: int, v: int, seed: int
+                        ) -> tuple[bytes, bytes, dict[str, Any], dict[str, Any]]:
+    key_w, value_w = ks.SPECS[release][(family, t)]
+    assert key_w is not None
+    rng = random.Random(f"{release}/{family}/{t}/{v}/{seed}")
+    k = sw.sample(key_w, rng, 0)
+    val = sw.sample(value_w, rng, v)
+    _fix_enums(family, t, val)
+    if "protocolType" in val:
+        val["protocolType"] = "connect"  # consumer groups get their members expanded
+    if family == "transaction" and val["transactionPartitions"] is None:
+        val["transactionStatus"] = 0  # Empty: the only state whose partitions may be null
+    unknown = [(60, b"\x07")] if seed == 2 else None
+    key = i16(t) + sw.encode(key_w, k, 0)
+    value = i16(v) + sw.encode(value_w, val, v, unknown_tags=unknown)
+    return key, value, sw.expected_json(key_w, k, 0), sw.expected_json(value_w, val, v)
+
+
+@pytest.mark.parametrize(("release", "family", "record_type", "version", "seed"),
+                         _coordinator_cases())
+def test_coordinator_record_round_trip(release: str, family: str, record_type: int,
+                                       version: int, seed: int) -> None:
+    key, value, key_data, value_data = _encode_coordinator(release, family, record_type,
+                                                           version, seed)
+    for evidence in (exact(release), NO_EVIDENCE):
+        out = _DECODERS[family](evidence).decode(key, value, 7)
+        assert out.error is None, (evidence, out.error)
+        if family == "transaction":
+            assert isinstance(out.value_json, dict) and out.value_json["data"] == value_data
+            assert isinstance(out.key_json, dict) and out.key_json["data"] == key_data
+            if evidence.release is not None and release != "4.0":  # 4.1+ prints JSON
+                assert out.key_text == json_text({"type": "0", "data": key_data})
+                assert out.value_text == json_text({"version": str(version), "data": value_data})
+            continue
+        label = "type" if family == "share" and release == "4.0" else "version"
+        want_key = {"type": str(record_type), "data": key_data}
+        want_value = {label: str(version), "data": value_data}
+        assert (out.key_text, out.value_text) == (json_text(want_key), json_text(want_value))
+        assert (out.key_json, out.value_json) == (want_key, want_value)
+        several = len([d for d in definitions(family) if d.role == "value"
+                       and d.record_type == record_type and version in d.schema.v_valid]) > 1
+        if not several:
+            assert out.note is None
+        elif evidence.release is not None:
+            assert out.note is not None and out.note.endswith(f", by --kafka-version {release}")
+            assert "(Kafka 4.0)" in out.note if release == "4.0" else "(Kafka 4.1+)" in out.note
+        elif out.note is not None:  # the layouts gave different fields: the one that fits
+            assert out.note.startswith("read as ") and ", the layout that fits (" in out.note
+            assert ("(Kafka 4.0), the" in out.note) == (release == "4.0")
+
+
+def _kraft_cases() -> list[tuple[str, str, int, int, int]]:
+    out = []
+    for release, table in ks.SPECS.items():
+        for (family, t), (_, schema) in sorted(table.items()):
+            if family in ("metadata", "control"):
+                versions = schema.versions() if family == "metadata" else range(1)
+                out += [(release, family, t, v, seed) for v in versions for seed in range(3)]
+    return out
+
+
+@pytest.mark.parametrize(("release", "family", "record_type", "version", "seed"), _kraft_cases())
+def test_kraft_record_round_trip(release: str, family: str, record_type: int, version: int,
+                                 seed: int) -> None:
+    schema = ks.SPECS[release][(family, record_type)][1]
+    rng = random.Random(f"{release}/{family}/{record_type}/{version}/{seed}")
+    values = sw.sample(schema, rng, version)
+    unknown = [(90, b"\x01")] if seed == 2 else None
+    if family == "control":
+        values["version"] = version
+        body = sw.encode(schema, values, version, unknown_tags=unknown)
+        assert decode_control_value(record_type, body) == sw.expected_json(schema, values, version)
+        return
+    body = sw.encode(schema, values, version, unknown_tags=unknown)
+    value = sw.uvarint(1) + sw.uvarint(record_type) + sw.uvarint(version) + body
+    for evidence in (exact(release), NO_EVIDENCE):
+        out = ClusterMetadataDecoder(evidence).decode(None, value, 3)
+        want = {"type": schema.type_name, "version": version,
+                "data": sw.expected_json(schema, values, version)}
+        assert out == Decoded(None, json_text(want), None, want), evidence
+
+
+# ============================================================================ 4.0 / 4.1 layouts
+
+
+def _share_snapshot(release: str, **over: Any) -> tuple[bytes, bytes, dict[str, Any]]:
+    key_w, value_w = ks.SPECS[release][("share", 0)]
+    assert key_w is not None
+    k = {"groupId": "g", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "partition": 3}
+    v = {"snapshotEpoch": 1, "stateEpoch": 2, "leaderEpoch": 3, "startOffset": 100,
+         "createTimestamp": 1700000000000, "writeTimestamp": 1700000000500,
+         "stateBatches": [{"firstOffset": 100, "lastOffset": 109, "deliveryState": 2,
+                           "deliveryCount": 1}], **over}
+    return (i16(0) + sw.encode(key_w, k, 0), i16(0) + sw.encode(value_w, v, 0),
+            sw.expected_json(value_w, v, 0))
+
+
+def test_share_layouts_are_told_apart_by_the_one_that_fits() -> None:
+    key, v40, d40 = _share_snapshot("4.0")
+    out = ShareGroupStateDecoder().decode(key, v40, 5)
+    assert out.value_text == json_text({"type": "0", "data": d40})
+    assert out.error is None
+    assert out.note == ("read as ShareSnapshotValue (Kafka 4.0), the layout that fits "
+                        "(ShareSnapshotValue (Kafka 4.1+): non-nullable field stateBatches was "
+                        "serialized as null)")
+    key, v41, d41 = _share_snapshot("4.1")
+    out = ShareGroupStateDecoder().decode(key, v41, 6)
+    assert out.value_text == json_text({"version": "0", "data": d41})
+    assert out.error is None and out.note is not None
+    assert out.note.startswith("read as ShareSnapshotValue (Kafka 4.1+), the layout that fits "
+                               "(ShareSnapshotValue (Kafka 4.0): ")
+    # the 4.1 record read with 4.0's layout (what kdump did before) is garbage
+    wrong = ShareGroupStateDecoder(exact("4.0")).decode(key, v41, 6)
+    assert wrong.value_text is None and wrong.error == (
+        "Error at offset 6, skipping. Could not read record with version 0 from value's buffer "
+        "due to: non-nullable field stateBatches was serialized as null (read as "
+        "ShareSnapshotValue (Kafka 4.0)).")
+
+
+def test_share_layout_from_the_kafka_version() -> None:
+    key, v41, d41 = _share_snapshot("4.2", deliveryCompleteCount=7)
+    out = ShareGroupStateDecoder(exact("4.2")).decode(key, v41, 1)
+    assert out.value_text == json_text({"version": "0", "data": d41})
+    assert d41["deliveryCompleteCount"] == 7
+    assert out.note == "read as ShareSnapshotValue (Kafka 4.1+), by --kafka-version 4.2"
+    assert out.error is None
+
+
+def test_a_record_fitting_two_layouts_says_so_and_keeps_its_bytes() -> None:
+    """ShareGroupMetadataValue: 4.0 {epoch}, 4.1 {epoch, metadataHash}.  A hash whose bytes
+    read, in 4.0's layout, as one tagged field of 6 bytes fits both."""
+    key = i16(11) + sw.encode(ks.SPECS["4.1"][("group", 11)][0], {"groupId": "g"}, 0)  # type: ignore[arg-type]
+    body = struct.pack(">i", 5) + bytes([1, 0, 6, 9, 9, 9, 9, 9]) + b"\x00"
+    out = ConsumerOffsetsDecoder().decode(key, i16(0) + body, 9)
+    metadata_hash = int.from_bytes(bytes([1, 0, 6, 9, 9, 9, 9, 9]), "big")
+    assert out.value_text == json_text({"version": "0",
+                                        "data": {"epoch": 5, "metadataHash": metadata_hash}})
+    assert out.error == (
+        "ambiguous: the record fits ShareGroupMetadataValue (Kafka 4.0), ShareGroupMetadataValue "
+        "(Kafka 4.1+) with different fields; shown as ShareGroupMetadataValue (Kafka 4.1+), raw "
+        "bytes kept; give --kafka-version to choose")
+    assert isinstance(out.value_json, dict)
+    assert out.value_json["raw"] == base64.b64encode(i16(0) + body).decode()
+    out40 = ConsumerOffsetsDecoder(exact("4.0")).decode(key, i16(0) + body, 9)
+    assert out40.value_text == json_text({"version": "0", "data": {"epoch": 5}})
+    assert out40.error is None
+
+
+def test_a_record_fitting_no_layout_keeps_its_bytes() -> None:
+    key, v40, _ = _share_snapshot("4.0")
+    out = ShareGroupStateDecoder().decode(key, v40[:-3], 5)
+    assert out.value_text is None and out.key_text is not None
+    assert out.key_text.startswith(
+        "Error at offset 5, skipping. Could not read record with version 0 from value's buffer "
+        "due to: fits none of the layouts: ShareSnapshotValue (Kafka 4.0): ")
+    assert out.value_json == {"type": "0", "raw": base64.b64encode(v40[:-3]).decode()}
+
+
+def test_read_layout_prefers_valid_enum_values() -> None:
+    _key_w, value_w = ks.SPECS["4.0"][("share", 1)]
+    body = sw.encode(value_w, {"snapshotEpoch": 1, "leaderEpoch": 2, "startOffset": 3,
+                               "stateBatches": [{"firstOffset": 3, "lastOffset": 4,
+                                                 "deliveryState": 3, "deliveryCount": 1}]}, 0)
+    r = read_layout("share", "value", 1, 0, body)
+    assert r.layout is not None and r.layout.releases.hi == "4.0"
+    assert r.doubt == ("the record fits no layout exactly; shown as ShareUpdateValue (Kafka 4.0): "
+                       "stateBatches.deliveryState 3 is not one of [0, 1, 2, 4]")
+
+
+# ============================================================================ unknown types
+
+
+def test_unknown_types_and_versions_are_named() -> None:
+    d = ConsumerOffsetsDecoder()
+    out = d.decode(i16(24) + b"\x00\x01g", i16(0), 40)
+    assert out.key_text == "Unknown record type 24 at offset 40, skipping."
+    assert out.error == ("unknown record type 24 of __consumer_offsets, value version 0: not a "
+                         "type of Kafka 4.0-4.3 (known: 0-17, 19-23); raw bytes kept")
+    out = ShareGroupStateDecoder().decode(i16(2) + b"\x00\x01g", None, 41)
+    assert out.error == ("unknown record type 2 of __share_group_state: not a type of Kafka "
+                         "4.0-4.3 (known: 0-1); raw bytes kept")
+    key = i16(3) + b"\x00\x01g"
+    out = d.decode(key, i16(1) + b"\x00\x00\x00\x01\x00", 42)
+    assert out.key_text == "Error at offset 42, skipping. Found an unknown record version 1 for 3 type"
+    assert out.error == ("ConsumerGroupMetadataValue version 1 is not a version of Kafka 4.0-4.3 "
+                         "(known: 0); raw bytes kept")
+    value = bytes([1, 29, 0]) + b"\x00"
+    out = ClusterMetadataDecoder().decode(None, value, 43)
+    assert out.value_text == ("Error at 43, skipping. org.apache.kafka.common.errors."
+                              "UnsupportedVersionException: Unknown metadata id 29")
+    assert out.error == out.value_text + (" (metadata record type 29, version 0: not a type of "
+                                          "Kafka 4.0-4.3; raw bytes kept)")
+    assert out.value_json == {"apiKey": 29, "version": 0, "raw": base64.b64encode(value).decode()}
+
+
+def test_a_type_the_named_release_does_not_write_is_said() -> None:
+    key_w, value_w = ks.SPECS["4.1"][("group", 17)]
+    assert key_w is not None
+    key = i16(17) + sw.encode(key_w, {"groupId": "s"}, 0)
+    value = i16(0) + sw.encode(value_w, {"epoch": 1, "metadataHash": 2}, 0)
+    out = ConsumerOffsetsDecoder(exact("4.0")).decode(key, value, 1)
+    assert out.value_text == '{"version":"0","data":{"epoch":1,"metadataHash":2}}'
+    assert out.error == ("record type 17 (StreamsGroupMetadataKey) is written by Kafka 4.1+, not "
+                         "by Kafka 4.0 (--kafka-version 4.0)")
+
+
+def test_a_version_newer_than_the_named_release_is_said() -> None:
+    schema = ks.SPECS["4.3"][("metadata", 0)][1]
+    values = sw.sample(schema, random.Random(1), 4)
+    value = bytes([1, 0, 4]) + sw.encode(schema, values, 4)
+    out = ClusterMetadataDecoder(exact("4.2")).decode(None, value, 1)
+    assert out.error == ("RegisterBrokerRecord version 4 is from Kafka 4.3, newer than "
+                         "--kafka-version 4.2")
+    assert json.loads(out.value_text or "")["data"] == sw.expected_json(schema, values, 4)
+
+
+# ============================================================================ evidence
+
+
+def _feature_level(level: int) -> bytes:
+    return w.metadata_record("FeatureLevelRecord", {"name": "metadata.version",
+                                                    "featureLevel": level})
+
+
+def _share_logdir(root: Path, level: int | None, release: str) -> Path:
+    if level is not None:
+        w.MetadataLogWriter(root / "__cluster_metadata-0").append([_feature_level(level)])
+    key, value, _ = _share_snapshot(release)
+    pw = w.PartitionWriter(root / "__share_group_state-0")
+    pw.append(w.v2_batch([w.Rec(key, value)]))
+    pw.close()
+    return root
+
+
+def test_evidence_from_the_metadata_version(tmp_path: Path) -> None:
+    _share_logdir(tmp_path, 27, "4.1")
+    ev = evidence_for_logdir(str(tmp_path))
+    assert ev == Evidence("4.1", True, "metadata.version 27 (4.1-IV1) in "
+                          f"{tmp_path / '__cluster_metadata-0' / '00000000000000000000.log'}")
+    assert evidence_for_logdir(str(tmp_path / "nowhere")) == NO_EVIDENCE
+
+
+def test_evidence_from_a_3x_metadata_version_is_none(tmp_path: Path) -> None:
+    _share_logdir(tmp_path, 21, "4.0")
+    assert evidence_for_logdir(str(tmp_path)) == NO_EVIDENCE
+
+
+def test_dump_uses_the_log_dirs_metadata_version(kdump: Any, tmp_path: Path) -> None:
+    _share_logdir(tmp_path, 26, "4.1")
+    r = kdump("dump", "--format", "json", "--print-data-log", "__share_group_state-0",
+              cwd=tmp_path)
+    assert r.rc == 0, r.err
+    rec = [json.loads(line) for line in r.lines if '"type":"record"' in line.replace(" ", "")]
+    assert len(rec) == 1
+    assert rec[0]["decoded"]["layout"] == (
+        "read as ShareSnapshotValue (Kafka 4.1+), by metadata.version 26 (4.1-IV0) in "
+        "__cluster_metadata-0/00000000000000000000.log")
+    assert rec[0]["decoded"]["value"]["version"] == "0"
+    assert "decode_error" not in rec[0]
+
+
+def test_dump_kafka_version_option(kdump: Any, tmp_path: Path) -> None:
+    _share_logdir(tmp_path, None, "4.0")
+    r = kdump("dump", "--print-data-log", "--kafka-version", "4.0", "__share_group_state-0",
+              cwd=tmp_path)
+    assert r.rc == 0, r.err
+    payload = [line for line in r.lines if " key: " in line]
+    assert len(payload) == 1 and ' payload: {"type":"0","data":{"snapshotEpoch":1,' in payload[0]
+    r = kdump("dump", "--print-data-log", "--kafka-version", "3.9", "__share_group_state-0",
+              cwd=tmp_path)
+    assert r.rc == 2
+    assert "unsupported Kafka version '3.9': kdump reads the record layouts of Kafka 4.0, 4.1, " \
+           "4.2, 4.3" in r.err
+
+
+def test_a_field_newer_than_the_named_release_is_said() -> None:
+    key_w, value_w = ks.SPECS["4.1"][("group", 3)]
+    assert key_w is not None
+    key = i16(3) + sw.encode(key_w, {"groupId": "g"}, 0)
+    value = i16(0) + sw.encode(value_w, {"epoch": 4, "metadataHash": 99}, 0)
+    out = ConsumerOffsetsDecoder(exact("4.0")).decode(key, value, 1)
+    assert out.value_text == '{"version":"0","data":{"epoch":4,"metadataHash":99}}'
+    assert out.error == ("ConsumerGroupMetadataValue holds metadataHash, a field of Kafka 4.1+, "
+                         "newer than --kafka-version 4.0")
+    assert ConsumerOffsetsDecoder(exact("4.1")).decode(key, value, 1).error is None
