@@ -334,3 +334,48 @@ def test_group_strings_from_the_data_stay_inert(kdump: KdumpRunner, tmp_path: Pa
     ]
     t = kdump("dump", "--summary", "--format", "table", part, cwd=tmp_path)
     assert "\x1b" not in t.out
+
+
+def test_the_kafka41_golden_fixture(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """tests/kafka4_fixtures.py's 4.1 log dir and 4.0 share state, written from another
+    test-side reading of Kafka's definitions (tests/kafka4_specs.py)."""
+    try:
+        from tests import kafka4_fixtures as kf
+    except ImportError:  # pragma: no cover
+        import kafka4_fixtures as kf  # type: ignore[no-redef]
+
+    kf.build_kafka41(tmp_path / "a")
+    kf.build_share40(tmp_path / "b")
+    r = kdump("dump", "--summary", "a", cwd=tmp_path)
+    assert r.rc == 0, r.err
+    assert r.out.splitlines() == [  # a's share-partition is deleted by its tombstone
+        "GROUP TOPIC PARTITION OFFSET COMMIT_TIMESTAMP LEADER_EPOCH METADATA",
+        "g1 orders 0 42 2023-11-14T22:13:20.000Z 0",
+        "GROUP TYPE PROTOCOL_TYPE EPOCH PROTOCOL MEMBERS LEADER SUBSCRIPTION",
+        "app streams streams 2 - 1 - topology:1:orders",
+        "g1 consumer consumer 5 - 0 - regex:ord.*",
+        "sg share share 3 - 0 - -",
+    ]
+    b = kdump("dump", "--summary", "b", cwd=tmp_path)  # 4.0's layout
+    assert b.out.splitlines() == [
+        "SHARE_GROUP TOPIC PARTITION START_OFFSET STATE_EPOCH LEADER_EPOCH DELIVERY_COMPLETE",
+        f"sg {kf.T2} 1 7 1 2 -",
+    ]
+    # a and b together are two brokers' replicas of __share_group_state-0: a's, the
+    # longer, is replayed and b's named as skipped
+    both = kdump("dump", "--summary", "--format", "json", "a", "b", cwd=tmp_path)
+    assert _objs(both.out)[-1]["skipped_replicas"] == ["b/__share_group_state-0"]
+    j = kdump("dump", "--summary", "--format", "json", "a", cwd=tmp_path)
+    objs = _objs(j.out)
+    _documented(objs)
+    (app,) = [o for o in objs if o.get("group") == "app"]
+    assert app["group_members"] == [{
+        "member_id": "m1", "member_epoch": 2, "instance_id": None, "client_id": "app-1",
+        "client_host": "/h", "rack_id": "r1", "process_id": "p1", "topology_epoch": 1}]
+    (sg,) = [o for o in objs if o.get("group") == "sg"]
+    assert sg["share_partitions"]["initialized"] == [
+        {"topic_id": kf.T1, "topic": "orders", "partitions": [0]}]
+    assert objs[-1]["ignored_records"] == 2  # the unknown type 18 and value version 1
+    lag = kdump("lag", "--format", "json", "a", cwd=tmp_path)
+    assert [(o["group"], o["group_type"], o["committed_offset"]) for o in _objs(lag.out)
+            if o["type"] == "lag"] == [("g1", "consumer", 42)]

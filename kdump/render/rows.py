@@ -279,10 +279,13 @@ def group_epoch(d: dict[str, Any]) -> Any:
 
 def group_subscription(d: dict[str, Any]) -> str:
     """What a group reads, in one word: topic names, ``regex:<expression>`` for a
-    consumer group's regular expressions, ``topology:<epoch>:<source topics>`` for a
+    consumer group's regular expressions (its members' and those resolved),
+    ``topology:<epoch>:<source topics>`` for a
     streams group; '-' when none is recorded."""
     words: list[str] = list(d.get("subscribed_topic_names") or [])
-    words += [f"regex:{r}" for r in d.get("subscribed_topic_regexes") or []]
+    regexes = set(d.get("subscribed_topic_regexes") or [])
+    regexes.update(r["regular_expression"] for r in d.get("resolved_regular_expressions") or [])
+    words += [f"regex:{r}" for r in sorted(regexes)]
     topo = d.get("topology")
     if topo:
         sources = sorted({t for st in topo["subtopologies"]
