@@ -379,3 +379,40 @@ def test_the_kafka41_golden_fixture(kdump: KdumpRunner, tmp_path: Path) -> None:
     lag = kdump("lag", "--format", "json", "a", cwd=tmp_path)
     assert [(o["group"], o["group_type"], o["committed_offset"]) for o in _objs(lag.out)
             if o["type"] == "lag"] == [("g1", "consumer", 42)]
+
+
+def test_digests_take_any_json_without_raising() -> None:
+    """Whatever shapes a decoder's JSON takes (a misfit layout, a hand-edited record),
+    the digests count or ignore the record, never raise; results stay well-formed."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from kdump.ops.offsets_digest import OffsetsDigest
+    from kdump.ops.share_state import ShareStateDigest
+
+    scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 30), st.text(max_size=4))
+    values = st.recursive(scalars, lambda c: st.one_of(
+        st.lists(c, max_size=3), st.dictionaries(st.sampled_from(
+            ["groupId", "memberId", "regularExpression", "topics", "epoch", "name",
+             "subtopologies", "sourceTopics", "initializedTopics", "topicId", "topicName",
+             "partitions", "partition", "startOffset", "leaderEpoch", "stateEpoch",
+             "subscribedTopicNames", "stateChangelogTopics", "memberEpoch"]), c, max_size=5)),
+        max_leaves=12)
+    records = st.lists(st.tuples(
+        st.fixed_dictionaries({"type": st.one_of(st.integers(0, 24).map(str), scalars),
+                               "data": values}),
+        st.one_of(st.none(), st.fixed_dictionaries({"version": st.just("0"), "data": values}),
+                  values)), max_size=12)
+
+    @settings(max_examples=200, deadline=None)
+    @given(records)
+    def check(recs: list[tuple[Any, Any]]) -> None:
+        od, sd = OffsetsDigest(), ShareStateDigest()
+        for i, (k, v) in enumerate(recs):
+            od.add(k, v, log_offset=i)
+            sd.add(k, v, log_offset=i)
+        json.dumps(od.group_rows())
+        json.dumps([sd.to_row(s, None) for s in sd.states()])
+        assert od.records == sd.records == len(recs)
+
+    check()

@@ -410,7 +410,7 @@ def _topology(data: Mapping[str, Any]) -> dict[str, Any]:
     """StreamsGroupTopologyValue as an output object: its epoch and, per subtopology,
     the topics it reads and writes."""
     subs = []
-    for st in data.get("subtopologies") or []:
+    for st in _list(data.get("subtopologies")):
         if not isinstance(st, Mapping):
             continue
         subs.append({
@@ -418,11 +418,16 @@ def _topology(data: Mapping[str, Any]) -> dict[str, Any]:
             "source_topics": _strs(st.get("sourceTopics")),
             "source_topic_regex": _strs(st.get("sourceTopicRegex")),
             "repartition_sink_topics": _strs(st.get("repartitionSinkTopics")),
-            "repartition_source_topics": [t.get("name") for t in
-                                          st.get("repartitionSourceTopics") or []
-                                          if isinstance(t, Mapping)],
-            "state_changelog_topics": [t.get("name") for t in
-                                       st.get("stateChangelogTopics") or []
-                                       if isinstance(t, Mapping)],
+            "repartition_source_topics": _names(st.get("repartitionSourceTopics")),
+            "state_changelog_topics": _names(st.get("stateChangelogTopics")),
         })
     return {"epoch": as_int(data.get("epoch")), "subtopologies": subs}
+
+
+def _list(v: Any) -> list[Any]:
+    return v if isinstance(v, list) else []
+
+
+def _names(v: Any) -> list[str]:
+    """The names of ``[{name, ...}]`` topic infos."""
+    return [t["name"] for t in _list(v) if isinstance(t, Mapping) and isinstance(t.get("name"), str)]
