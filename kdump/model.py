@@ -241,9 +241,12 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("epoch?", "consumer, streams, share: the group epoch; null before its record"),
         ("assignment_epoch?", "the target assignment epoch"),
         ("group_members?", "[{member_id, member_epoch, instance_id, client_id, "
-         "client_host, rack_id, ...}]: consumer members add subscribed_topic_names, "
-         "subscribed_topic_regex, server_assignor; share members subscribed_topic_names; "
-         "streams members process_id, topology_epoch"),
+         "client_host, rack_id, ..., assignment}]: consumer members add "
+         "subscribed_topic_names, subscribed_topic_regex, server_assignor; share members "
+         "subscribed_topic_names; streams members process_id, topology_epoch. assignment: "
+         "the member's current assignment, [{topic_id, topic, partitions}] (topic: null "
+         "when no record names it), streams [{subtopology_id, partitions}] of active tasks; "
+         "null before a current-assignment record"),
         ("subscribed_topic_names?", "consumer, share: every member's topics, sorted"),
         ("subscribed_topic_regexes?", "consumer: the members' regular expressions"),
         ("resolved_regular_expressions?", "consumer: [{regular_expression, topics, version, "

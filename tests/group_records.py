@@ -109,6 +109,23 @@ ConsumerGroupTargetAssignmentMetadataValue versions=0 flexible=0+
   assignmentEpoch int32
   assignmentTimestamp int64 tag=0 tagv=0+ default=0
 
+ConsumerGroupCurrentMemberAssignmentKey versions=8
+  groupId string v=8
+  memberId string v=8
+
+ConsumerGroupCurrentMemberAssignmentValue versions=0 flexible=0+
+  memberEpoch int32
+  previousMemberEpoch int32
+  state int8
+  assignedPartitions []
+    topicId uuid
+    partitions []int32
+    assignmentEpochs []int32 null=0+ tag=0 tagv=0+ default=null
+  partitionsPendingRevocation []
+    topicId uuid
+    partitions []int32
+    assignmentEpochs []int32 null=0+ tag=0 tagv=0+ default=null
+
 ConsumerGroupRegularExpressionKey versions=16
   groupId string v=16
   regularExpression string v=16
@@ -246,6 +263,7 @@ ShareUpdateValue versions=0 flexible=0+
 KEY_TYPES = {
     "OffsetCommitKey": 1, "ConsumerGroupMetadataKey": 3, "ConsumerGroupMemberMetadataKey": 5,
     "ConsumerGroupTargetAssignmentMetadataKey": 6, "ConsumerGroupRegularExpressionKey": 16,
+    "ConsumerGroupCurrentMemberAssignmentKey": 8,
     "ShareGroupMemberMetadataKey": 10, "ShareGroupMetadataKey": 11,
     "ShareGroupStatePartitionMetadataKey": 15, "StreamsGroupMetadataKey": 17,
     "StreamsGroupMemberMetadataKey": 19, "StreamsGroupTopologyKey": 23,

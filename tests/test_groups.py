@@ -56,6 +56,12 @@ def consumer_offsets_records() -> list[w.Rec]:
            None),
         cr("ConsumerGroupMemberMetadata", {"groupId": "cg", "memberId": "m3"}, None),
         cr("ConsumerGroupMetadata", {"groupId": "cg"}, {"epoch": 5}),
+        cr("ConsumerGroupCurrentMemberAssignment", {"groupId": "cg", "memberId": "m1"},
+           {"memberEpoch": 5, "previousMemberEpoch": 4, "state": 0,
+            "assignedPartitions": [{"topicId": ORDERS_ID, "partitions": [1, 0],
+                                    "assignmentEpochs": [5, 5]},
+                                   {"topicId": UNKNOWN_ID, "partitions": [3]}],
+            "partitionsPendingRevocation": []}),
         cr("ConsumerGroupTargetAssignmentMetadata", {"groupId": "cg"}, {"assignmentEpoch": 5}),
         gr.commit("cg", "orders", 0, 10, TS + 10),
         # a consumer group deleted: its metadata tombstone removes it
@@ -164,7 +170,10 @@ def test_summary_json_groups_of_every_type(kdump: KdumpRunner, tmp_path: Path) -
     assert cg["group_members"][1] == {
         "member_id": "m2", "member_epoch": None, "instance_id": None, "client_id": "c2",
         "client_host": "/10.0.0.1", "rack_id": None, "subscribed_topic_names": [],
-        "subscribed_topic_regex": "pay.*", "server_assignor": "uniform"}
+        "subscribed_topic_regex": "pay.*", "server_assignor": "uniform", "assignment": None}
+    assert (cg["group_members"][0]["member_epoch"], cg["group_members"][0]["assignment"]) == (
+        5, [{"topic_id": ORDERS_ID, "topic": "orders", "partitions": [0, 1]},
+            {"topic_id": UNKNOWN_ID, "topic": None, "partitions": [3]}])
     sg = groups["sg"]
     assert (sg["group_type"], sg["epoch"], sg["members"]) == ("streams", 3, 1)
     assert sg["topology"] == {"epoch": 2, "subtopologies": [{
@@ -211,7 +220,7 @@ def test_summary_text_and_table(kdump: KdumpRunner, tmp_path: Path) -> None:
         "shg orders 0 25 1 3 1", "shg orders 1 5 1 4 -", "shg other 0 7 -1 1 -",
         f"shg {UNKNOWN_ID} 0 3 1 1 -"])
     assert r.err.splitlines()[-1] == (
-        "offsets summary: 28 records in 2 partitions: 2 committed offsets, 3 groups, "
+        "offsets summary: 29 records in 2 partitions: 2 committed offsets, 3 groups, "
         "4 share-partitions")
     t = kdump("dump", "--summary", "--format", "table", "b1", cwd=tmp_path)
     assert "share-partitions (__share_group_state)" in t.out and "streams" in t.out
@@ -256,8 +265,8 @@ def test_lag_text_names_group_types(kdump: KdumpRunner, tmp_path: Path) -> None:
         "group shg (share): 2 partitions, total lag 40, max lag 25",
     ]
     assert r.err.splitlines() == [
-        "committed offsets: broker 1 b1/__consumer_offsets-0 (log end offset 20): "
-        "20 records applied, 0 aborted",
+        "committed offsets: broker 1 b1/__consumer_offsets-0 (log end offset 21): "
+        "21 records applied, 0 aborted",
         "share-group state: broker 1 b1/__share_group_state-0 (log end offset 8): "
         "8 records applied, 0 aborted",
     ]
@@ -308,7 +317,7 @@ def test_lag_keeps_share_state_replicas_apart(kdump: KdumpRunner, tmp_path: Path
     objs = _objs(r.out)
     src = [(o["partition"], o["path"], o["replicas"], o["chosen_by"], o["records"])
            for o in objs if o["type"] == "offsets_source"]
-    assert src == [("__consumer_offsets-0", "b1/__consumer_offsets-0", 1, "the only one", 20),
+    assert src == [("__consumer_offsets-0", "b1/__consumer_offsets-0", 1, "the only one", 21),
                    ("__share_group_state-0", "b1/__share_group_state-0", 2,
                     "the highest log end offset", 8)]
     assert [(o["group"], o["topic"], o["committed_offset"]) for o in objs
@@ -371,7 +380,8 @@ def test_the_kafka41_golden_fixture(kdump: KdumpRunner, tmp_path: Path) -> None:
     (app,) = [o for o in objs if o.get("group") == "app"]
     assert app["group_members"] == [{
         "member_id": "m1", "member_epoch": 2, "instance_id": None, "client_id": "app-1",
-        "client_host": "/h", "rack_id": "r1", "process_id": "p1", "topology_epoch": 1}]
+        "client_host": "/h", "rack_id": "r1", "process_id": "p1", "topology_epoch": 1,
+        "assignment": [{"subtopology_id": "0", "partitions": [0]}]}]
     (sg,) = [o for o in objs if o.get("group") == "sg"]
     assert sg["share_partitions"]["initialized"] == [
         {"topic_id": kf.T1, "topic": "orders", "partitions": [0]}]

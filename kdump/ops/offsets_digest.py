@@ -104,6 +104,9 @@ class GroupState:
     #: member id -> {instance_id, client_id, client_host, rack_id, ...}
     members: dict[str, dict[str, Any]] = field(default_factory=dict)
     member_epochs: dict[str, int] = field(default_factory=dict)
+    #: member id -> its current assignment (records 8, 14: partitions by topic id; 22:
+    #: active tasks by subtopology)
+    assignments: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: consumer groups: resolved regular expression -> {topics, version, timestamp}
     regexes: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: streams groups: {epoch, subtopologies}
@@ -120,8 +123,18 @@ class GroupState:
         return sorted({m["subscribed_topic_regex"] for m in self.members.values()
                        if m.get("subscribed_topic_regex")})
 
-    def to_row(self) -> dict[str, Any]:
-        """The ``group`` object's values."""
+    def to_row(self, topic_names: Mapping[str, str] | None = None) -> dict[str, Any]:
+        """The ``group`` object's values (``topic_names``: topic id -> name, for the
+        members' assignments)."""
+        names = topic_names or {}
+
+        def assignment(mid: str) -> list[dict[str, Any]] | None:
+            a = self.assignments.get(mid)
+            if a is None or self.group_type == "streams":
+                return a
+            return [{"topic_id": x["topic_id"], "topic": names.get(str(x["topic_id"])),
+                     "partitions": x["partitions"]} for x in a]
+
         row: dict[str, Any] = {
             "group": self.group, "group_type": self.group_type,
             "protocol_type": self.group_type, "generation": None, "protocol": None,
@@ -129,7 +142,8 @@ class GroupState:
             "log_offset": self.log_offset, "epoch": self.epoch,
             "assignment_epoch": self.assignment_epoch,
             "group_members": [{"member_id": mid, "member_epoch": self.member_epochs.get(mid),
-                               **m} for mid, m in sorted(self.members.items())],
+                               **m, "assignment": assignment(mid)}
+                              for mid, m in sorted(self.members.items())],
         }
         if self.group_type in ("consumer", "share"):
             row["subscribed_topic_names"] = self.subscribed_topic_names()
@@ -341,10 +355,21 @@ class OffsetsDigest:
         elif rtype in (8, 14, 22) and isinstance(member, str):  # current assignment
             if value is None:
                 g.member_epochs.pop(member, None)
+                g.assignments.pop(member, None)
             else:
                 epoch = as_int(data.get("memberEpoch"))
                 if epoch is not None:
                     g.member_epochs[member] = epoch
+                if gtype == "streams":
+                    g.assignments[member] = [
+                        {"subtopology_id": _str_or_none(t.get("subtopologyId")),
+                         "partitions": _ints(t.get("partitions"))}
+                        for t in _list(data.get("activeTasks")) if isinstance(t, Mapping)]
+                else:
+                    g.assignments[member] = [
+                        {"topic_id": _str_or_none(t.get("topicId")),
+                         "partitions": _ints(t.get("partitions"))}
+                        for t in _list(data.get("assignedPartitions")) if isinstance(t, Mapping)]
         elif rtype in (6, 12, 20):  # target assignment metadata
             g.assignment_epoch = None if value is None else as_int(data.get("assignmentEpoch"))
         elif rtype == 16:
@@ -397,7 +422,7 @@ class OffsetsDigest:
                  "generation": g.generation, "protocol": g.protocol, "leader": g.leader,
                  "members": g.members, "current_state_timestamp": g.current_state_timestamp,
                  "log_offset": g.log_offset} for g in self.groups()]
-        rows += [g.to_row() for g in self.modern_groups()]
+        rows += [g.to_row(self.topic_names) for g in self.modern_groups()]
         rows.sort(key=lambda r: (r["group"], GROUP_TYPES.index(r["group_type"])))
         return rows
 
@@ -431,3 +456,7 @@ def _list(v: Any) -> list[Any]:
 def _names(v: Any) -> list[str]:
     """The names of ``[{name, ...}]`` topic infos."""
     return [t["name"] for t in _list(v) if isinstance(t, Mapping) and isinstance(t.get("name"), str)]
+
+
+def _ints(v: Any) -> list[int]:
+    return sorted(x for x in _list(v) if isinstance(x, int) and not isinstance(x, bool))
