@@ -60,6 +60,7 @@ def consumer_offsets_records() -> list[w.Rec]:
            {"memberEpoch": 5, "previousMemberEpoch": 4, "state": 0,
             "assignedPartitions": [{"topicId": ORDERS_ID, "partitions": [1, 0],
                                     "assignmentEpochs": [5, 5]},
+                                   {"topicId": OTHER_ID, "partitions": [0]},
                                    {"topicId": UNKNOWN_ID, "partitions": [3]}],
             "partitionsPendingRevocation": []}),
         cr("ConsumerGroupTargetAssignmentMetadata", {"groupId": "cg"}, {"assignmentEpoch": 5}),
@@ -173,6 +174,7 @@ def test_summary_json_groups_of_every_type(kdump: KdumpRunner, tmp_path: Path) -
         "subscribed_topic_regex": "pay.*", "server_assignor": "uniform", "assignment": None}
     assert (cg["group_members"][0]["member_epoch"], cg["group_members"][0]["assignment"]) == (
         5, [{"topic_id": ORDERS_ID, "topic": "orders", "partitions": [0, 1]},
+            {"topic_id": OTHER_ID, "topic": "other", "partitions": [0]},  # partition.metadata
             {"topic_id": UNKNOWN_ID, "topic": None, "partitions": [3]}])
     sg = groups["sg"]
     assert (sg["group_type"], sg["epoch"], sg["members"]) == ("streams", 3, 1)

@@ -206,13 +206,18 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
             "metadata": o.metadata, "commit_timestamp": o.commit_timestamp,
             "leader_epoch": o.leader_epoch, "expire_timestamp": o.expire_timestamp,
             "log_offset": o.log_offset})
-    groups = digest.group_rows()
-    for row in groups:
-        yield DigestRow("group", row)
     sdigest = share.digest
     assert isinstance(sdigest, ShareStateDigest)
     states = sdigest.states()
-    tnames = topic_names(digest, topic_id_files, {s.topic_id for s in states})
+    # topic ids to name: the share-partitions' and those of the members' assignments
+    wanted = {s.topic_id for s in states} | {
+        str(x["topic_id"]) for g in digest.modern_groups() if g.group_type != "streams"
+        for a in g.assignments.values() for x in a if x.get("topic_id")}
+    tnames = topic_names(digest, topic_id_files, wanted)
+    digest.topic_names.update(tnames)
+    groups = digest.group_rows()
+    for row in groups:
+        yield DigestRow("group", row)
     for s in states:
         yield DigestRow("share_partition", sdigest.to_row(s, tnames.get(s.topic_id)))
     yield DigestTotals(digest.records + sdigest.records, len(partitions),
