@@ -21,12 +21,18 @@ import pytest
 from kdump.decoders.base import Decoded
 from kdump.decoders.cluster_metadata import ClusterMetadataDecoder
 from kdump.decoders.consumer_offsets import ConsumerOffsetsDecoder
-from kdump.decoders.release import NO_EVIDENCE, Evidence, evidence_for_logdir, read_layout
+from kdump.decoders.release import (
+    NO_EVIDENCE,
+    Evidence,
+    check_release,
+    evidence_for_logdir,
+    read_layout,
+)
 from kdump.decoders.share_group_state import ShareGroupStateDecoder
 from kdump.decoders.transaction_log import TransactionLogDecoder
 from kdump.protocol.control import decode_control_value
 from kdump.protocol.definitions import RELEASES, definitions, schema_table
-from kdump.protocol.messages import json_text
+from kdump.protocol.messages import SchemaError, json_text
 
 try:
     from tests import kafka4_specs as ks
@@ -413,3 +419,30 @@ def test_a_field_newer_than_the_named_release_is_said() -> None:
     assert out.error == ("ConsumerGroupMetadataValue holds metadataHash, a field of Kafka 4.1+, "
                          "newer than --kafka-version 4.0")
     assert ConsumerOffsetsDecoder(exact("4.1")).decode(key, value, 1).error is None
+
+
+def test_evidence_from_the_bootstrap_checkpoint(tmp_path: Path) -> None:
+    snapshot = (
+        w.kraft_control_batch([(w.CONTROL_SNAPSHOT_HEADER, w.snapshot_header_value(w.DEFAULT_TIMESTAMP))])
+        + w.v2_batch([w.Rec(None, _feature_level(29))], base_offset=1)
+        + w.kraft_control_batch([(w.CONTROL_SNAPSHOT_FOOTER, w.snapshot_footer_value())],
+                                base_offset=2))
+    (tmp_path / "bootstrap.checkpoint").write_bytes(snapshot)
+    assert evidence_for_logdir(str(tmp_path)) == Evidence(
+        "4.2", True, f"metadata.version 29 (4.2-IV1) in {tmp_path / 'bootstrap.checkpoint'}")
+    # a level newer than kdump knows: at least its newest release
+    (tmp_path / "bootstrap.checkpoint").write_bytes(
+        w.v2_batch([w.Rec(None, _feature_level(31))]))
+    assert evidence_for_logdir(str(tmp_path)).release == "4.3"
+
+
+def test_kafka_version_values() -> None:
+    assert check_release("4.1") == "4.1"
+    assert check_release("4.2.1") == "4.2"
+    assert check_release("4.4") == "4.4"  # a later release: read with the newest layouts
+    for bad in ("3.9", "4", "four", "4.1.x", ""):
+        with pytest.raises(SchemaError):
+            check_release(bad)
+    key, v41, _ = _share_snapshot("4.1")
+    assert ShareGroupStateDecoder(exact("4.4")).decode(key, v41, 0).note == (
+        "read as ShareSnapshotValue (Kafka 4.1+), by --kafka-version 4.4")

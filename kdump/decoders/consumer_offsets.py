@@ -203,6 +203,19 @@ class CoordinatorRecordDecoder:
 
     def __init__(self, evidence: Evidence = NO_EVIDENCE) -> None:
         self.evidence = evidence
+        #: record type -> (key schema, value schema) of the types with one layout each,
+        #: when no release is named: read directly (the common case, kept cheap)
+        self._fast: dict[int, tuple[Schema, Schema]] = {}
+        if evidence.release is None:
+            for d in definitions(self.family):
+                if d.role != "key":
+                    continue
+                keys = layouts(self.family, "key", d.record_type)
+                values = layouts(self.family, "value", d.record_type)
+                if len(keys) == 1 and len(values) == 1:
+                    self._fast[d.record_type] = (keys[0].schema, values[0].schema)
+        #: the value's label for those types
+        self.value_label_fast = self.label_for(None)
 
     def label_for(self, layout: RecordDef | None) -> str:
         """The label of the value's version in the JSON text."""
@@ -250,23 +263,34 @@ class CoordinatorRecordDecoder:
         except _RecordError as e:
             text = f"Error at offset {offset}, skipping. {e}"
             return Decoded(text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text)
-        if not layouts(self.family, "key", record_type):
+        fast = self._fast.get(record_type)
+        if fast is None and not layouts(self.family, "key", record_type):
             text = f"Unknown record type {record_type} at offset {offset}, skipping."
             return Decoded(text, None, _raw_json(key, "type"), _raw_json(value, self.value_label),
                            self._unknown_type(record_type, value))
-        type_note = self._type_note(record_type)
+        type_note = None if fast is not None else self._type_note(record_type)
         if type_note:
             notes.append(type_note)
         # Keys are read at their record type; the layouts define version 0 only, and
         # Kafka's generated reader reads any version with it (no range check there).
-        k = read_layout(self.family, "key", record_type, 0, key, 2, evidence=self.evidence, exact=False)
-        if k.layout is None or k.message is None or k.data is None:
+        if fast is not None:
+            key_schema = fast[0]
+            try:
+                key_msg, key_end = read_message(key_schema, key, 0, pos=2)
+            except SchemaError as e:
+                key_msg, key_error = None, str(e)
+        else:
+            k = read_layout(self.family, "key", record_type, 0, key, 2, evidence=self.evidence,
+                            exact=False)
+            key_msg, key_end, key_error = k.message, k.end, k.error or ""
+            key_schema = k.layout.schema if k.layout is not None else None  # type: ignore[assignment]
+        if key_msg is None or key_schema is None:
             text = (f"Error at offset {offset}, skipping. Could not read record with version "
-                    f"{record_type} from key's buffer due to: {k.error}.")
+                    f"{record_type} from key's buffer due to: {key_error}.")
             return Decoded(text, None, _raw_json(key, "type"), _raw_json(value, self.value_label), text)
-        key_json = {"type": str(record_type), "data": k.data}
-        if k.end != len(key):
-            notes.append(f"{len(key) - k.end} unread byte(s) after the {k.layout.schema.name}")
+        key_json = {"type": str(record_type), "data": to_json(key_schema.fields, key_msg, 0)}
+        if key_end != len(key):
+            notes.append(f"{len(key) - key_end} unread byte(s) after the {key_schema.name}")
 
         if value is None:
             return Decoded(json_text(key_json), "<DELETE>", key_json, None, "; ".join(notes) or None)
@@ -276,6 +300,23 @@ class CoordinatorRecordDecoder:
         except _RecordError as e:
             text = f"Error at offset {offset}, skipping. {e}"
             return Decoded(text, None, key_json, _raw_json(value, self.value_label), text)
+        if fast is not None and version in fast[1].v_valid:
+            # one layout of this type and no release named: a plain read, as fast as before
+            value_schema = fast[1]
+            try:
+                msg, end = read_message(value_schema, value, version, pos=2)
+            except SchemaError as e:
+                text = (f"Error at offset {offset}, skipping. Could not read record with version "
+                        f"{version} from value's buffer due to: {e}.")
+                return Decoded(text, None, key_json, _raw_json(value, self.value_label),
+                               "; ".join([*notes, text]))
+            data = to_json(value_schema.fields, msg, version)
+            self.post_process(value_schema, data, msg)
+            if end != len(value):
+                notes.append(f"{len(value) - end} unread byte(s) after the {value_schema.name}")
+            fast_json = {self.value_label_fast: str(version), "data": data}
+            return Decoded(json_text(key_json), json_text(fast_json), key_json, fast_json,
+                           "; ".join(notes) or None)
         v = read_layout(self.family, "value", record_type, version, value, 2, evidence=self.evidence)
         if v.layout is None or v.message is None or v.data is None:
             if not any(version in d.schema.v_valid for d in layouts(self.family, "value", record_type)):
