@@ -245,7 +245,8 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
          "subscribed_topic_names, subscribed_topic_regex, server_assignor; share members "
          "subscribed_topic_names; streams members process_id, topology_epoch. assignment: "
          "the member's current assignment, [{topic_id, topic, partitions}] (topic: null "
-         "when neither a record nor a partition.metadata among the inputs names it), streams [{subtopology_id, partitions}] of active tasks; "
+         "when neither a record nor a partition.metadata among the inputs names it), "
+         "streams [{subtopology_id, partitions}] of active tasks; "
          "null before a current-assignment record"),
         ("subscribed_topic_names?", "consumer, share: every member's topics, sorted"),
         ("subscribed_topic_regexes?", "consumer: the members' regular expressions"),
