@@ -1,8 +1,9 @@
 """``dump --summary`` and ``lag`` over Kafka 4.x groups: KIP-848 consumer groups (regular
 expression subscriptions), KIP-1071 streams groups and KIP-932 share groups, whose
 position comes from ``__share_group_state``.  Records are encoded by
-tests/group_records.py (Kafka 4.3's layouts, written again) into log dirs written by
-tests/writer.py; expectations are written out by hand from the records below."""
+tests/group_records.py (Kafka 4.3's layouts from the test-side specs of
+tests/kafka4_specs.py) into log dirs written by tests/writer.py; expectations are
+written out by hand from the records below."""
 
 from __future__ import annotations
 
