@@ -328,7 +328,10 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("topic", "share groups: the topic id when no input names the topic"),
         ("partition", ""),
         ("committed_offset", "the last committed offset; share groups: the share-partition "
-         "start offset from __share_group_state (records below it are acknowledged)"),
+         "start offset from __share_group_state (records below it are acknowledged); null: "
+         "a consumer group's member is assigned the partition and nothing is committed"),
+        ("assigned_to?", "consumer (KIP-848) groups: the members whose current assignment "
+         "holds the partition, sorted ([]: none)"),
         ("topic_id?", "share groups"),
         ("state_epoch?", "share groups: the share-partition's state epoch"),
         ("delivery_complete_count?", "share groups: records at or above the start offset "
@@ -337,7 +340,7 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
          "partition's log is not among the inputs"),
         ("high_watermark", "the highest replication-offset-checkpoint entry of the log dirs "
          "read (a broker's last checkpoint, not the live value); null without one"),
-        ("lag", "log_end_offset - committed_offset; null when unknown"),
+        ("lag", "log_end_offset - committed_offset; null when either is unknown"),
         ("lag_to_high_watermark", "high_watermark - committed_offset; null when unknown"),
         ("high_watermark_source", ""),
         ("commit_timestamp", "share groups: the last snapshot's write timestamp (-1: none)"),

@@ -243,8 +243,16 @@ def test_lag_of_every_group_type(kdump: KdumpRunner, tmp_path: Path) -> None:
         ("shg", "share", "orders", 1, 5, 30, 25),
         ("shg", "share", "orders", 0, 25, 40, 15),
         ("shg", "share", "other", 0, 7, 12, 5),
+        # cg's member m1 is assigned these and nothing is committed on them
+        ("cg", "consumer", UNKNOWN_ID, 3, None, None, None),
+        ("cg", "consumer", "orders", 1, None, 30, None),
+        ("cg", "consumer", "other", 0, None, 12, None),
         ("shg", "share", UNKNOWN_ID, 0, 3, None, None),
     ]
+    assigned = [(o["group"], o["topic"], o["partition"], o.get("assigned_to"))
+                for o in objs if o["type"] == "lag" and o["group"] in ("cg", "sg")]
+    assert assigned[:2] == [("cg", "orders", 0, ["m1"]), ("sg", "orders", 1, None)]
+    assert {a[3] == ["m1"] for a in assigned if a[0] == "cg"} == {True}
     share0 = next(o for o in objs if o["type"] == "lag" and o["group"] == "shg"
                   and o["topic"] == "orders" and o["partition"] == 0)
     assert (share0["topic_id"], share0["state_epoch"], share0["delivery_complete_count"],
@@ -253,7 +261,9 @@ def test_lag_of_every_group_type(kdump: KdumpRunner, tmp_path: Path) -> None:
     assert sources == ["__consumer_offsets-0", "__share_group_state-0"]
     glags = [(o["group"], o["group_type"], o["partitions"], o["total_lag"])
              for o in objs if o["type"] == "group_lag"]
-    assert glags == [("cg", "consumer", 1, 30), ("sg", "streams", 1, 26), ("shg", "share", 4, 45)]
+    assert glags == [("cg", "consumer", 4, 30), ("sg", "streams", 1, 26), ("shg", "share", 4, 45)]
+    (cg,) = [o for o in objs if o["type"] == "group_lag" and o["group"] == "cg"]
+    assert cg["partitions_without_log"] == 1  # the unnamed topic's partition
 
 
 def test_lag_text_names_group_types(kdump: KdumpRunner, tmp_path: Path) -> None:
@@ -324,7 +334,7 @@ def test_lag_keeps_share_state_replicas_apart(kdump: KdumpRunner, tmp_path: Path
                    ("__share_group_state-0", "b1/__share_group_state-0", 2,
                     "the highest log end offset", 8)]
     assert [(o["group"], o["topic"], o["committed_offset"]) for o in objs
-            if o["type"] == "lag"] == [("shg", UNKNOWN_ID, 3)]
+            if o["type"] == "lag"] == [("cg", UNKNOWN_ID, None), ("shg", UNKNOWN_ID, 3)]
 
 
 def test_group_strings_from_the_data_stay_inert(kdump: KdumpRunner, tmp_path: Path) -> None:

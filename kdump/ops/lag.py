@@ -63,7 +63,8 @@ class LagRow:
     group: str
     topic: str
     partition: int
-    committed_offset: int  # share groups: the share-partition start offset
+    #: share groups: the share-partition start offset; None: assigned, nothing committed
+    committed_offset: int | None
     log_end_offset: int | None
     high_watermark: int | None
     commit_timestamp: int
@@ -73,10 +74,12 @@ class LagRow:
     offsets_partition: str  # the __consumer_offsets replica the commit comes from
     group_type: str | None = None
     share: SharePartitionState | None = None  # share groups: the state read
+    #: consumer groups: the members whose current assignment holds the partition
+    assigned_to: list[str] | None = None
 
     @property
     def lag(self) -> int | None:
-        if self.log_end_offset is None:
+        if self.log_end_offset is None or self.committed_offset is None:
             return None
         return self.log_end_offset - self.committed_offset
 
@@ -85,13 +88,15 @@ class LagRow:
         if self.share is not None:
             extra = {"topic_id": self.share.topic_id, "state_epoch": self.share.state_epoch,
                      "delivery_complete_count": self.share.delivery_complete_count}
+        if self.assigned_to is not None:
+            extra["assigned_to"] = self.assigned_to
         return shape("lag", {"group": self.group, "group_type": self.group_type,
             "topic": self.topic,
             "partition": self.partition, "committed_offset": self.committed_offset, **extra,
             "log_end_offset": self.log_end_offset, "high_watermark": self.high_watermark,
             "lag": self.lag,
             "lag_to_high_watermark": None if self.high_watermark is None
-            else self.high_watermark - self.committed_offset,
+            or self.committed_offset is None else self.high_watermark - self.committed_offset,
             "high_watermark_source": self.hw_source,
             "commit_timestamp": self.commit_timestamp, "metadata": self.metadata,
             "log_end_offset_from": self.source.to_json() if self.source else None,
@@ -163,6 +168,9 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
     group_types: dict[str, str] = {}
     topic_ids: dict[str, str] = {}
     shares: dict[tuple[str, str, int], tuple[SharePartitionState, str]] = {}
+    #: KIP-848 consumer groups: (group, topic id, partition) -> members assigned it
+    assigned: dict[tuple[str, str, int], list[str]] = {}
+    consumer_groups: set[str] = set()
     for (topic, partition) in sorted(rs.replicas):
         if topic not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC):
             continue
@@ -185,6 +193,16 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
             continue
         assert isinstance(d, OffsetsDigest)
         topic_ids.update(d.topic_names)
+        for grp in d.modern_groups():
+            if grp.group_type != "consumer":
+                continue
+            consumer_groups.add(grp.group)
+            for member, parts in grp.assignments.items():
+                for tp in parts:
+                    for pid in tp["partitions"]:
+                        if tp["topic_id"]:
+                            assigned.setdefault((grp.group, tp["topic_id"], pid),
+                                                []).append(member)
         for name in d.group_names():
             t = d.group_type(name)
             if t is not None:
@@ -196,11 +214,21 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
             # newer commit wins
             if prev is None or o.commit_timestamp >= prev[0].commit_timestamp:
                 committed[gkey] = (o, chosen.replica.path)
-    names = _share_topic_names(topic_ids, rs, {k[1] for k in shares})
-    entries: list[tuple[str, str | None, int, int, int, str, str, SharePartitionState | None]] = []
+    names = _share_topic_names(topic_ids, rs, {k[1] for k in shares} | {k[1] for k in assigned})
+    members_of: dict[tuple[str, str, int], list[str]] = {}
+    for (group, tid, partition), members in assigned.items():
+        members_of[(group, names.get(tid, tid), partition)] = sorted(set(members))
+    entries: list[tuple[str, str | None, int, int | None, int, str, str,
+                        SharePartitionState | None]] = []
     for (group, topic, partition), (o, from_path) in committed.items():
         entries.append((group, topic, partition, o.offset, o.commit_timestamp, o.metadata,
                         from_path, None))
+    # a consumer group's assigned partitions it has committed nothing on (as
+    # kafka-consumer-groups --describe lists them): the topic by id when unnamed
+    offsets_path = {o.group: p for o, p in committed.values()}
+    for (group, topic, partition) in sorted(set(members_of) - set(committed)):
+        entries.append((group, topic, partition, None, -1, "",
+                        offsets_path.get(group, ""), None))
     for (group, tid, partition), (s, from_path) in shares.items():
         entries.append((group, names.get(tid), partition, s.start_offset,
                         s.write_timestamp or -1, "", from_path, s))
@@ -230,7 +258,8 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
                            f"replication-offset-checkpoint of {hw_from} (the highest of "
                            f"{sum(1 for x in rs.replicas.get(key, []) if x.high_watermark is not None)})",
                            from_path, "share" if share is not None else group_types.get(group),
-                           share))
+                           share, members_of.get((group, topic, partition), [])
+                           if group in consumer_groups and share is None else None))
     yield from problems
     rows.sort(key=lambda r: (r.lag is None, -(r.lag or 0), r.group, r.topic, r.partition))
     yield from rows
@@ -240,7 +269,8 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
     for g in sorted(by_group):
         rs_ = by_group[g]
         known = [r.lag for r in rs_ if r.lag is not None]
-        yield GroupLag(g, rs_[0].group_type, len(rs_), sum(1 for r in rs_ if r.lag is None),
+        yield GroupLag(g, rs_[0].group_type, len(rs_),
+                       sum(1 for r in rs_ if r.log_end_offset is None),
                        sum(known), max(known) if known else None, sorted({r.topic for r in rs_}))
 
 

@@ -268,7 +268,7 @@ class LagTextRenderer:
     def emit(self, item: object) -> None:
         if isinstance(item, LagRow):
             self.rows.append((item.group, item.group_type or "-", item.topic, str(item.partition),
-                              str(item.committed_offset), _s(item.log_end_offset),
+                              _s(item.committed_offset), _s(item.log_end_offset),
                               _s(item.high_watermark), _s(item.lag)))
         elif isinstance(item, GroupLag):
             self.groups.append(item)
