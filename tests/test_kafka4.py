@@ -446,3 +446,28 @@ def test_kafka_version_values() -> None:
     key, v41, _ = _share_snapshot("4.1")
     assert ShareGroupStateDecoder(exact("4.4")).decode(key, v41, 0).note == (
         "read as ShareSnapshotValue (Kafka 4.1+), by --kafka-version 4.4")
+
+
+def test_an_unstable_version_is_read_and_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No 4.0-4.3 on-disk record is latestVersionUnstable; the notation can say so, and a
+    record read with such a version says it."""
+    from kdump.decoders import release
+    from kdump.protocol import definitions as defs
+
+    parsed = defs._Parser("""
+## group group-coordinator/src/main/resources/common/message
+value 3 ConsumerGroupMetadataValue v0-1 flex0+ 4.3+ v1@4.3 unstable@4.3
+  Epoch:int32
+  Extra:int32 v1+
+""").parse()
+    assert [(d.unstable_in, d.version_introduced(1)) for d in parsed] == [("4.3", "4.3")]
+    monkeypatch.setitem(release._BY_KEY, ("group", "value", 3), tuple(parsed))
+    monkeypatch.setattr(release, "_PLANS", {})
+    key = i16(3) + b"\x00\x01g"
+    out = ConsumerOffsetsDecoder().decode(key, i16(1) + struct.pack(">ii", 4, 5) + b"\x00", 0)
+    assert out.value_text == '{"version":"1","data":{"epoch":4,"extra":5}}'
+    assert out.error is None and out.note == (
+        "ConsumerGroupMetadataValue version 1 is unstable in Kafka 4.3 (written only with "
+        "unstable features enabled)")
+    out = ConsumerOffsetsDecoder().decode(key, i16(0) + struct.pack(">i", 4) + b"\x00", 0)
+    assert out.value_text == '{"version":"0","data":{"epoch":4}}' and out.note is None

@@ -23,7 +23,13 @@ import base64
 from typing import Any
 
 from kdump.decoders.base import Decoded
-from kdump.decoders.release import NO_EVIDENCE, Evidence, layouts, newer_than_release
+from kdump.decoders.release import (
+    NO_EVIDENCE,
+    Evidence,
+    layouts,
+    newer_than_release,
+    unstable_note,
+)
 from kdump.protocol.definitions import RELEASES, schema_table
 from kdump.protocol.messages import (
     Reader,
@@ -159,6 +165,9 @@ class ClusterMetadataDecoder:
             obj = {**obj, "raw": base64.b64encode(value or b"").decode("ascii")}
         elif defs and ev.release is not None and not ev.floor:
             notes.extend(newer_than_release(defs[-1], version, data, ev))
+        unstable = unstable_note(defs[-1], version) if defs else None
+        if unstable:
+            return Decoded(None, json_text(obj), None, obj, "; ".join(notes) or None, unstable)
         return Decoded(None, json_text({k: v for k, v in obj.items() if k != "raw"}), None, obj,
                        "; ".join(notes) or None)
 

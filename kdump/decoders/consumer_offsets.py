@@ -212,10 +212,11 @@ class CoordinatorRecordDecoder:
                     continue
                 keys = layouts(self.family, "key", d.record_type)
                 values = layouts(self.family, "value", d.record_type)
-                if len(keys) == 1 and len(values) == 1:
+                if len(keys) == 1 and len(values) == 1 and values[0].unstable_in is None:
                     self._fast[d.record_type] = (keys[0].schema, values[0].schema)
         #: the value's label for those types
         self.value_label_fast = self.label_for(None)
+        self._type_notes: dict[int, str | None] = {}
 
     def label_for(self, layout: RecordDef | None) -> str:
         """The label of the value's version in the JSON text."""
@@ -240,9 +241,14 @@ class CoordinatorRecordDecoder:
 
     def _type_note(self, record_type: int) -> str | None:
         """Why a known type is unexpected under the evidence (None: it is not)."""
-        ev = self.evidence
-        if ev.release is None:
+        if self.evidence.release is None:
             return None
+        if record_type not in self._type_notes:
+            self._type_notes[record_type] = self._type_note_of(record_type)
+        return self._type_notes[record_type]
+
+    def _type_note_of(self, record_type: int) -> str | None:
+        ev = self.evidence
         defs = layouts(self.family, "key", record_type)
         if any(ev.admits(d) for d in defs):
             return None

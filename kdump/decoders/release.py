@@ -41,6 +41,7 @@ __all__ = [
     "newer_than_release",
     "read_layout",
     "release_of_metadata_version",
+    "unstable_note",
 ]
 
 #: metadata.version feature level -> (Kafka release, MetadataVersion name); from
@@ -153,14 +154,51 @@ def _values_at(obj: Any, path: Sequence[str]) -> list[Any]:
     return []
 
 
-def _try(d: RecordDef, data: bytes, version: int, pos: int, exact: bool
+def _try(d: RecordDef, data: bytes, version: int, pos: int, exact: bool, enums: bool = True
          ) -> tuple[dict[str, Any], int, str | None]:
-    """Read ``d`` at ``version``; (message, end, why it does not fit or None)."""
+    """Read ``d`` at ``version``; (message, end, why it does not fit or None).  ``exact``:
+    bytes left after it do not fit; ``enums``: nor do invalid enum-like values."""
     msg, end = read_message(d.schema, data, version, pos=pos)
     if exact and end != len(data):
         return msg, end, f"{len(data) - end} byte(s) left after it"
-    problem = _enum_problem(d, msg)
-    return msg, end, problem
+    return msg, end, _enum_problem(d, msg) if enums and d.enums else None
+
+
+_Plan = tuple[tuple[RecordDef, ...], tuple[RecordDef, ...], str, str | None]
+#: (family, role, type, version, evidence) -> what read_layout does with it (few entries:
+#: the evidence is fixed for a run, the types and versions are few)
+_PLANS: dict[tuple[str, str, int, int, Evidence], _Plan] = {}
+
+
+def _plan(every: tuple[RecordDef, ...], version: int, evidence: Evidence) -> _Plan:
+    """(candidate layouts, those the evidence admits, why the evidence was set aside,
+    the note when one layout is admitted among several candidates)."""
+    candidates = tuple(d for d in every if version in d.schema.v_valid)
+    admitted = tuple(d for d in candidates if evidence.admits(d))
+    why_evidence = ""
+    if not admitted:
+        why_evidence = (f"no layout of Kafka {evidence.release}{'+' if evidence.floor else ''} "
+                        f"({evidence.source}) has this version; ")
+        admitted = candidates
+    note = None
+    if len(admitted) == 1 and len(candidates) > 1:
+        note = f"{why_evidence}read as {admitted[0].label}"
+        if evidence.release is not None and not why_evidence:
+            note += f", by {evidence.source}"
+    if len(admitted) == 1:
+        unstable = unstable_note(admitted[0], version)
+        if unstable:
+            note = f"{note}; {unstable}" if note else unstable
+    return candidates, admitted, why_evidence, note
+
+
+def unstable_note(d: RecordDef, version: int) -> str | None:
+    """``"... version 3 is unstable in Kafka 4.3 ..."`` when ``version`` is the highest of a
+    layout whose JSON definition marks it ``latestVersionUnstable`` (None otherwise)."""
+    if d.unstable_in is None or version != d.schema.v_valid.hi:
+        return None
+    return (f"{d.schema.name} version {version} is unstable in Kafka {d.unstable_in} (written "
+            "only with unstable features enabled)")
 
 
 def read_layout(
@@ -182,8 +220,8 @@ def read_layout(
     are in ``error``.
     """
     every = _BY_KEY.get((family, role, record_type), ())
-    if len(every) == 1 and version in every[0].schema.v_valid and (
-            evidence.release is None or evidence.admits(every[0])):
+    if len(every) == 1 and version in every[0].schema.v_valid and every[0].unstable_in is None \
+            and (evidence.release is None or evidence.admits(every[0])):
         # the common case: one layout, nothing to choose (kept as cheap as a plain read)
         d = every[0]
         try:
@@ -191,31 +229,28 @@ def read_layout(
         except SchemaError as e:
             return LayoutRead(None, None, None, pos, error=str(e))
         return LayoutRead(d, msg, to_json(d.schema.fields, msg, version), end)
-    candidates = [d for d in every if version in d.schema.v_valid]
+    plan_key = (family, role, record_type, version, evidence)
+    plan = _PLANS.get(plan_key)
+    if plan is None:
+        plan = _PLANS[plan_key] = _plan(every, version, evidence)
+    candidates, admitted, why_evidence, single_note = plan
     if not candidates:
         known = ", ".join(f"{d.schema.v_valid} in {d.label}" for d in every) or "none"
         return LayoutRead(None, None, None, pos,
                           error=f"unknown version {version} (known: {known})")
-    admitted = [d for d in candidates if evidence.admits(d)]
-    why_evidence = ""
-    if not admitted:
-        why_evidence = (f"no layout of Kafka {evidence.release}{'+' if evidence.floor else ''} "
-                        f"({evidence.source}) has this version; ")
-        admitted = candidates
     if len(admitted) == 1:
         d = admitted[0]
         try:
-            msg, end, problem = _try(d, data, version, pos, exact and len(candidates) > 1)
+            # the evidence chose the layout: only bytes left over make the reading doubtful
+            msg, end, problem = _try(d, data, version, pos, exact and len(candidates) > 1,
+                                     enums=False)
         except SchemaError as e:
             return LayoutRead(None, None, None, pos, error=_with_layouts(str(e), d, candidates))
-        note = doubt = None
-        if len(candidates) > 1:
-            note = f"{why_evidence}read as {d.label}"
-            if evidence.release is not None and not why_evidence:
-                note += f", by {evidence.source}"
-            if problem:
-                doubt = f"the record does not fit {d.label}: {problem}"
-        return LayoutRead(d, msg, to_json(d.schema.fields, msg, version), end, note, doubt=doubt)
+        doubt = None
+        if problem and len(candidates) > 1:
+            doubt = f"the record does not fit {d.label}: {problem}"
+        return LayoutRead(d, msg, to_json(d.schema.fields, msg, version), end, single_note,
+                          doubt=doubt)
 
     # A layout fits when it reads the record to its last byte; among those, one whose
     # enum-like values are all valid is preferred.
@@ -280,7 +315,7 @@ def newer_than_release(d: RecordDef, version: int, data: dict[str, Any], evidenc
     return out
 
 
-def _with_layouts(error: str, d: RecordDef, candidates: list[RecordDef]) -> str:
+def _with_layouts(error: str, d: RecordDef, candidates: Sequence[RecordDef]) -> str:
     if len(candidates) == 1:
         return error
     return f"{error} (read as {d.label})"
