@@ -252,12 +252,54 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("log_offset", "offset of the commit in __consumer_offsets"),
     ]),
     "group": ("dump --summary: a group's latest metadata", [
-        ("group", ""), ("protocol_type", ""), ("generation", ""), ("protocol", ""),
+        ("group", ""),
+        ("group_type", "classic (GroupMetadata records), consumer (KIP-848), streams "
+         "(KIP-1071) or share (KIP-932), from the record types that hold the group"),
+        ("protocol_type", "classic: the group's protocol type; the others: their type"),
+        ("generation", "classic only; null for the others (see epoch)"), ("protocol", ""),
         ("leader", ""), ("members", "member count"), ("current_state_timestamp", ""),
-        ("log_offset", ""),
+        ("log_offset", "of the group's last record in __consumer_offsets"),
+        ("epoch?", "consumer, streams, share: the group epoch; null before its record"),
+        ("assignment_epoch?", "the target assignment epoch"),
+        ("group_members?", "[{member_id, member_epoch, instance_id, client_id, "
+         "client_host, rack_id, ..., assignment}]: consumer members add "
+         "subscribed_topic_names, subscribed_topic_regex, server_assignor; share members "
+         "subscribed_topic_names; streams members process_id, topology_epoch. assignment: "
+         "the member's current assignment, [{topic_id, topic, partitions}] (topic: null "
+         "when neither a record nor a partition.metadata among the inputs names it), "
+         "streams [{subtopology_id, partitions}] of active tasks; "
+         "null before a current-assignment record"),
+        ("subscribed_topic_names?", "consumer, share: every member's topics, sorted"),
+        ("subscribed_topic_regexes?", "consumer: the members' regular expressions"),
+        ("resolved_regular_expressions?", "consumer: [{regular_expression, topics, version, "
+         "timestamp}] from ConsumerGroupRegularExpression records"),
+        ("topology?", "streams: {epoch, subtopologies: [{subtopology_id, source_topics, "
+         "source_topic_regex, repartition_sink_topics, repartition_source_topics, "
+         "state_changelog_topics}]} or null before a StreamsGroupTopology record"),
+        ("share_partitions?", "share: {initialized, initializing, deleting: [{topic_id, "
+         "topic, partitions}]} from ShareGroupStatePartitionMetadata, or null"),
+    ]),
+    "share_partition": ("dump --summary: a share group's state on a partition, from "
+                        "__share_group_state", [
+        ("group", ""), ("topic", "the name, when a share-group record or a partition.metadata "
+         "file among the inputs gives it; null otherwise"), ("topic_id", ""),
+        ("partition", ""),
+        ("start_offset", "the share-partition start offset: records below it are done"),
+        ("state_epoch", "of the last ShareSnapshot; -1 when only ShareUpdates were read"),
+        ("leader_epoch", ""), ("snapshot_epoch", ""),
+        ("delivery_complete_count", "records at or above the start offset already "
+         "acknowledged (Kafka 4.2+); null when not recorded"),
+        ("state_batches", "in-flight state batches in the last snapshot and the updates "
+         "after it (not merged)"),
+        ("updates_since_snapshot", "ShareUpdate records applied after the last snapshot"),
+        ("write_timestamp", "of the last snapshot"),
+        ("log_offset", "of the last record applied, in __share_group_state"),
     ]),
     "offsets_summary": ("closes dump --summary", [
-        ("records", ""), ("partitions", ""), ("committed_offsets", ""), ("groups", ""),
+        ("records", ""), ("partitions", "__consumer_offsets and __share_group_state "
+                                        "partitions replayed"),
+        ("committed_offsets", ""), ("groups", ""),
+        ("share_partitions", "share-partition states (__share_group_state)"),
         ("aborted_records", "transactional commits that were aborted"),
         ("pending_records", "transactional commits with no marker yet"),
         ("ignored_records", "records the digest does not use"),
@@ -293,7 +335,7 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("bytes_read", "bytes read from every log"),
         ("log_dirs", "[{log_dir, broker_id}]"),
     ]),
-    "offsets_source": ("lag: the __consumer_offsets replica replayed", [
+    "offsets_source": ("lag: the __consumer_offsets or __share_group_state replica replayed", [
         ("partition", ""), ("path", ""), ("log_dir", ""), ("broker_id", ""),
         ("log_end_offset", ""), ("replicas", "replicas of it found"),
         ("chosen_by", "the highest log end offset, or the only one"),
@@ -301,21 +343,36 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("pending_records", "transactional commits with no marker yet"),
     ]),
     "lag": ("lag: a group's position on a partition", [
-        ("group", ""), ("topic", ""), ("partition", ""),
-        ("committed_offset", "the last committed offset"),
+        ("group", ""),
+        ("group_type", "classic, consumer, streams or share (see the group object); null "
+         "when only offset commits name the group"),
+        ("topic", "share groups: the topic id when no input names the topic"),
+        ("partition", ""),
+        ("committed_offset", "the last committed offset; share groups: the share-partition "
+         "start offset from __share_group_state (records below it are acknowledged); null: "
+         "a consumer group's member is assigned the partition and nothing is committed"),
+        ("assigned_to?", "consumer (KIP-848) groups: the members whose current assignment "
+         "holds the partition, sorted ([]: none)"),
+        ("topic_id?", "share groups"),
+        ("state_epoch?", "share groups: the share-partition's state epoch"),
+        ("delivery_complete_count?", "share groups: records at or above the start offset "
+         "already acknowledged (Kafka 4.2+), null when not recorded: lag counts them"),
         ("log_end_offset", "of the replica named in log_end_offset_from; null when the "
          "partition's log is not among the inputs"),
         ("high_watermark", "the highest replication-offset-checkpoint entry of the log dirs "
          "read (a broker's last checkpoint, not the live value); null without one"),
-        ("lag", "log_end_offset - committed_offset; null when unknown"),
+        ("lag", "log_end_offset - committed_offset; null when either is unknown"),
         ("lag_to_high_watermark", "high_watermark - committed_offset; null when unknown"),
-        ("high_watermark_source", ""), ("commit_timestamp", ""), ("metadata", ""),
+        ("high_watermark_source", ""),
+        ("commit_timestamp", "share groups: the last snapshot's write timestamp (-1: none)"),
+        ("metadata", ""),
         ("log_end_offset_from", "{path, log_dir, broker_id, log_end_offset, replicas, "
          "chosen_by} or null"),
-        ("committed_offset_from", "the __consumer_offsets replica (path)"),
+        ("committed_offset_from", "the __consumer_offsets (share groups: "
+         "__share_group_state) replica (path)"),
     ]),
     "group_lag": ("lag: one group's summary", [
-        ("group", ""), ("partitions", ""),
+        ("group", ""), ("group_type", "as in its lag objects"), ("partitions", ""),
         ("partitions_without_log", "partitions whose log is not among the inputs"),
         ("total_lag", "over the partitions with a known lag"), ("max_lag", ""),
         ("topics", ""),
@@ -557,7 +614,10 @@ METADATA_SCHEMA: dict[str, tuple[str, list[Field]]] = {
         ("id", ""), ("epoch", "broker epoch"), ("incarnation_id", ""),
         ("fenced", ""), ("in_controlled_shutdown", ""), ("rack", "null when none"), _ENDPOINTS,
         ("features", "[{name, min_version, max_version}] supported"),
-        ("log_dirs", "directory ids, sorted"), ("is_migrating_zk_broker", "")]),
+        ("log_dirs", "directory ids, sorted"),
+        ("cordoned_log_dirs", "directory ids the broker cordoned (Kafka 4.3+), as written; "
+         "null until the broker says (older records)"),
+        ("is_migrating_zk_broker", "")]),
     "controller": ("a controller: its registration and what the quorum's control records say", [
         ("id", ""), ("incarnation_id", "null when not registered"),
         ("zk_migration_ready", ""), _ENDPOINTS, ("features", ""),
@@ -568,7 +628,8 @@ METADATA_SCHEMA: dict[str, tuple[str, list[Field]]] = {
     "partition": ("a partition's registration", [
         ("topic", ""), ("topic_id", ""), ("partition", ""), ("leader", "-1: none"),
         ("leader_epoch", ""), ("partition_epoch", ""), ("replicas", ""), ("isr", ""),
-        ("elr", "eligible leader replicas"), ("last_known_elr", ""),
+        ("elr", "eligible leader replicas (a ClearElrRecord empties them and bumps "
+         "partition_epoch)"), ("last_known_elr", ""),
         ("leader_recovery_state", "RECOVERED or RECOVERING"), ("adding_replicas", ""),
         ("removing_replicas", ""),
         ("directories", "per replica; AAAAAAAAAAAAAAAAAAAAAA = MIGRATING, "

@@ -273,10 +273,10 @@ def test_summary_on_other_partitions_says_why_and_what_to_add(kdump: KdumpRunner
                                                                sample_dir: Path) -> None:
     r = kdump("dump", "--summary", sample_dir / "orders-0")
     assert (r.rc, r.out) == (2, "")
-    assert r.err == ("kdump: --summary replays __consumer_offsets partitions, and none was "
-                     "given (orders-0 is not): point it at __consumer_offsets-N directories "
-                     "(or their log dir), or add --offsets-decoder to read these partitions "
-                     "as consumer-offsets data\n")
+    assert r.err == ("kdump: --summary replays __consumer_offsets and __share_group_state "
+                     "partitions, and none was given (orders-0 is not): point it at "
+                     "__consumer_offsets-N directories (or their log dir), or add "
+                     "--offsets-decoder to read these partitions as consumer-offsets data\n")
     told = kdump("dump", "--summary", "--offsets-decoder", sample_dir / "orders-0")
     assert "--summary replays" not in told.err and "offsets summary:" in told.err + told.out
 

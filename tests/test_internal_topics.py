@@ -115,8 +115,8 @@ def test_offsets_summary_replays_commits_tombstones_and_transactions(
     j = kdump("dump", "--summary", "--format", "json", ".", cwd=tmp_path)
     objs = [json.loads(x) for x in j.out.splitlines()]
     assert objs[-1] == {"type": "offsets_summary", "records": 6, "partitions": 1,
-                        "committed_offsets": 2, "groups": 0, "aborted_records": 1,
-                        "pending_records": 0, "ignored_records": 0,
+                        "committed_offsets": 2, "groups": 0, "share_partitions": 0,
+                        "aborted_records": 1, "pending_records": 0, "ignored_records": 0,
                         "skipped_replicas": []}
 
 

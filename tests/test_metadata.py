@@ -793,10 +793,10 @@ def test_every_record_type_has_an_effect_or_is_named_as_having_none() -> None:
 
     names = {record_type_name(s.name) for s in METADATA_SCHEMAS.values()}
     assert len(names) == 26
-    # CLEAR_ELR_RECORD (Kafka 4.0+, type 28): decoded; its effect on the image is branch groups'
-    assert names - {"ZK_MIGRATION_STATE_RECORD", "CLEAR_ELR_RECORD"} == \
-        (APPLIED_TYPES | NO_EFFECT | TRANSACTION_TYPES) - {"ZK_MIGRATION_STATE_RECORD", "CLEAR_ELR_RECORD"}
+    assert names - {"ZK_MIGRATION_STATE_RECORD"} == \
+        (APPLIED_TYPES | NO_EFFECT | TRANSACTION_TYPES) - {"ZK_MIGRATION_STATE_RECORD"}
     assert "ZK_MIGRATION_STATE_RECORD" in APPLIED_TYPES  # kept in the image object
+    assert "CLEAR_ELR_RECORD" in APPLIED_TYPES  # Kafka 4.0+: tests/test_metadata_kafka4.py
 
 
 def test_quorum_from_control_records_and_quorum_state(kdump: KdumpRunner, tmp_path: Path) -> None:

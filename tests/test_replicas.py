@@ -383,9 +383,10 @@ def test_lag_json(kdump: KdumpRunner, tmp_path: Path) -> None:
     assert o0["high_watermark_source"] == "replication-offset-checkpoint of b1 (the highest of 2)"
     groups = [o for o in objs if o["type"] == "group_lag"]
     assert groups == [
-        {"type": "group_lag", "group": "app", "partitions": 2, "partitions_without_log": 0,
-         "total_lag": 46, "max_lag": 25, "topics": ["orders"]},
-        {"type": "group_lag", "group": "gone", "partitions": 1, "partitions_without_log": 1,
+        {"type": "group_lag", "group": "app", "group_type": None, "partitions": 2,
+         "partitions_without_log": 0, "total_lag": 46, "max_lag": 25, "topics": ["orders"]},
+        {"type": "group_lag", "group": "gone", "group_type": None, "partitions": 1,
+         "partitions_without_log": 1,
          "total_lag": 0, "max_lag": None, "topics": ["invoice"]},
     ]
     # "old" was deleted by its tombstone; "tx" committed in an aborted transaction
@@ -401,9 +402,9 @@ def test_lag_text_and_filters(kdump: KdumpRunner, tmp_path: Path) -> None:
     r = kdump("lag", "--group", "app", "--topic", "orders", "b1", "b2", cwd=tmp_path)
     assert r.rc == 0
     assert r.out.splitlines() == [
-        "GROUP TOPIC  PARTITION COMMITTED-OFFSET LOG-END-OFFSET HIGH-WATERMARK LAG",
-        "app   orders 0         15               40             35             25",
-        "app   orders 1         29               50             40             21",
+        "GROUP TYPE TOPIC  PARTITION COMMITTED-OFFSET LOG-END-OFFSET HIGH-WATERMARK LAG",
+        "app   -    orders 0         15               40             35             25",
+        "app   -    orders 1         29               50             40             21",
         "",
         "group app: 2 partitions, total lag 46, max lag 25",
     ]

@@ -93,7 +93,10 @@ _DECODER_FLAGS = {
               help="With the offsets decoder (or on __consumer_offsets partitions): instead of "
               "the dump, replay the log and print the last committed offset per group, topic "
               "and partition (tombstones applied, aborted transactions ignored) and each "
-              "group's latest metadata.")
+              "group's latest metadata: classic, consumer (KIP-848, regular expressions "
+              "included), streams (KIP-1071) and share (KIP-932) groups; with "
+              "__share_group_state partitions, each share-partition's start offset and "
+              "state epoch.")
 @click.option("--strict", is_flag=True,
               help="Stop reading a log at the first damaged batch, as DumpLogSegments does, "
               "instead of resynchronising past it.")
@@ -155,8 +158,9 @@ def dump_command(
     dec = chosen[0] if chosen else decoder
     if summary:
         if dec not in ("auto", "offsets"):
-            raise click.UsageError("--summary digests __consumer_offsets: use it with "
-                                   "--offsets-decoder (or on __consumer_offsets partitions)")
+            raise click.UsageError("--summary digests __consumer_offsets (and "
+                                   "__share_group_state): use it with --offsets-decoder (or "
+                                   "on those partitions)")
         return _offsets_summary(targets, dec == "offsets", fmt, max_batch_bytes)
     if (key_decoder or value_decoder) and not chosen and decoder == "auto":
         dec = "string"

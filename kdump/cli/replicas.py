@@ -91,7 +91,7 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
 @click.option("--group", "groups", multiple=True, metavar="GROUP",
               help="Only this consumer group (repeatable).")
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC",
-              help="Only this topic (repeatable).")
+              help="Only this topic (repeatable; a share-partition's topic may be given by its id).")
 @format_option()
 @max_batch_bytes_option
 def lag_command(paths: tuple[str, ...], groups: tuple[str, ...], topics: tuple[str, ...],
@@ -107,7 +107,12 @@ def lag_command(paths: tuple[str, ...], groups: tuple[str, ...], topics: tuple[s
     hold replicas of a partition (or of __consumer_offsets), the replica with the
     highest log end offset is used and named; replicas are never added up.  lag = log
     end offset - committed offset, unknown (null) when the partition's log is not under
-    PATHS.  Largest lag first, then a line per group.
+    PATHS.  Largest lag first, then a line per group.  Each row names its group's type
+    (classic, consumer, streams, share); a consumer group's partitions assigned to a
+    member with nothing committed are listed with committed offset '-'.  Share groups commit no offsets: when
+    __share_group_state partitions are under PATHS, a share group's position is each
+    share-partition's start offset, and its lag = log end offset - start offset (records
+    at or above it may be acknowledged already).
     """
     from ..ops.lag import LagOptions, lag
 

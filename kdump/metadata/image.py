@@ -12,10 +12,19 @@ BrokerRegistration.java), applied one record at a time:
   the partition epoch, leader recovery state -1 keeps it, new replicas without
   directories keep each surviving replica's directory and give UNASSIGNED to new
   ones.  RemoveTopicRecord drops the topic and its topic configs.
+* ClearElrRecord (4.0+; ``TopicsDelta.replay(ClearElrRecord)``, ``TopicDelta.
+  maybeClearElr``): an empty topic name means every topic; else the topic the name
+  points to now (an unknown name is an error).  Each of its partitions whose ELR or
+  last-known ELR is not empty is merged with a change that empties both: as every
+  merge, it bumps the partition epoch (leader and leader epoch kept).
 * RegisterBrokerRecord replaces the registration; UnregisterBrokerRecord drops it;
   Fence/Unfence and BrokerRegistrationChangeRecord need the registered epoch
   (``ClusterDelta.getBrokerOrThrow``); fenced 1/0/-1 = fence/none/unfence,
   inControlledShutdown 1/0 = enter/none; logDirs replace the broker's directories.
+  CordonedLogDirs (RegisterBrokerRecord v4+, BrokerRegistrationChangeRecord v3+, Kafka
+  4.3; ``BrokerRegistration.cloneWith``) are kept as written, in their order: null in a
+  registration means the broker has not said yet (null in the image too), null in a
+  change record means no change, an empty list means none cordoned.
 * ConfigRecord with a null value deletes the key; FeatureLevelRecord level 0 removes
   the feature (metadata.version is kept as a feature too); ClientQuotaRecord remove
   drops the key; RemoveAccessControlEntryRecord of an unknown id is an error;
@@ -99,6 +108,10 @@ def is_sensitive_config(name: str) -> bool:
 
 def config_resource_type(code: int) -> str:
     return CONFIG_RESOURCE_TYPES.get(code, f"UNKNOWN({code})")
+
+
+def _dirs_or_none(dirs: list[str] | None) -> list[str] | None:
+    return None if dirs is None else list(dirs)
 
 
 def _enum(table: dict[int, str], code: int) -> str:
@@ -260,6 +273,24 @@ class MetadataImage:
         new["partition_epoch"] = cur["partition_epoch"] + 1
         self._set(("partition", tid, pid), new, out)
 
+    def _clear_elr(self, m: dict[str, Any], out: list[Change]) -> None:
+        name = m["topicName"]
+        if name:
+            tid = self.topic_ids.get(name)
+            if tid is None:
+                raise ApplyError(f"Unable to clear elr for topic with name {name}: no such "
+                                 "topic found.")
+            tids = [tid]
+        else:
+            tids = sorted(self.partitions_of)
+        for tid in tids:
+            for pid in sorted(self.partitions_of.get(tid, set())):
+                cur = self.objects[("partition", tid, pid)]
+                if cur["elr"] or cur["last_known_elr"]:
+                    self._set(("partition", tid, pid), {
+                        **cur, "elr": [], "last_known_elr": [],
+                        "partition_epoch": cur["partition_epoch"] + 1}, out)
+
     def _remove_topic(self, m: dict[str, Any], out: list[Change]) -> None:
         tid = m["topicId"]
         self._topic_name(tid, "Unable to delete topic")
@@ -325,6 +356,7 @@ class MetadataImage:
             "endpoints": [eps[k] for k in sorted(eps)],
             "features": [feats[k] for k in sorted(feats)],
             "log_dirs": sorted(m.get("logDirs") or []),
+            "cordoned_log_dirs": _dirs_or_none(m.get("cordonedLogDirs")),
             "is_migrating_zk_broker": bool(m["isMigratingZkBroker"]),
         }
         self._set(("broker", m["brokerId"]), obj, out)
@@ -366,6 +398,9 @@ class MetadataImage:
             b["in_controlled_shutdown"] = True
         if m.get("logDirs"):
             b["log_dirs"] = sorted(m["logDirs"])
+        cordoned = m.get("cordonedLogDirs")
+        if cordoned is not None:
+            b["cordoned_log_dirs"] = list(cordoned)
         self._set(("broker", m["brokerId"]), b, out)
 
     def _register_controller(self, m: dict[str, Any], out: list[Change]) -> None:
@@ -474,6 +509,7 @@ _HANDLERS = {
     "PARTITION_RECORD": MetadataImage._partition,
     "PARTITION_CHANGE_RECORD": MetadataImage._partition_change,
     "REMOVE_TOPIC_RECORD": MetadataImage._remove_topic,
+    "CLEAR_ELR_RECORD": MetadataImage._clear_elr,
     "CONFIG_RECORD": MetadataImage._config,
     "FEATURE_LEVEL_RECORD": MetadataImage._feature,
     "ZK_MIGRATION_STATE_RECORD": MetadataImage._zk_migration,

@@ -6,9 +6,17 @@ commits count at their COMMIT marker and never after an ABORT).  Each committed 
 joined with the log end offset of its topic-partition found under the same paths, and
 with the high watermark a broker last checkpointed (``replication-offset-checkpoint``).
 
+Share groups (KIP-932) commit no offsets: their position on a partition is the
+share-partition start offset, replayed from ``__share_group_state`` (the
+``dump --summary`` replay, :mod:`kdump.ops.share_state`) when its partitions are among
+the inputs, and their lag is the log end offset minus that start offset (records below
+it are all acknowledged; some at or above it may be too: ``delivery_complete_count``
+says how many, when Kafka recorded it).  Each row says its group's type (classic,
+consumer, streams, share), from the group's records in ``__consumer_offsets``.
+
 Several brokers' log dirs hold several replicas of a partition, ``__consumer_offsets``
-included: exactly one replica is used for each (the one with the highest log end offset,
-named in the output), and replicas are never added up.
+and ``__share_group_state`` included: exactly one replica is used for each (the one
+with the highest log end offset, named in the output), and replicas are never added up.
 """
 
 from __future__ import annotations
@@ -22,11 +30,10 @@ from ..files.logdir import list_segments
 from ..findings import Problem
 from ..model import shape
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
-from .offsets_digest import CommittedOffset
-from .offsets_summary import ReplayState, replay_log
+from .offsets_digest import CommittedOffset, OffsetsDigest
+from .offsets_summary import OFFSETS_TOPIC, SHARE_STATE_TOPIC, ReplayState, replay_log, topic_names
 from .replicas import Replica, ReplicaSet, log_end_offset
-
-OFFSETS_TOPIC = "__consumer_offsets"
+from .share_state import SharePartitionState, ShareStateDigest
 
 
 @dataclass(slots=True)
@@ -56,7 +63,8 @@ class LagRow:
     group: str
     topic: str
     partition: int
-    committed_offset: int
+    #: share groups: the share-partition start offset; None: assigned, nothing committed
+    committed_offset: int | None
     log_end_offset: int | None
     high_watermark: int | None
     commit_timestamp: int
@@ -64,20 +72,31 @@ class LagRow:
     source: ChosenReplica | None  # where the log end offset comes from
     hw_source: str | None
     offsets_partition: str  # the __consumer_offsets replica the commit comes from
+    group_type: str | None = None
+    share: SharePartitionState | None = None  # share groups: the state read
+    #: consumer groups: the members whose current assignment holds the partition
+    assigned_to: list[str] | None = None
 
     @property
     def lag(self) -> int | None:
-        if self.log_end_offset is None:
+        if self.log_end_offset is None or self.committed_offset is None:
             return None
         return self.log_end_offset - self.committed_offset
 
     def to_json(self) -> dict[str, Any]:
-        return shape("lag", {"group": self.group, "topic": self.topic,
-            "partition": self.partition, "committed_offset": self.committed_offset,
+        extra: dict[str, Any] = {}
+        if self.share is not None:
+            extra = {"topic_id": self.share.topic_id, "state_epoch": self.share.state_epoch,
+                     "delivery_complete_count": self.share.delivery_complete_count}
+        if self.assigned_to is not None:
+            extra["assigned_to"] = self.assigned_to
+        return shape("lag", {"group": self.group, "group_type": self.group_type,
+            "topic": self.topic,
+            "partition": self.partition, "committed_offset": self.committed_offset, **extra,
             "log_end_offset": self.log_end_offset, "high_watermark": self.high_watermark,
             "lag": self.lag,
             "lag_to_high_watermark": None if self.high_watermark is None
-            else self.high_watermark - self.committed_offset,
+            or self.committed_offset is None else self.high_watermark - self.committed_offset,
             "high_watermark_source": self.hw_source,
             "commit_timestamp": self.commit_timestamp, "metadata": self.metadata,
             "log_end_offset_from": self.source.to_json() if self.source else None,
@@ -88,6 +107,7 @@ class LagRow:
 @dataclass(slots=True)
 class GroupLag:
     group: str
+    group_type: str | None
     partitions: int
     partitions_without_log: int
     total_lag: int
@@ -95,7 +115,8 @@ class GroupLag:
     topics: list[str]
 
     def to_json(self) -> dict[str, Any]:
-        return shape("group_lag", {"group": self.group, "partitions": self.partitions,
+        return shape("group_lag", {"group": self.group, "group_type": self.group_type,
+                "partitions": self.partitions,
                 "partitions_without_log": self.partitions_without_log,
                 "total_lag": self.total_lag, "max_lag": self.max_lag, "topics": self.topics})
 
@@ -134,56 +155,111 @@ Item = LagRow | GroupLag | OffsetsSource | Problem
 
 
 def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
-    """The :class:`OffsetsSource` of each replayed ``__consumer_offsets`` partition,
-    then :class:`LagRow` per committed offset (largest lag first; unknown lag last),
-    then a :class:`GroupLag` per group."""
+    """The :class:`OffsetsSource` of each replayed ``__consumer_offsets`` and
+    ``__share_group_state`` partition, then :class:`LagRow` per committed offset and
+    share-partition (largest lag first; unknown lag last), then a :class:`GroupLag` per
+    group."""
     rs = ReplicaSet(paths)
     yield from rs.problems
     problems: list[Problem] = []
     decoder = internal_decoder("offsets")
+    share_decoder = internal_decoder("share-group-state")
     committed: dict[tuple[str, str, int], tuple[CommittedOffset, str]] = {}
+    group_types: dict[str, str] = {}
+    topic_ids: dict[str, str] = {}
+    shares: dict[tuple[str, str, int], tuple[SharePartitionState, str]] = {}
+    #: KIP-848 consumer groups: (group, topic id, partition) -> members assigned it
+    assigned: dict[tuple[str, str, int], list[str]] = {}
+    consumer_groups: set[str] = set()
     for (topic, partition) in sorted(rs.replicas):
-        if topic != OFFSETS_TOPIC:
+        if topic not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC):
             continue
         chosen = choose(rs.replicas[(topic, partition)], opts.max_batch_bytes, problems)
-        state = ReplayState.new()
+        state = ReplayState.new() if topic == OFFSETS_TOPIC else ReplayState.share()
         segs = list_segments(chosen.replica.path)
         for k, (_base, seg) in enumerate(segs):
-            problems.extend(replay_log(seg, k == len(segs) - 1, state, decoder=decoder,
+            problems.extend(replay_log(seg, k == len(segs) - 1, state,
+                                       decoder=decoder if topic == OFFSETS_TOPIC
+                                       else share_decoder,
                                        max_batch_bytes=opts.max_batch_bytes))
         yield OffsetsSource(chosen, state.digest.records, state.aborted, state.pending_records)
-        for o in state.digest.offsets():
+        d = state.digest
+        if isinstance(d, ShareStateDigest):
+            for s in d.states():
+                skey = (s.group, s.topic_id, s.partition)
+                sprev = shares.get(skey)
+                if sprev is None or (s.log_offset or 0) >= (sprev[0].log_offset or 0):
+                    shares[skey] = (s, chosen.replica.path)
+            continue
+        assert isinstance(d, OffsetsDigest)
+        topic_ids.update(d.topic_names)
+        for grp in d.modern_groups():
+            if grp.group_type != "consumer":
+                continue
+            consumer_groups.add(grp.group)
+            for member, parts in grp.assignments.items():
+                for tp in parts:
+                    for pid in tp["partitions"]:
+                        if tp["topic_id"]:
+                            assigned.setdefault((grp.group, tp["topic_id"], pid),
+                                                []).append(member)
+        for name in d.group_names():
+            t = d.group_type(name)
+            if t is not None:
+                group_types[name] = t
+        for o in d.offsets():
             gkey = (o.group, o.topic, o.partition)
             prev = committed.get(gkey)
             # a group lives in one __consumer_offsets partition; should two hold it, the
             # newer commit wins
             if prev is None or o.commit_timestamp >= prev[0].commit_timestamp:
                 committed[gkey] = (o, chosen.replica.path)
+    names = _share_topic_names(topic_ids, rs, {k[1] for k in shares} | {k[1] for k in assigned})
+    members_of: dict[tuple[str, str, int], list[str]] = {}
+    for (group, tid, partition), members in assigned.items():
+        members_of[(group, names.get(tid, tid), partition)] = sorted(set(members))
+    entries: list[tuple[str, str | None, int, int | None, int, str, str,
+                        SharePartitionState | None]] = []
+    for (group, topic, partition), (o, from_path) in committed.items():
+        entries.append((group, topic, partition, o.offset, o.commit_timestamp, o.metadata,
+                        from_path, None))
+    # a consumer group's assigned partitions it has committed nothing on (as
+    # kafka-consumer-groups --describe lists them): the topic by id when unnamed
+    offsets_path = {o.group: p for o, p in committed.values()}
+    for (group, topic, partition) in sorted(set(members_of) - set(committed)):
+        entries.append((group, topic, partition, None, -1, "",
+                        offsets_path.get(group, ""), None))
+    for (group, tid, partition), (s, from_path) in shares.items():
+        entries.append((group, names.get(tid), partition, s.start_offset,
+                        s.write_timestamp or -1, "", from_path, s))
     leo_cache: dict[tuple[str, int], ChosenReplica | None] = {}
     rows: list[LagRow] = []
-    for (group, topic, partition), (o, from_path) in committed.items():
+    for group, topic_or_none, partition, position, ts, meta, from_path, share in entries:
         if opts.groups and group not in opts.groups:
             continue
-        if opts.topics and topic not in opts.topics:
-            continue
+        if opts.topics and topic_or_none not in opts.topics and \
+                (share is None or share.topic_id not in opts.topics):
+            continue  # a share-partition's topic may be given by id
+        topic = topic_or_none if topic_or_none is not None else (share.topic_id if share else "")
         key = (topic, partition)
         if key not in leo_cache:
-            reps = rs.replicas.get(key)
+            reps = rs.replicas.get(key) if topic_or_none is not None else None
             leo_cache[key] = choose(reps, opts.max_batch_bytes, problems) if reps else None
         src = leo_cache[key]
         hw: int | None = None
         hw_from: str | None = None
-        for rep in rs.replicas.get(key, []):
+        for rep in rs.replicas.get(key, []) if topic_or_none is not None else []:
             v = rep.high_watermark
             if v is not None and (hw is None or v > hw):
                 hw, hw_from = v, rep.log_dir
-        rows.append(LagRow(group, topic, partition, o.offset,
-                           src.log_end_offset if src else None, hw, o.commit_timestamp,
-                           o.metadata, src,
+        rows.append(LagRow(group, topic, partition, position,
+                           src.log_end_offset if src else None, hw, ts, meta, src,
                            None if hw_from is None else
                            f"replication-offset-checkpoint of {hw_from} (the highest of "
                            f"{sum(1 for x in rs.replicas.get(key, []) if x.high_watermark is not None)})",
-                           from_path))
+                           from_path, "share" if share is not None else group_types.get(group),
+                           share, members_of.get((group, topic, partition), [])
+                           if group in consumer_groups and share is None else None))
     yield from problems
     rows.sort(key=lambda r: (r.lag is None, -(r.lag or 0), r.group, r.topic, r.partition))
     yield from rows
@@ -193,8 +269,24 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
     for g in sorted(by_group):
         rs_ = by_group[g]
         known = [r.lag for r in rs_ if r.lag is not None]
-        yield GroupLag(g, len(rs_), sum(1 for r in rs_ if r.lag is None), sum(known),
-                       max(known) if known else None, sorted({r.topic for r in rs_}))
+        yield GroupLag(g, rs_[0].group_type, len(rs_),
+                       sum(1 for r in rs_ if r.log_end_offset is None),
+                       sum(known), max(known) if known else None, sorted({r.topic for r in rs_}))
+
+
+def _share_topic_names(from_records: dict[str, str], rs: ReplicaSet,
+                       wanted: set[str]) -> dict[str, str]:
+    """Topic id -> name: share-group records first, then the replicas'
+    ``partition.metadata`` files."""
+    if not wanted:
+        return {}
+    digest = OffsetsDigest()
+    digest.topic_names.update(from_records)
+    files = {}
+    for (topic, _p), reps in sorted(rs.replicas.items()):
+        if topic not in files and topic not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC):
+            files[topic] = reps[0].path.rstrip("/") + "/partition.metadata"
+    return topic_names(digest, files, wanted)
 
 
 __all__ = ["GroupLag", "LagOptions", "LagRow", "OffsetsSource", "lag"]

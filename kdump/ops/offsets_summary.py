@@ -1,5 +1,8 @@
 """``kdump dump --offsets-decoder --summary``: the last committed offset per group, topic
-and partition, after replaying ``__consumer_offsets`` (tombstones applied).
+and partition, and every group's state, after replaying ``__consumer_offsets``
+(tombstones applied); each share group's share-partition states after replaying
+``__share_group_state`` (:mod:`kdump.ops.share_state`), when its partitions are among
+the inputs.
 
 Transactional offset commits only take effect at their producer's COMMIT marker and
 never after an ABORT (GroupMetadataManager keeps them pending until the marker), so
@@ -17,6 +20,7 @@ from .. import layouts as L
 from ..decoders import internal_decoder
 from ..errors import KdumpError, UsageError
 from ..files.logdir import KafkaFile, walk
+from ..files.text import read_partition_metadata
 from ..findings import INFO, Problem
 from ..model import shape
 from ..records.control import parse_control
@@ -25,13 +29,17 @@ from ..records.v2 import RecordBatch
 from ..source import FileSource
 from .offsets_digest import OffsetsDigest
 from .replicas import log_end_offset
+from .share_state import ShareStateDigest
+
+OFFSETS_TOPIC = "__consumer_offsets"
+SHARE_STATE_TOPIC = "__share_group_state"
 
 
 @dataclass(slots=True)
 class DigestRow:
     """One output object: a committed offset, or a group's metadata."""
 
-    kind: str  # "committed_offset" or "group"
+    kind: str  # "committed_offset", "group" or "share_partition"
     data: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
@@ -44,6 +52,7 @@ class DigestTotals:
     partitions: int
     offsets: int
     groups: int
+    share_partitions: int
     aborted_records: int
     pending_records: int
     ignored_records: int
@@ -53,6 +62,7 @@ class DigestTotals:
     def to_json(self) -> dict[str, Any]:
         return shape("offsets_summary", {"records": self.records, "partitions": self.partitions,
                 "committed_offsets": self.offsets, "groups": self.groups,
+                "share_partitions": self.share_partitions,
                 "aborted_records": self.aborted_records, "pending_records": self.pending_records,
                 "ignored_records": self.ignored_records,
                 "skipped_replicas": self.skipped_replicas})
@@ -62,13 +72,18 @@ class DigestTotals:
 class ReplayState:
     """What one replay of ``__consumer_offsets`` logs accumulates."""
 
-    digest: OffsetsDigest
+    digest: OffsetsDigest | ShareStateDigest
     pending: dict[int, list[tuple[Any, Any, int]]]
     aborted: int = 0
 
     @classmethod
     def new(cls) -> ReplayState:
         return cls(OffsetsDigest(), {})
+
+    @classmethod
+    def share(cls) -> ReplayState:
+        """For ``__share_group_state``."""
+        return cls(ShareStateDigest(), {})
 
     @property
     def pending_records(self) -> int:
@@ -77,9 +92,10 @@ class ReplayState:
 
 def replay_log(path: str, active: bool, state: ReplayState, *, decoder: Any = None,
                max_batch_bytes: int = 256 << 20) -> Iterator[Problem]:
-    """Feed one ``__consumer_offsets`` segment into ``state`` (segments in offset order,
-    one partition at a time): transactional commits are held per producer until its
-    COMMIT marker and dropped at its ABORT."""
+    """Feed one ``__consumer_offsets`` (or, with a :meth:`ReplayState.share` state and
+    its decoder, ``__share_group_state``) segment into ``state`` (segments in offset
+    order, one partition at a time): transactional commits are held per producer until
+    its COMMIT marker and dropped at its ABORT."""
     if decoder is None:
         decoder = internal_decoder("offsets")
     digest, pending = state.digest, state.pending
@@ -121,15 +137,21 @@ def replay_log(path: str, active: bool, state: ReplayState, *, decoder: Any = No
 
 
 def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
-                    max_batch_bytes: int = 256 << 20) -> Iterator[DigestRow | DigestTotals | Problem]:
-    """Replay every ``__consumer_offsets`` log under ``paths`` (every log when
-    ``all_topics``: the user said the data is offsets data)."""
+                    max_batch_bytes: int = 256 << 20
+                    ) -> Iterator[DigestRow | DigestTotals | Problem]:
+    """Replay every ``__consumer_offsets`` and ``__share_group_state`` log under
+    ``paths`` (every log as ``__consumer_offsets`` when ``all_topics``: the user said
+    the data is offsets data)."""
     decoder = internal_decoder("offsets")
+    share_decoder = internal_decoder("share-group-state")
     state = ReplayState.new()
+    share = ReplayState.share()
     digest = state.digest
+    assert isinstance(digest, OffsetsDigest)
     partitions: set[str] = set()
     not_offsets: set[str] = set()
-    pending_left = 0
+    #: partition.metadata files of other topics: they name share-partitions' topics
+    topic_id_files: dict[str, str] = {}
     # several brokers' log dirs hold several replicas of a partition: each partition is
     # replayed once, from its replica with the highest log end offset
     dirs: dict[str, list[KafkaFile]] = {}
@@ -139,9 +161,12 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
             if f.severity != INFO:
                 yield f
             continue
+        if f.kind == "partition-metadata" and f.topic is not None:
+            topic_id_files.setdefault(f.topic, f.path)
+            continue
         if f.kind != "log" or f.leftover is not None:
             continue
-        if not all_topics and f.topic != "__consumer_offsets":
+        if not all_topics and f.topic not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC):
             if len(not_offsets) < 4:
                 not_offsets.add(f"{f.topic}-{f.partition}" if f.topic else f.path)
             continue
@@ -161,30 +186,60 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
                     best, chosen = leo, d
             skipped.extend(d for d in pdirs if d != chosen)
         partitions.add(f"{topic}-{partition}")
+        is_share = topic == SHARE_STATE_TOPIC and not all_topics
         for f in dirs[chosen] if topic is not None else [x for d in pdirs for x in dirs[d]]:
-            yield from replay_log(f.path, f.active, state, decoder=decoder,
+            yield from replay_log(f.path, f.active, share if is_share else state,
+                                  decoder=share_decoder if is_share else decoder,
                                   max_batch_bytes=max_batch_bytes)
     if not partitions and not_offsets:
         names = ", ".join(sorted(not_offsets)[:3]) + (", ..." if len(not_offsets) > 3 else "")
         raise UsageError(
-            f"--summary replays __consumer_offsets partitions, and none was given ({names} "
-            f"{'is' if len(not_offsets) == 1 else 'are'} not): point it at __consumer_offsets-N "
-            "directories (or their log dir), or add --offsets-decoder to read these "
-            "partitions as consumer-offsets data")
-    pending = state.pending
-    aborted = state.aborted
-    for held in pending.values():
-        pending_left += len(held)
+            f"--summary replays __consumer_offsets and __share_group_state partitions, and "
+            f"none was given ({names} {'is' if len(not_offsets) == 1 else 'are'} not): point "
+            "it at __consumer_offsets-N directories (or their log dir), or add "
+            "--offsets-decoder to read these partitions as consumer-offsets data")
+    pending_left = state.pending_records + share.pending_records
+    aborted = state.aborted + share.aborted
     for o in digest.offsets():
         yield DigestRow("committed_offset", {
             "group": o.group, "topic": o.topic, "partition": o.partition, "offset": o.offset,
             "metadata": o.metadata, "commit_timestamp": o.commit_timestamp,
             "leader_epoch": o.leader_epoch, "expire_timestamp": o.expire_timestamp,
             "log_offset": o.log_offset})
-    for g in digest.groups():
-        yield DigestRow("group", {
-            "group": g.group, "protocol_type": g.protocol_type, "generation": g.generation,
-            "protocol": g.protocol, "leader": g.leader, "members": g.members,
-            "current_state_timestamp": g.current_state_timestamp, "log_offset": g.log_offset})
-    yield DigestTotals(digest.records, len(partitions), len(digest.offsets()),
-                       len(digest.groups()), aborted, pending_left, digest.ignored, skipped)
+    sdigest = share.digest
+    assert isinstance(sdigest, ShareStateDigest)
+    states = sdigest.states()
+    # topic ids to name: the share-partitions' and those of the members' assignments
+    wanted = {s.topic_id for s in states} | {
+        str(x["topic_id"]) for g in digest.modern_groups() if g.group_type != "streams"
+        for a in g.assignments.values() for x in a if x.get("topic_id")}
+    tnames = topic_names(digest, topic_id_files, wanted)
+    digest.topic_names.update(tnames)
+    groups = digest.group_rows()
+    for row in groups:
+        yield DigestRow("group", row)
+    for s in states:
+        yield DigestRow("share_partition", sdigest.to_row(s, tnames.get(s.topic_id)))
+    yield DigestTotals(digest.records + sdigest.records, len(partitions),
+                       len(digest.offsets()), len(groups), len(states), aborted, pending_left,
+                       digest.ignored + sdigest.ignored, skipped)
+
+
+def topic_names(digest: OffsetsDigest, metadata_files: dict[str, str],
+                wanted: set[str]) -> dict[str, str]:
+    """Topic id -> name for ``wanted`` ids: from the share-group records of
+    ``__consumer_offsets``, else from the ``partition.metadata`` files given (topic ->
+    path; read only while an id is still unnamed; unreadable ones are skipped: the
+    name is then null)."""
+    names = {t: digest.topic_names[t] for t in wanted if t in digest.topic_names}
+    for topic, path in sorted(metadata_files.items()):
+        if len(names) == len(wanted):
+            break
+        try:
+            with FileSource(path) as src:
+                tid = read_partition_metadata(src).get("topic_id")
+        except KdumpError:
+            continue
+        if isinstance(tid, str) and tid in wanted and tid not in names:
+            names[tid] = topic
+    return names

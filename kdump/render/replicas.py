@@ -11,6 +11,7 @@ from ..decoders import KeyValueDecoder
 from ..findings import Problem
 from ..ops.events import BatchEvent, RecordEvent
 from ..ops.lag import GroupLag, LagRow, OffsetsSource
+from ..ops.offsets_summary import SHARE_STATE_TOPIC
 from ..ops.replicas import CompareSummary, OnlyHereBatch, PartitionComparison
 from ..records.control import parse_control
 from ..textsafe import InertLines
@@ -246,13 +247,15 @@ def _s(v: int | None) -> str:
 
 # ------------------------------------------------------------------ lag
 
-_LAG_COLUMNS = ("GROUP", "TOPIC", "PARTITION", "COMMITTED-OFFSET", "LOG-END-OFFSET",
+_LAG_COLUMNS = ("GROUP", "TYPE", "TOPIC", "PARTITION", "COMMITTED-OFFSET", "LOG-END-OFFSET",
                 "HIGH-WATERMARK", "LAG")
 
 
 class LagTextRenderer:
     """kafka-consumer-groups --describe-like columns (largest lag first), a line per
-    group after them; where each figure comes from and the findings on stderr."""
+    group after them; where each figure comes from and the findings on stderr.  TYPE is
+    the group's type ('-': only offset commits name it); a share group's
+    COMMITTED-OFFSET is its share-partition start offset."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out = InertLines(out)
@@ -260,11 +263,12 @@ class LagTextRenderer:
         self.rows: list[tuple[str, ...]] = []
         self.groups: list[GroupLag] = []
         self.empty_sources = 0
+        self.empty_share_sources = 0
 
     def emit(self, item: object) -> None:
         if isinstance(item, LagRow):
-            self.rows.append((item.group, item.topic, str(item.partition),
-                              str(item.committed_offset), _s(item.log_end_offset),
+            self.rows.append((item.group, item.group_type or "-", item.topic, str(item.partition),
+                              _s(item.committed_offset), _s(item.log_end_offset),
                               _s(item.high_watermark), _s(item.lag)))
         elif isinstance(item, GroupLag):
             self.groups.append(item)
@@ -273,12 +277,17 @@ class LagTextRenderer:
             if item.records == 0 and c.replicas <= 1:
                 # a broker has 50 __consumer_offsets partitions, most of them empty: count
                 # them, one line at the end, rather than a line each
-                self.empty_sources += 1
+                if c.replica.topic == SHARE_STATE_TOPIC:
+                    self.empty_share_sources += 1
+                else:
+                    self.empty_sources += 1
                 return
+            what = ("share-group state" if c.replica.topic == SHARE_STATE_TOPIC
+                    else "committed offsets")
             who = f"broker {c.replica.broker_id} " if c.replica.broker_id is not None else ""
             extra = (f", chosen of {plural(c.replicas, 'replica')} for the highest log end offset"
                      if c.replicas > 1 else "")
-            self.err.write(_safe(f"committed offsets: {who}{c.replica.path} (log end offset "
+            self.err.write(_safe(f"{what}: {who}{c.replica.path} (log end offset "
                                  f"{_s(c.log_end_offset)}{extra}): "
                                  f"{plural(item.records, 'record')} applied, "
                                  f"{item.aborted_records} aborted") + "\n")
@@ -294,13 +303,17 @@ class LagTextRenderer:
         if self.groups:
             self.out.write("\n")
         for g in self.groups:
-            self.out.write(_safe(f"group {g.group}: {_plural(g.partitions, 'partition')}, total lag "
+            gtype = f" ({g.group_type})" if g.group_type else ""
+            self.out.write(_safe(f"group {g.group}{gtype}: {_plural(g.partitions, 'partition')}, total lag "
                            f"{g.total_lag}, max lag {_s(g.max_lag)}"
                            + (f", {g.partitions_without_log} without a log in the inputs"
                               if g.partitions_without_log else "")) + "\n")
         if self.empty_sources:
             empty = _plural(self.empty_sources, "empty __consumer_offsets partition")
             self.err.write(f"committed offsets: {empty} (no commits to replay)\n")
+        if self.empty_share_sources:
+            empty = _plural(self.empty_share_sources, "empty __share_group_state partition")
+            self.err.write(f"share-group state: {empty} (no state to replay)\n")
         self.out.flush()
         self.err.flush()
 
@@ -319,19 +332,20 @@ class LagTableRenderer:
         from rich.table import Table
 
         t = Table(title="consumer lag (largest first)", title_justify="left")
-        for name in ("group", "topic", "partition", "committed", "log end", "high watermark",
-                     "lag"):
-            t.add_column(name, justify="left" if name in ("group", "topic") else "right",
-                         overflow="fold")
+        for name in ("group", "type", "topic", "partition", "committed", "log end",
+                     "high watermark", "lag"):
+            t.add_column(name, justify="left" if name in ("group", "type", "topic")
+                         else "right", overflow="fold")
         for row in self.text.rows:
             t.add_row(*_cells(*row))
         self.console.print(t)
         if self.text.groups:
             g = Table(title="per group", title_justify="left")
-            for name in ("group", "partitions", "total lag", "max lag", "no log"):
-                g.add_column(name, justify="left" if name == "group" else "right")
+            for name in ("group", "type", "partitions", "total lag", "max lag", "no log"):
+                g.add_column(name, justify="left" if name in ("group", "type") else "right")
             for x in self.text.groups:
-                g.add_row(*_cells(x.group, str(x.partitions), str(x.total_lag), _s(x.max_lag),
+                g.add_row(*_cells(x.group, x.group_type or "-", str(x.partitions),
+                                  str(x.total_lag), _s(x.max_lag),
                                   str(x.partitions_without_log)))
             self.console.print(g)
         self.text.err.flush()
