@@ -473,9 +473,10 @@ def fields_of(kind: str, schema: Mapping[str, tuple[str, Sequence[Any]]] | None 
     in order.  size-report's row kinds share ``total``'s fields."""
     if schema is None:
         schema = SCHEMA
-        if kind in SIZE_ROW_TYPES:
-            kind = "total"
-    return [field(d) for d in schema[kind][1]]
+        decl = schema["total" if kind in SIZE_ROW_TYPES else kind]
+    else:
+        decl = schema[kind]
+    return [field(d) for d in decl[1]]
 
 
 #: A Spark column: (name, Spark SQL type, what it holds).
