@@ -471,9 +471,8 @@ def fields_of(kind: str, schema: Mapping[str, tuple[str, Sequence[Any]]] | None 
               ) -> list[Field]:
     """The fields of ``kind`` (of :data:`SCHEMA`, or of ``schema``: :data:`METADATA_SCHEMA`),
     in order.  size-report's row kinds share ``total``'s fields."""
-    if schema is None:
-        schema = SCHEMA
-        decl = schema["total" if kind in SIZE_ROW_TYPES else kind]
+    if schema is None or schema is SCHEMA:
+        decl = SCHEMA["total" if kind in SIZE_ROW_TYPES else kind]
     else:
         decl = schema[kind]
     return [field(d) for d in decl[1]]
@@ -675,10 +674,12 @@ def type_errors(obj: Mapping[str, Any], schema: Mapping[str, tuple[str, Sequence
 
 def untyped_kinds() -> list[str]:
     """Kinds with a field declared without a type (``(name, doc)``): to be typed."""
-    return sorted({kind for schema, prefix in ((SCHEMA, ""), (METADATA_SCHEMA, "metadata "))
-                   for kind in schema
-                   if any(f.type == ANY and f.name != "..." for f in fields_of(kind, schema))
-                   for kind in [prefix + kind]})
+    out = []
+    for schema, prefix in ((SCHEMA, ""), (METADATA_SCHEMA, "metadata ")):
+        for kind in schema:
+            if any(f.type == ANY and f.name != "..." for f in fields_of(kind, schema)):
+                out.append(prefix + kind)
+    return sorted(out)
 
 
 def describe_fields(fields: Sequence[Field], code: str = "`") -> str:

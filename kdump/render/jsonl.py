@@ -323,6 +323,10 @@ def _structured_of(ev: de.RecordEvent) -> tuple[bool, bool]:
     return (d.key_json is not None, d.value_json is not None)
 
 
+#: the optional fields of a ``found`` object that are the record's (--print-data-log)
+_FOUND_RECORD_FIELDS = [f.name for f in fields_of("found") if f.optional]
+
+
 class FindJsonRenderer(JsonRenderer):
     """A find result as one object; with ``print_data_log`` the record's key, value and
     headers are added under ``--payload-encoding``."""
@@ -347,8 +351,8 @@ class FindJsonRenderer(JsonRenderer):
             if self.decoder is not None:
                 ev.decoded = self.decoder.decode(rec.key, rec.value, rec.offset)
             r = record_object(batch, ev, self.encoding, _structured_of(ev))
-            for k in ("key", "key_encoding", "value", "value_encoding", "headers",
-                      "decoded", "decode_error"):
-                if k in r:
-                    obj[k] = r[k]
+            values = {k: v for k, v in obj.items() if k != "type"}
+            # the found kind's record fields, in the model's order
+            values.update((k, r[k]) for k in _FOUND_RECORD_FIELDS if k in r)
+            obj = shape(obj["type"], values)
         self._write(obj)
