@@ -38,7 +38,11 @@ How to add a kind (a new object some command writes):
    ``shape_metadata``): it orders the fields, leaves out absent optional ones and
    raises KeyError for a missing required field or an undeclared one.  Objects with a
    ``to_json()`` method are written by :class:`kdump.render.jsonl.JsonRenderer` as is.
-3. Give the command's family a renderer per format in kdump/render/registry.py.
+3. Give the command's family a renderer per format in kdump/render/registry.py.  A
+   family whose objects need no layout of their own can register
+   ``objects:ModelTextRenderer`` and ``objects:ModelTableRenderer`` (with ``json``:
+   ``jsonl:JsonRenderer``): they draw every declared field from the model alone
+   (``metadata=True`` for :data:`METADATA_SCHEMA`'s kinds).
 4. Regenerate the README's schema section (``markdown()``, between the
    ``json-schema`` markers) and the man pages (``python -m kdump.cli.manpages man``);
    tests/test_docs.py fails until they match.  Add the command's JSON output to

@@ -286,3 +286,75 @@ def test_shape_of_a_kind_added_in_the_old_form(monkeypatch: pytest.MonkeyPatch) 
     assert "- `schema_entry`: a registry entry. Fields: `subject`, `version?`." in \
         model.markdown()
     assert "schema_entry" in untyped_kinds()
+
+
+# ============================================================================ model renderers
+
+
+def _render(cls: Any, objs: list[Any], **kw: Any) -> tuple[str, str]:
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    r = cls(out, err, **kw)
+    for o in objs:
+        r.emit(o)
+    r.close()
+    return out.getvalue(), err.getvalue()
+
+
+def _objs() -> list[Any]:
+    from kdump.findings import Problem
+
+    return [shape("index_entry", {"file": "a.index", "slot": 0, "offset": 3, "position": 0}),
+            shape("index_entry", {"file": "a.index", "slot": 1, "offset": 9,
+                                  "position": 4096}),
+            Problem("a.log", 7, "crc-mismatch", "stored 1, computed 2", base_offset=0),
+            shape("note", {"file": "x y\x1b[31m\u202e.log", "text": "two words"})]
+
+
+def test_model_text_renderer_writes_every_field_in_model_order() -> None:
+    from kdump.render.objects import ModelTextRenderer
+
+    out, err = _render(ModelTextRenderer, _objs())
+    assert out.splitlines() == [
+        "index_entry file=a.index slot=0 offset=3 position=0",
+        "index_entry file=a.index slot=1 offset=9 position=4096",
+        'note file="x y\\u001b[31m\\u202e.log" text="two words"']
+    assert err == "a.log: position 7: crc-mismatch: stored 1, computed 2 (base offset 0)\n"
+    # metadata kinds from their own namespace
+    topic = shape_metadata("topic", {"name": "orders", "topic_id": "T", "partitions": 2})
+    out, _ = _render(ModelTextRenderer, [topic], metadata=True)
+    assert out == "topic name=orders topic_id=T partitions=2\n"
+
+
+def test_model_table_renderer_draws_a_table_per_kind() -> None:
+    from kdump.render.objects import ModelTableRenderer
+
+    out, _ = _render(ModelTableRenderer, _objs(), width=100)
+    assert [x.rstrip() for x in out.splitlines()] == [
+        "index_entry",
+        "┏━━━━━━━━━┳━━━━━━┳━━━━━━━━┳━━━━━━━━━━┓",
+        "┃ file    ┃ slot ┃ offset ┃ position ┃",
+        "┡━━━━━━━━━╇━━━━━━╇━━━━━━━━╇━━━━━━━━━━┩",
+        "│ a.index │    0 │      3 │        0 │",
+        "│ a.index │    1 │      9 │     4096 │",
+        "└─────────┴──────┴────────┴──────────┘",
+        "note",
+        "┏━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━┓",
+        "┃ file                      ┃ text        ┃",
+        "┡━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━┩",
+        '│ "x y\\u001b[31m\\u202e.log" │ "two words" │',
+        "└───────────────────────────┴─────────────┘"]
+
+
+def test_a_field_added_to_a_kind_shows_in_the_model_renderers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from kdump.render.objects import ModelTableRenderer, ModelTextRenderer
+
+    _with_field(monkeypatch, "index_entry", ("colour?", "str", "a test field"), "slot")
+    obj = shape("index_entry", {"file": "a.index", "slot": 0, "offset": 3, "position": 0,
+                                "colour": "blue"})
+    out, _ = _render(ModelTextRenderer, [obj])
+    assert out == "index_entry file=a.index slot=0 colour=blue offset=3 position=0\n"
+    out, _ = _render(ModelTableRenderer, [obj], width=100)
+    assert "┃ file    ┃ slot ┃ colour ┃ offset ┃ position ┃" in out
