@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .findings import Problem
-from .records.faults import DEFAULT_MAX_BATCH_BYTES as _DEFAULT_MAX_BATCH_BYTES
+from .limits import DEFAULT_MAX_BATCH_BYTES as _DEFAULT_MAX_BATCH_BYTES
 
 if TYPE_CHECKING:
     from .files.logdir import KafkaFile

@@ -106,6 +106,112 @@ KINDS: Final[dict[str, str]] = {
 }
 
 
+#: what each kind is argued from: the Kafka class or behaviour that makes it a problem
+#: (Kafka's source names; kdump's own bounds say so).  Same keys, same order as KINDS
+#: (tests/test_findings_kinds.py); the README's and man/kdump.1's tables come from both.
+ARGUED_FROM: Final[dict[str, str]] = {
+    "bad-length": "FileLogInputStream.nextBatch: a size below LegacyRecord.RECORD_OVERHEAD_V0 "
+    "is a CorruptRecordException; LogSegment.recover truncates from there",
+    "bad-magic": "ByteBufferLogInputStream.nextBatch: \"Invalid magic found in record\" "
+    "(CorruptRecordException)",
+    "zeroed-region": "LogSegment.recover stops at the first invalid batch and truncates the "
+    "rest: the intact batches after the zeros would be lost",
+    "zero-tail": "LogSegment.recover truncates invalid bytes at the end; file.preallocate "
+    "segments are zero-filled past their data",
+    "truncated": "FileLogInputStream.nextBatch: a batch running past the end of the file is "
+    "not returned; LogSegment.recover truncates it",
+    "in-flight": "FileRecords.append on the active segment of a live broker: its last batch may "
+    "not be whole yet",
+    "trailing-bytes": "FileLogInputStream.nextBatch: fewer than HEADER_SIZE_UP_TO_MAGIC bytes "
+    "left end the log",
+    "crc-mismatch": "DefaultRecordBatch.isValid (CRC-32C from the attributes on), "
+    "LegacyRecord.isValid (CRC-32)",
+    "inner-crc-mismatch": "AbstractLegacyRecordBatch's deep iterator: LegacyRecord.ensureValid "
+    "on each inner message",
+    "decompression-error": "Compression.wrapForInput / DefaultRecordBatch.compressedIterator: "
+    "a KafkaException on undecodable data",
+    "batch-too-large": "kdump's --max-batch-bytes bound (Kafka's message.max.bytes limits a "
+    "stored batch to 1 MiB by default)",
+    "record-too-large": "kdump's --max-batch-bytes bound on decoded objects",
+    "invalid-record": "DefaultRecord.readFrom / readHeaders: InvalidRecordException (\"Found "
+    "invalid record structure\", \"invalid number of record headers\")",
+    "record-count": "DefaultRecordBatch's record iterator: \"Incorrect declared batch size\", "
+    "\"Found invalid record count\" (InvalidRecordException)",
+    "offset-delta": "DefaultRecordBatch: each record's offsetDelta from baseOffset, "
+    "lastOffsetDelta the last one (LogValidator assigns 0..count-1)",
+    "timestamp-range": "DefaultRecordBatch: record timestamps are firstTimestamp + "
+    "timestampDelta, and maxTimestamp bounds them",
+    "max-timestamp": "LogValidator: a CreateTime batch's maxTimestamp is its largest record "
+    "timestamp",
+    "offset-order": "UnifiedLog.append: offsets increase monotonically "
+    "(OffsetsOutOfOrderException)",
+    "offset-gap": "LogCleaner keeps each record's offset and drops records: gaps are normal "
+    "in a compacted topic",
+    "below-segment-base": "LogSegment: a segment holds the offsets from its baseOffset (its "
+    "file name) on",
+    "unreadable-batch": "the batch's records do not read (a decompression or record fault, "
+    "named by verify-crc)",
+    "invalid-control": "ControlRecordType.parse, EndTransactionMarker.deserializeValue, "
+    "ControlRecordUtils: the control key and value layouts",
+    "unreadable-file": "the operating system: open or read failed",
+    "unknown-file": "LogLoader knows a log dir's files by their suffixes (.log, .index, "
+    ".timeindex, .txnindex, .snapshot, checkpoints)",
+    "index-size": "OffsetIndex / TimeIndex.sanityCheck: \"Index file ... is corrupt, found "
+    "... bytes\" (CorruptIndexException)",
+    "index-order": "OffsetIndex / TimeIndex.append: entries only increase "
+    "(InvalidOffsetException)",
+    "index-mismatch": "DumpLogSegments --verify-index-only: \"Index offset\" against \"log "
+    "offset\"",
+    "index-position": "OffsetIndex entries are byte positions in the segment's .log",
+    "index-zero-slots": "AbstractIndex preallocates segment.index.bytes and trims to the used "
+    "entries (trimToValidSize) when the segment is closed",
+    "index-sanity": "OffsetIndex / TimeIndex.sanityCheck, run by LogLoader at startup "
+    "(CorruptIndexException: the broker rebuilds the index)",
+    "index-missing": "LogLoader / LogSegment.sanityCheck: a missing index is rebuilt "
+    "(LogSegment.recover)",
+    "orphan-index": "LogLoader.loadSegmentFiles: \"Found an orphaned index file\", deleted",
+    "index-differs": "LogSegment.recover: the .index, .timeindex and .txnindex it rebuilds "
+    "from the batches",
+    "txn-index": "TransactionIndex, filled by ProducerStateManager from the ABORT markers "
+    "(lastStableOffset)",
+    "snapshot-crc": "ProducerStateManager.readSnapshot: \"Snapshot is corrupt (CRC is no "
+    "longer valid)\" (CorruptSnapshotException)",
+    "snapshot-corrupt": "ProducerStateManager.readSnapshot: CorruptSnapshotException (version, "
+    "schema)",
+    "snapshot-mismatch": "ProducerStateManager.takeSnapshot: each producer's state at the "
+    "snapshot's offset",
+    "leader-epoch": "LeaderEpochFileCache.assign, as LogSegment.recover applies it to the "
+    "batches' partitionLeaderEpoch",
+    "checkpoint": "CheckpointFile's format (version, count, entries) and the partitions the "
+    "log dir holds",
+    "bad-file": "MetaProperties (meta.properties) and PartitionMetadataFile "
+    "(partition.metadata) formats",
+    "remote-segment": "RemoteLogSegmentMetadata records of __remote_log_metadata",
+    "remote-segment-unknown": "RemoteLogManager: a remote segment exists through its "
+    "RemoteLogSegmentMetadata",
+    "remote-segment-missing": "RemoteLogSegmentState.COPY_SEGMENT_FINISHED: the segment is in "
+    "the remote storage",
+    "remote-segment-deleted": "RemoteLogSegmentState.DELETE_SEGMENT_STARTED / "
+    "DELETE_SEGMENT_FINISHED: the segment's files are being or have been removed",
+    "remote-metadata-mismatch": "RemoteLogSegmentMetadata.startOffset and "
+    "segmentSizeInBytes",
+    "metadata-record": "MetadataRecordSerde and the generated metadata records: the types and "
+    "versions a controller writes",
+    "metadata-apply": "MetadataDelta.replay and its TopicsDelta, ClusterDelta, ... rules",
+    "metadata-gap": "MetadataLoader: an image is a snapshot plus every record after it",
+    "metadata-snapshot": "RecordsSnapshotReader: SnapshotHeaderRecord first, SnapshotFooterRecord "
+    "last",
+    "metadata-target": "kdump's --at-offset / --at-time",
+}
+
+
+def kinds_markdown() -> str:
+    """The kinds as a Markdown table (README.md embeds it; tests/test_findings_kinds.py
+    checks it is this)."""
+    rows = ["| kind | what it means | argued from (Kafka) |", "|---|---|---|"]
+    rows += [f"| `{k}` | {what} | {ARGUED_FROM[k]} |" for k, what in KINDS.items()]
+    return "\n".join(rows) + "\n"
+
 #: the kinds as an enum built from :data:`KINDS` (``Kind("bad-length")``,
 #: ``Kind.BAD_LENGTH``): a kind that is not documented cannot be made
 Kind: type[_Named] = _Named(  # type: ignore[call-overload]

@@ -48,9 +48,9 @@ How to add a kind (a new object some command writes):
    tests/test_docs.py fails until they match.  Add the command's JSON output to
    tests/test_model.py's type check.
 
-The module is long (over 600 lines) because it is the declaration of every kind, one
-field a line: data, kept in one file so that each field is defined once; its code is
-the few functions above and below the declarations.
+Size: the declaration of every kind, a field or two a line: data, kept in one module so
+that each field is defined once and read from one place; its code is the few functions
+around the declarations.
 """
 
 from __future__ import annotations

@@ -7,30 +7,76 @@ and its result comes back pickled.  Results are yielded in input order, so the o
 is the same, byte for byte, as with ``--jobs 1``.  At most ``2 * jobs`` files are in
 flight: memory is bounded by what ``fn`` keeps for one file, per worker, plus the
 results waiting for an earlier file to finish.  ``jobs == 1``, or a walk with a single
-file, runs in the calling process with no pool at all.
+file, runs in the calling process with no pool at all: multiprocessing and
+concurrent.futures are imported only when a pool starts (a command without ``--jobs``
+never loads them).
+
+Without ``--jobs`` the number of jobs is kdump's choice (:class:`DefaultJobs`, the
+number of cores), and a pool starts only when the work pays for its start-up
+(:func:`pool_pays`): a segment of a few tens of MB is read in this process.  ``--jobs
+N`` is the user's choice and always honoured.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, TypeVar
+from itertools import chain
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .source import ReadCounter
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 
+class DefaultJobs(int):
+    """A number of jobs kdump chose (``--jobs`` not given), not one the user asked for:
+    an int everywhere, and a pool starts for it only when :func:`pool_pays`."""
+
+
 def default_jobs() -> int:
-    """The number of cores this process may run on."""
+    """The number of cores this process may run on (a :class:`DefaultJobs`)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        return DefaultJobs(max(1, len(os.sched_getaffinity(0))))
     except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+        return DefaultJobs(max(1, os.cpu_count() or 1))
+
+
+#: bytes of logs that pay for a pool kdump starts of its own accord: starting one costs
+#: ~0.1 s on a 2-core machine (forking the workers, importing multiprocessing, pickling
+#: the results, reading each range's first batch twice), about what verify-crc takes
+#: over 64 MiB of uncompressed log in one process (bench/startup_bench.py)
+MIN_POOL_BYTES = 64 << 20
+
+#: items :func:`pool_pays` reads ahead at most: so many files are work enough for a pool
+#: whatever their size, and the look-ahead stays bounded (walk items are small objects)
+MAX_AHEAD = 1024
+
+
+def pool_pays(items: Iterable[T], jobs: int, size: Callable[[T], int]
+              ) -> tuple[bool, Iterator[T]]:
+    """Whether to run ``items`` in a pool of ``jobs`` workers, and the items (all of them,
+    in order).  ``jobs`` the user asked for (a plain int above 1): yes.  ``jobs`` kdump
+    chose (:class:`DefaultJobs`): only when the items' ``size`` (the bytes of work in
+    each; 0 for items that are no work) adds up to :data:`MIN_POOL_BYTES`, or there are
+    :data:`MAX_AHEAD` items; the items are read ahead until then or their end (a walk's
+    items are names, not data)."""
+    it = iter(items)
+    if jobs <= 1 or not isinstance(jobs, DefaultJobs):
+        return jobs > 1, it
+    ahead: list[T] = []
+    total = 0
+    for item in it:
+        ahead.append(item)
+        total += size(item)
+        if total >= MIN_POOL_BYTES or len(ahead) >= MAX_AHEAD:
+            return True, chain(ahead, it)
+    return False, iter(ahead)
 
 
 def _counted(fn: Callable[[T], R], item: T) -> tuple[R, int]:
@@ -42,6 +88,8 @@ def _counted(fn: Callable[[T], R], item: T) -> tuple[R, int]:
 def _context() -> Any:
     # fork: workers start in milliseconds with kdump already imported.  Where fork does
     # not exist, the platform's default.
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else None)
 
@@ -77,6 +125,8 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T | Any], jobs: int,
                 first, have_first = item, True
                 continue
             if pool is None:
+                from concurrent.futures import ProcessPoolExecutor
+
                 pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_context())
                 pending.appendleft((True, pool.submit(_counted, fn, first)))
                 first, have_first = None, False
@@ -159,4 +209,5 @@ def _pop(pending: deque[tuple[bool, Any]]) -> Iterator[Any]:
     yield result
 
 
-__all__ = ["Spilled", "default_jobs", "ordered_map"]
+__all__ = ["MAX_AHEAD", "MIN_POOL_BYTES", "DefaultJobs", "Spilled", "default_jobs", "ordered_map",
+           "pool_pays"]

@@ -77,3 +77,30 @@ def test_kind_and_severity_are_the_tables_enums() -> None:
         Problem("x", None, "no-such-kind", "?")
     with pytest.raises(ValueError):
         Problem("x", None, "truncated", "?", severity="fatal")
+
+
+def test_every_kind_says_what_kafka_behaviour_it_is_argued_from() -> None:
+    from kdump.findings import ARGUED_FROM
+
+    assert list(ARGUED_FROM) == list(KINDS)
+    assert [k for k, why in ARGUED_FROM.items() if len(why) < 20 or "|" in why] == []
+
+
+def test_readme_and_man_page_kind_tables_are_the_generated_ones() -> None:
+    """README.md's table of kinds is kdump.findings.kinds_markdown(); man/kdump.1's
+    PROBLEM KINDS has each kind's meaning and what it is argued from."""
+    from kdump.cli.manpages import render_all
+    from kdump.findings import ARGUED_FROM, kinds_markdown
+
+    root = KDUMP.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    start = readme.index("<!-- kinds:start -->\n") + len("<!-- kinds:start -->\n")
+    assert readme[start:readme.index("<!-- kinds:end -->")] == kinds_markdown()
+    assert kinds_markdown().splitlines()[2] == (
+        f"| `bad-length` | {KINDS['bad-length']} | {ARGUED_FROM['bad-length']} |")
+    page = render_all()["kdump.1"]
+    assert (root / "man" / "kdump.1").read_text(encoding="utf-8") == page
+    section = page.split(".SH PROBLEM KINDS\n", 1)[1].split(".SH ", 1)[0]
+    assert section.count(".TP\n") == len(KINDS)
+    assert ".B orphan\\-index\n" in section
+    assert "Argued from: LogLoader.loadSegmentFiles: " in section

@@ -2,7 +2,9 @@
 
 Each subcommand parses options, calls an operation from :mod:`kdump.ops` (an iterator
 of plain objects) and hands the objects to a renderer.  Heavy modules (rich, codecs,
-the core itself) are imported inside the commands, so ``kdump --help`` stays fast.
+the core itself) are imported inside the commands, so ``kdump --help`` stays fast, and
+a command's module is imported only when that command runs (:class:`LazyGroup`): ``kdump
+verify-crc`` loads kdump/cli/verify.py, not the other commands' options and imports.
 """
 
 from __future__ import annotations
@@ -35,8 +37,45 @@ from .exitcodes import ExitCode  # noqa: E402
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
+#: the module of kdump/cli that defines each command (on ``cli``, when it is imported);
+#: a command missing here still works (every module is then imported: kdump/cli/
+#: commands.py), only slower to start; tests/test_startup.py checks this table is whole
+COMMAND_MODULES = {
+    "compare-replicas": "replicas",
+    "coordinator-partition": "coordinator",
+    "dump": "dump",
+    "find-offset": "find",
+    "find-time": "find",
+    "lag": "replicas",
+    "metadata": "metadata",
+    "size-report": "find",
+    "spark": "spark",
+    "verify-crc": "verify",
+    "verify-index": "verify",
+}
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+
+class LazyGroup(click.Group):
+    """A group whose commands are defined by modules imported on demand: the one a
+    command line names, or all of them to list them (``--help``, the man pages)."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands:
+            module = COMMAND_MODULES.get(cmd_name)
+            if module is not None:
+                import importlib
+
+                importlib.import_module(f"{__name__}.{module}")
+            if cmd_name not in self.commands:
+                _register()
+        return self.commands.get(cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        _register()
+        return sorted(self.commands)
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "-V", "--version", prog_name="kdump")
 def cli() -> None:
     """Read Apache Kafka's on-disk data with no broker and no JVM.
@@ -48,10 +87,8 @@ def cli() -> None:
 
 
 def _register() -> None:
-    from . import commands  # noqa: F401  (defines the subcommands on ``cli``)
-
-
-_register()
+    """Every command (importing every command module defines them on ``cli``)."""
+    from . import commands  # noqa: F401
 
 
 def main(argv: list[str] | None = None) -> Any:

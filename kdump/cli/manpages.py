@@ -13,7 +13,7 @@ import sys
 import click
 
 from .. import __version__
-from ..findings import KINDS
+from ..findings import ARGUED_FROM, KINDS
 from ..model import (
     ENCODING_NOTES,
     METADATA_SCHEMA,
@@ -139,7 +139,7 @@ def main_page(cli: click.Group, ctx: click.Context) -> str:
     lines += [".PP", esc(TYPE_NOTES + " " + ENCODING_NOTES)]
     lines.append(".SH PROBLEM KINDS")
     for kind, what in KINDS.items():
-        lines += [".TP", f".B {esc(kind)}", esc(what)]
+        lines += [".TP", f".B {esc(kind)}", esc(f"{what}. Argued from: {ARGUED_FROM[kind]}.")]
     lines += [
         ".SH ENVIRONMENT",
         ".TP", ".B KDUMP_FORMAT", esc("Default output format (text, json, table)."),

@@ -25,7 +25,7 @@ from ..files.logdir import KafkaFile, walk
 from ..files.splits import SegmentRange, segment_ranges, window_for
 from ..findings import INFO, Problem
 from ..model import shape
-from ..parallel import ordered_map
+from ..parallel import ordered_map, pool_pays
 from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.scan import scan_v2_records
@@ -211,9 +211,13 @@ def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
     whole-file chain of batches reaches it); where it did not (damage that a whole-file
     read resynchronises past a boundary), the rest of that segment is read again here,
     from the last range that started in step, and the later ranges are dropped: the
-    output is the whole-file read's, byte for byte."""
+    output is the whole-file read's, byte for byte.  Without ``--jobs``, a pool only
+    for work that pays for one (:func:`kdump.parallel.pool_pays`)."""
     totals = SizeTotals(opts)
-    tasks = segment_ranges(walk(paths), _read_whole) if jobs > 1 else walk(paths)
+    parallel, walked = pool_pays(walk(paths), jobs, _log_bytes)
+    if not parallel:
+        jobs = 1
+    tasks = segment_ranges(walked, _read_whole) if jobs > 1 else walked
     redone: str | None = None  # a segment read again from one of its ranges on
     for item in ordered_map(partial(_task_row, opts), tasks, jobs, _is_task):
         if isinstance(item, Problem):
@@ -233,6 +237,16 @@ def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
         if seg_row is not None:
             totals.add(seg_row)
     yield from totals.rows()
+
+
+def _log_bytes(item: object) -> int:
+    """The bytes of work in a walk's item: a segment's size (0 when it has none to give)."""
+    if not (isinstance(item, KafkaFile) and item.kind == "log" and _read_whole(item)):
+        return 0
+    try:
+        return kfs.getsize(item.path)
+    except OSError:
+        return 0  # its reader says why
 
 
 def _read_whole(f: KafkaFile) -> bool:

@@ -15,23 +15,27 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from .. import fs as kfs
 from .. import layouts as L
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
-from ..files.splits import SegmentRange, segment_ranges, window_for
 from ..findings import ERROR, INFO, Problem
 from ..fs import Listing
 from ..model import shape
-from ..parallel import Spilled, ordered_map
+from ..parallel import Spilled, ordered_map, pool_pays
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
+
+if TYPE_CHECKING:
+    # ranges of a log (--jobs): imported where used, so that a plain verify-crc does
+    # not load them (tests/test_startup.py)
+    from ..files.splits import SegmentRange
 
 LOG_KINDS = ("log", "kraft-snapshot", "bootstrap-snapshot")
 
@@ -109,20 +113,37 @@ class Summary:
 def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
                ) -> Iterator[Problem | FileResult | Summary]:
     """Every log under ``paths``; ``jobs`` worker processes check logs in parallel (the
-    output is the same for any ``jobs``)."""
-    if jobs <= 1:  # streaming, problems as they are found
-        items: Iterable[object] = (_verify_here(opts, x) if isinstance(x, KafkaFile) and _is_log(x)
-                                   else x for x in walk(paths))
-    else:
-        items = _parallel(opts, paths, jobs)
-    return summarize(items, Summary("verify-crc"))
+    output is the same for any ``jobs``; without ``--jobs``, a pool only for work that
+    pays for one: :func:`kdump.parallel.pool_pays`)."""
+    return summarize(_verified(paths, opts, jobs), Summary("verify-crc"))
 
 
-def _parallel(opts: VerifyOptions, paths: Iterable[str], jobs: int) -> Iterator[object]:
+def _verified(paths: Iterable[str], opts: VerifyOptions, jobs: int) -> Iterator[object]:
+    parallel, walked = pool_pays(walk(paths), jobs, _log_bytes)
+    if parallel:
+        yield from _parallel(opts, walked, jobs)
+        return
+    for x in walked:  # streaming, problems as they are found
+        yield _verify_here(opts, x) if isinstance(x, KafkaFile) and _is_log(x) else x
+
+
+def _log_bytes(item: object) -> int:
+    """The bytes of work in a walk's item: a log's size (0 when it has none to give)."""
+    if not (isinstance(item, KafkaFile) and _is_log(item)):
+        return 0
+    try:
+        return kfs.getsize(item.path)
+    except OSError:
+        return 0  # its reader says why
+
+
+def _parallel(opts: VerifyOptions, walked: Iterable[object], jobs: int) -> Iterator[object]:
     """:func:`summarize`'s items, from ``jobs`` workers: a large log comes back as ranges,
     given on as one log (its problems as they come, one merged result)."""
+    from ..files.splits import segment_ranges
+
     done_items = iter(ordered_map(partial(verify_one, opts),
-                                  segment_ranges(walk(paths), _is_log), jobs, _is_task,
+                                  segment_ranges(walked, _is_log), jobs, _is_task,
                                   inline=partial(_verify_here, opts)))
     for done in done_items:
         if isinstance(done, tuple) and len(done) == 4:
@@ -189,6 +210,8 @@ def _discard(problems: Spilled) -> None:
 
 
 def _is_task(item: object) -> bool:
+    from ..files.splits import SegmentRange
+
     return isinstance(item, SegmentRange) or _is_log(item)
 
 
@@ -213,6 +236,14 @@ def summarize(items: Iterable[object], summary: Summary
     yield summary
 
 
+def _window(start: int, stop: int | None) -> int | None:
+    if stop is None:  # a whole log: the reader's default window
+        return None
+    from ..files.splits import window_for
+
+    return window_for(start, stop)
+
+
 def _verify_here(opts: VerifyOptions, f: KafkaFile) -> tuple[Iterator[Problem], FileResult]:
     result = FileResult(f.path)
     return verify_log(f, opts, result), result
@@ -227,6 +258,8 @@ def verify_one(opts: VerifyOptions, task: KafkaFile | SegmentRange
     """One log, or one range of one, checked: its problems (spilled to disk past a few
     thousand) and its result (a worker's unit of work); for a range, also the range and
     how its reading ended."""
+    from ..files.splits import SegmentRange
+
     if isinstance(task, SegmentRange):
         result, ended = FileResult(task.file.path), RangeEnd()
         problems = Spilled(verify_log(task.file, opts, result, task.start, task.stop,
@@ -273,7 +306,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
         else:
             ended.min_last = _last_offset_at(src, start)
         reader = LogReader(src, start=start, active=f.active, resync=opts.resync,
-                           max_batch_bytes=opts.max_batch_bytes, chunk=window_for(start, stop))
+                           max_batch_bytes=opts.max_batch_bytes, chunk=_window(start, stop))
         prev_last: int | None = prev
         if at_log_start is None:
             at_log_start = start == 0

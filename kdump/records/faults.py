@@ -20,23 +20,13 @@ from enum import IntEnum
 from typing import Final
 
 from ..errors import CorruptDataError
+from ..limits import DEFAULT_MAX_BATCH_BYTES, HEADER_COST, OBJECT_COST, max_objects
 
-#: bound on one batch's records, decompressed or stored (``--max-batch-bytes``): the
-#: payload, its keys and values, their text and the output line (invalid UTF-8 printed
-#: as U+FFFD takes three bytes per byte) stay under 300 MB of RSS (tests/test_bombs.py);
-#: Kafka's batches are at most 1 MiB (message.max.bytes) as stored, so 16x fits
-DEFAULT_MAX_BATCH_BYTES: Final = 16 << 20
+#: DEFAULT_MAX_BATCH_BYTES, OBJECT_COST, HEADER_COST and max_objects live in
+#: :mod:`kdump.limits` (the message reader needs them too) and are re-exported here
 
 #: a fault as the walkers return it: (code, record index, byte, a, b)
 FaultTuple = tuple[int, int, int, int, int]
-
-#: bytes of budget one decoded object costs (a header: a tuple, its list slot, two bytes
-#: objects; an array element of an internal topic's message): a batch's records may
-#: hold at most ``max_batch_bytes // OBJECT_COST`` headers, and one decoded message as
-#: many elements, so the objects they expand to stay bounded like the bytes (at the
-#: 16 MiB default, 524,288: every batch Kafka's 1 MiB message.max.bytes allows)
-OBJECT_COST: Final = 32
-HEADER_COST: Final = OBJECT_COST
 
 
 class Fault(IntEnum):
@@ -100,12 +90,6 @@ class RecordFault(CorruptDataError):
     @property
     def kind(self) -> str:
         return MESSAGES[self.fault][0]
-
-
-def max_objects(max_batch_bytes: int) -> int:
-    """Objects (headers of a batch, elements of a decoded message) allowed under
-    ``--max-batch-bytes``."""
-    return max(max_batch_bytes, 0) // OBJECT_COST
 
 
 max_headers = max_objects

@@ -1,11 +1,12 @@
-"""``spark-submit`` entry point: ``spark-submit [spark options] SUBMIT_PY COMMAND ARGS...``
-runs ``kdump spark COMMAND ARGS...`` in the driver spark-submit starts, with the
-master, deploy settings and configuration spark-submit was given::
+"""Where kdump's ``spark-submit`` entry point is: ``python -m kdump.spark.submit --path``
+prints the path of the file to give spark-submit::
 
     spark-submit --master yarn --num-executors 50 \\
         "$(python -m kdump.spark.submit --path)" verify-crc /mnt/kafka/broker-*/data
 
-``python -m kdump.spark.submit --path`` prints this file's path.
+That file (``kdump/cli/spark_submit.py``) runs ``kdump spark COMMAND ARGS...`` in the
+driver spark-submit starts.  It belongs to the command line, the floor above this one:
+this module computes its path from its own and imports nothing of the CLI.
 """
 
 from __future__ import annotations
@@ -13,15 +14,19 @@ from __future__ import annotations
 import os
 import sys
 
+#: the entry point's file, beside this package in kdump/cli
+ENTRY_POINT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "cli", "spark_submit.py")
 
-def main(argv: list[str]) -> None:
+
+def main(argv: list[str]) -> int:
     if argv == ["--path"]:
-        print(os.path.abspath(__file__))
-        return
-    from kdump.cli import main as kdump_main
-
-    kdump_main(["spark", *argv])
+        print(ENTRY_POINT)
+        return 0
+    print(f"usage: python -m kdump.spark.submit --path  (then: spark-submit [spark options] "
+          f"{ENTRY_POINT} COMMAND ARGS...)", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,92 @@
+"""verify-index's options and the state its checks share: a segment's files and loaded
+index entries, what a pass over a partition learns (producers, open and aborted
+transactions, leader epochs, snapshots still to compare), and its result for the log-dir
+checkpoints.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import deque
+from dataclasses import dataclass, field
+
+from ... import layouts as L
+from ...files.logdir import KafkaFile
+from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
+
+#: KRaft's metadata log: no indexes or recovery-point entry needed (KafkaMetadataLog)
+METADATA_TOPIC = "__cluster_metadata"
+
+#: an index with more used entries than this is checked by sanity rules only (entries
+#: not loaded); a full index at Kafka's default segment.index.bytes (10 MiB) has 1.3 M
+MAX_INDEX_ENTRIES = 2 << 20
+
+
+@dataclass(slots=True)
+class VerifyIndexOptions:
+    sanity_only: bool = False
+    rebuild_into: str | None = None
+    index_interval_bytes: int = L.DEFAULT_INDEX_INTERVAL_BYTES
+    #: batches larger than this (decompressed) are reported, not held
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    #: stop reading a log at its first damaged batch instead of resynchronising
+    strict: bool = False
+
+
+@dataclass(slots=True)
+class Segment:
+    base: int
+    log: KafkaFile | None = None
+    index: KafkaFile | None = None
+    time_index: KafkaFile | None = None
+    txn_index: KafkaFile | None = None
+    #: index entries, loaded once by the sanity checks and reused by the log pass
+    offset_entries: _Entries | None = None
+    time_entries: _Entries | None = None
+
+
+@dataclass(slots=True)
+class PartitionState:
+    """What a pass over a partition's logs learns (for the log-dir checkpoints)."""
+
+    topic: str
+    partition: int
+    path: str
+    first_offset: int | None = None
+    log_end_offset: int | None = None
+
+
+@dataclass(slots=True)
+class _Producer:
+    epoch: int = -1
+    last_sequence: int = -1
+    last_offset: int = -1
+    coordinator_epoch: int = -1
+    has_data: bool = False
+
+
+@dataclass(slots=True)
+class _PartitionPass:
+    """State carried across the segments of one partition."""
+
+    producers: dict[int, _Producer] = field(default_factory=dict)
+    ongoing: dict[int, int] = field(default_factory=dict)  # pid -> first offset of open txn
+    aborted: dict[int, list[tuple[int, int, int, int]]] = field(default_factory=dict)
+    epochs: list[tuple[int, int]] = field(default_factory=list)  # (epoch, start offset)
+    first_offset: int | None = None
+    next_offset: int | None = None
+    snapshots: deque[KafkaFile] = field(default_factory=deque)
+
+
+@dataclass(slots=True)
+class _Entries:
+    """The used entries of an index, compact, by slot: a full 10 MiB index holds 1.3 M
+    entries, which as objects (and a dict by position) took 700 MB.  Offset index:
+    ``first`` relative offsets, ``second`` positions; time index: ``first`` timestamps,
+    ``second`` relative offsets."""
+
+    first: array[int]
+    second: array[int]
+
+    def __len__(self) -> int:
+        return len(self.first)

@@ -1,0 +1,235 @@
+"""``kdump verify-index``'s run: the walk gathered into one job per partition (in worker
+processes with ``--jobs``), each partition's segments checked in offset order
+(:mod:`.index_files`, :mod:`.segment_pass`, :mod:`.state_files`), then each log dir's
+checkpoints (:mod:`.checkpoints`) and the tiered storage's segments.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from ... import fs as kfs
+from ...errors import KdumpError, OutputError, UsageError
+from ...files.logdir import KafkaFile, parse_partition_dir, walk
+from ...findings import INFO, Problem
+from ...parallel import Spilled, ordered_map
+from .. import tiered
+from ..verify import Summary
+from .checkpoints import verify_root_checkpoints
+from .index_files import _sanity, orphan_index
+from .options import PartitionState, Segment, VerifyIndexOptions, _PartitionPass
+from .segment_pass import _segment_pass
+from .state_files import _check_leader_epochs, _check_snapshot, _check_txn_index, _snapshot_sanity
+
+
+def verify_index(paths: Iterable[str], opts: VerifyIndexOptions, jobs: int = 1
+                 ) -> Iterator[Problem | Summary]:
+    """``jobs`` worker processes check partitions in parallel (the same output for any
+    ``jobs``)."""
+    summary = Summary("verify-index")
+    for p in _verify(paths, opts, summary, jobs):
+        summary.add_problem(p)
+        yield p
+    yield summary
+
+
+@dataclass(slots=True)
+class _PartitionJob:
+    directory: str
+    files: list[KafkaFile]
+
+
+def _walk_partitions(paths: Iterable[str]) -> Iterator[Problem | KafkaFile | _PartitionJob]:
+    """The walk, each partition's files gathered into one job (root files as they are)."""
+    current: list[KafkaFile] = []
+    current_dir: str | None = None
+    for item in walk(paths):
+        if isinstance(item, Problem) or (item.topic is None and not _loose_segment_file(item)):
+            yield item
+            continue
+        d = os.path.dirname(kfs.abspath(item.path))
+        if d != current_dir:
+            if current and current_dir is not None:
+                yield _PartitionJob(current_dir, current)
+            current, current_dir = [], d
+        current.append(item)
+    if current and current_dir is not None:
+        yield _PartitionJob(current_dir, current)
+
+
+def _loose_segment_file(f: KafkaFile) -> bool:
+    """A segment's file outside a topic-partition directory (checked as a partition of
+    unknown name)."""
+    return f.base_offset is not None and f.kind in (
+        "log", "offset-index", "time-index", "txn-index", "producer-snapshot")
+
+
+def _partition_job(opts: VerifyIndexOptions, job: _PartitionJob
+                   ) -> tuple[Spilled, PartitionState, Summary]:
+    """One partition verified (a worker's unit of work): its problems, what the pass
+    learnt, and the counts for the summary."""
+    files = job.files
+    state = PartitionState(files[0].topic or "", files[0].partition or 0, job.directory)
+    counts = Summary("verify-index")
+    problems = Spilled(verify_partition(job.directory, files, opts, state, counts))
+    return problems, state, counts
+
+
+def _partition_here(opts: VerifyIndexOptions, job: _PartitionJob) -> Any:
+    """A single partition, checked in this process: problems streamed as found (the
+    counts are complete once they have all been read)."""
+    files = job.files
+    state = PartitionState(files[0].topic or "", files[0].partition or 0, job.directory)
+    counts = Summary("verify-index")
+    return verify_partition(job.directory, files, opts, state, counts), state, counts
+
+
+def _serial_jobs(jobs: Iterable[Any], opts: VerifyIndexOptions, summary: Summary
+                 ) -> Iterator[Any]:
+    for job in jobs:
+        if isinstance(job, _PartitionJob):
+            state = PartitionState(job.files[0].topic or "", job.files[0].partition or 0,
+                                   job.directory)
+            yield job, verify_partition(job.directory, job.files, opts, state, summary), state
+        else:
+            yield job
+
+
+def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jobs: int = 1
+            ) -> Iterator[Problem]:
+    if opts.rebuild_into:
+        _check_rebuild_dir(paths, opts.rebuild_into)
+    roots: dict[str, list[KafkaFile]] = {}
+    partitions: dict[str, dict[tuple[str, int], PartitionState]] = {}
+
+    def is_job(item: object) -> bool:
+        return isinstance(item, _PartitionJob)
+
+    remote_logs: list[KafkaFile] = []
+    metadata_logs: list[KafkaFile] = []
+
+    def noted(walked: Iterable[Any]) -> Iterator[Any]:
+        """Remember the tiered storage's segments and __remote_log_metadata's logs."""
+        for job in walked:
+            if isinstance(job, _PartitionJob):
+                remote_logs.extend(f for f in job.files if tiered.is_remote_log(f))
+                metadata_logs.extend(f for f in job.files if tiered.is_metadata_log(f))
+            yield job
+
+    if jobs <= 1:  # streaming: a partition's problems as they are found
+        items: Iterable[Any] = _serial_jobs(noted(_walk_partitions(paths)), opts, summary)
+    else:
+        items = ordered_map(partial(_partition_job, opts), noted(_walk_partitions(paths)), jobs,
+                            is_job, inline=partial(_partition_here, opts))
+    for item in items:
+        if isinstance(item, Problem):
+            if item.severity != INFO or item.detail.endswith("partition unknown"):
+                yield item
+            continue
+        if isinstance(item, KafkaFile):  # log-dir root file
+            roots.setdefault(os.path.dirname(kfs.abspath(item.path)), []).append(item)
+            continue
+        if isinstance(item[0], _PartitionJob):
+            _job, found, state = item
+            yield from found
+        else:
+            found, state, counts = item
+            yield from found
+            for name in ("files", "bytes", "batches", "valid_batches", "invalid_batches",
+                         "records", "unreadable_bytes"):
+                setattr(summary, name, getattr(summary, name) + getattr(counts, name))
+        logdir = os.path.dirname(kfs.abspath(state.path))
+        special = parse_partition_dir(os.path.basename(state.path))
+        if special is None or special.state is not None:
+            continue  # -delete/-future/-stray or a folder of loose segments: not live
+        partitions.setdefault(logdir, {})[(state.topic, state.partition)] = state
+    if not opts.sanity_only:
+        for logdir, files in roots.items():
+            yield from verify_root_checkpoints(files, partitions.get(logdir, {}))
+        yield from tiered.check(remote_logs, metadata_logs)
+
+
+def _check_rebuild_dir(paths: Iterable[str], out: str) -> None:
+    real_out = os.path.realpath(out)
+    for p in paths:
+        real = os.path.realpath(p)
+        base = real if os.path.isdir(real) else os.path.dirname(real)
+        if real_out == base or real_out.startswith(base + os.sep):
+            raise UsageError(f"--rebuild-into {out} lies inside the input {p}: indexes are never "
+                             "written next to the data they describe")
+
+
+def verify_partition(
+    directory: str, files: list[KafkaFile], opts: VerifyIndexOptions, state: PartitionState,
+    summary: Summary,
+) -> Iterator[Problem]:
+    segments: dict[int, Segment] = {}
+    snapshots: list[KafkaFile] = []
+    epoch_file: KafkaFile | None = None
+    active_base: int | None = None
+    for f in files:
+        if f.leftover is not None or f.base_offset is None:
+            if f.kind == "leader-epoch-checkpoint" and f.leftover is None:
+                epoch_file = f
+            continue
+        if f.kind == "producer-snapshot":
+            snapshots.append(f)
+            continue
+        seg = segments.setdefault(f.base_offset, Segment(f.base_offset))
+        if f.kind == "log":
+            seg.log = f
+            if f.active:
+                active_base = f.base_offset
+        elif f.kind == "offset-index":
+            seg.index = f
+        elif f.kind == "time-index":
+            seg.time_index = f
+        elif f.kind == "txn-index":
+            seg.txn_index = f
+
+    ppass = _PartitionPass()
+    snaps = sorted(snapshots, key=lambda s: s.base_offset or 0)
+    ppass.snapshots.extend(snaps)
+    bases = sorted(segments)
+    for base in bases:
+        seg = segments[base]
+        if seg.log is None:
+            for idx_file in (seg.index, seg.time_index, seg.txn_index):
+                if idx_file is not None:
+                    yield orphan_index(idx_file.path)
+        yield from _guarded(_sanity(seg, base == active_base), directory)
+        if opts.sanity_only or seg.log is None:
+            continue
+        yield from _guarded(_segment_pass(seg, base == active_base, opts, ppass, summary),
+                            seg.log.path)
+    if opts.sanity_only:
+        for snap in snaps:
+            yield from _snapshot_sanity(snap)
+        return
+    while ppass.snapshots:  # snapshots at or past the log end: the final state
+        yield from _check_snapshot(ppass.snapshots.popleft(), ppass)
+    # a segment's .txnindex holds the aborted transactions whose ABORT marker it holds
+    for k, base in enumerate(bases):
+        end = bases[k + 1] if k + 1 < len(bases) else None
+        yield from _check_txn_index(segments[base], end, ppass, opts)
+    if epoch_file is not None:
+        yield from _check_leader_epochs(epoch_file, ppass)
+    state.first_offset = ppass.first_offset
+    state.log_end_offset = ppass.next_offset if ppass.next_offset is not None else (
+        max(segments) if segments else None)
+
+
+def _guarded(problems: Iterator[Problem], path: str) -> Iterator[Problem]:
+    """``problems``, and a read that fails midway (EIO, a file cut short under us) as
+    one more finding instead of the end of the run: the walk goes on."""
+    try:
+        yield from problems
+    except OutputError:
+        raise  # --rebuild-into cannot write: the run stops (exit 2)
+    except KdumpError as err:
+        yield Problem(err.path or path, err.position, "unreadable-file", err.message,
+                      base_offset=err.base_offset)

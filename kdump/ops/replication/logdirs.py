@@ -1,0 +1,153 @@
+"""The replicas of a partition: partition directories inside brokers' log dirs, each
+log dir with its broker id (meta.properties) and offset checkpoints (high watermarks, log
+start offsets, cleaner offsets).  Several log dirs are several brokers: a replica is
+named by its log dir and broker id.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ... import fs as kfs
+from ...errors import KdumpError
+from ...files.logdir import walk
+from ...files.text import iter_checkpoint, read_properties
+from ...findings import INFO, WARNING, Problem
+from ...source import FileSource
+
+
+@dataclass(slots=True)
+class LogDir:
+    """A broker's log dir: its broker id (meta.properties) and its offset checkpoints."""
+
+    path: str
+    broker_id: int | None = None
+    high_watermarks: dict[tuple[str, int], int] = field(default_factory=dict)
+    log_start_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
+    cleaner_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+_CHECKPOINTS = {
+    "replication-offset-checkpoint": ("high_watermarks", "high_watermark"),
+    "log-start-offset-checkpoint": ("log_start_offsets", "log_start_offset"),
+    "cleaner-offset-checkpoint": ("cleaner_offsets", "cleaner_checkpoint"),
+}
+
+
+def _broker_id(path: str) -> tuple[int | None, Problem | None]:
+    meta = os.path.join(path, "meta.properties")
+    if not kfs.isfile(meta):  # local or a URL (kdump.fs)
+        return None, None
+    try:
+        with FileSource(meta) as src:
+            props = read_properties(src)
+        raw = props.get("broker.id", props.get("node.id"))
+        return (int(raw) if raw is not None else None), None
+    except (KdumpError, ValueError) as e:
+        return None, Problem(meta, None, "bad-file", str(e), severity=WARNING)
+
+
+@functools.lru_cache(maxsize=1024)
+def broker_id_of(log_dir: str) -> int | None:
+    """``broker.id`` (ZooKeeper mode) or ``node.id`` (KRaft) of a log dir's
+    meta.properties; None without one."""
+    return _broker_id(log_dir)[0]
+
+
+def read_logdir(path: str) -> LogDir:
+    """The broker id and checkpoints of the log dir at ``path`` (whatever is there)."""
+    d = LogDir(path)
+    d.broker_id, problem = _broker_id(path)
+    if problem is not None:
+        d.problems.append(problem)
+    for name, (attr, fname) in _CHECKPOINTS.items():
+        p = os.path.join(path, name)
+        if not kfs.isfile(p):
+            continue
+        target: dict[tuple[str, int], int] = getattr(d, attr)
+        try:
+            with FileSource(p) as src:
+                for e in iter_checkpoint(src, name):
+                    target[(e.fields["topic"], e.fields["partition"])] = e.fields[fname]
+        except KdumpError as e:
+            d.problems.append(Problem(e.path or p, e.position, "checkpoint", e.message,
+                                      severity=WARNING))
+    return d
+
+
+@dataclass(slots=True)
+class Replica:
+    """One copy of a partition: a partition directory inside a broker's log dir."""
+
+    path: str  # the partition directory
+    topic: str
+    partition: int
+    logdir: LogDir
+
+    @property
+    def name(self) -> str:
+        return f"{self.topic}-{self.partition}"
+
+    @property
+    def log_dir(self) -> str:
+        return self.logdir.path
+
+    @property
+    def broker_id(self) -> int | None:
+        return self.logdir.broker_id
+
+    @property
+    def high_watermark(self) -> int | None:
+        return self.logdir.high_watermarks.get((self.topic, self.partition))
+
+    def label(self) -> str:
+        b = self.broker_id
+        return f"broker {b} ({self.path})" if b is not None else self.path
+
+
+def logdir_of(partition_dir: str) -> str:
+    """The log dir holding a partition directory (its parent)."""
+    if kfs.is_url(partition_dir):
+        return kfs.dirname(partition_dir)
+    parent = os.path.dirname(partition_dir.rstrip("/") or partition_dir)
+    return parent or "."
+
+
+class ReplicaSet:
+    """Every partition directory under the given paths, grouped by partition name, each
+    with its log dir (read once)."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.logdirs: dict[str, LogDir] = {}
+        self.replicas: dict[tuple[str, int], list[Replica]] = {}
+        self.problems: list[Problem] = []
+        self.skipped: list[str] = []
+        seen: set[str] = set()
+        for item in walk(paths):
+            if isinstance(item, Problem):
+                if item.severity != INFO:
+                    self.problems.append(item)
+                continue
+            if item.topic is None or item.partition is None:
+                continue
+            pdir = os.path.dirname(item.path) or "."
+            if pdir in seen:
+                continue
+            seen.add(pdir)
+            if item.partition_state is not None:
+                self.skipped.append(pdir)
+                continue
+            ld_path = logdir_of(pdir)
+            ld = self.logdirs.get(ld_path)
+            if ld is None:
+                ld = self.logdirs[ld_path] = read_logdir(ld_path)
+                self.problems.extend(ld.problems)
+            self.replicas.setdefault((item.topic, item.partition), []).append(
+                Replica(pdir, item.topic, item.partition, ld))
+
+    def all_logdirs(self) -> list[LogDir]:
+        return list(self.logdirs.values())
