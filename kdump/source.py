@@ -38,6 +38,12 @@ class ReadCounter:
     furthest: ClassVar[dict[str, int]] = {}
     covered = 0
 
+    @classmethod
+    def new_pass(cls) -> None:
+        """Work that reads the inputs again from the start (``kdump report`` runs one
+        check after another): from here on, reading counts as covering new ground."""
+        cls.furthest.clear()
+
 
 def _open_readonly(path: str) -> int:
     # O_NONBLOCK: opening a FIFO (or a device) must not wait for a writer; it changes

@@ -19,7 +19,8 @@ import pytest
 
 KDUMP = Path(__file__).resolve().parent.parent / "kdump"
 ALLOWED_DIRS = {"cli", "render", "spark"}
-FORBIDDEN = {"click", "rich", "pyspark"}
+#: the HTML report's template engine and chart library belong to kdump/render too
+FORBIDDEN = {"click", "rich", "pyspark", "jinja2", "pygal"}
 #: ``python -m kdump``: the entry point may import the command line (nothing else may)
 ENTRY_POINTS = {"__main__.py"}
 

@@ -48,6 +48,7 @@ COMMAND_MODULES = {
     "find-time": "find",
     "lag": "replicas",
     "metadata": "metadata",
+    "report": "report",
     "size-report": "find",
     "spark": "spark",
     "verify-crc": "verify",

@@ -1,3 +1,3 @@
 """Imports every subcommand module, which registers it on the ``cli`` group."""
 
-from . import coordinator, dump, find, metadata, replicas, spark, verify  # noqa: F401
+from . import coordinator, dump, find, metadata, replicas, report, spark, verify  # noqa: F401

@@ -111,15 +111,16 @@ def renderer(family: str, fmt: str | None, *, default_text: bool = False,
 
 
 def run(items: Iterable[object], renderer: Any, *, progress: Iterable[str] = (),
-        label: str = "kdump") -> ExitCode:
+        label: str = "kdump", passes: int = 1) -> ExitCode:
     """Feed ``items`` to ``renderer``; the exit code follows from the problems seen.
-    ``progress``: the input paths, for a progress bar on stderr during long runs."""
+    ``progress``: the input paths, for a progress bar on stderr during long runs;
+    ``passes``: how many times the work reads them (the bar's 100%)."""
     from ..findings import Problem
     from .progress import ProgressBar
 
     io_error = problems = False
     try:
-        with ProgressBar(progress, label, renderer):
+        with ProgressBar(progress, label, renderer, passes=passes):
             for item in items:
                 renderer.emit(item)
                 if isinstance(item, Problem):

@@ -92,8 +92,11 @@ class _Guarded:
 
 
 class ProgressBar:
-    def __init__(self, paths: Iterable[str], label: str, renderer: Any = None) -> None:
+    def __init__(self, paths: Iterable[str], label: str, renderer: Any = None, *,
+                 passes: int = 1) -> None:
         self.paths = list(paths)
+        #: how many times the work reads the inputs (``kdump report`` runs several checks)
+        self.passes = max(1, passes)
         self.label = label
         self.renderer = renderer
         self.stop = threading.Event()
@@ -118,6 +121,7 @@ class ProgressBar:
         total = _total_bytes(self.paths)
         if total < MIN_BYTES:
             return self
+        total *= self.passes
         from ..source import ReadCounter
 
         if _isatty(sys.stdout):

@@ -46,6 +46,8 @@ RENDERERS: dict[str, dict[str, str]] = {
             "text": "replicas:LagTextRenderer"},
     "metadata": {"json": "jsonl:JsonRenderer", "table": "metadata:MetadataTableRenderer",
                  "text": "metadata:MetadataTextRenderer"},
+    # kdump report: one page (--output), or its objects as JSON Lines
+    "report": {"json": "jsonl:JsonRenderer", "html": "html:HtmlReportRenderer"},
     "spark-export": {"json": "jsonl:JsonRenderer", "table": "rows:ExportTextRenderer",
                      "text": "rows:ExportTextRenderer"},
 }

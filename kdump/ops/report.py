@@ -1,0 +1,522 @@
+"""``kdump report``: one incident report over log dirs, as a stream of plain objects.
+
+The report runs the core operations every other command runs -- verify-crc,
+verify-index, size-report, compare-replicas (several log dirs), lag, the KRaft metadata
+replay -- and hands on their objects unchanged, each section opened by a ``section``
+object, so ``kdump report --format json`` is the report's data model and the HTML page
+(kdump/render/html.py) is one view over it.  Its own objects (documented in
+kdump/model.py) are the chain of custody (``report``, ``input_file``, ``report_end``),
+the records-over-time buckets (``activity``) and the open transactions
+(``transaction``), which one shallow pass over the batch headers gives.
+
+Chain of custody: every file the walk lists is hashed (SHA-256, streamed through
+:class:`kdump.source.FileSource`: read-only, O_NOATIME, bounded memory); a log segment's
+hash comes from the same read as its batch headers (:class:`_Hashing`), so the first
+pass reads every file once for both; files kdump does not interpret (``unknown`` kinds,
+lock files, and files under an input directory that the walk passes over, kind
+``other``) are listed with ``read: false``.  The inputs are never modified.
+
+Memory: one batch at a time; the activity buckets are bounded (:data:`MAX_BUCKETS` per
+partition replica, their width doubling as the time range grows), the metadata history
+keeps the last :data:`HISTORY_LIMIT` entries (and counts the rest).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import socket
+import sys
+import time
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from .. import __version__
+from .. import fs as kfs
+from ..errors import KdumpError
+from ..files.logdir import KafkaFile, walk
+from ..findings import Problem
+from ..model import shape
+from ..records.file_records import Batch, LogReader
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ..source import FileSource, ReadCounter
+
+#: the sections, in the order the stream (and the page) gives them: (name, title)
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("custody", "Chain of custody"),
+    ("cluster", "Cluster metadata"),
+    ("data", "Data"),
+    ("findings", "Findings"),
+    ("groups", "Consumer groups and lag"),
+    ("transactions", "Transactions"),
+)
+#: file kinds whose content no check reads (listed, hashed, marked read: false)
+UNREAD_KINDS = ("unknown", "lock", "other")
+#: activity buckets kept per partition replica (their width doubles to stay under it)
+MAX_BUCKETS = 240
+#: the smallest bucket: one minute
+MIN_BUCKET_MS = 60_000
+#: metadata history entries kept (the latest ones); the total is counted
+HISTORY_LIMIT = 5000
+#: Kafka's transaction.max.timeout.ms default: an open transaction older than this (by
+#: the partition's own clock, its last batch's timestamp) is reported as hanging
+HANGING_AFTER_MS = 900_000
+HASH_CHUNK = 1 << 20
+#: findings remembered to report each once (beyond it, repeats may show twice)
+SEEN_LIMIT = 100_000
+METADATA_TOPIC = "__cluster_metadata"
+
+
+@dataclass(slots=True)
+class ReportOptions:
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    jobs: int = 1
+    #: the command line, as given (for the chain of custody)
+    argv: tuple[str, ...] = ()
+
+
+def utc_iso(ms: float) -> str:
+    """Epoch milliseconds as ISO-8601 UTC with milliseconds."""
+    t = time.gmtime(ms / 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", t) + f".{int(ms) % 1000:03d}Z"
+
+
+def section(name: str) -> dict[str, Any]:
+    return shape("section", {"name": name, "title": dict(SECTIONS)[name]})
+
+
+# ----------------------------------------------------------------------- custody
+
+
+Digest = tuple[str | None, int, str | None]
+
+
+def file_digest(path: str) -> Digest:
+    """SHA-256 (hex) of a file, the bytes hashed, and the error that stopped it."""
+    try:
+        with FileSource(path) as src:
+            return _finish(src, hashlib.sha256(), 0)
+    except (KdumpError, OSError) as e:
+        return None, 0, getattr(e, "message", None) or str(e)
+
+
+def _finish(src: FileSource, h: Any, done: int) -> Digest:
+    """Hash ``src`` from ``done`` (the bytes ``h`` has seen) to its end."""
+    n = done
+    try:
+        while n < src.size:
+            chunk = src.pread(n, min(HASH_CHUNK, src.size - n))
+            if not chunk:
+                break
+            h.update(chunk)
+            n += len(chunk)
+    except (KdumpError, OSError) as e:
+        return None, n, getattr(e, "message", None) or str(e)
+    return h.hexdigest(), n, None
+
+
+class _Hashing:
+    """A :class:`FileSource` seen by the log reader that hashes the bytes it reads, as
+    long as they come in order (a log read front to back: the usual case); what the
+    reader skipped (a hole, a resync) is read for the hash afterwards (:meth:`digest`).
+    So a log is read once for its batches and its SHA-256."""
+
+    def __init__(self, src: FileSource) -> None:
+        self.src = src
+        self.path = src.path
+        self.size = src.size
+        self.hash = hashlib.sha256()
+        self.done = 0
+
+    def _seen(self, position: int, data: bytes) -> bytes:
+        end = position + len(data)
+        if position <= self.done < end:
+            self.hash.update(memoryview(data)[self.done - position:])
+            self.done = end
+        return data
+
+    def pread(self, position: int, n: int) -> bytes:
+        return self._seen(position, self.src.pread(position, n))
+
+    def fill(self, position: int, n: int, want: int) -> bytes:
+        return self._seen(position, self.src.fill(position, n, want))
+
+    def next_data(self, position: int) -> int:
+        return self.src.next_data(position)
+
+    def data_end(self, start: int, end: int) -> int:
+        return self.src.data_end(start, end)
+
+    def prefetch(self, position: int, n: int) -> None:
+        self.src.prefetch(position, n)
+
+    def digest(self) -> Digest:
+        return _finish(self.src, self.hash, self.done)
+
+
+def _mtime(path: str) -> int | None:
+    if kfs.is_url(path):
+        try:
+            info = kfs.remote_info(path)
+        except (KdumpError, OSError):
+            return None
+        for k in ("LastModified", "mtime", "last_modified", "updated"):
+            v = info.get(k)
+            if isinstance(v, (int, float)):
+                return int(v * 1000)
+            stamp = getattr(v, "timestamp", None)
+            if callable(stamp):
+                return int(stamp() * 1000)
+        return None
+    try:
+        return os.stat(path).st_mtime_ns // 1_000_000
+    except OSError:
+        return None
+
+
+def input_file(f: KafkaFile, digest: Digest | None = None
+               ) -> tuple[dict[str, Any], Problem | None]:
+    sha, hashed, error = file_digest(f.path) if digest is None else digest
+    mtime = _mtime(f.path)
+    obj = shape("input_file", {
+        "file": f.path, "kind": f.kind, "topic": f.topic, "partition": f.partition,
+        "size": hashed if error is None else None,
+        "modified": None if mtime is None else utc_iso(mtime),
+        "sha256": sha, "read": f.kind not in UNREAD_KINDS and error is None,
+        "error": error})
+    p = None if error is None else Problem(f.path, None, "unreadable-file", error)
+    return obj, p
+
+
+def _unwalked(paths: list[str], walked: set[str]) -> Iterator[str]:
+    """Files under the local input directories that the walk does not list (editor
+    folders, stray copies ...): present, hashed, listed as not read."""
+    for p in paths:
+        if kfs.is_url(p) or not os.path.isdir(p):
+            continue
+        for root, dirs, names in kfs.walk_local(p):
+            dirs.sort()
+            for name in sorted(names):
+                full = os.path.join(root, name)
+                if full not in walked and os.path.isfile(full) and not os.path.islink(full):
+                    yield full
+
+
+# ----------------------------------------------------------------------- activity
+
+
+@dataclass(slots=True)
+class _Open:
+    producer_epoch: int
+    first_offset: int
+    first_timestamp: int
+
+
+@dataclass(slots=True)
+class _ReplicaActivity:
+    """One partition replica's records over time and open transactions."""
+
+    log_dir: str
+    width: int = MIN_BUCKET_MS
+    buckets: dict[int, int] = field(default_factory=dict)  # bucket start -> records
+    records: int = 0
+    last_offset: int | None = None
+    last_timestamp: int | None = None
+    open: dict[int, _Open] = field(default_factory=dict)  # producer id -> transaction
+
+    def add(self, b: Batch) -> None:
+        n = b.records_count if isinstance(b, RecordBatch) else 1
+        n = max(n, 0)
+        self.records += n
+        self.last_offset = b.last_offset
+        ts = b.max_timestamp
+        if ts > 0:
+            if self.last_timestamp is None or ts > self.last_timestamp:
+                self.last_timestamp = ts
+            if not (isinstance(b, RecordBatch) and b.is_control):
+                key = ts - ts % self.width
+                self.buckets[key] = self.buckets.get(key, 0) + n
+                self._bound()
+        if isinstance(b, RecordBatch) and b.is_transactional and b.producer_id >= 0:
+            if b.is_control:
+                self.open.pop(b.producer_id, None)
+            elif b.producer_id not in self.open:
+                first_ts = b.base_timestamp if b.base_timestamp > 0 else b.max_timestamp
+                self.open[b.producer_id] = _Open(b.producer_epoch, b.base_offset, first_ts)
+
+    def _bound(self) -> None:
+        while len(self.buckets) > 1:
+            lo, hi = min(self.buckets), max(self.buckets)
+            if (hi - lo) // self.width < MAX_BUCKETS:
+                return
+            self.width *= 2
+            merged: dict[int, int] = {}
+            for k, v in self.buckets.items():
+                nk = k - k % self.width
+                merged[nk] = merged.get(nk, 0) + v
+            self.buckets = merged
+
+
+def _is_partition_log(f: KafkaFile) -> bool:
+    return f.kind == "log" and f.leftover is None and f.topic is not None \
+        and f.partition is not None and f.partition_state is None and f.segment_id is None
+
+
+def _first_pass(files: list[KafkaFile], max_batch_bytes: int
+                ) -> tuple[dict[tuple[str, int], list[_ReplicaActivity]], dict[str, Digest]]:
+    """One read of every file: each log segment's batch headers (no decompression), per
+    partition replica, and every file's SHA-256 (a log's from the same read)."""
+    out: dict[tuple[str, int], list[_ReplicaActivity]] = {}
+    digests: dict[str, Digest] = {}
+    current: dict[str, _ReplicaActivity] = {}
+    for f in files:
+        if not _is_partition_log(f):
+            digests[f.path] = file_digest(f.path)
+            continue
+        assert f.topic is not None and f.partition is not None
+        pdir = kfs.dirname(f.path)
+        act = current.get(pdir)
+        if act is None:
+            act = current[pdir] = _ReplicaActivity(kfs.dirname(pdir))
+            out.setdefault((f.topic, f.partition), []).append(act)
+        try:
+            with FileSource(f.path) as src:
+                hashing = _Hashing(src)
+                try:
+                    reader = LogReader(cast(FileSource, hashing), active=f.active,
+                                       max_batch_bytes=max_batch_bytes)
+                    for item in reader:
+                        if not isinstance(item, Problem):
+                            act.add(item)
+                except KdumpError:
+                    pass  # verify-crc reports the damage; the hash goes on below
+                digests[f.path] = hashing.digest()
+        except (KdumpError, OSError) as e:
+            digests[f.path] = (None, 0, getattr(e, "message", None) or str(e))
+    return out, digests
+
+
+def _chosen(replicas: list[_ReplicaActivity]) -> _ReplicaActivity:
+    """The replica with the most records (the first on a tie): replicas never add up."""
+    return max(replicas, key=lambda r: r.records)
+
+
+def activity_objects(acts: dict[tuple[str, int], list[_ReplicaActivity]]
+                     ) -> Iterator[dict[str, Any]]:
+    """Per topic, records per time bucket (each partition's fullest replica, summed);
+    all topics share one bucket width, the widest any partition needed."""
+    chosen = {k: _chosen(v) for k, v in acts.items()}
+    width = max((a.width for a in chosen.values()), default=MIN_BUCKET_MS)
+    per_topic: dict[str, dict[int, int]] = {}
+    for (topic, _p), a in sorted(chosen.items()):
+        t = per_topic.setdefault(topic, {})
+        for k, v in a.buckets.items():
+            nk = k - k % width
+            t[nk] = t.get(nk, 0) + v
+    for topic, buckets in sorted(per_topic.items()):
+        if not buckets:
+            continue
+        yield shape("activity", {"topic": topic, "bucket_ms": width,
+                                 "buckets": [[k, v] for k, v in sorted(buckets.items())],
+                                 "records": sum(buckets.values())})
+
+
+def transaction_objects(acts: dict[tuple[str, int], list[_ReplicaActivity]]
+                        ) -> Iterator[dict[str, Any]]:
+    """Transactions with no marker yet at the end of each partition's fullest replica."""
+    rows = []
+    for (topic, partition), reps in sorted(acts.items()):
+        a = _chosen(reps)
+        for pid, o in sorted(a.open.items()):
+            age = None
+            if a.last_timestamp is not None and o.first_timestamp > 0:
+                age = max(0, a.last_timestamp - o.first_timestamp)
+            rows.append(shape("transaction", {
+                "topic": topic, "partition": partition, "log_dir": a.log_dir,
+                "producer_id": pid, "producer_epoch": o.producer_epoch,
+                "first_offset": o.first_offset, "first_timestamp": o.first_timestamp,
+                "last_offset": a.last_offset, "age_ms": age,
+                "state": "hanging" if age is not None and age > HANGING_AFTER_MS else "open"}))
+    rows.sort(key=lambda r: (-(r["age_ms"] or 0), r["topic"], r["partition"]))
+    yield from rows
+
+
+# ----------------------------------------------------------------------- metadata
+
+#: partition fields whose change belongs on the cluster's timeline
+_PARTITION_EVENTS = {"leader", "isr", "elr", "last_known_elr", "leader_recovery_state"}
+
+
+def _timeline_worthy(entry: dict[str, Any]) -> bool:
+    obj = entry["object"]
+    if obj == "partition":
+        return entry["action"] == "changed" and any(
+            c.get("field") in _PARTITION_EVENTS for c in entry["changes"])
+    return obj in ("topic", "broker", "controller", "feature")
+
+
+def _metadata(files: list[KafkaFile], max_batch_bytes: int) -> Iterator[Any]:
+    """The image at the end of the fullest ``__cluster_metadata`` replica, its timeline
+    (leader and ISR changes, fencing, topics created and deleted), its problems."""
+    from ..metadata import Replay, find_sources
+    from ..metadata.output import history_object, image_objects, image_summary
+
+    dirs = sorted({kfs.dirname(f.path) for f in files
+                   if f.topic == METADATA_TOPIC and f.partition_state is None})
+    best: tuple[Any, deque[dict[str, Any]], int] | None = None
+    for d in dirs:
+        try:
+            sources = find_sources(d)
+        except KdumpError as e:
+            yield Problem(d, None, "unreadable-file", e.message)
+            continue
+        kept: deque[dict[str, Any]] = deque(maxlen=HISTORY_LIMIT)
+        total = [0]
+
+        def on_event(ev: Any, kept: deque[dict[str, Any]] = kept, total: list[int] = total) -> None:
+            for c in ev.changes:
+                if c.before is None and c.after is None:
+                    continue
+                entry = history_object(ev, c.before, c.after)
+                if _timeline_worthy(entry):
+                    total[0] += 1
+                    kept.append(entry)
+
+        r = Replay(sources, earliest=True, on_event=on_event,
+                   max_batch_bytes=max_batch_bytes).run()
+        if best is None or (r.offset or -1) > (best[0].offset or -1):
+            best = (r, kept, total[0])
+    if best is None:
+        return
+    r, kept, changes = best
+    yield from image_objects(r.image)
+    yield image_summary(r)
+    yield shape("timeline", {"changes": changes, "shown": len(kept),
+                             "entries": list(kept)})
+    yield from r.problems
+
+
+# ----------------------------------------------------------------------- the report
+
+
+def check_output(paths: list[str], output: str) -> None:
+    """Refuse an output inside the evidence: in or under an input directory, or beside
+    an input file (its partition or log dir).  UsageError says which input."""
+    from ..errors import UsageError
+
+    target = os.path.realpath(os.path.dirname(os.path.abspath(output)))
+    if not os.path.isdir(target):
+        raise UsageError(f"--output {output}: no directory {os.path.dirname(output) or '.'} "
+                         "to write it in")
+    for p in paths:
+        if kfs.is_url(p) or not os.path.exists(p):
+            continue  # the walk reports a missing input
+        real = os.path.realpath(p)
+        protected = real if os.path.isdir(real) else os.path.dirname(real)
+        if target == protected or target.startswith(protected.rstrip(os.sep) + os.sep):
+            raise UsageError(f"--output {output} lies inside the input {p}: the report is never "
+                             "written into the evidence")
+    if os.path.isdir(output):
+        raise UsageError(f"--output {output} is a directory")
+
+
+
+def _logdirs(files: list[KafkaFile]) -> list[str]:
+    return sorted({kfs.dirname(kfs.dirname(f.path)) for f in files if f.topic is not None})
+
+
+def report(paths: Iterable[str], opts: ReportOptions) -> Iterator[Any]:
+    """The report's objects, section by section (see the module docstring), closed by
+    ``report_end``: clean when no check found an error or a warning and every file was
+    read."""
+    started = time.time() * 1000
+    counts = {"error": 0, "warning": 0, "info": 0}
+    files: list[KafkaFile] = []
+    seen: set[tuple[Any, ...]] = set()
+    for item in _sections(list(paths), opts, started, files):
+        if isinstance(item, Problem):
+            # verify-crc and verify-index frame the same batches: a damaged one is one
+            # finding, reported once (each check's summary still counts its own)
+            key = (item.path, item.position, item.kind, item.base_offset)
+            if key in seen:
+                continue
+            if len(seen) < SEEN_LIMIT:
+                seen.add(key)
+            counts[str(item.severity)] = counts.get(str(item.severity), 0) + 1
+        yield item
+    ended = time.time() * 1000
+    yield shape("report_end", {"ended": utc_iso(ended),
+                               "seconds": round((ended - started) / 1000, 3),
+                               "files": len(files), "errors": counts["error"],
+                               "warnings": counts["warning"], "infos": counts["info"],
+                               "clean": counts["error"] == 0 and counts["warning"] == 0})
+
+
+def _sections(paths: list[str], opts: ReportOptions, started: float, files: list[KafkaFile]
+              ) -> Iterator[Any]:
+    from ..ops.lag import LagOptions, lag
+    from ..ops.size_report import SizeOptions, size_report
+    from ..ops.verify import VerifyOptions, verify_crc
+    from ..ops.verify_index import VerifyIndexOptions, verify_index
+
+    yield shape("report", {"kdump_version": __version__,
+                           "command": list(opts.argv) or ["kdump", "report", *paths],
+                           "inputs": paths, "cwd": os.getcwd(), "host": socket.gethostname(),
+                           "started": utc_iso(started), "python": sys.version.split()[0]})
+    yield section("custody")
+    ReadCounter.new_pass()
+    for item in walk(paths):
+        if isinstance(item, Problem):
+            yield item
+            continue
+        files.append(item)
+    acts, digests = _first_pass(files, opts.max_batch_bytes)
+    for f in files:
+        obj, p = input_file(f, digests.pop(f.path, None))
+        yield obj
+        if p is not None:
+            yield p
+    for path in _unwalked(paths, {f.path for f in files}):
+        obj, p = input_file(KafkaFile(path, "other"))
+        yield obj
+        if p is not None:
+            yield p
+
+    yield section("cluster")
+    yield from _metadata(files, opts.max_batch_bytes)
+
+    yield section("data")
+    ReadCounter.new_pass()
+    for row in size_report(paths, SizeOptions(by="partition", max_batch_bytes=opts.max_batch_bytes),
+                           opts.jobs):
+        if not isinstance(row, Problem):  # the same damage verify-crc reports
+            yield row
+    yield from activity_objects(acts)
+    if len(_logdirs(files)) > 1:
+        from ..ops.replicas import CompareOptions, PartitionComparison, compare_replicas
+
+        for c in compare_replicas(paths, CompareOptions(max_batch_bytes=opts.max_batch_bytes)):
+            if isinstance(c, PartitionComparison):
+                yield c
+
+    yield section("findings")
+    ReadCounter.new_pass()
+    yield from verify_crc(paths, VerifyOptions(max_batch_bytes=opts.max_batch_bytes), opts.jobs)
+    ReadCounter.new_pass()
+    yield from verify_index(paths, VerifyIndexOptions(max_batch_bytes=opts.max_batch_bytes),
+                            opts.jobs)
+
+    yield section("groups")
+    yield from lag(paths, LagOptions(max_batch_bytes=opts.max_batch_bytes))
+
+    yield section("transactions")
+    yield from transaction_objects(acts)
+
+
+#: the passes over the inputs that :func:`report` starts (ReadCounter.new_pass): what a
+#: progress bar's 100% is
+PASSES = 4
+
+__all__ = ["PASSES", "SECTIONS", "ReportOptions", "check_output", "report"]

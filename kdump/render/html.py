@@ -1,0 +1,421 @@
+"""``kdump report``'s HTML page: one self-contained file, a view over the report's objects.
+
+The renderer receives exactly the objects ``kdump report --format json`` writes (it turns
+each into its JSON form first), keeps them within bounds (:data:`KEEP` rows per table,
+counting the rest) and, at the end, renders one page with Jinja2 (autoescape on: every
+string from the data is escaped; control and bidi characters are made visible by the
+``inert`` filter) and inline SVG charts (kdump/render/charts.py).  The page makes no
+request: inline CSS, no fonts or scripts from anywhere, a Content-Security-Policy that
+forbids any fetch, and a small inline script (allowed by its hash) that only adds
+sorting and filtering to tables that read fine without it.
+
+The page is written to a temporary file in the output's directory and renamed at the
+end; a run that does not finish (an error, Ctrl-C) leaves no file.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import re
+import tempfile
+from collections import Counter
+from typing import Any, TextIO
+
+from ..findings import Problem
+from ..textsafe import inert
+from .jsonl import problem_object
+
+#: rows kept per table (the rest are counted and named in the page, and in --format json)
+KEEP = 5000
+_SEVERITY_ORDER = ("error", "warning", "info")
+#: compare-replicas statuses, worst first
+_STATUS_ORDER = ("diverged", "lagging", "agree", "single")
+
+
+def _json(item: object) -> dict[str, Any] | None:
+    if isinstance(item, Problem):
+        return problem_object(item)
+    if isinstance(item, dict):
+        return item
+    to_json = getattr(item, "to_json", None)
+    return to_json() if to_json is not None else None
+
+
+class _Bounded:
+    """A list that keeps its first ``KEEP`` items and counts them all."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+        self.total = 0
+
+    def add(self, obj: dict[str, Any]) -> None:
+        self.total += 1
+        if len(self.items) < KEEP:
+            self.items.append(obj)
+
+    @property
+    def dropped(self) -> int:
+        return self.total - len(self.items)
+
+
+class HtmlReportRenderer:
+    format = "html"
+
+    def __init__(self, out: TextIO, err: TextIO, *, output: str | None = None,
+                 top: int = 20) -> None:
+        self.out = out
+        self.err = err
+        self.output = output
+        self.top = top
+        self.section = "custody"
+        self.head: dict[str, Any] | None = None
+        self.end: dict[str, Any] | None = None
+        self.files = _Bounded()
+        self.file_kinds: Counter[str] = Counter()
+        self.file_bytes = 0
+        self.unread_files = 0
+        self.unreadable_files = 0
+        self.meta: dict[str, _Bounded] = {}
+        self.image: dict[str, Any] | None = None
+        self.offline = 0
+        self.statuses: Counter[str] = Counter()
+        self.hanging = 0
+        self.under_replicated = 0
+        self.timeline: dict[str, Any] | None = None
+        self.partitions = _Bounded()
+        self.topic_agg: dict[str, dict[str, Any]] = {}
+        self.broker_agg: dict[str, dict[str, Any]] = {}
+        self.best_replica: dict[tuple[str, int], tuple[int]] = {}
+        self.total: dict[str, Any] | None = None
+        self.activity: list[dict[str, Any]] = []
+        self.comparisons = _Bounded()
+        self.problems: dict[str, _Bounded] = {s: _Bounded() for s in _SEVERITY_ORDER}
+        self.problem_keys: set[tuple[Any, ...]] = set()
+        self.by_kind: Counter[tuple[str, str]] = Counter()
+        self.summaries: list[dict[str, Any]] = []
+        self.offsets_sources: list[dict[str, Any]] = []
+        self.lag = _Bounded()
+        self.group_lag = _Bounded()
+        self.transactions = _Bounded()
+        #: section -> object type -> objects no section template knows (a newer
+        #: operation's): shown as plain tables
+        self.extra: dict[str, dict[str, _Bounded]] = {}
+        self.section_titles: dict[str, str] = {}
+        self.written: str | None = None
+
+    # ------------------------------------------------------------------ collecting
+    def emit(self, item: object) -> None:
+        obj = _json(item)
+        if obj is None:
+            return
+        kind = obj.get("type")
+        if kind == "section":
+            self.section = obj["name"]
+            self.section_titles[obj["name"]] = obj["title"]
+        elif kind == "report":
+            self.head = obj
+        elif kind == "report_end":
+            self.end = obj
+        elif kind == "problem":
+            self._problem(obj)
+        elif self.section == "custody" and kind == "input_file":
+            self.files.add(obj)
+            self.file_kinds[obj["kind"]] += 1
+            self.file_bytes += obj["size"] or 0
+            self.unread_files += not obj["read"]
+            self.unreadable_files += obj["error"] is not None
+        elif self.section == "cluster":
+            if kind == "image":
+                self.image = obj
+            elif kind == "timeline":
+                self.timeline = obj
+            elif isinstance(kind, str):
+                self.meta.setdefault(kind, _Bounded()).add(obj)
+                if kind == "partition":  # counted over all of them, kept or not
+                    if obj["leader"] < 0:
+                        self.offline += 1
+                    elif len(obj["isr"]) < len(obj["replicas"]):
+                        self.under_replicated += 1
+        elif self.section == "data":
+            if kind == "partition":
+                self._partition_row(obj)
+            elif kind == "total":
+                self.total = obj
+            elif kind == "activity":
+                self.activity.append(obj)
+            elif kind == "partition_comparison":
+                rank = _STATUS_ORDER.index(obj["status"]) if obj["status"] in _STATUS_ORDER else 0
+                self.comparisons.add(dict(obj, rank=rank))
+                self.statuses[obj["status"]] += 1
+            elif isinstance(kind, str):
+                self.extra.setdefault(self.section, {}).setdefault(kind, _Bounded()).add(obj)
+        elif kind == "summary":
+            self.summaries.append(obj)
+        elif kind == "offsets_source":
+            self.offsets_sources.append(obj)
+        elif kind == "lag":
+            self.lag.add(obj)
+        elif kind == "group_lag":
+            self.group_lag.add(obj)
+        elif kind == "transaction":
+            self.transactions.add(obj)
+            self.hanging += obj["state"] == "hanging"
+        elif isinstance(kind, str):
+            self.extra.setdefault(self.section, {}).setdefault(kind, _Bounded()).add(obj)
+
+    def _problem(self, obj: dict[str, Any]) -> None:
+        key = (obj["file"], obj["position"], obj["kind"], obj["detail"])
+        if key in self.problem_keys:
+            return  # the same finding from two checks
+        if len(self.problem_keys) < 4 * KEEP:
+            self.problem_keys.add(key)
+        obj = dict(obj, found_in=self.section)
+        sev = obj["severity"] if obj["severity"] in self.problems else "error"
+        self.problems[sev].add(obj)
+        self.by_kind[(sev, obj["kind"])] += 1
+
+    # ------------------------------------------------------------------ the page
+    def close(self) -> None:
+        if self.end is None or self.head is None or self.output is None:
+            return  # the run did not finish: no page claiming to be complete
+        from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+        env = Environment(loader=PackageLoader("kdump.render", "templates"),
+                          autoescape=select_autoescape(default=True, default_for_string=True),
+                          undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+        env.filters["inert"] = _inert
+        env.filters["size"] = _size
+        env.filters["num"] = _num
+        env.filters["ms"] = _duration
+        env.filters["iso"] = _iso
+        env.filters["cell"] = _cell
+        script = env.get_template("report.js").render()
+        csp_hash = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
+        page = env.get_template("report.html.j2").render(
+            r=self, top=self.top, script=script, csp_hash=csp_hash, charts=self._charts(),
+            topics=self._topics(), brokers=self._brokers(),
+            findings_total=sum(b.total for b in self.problems.values()),
+            kinds=sorted(self.by_kind.items(), key=lambda kv: (
+                _SEVERITY_ORDER.index(kv[0][0]), -kv[1], kv[0][1])),
+            severities=_SEVERITY_ORDER, meta_objects=self._meta_objects(),
+            sections=self._sections(), highlights=self._highlights())
+        self._write(page)
+
+    def _write(self, page: str) -> None:
+        assert self.output is not None
+        target = os.path.abspath(self.output)
+        directory = os.path.dirname(target)
+        fd, tmp = tempfile.mkstemp(prefix=".kdump-report-", suffix=".tmp", dir=directory)
+        try:
+            # a name the template did not pass through |inert still cannot stop the page
+            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
+                f.write(page)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, target)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+        self.written = target
+        self.err.write(f"kdump report: wrote {inert(self.output)} ({_size(len(page.encode()))})\n")
+
+    # ------------------------------------------------------------------ views
+    def _partition_row(self, p: dict[str, Any]) -> None:
+        """Every partition row counts towards its topic's and its log dir's totals (the
+        table keeps only the first KEEP rows)."""
+        self.partitions.add(p)
+        t = self.topic_agg.setdefault(p["topic"], {
+            "topic": p["topic"], "bytes": 0, "replicas": 0, "partitions": 0, "records": 0,
+            "min_timestamp": None, "max_timestamp": None})
+        t["bytes"] += p["bytes"]
+        t["replicas"] += 1
+        key = (p["topic"], p["partition"])
+        best = self.best_replica.get(key)
+        if best is None:
+            t["partitions"] += 1
+        if best is None or p["records"] > best[0]:
+            # the topic counts each partition once: its replica holding the most records
+            t["records"] += p["records"] - (0 if best is None else best[0])
+            self.best_replica[key] = (p["records"],)
+        for f, pick in (("min_timestamp", min), ("max_timestamp", max)):
+            v = p[f]
+            if v is not None and v >= 0:
+                t[f] = v if t[f] is None else pick(t[f], v)
+        b = self.broker_agg.setdefault(p["log_dir"], {
+            "log_dir": p["log_dir"], "broker_id": p["broker_id"], "bytes": 0, "partitions": 0,
+            "records": 0})
+        b["bytes"] += p["bytes"]
+        b["partitions"] += 1
+        b["records"] += p["records"]
+
+    def _topics(self) -> list[dict[str, Any]]:
+        """Per topic: bytes (every replica), partitions, replicas, records (the fullest
+        replica of each partition), first and last timestamp; largest first."""
+        return sorted(self.topic_agg.values(), key=lambda t: (-t["bytes"], t["topic"]))
+
+    def _brokers(self) -> list[dict[str, Any]]:
+        return sorted(self.broker_agg.values(), key=lambda b: (-b["bytes"], b["log_dir"]))
+
+    def _highlights(self) -> list[tuple[str, str, str]]:
+        """What stands out, worst first: (severity, text, section anchor)."""
+        out: list[tuple[str, str, str]] = []
+
+        def plural(n: int, word: str) -> str:
+            return f"{_num(n)} {word}{'' if n == 1 else 's'}"
+
+        for sev in ("error", "warning"):
+            n = self.problems[sev].total
+            if n:
+                kinds = sorted(((c, k) for (sv, k), c in self.by_kind.items() if sv == sev),
+                               key=lambda ck: (-ck[0], ck[1]))
+                detail = ", ".join(f"{k} {_num(c)}" for c, k in kinds[:4])
+                more = ", ..." if len(kinds) > 4 else ""
+                out.append((sev, f"{plural(n, sev)} found by the checks: {detail}{more}",
+                            "findings"))
+        if self.unreadable_files:
+            out.append(("error", f"{plural(self.unreadable_files, 'file')} could not be read",
+                        "custody"))
+        if self.image is not None and not self.image["complete"]:
+            out.append(("error", "the metadata image is incomplete (gaps or records not "
+                        "applied)", "cluster"))
+        if self.offline:
+            out.append(("error", f"{plural(self.offline, 'partition')} without a leader",
+                        "cluster"))
+        if self.under_replicated:
+            out.append(("warning", f"{plural(self.under_replicated, 'partition')} "
+                        "under-replicated", "cluster"))
+        brokers = self.meta.get("broker")
+        if brokers is not None:
+            fenced = [str(b["id"]) for b in brokers.items if b["fenced"]]
+            if fenced:
+                out.append(("warning", f"broker{'s' if len(fenced) > 1 else ''} "
+                            f"{', '.join(fenced)} fenced", "cluster"))
+        status = self.statuses
+        if status["diverged"]:
+            out.append(("error", f"{plural(status['diverged'], 'partition')} whose replicas "
+                        "diverge", "data"))
+        if status["lagging"]:
+            out.append(("warning", f"{plural(status['lagging'], 'partition')} with a "
+                        "lagging replica", "data"))
+        if self.hanging:
+            out.append(("warning", plural(self.hanging, "hanging transaction"), "transactions"))
+        if self.group_lag.items:
+            g = max(self.group_lag.items, key=lambda g: g["total_lag"])
+            if g["total_lag"]:
+                out.append(("info", f"largest consumer lag: {_num(g['total_lag'])} records "
+                            f"(group {inert(g['group'])})", "groups"))
+        order = {"error": 0, "warning": 1, "info": 2}
+        return sorted(out, key=lambda h: order[h[0]])
+
+    def _sections(self) -> list[dict[str, Any]]:
+        """The sections the stream opened, in its order, with the count the
+        navigation shows."""
+        counts = {"custody": f"{_num(self.files.total)} files",
+                  "data": f"{_num(len(self._topics()))} topics",
+                  "findings": _num(sum(b.total for b in self.problems.values())),
+                  "groups": _num(self.group_lag.total),
+                  "transactions": _num(self.transactions.total)}
+        return [{"name": n, "title": t, "count": counts.get(n, "")}
+                for n, t in self.section_titles.items()]
+
+    def _meta_objects(self) -> dict[str, list[dict[str, Any]]]:
+        return {k: v.items for k, v in self.meta.items()}
+
+    def _charts(self) -> dict[str, str]:
+        from .charts import bar_chart, time_chart
+
+        charts: dict[str, str] = {}
+        topics = self._topics()
+        if topics:
+            shown = [(t["topic"], t["bytes"]) for t in topics[: self.top]]
+            rest = sum(t["bytes"] for t in topics[self.top:])
+            if rest:
+                shown.append((f"{len(topics) - self.top} other topics", rest))
+            charts["topics"] = bar_chart("bytes", shown)
+        brokers = self._brokers()
+        if len(brokers) > 1:
+            charts["brokers"] = bar_chart("bytes", [
+                (f"broker {b['broker_id']}" if b["broker_id"] is not None
+                 else os.path.basename(b["log_dir"]) or b["log_dir"], b["bytes"])
+                for b in brokers[: self.top]])
+        series = sorted(self.activity, key=lambda a: (-a["records"], a["topic"]))
+        series = [a for a in series if not a["topic"].startswith("__")][:8] or series[:8]
+        if series:
+            charts["activity"] = time_chart([(a["topic"], [(t, n) for t, n in a["buckets"]])
+                                             for a in series], series[0]["bucket_ms"])
+        return charts
+
+
+def _size(n: Any) -> str:
+    if n is None:
+        return "–"
+    v = float(n)
+    for unit in ("B", "KB", "MB", "GB", "TB"):
+        if abs(v) < 1000 or unit == "TB":
+            return f"{v:.0f} {unit}" if unit == "B" else f"{v:.1f} {unit}"
+        v /= 1000
+    return str(n)
+
+
+def _num(n: Any) -> str:
+    if n is None:
+        return "–"
+    if isinstance(n, bool):
+        return "yes" if n else "no"
+    if isinstance(n, int):
+        return f"{n:,}".replace(",", "\u202f")
+    return str(n)
+
+
+def _duration(ms: Any) -> str:
+    if ms is None:
+        return "–"
+    s = int(ms) // 1000
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60} s"
+    if s < 86400:
+        return f"{s // 3600} h {s // 60 % 60} min"
+    return f"{s // 86400} d {s // 3600 % 24} h"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _inert(v: Any) -> str:
+    """Text from the data as a person may see it: control and bidi characters as escapes
+    (kdump.textsafe.inert), and the bytes of a file name that are not UTF-8 (lone
+    surrogates, from Python's surrogateescape) as ``\\udcXX``."""
+    if v is None:
+        return ""
+    text = inert(str(v))
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _cell(v: Any) -> str:
+    """A field of an object no template knows, as text."""
+    if v is None:
+        return "–"
+    if isinstance(v, (dict, list)):
+        import json
+
+        return _inert(json.dumps(v, ensure_ascii=False, separators=(",", ":")))
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    return _inert(v)
+
+
+def _iso(ms: Any) -> str:
+    if ms is None or (isinstance(ms, int) and ms < 0):
+        return "–"
+    from ..ops.report import utc_iso
+
+    return utc_iso(ms).replace("T", " ")
+
+
+__all__ = ["HtmlReportRenderer"]
