@@ -468,47 +468,47 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
     ]),
     # kdump report: the other commands' objects, in sections, and these
     "report": ("opens kdump report: the chain of custody's head", [
-        ("kdump_version", ""), ("command", "the command line, as a list"),
-        ("inputs", "the paths given"), ("cwd", "the working directory (relative inputs)"),
-        ("host", "the machine's host name"), ("started", "ISO-8601 UTC"),
-        ("python", "the Python version that ran kdump"),
+        ("kdump_version", "str", ""), ("command", "list", "the command line, as a list"),
+        ("inputs", "list", "the paths given"), ("cwd", "str", "the working directory (relative inputs)"),
+        ("host", "str", "the machine's host name"), ("started", "str", "ISO-8601 UTC"),
+        ("python", "str", "the Python version that ran kdump"),
     ]),
     "section": ("report: the objects after it belong to this section (custody, cluster, data, "
-                "findings, groups, transactions)", [("name", ""), ("title", "")]),
+                "findings, groups, transactions)", [("name", "str", ""), ("title", "str", "")]),
     "input_file": ("report: a file found under the inputs", [
-        ("file", "path"),
-        ("kind", "as dump names it; other: a file the walk passes over (not a Kafka file)"),
-        ("topic", "null outside a partition"),
-        ("partition", ""), ("size", "bytes hashed; null when unreadable"),
-        ("modified", "modification time, ISO-8601 UTC (null when unknown)"),
-        ("sha256", "hex digest of the whole file, streamed; null when unreadable"),
-        ("read", "false for files no check reads (unknown kinds, lock files) or could not "
-                 "be read"),
-        ("error", "why it could not be read; null"),
+        ("file", "str", "path"),
+        ("kind", "str", "as dump names it; other: a file the walk passes over (not a Kafka file)"),
+        ("topic", "str|null", "null outside a partition"),
+        ("partition", "int|null", ""), ("size", "int|null", "bytes hashed; null when unreadable"),
+        ("modified", "str|null", "modification time, ISO-8601 UTC (null when unknown)"),
+        ("sha256", "str|null", "hex digest of the whole file, streamed; null when unreadable"),
+        ("read", "bool", "false for files no check reads (unknown kinds, lock files) or could "
+                         "not be read"),
+        ("error", "str|null", "why it could not be read; null"),
     ]),
     "activity": ("report: a topic's records over time, from batch timestamps (each partition "
                  "counted once, from its replica holding the most records)", [
-        ("topic", ""), ("bucket_ms", "width of a bucket"),
-        ("buckets", "[[start epoch ms, records]] for the buckets holding records"),
-        ("records", "records counted (control batches and timestamps <= 0 left out)"),
+        ("topic", "str", ""), ("bucket_ms", "int", "width of a bucket"),
+        ("buckets", "list", "[[start epoch ms, records]] for the buckets holding records"),
+        ("records", "int", "records counted (control batches and timestamps <= 0 left out)"),
     ]),
     "timeline": ("report: the cluster's history from __cluster_metadata (leader and ISR "
                  "changes, fencing, topics created and deleted)", [
-        ("changes", "entries in the whole history"), ("shown", "entries kept: the latest"),
-        ("entries", "change objects (as metadata --history writes them)"),
+        ("changes", "int", "entries in the whole history"), ("shown", "int", "entries kept: the latest"),
+        ("entries", "list", "change objects (as metadata --history writes them)"),
     ]),
     "transaction": ("report: a transaction with no marker at the end of a partition", [
-        ("topic", ""), ("partition", ""), ("log_dir", "the replica read"),
-        ("producer_id", ""), ("producer_epoch", ""), ("first_offset", ""),
-        ("first_timestamp", "its first batch's"), ("last_offset", "the partition's"),
-        ("age_ms", "the partition's last timestamp minus first_timestamp"),
-        ("state", "hanging when age_ms exceeds transaction.max.timeout.ms's default "
-                  "(900000), else open"),
+        ("topic", "str", ""), ("partition", "int", ""), ("log_dir", "str", "the replica read"),
+        ("producer_id", "int", ""), ("producer_epoch", "int", ""), ("first_offset", "int", ""),
+        ("first_timestamp", "int", "its first batch's"), ("last_offset", "int", "the partition's"),
+        ("age_ms", "int", "the partition's last timestamp minus first_timestamp"),
+        ("state", "str", "hanging when age_ms exceeds transaction.max.timeout.ms's default "
+                         "(900000), else open"),
     ]),
     "report_end": ("closes kdump report", [
-        ("ended", "ISO-8601 UTC"), ("seconds", "elapsed"), ("files", "files found"),
-        ("errors", "findings"), ("warnings", ""), ("infos", ""),
-        ("clean", "no error and no warning, every file read"),
+        ("ended", "str", "ISO-8601 UTC"), ("seconds", "float", "elapsed"), ("files", "int", "files found"),
+        ("errors", "int", "findings"), ("warnings", "int", ""), ("infos", "int", ""),
+        ("clean", "bool", "no error and no warning, every file read"),
     ]),
 }
 

@@ -44,11 +44,13 @@ try:
     from tests.test_internal_topics import _offsets_log
     from tests.test_metadata import scenario, write_log
     from tests.test_replicas import offsets_logdirs
+    from tests.test_report import cluster
 except ImportError:  # pragma: no cover
     from conftest import KdumpRunner  # type: ignore[no-redef]
     from test_internal_topics import _offsets_log  # type: ignore[no-redef]
     from test_metadata import scenario, write_log  # type: ignore[no-redef]
     from test_replicas import offsets_logdirs  # type: ignore[no-redef]
+    from test_report import cluster  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -208,6 +210,30 @@ def test_metadata_output_has_the_declared_types(kdump: KdumpRunner, tmp_path: Pa
         assert r.rc == 0, r.err
         kinds |= _check(r.out.splitlines(), METADATA_SCHEMA)
     assert set(METADATA_SCHEMA) - kinds <= {"delegation_token"}, set(METADATA_SCHEMA) - kinds
+
+
+def test_report_output_has_the_declared_types(kdump: KdumpRunner, sample_dir: Path,
+                                              tmp_path: Path) -> None:
+    """kdump report's objects: its own kinds and the other commands'; in its cluster
+    section the image's objects are kdump metadata's kinds (its topic and partition
+    are not size-report rows)."""
+    cluster(tmp_path)
+    kinds: set[str] = set()
+    for args in (["b1", "b2"], [str(sample_dir)]):
+        r = kdump("report", *args, "--format", "json", cwd=tmp_path)
+        assert r.rc in (0, 1), r.err
+        errors, section = [], None
+        for line in r.out.splitlines():
+            obj = json.loads(line)
+            kinds.add(obj["type"])
+            if obj["type"] == "section":
+                section = obj["name"]
+            own = METADATA_SCHEMA if section == "cluster" and obj["type"] in METADATA_SCHEMA \
+                else None
+            errors += type_errors(obj, own)
+        assert errors == []
+    assert {"report", "section", "input_file", "activity", "timeline", "transaction",
+            "report_end", "broker", "image"} <= kinds
 
 
 # ============================================================================ one-place change
