@@ -80,7 +80,7 @@ def test_a_field_still_unpacks_as_name_and_doc() -> None:
         field(("n", "integer", ""))
 
 
-def test_untyped_kinds_are_listed_and_never_half_typed() -> None:
+def test_untyped_kinds_are_listed_and_never_half_typed(monkeypatch: pytest.MonkeyPatch) -> None:
     """Kinds other branches add in the ``(name, doc)`` form are accepted (type any) and
     listed here as a warning until they are typed; a kind with some fields typed and
     others not is a mistake."""
@@ -92,11 +92,8 @@ def test_untyped_kinds_are_listed_and_never_half_typed() -> None:
     if untyped:
         warnings.warn(f"output model kinds without types: {untyped}", stacklevel=1)
     # the check sees an untyped kind
-    SCHEMA["_probe"] = ("probe", [field(("a", "doc"))])
-    try:
-        assert "_probe" in untyped_kinds()
-    finally:
-        del SCHEMA["_probe"]
+    monkeypatch.setitem(SCHEMA, "_probe", ("probe", [field(("a", "doc"))]))
+    assert "_probe" in untyped_kinds()
 
 
 def test_conforms() -> None:
