@@ -1,267 +1,418 @@
-"""The output model: every object type kdump writes, with its fields, in order.
+"""The output model: every object type (*kind*) kdump writes, with its typed fields, in order.
 
-One definition per object type: the JSON Lines writer (kdump/render/jsonl.py) takes each
-object's field names and their order from here (:func:`shape`), and the README's and the
-man pages' schema sections are generated from it (:func:`markdown`); the native record
-writer (kdump/_speedups.c) is tested byte for byte against the Python writer.  Fields
-marked ``?`` appear only in some objects of that type (said in the text).
+One definition per kind, read by everything that writes or describes objects:
 
-Size: over 600 lines, as it is one table of every object kind kdump writes (the fields
-of each, in order, with their docs); splitting it would scatter the one place a field is
-defined.
+- the JSON Lines writers take each object's field names and their order from here
+  (:func:`shape`; ``kdump metadata``'s objects: :func:`shape_metadata`);
+- ``--format table`` of ``dump`` takes the batch and record columns it does not draw
+  itself from here (:func:`extra_fields`: a field added to ``batch`` or ``record`` shows
+  in the table as ``name=value``, kdump/render/table.py);
+- the README's and the man pages' schema sections are generated from it
+  (:func:`markdown`, kdump/cli/manpages.py), each field with its type;
+- the Spark columns (:data:`SPARK_COLUMNS`) are checked against the types of the
+  batch/record fields of the same name (tests/test_model.py);
+- the native record writer (kdump/_speedups.c) is tested byte for byte against the
+  Python writer, which shapes through here (tests/test_speedups.py);
+- tests/test_model.py checks that the objects kdump writes (the sample log dir's, the
+  goldens', ``kdump metadata``'s) hold values of the declared types.
+
+``--format text`` of ``dump`` is not generated from the model: it is the fixed lines of
+Kafka's DumpLogSegments (kafka-dump-log.sh), so a new field shows in text only where
+DumpLogSegments prints one.  Other commands' text and table layouts are their own
+renderers' (kdump/render/registry.py picks one per command and format).
+
+A field is declared ``(name, type, doc)``: ``name`` ends in ``?`` when the field appears
+only in some objects of the kind (said in the doc); ``type`` is a JSON type in
+:data:`TYPES` (``str``, ``int``, ``float``, ``bool``, ``object``, ``list``, ``any``),
+``|null`` when the value may be null (``int|null``).  Each declaration becomes a
+:class:`Field`, which still unpacks as the two-tuple ``(name, doc)``.
+
+How to add a kind (a new object some command writes):
+
+1. Add ``"kind": ("what it is (which command)", [("field", "type", "doc"), ...])`` to
+   :data:`SCHEMA` (``kdump metadata``'s objects: :data:`METADATA_SCHEMA`), fields in
+   the order the JSON shows them.  The older form ``("field", "doc")`` is still
+   accepted: the field's type is then ``any`` and tests/test_model.py lists the kind as
+   untyped (:func:`untyped_kinds`) until it is given types.
+2. Build the JSON object with ``shape("kind", {field: value, ...})`` in the core (or
+   ``shape_metadata``): it orders the fields, leaves out absent optional ones and
+   raises KeyError for a missing required field or an undeclared one.  Objects with a
+   ``to_json()`` method are written by :class:`kdump.render.jsonl.JsonRenderer` as is.
+3. Give the command's family a renderer per format in kdump/render/registry.py.  A
+   family whose objects need no layout of their own can register
+   ``objects:ModelTextRenderer`` and ``objects:ModelTableRenderer`` (with ``json``:
+   ``jsonl:JsonRenderer``): they draw every declared field from the model alone
+   (``metadata=True`` for :data:`METADATA_SCHEMA`'s kinds).
+4. Regenerate the README's schema section (``markdown()``, between the
+   ``json-schema`` markers) and the man pages (``python -m kdump.cli.manpages man``);
+   tests/test_docs.py fails until they match.  Add the command's JSON output to
+   tests/test_model.py's type check.
+
+Size: the declaration of every kind, a field or two a line: data, kept in one module so
+that each field is defined once and read from one place; its code is the few functions
+around the declarations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
-Field = tuple[str, str]
+#: the types a field may be declared with (each may be followed by ``|null``)
+TYPES = ("str", "int", "float", "bool", "object", "list", "any")
+ANY = "any"
 
-BATCH_FIELDS: list[Field] = [
-    ("file", "path of the log file"),
-    ("position", "absolute byte position of the batch in the file"),
-    ("base_offset", "first offset of the batch (v0/v1 wrapper: first inner offset)"),
-    ("last_offset", "last offset of the batch"),
-    ("count", "records count from the v2 header; null for v0/v1"),
-    ("size", "bytes of the batch on disk, header included"),
-    ("magic", "0, 1 or 2"),
-    ("compression", "none, gzip, snappy, lz4 or zstd"),
-    ("timestamp_type", "CreateTime, LogAppendTime or NoTimestampType"),
-    ("max_timestamp", "v2 maxTimestamp; v0/v1: the message timestamp (-1 for v0)"),
-    ("crc", "stored checksum (v2 CRC-32C, v0/v1 CRC-32), unsigned"),
-    ("crc_valid", "true when the stored checksum matches the bytes"),
-    ("first_timestamp?", "v2 baseTimestamp (the delete horizon when that flag is set)"),
-    ("partition_leader_epoch?", "v2 only"),
-    ("producer_id?", "v2 only; -1 when none"),
-    ("producer_epoch?", "v2 only"),
-    ("base_sequence?", "v2 only"),
-    ("last_sequence?", "v2 only (wraps at 2^31-1)"),
-    ("is_transactional?", "v2 only"),
-    ("is_control?", "v2 only"),
-    ("delete_horizon_ms?", "v2 only; null unless the delete-horizon flag is set"),
-    ("attributes", "the raw attributes field"),
-    ("replica?", "compare-replicas --print-data-log: the replica (partition directory)"),
-    ("log_dir?", "compare-replicas --print-data-log"),
-    ("broker_id?", "compare-replicas --print-data-log"),
+
+class Field(tuple[str, str]):
+    """One declared field of a kind: unpacks as ``(name, doc)``, ``name`` ending in
+    ``?`` when optional (the form kinds were declared in before fields had types), and
+    carries its :attr:`type`."""
+
+    type: str
+
+    def __new__(cls, name: str, type: str, doc: str = "") -> Field:
+        self = super().__new__(cls, (name, doc))
+        self.type = type
+        return self
+
+    def __getnewargs__(self) -> tuple[str, str, str]:
+        return self[0], self.type, self[1]
+
+    def __repr__(self) -> str:
+        return f"Field({self[0]!r}, {self.type!r}, {self[1]!r})"
+
+    @property
+    def name(self) -> str:
+        """The field's name in the JSON object (without the ``?``)."""
+        return self[0].rstrip("?")
+
+    @property
+    def optional(self) -> bool:
+        return self[0].endswith("?")
+
+    @property
+    def doc(self) -> str:
+        return self[1]
+
+    @property
+    def nullable(self) -> bool:
+        return self.type.endswith("|null")
+
+
+#: a field as declared: ``(name, type, doc)``, or the untyped ``(name, doc)``
+Declared = tuple[str, str] | tuple[str, str, str]
+
+
+def field(decl: Declared | Field) -> Field:
+    """The :class:`Field` of a declaration (an untyped ``(name, doc)`` has type ``any``)."""
+    if isinstance(decl, Field):
+        return decl
+    if len(decl) == 3:
+        name, typ, doc = decl
+        base = typ.removesuffix("|null")
+        if base not in TYPES:
+            raise ValueError(f"field {name!r}: unknown type {typ!r} (one of {TYPES})")
+        return Field(name, typ, doc)
+    name, doc = decl
+    return Field(name, ANY, doc)
+
+
+def _typed(schema: dict[str, tuple[str, Sequence[Any]]]) -> None:
+    for kind, (what, decls) in list(schema.items()):
+        schema[kind] = (what, [field(d) for d in decls])
+
+
+BATCH_FIELDS: list[Declared] = [
+    ("file", "str", "path of the log file"),
+    ("position", "int", "absolute byte position of the batch in the file"),
+    ("base_offset", "int", "first offset of the batch (v0/v1 wrapper: first inner offset)"),
+    ("last_offset", "int", "last offset of the batch"),
+    ("count", "int|null", "records count from the v2 header; null for v0/v1"),
+    ("size", "int", "bytes of the batch on disk, header included"),
+    ("magic", "int", "0, 1 or 2"),
+    ("compression", "str", "none, gzip, snappy, lz4 or zstd"),
+    ("timestamp_type", "str", "CreateTime, LogAppendTime or NoTimestampType"),
+    ("max_timestamp", "int", "v2 maxTimestamp; v0/v1: the message timestamp (-1 for v0)"),
+    ("crc", "int", "stored checksum (v2 CRC-32C, v0/v1 CRC-32), unsigned"),
+    ("crc_valid", "bool", "true when the stored checksum matches the bytes"),
+    ("first_timestamp?", "int", "v2 baseTimestamp (the delete horizon when that flag is set)"),
+    ("partition_leader_epoch?", "int", "v2 only"),
+    ("producer_id?", "int", "v2 only; -1 when none"),
+    ("producer_epoch?", "int", "v2 only"),
+    ("base_sequence?", "int", "v2 only"),
+    ("last_sequence?", "int", "v2 only (wraps at 2^31-1)"),
+    ("is_transactional?", "bool", "v2 only"),
+    ("is_control?", "bool", "v2 only"),
+    ("delete_horizon_ms?", "int|null", "v2 only; null unless the delete-horizon flag is set"),
+    ("attributes", "int", "the raw attributes field"),
+    ("replica?", "str", "compare-replicas --print-data-log: the replica (partition directory)"),
+    ("log_dir?", "str", "compare-replicas --print-data-log"),
+    ("broker_id?", "int|null", "compare-replicas --print-data-log"),
 ]
 
-SCHEMA: dict[str, tuple[str, list[Field]]] = {
+SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
     "file": ("a file about to be dumped (dump)", [
-        ("file", "path"), ("kind", "what the file is: log, offset-index, time-index, txn-index, "
-                                   "producer-snapshot, kraft-snapshot, bootstrap-snapshot, "
-                                   "leader-epoch-checkpoint, ...-checkpoint, partition-metadata, "
-                                   "meta-properties, quorum-state, clean-shutdown, lock, unknown"),
-        ("description", "the kind in words"), ("size", "bytes"),
-        ("base_offset", "from the file name (segment base offset, snapshot offset)"),
-        ("epoch", "KRaft snapshot epoch"), ("topic", "from the partition directory name"),
-        ("partition", "from the partition directory name"),
-        ("active", "the partition's active segment (largest base offset)"),
-        ("leftover", "deleted, cleaned, swap, part or tmp for Kafka's leftover suffixes"),
-        ("partition_state", "delete, future or stray for such partition directories"),
+        ("file", "str", "path"),
+        ("kind", "str", "what the file is: log, offset-index, time-index, txn-index, "
+                        "producer-snapshot, kraft-snapshot, bootstrap-snapshot, "
+                        "leader-epoch-checkpoint, ...-checkpoint, partition-metadata, "
+                        "meta-properties, quorum-state, clean-shutdown, lock, unknown"),
+        ("description", "str", "the kind in words"), ("size", "int|null", "bytes"),
+        ("base_offset", "int|null", "from the file name (segment base offset, snapshot offset)"),
+        ("epoch", "int|null", "KRaft snapshot epoch"),
+        ("topic", "str|null", "from the partition directory name"),
+        ("partition", "int|null", "from the partition directory name"),
+        ("active", "bool", "the partition's active segment (largest base offset)"),
+        ("leftover", "str|null", "deleted, cleaned, swap, part or tmp for Kafka's leftover suffixes"),
+        ("partition_state", "str|null", "delete, future or stray for such partition directories"),
     ]),
     "batch": ("a record batch (v2) or a top-level message (v0/v1) (dump)", BATCH_FIELDS),
     "record": ("a record, with --deep-iteration or --print-data-log (dump)", [
-        ("file", "path of the log file"),
-        ("topic", "from the partition directory's name; null when the file is in none"),
-        ("partition", "from the partition directory's name; null when unknown"),
-        ("batch_position", "position of its batch"),
-        ("producer_id", "its batch's (-1: none; v0/v1 always -1)"),
-        ("producer_epoch", "its batch's (-1: none)"),
-        ("is_transactional", "its batch is transactional"),
-        ("is_control", "a control record (transaction marker, KRaft control): its "
-                       "decoded form is under control, not key/value"),
-        ("offset", "absolute offset"), ("timestamp", "epoch milliseconds (-1: none)"),
-        ("timestamp_type", "as its batch"), ("key_size", "-1 for a null key"),
-        ("value_size", "-1 for a null value (tombstone)"),
-        ("key", "the raw key, a string per key_encoding, or null"),
-        ("key_encoding", "utf8, base64 or hex; null for a null key"),
-        ("value", "the raw value, a string per value_encoding, or null"),
-        ("value_encoding", "utf8, base64 or hex; null for a null value"),
-        ("headers", "list of {key, key_encoding, value, value_encoding}; keys are text "
-                    "(utf8) under every --payload-encoding"),
-        ("sequence?", "v2: producer sequence of the record (-1: none)"),
-        ("magic?", "v0/v1 records only"), ("crc?", "v0/v1: the message CRC-32"),
-        ("crc_valid?", "v0/v1: the message CRC-32 matches"),
-        ("size", "bytes of the record as stored"),
-        ("control?", "control records: {type, type_id, key_version, coordinator_epoch?, "
-                     "value_version?, data?, error?}"),
-        ("decoded?", "what a decoder (internal topics by directory name, --key-decoder, "
-                     "--value-decoder) made of the payload: {key?, value?, layout?}, objects; "
-                     "internal topics as Kafka's JSON converters render them ({type, data} / "
-                     "{version, data}, metadata {type, version, data}), read with the record "
-                     "layouts of Kafka 4.0-4.3; a value kdump cannot read exactly holds raw "
-                     "(base64) besides; layout (text) says which Kafka release's layout read "
-                     "the value when the type has several at that version and why "
-                     "(--kafka-version, metadata.version, or the only one that fits); for "
-                     "schema-registry payloads each is {format (avro, protobuf, json-schema), "
-                     "schema_id, guid (when a header named the schema by GUID), subject, "
-                     "version, deleted (null, soft or hard), message (Protobuf: the message's "
-                     "full name), data (the value as JSON)}"),
-        ("decode_error?", "what the decoder could not decode: an unknown record type or "
-                          "version is named (type, version, releases kdump knows) and its raw "
-                          "bytes kept; a value fitting several layouts, or none; a "
-                          "schema-registry payload that does not decode (the id and why)"),
-        ("replica?", "compare-replicas --print-data-log: the replica holding the record"),
-        ("log_dir?", "compare-replicas --print-data-log"),
-        ("broker_id?", "compare-replicas --print-data-log"),
+        ("file", "str", "path of the log file"),
+        ("topic", "str|null", "from the partition directory's name; null when the file is in none"),
+        ("partition", "int|null", "from the partition directory's name; null when unknown"),
+        ("batch_position", "int", "position of its batch"),
+        ("producer_id", "int", "its batch's (-1: none; v0/v1 always -1)"),
+        ("producer_epoch", "int", "its batch's (-1: none)"),
+        ("is_transactional", "bool", "its batch is transactional"),
+        ("is_control", "bool", "a control record (transaction marker, KRaft control): its "
+                               "decoded form is under control, not key/value"),
+        ("offset", "int", "absolute offset"), ("timestamp", "int", "epoch milliseconds (-1: none)"),
+        ("timestamp_type", "str", "as its batch"), ("key_size", "int", "-1 for a null key"),
+        ("value_size", "int", "-1 for a null value (tombstone)"),
+        ("key", "str|null", "the raw key, a string per key_encoding, or null"),
+        ("key_encoding", "str|null", "utf8, base64 or hex; null for a null key"),
+        ("value", "str|null", "the raw value, a string per value_encoding, or null"),
+        ("value_encoding", "str|null", "utf8, base64 or hex; null for a null value"),
+        ("headers", "list", "list of {key, key_encoding, value, value_encoding}; keys are text "
+                            "(utf8) under every --payload-encoding"),
+        ("sequence?", "int", "v2: producer sequence of the record (-1: none)"),
+        ("magic?", "int", "v0/v1 records only"), ("crc?", "int", "v0/v1: the message CRC-32"),
+        ("crc_valid?", "bool", "v0/v1: the message CRC-32 matches"),
+        ("size", "int", "bytes of the record as stored"),
+        ("control?", "object", "control records: {type, type_id, key_version, coordinator_epoch?, "
+                               "value_version?, data?, error?}"),
+        ("decoded?", "object",
+         "what a decoder (internal topics by directory name, --key-decoder, "
+         "--value-decoder) made of the payload: {key?, value?, layout?}, objects; "
+         "internal topics as Kafka's JSON converters render them ({type, data} / "
+         "{version, data}, metadata {type, version, data}), read with the record "
+         "layouts of Kafka 4.0-4.3; a value kdump cannot read exactly holds raw "
+         "(base64) besides; layout (text) says which Kafka release's layout read "
+         "the value when the type has several at that version and why "
+         "(--kafka-version, metadata.version, or the only one that fits); for "
+         "schema-registry payloads each is {format (avro, protobuf, json-schema), "
+         "schema_id, guid (when a header named the schema by GUID), subject, "
+         "version, deleted (null, soft or hard), message (Protobuf: the message's "
+         "full name), data (the value as JSON)}"),
+        ("decode_error?", "str",
+         "what the decoder could not decode: an unknown record type or "
+         "version is named (type, version, releases kdump knows) and its raw "
+         "bytes kept; a value fitting several layouts, or none; a "
+         "schema-registry payload that does not decode (the id and why)"),
+        ("replica?", "str", "compare-replicas --print-data-log: the replica holding the record"),
+        ("log_dir?", "str", "compare-replicas --print-data-log"),
+        ("broker_id?", "int|null", "compare-replicas --print-data-log"),
     ]),
     "schema": ("a schema of the registry's storage, per subject and version (schemas)", [
-        ("subject", "the subject"), ("version", "its version"),
-        ("id", "the schema id payloads carry"),
-        ("schema_type", "AVRO, PROTOBUF or JSON"),
-        ("deleted", "null, soft (deleted: true) or hard (a tombstone follows; the schema "
-                    "record is still on disk until compaction)"),
-        ("references", "[{name, subject, version}]"),
-        ("key_records", "records under the inputs whose key names the id (null: not counted)"),
-        ("value_records", "records whose value names the id (null: not counted)"),
-        ("file", "where the schema was read: a _schemas log, or a schema file"),
-        ("offset", "the schema record's offset in file (null for a schema file)"),
+        ("subject", "str", "the subject"), ("version", "int", "its version"),
+        ("id", "int", "the schema id payloads carry"),
+        ("schema_type", "str", "AVRO, PROTOBUF or JSON"),
+        ("deleted", "str|null", "null, soft (deleted: true) or hard (a tombstone follows; the "
+                                "schema record is still on disk until compaction)"),
+        ("references", "list", "[{name, subject, version}]"),
+        ("key_records", "int|null",
+         "records under the inputs whose key names the id (null: not counted)"),
+        ("value_records", "int|null", "records whose value names the id (null: not counted)"),
+        ("file", "str", "where the schema was read: a _schemas log, or a schema file"),
+        ("offset", "int|null", "the schema record's offset in file (null for a schema file)"),
     ]),
     "log_end": ("the end of a log's dump (dump)", [
-        ("file", "path"), ("size", "file size at open"), ("end", "where reading stopped"),
-        ("valid_bytes", "end of the last intact batch"),
-        ("trailing_bytes", "end - valid_bytes"), ("unreadable_bytes", "bytes in damaged regions"),
-        ("batches", "batches read"), ("records", "records read"),
-        ("limited", "--max-bytes cut the file short"),
+        ("file", "str", "path"),
+        ("size", "int", "file size at open"),
+        ("end", "int", "where reading stopped"),
+        ("valid_bytes", "int", "end of the last intact batch"),
+        ("trailing_bytes", "int", "end - valid_bytes"),
+        ("unreadable_bytes", "int", "bytes in damaged regions"),
+        ("batches", "int", "batches read"), ("records", "int", "records read"),
+        ("limited", "bool", "--max-bytes cut the file short"),
     ]),
     "index_entry": ("an offset index entry (dump)", [
-        ("file", "path"), ("slot", "entry number"), ("offset", "absolute offset"),
-        ("position", "byte position in the log"),
+        ("file", "str", "path"), ("slot", "int", "entry number"), ("offset", "int", "absolute offset"),
+        ("position", "int", "byte position in the log"),
     ]),
     "time_index_entry": ("a time index entry (dump)", [
-        ("file", "path"), ("slot", "entry number"), ("timestamp", "epoch milliseconds"),
-        ("offset", "absolute offset"),
+        ("file", "str", "path"), ("slot", "int", "entry number"), ("timestamp", "int", "epoch milliseconds"),
+        ("offset", "int", "absolute offset"),
     ]),
     "index_status": ("an index that is empty, or the result of --index-sanity-check (dump)", [
-        ("file", "path"), ("status", "empty, sanity-passed or sanity-failed"),
-        ("message", "DumpLogSegments' message"),
+        ("file", "str", "path"), ("status", "str", "empty, sanity-passed or sanity-failed"),
+        ("message", "str", "DumpLogSegments' message"),
     ]),
     "txn_index_entry": ("an aborted transaction (dump)", [
-        ("file", "path"), ("slot", "entry number"), ("version", "entry version"),
-        ("producer_id", ""), ("first_offset", ""), ("last_offset", "offset of the ABORT marker"),
-        ("last_stable_offset", ""),
+        ("file", "str", "path"), ("slot", "int", "entry number"), ("version", "int", "entry version"),
+        ("producer_id", "int", ""),
+        ("first_offset", "int", ""),
+        ("last_offset", "int", "offset of the ABORT marker"),
+        ("last_stable_offset", "int", ""),
     ]),
     "producer_snapshot_entry": ("a producer in a .snapshot file (dump)", [
-        ("file", "path"), ("producer_id", ""), ("producer_epoch", ""),
-        ("coordinator_epoch", ""), ("current_txn_first_offset", "null when no open transaction"),
-        ("last_timestamp", ""), ("first_sequence", "null without batch metadata"),
-        ("last_sequence", ""), ("last_offset", "-1 without batch metadata"),
-        ("offset_delta", ""), ("timestamp", ""),
+        ("file", "str", "path"), ("producer_id", "int", ""), ("producer_epoch", "int", ""),
+        ("coordinator_epoch", "int", ""),
+        ("current_txn_first_offset", "int|null", "null when no open transaction"),
+        ("last_timestamp", "int", ""), ("first_sequence", "int|null", "null without batch metadata"),
+        ("last_sequence", "int", ""), ("last_offset", "int", "-1 without batch metadata"),
+        ("offset_delta", "int", ""), ("timestamp", "int", ""),
     ]),
     "checkpoint_entry": ("a line of a checkpoint file (dump)", [
-        ("file", "path"), ("kind", "the checkpoint's kind"), ("line", "1-based line number"),
-        ("topic?", "offset checkpoints"), ("partition?", "offset checkpoints"),
-        ("recovery_point?", ""), ("high_watermark?", ""), ("log_start_offset?", ""),
-        ("cleaner_checkpoint?", ""), ("epoch?", "leader-epoch-checkpoint"),
-        ("start_offset?", "leader-epoch-checkpoint"),
+        ("file", "str", "path"),
+        ("kind", "str", "the checkpoint's kind"),
+        ("line", "int", "1-based line number"),
+        ("topic?", "str", "offset checkpoints"), ("partition?", "int", "offset checkpoints"),
+        ("recovery_point?", "int", ""), ("high_watermark?", "int", ""), ("log_start_offset?", "int", ""),
+        ("cleaner_checkpoint?", "int", ""), ("epoch?", "int", "leader-epoch-checkpoint"),
+        ("start_offset?", "int", "leader-epoch-checkpoint"),
     ]),
     "properties": ("meta.properties, partition.metadata, quorum-state, .kafka_cleanshutdown "
                    "(dump)", [
-        ("file", "path"), ("kind", "the file's kind"), ("values", "its content as an object"),
+        ("file", "str", "path"),
+        ("kind", "str", "the file's kind"),
+        ("values", "object|null", "its content as an object"),
     ]),
-    "note": ("something said about a file (dump)", [("file", "path"), ("text", "")]),
+    "note": ("something said about a file (dump)", [("file", "str", "path"), ("text", "str", "")]),
     "problem": ("a finding: damage, a mismatch, an unreadable file (every command)", [
-        ("file", "path"), ("position", "absolute byte position where the bad batch or region "
-                                       "starts (null when not about bytes)"),
-        ("kind", "stable name, see PROBLEM KINDS"), ("severity", "error, warning or info"),
-        ("detail", "what is wrong, in words"), ("base_offset", "batch base offset, when known"),
-        ("length", "bytes affected, when a byte range is"),
-        ("index_offset?", "index mismatches"), ("log_offset?", "index mismatches"),
-        ("check?", "time-index checks"), ("after?", "offset gaps"), ("next?", "offset gaps"),
-        ("lost_offsets?", "truncated closed segments: [first, last] offsets lost up to the "
-                          "next segment's base offset"),
-        ("...?", "other kind-specific details"),
+        ("file", "str|null", "path"),
+        ("position", "int|null", "absolute byte position where the bad batch or region "
+                                 "starts (null when not about bytes)"),
+        ("kind", "str", "stable name, see PROBLEM KINDS"), ("severity", "str", "error, warning or info"),
+        ("detail", "str", "what is wrong, in words"),
+        ("base_offset", "int|null", "batch base offset, when known"),
+        ("length", "int|null", "bytes affected, when a byte range is"),
+        ("index_offset?", "int", "index mismatches"), ("log_offset?", "int", "index mismatches"),
+        ("check?", "str", "time-index checks"),
+        ("after?", "int", "offset gaps"),
+        ("next?", "int", "offset gaps"),
+        ("lost_offsets?", "list", "truncated closed segments: [first, last] offsets lost up to the "
+                                  "next segment's base offset"),
+        ("...?", "any", "other kind-specific details"),
     ]),
     "summary": ("closes verify-crc and verify-index", [
-        ("command", "verify-crc or verify-index"), ("files", "logs checked"),
-        ("bytes", "bytes of those logs"), ("batches", "batches framed"),
-        ("valid_batches", ""), ("invalid_batches", ""), ("records", "records checked"),
-        ("unreadable_bytes", "bytes in damaged regions"), ("problems", "findings"),
-        ("errors", ""), ("warnings", ""), ("infos", ""), ("by_kind", "findings per kind"),
-        ("in_flight", "half-written batches at the end of active segments (a live broker's "
-                      "append; not damage)"),
-        ("clean", "no error and no warning"),
+        ("command", "str", "verify-crc or verify-index"), ("files", "int", "logs checked"),
+        ("bytes", "int", "bytes of those logs"), ("batches", "int", "batches framed"),
+        ("valid_batches", "int", ""), ("invalid_batches", "int", ""), ("records", "int", "records checked"),
+        ("unreadable_bytes", "int", "bytes in damaged regions"), ("problems", "int", "findings"),
+        ("errors", "int", ""),
+        ("warnings", "int", ""),
+        ("infos", "int", ""),
+        ("by_kind", "object", "findings per kind"),
+        ("in_flight", "int", "half-written batches at the end of active segments (a live broker's "
+                             "append; not damage)"),
+        ("clean", "bool", "no error and no warning"),
     ]),
     "segment": ("size-report --by segment row", []),
     "partition": ("size-report --by partition row", []),
     "topic": ("size-report --by topic row", []),
     "total": ("closes size-report: the same fields, summed", [
-        ("topic?", "rows of type topic/partition/segment"),
-        ("partition?", "rows of type partition/segment"), ("segment?", "rows of type segment"),
-        ("bytes", "bytes on disk of every file of the row"), ("log_bytes", ""),
-        ("index_bytes", ""), ("time_index_bytes", ""), ("txn_index_bytes", ""),
-        ("snapshot_bytes", ""), ("other_bytes", "leftovers and other files"),
-        ("segments", ""), ("batches", "shallow entries, as FileRecords counts them"),
-        ("records", "control records included"),
-        ("records_exact", "false when --shallow could not count inside v0/v1 wrappers, or "
+        ("topic?", "str", "rows of type topic/partition/segment"),
+        ("partition?", "int", "rows of type partition/segment"),
+        ("segment?", "str|null", "rows of type segment (null: the partition's files of no segment)"),
+        ("bytes", "int", "bytes on disk of every file of the row"), ("log_bytes", "int", ""),
+        ("index_bytes", "int", ""), ("time_index_bytes", "int", ""), ("txn_index_bytes", "int", ""),
+        ("snapshot_bytes", "int", ""), ("other_bytes", "int", "leftovers and other files"),
+        ("segments", "int", ""), ("batches", "int", "shallow entries, as FileRecords counts them"),
+        ("records", "int", "control records included"),
+        ("records_exact", "bool",
+         "false when --shallow could not count inside v0/v1 wrappers, or "
          "when a batch could not be read (too large, corrupt): records is then a lower "
          "bound, and the run exits 1"),
-        ("control_batches", ""), ("control_records", ""), ("transactional_batches", ""),
-        ("transactional_bytes", ""),
-        ("key_bytes", "null with --shallow (not measured), as are value_bytes, header_bytes, "
-         "payload_bytes and overhead_bytes"), ("value_bytes", ""),
-        ("header_bytes", "header keys and values"), ("payload_bytes", "key+value+header bytes"),
-        ("overhead_bytes", "uncompressed bytes minus payload: batch and record headers"),
-        ("uncompressed_bytes", ""), ("compression_ratio", "uncompressed / stored"),
-        ("unreadable_bytes", ""), ("first_offset", ""), ("last_offset", ""),
-        ("min_timestamp", ""), ("max_timestamp", ""), ("producers", "distinct producer ids"),
-        ("codecs", "per codec: {batches, stored_bytes, uncompressed_bytes, ratio}"),
-        ("log_dir?", "segment and partition rows: the broker log dir holding the replica "
-         "(several log dirs are several replicas, kept apart)"),
-        ("broker_id?", "segment and partition rows: broker.id / node.id of the log dir's "
-         "meta.properties; null without one"),
-        ("counts?", "total row: replicas (sums every replica, --by segment/partition) or "
-         "partitions (each partition once, --by topic)"),
-        ("partitions?", "topic and total rows: distinct partitions"),
-        ("replicas?", "topic and total rows: replicas (partition directories) read"),
-        ("replication_factor?", "topic rows: the most replicas any of its partitions has; "
+        ("control_batches", "int", ""), ("control_records", "int", ""), ("transactional_batches", "int", ""),
+        ("transactional_bytes", "int", ""),
+        ("key_bytes", "int|null", "null with --shallow (not measured), as are value_bytes, header_bytes, "
+                                  "payload_bytes and overhead_bytes"), ("value_bytes", "int|null", ""),
+        ("header_bytes", "int|null", "header keys and values"),
+        ("payload_bytes", "int|null", "key+value+header bytes"),
+        ("overhead_bytes", "int|null", "uncompressed bytes minus payload: batch and record headers"),
+        ("uncompressed_bytes", "int|null", ""), ("compression_ratio", "float|null", "uncompressed / stored"),
+        ("unreadable_bytes", "int", ""), ("first_offset", "int|null", ""), ("last_offset", "int|null", ""),
+        ("min_timestamp", "int|null", ""),
+        ("max_timestamp", "int|null", ""),
+        ("producers", "int", "distinct producer ids"),
+        ("codecs", "object", "per codec: {batches, stored_bytes, uncompressed_bytes, ratio}"),
+        ("log_dir?", "str", "segment and partition rows: the broker log dir holding the replica "
+                            "(several log dirs are several replicas, kept apart)"),
+        ("broker_id?", "int|null", "segment and partition rows: broker.id / node.id of the log dir's "
+                                   "meta.properties; null without one"),
+        ("counts?", "str", "total row: replicas (sums every replica, --by segment/partition) or "
+                           "partitions (each partition once, --by topic)"),
+        ("partitions?", "int", "topic and total rows: distinct partitions"),
+        ("replicas?", "int", "topic and total rows: replicas (partition directories) read"),
+        ("replication_factor?", "int",
+         "topic rows: the most replicas any of its partitions has; "
          "the topic's figures count each partition once (its replica with the highest last "
          "offset)"),
-        ("log_dirs?", "total row: log dirs read"),
-        ("replica_bytes?", "topic and total rows: bytes on disk over every replica"),
+        ("log_dirs?", "int", "total row: log dirs read"),
+        ("replica_bytes?", "int", "topic and total rows: bytes on disk over every replica"),
     ]),
     "found": ("find-offset / find-time answer", [
-        ("query", "offset or timestamp"), ("target", "what was asked"), ("file", ""),
-        ("position", "position of the batch"), ("base_offset", ""), ("last_offset", ""),
-        ("count", ""), ("batch_size", ""), ("max_timestamp", ""), ("timestamp_type", ""),
-        ("compression", ""), ("offset", "the record's offset"),
-        ("timestamp", "the record's timestamp"),
-        ("method", "index, time index + offset index, or scan"),
-        ("index_entry", "{slot, offset, position} of the index entry used, or null"),
-        ("bytes_scanned", "log bytes scanned from the starting position"),
-        ("bytes_read", "bytes read from all files"), ("notes", "fallbacks taken"),
-        ("key?", "--print-data-log"), ("key_encoding?", ""), ("value?", ""),
-        ("value_encoding?", ""), ("headers?", ""),
-        ("decoded?", "--print-data-log: decoded payloads, as in record"),
-        ("decode_error?", "--print-data-log: what the decoder (--decoder, auto by directory "
-         "name) could not decode"),
+        ("query", "str", "offset or timestamp"), ("target", "int", "what was asked"), ("file", "str", ""),
+        ("position", "int", "position of the batch"), ("base_offset", "int", ""), ("last_offset", "int", ""),
+        ("count", "int|null", ""),
+        ("batch_size", "int", ""),
+        ("max_timestamp", "int", ""),
+        ("timestamp_type", "str", ""),
+        ("compression", "str", ""), ("offset", "int", "the record's offset"),
+        ("timestamp", "int", "the record's timestamp"),
+        ("method", "str", "index, time index + offset index, or scan"),
+        ("index_entry", "object|null", "{slot, offset, position} of the index entry used, or null"),
+        ("bytes_scanned", "int", "log bytes scanned from the starting position"),
+        ("bytes_read", "int", "bytes read from all files"), ("notes", "list", "fallbacks taken"),
+        ("key?", "str|null", "--print-data-log"),
+        ("key_encoding?", "str|null", ""),
+        ("value?", "str|null", ""),
+        ("value_encoding?", "str|null", ""), ("headers?", "list", ""),
+        ("decoded?", "object", "--print-data-log: decoded payloads, as in record"),
+        ("decode_error?", "str", "--print-data-log: what the decoder (--decoder, auto by directory "
+                                 "name) could not decode"),
     ]),
     "not_found": ("find-offset / find-time: not there (exit 1)", [
-        ("query", ""), ("target", ""), ("file", ""), ("position", ""), ("method", ""),
-        ("index_entry", ""), ("bytes_scanned", ""), ("bytes_read", ""), ("notes", ""),
-        ("reason", "below the log start, above the log end, in a gap ..."),
-        ("nearest_below", "nearest offset below that holds a record"),
-        ("nearest_above", "nearest offset above that holds a record"),
+        ("query", "str", ""),
+        ("target", "int", ""),
+        ("file", "str|null", ""),
+        ("position", "int|null", ""),
+        ("method", "str|null", ""),
+        ("index_entry", "object|null", ""),
+        ("bytes_scanned", "int", ""),
+        ("bytes_read", "int", ""),
+        ("notes", "list", ""),
+        ("reason", "str", "below the log start, above the log end, in a gap ..."),
+        ("nearest_below", "int|null", "nearest offset below that holds a record"),
+        ("nearest_above", "int|null", "nearest offset above that holds a record"),
     ]),
     "committed_offset": ("dump --summary: a group's committed offset", [
-        ("group", ""), ("topic", ""), ("partition", ""), ("offset", ""), ("metadata", ""),
-        ("commit_timestamp", ""), ("leader_epoch", "null before value version 3"),
-        ("expire_timestamp", "value version 1 only"),
-        ("log_offset", "offset of the commit in __consumer_offsets"),
+        ("group", "str", ""),
+        ("topic", "str", ""),
+        ("partition", "int", ""),
+        ("offset", "int", ""),
+        ("metadata", "str|null", ""),
+        ("commit_timestamp", "int", ""), ("leader_epoch", "int|null", "null before value version 3"),
+        ("expire_timestamp", "int|null", "value version 1 only"),
+        ("log_offset", "int", "offset of the commit in __consumer_offsets"),
     ]),
     "group": ("dump --summary: a group's latest metadata", [
-        ("group", ""),
-        ("group_type", "classic (GroupMetadata records), consumer (KIP-848), streams "
+        ("group", "str", ""),
+        ("group_type", "str", "classic (GroupMetadata records), consumer (KIP-848), streams "
          "(KIP-1071) or share (KIP-932), from the record types that hold the group"),
-        ("protocol_type", "classic: the group's protocol type; the others: their type"),
-        ("generation", "classic only; null for the others (see epoch)"), ("protocol", ""),
-        ("leader", ""), ("members", "member count"), ("current_state_timestamp", ""),
-        ("log_offset", "of the group's last record in __consumer_offsets"),
-        ("epoch?", "consumer, streams, share: the group epoch; null before its record"),
-        ("assignment_epoch?", "the target assignment epoch"),
-        ("group_members?", "[{member_id, member_epoch, instance_id, client_id, "
+        ("protocol_type", "str|null", "classic: the group's protocol type; the others: their type"),
+        ("generation", "int|null", "classic only; null for the others (see epoch)"),
+        ("protocol", "str|null", ""),
+        ("leader", "str|null", ""),
+        ("members", "int", "member count"),
+        ("current_state_timestamp", "int|null", ""),
+        ("log_offset", "int", "of the group's last record in __consumer_offsets"),
+        ("epoch?", "int|null", "consumer, streams, share: the group epoch; null before its record"),
+        ("assignment_epoch?", "int|null", "the target assignment epoch"),
+        ("group_members?", "list", "[{member_id, member_epoch, instance_id, client_id, "
          "client_host, rack_id, ..., assignment}]: consumer members add "
          "subscribed_topic_names, subscribed_topic_regex, server_assignor; share members "
          "subscribed_topic_names; streams members process_id, topology_epoch. assignment: "
@@ -269,58 +420,65 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
          "when neither a record nor a partition.metadata among the inputs names it), "
          "streams [{subtopology_id, partitions}] of active tasks; "
          "null before a current-assignment record"),
-        ("subscribed_topic_names?", "consumer, share: every member's topics, sorted"),
-        ("subscribed_topic_regexes?", "consumer: the members' regular expressions"),
-        ("resolved_regular_expressions?", "consumer: [{regular_expression, topics, version, "
-         "timestamp}] from ConsumerGroupRegularExpression records"),
-        ("topology?", "streams: {epoch, subtopologies: [{subtopology_id, source_topics, "
-         "source_topic_regex, repartition_sink_topics, repartition_source_topics, "
-         "state_changelog_topics}]} or null before a StreamsGroupTopology record"),
-        ("share_partitions?", "share: {initialized, initializing, deleting: [{topic_id, "
-         "topic, partitions}]} from ShareGroupStatePartitionMetadata, or null"),
+        ("subscribed_topic_names?", "list", "consumer, share: every member's topics, sorted"),
+        ("subscribed_topic_regexes?", "list", "consumer: the members' regular expressions"),
+        ("resolved_regular_expressions?", "list", "consumer: [{regular_expression, topics, "
+         "version, timestamp}] from ConsumerGroupRegularExpression records"),
+        ("topology?", "object|null", "streams: {epoch, subtopologies: [{subtopology_id, "
+         "source_topics, source_topic_regex, repartition_sink_topics, "
+         "repartition_source_topics, state_changelog_topics}]} or null before a "
+         "StreamsGroupTopology record"),
+        ("share_partitions?", "object|null", "share: {initialized, initializing, deleting: "
+         "[{topic_id, topic, partitions}]} from ShareGroupStatePartitionMetadata, or null"),
     ]),
     "share_partition": ("dump --summary: a share group's state on a partition, from "
                         "__share_group_state", [
-        ("group", ""), ("topic", "the name, when a share-group record or a partition.metadata "
-         "file among the inputs gives it; null otherwise"), ("topic_id", ""),
-        ("partition", ""),
-        ("start_offset", "the share-partition start offset: records below it are done"),
-        ("state_epoch", "of the last ShareSnapshot; -1 when only ShareUpdates were read"),
-        ("leader_epoch", ""), ("snapshot_epoch", ""),
-        ("delivery_complete_count", "records at or above the start offset already "
+        ("group", "str", ""),
+        ("topic", "str|null", "the name, when a share-group record or a partition.metadata "
+         "file among the inputs gives it; null otherwise"),
+        ("topic_id", "str", ""),
+        ("partition", "int", ""),
+        ("start_offset", "int", "the share-partition start offset: records below it are done"),
+        ("state_epoch", "int", "of the last ShareSnapshot; -1 when only ShareUpdates were read"),
+        ("leader_epoch", "int", ""), ("snapshot_epoch", "int", ""),
+        ("delivery_complete_count", "int|null", "records at or above the start offset already "
          "acknowledged (Kafka 4.2+); null when not recorded"),
-        ("state_batches", "in-flight state batches in the last snapshot and the updates "
+        ("state_batches", "int", "in-flight state batches in the last snapshot and the updates "
          "after it (not merged)"),
-        ("updates_since_snapshot", "ShareUpdate records applied after the last snapshot"),
-        ("write_timestamp", "of the last snapshot"),
-        ("log_offset", "of the last record applied, in __share_group_state"),
+        ("updates_since_snapshot", "int", "ShareUpdate records applied after the last snapshot"),
+        ("write_timestamp", "int", "of the last snapshot"),
+        ("log_offset", "int", "of the last record applied, in __share_group_state"),
     ]),
     "offsets_summary": ("closes dump --summary", [
-        ("records", ""), ("partitions", "__consumer_offsets and __share_group_state "
-                                        "partitions replayed"),
-        ("committed_offsets", ""), ("groups", ""),
-        ("share_partitions", "share-partition states (__share_group_state)"),
-        ("aborted_records", "transactional commits that were aborted"),
-        ("pending_records", "transactional commits with no marker yet"),
-        ("ignored_records", "records the digest does not use"),
-        ("skipped_replicas", "partition directories not replayed: several brokers' log dirs "
+        ("records", "int", ""),
+        ("partitions", "int", "__consumer_offsets and __share_group_state partitions replayed"),
+        ("committed_offsets", "int", ""),
+        ("groups", "int", ""),
+        ("share_partitions", "int", "share-partition states (__share_group_state)"),
+        ("aborted_records", "int", "transactional commits that were aborted"),
+        ("pending_records", "int", "transactional commits with no marker yet"),
+        ("ignored_records", "int", "records the digest does not use"),
+        ("skipped_replicas", "list",
+         "partition directories not replayed: several brokers' log dirs "
          "hold several replicas, and each partition is replayed once, from the replica with "
          "the highest log end offset"),
     ]),
     "partition_comparison": ("compare-replicas: one partition's replicas", [
-        ("partition", "<topic>-<partition>, the directory name"), ("topic", ""),
-        ("status", "agree, lagging (a replica is a prefix of another), diverged, or single "
-         "(found in one log dir only)"),
-        ("diverged", "two replicas hold different batches at some offset"),
-        ("divergence_offset", "the first such offset; null when none"),
-        ("truncation_offset", "the lowest offset Kafka's truncation (OffsetsForLeaderEpoch) "
+        ("partition", "str", "<topic>-<partition>, the directory name"), ("topic", "str", ""),
+        ("status", "str", "agree, lagging (a replica is a prefix of another), diverged, or single "
+                          "(found in one log dir only)"),
+        ("diverged", "bool", "two replicas hold different batches at some offset"),
+        ("divergence_offset", "int|null", "the first such offset; null when none"),
+        ("truncation_offset", "int|null",
+         "the lowest offset Kafka's truncation (OffsetsForLeaderEpoch) "
          "would cut a follower at, below its log end offset; null when no follower loses "
          "records"),
-        ("leader", "the replica taken as the leader (path)"),
-        ("leader_reason", "given with --leader, or how it was presumed"),
-        ("compacted_differences", "batches that differ only as the log cleaner leaves them"),
-        ("missing_from", "[{log_dir, broker_id}] of the log dirs without this partition"),
-        ("replicas", "one object per replica: path, log_dir, broker_id, role (leader, "
+        ("leader", "str|null", "the replica taken as the leader (path)"),
+        ("leader_reason", "str|null", "given with --leader, or how it was presumed"),
+        ("compacted_differences", "int", "batches that differ only as the log cleaner leaves them"),
+        ("missing_from", "list", "[{log_dir, broker_id}] of the log dirs without this partition"),
+        ("replicas", "list",
+         "one object per replica: path, log_dir, broker_id, role (leader, "
          "follower, single), log_start_offset, log_end_offset, high_watermark "
          "(replication-offset-checkpoint), segments, batches, records, records_only_here, "
          "batches_only_here, epochs ([[epoch, start_offset]...] as Kafka's epoch cache "
@@ -330,116 +488,127 @@ SCHEMA: dict[str, tuple[str, list[Field]]] = {
          "null), damage ([{file, position, kind, base_offset, detail}]), bytes_read"),
     ]),
     "replicas_summary": ("closes compare-replicas", [
-        ("partitions", ""), ("agree", ""), ("lagging", ""), ("diverged", ""),
-        ("only_one_replica", ""), ("damaged", "partitions with a damaged replica"),
-        ("bytes_read", "bytes read from every log"),
-        ("log_dirs", "[{log_dir, broker_id}]"),
+        ("partitions", "int", ""), ("agree", "int", ""), ("lagging", "int", ""), ("diverged", "int", ""),
+        ("only_one_replica", "int", ""), ("damaged", "int", "partitions with a damaged replica"),
+        ("bytes_read", "int", "bytes read from every log"),
+        ("log_dirs", "list", "[{log_dir, broker_id}]"),
     ]),
     "offsets_source": ("lag: the __consumer_offsets or __share_group_state replica replayed", [
-        ("partition", ""), ("path", ""), ("log_dir", ""), ("broker_id", ""),
-        ("log_end_offset", ""), ("replicas", "replicas of it found"),
-        ("chosen_by", "the highest log end offset, or the only one"),
-        ("records", "records applied"), ("aborted_records", "transactional commits aborted"),
-        ("pending_records", "transactional commits with no marker yet"),
+        ("partition", "str", ""), ("path", "str", ""), ("log_dir", "str", ""), ("broker_id", "int|null", ""),
+        ("log_end_offset", "int|null", ""), ("replicas", "int", "replicas of it found"),
+        ("chosen_by", "str", "the highest log end offset, or the only one"),
+        ("records", "int", "records applied"), ("aborted_records", "int", "transactional commits aborted"),
+        ("pending_records", "int", "transactional commits with no marker yet"),
     ]),
     "lag": ("lag: a group's position on a partition", [
-        ("group", ""),
-        ("group_type", "classic, consumer, streams or share (see the group object); null "
-         "when only offset commits name the group"),
-        ("topic", "share groups: the topic id when no input names the topic"),
-        ("partition", ""),
-        ("committed_offset", "the last committed offset; share groups: the share-partition "
-         "start offset from __share_group_state (records below it are acknowledged); null: "
-         "a consumer group's member is assigned the partition and nothing is committed"),
-        ("assigned_to?", "consumer (KIP-848) groups: the members whose current assignment "
-         "holds the partition, sorted ([]: none)"),
-        ("topic_id?", "share groups"),
-        ("state_epoch?", "share groups: the share-partition's state epoch"),
-        ("delivery_complete_count?", "share groups: records at or above the start offset "
-         "already acknowledged (Kafka 4.2+), null when not recorded: lag counts them"),
-        ("log_end_offset", "of the replica named in log_end_offset_from; null when the "
-         "partition's log is not among the inputs"),
-        ("high_watermark", "the highest replication-offset-checkpoint entry of the log dirs "
+        ("group", "str", ""),
+        ("group_type", "str|null", "classic, consumer, streams or share (see the group object); "
+         "null when only offset commits name the group"),
+        ("topic", "str", "share groups: the topic id when no input names the topic"),
+        ("partition", "int", ""),
+        ("committed_offset", "int|null", "the last committed offset; share groups: the "
+         "share-partition start offset from __share_group_state (records below it are "
+         "acknowledged); null: a consumer group's member is assigned the partition and "
+         "nothing is committed"),
+        ("assigned_to?", "list", "consumer (KIP-848) groups: the members whose current "
+         "assignment holds the partition, sorted ([]: none)"),
+        ("topic_id?", "str", "share groups"),
+        ("state_epoch?", "int", "share groups: the share-partition's state epoch"),
+        ("delivery_complete_count?", "int|null", "share groups: records at or above the start "
+         "offset already acknowledged (Kafka 4.2+), null when not recorded: lag counts them"),
+        ("log_end_offset", "int|null", "of the replica named in log_end_offset_from; null when the "
+                                       "partition's log is not among the inputs"),
+        ("high_watermark", "int|null",
+         "the highest replication-offset-checkpoint entry of the log dirs "
          "read (a broker's last checkpoint, not the live value); null without one"),
-        ("lag", "log_end_offset - committed_offset; null when either is unknown"),
-        ("lag_to_high_watermark", "high_watermark - committed_offset; null when unknown"),
-        ("high_watermark_source", ""),
-        ("commit_timestamp", "share groups: the last snapshot's write timestamp (-1: none)"),
-        ("metadata", ""),
-        ("log_end_offset_from", "{path, log_dir, broker_id, log_end_offset, replicas, "
-         "chosen_by} or null"),
-        ("committed_offset_from", "the __consumer_offsets (share groups: "
+        ("lag", "int|null", "log_end_offset - committed_offset; null when either is unknown"),
+        ("lag_to_high_watermark", "int|null", "high_watermark - committed_offset; null when unknown"),
+        ("high_watermark_source", "str|null", ""),
+        ("commit_timestamp", "int|null", "share groups: the last snapshot's write timestamp "
+         "(-1: none)"),
+        ("metadata", "str|null", ""),
+        ("log_end_offset_from", "object|null", "{path, log_dir, broker_id, log_end_offset, replicas, "
+                                               "chosen_by} or null"),
+        ("committed_offset_from", "str", "the __consumer_offsets (share groups: "
          "__share_group_state) replica (path)"),
     ]),
     "group_lag": ("lag: one group's summary", [
-        ("group", ""), ("group_type", "as in its lag objects"), ("partitions", ""),
-        ("partitions_without_log", "partitions whose log is not among the inputs"),
-        ("total_lag", "over the partitions with a known lag"), ("max_lag", ""),
-        ("topics", ""),
+        ("group", "str", ""), ("group_type", "str|null", "as in its lag objects"),
+        ("partitions", "int", ""),
+        ("partitions_without_log", "int", "partitions whose log is not among the inputs"),
+        ("total_lag", "int", "over the partitions with a known lag"), ("max_lag", "int|null", ""),
+        ("topics", "list", ""),
     ]),
     "coordinator_partition": ("coordinator-partition answer", [
-        ("id", "group or transactional id"), ("hash_code", "Java String.hashCode"),
-        ("partitions", ""), ("partition", ""), ("consumer_offsets_dir", ""),
-        ("transaction_state_dir", ""),
+        ("id", "str", "group or transactional id"), ("hash_code", "int", "Java String.hashCode"),
+        ("partitions", "int", ""), ("partition", "int", ""), ("consumer_offsets_dir", "str", ""),
+        ("transaction_state_dir", "str", ""),
     ]),
     "export": ("kdump spark export's answer", [
-        ("output", "the directory written"), ("format", "parquet"),
-        ("partitioned_by", "[topic, partition]"), ("level", "record or batch"),
-        ("rows", "rows written"), ("segments", "segments read"), ("tasks", "Spark tasks run"),
+        ("output", "str", "the directory written"), ("format", "str", "parquet"),
+        ("partitioned_by", "list", "[topic, partition]"), ("level", "str", "record or batch"),
+        ("rows", "int", "rows written"),
+        ("segments", "int", "segments read"),
+        ("tasks", "int", "Spark tasks run"),
     ]),
     # kdump report: the other commands' objects, in sections, and these
     "report": ("opens kdump report: the chain of custody's head", [
-        ("kdump_version", ""), ("command", "the command line, as a list"),
-        ("inputs", "the paths given"), ("cwd", "the working directory (relative inputs)"),
-        ("host", "the machine's host name"), ("started", "ISO-8601 UTC"),
-        ("python", "the Python version that ran kdump"),
+        ("kdump_version", "str", ""), ("command", "list", "the command line, as a list"),
+        ("inputs", "list", "the paths given"), ("cwd", "str", "the working directory (relative inputs)"),
+        ("host", "str", "the machine's host name"), ("started", "str", "ISO-8601 UTC"),
+        ("python", "str", "the Python version that ran kdump"),
     ]),
     "section": ("report: the objects after it belong to this section (custody, cluster, data, "
-                "findings, groups, transactions)", [("name", ""), ("title", "")]),
+                "findings, groups, transactions)", [("name", "str", ""), ("title", "str", "")]),
     "input_file": ("report: a file found under the inputs", [
-        ("file", "path"),
-        ("kind", "as dump names it; other: a file the walk passes over (not a Kafka file)"),
-        ("topic", "null outside a partition"),
-        ("partition", ""), ("size", "bytes hashed; null when unreadable"),
-        ("modified", "modification time, ISO-8601 UTC (null when unknown)"),
-        ("sha256", "hex digest of the whole file, streamed; null when unreadable"),
-        ("read", "false for files no check reads (unknown kinds, lock files) or could not "
-                 "be read"),
-        ("error", "why it could not be read; null"),
+        ("file", "str", "path"),
+        ("kind", "str", "as dump names it; other: a file the walk passes over (not a Kafka file)"),
+        ("topic", "str|null", "null outside a partition"),
+        ("partition", "int|null", ""), ("size", "int|null", "bytes hashed; null when unreadable"),
+        ("modified", "str|null", "modification time, ISO-8601 UTC (null when unknown)"),
+        ("sha256", "str|null", "hex digest of the whole file, streamed; null when unreadable"),
+        ("read", "bool", "false for files no check reads (unknown kinds, lock files) or could "
+                         "not be read"),
+        ("error", "str|null", "why it could not be read; null"),
     ]),
     "activity": ("report: a topic's records over time, from batch timestamps (each partition "
                  "counted once, from its replica holding the most records)", [
-        ("topic", ""), ("bucket_ms", "width of a bucket"),
-        ("buckets", "[[start epoch ms, records]] for the buckets holding records"),
-        ("records", "records counted (control batches and timestamps <= 0 left out)"),
+        ("topic", "str", ""), ("bucket_ms", "int", "width of a bucket"),
+        ("buckets", "list", "[[start epoch ms, records]] for the buckets holding records"),
+        ("records", "int", "records counted (control batches and timestamps <= 0 left out)"),
     ]),
     "timeline": ("report: the cluster's history from __cluster_metadata (leader and ISR "
                  "changes, fencing, topics created and deleted)", [
-        ("changes", "entries in the whole history"), ("shown", "entries kept: the latest"),
-        ("entries", "change objects (as metadata --history writes them)"),
+        ("changes", "int", "entries in the whole history"), ("shown", "int", "entries kept: the latest"),
+        ("entries", "list", "change objects (as metadata --history writes them)"),
     ]),
     "transaction": ("report: a transaction with no marker at the end of a partition", [
-        ("topic", ""), ("partition", ""), ("log_dir", "the replica read"),
-        ("producer_id", ""), ("producer_epoch", ""), ("first_offset", ""),
-        ("first_timestamp", "its first batch's"), ("last_offset", "the partition's"),
-        ("age_ms", "the partition's last timestamp minus first_timestamp"),
-        ("state", "hanging when age_ms exceeds transaction.max.timeout.ms's default "
-                  "(900000), else open"),
+        ("topic", "str", ""), ("partition", "int", ""), ("log_dir", "str", "the replica read"),
+        ("producer_id", "int", ""), ("producer_epoch", "int", ""), ("first_offset", "int", ""),
+        ("first_timestamp", "int", "its first batch's"), ("last_offset", "int", "the partition's"),
+        ("age_ms", "int", "the partition's last timestamp minus first_timestamp"),
+        ("state", "str", "hanging when age_ms exceeds transaction.max.timeout.ms's default "
+                         "(900000), else open"),
     ]),
     "report_end": ("closes kdump report", [
-        ("ended", "ISO-8601 UTC"), ("seconds", "elapsed"), ("files", "files found"),
-        ("errors", "findings"), ("warnings", ""), ("infos", ""),
-        ("clean", "no error and no warning, every file read"),
+        ("ended", "str", "ISO-8601 UTC"), ("seconds", "float", "elapsed"), ("files", "int", "files found"),
+        ("errors", "int", "findings"), ("warnings", "int", ""), ("infos", "int", ""),
+        ("clean", "bool", "no error and no warning, every file read"),
     ]),
 }
 
 SIZE_ROW_TYPES = ("segment", "partition", "topic", "total")
 
 
-def fields_of(kind: str) -> list[Field]:
-    if kind in SIZE_ROW_TYPES:
-        return SCHEMA["total"][1]
-    return SCHEMA[kind][1]
+def fields_of(kind: str, schema: Mapping[str, tuple[str, Sequence[Any]]] | None = None
+              ) -> list[Field]:
+    """The fields of ``kind`` (of :data:`SCHEMA`, or of ``schema``: :data:`METADATA_SCHEMA`),
+    in order.  size-report's row kinds share ``total``'s fields."""
+    if schema is None or schema is SCHEMA:
+        decl = SCHEMA["total" if kind in SIZE_ROW_TYPES else kind]
+    else:
+        decl = schema[kind]
+    return [field(d) for d in decl[1]]
 
 
 #: A Spark column: (name, Spark SQL type, what it holds).
@@ -520,8 +689,9 @@ def spark_markdown() -> str:
 
 #: (kind, upto, the names ``values`` holds, in its order) -> (the documented order of
 #: those names, a getter of their values in that order): checked once per shape of input
-_ORDERS: dict[tuple[str, str | None, tuple[str, ...]],
-              tuple[tuple[str, ...], Callable[[Mapping[str, Any]], tuple[Any, ...]]]] = {}
+_Order = tuple[tuple[str, ...], Callable[[Mapping[str, Any]], tuple[Any, ...]]]
+_ORDERS: dict[tuple[str, str | None, tuple[str, ...]], _Order] = {}
+_METADATA_ORDERS: dict[tuple[str, str | None, tuple[str, ...]], _Order] = {}
 
 
 def shape(kind: str, values: Mapping[str, Any], upto: str | None = None) -> dict[str, Any]:
@@ -529,11 +699,12 @@ def shape(kind: str, values: Mapping[str, Any], upto: str | None = None) -> dict
     their documented order, each from ``values`` (with ``upto``: only the fields before
     that one).  An optional field (``name?``) missing from ``values`` is left out; a
     required one missing, or a name that is not documented, is a programming error
-    (KeyError)."""
+    (KeyError).  Values are not type-checked here (this runs per record): the tests
+    check the declared types on real output (tests/test_model.py)."""
     key = (kind, upto, tuple(values))
     known = _ORDERS.get(key)
     if known is None:
-        known = _ORDERS[key] = _order(kind, upto, key[2])
+        known = _ORDERS[key] = _order(fields_of(kind), kind, upto, key[2])
         if len(_ORDERS) > 4096:  # input shapes are few; never let them pile up
             _ORDERS.clear()
     names, get = known
@@ -542,19 +713,36 @@ def shape(kind: str, values: Mapping[str, Any], upto: str | None = None) -> dict
     return obj
 
 
-def _order(kind: str, upto: str | None, given: tuple[str, ...]
-           ) -> tuple[tuple[str, ...], Callable[[Mapping[str, Any]], tuple[Any, ...]]]:
+def shape_metadata(kind: str, values: Mapping[str, Any]) -> dict[str, Any]:
+    """:func:`shape` for ``kdump metadata``'s objects (:data:`METADATA_SCHEMA`, a
+    namespace of its own); a ``type`` in ``values`` is ignored (the image keeps its
+    objects with their type)."""
+    given = tuple(k for k in values if k != "type")
+    key = (kind, None, given)
+    known = _METADATA_ORDERS.get(key)
+    if known is None:
+        known = _METADATA_ORDERS[key] = _order(fields_of(kind, METADATA_SCHEMA), kind, None,
+                                               given)
+        if len(_METADATA_ORDERS) > 4096:
+            _METADATA_ORDERS.clear()
+    names, get = known
+    obj: dict[str, Any] = {"type": kind}
+    obj.update(zip(names, get(values), strict=True))
+    return obj
+
+
+def _order(fields: list[Field], kind: str, upto: str | None, given: tuple[str, ...]) -> _Order:
     present = set(given)
     names: list[str] = []
     documented = set()
-    for field, _ in fields_of(kind):
-        name, optional = field.rstrip("?"), field.endswith("?")
+    for f in fields:
+        name = f.name
         if name == upto:
             break
         documented.add(name)
         if name in present:
             names.append(name)
-        elif not optional:
+        elif not f.optional:
             raise KeyError(f"{kind} object without its field {name!r}")
     extra = present - documented
     if extra:
@@ -563,6 +751,75 @@ def _order(kind: str, upto: str | None, given: tuple[str, ...]
         only = names[0]
         return tuple(names), lambda v: (v[only],)
     return tuple(names), itemgetter(*names) if names else (lambda v: ())
+
+
+def extra_fields(kind: str, known: Collection[str]) -> list[Field]:
+    """The fields of ``kind`` a renderer with its own layout does not draw (``known``:
+    the names it does), in model order: what it shows as ``name=value`` so a field
+    added to the model is never missing from it."""
+    return [f for f in fields_of(kind) if f.name not in known]
+
+
+def conforms(value: Any, typ: str) -> bool:
+    """``value`` (as parsed from JSON) is of the declared type ``typ``."""
+    if typ == ANY:
+        return True
+    base, _, null = typ.partition("|")
+    if value is None:
+        return null == "null"
+    if base == "str":
+        return isinstance(value, str)
+    if base == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if base == "float":  # JSON numbers: an integral ratio may be written as 2
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if base == "bool":
+        return isinstance(value, bool)
+    if base == "object":
+        return isinstance(value, dict)
+    if base == "list":
+        return isinstance(value, list)
+    return base == ANY
+
+
+def type_errors(obj: Mapping[str, Any], schema: Mapping[str, tuple[str, Sequence[Any]]] | None
+                = None) -> list[str]:
+    """What in the JSON object ``obj`` does not match its kind's declared types (and
+    names not declared, or required ones missing): empty when it conforms."""
+    kind = obj.get("type")
+    try:
+        fields = fields_of(str(kind), schema)
+    except KeyError:
+        return [f"undeclared kind {kind!r}"]
+    out = []
+    declared = {f.name: f for f in fields}
+    for name, value in obj.items():
+        if name == "type":
+            continue
+        f = declared.get(name) or declared.get("...")
+        if f is None:
+            out.append(f"{kind}.{name}: not declared")
+        elif not conforms(value, f.type):
+            out.append(f"{kind}.{name}: {value!r} is not {f.type}")
+    out += [f"{kind}.{f.name}: missing" for f in fields
+            if not f.optional and f.name not in obj]
+    return out
+
+
+def untyped_kinds() -> list[str]:
+    """Kinds with a field declared without a type (``(name, doc)``): to be typed."""
+    out = []
+    for schema, prefix in ((SCHEMA, ""), (METADATA_SCHEMA, "metadata ")):
+        for kind in schema:
+            if any(f.type == ANY and f.name != "..." for f in fields_of(kind, schema)):
+                out.append(prefix + kind)
+    return sorted(out)
+
+
+def describe_fields(fields: Sequence[Field], code: str = "`") -> str:
+    """``name`` type, ... of ``fields`` for the docs (an untyped field: its name only)."""
+    return ", ".join(f"{code}{f[0]}{code}" + ("" if f.type == ANY else f" {f.type}")
+                     for f in fields)
 
 
 #: How strings are written, for the README and the man pages.
@@ -581,6 +838,14 @@ ENCODING_NOTES = (
 )
 
 
+#: How fields are described, for the README and the man pages.
+TYPE_NOTES = (
+    "Each field is given with its JSON type: str, int, float, bool, object or list; "
+    "|null when it may be null. A field name ending in ? appears only in some objects of "
+    "the type (its description says which)."
+)
+
+
 def markdown() -> str:
     """The schema as a Markdown section (the README embeds it; a test checks it)."""
     out = []
@@ -588,105 +853,131 @@ def markdown() -> str:
         if kind in ("segment", "partition", "topic"):
             continue
         label = "`segment` / `partition` / `topic` / `total`" if kind == "total" else f"`{kind}`"
-        names = ", ".join(f"`{n}`" for n, _ in fields_of(kind))
+        names = describe_fields(fields_of(kind))
         out.append(f"- {label}: {what if kind != 'total' else 'size-report rows and total'}. "
                    f"Fields: {names}.")
     out.append("")
     out.append("`kdump metadata` writes objects of its own (its `topic` and `partition` are "
                "not size-report rows):")
     out.append("")
-    for kind, (what, fields) in METADATA_SCHEMA.items():
-        names = ", ".join(f"`{n}`" for n, _ in fields)
+    for kind, (what, _) in METADATA_SCHEMA.items():
+        names = describe_fields(fields_of(kind, METADATA_SCHEMA))
         out.append(f"- `{kind}`: {what}. Fields: {names}.")
+    out.append("")
+    out.append(TYPE_NOTES)
     out.append("")
     out.append(ENCODING_NOTES)
     return "\n".join(out) + "\n"
 
 
 #: ``kdump metadata``'s objects (a namespace of their own)
-_ENDPOINTS = ("endpoints", "[{name, host, port, security_protocol}], by listener name")
+_ENDPOINTS = ("endpoints", "list", "[{name, host, port, security_protocol}], by listener name")
 _SUMMARY = ("offset, timestamp, target, snapshot, log_segments, gaps, records_applied, "
             "records_failed, complete")
-METADATA_SCHEMA: dict[str, tuple[str, list[Field]]] = {
+METADATA_SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
     "feature": ("a finalized feature (metadata.version included)", [
-        ("name", ""), ("level", "feature level")]),
+        ("name", "str", ""), ("level", "int", "feature level")]),
     "broker": ("a registered broker", [
-        ("id", ""), ("epoch", "broker epoch"), ("incarnation_id", ""),
-        ("fenced", ""), ("in_controlled_shutdown", ""), ("rack", "null when none"), _ENDPOINTS,
-        ("features", "[{name, min_version, max_version}] supported"),
-        ("log_dirs", "directory ids, sorted"),
-        ("cordoned_log_dirs", "directory ids the broker cordoned (Kafka 4.3+), as written; "
-         "null until the broker says (older records)"),
-        ("is_migrating_zk_broker", "")]),
+        ("id", "int", ""), ("epoch", "int", "broker epoch"), ("incarnation_id", "str", ""),
+        ("fenced", "bool", ""),
+        ("in_controlled_shutdown", "bool", ""),
+        ("rack", "str|null", "null when none"), _ENDPOINTS,
+        ("features", "list", "[{name, min_version, max_version}] supported"),
+        ("log_dirs", "list", "directory ids, sorted"),
+        ("cordoned_log_dirs", "list|null", "directory ids the broker cordoned (Kafka 4.3+), as "
+         "written; null until the broker says (older records)"),
+        ("is_migrating_zk_broker", "bool", "")]),
     "controller": ("a controller: its registration and what the quorum's control records say", [
-        ("id", ""), ("incarnation_id", "null when not registered"),
-        ("zk_migration_ready", ""), _ENDPOINTS, ("features", ""),
-        ("registered", "a RegisterControllerRecord exists"),
-        ("voter", "in the voters of the latest LeaderChange/Voters record (null: none seen)"),
-        ("leader", "the latest LeaderChange record names it")]),
-    "topic": ("a topic", [("name", ""), ("topic_id", ""), ("partitions", "the count")]),
+        ("id", "int", ""), ("incarnation_id", "str|null", "null when not registered"),
+        ("zk_migration_ready", "bool|null", ""), _ENDPOINTS, ("features", "list", ""),
+        ("registered", "bool", "a RegisterControllerRecord exists"),
+        ("voter", "bool|null", "in the voters of the latest LeaderChange/Voters record (null: none seen)"),
+        ("leader", "bool", "the latest LeaderChange record names it")]),
+    "topic": ("a topic", [("name", "str", ""), ("topic_id", "str", ""), ("partitions", "int", "the count")]),
     "partition": ("a partition's registration", [
-        ("topic", ""), ("topic_id", ""), ("partition", ""), ("leader", "-1: none"),
-        ("leader_epoch", ""), ("partition_epoch", ""), ("replicas", ""), ("isr", ""),
-        ("elr", "eligible leader replicas (a ClearElrRecord empties them and bumps "
-         "partition_epoch)"), ("last_known_elr", ""),
-        ("leader_recovery_state", "RECOVERED or RECOVERING"), ("adding_replicas", ""),
-        ("removing_replicas", ""),
-        ("directories", "per replica; AAAAAAAAAAAAAAAAAAAAAA = MIGRATING, "
-                        "AAAAAAAAAAAAAAAAAAAAAQ = UNASSIGNED")]),
+        ("topic", "str", ""),
+        ("topic_id", "str", ""),
+        ("partition", "int", ""),
+        ("leader", "int", "-1: none"),
+        ("leader_epoch", "int", ""),
+        ("partition_epoch", "int", ""),
+        ("replicas", "list", ""),
+        ("isr", "list", ""),
+        ("elr", "list", "eligible leader replicas (a ClearElrRecord empties them and bumps "
+         "partition_epoch)"), ("last_known_elr", "list", ""),
+        ("leader_recovery_state", "str", "RECOVERED or RECOVERING"), ("adding_replicas", "list", ""),
+        ("removing_replicas", "list", ""),
+        ("directories", "list", "per replica; AAAAAAAAAAAAAAAAAAAAAA = MIGRATING, "
+                                "AAAAAAAAAAAAAAAAAAAAAQ = UNASSIGNED")]),
     "config": ("a dynamic config", [
-        ("resource_type", "TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP"),
-        ("resource_name", "empty: the cluster default"), ("name", ""),
-        ("value", "null when redacted"),
-        ("redacted?", "true for password-like names: the value is never printed"),
-        ("version?", "redacted configs: how many times the value was set")]),
-    "quota": ("a client quota", [("entity", "{entity type: name or null (default)}"),
-                                 ("key", ""), ("value", "")]),
-    "acl": ("an ACL", [("id", ""), ("resource_type", ""), ("resource_name", ""),
-                       ("pattern_type", ""), ("principal", ""), ("host", ""),
-                       ("operation", ""), ("permission_type", "")]),
+        ("resource_type", "str", "TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP"),
+        ("resource_name", "str", "empty: the cluster default"), ("name", "str", ""),
+        ("value", "str|null", "null when redacted"),
+        ("redacted?", "bool", "true for password-like names: the value is never printed"),
+        ("version?", "int", "redacted configs: how many times the value was set")]),
+    "quota": ("a client quota", [("entity", "object", "{entity type: name or null (default)}"),
+                                 ("key", "str", ""), ("value", "float", "")]),
+    "acl": ("an ACL", [("id", "str", ""), ("resource_type", "str", ""), ("resource_name", "str", ""),
+                       ("pattern_type", "str", ""), ("principal", "str", ""), ("host", "str", ""),
+                       ("operation", "str", ""), ("permission_type", "str", "")]),
     "producer_ids": ("the next producer-id block", [
-        ("next_producer_id", ""), ("broker_id", "the broker it went to"),
-        ("broker_epoch", "")]),
+        ("next_producer_id", "int", ""), ("broker_id", "int", "the broker it went to"),
+        ("broker_epoch", "int", "")]),
     "scram_user": ("a SCRAM credential", [
-        ("name", ""), ("mechanism", "SCRAM-SHA-256 or SCRAM-SHA-512"), ("iterations", ""),
-        ("credentials", "always \"redacted\": salt and keys are never printed"),
-        ("version", "how many times it was set")]),
+        ("name", "str", ""),
+        ("mechanism", "str", "SCRAM-SHA-256 or SCRAM-SHA-512"),
+        ("iterations", "int", ""),
+        ("credentials", "str", "always \"redacted\": salt and keys are never printed"),
+        ("version", "int", "how many times it was set")]),
     "delegation_token": ("a delegation token", [
-        ("token_id", ""), ("owner", ""), ("requester", ""), ("renewers", ""),
-        ("issue_timestamp", ""), ("max_timestamp", ""), ("expiration_timestamp", ""),
-        ("hmac", "always \"redacted\"")]),
+        ("token_id", "str", ""), ("owner", "str", ""), ("requester", "str", ""), ("renewers", "list", ""),
+        ("issue_timestamp", "int", ""), ("max_timestamp", "int", ""), ("expiration_timestamp", "int", ""),
+        ("hmac", "str", "always \"redacted\"")]),
     "image": ("closes the image: where it stands and what built it", [
-        ("offset", "last offset in the image"), ("timestamp", "of that record"),
-        ("target", "offset N, time T or end"),
-        ("snapshot", "{file, end_offset, epoch, timestamp} used, or null"),
-        ("log_segments", "segments read"), ("skipped_segments", "[{file, why}]"),
-        ("log_start_offset", ""), ("log_end_offset", "last offset read"),
-        ("overlap", "{first, last}: log offsets also in the snapshot (taken from it)"),
-        ("gaps", "[{first, last}]: offsets in no file"), ("records_applied", ""),
-        ("records_failed", "records not applied (see the problems)"),
-        ("records_by_type", ""), ("records_without_effect", "NO_OP_RECORD ..."),
-        ("transactions_committed", ""), ("transactions_aborted", ""),
-        ("records_aborted", ""),
-        ("pending_transaction", "{begin_offset, name, records} open at the target, not applied"),
-        ("metadata_version", ""), ("zk_migration_state", ""), ("kraft_version", ""),
-        ("leader_id", "from the latest LeaderChange record"), ("leader_epoch", ""),
-        ("voters", ""), ("quorum_state_file", "{file, values}: the quorum-state file, as copied"),
-        ("complete", "no gap and no record failed"), ("topics", ""), ("partitions", ""),
-        ("brokers", "")]),
+        ("offset", "int|null", "last offset in the image"), ("timestamp", "int|null", "of that record"),
+        ("target", "str", "offset N, time T or end"),
+        ("snapshot", "object|null", "{file, end_offset, epoch, timestamp} used, or null"),
+        ("log_segments", "list", "segments read"), ("skipped_segments", "list", "[{file, why}]"),
+        ("log_start_offset", "int|null", ""), ("log_end_offset", "int|null", "last offset read"),
+        ("overlap", "object|null", "{first, last}: log offsets also in the snapshot (taken from it)"),
+        ("gaps", "list", "[{first, last}]: offsets in no file"), ("records_applied", "int", ""),
+        ("records_failed", "int", "records not applied (see the problems)"),
+        ("records_by_type", "object", ""), ("records_without_effect", "object", "NO_OP_RECORD ..."),
+        ("transactions_committed", "int", ""), ("transactions_aborted", "int", ""),
+        ("records_aborted", "int", ""),
+        ("pending_transaction", "object|null",
+         "{begin_offset, name, records} open at the target, not applied"),
+        ("metadata_version", "int|null", ""),
+        ("zk_migration_state", "str|null", ""),
+        ("kraft_version", "int|null", ""),
+        ("leader_id", "int|null", "from the latest LeaderChange record"), ("leader_epoch", "int|null", ""),
+        ("voters", "list|null", ""),
+        ("quorum_state_file", "object|null", "{file, values}: the quorum-state file, as copied"),
+        ("complete", "bool", "no gap and no record failed"), ("topics", "int", ""), ("partitions", "int", ""),
+        ("brokers", "int", "")]),
     "change": ("--history: one object changed by one record", [
-        ("offset", "null: loaded from the snapshot"), ("timestamp", ""),
-        ("record", "the record type"),
-        ("committed_at", "in a transaction: the END record's offset"),
-        ("object", "its type"), ("label", "orders/0, broker 1 ..."), ("path", "/topics/orders/0"),
-        ("action", "created, changed or removed"),
-        ("changes", "[{field, from, to}]"), ("text", "leader 1 -> 3, fenced ...")]),
-    "history": ("closes --history", [("object", "what was asked"), ("changes", "entries"),
-                                     ("image", _SUMMARY)]),
+        ("offset", "int|null", "null: loaded from the snapshot"), ("timestamp", "int|null", ""),
+        ("record", "str", "the record type"),
+        ("committed_at", "int|null", "in a transaction: the END record's offset"),
+        ("object", "str", "its type"),
+        ("label", "str", "orders/0, broker 1 ..."),
+        ("path", "str", "/topics/orders/0"),
+        ("action", "str", "created, changed or removed"),
+        ("changes", "list", "[{field, from, to}]"), ("text", "str", "leader 1 -> 3, fenced ...")]),
+    "history": ("closes --history", [("object", "str|null", "what was asked"), ("changes", "int", "entries"),
+                                     ("image", "object", _SUMMARY)]),
     "difference": ("--diff: an object that differs", [
-        ("object", "type"), ("label", ""), ("path", ""), ("action", "created, changed, removed"),
-        ("changes", "[{field, from, to}]"), ("text", ""), ("before", "the object at A"),
-        ("after", "the object at B")]),
-    "diff": ("closes --diff", [("from", _SUMMARY), ("to", _SUMMARY),
-                               ("differences", "count")]),
+        ("object", "str", "type"),
+        ("label", "str", ""),
+        ("path", "str", ""),
+        ("action", "str", "created, changed, removed"),
+        ("changes", "list", "[{field, from, to}]"),
+        ("text", "str", ""),
+        ("before", "object|null", "the object at A"),
+        ("after", "object|null", "the object at B")]),
+    "diff": ("closes --diff", [("from", "object", _SUMMARY), ("to", "object", _SUMMARY),
+                               ("differences", "int", "count")]),
 }
+
+_typed(SCHEMA)
+_typed(METADATA_SCHEMA)

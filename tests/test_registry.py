@@ -51,3 +51,39 @@ def test_no_command_constructs_a_renderer() -> None:
                 if name.endswith("Renderer") or name == "Table":
                     found.append(f"{path.name}:{node.lineno} calls {name}")
     assert found == []
+
+
+def test_every_command_picks_its_renderer_from_the_registry() -> None:
+    """Each command that writes results (every leaf but the man-page writer) names its
+    family to options.renderer, and every family it names is in the registry."""
+    import inspect
+    import re
+
+    import click
+
+    from kdump.cli import cli
+
+    def leaves(group: click.Group, path: list[str]) -> list[tuple[str, click.Command]]:
+        out = []
+        for name in group.list_commands(None):  # type: ignore[arg-type]
+            cmd = group.get_command(None, name)  # type: ignore[arg-type]
+            assert cmd is not None
+            if isinstance(cmd, click.Group):
+                out += leaves(cmd, [*path, name])
+            else:
+                out.append((" ".join([*path, name]), cmd))
+        return out
+
+    commands = leaves(cli, [])
+    assert len(commands) >= 12
+    named = set()
+    for name, cmd in commands:
+        assert cmd.callback is not None
+        module = inspect.getsource(inspect.getmodule(cmd.callback))  # type: ignore[arg-type]
+        source = inspect.getsource(cmd.callback)
+        calls = re.findall(r"\brenderer\(\s*\"([a-z-]+)\"", module)
+        helper = re.findall(r"\b(_\w*renderer)\(", source)
+        assert "renderer(" in source or helper, f"kdump {name} picks no renderer"
+        named |= set(calls)
+    assert named <= set(RENDERERS), named - set(RENDERERS)
+    assert named == set(RENDERERS), set(RENDERERS) - named

@@ -14,7 +14,14 @@ import click
 
 from .. import __version__
 from ..findings import ARGUED_FROM, KINDS
-from ..model import ENCODING_NOTES, METADATA_SCHEMA, SCHEMA, fields_of
+from ..model import (
+    ENCODING_NOTES,
+    METADATA_SCHEMA,
+    SCHEMA,
+    TYPE_NOTES,
+    describe_fields,
+    fields_of,
+)
 
 DATE = "2026"  # fixed: pages must not change with the day they are generated
 
@@ -123,14 +130,13 @@ def main_page(cli: click.Group, ctx: click.Context) -> str:
                   "(schema below). --format table: rich tables for people at a terminal."),
               ".SH JSON LINES SCHEMA"]
     for kind, (what, _) in SCHEMA.items():
-        names = ", ".join(n for n, _ in fields_of(kind))
+        names = describe_fields(fields_of(kind), code="")
         lines += [".TP", f".B {esc(kind)}", esc(f"{what}. Fields: {names}.")]
     lines += [".PP", esc("kdump metadata writes objects of its own:")]
-    for kind, (what, fields) in METADATA_SCHEMA.items():
-        names = ", ".join(n for n, _ in fields)
+    for kind, (what, _) in METADATA_SCHEMA.items():
+        names = describe_fields(fields_of(kind, METADATA_SCHEMA), code="")
         lines += [".TP", f".B {esc(kind)}", esc(f"{what}. Fields: {names}.")]
-    lines += [".PP", esc("A field name ending in ? appears only in some objects of the type. "
-                         + ENCODING_NOTES)]
+    lines += [".PP", esc(TYPE_NOTES + " " + ENCODING_NOTES)]
     lines.append(".SH PROBLEM KINDS")
     for kind, what in KINDS.items():
         lines += [".TP", f".B {esc(kind)}", esc(f"{what}. Argued from: {ARGUED_FROM[kind]}.")]

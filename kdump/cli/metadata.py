@@ -84,7 +84,13 @@ def metadata_command(path: str, at_offset: int | None, at_time: str | None,
     out = renderer("metadata", f)
 
     def items() -> Iterator[Any]:
-        from ..metadata.output import brief_summary, diff_objects, image_objects, image_summary
+        from ..metadata.output import (
+            diff_objects,
+            diff_summary,
+            history_summary,
+            image_objects,
+            image_summary,
+        )
 
         quorum = _quorum_state(sources.quorum_state)
         if points is not None:
@@ -92,8 +98,7 @@ def metadata_command(path: str, at_offset: int | None, at_time: str | None,
             b = Replay(sources, points[1], max_batch_bytes=max_batch_bytes).run()
             diffs = diff_objects(a.image, b.image)
             yield from diffs
-            yield {"type": "diff", "from": brief_summary(a), "to": brief_summary(b),
-                   "differences": len(diffs)}
+            yield diff_summary(a, b, len(diffs))
             yield from a.problems
             yield from (p for p in b.problems if p not in a.problems)
             return
@@ -110,8 +115,7 @@ def metadata_command(path: str, at_offset: int | None, at_time: str | None,
 
             r = Replay(sources, target, earliest=True, max_batch_bytes=max_batch_bytes,
                        on_event=on_event).run()
-            yield {"type": "history", "object": history or None, "changes": count[0],
-                   "image": brief_summary(r)}
+            yield history_summary(history or None, count[0], r)
             yield from r.problems
             return
         r = Replay(sources, target, max_batch_bytes=max_batch_bytes).run()

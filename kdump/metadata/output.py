@@ -1,7 +1,9 @@
 """What ``kdump metadata`` writes: the image's objects, the closing ``image`` object,
 history entries (``change``) and differences (``difference``, closed by ``diff``).
 
-Every object is a plain dict ready for JSON; :func:`object_path` names it the way
+Every object is a plain dict ready for JSON, shaped by the output model
+(:func:`kdump.model.shape_metadata`: fields and their order as
+:data:`kdump.model.METADATA_SCHEMA` declares them); :func:`object_path` names it the way
 kafka-metadata-shell lays the image out (``/topics/orders/0``), for the text format.
 """
 
@@ -12,11 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import UsageError
+from ..model import shape_metadata
 from .image import SECTION_ORDER, Key, MetadataImage, object_sort_key
 from .replay import Event, Replay
 
-__all__ = ["Selector", "describe", "diff_objects", "history_object", "image_objects",
-           "image_summary", "object_path"]
+__all__ = ["Selector", "describe", "diff_objects", "diff_summary", "history_object",
+           "history_summary", "image_objects", "image_summary", "object_path"]
 
 #: fields that name an object rather than describe it (never reported as changed)
 _IDENTITY = {"type", "name", "id", "topic", "topic_id", "partition", "resource_type",
@@ -48,7 +51,7 @@ def image_objects(image: MetadataImage) -> list[dict[str, Any]]:
         result.append(o)
     if not placed:
         result.extend(_controller(c, image, c["id"] in ctrl_ids) for c in controllers)
-    return result
+    return [shape_metadata(o["type"], o) for o in result]
 
 
 def _controller(c: dict[str, Any], image: MetadataImage, registered: bool) -> dict[str, Any]:
@@ -75,8 +78,7 @@ def image_summary(r: Replay, *, quorum_state: Any = None) -> dict[str, Any]:
         elif k[0] == "broker":
             counts["brokers"] += 1
     feature = img.objects.get(("feature", "metadata.version"))
-    return {
-        "type": "image",
+    return shape_metadata("image", {
         "offset": r.offset,
         "timestamp": r.timestamp,
         "target": r.target.describe(),
@@ -104,7 +106,7 @@ def image_summary(r: Replay, *, quorum_state: Any = None) -> dict[str, Any]:
         "quorum_state_file": quorum_state,
         "complete": r.complete,
         **counts,
-    }
+    })
 
 
 def brief_summary(r: Replay) -> dict[str, Any]:
@@ -213,12 +215,24 @@ def history_object(ev: Event, before: dict[str, Any] | None, after: dict[str, An
     obj = after if after is not None else before
     assert obj is not None
     action, fields, text = describe(before, after)
-    return {
-        "type": "change", "offset": ev.offset, "timestamp": ev.timestamp,
+    return shape_metadata("change", {
+        "offset": ev.offset, "timestamp": ev.timestamp,
         "record": ev.record_type, "committed_at": ev.committed_at, "object": obj["type"],
         "label": object_label(obj), "path": "/" + "/".join(object_path(obj)),
         "action": action, "changes": fields, "text": text,
-    }
+    })
+
+
+def history_summary(selected: str | None, changes: int, r: Replay) -> dict[str, Any]:
+    """The ``history`` object closing ``--history``: what was asked, how many entries."""
+    return shape_metadata("history", {"object": selected, "changes": changes,
+                                      "image": brief_summary(r)})
+
+
+def diff_summary(a: Replay, b: Replay, differences: int) -> dict[str, Any]:
+    """The ``diff`` object closing ``--diff``: where both images stand."""
+    return shape_metadata("diff", {"from": brief_summary(a), "to": brief_summary(b),
+                                   "differences": differences})
 
 
 def diff_objects(a: MetadataImage, b: MetadataImage) -> list[dict[str, Any]]:
@@ -238,18 +252,19 @@ def diff_objects(a: MetadataImage, b: MetadataImage) -> list[dict[str, Any]]:
         obj = after if after is not None else before
         assert obj is not None
         action, fields, text = describe(before, after)
-        out.append({"type": "difference", "object": obj["type"], "label": object_label(obj),
-                    "path": "/" + "/".join(object_path(obj)), "action": action,
-                    "changes": fields, "text": text, "before": before, "after": after})
+        out.append(shape_metadata("difference", {
+            "object": obj["type"], "label": object_label(obj),
+            "path": "/" + "/".join(object_path(obj)), "action": action,
+            "changes": fields, "text": text, "before": before, "after": after}))
     # the quorum, held outside the objects
     for name in ("leader_id", "voters", "kraft_version", "zk_migration_state"):
         va, vb = getattr(a, name), getattr(b, name)
         if va != vb:
-            out.append({"type": "difference", "object": "quorum", "label": name,
-                        "path": f"/quorum/{name}", "action": "changed",
-                        "changes": [{"field": name, "from": va, "to": vb}],
-                        "text": f"{name} {_show(va)} -> {_show(vb)}", "before": None,
-                        "after": None})
+            out.append(shape_metadata("difference", {
+                "object": "quorum", "label": name, "path": f"/quorum/{name}",
+                "action": "changed", "changes": [{"field": name, "from": va, "to": vb}],
+                "text": f"{name} {_show(va)} -> {_show(vb)}", "before": None,
+                "after": None}))
     return out
 
 

@@ -1,7 +1,11 @@
 """``--format json``: JSON Lines, one object per line, each with a ``type``.
 
 Field names are part of kdump's interface (documented in the README and the man pages,
-held fixed by tests): snake_case, Kafka's concepts under Kafka's names.
+held fixed by tests): snake_case, Kafka's concepts under Kafka's names.  Every object is
+shaped by the output model (kdump/model.py): a field declared there and given a value
+here (:func:`record_values`, :func:`batch_values`) is written, in the model's order.
+The native record writer (kdump/_speedups.c) is used only while the model's record
+fields are the ones it writes (:data:`NATIVE_RECORD_FIELDS`).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from typing import Any, TextIO
 from ..decoders.base import Decoded
 from ..files.logdir import parse_partition_dir
 from ..findings import Problem
-from ..model import shape
+from ..model import SCHEMA, fields_of, shape
 from ..ops import events as de  # the dump events, as de.BatchEvent ...
 from ..records._native import speedups
 from ..records.file_records import Batch
@@ -89,6 +93,12 @@ _ENCODING_CODES = {"utf8": 0, "base64": 1, "hex": 2}
 
 
 def batch_object(b: Batch) -> dict[str, Any]:
+    """The ``batch`` object of ``b``."""
+    return shape("batch", batch_values(b))
+
+
+def batch_values(b: Batch) -> dict[str, Any]:
+    """The values of ``b``'s batch object (what :func:`batch_object` shapes)."""
     values: dict[str, Any] = {
         "file": b.path, "position": b.position, "base_offset": b.base_offset,
         "last_offset": b.last_offset, "count": b.count, "size": b.size, "magic": b.magic,
@@ -108,7 +118,7 @@ def batch_object(b: Batch) -> dict[str, Any]:
             is_control=b.is_control,
             delete_horizon_ms=b.delete_horizon_ms,
         )
-    return shape("batch", values)
+    return values
 
 
 def _record_head(b: Batch) -> dict[str, Any]:
@@ -130,6 +140,15 @@ def record_prefix(b: Batch) -> str:
 
 def record_object(b: Batch, ev: de.RecordEvent, encoding: str,
                   structured: tuple[bool, bool]) -> dict[str, Any]:
+    """The ``record`` object of ``ev`` in ``b`` (payloads per ``encoding``, decoded
+    structure on the sides ``structured`` says)."""
+    return shape("record", record_values(b, ev, encoding, structured))
+
+
+def record_values(b: Batch, ev: de.RecordEvent, encoding: str,
+                  structured: tuple[bool, bool]) -> dict[str, Any]:
+    """The values of a record object (what :func:`record_object` shapes): the one place
+    a record field gets its value, for ``--format json`` and ``--format table``."""
     r = ev.record
     obj = _record_head(b)
     obj.update({
@@ -181,7 +200,30 @@ def record_object(b: Batch, ev: de.RecordEvent, encoding: str,
         obj["decoded"] = dec
     if d is not None and d.error:
         obj["decode_error"] = d.error
-    return shape("record", obj)
+    return obj
+
+
+#: The record fields the native writer (kdump/_speedups.c, json_record_lines) writes:
+#: those of :func:`record_prefix`, then offset ... size of a v2 record.  It is used only
+#: while the output model's record fields are exactly these (checked per batch against
+#: the model's declaration, cheaply): a field added to the model is written by the Python
+#: writer until the C writer learns it and this list says so (tests/test_model.py).
+NATIVE_RECORD_FIELDS = (
+    "file", "topic", "partition", "batch_position", "producer_id", "producer_epoch",
+    "is_transactional", "is_control", "offset", "timestamp", "timestamp_type", "key_size",
+    "value_size", "key", "key_encoding", "value", "value_encoding", "headers", "sequence",
+    "magic", "crc", "crc_valid", "size", "control", "decoded", "decode_error", "replica",
+    "log_dir", "broker_id")
+_native_model: list[Any] = [None, False]  # [the record declaration checked, it matches]
+
+
+def native_matches_model() -> bool:
+    """The native writer writes the record fields the model declares."""
+    decl = SCHEMA["record"]
+    if _native_model[0] is not decl:
+        _native_model[:] = [decl, tuple(f.name for f in fields_of("record"))
+                            == NATIVE_RECORD_FIELDS]
+    return bool(_native_model[1])
 
 
 def _json_lines_decoded(records: list[de.RecordEvent], prefix: str, timestamp_type: str,
@@ -260,7 +302,7 @@ class JsonRenderer:
                     # is built; tests/test_speedups.py)
                     prefix = record_prefix(b)
                     code = _ENCODING_CODES.get(self.encoding, 1)
-                    if _native_json is not None:
+                    if _native_json is not None and native_matches_model():
                         text = _native_json(item.records, prefix, _dumps(b.timestamp_type), code,
                                             de.RecordEvent, Record, Decoded)
                         if text is NotImplemented and not b.is_control:
@@ -342,6 +384,10 @@ def _structured_of(ev: de.RecordEvent) -> tuple[bool, bool]:
     return (d.key_json is not None, d.value_json is not None)
 
 
+#: the optional fields of a ``found`` object that are the record's (--print-data-log)
+_FOUND_RECORD_FIELDS = [f.name for f in fields_of("found") if f.optional]
+
+
 class FindJsonRenderer(JsonRenderer):
     """A find result as one object; with ``print_data_log`` the record's key, value and
     headers are added under ``--payload-encoding``."""
@@ -366,8 +412,8 @@ class FindJsonRenderer(JsonRenderer):
             if self.decoder is not None:
                 ev.decoded = self.decoder.decode(rec.key, rec.value, rec.offset)
             r = record_object(batch, ev, self.encoding, _structured_of(ev))
-            for k in ("key", "key_encoding", "value", "value_encoding", "headers",
-                      "decoded", "decode_error"):
-                if k in r:
-                    obj[k] = r[k]
+            values = {k: v for k, v in obj.items() if k != "type"}
+            # the found kind's record fields, in the model's order
+            values.update((k, r[k]) for k in _FOUND_RECORD_FIELDS if k in r)
+            obj = shape(obj["type"], values)
         self._write(obj)

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..findings import Problem
+from ..model import SCHEMA, Field, extra_fields
 from ..ops import events as de  # the dump events, as de.BatchEvent ...
 from ..textsafe import inert, inert_lines, is_inert
 from .common import iso_ms, plural, problem_line
@@ -143,6 +144,43 @@ def _short(data: bytes | None, n: int = 40) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
+#: The batch and record fields of the output model (kdump/model.py) the dump table draws,
+#: or leaves out on purpose (the file is the table's title; a record's topic, partition
+#: and producer are its batch's; sizes and encodings are in what is shown).  Any other
+#: field the model declares for ``batch`` or ``record`` is shown as ``name=value`` (its
+#: JSON value) after the batch's details or the record's key and value: a field added to
+#: the model shows in the table without a change here (tests/test_model.py).
+TABLE_BATCH_FIELDS = frozenset({
+    "file", "position", "base_offset", "last_offset", "count", "size", "magic",
+    "compression", "timestamp_type", "max_timestamp", "crc", "crc_valid", "first_timestamp",
+    "partition_leader_epoch", "producer_id", "producer_epoch", "base_sequence",
+    "last_sequence", "is_transactional", "is_control", "delete_horizon_ms", "attributes",
+    "replica", "log_dir", "broker_id"})
+TABLE_RECORD_FIELDS = frozenset({
+    "file", "topic", "partition", "batch_position", "producer_id", "producer_epoch",
+    "is_transactional", "is_control", "offset", "timestamp", "timestamp_type", "key_size",
+    "value_size", "key", "key_encoding", "value", "value_encoding", "headers", "sequence",
+    "magic", "crc", "crc_valid", "size", "control", "decoded", "decode_error", "replica",
+    "log_dir", "broker_id"})
+_EXTRAS: dict[str, tuple[object, list[Field]]] = {}
+
+
+def _extras(kind: str, shown: frozenset[str]) -> list[Field]:
+    """The fields of ``kind`` the table does not draw (checked again only when the
+    model's declaration of ``kind`` is replaced)."""
+    decl = SCHEMA[kind]
+    known = _EXTRAS.get(kind)
+    if known is None or known[0] is not decl:
+        known = _EXTRAS[kind] = (decl, extra_fields(kind, shown))
+    return known[1]
+
+
+def _extra_text(obj: dict[str, Any], fields: list[Field]) -> str:
+    from .jsonl import _dumps
+
+    return " · ".join(f"{f.name}={_dumps(obj[f.name])}" for f in fields if f.name in obj)
+
+
 class _Chunked:
     """A table printed in chunks: same columns, a new chunk every FLUSH_ROWS rows."""
 
@@ -202,7 +240,14 @@ class DumpTableRenderer:
         producer = "" if b.producer_id < 0 else f"{b.producer_id}/{b.producer_epoch}"
         crc = "ok" if b.crc_valid else "BAD"
         records = bool(item.records) or self.deep or self.print_data
-        if not records and self.console.width >= 110:
+        batch_extras = _extras("batch", TABLE_BATCH_FIELDS)
+        record_extras = _extras("record", TABLE_RECORD_FIELDS)
+        more = ""
+        if batch_extras and not item.continued:
+            from .jsonl import batch_values
+
+            more = _extra_text(batch_values(b), batch_extras)
+        if not records and not more and self.console.width >= 110:
             # wide enough for one column per batch field
             t = self._table(f"batches of {b.path}", [
                 ("position", r), ("offsets", r), ("count", r), ("size", r), ("codec", {}),
@@ -222,7 +267,7 @@ class DumpTableRenderer:
             detail = " · ".join(x for x in (
                 f"position {b.position}{count}", b.compression_name,
                 f"producer {producer}" if producer else "", flags or f"v{b.magic}",
-                f"crc {crc}") if x)
+                f"crc {crc}", more) if x)
             t.add(offsets, iso_ms(b.max_timestamp), str(b.size), detail,
                   style=None if b.crc_valid else "red")
         for ev in item.records or ():
@@ -231,6 +276,12 @@ class DumpTableRenderer:
                 c = ev.control
                 what = (f"{c.type_name} coordinatorEpoch={c.coordinator_epoch}"
                         if c.coordinator_epoch is not None else c.type_name)
+                if record_extras:
+                    from .jsonl import record_values
+
+                    extra = _extra_text(record_values(b, ev, "utf8", (False, False)),
+                                        record_extras)
+                    what = f"{what} · {extra}" if extra else what
                 t.add(f"  {rec.offset}", iso_ms(rec.timestamp), str(rec.size), what,
                       style="cyan")
                 continue
@@ -242,6 +293,12 @@ class DumpTableRenderer:
                     kv = kv[:PAYLOAD_CHARS] + f"… ({len(kv) - PAYLOAD_CHARS:,} more characters)"
             else:
                 kv = f"{_short(rec.key, 40)} = {_short(rec.value, 120)}"
+            if record_extras:
+                from .jsonl import _structured_of, record_values
+
+                extra = _extra_text(record_values(b, ev, "utf8", _structured_of(ev)),
+                                    record_extras)
+                kv = f"{kv} · {extra}" if extra else kv
             t.add(f"  {rec.offset}", iso_ms(rec.timestamp), str(rec.size), kv,
                   style=None if self.print_data else "dim")
 
