@@ -7,6 +7,7 @@ the core itself) are imported inside the commands, so ``kdump --help`` stays fas
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -81,11 +82,7 @@ def main(argv: list[str] | None = None) -> Any:
         return _exit(ExitCode.ERROR)
     except BrokenPipeError:
         # the reader went away (``kdump dump ... | head``): not an error
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
+        _stdout_to_devnull()
         return _exit(ExitCode.OK)
     except KeyboardInterrupt:
         click.echo("kdump: interrupted", err=True)
@@ -93,21 +90,68 @@ def main(argv: list[str] | None = None) -> Any:
     except MemoryError:
         click.echo("kdump: out of memory", err=True)
         return _exit(ExitCode.ERROR)
-    except Exception as e:  # a bug in kdump: say so in one line
-        if os.environ.get("KDUMP_DEBUG"):
-            raise
-        click.echo(
-            f"kdump: internal error: {e.__class__.__name__}: {e} "
-            "(set KDUMP_DEBUG=1 for a traceback)",
-            err=True,
-        )
+    except OSError as e:
+        if not _is_output_error(e):
+            return _internal_error(e)
+        # a full disk, a quota, a read-only or vanished output: the user's situation
+        _stdout_to_devnull()
+        click.echo(f"kdump: cannot write to standard output: {_os_reason(e)}", err=True)
         return _exit(ExitCode.ERROR)
+    except Exception as e:  # a bug in kdump: say so in one line
+        return _internal_error(e)
     return _exit(rv if isinstance(rv, int) else ExitCode.OK)
 
 
+def _internal_error(e: Exception) -> Any:
+    if os.environ.get("KDUMP_DEBUG"):
+        raise e
+    click.echo(
+        f"kdump: internal error: {e.__class__.__name__}: {e} "
+        "(set KDUMP_DEBUG=1 for a traceback)",
+        err=True,
+    )
+    return _exit(ExitCode.ERROR)
+
+
+#: what writing kdump's output can fail with that is not kdump's bug (an OSError of one
+#: of these with no file name comes from a write to standard output: input errors are
+#: InputErrors naming their file before they leave the core)
+_OUTPUT_ERRNOS = frozenset(getattr(errno, n) for n in (
+    "ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO", "EBADF", "ENXIO", "ESHUTDOWN", "ECONNRESET",
+    "EAGAIN") if hasattr(errno, n))
+
+
+def _is_output_error(e: OSError) -> bool:
+    return e.errno in _OUTPUT_ERRNOS and e.filename is None
+
+
+def _os_reason(e: OSError) -> str:
+    return e.strerror or os.strerror(e.errno or 0)
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout's descriptor at /dev/null: what is still buffered goes nowhere,
+    instead of failing again (and noisily) when the interpreter exits."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def _exit(code: int) -> Any:
+    """Exit with ``code`` once stdout is flushed.  A flush that fails is the output's
+    trouble: a closed pipe is quiet (as Unix tools are), anything else (a full disk)
+    is said in one line and exits 2: the output is not complete."""
     try:
         sys.stdout.flush()
-    except (BrokenPipeError, ValueError, OSError):
+    except BrokenPipeError:
+        _stdout_to_devnull()
+    except OSError as e:
+        _stdout_to_devnull()
+        click.echo(f"kdump: cannot write to standard output: {_os_reason(e)}", err=True)
+        code = ExitCode.ERROR
+    except ValueError:  # stdout closed
         pass
     sys.exit(int(code))

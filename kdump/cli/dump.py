@@ -84,7 +84,8 @@ _DECODER_FLAGS = {
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="With --format json: dump files in N worker processes; the output is the "
               "same for any N (files come in the walk's order).  Default: the number of "
-              "cores.  Text and table output are written by one process.")
+              "cores; never more workers than files, nor than 4 per core (a larger N is lowered, "
+              "with a note).  Text and table output are written by one process.")
 def dump_command(
     paths: tuple[str, ...],
     files_csv: str | None,

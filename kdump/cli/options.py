@@ -234,15 +234,27 @@ def jobs_option(f: F) -> F:
     """``--jobs N``: files processed in N worker processes (output identical for any N)."""
     return click.option(
         "--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
-        help="Process files in N worker processes; the output is the same for any N "
-        "(results come in the walk's order; verify-crc and size-report read a large "
-        "segment as ranges in several workers).  Default: the number of cores.",
+        help=JOBS_HELP,
     )(f)
 
 
-def resolve_jobs(jobs: int | None) -> int:
-    if jobs is not None:
-        return jobs
-    from ..parallel import default_jobs
+JOBS_HELP = ("Process files in N worker processes; the output is the same for any N "
+             "(results come in the walk's order; verify-crc and size-report read a large "
+             "segment as ranges in several workers).  Default: the number of cores.  Never "
+             "more workers than files or ranges to read, nor than 4 per core (a larger N is "
+             "lowered, with a note).")
 
-    return default_jobs()
+
+def resolve_jobs(jobs: int | None) -> int:
+    """``--jobs`` as given (the cores when not), lowered to the machine's bound with a
+    note on stderr."""
+    from ..parallel import JOBS_PER_CORE, cap_jobs, default_jobs
+
+    if jobs is None:
+        return default_jobs()
+    capped = cap_jobs(jobs)
+    if capped < jobs:
+        cores = default_jobs()
+        click.echo(f"kdump: note: --jobs {jobs} lowered to {capped} ({JOBS_PER_CORE} per core, "
+                   f"{cores} core{'s' if cores != 1 else ''})", err=True)
+    return capped

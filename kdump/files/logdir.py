@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .. import layouts as L
+from .. import tempfiles
 from ..findings import ERROR, INFO, Problem
 from ..fs import Listing
 from ..fs import abspath as _abspath
@@ -225,6 +226,7 @@ class Walker:
             self._kafka = False
             if "://" not in p:
                 self._roots.append(os.path.realpath(p))
+                tempfiles.protect(p)  # no temporary file of kdump's goes in there
             directory = False
             for item in self._path(p, depth=0):
                 if isinstance(item, KafkaFile):

@@ -1,0 +1,127 @@
+"""Hostile round three (issue #27): every resource a user's number scales is bounded,
+temporary files are private and never outlive kdump, output errors are the user's
+situation, and log-dir walks pass over what is not Kafka data.
+
+Fixtures come from tests/writer.py; commands run in-process through ``kdump.cli.main``
+(the ``kdump`` fixture, inputs checked unchanged) or, where a real process matters (a
+full disk, a closed pipe), as a subprocess.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+try:
+    from tests import writer as w
+    from tests.conftest import KdumpRunner
+except ImportError:  # pragma: no cover
+    import writer as w  # type: ignore[no-redef, unused-ignore]
+    from conftest import KdumpRunner  # type: ignore[no-redef, unused-ignore]
+
+import kdump.parallel as par
+from kdump import tempfiles
+
+
+def _square(x: int) -> int:
+    return x * x
+
+
+@pytest.fixture(scope="module")
+def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("bounded") / "logdir"
+    w.write_sample_logdir(root)
+    return root
+
+
+# --- 1. --jobs bounded by the work and by the machine ---------------------------------------
+def test_a_pool_never_has_more_workers_than_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    sizes: list[int] = []
+    real = par.ProcessPoolExecutor
+
+    def spy(*args: Any, **kw: Any) -> Any:
+        sizes.append(kw["max_workers"])
+        return real(*args, **kw)
+
+    monkeypatch.setattr(par, "ProcessPoolExecutor", spy)
+    monkeypatch.setattr(par, "default_jobs", lambda: 2)
+    assert par.max_jobs() == 2 * par.JOBS_PER_CORE
+    # three units of work, 10000 asked: three workers
+    assert list(par.ordered_map(_square, ["a", 1, 2, "b", 3], 10_000,
+                                lambda x: isinstance(x, int))) == ["a", 1, 4, "b", 9]
+    assert sizes == [3]
+    # more work than the machine's bound: the bound
+    assert list(par.ordered_map(_square, range(20), 10_000, lambda x: True)) == [
+        x * x for x in range(20)]
+    assert sizes == [3, 2 * par.JOBS_PER_CORE]
+    # one unit of work: no pool at all
+    assert list(par.ordered_map(_square, ["a", 5], 10_000, lambda x: isinstance(x, int))) == [
+        "a", 25]
+    assert sizes == [3, 2 * par.JOBS_PER_CORE]
+
+
+def test_jobs_past_the_machine_bound_is_lowered_with_a_note(kdump: KdumpRunner, logdir: Path
+                                                            ) -> None:
+    want = kdump("verify-crc", "--jobs", "1", "--format", "json", logdir, watch=[logdir])
+    r = kdump("verify-crc", "--jobs", "10000", "--format", "json", logdir, watch=[logdir])
+    cap = par.max_jobs()
+    cores = par.default_jobs()
+    assert (r.rc, r.out) == (want.rc, want.out)
+    assert r.err_lines == [f"kdump: note: --jobs 10000 lowered to {cap} "
+                           f"({par.JOBS_PER_CORE} per core, {cores} core{'s' if cores > 1 else ''})"]
+    r = kdump("dump", "--format", "json", "--jobs", str(cap), logdir, watch=[logdir])
+    assert "note" not in r.err
+
+
+# --- temporary files: private, removed, never inside the evidence ---------------------------
+def test_spills_are_private_and_removed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import tempfile
+
+    monkeypatch.setattr(par, "SPILL_AFTER", 3)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    s = par.Spilled(iter(range(10)))
+    (d,) = tmp_path.iterdir()
+    (f,) = d.iterdir()
+    assert stat.S_IMODE(d.stat().st_mode) == 0o700 and stat.S_IMODE(f.stat().st_mode) == 0o600
+    it = iter(s)
+    assert [next(it) for _ in range(5)] == [0, 1, 2, 3, 4]
+    it.close()  # abandoned half way (an error, Ctrl-C): nothing left
+    assert list(tmp_path.iterdir()) == []
+    s = par.Spilled(iter(range(10)))
+    s.close()  # never read
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_pool_spill_directory_goes_with_the_pool(monkeypatch: pytest.MonkeyPatch,
+                                                   tmp_path: Path) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    out = par.ordered_map(_square, range(6), 3, lambda x: True)
+    assert next(out) == 0
+    (d,) = tmp_path.iterdir()
+    assert d.name.startswith("kdump-spill-") and stat.S_IMODE(d.stat().st_mode) == 0o700
+    out.close()  # stopped early (``| head``, an error)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_no_temporary_file_inside_the_evidence(kdump: KdumpRunner, tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    root = tmp_path / "logdir"
+    w.write_sample_logdir(root)
+    inside = root / "orders-0"
+    monkeypatch.setattr(tempfile, "tempdir", str(inside))
+    monkeypatch.setattr(tempfiles, "_evidence", set())
+    r = kdump("dump", "--format", "json", "--jobs", "2", root, watch=[root])
+    assert r.rc == 2
+    assert r.err_lines == [f"kdump: the temporary directory {inside} is inside the input "
+                           f"{root}; kdump writes nothing into evidence: set TMPDIR to another "
+                           "directory"]
