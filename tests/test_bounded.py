@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +19,10 @@ import pytest
 
 try:
     from tests import writer as w
-    from tests.conftest import KdumpRunner
+    from tests.conftest import KDUMP_BIN, KdumpRunner, subprocess_env
 except ImportError:  # pragma: no cover
     import writer as w  # type: ignore[no-redef, unused-ignore]
-    from conftest import KdumpRunner  # type: ignore[no-redef, unused-ignore]
+    from conftest import KDUMP_BIN, KdumpRunner, subprocess_env  # type: ignore[no-redef, unused-ignore]
 
 import kdump.parallel as par
 from kdump import tempfiles
@@ -125,3 +124,26 @@ def test_no_temporary_file_inside_the_evidence(kdump: KdumpRunner, tmp_path: Pat
     assert r.err_lines == [f"kdump: the temporary directory {inside} is inside the input "
                            f"{root}; kdump writes nothing into evidence: set TMPDIR to another "
                            "directory"]
+
+
+# --- 3. output errors are the user's situation ----------------------------------------------
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full on this system")
+@pytest.mark.parametrize("args", [["dump", "--print-data-log"], ["dump", "--format", "json"],
+                                  ["verify-crc", "--format", "json"], ["size-report"]])
+def test_a_full_disk_is_one_line_and_exit_2(logdir: Path, args: list[str]) -> None:
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([str(KDUMP_BIN), *args, str(logdir)], stdout=full,
+                           stderr=subprocess.PIPE, env=subprocess_env(), timeout=120)
+    assert r.returncode == 2
+    assert r.stderr.decode() == "kdump: cannot write to standard output: No space left on device\n"
+
+
+def test_a_closed_pipe_is_quiet(logdir: Path) -> None:
+    """``kdump dump ... | head -1``: exit 0 and nothing on stderr, as Unix tools do."""
+    p = subprocess.Popen([str(KDUMP_BIN), "dump", "--print-data-log", str(logdir)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env())
+    assert p.stdout is not None and p.stderr is not None
+    assert p.stdout.readline().startswith(b"Dumping ")
+    p.stdout.close()
+    assert p.wait(120) == 0
+    assert p.stderr.read() == b""
