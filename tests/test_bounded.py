@@ -147,3 +147,53 @@ def test_a_closed_pipe_is_quiet(logdir: Path) -> None:
     p.stdout.close()
     assert p.wait(120) == 0
     assert p.stderr.read() == b""
+
+
+# --- 4. log dir walks pass over what is not Kafka data --------------------------------------
+DROPPINGS = [".DS_Store", "._00000000000000000000.log", "Thumbs.db", "00000000000000000000.log~",
+             ".00000000000000000000.log.swp", "#meta.properties#", ".#meta.properties",
+             ".nfs000000000123abcd"]
+
+
+def test_a_walk_passes_over_droppings_and_names_them_with_verbose(kdump: KdumpRunner,
+                                                                  tmp_path: Path) -> None:
+    root = tmp_path / "logdir"
+    w.write_sample_logdir(root)
+    want = kdump("dump", "--format", "json", root, watch=[root])
+    for name in DROPPINGS:
+        (root / name).write_bytes(b"\x00" * 100)
+        (root / "orders-0" / name).write_bytes(b"\x00" * 100)
+    (root / "lost+found").mkdir()
+    (root / "lost+found" / "#1234").write_bytes(w.v2_batch([w.Rec(b"k", b"v")]))
+    (root / "remote-log-index-cache").mkdir()
+    (root / "remote-log-index-cache" / "00000000000000000000.index").write_bytes(b"\x00" * 8)
+    r = kdump("dump", "--format", "json", root, watch=[root])
+    want_lines = [x for x in want.out.splitlines() if '"./.lock"' not in x and "/.lock" not in x]
+    assert r.rc == 0 and r.err == ""
+    assert r.out.splitlines() == want_lines  # the .lock, too, is passed over
+    assert ".lock" not in r.out
+    r = kdump("dump", "-v", root, watch=[root])
+    skipped = sorted(line for line in r.err_lines if line.endswith("; skipped"))
+    assert r.rc == 0
+    assert skipped == sorted(
+        [f"{root}/.lock: unknown-file [info]: the broker's lock file (empty); skipped",
+         f"{root}/lost+found: unknown-file [info]: the filesystem's lost+found, not Kafka "
+         "data; skipped",
+         f"{root}/remote-log-index-cache: unknown-file [info]: tiered storage's cache of "
+         "remote indexes (Kafka writes it, kdump does not read it); skipped"]
+        + [f"{d}/{n}: unknown-file [info]: {why}, not Kafka data; skipped"
+           for d in (root, root / "orders-0") for n, why in zip(DROPPINGS, [
+               "an OS file (macOS Finder)", "an OS file (macOS resource fork)",
+               "an OS file (Windows)", "an editor's backup file", "an editor's swap file",
+               "an editor's autosave file", "an editor's lock file",
+               "an NFS client's file (deleted while open)"], strict=True)])
+    assert "Dumping" not in "".join(x for x in r.out.splitlines() if ".lock" in x or "~" in x)
+
+
+def test_a_dropping_named_on_the_command_line_is_still_read(kdump: KdumpRunner,
+                                                            tmp_path: Path) -> None:
+    """Given by name, a file is what the user asked for: DumpLogSegments' answer."""
+    root = tmp_path / "logdir"
+    w.write_sample_logdir(root)
+    r = kdump("dump", root / ".lock", watch=[root])
+    assert (r.rc, r.out) == (0, f"Dumping {root}/.lock\nthe broker's lock file (no content)\n")

@@ -77,6 +77,11 @@ _DECODER_FLAGS = {
 @click.option("--strict", is_flag=True,
               help="Stop reading a log at the first damaged batch, as DumpLogSegments does, "
               "instead of resynchronising past it.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also name what a directory walk passes over because it holds no Kafka "
+              "data (the broker's .lock, lost+found, tiered storage's remote-log-index-cache, "
+              "editor and OS files such as .DS_Store, *~, .*.swp), as info lines on stderr.  "
+              "A file named on the command line is always read.")
 @format_option(default_text=True)
 @raw_option
 @payload_encoding_option
@@ -101,6 +106,7 @@ def dump_command(
     decoder: str,
     summary: bool,
     strict: bool,
+    verbose: bool,
     fmt: str | None,
     raw: bool,
     payload_encoding: str,
@@ -152,6 +158,7 @@ def dump_command(
         value_decoder=value_decoder or "string",
         max_batch_bytes=max_batch_bytes,
         resync=not strict,
+        verbose=verbose,
     )
     fmt = resolve_format(fmt, default_text=True)
     n_jobs = resolve_jobs(jobs)

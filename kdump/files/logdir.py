@@ -86,6 +86,51 @@ LEFTOVER_MEANING = {
     "tmp": "temporary copy written before an atomic rename",
 }
 
+#: what a log dir walk passes over (listed only when asked: ``dump --verbose``): files
+#: and directories that hold no Kafka data.  ``.lock`` is Kafka's (LogManager.java
+#: LOCK_FILE_NAME, empty); ``remote-log-index-cache`` is Kafka's too (RemoteIndexCache.java
+#: DIR_NAME: a cache of indexes fetched from tiered storage, which LogManager.scala skips
+#: when it loads the logs); the rest are the filesystem's, the OS's and editors'.
+NOT_DATA_NAMES = {
+    ".lock": "the broker's lock file (empty)",
+    "remote-log-index-cache": "tiered storage's cache of remote indexes (Kafka writes it, "
+                              "kdump does not read it)",
+    "lost+found": "the filesystem's lost+found",
+    ".DS_Store": "an OS file (macOS Finder)",
+    ".Spotlight-V100": "an OS file (macOS)",
+    ".fseventsd": "an OS file (macOS)",
+    ".Trashes": "an OS file (macOS)",
+    ".TemporaryItems": "an OS file (macOS)",
+    "Thumbs.db": "an OS file (Windows)",
+    "desktop.ini": "an OS file (Windows)",
+    ".directory": "an OS file (KDE)",
+}
+_NOT_DATA_PATTERNS = (
+    (re.compile(r"^\._"), "an OS file (macOS resource fork)"),
+    (re.compile(r"^\..*\.sw[a-p]$"), "an editor's swap file"),
+    (re.compile(r"~$"), "an editor's backup file"),
+    (re.compile(r"^#.*#$"), "an editor's autosave file"),
+    (re.compile(r"^\.#"), "an editor's lock file"),
+    (re.compile(r"^\.nfs[0-9a-fA-F]+"), "an NFS client's file (deleted while open)"),
+    (re.compile(r"^\.Trash(-\d+)?$"), "an OS file (trash)"),
+)
+
+_KAFKAS_OWN = frozenset({".lock", "remote-log-index-cache"})
+
+
+def not_data(name: str) -> str | None:
+    """Why a walk passes over the entry named ``name`` (it holds no Kafka data), or
+    None when it may (a file Kafka writes and kdump reads, or something unknown, which
+    is named as unknown)."""
+    why = NOT_DATA_NAMES.get(name)
+    if why is not None:
+        return why
+    for pattern, what in _NOT_DATA_PATTERNS:
+        if pattern.search(name):
+            return what
+    return None
+
+
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
 _SPECIAL_DIR = re.compile(
     r"^(?P<topic>.+)-(?P<partition>\d+)\.(?P<uid>[0-9a-fA-F]{32})-(?P<state>delete|future|stray)$"
@@ -200,10 +245,15 @@ class Walker:
     """Expands paths into :class:`KafkaFile` items (and :class:`Problem` items for what
     cannot be read), in Kafka's order.  A directory is a partition directory when its
     name says so; otherwise a log dir (its partitions inside), or a folder of log dirs.
-    ``listing`` answers the filesystem questions (local paths and URLs alike)."""
+    ``listing`` answers the filesystem questions (local paths and URLs alike).  What a
+    directory holds that is no Kafka data (:func:`not_data`: the broker's ``.lock``,
+    ``lost+found``, editor and OS droppings) is passed over, and named as skipped only
+    when ``verbose``; a path given by name is always read."""
 
-    def __init__(self, listing: Listing | None = None) -> None:
+    def __init__(self, listing: Listing | None = None, *, verbose: bool = False) -> None:
         self._seen_dirs: set[tuple[int, int]] = set()
+        #: name what the walk passes over (:func:`not_data`) as info problems
+        self.verbose = verbose
         self._kafka = False  # anything Kafka-like met under the current path
         self.fs = listing if listing is not None else Listing()
         #: the real paths of the local trees given: a symlinked directory inside them is
@@ -273,6 +323,18 @@ class Walker:
         else:
             yield with_active_flag(classify(path, listing=self.fs), self.fs)
 
+    def _skipped(self, full: str, name: str) -> list[Problem] | None:
+        """None when the walk goes into ``full``; otherwise what it says of passing over
+        it (nothing unless verbose)."""
+        why = not_data(name)
+        if why is None:
+            return None
+        if not self.verbose:
+            return []
+        if name not in _KAFKAS_OWN:
+            why += ", not Kafka data"
+        return [Problem(full, None, "unknown-file", f"{why}; skipped", severity=INFO)]
+
     def _entries(self, path: str) -> list[str] | Problem:
         try:
             return self.fs.listdir(path)
@@ -292,6 +354,9 @@ class Walker:
         files: list[KafkaFile] = []
         for name in names:
             full = os.path.join(path, name)
+            if (skip := self._skipped(full, name)) is not None:
+                yield from skip
+                continue
             try:
                 is_dir = self.fs.isdir(full)
             except OSError:
@@ -330,6 +395,9 @@ class Walker:
         others: list[str] = []
         for name in names:
             full = os.path.join(path, name)
+            if (skip := self._skipped(full, name)) is not None:
+                yield from skip
+                continue
             try:
                 is_dir = self.fs.isdir(full)
             except OSError:
@@ -429,11 +497,22 @@ def with_active_flag(f: KafkaFile, listing: Listing | None = None) -> KafkaFile:
                      f.partition_state, f.leftover, True)
 
 
-def walk(paths: Iterable[str], listing: Listing | None = None) -> Iterator[KafkaFile | Problem]:
-    return Walker(listing).walk(paths)
+def walk(paths: Iterable[str], listing: Listing | None = None, *, verbose: bool = False
+         ) -> Iterator[KafkaFile | Problem]:
+    return Walker(listing, verbose=verbose).walk(paths)
 
 
-__all__ = ["ERROR", "FILE_KINDS", "KafkaFile", "PartitionDir", "Walker", "classify", "walk"]
+__all__ = [
+    "ERROR",
+    "FILE_KINDS",
+    "NOT_DATA_NAMES",
+    "KafkaFile",
+    "PartitionDir",
+    "Walker",
+    "classify",
+    "not_data",
+    "walk",
+]
 
 
 def list_segments(directory: str, listing: Listing | None = None) -> list[tuple[int, str]]:

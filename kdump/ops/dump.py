@@ -86,6 +86,8 @@ class DumpOptions:
     value_decoder: str = "string"
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     resync: bool = True
+    #: name what the walk passes over (the broker's .lock, editor and OS droppings)
+    verbose: bool = False
     _cache: dict[str, PayloadDecoder] = field(default_factory=dict)
 
     @property
@@ -112,7 +114,7 @@ class DumpOptions:
 
 def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
     """Dump every file under ``paths`` in Kafka's order."""
-    for item in walk(paths):
+    for item in walk(paths, verbose=opts.verbose):
         if isinstance(item, Problem):
             yield item
             continue

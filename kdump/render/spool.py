@@ -85,7 +85,7 @@ def dump_json_parallel(paths: Iterable[str], opts: DumpOptions, encoding: str, j
         work = partial(_dump_one, opts, encoding, spool_dir)
         # one file only: dumped here, streaming, with no spool (``| head`` stops it early)
         here = partial(_dump_here, opts)
-        for item in ordered_map(work, walk(paths), jobs, _is_file, inline=here):
+        for item in ordered_map(work, walk(paths, verbose=opts.verbose), jobs, _is_file, inline=here):
             if isinstance(item, (list, _Here)):
                 yield from item
             else:
