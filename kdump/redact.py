@@ -23,7 +23,9 @@ records as Kafka's own DumpLogSegments does.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
+
+from .records.record import Record
 
 #: what a secret is printed as
 REDACTED = "[redacted]"
@@ -49,24 +51,81 @@ def is_sensitive_config(name: str) -> bool:
     return any(p in low for p in _SENSITIVE_PARTS)
 
 
-def redact_metadata(record_type: str, data: Any) -> tuple[Any, list[str]]:
-    """``data`` (a decoded metadata record body) with its secrets replaced by
-    :data:`REDACTED`, and the names of the fields replaced (empty: ``data`` itself,
-    unchanged).  A field already null (or absent) is left as it is."""
+#: the bytes a record holding secrets shows in place of its raw value
+REDACTED_BYTES = REDACTED.encode()
+
+
+def secret_fields(record_type: str, data: Any) -> list[str]:
+    """The fields of a decoded metadata record body that hold secrets (not null)."""
     if not isinstance(data, dict):
-        return data, []
+        return []
     fields = SECRET_FIELDS.get(record_type, ())
     if record_type == "ConfigRecord":
         name = data.get("name")
-        if isinstance(name, str) and is_sensitive_config(name):
-            fields = ("value",)
-    hidden = [f for f in fields if data.get(f) is not None]
+        fields = ("value",) if isinstance(name, str) and is_sensitive_config(name) else ()
+    return [f for f in fields if data.get(f) is not None]
+
+
+class RedactedRecord(Record):
+    """A record whose raw value held secrets: its value is :data:`REDACTED_BYTES`, its
+    ``value_size`` the stored one."""
+
+    __slots__ = ("stored_value_size",)
+    stored_value_size: int
+
+    @property
+    def value_size(self) -> int:
+        return int(self.stored_value_size)
+
+
+def redact_record(rec: Record) -> Record:
+    """``rec`` itself, or a :class:`RedactedRecord` when its value is a metadata record
+    holding secrets (the raw bytes a JSON or table dump would show)."""
+    from .decoders.cluster_metadata import METADATA_SCHEMAS, FrameError, decode_frame
+    from .protocol.messages import SchemaError
+
+    if rec.value is None or isinstance(rec, RedactedRecord):
+        return rec
+    try:
+        schema, _, _, data = decode_frame(rec.value, METADATA_SCHEMAS)
+    except (FrameError, SchemaError):  # not a record kdump can read: as it is
+        return rec
+    if not secret_fields(schema.name, data):
+        return rec
+    out = RedactedRecord.__new__(RedactedRecord)
+    for name in Record.__slots__:
+        setattr(out, name, getattr(rec, name))
+    out.stored_value_size = rec.value_size
+    out.value = REDACTED_BYTES
+    return out
+
+
+class Redacted:
+    """What this process redacted (the CLI's note): records, and their field names."""
+
+    records: ClassVar[int] = 0
+    fields: ClassVar[set[str]] = set()
+
+    @classmethod
+    def reset(cls) -> None:
+        cls.records = 0
+        cls.fields = set()
+
+
+def redact_metadata(record_type: str, data: Any) -> Any:
+    """``data`` (a decoded metadata record body) with its secrets replaced by
+    :data:`REDACTED` (``data`` itself when it holds none).  A field already null (or
+    absent) is left as it is.  Counted in :class:`Redacted`."""
+    hidden = secret_fields(record_type, data)
     if not hidden:
-        return data, []
+        return data
     out = dict(data)
     for f in hidden:
         out[f] = REDACTED
-    return out, hidden
+    Redacted.records += 1
+    Redacted.fields.update(f"{record_type}.{f}" for f in hidden)
+    return out
 
 
-__all__ = ["REDACTED", "SECRET_FIELDS", "is_sensitive_config", "redact_metadata"]
+__all__ = ["REDACTED", "REDACTED_BYTES", "SECRET_FIELDS", "Redacted", "RedactedRecord",
+           "is_sensitive_config", "redact_metadata", "redact_record", "secret_fields"]

@@ -197,3 +197,99 @@ def test_a_dropping_named_on_the_command_line_is_still_read(kdump: KdumpRunner,
     w.write_sample_logdir(root)
     r = kdump("dump", root / ".lock", watch=[root])
     assert (r.rc, r.out) == (0, f"Dumping {root}/.lock\nthe broker's lock file (no content)\n")
+
+
+# --- 5. secrets in the data: redacted by dump unless --show-secrets ------------------------
+SECRETS = {"salt": b"SALT-s3cr3t", "storedKey": b"STORED-s3cr3t", "serverKey": b"SERVER-s3cr3t",
+           "ssl.keystore.password": "hunter2-s3cr3t",
+           "sasl.jaas.config": "PlainLoginModule required password=\"jaas-s3cr3t\";"}
+
+
+@pytest.fixture(scope="module")
+def metadata_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("secrets") / "__cluster_metadata-0"
+    lw = w.MetadataLogWriter(d)
+    lw.append([
+        w.metadata_record("UserScramCredentialRecord", {
+            "name": "alice", "mechanism": 1, "salt": SECRETS["salt"],
+            "storedKey": SECRETS["storedKey"], "serverKey": SECRETS["serverKey"],
+            "iterations": 4096}),
+        w.metadata_record("ConfigRecord", {"resourceType": 4, "resourceName": "1",
+                                           "name": "ssl.keystore.password",
+                                           "value": SECRETS["ssl.keystore.password"]}),
+        w.metadata_record("ConfigRecord", {"resourceType": 4, "resourceName": "1",
+                                           "name": "listener.name.sasl_ssl.plain.sasl.jaas.config",
+                                           "value": SECRETS["sasl.jaas.config"]}),
+        w.metadata_record("ConfigRecord", {"resourceType": 2, "resourceName": "orders",
+                                           "name": "retention.ms", "value": "86400000"}),
+        w.metadata_record("DelegationTokenRecord", {
+            "owner": "User:alice", "requester": "User:alice", "renewers": [],
+            "issueTimestamp": 1, "maxTimestamp": 2, "expirationTimestamp": 3,
+            "tokenId": "token-1"}),
+    ])
+    lw.close()
+    return d
+
+
+def _leaks(text: str) -> list[str]:
+    import base64
+
+    found = []
+    for v in SECRETS.values():
+        raw = v if isinstance(v, bytes) else v.encode()
+        for form in (raw.decode(), base64.b64encode(raw).decode(), raw.hex(), "s3cr3t"):
+            if form in text:
+                found.append(form)
+    return found
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "table"])
+def test_dump_redacts_metadata_secrets(kdump: KdumpRunner, metadata_log: Path, fmt: str) -> None:
+    r = kdump("dump", "--deep-iteration", "--format", fmt, metadata_log, watch=[metadata_log])
+    assert r.rc == 0 and _leaks(r.out + r.err) == []  # raw values too, not decoded
+    r = kdump("dump", "--print-data-log", "--format", fmt, metadata_log, watch=[metadata_log])
+    assert r.rc == 0
+    assert _leaks(r.out + r.err) == []
+    assert "[redacted]" in r.out and "86400000" in r.out and "token-1" in r.out
+    note = ("kdump: note: secrets shown as [redacted] in 3 records (ConfigRecord.value, "
+            "UserScramCredentialRecord.salt, UserScramCredentialRecord.serverKey, "
+            "UserScramCredentialRecord.storedKey); --show-secrets prints them as "
+            "DumpLogSegments does")
+    assert r.err_lines == ([note] if fmt == "text" else [])
+
+
+def test_dump_text_redacted_lines(kdump: KdumpRunner, metadata_log: Path) -> None:
+    r = kdump("dump", "--cluster-metadata-decoder", "--skip-record-metadata", metadata_log,
+              watch=[metadata_log])
+    payloads = [line for line in r.out.splitlines() if "payload:" in line]
+    assert payloads[0].endswith(
+        'payload: {"type":"USER_SCRAM_CREDENTIAL_RECORD","version":0,"data":{"name":"alice",'
+        '"mechanism":1,"salt":"[redacted]","storedKey":"[redacted]","serverKey":"[redacted]",'
+        '"iterations":4096}}')
+    assert payloads[1].endswith(
+        'payload: {"type":"CONFIG_RECORD","version":0,"data":{"resourceType":4,'
+        '"resourceName":"1","name":"ssl.keystore.password","value":"[redacted]"}}')
+
+
+def test_show_secrets_prints_what_the_data_holds(kdump: KdumpRunner, metadata_log: Path) -> None:
+    import base64
+
+    r = kdump("dump", "--print-data-log", "--show-secrets", metadata_log, watch=[metadata_log])
+    assert r.rc == 0 and r.err == "" and "[redacted]" not in r.out
+    assert base64.b64encode(SECRETS["storedKey"]).decode() in r.out  # type: ignore[arg-type]
+    assert "hunter2-s3cr3t" in r.out and "jaas-s3cr3t" in r.out
+
+
+def test_jobs_workers_redact_too(kdump: KdumpRunner, metadata_log: Path, tmp_path: Path) -> None:
+    import shutil
+
+    root = tmp_path / "logdir"
+    shutil.copytree(metadata_log, root / "__cluster_metadata-0")
+    shutil.copytree(metadata_log, root / "__cluster_metadata-1")
+    one = kdump("dump", "--print-data-log", "--format", "json", "--jobs", "1", root, watch=[root])
+    r = kdump("dump", "--print-data-log", "--format", "json", "--jobs", "2", root, watch=[root])
+    assert r.rc == 0 and _leaks(r.out + r.err) == [] and r.out == one.out
+    # per partition: 5 decoded fields, and the raw values of the 3 records holding them
+    assert r.out.count('"[redacted]"') == 16
+    assert r.out.count('"value":"[redacted]","value_encoding":"redacted"') == 6
+    assert r.out.count('"value_size":55,') == 2  # the size stored, not the marker's

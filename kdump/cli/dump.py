@@ -82,6 +82,14 @@ _DECODER_FLAGS = {
               "data (the broker's .lock, lost+found, tiered storage's remote-log-index-cache, "
               "editor and OS files such as .DS_Store, *~, .*.swp), as info lines on stderr.  "
               "A file named on the command line is always read.")
+@click.option("--show-secrets", is_flag=True,
+              help="Print the secrets of __cluster_metadata records (SCRAM salts and keys, the "
+              "values of password-like configs such as ssl.keystore.password or "
+              "sasl.jaas.config) as the data holds them.  Without it they are shown as "
+              "[redacted] in every format (with --format text, a note on stderr says what was "
+              "redacted, as the text then differs from DumpLogSegments').  The bytes on disk "
+              "are evidence and never change: this option, or a copy of the segment, gives "
+              "them.")
 @format_option(default_text=True)
 @raw_option
 @payload_encoding_option
@@ -107,6 +115,7 @@ def dump_command(
     summary: bool,
     strict: bool,
     verbose: bool,
+    show_secrets: bool,
     fmt: str | None,
     raw: bool,
     payload_encoding: str,
@@ -121,6 +130,12 @@ def dump_command(
     kafka-dump-log.sh (DumpLogSegments) prints for the same options; unlike it, a
     damaged batch does not end the dump: kdump reports it on stderr and carries on
     with the next intact batch.
+
+    Secrets in __cluster_metadata (SCRAM salts and keys, password-like config values
+    such as ssl.keystore.password and sasl.jaas.config) are printed as [redacted], raw
+    values included, unless --show-secrets is given.  The bytes on disk are evidence and
+    are never changed: --show-secrets prints them as DumpLogSegments does, and a copy of
+    the segment keeps them.
     """
     from ..ops.dump import DumpOptions, dump
 
@@ -159,9 +174,13 @@ def dump_command(
         max_batch_bytes=max_batch_bytes,
         resync=not strict,
         verbose=verbose,
+        show_secrets=show_secrets,
     )
     fmt = resolve_format(fmt, default_text=True)
     n_jobs = resolve_jobs(jobs)
+    from ..redact import Redacted
+
+    Redacted.reset()
     if fmt == "json" and n_jobs > 1:
         from ..render.spool import dump_json_parallel
 
@@ -171,7 +190,21 @@ def dump_command(
     out = renderer("dump", fmt, payload_encoding=payload_encoding, deep=opts.deep,
                    print_data_log=print_data, skip_record_metadata=skip_record_metadata,
                    inert_out=not raw and is_terminal(stdout()))
-    return run(dump(targets, opts), out, progress=targets, label="dump")
+    rc = run(dump(targets, opts), out, progress=targets, label="dump")
+    if fmt == "text":
+        _redaction_note()
+    return rc
+
+
+def _redaction_note() -> None:
+    """Where DumpLogSegments' text is asked for, say where kdump's differs."""
+    from ..redact import Redacted
+
+    if Redacted.records:
+        fields = ", ".join(sorted(Redacted.fields))
+        click.echo(f"kdump: note: secrets shown as [redacted] in {Redacted.records} "
+                   f"record{'s' if Redacted.records != 1 else ''} ({fields}); --show-secrets "
+                   "prints them as DumpLogSegments does", err=True)
 
 
 def _offsets_summary(targets: list[str], all_topics: bool, fmt: str | None,

@@ -32,6 +32,7 @@ from kdump.protocol.messages import (
     read_message,
     to_json,
 )
+from kdump.redact import redact_metadata
 
 __all__ = [
     "METADATA_SCHEMAS",
@@ -364,6 +365,8 @@ class ClusterMetadataDecoder:
     """Decoder for KRaft metadata records (``--cluster-metadata-decoder``)."""
 
     name = "cluster-metadata"
+    #: print SCRAM keys and sensitive config values as the data holds them (kdump.redact)
+    show_secrets = False
 
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
         try:
@@ -374,6 +377,8 @@ class ClusterMetadataDecoder:
         except SchemaError as e:  # a decoder never aborts a dump
             text = f"Error at {offset}, skipping. {e}"
             return Decoded(None, text, None, _error_json(value, FrameError(str(e))), text)
+        if not self.show_secrets:
+            data = redact_metadata(schema.name, data)
         obj = {"type": record_type_name(schema.name), "version": version, "data": data}
         note = None
         if version not in schema.v_valid:

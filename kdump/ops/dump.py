@@ -43,6 +43,7 @@ from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.record import Record
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
+from ..redact import redact_record
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
 from .events import (
@@ -88,6 +89,8 @@ class DumpOptions:
     resync: bool = True
     #: name what the walk passes over (the broker's .lock, editor and OS droppings)
     verbose: bool = False
+    #: print secrets in metadata records as the data holds them (kdump.redact)
+    show_secrets: bool = False
     _cache: dict[str, PayloadDecoder] = field(default_factory=dict)
 
     @property
@@ -109,6 +112,8 @@ class DumpOptions:
                 self._cache[name] = KeyValueDecoder(self.key_decoder, self.value_decoder)
             else:
                 self._cache[name] = internal_decoder(name)
+                if self.show_secrets and hasattr(self._cache[name], "show_secrets"):
+                    self._cache[name].show_secrets = True  # type: ignore[attr-defined]
         return self._cache[name]
 
 
@@ -180,6 +185,10 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             fast_decoded = Decoded
         else:
             fast_events = None
+    # the raw values of metadata records holding secrets are not shown either (kdump.redact)
+    redacting = not opts.show_secrets and (
+        f.topic == "__cluster_metadata" or f.kind in ("kraft-snapshot", "bootstrap-snapshot")
+        or getattr(decoder, "name", None) == "cluster-metadata")
     with FileSource(f.path) as src:
         end = src.size if opts.max_bytes is None else min(src.size, opts.max_bytes)
         reader = LogReader(src, end=end, active=f.active, resync=opts.resync,
@@ -219,6 +228,8 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                             last_offset = o
                     last_offset = offs[-1]
                 records = fast_events(recs, RecordEvent, fast_decoded)
+                if redacting:
+                    _redact(records)
                 if err is not None:
                     problems.append(record_problem(batch, err))
                 records_total += len(records)
@@ -243,6 +254,8 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                                     base_offset=batch.base_offset))
                         elif decoder is not None:
                             ev.decoded = decoder.decode(rec.key, rec.value, rec.offset)
+                        if redacting and not batch.is_control:
+                            ev.record = redact_record(rec)
                         records.append(ev)
                         if len(records) >= RECORD_CHUNK:
                             records_total += len(records)
@@ -268,6 +281,12 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             opts.max_bytes is not None and opts.max_bytes != L.INT32_MAX)
         yield LogEnd(f.path, src.size, reader.end, reader.valid_end, limited, batches,
                      records_total, reader.unreadable_bytes)
+
+
+def _redact(events: list[RecordEvent]) -> None:
+    for ev in events:
+        if ev.control is None:
+            ev.record = redact_record(ev.record)
 
 
 def _record_events_py(records: list[Record], event_cls: type[RecordEvent],

@@ -21,6 +21,7 @@ from ..ops import events as de  # the dump events, as de.BatchEvent ...
 from ..records._native import speedups
 from ..records.file_records import Batch
 from ..records.record import Record
+from ..redact import REDACTED, RedactedRecord
 from .common import encode_payload
 
 _raw_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -123,7 +124,10 @@ def record_object(b: Batch, ev: de.RecordEvent, encoding: str,
     })
     d = ev.decoded
     obj["key"], obj["key_encoding"] = encode_payload(r.key, encoding)
-    obj["value"], obj["value_encoding"] = encode_payload(r.value, encoding)
+    if isinstance(r, RedactedRecord):  # secrets: not printed unless --show-secrets
+        obj["value"], obj["value_encoding"] = REDACTED, "redacted"
+    else:
+        obj["value"], obj["value_encoding"] = encode_payload(r.value, encoding)
     headers = []
     for hk, hv in r.headers:
         # header keys are Strings in Kafka: text under every --payload-encoding
