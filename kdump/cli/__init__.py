@@ -50,6 +50,16 @@ def cli() -> None:
 
 def _register() -> None:
     from . import commands  # noqa: F401  (defines the subcommands on ``cli``)
+    from .options import remote_timeout_option
+
+    def every_command(group: click.Group) -> None:
+        for cmd in group.commands.values():
+            if isinstance(cmd, click.Group):
+                every_command(cmd)
+            elif not any(p.name == "remote_timeout" for p in cmd.params):
+                cmd.params.append(remote_timeout_option())
+
+    every_command(cli)
 
 
 _register()

@@ -258,3 +258,23 @@ def resolve_jobs(jobs: int | None) -> int:
         click.echo(f"kdump: note: --jobs {jobs} lowered to {capped} ({JOBS_PER_CORE} per core, "
                    f"{cores} core{'s' if cores != 1 else ''})", err=True)
     return capped
+
+
+# --- remote reads: a bounded total time per request ---------------------------------------
+def _set_remote_timeout(ctx: click.Context, param: click.Parameter, value: float | None) -> None:
+    from ..fs import REMOTE_TIMEOUT, set_remote_timeout
+
+    set_remote_timeout(REMOTE_TIMEOUT if value is None else value)
+
+
+def remote_timeout_option() -> click.Option:
+    """``--remote-timeout SECONDS`` (every command: kdump/cli/__init__.py adds it)."""
+    return click.Option(
+        ["--remote-timeout"], type=click.FloatRange(min=0.1, max=86400), default=None,
+        metavar="SECONDS", envvar="KDUMP_REMOTE_TIMEOUT", expose_value=False,
+        is_eager=True, callback=_set_remote_timeout,
+        help="For URLs (s3://, gs://, abfs:// ...): the most one request to the store may "
+        "take, retries included, before kdump gives up on it with one line naming the URL "
+        "(default 60; the KDUMP_REMOTE_TIMEOUT environment variable sets it too).  S3's "
+        "connect and read timeouts (10 and 30 s, or less) and attempts (2, unless "
+        "AWS_MAX_ATTEMPTS or the profile's max_attempts says otherwise) fit inside it.")

@@ -302,7 +302,7 @@ class Walker:
             yield Problem(path, None, "unreadable-file", "permission denied")
             return
         except OSError as e:
-            yield Problem(path, None, "unreadable-file", (e.strerror or str(e)).lower())
+            yield Problem(path, None, "unreadable-file", _os_reason(e))
             return
         if stat.S_ISDIR(st.st_mode):
             key = (st.st_dev, st.st_ino)
@@ -343,7 +343,7 @@ class Walker:
         except FileNotFoundError:
             return Problem(path, None, "unreadable-file", "directory vanished while walking")
         except OSError as e:
-            return Problem(path, None, "unreadable-file", (e.strerror or str(e)).lower())
+            return Problem(path, None, "unreadable-file", _os_reason(e))
 
     def _partition(self, path: str, part: PartitionDir) -> Iterator[KafkaFile | Problem]:
         self._kafka = True  # a partition directory, even empty, is Kafka's
@@ -444,6 +444,13 @@ class Walker:
             else:
                 yield Problem(full, None, "unknown-file", "not a partition directory; skipped",
                               severity=INFO)
+
+
+def _os_reason(e: OSError) -> str:
+    """An OS error's reason, lower case (``permission denied``); a remote store's reason
+    (errno 0: kdump.fs) as the store gave it (``HTTP 500 InternalError ...``)."""
+    text = e.strerror or str(e)
+    return text if not e.errno else text.lower()
 
 
 def _names_a_file(path: str) -> bool:
