@@ -251,6 +251,7 @@ def clear_cache() -> None:
         _fs_cache.clear()
     _known_sizes.clear()
     _failed_listings.clear()
+    _silent.clear()
 
 
 def _reason(e: BaseException) -> str:
@@ -299,12 +300,22 @@ def _transient(e: BaseException) -> bool:
                               NotADirectoryError, ValueError, TypeError))
 
 
-def _with_retries(what: Any, *args: Any, **kwargs: Any) -> Any:
-    """``what(*args, **kwargs)``, retried while transient, all within :data:`REMOTE_TIMEOUT`
-    (enforced around each call of an asynchronous backend, whose calls take ``timeout``)."""
+#: filesystems (by id: they live in _fs_cache for the process) that let a request time out
+_silent: dict[int, str] = {}
+
+
+def _with_retries(fs: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """``fs.method(*args, **kwargs)``, retried while transient, all within
+    :data:`REMOTE_TIMEOUT` (enforced around each call of an asynchronous backend, whose
+    blocking calls take ``timeout``)."""
+    what = getattr(fs, method)
     delay = _BACKOFF
     deadline = time.monotonic() + _timeout
-    bounded = _is_async(getattr(what, "__self__", None))
+    bounded = _is_async(fs)
+    if id(fs) in _silent:
+        # this store already let a request time out: the next ones fail at once, so a
+        # walk of a thousand objects costs one timeout, not a thousand
+        raise TimeoutError(_silent[id(fs)])
     for attempt in range(RETRIES + 1):
         left = deadline - time.monotonic()
         try:
@@ -312,6 +323,8 @@ def _with_retries(what: Any, *args: Any, **kwargs: Any) -> Any:
                 raise TimeoutError("remote timeout")
             return what(*args, **kwargs, timeout=left) if bounded else what(*args, **kwargs)
         except Exception as e:
+            if _is_timeout(e):
+                _silent[id(fs)] = "remote timeout"
             if attempt == RETRIES or not _transient(e) or _is_timeout(e) \
                     or time.monotonic() + delay >= deadline:
                 raise
@@ -333,7 +346,7 @@ def remote_info(url: str) -> dict[str, Any]:
     fs, inner = filesystem(url)
     try:
         RemoteStats.requests += 1
-        info: dict[str, Any] = _with_retries(fs.info, inner)
+        info: dict[str, Any] = _with_retries(fs, "info", inner)
     except Exception as e:
         raise InputError(_reason(e), path=display_url(url)) from None
     return info
@@ -398,7 +411,8 @@ def exists(path: str) -> bool:
 def read_range(fs: Any, inner: str, url: str, position: int, n: int) -> bytes:
     """``n`` bytes at ``position`` (fewer when the object is shorter), retried."""
     try:
-        data: bytes = _with_retries(fs.cat_file, inner, start=position, end=position + n)
+        data: bytes = _with_retries(fs, "cat_file", inner, start=position,
+                                    end=position + n)
     except Exception as e:
         raise InputError(f"read of bytes {position}..{position + n} failed: {_reason(e)}",
                          path=display_url(url), position=position) from None
@@ -429,7 +443,7 @@ class _Tree:
         self.dirs: dict[str, set[str]] = {}  # relative dir -> names
         try:
             RemoteStats.listings += 1
-            found: dict[str, dict[str, Any]] = _with_retries(fs.find, inner, withdirs=True,
+            found: dict[str, dict[str, Any]] = _with_retries(fs, "find", inner, withdirs=True,
                                                              detail=True)
         except FileNotFoundError:
             found = {}
@@ -459,7 +473,7 @@ class _Tree:
             # nothing under it: the root may still be a single object (or nothing at all)
             try:
                 RemoteStats.requests += 1
-                info = _with_retries(fs.info, inner)
+                info = _with_retries(fs, "info", inner)
             except FileNotFoundError:
                 return
             except Exception as e:

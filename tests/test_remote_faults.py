@@ -29,6 +29,8 @@ except ImportError:  # pragma: no cover
     import writer as w  # type: ignore[no-redef, unused-ignore]
     from conftest import KDUMP_BIN, subprocess_env  # type: ignore[no-redef, unused-ignore]
 
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
 from kdump.fs import scrub
 
 SEGMENT = "orders-0/00000000000000000000.log"
@@ -200,6 +202,71 @@ def test_the_store_configuration_overrides_kdump_attempts(s3: s3server.S3Server)
         proxy.stop()
     assert r.rc == 2
     assert proxy.hits <= 6, proxy.hits  # one botocore attempt per s3fs and kdump retry
+
+
+class HangingReads:
+    """Forwards listings to the S3 server and never answers a read of a ``.log`` object:
+    an endpoint that dies after the listing."""
+
+    def __init__(self, upstream: str) -> None:
+        import http.client
+
+        host, port = upstream.removeprefix("http://").split(":")
+        release = self.release = threading.Event()
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                if "?" not in self.path and self.path.endswith(".log"):
+                    release.wait(120)  # never answered while the test runs
+                    return
+                conn = http.client.HTTPConnection(host, int(port), timeout=30)
+                conn.request("GET", self.path, headers=dict(self.headers.items()))
+                resp = conn.getresponse()
+                data = resp.read()
+                conn.close()
+                self.send_response(resp.status)
+                for k, v in resp.getheaders():
+                    if k.lower() not in ("content-length", "transfer-encoding", "connection"):
+                        self.send_header(k, v)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def stop(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_an_endpoint_that_dies_after_the_listing_costs_one_timeout(s3: s3server.S3Server
+                                                                  ) -> None:
+    proxy = HangingReads(s3.endpoint)
+    try:
+        url = "s3://kdump-test/faults"
+        r = run(creds(s3, proxy.endpoint), "verify-crc", "--jobs", "1", "--remote-timeout", "3",
+                url)
+    finally:
+        proxy.stop()
+    assert r.rc == 2
+    no_secret(r, s3.secret, s3.key_id)
+    failed = [x for x in r.out.splitlines() if "unreadable-file" in x]
+    # every log named, each with the reason; the first waited for, the rest at once
+    assert len(failed) >= 5 and all(x.startswith(f"{url}/") and "timeout; 3 s" in x
+                                    for x in failed), r.lines
+    assert r.seconds < 3 * 3, r.seconds
 
 
 # --- scrub: what a message may never hold ---------------------------------------------------
