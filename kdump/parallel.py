@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -62,6 +63,19 @@ _spill_dir: str | None = None
 def _worker_init(spill_dir: str) -> None:
     global _spill_dir
     _spill_dir = spill_dir
+    # Ctrl-C is the parent's to handle (it stops the workers): no KeyboardInterrupt
+    # traceback from a worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate a pool's workers (their results are not wanted any more)."""
+    processes = getattr(pool, "_processes", None) or {}
+    for proc in list(processes.values()):
+        try:
+            proc.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
 
 
 def _counted(fn: Callable[[T], R], item: T) -> tuple[R, int]:
@@ -128,6 +142,12 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T | Any], jobs: int,
             pool = _start(fn, pending, held, spill_dir)
         while pending:
             yield from _pop(pending)
+    except BaseException:
+        # Ctrl-C, an error, or the consumer gone (``| head``): the workers' results are
+        # not wanted any more; they are stopped rather than waited for
+        if pool is not None:
+            _stop_workers(pool)
+        raise
     finally:
         if pool is not None:
             for k, x in pending:

@@ -293,3 +293,33 @@ def test_jobs_workers_redact_too(kdump: KdumpRunner, metadata_log: Path, tmp_pat
     assert r.out.count('"[redacted]"') == 16
     assert r.out.count('"value":"[redacted]","value_encoding":"redacted"') == 6
     assert r.out.count('"value_size":55,') == 2  # the size stored, not the marker's
+
+
+def test_ctrl_c_stops_the_workers_and_leaves_no_temporary_file(tmp_path: Path) -> None:
+    """Ctrl-C during ``dump --jobs 2 --format json``: one line, 130, at once; the
+    spool directory (and any spill) gone."""
+    import signal
+    import time
+
+    root = tmp_path / "logdir"
+    for p in range(2):
+        w.big_segment(root / f"big-{p}", 12 << 20)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**subprocess_env(), "TMPDIR": str(tmp)}
+    proc = subprocess.Popen([str(KDUMP_BIN), "dump", "--jobs", "2", "--format", "json",
+                             "--print-data-log", str(root)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env)
+    deadline = time.monotonic() + 60
+    while not any(tmp.iterdir()) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    spool = list(tmp.iterdir())
+    assert spool and stat.S_IMODE(spool[0].stat().st_mode) == 0o700, spool
+    time.sleep(0.5)  # the workers are at work
+    t0 = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.decode() == "kdump: interrupted\n"
+    assert time.monotonic() - t0 < 5
+    assert list(tmp.iterdir()) == []
