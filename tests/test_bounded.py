@@ -323,3 +323,17 @@ def test_ctrl_c_stops_the_workers_and_leaves_no_temporary_file(tmp_path: Path) -
     assert err.decode() == "kdump: interrupted\n"
     assert time.monotonic() - t0 < 5
     assert list(tmp.iterdir()) == []
+
+
+def test_spark_rows_redact_metadata_secrets(metadata_log: Path) -> None:
+    """The rows the Spark data source and ``spark export`` write (built without a JVM)."""
+    from kdump.spark.segments import ReadOptions, plan, rows
+
+    for decoder in (None, "auto"):
+        opts = ReadOptions(paths=(str(metadata_log),), decoder=decoder)
+        slices, _ = plan(opts)
+        got = [r for s in slices for r in rows(s, opts)]
+        assert len(got) == 5
+        text = repr(got)
+        assert _leaks(text) == [], decoder
+        assert text.count("b'[redacted]'") == 3 and "86400000" in text

@@ -37,6 +37,7 @@ from ..model import spark_fields
 from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ..redact import redact_record
 from ..source import FileSource
 
 DEFAULT_SPLIT_BYTES = 128 << 20
@@ -283,7 +284,9 @@ def record_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
             [r.offset for r in records],
             [r.timestamp for r in records],
             [r.key for r in records],
-            [r.value for r in records],
+            # secrets of metadata records are not exported raw (kdump.redact)
+            [redact_record(r).value for r in records] if topic == "__cluster_metadata"
+            else [r.value for r in records],
             [[(hk.decode("utf-8", "replace"), hv) for hk, hv in r.headers] if r.headers else []
              for r in records],
             [r.sequence for r in records],
