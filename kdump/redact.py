@@ -23,6 +23,7 @@ records as Kafka's own DumpLogSegments does.
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
 from .records.record import Record
@@ -100,6 +101,42 @@ def redact_record(rec: Record) -> Record:
     return out
 
 
+_KRAFT_SNAPSHOT = re.compile(r"^\d{20}-\d{10}\.checkpoint$")
+
+
+def holds_metadata(path: str | None, decoder: Any = None) -> bool:
+    """Are the records of the file at ``path`` (or those ``decoder`` reads) KRaft metadata
+    records, which may hold secrets?"""
+    if getattr(decoder, "name", None) == "cluster-metadata":
+        return True
+    if not path:
+        return False
+    path = path.rstrip("/")
+    name = path.rsplit("/", 1)[-1]
+    parent = path.rsplit("/", 2)[-2] if path.count("/") >= 1 else ""
+    return (re.match(r"^__cluster_metadata-\d+$", parent) is not None
+            or name == "bootstrap.checkpoint" or _KRAFT_SNAPSHOT.match(name) is not None)
+
+
+def shown(rec: Record, decoder: Any, path: str | None, *, show_secrets: bool = False,
+          metadata: bool | None = None) -> tuple[Record, Any]:
+    """The record as kdump's output shows it, and its decoded payload (None without a
+    decoder).  A metadata record holding secrets (``metadata``: the caller knows the
+    file's records are metadata records; otherwise :func:`holds_metadata` says) is shown
+    redacted (:class:`RedactedRecord`); the cluster-metadata decoder reads the original
+    (and redacts what it decodes), any other decoder reads the redacted record."""
+    if metadata is None:
+        metadata = holds_metadata(path, decoder)
+    if show_secrets or not metadata:
+        return rec, (decoder.decode(rec.key, rec.value, rec.offset)
+                     if decoder is not None else None)
+    red = redact_record(rec)
+    if decoder is None:
+        return red, None
+    src = rec if getattr(decoder, "name", None) == "cluster-metadata" else red
+    return red, decoder.decode(src.key, src.value, src.offset)
+
+
 class Redacted:
     """What this process redacted (the CLI's note): records, and their field names."""
 
@@ -128,4 +165,5 @@ def redact_metadata(record_type: str, data: Any) -> Any:
 
 
 __all__ = ["REDACTED", "REDACTED_BYTES", "SECRET_FIELDS", "Redacted", "RedactedRecord",
-           "is_sensitive_config", "redact_metadata", "redact_record", "secret_fields"]
+           "holds_metadata", "is_sensitive_config", "redact_metadata", "redact_record",
+           "secret_fields", "shown"]

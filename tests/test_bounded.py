@@ -232,7 +232,11 @@ def metadata_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _leaks(text: str) -> list[str]:
+    """The secrets of SECRETS that ``text`` shows: as text, or inside any base64 or hex
+    run (a whole record value encoded)."""
     import base64
+    import binascii
+    import re
 
     found = []
     for v in SECRETS.values():
@@ -240,6 +244,16 @@ def _leaks(text: str) -> list[str]:
         for form in (raw.decode(), base64.b64encode(raw).decode(), raw.hex(), "s3cr3t"):
             if form in text:
                 found.append(form)
+    for run in re.findall(r"[A-Za-z0-9+/]{16,}={0,2}", text):
+        try:
+            data = base64.b64decode(run + "=" * (-len(run) % 4))
+        except (binascii.Error, ValueError):
+            continue
+        if b"s3cr3t" in data:
+            found.append(f"base64 {run[:20]}...")
+    for run in re.findall(r"(?:[0-9a-f]{2}){8,}", text):
+        if b"s3cr3t" in bytes.fromhex(run):
+            found.append(f"hex {run[:20]}...")
     return found
 
 
@@ -337,3 +351,20 @@ def test_spark_rows_redact_metadata_secrets(metadata_log: Path) -> None:
         text = repr(got)
         assert _leaks(text) == [], decoder
         assert text.count("b'[redacted]'") == 3 and "86400000" in text
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "table"])
+@pytest.mark.parametrize("decoder", ["auto", "string", "hex", "base64", "cluster-metadata"])
+def test_no_decoder_prints_metadata_secrets(kdump: KdumpRunner, metadata_log: Path, fmt: str,
+                                            decoder: str) -> None:
+    """Whatever decoder is asked for, in dump and in the find commands' answers."""
+    for args in (["dump", "--print-data-log"], ["find-offset", "--print-data-log"],
+                 ["find-time", "--print-data-log"]):
+        tail = [] if args[0] == "dump" else ["0"]
+        r = kdump(*args, "--decoder", decoder, "--format", fmt, metadata_log, *tail,
+                  watch=[metadata_log])
+        assert r.rc == 0, (args, r.err)
+        assert _leaks(r.out + r.err) == [], (args, decoder, fmt)
+    r = kdump("dump", "--print-data-log", "--show-secrets", "--decoder", decoder, "--format", fmt,
+              metadata_log, watch=[metadata_log])
+    assert _leaks(r.out) != []

@@ -43,7 +43,7 @@ from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.record import Record
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
-from ..redact import redact_record
+from ..redact import holds_metadata, shown
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
 from .events import (
@@ -188,7 +188,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
     # the raw values of metadata records holding secrets are not shown either (kdump.redact)
     redacting = not opts.show_secrets and (
         f.topic == "__cluster_metadata" or f.kind in ("kraft-snapshot", "bootstrap-snapshot")
-        or getattr(decoder, "name", None) == "cluster-metadata")
+        or holds_metadata(f.path, decoder))
     with FileSource(f.path) as src:
         end = src.size if opts.max_bytes is None else min(src.size, opts.max_bytes)
         reader = LogReader(src, end=end, active=f.active, resync=opts.resync,
@@ -229,7 +229,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                     last_offset = offs[-1]
                 records = fast_events(recs, RecordEvent, fast_decoded)
                 if redacting:
-                    _redact(records)
+                    _redact(records, decoder)
                 if err is not None:
                     problems.append(record_problem(batch, err))
                 records_total += len(records)
@@ -252,10 +252,11 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                                     f.path, batch.position, "invalid-control",
                                     f"offset {rec.offset}: {ev.control.error}",
                                     base_offset=batch.base_offset))
+                        elif redacting:
+                            ev.record, ev.decoded = shown(rec, decoder, None, show_secrets=False,
+                                                          metadata=True)
                         elif decoder is not None:
                             ev.decoded = decoder.decode(rec.key, rec.value, rec.offset)
-                        if redacting and not batch.is_control:
-                            ev.record = redact_record(rec)
                         records.append(ev)
                         if len(records) >= RECORD_CHUNK:
                             records_total += len(records)
@@ -283,10 +284,14 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                      records_total, reader.unreadable_bytes)
 
 
-def _redact(events: list[RecordEvent]) -> None:
+def _redact(events: list[RecordEvent], decoder: PayloadDecoder | None) -> None:
+    """Metadata records holding secrets shown redacted (kdump.redact), their payloads
+    decoded from what is shown."""
     for ev in events:
         if ev.control is None:
-            ev.record = redact_record(ev.record)
+            rec, decoded = shown(ev.record, decoder, None, metadata=True)
+            if rec is not ev.record:
+                ev.record, ev.decoded = rec, decoded
 
 
 def _record_events_py(records: list[Record], event_cls: type[RecordEvent],

@@ -21,7 +21,7 @@ from ..ops import events as de  # the dump events, as de.BatchEvent ...
 from ..records._native import speedups
 from ..records.file_records import Batch
 from ..records.record import Record
-from ..redact import REDACTED, RedactedRecord
+from ..redact import REDACTED, RedactedRecord, shown
 from .common import encode_payload
 
 _raw_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
@@ -305,9 +305,9 @@ class FindJsonRenderer(JsonRenderer):
         rec = getattr(item, "record", None)
         batch = getattr(item, "batch", None)
         if self.print_data and rec is not None and batch is not None:
+            rec, decoded = shown(rec, self.decoder, batch.path)
             ev = de.RecordEvent(rec)
-            if self.decoder is not None:
-                ev.decoded = self.decoder.decode(rec.key, rec.value, rec.offset)
+            ev.decoded = decoded
             r = record_object(batch, ev, self.encoding, _structured_of(ev))
             for k in ("key", "key_encoding", "value", "value_encoding", "headers",
                       "decoded", "decode_error"):

@@ -13,6 +13,7 @@ from ..ops.events import BatchEvent, RecordEvent
 from ..ops.lag import GroupLag, LagRow, OffsetsSource
 from ..ops.replicas import CompareSummary, OnlyHereBatch, PartitionComparison
 from ..records.control import parse_control
+from ..redact import shown
 from ..textsafe import InertLines
 from .common import plural, problem_line
 
@@ -45,8 +46,8 @@ def _events(item: OnlyHereBatch, decode: bool) -> BatchEvent:
             ev = RecordEvent(rec)
             if b.magic >= 2 and b.is_control:
                 ev.control = parse_control(rec)
-            elif decode:
-                ev.decoded = _DECODER.decode(rec.key, rec.value, rec.offset)
+            elif decode:  # secrets of metadata records shown redacted (kdump.redact)
+                ev.record, ev.decoded = shown(rec, _DECODER, b.path)
             events.append(ev)
     except Exception:
         pass

@@ -37,7 +37,7 @@ from ..model import spark_fields
 from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..redact import redact_record
+from ..redact import holds_metadata, redact_record, shown
 from ..source import FileSource
 
 DEFAULT_SPLIT_BYTES = 128 << 20
@@ -276,6 +276,7 @@ def record_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
         if not records:
             continue
         v2 = isinstance(b, RecordBatch)
+        metadata = topic == "__cluster_metadata" or holds_metadata(path, decoder)
         shared = (topic, partition, segment, path, b.position, b.timestamp_type,
                   b.base_offset if v2 else records[0].offset, b.last_offset, b.size, b.magic,
                   b.compression_name, b.partition_leader_epoch, b.producer_id, b.producer_epoch,
@@ -285,7 +286,7 @@ def record_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
             [r.timestamp for r in records],
             [r.key for r in records],
             # secrets of metadata records are not exported raw (kdump.redact)
-            [redact_record(r).value for r in records] if topic == "__cluster_metadata"
+            [redact_record(r).value for r in records] if metadata
             else [r.value for r in records],
             [[(hk.decode("utf-8", "replace"), hv) for hk, hv in r.headers] if r.headers else []
              for r in records],
@@ -305,7 +306,7 @@ def record_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
                     vd.append(None)
                     err.append(None)
                     continue
-                d = decoder.decode(r.key, r.value, r.offset)
+                _, d = shown(r, decoder, path, metadata=metadata)
                 kd.append(_decoded(k_struct, d.key_json, d.key_text))
                 vd.append(_decoded(v_struct, d.value_json, d.value_text))
                 err.append(d.error)
