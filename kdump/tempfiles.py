@@ -6,7 +6,8 @@ Every one is created private (files ``0600`` inside a directory ``0700`` that
 ``finally``; :func:`private_dir` also registers it for removal at exit), and is never
 made inside the evidence: the local paths a walk was given are remembered
 (:func:`protect`) and a temporary directory under one of them is refused with an
-:class:`~kdump.errors.OutputError` naming both.
+:class:`~kdump.errors.OutputError` naming both.  Reports and exports written to a file
+go through :func:`staged`: a temporary name beside the target, renamed when complete.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import IO, Any
 
 from .errors import OutputError
 
@@ -76,4 +80,46 @@ def _remove_all() -> None:  # pragma: no cover - runs at interpreter exit
             remove(path)
 
 
-__all__ = ["inside_evidence", "private_dir", "protect", "remove"]
+@contextmanager
+def staged(path: str, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
+    """Write a report or an export to ``path`` through a temporary name beside it
+    (``.<name>.kdump-<random>``, ``0600`` until renamed), renamed over ``path`` only when
+    the block ends without an error: a full disk, Ctrl-C or a bug leaves no partial file
+    claiming to be complete.  A path inside an input, a missing or read-only directory, a
+    full disk: an :class:`~kdump.errors.OutputError` naming ``path`` and the OS reason."""
+    target = os.path.abspath(path)
+    root = inside_evidence(target)
+    if root is not None:
+        raise OutputError(f"is inside the input {root}; kdump writes nothing into evidence",
+                          path=path)
+    directory, name = os.path.split(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.kdump-", dir=directory)
+    except OSError as e:
+        raise OutputError(f"cannot write: {e.strerror or e}", path=path) from None
+    done = False
+    try:
+        with os.fdopen(fd, mode, encoding=encoding if "b" not in mode else None) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644 & ~_umask())
+        os.replace(tmp, target)
+        done = True
+    except OSError as e:
+        raise OutputError(f"cannot write: {e.strerror or e}", path=path) from None
+    finally:
+        if not done:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+__all__ = ["inside_evidence", "private_dir", "protect", "remove", "staged"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -368,3 +369,64 @@ def test_no_decoder_prints_metadata_secrets(kdump: KdumpRunner, metadata_log: Pa
     r = kdump("dump", "--print-data-log", "--show-secrets", "--decoder", decoder, "--format", fmt,
               metadata_log, watch=[metadata_log])
     assert _leaks(r.out) != []
+
+
+# --- staged outputs: a report or an export is complete or absent ---------------------------
+def test_staged_output_is_renamed_when_complete(tmp_path: Path) -> None:
+    from kdump.errors import OutputError
+
+    out = tmp_path / "report.json"
+    with tempfiles.staged(str(out)) as fh:
+        fh.write("{}\n")
+        assert not out.exists() and len(list(tmp_path.iterdir())) == 1  # under a temporary name
+    assert out.read_text() == "{}\n" and list(tmp_path.iterdir()) == [out]
+    with pytest.raises(KeyboardInterrupt):
+        with tempfiles.staged(str(tmp_path / "half.json")) as fh:
+            fh.write("{")
+            raise KeyboardInterrupt
+    assert list(tmp_path.iterdir()) == [out]
+    with pytest.raises(OutputError) as e:
+        with tempfiles.staged(str(tmp_path / "missing" / "r.json")):
+            pass
+    assert str(e.value) == f"{tmp_path}/missing/r.json: cannot write: No such file or directory"
+    with pytest.raises(OutputError) as e:
+        with tempfiles.staged(str(out / "r.json")):
+            pass
+    assert str(e.value) == f"{out}/r.json: cannot write: Not a directory"
+
+
+def test_staged_output_on_a_full_disk_leaves_nothing(tmp_path: Path) -> None:
+    """A file size limit (RLIMIT_FSIZE) stands in for a full disk: the write fails with
+    EFBIG, the report is not there, its temporary name neither."""
+    script = (
+        "import resource, signal, sys\n"
+        "from kdump import tempfiles\n"
+        "from kdump.errors import OutputError\n"
+        "signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))\n"
+        "try:\n"
+        "    with tempfiles.staged(sys.argv[1]) as fh:\n"
+        "        fh.write('x' * 100000)\n"
+        "except OutputError as e:\n"
+        "    print(e)\n")
+    out = tmp_path / "report.txt"
+    r = subprocess.run([sys.executable, "-c", script, str(out)], capture_output=True, text=True,
+                       timeout=60)
+    assert r.stdout == f"{out}: cannot write: File too large\n", r.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_internal_error_quoting_a_signed_url_is_scrubbed(kdump: KdumpRunner, logdir: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    import kdump.ops.verify as verify
+
+    def boom(*args: Any, **kw: Any) -> Any:
+        raise RuntimeError("GET https://b.s3.amazonaws.com/k?X-Amz-Signature=abcdef0123 "
+                           "Authorization: AWS4-HMAC-SHA256 Credential=AKIAABCDEFGHIJKLMNOP/x")
+
+    monkeypatch.setattr(verify, "verify_crc", boom)
+    r = kdump("verify-crc", logdir, watch=[logdir])
+    assert r.rc == 2
+    assert r.err_lines == ["kdump: internal error: RuntimeError: GET https://b.s3.amazonaws.com/"
+                           "k?*** Authorization: *** Credential=*** (set KDUMP_DEBUG=1 for a "
+                           "traceback)"]

@@ -8,6 +8,7 @@ the core itself) are imported inside the commands, so ``kdump --help`` stays fas
 from __future__ import annotations
 
 import errno
+import logging
 import os
 import signal
 import sys
@@ -73,6 +74,9 @@ def main(argv: list[str] | None = None) -> Any:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     from ..errors import KdumpError
 
+    # libraries' log records (botocore, s3fs, aiohttp ...) are not kdump's output: without
+    # a handler, Python would print their warnings on stderr, URLs and all
+    logging.getLogger().addHandler(logging.NullHandler())
     try:
         # make_context + invoke rather than cli.main(): click's main() turns a broken
         # pipe into exit 1, the code for data problems; kdump handles it below
@@ -115,8 +119,10 @@ def main(argv: list[str] | None = None) -> Any:
 def _internal_error(e: Exception) -> Any:
     if os.environ.get("KDUMP_DEBUG"):
         raise e
+    from ..fs import scrub  # a backend's exception may quote a signed URL or a header
+
     click.echo(
-        f"kdump: internal error: {e.__class__.__name__}: {e} "
+        f"kdump: internal error: {e.__class__.__name__}: {scrub(str(e))} "
         "(set KDUMP_DEBUG=1 for a traceback)",
         err=True,
     )
