@@ -93,6 +93,10 @@ def redact_record(rec: Record) -> Record:
         return rec
     if not secret_fields(schema.name, data):
         return rec
+    return _redacted_copy(rec)
+
+
+def _redacted_copy(rec: Record) -> RedactedRecord:
     out = RedactedRecord.__new__(RedactedRecord)
     for name in Record.__slots__:
         setattr(out, name, getattr(rec, name))
@@ -130,6 +134,14 @@ def shown(rec: Record, decoder: Any, path: str | None, *, show_secrets: bool = F
     if show_secrets or not metadata:
         return rec, (decoder.decode(rec.key, rec.value, rec.offset)
                      if decoder is not None else None)
+    if getattr(decoder, "name", None) == "cluster-metadata" and not getattr(
+            decoder, "show_secrets", False):
+        # the decoder redacts what it decodes, and counts it: one decoding, not two
+        before = Redacted.records
+        decoded = decoder.decode(rec.key, rec.value, rec.offset)
+        if Redacted.records == before or rec.value is None:
+            return rec, decoded
+        return _redacted_copy(rec), decoded
     red = redact_record(rec)
     if decoder is None:
         return red, None
