@@ -290,3 +290,20 @@ def test_scrub_replaces_the_environment_secrets(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING",
                        "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=a2V5a2V5a2V5")
     assert scrub("bad key s3cr3t-v4lue-of-the-test (a2V5a2V5a2V5)") == "bad key *** (***)"
+
+
+def test_every_command_takes_remote_timeout() -> None:
+    import click
+
+    from kdump.cli import cli
+
+    def leaves(group: click.Group) -> list[click.Command]:
+        out: list[click.Command] = []
+        for c in group.commands.values():
+            out += leaves(c) if isinstance(c, click.Group) else [c]
+        return out
+
+    commands = leaves(cli)
+    assert len(commands) >= 10
+    for c in commands:
+        assert [p.name for p in c.params].count("remote_timeout") == 1, c.name
