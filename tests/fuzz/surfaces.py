@@ -206,6 +206,117 @@ def _coordinator_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
     ]
 
 
+# --- schema registry (branch schemas): present once kdump.schemaregistry is ---------------
+def _have(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _rw() -> Any:
+    try:
+        from tests import registry_writer as rw
+    except ImportError:  # pragma: no cover - tests/ on sys.path
+        import registry_writer as rw  # type: ignore[import-not-found, no-redef]
+    return rw
+
+
+def _registry(extra: list[tuple[bytes, bytes]] = ()) -> Any:  # type: ignore[assignment]
+    """The sample registry (tests/registry_writer.py), plus ``extra`` _schemas records."""
+    from kdump.schemaregistry.storage import Registry, _apply
+
+    reg = Registry()
+    recs = [(r.key, r.value) for r in _rw().registry_records()] + list(extra)
+    for i, (k, v) in enumerate(recs):
+        _apply(reg, "fuzz", 0, 0, i, k, v)
+    return reg
+
+
+_SR_DECODER: list[Any] = []
+
+#: small Avro schemas whose values claim a billion-byte fixed, and any number of
+#: members that take no bytes
+_HUGE_AVSC = ('{"type":"record","name":"Huge","fields":[{"name":"f","type":{"type":"fixed",'
+              '"name":"F","size":1000000000}}]}')
+_EMPTY_ITEMS_AVSC = ('{"type":"record","name":"Many","fields":[{"name":"a","type":{"type":'
+                     '"array","items":{"type":"record","name":"E","fields":[]}}}]}')
+
+
+def _sr_decoder() -> Any:
+    if not _SR_DECODER:
+        from kdump.schemaregistry.decoder import SchemaRegistryDecoder
+
+        rw = _rw()
+        extra = [(rw.schema_key("huge-value", 1), rw.schema_value("huge-value", 1, 90, _HUGE_AVSC)),
+                 (rw.schema_key("many-value", 1), rw.schema_value("many-value", 1, 92,
+                                                                  _EMPTY_ITEMS_AVSC)),
+                 (rw.schema_key("self-value", 1), rw.schema_value(
+                     "self-value", 1, 91, 'syntax = "proto3";\nimport "self.proto";\n'
+                     "message M { int32 a = 1; }\n", "PROTOBUF",
+                     refs=[{"name": "self.proto", "subject": "self-value", "version": 1}]))]
+        # values forced through their schema (a failure is a note), keys as kdump guesses
+        _SR_DECODER.append(SchemaRegistryDecoder(_registry(extra), "auto", "schema-registry"))
+    return _SR_DECODER[0]
+
+
+def _sr_seeds() -> list[Blob]:
+    import json as _json
+
+    rw = _rw()
+    from kdump.schemaregistry.wire import frame
+
+    order = {"id": 7, "customer": "c-1", "amount": b"\x01\x00", "at": 1_700_000_000_000,
+             "note": None, "address": {"city": "Lyon"}}
+    avro = rw.avro_bytes(rw.order_schema(), order)
+    user = _json.dumps({"name": "ann", "age": 3}).encode()
+    return [(None, frame(2, avro)), (b"k", frame(5, user)), (frame(6, b"\x02a"), None)]
+
+
+def _sr_target(key: bytes | None, value: bytes | None) -> Any:
+    return _sr_decoder().decode(key, value, 7)
+
+
+def _sr_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
+    from kdump.schemaregistry.wire import frame
+
+    return [
+        ("a fixed of a billion bytes", None, frame(90, b"\x00" * 64)),
+        ("an array of a million empty records", None, frame(92, b"\x80\x89\x7a\x00")),
+        ("a .proto importing itself", None, frame(91, b"\x08\x01", [0])),
+        ("an unknown id", None, frame(2**31 - 1, b"x")),
+        ("a string claiming 2^62 bytes", None, frame(2, b"\x0e" + b"\xfe" * 9 + b"\x7f")),
+    ]
+
+
+def _schemas_seeds() -> list[Blob]:
+    return [(r.key, r.value) for r in _rw().registry_records()]
+
+
+def _schemas_target(key: bytes | None, value: bytes | None) -> Any:
+    """One _schemas record applied to a fresh registry, as the topic's replay does."""
+    from kdump.schemaregistry.storage import Registry, _apply
+
+    reg = Registry()
+    _apply(reg, "fuzz", 0, 0, 1, key, value)
+    return {"versions": sorted(f"{s}/{v}" for s, v in reg.versions),
+            "problems": [p.detail for p in reg.problems]}
+
+
+def _schemas_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
+    rw = _rw()
+    key = rw.schema_key("big-value", 1)
+    return [
+        ("a 100 MB value", key, b'{"schema":"' + b"x" * (100 << 20) + b'"}'),
+        ("JSON nested 100,000 deep", key, b"[" * 100_000 + b"]" * 100_000),
+        ("a 1 KB schema of a billion-byte fixed", key,
+         rw.schema_value("big-value", 1, 9, _HUGE_AVSC)),
+        ("a key nested 100,000 deep", b"{" * 50_000, b"{}"),
+    ]
+
+
 #: every payload surface; a new parser is one entry (see the module docstring)
 SURFACES: list[Surface] = [
     Surface("cluster-metadata", _decoder_seeds("cluster-metadata"),
@@ -219,6 +330,12 @@ SURFACES: list[Surface] = [
     Surface("remote-log-metadata", _decoder_seeds("remote-log-metadata"),
             _decoder_target("remote-log-metadata"), _metadata_bombs),
 ]
+if _have("kdump.schemaregistry"):  # branch schemas: schema-registry payloads, _schemas values
+    SURFACES += [
+        Surface("schema-registry-payload", _sr_seeds, _sr_target, _sr_bombs, max_seconds=10.0),
+        Surface("schemas-topic-value", _schemas_seeds, _schemas_target, _schemas_bombs,
+                max_seconds=5.0, max_bytes=256 << 20),
+    ]
 
 
 def by_name(name: str) -> Surface:
