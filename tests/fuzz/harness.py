@@ -395,6 +395,27 @@ def w_ts() -> int:
 #: An output it writes goes under ``case_dir`` (outside the watched log dir).
 COMMANDS: dict[str, tuple[float, Callable[[random.Random, Path, Path, Path], list[str]]]] = {}
 
+
+def _report_args(rng: random.Random, case_dir: Path, logdir: Path, path: Path) -> list[str]:
+    """``kdump report`` (branch report): the HTML page to the case directory, or JSON."""
+    opts = ["--top", str(rng.choice([1, 3, 20]))] if rng.random() < 0.3 else []
+    if rng.random() < 0.5:
+        return ["report", "--format", "json", *opts, *_mbb(rng), str(path)]
+    return ["report", "--output", str(case_dir / "report.html"), *opts, *_mbb(rng), str(path)]
+
+
+def _have(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+if _have("kdump.ops.report"):  # branch report: its inputs are whole log dirs and files
+    COMMANDS["report"] = (1.5, _report_args)
+
 FILE_COMMANDS = ["dump", "verify-crc", "verify-index", "size-report", "find-offset", "find-time",
                  *COMMANDS]
 COMMAND_WEIGHTS = [4, 3, 3, 2, 1.5, 1.5, *(w for w, _ in COMMANDS.values())]
