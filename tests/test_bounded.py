@@ -430,3 +430,17 @@ def test_an_internal_error_quoting_a_signed_url_is_scrubbed(kdump: KdumpRunner, 
     assert r.err_lines == ["kdump: internal error: RuntimeError: GET https://b.s3.amazonaws.com/"
                            "k?*** Authorization: *** Credential=*** (set KDUMP_DEBUG=1 for a "
                            "traceback)"]
+
+
+def test_rebuild_with_a_fifo_for_meta_properties_does_not_hang(kdump: KdumpRunner,
+                                                               tmp_path: Path) -> None:
+    """Fuzz case k4:569: ``verify-index --rebuild-into`` read the log dir's meta.properties
+    with a blocking open; a FIFO there (nobody writing) hung it."""
+    root = tmp_path / "logdir"
+    w.write_sample_logdir(root)
+    (root / "meta.properties").unlink()
+    os.mkfifo(root / "meta.properties")
+    r = kdump("verify-index", "--rebuild-into", tmp_path / "rebuilt", "--format", "json", root,
+              watch=[root])
+    assert r.rc == 0 and r.err == ""  # the FIFO holds no index: nothing to say of it
+    assert (tmp_path / "rebuilt" / "logdir").is_dir()  # named from the log dir, not the FIFO
