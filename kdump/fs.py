@@ -35,6 +35,10 @@ configuration (for S3, botocore: ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY`
 itself is pure Python without dependencies; each backend is an optional extra.
 
 Credentials never come from kdump flags.
+
+Over 600 lines on purpose: every remote byte, listing and error goes through this one
+module, and its bounds (time, retries) and its scrubbing of secrets must be on every
+path: split, each part would be one more path a hang or a credential could take.
 """
 
 from __future__ import annotations
@@ -128,6 +132,8 @@ def scrub(text: str) -> str:
 def display_url(url: str) -> str:
     """A URL as messages show it: no user info, no query string."""
     return scrub(url)
+
+
 #: the first fetch of a non-sequential read; doubles while reads are sequential, up to
 #: the window's size
 READAHEAD_MIN = 16 << 10

@@ -5,6 +5,10 @@ dispatch (log and KRaft snapshot, offset index, time index, producer snapshot,
 transaction index), the same checks of index entries against the log, the same
 "non-consecutive offsets" bookkeeping.  Unlike it, a damaged batch does not end the
 dump: the walker resynchronises and the damage is a :class:`Problem` in the stream.
+
+Over 600 lines: the per-file dispatch and the per-kind dumps are read together against
+DumpLogSegments.scala; the record path (fast and chunked) also applies the secrets rule
+of :mod:`kdump.redact` in its one place.
 """
 
 from __future__ import annotations
