@@ -39,6 +39,11 @@ def protect(path: str) -> None:
         pass
 
 
+def forget() -> None:
+    """A new run: no input remembered (a program that runs several commands)."""
+    _evidence.clear()
+
+
 def inside_evidence(path: str) -> str | None:
     """The input ``path`` lies in (itself or under it), if any."""
     real = os.path.realpath(path)
@@ -122,4 +127,4 @@ def _umask() -> int:
     return mask
 
 
-__all__ = ["inside_evidence", "private_dir", "protect", "remove", "staged"]
+__all__ = ["forget", "inside_evidence", "private_dir", "protect", "remove", "staged"]

@@ -72,8 +72,10 @@ def main(argv: list[str] | None = None) -> Any:
         # from here on a KeyboardInterrupt unwinds normally (renderers close, temporary
         # files are removed) and is reported below in one line
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    from .. import tempfiles
     from ..errors import KdumpError
 
+    tempfiles.forget()  # the inputs of this command only
     # libraries' log records (botocore, s3fs, aiohttp ...) are not kdump's output: without
     # a handler, Python would print their warnings on stderr, URLs and all
     logging.getLogger().addHandler(logging.NullHandler())
