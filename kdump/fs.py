@@ -12,7 +12,18 @@ file descriptor opened ``O_NOATIME``); nothing here is on that path.  URLs
   a request per file;
 * every failure of the network or the store becomes an :class:`~kdump.errors.InputError`
   naming the URL and the byte range, after a bounded number of retries (the backend's own
-  retries come first; kdump adds :data:`RETRIES` more for transient errors).
+  retries come first; kdump adds :data:`RETRIES` more for transient errors);
+* every remote call has a bounded total time, retries included: :data:`REMOTE_TIMEOUT`
+  seconds (``--remote-timeout``), enforced around the call for the asynchronous backends
+  (s3fs, gcsfs, adlfs), with S3's connect and read timeouts and botocore's attempts set
+  by kdump unless the store's own configuration sets them (``AWS_MAX_ATTEMPTS``,
+  ``max_attempts`` in the profile); so a silent endpoint (a hung proxy, a black-holed
+  VPC endpoint) or one answering 500 to everything gives one line within that bound;
+* no credential, signature, token or query string reaches a message: every reason and
+  URL kdump reports goes through :func:`scrub` (the secrets of the environment are
+  replaced wherever they appear, URLs lose their user info and query strings, and
+  ``Signature=``, ``Credential=``, ``X-Amz-Security-Token=``, ``Authorization:``
+  values are cut).
 
 Why fsspec rather than ``pyarrow.fs``: one interface for every scheme the issue names
 (``abfs://`` has no pyarrow filesystem in most builds, and pyarrow's HDFS wants the JVM's
@@ -24,6 +35,14 @@ configuration (for S3, botocore: ``AWS_ACCESS_KEY_ID``, ``AWS_SECRET_ACCESS_KEY`
 itself is pure Python without dependencies; each backend is an optional extra.
 
 Credentials never come from kdump flags.
+
+Over 600 lines on purpose: every remote byte, listing and error goes through this one
+module, and its bounds (time, retries) and its scrubbing of secrets must be on every
+path: split, each part would be one more path a hang or a credential could take.
+
+Size: a little over 600 lines, as remote access is one concern: URL parsing, the ranged
+reader, the one-walk listing, the time bound and the scrubbing of secrets share the
+store's state and its error translation.
 """
 
 from __future__ import annotations
@@ -55,6 +74,70 @@ _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 #: kdump's own retries of a failed ranged read or listing (on top of the backend's)
 RETRIES = 2
 _BACKOFF = 0.2
+#: the most one remote call may take, in seconds, retries included (``--remote-timeout``)
+REMOTE_TIMEOUT = 60.0
+#: S3 (botocore) connect and read timeouts, and attempts per request, unless the store's
+#: configuration sets them; s3fs's own retries of a request
+S3_CONNECT_TIMEOUT = 10.0
+S3_READ_TIMEOUT = 30.0
+S3_MAX_ATTEMPTS = 2
+S3FS_RETRIES = 2
+_timeout = REMOTE_TIMEOUT
+
+
+def set_remote_timeout(seconds: float) -> None:
+    """The bound on one remote call, retries included (``--remote-timeout``)."""
+    global _timeout
+    if seconds <= 0:
+        raise ValueError("the remote timeout must be positive")
+    if seconds != _timeout:
+        _timeout = float(seconds)
+        clear_cache()  # filesystems are configured with it
+
+
+def remote_timeout() -> float:
+    return _timeout
+
+
+# --- secrets never printed -----------------------------------------------------------------
+#: environment variables whose values are secrets (replaced wherever they appear)
+SECRET_ENV = ("AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN",
+              "AWS_ACCESS_KEY_ID", "AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_KEY",
+              "AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGE_SAS_TOKEN", "AZURE_CLIENT_SECRET",
+              "GOOGLE_APPLICATION_CREDENTIALS_JSON", "HADOOP_TOKEN")
+_SECRET_PATTERNS = (
+    # user info of a URL (scheme://user:password@host)
+    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)[^/@\s]*@"), r"\1***@"),
+    # query strings (pre-signed URLs, SAS tokens)
+    (re.compile(r"(?i)(\b[a-z][a-z0-9+.-]*://[^\s?#'\"]*)\?[^\s'\"]*"), r"\1?***"),
+    (re.compile(r"(?i)\b(authorization|x-amz-security-token|x-amz-signature|x-amz-credential|"
+                r"signature|credential|sig|token|secret|password|accountkey|sharedaccesssignature)"
+                r"(\s*[=:]\s*)(\S+)"), r"\1\2***"),
+    (re.compile(r"\bAKIA[0-9A-Z]{12,}\b|\bASIA[0-9A-Z]{12,}\b"), "***"),
+)
+
+
+def scrub(text: str) -> str:
+    """``text`` with every credential, signature, token and query string cut out."""
+    for name in SECRET_ENV:
+        v = os.environ.get(name)
+        if v and len(v) >= 4:
+            text = text.replace(v, "***")
+            if name == "AZURE_STORAGE_CONNECTION_STRING":
+                for part in v.split(";"):
+                    _, eq, val = part.partition("=")
+                    if eq and len(val) >= 4:
+                        text = text.replace(val, "***")
+    for pattern, repl in _SECRET_PATTERNS:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def display_url(url: str) -> str:
+    """A URL as messages show it: no user info, no query string."""
+    return scrub(url)
+
+
 #: the first fetch of a non-sequential read; doubles while reads are sequential, up to
 #: the window's size
 READAHEAD_MIN = 16 << 10
@@ -103,42 +186,72 @@ def filesystem(url: str) -> tuple[Any, str]:
     if entry is None:
         known = ", ".join(f"{s}://" for s in SCHEMES)
         raise InputError(f"unsupported URL scheme {scheme}:// (kdump reads {known} and local paths)",
-                         path=url)
+                         path=display_url(url))
     protocol, extra = entry
     hint = (f"install it with: pip install 'kdump[{extra}]'" if extra
             else "install it with: pip install fsspec")
     try:
         import fsspec
     except ImportError:
-        raise InputError(f"{scheme}:// URLs need fsspec; {hint}", path=url) from None
+        raise InputError(f"{scheme}:// URLs need fsspec; {hint}", path=display_url(url)) from None
     try:
         cls = fsspec.get_filesystem_class(protocol)
     except ImportError:
-        raise InputError(f"{scheme}:// URLs need the '{extra}' extra; {hint}", path=url) from None
+        raise InputError(f"{scheme}:// URLs need the '{extra}' extra; {hint}",
+                         path=display_url(url)) from None
     except Exception as e:
-        raise InputError(f"cannot open the {scheme}:// filesystem: {_reason(e)}", path=url) from None
+        raise InputError(f"cannot open the {scheme}:// filesystem: {_reason(e)}",
+                         path=display_url(url)) from None
     try:
         # what the URL itself configures (hdfs://namenode:8020/...: host and port), and
         # the path inside the filesystem, as the backend understands its own URLs
         options = dict(cls._get_kwargs_from_urls(url))
         inner = str(cls._strip_protocol(url))
     except Exception as e:
-        raise InputError(f"not a valid {scheme}:// URL: {_reason(e)}", path=url) from None
+        raise InputError(f"not a valid {scheme}:// URL: {_reason(e)}", path=display_url(url)) from None
     key = (protocol, repr(sorted(options.items())), os.getpid())
     with _fs_lock:
         fs = _fs_cache.get(key)
         if fs is None:
             try:
-                fs = cls(skip_instance_cache=True, **options)
+                fs = cls(skip_instance_cache=True, **_bounded(protocol, options))
             except ImportError:
                 raise InputError(f"{scheme}:// URLs need the '{extra}' extra; {hint}",
-                                 path=url) from None
+                                 path=display_url(url)) from None
             except Exception as e:  # a backend that cannot start (bad config ...)
                 raise InputError(f"cannot open the {scheme}:// filesystem: {_reason(e)}",
-                                 path=url) from None
+                                 path=display_url(url)) from None
+            if protocol == "s3" and hasattr(fs, "retries"):
+                fs.retries = S3FS_RETRIES  # s3fs's own retries of a request, on top of botocore's
             _fs_cache[key] = fs
     inner = inner.rstrip("/") or inner
     return fs, inner
+
+
+def _bounded(protocol: str, options: dict[str, Any]) -> dict[str, Any]:
+    """The backend's options with kdump's bounds on time: for S3, botocore's connect and
+    read timeouts and its attempts per request (unless the store's configuration sets
+    them: ``AWS_MAX_ATTEMPTS``, or ``max_attempts`` in the profile)."""
+    if protocol != "s3":
+        return options
+    config = dict(options.get("config_kwargs") or {})
+    config.setdefault("connect_timeout", min(S3_CONNECT_TIMEOUT, _timeout))
+    config.setdefault("read_timeout", min(S3_READ_TIMEOUT, _timeout))
+    if "retries" not in config and not _store_sets_attempts():
+        config["retries"] = {"max_attempts": S3_MAX_ATTEMPTS,
+                             "mode": os.environ.get("AWS_RETRY_MODE") or "standard"}
+    return {**options, "config_kwargs": config}
+
+
+def _store_sets_attempts() -> bool:
+    if os.environ.get("AWS_MAX_ATTEMPTS"):
+        return True
+    try:
+        import botocore.session
+
+        return botocore.session.get_session().get_config_variable("max_attempts") is not None
+    except Exception:  # no botocore, or a profile it cannot read: kdump's bound
+        return False
 
 
 def clear_cache() -> None:
@@ -147,10 +260,26 @@ def clear_cache() -> None:
     with _fs_lock:
         _fs_cache.clear()
     _known_sizes.clear()
+    _failed_listings.clear()
+    _silent.clear()
 
 
 def _reason(e: BaseException) -> str:
-    """A one-line reason for a backend's exception (never a traceback)."""
+    """A one-line reason for a backend's exception (never a traceback, never a secret)."""
+    return scrub(_raw_reason(e))
+
+
+def _is_timeout(e: BaseException) -> bool:
+    names = {c.__name__ for c in type(e).__mro__}
+    return bool(names & {"TimeoutError", "FSTimeoutError", "ConnectTimeoutError", "ReadTimeoutError",
+                         "ConnectTimeout", "ReadTimeout", "ServerTimeoutError"}) or (
+        e.__cause__ is not None and e.__cause__ is not e and _is_timeout(e.__cause__))
+
+
+def _raw_reason(e: BaseException) -> str:
+    if _is_timeout(e):
+        return (f"no answer within the time allowed (timeout; {_timeout:g} s per request at "
+                "most, --remote-timeout)")
     if isinstance(e, FileNotFoundError):
         return "no such file or object"
     if isinstance(e, PermissionError):
@@ -181,17 +310,45 @@ def _transient(e: BaseException) -> bool:
                               NotADirectoryError, ValueError, TypeError))
 
 
-def _with_retries(what: Any, *args: Any, **kwargs: Any) -> Any:
+#: filesystems (by id: they live in _fs_cache for the process) that let a request time out
+_silent: dict[int, str] = {}
+
+
+def _with_retries(fs: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+    """``fs.method(*args, **kwargs)``, retried while transient, all within
+    :data:`REMOTE_TIMEOUT` (enforced around each call of an asynchronous backend, whose
+    blocking calls take ``timeout``)."""
+    what = getattr(fs, method)
     delay = _BACKOFF
+    deadline = time.monotonic() + _timeout
+    bounded = _is_async(fs)
+    if id(fs) in _silent:
+        # this store already let a request time out: the next ones fail at once, so a
+        # walk of a thousand objects costs one timeout, not a thousand
+        raise TimeoutError(_silent[id(fs)])
     for attempt in range(RETRIES + 1):
+        left = deadline - time.monotonic()
         try:
-            return what(*args, **kwargs)
+            if left <= 0:
+                raise TimeoutError("remote timeout")
+            return what(*args, **kwargs, timeout=left) if bounded else what(*args, **kwargs)
         except Exception as e:
-            if attempt == RETRIES or not _transient(e):
+            if _is_timeout(e):
+                _silent[id(fs)] = "remote timeout"
+            if attempt == RETRIES or not _transient(e) or _is_timeout(e) \
+                    or time.monotonic() + delay >= deadline:
                 raise
             time.sleep(delay)
             delay *= 2
     raise AssertionError("unreachable")
+
+
+def _is_async(fs: Any) -> bool:
+    try:
+        from fsspec.asyn import AsyncFileSystem
+    except ImportError:
+        return False
+    return isinstance(fs, AsyncFileSystem) and not getattr(fs, "asynchronous", False)
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -199,9 +356,9 @@ def remote_info(url: str) -> dict[str, Any]:
     fs, inner = filesystem(url)
     try:
         RemoteStats.requests += 1
-        info: dict[str, Any] = _with_retries(fs.info, inner)
+        info: dict[str, Any] = _with_retries(fs, "info", inner)
     except Exception as e:
-        raise InputError(_reason(e), path=url) from None
+        raise InputError(_reason(e), path=display_url(url)) from None
     return info
 
 
@@ -230,41 +387,45 @@ def getsize(path: str) -> int:
     return int(info.get("size") or 0)
 
 
+def _remote_stat(path: str) -> os.stat_result | None:
+    """A URL's stat; None when nothing is there.  A store that cannot answer (timeout,
+    access denied, HTTP 500 ...) is an :class:`InputError`, not a missing file."""
+    try:
+        return Listing().stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as e:
+        raise InputError(scrub(e.strerror or str(e)), path=display_url(path)) from None
+
+
 def isdir(path: str) -> bool:
     if not is_url(path):
         return os.path.isdir(path)
-    try:
-        return Listing().stat(path).st_mode & stat.S_IFDIR != 0
-    except OSError:
-        return False
+    st = _remote_stat(path)
+    return st is not None and st.st_mode & stat.S_IFDIR != 0
 
 
 def isfile(path: str) -> bool:
     if not is_url(path):
         return os.path.isfile(path)
-    try:
-        return stat.S_ISREG(Listing().stat(path).st_mode)
-    except OSError:
-        return False
+    st = _remote_stat(path)
+    return st is not None and stat.S_ISREG(st.st_mode)
 
 
 def exists(path: str) -> bool:
     if not is_url(path):
         return os.path.exists(path)
-    try:
-        Listing().stat(path)
-    except OSError:
-        return False
-    return True
+    return _remote_stat(path) is not None
 
 
 def read_range(fs: Any, inner: str, url: str, position: int, n: int) -> bytes:
     """``n`` bytes at ``position`` (fewer when the object is shorter), retried."""
     try:
-        data: bytes = _with_retries(fs.cat_file, inner, start=position, end=position + n)
+        data: bytes = _with_retries(fs, "cat_file", inner, start=position,
+                                    end=position + n)
     except Exception as e:
         raise InputError(f"read of bytes {position}..{position + n} failed: {_reason(e)}",
-                         path=url, position=position) from None
+                         path=display_url(url), position=position) from None
     RemoteStats.requests += 1
     RemoteStats.bytes += len(data)
     return data
@@ -292,7 +453,7 @@ class _Tree:
         self.dirs: dict[str, set[str]] = {}  # relative dir -> names
         try:
             RemoteStats.listings += 1
-            found: dict[str, dict[str, Any]] = _with_retries(fs.find, inner, withdirs=True,
+            found: dict[str, dict[str, Any]] = _with_retries(fs, "find", inner, withdirs=True,
                                                              detail=True)
         except FileNotFoundError:
             found = {}
@@ -322,7 +483,7 @@ class _Tree:
             # nothing under it: the root may still be a single object (or nothing at all)
             try:
                 RemoteStats.requests += 1
-                info = _with_retries(fs.info, inner)
+                info = _with_retries(fs, "info", inner)
             except FileNotFoundError:
                 return
             except Exception as e:
@@ -385,6 +546,11 @@ def walk_local(top: str) -> Iterator[tuple[str, list[str], list[str]]]:
         yield from walk_local(os.path.join(top, d))
 
 
+#: URLs whose listing failed in this process, and why: asked again, the answer is the
+#: same (a silent endpoint costs one timeout, not one per question); see clear_cache()
+_failed_listings: dict[str, str] = {}
+
+
 class Listing:
     """The filesystem questions the log-dir walker asks (``stat``, ``listdir``,
     ``isdir``), answered by the OS for local paths and, for URLs, from one recursive
@@ -392,16 +558,25 @@ class Listing:
 
     def __init__(self) -> None:
         self._trees: list[_Tree] = []
+        self._failed = _failed_listings
 
     def _tree(self, url: str) -> tuple[_Tree, str]:
         for t in self._trees:
             r = t.rel(url)
             if r is not None:
                 return t, r
+        key = url.rstrip("/")
+        for failed, why in self._failed.items():
+            if key == failed or key.startswith(failed + "/"):
+                raise OSError(0, why)
         try:
             t = _Tree(url)
         except InputError as e:
+            self._failed[key] = e.message
             raise OSError(0, e.message) from None
+        except OSError as e:
+            self._failed[key] = e.strerror or str(e)
+            raise
         self._trees.append(t)
         return t, ""
 
@@ -446,5 +621,6 @@ class Listing:
         return [(n, base + n in t.dirs) for n in sorted(t.dirs[r])]
 
 
-__all__ = ["Listing", "RemoteStats", "abspath", "exists", "filesystem", "getsize", "is_url",
-           "isdir"]
+__all__ = ["REMOTE_TIMEOUT", "Listing", "RemoteStats", "abspath", "display_url", "exists",
+           "filesystem", "getsize", "is_url", "isdir", "remote_timeout", "scrub",
+           "set_remote_timeout"]

@@ -184,7 +184,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("key", "str|null", "the raw key, a string per key_encoding, or null"),
         ("key_encoding", "str|null", "utf8, base64 or hex; null for a null key"),
         ("value", "str|null", "the raw value, a string per value_encoding, or null"),
-        ("value_encoding", "str|null", "utf8, base64 or hex; null for a null value"),
+        ("value_encoding", "str|null", "utf8, base64 or hex; null for a null value; redacted "
+                                       "(value \"[redacted]\") for a __cluster_metadata record "
+                                       "holding secrets, unless --show-secrets"),
         ("headers", "list", "list of {key, key_encoding, value, value_encoding}; keys are text "
                             "(utf8) under every --payload-encoding"),
         ("sequence?", "int", "v2: producer sequence of the record (-1: none)"),

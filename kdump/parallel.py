@@ -15,16 +15,24 @@ Without ``--jobs`` the number of jobs is kdump's choice (:class:`DefaultJobs`, t
 number of cores), and a pool starts only when the work pays for its start-up
 (:func:`pool_pays`): a segment of a few tens of MB is read in this process.  ``--jobs
 N`` is the user's choice and always honoured.
+
+Bounded by the work and by the machine: a pool never has more workers than units of
+work (the first ``jobs`` wanted items are held until the pool is started, and size it),
+and :func:`cap_jobs` lowers a ``--jobs`` past :data:`JOBS_PER_CORE` times the cores
+(the CLI says so in a note).  Spills go to one private directory per pool
+(:mod:`kdump.tempfiles`), removed when the pool ends, whatever ends it.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from itertools import chain
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from . import tempfiles
 from .source import ReadCounter
 
 if TYPE_CHECKING:
@@ -79,6 +87,43 @@ def pool_pays(items: Iterable[T], jobs: int, size: Callable[[T], int]
     return False, iter(ahead)
 
 
+#: the most workers ``--jobs`` may start, per core this process may run on: the work is
+#: reading files, a few workers per core keep the disks busy, more only add processes
+JOBS_PER_CORE = 4
+
+
+def max_jobs() -> int:
+    """The most worker processes kdump starts on this machine."""
+    return JOBS_PER_CORE * default_jobs()
+
+
+def cap_jobs(jobs: int) -> int:
+    """``jobs`` lowered to :func:`max_jobs` (the caller notes when it was lowered)."""
+    return max(1, min(jobs, max_jobs()))
+
+
+#: the directory this worker spills to (set by the pool's initializer)
+_spill_dir: str | None = None
+
+
+def _worker_init(spill_dir: str) -> None:
+    global _spill_dir
+    _spill_dir = spill_dir
+    # Ctrl-C is the parent's to handle (it stops the workers): no KeyboardInterrupt
+    # traceback from a worker
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Terminate a pool's workers (their results are not wanted any more)."""
+    processes = getattr(pool, "_processes", None) or {}
+    for proc in list(processes.values()):
+        try:
+            proc.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
 def _counted(fn: Callable[[T], R], item: T) -> tuple[R, int]:
     before = ReadCounter.total
     result = fn(item)
@@ -104,49 +149,76 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T | Any], jobs: int,
     ``fn(item)`` when given: a streaming equivalent (e.g. a generator, where ``fn``
     returns a list)."""
     run_here = inline if inline is not None else fn
+    jobs = cap_jobs(jobs)
     if jobs <= 1:
         for item in items:
             yield run_here(item) if wanted(item) else item
         return
     pool: ProcessPoolExecutor | None = None
-    pending: deque[tuple[bool, Any]] = deque()  # (is a future, future or item)
-    first: Any = None  # the first wanted item, held until a second one shows a pool pays
-    have_first = False
+    spill_dir: str | None = None
+    # (kind, x): _ITEM passed through, _HELD wanted but no pool yet, _FUTURE submitted
+    pending: deque[tuple[int, Any]] = deque()
+    held = 0
     try:
-        it = iter(items)
-        for item in it:
+        for item in items:
             if not wanted(item):
-                if have_first or pending:
-                    pending.append((False, item))
+                if pending:
+                    pending.append((_ITEM, item))
                 else:
                     yield item
                 continue
-            if pool is None and not have_first:
-                first, have_first = item, True
-                continue
             if pool is None:
-                from concurrent.futures import ProcessPoolExecutor
-
-                pool = ProcessPoolExecutor(max_workers=jobs, mp_context=_context())
-                pending.appendleft((True, pool.submit(_counted, fn, first)))
-                first, have_first = None, False
-            pending.append((True, pool.submit(_counted, fn, item)))
-            while sum(1 for is_f, _ in pending if is_f) > 2 * jobs or (
-                    pending and (not pending[0][0] or pending[0][1].done())):
+                # held until ``jobs`` of them show how many workers pay (never more
+                # workers than work), or until the walk ends
+                pending.append((_HELD, item))
+                held += 1
+                if held < jobs:
+                    continue
+                spill_dir = tempfiles.private_dir("kdump-spill-")
+                pool = _start(fn, pending, jobs, spill_dir)
+            else:
+                pending.append((_FUTURE, pool.submit(_counted, fn, item)))
+            while sum(1 for k, _ in pending if k == _FUTURE) > 2 * jobs or (
+                    pending and (pending[0][0] == _ITEM or pending[0][1].done())):
                 yield from _pop(pending)
-        if have_first:  # one file only: no pool
-            out: list[Any] = [run_here(first)]
-            out.extend(x for _, x in pending)
+        if pool is None and held == 1:  # one unit of work: no pool
+            out = [run_here(x) if k == _HELD else x for k, x in pending]
             pending.clear()
             yield from out
+        elif pool is None and held:
+            spill_dir = tempfiles.private_dir("kdump-spill-")
+            pool = _start(fn, pending, held, spill_dir)
         while pending:
             yield from _pop(pending)
+    except BaseException:
+        # Ctrl-C, an error, or the consumer gone (``| head``): the workers' results are
+        # not wanted any more; they are stopped rather than waited for
+        if pool is not None:
+            _stop_workers(pool)
+        raise
     finally:
         if pool is not None:
-            for is_f, x in pending:
-                if is_f:
+            for k, x in pending:
+                if k == _FUTURE:
                     x.cancel()
             pool.shutdown(wait=True, cancel_futures=True)
+        tempfiles.remove(spill_dir)
+
+
+_ITEM, _HELD, _FUTURE = 0, 1, 2
+
+
+def _start(fn: Callable[[Any], Any], pending: deque[tuple[int, Any]], workers: int,
+           spill_dir: str) -> ProcessPoolExecutor:
+    """A pool of ``workers`` processes, the held items of ``pending`` submitted to it."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(),
+                               initializer=_worker_init, initargs=(spill_dir,))
+    for i, (k, x) in enumerate(pending):
+        if k == _HELD:
+            pending[i] = (_FUTURE, pool.submit(_counted, fn, x))
+    return pool
 
 
 #: findings a worker holds in memory before it spills the rest of a file's to disk
@@ -157,14 +229,16 @@ class Spilled:
     """A worker's findings for one file, held in memory up to :data:`SPILL_AFTER` and
     pickled to a private temporary file past that, so a file with millions of findings
     costs its worker (and the parent that waits for it) kilobytes, not gigabytes.
-    Iterating yields them in order, once; the file is removed as it is read."""
+    Iterating yields them in order, once; the file is removed as it is read.  The file
+    is made in the pool's spill directory (removed with the pool, whatever ends it), or,
+    outside a pool, in a private directory of its own (removed with the file)."""
 
     def __init__(self, items: Iterable[Any]) -> None:
         import pickle
-        import tempfile
 
         self.head: list[Any] = []
         self.path: str | None = None
+        self._own_dir: str | None = None
         it = iter(items)
         for x in it:
             self.head.append(x)
@@ -174,11 +248,20 @@ class Spilled:
             self.count = len(self.head)
             return
         self.count = len(self.head)
-        fd, self.path = tempfile.mkstemp(prefix="kdump-spill-")
-        with os.fdopen(fd, "wb") as fh:
-            for x in it:
-                pickle.dump(x, fh, protocol=pickle.HIGHEST_PROTOCOL)
-                self.count += 1
+        directory = _spill_dir
+        if directory is None or not os.path.isdir(directory):
+            directory = self._own_dir = tempfiles.private_dir("kdump-spill-")
+        self.path = os.path.join(directory, f"{os.getpid()}-{id(self):x}.pickle")
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0),
+                     0o600)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                for x in it:
+                    pickle.dump(x, fh, protocol=pickle.HIGHEST_PROTOCOL)
+                    self.count += 1
+        except BaseException:
+            self.close()
+            raise
 
     def __iter__(self) -> Iterator[Any]:
         import pickle
@@ -194,13 +277,23 @@ class Spilled:
                     except EOFError:
                         break
         finally:
-            os.unlink(self.path)
+            self.close()
+
+    def close(self) -> None:
+        """Remove the spill file (and its own directory), read or not."""
+        if self.path is not None:
+            try:
+                os.unlink(self.path)
+            except OSError:
+                pass
             self.path = None
+        tempfiles.remove(self._own_dir)
+        self._own_dir = None
 
 
-def _pop(pending: deque[tuple[bool, Any]]) -> Iterator[Any]:
-    is_future, x = pending.popleft()
-    if not is_future:
+def _pop(pending: deque[tuple[int, Any]]) -> Iterator[Any]:
+    kind, x = pending.popleft()
+    if kind != _FUTURE:
         yield x
         return
     fut: Future[tuple[Any, int]] = x
@@ -209,5 +302,5 @@ def _pop(pending: deque[tuple[bool, Any]]) -> Iterator[Any]:
     yield result
 
 
-__all__ = ["MAX_AHEAD", "MIN_POOL_BYTES", "DefaultJobs", "Spilled", "default_jobs", "ordered_map",
-           "pool_pays"]
+__all__ = ["JOBS_PER_CORE", "MAX_AHEAD", "MIN_POOL_BYTES", "DefaultJobs", "Spilled", "cap_jobs",
+           "default_jobs", "max_jobs", "ordered_map", "pool_pays"]

@@ -121,10 +121,13 @@ def test_lag_on_the_corpus(kdump) -> None:  # type: ignore[no-untyped-def]
     partitions are one line on stderr, not 45."""
     r = kdump("lag", "--format", "text", LOGDIR)
     assert r.rc == 0
-    assert r.out.splitlines()[0].split() == ["GROUP", "TOPIC", "PARTITION", "COMMITTED-OFFSET",
-                                             "LOG-END-OFFSET", "HIGH-WATERMARK", "LAG"]
+    assert r.out.splitlines()[0].split() == ["GROUP", "TYPE", "TOPIC", "PARTITION",
+                                             "COMMITTED-OFFSET", "LOG-END-OFFSET",
+                                             "HIGH-WATERMARK", "LAG"]
     assert sorted({line.split()[0] for line in r.out.splitlines()[1:10]}) == [
         "my-first-application", "my-firstd-application", "my-second-application"]
+    # a Kafka 2.x broker's groups are classic groups (GroupMetadata records)
+    assert {line.split()[1] for line in r.out.splitlines()[1:10]} == {"classic"}
     err = r.err.splitlines()
     assert len(err) == 6
     assert err[-1] == ("committed offsets: 45 empty __consumer_offsets partitions "

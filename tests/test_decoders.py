@@ -792,7 +792,9 @@ def test_metadata_round_trip(name: str, version: int, seed: int) -> None:
     values = sw.sample(w, random.Random(f"{name}/{version}/{seed}"), version)
     body = sw.encode(w, values, version, unknown_tags=[(90, b"\x01")] if seed % 2 else None)
     assert w.api_key is not None
-    out = ClusterMetadataDecoder().decode(None, frame(w.api_key, version, body), 11)
+    dec = ClusterMetadataDecoder()
+    dec.show_secrets = True  # every field compared, secrets too (redaction: test_bounded.py)
+    out = dec.decode(None, frame(w.api_key, version, body), 11)
     want = {"type": w.type_name, "version": version, "data": sw.expected_json(w, values, version)}
     assert out.error is None, out.error
     assert out.value_json == want and out.key_text is None and out.key_json is None
@@ -901,7 +903,9 @@ def test_metadata_log_and_snapshot_written_by_the_test_encoder() -> None:
     records = MemoryRecords(bytes(builder.build()))
     batch = records.next_batch()
     assert batch is not None
-    got = [ClusterMetadataDecoder().decode(r.key, r.value, r.offset) for r in batch]
+    dec = ClusterMetadataDecoder()
+    dec.show_secrets = True  # every field compared, secrets too (redaction: test_bounded.py)
+    got = [dec.decode(r.key, r.value, r.offset) for r in batch]
     assert [g.value_json for g in got] == wants
     assert all(g.error is None for g in got)
     # the snapshot's control records (header, KRaft version, footer)

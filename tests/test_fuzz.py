@@ -24,14 +24,16 @@ from pathlib import Path
 import pytest
 
 try:
-    from tests.fuzz import harness, mutate
+    from tests.fuzz import harness, mutate, surfaces
 except ImportError:  # pragma: no cover
-    from fuzz import harness, mutate  # type: ignore[no-redef, unused-ignore]
+    from fuzz import harness, mutate, surfaces  # type: ignore[no-redef, unused-ignore]
 
 REPO = Path(__file__).resolve().parent.parent
 CASES = int(os.environ.get("KDUMP_FUZZ_CASES", "2000"))
 SEED = os.environ.get("KDUMP_FUZZ_SEED", "ci")
 JOBS = int(os.environ.get("KDUMP_FUZZ_JOBS", "2"))
+#: mutated payloads per surface (tests/fuzz/surfaces.py), on top of its seeds and bombs
+PAYLOAD_CASES = int(os.environ.get("KDUMP_FUZZ_PAYLOAD_CASES", "500"))
 
 
 @pytest.mark.slow
@@ -121,3 +123,35 @@ def _corpus(tmp_path: Path) -> Path:
                                        ("00000000000000000005.snapshot", "producer-snapshot")])
 def test_kind_of(name: str, kind: str) -> None:
     assert harness.kind_of(name) == kind
+
+
+# --- payload surfaces (tests/fuzz/surfaces.py): one entry per parser ----------------------
+@pytest.mark.parametrize("surface", surfaces.SURFACES, ids=lambda s: s.name)
+def test_payload_surface(surface: surfaces.Surface) -> None:
+    """Every seed, every bomb and PAYLOAD_CASES mutations of the seeds: the parser
+    returns (never raises), within its time and memory bounds, something JSON-able."""
+    bad = surfaces.fuzz(surface, SEED, PAYLOAD_CASES)
+    assert not bad, "\n".join(f"{o.case}: {o.failures}" for o in bad[:20])
+
+
+def test_payload_rules_catch_what_they_should() -> None:
+    import time
+
+    def raising(k: bytes | None, v: bytes | None) -> object:
+        raise IndexError("list index out of range")
+
+    def hanging(k: bytes | None, v: bytes | None) -> object:
+        while True:
+            time.sleep(0.01)
+
+    def hungry(k: bytes | None, v: bytes | None) -> object:
+        return len(bytearray(8 << 20))
+
+    seeds = lambda: [(None, b"x")]  # noqa: E731
+    for target, rule in ((raising, "raised IndexError"), (hanging, "no answer within 0.2 s"),
+                         (hungry, "allocated"), (lambda k, v: {b"k"}, "not JSON-able")):
+        s = surfaces.Surface("t", seeds, target, max_seconds=0.2, max_bytes=1 << 20)
+        (o,) = surfaces.fuzz(s, "rules", 0)
+        assert any(rule in f for f in o.failures), (rule, o.failures)
+    ok = surfaces.Surface("t", seeds, lambda k, v: {"v": 1})
+    assert surfaces.fuzz(ok, "rules", 20) == []

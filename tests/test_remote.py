@@ -275,7 +275,7 @@ def test_missing_backend_names_the_extra(kdump: KdumpRunner, monkeypatch: pytest
         assert r.rc == 2
         assert f"pip install 'kdump[{extra}]'" in r.out + r.err, r.out + r.err
     r = kdump("dump", "ftp2://host/x.log")
-    assert r.rc == 2 and "unsupported url scheme ftp2://" in r.out + r.err
+    assert r.rc == 2 and "unsupported URL scheme ftp2://" in r.out + r.err
 
 
 # --- Spark: the same URLs, executors reading byte ranges ---------------------------------

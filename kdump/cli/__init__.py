@@ -9,6 +9,8 @@ verify-crc`` loads kdump/cli/verify.py, not the other commands' options and impo
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
 import signal
 import sys
@@ -70,10 +72,13 @@ class LazyGroup(click.Group):
                 importlib.import_module(f"{__name__}.{module}")
             if cmd_name not in self.commands:
                 _register()
-        return self.commands.get(cmd_name)
+        cmd = self.commands.get(cmd_name)
+        return None if cmd is None else _with_remote_timeout(cmd)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         _register()
+        for cmd in self.commands.values():
+            _with_remote_timeout(cmd)
         return sorted(self.commands)
 
 
@@ -93,14 +98,32 @@ def _register() -> None:
     from . import commands  # noqa: F401
 
 
+def _with_remote_timeout(cmd: click.Command) -> click.Command:
+    """``cmd`` (and, for a group, its subcommands) with ``--remote-timeout``: every
+    command reads URLs, so every command takes the bound on a remote request."""
+    from .options import remote_timeout_option
+
+    if isinstance(cmd, click.Group):
+        for sub in cmd.commands.values():
+            _with_remote_timeout(sub)
+    elif not any(p.name == "remote_timeout" for p in cmd.params):
+        cmd.params.append(remote_timeout_option())
+    return cmd
+
+
 def main(argv: list[str] | None = None) -> Any:
     """Console entry point: no traceback ever reaches the user."""
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
         # from here on a KeyboardInterrupt unwinds normally (renderers close, temporary
         # files are removed) and is reported below in one line
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    from .. import tempfiles
     from ..errors import KdumpError
 
+    tempfiles.forget()  # the inputs of this command only
+    # libraries' log records (botocore, s3fs, aiohttp ...) are not kdump's output: without
+    # a handler, Python would print their warnings on stderr, URLs and all
+    logging.getLogger().addHandler(logging.NullHandler())
     try:
         # make_context + invoke rather than cli.main(): click's main() turns a broken
         # pipe into exit 1, the code for data problems; kdump handles it below
@@ -120,11 +143,7 @@ def main(argv: list[str] | None = None) -> Any:
         return _exit(ExitCode.ERROR)
     except BrokenPipeError:
         # the reader went away (``kdump dump ... | head``): not an error
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
+        _stdout_to_devnull()
         return _exit(ExitCode.OK)
     except KeyboardInterrupt:
         click.echo("kdump: interrupted", err=True)
@@ -132,21 +151,70 @@ def main(argv: list[str] | None = None) -> Any:
     except MemoryError:
         click.echo("kdump: out of memory", err=True)
         return _exit(ExitCode.ERROR)
-    except Exception as e:  # a bug in kdump: say so in one line
-        if os.environ.get("KDUMP_DEBUG"):
-            raise
-        click.echo(
-            f"kdump: internal error: {e.__class__.__name__}: {e} "
-            "(set KDUMP_DEBUG=1 for a traceback)",
-            err=True,
-        )
+    except OSError as e:
+        if not _is_output_error(e):
+            return _internal_error(e)
+        # a full disk, a quota, a read-only or vanished output: the user's situation
+        _stdout_to_devnull()
+        click.echo(f"kdump: cannot write to standard output: {_os_reason(e)}", err=True)
         return _exit(ExitCode.ERROR)
+    except Exception as e:  # a bug in kdump: say so in one line
+        return _internal_error(e)
     return _exit(rv if isinstance(rv, int) else ExitCode.OK)
 
 
+def _internal_error(e: Exception) -> Any:
+    if os.environ.get("KDUMP_DEBUG"):
+        raise e
+    from ..fs import scrub  # a backend's exception may quote a signed URL or a header
+
+    click.echo(
+        f"kdump: internal error: {e.__class__.__name__}: {scrub(str(e))} "
+        "(set KDUMP_DEBUG=1 for a traceback)",
+        err=True,
+    )
+    return _exit(ExitCode.ERROR)
+
+
+#: what writing kdump's output can fail with that is not kdump's bug (an OSError of one
+#: of these with no file name comes from a write to standard output: input errors are
+#: InputErrors naming their file before they leave the core)
+_OUTPUT_ERRNOS = frozenset(getattr(errno, n) for n in (
+    "ENOSPC", "EDQUOT", "EFBIG", "EROFS", "EIO", "EBADF", "ENXIO", "ESHUTDOWN", "ECONNRESET",
+    "EAGAIN") if hasattr(errno, n))
+
+
+def _is_output_error(e: OSError) -> bool:
+    return e.errno in _OUTPUT_ERRNOS and e.filename is None
+
+
+def _os_reason(e: OSError) -> str:
+    return e.strerror or os.strerror(e.errno or 0)
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout's descriptor at /dev/null: what is still buffered goes nowhere,
+    instead of failing again (and noisily) when the interpreter exits."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def _exit(code: int) -> Any:
+    """Exit with ``code`` once stdout is flushed.  A flush that fails is the output's
+    trouble: a closed pipe is quiet (as Unix tools are), anything else (a full disk)
+    is said in one line and exits 2: the output is not complete."""
     try:
         sys.stdout.flush()
-    except (BrokenPipeError, ValueError, OSError):
+    except BrokenPipeError:
+        _stdout_to_devnull()
+    except OSError as e:
+        _stdout_to_devnull()
+        click.echo(f"kdump: cannot write to standard output: {_os_reason(e)}", err=True)
+        code = ExitCode.ERROR
+    except ValueError:  # stdout closed
         pass
     sys.exit(int(code))

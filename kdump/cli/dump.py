@@ -100,6 +100,19 @@ _DECODER_FLAGS = {
 @click.option("--strict", is_flag=True,
               help="Stop reading a log at the first damaged batch, as DumpLogSegments does, "
               "instead of resynchronising past it.")
+@click.option("--verbose", "-v", is_flag=True,
+              help="Also name what a directory walk passes over because it holds no Kafka "
+              "data (the broker's .lock, lost+found, tiered storage's remote-log-index-cache, "
+              "editor and OS files such as .DS_Store, *~, .*.swp), as info lines on stderr.  "
+              "A file named on the command line is always read.")
+@click.option("--show-secrets", is_flag=True,
+              help="Print the secrets of __cluster_metadata records (SCRAM salts and keys, the "
+              "values of password-like configs such as ssl.keystore.password or "
+              "sasl.jaas.config) as the data holds them.  Without it they are shown as "
+              "[redacted] in every format (with --format text, a note on stderr says what was "
+              "redacted, as the text then differs from DumpLogSegments').  The bytes on disk "
+              "are evidence and never change: this option, or a copy of the segment, gives "
+              "them.")
 @format_option(default_text=True)
 @raw_option
 @payload_encoding_option
@@ -107,7 +120,8 @@ _DECODER_FLAGS = {
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="With --format json: dump files in N worker processes; the output is the "
               "same for any N (files come in the walk's order).  Default: the number of "
-              "cores.  Text and table output are written by one process.")
+              "cores; never more workers than files, nor than 4 per core (a larger N is lowered, "
+              "with a note).  Text and table output are written by one process.")
 def dump_command(
     paths: tuple[str, ...],
     files_csv: str | None,
@@ -124,6 +138,8 @@ def dump_command(
     kafka_version: str | None,
     summary: bool,
     strict: bool,
+    verbose: bool,
+    show_secrets: bool,
     fmt: str | None,
     raw: bool,
     payload_encoding: str,
@@ -143,6 +159,12 @@ def dump_command(
     with the next intact batch.  Internal topics (__consumer_offsets,
     __share_group_state, __transaction_state, __cluster_metadata) are decoded with the
     record layouts of Kafka 4.0, 4.1, 4.2 and 4.3 (see --kafka-version).
+
+    Secrets in __cluster_metadata (SCRAM salts and keys, password-like config values
+    such as ssl.keystore.password and sasl.jaas.config) are printed as [redacted], raw
+    values included, unless --show-secrets is given.  The bytes on disk are evidence and
+    are never changed: --show-secrets prints them as DumpLogSegments does, and a copy of
+    the segment keeps them.
     """
     from ..ops.dump import DumpOptions, dump
     from ..schemaregistry.source import SchemaSource
@@ -186,10 +208,15 @@ def dump_command(
                             validate=validate_json_schema, roots=tuple(targets),
                             max_batch_bytes=max_batch_bytes),
         kafka_version=kafka_version,
+        verbose=verbose,
+        show_secrets=show_secrets,
     )
     fmt = resolve_format(fmt, default_text=True)
     opts.schema.text = fmt != "json"
     n_jobs = resolve_jobs(jobs)
+    from ..decoders.redact import Redacted
+
+    Redacted.reset()
     if fmt == "json" and n_jobs > 1:
         from ..render.spool import dump_json_parallel
 
@@ -199,7 +226,21 @@ def dump_command(
     out = renderer("dump", fmt, payload_encoding=payload_encoding, deep=opts.deep,
                    print_data_log=print_data, skip_record_metadata=skip_record_metadata,
                    inert_out=not raw and is_terminal(stdout()))
-    return run(dump(targets, opts), out, progress=targets, label="dump")
+    rc = run(dump(targets, opts), out, progress=targets, label="dump")
+    if fmt == "text":
+        _redaction_note()
+    return rc
+
+
+def _redaction_note() -> None:
+    """Where DumpLogSegments' text is asked for, say where kdump's differs."""
+    from ..decoders.redact import Redacted
+
+    if Redacted.records:
+        fields = ", ".join(sorted(Redacted.fields))
+        click.echo(f"kdump: note: secrets shown as [redacted] in {Redacted.records} "
+                   f"record{'s' if Redacted.records != 1 else ''} ({fields}); --show-secrets "
+                   "prints them as DumpLogSegments does", err=True)
 
 
 def _offsets_summary(targets: list[str], all_topics: bool, fmt: str | None,

@@ -144,6 +144,8 @@ def main_page(cli: click.Group, ctx: click.Context) -> str:
         ".SH ENVIRONMENT",
         ".TP", ".B KDUMP_FORMAT", esc("Default output format (text, json, table)."),
         ".TP", ".B KDUMP_DEBUG", esc("Show a Python traceback for an internal error."),
+        ".TP", ".B KDUMP_REMOTE_TIMEOUT", esc("The most one request to an object store may "
+                                             "take, in seconds (--remote-timeout)."),
         ".TP", ".B KDUMP_PURE_PYTHON", esc("Use the pure-Python readers even when the native "
                                           "speed-ups are built."),
         ".SH EXIT STATUS",

@@ -266,15 +266,47 @@ def jobs_option(f: F) -> F:
     """``--jobs N``: files processed in N worker processes (output identical for any N)."""
     return click.option(
         "--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
-        help="Process files in N worker processes; the output is the same for any N "
-        "(results come in the walk's order; verify-crc and size-report read a large "
-        "segment as ranges in several workers).  Default: the number of cores.",
+        help=JOBS_HELP,
     )(f)
 
 
-def resolve_jobs(jobs: int | None) -> int:
-    if jobs is not None:
-        return jobs
-    from ..parallel import default_jobs
+JOBS_HELP = ("Process files in N worker processes; the output is the same for any N "
+             "(results come in the walk's order; verify-crc and size-report read a large "
+             "segment as ranges in several workers).  Default: the number of cores.  Never "
+             "more workers than files or ranges to read, nor than 4 per core (a larger N is "
+             "lowered, with a note).")
 
-    return default_jobs()
+
+def resolve_jobs(jobs: int | None) -> int:
+    """``--jobs`` as given (the cores when not), lowered to the machine's bound with a
+    note on stderr."""
+    from ..parallel import JOBS_PER_CORE, cap_jobs, default_jobs
+
+    if jobs is None:
+        return default_jobs()
+    capped = cap_jobs(jobs)
+    if capped < jobs:
+        cores = default_jobs()
+        click.echo(f"kdump: note: --jobs {jobs} lowered to {capped} ({JOBS_PER_CORE} per core, "
+                   f"{cores} core{'s' if cores != 1 else ''})", err=True)
+    return capped
+
+
+# --- remote reads: a bounded total time per request ---------------------------------------
+def _set_remote_timeout(ctx: click.Context, param: click.Parameter, value: float | None) -> None:
+    from ..fs import REMOTE_TIMEOUT, set_remote_timeout
+
+    set_remote_timeout(REMOTE_TIMEOUT if value is None else value)
+
+
+def remote_timeout_option() -> click.Option:
+    """``--remote-timeout SECONDS`` (every command: kdump/cli/__init__.py adds it)."""
+    return click.Option(
+        ["--remote-timeout"], type=click.FloatRange(min=0.1, max=86400), default=None,
+        metavar="SECONDS", envvar="KDUMP_REMOTE_TIMEOUT", expose_value=False,
+        is_eager=True, callback=_set_remote_timeout,
+        help="For URLs (s3://, gs://, abfs:// ...): the most one request to the store may "
+        "take, retries included, before kdump gives up on it with one line naming the URL "
+        "(default 60; the KDUMP_REMOTE_TIMEOUT environment variable sets it too).  S3's "
+        "connect and read timeouts (10 and 30 s, or less) and attempts (2, unless "
+        "AWS_MAX_ATTEMPTS or the profile's max_attempts says otherwise) fit inside it.")

@@ -23,6 +23,7 @@ import base64
 from typing import Any
 
 from kdump.decoders.base import Decoded
+from kdump.decoders.redact import redact_metadata
 from kdump.decoders.release import (
     NO_EVIDENCE,
     Evidence,
@@ -138,6 +139,8 @@ class ClusterMetadataDecoder:
     """Decoder for KRaft metadata records (``--cluster-metadata-decoder``)."""
 
     name = "cluster-metadata"
+    #: print SCRAM keys and sensitive config values as the data holds them (kdump.decoders.redact)
+    show_secrets = False
 
     def __init__(self, evidence: Evidence = NO_EVIDENCE) -> None:
         self.evidence = evidence
@@ -151,7 +154,11 @@ class ClusterMetadataDecoder:
         except SchemaError as e:  # a decoder never aborts a dump
             text = f"Error at {offset}, skipping. {e}"
             return Decoded(None, text, None, _error_json(value, FrameError(str(e))), text)
-        obj: dict[str, Any] = {"type": record_type_name(schema.name), "version": version, "data": data}
+        # secrets (SCRAM keys, password-like config values) hidden unless --show-secrets;
+        # the raw bytes of a record that held some are not shown either
+        shown_data = data if self.show_secrets else redact_metadata(schema.name, data)
+        obj: dict[str, Any] = {"type": record_type_name(schema.name), "version": version,
+                               "data": shown_data}
         notes: list[str] = []
         defs = layouts("metadata", "record", api_key)
         ev = self.evidence
@@ -162,7 +169,8 @@ class ClusterMetadataDecoder:
                 f"know {schema.v_valid}); shown read with the version {layout} layout, as "
                 "Kafka's reader does; raw bytes kept"
             )
-            obj = {**obj, "raw": base64.b64encode(value or b"").decode("ascii")}
+            if shown_data is data:
+                obj = {**obj, "raw": base64.b64encode(value or b"").decode("ascii")}
         elif defs and ev.release is not None and not ev.floor:
             notes.extend(newer_than_release(defs[-1], version, data, ev))
         unstable = unstable_note(defs[-1], version) if defs else None

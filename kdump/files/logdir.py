@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from .. import layouts as L
+from .. import tempfiles
 from ..findings import ERROR, INFO, Problem
 from ..fs import Listing
 from ..fs import abspath as _abspath
@@ -84,6 +85,51 @@ LEFTOVER_MEANING = {
     "part": "KRaft snapshot still being written",
     "tmp": "temporary copy written before an atomic rename",
 }
+
+#: what a log dir walk passes over (listed only when asked: ``dump --verbose``): files
+#: and directories that hold no Kafka data.  ``.lock`` is Kafka's (LogManager.java
+#: LOCK_FILE_NAME, empty); ``remote-log-index-cache`` is Kafka's too (RemoteIndexCache.java
+#: DIR_NAME: a cache of indexes fetched from tiered storage, which LogManager.scala skips
+#: when it loads the logs); the rest are the filesystem's, the OS's and editors'.
+NOT_DATA_NAMES = {
+    ".lock": "the broker's lock file (empty)",
+    "remote-log-index-cache": "tiered storage's cache of remote indexes (Kafka writes it, "
+                              "kdump does not read it)",
+    "lost+found": "the filesystem's lost+found",
+    ".DS_Store": "an OS file (macOS Finder)",
+    ".Spotlight-V100": "an OS file (macOS)",
+    ".fseventsd": "an OS file (macOS)",
+    ".Trashes": "an OS file (macOS)",
+    ".TemporaryItems": "an OS file (macOS)",
+    "Thumbs.db": "an OS file (Windows)",
+    "desktop.ini": "an OS file (Windows)",
+    ".directory": "an OS file (KDE)",
+}
+_NOT_DATA_PATTERNS = (
+    (re.compile(r"^\._"), "an OS file (macOS resource fork)"),
+    (re.compile(r"^\..*\.sw[a-p]$"), "an editor's swap file"),
+    (re.compile(r"~$"), "an editor's backup file"),
+    (re.compile(r"^#.*#$"), "an editor's autosave file"),
+    (re.compile(r"^\.#"), "an editor's lock file"),
+    (re.compile(r"^\.nfs[0-9a-fA-F]+"), "an NFS client's file (deleted while open)"),
+    (re.compile(r"^\.Trash(-\d+)?$"), "an OS file (trash)"),
+)
+
+_KAFKAS_OWN = frozenset({".lock", "remote-log-index-cache"})
+
+
+def not_data(name: str) -> str | None:
+    """Why a walk passes over the entry named ``name`` (it holds no Kafka data), or
+    None when it may (a file Kafka writes and kdump reads, or something unknown, which
+    is named as unknown)."""
+    why = NOT_DATA_NAMES.get(name)
+    if why is not None:
+        return why
+    for pattern, what in _NOT_DATA_PATTERNS:
+        if pattern.search(name):
+            return what
+    return None
+
 
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)$")
 _SPECIAL_DIR = re.compile(
@@ -199,10 +245,15 @@ class Walker:
     """Expands paths into :class:`KafkaFile` items (and :class:`Problem` items for what
     cannot be read), in Kafka's order.  A directory is a partition directory when its
     name says so; otherwise a log dir (its partitions inside), or a folder of log dirs.
-    ``listing`` answers the filesystem questions (local paths and URLs alike)."""
+    ``listing`` answers the filesystem questions (local paths and URLs alike).  What a
+    directory holds that is no Kafka data (:func:`not_data`: the broker's ``.lock``,
+    ``lost+found``, editor and OS droppings) is passed over, and named as skipped only
+    when ``verbose``; a path given by name is always read."""
 
-    def __init__(self, listing: Listing | None = None) -> None:
+    def __init__(self, listing: Listing | None = None, *, verbose: bool = False) -> None:
         self._seen_dirs: set[tuple[int, int]] = set()
+        #: name what the walk passes over (:func:`not_data`) as info problems
+        self.verbose = verbose
         self._kafka = False  # anything Kafka-like met under the current path
         self.fs = listing if listing is not None else Listing()
         #: the real paths of the local trees given: a symlinked directory inside them is
@@ -225,6 +276,7 @@ class Walker:
             self._kafka = False
             if "://" not in p:
                 self._roots.append(os.path.realpath(p))
+                tempfiles.protect(p)  # no temporary file of kdump's goes in there
             directory = False
             for item in self._path(p, depth=0):
                 if isinstance(item, KafkaFile):
@@ -250,7 +302,7 @@ class Walker:
             yield Problem(path, None, "unreadable-file", "permission denied")
             return
         except OSError as e:
-            yield Problem(path, None, "unreadable-file", (e.strerror or str(e)).lower())
+            yield Problem(path, None, "unreadable-file", _os_reason(e))
             return
         if stat.S_ISDIR(st.st_mode):
             key = (st.st_dev, st.st_ino)
@@ -271,6 +323,18 @@ class Walker:
         else:
             yield with_active_flag(classify(path, listing=self.fs), self.fs)
 
+    def _skipped(self, full: str, name: str) -> list[Problem] | None:
+        """None when the walk goes into ``full``; otherwise what it says of passing over
+        it (nothing unless verbose)."""
+        why = not_data(name)
+        if why is None:
+            return None
+        if not self.verbose:
+            return []
+        if name not in _KAFKAS_OWN:
+            why += ", not Kafka data"
+        return [Problem(full, None, "unknown-file", f"{why}; skipped", severity=INFO)]
+
     def _entries(self, path: str) -> list[str] | Problem:
         try:
             return self.fs.listdir(path)
@@ -279,7 +343,7 @@ class Walker:
         except FileNotFoundError:
             return Problem(path, None, "unreadable-file", "directory vanished while walking")
         except OSError as e:
-            return Problem(path, None, "unreadable-file", (e.strerror or str(e)).lower())
+            return Problem(path, None, "unreadable-file", _os_reason(e))
 
     def _partition(self, path: str, part: PartitionDir) -> Iterator[KafkaFile | Problem]:
         self._kafka = True  # a partition directory, even empty, is Kafka's
@@ -290,6 +354,9 @@ class Walker:
         files: list[KafkaFile] = []
         for name in names:
             full = os.path.join(path, name)
+            if (skip := self._skipped(full, name)) is not None:
+                yield from skip
+                continue
             try:
                 is_dir = self.fs.isdir(full)
             except OSError:
@@ -328,6 +395,9 @@ class Walker:
         others: list[str] = []
         for name in names:
             full = os.path.join(path, name)
+            if (skip := self._skipped(full, name)) is not None:
+                yield from skip
+                continue
             try:
                 is_dir = self.fs.isdir(full)
             except OSError:
@@ -374,6 +444,13 @@ class Walker:
             else:
                 yield Problem(full, None, "unknown-file", "not a partition directory; skipped",
                               severity=INFO)
+
+
+def _os_reason(e: OSError) -> str:
+    """An OS error's reason, lower case (``permission denied``); a remote store's reason
+    (errno 0: kdump.fs) as the store gave it (``HTTP 500 InternalError ...``)."""
+    text = e.strerror or str(e)
+    return text if not e.errno else text.lower()
 
 
 def _names_a_file(path: str) -> bool:
@@ -427,11 +504,22 @@ def with_active_flag(f: KafkaFile, listing: Listing | None = None) -> KafkaFile:
                      f.partition_state, f.leftover, True)
 
 
-def walk(paths: Iterable[str], listing: Listing | None = None) -> Iterator[KafkaFile | Problem]:
-    return Walker(listing).walk(paths)
+def walk(paths: Iterable[str], listing: Listing | None = None, *, verbose: bool = False
+         ) -> Iterator[KafkaFile | Problem]:
+    return Walker(listing, verbose=verbose).walk(paths)
 
 
-__all__ = ["ERROR", "FILE_KINDS", "KafkaFile", "PartitionDir", "Walker", "classify", "walk"]
+__all__ = [
+    "ERROR",
+    "FILE_KINDS",
+    "NOT_DATA_NAMES",
+    "KafkaFile",
+    "PartitionDir",
+    "Walker",
+    "classify",
+    "not_data",
+    "walk",
+]
 
 
 def list_segments(directory: str, listing: Listing | None = None) -> list[tuple[int, str]]:

@@ -44,6 +44,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..decoders.redact import is_sensitive_config
+
 __all__ = [
     "ACL_OPERATIONS",
     "ApplyError",
@@ -91,20 +93,6 @@ NO_EFFECT = frozenset({"NO_OP_RECORD"})
 
 #: the marker printed instead of a secret
 REDACTED = "redacted"
-
-# Config names whose values are secrets: Kafka's PASSWORD-typed configs (ConfigDef
-# Type.PASSWORD: *.password, sasl.jaas.config, ssl.keystore.key, ...).  kafka-metadata-
-# shell redacts these (and any config its schema does not know); kdump has no ConfigDef,
-# so it goes by name.
-_SENSITIVE_PARTS = ("password", "jaas.config", "ssl.keystore.key", "ssl.keystore.certificate.chain",
-                    "ssl.truststore.certificates", "secret", "credential")
-
-
-def is_sensitive_config(name: str) -> bool:
-    """Is ``name`` a config whose value kdump never prints?"""
-    low = name.lower()
-    return any(p in low for p in _SENSITIVE_PARTS)
-
 
 def config_resource_type(code: int) -> str:
     return CONFIG_RESOURCE_TYPES.get(code, f"UNKNOWN({code})")

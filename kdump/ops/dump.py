@@ -7,8 +7,9 @@ transaction index), the same checks of index entries against the log, the same
 dump: the walker resynchronises and the damage is a :class:`Problem` in the stream.
 
 Size: over 600 lines, as it is DumpLogSegments' one dispatch, with the index checks beside the
-log reading they share (``_OnePass``); the payload decoders it picks live elsewhere
-(kdump/decoders, kdump/schemaregistry).
+log reading they share (``_OnePass``); the record path (fast and chunked) also applies
+the secrets rule of :mod:`kdump.decoders.redact` in its one place; the payload decoders it picks
+live elsewhere (kdump/decoders, kdump/schemaregistry).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from .. import fs as kfs
 from .. import layouts as L
 from ..decoders import RELEASE_AWARE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import Decoded, PayloadDecoder
+from ..decoders.redact import holds_metadata, shown
 from ..decoders.release import NO_EVIDENCE, Evidence, evidence_for_logdir
 from ..decoders.simple import StringDecoder
 from ..errors import CorruptDataError, KdumpError
@@ -97,6 +99,10 @@ class DumpOptions:
     #: ``--kafka-version X.Y``: read internal topics with that release's record layouts
     #: (None: from each log dir's metadata.version, else the layout that fits)
     kafka_version: str | None = None
+    #: name what the walk passes over (the broker's .lock, editor and OS droppings)
+    verbose: bool = False
+    #: print secrets in metadata records as the data holds them (kdump.decoders.redact)
+    show_secrets: bool = False
     _cache: dict[object, PayloadDecoder] = field(default_factory=dict)
     _evidence: dict[str, Evidence] = field(default_factory=dict)
 
@@ -143,6 +149,8 @@ class DumpOptions:
                 self._cache[key] = KeyValueDecoder(self.key_decoder, self.value_decoder)
             else:
                 self._cache[key] = internal_decoder(name, evidence)
+                if self.show_secrets and hasattr(self._cache[key], "show_secrets"):
+                    self._cache[key].show_secrets = True  # type: ignore[attr-defined]
         return self._cache[key]
 
     def evidence_for(self, f: KafkaFile, decoder: str) -> Evidence:
@@ -167,7 +175,7 @@ def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
     if opts.wants_registry:
         # what could not be read of the registry's storage, once, before the dump
         yield from opts.schema.problems(forced=opts.forced_schema)
-    for item in walk(paths):
+    for item in walk(paths, verbose=opts.verbose):
         if isinstance(item, Problem):
             yield item
             continue
@@ -238,6 +246,10 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             fast_decoded = Decoded
         else:
             fast_events = None
+    # the raw values of metadata records holding secrets are not shown either (kdump.decoders.redact)
+    redacting = not opts.show_secrets and (
+        f.topic == "__cluster_metadata" or f.kind in ("kraft-snapshot", "bootstrap-snapshot")
+        or holds_metadata(f.path, decoder))
     with FileSource(f.path) as src:
         end = src.size if opts.max_bytes is None else min(src.size, opts.max_bytes)
         reader = LogReader(src, end=end, active=f.active, resync=opts.resync,
@@ -283,6 +295,8 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                         if framed(r.key, r.value, r.headers):
                             ev.decoded = decoder.decode(  # type: ignore[union-attr,call-arg]
                                 r.key, r.value, r.offset, r.headers)
+                if redacting:
+                    _redact(records, decoder)
                 if err is not None:
                     problems.append(record_problem(batch, err))
                 records_total += len(records)
@@ -305,6 +319,9 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                                     f.path, batch.position, "invalid-control",
                                     f"offset {rec.offset}: {ev.control.error}",
                                     base_offset=batch.base_offset))
+                        elif redacting:
+                            ev.record, ev.decoded = shown(rec, decoder, None, show_secrets=False,
+                                                          metadata=True)
                         elif with_headers:
                             ev.decoded = decoder.decode(  # type: ignore[union-attr,call-arg]
                                 rec.key, rec.value, rec.offset, rec.headers)
@@ -335,6 +352,16 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             opts.max_bytes is not None and opts.max_bytes != L.INT32_MAX)
         yield LogEnd(f.path, src.size, reader.end, reader.valid_end, limited, batches,
                      records_total, reader.unreadable_bytes)
+
+
+def _redact(events: list[RecordEvent], decoder: PayloadDecoder | None) -> None:
+    """Metadata records holding secrets shown redacted (kdump.decoders.redact), their payloads
+    decoded from what is shown."""
+    for ev in events:
+        if ev.control is None:
+            rec, decoded = shown(ev.record, decoder, None, metadata=True)
+            if rec is not ev.record:
+                ev.record, ev.decoded = rec, decoded
 
 
 def _record_events_py(records: list[Record], event_cls: type[RecordEvent],

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..errors import OutputError, UsageError
+from ..errors import KdumpError, OutputError, UsageError
+from ..source import FileSource
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -39,9 +40,11 @@ def _safe_name(name: str) -> str:
 def _broker_label(logdir: str) -> str:
     """``broker-<id>`` from the log dir's meta.properties, else the log dir's name."""
     try:
-        with open(os.path.join(logdir, "meta.properties"), "rb") as fh:
-            text = fh.read(64 << 10).decode("latin-1")
-    except OSError:
+        # read as every input is (kdump.source: O_NONBLOCK, regular files only): a FIFO
+        # in its place must not hang the rebuild (fuzz case k4:569)
+        with FileSource(os.path.join(logdir, "meta.properties")) as src:
+            text = src.pread(0, min(src.size, 64 << 10)).decode("latin-1")
+    except (KdumpError, OSError):
         text = ""
     for line in text.splitlines():
         key, _, value = line.partition("=")

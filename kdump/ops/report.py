@@ -36,7 +36,7 @@ from typing import Any, cast
 from .. import __version__
 from .. import fs as kfs
 from ..errors import KdumpError
-from ..files.logdir import KafkaFile, walk
+from ..files.logdir import KafkaFile, not_data, walk
 from ..findings import Problem
 from ..model import shape
 from ..records.file_records import Batch, LogReader
@@ -435,7 +435,10 @@ def report(paths: Iterable[str], opts: ReportOptions) -> Iterator[Any]:
     counts = {"error": 0, "warning": 0, "info": 0}
     files: list[KafkaFile] = []
     seen: set[tuple[Any, ...]] = set()
+    listed = 0
     for item in _sections(list(paths), opts, started, files):
+        if isinstance(item, dict) and item.get("type") == "input_file":
+            listed += 1
         if isinstance(item, Problem):
             # verify-crc and verify-index frame the same batches: a damaged one is one
             # finding, reported once (each check's summary still counts its own)
@@ -449,7 +452,7 @@ def report(paths: Iterable[str], opts: ReportOptions) -> Iterator[Any]:
     ended = time.time() * 1000
     yield shape("report_end", {"ended": utc_iso(ended),
                                "seconds": round((ended - started) / 1000, 3),
-                               "files": len(files), "errors": counts["error"],
+                               "files": listed, "errors": counts["error"],
                                "warnings": counts["warning"], "infos": counts["info"],
                                "clean": counts["error"] == 0 and counts["warning"] == 0})
 
@@ -467,9 +470,16 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
                            "started": utc_iso(started), "python": sys.version.split()[0]})
     yield section("custody")
     ReadCounter.new_pass()
-    for item in walk(paths):
+    passed_over: list[str] = []
+    for item in walk(paths, verbose=True):
         if isinstance(item, Problem):
-            yield item
+            if (item.kind == "unknown-file" and not_data(item.path.rstrip("/").rsplit("/", 1)[-1]) is not None
+                    and kfs.isfile(item.path)):
+                # what the walk passes over (the broker's .lock, OS and editor files):
+                # present, hashed, listed as not read, local or remote alike
+                passed_over.append(item.path)
+            else:
+                yield item
             continue
         files.append(item)
     acts, digests = _first_pass(files, opts.max_batch_bytes)
@@ -478,7 +488,8 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
         yield obj
         if p is not None:
             yield p
-    for path in _unwalked(paths, {f.path for f in files}):
+    listed = {f.path for f in files} | set(passed_over)
+    for path in [*passed_over, *_unwalked(paths, listed)]:
         obj, p = input_file(KafkaFile(path, "other"))
         yield obj
         if p is not None:

@@ -101,7 +101,11 @@ def time_chart(series: list[tuple[str, list[tuple[int, int]]]], width_ms: int) -
     steps = list(range(lo, hi + width_ms, width_ms))
 
     def stamp(ms: int) -> str:
-        return _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.timezone.utc).strftime("%Y-%m-%d %H:%M")
+        try:
+            return _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.timezone.utc).strftime(
+                "%Y-%m-%d %H:%M")
+        except (ValueError, OverflowError, OSError):  # a timestamp no calendar holds
+            return f"{ms} ms"
 
     chart = pygal.StackedLine(**_config(width=1200, height=300, fill=True, show_dots=len(steps) < 3,
                                         dots_size=3, x_label_rotation=0,

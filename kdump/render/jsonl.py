@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any, TextIO
 
 from ..decoders.base import Decoded
+from ..decoders.redact import REDACTED, RedactedRecord, shown
 from ..files.logdir import parse_partition_dir
 from ..findings import Problem
 from ..model import SCHEMA, fields_of, shape
@@ -160,7 +161,10 @@ def record_values(b: Batch, ev: de.RecordEvent, encoding: str,
     })
     d = ev.decoded
     obj["key"], obj["key_encoding"] = encode_payload(r.key, encoding)
-    obj["value"], obj["value_encoding"] = encode_payload(r.value, encoding)
+    if isinstance(r, RedactedRecord):  # secrets: not printed unless --show-secrets
+        obj["value"], obj["value_encoding"] = REDACTED, "redacted"
+    else:
+        obj["value"], obj["value_encoding"] = encode_payload(r.value, encoding)
     headers = []
     for hk, hv in r.headers:
         # header keys are Strings in Kafka: text under every --payload-encoding
@@ -408,9 +412,9 @@ class FindJsonRenderer(JsonRenderer):
         rec = getattr(item, "record", None)
         batch = getattr(item, "batch", None)
         if self.print_data and rec is not None and batch is not None:
+            rec, decoded = shown(rec, self.decoder, batch.path)
             ev = de.RecordEvent(rec)
-            if self.decoder is not None:
-                ev.decoded = self.decoder.decode(rec.key, rec.value, rec.offset)
+            ev.decoded = decoded
             r = record_object(batch, ev, self.encoding, _structured_of(ev))
             values = {k: v for k, v in obj.items() if k != "type"}
             # the found kind's record fields, in the model's order

@@ -8,6 +8,7 @@ import re
 from typing import Any, TextIO
 
 from ..decoders import KeyValueDecoder
+from ..decoders.redact import shown
 from ..findings import Problem
 from ..ops.events import BatchEvent, RecordEvent
 from ..ops.lag import GroupLag, LagRow, OffsetsSource
@@ -46,8 +47,8 @@ def _events(item: OnlyHereBatch, decode: bool) -> BatchEvent:
             ev = RecordEvent(rec)
             if b.magic >= 2 and b.is_control:
                 ev.control = parse_control(rec)
-            elif decode:
-                ev.decoded = _DECODER.decode(rec.key, rec.value, rec.offset)
+            elif decode:  # secrets of metadata records shown redacted (kdump.decoders.redact)
+                ev.record, ev.decoded = shown(rec, _DECODER, b.path)
             events.append(ev)
     except Exception:
         pass

@@ -256,10 +256,11 @@ class FindTextRenderer:
 
             w(batch_line(item.batch) + "\n")
             if item.record is not None:
-                ev = RecordEvent(item.record)
-                if self.decoder is not None:
-                    ev.decoded = self.decoder.decode(item.record.key, item.record.value,
-                                                     item.record.offset)
+                from ..decoders.redact import shown
+
+                rec, decoded = shown(item.record, self.decoder, item.batch.path)
+                ev = RecordEvent(rec)
+                ev.decoded = decoded
                 if item.batch.is_control:
                     from ..records.control import parse_control
 

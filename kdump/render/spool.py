@@ -2,7 +2,8 @@
 process, spooled to a temporary file, and copied to the output in the walk's order.
 
 A worker keeps one batch in memory, as a serial dump does; its text goes to a spool file
-under a private temporary directory (``$TMPDIR``), never next to the inputs.  The
+(``0600``) under a private temporary directory (:mod:`kdump.tempfiles`: ``$TMPDIR``,
+never inside the inputs), removed on success, error and Ctrl-C.  The
 problems a file has are sent back as objects, in their place between stretches of
 spooled text, so the exit code and the closing summary see them as with ``--jobs 1``;
 the output is the same, byte for byte.
@@ -12,7 +13,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -23,6 +23,7 @@ from ..files.logdir import KafkaFile, walk
 from ..findings import Problem
 from ..ops.dump import DumpOptions, dump_file
 from ..parallel import ordered_map
+from ..tempfiles import private_dir, protect, remove
 from .jsonl import JsonRenderer
 
 _COPY = 1 << 20
@@ -76,18 +77,21 @@ def _dump_one(opts: DumpOptions, encoding: str, spool_dir: str, f: KafkaFile
 def dump_json_parallel(paths: Iterable[str], opts: DumpOptions, encoding: str, jobs: int
                        ) -> Iterator[object]:
     """The items for :class:`SpoolRenderer`, in the order a serial dump yields them."""
-    spool_dir = tempfile.mkdtemp(prefix="kdump-spool-")
+    paths = list(paths)
+    for p in paths:
+        protect(p)  # the spool directory is made before the walk names the inputs
+    spool_dir = private_dir("kdump-spool-")
     try:
         work = partial(_dump_one, opts, encoding, spool_dir)
         # one file only: dumped here, streaming, with no spool (``| head`` stops it early)
         here = partial(_dump_here, opts)
-        for item in ordered_map(work, walk(paths), jobs, _is_file, inline=here):
+        for item in ordered_map(work, walk(paths, verbose=opts.verbose), jobs, _is_file, inline=here):
             if isinstance(item, (list, _Here)):
                 yield from item
             else:
                 yield item
     finally:
-        shutil.rmtree(spool_dir, ignore_errors=True)
+        remove(spool_dir)
 
 
 class _Here:

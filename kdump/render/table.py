@@ -435,8 +435,10 @@ class FindTableRenderer:
                 ("offset", r.offset), ("timestamp", f"{iso_ms(r.timestamp)} ({r.timestamp})"),
                 ("size", r.size)]
             if self.print_data:
-                if self.decoder is not None:
-                    dd = self.decoder.decode(r.key, r.value, r.offset)
+                from ..decoders.redact import shown
+
+                r, dd = shown(r, self.decoder, getattr(item.batch, "path", None))
+                if dd is not None:
                     key = "null" if dd.key_text is None else dd.key_text
                     value = "null" if dd.value_text is None else dd.value_text
                 else:

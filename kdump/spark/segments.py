@@ -29,6 +29,7 @@ from .. import fs as kfs
 from .. import layouts as L
 from ..decoders import INTERNAL, JAVA_CLASSES, SIMPLE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import PayloadDecoder
+from ..decoders.redact import holds_metadata, redact_record, shown
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..files.splits import split_points
@@ -312,6 +313,7 @@ def record_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
         if not records:
             continue
         v2 = isinstance(b, RecordBatch)
+        metadata = topic == "__cluster_metadata" or holds_metadata(path, decoder)
         shared = (topic, partition, segment, path, b.position, b.timestamp_type,
                   b.base_offset if v2 else records[0].offset, b.last_offset, b.size, b.magic,
                   b.compression_name, b.partition_leader_epoch, b.producer_id, b.producer_epoch,
@@ -320,7 +322,9 @@ def record_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
             [r.offset for r in records],
             [r.timestamp for r in records],
             [r.key for r in records],
-            [r.value for r in records],
+            # secrets of metadata records are not exported raw (kdump.decoders.redact)
+            [redact_record(r).value for r in records] if metadata
+            else [r.value for r in records],
             [[(hk.decode("utf-8", "replace"), hv) for hk, hv in r.headers] if r.headers else []
              for r in records],
             [r.sequence for r in records],
@@ -339,8 +343,10 @@ def record_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
                     vd.append(None)
                     err.append(None)
                     continue
-                d = (decoder.decode(r.key, r.value, r.offset, r.headers)  # type: ignore[call-arg]
-                     if with_headers else decoder.decode(r.key, r.value, r.offset))
+                if with_headers:  # schema-registry payloads (ids in headers); never metadata
+                    d = decoder.decode(r.key, r.value, r.offset, r.headers)  # type: ignore[call-arg]
+                else:
+                    _, d = shown(r, decoder, path, metadata=metadata)
                 kd.append(_decoded(k_struct, d.key_json, d.key_text))
                 vd.append(_decoded(v_struct, d.value_json, d.value_text))
                 err.append(d.error)

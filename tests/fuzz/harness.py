@@ -22,7 +22,7 @@ import shutil
 import signal
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -364,6 +364,8 @@ def build_command(rng: random.Random, cmd: str, case_dir: Path, logdir: Path,
         if rng.random() < 0.25:
             opts.append("--shallow")
         return ["size-report", *opts, *_fmt(rng), *_mbb(rng), str(path)]
+    if cmd in COMMANDS:  # a command added as one entry (see COMMANDS)
+        return COMMANDS[cmd][1](rng, case_dir, logdir, path)
     if cmd in ("find-offset", "find-time"):
         where = str(part if part is not None and rng.random() < 0.7 else target)
         if cmd == "find-offset":
@@ -383,8 +385,40 @@ def w_ts() -> int:
     return 1700000000000
 
 
-FILE_COMMANDS = ["dump", "verify-crc", "verify-index", "size-report", "find-offset", "find-time"]
-COMMAND_WEIGHTS = [4, 3, 3, 2, 1.5, 1.5]
+#: a command that takes files, added to the fuzzer as ONE entry: name -> (weight, its
+#: arguments from (rng, case dir, log dir, the path chosen: partition, file or log dir)).
+#: The ``report`` command, for instance::
+#:
+#:     COMMANDS["report"] = (2, lambda rng, case_dir, logdir, path: [
+#:         "report", "--output", str(case_dir / "report.html"), str(path)])
+#:
+#: An output it writes goes under ``case_dir`` (outside the watched log dir).
+COMMANDS: dict[str, tuple[float, Callable[[random.Random, Path, Path, Path], list[str]]]] = {}
+
+
+def _report_args(rng: random.Random, case_dir: Path, logdir: Path, path: Path) -> list[str]:
+    """``kdump report`` (branch report): the HTML page to the case directory, or JSON."""
+    opts = ["--top", str(rng.choice([1, 3, 20]))] if rng.random() < 0.3 else []
+    if rng.random() < 0.5:
+        return ["report", "--format", "json", *opts, *_mbb(rng), str(path)]
+    return ["report", "--output", str(case_dir / "report.html"), *opts, *_mbb(rng), str(path)]
+
+
+def _have(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+if _have("kdump.ops.report"):  # branch report: its inputs are whole log dirs and files
+    COMMANDS["report"] = (1.5, _report_args)
+
+FILE_COMMANDS = ["dump", "verify-crc", "verify-index", "size-report", "find-offset", "find-time",
+                 *COMMANDS]
+COMMAND_WEIGHTS = [4, 3, 3, 2, 1.5, 1.5, *(w for w, _ in COMMANDS.values())]
 
 
 # ---------------------------------------------------------------------------------------

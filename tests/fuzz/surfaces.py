@@ -1,0 +1,348 @@
+"""Payload surfaces: parsers that take one blob (a record's key and value, a schema, a
+report input) rather than a file, fuzzed in-process with bounded time and memory.
+
+The file-level fuzzer (harness.py) damages whole segments and runs commands; a surface
+here is smaller and faster, so a new parser (a Kafka 4.x record type, a schema-registry
+payload or ``_schemas`` value, a report input) is fuzzed by adding ONE entry to
+:data:`SURFACES`::
+
+    Surface("schema-registry-avro", seeds=_avro_seeds, target=_decode_avro,
+            bombs=_avro_bombs)
+
+* ``seeds()``: well-formed ``(key, value)`` samples, written by the project's writers
+  (never pasted bytes); each must go through ``target`` without a failure;
+* ``target(key, value)``: the code under test, as kdump calls it; it must return (a
+  decoder's corruption is data: a note in its result, never an exception), within
+  ``max_seconds`` and allocating at most ``max_bytes`` (tracemalloc's peak), and what it
+  returns must pass ``check`` (by default: JSON-able, as every kdump output is);
+* ``bombs()``: named hostile inputs that must keep the same bounds: a length that claims
+  2 GiB, a count of a billion, a million tagged fields, a value that refers to itself.
+
+Mutations are mutate.py's byte-level ones (bit flips, byte sets, truncations, zeroed
+regions, insertions, deletions, splices with another seed, appended garbage) plus
+varints replaced by huge, negative, overlong or unterminated ones.  Case ``i`` of seed
+``s`` of a surface is always the same case.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import signal
+import time
+import tracemalloc
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tests.fuzz import mutate
+from tests.fuzz.harness import RunTimeout, _on_alarm
+
+Blob = tuple[bytes | None, bytes | None]
+
+
+def _jsonable(result: Any) -> list[str]:
+    try:
+        json.dumps(_plain(result), allow_nan=False)
+    except (TypeError, ValueError) as e:
+        return [f"result is not JSON-able: {e}"]
+    return []
+
+
+def _plain(result: Any) -> Any:
+    """A decoder's Decoded as the objects kdump writes (its JSON sides)."""
+    if hasattr(result, "key_json") and hasattr(result, "value_json"):
+        return [result.key_json, result.value_json, result.key_text, result.value_text,
+                result.error]
+    return result
+
+
+@dataclass(frozen=True)
+class Surface:
+    name: str
+    seeds: Callable[[], list[Blob]]
+    target: Callable[[bytes | None, bytes | None], Any]
+    bombs: Callable[[], list[tuple[str, bytes | None, bytes | None]]] = lambda: []
+    check: Callable[[Any], list[str]] = _jsonable
+    max_seconds: float = 2.0
+    max_bytes: int = 64 << 20
+
+
+@dataclass
+class Outcome:
+    surface: str
+    case: str
+    seconds: float
+    peak: int
+    failures: list[str] = field(default_factory=list)
+
+
+def run_one(surface: Surface, case: str, key: bytes | None, value: bytes | None) -> Outcome:
+    """``surface.target(key, value)`` under a timer and tracemalloc; the rules it broke."""
+    failures: list[str] = []
+    result: Any = None
+    old = signal.signal(signal.SIGALRM, _on_alarm)
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    try:
+        signal.setitimer(signal.ITIMER_REAL, surface.max_seconds)
+        try:
+            result = surface.target(key, value)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except RunTimeout:
+        failures.append(f"no answer within {surface.max_seconds} s")
+    except Exception as e:  # what kdump would print as an internal error
+        failures.append(f"raised {type(e).__name__}: {str(e)[:200]}")
+    finally:
+        seconds = time.perf_counter() - t0
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        signal.signal(signal.SIGALRM, old)
+    if peak > surface.max_bytes:
+        failures.append(f"allocated {peak:,} bytes (at most {surface.max_bytes:,})")
+    if not failures:
+        failures += surface.check(result)
+    return Outcome(surface.name, case, seconds, peak, failures)
+
+
+def mutate_blob(rng: random.Random, data: bytes | None, donor: bytes) -> tuple[bytes | None, str]:
+    if data is None or rng.random() < 0.15:
+        return data, "as is"
+    if rng.random() < 0.2 and data:
+        pos = rng.randrange(len(data))
+        v = mutate.random_varint(rng)
+        return data[:pos] + v + data[pos + rng.randint(0, 5):], f"varint {v.hex()} at {pos}"
+    out, what = mutate.generic(rng, data, donor, "payload")
+    return out, what
+
+
+def fuzz(surface: Surface, seed: str, cases: int) -> list[Outcome]:
+    """``cases`` mutated seeds of ``surface`` (seed ``seed``), plus every seed and bomb
+    as is; the outcomes that broke a rule."""
+    seeds = surface.seeds()
+    assert seeds, f"{surface.name}: no seeds"
+    bad: list[Outcome] = []
+    for i, (k, v) in enumerate(seeds):
+        o = run_one(surface, f"seed {i}", k, v)
+        if o.failures:
+            bad.append(o)
+    for name, k, v in surface.bombs():
+        o = run_one(surface, f"bomb {name}", k, v)
+        if o.failures:
+            bad.append(o)
+    for i in range(cases):
+        rng = random.Random(f"{surface.name}:{seed}:{i}")
+        k, v = rng.choice(seeds)
+        dk, dv = rng.choice(seeds)
+        donor = dv or dk or b""
+        what = []
+        if rng.random() < 0.3:
+            k, w = mutate_blob(rng, k, donor)
+            what.append(f"key {w}")
+        if rng.random() < 0.9 or not what:
+            v, w = mutate_blob(rng, v, donor)
+            what.append(f"value {w}")
+        o = run_one(surface, f"case {seed}:{i} ({'; '.join(what)})", k, v)
+        if o.failures:
+            bad.append(o)
+    return bad
+
+
+# --- the surfaces ---------------------------------------------------------------------------
+def _decoder_seeds(name: str) -> Callable[[], list[Blob]]:
+    def seeds() -> list[Blob]:
+        try:
+            from tests.test_decoders import _valid_records
+        except ImportError:  # pragma: no cover - tests/ on sys.path
+            from test_decoders import _valid_records  # type: ignore[no-redef]
+        return [(k, v) for d, k, v in _valid_records() if d.name == name]
+    return seeds
+
+
+def _decoder_target(name: str) -> Callable[[bytes | None, bytes | None], Any]:
+    def target(key: bytes | None, value: bytes | None) -> Any:
+        from kdump.decoders import internal_decoder
+
+        return internal_decoder(name).decode(key, value, 7)
+    return target
+
+
+def _frame(api_key: int, version: int, body: bytes) -> bytes:
+    from tests import writer as w
+
+    return w.uvarint(1) + w.uvarint(api_key) + w.uvarint(version) + body
+
+
+def _metadata_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
+    """KRaft records that claim far more than they hold."""
+    from tests import writer as w
+
+    huge = w.uvarint(1 << 31)  # a compact length of 2^31 - 1
+    return [
+        ("string claiming 2 GiB", None, _frame(2, 0, huge + b"x")),             # TopicRecord name
+        ("array of a billion ids", None, _frame(5, 0, b"\x00" * 4 + b"\x00" * 16
+                                                + w.uvarint(1 << 30) + b"\x01")),
+        ("a million tagged fields", None, _frame(12, 0, w.uvarint(1) + b"a" + b"\x00\x01"
+                                                 + w.uvarint(1_000_000) + b"\x00\x00" * 1000)),
+        ("tagged field claiming 2 GiB", None, _frame(12, 0, w.uvarint(1) + b"a" + b"\x00\x01"
+                                                     + w.uvarint(1) + w.uvarint(5) + huge)),
+        ("api key 2^31", None, w.uvarint(1) + w.uvarint(1 << 31) + w.uvarint(0) + b"\x00"),
+        ("version 2^31", None, w.uvarint(1) + w.uvarint(2) + w.uvarint(1 << 31) + b"\x00"),
+        ("100 KB of 0xff", None, b"\xff" * 100_000),
+    ]
+
+
+def _coordinator_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
+    import struct
+
+    return [
+        ("key string claiming 32767 bytes", struct.pack(">hh", 1, 32767) + b"g", b"\x00\x03"),
+        ("value array of 2^31 - 1 members", struct.pack(">hh", 2, 1) + b"g",
+         struct.pack(">hh", 3, 8) + b"consumer" + struct.pack(">i", 1) + b"\x00\x00"
+         + b"\x00\x00\x00\x00" + struct.pack(">i", 0x7FFFFFFF)),
+        ("version -1", struct.pack(">h", -1), struct.pack(">h", -1)),
+        ("100 KB of 0xff", b"\xff" * 100_000, b"\xff" * 100_000),
+    ]
+
+
+# --- schema registry (branch schemas): present once kdump.schemaregistry is ---------------
+def _have(module: str) -> bool:
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def _rw() -> Any:
+    try:
+        from tests import registry_writer as rw
+    except ImportError:  # pragma: no cover - tests/ on sys.path
+        import registry_writer as rw  # type: ignore[import-not-found, no-redef]
+    return rw
+
+
+def _registry(extra: list[tuple[bytes, bytes]] = ()) -> Any:  # type: ignore[assignment]
+    """The sample registry (tests/registry_writer.py), plus ``extra`` _schemas records."""
+    from kdump.schemaregistry.storage import Registry, _apply
+
+    reg = Registry()
+    recs = [(r.key, r.value) for r in _rw().registry_records()] + list(extra)
+    for i, (k, v) in enumerate(recs):
+        _apply(reg, "fuzz", 0, 0, i, k, v)
+    return reg
+
+
+_SR_DECODER: list[Any] = []
+
+#: small Avro schemas whose values claim a billion-byte fixed, and any number of
+#: members that take no bytes
+_HUGE_AVSC = ('{"type":"record","name":"Huge","fields":[{"name":"f","type":{"type":"fixed",'
+              '"name":"F","size":1000000000}}]}')
+_EMPTY_ITEMS_AVSC = ('{"type":"record","name":"Many","fields":[{"name":"a","type":{"type":'
+                     '"array","items":{"type":"record","name":"E","fields":[]}}}]}')
+
+
+def _sr_decoder() -> Any:
+    if not _SR_DECODER:
+        from kdump.schemaregistry.decoder import SchemaRegistryDecoder
+
+        rw = _rw()
+        extra = [(rw.schema_key("huge-value", 1), rw.schema_value("huge-value", 1, 90, _HUGE_AVSC)),
+                 (rw.schema_key("many-value", 1), rw.schema_value("many-value", 1, 92,
+                                                                  _EMPTY_ITEMS_AVSC)),
+                 (rw.schema_key("self-value", 1), rw.schema_value(
+                     "self-value", 1, 91, 'syntax = "proto3";\nimport "self.proto";\n'
+                     "message M { int32 a = 1; }\n", "PROTOBUF",
+                     refs=[{"name": "self.proto", "subject": "self-value", "version": 1}]))]
+        # values forced through their schema (a failure is a note), keys as kdump guesses
+        _SR_DECODER.append(SchemaRegistryDecoder(_registry(extra), "auto", "schema-registry"))
+    return _SR_DECODER[0]
+
+
+def _sr_seeds() -> list[Blob]:
+    import json as _json
+
+    rw = _rw()
+    from kdump.schemaregistry.wire import frame
+
+    order = {"id": 7, "customer": "c-1", "amount": b"\x01\x00", "at": 1_700_000_000_000,
+             "note": None, "address": {"city": "Lyon"}}
+    avro = rw.avro_bytes(rw.order_schema(), order)
+    user = _json.dumps({"name": "ann", "age": 3}).encode()
+    return [(None, frame(2, avro)), (b"k", frame(5, user)), (frame(6, b"\x02a"), None)]
+
+
+def _sr_target(key: bytes | None, value: bytes | None) -> Any:
+    return _sr_decoder().decode(key, value, 7)
+
+
+def _sr_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
+    from kdump.schemaregistry.wire import frame
+
+    return [
+        ("a fixed of a billion bytes", None, frame(90, b"\x00" * 64)),
+        ("an array of a million empty records", None, frame(92, b"\x80\x89\x7a\x00")),
+        ("a .proto importing itself", None, frame(91, b"\x08\x01", [0])),
+        ("an unknown id", None, frame(2**31 - 1, b"x")),
+        ("a string claiming 2^62 bytes", None, frame(2, b"\x0e" + b"\xfe" * 9 + b"\x7f")),
+    ]
+
+
+def _schemas_seeds() -> list[Blob]:
+    return [(r.key, r.value) for r in _rw().registry_records()]
+
+
+def _schemas_target(key: bytes | None, value: bytes | None) -> Any:
+    """One _schemas record applied to a fresh registry, as the topic's replay does."""
+    from kdump.schemaregistry.storage import Registry, _apply
+
+    reg = Registry()
+    _apply(reg, "fuzz", 0, 0, 1, key, value)
+    return {"versions": sorted(f"{s}/{v}" for s, v in reg.versions),
+            "problems": [p.detail for p in reg.problems]}
+
+
+def _schemas_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
+    rw = _rw()
+    key = rw.schema_key("big-value", 1)
+    return [
+        ("a 100 MB value", key, b'{"schema":"' + b"x" * (100 << 20) + b'"}'),
+        ("JSON nested 100,000 deep", key, b"[" * 100_000 + b"]" * 100_000),
+        ("a 1 KB schema of a billion-byte fixed", key,
+         rw.schema_value("big-value", 1, 9, _HUGE_AVSC)),
+        ("a key nested 100,000 deep", b"{" * 50_000, b"{}"),
+    ]
+
+
+#: every payload surface; a new parser is one entry (see the module docstring)
+SURFACES: list[Surface] = [
+    Surface("cluster-metadata", _decoder_seeds("cluster-metadata"),
+            _decoder_target("cluster-metadata"), _metadata_bombs),
+    Surface("offsets", _decoder_seeds("offsets"), _decoder_target("offsets"),
+            _coordinator_bombs),
+    Surface("transaction-log", _decoder_seeds("transaction-log"),
+            _decoder_target("transaction-log"), _coordinator_bombs),
+    Surface("share-group-state", _decoder_seeds("share-group-state"),
+            _decoder_target("share-group-state"), _coordinator_bombs),
+    Surface("remote-log-metadata", _decoder_seeds("remote-log-metadata"),
+            _decoder_target("remote-log-metadata"), _metadata_bombs),
+]
+if _have("kdump.schemaregistry"):  # branch schemas: schema-registry payloads, _schemas values
+    SURFACES += [
+        Surface("schema-registry-payload", _sr_seeds, _sr_target, _sr_bombs, max_seconds=10.0),
+        Surface("schemas-topic-value", _schemas_seeds, _schemas_target, _schemas_bombs,
+                max_seconds=5.0, max_bytes=256 << 20),
+    ]
+
+
+def by_name(name: str) -> Surface:
+    for s in SURFACES:
+        if s.name == name:
+            return s
+    raise KeyError(name)
+
+
+__all__ = ["SURFACES", "Outcome", "Surface", "by_name", "fuzz", "run_one"]
