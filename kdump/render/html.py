@@ -99,6 +99,13 @@ class HtmlReportRenderer:
         self.lag = _Bounded()
         self.group_lag = _Bounded()
         self.transactions = _Bounded()
+        self.groups = _Bounded()
+        self.share_partitions = _Bounded()
+        self.schemas = _Bounded()
+        self.schema_usage = _Bounded()
+        #: records (keys and values) naming a deleted schema, or an id the registry lacks
+        self.deleted_in_use = 0
+        self.unknown_ids = 0
         #: section -> object type -> objects no section template knows (a newer
         #: operation's): shown as plain tables
         self.extra: dict[str, dict[str, _Bounded]] = {}
@@ -162,6 +169,17 @@ class HtmlReportRenderer:
         elif kind == "transaction":
             self.transactions.add(obj)
             self.hanging += obj["state"] == "hanging"
+        elif kind == "group":
+            self.groups.add(obj)
+        elif kind == "share_partition":
+            self.share_partitions.add(obj)
+        elif kind == "schema":
+            self.schemas.add(obj)
+            if obj["deleted"]:
+                self.deleted_in_use += (obj["key_records"] or 0) + (obj["value_records"] or 0)
+        elif kind == "schema_usage":
+            self.schema_usage.add(obj)
+            self.unknown_ids += sum(n for _sid, n in obj["unknown_ids"])
         elif isinstance(kind, str):
             self.extra.setdefault(self.section, {}).setdefault(kind, _Bounded()).add(obj)
 
@@ -200,7 +218,8 @@ class HtmlReportRenderer:
             kinds=sorted(self.by_kind.items(), key=lambda kv: (
                 _SEVERITY_ORDER.index(kv[0][0]), -kv[1], kv[0][1])),
             severities=_SEVERITY_ORDER, meta_objects=self._meta_objects(),
-            sections=self._sections(), highlights=self._highlights())
+            sections=self._sections(), highlights=self._highlights(),
+            subjects=self._subjects(), groupv=self._group_views())
         self._write(page)
 
     def _write(self, page: str) -> None:
@@ -303,6 +322,12 @@ class HtmlReportRenderer:
                         "lagging replica", "data"))
         if self.hanging:
             out.append(("warning", plural(self.hanging, "hanging transaction"), "transactions"))
+        if self.deleted_in_use:
+            out.append(("warning", f"{plural(self.deleted_in_use, 'key or value')} "
+                        "written with a schema since deleted", "schemas"))
+        if self.unknown_ids:
+            out.append(("warning", f"{plural(self.unknown_ids, 'key or value')} naming a "
+                        "schema id the registry does not hold", "schemas"))
         if self.group_lag.items:
             g = max(self.group_lag.items, key=lambda g: g["total_lag"])
             if g["total_lag"]:
@@ -317,10 +342,44 @@ class HtmlReportRenderer:
         counts = {"custody": f"{_num(self.files.total)} files",
                   "data": f"{_num(len(self._topics()))} topics",
                   "findings": _num(sum(b.total for b in self.problems.values())),
-                  "groups": _num(self.group_lag.total),
-                  "transactions": _num(self.transactions.total)}
+                  "groups": _num(max(self.group_lag.total, self.groups.total)),
+                  "transactions": _num(self.transactions.total),
+                  "schemas": f"{_num(len(self._subjects()))} subjects" if self.schemas.total
+                  else ""}
         return [{"name": n, "title": t, "count": counts.get(n, "")}
                 for n, t in self.section_titles.items()]
+
+    def _subjects(self) -> list[dict[str, Any]]:
+        """Per subject: its versions (rows of the ``schema`` objects), latest first."""
+        subjects: dict[str, dict[str, Any]] = {}
+        for row in self.schemas.items:
+            s = subjects.setdefault(row["subject"], {"subject": row["subject"], "versions": []})
+            s["versions"].append(row)
+        for s in subjects.values():
+            s["versions"].sort(key=lambda v: -v["version"])
+        return sorted(subjects.values(), key=lambda s: s["subject"])
+
+    def _group_views(self) -> dict[str, Any]:
+        """The groups section's joins: each group's lag summary and type, the share
+        groups' share-partitions with their lag, the streams groups."""
+        lag_of = {g["group"]: g for g in self.group_lag.items}
+        types = {g["group"]: g["group_type"] for g in self.groups.items}
+        share_lag = {(x["group"], x.get("topic_id") or x["topic"], x["partition"]): x
+                     for x in self.lag.items if x["group_type"] == "share"}
+        shares = [dict(s, lag=share_lag.get((s["group"], s["topic_id"], s["partition"])))
+                  for s in self.share_partitions.items]
+        names = sorted(set(lag_of) | set(types))
+        table = [{"group": n, "group_type": types.get(n) or (lag_of[n]["group_type"]
+                                                            if n in lag_of else None),
+                  "lag": lag_of.get(n), "meta": next((g for g in self.groups.items
+                                                      if g["group"] == n), None)}
+                 for n in names]
+        table.sort(key=lambda g: (-(g["lag"]["total_lag"] if g["lag"] else -1), g["group"]))
+        return {"table": table, "shares": shares,
+                "streams": [g for g in self.groups.items if g["group_type"] == "streams"],
+                "consumers": [g for g in self.groups.items
+                              if g["group_type"] in ("consumer", "share")
+                              and g.get("group_members")]}
 
     def _meta_objects(self) -> dict[str, list[dict[str, Any]]]:
         return {k: v.items for k, v in self.meta.items()}
