@@ -219,7 +219,8 @@ class HtmlReportRenderer:
                 _SEVERITY_ORDER.index(kv[0][0]), -kv[1], kv[0][1])),
             severities=_SEVERITY_ORDER, meta_objects=self._meta_objects(),
             sections=self._sections(), highlights=self._highlights(),
-            subjects=self._subjects(), groupv=self._group_views())
+            subjects=self._subjects(), groupv=self._group_views(),
+            schema_state={v["id"]: v["deleted"] for v in self.schemas.items})
         self._write(page)
 
     def _write(self, page: str) -> None:
@@ -323,11 +324,11 @@ class HtmlReportRenderer:
         if self.hanging:
             out.append(("warning", plural(self.hanging, "hanging transaction"), "transactions"))
         if self.deleted_in_use:
-            out.append(("warning", f"{plural(self.deleted_in_use, 'key or value')} "
-                        "written with a schema since deleted", "schemas"))
+            out.append(("warning", f"{_keys_or_values(self.deleted_in_use)} written with a "
+                        "schema since deleted", "schemas"))
         if self.unknown_ids:
-            out.append(("warning", f"{plural(self.unknown_ids, 'key or value')} naming a "
-                        "schema id the registry does not hold", "schemas"))
+            out.append(("warning", f"{_keys_or_values(self.unknown_ids)} naming a schema id "
+                        "the registry does not hold", "schemas"))
         if self.group_lag.items:
             g = max(self.group_lag.items, key=lambda g: g["total_lag"])
             if g["total_lag"]:
@@ -375,11 +376,14 @@ class HtmlReportRenderer:
                                                       if g["group"] == n), None)}
                  for n in names]
         table.sort(key=lambda g: (-(g["lag"]["total_lag"] if g["lag"] else -1), g["group"]))
-        return {"table": table, "shares": shares,
-                "streams": [g for g in self.groups.items if g["group_type"] == "streams"],
-                "consumers": [g for g in self.groups.items
-                              if g["group_type"] in ("consumer", "share")
-                              and g.get("group_members")]}
+        streams = [g for g in self.groups.items if g["group_type"] == "streams"]
+        consumers = [g for g in self.groups.items if g["group_type"] in ("consumer", "share")]
+        return {"table": table, "shares": shares, "streams": streams, "consumers": consumers,
+                "members": [(g, m) for g in consumers for m in g.get("group_members") or []],
+                "subtopologies": [(g, st) for g in streams
+                                  for st in (g.get("topology") or {}).get("subtopologies", [])],
+                "streams_members": [(g, m) for g in streams
+                                    for m in g.get("group_members") or []]}
 
     def _meta_objects(self) -> dict[str, list[dict[str, Any]]]:
         return {k: v.items for k, v in self.meta.items()}
@@ -407,6 +411,10 @@ class HtmlReportRenderer:
             charts["activity"] = time_chart([(a["topic"], [(t, n) for t, n in a["buckets"]])
                                              for a in series], series[0]["bucket_ms"])
         return charts
+
+
+def _keys_or_values(n: int) -> str:
+    return f"{_num(n)} record key{'' if n == 1 else 's'} or value{'' if n == 1 else 's'}"
 
 
 def _size(n: Any) -> str:
