@@ -152,7 +152,8 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
     assert " fraud-check consumer m-2 – fraud-2 /10.0.0.7 regex pay.* no assignment record " in groups
     cluster = _text(dom[dom.index('<section id="cluster">'):dom.index('<section id="data">')])
     assert f" {fx.DIR1} cordoned {fx.DIR2} cordoned " in cluster
-    assert (" CLEAR_ELR_RECORD changed partition_epoch 5 -> 6, elr [2] -> [], "
+    assert " BrokerRegistrationChangeRecord changed cordoned_log_dirs " in cluster
+    assert (" ClearElrRecord changed partition_epoch 5 -> 6, elr [2] -> [], "
             "last_known_elr [2] -> [] ") in cluster
     glance = _text(dom[dom.index("At a glance"):dom.index('<section id="custody">')])
     assert "2 record keys or values written with a schema since deleted" in glance

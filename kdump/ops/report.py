@@ -418,15 +418,21 @@ def _group_objects(files: list[KafkaFile], paths: list[str], max_batch_bytes: in
     """The ``group`` and ``share_partition`` objects of the ``dump --summary`` replay
     (its committed offsets are the lag rows already given); its problems are those lag
     met, reported once by :func:`report`."""
-    if not any(f.topic in GROUP_TOPICS and f.kind == "log" for f in files):
+    # the logs offsets_summary replays (it refuses inputs holding none of them)
+    if not any(f.topic in GROUP_TOPICS and f.kind == "log" and f.leftover is None
+               for f in files):
         return
+    from ..errors import UsageError
     from .offsets_summary import DigestRow, offsets_summary
 
-    for row in offsets_summary(paths, max_batch_bytes=max_batch_bytes):
-        if isinstance(row, DigestRow) and row.kind in ("group", "share_partition"):
-            yield row
-        elif isinstance(row, Problem):
-            yield row
+    try:
+        for row in offsets_summary(paths, max_batch_bytes=max_batch_bytes):
+            if isinstance(row, DigestRow) and row.kind in ("group", "share_partition"):
+                yield row
+            elif isinstance(row, Problem):
+                yield row
+    except UsageError:
+        return  # nothing to replay after all: lag said what it found
 
 
 # ----------------------------------------------------------------------- the report

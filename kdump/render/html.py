@@ -209,6 +209,7 @@ class HtmlReportRenderer:
         env.filters["ms"] = _duration
         env.filters["iso"] = _iso
         env.filters["cell"] = _cell
+        env.filters["record_name"] = _record_name
         script = env.get_template("report.js").render()
         csp_hash = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
         page = env.get_template("report.html.j2").render(
@@ -343,7 +344,8 @@ class HtmlReportRenderer:
         counts = {"custody": f"{_num(self.files.total)} files",
                   "data": f"{_num(len(self._topics()))} topics",
                   "findings": _num(sum(b.total for b in self.problems.values())),
-                  "groups": _num(max(self.group_lag.total, self.groups.total)),
+                  "groups": _num(len({g["group"] for g in self.group_lag.items}
+                                     | {g["group"] for g in self.groups.items})),
                   "transactions": _num(self.transactions.total),
                   "schemas": f"{_num(len(self._subjects()))} subjects" if self.schemas.total
                   else ""}
@@ -411,6 +413,15 @@ class HtmlReportRenderer:
             charts["activity"] = time_chart([(a["topic"], [(t, n) for t, n in a["buckets"]])
                                              for a in series], series[0]["bucket_ms"])
         return charts
+
+
+def _record_name(v: Any) -> str:
+    """A metadata record type as Kafka's classes name it: CLEAR_ELR_RECORD ->
+    ClearElrRecord (the history gives the ``MetadataRecordType`` constant)."""
+    text = str(v)
+    if not re.fullmatch(r"[A-Z0-9]+(_[A-Z0-9]+)*", text):
+        return text
+    return "".join(part.capitalize() for part in text.split("_"))
 
 
 def _keys_or_values(n: int) -> str:
