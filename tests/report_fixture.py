@@ -6,8 +6,8 @@ tests/group_records.py, tests/registry_writer.py): fixed values, no clock.
 
 - ``__cluster_metadata-0``: metadata.version 27, brokers 1 (a cordoned log dir,
   RegisterBrokerRecord v4) and 2 (fenced), topics orders / payments / events / users with
-  eligible leader replicas, then a ClearElrRecord for ``payments`` and a broker 1
-  registration change an hour later;
+  eligible leader replicas (payments, orders), then a ClearElrRecord for ``payments``
+  (orders keeps its ELR) and a broker 1 registration change an hour later;
 - ``_schemas-0`` and the Avro / Protobuf / JSON Schema topics of
   ``registry_writer.write_sample`` (orders, events, users, old, gone: soft- and
   hard-deleted schemas);
@@ -80,7 +80,7 @@ def metadata_records() -> list[tuple[int, list[bytes]]]:
     for name, tid, parts in (("payments", PAYMENTS, 2), ("orders", ORDERS, 1),
                              ("events", EVENTS, 1), ("users", USERS, 1)):
         first.append(w.metadata_record("TopicRecord", {"name": name, "topicId": tid}))
-        first += [_partition(tid, p, [2] if name == "payments" else [],
+        first += [_partition(tid, p, [2] if name in ("payments", "orders") else [],
                              [2] if name == "payments" else []) for p in range(parts)]
     later = [gr.metadata_record("ClearElrRecord", {"topicName": "payments"}),
              gr.metadata_record("BrokerRegistrationChangeRecord", {

@@ -153,6 +153,9 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
     cluster = _text(dom[dom.index('<section id="cluster">'):dom.index('<section id="data">')])
     assert f" {fx.DIR1} cordoned {fx.DIR2} cordoned " in cluster
     assert " BrokerRegistrationChangeRecord changed cordoned_log_dirs " in cluster
+    # topic, partition, leader, leader epoch, partition epoch, replicas, ISR, ELR, last-known
+    assert " orders 0 1 3 5 1, 2 1 2 – under-replicated " in cluster
+    assert " payments 0 1 3 6 1, 2 1 – – under-replicated " in cluster
     assert (" ClearElrRecord changed partition_epoch 5 -> 6, elr [2] -> [], "
             "last_known_elr [2] -> [] ") in cluster
     glance = _text(dom[dom.index("At a glance"):dom.index('<section id="custody">')])

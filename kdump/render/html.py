@@ -408,7 +408,8 @@ class HtmlReportRenderer:
                  else os.path.basename(b["log_dir"]) or b["log_dir"], b["bytes"])
                 for b in brokers[: self.top]])
         series = sorted(self.activity, key=lambda a: (-a["records"], a["topic"]))
-        series = [a for a in series if not a["topic"].startswith("__")][:8] or series[:8]
+        # internal topics (__consumer_offsets, the registry's _schemas) are not traffic
+        series = [a for a in series if not a["topic"].startswith("_")][:8] or series[:8]
         if series:
             charts["activity"] = time_chart([(a["topic"], [(t, n) for t, n in a["buckets"]])
                                              for a in series], series[0]["bucket_ms"])
