@@ -10,11 +10,12 @@ tests/group_records.py, tests/registry_writer.py): fixed values, no clock.
   (orders keeps its ELR) and a broker 1 registration change an hour later;
 - ``_schemas-0`` and the Avro / Protobuf / JSON Schema topics of
   ``registry_writer.write_sample`` (orders, events, users, old, gone: soft- and
-  hard-deleted schemas);
+  hard-deleted schemas), and legacy-0, whose records name id 1 in their keys, an id the
+  registry does not hold (99) in a value, and nothing in another;
 - ``payments-0`` / ``payments-1``: 200 plain records each over 200 seconds, and a
   transaction left open 20 minutes before the partition's last batch (hanging);
 - ``__consumer_offsets-0``: a classic group (commits only), a KIP-848 consumer group with
-  a regular-expression subscription and a member's assignment, a streams group with its
+  a regular-expression subscription, a member's assignment and a hostile client id, a streams group with its
   topology and a member, a share group with its initialized share-partitions;
 - ``__share_group_state-0``: ShareSnapshot / ShareUpdate records for the share group.
 
@@ -37,6 +38,8 @@ except ImportError:  # pragma: no cover - tests/ on sys.path
     import registry_writer as rw  # type: ignore[no-redef]
     import writer as w  # type: ignore[no-redef]
 
+from kdump.schemaregistry.wire import frame
+
 TS = 1_700_000_000_000
 PAYMENTS = w.uuid_of(41)
 ORDERS = w.uuid_of(42)
@@ -44,6 +47,8 @@ EVENTS = w.uuid_of(43)
 USERS = w.uuid_of(44)
 DIR1, DIR2, DIR3 = (w.uuid_of(i) for i in (51, 52, 53))
 INC1, INC2 = w.uuid_of(61), w.uuid_of(62)
+#: a client id no page may run: markup and a bidi override
+EVIL = "<img src=x onerror=alert(1)>\u202etxt"
 EP = [{"name": "PLAINTEXT", "host": "broker-1.example", "port": 9092, "securityProtocol": 0}]
 
 
@@ -106,6 +111,8 @@ def consumer_offsets_records() -> list[w.Rec]:
            _member("fraud-1", ["payments"])),
         cr("ConsumerGroupMemberMetadata", {"groupId": "fraud-check", "memberId": "m-2"},
            _member("fraud-2", [], "pay.*")),
+        cr("ConsumerGroupMemberMetadata", {"groupId": "fraud-check", "memberId": "m-3"},
+           _member(EVIL, ["payments"])),
         cr("ConsumerGroupRegularExpression",
            {"groupId": "fraud-check", "regularExpression": "pay.*"},
            {"topics": ["payments"], "version": 4, "timestamp": TS + 5}),
@@ -190,6 +197,10 @@ def kafka4_logdir(root: Path) -> Path:
                    base_offset=201)])
     for name, tid in (("payments-0", PAYMENTS), ("payments-1", PAYMENTS)):
         (b / name / "partition.metadata").write_bytes(w.partition_metadata(_raw(tid)))
+    # keys framed with the registry's id 1, a value with id 99 it does not hold, one plain
+    w.write_replica(b / "legacy-0", [w.v2_batch([
+        w.Rec(frame(1, b"\x02k"), frame(99, b"\x02v")),
+        w.Rec(frame(1, b"\x02k"), b"plain text")], first_timestamp=TS)])
     w.write_replica(b / "__consumer_offsets-0", [w.v2_batch(consumer_offsets_records())])
     w.write_replica(b / "__share_group_state-0", [w.v2_batch(share_state_records())])
     return b

@@ -58,11 +58,14 @@ def test_kafka4_report_json(kdump: KdumpRunner, logdir: Path) -> None:
                        ("gone-value", 7, "AVRO", "hard", 1), ("money", 3, "PROTOBUF", None, 0),
                        ("old-value", 6, "AVRO", "soft", 1), ("orders-value", 2, "AVRO", None, 3),
                        ("users-value", 5, "JSON", None, 1)]
+    keys = {o["id"]: o["key_records"] for o in by["schemas"] if o["type"] == "schema"}
+    assert keys == {1: 2, 2: 0, 3: 0, 4: 0, 5: 0, 6: 0, 7: 0}
     refs = {o["subject"]: o["references"] for o in by["schemas"] if o["type"] == "schema"}
     assert refs["orders-value"] == [{"name": "shop.Address", "subject": "address", "version": 1}]
     usage = {o["topic"]: (o["records"], o["keys"], o["values"], o["unknown_ids"], o["not_framed"])
              for o in by["schemas"] if o["type"] == "schema_usage"}
     assert usage == {"events": (3, [], [[4, 3]], [], 0), "gone": (1, [], [[7, 1]], [], 0),
+                     "legacy": (2, [[1, 2]], [], [[99, 1]], 1),
                      "old": (1, [], [[6, 1]], [], 0), "orders": (3, [], [[2, 3]], [], 0),
                      "payments": (402, [], [], [], 402), "users": (1, [], [[5, 1]], [], 0)}
 
@@ -131,6 +134,7 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
         cells = page.evaluate(
             "Array.from(document.querySelectorAll('#groups-table tbody tr'),"
             " r => [r.cells[0].textContent, r.cells[1].textContent.trim()])")
+        assert page.evaluate("document.querySelectorAll('img').length") == 0
     assert cells == [["audit", "share"], ["billing", "commits only"],
                      ["fraud-check", "consumer"], ["order-enricher", "streams"]]
     assert _png_size(tmp_path / "viewport.png") == (1366, 768)
@@ -144,6 +148,7 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
     assert " old-value 1 6 AVRO soft-deleted – 0 1 " in schemas
     assert " orders-value 1 2 AVRO active shop.Address → address v1 0 3 " in schemas
     assert " gone 1 – id 7 (hard-deleted): 1 – 0 " in schemas
+    assert " legacy 2 id 1: 2 – id 99: 1 1 " in schemas
     groups = _text(dom[dom.index('<section id="groups">'):dom.index('<section id="transactions">')])
     assert " audit payments-0 120 1 3 3 1 200 80 " in groups
     assert " audit payments-1 90 1 3 – 1 202 112 " in groups
@@ -161,6 +166,10 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
     glance = _text(dom[dom.index("At a glance"):dom.index('<section id="custody">')])
     assert "2 record keys or values written with a schema since deleted" in glance
     assert "1 hanging transaction" in glance
+    assert "1 record key or value naming a schema id the registry does not hold" in glance
+    # a client id from the data is text: escaped, its bidi override made visible
+    assert "&lt;img src=x onerror=alert(1)&gt;\\u202etxt" in dom and "\u202e" not in dom
+    assert " fraud-check consumer m-3 – <img src=x onerror=alert(1)>\\u202etxt " in groups
     text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "report.pdf"), "-"],
                           capture_output=True, text=True, check=True).stdout
     for s in ("Schema registry", "share-partitions", "order-enricher-store-changelog"):
