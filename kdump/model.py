@@ -561,7 +561,7 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("python", "str", "the Python version that ran kdump"),
     ]),
     "section": ("report: the objects after it belong to this section (custody, cluster, data, "
-                "findings, groups, transactions)", [("name", "str", ""), ("title", "str", "")]),
+                "findings, groups, transactions, schemas)", [("name", "str", ""), ("title", "str", "")]),
     "input_file": ("report: a file found under the inputs", [
         ("file", "str", "path"),
         ("kind", "str", "as dump names it; other: a file the walk passes over (not a Kafka file)"),
@@ -591,6 +591,16 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("age_ms", "int", "the partition's last timestamp minus first_timestamp"),
         ("state", "str", "hanging when age_ms exceeds transaction.max.timeout.ms's default "
                          "(900000), else open"),
+    ]),
+    "schema_usage": ("report: how a data topic's records name the schema registry's ids "
+                     "(the payload framing or schema-id header; nothing decoded)", [
+        ("topic", "str", ""),
+        ("records", "int", "records read (each partition's first replica listed)"),
+        ("keys", "list", "[[schema id, records]] whose key names an id the registry holds"),
+        ("values", "list", "[[schema id, records]] whose value names an id the registry holds"),
+        ("unknown_ids", "list", "[[schema id, keys and values]] framed with an id the "
+         "registry does not hold (null id: a GUID it does not know)"),
+        ("not_framed", "int", "values with data but no schema-id framing or header"),
     ]),
     "report_end": ("closes kdump report", [
         ("ended", "str", "ISO-8601 UTC"), ("seconds", "float", "elapsed"), ("files", "int", "files found"),

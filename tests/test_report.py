@@ -78,7 +78,7 @@ def test_json_is_the_report_model(kdump: KdumpRunner, sample: Path) -> None:
     objs = _objs(r.out)
     assert objs[0]["type"] == "report" and objs[-1]["type"] == "report_end"
     assert [o["name"] for o in objs if o["type"] == "section"] == [
-        "custody", "cluster", "data", "findings", "groups", "transactions"]
+        "custody", "cluster", "data", "findings", "groups", "transactions", "schemas"]
     for o in objs:  # every object documented in kdump/model.py
         assert o["type"] in SCHEMA, o["type"]
         documented = {n.rstrip("?") for n, _ in fields_of(o["type"])}
@@ -414,7 +414,7 @@ def test_remote_log_dir_same_report(kdump: KdumpRunner, sample: Path, tmp_path: 
 
 def test_a_new_section_or_object_type_is_one_entry(tmp_path: Path) -> None:
     """Objects of a type no template knows (a newer operation's, e.g. share groups) and a
-    section with no template of its own (schema-registry subjects, when added) are shown
+    section with no template of its own (ACLs, say) are shown
     as plain tables of their fields, escaped: adding one is an entry in the op's stream."""
     from kdump.ops.report import ReportOptions, report
     from kdump.render.html import HtmlReportRenderer
@@ -426,14 +426,14 @@ def test_a_new_section_or_object_type_is_one_entry(tmp_path: Path) -> None:
         if isinstance(item, dict) and item.get("name") == "transactions":  # groups ends
             r.emit({"type": "share_group", "group": "<sg>", "members": 3})
         if isinstance(item, dict) and item["type"] == "report_end":
-            r.emit({"type": "section", "name": "schemas", "title": "Schema registry"})
+            r.emit({"type": "section", "name": "acls", "title": "Access control"})
             r.emit({"type": "subject", "subject": "orders-value", "versions": [1, 2],
                     "deleted": False})
         r.emit(item)
     r.close()
     page = out.read_text(encoding="utf-8")
-    assert '<h2>7 · Schema registry</h2>' in page
-    assert '<a href="#schemas">Schema registry</a>' in page
+    assert '<h2>8 · Access control</h2>' in page
+    assert '<a href="#acls">Access control</a>' in page
     assert "<td>orders-value</td><td>[1,2]</td><td>no</td>" in page
     groups = page[page.index('<section id="groups">'):page.index('<section id="transactions">')]
     assert "<code>share_group</code> (1)" in groups

@@ -31,14 +31,20 @@ def report_command(paths: tuple[str, ...], output: str | None, fmt: str, top: in
 
     Chain of custody first (kdump's version, the command line, start and end time in UTC,
     and the size, modification time and SHA-256 of every file found); the KRaft metadata
-    image and its history when a __cluster_metadata log is present; per log dir and
+    image and its history when a __cluster_metadata log is present (brokers with their
+    cordoned log dirs, partitions with ELR and last-known ELR, ClearElr in the history);
+    per log dir and
     partition the log start and end offsets, bytes, records, timestamps and segments,
     with charts of bytes per topic and broker and records over time; replicas compared
     where several log dirs hold a partition; every finding of verify-crc and
-    verify-index with its file and byte position; consumer groups and lag; open and
-    hanging transactions.  The page needs no network and no JavaScript (tables and
-    charts are in the HTML; a small inline script adds sorting and filtering), and
-    prints well.  Exit 1 when anything is wrong, 2 for usage or I/O errors.
+    verify-index with its file and byte position; consumer groups and lag, by group type
+    (classic, consumer, streams, share), with members and assignments, share-partitions
+    and streams topologies; open and hanging transactions; the schema registry's
+    subjects (versions, ids, types, soft- and hard-deleted, references, records per id
+    and per topic) when a _schemas partition is among or beside PATHS.  The page needs
+    no network and no JavaScript (tables and charts are in the HTML; a small inline
+    script adds sorting and filtering), and prints well.  Exit 1 when anything is wrong,
+    2 for usage or I/O errors.
     """
     from ..errors import UsageError
     from ..ops.report import PASSES, ReportOptions, check_output, report

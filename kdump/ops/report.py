@@ -7,7 +7,16 @@ object, so ``kdump report --format json`` is the report's data model and the HTM
 (kdump/render/html.py) is one view over it.  Its own objects (documented in
 kdump/model.py) are the chain of custody (``report``, ``input_file``, ``report_end``),
 the records-over-time buckets (``activity``) and the open transactions
-(``transaction``), which one shallow pass over the batch headers gives.
+(``transaction``), which one shallow pass over the batch headers gives, and how each data
+topic's records name the schema registry's ids (``schema_usage``).
+
+Groups: ``lag``'s objects, then the ``group`` and ``share_partition`` objects of the
+``dump --summary`` replay (members, assignments, regular expressions, streams topologies,
+share-partition state) when ``__consumer_offsets`` or ``__share_group_state`` is among the
+inputs.  Schema registry (:mod:`kdump.ops.report_schemas`): when a ``_schemas``
+partition is among or beside the inputs, the ``schema`` objects ``kdump schemas`` writes
+(records per id counted from the pass that gives ``schema_usage``: the payloads'
+framing and schema-id headers, nothing decoded).
 
 Chain of custody: every file the walk lists is hashed (SHA-256, streamed through
 :class:`kdump.source.FileSource`: read-only, O_NOATIME, bounded memory); a log segment's
@@ -51,6 +60,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("findings", "Findings"),
     ("groups", "Consumer groups and lag"),
     ("transactions", "Transactions"),
+    ("schemas", "Schema registry"),
 )
 #: file kinds whose content no check reads (listed, hashed, marked read: false)
 UNREAD_KINDS = ("unknown", "lock", "other")
@@ -67,6 +77,8 @@ HASH_CHUNK = 1 << 20
 #: findings remembered to report each once (beyond it, repeats may show twice)
 SEEN_LIMIT = 100_000
 METADATA_TOPIC = "__cluster_metadata"
+#: the group coordinators' topics: their presence asks for the groups' replay
+GROUP_TOPICS = ("__consumer_offsets", "__share_group_state")
 
 
 @dataclass(slots=True)
@@ -398,6 +410,31 @@ def _metadata(files: list[KafkaFile], max_batch_bytes: int) -> Iterator[Any]:
     yield from r.problems
 
 
+# ----------------------------------------------------------------------- groups
+
+
+def _group_objects(files: list[KafkaFile], paths: list[str], max_batch_bytes: int
+                   ) -> Iterator[Any]:
+    """The ``group`` and ``share_partition`` objects of the ``dump --summary`` replay
+    (its committed offsets are the lag rows already given); its problems are those lag
+    met, reported once by :func:`report`."""
+    # the logs offsets_summary replays (it refuses inputs holding none of them)
+    if not any(f.topic in GROUP_TOPICS and f.kind == "log" and f.leftover is None
+               for f in files):
+        return
+    from ..errors import UsageError
+    from .offsets_summary import DigestRow, offsets_summary
+
+    try:
+        for row in offsets_summary(paths, max_batch_bytes=max_batch_bytes):
+            if isinstance(row, DigestRow) and row.kind in ("group", "share_partition"):
+                yield row
+            elif isinstance(row, Problem):
+                yield row
+    except UsageError:
+        return  # nothing to replay after all: lag said what it found
+
+
 # ----------------------------------------------------------------------- the report
 
 
@@ -521,9 +558,16 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
 
     yield section("groups")
     yield from lag(paths, LagOptions(max_batch_bytes=opts.max_batch_bytes))
+    yield from _group_objects(files, paths, opts.max_batch_bytes)
 
     yield section("transactions")
     yield from transaction_objects(acts)
+
+    yield section("schemas")
+    from .report_schemas import schemas_section
+
+    yield from schemas_section([f for f in files if _is_partition_log(f)], paths,
+                               opts.max_batch_bytes)
 
 
 #: the passes over the inputs that :func:`report` starts (ReadCounter.new_pass): what a

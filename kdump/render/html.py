@@ -99,6 +99,13 @@ class HtmlReportRenderer:
         self.lag = _Bounded()
         self.group_lag = _Bounded()
         self.transactions = _Bounded()
+        self.groups = _Bounded()
+        self.share_partitions = _Bounded()
+        self.schemas = _Bounded()
+        self.schema_usage = _Bounded()
+        #: records (keys and values) naming a deleted schema, or an id the registry lacks
+        self.deleted_in_use = 0
+        self.unknown_ids = 0
         #: section -> object type -> objects no section template knows (a newer
         #: operation's): shown as plain tables
         self.extra: dict[str, dict[str, _Bounded]] = {}
@@ -162,6 +169,17 @@ class HtmlReportRenderer:
         elif kind == "transaction":
             self.transactions.add(obj)
             self.hanging += obj["state"] == "hanging"
+        elif kind == "group":
+            self.groups.add(obj)
+        elif kind == "share_partition":
+            self.share_partitions.add(obj)
+        elif kind == "schema":
+            self.schemas.add(obj)
+            if obj["deleted"]:
+                self.deleted_in_use += (obj["key_records"] or 0) + (obj["value_records"] or 0)
+        elif kind == "schema_usage":
+            self.schema_usage.add(obj)
+            self.unknown_ids += sum(n for _sid, n in obj["unknown_ids"])
         elif isinstance(kind, str):
             self.extra.setdefault(self.section, {}).setdefault(kind, _Bounded()).add(obj)
 
@@ -191,6 +209,7 @@ class HtmlReportRenderer:
         env.filters["ms"] = _duration
         env.filters["iso"] = _iso
         env.filters["cell"] = _cell
+        env.filters["record_name"] = _record_name
         script = env.get_template("report.js").render()
         csp_hash = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
         page = env.get_template("report.html.j2").render(
@@ -200,7 +219,9 @@ class HtmlReportRenderer:
             kinds=sorted(self.by_kind.items(), key=lambda kv: (
                 _SEVERITY_ORDER.index(kv[0][0]), -kv[1], kv[0][1])),
             severities=_SEVERITY_ORDER, meta_objects=self._meta_objects(),
-            sections=self._sections(), highlights=self._highlights())
+            sections=self._sections(), highlights=self._highlights(),
+            subjects=self._subjects(), groupv=self._group_views(),
+            schema_state={v["id"]: v["deleted"] for v in self.schemas.items})
         self._write(page)
 
     def _write(self, page: str) -> None:
@@ -303,6 +324,12 @@ class HtmlReportRenderer:
                         "lagging replica", "data"))
         if self.hanging:
             out.append(("warning", plural(self.hanging, "hanging transaction"), "transactions"))
+        if self.deleted_in_use:
+            out.append(("warning", f"{_keys_or_values(self.deleted_in_use)} written with a "
+                        "schema since deleted", "schemas"))
+        if self.unknown_ids:
+            out.append(("warning", f"{_keys_or_values(self.unknown_ids)} naming a schema id "
+                        "the registry does not hold", "schemas"))
         if self.group_lag.items:
             g = max(self.group_lag.items, key=lambda g: g["total_lag"])
             if g["total_lag"]:
@@ -317,10 +344,48 @@ class HtmlReportRenderer:
         counts = {"custody": f"{_num(self.files.total)} files",
                   "data": f"{_num(len(self._topics()))} topics",
                   "findings": _num(sum(b.total for b in self.problems.values())),
-                  "groups": _num(self.group_lag.total),
-                  "transactions": _num(self.transactions.total)}
+                  "groups": _num(len({g["group"] for g in self.group_lag.items}
+                                     | {g["group"] for g in self.groups.items})),
+                  "transactions": _num(self.transactions.total),
+                  "schemas": f"{_num(len(self._subjects()))} subjects" if self.schemas.total
+                  else ""}
         return [{"name": n, "title": t, "count": counts.get(n, "")}
                 for n, t in self.section_titles.items()]
+
+    def _subjects(self) -> list[dict[str, Any]]:
+        """Per subject: its versions (rows of the ``schema`` objects), latest first."""
+        subjects: dict[str, dict[str, Any]] = {}
+        for row in self.schemas.items:
+            s = subjects.setdefault(row["subject"], {"subject": row["subject"], "versions": []})
+            s["versions"].append(row)
+        for s in subjects.values():
+            s["versions"].sort(key=lambda v: -v["version"])
+        return sorted(subjects.values(), key=lambda s: s["subject"])
+
+    def _group_views(self) -> dict[str, Any]:
+        """The groups section's joins: each group's lag summary and type, the share
+        groups' share-partitions with their lag, the streams groups."""
+        lag_of = {g["group"]: g for g in self.group_lag.items}
+        types = {g["group"]: g["group_type"] for g in self.groups.items}
+        share_lag = {(x["group"], x.get("topic_id") or x["topic"], x["partition"]): x
+                     for x in self.lag.items if x["group_type"] == "share"}
+        shares = [dict(s, lag=share_lag.get((s["group"], s["topic_id"], s["partition"])))
+                  for s in self.share_partitions.items]
+        names = sorted(set(lag_of) | set(types))
+        table = [{"group": n, "group_type": types.get(n) or (lag_of[n]["group_type"]
+                                                            if n in lag_of else None),
+                  "lag": lag_of.get(n), "meta": next((g for g in self.groups.items
+                                                      if g["group"] == n), None)}
+                 for n in names]
+        table.sort(key=lambda g: (-(g["lag"]["total_lag"] if g["lag"] else -1), g["group"]))
+        streams = [g for g in self.groups.items if g["group_type"] == "streams"]
+        consumers = [g for g in self.groups.items if g["group_type"] in ("consumer", "share")]
+        return {"table": table, "shares": shares, "streams": streams, "consumers": consumers,
+                "members": [(g, m) for g in consumers for m in g.get("group_members") or []],
+                "subtopologies": [(g, st) for g in streams
+                                  for st in (g.get("topology") or {}).get("subtopologies", [])],
+                "streams_members": [(g, m) for g in streams
+                                    for m in g.get("group_members") or []]}
 
     def _meta_objects(self) -> dict[str, list[dict[str, Any]]]:
         return {k: v.items for k, v in self.meta.items()}
@@ -343,11 +408,25 @@ class HtmlReportRenderer:
                  else os.path.basename(b["log_dir"]) or b["log_dir"], b["bytes"])
                 for b in brokers[: self.top]])
         series = sorted(self.activity, key=lambda a: (-a["records"], a["topic"]))
-        series = [a for a in series if not a["topic"].startswith("__")][:8] or series[:8]
+        # internal topics (__consumer_offsets, the registry's _schemas) are not traffic
+        series = [a for a in series if not a["topic"].startswith("_")][:8] or series[:8]
         if series:
             charts["activity"] = time_chart([(a["topic"], [(t, n) for t, n in a["buckets"]])
                                              for a in series], series[0]["bucket_ms"])
         return charts
+
+
+def _record_name(v: Any) -> str:
+    """A metadata record type as Kafka's classes name it: CLEAR_ELR_RECORD ->
+    ClearElrRecord (the history gives the ``MetadataRecordType`` constant)."""
+    text = str(v)
+    if not re.fullmatch(r"[A-Z0-9]+(_[A-Z0-9]+)*", text):
+        return text
+    return "".join(part.capitalize() for part in text.split("_"))
+
+
+def _keys_or_values(n: int) -> str:
+    return f"{_num(n)} record key{'' if n == 1 else 's'} or value{'' if n == 1 else 's'}"
 
 
 def _size(n: Any) -> str:
