@@ -65,6 +65,9 @@ class SchemaVersion:
     hard_deleted: bool = False
     #: where the last value was read: (file, offset)
     origin: tuple[str, int] | None = None
+    #: the folder of schema files it was read from (``--schemas DIR``): a ``.proto``'s
+    #: imports without a reference are looked for there, by relative path
+    folder: str | None = None
 
     @property
     def deleted(self) -> str | None:
@@ -378,13 +381,15 @@ def read_folder(path: str, reg: Registry) -> None:
         v.hard_deleted = entry.get("deleted") == "hard"
         v.soft_deleted = entry.get("deleted") == "soft"
         v.origin = (os.path.join(path, f"{sid}{EXTENSIONS[v.schema_type]}"), -1)
+        v.folder = path
         reg.add(v)
         described.add(sid)
     for sid, (stype, text) in texts.items():
         if sid not in described:
             # no manifest entry: a subject of its own, named after the file
             reg.add(SchemaVersion(f"{sid}{EXTENSIONS[stype]}", 1, sid, stype, text, [], None,
-                                  origin=(os.path.join(path, f"{sid}{EXTENSIONS[stype]}"), -1)))
+                                  origin=(os.path.join(path, f"{sid}{EXTENSIONS[stype]}"), -1),
+                                  folder=path))
 
 
 def manifest_entries(reg: Registry) -> Iterator[dict[str, Any]]:

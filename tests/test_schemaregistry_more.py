@@ -1,0 +1,231 @@
+"""Schema-registry payloads as real clusters write them (issue 24 follow-up): Confluent's
+own Protobuf imports, folders of .proto files, recursive and pathological schemas,
+find-offset / find-time / compare-replicas decoding, the compact table form and the
+export round trip.  Payloads are encoded with the real libraries (fastavro, protobuf
+classes built from protoc's output, json)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+import registry_writer as rw
+import writer as w
+from conftest import KdumpRunner
+
+from kdump.schemaregistry import confluent_protos, wire
+
+pytest.importorskip("fastavro", reason="the schemas extra is not installed")
+pytest.importorskip("grpc_tools", reason="the schemas extra is not installed")
+
+
+def records(out: str) -> list[dict[str, Any]]:
+    return [o for o in map(json.loads, out.splitlines()) if o.get("type") == "record"]
+
+
+def decoded(kdump: KdumpRunner, *args: Any, watch: Path) -> list[Any]:
+    r = kdump("dump", "--print-data-log", "--format", "json", *args, watch=[watch])
+    return [(o.get("decoded", {}).get("value", {}).get("data") if o.get("decoded") else None,
+             o.get("decode_error")) for o in records(r.out)]
+
+
+PAYMENT_PROTO = """syntax = "proto3";
+package pay;
+import "confluent/meta.proto";
+import "confluent/type/decimal.proto";
+import "google/protobuf/wrappers.proto";
+
+message Payment {
+  option (confluent.message_meta) = { doc: "a payment" };
+  string id = 1 [(confluent.field_meta) = { tags: ["PII"] }];
+  confluent.type.Decimal amount = 2;
+  repeated confluent.type.Decimal parts = 3;
+  map<string, confluent.type.Decimal> fees = 4;
+  google.protobuf.StringValue note = 5;
+}
+"""
+
+
+def _dec(cls: Any, unscaled: int, precision: int, scale: int) -> Any:
+    n = (unscaled.bit_length() + 8) // 8
+    return cls(value=unscaled.to_bytes(n, "big", signed=True), precision=precision, scale=scale)
+
+
+# --- a. Confluent's own imports ----------------------------------------------------------------
+def test_confluent_meta_and_decimal_imports_compile_and_decimals_are_strings(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    classes = rw.proto_classes(tmp_path, {**confluent_protos.FILES, "pay.proto": PAYMENT_PROTO})
+    Decimal, Payment = classes["confluent.type.Decimal"], classes["pay.Payment"]
+    # the facts: value (bytes, 1), precision (uint32, 2), scale (int32, 3)
+    assert _dec(Decimal, 1234, 4, 2).SerializeToString() == b"\x0a\x02\x04\xd2\x10\x04\x18\x02"
+    p = Payment(id="p1", amount=_dec(Decimal, 1234, 4, 2),
+                parts=[_dec(Decimal, -5, 1, 1), _dec(Decimal, 123456, 3, 2)])
+    p.fees["tax"].CopyFrom(_dec(Decimal, 10, 2, 2))
+    p.note.value = "n"
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("pay-value", 1), rw.schema_value("pay-value", 1, 1, PAYMENT_PROTO,
+                                                             "PROTOBUF"))])
+    rw.write_partition(tmp_path / "pay-0", [
+        w.Rec(None, wire.frame(1, p.SerializeToString(), [0]))])
+    got = decoded(kdump, tmp_path / "pay-0", watch=tmp_path)
+    # 1234.56 to 3 digits, half up (DecimalUtils.toBigDecimal's MathContext)
+    assert got == [({"id": "p1", "amount": "12.34", "parts": ["-0.5", "1.23E+3"],
+                     "fees": {"tax": "0.10"}, "note": "n"}, None)]
+
+
+def test_decimal_text_rounds_half_up_and_bounds_the_value() -> None:
+    assert confluent_protos.decimal_text(b"", 0, 0) == "0"
+    assert confluent_protos.decimal_text((125).to_bytes(1, "big"), 2, 1) == "13"
+    assert confluent_protos.decimal_text(b"\xff", 0, 3) == "-0.001"
+    assert confluent_protos.decimal_text(b"\x01" * 65, 0, 0) is None
+    assert confluent_protos.decimal_text(b"\x01", 0, 10 ** 7) is None
+
+
+def test_a_subject_named_as_the_import_wins_over_kdumps_definition(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    """The registry's own confluent/type/decimal.proto (here with one more field) is
+    used, not kdump's."""
+    mine = confluent_protos.FILES["confluent/type/decimal.proto"].replace(
+        "  int32 scale = 3;\n", "  int32 scale = 3;\n  string unit = 4;\n")
+    top = ('syntax = "proto3";\npackage m;\nimport "confluent/type/decimal.proto";\n'
+           "message Price { confluent.type.Decimal amount = 1; }\n")
+    classes = rw.proto_classes(tmp_path, {"confluent/type/decimal.proto": mine, "m.proto": top})
+    price = classes["m.Price"](amount=classes["confluent.type.Decimal"](
+        value=b"\x07", scale=1, unit="EUR"))
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("confluent/type/decimal.proto", 1), rw.schema_value(
+            "confluent/type/decimal.proto", 1, 1, mine, "PROTOBUF")),
+        w.Rec(rw.schema_key("m-value", 1), rw.schema_value("m-value", 1, 2, top, "PROTOBUF"))])
+    rw.write_partition(tmp_path / "m-0", [w.Rec(None, wire.frame(2, price.SerializeToString(),
+                                                                 [0]))])
+    assert decoded(kdump, tmp_path / "m-0", watch=tmp_path) == [({"amount": "0.7"}, None)]
+    # without that subject, kdump's Decimal does not know field 4: not shown as data
+    shutil.rmtree(tmp_path / "_schemas-0")
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("m-value", 1), rw.schema_value("m-value", 1, 2, top, "PROTOBUF"))])
+    assert decoded(kdump, tmp_path / "m-0", watch=tmp_path) == [
+        (None, "value: schema id 2: bytes that m.Price does not describe (unknown fields)")]
+
+
+# --- b. a folder of .proto files without registry.json ---------------------------------------
+def test_imports_between_files_of_a_schemas_folder(kdump: KdumpRunner, tmp_path: Path) -> None:
+    events, money = rw.protobuf_modules(tmp_path)
+    folder = tmp_path / "protos"
+    (folder / "common").mkdir(parents=True)
+    (folder / "common" / "money.proto").write_text(rw.COMMON_PROTO)
+    (folder / "4.proto").write_text(rw.EVENTS_PROTO)
+    # 5.proto imports a file named by id (4.proto), whose import is found in turn
+    (folder / "5.proto").write_text('syntax = "proto3";\npackage wrap;\nimport "4.proto";\n'
+                                    "message Box { events.Created created = 1; }\n")
+    created = events.Created(id="o9", price=money.Money(currency="NOK", units=3))
+    data = tmp_path / "data"
+    rw.write_partition(data / "events-0", [
+        w.Rec(None, wire.frame(4, created.SerializeToString(), [0])),
+        # Box { created = 1 } written as the wire format has it: tag 1, length, message
+        w.Rec(None, wire.frame(5, b"\x0a" + bytes([created.ByteSize()])
+                               + created.SerializeToString(), [0]))])
+    got = decoded(kdump, data, "--schemas", folder, watch=tmp_path)
+    assert got == [({"id": "o9", "price": {"currency": "NOK", "units": "3"}}, None),
+                   ({"created": {"id": "o9", "price": {"currency": "NOK", "units": "3"}}},
+                    None)]
+
+
+def test_folder_imports_never_leave_the_folder(kdump: KdumpRunner, tmp_path: Path) -> None:
+    folder = tmp_path / "protos"
+    folder.mkdir()
+    (tmp_path / "outside.proto").write_text('syntax = "proto3";\nmessage O { string s = 1; }\n')
+    (folder / "link.proto").symlink_to(tmp_path / "outside.proto")
+    (folder / "1.proto").write_text('syntax = "proto3";\nimport "link.proto";\n'
+                                    "message A { O o = 1; }\n")
+    (folder / "2.proto").write_text('syntax = "proto3";\nimport "../outside.proto";\n'
+                                    "message B { O o = 1; }\n")
+    rw.write_partition(tmp_path / "t-0", [w.Rec(None, wire.frame(1, b"", [0])),
+                                          w.Rec(None, wire.frame(2, b"", [0]))])
+    got = decoded(kdump, tmp_path / "t-0", "--schemas", folder, watch=tmp_path)
+    assert got == [
+        (None, "value: schema id 1: the .proto does not compile: link.proto: File not found."),
+        (None, "value: schema id 2: the .proto does not compile: ../outside.proto: "
+               'Backslashes, consecutive slashes, ".", or ".." are not allowed in the virtual '
+               "path")]
+
+
+# --- e. recursive and pathological schemas ------------------------------------------------------
+LIST_AVSC = {"type": "record", "name": "Node", "namespace": "ll", "fields": [
+    {"name": "value", "type": "int"},
+    {"name": "next", "type": ["null", "ll.Node"], "default": None}]}
+TREE_AVSC = {"type": "record", "name": "Tree", "fields": [
+    {"name": "label", "type": "string"},
+    {"name": "children", "type": {"type": "array", "items": "Tree"}}]}
+
+
+def test_recursive_avro_types_decode(kdump: KdumpRunner, tmp_path: Path) -> None:
+    chain: Any = None
+    for i in (3, 2, 1):
+        chain = {"value": i, "next": chain}
+    tree = {"label": "root", "children": [{"label": "a", "children": []},
+                                          {"label": "b", "children": [
+                                              {"label": "c", "children": []}]}]}
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("list", 1), rw.schema_value("list", 1, 1, json.dumps(LIST_AVSC))),
+        w.Rec(rw.schema_key("tree", 1), rw.schema_value("tree", 1, 2, json.dumps(TREE_AVSC)))])
+    rw.write_partition(tmp_path / "t-0", [
+        w.Rec(None, wire.frame(1, rw.avro_bytes(LIST_AVSC, chain))),
+        w.Rec(None, wire.frame(2, rw.avro_bytes(TREE_AVSC, tree)))])
+    assert decoded(kdump, tmp_path / "t-0", watch=tmp_path) == [(chain, None), (tree, None)]
+
+
+def test_a_deep_recursive_value_is_refused_with_a_note(kdump: KdumpRunner,
+                                                       tmp_path: Path) -> None:
+    """A linked list 100,000 long is 200 KB of payload: refused, not a crash."""
+    body = b"\x02\x02" * 100_000 + b"\x02\x00"  # value 1, branch Node ... then null
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("list", 1), rw.schema_value("list", 1, 1, json.dumps(LIST_AVSC)))])
+    rw.write_partition(tmp_path / "t-0", [w.Rec(None, wire.frame(1, body))])
+    assert decoded(kdump, tmp_path / "t-0", watch=tmp_path) == [
+        (None, "value: schema id 1: the value nests too deeply")]
+
+
+def test_proto_import_cycles_and_self_imports_are_refused(kdump: KdumpRunner,
+                                                          tmp_path: Path) -> None:
+    a = 'syntax = "proto3";\nimport "b.proto";\nmessage A { string s = 1; }\n'
+    b = 'syntax = "proto3";\nimport "a.proto";\nmessage B { string s = 1; }\n'
+    me = 'syntax = "proto3";\nimport "me.proto";\nmessage M { string s = 1; }\n'
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("a.proto", 1), rw.schema_value("a.proto", 1, 1, a, "PROTOBUF")),
+        w.Rec(rw.schema_key("b.proto", 1), rw.schema_value("b.proto", 1, 2, b, "PROTOBUF")),
+        w.Rec(rw.schema_key("me.proto", 1), rw.schema_value("me.proto", 1, 3, me, "PROTOBUF"))])
+    rw.write_partition(tmp_path / "t-0", [w.Rec(None, wire.frame(i, b"", [0]))
+                                          for i in (1, 3)])
+    got = decoded(kdump, tmp_path / "t-0", watch=tmp_path)
+    assert got == [
+        (None, "value: schema id 1: the .proto does not compile: b.proto:2:1: File "
+               "recursively imports itself: b.proto -> a.proto -> b.proto"),
+        (None, "value: schema id 3: the .proto does not compile: me.proto:2:1: File "
+               "recursively imports itself: me.proto -> me.proto")]
+
+
+def test_huge_and_deeply_nested_schema_texts_are_refused_in_bounded_time(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    deep_avro = '{"type":"array","items":' * 5000 + '"int"' + "}" * 5000
+    nested_avro = '{"type":"array","items":' * 100 + '"int"' + "}" * 100
+    deep_proto = 'syntax = "proto3";\n' + "message M { " * 3000 + "}" * 3000
+    huge_proto = 'syntax = "proto3";\nmessage H {\n' + "".join(
+        f"  string f{i} = {i};\n" for i in range(1, 300_000)) + "}\n"
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("a", 1), rw.schema_value("a", 1, 1, deep_avro)),
+        w.Rec(rw.schema_key("p", 1), rw.schema_value("p", 1, 2, deep_proto, "PROTOBUF")),
+        w.Rec(rw.schema_key("h", 1), rw.schema_value("h", 1, 3, huge_proto, "PROTOBUF")),
+        w.Rec(rw.schema_key("n", 1), rw.schema_value("n", 1, 4, nested_avro))])
+    rw.write_partition(tmp_path / "t-0", [w.Rec(None, wire.frame(i, b"\x00", [0] if i in (2, 3)
+                                                                 else None))
+                                          for i in (1, 2, 3, 4)])
+    got = decoded(kdump, tmp_path / "t-0", watch=tmp_path)
+    assert got[0] == (None, "value: schema id 1: the Avro schema nests too deeply")
+    assert got[1][0] is None and got[1][1].startswith(
+        "value: schema id 2: the .proto does not compile: ")
+    assert got[2] == (None, "value: schema id 3: the .proto text and its references exceed "
+                            "4194304 bytes: not compiled")
+    assert got[3] == (None, "value: schema id 4: the Avro schema nests more than 64 levels")
