@@ -229,3 +229,59 @@ def test_huge_and_deeply_nested_schema_texts_are_refused_in_bounded_time(
     assert got[2] == (None, "value: schema id 3: the .proto text and its references exceed "
                             "4194304 bytes: not compiled")
     assert got[3] == (None, "value: schema id 4: the Avro schema nests more than 64 levels")
+
+
+# --- c. find-offset, find-time and compare-replicas decode as dump does -------------------------
+@pytest.fixture(scope="module")
+def logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return rw.sample_logdir(tmp_path_factory.mktemp("registry"))
+
+
+PAID = '{"id":"o1","at":"2023-11-14T22:13:20Z","lines":[{"sku":"a","qty":2}]}'
+
+
+def test_find_offset_and_find_time_print_decoded_payloads(kdump: KdumpRunner,
+                                                          logdir: Path) -> None:
+    r = kdump("find-offset", logdir / "events-0", "1", "--print-data-log", watch=[logdir])
+    assert r.rc == 0
+    assert r.lines[-1] == ("| offset: 1 CreateTime: 1700000000000 keySize: 2 valueSize: 26 "
+                           f"sequence: -1 headerKeys: [] key: e2 payload: {PAID}")
+    r = kdump("find-time", logdir / "events-0", "2023-11-14T22:13:20Z", "--format", "json",
+              "--print-data-log", watch=[logdir])
+    found = json.loads(r.out)
+    assert found["offset"] == 0 and found["decoded"] == {"value": {
+        "format": "protobuf", "schema_id": 4, "guid": None, "subject": "events-value",
+        "version": 1, "deleted": None, "message": "events.Created",
+        "data": {"id": "o1", "price": {"currency": "EUR", "units": "1099511627776"}}}}
+    # a forced decoder and a registry given by --schemas, away from the data
+    part = logdir / "gone-0"
+    r = kdump("find-offset", part, "0", "--value-decoder", "avro", "--schemas",
+              logdir / "_schemas-0", "--schemas-topic", "nothing", watch=[logdir])
+    assert r.lines[-1].endswith(" headerKeys: [] payload: 42")
+    r = kdump("find-offset", part, "0", "--value-decoder", "protobuf", "--schemas-topic",
+              "nothing", watch=[logdir])
+    assert r.lines[-1].endswith(r" headerKeys: [] payload: \x00\x00\x00\x00\x07T "
+                                "decodeError: value: schema id 7 is not in the registry's "
+                                "storage")
+
+
+def test_compare_replicas_prints_decoded_records_only_one_replica_holds(
+        kdump: KdumpRunner, logdir: Path, tmp_path: Path) -> None:
+    events, money = rw.protobuf_modules(tmp_path)
+    recs = [w.Rec(f"e{i}".encode(), wire.frame(4, events.Created(
+        id=f"o{i}", price=money.Money(currency="EUR", units=i)).SerializeToString(), [0]))
+        for i in range(3)]
+    for broker, n in (("b1", 3), ("b2", 2)):
+        rw.write_partition(tmp_path / broker / "events-0", recs[:n], per_batch=1)
+        shutil.copytree(logdir / "_schemas-0", tmp_path / broker / "_schemas-0")
+    r = kdump("compare-replicas", tmp_path / "b1", tmp_path / "b2", "--print-data-log",
+              watch=[tmp_path])
+    assert r.rc == 0
+    assert r.lines[-1].endswith(
+        ' headerKeys: [] key: e2 payload: {"id":"o2","price":{"currency":"EUR","units":"2"}}')
+    r = kdump("compare-replicas", tmp_path / "b1", tmp_path / "b2", "--print-data-log",
+              "--format", "json", watch=[tmp_path])
+    [rec] = records(r.out)
+    assert (rec["replica"], rec["offset"], rec["decoded"]["value"]["data"]) == (
+        str(tmp_path / "b1" / "events-0"), 2, {"id": "o2", "price": {"currency": "EUR",
+                                                                    "units": "2"}})

@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from typing import Any, TextIO
 
-from ..decoders.base import Decoded
+from ..decoders.base import Decoded, decode_record
 from ..files.logdir import parse_partition_dir
 from ..findings import Problem
 from ..model import SCHEMA, fields_of, shape
@@ -410,7 +410,7 @@ class FindJsonRenderer(JsonRenderer):
         if self.print_data and rec is not None and batch is not None:
             ev = de.RecordEvent(rec)
             if self.decoder is not None:
-                ev.decoded = self.decoder.decode(rec.key, rec.value, rec.offset)
+                ev.decoded = decode_record(self.decoder, rec)
             r = record_object(batch, ev, self.encoding, _structured_of(ev))
             values = {k: v for k, v in obj.items() if k != "type"}
             # the found kind's record fields, in the model's order

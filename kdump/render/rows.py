@@ -258,8 +258,9 @@ class FindTextRenderer:
             if item.record is not None:
                 ev = RecordEvent(item.record)
                 if self.decoder is not None:
-                    ev.decoded = self.decoder.decode(item.record.key, item.record.value,
-                                                     item.record.offset)
+                    from ..decoders.base import decode_record
+
+                    ev.decoded = decode_record(self.decoder, item.record)
                 if item.batch.is_control:
                     from ..records.control import parse_control
 

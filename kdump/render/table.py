@@ -436,7 +436,9 @@ class FindTableRenderer:
                 ("size", r.size)]
             if self.print_data:
                 if self.decoder is not None:
-                    dd = self.decoder.decode(r.key, r.value, r.offset)
+                    from ..decoders.base import decode_record
+
+                    dd = decode_record(self.decoder, r)
                     key = "null" if dd.key_text is None else dd.key_text
                     value = "null" if dd.value_text is None else dd.value_text
                 else:
