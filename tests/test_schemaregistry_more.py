@@ -18,6 +18,8 @@ from conftest import KdumpRunner
 
 from kdump.schemaregistry import confluent_protos, wire
 
+LOG0 = "00000000000000000000.log"
+
 pytest.importorskip("fastavro", reason="the schemas extra is not installed")
 pytest.importorskip("grpc_tools", reason="the schemas extra is not installed")
 
@@ -285,3 +287,56 @@ def test_compare_replicas_prints_decoded_records_only_one_replica_holds(
     assert (rec["replica"], rec["offset"], rec["decoded"]["value"]["data"]) == (
         str(tmp_path / "b1" / "events-0"), 2, {"id": "o2", "price": {"currency": "EUR",
                                                                     "units": "2"}})
+
+
+# --- d. dump --format table: decoded payloads in a compact form --------------------------------
+def test_table_shows_subject_version_id_and_the_data_shortened(kdump: KdumpRunner,
+                                                               logdir: Path) -> None:
+    r = kdump("dump", "--format", "table", "--print-data-log", "gone-0/" + LOG0,
+              "orders-0/" + LOG0, cwd=logdir)
+    assert r.rc == 0 and r.err == ""
+    rows = [line for line in r.out.splitlines() if line.startswith("│")]
+    assert rows == [
+        "│    0–0 │ 2023-11-14T22:13:20.000Z │   74 │ position 0 · 1 record · none · v2 · crc ok      │",
+        "│      0 │ 2023-11-14T22:13:20.000Z │   13 │ null = [avro gone-value v1 id 7 hard-deleted] 42│",
+        "│    0–2 │ 2023-11-14T22:13:20.000Z │  169 │"
+        " position 0 · 3 records · none · v2 · crc ok           │",
+        "│      0 │ 2023-11-14T22:13:20.000Z │   37 │"
+        " k0 = [avro orders-value v1 id 2]                      │",
+        '│        │                          │      │'
+        ' {"id":0,"customer":"c0","amount":"0.50","at":"2024-01-│',
+        '│        │                          │      │'
+        ' 02T03:04:05+00:00","note":"gift","address":{"c… (13   │',
+        "│        │                          │      │"
+        " more characters)                                      │",
+        "│      1 │ 2023-11-14T22:13:20.000Z │   33 │"
+        " k1 = [avro orders-value v1 id 2]                      │",
+        '│        │                          │      │'
+        ' {"id":1,"customer":"c1","amount":"1.50","at":"2024-01-│',
+        '│        │                          │      │'
+        ' 02T03:04:05+00:00","note":null,"address":{"cit… (11   │',
+        "│        │                          │      │"
+        " more characters)                                      │",
+        "│      2 │ 2023-11-14T22:13:20.000Z │   38 │"
+        " k2 = [avro orders-value v1 id 2]                      │",
+        '│        │                          │      │'
+        ' {"id":2,"customer":"c2","amount":"2.50","at":"2024-01-│',
+        '│        │                          │      │'
+        ' 02T03:04:05+00:00","note":"gift","address":{"c… (13   │',
+        "│        │                          │      │"
+        " more characters)                                      │",
+    ]
+
+
+def test_compact_form_of_a_protobuf_payload_names_the_message() -> None:
+    from kdump.schemaregistry.decoder import SchemaPayload, compact
+
+    p = SchemaPayload(format="protobuf", schema_id=4, guid=None, subject="events-value",
+                      version=1, deleted="soft", message="events.Paid.Line",
+                      data={"sku": "b" * 200})
+    assert compact(p) == ('[protobuf events-value v1 id 4 events.Paid.Line soft-deleted] '
+                          '{"sku":"' + "b" * 92 + "… (110 more characters)")
+    # a payload claiming to be a decoded one is shown as the text it is
+    from kdump.render.table import _compact
+
+    assert _compact(dict(p), '{"format":"avro"}') == '{"format":"avro"}'

@@ -266,7 +266,7 @@ def _with_decimals(msg: Any, obj: Any) -> Any:
                     if jk in obj[fd.name]:
                         obj[fd.name][jk] = _with_decimals(m, obj[fd.name][jk])
         elif _repeated(fd):
-            obj[fd.name] = [_with_decimals(m, o) for m, o in zip(value, obj[fd.name])]
+            obj[fd.name] = [_with_decimals(m, o) for m, o in zip(value, obj[fd.name], strict=False)]
         else:
             obj[fd.name] = _with_decimals(value, obj[fd.name])
     return obj

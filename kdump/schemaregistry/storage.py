@@ -156,9 +156,10 @@ def find_partitions(paths: Iterable[str], topic: str = DEFAULT_TOPIC) -> list[st
         p = p.rstrip("/") or p
         candidates = [p]
         if kfs.isfile(p):
-            candidates.append(kfs.dirname(p))
+            candidates.append(kfs.dirname(p) or ".")
         if parse_partition_dir(os.path.basename(candidates[-1])) is not None:
-            candidates.append(kfs.dirname(candidates[-1]))
+            # a relative partition directory ("orders-0") is in the working directory
+            candidates.append(kfs.dirname(candidates[-1]) or ".")
         for c in candidates:
             part = parse_partition_dir(os.path.basename(c))
             if part is not None and part.topic == topic and part.state is None:
