@@ -340,3 +340,33 @@ def test_compact_form_of_a_protobuf_payload_names_the_message() -> None:
     from kdump.render.table import _compact
 
     assert _compact(dict(p), '{"format":"avro"}') == '{"format":"avro"}'
+
+
+# --- f. kdump schemas --export DIR, then dump --schemas DIR -------------------------------------
+def test_export_then_schemas_dir_round_trips_avro_protobuf_and_json_schema(
+        kdump: KdumpRunner, logdir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "recovered"
+    assert kdump("schemas", logdir, "--export", out, "--no-count", watch=[logdir]).rc == 0
+    topics = ("events-0", "gone-0", "old-0", "orders-0", "users-0")
+    data = tmp_path / "data"  # the data topics alone: no _schemas anywhere near them
+    for topic in topics:
+        shutil.copytree(logdir / topic, data / topic)
+
+    def objects(*args: Any, watch: Path) -> list[Any]:
+        r = kdump("dump", "--print-data-log", "--format", "json", *args, watch=[watch])
+        return [(o.get("decoded"), o.get("decode_error")) for o in records(r.out)]
+
+    from_topic = objects(*(logdir / t for t in topics), watch=logdir)
+    from_files = objects(data, "--schemas", out, watch=data)
+    assert from_files == from_topic
+    assert sorted({d["value"]["format"] for d, _ in from_files}) == [
+        "avro", "json-schema", "protobuf"]
+    assert [(d["value"]["subject"], d["value"]["deleted"]) for d, _ in from_files] == [
+        ("events-value", None)] * 3 + [("gone-value", "hard"), ("old-value", "soft")] + [
+        ("orders-value", None)] * 3 + [("users-value", None)]
+    # text output too, byte for byte
+    text = kdump("dump", "--print-data-log", *(logdir / t for t in topics), watch=[logdir])
+    back = kdump("dump", "--print-data-log", data, "--schemas", out, watch=[data])
+    payloads = [line.split(" headerKeys: ")[1] for line in text.lines if "payload:" in line]
+    assert [line.split(" headerKeys: ")[1] for line in back.lines if "payload:" in line] \
+        == payloads and len(payloads) == 9
