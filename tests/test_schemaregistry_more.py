@@ -370,3 +370,27 @@ def test_export_then_schemas_dir_round_trips_avro_protobuf_and_json_schema(
     payloads = [line.split(" headerKeys: ")[1] for line in text.lines if "payload:" in line]
     assert [line.split(" headerKeys: ")[1] for line in back.lines if "payload:" in line] \
         == payloads and len(payloads) == 9
+
+
+def test_recursive_protobuf_messages_decode_and_deep_values_get_a_note(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    proto = ('syntax = "proto3";\npackage rec;\n'
+             "message Node { int32 value = 1; Node next = 2; }\n")
+    Node = rw.proto_classes(tmp_path, {"rec.proto": proto})["rec.Node"]
+    short = Node(value=1)
+    short.next.value = 2
+    short.next.next.value = 3
+    deep = Node(value=0)
+    n = deep
+    for i in range(1, 150):  # deeper than the runtime's recursion limit (100)
+        n = n.next
+        n.value = i
+    deep_bytes = deep.SerializeToString()
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("rec", 1), rw.schema_value("rec", 1, 1, proto, "PROTOBUF"))])
+    rw.write_partition(tmp_path / "t-0", [
+        w.Rec(None, wire.frame(1, short.SerializeToString(), [0])),
+        w.Rec(None, wire.frame(1, deep_bytes, [0]))])
+    got = decoded(kdump, tmp_path / "t-0", watch=tmp_path)
+    assert got[0] == ({"value": 1, "next": {"value": 2, "next": {"value": 3}}}, None)
+    assert got[1] == (None, "value: schema id 1: not a rec.Node: DecodeError")
