@@ -7,8 +7,6 @@ import click
 from . import cli
 from .exitcodes import ExitCode
 from .options import (
-    DECODER_CHOICES,
-    DECODER_HELP,
     KAFKA_VERSION_HELP,
     SIZE,
     KafkaVersion,
@@ -23,6 +21,7 @@ from .options import (
     resolve_format,
     resolve_jobs,
     run,
+    schema_decoder_option,
     schema_options,
     stdout,
 )
@@ -65,10 +64,7 @@ _DECODER_FLAGS = {
               help="Decode __share_group_state records.  Implies --print-data-log.")
 @click.option("--remote-log-metadata-decoder", is_flag=True,
               help="Decode __remote_log_metadata records.  Implies --print-data-log.")
-@click.option("--decoder", "decoder", type=click.Choice(DECODER_CHOICES), default="auto",
-              show_default=True, help=DECODER_HELP + "  auto also decodes payloads framed by "
-              "Confluent's serializers (Avro, Protobuf, JSON Schema) when the schema registry's "
-              "topic is among or beside the inputs and the id is known.")
+@schema_decoder_option
 @schema_options
 @click.option("--kafka-version", "kafka_version", type=KafkaVersion(), default=None,
               help=KAFKA_VERSION_HELP)

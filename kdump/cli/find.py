@@ -10,7 +10,6 @@ from . import cli
 from .exitcodes import ExitCode
 from .options import (
     F,
-    decoder_option,
     format_option,
     jobs_option,
     key_value_decoder_options,
@@ -21,6 +20,7 @@ from .options import (
     resolve_format,
     resolve_jobs,
     run,
+    schema_decoder_option,
     schema_options,
     top_option,
 )
@@ -106,7 +106,7 @@ def _lookup(path: str, out: object, find: Any) -> ExitCode:
 def _find_options(f: F) -> F:
     """The options find-offset and find-time share."""
     for option in (max_batch_bytes_option, payload_encoding_option, format_option(),
-                   schema_options, key_value_decoder_options, decoder_option,
+                   schema_options, key_value_decoder_options, schema_decoder_option,
                    click.option("--print-data-log", is_flag=True,
                                 help="Print the record's key and payload.")):
         f = option(f)

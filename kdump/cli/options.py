@@ -235,6 +235,19 @@ def decoder_option(f: F) -> F:
                         default="auto", show_default=True, help=DECODER_HELP)(f)
 
 
+#: dump's (and find-offset's, find-time's) --decoder auto, beside DECODER_HELP
+SCHEMA_AUTO_HELP = ("  auto also decodes payloads framed by Confluent's serializers (Avro, "
+                    "Protobuf, JSON Schema) when the schema registry's topic is among or "
+                    "beside the inputs and the id is known.")
+
+
+def schema_decoder_option(f: F) -> F:
+    """``--decoder`` of the commands that decode schema-registry payloads too."""
+    return click.option("--decoder", "decoder", type=click.Choice(DECODER_CHOICES),
+                        default="auto", show_default=True,
+                        help=DECODER_HELP + SCHEMA_AUTO_HELP)(f)
+
+
 def key_value_decoder_options(f: F, schemas: bool = True) -> F:
     """``--key-decoder`` / ``--value-decoder``, as dump has them (``schemas``: with the
     schema-registry decoders)."""

@@ -336,7 +336,9 @@ def version_from_json(v: object, subject: str | None = None,
 def read_folder(path: str, reg: Registry) -> None:
     """A folder of schema files named by id (``17.avsc``, ``18.proto``, ``19.json``), as
     ``kdump schemas --export`` writes them; its ``registry.json`` (when present) gives
-    subjects, versions, references and deleted state."""
+    subjects, versions, references and deleted state.  Other files in it (any name, any
+    subfolder) are what a ``.proto`` of the folder may import by relative path
+    (:mod:`.protobuf`; ``folder`` of each version)."""
     reg.sources.append(path)
     try:
         names = sorted(kfs.listdir(path))
