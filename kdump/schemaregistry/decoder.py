@@ -35,7 +35,7 @@ FORMAT_NAMES = {AVRO: "avro", PROTOBUF: "protobuf", JSON: "json-schema"}
 _MISSING = object()
 
 
-class SchemaPayload(dict):  # type: ignore[type-arg]
+class SchemaPayload(dict[str, Any]):
     """The JSON form of a decoded payload (a plain dict to JSON writers); its type tells
     renderers it came from this decoder, never from what a payload says of itself."""
 

@@ -78,6 +78,8 @@ class ProtobufReader:
             raise SchemaProblem(f"the compiled .proto is not usable: {e.__class__.__name__}") \
                 from None
         self._classes: dict[tuple[int, ...], Any] = {}
+        #: the message classes holding a confluent.type.Decimal somewhere
+        self._decimals: set[Any] = set()
 
     def message(self, indexes: list[int]) -> Any:
         """The message class at the index path, or None."""
@@ -95,6 +97,8 @@ class ProtobufReader:
                 return None
             cls = self._factory.GetMessageClass(desc)
             self._classes[key] = cls
+            if _has_decimal(desc):
+                self._decimals.add(cls)
         return cls
 
     def read(self, data: bytes, indexes: list[int]) -> tuple[object, str]:
@@ -113,7 +117,7 @@ class ProtobufReader:
             raise PayloadProblem(f"bytes that {cls.DESCRIPTOR.full_name} does not describe "
                              "(unknown fields)")
         value = self._json_format.MessageToDict(msg, preserving_proto_field_name=True)
-        if _has_decimal(cls.DESCRIPTOR):
+        if cls in self._decimals:
             value = _with_decimals(msg, value)
         return value, cls.DESCRIPTOR.full_name
 
