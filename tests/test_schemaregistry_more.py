@@ -394,3 +394,17 @@ def test_recursive_protobuf_messages_decode_and_deep_values_get_a_note(
     got = decoded(kdump, tmp_path / "t-0", watch=tmp_path)
     assert got[0] == ({"value": 1, "next": {"value": 2, "next": {"value": 3}}}, None)
     assert got[1] == (None, "value: schema id 1: not a rec.Node: DecodeError")
+
+
+def test_decoder_names_a_schema_decoder_for_keys_and_values(kdump: KdumpRunner,
+                                                            logdir: Path) -> None:
+    """--decoder avro (as the Spark data source's decoder=avro) is --key-decoder avro
+    --value-decoder avro, and implies --print-data-log as --decoder hex does."""
+    log = logdir / "gone-0" / LOG0
+    r = kdump("dump", log, "--decoder", "avro", "--skip-record-metadata", watch=[logdir])
+    assert r.lines[-1] == " payload: 42"
+    r = kdump("dump", log, "--decoder", "hex", "--skip-record-metadata", watch=[logdir])
+    assert r.lines[-1] == " payload: 000000000754"
+    r = kdump("find-offset", logdir / "users-0", "0", "--decoder", "json-schema",
+              watch=[logdir])
+    assert r.lines[-1].endswith(' headerKeys: [] payload: {"name":"ada","age":36}')

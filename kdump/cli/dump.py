@@ -140,7 +140,13 @@ def dump_command(
                                    "__share_group_state): use it with --offsets-decoder (or "
                                    "on those partitions)")
         return _offsets_summary(targets, dec == "offsets", fmt, max_batch_bytes)
-    print_data = print_data_log or bool(chosen) or bool(key_decoder or value_decoder)
+    decoding = payload_options(dec, key_decoder, value_decoder, schemas=schemas,
+                               schemas_topic=schemas_topic, validate=validate_json_schema,
+                               roots=tuple(targets), max_batch_bytes=max_batch_bytes)
+    # a key or value decoder (given, or a simple / schema one named by --decoder) implies
+    # --print-data-log, as an internal-topic flag does
+    print_data = print_data_log or bool(chosen) or decoding["key_decoder"] != "string" \
+        or decoding["value_decoder"] != "string" or bool(key_decoder or value_decoder)
     opts = DumpOptions(
         print_data_log=print_data,
         deep_iteration=deep_iteration,
@@ -152,9 +158,7 @@ def dump_command(
         max_batch_bytes=max_batch_bytes,
         resync=not strict,
         kafka_version=kafka_version,
-        **payload_options(dec, key_decoder, value_decoder, schemas=schemas,
-                          schemas_topic=schemas_topic, validate=validate_json_schema,
-                          roots=tuple(targets), max_batch_bytes=max_batch_bytes),
+        **decoding,
     )
     fmt = resolve_format(fmt, default_text=True)
     opts.schema.text = fmt != "json"

@@ -172,8 +172,8 @@ INTERNAL_DECODERS = ("cluster-metadata", "offsets", "remote-log-metadata", "shar
 SIMPLE_DECODERS = ("string", "hex", "base64", "json", "int", "long", "none")
 #: schema-registry decoders, for keys and values (kdump.schemaregistry.decoder.MODES): dump
 SCHEMA_DECODERS = ("avro", "protobuf", "json-schema", "schema-registry")
-#: what --decoder accepts, everywhere
-DECODER_CHOICES = ["auto", *SIMPLE_DECODERS, *INTERNAL_DECODERS]
+#: what --decoder accepts, everywhere (the Spark data source's ``decoder`` names too)
+DECODER_CHOICES = ["auto", *SIMPLE_DECODERS, *INTERNAL_DECODERS, *SCHEMA_DECODERS]
 
 
 class DecoderName(click.ParamType):
@@ -227,7 +227,8 @@ KAFKA_VERSION_HELP = ("The Kafka release (4.0, 4.1, 4.2, 4.3) that wrote the int
 DECODER_HELP = ("Payload decoder.  auto picks the internal-topic decoder from the partition "
                 "directory name (__consumer_offsets, __transaction_state, __cluster_metadata, "
                 "...) and string elsewhere; a simple decoder (hex, json, int ...) applies to "
-                "keys and values.")
+                "keys and values, and so does avro, protobuf, json-schema or schema-registry "
+                "(Confluent-framed payloads decoded with the registry's schemas).")
 
 
 def decoder_option(f: F) -> F:
@@ -297,8 +298,8 @@ def payload_options(decoder: str, key_decoder: str | None, value_decoder: str | 
 
     if (key_decoder or value_decoder) and decoder == "auto":
         decoder = "string"
-    if decoder in SIMPLE_DECODERS and decoder != "string":
-        # a simple decoder named by --decoder: keys and values alike
+    if (decoder in SIMPLE_DECODERS and decoder != "string") or decoder in SCHEMA_DECODERS:
+        # a simple or schema decoder named by --decoder: keys and values alike
         key_decoder, value_decoder = key_decoder or decoder, value_decoder or decoder
         decoder = "string"
     return {"decoder": "kv" if decoder == "string" else decoder,
