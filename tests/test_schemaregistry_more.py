@@ -408,3 +408,28 @@ def test_decoder_names_a_schema_decoder_for_keys_and_values(kdump: KdumpRunner,
     r = kdump("find-offset", logdir / "users-0", "0", "--decoder", "json-schema",
               watch=[logdir])
     assert r.lines[-1].endswith(' headerKeys: [] payload: {"name":"ada","age":36}')
+
+
+def test_recursive_json_schema_validates_and_deep_values_get_a_note(kdump: KdumpRunner,
+                                                                   tmp_path: Path) -> None:
+    tree = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": {"name": {"type": "string"},
+                           "children": {"type": "array", "items": {"$ref": "#"}}},
+            "required": ["name"]}
+    ok = {"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}
+    bad = {"name": "a", "children": [{"children": []}]}
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("tree", 1), rw.schema_value("tree", 1, 1, json.dumps(tree),
+                                                        "JSON"))])
+    def nested(n: int) -> bytes:
+        return b'{"name":"x","children":[' * n + b'{"name":"x"}' + b"]}" * n
+    rw.write_partition(tmp_path / "t-0", [
+        w.Rec(None, wire.frame(1, json.dumps(v).encode())) for v in (ok, bad)]
+        + [w.Rec(None, wire.frame(1, nested(n))) for n in (5000, 400)])
+    got = decoded(kdump, tmp_path / "t-0", "--validate-json-schema", watch=tmp_path)
+    assert got[0] == (ok, None)
+    assert got[1] == (None, "value: schema id 1: does not validate at children/0: required "
+                            "constraint")
+    assert got[2] == (None, "value: schema id 1: the JSON nests too deeply")
+    # parsed, but deeper than the validator's recursion
+    assert got[3] == (None, "value: schema id 1: the value nests too deeply")

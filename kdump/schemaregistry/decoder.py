@@ -104,7 +104,9 @@ class JsonSchemaReader:
     def read(self, data: bytes) -> object:
         try:
             obj = json.loads(data)
-        except (ValueError, RecursionError) as e:
+        except RecursionError:
+            raise PayloadProblem("the JSON nests too deeply") from None
+        except ValueError as e:
             raise PayloadProblem(f"not JSON ({e.__class__.__name__})") from None
         if self.validator is not None:
             err = next(iter(self.validator.iter_errors(obj)), None)
