@@ -433,3 +433,26 @@ def test_recursive_json_schema_validates_and_deep_values_get_a_note(kdump: Kdump
     assert got[2] == (None, "value: schema id 1: the JSON nests too deeply")
     # parsed, but deeper than the validator's recursion
     assert got[3] == (None, "value: schema id 1: the value nests too deeply")
+
+
+def test_messages_of_the_same_name_in_two_schemas_are_checked_each_by_its_own(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    """Schema 1's m.M has no message field; schema 2's m.M does: bytes its m.N does not
+    know are still found (the checks are per descriptor, not per name)."""
+    one = 'syntax = "proto3";\npackage m;\nmessage M { string s = 1; }\n'
+    two = ('syntax = "proto3";\npackage m;\nmessage M { N n = 1; }\n'
+           "message N { string t = 1; }\n")
+    writer_two = two.replace("string t = 1; }", "string t = 1; int32 extra = 5; }")
+    M1 = rw.proto_classes(tmp_path / "a", {"m.proto": one})["m.M"]
+    c = rw.proto_classes(tmp_path / "b", {"m.proto": writer_two})
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("one", 1), rw.schema_value("one", 1, 1, one, "PROTOBUF")),
+        w.Rec(rw.schema_key("two", 1), rw.schema_value("two", 1, 2, two, "PROTOBUF"))])
+    rw.write_partition(tmp_path / "t-0", [
+        w.Rec(None, wire.frame(1, M1(s="a").SerializeToString(), [0])),
+        w.Rec(None, wire.frame(2, c["m.M"](n=c["m.N"](t="b")).SerializeToString(), [0])),
+        w.Rec(None, wire.frame(2, c["m.M"](n=c["m.N"](t="b", extra=7)).SerializeToString(),
+                               [0]))])
+    assert decoded(kdump, tmp_path / "t-0", watch=tmp_path) == [
+        ({"s": "a"}, None), ({"n": {"t": "b"}}, None),
+        (None, "value: schema id 2: bytes that m.M does not describe (unknown fields)")]

@@ -202,8 +202,9 @@ def _folder_file(folder: str, name: str) -> str | None:
         raise SchemaProblem(f"{name[:100]} cannot be read: {e.strerror}") from None
 
 
-#: message full name -> does it have message-typed fields (where unknown fields can hide)
-_NESTS: dict[str, bool] = {}
+#: message descriptor -> does it have message-typed fields (where unknown fields can
+#: hide); by descriptor, not by name: two schemas may define messages of the same name
+_NESTS: dict[Any, bool] = {}
 
 
 def _has_unknown(msg: Any) -> bool:
@@ -212,9 +213,9 @@ def _has_unknown(msg: Any) -> bool:
     if len(UnknownFieldSet(msg)):
         return True
     desc = msg.DESCRIPTOR
-    nests = _NESTS.get(desc.full_name)
+    nests = _NESTS.get(desc)
     if nests is None:
-        nests = _NESTS[desc.full_name] = any(f.message_type is not None for f in desc.fields)
+        nests = _NESTS[desc] = any(f.message_type is not None for f in desc.fields)
     if not nests:
         return False
     for fd, value in msg.ListFields():
@@ -232,17 +233,23 @@ def _has_unknown(msg: Any) -> bool:
     return False
 
 
-#: message full name -> does it hold a confluent.type.Decimal (at any depth)
-_DECIMALS: dict[str, bool] = {}
+#: message descriptor -> does it hold a confluent.type.Decimal (at any depth)
+_DECIMALS: dict[Any, bool] = {}
 
 
 def _has_decimal(desc: Any) -> bool:
-    got = _DECIMALS.get(desc.full_name)
+    got = _DECIMALS.get(desc)
     if got is None:
-        _DECIMALS[desc.full_name] = False  # a recursive message: no answer yet, no loop
-        got = desc.full_name == confluent_protos.DECIMAL or any(
-            f.message_type is not None and _has_decimal(f.message_type) for f in desc.fields)
-        _DECIMALS[desc.full_name] = got
+        # every message reachable from it (recursive messages included), once
+        seen: set[Any] = set()
+        todo, got = [desc], False
+        while todo and not got:
+            d = todo.pop()
+            if d not in seen:
+                seen.add(d)
+                got = d.full_name == confluent_protos.DECIMAL
+                todo += [f.message_type for f in d.fields if f.message_type is not None]
+        _DECIMALS[desc] = got
     return got
 
 
