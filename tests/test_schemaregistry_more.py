@@ -456,3 +456,14 @@ def test_messages_of_the_same_name_in_two_schemas_are_checked_each_by_its_own(
     assert decoded(kdump, tmp_path / "t-0", watch=tmp_path) == [
         ({"s": "a"}, None), ({"n": {"t": "b"}}, None),
         (None, "value: schema id 2: bytes that m.M does not describe (unknown fields)")]
+
+
+def test_a_proto_with_thousands_of_imports_is_refused(kdump: KdumpRunner,
+                                                      tmp_path: Path) -> None:
+    many = 'syntax = "proto3";\n' + "".join(f'import "x{i}.proto";\n' for i in range(5000)) \
+        + "message M { string s = 1; }\n"
+    rw.write_partition(tmp_path / "_schemas-0", [
+        w.Rec(rw.schema_key("many", 1), rw.schema_value("many", 1, 1, many, "PROTOBUF"))])
+    rw.write_partition(tmp_path / "t-0", [w.Rec(None, wire.frame(1, b"", [0]))])
+    assert decoded(kdump, tmp_path / "t-0", watch=tmp_path) == [
+        (None, "value: schema id 1: more than 512 imports in one file: not compiled")]

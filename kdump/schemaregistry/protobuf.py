@@ -169,7 +169,10 @@ def _import_files(text: str, folder: str | None, reg: Registry, files: dict[str,
     protoc's include directories (kdump's Confluent files, the well-known types)."""
     if depth > MAX_DEPTH:
         raise SchemaProblem("imports nest too deeply")
-    for name in imports_of(text):
+    names = imports_of(text)
+    if len(names) > MAX_FILES:
+        raise SchemaProblem(f"more than {MAX_FILES} imports in one file: not compiled")
+    for name in names:
         if name in files or not _safe(name):
             continue  # an unsafe name is left to protoc, which will not find it
         target = reg.resolve(name, -1)

@@ -87,6 +87,7 @@ class Registry:
     problems: list[Problem] = field(default_factory=list)
     _by_id: dict[int, list[SchemaVersion]] | None = None
     _by_guid: dict[bytes, int] | None = None
+    _latest: dict[str, SchemaVersion] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.versions)
@@ -102,7 +103,7 @@ class Registry:
 
     def add(self, v: SchemaVersion) -> None:
         self.versions[(v.subject, v.version)] = v
-        self._by_id = self._by_guid = None
+        self._by_id = self._by_guid = self._latest = None
 
     def ids(self) -> dict[int, list[SchemaVersion]]:
         if self._by_id is None:
@@ -130,8 +131,14 @@ class Registry:
     def resolve(self, subject: str, version: int) -> SchemaVersion | None:
         """A reference's target; version -1 is the subject's latest."""
         if version == -1:
-            found = [v for (s, _), v in self.versions.items() if s == subject]
-            return max(found, key=lambda v: v.version) if found else None
+            if self._latest is None:
+                latest: dict[str, SchemaVersion] = {}
+                for v in self.versions.values():
+                    old = latest.get(v.subject)
+                    if old is None or v.version > old.version:
+                        latest[v.subject] = v
+                self._latest = latest
+            return self._latest.get(subject)
         return self.versions.get((subject, version))
 
 
