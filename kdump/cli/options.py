@@ -249,18 +249,16 @@ def schema_decoder_option(f: F) -> F:
                         help=DECODER_HELP + SCHEMA_AUTO_HELP)(f)
 
 
-def key_value_decoder_options(f: F, schemas: bool = True) -> F:
-    """``--key-decoder`` / ``--value-decoder``, as dump has them (``schemas``: with the
-    schema-registry decoders)."""
+def key_value_decoder_options(f: F) -> F:
+    """``--key-decoder`` / ``--value-decoder`` (simple and schema-registry decoders, Kafka's
+    decoder class names), as dump, find-offset and find-time have them."""
     f = click.option("--value-decoder", "--value-decoder-class", "value_decoder",
-                     type=DecoderName(schemas=schemas), default=None,
+                     type=DecoderName(schemas=True), default=None,
                      help="How to print payloads (same choices as --key-decoder).  Implies "
                      "--print-data-log.")(f)
     return click.option("--key-decoder", "--key-decoder-class", "key_decoder",
-                        type=DecoderName(schemas=schemas), default=None,
-                        help=KEY_DECODER_HELP if schemas else "How to print keys: string "
-                        "(default), hex, base64, json, int, long, none; Kafka decoder class "
-                        "names are accepted.  Implies --print-data-log.")(f)
+                        type=DecoderName(schemas=True), default=None,
+                        help=KEY_DECODER_HELP)(f)
 
 
 KEY_DECODER_HELP = ("How to print keys: string (default), hex, base64, json, int, long, none; "
