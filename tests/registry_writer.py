@@ -216,3 +216,36 @@ def write_sample(logdir: Path, scratch: Path) -> Path:
     write_partition(logdir / "old-0", [w.Rec(None, frame(6, avro_bytes("string", "hello")))])
     write_partition(logdir / "gone-0", [w.Rec(None, frame(7, avro_bytes("long", 42)))])
     return logdir
+
+
+def proto_classes(tmp: Path, files: dict[str, str]) -> dict[str, Any]:
+    """Message classes (by full name) of ``files`` (name -> .proto text), compiled by
+    grpc_tools.protoc into a descriptor set and built by the protobuf runtime in a
+    private pool (the default pool keeps one file per name per process)."""
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    src = tmp / "pb-src"
+    for name, text in files.items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(text)
+    import grpc_tools
+
+    include = Path(grpc_tools.__file__).parent / "_proto"
+    out = tmp / "pb-set.bin"
+    subprocess.run([sys.executable, "-m", "grpc_tools.protoc", f"-I{src}", f"-I{include}",
+                    "--include_imports", f"--descriptor_set_out={out}", *files], check=True)
+    fds = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+    pool = descriptor_pool.DescriptorPool()
+    for fd in fds.file:
+        pool.Add(fd)
+    classes: dict[str, Any] = {}
+
+    def add(desc: Any) -> None:
+        classes[desc.full_name] = message_factory.GetMessageClass(desc)
+        for nested in desc.nested_types:
+            add(nested)
+
+    for name in files:
+        for desc in pool.FindFileByName(name).message_types_by_name.values():
+            add(desc)
+    return classes

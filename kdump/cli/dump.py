@@ -7,21 +7,22 @@ import click
 from . import cli
 from .exitcodes import ExitCode
 from .options import (
-    DECODER_CHOICES,
-    DECODER_HELP,
     KAFKA_VERSION_HELP,
     SIZE,
-    DecoderName,
     KafkaVersion,
     format_option,
     is_terminal,
+    key_value_decoder_options,
     max_batch_bytes_option,
     payload_encoding_option,
+    payload_options,
     raw_option,
     renderer,
     resolve_format,
     resolve_jobs,
     run,
+    schema_decoder_option,
+    schema_options,
     stdout,
 )
 
@@ -51,17 +52,7 @@ _DECODER_FLAGS = {
               help="Check index entries against the log without printing them.")
 @click.option("--index-sanity-check", is_flag=True,
               help="Only run the broker's startup sanity check on index files.")
-@click.option("--key-decoder", "--key-decoder-class", "key_decoder",
-              type=DecoderName(schemas=True),
-              default=None, help="How to print keys: string (default), hex, base64, json, "
-              "int, long, none; avro, protobuf, json-schema or schema-registry (any of the "
-              "three) decode Confluent-framed payloads with the schemas of the registry's "
-              "storage (see --schemas); Kafka decoder class names are accepted.  Implies "
-              "--print-data-log.")
-@click.option("--value-decoder", "--value-decoder-class", "value_decoder",
-              type=DecoderName(schemas=True),
-              default=None, help="How to print payloads (same choices as --key-decoder).  "
-              "Implies --print-data-log.")
+@key_value_decoder_options
 @click.option("--offsets-decoder", is_flag=True,
               help="Decode __consumer_offsets records.  Implies --print-data-log.")
 @click.option("--transaction-log-decoder", is_flag=True,
@@ -73,20 +64,8 @@ _DECODER_FLAGS = {
               help="Decode __share_group_state records.  Implies --print-data-log.")
 @click.option("--remote-log-metadata-decoder", is_flag=True,
               help="Decode __remote_log_metadata records.  Implies --print-data-log.")
-@click.option("--decoder", "decoder", type=click.Choice(DECODER_CHOICES), default="auto",
-              show_default=True, help=DECODER_HELP + "  auto also decodes payloads framed by "
-              "Confluent's serializers (Avro, Protobuf, JSON Schema) when the schema registry's "
-              "topic is among or beside the inputs and the id is known.")
-@click.option("--schemas", "schemas", multiple=True, type=click.Path(), metavar="PATH",
-              help="Where else the schemas are: a copy of the registry's _schemas partition "
-              "(from another broker), or a folder of schema files named by id (17.avsc, "
-              "18.proto, 19.json, as kdump schemas --export writes them).  Repeatable.")
-@click.option("--schemas-topic", default="_schemas", show_default=True, metavar="NAME",
-              help="The schema registry's topic (kafkastore.topic), looked for among and "
-              "beside the inputs.")
-@click.option("--validate-json-schema", is_flag=True,
-              help="Check JSON Schema payloads against their schema (a note when one does "
-              "not validate).")
+@schema_decoder_option
+@schema_options
 @click.option("--kafka-version", "kafka_version", type=KafkaVersion(), default=None,
               help=KAFKA_VERSION_HELP)
 @click.option("--summary", is_flag=True,
@@ -167,7 +146,6 @@ def dump_command(
     the segment keeps them.
     """
     from ..ops.dump import DumpOptions, dump
-    from ..schemaregistry.source import SchemaSource
 
     targets = list(paths)
     if files_csv:
@@ -184,13 +162,13 @@ def dump_command(
                                    "__share_group_state): use it with --offsets-decoder (or "
                                    "on those partitions)")
         return _offsets_summary(targets, dec == "offsets", fmt, max_batch_bytes)
-    if (key_decoder or value_decoder) and not chosen and decoder == "auto":
-        dec = "string"
-    if dec in ("hex", "base64", "json", "int", "long", "none"):
-        # a simple decoder named by --decoder: keys and values alike
-        key_decoder, value_decoder = key_decoder or dec, value_decoder or dec
-        dec = "string"
-    print_data = print_data_log or bool(chosen) or bool(key_decoder or value_decoder)
+    decoding = payload_options(dec, key_decoder, value_decoder, schemas=schemas,
+                               schemas_topic=schemas_topic, validate=validate_json_schema,
+                               roots=tuple(targets), max_batch_bytes=max_batch_bytes)
+    # a key or value decoder (given, or a simple / schema one named by --decoder) implies
+    # --print-data-log, as an internal-topic flag does
+    print_data = print_data_log or bool(chosen) or decoding["key_decoder"] != "string" \
+        or decoding["value_decoder"] != "string" or bool(key_decoder or value_decoder)
     opts = DumpOptions(
         print_data_log=print_data,
         deep_iteration=deep_iteration,
@@ -199,17 +177,12 @@ def dump_command(
         max_message_size=max_message_size,
         verify_index_only=verify_index_only,
         index_sanity_check=index_sanity_check,
-        decoder="kv" if dec == "string" else dec,
-        key_decoder=key_decoder or "string",
-        value_decoder=value_decoder or "string",
         max_batch_bytes=max_batch_bytes,
         resync=not strict,
-        schema=SchemaSource(schemas=schemas, topic=schemas_topic,
-                            validate=validate_json_schema, roots=tuple(targets),
-                            max_batch_bytes=max_batch_bytes),
         kafka_version=kafka_version,
         verbose=verbose,
         show_secrets=show_secrets,
+        **decoding,
     )
     fmt = resolve_format(fmt, default_text=True)
     opts.schema.text = fmt != "json"

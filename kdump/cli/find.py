@@ -10,39 +10,41 @@ from . import cli
 from .exitcodes import ExitCode
 from .options import (
     F,
-    decoder_option,
     format_option,
     jobs_option,
     key_value_decoder_options,
-    make_decoder,
     max_batch_bytes_option,
     payload_encoding_option,
+    payload_options,
     renderer,
     resolve_format,
     resolve_jobs,
     run,
+    schema_decoder_option,
+    schema_options,
     top_option,
 )
 
 
-def _topic_of(path: str) -> str | None:
-    """The topic named by the partition directory of PATH (a directory or a segment)."""
-    import os
-
-    from .. import fs as kfs
-    from ..files.logdir import parse_partition_dir
-
-    d = path if kfs.isdir(path) else os.path.dirname(kfs.abspath(path))
-    pd = parse_partition_dir(os.path.basename(kfs.abspath(d)))
-    return pd.topic if pd is not None else None
-
-
 def _find_renderer(path: str, fmt: str | None, print_data_log: bool, payload_encoding: str,
-                   decoder: str, key_decoder: str | None, value_decoder: str | None) -> object:
+                   decoder: str, key_decoder: str | None, value_decoder: str | None,
+                   schemas: tuple[str, ...], schemas_topic: str, validate_json_schema: bool,
+                   max_batch_bytes: int) -> object:
+    """The renderer, with the record's decoder chosen as dump chooses it (internal topics,
+    schema-registry payloads when the registry's storage is beside PATH or in --schemas)."""
+    from ..ops.dump import DumpOptions
+
     fmt = resolve_format(fmt)
     print_data_log = print_data_log or bool(key_decoder or value_decoder) or decoder != "auto"
-    dec = make_decoder(decoder, key_decoder, value_decoder, _topic_of(path)) \
-        if print_data_log else None
+    dec = None
+    if print_data_log:
+        opts = DumpOptions(print_data_log=True, max_batch_bytes=max_batch_bytes,
+                           **payload_options(decoder, key_decoder, value_decoder,
+                                             schemas=schemas, schemas_topic=schemas_topic,
+                                             validate=validate_json_schema, roots=(path,),
+                                             max_batch_bytes=max_batch_bytes))
+        opts.schema.text = fmt != "json"
+        dec = opts.decoder_for_path(path)
     return renderer("find", fmt, payload_encoding=payload_encoding,
                     print_data_log=print_data_log, decoder=dec)
 
@@ -104,7 +106,7 @@ def _lookup(path: str, out: object, find: Any) -> ExitCode:
 def _find_options(f: F) -> F:
     """The options find-offset and find-time share."""
     for option in (max_batch_bytes_option, payload_encoding_option, format_option(),
-                   key_value_decoder_options, decoder_option,
+                   schema_options, key_value_decoder_options, schema_decoder_option,
                    click.option("--print-data-log", is_flag=True,
                                 help="Print the record's key and payload.")):
         f = option(f)
@@ -117,7 +119,8 @@ def _find_options(f: F) -> F:
 @_find_options
 def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: str,
                         key_decoder: str | None, value_decoder: str | None, fmt: str | None,
-                        payload_encoding: str, max_batch_bytes: int) -> ExitCode:
+                        payload_encoding: str, max_batch_bytes: int, schemas: tuple[str, ...],
+                        schemas_topic: str, validate_json_schema: bool) -> ExitCode:
     """Where is OFFSET?  PATH is a partition directory or one .log segment.
 
     Picks the segment by base offset from the file names, looks the offset up in the
@@ -132,7 +135,8 @@ def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: s
 
     target = _offset(offset)
     out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
-                         key_decoder, value_decoder)
+                         key_decoder, value_decoder, schemas, schemas_topic,
+                         validate_json_schema, max_batch_bytes)
     return _lookup(path, out, lambda: find_offset(path, target, deep=True,
                                                   max_batch_bytes=max_batch_bytes))
 
@@ -143,7 +147,8 @@ def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: s
 @_find_options
 def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: str,
                       key_decoder: str | None, value_decoder: str | None, fmt: str | None,
-                      payload_encoding: str, max_batch_bytes: int) -> ExitCode:
+                      payload_encoding: str, max_batch_bytes: int, schemas: tuple[str, ...],
+                      schemas_topic: str, validate_json_schema: bool) -> ExitCode:
     """The earliest offset whose timestamp is at or after TIMESTAMP.
 
     TIMESTAMP is epoch milliseconds or ISO-8601 (2024-05-01T09:14:00Z; +02:00 offsets
@@ -163,7 +168,8 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
 
     target = parse_timestamp(timestamp)
     out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
-                         key_decoder, value_decoder)
+                         key_decoder, value_decoder, schemas, schemas_topic,
+                         validate_json_schema, max_batch_bytes)
     return _lookup(path, out, lambda: find_time(path, target, max_batch_bytes=max_batch_bytes))
 
 

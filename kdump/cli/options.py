@@ -172,8 +172,8 @@ INTERNAL_DECODERS = ("cluster-metadata", "offsets", "remote-log-metadata", "shar
 SIMPLE_DECODERS = ("string", "hex", "base64", "json", "int", "long", "none")
 #: schema-registry decoders, for keys and values (kdump.schemaregistry.decoder.MODES): dump
 SCHEMA_DECODERS = ("avro", "protobuf", "json-schema", "schema-registry")
-#: what --decoder accepts, everywhere
-DECODER_CHOICES = ["auto", *SIMPLE_DECODERS, *INTERNAL_DECODERS]
+#: what --decoder accepts, everywhere (the Spark data source's ``decoder`` names too)
+DECODER_CHOICES = ["auto", *SIMPLE_DECODERS, *INTERNAL_DECODERS, *SCHEMA_DECODERS]
 
 
 class DecoderName(click.ParamType):
@@ -227,7 +227,8 @@ KAFKA_VERSION_HELP = ("The Kafka release (4.0, 4.1, 4.2, 4.3) that wrote the int
 DECODER_HELP = ("Payload decoder.  auto picks the internal-topic decoder from the partition "
                 "directory name (__consumer_offsets, __transaction_state, __cluster_metadata, "
                 "...) and string elsewhere; a simple decoder (hex, json, int ...) applies to "
-                "keys and values.")
+                "keys and values, and so does avro, protobuf, json-schema or schema-registry "
+                "(Confluent-framed payloads decoded with the registry's schemas).")
 
 
 def decoder_option(f: F) -> F:
@@ -235,31 +236,74 @@ def decoder_option(f: F) -> F:
                         default="auto", show_default=True, help=DECODER_HELP)(f)
 
 
+#: dump's (and find-offset's, find-time's) --decoder auto, beside DECODER_HELP
+SCHEMA_AUTO_HELP = ("  auto also decodes payloads framed by Confluent's serializers (Avro, "
+                    "Protobuf, JSON Schema) when the schema registry's topic is among or "
+                    "beside the inputs and the id is known.")
+
+
+def schema_decoder_option(f: F) -> F:
+    """``--decoder`` of the commands that decode schema-registry payloads too."""
+    return click.option("--decoder", "decoder", type=click.Choice(DECODER_CHOICES),
+                        default="auto", show_default=True,
+                        help=DECODER_HELP + SCHEMA_AUTO_HELP)(f)
+
+
 def key_value_decoder_options(f: F) -> F:
+    """``--key-decoder`` / ``--value-decoder`` (simple and schema-registry decoders, Kafka's
+    decoder class names), as dump, find-offset and find-time have them."""
     f = click.option("--value-decoder", "--value-decoder-class", "value_decoder",
-                     type=DecoderName(), default=None,
+                     type=DecoderName(schemas=True), default=None,
                      help="How to print payloads (same choices as --key-decoder).  Implies "
                      "--print-data-log.")(f)
     return click.option("--key-decoder", "--key-decoder-class", "key_decoder",
-                        type=DecoderName(), default=None,
-                        help="How to print keys: string (default), hex, base64, json, int, "
-                        "long, none; Kafka decoder class names are accepted.  Implies "
-                        "--print-data-log.")(f)
+                        type=DecoderName(schemas=True), default=None,
+                        help=KEY_DECODER_HELP)(f)
 
 
-def make_decoder(decoder: str, key_decoder: str | None, value_decoder: str | None,
-                 topic: str | None) -> Any:
-    """The PayloadDecoder for a partition of ``topic``: --decoder auto picks the
-    internal-topic decoder by name; --key/--value-decoder override the simple ones."""
-    from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
+KEY_DECODER_HELP = ("How to print keys: string (default), hex, base64, json, int, long, none; "
+                    "avro, protobuf, json-schema or schema-registry (any of the three) decode "
+                    "Confluent-framed payloads with the schemas of the registry's storage "
+                    "(see --schemas); Kafka decoder class names are accepted.  Implies "
+                    "--print-data-log.")
 
-    name = decoder
-    if name == "auto":
-        name = "string" if key_decoder or value_decoder else (
-            TOPIC_DECODERS.get(topic or "", "") or "string")
-    if name in SIMPLE_DECODERS:
-        return KeyValueDecoder(key_decoder or name, value_decoder or name)
-    return internal_decoder(name)
+
+def schema_options(f: F) -> F:
+    """``--schemas``, ``--schemas-topic``, ``--validate-json-schema``: where the schema
+    registry's storage is, for the commands that print payloads."""
+    f = click.option("--validate-json-schema", is_flag=True,
+                     help="Check JSON Schema payloads against their schema (a note when one "
+                     "does not validate).")(f)
+    f = click.option("--schemas-topic", default="_schemas", show_default=True, metavar="NAME",
+                     help="The schema registry's topic (kafkastore.topic), looked for among "
+                     "and beside the inputs.")(f)
+    return click.option(
+        "--schemas", "schemas", multiple=True, type=click.Path(), metavar="PATH",
+        help="Where else the schemas are: a copy of the registry's _schemas partition (from "
+        "another broker), or a folder of schema files named by id (17.avsc, 18.proto, "
+        "19.json, as kdump schemas --export writes them; a .proto's imports are found in "
+        "the folder by relative path).  Repeatable.")(f)
+
+
+def payload_options(decoder: str, key_decoder: str | None, value_decoder: str | None, *,
+                    schemas: tuple[str, ...] = (), schemas_topic: str = "_schemas",
+                    validate: bool = False, roots: tuple[str, ...] = (),
+                    max_batch_bytes: int = 256 << 20) -> dict[str, Any]:
+    """The decoder fields of :class:`~kdump.ops.dump.DumpOptions` from the options dump,
+    find-offset, find-time and compare-replicas share (``decoder``: --decoder, or the
+    internal-topic flag chosen): one way to pick a record's decoder for every command."""
+    from ..schemaregistry.source import SchemaSource
+
+    if (key_decoder or value_decoder) and decoder == "auto":
+        decoder = "string"
+    if (decoder in SIMPLE_DECODERS and decoder != "string") or decoder in SCHEMA_DECODERS:
+        # a simple or schema decoder named by --decoder: keys and values alike
+        key_decoder, value_decoder = key_decoder or decoder, value_decoder or decoder
+        decoder = "string"
+    return {"decoder": "kv" if decoder == "string" else decoder,
+            "key_decoder": key_decoder or "string", "value_decoder": value_decoder or "string",
+            "schema": SchemaSource(schemas=schemas, topic=schemas_topic, validate=validate,
+                                   roots=roots, max_batch_bytes=max_batch_bytes)}
 
 
 def jobs_option(f: F) -> F:

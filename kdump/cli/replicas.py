@@ -10,8 +10,10 @@ from .options import (
     format_option,
     max_batch_bytes_option,
     payload_encoding_option,
+    payload_options,
     renderer,
     run,
+    schema_options,
     stderr,
 )
 
@@ -22,17 +24,21 @@ from .options import (
               help="Also print the records only one replica holds (those at or after the "
               "divergence offset, or beyond the other replicas' end): DumpLogSegments lines "
               "under a 'Replica:' line in text, record objects tagged with their replica "
-              "in JSON.")
+              "in JSON; payloads decoded as dump decodes them (internal topics, and "
+              "schema-registry payloads when the registry's _schemas partition is in a log "
+              "dir given or in --schemas).")
 @click.option("--leader", metavar="BROKER_ID|PATH", default=None,
               help="The replica that leads now (a broker id or a log dir).  Default: the "
               "replica with the highest latest leader epoch, then the highest log end "
               "offset (said in the output).")
+@schema_options
 @format_option()
 @payload_encoding_option
 @max_batch_bytes_option
 def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leader: str | None,
                              fmt: str | None, payload_encoding: str,
-                             max_batch_bytes: int) -> ExitCode:
+                             max_batch_bytes: int, schemas: tuple[str, ...], schemas_topic: str,
+                             validate_json_schema: bool) -> ExitCode:
     """Compare the replicas of each partition across brokers' log dirs.
 
     Each PATH is one broker's log dir (or a folder of log dirs, or one partition
@@ -51,6 +57,7 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
     their records compared (each broker compacts on its own).  Exit 1 when replicas
     diverge or a replica is damaged.
     """
+    from ..ops.dump import DumpOptions
     from ..ops.replicas import (
         CompareOptions,
         CompareSummary,
@@ -58,8 +65,14 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
         compare_replicas,
     )
 
+    decoding = DumpOptions(print_data_log=True, max_batch_bytes=max_batch_bytes,
+                           **payload_options("auto", None, None, schemas=schemas,
+                                             schemas_topic=schemas_topic,
+                                             validate=validate_json_schema, roots=paths,
+                                             max_batch_bytes=max_batch_bytes))
     out = renderer("compare-replicas", fmt, payload_encoding=payload_encoding,
-                   print_data_log=print_data_log)
+                   print_data_log=print_data_log,
+                   decoder_for=decoding.decoder_for_path if print_data_log else None)
     opts = CompareOptions(max_batch_bytes=max_batch_bytes, print_data_log=print_data_log,
                           leader=leader)
     diverged = damaged = False

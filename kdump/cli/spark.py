@@ -16,7 +16,6 @@ from . import cli
 from .exitcodes import ExitCode
 from .options import (
     DECODER_CHOICES,
-    SCHEMA_DECODERS,
     format_option,
     max_batch_bytes_option,
     renderer,
@@ -186,7 +185,7 @@ def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: s
               "when the cluster is set up for it.")
 @click.option("--level", type=click.Choice(["record", "batch"]), default="record",
               show_default=True, help="One row per record, or one per batch.")
-@click.option("--decoder", type=click.Choice([*DECODER_CHOICES, *SCHEMA_DECODERS]),
+@click.option("--decoder", type=click.Choice(DECODER_CHOICES),
               default=None,
               help="Add key_decoded/value_decoded/decode_error columns, decoded as dump "
               "--decoder does: auto picks the internal-topic decoder from the partition "

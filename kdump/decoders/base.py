@@ -11,7 +11,7 @@ which carries both the text DumpLogSegments prints and a JSON-able object for
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,3 +47,14 @@ class PayloadDecoder(Protocol):
     name: str
 
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded: ...
+
+
+def decode_record(decoder: Any, rec: Any) -> Decoded:
+    """``decoder.decode`` of a record's key and value, with its headers for a decoder that
+    reads them (``uses_headers``: the schema-registry decoder, whose ids may be in
+    ``__key_schema_id`` / ``__value_schema_id``)."""
+    if getattr(decoder, "uses_headers", False):
+        got: Decoded = decoder.decode(rec.key, rec.value, rec.offset, rec.headers)
+        return got
+    got = decoder.decode(rec.key, rec.value, rec.offset)
+    return got

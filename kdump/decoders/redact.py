@@ -27,6 +27,7 @@ import re
 from typing import Any, ClassVar
 
 from ..records.record import Record
+from .base import decode_record
 
 #: what a secret is printed as
 REDACTED = "[redacted]"
@@ -132,8 +133,7 @@ def shown(rec: Record, decoder: Any, path: str | None, *, show_secrets: bool = F
     if metadata is None:
         metadata = holds_metadata(path, decoder)
     if show_secrets or not metadata:
-        return rec, (decoder.decode(rec.key, rec.value, rec.offset)
-                     if decoder is not None else None)
+        return rec, (decode_record(decoder, rec) if decoder is not None else None)
     if getattr(decoder, "name", None) == "cluster-metadata" and not getattr(
             decoder, "show_secrets", False):
         # the decoder redacts what it decodes, and counts it: one decoding, not two

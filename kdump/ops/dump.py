@@ -33,7 +33,7 @@ from ..files.index import (
     offset_index_sanity,
     time_index_sanity,
 )
-from ..files.logdir import KafkaFile, walk
+from ..files.logdir import KafkaFile, classify, parse_partition_dir, walk
 from ..files.snapshot import read_producer_snapshot
 from ..files.text import (
     OFFSET_CHECKPOINTS,
@@ -152,6 +152,20 @@ class DumpOptions:
                 if self.show_secrets and hasattr(self._cache[key], "show_secrets"):
                     self._cache[key].show_secrets = True  # type: ignore[attr-defined]
         return self._cache[key]
+
+    def decoder_for_path(self, path: str) -> PayloadDecoder:
+        """:meth:`decoder_for` a partition directory or a segment named by ``path`` (what
+        find-offset, find-time and compare-replicas decode with: the same choice as
+        dump's, schema-registry payloads included)."""
+        if kfs.isdir(path):
+            part = parse_partition_dir(os.path.basename(kfs.abspath(path).rstrip("/")))
+            f = KafkaFile(path, "log", topic=part.topic if part else None,
+                          partition=part.partition if part else None)
+        else:
+            f = classify(path)
+        if not self.schema.roots:
+            self.schema.roots = (path,)
+        return self.decoder_for(f)
 
     def evidence_for(self, f: KafkaFile, decoder: str) -> Evidence:
         """What says which Kafka release wrote ``f``'s records: ``--kafka-version``, else

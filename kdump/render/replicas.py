@@ -5,6 +5,7 @@ and tables (rich).  JSON Lines is :class:`~kdump.render.jsonl.JsonRenderer`, plu
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, TextIO
 
 from ..decoders import KeyValueDecoder
@@ -19,6 +20,9 @@ from ..textsafe import InertLines
 from .common import plural, problem_line
 
 _DECODER: KeyValueDecoder | None = None
+#: the decoder of a replica's records, by partition directory (``kdump.ops.dump.
+#: DumpOptions.decoder_for_path``: as dump decodes them); None: the string decoder
+DecoderFor = Callable[[str], Any] | None
 #: C0 and C1 controls and DEL: never written to a terminal as they are (a file name, a
 #: topic or a record may hold an escape sequence)
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
@@ -35,11 +39,12 @@ def _cells(*cells: str) -> list[Any]:
     return [Text(_safe(c)) for c in cells]
 
 
-def _events(item: OnlyHereBatch, decode: bool) -> BatchEvent:
+def _events(item: OnlyHereBatch, decode: bool, decoder_for: DecoderFor = None) -> BatchEvent:
     """The batch and its records, as ``dump --print-data-log`` shows them."""
     global _DECODER
     if _DECODER is None:
         _DECODER = KeyValueDecoder("string", "string")
+    decoder: Any = _DECODER if decoder_for is None else decoder_for(item.replica.path)
     b = item.batch
     events: list[RecordEvent] = []
     try:
@@ -48,7 +53,7 @@ def _events(item: OnlyHereBatch, decode: bool) -> BatchEvent:
             if b.magic >= 2 and b.is_control:
                 ev.control = parse_control(rec)
             elif decode:  # secrets of metadata records shown redacted (kdump.decoders.redact)
-                ev.record, ev.decoded = shown(rec, _DECODER, b.path)
+                ev.record, ev.decoded = shown(rec, decoder, b.path)
             events.append(ev)
     except Exception:
         pass
@@ -111,10 +116,12 @@ class CompareTextRenderer:
     """A block of lines per partition on stdout, findings and the summary on stderr;
     ``--print-data-log`` records as DumpLogSegments lines under a ``Replica:`` line."""
 
-    def __init__(self, out: TextIO, err: TextIO, *, print_data_log: bool = False) -> None:
+    def __init__(self, out: TextIO, err: TextIO, *, print_data_log: bool = False,
+                 decoder_for: DecoderFor = None) -> None:
         self.out = InertLines(out)
         self.err = InertLines(err)
         self.print_data = print_data_log
+        self.decoder_for = decoder_for
         self._replica: str | None = None
 
     def emit(self, item: object) -> None:
@@ -130,7 +137,7 @@ class CompareTextRenderer:
                 self._replica = r.path
                 who = f"broker {r.broker_id} " if r.broker_id is not None else ""
                 self.out.write(_safe(f"Replica: {who}{r.path} (records only here)") + "\n")
-            ev = _events(item, True)
+            ev = _events(item, True, self.decoder_for)
             self.out.write(_safe(batch_line(item.batch)) + "\n")
             for line in record_lines(ev, False, True):
                 self.out.write(_safe(line) + "\n")
@@ -149,35 +156,39 @@ class CompareTextRenderer:
         self.err.flush()
 
 
-def compare_json(item: object, out: TextIO, encoding: str) -> bool:
+def compare_json(item: object, out: TextIO, encoding: str,
+                 decoder_for: DecoderFor = None) -> bool:
     """``record`` objects of ``--print-data-log``, tagged with their replica; False when
-    ``item`` is not an :class:`OnlyHereBatch`."""
+    ``item`` is not an :class:`OnlyHereBatch`.  With ``decoder_for``, records carry what
+    their decoder makes of them (``decoded`` / ``decode_error``), as in dump."""
     if not isinstance(item, OnlyHereBatch):
         return False
-    from .jsonl import _dumps, batch_object, record_object
+    from .jsonl import _dumps, _structured_of, batch_object, record_object
 
     r = item.replica
     tag = {"replica": r.path, "log_dir": r.log_dir, "broker_id": r.broker_id}
-    ev = _events(item, False)
+    ev = _events(item, decoder_for is not None, decoder_for)
     out.write(_dumps({**batch_object(item.batch), **tag}) + "\n")
     for rev in ev.records or ():
-        out.write(_dumps({**record_object(item.batch, rev, encoding, (False, False)), **tag})
-                  + "\n")
+        out.write(_dumps({**record_object(item.batch, rev, encoding, _structured_of(rev)),
+                          **tag}) + "\n")
     return True
 
 
 class CompareJsonRenderer:
     format = "json"
 
-    def __init__(self, out: TextIO, *, payload_encoding: str = "utf8") -> None:
+    def __init__(self, out: TextIO, *, payload_encoding: str = "utf8",
+                 decoder_for: DecoderFor = None) -> None:
         from .jsonl import JsonRenderer
 
         self.out = out
         self.encoding = payload_encoding
+        self.decoder_for = decoder_for
         self.inner = JsonRenderer(out, payload_encoding=payload_encoding)
 
     def emit(self, item: object) -> None:
-        if not compare_json(item, self.out, self.encoding):
+        if not compare_json(item, self.out, self.encoding, self.decoder_for):
             self.inner.emit(item)
 
     def close(self) -> None:
@@ -187,13 +198,14 @@ class CompareJsonRenderer:
 class CompareTableRenderer:
     """One table of replicas, a row each, grouped by partition."""
 
-    def __init__(self, out: TextIO, err: TextIO, *, width: int | None = None) -> None:
+    def __init__(self, out: TextIO, err: TextIO, *, width: int | None = None,
+                 decoder_for: DecoderFor = None) -> None:
         from .table import make_console
 
         self.console = make_console(out, width)
         self.err = InertLines(err)
         self.rows: list[tuple[str, ...]] = []
-        self.text = CompareTextRenderer(out, err, print_data_log=True)
+        self.text = CompareTextRenderer(out, err, print_data_log=True, decoder_for=decoder_for)
         self.summary: CompareSummary | None = None
 
     def emit(self, item: object) -> None:

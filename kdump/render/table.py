@@ -132,6 +132,17 @@ def make_console(stream: TextIO, width: int | None = None) -> Console:
                        emoji=False, markup=False)
 
 
+def _compact(obj: object, text: str | None) -> str:
+    """A key or value as a table cell: a schema-registry payload in its compact form
+    (subject, version, id, the data shortened), else its text."""
+    if isinstance(obj, dict) and obj.__class__ is not dict:
+        from ..schemaregistry.decoder import SchemaPayload, compact
+
+        if isinstance(obj, SchemaPayload):
+            return compact(obj)
+    return text if text is not None else "null"
+
+
 def _short(data: bytes | None, n: int = 40) -> str:
     if data is None:
         return "null"
@@ -287,8 +298,7 @@ class DumpTableRenderer:
                 continue
             if self.print_data and ev.decoded is not None:
                 d = ev.decoded
-                kv = f"{d.key_text if d.key_text is not None else 'null'} = " \
-                     f"{d.value_text if d.value_text is not None else 'null'}"
+                kv = f"{_compact(d.key_json, d.key_text)} = {_compact(d.value_json, d.value_text)}"
                 if len(kv) > PAYLOAD_CHARS:
                     kv = kv[:PAYLOAD_CHARS] + f"… ({len(kv) - PAYLOAD_CHARS:,} more characters)"
             else:

@@ -7,7 +7,12 @@ type tag), ``bytes``/``fixed`` as base64 strings, ``decimal`` as a decimal strin
 
 Bounded: the schema's JSON text is parsed with a nesting limit, and an ``array`` or
 ``map`` whose items take no bytes (``null``, an empty record ...) is refused: a few
-payload bytes could declare billions of them.
+payload bytes could declare billions of them.  A recursive schema (a record naming
+itself through a union or an array: a linked list, a tree) is legal Avro and decoded,
+but its values are read by fastavro's Python reader, whose depth Python's recursion
+limit bounds (the compiled reader has no such bound: a few hundred kilobytes of
+payload nesting deeper than the C stack would crash the process); a value nesting
+deeper is refused with a note.
 """
 
 from __future__ import annotations
@@ -59,7 +64,8 @@ class AvroReader:
             schema = _load(v.schema)
             _check(schema, named, 0)
             self.parsed = fastavro.parse_schema(schema, named_schemas=named)
-            nodes, size = _expansion(self.parsed, named, {}, set(), 0)
+            recursive: set[str] = set()
+            nodes, size = _expansion(self.parsed, named, {}, set(), 0, recursive)
             if nodes > MAX_NODES_PER_BYTE * max(size, 1):
                 raise SchemaProblem(
                     f"a value of {size} bytes would hold {nodes:,} values (named types "
@@ -69,6 +75,12 @@ class AvroReader:
         except Exception as e:  # fastavro raises SchemaParseException, ValueError, KeyError...
             raise SchemaProblem(f"the Avro schema does not parse: {_reason(e)}") from None
         self.convert = _needs_conversion(self.parsed, set())
+        #: the named types that refer to themselves (their values may nest any depth)
+        self.recursive = sorted(recursive)
+        if recursive:
+            from fastavro._read_py import schemaless_reader
+
+            self._schemaless_reader = schemaless_reader
 
     def read(self, data: bytes) -> tuple[object, int]:
         """(JSON-able value, bytes consumed)"""
@@ -168,7 +180,7 @@ def _zero_size(s: Any, named: dict[str, Any], depth: int) -> bool:
 
 
 def _expansion(s: Any, named: dict[str, Any], memo: dict[str, tuple[int, int]],
-               active: set[str], depth: int) -> tuple[int, int]:
+               active: set[str], depth: int, recursive: set[str]) -> tuple[int, int]:
     """(values, bytes) of the smallest value of ``s``: how many values (objects, items,
     scalars) it holds and the fewest payload bytes it takes.  Named types are counted
     once per use (a 1 KB schema can nest named records ten deep, ten fields each: a
@@ -181,17 +193,20 @@ def _expansion(s: Any, named: dict[str, Any], memo: dict[str, tuple[int, int]],
             return 1, _FIXED_SIZES[s]
         if s in memo:
             return memo[s]
-        if s in active or s not in named:
+        if s in active:
+            recursive.add(s)
+            return 1, 1
+        if s not in named:
             return 1, 1
         active.add(s)
-        got = _expansion(named[s], named, memo, active, depth + 1)
+        got = _expansion(named[s], named, memo, active, depth + 1, recursive)
         active.discard(s)
         memo[s] = got
         return got
     if isinstance(s, list):  # a union: an index, then one branch (the worst for values)
         if not s:
             return 1, 1
-        branches = [_expansion(b, named, memo, active, depth + 1) for b in s]
+        branches = [_expansion(b, named, memo, active, depth + 1, recursive) for b in s]
         return 1 + max(n for n, _ in branches), 1 + min(b for _, b in branches)
     if not isinstance(s, dict):
         return 1, 1
@@ -205,7 +220,7 @@ def _expansion(s: Any, named: dict[str, Any], memo: dict[str, tuple[int, int]],
         n, b = 1, 0
         for f in s.get("fields") or ():
             fn, fb = _expansion(f.get("type") if isinstance(f, dict) else None, named, memo,
-                                active, depth + 1)
+                                active, depth + 1, recursive)
             n, b = n + fn, b + fb
         if isinstance(name, str):
             active.discard(name)
@@ -217,7 +232,7 @@ def _expansion(s: Any, named: dict[str, Any], memo: dict[str, tuple[int, int]],
         return 1, int(s.get("size") or 0)
     if t == "enum":
         return 1, 1
-    return _expansion(t, named, memo, active, depth + 1)
+    return _expansion(t, named, memo, active, depth + 1, recursive)
 
 
 def _needs_conversion(s: Any, seen: set[str]) -> bool:

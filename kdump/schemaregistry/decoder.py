@@ -35,6 +35,31 @@ FORMAT_NAMES = {AVRO: "avro", PROTOBUF: "protobuf", JSON: "json-schema"}
 _MISSING = object()
 
 
+class SchemaPayload(dict[str, Any]):
+    """The JSON form of a decoded payload (a plain dict to JSON writers); its type tells
+    renderers it came from this decoder, never from what a payload says of itself."""
+
+    __slots__ = ()
+
+
+#: ``dump --format table``: characters of a decoded payload's data shown
+COMPACT_DATA_CHARS = 100
+
+
+def compact(obj: SchemaPayload) -> str:
+    """A decoded payload in a few words: ``[<format> <subject> v<version> id <id>
+    <message> <deleted>] <data, shortened>``."""
+    what = [obj["format"], str(obj["subject"]), f"v{obj['version']}", f"id {obj['schema_id']}"]
+    if obj.get("message"):
+        what.append(str(obj["message"]))
+    if obj.get("deleted"):
+        what.append(f"{obj['deleted']}-deleted")
+    data = _json_text(obj["data"])
+    if len(data) > COMPACT_DATA_CHARS:
+        data = data[:COMPACT_DATA_CHARS] + f"… ({len(data) - COMPACT_DATA_CHARS:,} more characters)"
+    return f"[{' '.join(what)}] {data}"
+
+
 def _json_text(obj: object) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
 
@@ -79,7 +104,9 @@ class JsonSchemaReader:
     def read(self, data: bytes) -> object:
         try:
             obj = json.loads(data)
-        except (ValueError, RecursionError) as e:
+        except RecursionError:
+            raise PayloadProblem("the JSON nests too deeply") from None
+        except ValueError as e:
             raise PayloadProblem(f"not JSON ({e.__class__.__name__})") from None
         if self.validator is not None:
             err = next(iter(self.validator.iter_errors(obj)), None)
@@ -273,10 +300,11 @@ class SchemaRegistryDecoder:
         except Exception as e:  # fastavro/protobuf raise many kinds on bad bytes
             text = str(e).splitlines()[0][:200] if str(e) else ""
             return f"schema id {sid}: {e.__class__.__name__}" + (f": {text}" if text else "")
-        return {"format": FORMAT_NAMES[v.schema_type], "schema_id": sid,
-                "guid": None if fr.guid is None else str(uuid.UUID(bytes=fr.guid)),
-                "subject": v.subject, "version": v.version, "deleted": v.deleted,
-                "message": message, "data": obj}
+        return SchemaPayload(
+            format=FORMAT_NAMES[v.schema_type], schema_id=sid,
+            guid=None if fr.guid is None else str(uuid.UUID(bytes=fr.guid)),
+            subject=v.subject, version=v.version, deleted=v.deleted, message=message,
+            data=obj)
 
 
 #: the frames of the ids met (magic 0x00 + id, as in payloads): a few, reused

@@ -65,6 +65,9 @@ class SchemaVersion:
     hard_deleted: bool = False
     #: where the last value was read: (file, offset)
     origin: tuple[str, int] | None = None
+    #: the folder of schema files it was read from (``--schemas DIR``): a ``.proto``'s
+    #: imports without a reference are looked for there, by relative path
+    folder: str | None = None
 
     @property
     def deleted(self) -> str | None:
@@ -84,6 +87,7 @@ class Registry:
     problems: list[Problem] = field(default_factory=list)
     _by_id: dict[int, list[SchemaVersion]] | None = None
     _by_guid: dict[bytes, int] | None = None
+    _latest: dict[str, SchemaVersion] | None = None
 
     def __bool__(self) -> bool:
         return bool(self.versions)
@@ -99,7 +103,7 @@ class Registry:
 
     def add(self, v: SchemaVersion) -> None:
         self.versions[(v.subject, v.version)] = v
-        self._by_id = self._by_guid = None
+        self._by_id = self._by_guid = self._latest = None
 
     def ids(self) -> dict[int, list[SchemaVersion]]:
         if self._by_id is None:
@@ -127,8 +131,14 @@ class Registry:
     def resolve(self, subject: str, version: int) -> SchemaVersion | None:
         """A reference's target; version -1 is the subject's latest."""
         if version == -1:
-            found = [v for (s, _), v in self.versions.items() if s == subject]
-            return max(found, key=lambda v: v.version) if found else None
+            if self._latest is None:
+                latest: dict[str, SchemaVersion] = {}
+                for v in self.versions.values():
+                    old = latest.get(v.subject)
+                    if old is None or v.version > old.version:
+                        latest[v.subject] = v
+                self._latest = latest
+            return self._latest.get(subject)
         return self.versions.get((subject, version))
 
 
@@ -153,9 +163,10 @@ def find_partitions(paths: Iterable[str], topic: str = DEFAULT_TOPIC) -> list[st
         p = p.rstrip("/") or p
         candidates = [p]
         if kfs.isfile(p):
-            candidates.append(kfs.dirname(p))
+            candidates.append(kfs.dirname(p) or ".")
         if parse_partition_dir(os.path.basename(candidates[-1])) is not None:
-            candidates.append(kfs.dirname(candidates[-1]))
+            # a relative partition directory ("orders-0") is in the working directory
+            candidates.append(kfs.dirname(candidates[-1]) or ".")
         for c in candidates:
             part = parse_partition_dir(os.path.basename(c))
             if part is not None and part.topic == topic and part.state is None:
@@ -332,7 +343,9 @@ def version_from_json(v: object, subject: str | None = None,
 def read_folder(path: str, reg: Registry) -> None:
     """A folder of schema files named by id (``17.avsc``, ``18.proto``, ``19.json``), as
     ``kdump schemas --export`` writes them; its ``registry.json`` (when present) gives
-    subjects, versions, references and deleted state."""
+    subjects, versions, references and deleted state.  Other files in it (any name, any
+    subfolder) are what a ``.proto`` of the folder may import by relative path
+    (:mod:`.protobuf`; ``folder`` of each version)."""
     reg.sources.append(path)
     try:
         names = sorted(kfs.listdir(path))
@@ -378,13 +391,15 @@ def read_folder(path: str, reg: Registry) -> None:
         v.hard_deleted = entry.get("deleted") == "hard"
         v.soft_deleted = entry.get("deleted") == "soft"
         v.origin = (os.path.join(path, f"{sid}{EXTENSIONS[v.schema_type]}"), -1)
+        v.folder = path
         reg.add(v)
         described.add(sid)
     for sid, (stype, text) in texts.items():
         if sid not in described:
             # no manifest entry: a subject of its own, named after the file
             reg.add(SchemaVersion(f"{sid}{EXTENSIONS[stype]}", 1, sid, stype, text, [], None,
-                                  origin=(os.path.join(path, f"{sid}{EXTENSIONS[stype]}"), -1)))
+                                  origin=(os.path.join(path, f"{sid}{EXTENSIONS[stype]}"), -1),
+                                  folder=path))
 
 
 def manifest_entries(reg: Registry) -> Iterator[dict[str, Any]]:
