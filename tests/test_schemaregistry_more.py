@@ -467,3 +467,16 @@ def test_a_proto_with_thousands_of_imports_is_refused(kdump: KdumpRunner,
     rw.write_partition(tmp_path / "t-0", [w.Rec(None, wire.frame(1, b"", [0]))])
     assert decoded(kdump, tmp_path / "t-0", watch=tmp_path) == [
         (None, "value: schema id 1: more than 512 imports in one file: not compiled")]
+
+
+def test_schemas_are_found_in_a_folder_of_brokers_log_dirs(kdump: KdumpRunner,
+                                                            tmp_path: Path) -> None:
+    """A folder holding several brokers' log dirs (as the walk reads it): the registry's
+    topic in one of them is found, for kdump schemas and for dump alike."""
+    fleet = tmp_path / "fleet"
+    rw.write_sample(fleet / "broker-1", tmp_path / "scratch")
+    flat = kdump("schemas", "--format", "json", fleet / "broker-1", watch=[fleet])
+    nested = kdump("schemas", "--format", "json", fleet, watch=[fleet])
+    assert flat.rc == nested.rc == 0, nested.err
+    assert nested.out == flat.out and '"subject":"orders-value"' in nested.out.replace(" ", "")
+    assert "no _schemas partition" not in nested.err

@@ -31,7 +31,7 @@ from typing import Any
 
 from .. import fs as kfs
 from ..errors import KdumpError
-from ..files.logdir import KafkaFile, parse_partition_dir, walk
+from ..files.logdir import KafkaFile, not_data, parse_partition_dir, walk
 from ..findings import INFO, WARNING, Problem
 from ..records.file_records import LogReader
 from ..source import FileSource
@@ -178,11 +178,34 @@ def find_partitions(paths: Iterable[str], topic: str = DEFAULT_TOPIC) -> list[st
                 names = kfs.listdir(c)
             except OSError:
                 continue
-            for name in sorted(names):
-                part = parse_partition_dir(name)
-                if part is not None and part.topic == topic and part.state is None:
-                    _add(found, c.rstrip("/") + "/" + name)
+            _scan(found, c, names, topic, nested=True)
     return found
+
+
+def _scan(found: list[str], directory: str, names: list[str], topic: str, nested: bool) -> None:
+    """``topic``'s partition directories among ``names`` (the entries of ``directory``);
+    with ``nested`` and none there, also in the directories one level down (a folder
+    holding several brokers' log dirs, as the walk reads them: ``broker-1`` may look
+    like a partition directory's name, so every directory is looked into)."""
+    base = directory.rstrip("/")
+    before = len(found)
+    for name in sorted(names):
+        part = parse_partition_dir(name)
+        if part is not None and part.topic == topic and part.state is None:
+            _add(found, base + "/" + name)
+    if not nested or len(found) > before or "meta.properties" in names:
+        return
+    for name in sorted(names):
+        if not_data(name) is not None or name.startswith("."):
+            continue
+        sub = base + "/" + name
+        if not kfs.isdir(sub):
+            continue
+        try:
+            inner = kfs.listdir(sub)
+        except OSError:
+            continue
+        _scan(found, sub, inner, topic, nested=False)
 
 
 def _add(found: list[str], path: str) -> None:
