@@ -55,7 +55,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, UsageError
 
 #: scheme -> (fsspec protocol, the kdump extra that installs its backend)
 SCHEMES: dict[str, tuple[str, str | None]] = {
@@ -178,9 +178,21 @@ _fs_cache: dict[tuple[str, str, int], Any] = {}
 _fs_lock = threading.Lock()
 
 
+#: a URL holding a secret: a password in its user info, or a query string (pre-signed
+#: URLs, SAS tokens)
+_SECRET_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://(?:[^/@?#]*:[^/@?#]*@|[^?#]*\?)")
+
+
 def filesystem(url: str) -> tuple[Any, str]:
     """The fsspec filesystem serving ``url`` and the path inside it.  A missing backend
-    is an :class:`InputError` naming the extra that installs it."""
+    is an :class:`InputError` naming the extra that installs it.  A URL holding a secret
+    (``s3://key:secret@bucket``, a query string) is refused: every object kdump writes
+    names its file, so the secret would be in the output."""
+    if _SECRET_URL.match(url):
+        raise UsageError("a URL holding a password or a query string would print it with "
+                         "every file kdump names: give credentials through the store's own "
+                         "configuration (environment, profile), not in the URL",
+                         path=display_url(url))
     scheme = scheme_of(url)
     entry = SCHEMES.get(scheme)
     if entry is None:

@@ -17,6 +17,7 @@ import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -312,3 +313,17 @@ def test_every_command_takes_remote_timeout() -> None:
     assert len(commands) >= 10
     for c in commands:
         assert [p.name for p in c.params].count("remote_timeout") == 1, c.name
+
+
+@pytest.mark.parametrize("url", ["s3://AKIAEXAMPLE:s3cr3t-v4lue@bucket/logdir",
+                                 "s3://bucket/logdir?X-Amz-Signature=s3cr3t-v4lue"])
+def test_a_url_holding_a_secret_is_refused_without_printing_it(kdump: Any, url: str) -> None:
+    """Every object kdump writes names its file: a URL with a password or a query string
+    would put the secret in the output, so it is refused (exit 2), and the message does
+    not hold it either."""
+    for cmd in (("verify-crc",), ("dump",), ("report", "--format", "json")):
+        r = kdump(*cmd, url)
+        assert r.rc == 2, (cmd, r.err)
+        assert "s3cr3t" not in r.out + r.err
+        assert r.err.splitlines()[-1].startswith("kdump: s3://")
+        assert "not in the URL" in r.err

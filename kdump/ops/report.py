@@ -501,9 +501,12 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
     from ..ops.verify import VerifyOptions, verify_crc
     from ..ops.verify_index import VerifyIndexOptions, verify_index
 
+    # the command line as given, less any secret it holds (a URL's password or query
+    # string: kdump refuses such URLs, and the report does not repeat them)
     yield shape("report", {"kdump_version": __version__,
-                           "command": list(opts.argv) or ["kdump", "report", *paths],
-                           "inputs": paths, "cwd": os.getcwd(), "host": socket.gethostname(),
+                           "command": [kfs.scrub(a) for a in
+                                       (list(opts.argv) or ["kdump", "report", *paths])],
+                           "inputs": [kfs.display_url(p) for p in paths], "cwd": os.getcwd(), "host": socket.gethostname(),
                            "started": utc_iso(started), "python": sys.version.split()[0]})
     yield section("custody")
     ReadCounter.new_pass()
