@@ -506,7 +506,8 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
     yield shape("report", {"kdump_version": __version__,
                            "command": [kfs.scrub(a) for a in
                                        (list(opts.argv) or ["kdump", "report", *paths])],
-                           "inputs": [kfs.display_url(p) for p in paths], "cwd": os.getcwd(), "host": socket.gethostname(),
+                           "inputs": [kfs.display_url(p) for p in paths], "cwd": os.getcwd(),
+                           "host": socket.gethostname(),
                            "started": utc_iso(started), "python": sys.version.split()[0]})
     yield section("custody")
     ReadCounter.new_pass()
