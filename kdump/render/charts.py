@@ -83,7 +83,11 @@ def bar_chart(title: str, items: list[tuple[str, int]], *, bytes_axis: bool = Tr
     chart = pygal.HorizontalBar(**_config(width=600, height=h, show_legend=False, title=None,
                                           value_formatter=fmt, show_y_guides=True,
                                           show_x_guides=False, print_values=True,
-                                          print_values_position="top"))
+                                          print_values_position="top",
+                                          # a few round ticks: "10.0 KB" labels side by
+                                          # side overlap past about six
+                                          x_labels_major_count=6,
+                                          show_minor_x_labels=False))
     chart.x_labels = [_label(k) for k, _ in reversed(items)]
     chart.add(title, [v for _, v in reversed(items)])
     return _svg(chart)
