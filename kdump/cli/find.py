@@ -13,6 +13,7 @@ from .options import (
     decoder_option,
     format_option,
     jobs_option,
+    kafka_version_option,
     key_value_decoder_options,
     make_decoder,
     max_batch_bytes_option,
@@ -25,23 +26,26 @@ from .options import (
 )
 
 
-def _topic_of(path: str) -> str | None:
-    """The topic named by the partition directory of PATH (a directory or a segment)."""
+def _topic_of(path: str) -> tuple[str | None, str]:
+    """The topic named by the partition directory of PATH (a directory or a segment),
+    and the log dir holding that directory."""
     import os
 
     from .. import fs as kfs
     from ..files.logdir import parse_partition_dir
 
-    d = path if kfs.isdir(path) else os.path.dirname(kfs.abspath(path))
-    pd = parse_partition_dir(os.path.basename(kfs.abspath(d)))
-    return pd.topic if pd is not None else None
+    d = kfs.abspath(path if kfs.isdir(path) else os.path.dirname(kfs.abspath(path)))
+    pd = parse_partition_dir(os.path.basename(d))
+    return (pd.topic if pd is not None else None), os.path.dirname(d)
 
 
 def _find_renderer(path: str, fmt: str | None, print_data_log: bool, payload_encoding: str,
-                   decoder: str, key_decoder: str | None, value_decoder: str | None) -> object:
+                   decoder: str, key_decoder: str | None, value_decoder: str | None,
+                   kafka_version: str | None) -> object:
     fmt = resolve_format(fmt)
     print_data_log = print_data_log or bool(key_decoder or value_decoder) or decoder != "auto"
-    dec = make_decoder(decoder, key_decoder, value_decoder, _topic_of(path)) \
+    topic, log_dir = _topic_of(path)
+    dec = make_decoder(decoder, key_decoder, value_decoder, topic, log_dir, kafka_version) \
         if print_data_log else None
     return renderer("find", fmt, payload_encoding=payload_encoding,
                     print_data_log=print_data_log, decoder=dec)
@@ -103,7 +107,8 @@ def _lookup(path: str, out: object, find: Any) -> ExitCode:
 
 def _find_options(f: F) -> F:
     """The options find-offset and find-time share."""
-    for option in (max_batch_bytes_option, payload_encoding_option, format_option(),
+    for option in (kafka_version_option, max_batch_bytes_option, payload_encoding_option,
+                   format_option(),
                    key_value_decoder_options, decoder_option,
                    click.option("--print-data-log", is_flag=True,
                                 help="Print the record's key and payload.")):
@@ -117,7 +122,8 @@ def _find_options(f: F) -> F:
 @_find_options
 def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: str,
                         key_decoder: str | None, value_decoder: str | None, fmt: str | None,
-                        payload_encoding: str, max_batch_bytes: int) -> ExitCode:
+                        payload_encoding: str, max_batch_bytes: int,
+                        kafka_version: str | None) -> ExitCode:
     """Where is OFFSET?  PATH is a partition directory or one .log segment.
 
     Picks the segment by base offset from the file names, looks the offset up in the
@@ -132,7 +138,7 @@ def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: s
 
     target = _offset(offset)
     out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
-                         key_decoder, value_decoder)
+                         key_decoder, value_decoder, kafka_version)
     return _lookup(path, out, lambda: find_offset(path, target, deep=True,
                                                   max_batch_bytes=max_batch_bytes))
 
@@ -143,7 +149,8 @@ def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: s
 @_find_options
 def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: str,
                       key_decoder: str | None, value_decoder: str | None, fmt: str | None,
-                      payload_encoding: str, max_batch_bytes: int) -> ExitCode:
+                      payload_encoding: str, max_batch_bytes: int,
+                      kafka_version: str | None) -> ExitCode:
     """The earliest offset whose timestamp is at or after TIMESTAMP.
 
     TIMESTAMP is epoch milliseconds or ISO-8601 (2024-05-01T09:14:00Z; +02:00 offsets
@@ -163,7 +170,7 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
 
     target = parse_timestamp(timestamp)
     out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
-                         key_decoder, value_decoder)
+                         key_decoder, value_decoder, kafka_version)
     return _lookup(path, out, lambda: find_time(path, target, max_batch_bytes=max_batch_bytes))
 
 

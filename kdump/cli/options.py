@@ -230,6 +230,12 @@ DECODER_HELP = ("Payload decoder.  auto picks the internal-topic decoder from th
                 "keys and values.")
 
 
+def kafka_version_option(f: F) -> F:
+    """``--kafka-version X.Y`` (every command that decodes internal topics' records)."""
+    return click.option("--kafka-version", "kafka_version", type=KafkaVersion(), default=None,
+                        help=KAFKA_VERSION_HELP)(f)
+
+
 def decoder_option(f: F) -> F:
     return click.option("--decoder", "decoder", type=click.Choice(DECODER_CHOICES),
                         default="auto", show_default=True, help=DECODER_HELP)(f)
@@ -248,10 +254,14 @@ def key_value_decoder_options(f: F) -> F:
 
 
 def make_decoder(decoder: str, key_decoder: str | None, value_decoder: str | None,
-                 topic: str | None) -> Any:
-    """The PayloadDecoder for a partition of ``topic``: --decoder auto picks the
-    internal-topic decoder by name; --key/--value-decoder override the simple ones."""
-    from ..decoders import TOPIC_DECODERS, KeyValueDecoder, internal_decoder
+                 topic: str | None, log_dir: str | None = None,
+                 kafka_version: str | None = None) -> Any:
+    """The PayloadDecoder for a partition of ``topic`` in ``log_dir``: --decoder auto
+    picks the internal-topic decoder by name; --key/--value-decoder override the simple
+    ones; internal decoders read the layouts of ``kafka_version``, else of the log dir's
+    metadata.version (:class:`~kdump.decoders.release.Releases`)."""
+    from ..decoders import TOPIC_DECODERS, KeyValueDecoder
+    from ..decoders.release import Releases
 
     name = decoder
     if name == "auto":
@@ -259,7 +269,7 @@ def make_decoder(decoder: str, key_decoder: str | None, value_decoder: str | Non
             TOPIC_DECODERS.get(topic or "", "") or "string")
     if name in SIMPLE_DECODERS:
         return KeyValueDecoder(key_decoder or name, value_decoder or name)
-    return internal_decoder(name)
+    return Releases(kafka_version).decoder(name, log_dir)
 
 
 def jobs_option(f: F) -> F:

@@ -8,6 +8,7 @@ from . import cli
 from .exitcodes import ExitCode
 from .options import (
     format_option,
+    kafka_version_option,
     max_batch_bytes_option,
     payload_encoding_option,
     renderer,
@@ -19,7 +20,8 @@ from .options import (
 @cli.command("compare-replicas")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--print-data-log", is_flag=True,
-              help="Also print the records only one replica holds (those at or after the "
+              help="Also print the records only one replica holds (internal topics decoded as "
+              "dump decodes them; those at or after the "
               "divergence offset, or beyond the other replicas' end): DumpLogSegments lines "
               "under a 'Replica:' line in text, record objects tagged with their replica "
               "in JSON.")
@@ -30,9 +32,10 @@ from .options import (
 @format_option()
 @payload_encoding_option
 @max_batch_bytes_option
+@kafka_version_option
 def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leader: str | None,
                              fmt: str | None, payload_encoding: str,
-                             max_batch_bytes: int) -> ExitCode:
+                             max_batch_bytes: int, kafka_version: str | None) -> ExitCode:
     """Compare the replicas of each partition across brokers' log dirs.
 
     Each PATH is one broker's log dir (or a folder of log dirs, or one partition
@@ -61,7 +64,7 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
     out = renderer("compare-replicas", fmt, payload_encoding=payload_encoding,
                    print_data_log=print_data_log)
     opts = CompareOptions(max_batch_bytes=max_batch_bytes, print_data_log=print_data_log,
-                          leader=leader)
+                          leader=leader, kafka_version=kafka_version)
     diverged = damaged = False
     brokers = -1
 
@@ -94,8 +97,9 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
               help="Only this topic (repeatable; a share-partition's topic may be given by its id).")
 @format_option()
 @max_batch_bytes_option
+@kafka_version_option
 def lag_command(paths: tuple[str, ...], groups: tuple[str, ...], topics: tuple[str, ...],
-                fmt: str | None, max_batch_bytes: int) -> ExitCode:
+                fmt: str | None, max_batch_bytes: int, kafka_version: str | None) -> ExitCode:
     """Consumer lag from log dirs, with no broker.
 
     Replays the __consumer_offsets partitions found under PATHS (any broker's log dirs)
@@ -116,6 +120,7 @@ def lag_command(paths: tuple[str, ...], groups: tuple[str, ...], topics: tuple[s
     """
     from ..ops.lag import LagOptions, lag
 
-    code = run(lag(paths, LagOptions(groups, topics, max_batch_bytes)), renderer("lag", fmt),
+    code = run(lag(paths, LagOptions(groups, topics, max_batch_bytes, kafka_version)),
+               renderer("lag", fmt),
                progress=paths, label="lag")
     return ExitCode.ERROR if code == ExitCode.ERROR else ExitCode.OK

@@ -14,6 +14,7 @@ log reading they share (``_OnePass``); the payload decoders it picks live elsewh
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -21,7 +22,7 @@ from .. import fs as kfs
 from .. import layouts as L
 from ..decoders import RELEASE_AWARE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import Decoded, PayloadDecoder
-from ..decoders.release import NO_EVIDENCE, Evidence, evidence_for_logdir
+from ..decoders.release import Evidence, Releases, log_dir_of
 from ..decoders.simple import StringDecoder
 from ..errors import CorruptDataError, KdumpError
 from ..files.index import (
@@ -57,6 +58,7 @@ from .events import (
     FileStart,
     IndexEntryEvent,
     IndexStatus,
+    LayoutNote,
     LogEnd,
     Note,
     PropertiesEvent,
@@ -98,7 +100,7 @@ class DumpOptions:
     #: (None: from each log dir's metadata.version, else the layout that fits)
     kafka_version: str | None = None
     _cache: dict[object, PayloadDecoder] = field(default_factory=dict)
-    _evidence: dict[str, Evidence] = field(default_factory=dict)
+    _releases: Releases | None = None
 
     @property
     def deep(self) -> bool:
@@ -147,16 +149,11 @@ class DumpOptions:
 
     def evidence_for(self, f: KafkaFile, decoder: str) -> Evidence:
         """What says which Kafka release wrote ``f``'s records: ``--kafka-version``, else
-        (for the topics whose layouts differ by release) its log dir's metadata.version."""
-        if self.kafka_version is not None:
-            return Evidence(self.kafka_version, False, f"--kafka-version {self.kafka_version}")
-        if decoder not in ("offsets", "share-group-state", "transaction-log"):
-            return NO_EVIDENCE
-        log_dir = (os.path.dirname(os.path.dirname(f.path)) if f.topic
-                   else os.path.dirname(f.path)) or "."
-        if log_dir not in self._evidence:
-            self._evidence[log_dir] = evidence_for_logdir(log_dir)
-        return self._evidence[log_dir]
+        (for the topics whose layouts differ by release) its log dir's metadata.version
+        (:class:`~kdump.decoders.release.Releases`, the path every command shares)."""
+        if self._releases is None:
+            self._releases = Releases(self.kafka_version)
+        return self._releases.evidence(log_dir_of(f.path, f.topic is not None), decoder)
 
 
 def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
@@ -244,6 +241,8 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                            max_batch_bytes=opts.max_batch_bytes)
         last_offset = -1
         batches = records_total = 0
+        #: the layouts a LayoutNote was said of (once per file and layout)
+        noted: set[str] = set()
         for item in reader:
             if isinstance(item, Problem):
                 yield item
@@ -292,6 +291,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                 # chunk of records and findings exists at a time
                 records = []
                 announced = False
+                notes: list[LayoutNote] = []
                 try:
                     for rec in batch.records(opts.max_batch_bytes):
                         if last_offset != -1 and rec.offset != last_offset + 1:
@@ -310,9 +310,15 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                                 rec.key, rec.value, rec.offset, rec.headers)
                         elif decoder is not None:
                             ev.decoded = decoder.decode(rec.key, rec.value, rec.offset)
+                            if ev.decoded.note is not None:
+                                note = layout_note(f.path, rec.offset, ev.decoded.note, noted)
+                                if note is not None:
+                                    notes.append(note)
                         records.append(ev)
                         if len(records) >= RECORD_CHUNK:
                             records_total += len(records)
+                            yield from notes
+                            notes.clear()
                             yield BatchEvent(batch, records, continued=announced)
                             yield from problems
                             announced = True
@@ -320,6 +326,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                 except KdumpError as e:
                     problems.append(record_problem(batch, e))
                 records_total += len(records)
+                yield from notes
                 if announced and not records:
                     yield from problems
                     continue
@@ -335,6 +342,24 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             opts.max_bytes is not None and opts.max_bytes != L.INT32_MAX)
         yield LogEnd(f.path, src.size, reader.end, reader.valid_end, limited, batches,
                      records_total, reader.unreadable_bytes)
+
+
+_READ_AS = re.compile(r"read as ([^,;(]+)")
+#: distinct layout notes said per file at most (a hostile file cannot flood stderr)
+MAX_LAYOUT_NOTES = 8
+
+
+def layout_note(path: str, offset: int, note: str, noted: set[str]) -> LayoutNote | None:
+    """The :class:`LayoutNote` of a record's layout ``note`` (the decoder's
+    :attr:`~kdump.decoders.base.Decoded.note`) unless one was said of its layout in this
+    file (``noted``, updated) or :data:`MAX_LAYOUT_NOTES` were."""
+    m = _READ_AS.search(note)
+    key = m.group(1).strip() if m else note
+    if key in noted or len(noted) >= MAX_LAYOUT_NOTES:
+        return None
+    noted.add(key)
+    return LayoutNote(path, f"record layout: {note} (offset {offset}, the first record read "
+                            "so in this file)")
 
 
 def _record_events_py(records: list[Record], event_cls: type[RecordEvent],

@@ -114,3 +114,10 @@ class Note:
 
     path: str
     text: str
+
+
+@dataclass(slots=True)
+class LayoutNote(Note):
+    """Which of several record layouts read a file's records, and why (said once per
+    file and layout, at its first record; :mod:`kdump.decoders.release`).  A ``note``
+    object in JSON; on stderr in text output, whose stdout lines stay DumpLogSegments'."""

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..decoders import internal_decoder
+from ..decoders.release import Releases, log_dir_of
 from ..files.logdir import list_segments
 from ..findings import Problem
 from ..model import shape
@@ -41,6 +41,9 @@ class LagOptions:
     groups: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    #: ``--kafka-version X.Y``: the release whose layouts the groups' records are read with
+    #: (None: each log dir's metadata.version, else the layout that fits)
+    kafka_version: str | None = None
 
 
 @dataclass(slots=True)
@@ -162,8 +165,7 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
     rs = ReplicaSet(paths)
     yield from rs.problems
     problems: list[Problem] = []
-    decoder = internal_decoder("offsets")
-    share_decoder = internal_decoder("share-group-state")
+    releases = Releases(opts.kafka_version)
     committed: dict[tuple[str, str, int], tuple[CommittedOffset, str]] = {}
     group_types: dict[str, str] = {}
     topic_ids: dict[str, str] = {}
@@ -178,9 +180,10 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
         state = ReplayState.new() if topic == OFFSETS_TOPIC else ReplayState.share()
         segs = list_segments(chosen.replica.path)
         for k, (_base, seg) in enumerate(segs):
-            problems.extend(replay_log(seg, k == len(segs) - 1, state,
-                                       decoder=decoder if topic == OFFSETS_TOPIC
-                                       else share_decoder,
+            decoder = releases.decoder("offsets" if topic == OFFSETS_TOPIC
+                                       else "share-group-state",
+                                       log_dir_of(chosen.replica.path, False))
+            problems.extend(replay_log(seg, k == len(segs) - 1, state, decoder=decoder,
                                        max_batch_bytes=opts.max_batch_bytes))
         yield OffsetsSource(chosen, state.digest.records, state.aborted, state.pending_records)
         d = state.digest

@@ -40,6 +40,8 @@ def _events(item: OnlyHereBatch, decode: bool) -> BatchEvent:
     if _DECODER is None:
         _DECODER = KeyValueDecoder("string", "string")
     b = item.batch
+    decoder = item.decoder if item.decoder is not None else _DECODER
+    decode = decode or item.decoder is not None
     events: list[RecordEvent] = []
     try:
         for rec in b.records():
@@ -47,7 +49,7 @@ def _events(item: OnlyHereBatch, decode: bool) -> BatchEvent:
             if b.magic >= 2 and b.is_control:
                 ev.control = parse_control(rec)
             elif decode:
-                ev.decoded = _DECODER.decode(rec.key, rec.value, rec.offset)
+                ev.decoded = decoder.decode(rec.key, rec.value, rec.offset)
             events.append(ev)
     except Exception:
         pass
@@ -153,14 +155,14 @@ def compare_json(item: object, out: TextIO, encoding: str) -> bool:
     ``item`` is not an :class:`OnlyHereBatch`."""
     if not isinstance(item, OnlyHereBatch):
         return False
-    from .jsonl import _dumps, batch_object, record_object
+    from .jsonl import _dumps, _structured_of, batch_object, record_object
 
     r = item.replica
     tag = {"replica": r.path, "log_dir": r.log_dir, "broker_id": r.broker_id}
     ev = _events(item, False)
     out.write(_dumps({**batch_object(item.batch), **tag}) + "\n")
     for rev in ev.records or ():
-        out.write(_dumps({**record_object(item.batch, rev, encoding, (False, False)), **tag})
+        out.write(_dumps({**record_object(item.batch, rev, encoding, _structured_of(rev)), **tag})
                   + "\n")
     return True
 

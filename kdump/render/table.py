@@ -7,6 +7,7 @@ Tables are flushed every few hundred rows so memory stays bounded on big logs.
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -163,6 +164,17 @@ TABLE_RECORD_FIELDS = frozenset({
     "magic", "crc", "crc_valid", "size", "control", "decoded", "decode_error", "replica",
     "log_dir", "broker_id"})
 _EXTRAS: dict[str, tuple[object, list[Field]]] = {}
+_READ_AS = re.compile(r"read as ([^,;(]+)")
+
+
+def compact_layout(note: str) -> str:
+    """A record's layout note (:attr:`~kdump.decoders.base.Decoded.note`) in a table
+    cell: the layout read with (``Kafka 4.1+ ShareSnapshotValue``), and ``unstable``
+    when the note says the version is; the whole note is in JSON and, once per file and
+    layout, above the table."""
+    m = _READ_AS.search(note)
+    short = m.group(1).strip() if m else note
+    return f"{short} (unstable)" if m and "unstable" in note else short
 
 
 def _extras(kind: str, shown: frozenset[str]) -> list[Field]:
@@ -291,6 +303,10 @@ class DumpTableRenderer:
                      f"{d.value_text if d.value_text is not None else 'null'}"
                 if len(kv) > PAYLOAD_CHARS:
                     kv = kv[:PAYLOAD_CHARS] + f"… ({len(kv) - PAYLOAD_CHARS:,} more characters)"
+                if d.note:
+                    kv = f"{kv} · layout: {compact_layout(d.note)}"
+                if d.error:
+                    kv = f"{kv} · error: {d.error}"
             else:
                 kv = f"{_short(rec.key, 40)} = {_short(rec.value, 120)}"
             if record_extras:
@@ -342,6 +358,9 @@ class DumpTableRenderer:
             self._flush()
             for k, v in (item.values or {}).items():
                 self.console.print(f"  {k} = {v}")
+        elif isinstance(item, de.LayoutNote):
+            self._flush()
+            self.console.print(safe_text(f"  {item.text}", "dim"))
         elif isinstance(item, (de.IndexStatus, de.Note)):
             self._flush()
             text = item.message if isinstance(item, de.IndexStatus) else item.text
