@@ -23,6 +23,7 @@ record says which.  :class:`Evidence` carries what is known; :func:`read_layout`
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +41,7 @@ __all__ = [
     "Releases",
     "check_release",
     "evidence_for_logdir",
+    "layout_of_note",
     "layouts",
     "log_dir_of",
     "newer_than_release",
@@ -299,6 +301,16 @@ def read_layout(
     return LayoutRead(d, msg, data_json, end, note=f"{why_evidence}read as {d.label}",
                       doubt=(f"ambiguous: the record fits {names} with different fields; shown "
                              f"as {d.label}, raw bytes kept; give --kafka-version to choose"))
+
+
+_READ_AS = re.compile(r"read as ([^,;(]+(?:\(Kafka [^)]+\))?)")
+
+
+def layout_of_note(note: str) -> str:
+    """The layout a :attr:`LayoutRead.note` says a record was read with
+    (``ShareSnapshotValue (Kafka 4.0)``), or the whole note when it names none."""
+    m = _READ_AS.search(note)
+    return m.group(1).strip() if m else note
 
 
 def newer_than_release(d: RecordDef, version: int, data: dict[str, Any], evidence: Evidence

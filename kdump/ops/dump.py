@@ -14,7 +14,6 @@ log reading they share (``_OnePass``); the payload decoders it picks live elsewh
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -22,7 +21,7 @@ from .. import fs as kfs
 from .. import layouts as L
 from ..decoders import RELEASE_AWARE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
 from ..decoders.base import Decoded, PayloadDecoder
-from ..decoders.release import Evidence, Releases, log_dir_of
+from ..decoders.release import Evidence, Releases, layout_of_note, log_dir_of
 from ..decoders.simple import StringDecoder
 from ..errors import CorruptDataError, KdumpError
 from ..files.index import (
@@ -344,7 +343,6 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                      records_total, reader.unreadable_bytes)
 
 
-_READ_AS = re.compile(r"read as ([^,;(]+)")
 #: distinct layout notes said per file at most (a hostile file cannot flood stderr)
 MAX_LAYOUT_NOTES = 8
 
@@ -353,8 +351,7 @@ def layout_note(path: str, offset: int, note: str, noted: set[str]) -> LayoutNot
     """The :class:`LayoutNote` of a record's layout ``note`` (the decoder's
     :attr:`~kdump.decoders.base.Decoded.note`) unless one was said of its layout in this
     file (``noted``, updated) or :data:`MAX_LAYOUT_NOTES` were."""
-    m = _READ_AS.search(note)
-    key = m.group(1).strip() if m else note
+    key = layout_of_note(note)
     if key in noted or len(noted) >= MAX_LAYOUT_NOTES:
         return None
     noted.add(key)

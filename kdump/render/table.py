@@ -7,7 +7,6 @@ Tables are flushed every few hundred rows so memory stays bounded on big logs.
 from __future__ import annotations
 
 import os
-import re
 from typing import Any, TextIO
 
 from rich.console import Console
@@ -164,17 +163,15 @@ TABLE_RECORD_FIELDS = frozenset({
     "magic", "crc", "crc_valid", "size", "control", "decoded", "decode_error", "replica",
     "log_dir", "broker_id"})
 _EXTRAS: dict[str, tuple[object, list[Field]]] = {}
-_READ_AS = re.compile(r"read as ([^,;(]+)")
-
-
 def compact_layout(note: str) -> str:
     """A record's layout note (:attr:`~kdump.decoders.base.Decoded.note`) in a table
     cell: the layout read with (``Kafka 4.1+ ShareSnapshotValue``), and ``unstable``
     when the note says the version is; the whole note is in JSON and, once per file and
     layout, above the table."""
-    m = _READ_AS.search(note)
-    short = m.group(1).strip() if m else note
-    return f"{short} (unstable)" if m and "unstable" in note else short
+    from ..decoders.release import layout_of_note
+
+    short = layout_of_note(note)
+    return f"{short}, unstable" if short != note and "unstable" in note else short
 
 
 def _extras(kind: str, shown: frozenset[str]) -> list[Field]:

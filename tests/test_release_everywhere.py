@@ -1,0 +1,241 @@
+"""Release-aware decoding in every command (issue #23, item 2): ``--kafka-version`` on
+dump --summary, lag, find-offset/find-time, compare-replicas, report and the Spark data
+source, all through :class:`kdump.decoders.release.Releases`; the layout note in table
+output and, once per file and layout, on stderr in text output.
+
+The records are Kafka 4.0's ShareSnapshotValue (tests/kafka4_specs.py, encoded by
+tests/message_writer.py): read with 4.1's layout they do not fit.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kdump.decoders.release import NO_EVIDENCE, Evidence, Releases, layout_of_note, log_dir_of
+
+try:
+    from tests import writer as w
+    from tests.test_kafka4 import _feature_level, _share_snapshot
+except ImportError:  # pragma: no cover - tests/ not importable as a package
+    import writer as w  # type: ignore[no-redef, import-not-found, unused-ignore]
+    from test_kafka4 import (  # type: ignore[no-redef, import-not-found, unused-ignore]
+        _feature_level,
+        _share_snapshot,
+    )
+
+SEG = "__share_group_state-0/00000000000000000000.log"
+FITS = ("read as ShareSnapshotValue (Kafka 4.0), the layout that fits (ShareSnapshotValue "
+        "(Kafka 4.1+): non-nullable field stateBatches was serialized as null)")
+MISFIT = ("Error at offset {o}, skipping. Could not read record with version 0 from value's "
+          "buffer due to: non-nullable field stateBatches was serialized as null (read as "
+          "ShareSnapshotValue (Kafka 4.1+)).")
+
+
+def _share_dir(root: Path, records: int = 2, base: int = 0, level: int | None = None) -> Path:
+    """A log dir whose ``__share_group_state-0`` holds ``records`` 4.0 snapshots."""
+    if level is not None:
+        ml = w.MetadataLogWriter(root / "__cluster_metadata-0")
+        ml.append([_feature_level(level)])
+        ml.close()
+    pw = w.PartitionWriter(root / "__share_group_state-0")
+    for i in range(records):
+        key, value, _ = _share_snapshot("4.0", snapshotEpoch=i + 1)
+        pw.append(w.v2_batch([w.Rec(key, value)], base_offset=base + i))
+    pw.close()
+    return root
+
+
+def _objects(text: str, kind: str) -> list[dict[str, Any]]:
+    out = []
+    for line in text.splitlines():
+        if line.startswith("{"):
+            obj = json.loads(line)
+            if obj.get("type") == kind:
+                out.append(obj)
+    return out
+
+
+# ------------------------------------------------------------------------ the one path
+
+
+def test_releases_reads_each_log_dir_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _share_dir(tmp_path / "a", level=27)
+    _share_dir(tmp_path / "b")
+    import kdump.decoders.release as rel
+
+    calls: list[str | None] = []
+    real = rel.evidence_for_logdir
+    monkeypatch.setattr(rel, "evidence_for_logdir", lambda d: calls.append(d) or real(d))
+    r = Releases()
+    a = str(tmp_path / "a")
+    ev = r.evidence(a, "share-group-state")
+    assert ev == Evidence("4.1", True, "metadata.version 27 (4.1-IV1) in "
+                          f"{tmp_path / 'a' / '__cluster_metadata-0' / '00000000000000000000.log'}")
+    assert r.evidence(a, "offsets") is ev
+    assert r.evidence(str(tmp_path / "b"), "offsets") == NO_EVIDENCE
+    # cluster-metadata and data topics: only a named release counts
+    assert r.evidence(a, "cluster-metadata") == NO_EVIDENCE
+    assert calls == [a, str(tmp_path / "b")]
+    # one decoder per (name, evidence)
+    assert r.decoder("share-group-state", a) is r.decoder("share-group-state", a)
+    assert r.decoder("share-group-state", a).evidence == ev
+    named = Releases("4.0")
+    assert named.evidence(a, "cluster-metadata") == Evidence("4.0", False, "--kafka-version 4.0")
+    assert named.decoder("offsets", None).evidence == Evidence("4.0", False,
+                                                               "--kafka-version 4.0")
+    assert calls == [a, str(tmp_path / "b")]  # a named release reads no log dir
+
+
+def test_log_dir_of() -> None:
+    assert log_dir_of("/d/ld/t-0/00000000000000000000.log", True) == "/d/ld"
+    assert log_dir_of("/d/ld/t-0", False) == "/d/ld"
+    assert log_dir_of("/d/ld/bootstrap.checkpoint", False) == "/d/ld"
+    assert log_dir_of("t-0", False) == "."
+
+
+def test_layout_of_note() -> None:
+    assert layout_of_note(FITS) == "ShareSnapshotValue (Kafka 4.0)"
+    assert layout_of_note("read as ShareSnapshotValue (Kafka 4.1+), by --kafka-version 4.2") == \
+        "ShareSnapshotValue (Kafka 4.1+)"
+    assert layout_of_note("X version 3 is unstable") == "X version 3 is unstable"
+
+
+# ------------------------------------------------------------------------ dump, text and table
+
+
+def test_text_dump_says_the_layout_once_per_file_on_stderr(kdump: Any, tmp_path: Path) -> None:
+    _share_dir(tmp_path)
+    r = kdump("dump", "--print-data-log", "__share_group_state-0", cwd=tmp_path)
+    assert r.rc == 0, r.err
+    assert r.err.splitlines() == [
+        f"{SEG}: note: record layout: {FITS} (offset 0, the first record read so in this file)"]
+    assert "layout" not in r.out  # stdout: DumpLogSegments' lines only
+    assert sum(1 for line in r.out.splitlines() if ' payload: {"type":"0","data":' in line) == 2
+    r = kdump("dump", "--print-data-log", "--kafka-version", "4.0", "__share_group_state-0",
+              cwd=tmp_path)
+    assert r.err.splitlines() == [
+        f"{SEG}: note: record layout: read as ShareSnapshotValue (Kafka 4.0), by --kafka-version "
+        "4.0 (offset 0, the first record read so in this file)"]
+    # JSON: a note object, and the layout on each record
+    r = kdump("dump", "--print-data-log", "--format", "json", "__share_group_state-0",
+              cwd=tmp_path)
+    assert _objects(r.out, "note") == [{
+        "type": "note", "file": SEG,
+        "text": f"record layout: {FITS} (offset 0, the first record read so in this file)"}]
+    assert [x["decoded"]["layout"] for x in _objects(r.out, "record")] == [FITS, FITS]
+
+
+def test_a_single_layout_says_nothing(kdump: Any, sample_dir: Path) -> None:
+    r = kdump("dump", "--print-data-log", str(sample_dir), watch=[sample_dir])
+    assert "note: record layout" not in r.err
+
+
+def test_table_dump_shows_layout_and_errors(kdump: Any, tmp_path: Path) -> None:
+    _share_dir(tmp_path, records=1)
+    r = kdump("dump", "--print-data-log", "--format", "table", "__share_group_state-0",
+              cwd=tmp_path)
+    assert r.rc == 0, r.err
+    # the table wraps its cells: compared without the borders and white space
+    squeezed = "".join(r.out.replace("│", "").split())
+    assert "·layout:ShareSnapshotValue(Kafka4.0)" in squeezed
+    assert "recordlayout:readasShareSnapshotValue(Kafka4.0),thelayoutthatfits" in squeezed
+    r = kdump("dump", "--print-data-log", "--format", "table", "--kafka-version", "4.1",
+              "__share_group_state-0", cwd=tmp_path)
+    squeezed = "".join(r.out.replace("│", "").split())
+    assert "·error:" + "".join(MISFIT.format(o=0).split()) in squeezed
+
+
+# ------------------------------------------------------------------------ the other commands
+
+
+def test_summary_and_lag_take_the_kafka_version(kdump: Any, tmp_path: Path) -> None:
+    _share_dir(tmp_path, records=1)
+    for version, shares, ignored in (("4.0", 1, 0), ("4.1", 0, 1), (None, 1, 0)):
+        args = ["--kafka-version", version] if version else []
+        r = kdump("dump", "--summary", "--format", "json", *args, "__share_group_state-0",
+                  cwd=tmp_path)
+        (total,) = _objects(r.out, "offsets_summary")
+        assert (total["share_partitions"], total["ignored_records"]) == (shares, ignored)
+        r = kdump("lag", ".", "--format", "json", *args, cwd=tmp_path)
+        assert r.rc == 0, r.err
+        assert [(x["group"], x["partition"], x["committed_offset"])
+                for x in _objects(r.out, "lag")] == [("g", 3, 100)] * shares
+    r = kdump("lag", ".", "--kafka-version", "3.9", cwd=tmp_path)
+    assert r.rc == 2 and "unsupported Kafka version '3.9'" in r.err
+
+
+def test_summary_reads_the_log_dirs_metadata_version(kdump: Any, tmp_path: Path) -> None:
+    _share_dir(tmp_path, records=1, level=27)  # 4.1: the 4.0 record does not fit
+    r = kdump("dump", "--summary", "--format", "json", "__share_group_state-0", cwd=tmp_path)
+    (total,) = _objects(r.out, "offsets_summary")
+    assert (total["share_partitions"], total["ignored_records"]) == (0, 1)
+
+
+def test_find_takes_the_kafka_version(kdump: Any, tmp_path: Path) -> None:
+    _share_dir(tmp_path)
+    r = kdump("find-offset", "__share_group_state-0", "1", "--print-data-log",
+              "--kafka-version", "4.1", cwd=tmp_path)
+    assert r.rc == 0, r.err
+    assert r.out.splitlines()[-1].endswith(" key: " + MISFIT.format(o=1))
+    r = kdump("find-time", "__share_group_state-0", "1700000000000", "--print-data-log",
+              "--format", "json", "--kafka-version", "4.0", cwd=tmp_path)
+    (found,) = _objects(r.out, "found")
+    assert found["decoded"]["layout"] == \
+        "read as ShareSnapshotValue (Kafka 4.0), by --kafka-version 4.0"
+    r = kdump("find-offset", "__share_group_state-0", "0", "--print-data-log", "--format",
+              "json", cwd=tmp_path)
+    (found,) = _objects(r.out, "found")
+    assert found["decoded"]["layout"] == FITS
+
+
+def test_compare_replicas_decodes_internal_topics_with_the_evidence(kdump: Any,
+                                                                   tmp_path: Path) -> None:
+    _share_dir(tmp_path / "b1", records=1)
+    _share_dir(tmp_path / "b2", records=2)
+    r = kdump("compare-replicas", "b1", "b2", "--print-data-log", "--format", "json",
+              "--kafka-version", "4.0", cwd=tmp_path)
+    (rec,) = _objects(r.out, "record")
+    assert (rec["replica"], rec["offset"]) == ("b2/__share_group_state-0", 1)
+    assert rec["decoded"]["layout"] == "read as ShareSnapshotValue (Kafka 4.0), by --kafka-version 4.0"
+    assert rec["decoded"]["value"]["data"]["snapshotEpoch"] == 2
+    r = kdump("compare-replicas", "b1", "b2", "--print-data-log", "--kafka-version", "4.1",
+              cwd=tmp_path)
+    assert r.out.splitlines()[-1].endswith(" key: " + MISFIT.format(o=1))
+    r = kdump("compare-replicas", "b1", "b2", "--print-data-log", cwd=tmp_path)
+    assert r.out.splitlines()[-1].endswith(
+        ' payload: {"type":"0","data":{"snapshotEpoch":2,"stateEpoch":2,"leaderEpoch":3,'
+        '"startOffset":100,"stateBatches":[{"firstOffset":100,"lastOffset":109,'
+        '"deliveryState":2,"deliveryCount":1}]}}')
+
+
+def test_report_takes_the_kafka_version(kdump: Any, tmp_path: Path) -> None:
+    _share_dir(tmp_path, records=1)
+    rows = {}
+    for version in ("4.0", "4.1"):
+        r = kdump("report", ".", "--format", "json", "--kafka-version", version, cwd=tmp_path)
+        assert r.rc in (0, 1), r.err
+        rows[version] = [(x["group"], x["committed_offset"]) for x in _objects(r.out, "lag")]
+    assert rows == {"4.0": [("g", 100)], "4.1": []}
+
+
+def test_spark_data_source_kafka_version(tmp_path: Path) -> None:
+    from kdump.spark.segments import make_decoder, parse_options
+
+    _share_dir(tmp_path / "named")
+    _share_dir(tmp_path / "floor", level=26)
+    opts = parse_options({"path": str(tmp_path), "decoder": "auto", "kafka_version": "4.0.2"})
+    assert opts.kafka_version == "4.0"
+    seg = str(tmp_path / "named" / SEG)
+    dec = make_decoder("auto", "__share_group_state", opts, seg)
+    assert dec.evidence == Evidence("4.0", False, "--kafka-version 4.0")  # type: ignore[attr-defined]
+    opts = parse_options({"path": str(tmp_path), "decoder": "auto"})
+    assert opts.kafka_version is None
+    dec = make_decoder("auto", "__share_group_state", opts, str(tmp_path / "floor" / SEG))
+    assert dec.evidence.release == "4.1" and dec.evidence.floor  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match=r"kafka_log: kafka_version: unsupported Kafka version "
+                                         r"'3\.8'"):
+        parse_options({"path": str(tmp_path), "kafka_version": "3.8"})
