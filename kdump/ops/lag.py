@@ -170,9 +170,16 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
     group_types: dict[str, str] = {}
     topic_ids: dict[str, str] = {}
     shares: dict[tuple[str, str, int], tuple[SharePartitionState, str]] = {}
-    #: KIP-848 consumer groups: (group, topic id, partition) -> members assigned it
+    #: KIP-848 consumer and KIP-932 share groups: (group, topic id, partition) -> members
+    #: whose current assignment holds it
     assigned: dict[tuple[str, str, int], list[str]] = {}
+    #: KIP-1071 streams groups: (group, topic, partition) -> members whose active tasks
+    #: read it
+    streams_assigned: dict[tuple[str, str, int], list[str]] = {}
     consumer_groups: set[str] = set()
+    share_groups: set[str] = set()
+    streams_groups: set[str] = set()
+    data_topics = sorted({t for t, _p in rs.replicas if t not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC)})
     for (topic, partition) in sorted(rs.replicas):
         if topic not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC):
             continue
@@ -197,9 +204,12 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
         assert isinstance(d, OffsetsDigest)
         topic_ids.update(d.topic_names)
         for grp in d.modern_groups():
-            if grp.group_type != "consumer":
+            if grp.group_type == "streams":
+                streams_groups.add(grp.group)
+                for member, topic, pid in streams_task_partitions(grp, data_topics):
+                    streams_assigned.setdefault((grp.group, topic, pid), []).append(member)
                 continue
-            consumer_groups.add(grp.group)
+            (consumer_groups if grp.group_type == "consumer" else share_groups).add(grp.group)
             for member, parts in grp.assignments.items():
                 for tp in parts:
                     for pid in tp["partitions"]:
@@ -221,21 +231,32 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
     members_of: dict[tuple[str, str, int], list[str]] = {}
     for (group, tid, partition), members in assigned.items():
         members_of[(group, names.get(tid, tid), partition)] = sorted(set(members))
+    for gtp, members in streams_assigned.items():
+        members_of[gtp] = sorted(set(members))
     entries: list[tuple[str, str | None, int, int | None, int, str, str,
                         SharePartitionState | None]] = []
     for (group, topic, partition), (o, from_path) in committed.items():
         entries.append((group, topic, partition, o.offset, o.commit_timestamp, o.metadata,
                         from_path, None))
-    # a consumer group's assigned partitions it has committed nothing on (as
-    # kafka-consumer-groups --describe lists them): the topic by id when unnamed
+    # a consumer or streams group's assigned partitions it has committed nothing on (as
+    # kafka-consumer-groups / kafka-streams-groups --describe list them): the topic by id
+    # when unnamed
     offsets_path = {o.group: p for o, p in committed.values()}
     for (group, topic, partition) in sorted(set(members_of) - set(committed)):
+        if group in share_groups:
+            continue
         entries.append((group, topic, partition, None, -1, "",
                         offsets_path.get(group, ""), None))
     for (group, tid, partition), (s, from_path) in shares.items():
         entries.append((group, names.get(tid), partition, s.start_offset,
                         s.write_timestamp or -1, "", from_path, s))
+    # a share group's assigned partitions with no share-partition state yet (the share
+    # coordinator writes it when the group first reads the partition): start offset null
+    for (group, tid, partition) in sorted(assigned):
+        if group in share_groups and (group, tid, partition) not in shares:
+            entries.append((group, names.get(tid, tid), partition, None, -1, "", "", None))
     leo_cache: dict[tuple[str, int], ChosenReplica | None] = {}
+    with_assignments = consumer_groups | streams_groups | share_groups
     rows: list[LagRow] = []
     for group, topic_or_none, partition, position, ts, meta, from_path, share in entries:
         if opts.groups and group not in opts.groups:
@@ -262,7 +283,7 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
                            f"{sum(1 for x in rs.replicas.get(key, []) if x.high_watermark is not None)})",
                            from_path, "share" if share is not None else group_types.get(group),
                            share, members_of.get((group, topic, partition), [])
-                           if group in consumer_groups and share is None else None))
+                           if group in with_assignments else None))
     yield from problems
     rows.sort(key=lambda r: (r.lag is None, -(r.lag or 0), r.group, r.topic, r.partition))
     yield from rows
@@ -292,4 +313,33 @@ def _share_topic_names(from_records: dict[str, str], rs: ReplicaSet,
     return topic_names(digest, files, wanted)
 
 
-__all__ = ["GroupLag", "LagOptions", "LagRow", "OffsetsSource", "lag"]
+__all__ = ["GroupLag", "LagOptions", "LagRow", "OffsetsSource", "lag", "streams_task_partitions"]
+
+
+def streams_task_partitions(grp: Any, topics: list[str]) -> Iterator[tuple[str, str, int]]:
+    """(member, topic, partition) of a streams group's active tasks, as Kafka's
+    ``EndpointToPartitionsManager`` maps them: task (subtopology, p) reads partition p of
+    each of the subtopology's source topics and repartition source topics (from the
+    group's StreamsGroupTopology record); source topic regexes are matched (whole name)
+    against ``topics``, the topics found under the inputs.  Kafka leaves out the
+    partitions a topic does not have; kdump, without the topic's partition count, keeps
+    them (their log end offset is then unknown)."""
+    import re
+
+    subtopologies = {st.get("subtopology_id"): st
+                     for st in (grp.topology or {}).get("subtopologies", [])}
+    for member in sorted(grp.assignments):
+        for task in grp.assignments[member]:
+            st = subtopologies.get(task.get("subtopology_id"))
+            if st is None:
+                continue  # no topology (yet): which topics the task reads is unknown
+            names = set(st["source_topics"]) | set(st["repartition_source_topics"])
+            for pattern in st["source_topic_regex"]:
+                try:
+                    rx = re.compile(pattern)
+                except re.error:
+                    continue
+                names.update(t for t in topics if rx.fullmatch(t))
+            for topic in sorted(names):
+                for pid in task["partitions"]:
+                    yield member, topic, pid
