@@ -18,9 +18,11 @@ import pytest
 from kdump.decoders.release import NO_EVIDENCE, Evidence, Releases, layout_of_note, log_dir_of
 
 try:
+    from tests import kafka4_fixtures as kf
     from tests import writer as w
     from tests.test_kafka4 import _feature_level, _share_snapshot
 except ImportError:  # pragma: no cover - tests/ not importable as a package
+    import kafka4_fixtures as kf  # type: ignore[no-redef, import-not-found, unused-ignore]
     import writer as w  # type: ignore[no-redef, import-not-found, unused-ignore]
     from test_kafka4 import (  # type: ignore[no-redef, import-not-found, unused-ignore]
         _feature_level,
@@ -239,3 +241,83 @@ def test_spark_data_source_kafka_version(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"kafka_log: kafka_version: unsupported Kafka version "
                                          r"'3\.8'"):
         parse_options({"path": str(tmp_path), "kafka_version": "3.8"})
+
+
+# ------------------------------------------------------------------------ lag: streams, share
+
+
+def _groups_without_commits(root: Path) -> None:
+    """A streams group whose tasks read source topics, a repartition topic and a regex's
+    topics, one offset committed; a share group assigned two partitions, one with
+    share-partition state."""
+    def c(t: int, key: dict[str, Any], value: dict[str, Any]) -> w.Rec:
+        return kf._coord("4.3", "group", t, key, value)
+
+    def tasks(subtopology: str, partitions: list[int]) -> dict[str, Any]:
+        return {"subtopologyId": subtopology, "partitions": partitions}
+
+    def assignment(active: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"memberEpoch": 2, "previousMemberEpoch": 1, "state": 0, "activeTasks": active,
+                "standbyTasks": [tasks("0", [2])], "warmupTasks": [],
+                "activeTasksPendingRevocation": [], "standbyTasksPendingRevocation": [],
+                "warmupTasksPendingRevocation": []}
+
+    def sub(sid: str, topics: list[str], regex: list[str], repartition: list[str]
+            ) -> dict[str, Any]:
+        return {"subtopologyId": sid, "sourceTopics": topics, "sourceTopicRegex": regex,
+                "stateChangelogTopics": [], "repartitionSinkTopics": [],
+                "repartitionSourceTopics": [{"name": n, "partitions": 2, "replicationFactor": -1,
+                                             "topicConfigs": []} for n in repartition],
+                "copartitionGroups": []}
+
+    kf._partition(root / "__consumer_offsets-0", [[
+        c(17, {"groupId": "st"}, {"epoch": 2, "metadataHash": 7}),
+        c(23, {"groupId": "st"}, {"epoch": 1, "subtopologies": [
+            sub("0", ["orders"], [], ["st-rep"]), sub("1", [], ["pay.*"], [])]}),
+        c(22, {"groupId": "st", "memberId": "m1"}, assignment([tasks("0", [0, 1])])),
+        c(22, {"groupId": "st", "memberId": "m2"},
+          assignment([tasks("1", [0]), tasks("9", [0])])),  # no subtopology 9: left out
+        c(1, {"group": "st", "topic": "orders", "partition": 0},
+          {"offset": 2, "leaderEpoch": 0, "metadata": "", "commitTimestamp": kf.TS}),
+        c(11, {"groupId": "sh"}, {"epoch": 3, "metadataHash": 11}),
+        c(15, {"groupId": "sh"}, {"initializingTopics": [], "deletingTopics": [],
+                                  "initializedTopics": [{"topicId": kf.T1, "topicName": "orders",
+                                                         "partitions": [0]}]}),
+        c(14, {"groupId": "sh", "memberId": "m9"},
+          {"memberEpoch": 3, "previousMemberEpoch": 2, "state": 0,
+           "assignedPartitions": [{"topicId": kf.T1, "partitions": [0, 1]}]}),
+    ]])
+    kf._partition(root / "__share_group_state-0", [[kf._coord(
+        "4.3", "share", 0, {"groupId": "sh", "topicId": kf.T1, "partition": 0},
+        {"snapshotEpoch": 0, "stateEpoch": 1, "leaderEpoch": 0, "startOffset": 1,
+         "createTimestamp": kf.TS, "writeTimestamp": kf.TS, "stateBatches": []})]])
+    for topic in ("orders-0", "orders-1", "payments-0", "paycheck-0", "other-0"):
+        kf._partition(root / topic, [[w.Rec(b"k", b"v")] * 3])
+
+
+def test_lag_of_streams_tasks_and_share_assignments(kdump: Any, tmp_path: Path) -> None:
+    _groups_without_commits(tmp_path)
+    r = kdump("lag", ".", "--format", "json", cwd=tmp_path)
+    assert r.rc == 0, r.err
+    rows = [(x["group"], x["group_type"], x["topic"], x["partition"], x["committed_offset"],
+             x["lag"], x["assigned_to"]) for x in _objects(r.out, "lag")]
+    assert rows == [
+        ("sh", "share", "orders", 0, 1, 2, ["m9"]),
+        ("st", "streams", "orders", 0, 2, 1, ["m1"]),
+        # assigned, nothing committed (nor share-partition state): lag unknown
+        ("sh", "share", "orders", 1, None, None, ["m9"]),
+        ("st", "streams", "orders", 1, None, None, ["m1"]),
+        ("st", "streams", "paycheck", 0, None, None, ["m2"]),
+        ("st", "streams", "payments", 0, None, None, ["m2"]),
+        ("st", "streams", "st-rep", 0, None, None, ["m1"]),
+        ("st", "streams", "st-rep", 1, None, None, ["m1"]),
+    ]
+    (share1,) = [x for x in _objects(r.out, "lag") if x["group"] == "sh" and x["partition"] == 1]
+    assert (share1["log_end_offset"], share1["commit_timestamp"], share1["committed_offset_from"]) \
+        == (3, -1, "")
+    groups = [(x["group"], x["group_type"], x["partitions"], x["total_lag"])
+              for x in _objects(r.out, "group_lag")]
+    assert groups == [("sh", "share", 2, 2), ("st", "streams", 6, 1)]
+    t = kdump("lag", ".", "--group", "st", "--topic", "st-rep", cwd=tmp_path)
+    assert [line.split()[:6] for line in t.out.splitlines()[1:3]] == [
+        ["st", "streams", "st-rep", "0", "-", "-"], ["st", "streams", "st-rep", "1", "-", "-"]]
