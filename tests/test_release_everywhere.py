@@ -321,3 +321,61 @@ def test_lag_of_streams_tasks_and_share_assignments(kdump: Any, tmp_path: Path) 
     t = kdump("lag", ".", "--group", "st", "--topic", "st-rep", cwd=tmp_path)
     assert [line.split()[:6] for line in t.out.splitlines()[1:3]] == [
         ["st", "streams", "st-rep", "0", "-", "-"], ["st", "streams", "st-rep", "1", "-", "-"]]
+
+
+# ------------------------------------------------------------------------ share state batches
+
+
+@pytest.mark.parametrize(("so_far", "new", "start", "expected"), [
+    # pruned at the start offset
+    ([(100, 130, 0, 1)], [], 120, [(120, 130, 0, 1)]),
+    ([(100, 110, 0, 1)], [(90, 99, 2, 1)], 100, [(100, 110, 0, 1)]),
+    # same delivery count and state: overlapping or contiguous batches are joined
+    ([(100, 110, 0, 1)], [(105, 115, 0, 1)], -1, [(100, 115, 0, 1)]),
+    ([(100, 110, 0, 1)], [(111, 115, 0, 1)], -1, [(100, 115, 0, 1)]),
+    ([(100, 110, 0, 1)], [(111, 115, 2, 1)], -1, [(100, 110, 0, 1), (111, 115, 2, 1)]),
+    # the higher delivery count wins where they overlap, then the higher state
+    ([(100, 110, 0, 1)], [(100, 105, 2, 2)], -1, [(100, 105, 2, 2), (106, 110, 0, 1)]),
+    ([(100, 110, 0, 3)], [(100, 105, 0, 1)], -1, [(100, 110, 0, 3)]),
+    ([(100, 120, 0, 1)], [(105, 110, 2, 1)], -1,
+     [(100, 104, 0, 1), (105, 110, 2, 1), (111, 120, 0, 1)]),
+    ([(100, 120, 2, 1)], [(105, 110, 0, 1)], -1, [(100, 120, 2, 1)]),
+    ([(100, 110, 0, 1)], [(105, 115, 2, 2)], -1, [(100, 104, 0, 1), (105, 115, 2, 2)]),
+    ([(100, 110, 0, 2)], [(105, 115, 2, 1)], -1, [(100, 110, 0, 2), (111, 115, 2, 1)]),
+    ([(100, 110, 0, 1), (120, 130, 0, 1)], [(105, 125, 4, 1)], -1,
+     [(100, 104, 0, 1), (105, 125, 4, 1), (126, 130, 0, 1)]),
+])
+def test_combine_state_batches(so_far: list[Any], new: list[Any], start: int,
+                               expected: list[Any]) -> None:
+    from kdump.ops.share_state import combine_state_batches
+
+    assert combine_state_batches(so_far, new, start) == expected
+
+
+def test_summary_merges_updates_onto_the_snapshot(kdump: Any, tmp_path: Path) -> None:
+    key = {"groupId": "sh", "topicId": kf.T1, "partition": 0}
+
+    def batch(first: int, last: int, state: int, count: int) -> dict[str, int]:
+        return {"firstOffset": first, "lastOffset": last, "deliveryState": state,
+                "deliveryCount": count}
+
+    kf._partition(tmp_path / "__share_group_state-0", [[
+        kf._coord("4.3", "share", 0, key, {
+            "snapshotEpoch": 1, "stateEpoch": 1, "leaderEpoch": 0, "startOffset": 100,
+            "createTimestamp": kf.TS, "writeTimestamp": kf.TS,
+            "stateBatches": [batch(100, 119, 0, 1)]}),
+        kf._coord("4.3", "share", 1, key, {
+            "snapshotEpoch": 1, "leaderEpoch": -1, "startOffset": 105,
+            "stateBatches": [batch(105, 109, 2, 1)]}),
+        kf._coord("4.3", "share", 1, key, {
+            "snapshotEpoch": 1, "leaderEpoch": 0, "startOffset": -1,
+            "stateBatches": [batch(115, 124, 0, 2)]}),
+    ]])
+    r = kdump("dump", "--summary", "--format", "json", "__share_group_state-0", cwd=tmp_path)
+    assert r.rc == 0, r.err
+    (s,) = _objects(r.out, "share_partition")
+    assert (s["start_offset"], s["updates_since_snapshot"]) == (105, 2)
+    assert s["state_batches"] == [
+        {"first_offset": 105, "last_offset": 109, "delivery_state": 2, "delivery_count": 1},
+        {"first_offset": 110, "last_offset": 114, "delivery_state": 0, "delivery_count": 1},
+        {"first_offset": 115, "last_offset": 124, "delivery_state": 0, "delivery_count": 2}]

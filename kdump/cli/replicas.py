@@ -112,11 +112,16 @@ def lag_command(paths: tuple[str, ...], groups: tuple[str, ...], topics: tuple[s
     highest log end offset is used and named; replicas are never added up.  lag = log
     end offset - committed offset, unknown (null) when the partition's log is not under
     PATHS.  Largest lag first, then a line per group.  Each row names its group's type
-    (classic, consumer, streams, share); a consumer group's partitions assigned to a
-    member with nothing committed are listed with committed offset '-'.  Share groups commit no offsets: when
+    (classic, consumer, streams, share).  Partitions assigned with nothing committed
+    are listed with committed offset '-': a consumer group member's current assignment;
+    a streams group member's active tasks (task (subtopology, p) reads partition p of
+    the subtopology's source and repartition source topics, its source topic regexes
+    matched against the topics under PATHS).  Share groups commit no offsets: when
     __share_group_state partitions are under PATHS, a share group's position is each
     share-partition's start offset, and its lag = log end offset - start offset (records
-    at or above it may be acknowledged already).
+    at or above it may be acknowledged already); a partition assigned to a share group
+    member with no share-partition state yet has start offset '-'.  Records are read
+    with the layouts of --kafka-version, else of each log dir's metadata.version.
     """
     from ..ops.lag import LagOptions, lag
 
