@@ -192,6 +192,22 @@ def test_find_takes_the_kafka_version(kdump: Any, tmp_path: Path) -> None:
               "json", cwd=tmp_path)
     (found,) = _objects(r.out, "found")
     assert found["decoded"]["layout"] == FITS
+    # text: the record line stays DumpLogSegments'; the layout is said on stderr
+    r = kdump("find-offset", "__share_group_state-0", "0", "--print-data-log", cwd=tmp_path)
+    assert r.err.splitlines() == [f"{SEG}: note: record layout: {FITS}"]
+    assert r.out.splitlines()[-1].endswith(
+        ' payload: {"type":"0","data":{"snapshotEpoch":1,"stateEpoch":2,"leaderEpoch":3,'
+        '"startOffset":100,"stateBatches":[{"firstOffset":100,"lastOffset":109,'
+        '"deliveryState":2,"deliveryCount":1}]}}')
+    # table: layout and error rows
+    r = kdump("find-offset", "__share_group_state-0", "0", "--print-data-log", "--format",
+              "table", cwd=tmp_path)
+    assert [line.split("│")[2].strip() for line in r.out.splitlines()
+            if line.startswith("│ layout ")] == ["ShareSnapshotValue (Kafka 4.0)"]
+    r = kdump("find-offset", "__share_group_state-0", "0", "--print-data-log", "--format",
+              "table", "--kafka-version", "4.1", cwd=tmp_path)
+    squeezed = "".join(r.out.replace("│", "").split())
+    assert "error" + "".join(MISFIT.format(o=0).split()) in squeezed
 
 
 def test_compare_replicas_decodes_internal_topics_with_the_evidence(kdump: Any,

@@ -260,6 +260,10 @@ class FindTextRenderer:
                 if self.decoder is not None:
                     ev.decoded = self.decoder.decode(item.record.key, item.record.value,
                                                      item.record.offset)
+                    if ev.decoded.note:
+                        # stdout keeps DumpLogSegments' record line: the layout on stderr
+                        self.err.write(f"{item.file}: note: record layout: {ev.decoded.note}"
+                                       "\n")
                 if item.batch.is_control:
                     from ..records.control import parse_control
 

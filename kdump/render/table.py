@@ -455,9 +455,12 @@ class FindTableRenderer:
                     dd = self.decoder.decode(r.key, r.value, r.offset)
                     key = "null" if dd.key_text is None else dd.key_text
                     value = "null" if dd.value_text is None else dd.value_text
+                    extra = [("layout", compact_layout(dd.note) if dd.note else None),
+                             ("error", dd.error)]
                 else:
                     key, value = _short(r.key, 4096), _short(r.value, 65536)
-                rrows += [("key", key), ("value", value)]
+                    extra = []
+                rrows += [("key", key), ("value", value), *extra]
                 for hk, hv in getattr(r, "headers", None) or ():
                     name = hk.decode("utf-8", "backslashreplace") if isinstance(hk, bytes) \
                         else str(hk)
