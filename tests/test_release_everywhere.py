@@ -224,6 +224,8 @@ def test_compare_replicas_decodes_internal_topics_with_the_evidence(kdump: Any,
               cwd=tmp_path)
     assert r.out.splitlines()[-1].endswith(" key: " + MISFIT.format(o=1))
     r = kdump("compare-replicas", "b1", "b2", "--print-data-log", cwd=tmp_path)
+    assert r.err.splitlines()[0] == (
+        f"b2/__share_group_state-0: note: record layout: {FITS} (offset 1)")
     assert r.out.splitlines()[-1].endswith(
         ' payload: {"type":"0","data":{"snapshotEpoch":2,"stateEpoch":2,"leaderEpoch":3,'
         '"startOffset":100,"stateBatches":[{"firstOffset":100,"lastOffset":109,'
