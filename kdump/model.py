@@ -280,9 +280,7 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("kind", "str", "the file's kind"),
         ("values", "object|null", "its content as an object"),
     ]),
-    "note": ("something said about a file (dump); a note starting 'record layout:' says "
-             "which of several Kafka releases' layouts read the file's records and why, once "
-             "per file and layout (text output: on stderr)",
+    "note": ("something said about a file (dump)",
              [("file", "str", "path"), ("text", "str", "")]),
     "problem": ("a finding: damage, a mismatch, an unreadable file (every command)", [
         ("file", "str|null", "path"),

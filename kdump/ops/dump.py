@@ -19,9 +19,9 @@ from dataclasses import dataclass, field
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..decoders import RELEASE_AWARE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
+from ..decoders import INTERNAL, TOPIC_DECODERS, KeyValueDecoder
 from ..decoders.base import Decoded, PayloadDecoder
-from ..decoders.release import Evidence, Releases, layout_of_note, log_dir_of
+from ..decoders.release import Releases, layout_of_note, log_dir_of
 from ..decoders.simple import StringDecoder
 from ..errors import CorruptDataError, KdumpError
 from ..files.index import (
@@ -129,30 +129,30 @@ class DumpOptions:
             name = "kv"
         if name == "kv" and self.forced_schema:
             name = "schema-forced"  # --key-decoder / --value-decoder avro, protobuf ...
+        if name in INTERNAL:
+            # the path every command takes: --kafka-version, else the log dir's
+            # metadata.version (one decoder per decoder name and evidence)
+            decoder: PayloadDecoder = self.releases.decoder(
+                name, log_dir_of(f.path, f.topic is not None))
+            return decoder
         key: object = name
-        evidence: Evidence | None = None
-        if name in RELEASE_AWARE:
-            evidence = self.evidence_for(f, name)
-            key = (name, evidence)
         if key not in self._cache:
             if name == "schema-auto":
                 self._cache[key] = self.schema.decoder(f.path)
             elif name == "schema-forced":
                 self._cache[key] = self.schema.decoder(f.path, self.key_decoder,
                                                        self.value_decoder)
-            elif name == "kv":
-                self._cache[key] = KeyValueDecoder(self.key_decoder, self.value_decoder)
             else:
-                self._cache[key] = internal_decoder(name, evidence)
+                self._cache[key] = KeyValueDecoder(self.key_decoder, self.value_decoder)
         return self._cache[key]
 
-    def evidence_for(self, f: KafkaFile, decoder: str) -> Evidence:
-        """What says which Kafka release wrote ``f``'s records: ``--kafka-version``, else
-        (for the topics whose layouts differ by release) its log dir's metadata.version
+    @property
+    def releases(self) -> Releases:
+        """The evidence of each log dir and the internal decoders made with it
         (:class:`~kdump.decoders.release.Releases`, the path every command shares)."""
         if self._releases is None:
             self._releases = Releases(self.kafka_version)
-        return self._releases.evidence(log_dir_of(f.path, f.topic is not None), decoder)
+        return self._releases
 
 
 def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:

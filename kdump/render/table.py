@@ -302,7 +302,8 @@ class DumpTableRenderer:
                     kv = kv[:PAYLOAD_CHARS] + f"… ({len(kv) - PAYLOAD_CHARS:,} more characters)"
                 if d.note:
                     kv = f"{kv} · layout: {compact_layout(d.note)}"
-                if d.error:
+                if d.error and not any(t and t in d.error for t in (d.key_text, d.value_text)):
+                    # the error, unless it restates the text shown (DumpLogSegments' own)
                     kv = f"{kv} · error: {d.error}"
             else:
                 kv = f"{_short(rec.key, 40)} = {_short(rec.value, 120)}"
@@ -356,8 +357,7 @@ class DumpTableRenderer:
             for k, v in (item.values or {}).items():
                 self.console.print(f"  {k} = {v}")
         elif isinstance(item, de.LayoutNote):
-            self._flush()
-            self.console.print(safe_text(f"  {item.text}", "dim"))
+            pass  # each record's row says its layout (compact_layout)
         elif isinstance(item, (de.IndexStatus, de.Note)):
             self._flush()
             text = item.message if isinstance(item, de.IndexStatus) else item.text
@@ -455,8 +455,10 @@ class FindTableRenderer:
                     dd = self.decoder.decode(r.key, r.value, r.offset)
                     key = "null" if dd.key_text is None else dd.key_text
                     value = "null" if dd.value_text is None else dd.value_text
+                    shown = any(t and dd.error and t in dd.error
+                                for t in (dd.key_text, dd.value_text))
                     extra = [("layout", compact_layout(dd.note) if dd.note else None),
-                             ("error", dd.error)]
+                             ("error", None if shown else dd.error)]
                 else:
                     key, value = _short(r.key, 4096), _short(r.value, 65536)
                     extra = []
