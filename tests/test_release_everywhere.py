@@ -314,6 +314,19 @@ def _groups_without_commits(root: Path) -> None:
         kf._partition(root / topic, [[w.Rec(b"k", b"v")] * 3])
 
 
+def test_streams_regexes_are_matched_whole_and_never_backtrack_badly() -> None:
+    from kdump.ops.lag import streams_task_partitions
+    from kdump.ops.offsets_digest import GroupState
+
+    g = GroupState("st", "streams")
+    g.topology = {"epoch": 1, "subtopologies": [{
+        "subtopology_id": "0", "source_topics": [], "repartition_source_topics": [],
+        "source_topic_regex": ["pay.*", "(a|aa)+b", "(a+)+b", "x" * 257, "[unclosed"]}]}
+    g.assignments = {"m1": [{"subtopology_id": "0", "partitions": [1]}]}
+    topics = ["payments", "repay", "a" * 200 + "c", "aab"]
+    assert list(streams_task_partitions(g, topics)) == [("m1", "payments", 1)]
+
+
 def test_lag_of_streams_tasks_and_share_assignments(kdump: Any, tmp_path: Path) -> None:
     _groups_without_commits(tmp_path)
     r = kdump("lag", ".", "--format", "json", cwd=tmp_path)

@@ -21,6 +21,7 @@ with the highest log end offset, named in the output), and replicas are never ad
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -316,6 +317,11 @@ def _share_topic_names(from_records: dict[str, str], rs: ReplicaSet,
 __all__ = ["GroupLag", "LagOptions", "LagRow", "OffsetsSource", "lag", "streams_task_partitions"]
 
 
+#: a quantified group whose body holds a quantifier or an alternation: ``(a+)+``,
+#: ``(x*y)*``, ``(a|aa)+`` (the shapes of catastrophic backtracking)
+_NESTED_QUANTIFIER = re.compile(r"\([^)]*[*+?}|][^)]*\)[*+?{]")
+
+
 def streams_task_partitions(grp: Any, topics: list[str]) -> Iterator[tuple[str, str, int]]:
     """(member, topic, partition) of a streams group's active tasks, as Kafka's
     ``EndpointToPartitionsManager`` maps them: task (subtopology, p) reads partition p of
@@ -323,9 +329,9 @@ def streams_task_partitions(grp: Any, topics: list[str]) -> Iterator[tuple[str, 
     group's StreamsGroupTopology record); source topic regexes are matched (whole name)
     against ``topics``, the topics found under the inputs.  Kafka leaves out the
     partitions a topic does not have; kdump, without the topic's partition count, keeps
-    them (their log end offset is then unknown)."""
-    import re
-
+    them (their log end offset is then unknown).  A regex is data, not trusted: one
+    longer than 256 characters, or with a quantified group holding a quantifier or an
+    alternation (the shapes of catastrophic backtracking), is not matched."""
     subtopologies = {st.get("subtopology_id"): st
                      for st in (grp.topology or {}).get("subtopologies", [])}
     for member in sorted(grp.assignments):
@@ -335,6 +341,8 @@ def streams_task_partitions(grp: Any, topics: list[str]) -> Iterator[tuple[str, 
                 continue  # no topology (yet): which topics the task reads is unknown
             names = set(st["source_topics"]) | set(st["repartition_source_topics"])
             for pattern in st["source_topic_regex"]:
+                if len(pattern) > 256 or _NESTED_QUANTIFIER.search(pattern):
+                    continue
                 try:
                     rx = re.compile(pattern)
                 except re.error:
