@@ -23,6 +23,7 @@ partition):
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +36,7 @@ __all__ = ["SharePartitionState", "ShareStateDigest", "StateBatch", "combine_sta
 StateBatch = tuple[int, int, int, int]
 #: batches :func:`combine_state_batches` merges at most (Kafka bounds a share-partition's
 #: in-flight records by group.share.partition.max.record.locks); past it they are sorted
-MAX_COMBINED_BATCHES = 10_000
+MAX_COMBINED_BATCHES = 4096
 
 #: ``ShareGroupOffset``: the state epoch of an update-only state
 UNINITIALIZED_EPOCH = -1
@@ -181,28 +182,27 @@ def combine_state_batches(so_far: list[StateBatch], new: list[StateBatch],
         # past what a share-partition's record locks allow: a hostile record is not
         # merged (quadratic), only sorted
         return sorted(set(combined), key=_sort_key)
-    batches = set(combined)  # a sorted set: batches equal in every field are one
+    # a sorted set, as Kafka's TreeSet: batches equal in every field are one
+    ordered = sorted(set(combined), key=_sort_key)
     final: list[StateBatch] = []
     while True:
-        ordered = sorted(batches, key=_sort_key)
-        pair: tuple[StateBatch, StateBatch] | None = None
-        prev = ordered[0]
-        for cand in ordered[1:]:
+        i = 0
+        while i + 1 < len(ordered):
+            prev, cand = ordered[i], ordered[i + 1]
             if cand[0] <= prev[1] or (prev[1] + 1 == cand[0] and _info(prev, cand) == 0):
-                pair = (prev, cand)
                 break
-            # neither overlapping nor joinable: final
-            batches.discard(prev)
-            final.append(prev)
-            prev = cand
-        if pair is None:
-            break
-        prev, cand = pair
-        batches.discard(prev)
-        batches.discard(cand)
-        batches.update(_merge_pair(prev, cand))
-    final.extend(sorted(batches, key=_sort_key))
-    return final
+            i += 1
+        # the batches before the pair overlap nothing after them: final
+        final.extend(ordered[:i])
+        if i + 1 >= len(ordered):
+            final.extend(ordered[i:])
+            return final
+        rest = ordered[i + 2:]
+        for b in _merge_pair(ordered[i], ordered[i + 1]):
+            k = bisect.bisect_left(rest, _sort_key(b), key=_sort_key)
+            if k == len(rest) or rest[k] != b:
+                rest.insert(k, b)
+        ordered = rest
 
 
 def _merge_pair(prev: StateBatch, cand: StateBatch) -> list[StateBatch]:
