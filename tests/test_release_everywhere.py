@@ -411,3 +411,35 @@ def test_summary_merges_updates_onto_the_snapshot(kdump: Any, tmp_path: Path) ->
         {"first_offset": 105, "last_offset": 109, "delivery_state": 2, "delivery_count": 1},
         {"first_offset": 110, "last_offset": 114, "delivery_state": 0, "delivery_count": 1},
         {"first_offset": 115, "last_offset": 124, "delivery_state": 0, "delivery_count": 2}]
+
+
+def test_combined_state_is_the_highest_delivery_info_per_offset() -> None:
+    """Whatever the batches, the combined state does not overlap, is sorted, and gives
+    every offset at or above the start offset the highest (delivery count, state) of the
+    batches holding it."""
+    import itertools
+    import random
+
+    from kdump.ops.share_state import combine_state_batches
+
+    rng = random.Random(23)
+    for _ in range(300):
+        def some() -> list[tuple[int, int, int, int]]:
+            out = []
+            for _ in range(rng.randint(0, 6)):
+                first = rng.randint(0, 40)
+                out.append((first, first + rng.randint(0, 12), rng.choice([0, 2, 4]),
+                            rng.randint(1, 3)))
+            return out
+
+        so_far, new = some(), some()
+        start = rng.choice([-1, rng.randint(0, 30)])
+        got = combine_state_batches(so_far, new, start)
+        assert all(a[1] < b[0] for a, b in itertools.pairwise(got))
+        want: dict[int, tuple[int, int]] = {}
+        for first, last, state, count in so_far + new:
+            for o in range(max(first, start), last + 1):
+                want[o] = max(want.get(o, (0, -1)), (count, state))
+        have = {o: (count, state) for first, last, state, count in got
+                for o in range(first, last + 1)}
+        assert have == want
