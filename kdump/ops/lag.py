@@ -14,6 +14,13 @@ it are all acknowledged; some at or above it may be too: ``delivery_complete_cou
 says how many, when Kafka recorded it).  Each row says its group's type (classic,
 consumer, streams, share), from the group's records in ``__consumer_offsets``.
 
+Partitions assigned with nothing committed are rows too (position null): a consumer or
+share group member's current assignment (a share-partition with no state yet), and a
+streams group member's active tasks mapped to its subtopology's source topics
+(:func:`streams_task_partitions`).  Records are read with the layouts of
+``--kafka-version``, else of each log dir's metadata.version
+(:class:`~kdump.decoders.release.Releases`).
+
 Several brokers' log dirs hold several replicas of a partition, ``__consumer_offsets``
 and ``__share_group_state`` included: exactly one replica is used for each (the one
 with the highest log end offset, named in the output), and replicas are never added up.
