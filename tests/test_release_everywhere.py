@@ -443,3 +443,16 @@ def test_combined_state_is_the_highest_delivery_info_per_offset() -> None:
         have = {o: (count, state) for first, last, state, count in got
                 for o in range(first, last + 1)}
         assert have == want
+
+
+@pytest.mark.parametrize("args", [
+    ["dump", "--summary", "."], ["lag", "."], ["find-offset", ".", "0"],
+    ["find-time", ".", "0"], ["compare-replicas", "."], ["report", ".", "--format", "json"],
+    ["spark", "export", ".", "--output", "out"],
+])
+def test_every_command_checks_the_kafka_version(kdump: Any, tmp_path: Path,
+                                                args: list[str]) -> None:
+    r = kdump(*args, "--kafka-version", "3.9", cwd=tmp_path)
+    assert r.rc == 2
+    assert "Invalid value for '--kafka-version': unsupported Kafka version '3.9': kdump reads " \
+           "the record layouts of Kafka 4.0, 4.1, 4.2, 4.3" in r.err
