@@ -282,7 +282,8 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("kind", "str", "the file's kind"),
         ("values", "object|null", "its content as an object"),
     ]),
-    "note": ("something said about a file (dump)", [("file", "str", "path"), ("text", "str", "")]),
+    "note": ("something said about a file (dump)",
+             [("file", "str", "path"), ("text", "str", "")]),
     "problem": ("a finding: damage, a mismatch, an unreadable file (every command)", [
         ("file", "str|null", "path"),
         ("position", "int|null", "absolute byte position where the bad batch or region "
@@ -445,8 +446,12 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("leader_epoch", "int", ""), ("snapshot_epoch", "int", ""),
         ("delivery_complete_count", "int|null", "records at or above the start offset already "
          "acknowledged (Kafka 4.2+); null when not recorded"),
-        ("state_batches", "int", "in-flight state batches in the last snapshot and the updates "
-         "after it (not merged)"),
+        ("state_batches", "list", "the in-flight state: [{first_offset, last_offset, "
+         "delivery_state, delivery_count}], the last snapshot's batches with each later "
+         "ShareUpdate's combined as the share coordinator combines them "
+         "(PersisterStateBatchCombiner: pruned at the start offset, overlaps resolved for "
+         "the higher delivery count, then state; contiguous equal batches joined); "
+         "delivery_state 0 AVAILABLE, 2 ACKNOWLEDGED, 4 ARCHIVED"),
         ("updates_since_snapshot", "int", "ShareUpdate records applied after the last snapshot"),
         ("write_timestamp", "int", "of the last snapshot"),
         ("log_offset", "int", "of the last record applied, in __share_group_state"),
@@ -510,10 +515,14 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("partition", "int", ""),
         ("committed_offset", "int|null", "the last committed offset; share groups: the "
          "share-partition start offset from __share_group_state (records below it are "
-         "acknowledged); null: a consumer group's member is assigned the partition and "
-         "nothing is committed"),
-        ("assigned_to?", "list", "consumer (KIP-848) groups: the members whose current "
-         "assignment holds the partition, sorted ([]: none)"),
+         "acknowledged); null: a member is assigned the partition and nothing is "
+         "committed (consumer and streams groups) or no share-partition state exists yet "
+         "(share groups)"),
+        ("assigned_to?", "list", "consumer (KIP-848) and share (KIP-932) groups: the members "
+         "whose current assignment holds the partition; streams (KIP-1071) groups: those whose "
+         "active tasks read it (task (subtopology, p) reads partition p of the subtopology's "
+         "source and repartition source topics, from the group's StreamsGroupTopology); "
+         "sorted ([]: none)"),
         ("topic_id?", "str", "share groups"),
         ("state_epoch?", "int", "share groups: the share-partition's state epoch"),
         ("delivery_complete_count?", "int|null", "share groups: records at or above the start "

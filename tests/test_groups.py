@@ -251,7 +251,8 @@ def test_lag_of_every_group_type(kdump: KdumpRunner, tmp_path: Path) -> None:
     ]
     assigned = [(o["group"], o["topic"], o["partition"], o.get("assigned_to"))
                 for o in objs if o["type"] == "lag" and o["group"] in ("cg", "sg")]
-    assert assigned[:2] == [("cg", "orders", 0, ["m1"]), ("sg", "orders", 1, None)]
+    # sg's topology and tasks say nothing of orders-1: no member reads it
+    assert assigned[:2] == [("cg", "orders", 0, ["m1"]), ("sg", "orders", 1, [])]
     assert {a[3] == ["m1"] for a in assigned if a[0] == "cg"} == {True}
     share0 = next(o for o in objs if o["type"] == "lag" and o["group"] == "shg"
                   and o["topic"] == "orders" and o["partition"] == 0)
@@ -400,8 +401,11 @@ def test_the_kafka41_golden_fixture(kdump: KdumpRunner, tmp_path: Path) -> None:
         {"topic_id": kf.T1, "topic": "orders", "partitions": [0]}]
     assert objs[-1]["ignored_records"] == 2  # the unknown type 18 and value version 1
     lag = kdump("lag", "--format", "json", "a", cwd=tmp_path)
-    assert [(o["group"], o["group_type"], o["committed_offset"]) for o in _objs(lag.out)
-            if o["type"] == "lag"] == [("g1", "consumer", 42)]
+    # app's member m1 runs task 0_0 of subtopology 0, which reads orders: orders-0 is
+    # assigned with nothing committed
+    assert [(o["group"], o["group_type"], o["topic"], o["partition"], o["committed_offset"],
+             o.get("assigned_to")) for o in _objs(lag.out) if o["type"] == "lag"] == [
+        ("app", "streams", "orders", 0, None, ["m1"]), ("g1", "consumer", "orders", 0, 42, [])]
 
 
 def test_digests_take_any_json_without_raising() -> None:

@@ -209,3 +209,15 @@ def test_apply_rules_without_a_log() -> None:
     with pytest.raises(ApplyError, match="no such topic found"):
         img.apply("CLEAR_ELR_RECORD", {"topicName": "nope"})
     assert img.apply("CLEAR_ELR_RECORD", {"topicName": ""}) == []  # nothing to clear
+
+
+def test_table_has_a_column_of_cordoned_dirs(kdump: KdumpRunner, logdir: Path) -> None:
+    def cell(offset: str) -> list[str]:
+        t = kdump("metadata", "--format", "table", "--at-offset", offset, ".", cwd=logdir)
+        assert t.rc == 0, t.err
+        # 100 columns: each broker is a block of "field | value" rows
+        return [line.split("│")[2].strip() for line in t.out.splitlines()
+                if line.startswith("│ cordoned dirs ")]
+
+    assert cell("9") == [f"[{D3},{D1}]"]
+    assert cell("8") == ["-"]  # no cordoned dirs said (a 4.2 registration)

@@ -520,3 +520,24 @@ def test_datasource_decodes_schema_registry_payloads(spark: Any,
                                     "at": "2024-01-02T03:04:05+00:00", "note": "gift",
                                     "address": {"city": "Oslo"}}, None)
     assert len(got) == 6
+
+
+@needs_spark
+def test_datasource_kafka_version(spark: Any, tmp_path: Path) -> None:
+    """kafka_version: internal topics read with that release's layouts, as dump
+    --kafka-version reads them (a 4.0 ShareSnapshot does not fit 4.1's layout)."""
+    from test_kafka4 import _share_snapshot
+
+    pw = w.PartitionWriter(tmp_path / "__share_group_state-0")
+    key, value, _ = _share_snapshot("4.0")
+    pw.append(w.v2_batch([w.Rec(key, value)]))
+    pw.close()
+    got = {}
+    for version in ("4.0", "4.1"):
+        (r,) = _read(spark, tmp_path, decoder="auto", kafka_version=version).collect()
+        got[version] = (json.loads(r["value_decoded"])["data"]["startOffset"]
+                        if r["decode_error"] is None else r["decode_error"])
+    assert got == {"4.0": 100, "4.1": (
+        "Error at offset 0, skipping. Could not read record with version 0 from value's "
+        "buffer due to: non-nullable field stateBatches was serialized as null (read as "
+        "ShareSnapshotValue (Kafka 4.1+)).")}

@@ -161,7 +161,7 @@ def dump_command(
             raise click.UsageError("--summary digests __consumer_offsets (and "
                                    "__share_group_state): use it with --offsets-decoder (or "
                                    "on those partitions)")
-        return _offsets_summary(targets, dec == "offsets", fmt, max_batch_bytes)
+        return _offsets_summary(targets, dec == "offsets", fmt, max_batch_bytes, kafka_version)
     decoding = payload_options(dec, key_decoder, value_decoder, schemas=schemas,
                                schemas_topic=schemas_topic, validate=validate_json_schema,
                                roots=tuple(targets), max_batch_bytes=max_batch_bytes)
@@ -217,8 +217,9 @@ def _redaction_note() -> None:
 
 
 def _offsets_summary(targets: list[str], all_topics: bool, fmt: str | None,
-                     max_batch_bytes: int) -> ExitCode:
+                     max_batch_bytes: int, kafka_version: str | None) -> ExitCode:
     from ..ops.offsets_summary import offsets_summary
 
-    return run(offsets_summary(targets, all_topics=all_topics, max_batch_bytes=max_batch_bytes),
+    return run(offsets_summary(targets, all_topics=all_topics, max_batch_bytes=max_batch_bytes,
+                               kafka_version=kafka_version),
                renderer("offsets-summary", fmt))

@@ -12,6 +12,7 @@ from .options import (
     F,
     format_option,
     jobs_option,
+    kafka_version_option,
     key_value_decoder_options,
     max_batch_bytes_option,
     payload_encoding_option,
@@ -29,7 +30,7 @@ from .options import (
 def _find_renderer(path: str, fmt: str | None, print_data_log: bool, payload_encoding: str,
                    decoder: str, key_decoder: str | None, value_decoder: str | None,
                    schemas: tuple[str, ...], schemas_topic: str, validate_json_schema: bool,
-                   max_batch_bytes: int) -> object:
+                   max_batch_bytes: int, kafka_version: str | None) -> object:
     """The renderer, with the record's decoder chosen as dump chooses it (internal topics,
     schema-registry payloads when the registry's storage is beside PATH or in --schemas)."""
     from ..ops.dump import DumpOptions
@@ -39,6 +40,7 @@ def _find_renderer(path: str, fmt: str | None, print_data_log: bool, payload_enc
     dec = None
     if print_data_log:
         opts = DumpOptions(print_data_log=True, max_batch_bytes=max_batch_bytes,
+                           kafka_version=kafka_version,
                            **payload_options(decoder, key_decoder, value_decoder,
                                              schemas=schemas, schemas_topic=schemas_topic,
                                              validate=validate_json_schema, roots=(path,),
@@ -105,7 +107,7 @@ def _lookup(path: str, out: object, find: Any) -> ExitCode:
 
 def _find_options(f: F) -> F:
     """The options find-offset and find-time share."""
-    for option in (max_batch_bytes_option, payload_encoding_option, format_option(),
+    for option in (kafka_version_option, max_batch_bytes_option, payload_encoding_option, format_option(),
                    schema_options, key_value_decoder_options, schema_decoder_option,
                    click.option("--print-data-log", is_flag=True,
                                 help="Print the record's key and payload.")):
@@ -120,7 +122,8 @@ def _find_options(f: F) -> F:
 def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: str,
                         key_decoder: str | None, value_decoder: str | None, fmt: str | None,
                         payload_encoding: str, max_batch_bytes: int, schemas: tuple[str, ...],
-                        schemas_topic: str, validate_json_schema: bool) -> ExitCode:
+                        schemas_topic: str, validate_json_schema: bool,
+                        kafka_version: str | None) -> ExitCode:
     """Where is OFFSET?  PATH is a partition directory or one .log segment.
 
     Picks the segment by base offset from the file names, looks the offset up in the
@@ -136,7 +139,7 @@ def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: s
     target = _offset(offset)
     out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
                          key_decoder, value_decoder, schemas, schemas_topic,
-                         validate_json_schema, max_batch_bytes)
+                         validate_json_schema, max_batch_bytes, kafka_version)
     return _lookup(path, out, lambda: find_offset(path, target, deep=True,
                                                   max_batch_bytes=max_batch_bytes))
 
@@ -148,7 +151,8 @@ def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: s
 def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: str,
                       key_decoder: str | None, value_decoder: str | None, fmt: str | None,
                       payload_encoding: str, max_batch_bytes: int, schemas: tuple[str, ...],
-                      schemas_topic: str, validate_json_schema: bool) -> ExitCode:
+                      schemas_topic: str, validate_json_schema: bool,
+                      kafka_version: str | None) -> ExitCode:
     """The earliest offset whose timestamp is at or after TIMESTAMP.
 
     TIMESTAMP is epoch milliseconds or ISO-8601 (2024-05-01T09:14:00Z; +02:00 offsets
@@ -169,7 +173,7 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
     target = parse_timestamp(timestamp)
     out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
                          key_decoder, value_decoder, schemas, schemas_topic,
-                         validate_json_schema, max_batch_bytes)
+                         validate_json_schema, max_batch_bytes, kafka_version)
     return _lookup(path, out, lambda: find_time(path, target, max_batch_bytes=max_batch_bytes))
 
 

@@ -231,6 +231,12 @@ DECODER_HELP = ("Payload decoder.  auto picks the internal-topic decoder from th
                 "(Confluent-framed payloads decoded with the registry's schemas).")
 
 
+def kafka_version_option(f: F) -> F:
+    """``--kafka-version X.Y`` (every command that decodes internal topics' records)."""
+    return click.option("--kafka-version", "kafka_version", type=KafkaVersion(), default=None,
+                        help=KAFKA_VERSION_HELP)(f)
+
+
 def decoder_option(f: F) -> F:
     return click.option("--decoder", "decoder", type=click.Choice(DECODER_CHOICES),
                         default="auto", show_default=True, help=DECODER_HELP)(f)

@@ -8,6 +8,7 @@ from . import cli
 from .exitcodes import ExitCode
 from .options import (
     format_option,
+    kafka_version_option,
     max_batch_bytes_option,
     payload_encoding_option,
     payload_options,
@@ -21,7 +22,8 @@ from .options import (
 @cli.command("compare-replicas")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--print-data-log", is_flag=True,
-              help="Also print the records only one replica holds (those at or after the "
+              help="Also print the records only one replica holds (internal topics decoded as "
+              "dump decodes them; those at or after the "
               "divergence offset, or beyond the other replicas' end): DumpLogSegments lines "
               "under a 'Replica:' line in text, record objects tagged with their replica "
               "in JSON; payloads decoded as dump decodes them (internal topics, and "
@@ -35,10 +37,12 @@ from .options import (
 @format_option()
 @payload_encoding_option
 @max_batch_bytes_option
+@kafka_version_option
 def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leader: str | None,
                              fmt: str | None, payload_encoding: str,
                              max_batch_bytes: int, schemas: tuple[str, ...], schemas_topic: str,
-                             validate_json_schema: bool) -> ExitCode:
+                             validate_json_schema: bool,
+                             kafka_version: str | None) -> ExitCode:
     """Compare the replicas of each partition across brokers' log dirs.
 
     Each PATH is one broker's log dir (or a folder of log dirs, or one partition
@@ -66,6 +70,7 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
     )
 
     decoding = DumpOptions(print_data_log=True, max_batch_bytes=max_batch_bytes,
+                           kafka_version=kafka_version,
                            **payload_options("auto", None, None, schemas=schemas,
                                              schemas_topic=schemas_topic,
                                              validate=validate_json_schema, roots=paths,
@@ -74,7 +79,7 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
                    print_data_log=print_data_log,
                    decoder_for=decoding.decoder_for_path if print_data_log else None)
     opts = CompareOptions(max_batch_bytes=max_batch_bytes, print_data_log=print_data_log,
-                          leader=leader)
+                          leader=leader, kafka_version=kafka_version)
     diverged = damaged = False
     brokers = -1
 
@@ -107,8 +112,9 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
               help="Only this topic (repeatable; a share-partition's topic may be given by its id).")
 @format_option()
 @max_batch_bytes_option
+@kafka_version_option
 def lag_command(paths: tuple[str, ...], groups: tuple[str, ...], topics: tuple[str, ...],
-                fmt: str | None, max_batch_bytes: int) -> ExitCode:
+                fmt: str | None, max_batch_bytes: int, kafka_version: str | None) -> ExitCode:
     """Consumer lag from log dirs, with no broker.
 
     Replays the __consumer_offsets partitions found under PATHS (any broker's log dirs)
@@ -121,14 +127,20 @@ def lag_command(paths: tuple[str, ...], groups: tuple[str, ...], topics: tuple[s
     highest log end offset is used and named; replicas are never added up.  lag = log
     end offset - committed offset, unknown (null) when the partition's log is not under
     PATHS.  Largest lag first, then a line per group.  Each row names its group's type
-    (classic, consumer, streams, share); a consumer group's partitions assigned to a
-    member with nothing committed are listed with committed offset '-'.  Share groups commit no offsets: when
+    (classic, consumer, streams, share).  Partitions assigned with nothing committed
+    are listed with committed offset '-': a consumer group member's current assignment;
+    a streams group member's active tasks (task (subtopology, p) reads partition p of
+    the subtopology's source and repartition source topics, its source topic regexes
+    matched against the topics under PATHS).  Share groups commit no offsets: when
     __share_group_state partitions are under PATHS, a share group's position is each
     share-partition's start offset, and its lag = log end offset - start offset (records
-    at or above it may be acknowledged already).
+    at or above it may be acknowledged already); a partition assigned to a share group
+    member with no share-partition state yet has start offset '-'.  Records are read
+    with the layouts of --kafka-version, else of each log dir's metadata.version.
     """
     from ..ops.lag import LagOptions, lag
 
-    code = run(lag(paths, LagOptions(groups, topics, max_batch_bytes)), renderer("lag", fmt),
+    code = run(lag(paths, LagOptions(groups, topics, max_batch_bytes, kafka_version)),
+               renderer("lag", fmt),
                progress=paths, label="lag")
     return ExitCode.ERROR if code == ExitCode.ERROR else ExitCode.OK

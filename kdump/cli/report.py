@@ -8,7 +8,14 @@ import click
 
 from . import cli
 from .exitcodes import ExitCode
-from .options import jobs_option, max_batch_bytes_option, renderer, resolve_jobs, run
+from .options import (
+    jobs_option,
+    kafka_version_option,
+    max_batch_bytes_option,
+    renderer,
+    resolve_jobs,
+    run,
+)
 
 
 @cli.command("report")
@@ -25,8 +32,9 @@ from .options import jobs_option, max_batch_bytes_option, renderer, resolve_jobs
               help="Rows shown per table before the rest is folded away (one click to open).")
 @max_batch_bytes_option
 @jobs_option
+@kafka_version_option
 def report_command(paths: tuple[str, ...], output: str | None, fmt: str, top: int,
-                   max_batch_bytes: int, jobs: int | None) -> ExitCode:
+                   max_batch_bytes: int, jobs: int | None, kafka_version: str | None) -> ExitCode:
     """One incident report over PATHS: a self-contained HTML page that opens offline.
 
     Chain of custody first (kdump's version, the command line, start and end time in UTC,
@@ -61,5 +69,6 @@ def report_command(paths: tuple[str, ...], output: str | None, fmt: str, top: in
         raise click.UsageError("--output is for the HTML report; --format json writes to stdout")
     out = renderer("report", fmt, output=output, top=top)
     opts = ReportOptions(max_batch_bytes=max_batch_bytes, jobs=resolve_jobs(jobs),
-                         argv=("kdump", *sys.argv[1:]) if sys.argv else ())
+                         argv=("kdump", *sys.argv[1:]) if sys.argv else (),
+                         kafka_version=kafka_version)
     return run(report(paths, opts), out, progress=paths, label="report", passes=PASSES)

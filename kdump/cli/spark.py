@@ -17,6 +17,7 @@ from .exitcodes import ExitCode
 from .options import (
     DECODER_CHOICES,
     format_option,
+    kafka_version_option,
     max_batch_bytes_option,
     renderer,
     run,
@@ -196,6 +197,7 @@ def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: s
 @click.option("--schemas", "schemas", multiple=True, type=click.Path(), metavar="PATH",
               help="With --decoder: where else the schema registry's schemas are (a "
               "_schemas partition copy, a folder of exported schema files).  Repeatable.")
+@kafka_version_option
 @click.option("--verify", is_flag=True, help="Add a crc_valid column (batch checksum).")
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC",
               help="Only this topic (repeatable).")
@@ -210,7 +212,8 @@ def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: s
 @max_batch_bytes_option
 @spark_options
 def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str | None,
-                 schemas: tuple[str, ...], verify: bool, topics: tuple[str, ...], mode: str, split_bytes: str,
+                 schemas: tuple[str, ...], kafka_version: str | None, verify: bool,
+                 topics: tuple[str, ...], mode: str, split_bytes: str,
                  fmt: str | None, max_batch_bytes: int, master: str | None,
                  conf: tuple[str, ...], verbose: bool, ship: bool) -> ExitCode:
     """Records of every segment under PATHS to Parquet, partitioned by topic and partition.
@@ -239,6 +242,8 @@ def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str |
                                       for p in schemas)
     if topics:
         options["topics"] = ",".join(topics)
+    if kafka_version is not None:
+        options["kafka_version"] = kafka_version
     out = renderer("spark-export", fmt, default_text=True)
 
     def body(ks: Any) -> ExitCode:

@@ -23,6 +23,7 @@ record says which.  :class:`Evidence` carries what is known; :func:`read_layout`
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,14 +32,18 @@ from kdump.protocol.definitions import RELEASES, RecordDef, definitions, release
 from kdump.protocol.messages import SchemaError, read_message, to_json
 
 __all__ = [
+    "BY_METADATA_VERSION",
     "EVIDENCE_SCAN_BYTES",
     "METADATA_VERSION_RELEASES",
     "NO_EVIDENCE",
     "Evidence",
     "LayoutRead",
+    "Releases",
     "check_release",
     "evidence_for_logdir",
+    "layout_of_note",
     "layouts",
+    "log_dir_of",
     "newer_than_release",
     "read_layout",
     "release_of_metadata_version",
@@ -298,6 +303,16 @@ def read_layout(
                              f"as {d.label}, raw bytes kept; give --kafka-version to choose"))
 
 
+_READ_AS = re.compile(r"read as ([^,;(]+(?:\(Kafka [^)]+\))?)")
+
+
+def layout_of_note(note: str) -> str:
+    """The layout a :attr:`LayoutRead.note` says a record was read with
+    (``ShareSnapshotValue (Kafka 4.0)``), or the whole note when it names none."""
+    m = _READ_AS.search(note)
+    return m.group(1).strip() if m else note
+
+
 def newer_than_release(d: RecordDef, version: int, data: dict[str, Any], evidence: Evidence
                        ) -> list[str]:
     """What a record read with ``d`` holds that the named release does not write: a
@@ -418,3 +433,54 @@ def _metadata_version_in(path: str) -> int | None:
 
 
 _FEATURE_LEVEL = layouts("metadata", "record", 12)[0]
+
+
+# ------------------------------------------------------------------ one path for every command
+
+
+#: the internal decoders whose layouts a log dir's ``metadata.version`` chooses among
+#: (``cluster-metadata`` reads the release only when the user names it)
+BY_METADATA_VERSION = frozenset({"offsets", "share-group-state", "transaction-log"})
+
+
+def log_dir_of(path: str, in_partition_dir: bool) -> str:
+    """The log dir of a file (``in_partition_dir``: under a partition directory) or, with
+    ``in_partition_dir`` False, of a partition directory or a log dir's own file."""
+    if in_partition_dir:
+        path = os.path.dirname(path.rstrip("/"))
+    return os.path.dirname(path.rstrip("/")) or "."
+
+
+class Releases:
+    """The one way every command (dump, dump --summary, lag, find-offset, find-time,
+    compare-replicas, report, the Spark data source) learns which release wrote a log
+    dir's records: ``--kafka-version`` when given, else each log dir's
+    ``metadata.version`` (:func:`evidence_for_logdir`, read once per log dir).  Makes
+    the release-aware internal decoders with that :class:`Evidence`."""
+
+    def __init__(self, kafka_version: str | None = None) -> None:
+        self.kafka_version = kafka_version
+        self._by_dir: dict[str, Evidence] = {}
+        self._decoders: dict[tuple[str, Evidence], Any] = {}
+
+    def evidence(self, log_dir: str | None, decoder: str) -> Evidence:
+        """The evidence for ``decoder``'s records in ``log_dir``."""
+        if self.kafka_version is not None:
+            return Evidence(self.kafka_version, False, f"--kafka-version {self.kafka_version}")
+        if decoder not in BY_METADATA_VERSION or not log_dir:
+            return NO_EVIDENCE
+        if log_dir not in self._by_dir:
+            self._by_dir[log_dir] = evidence_for_logdir(log_dir)
+        return self._by_dir[log_dir]
+
+    def decoder(self, name: str, log_dir: str | None) -> Any:
+        """The internal decoder ``name`` (:data:`kdump.decoders.INTERNAL`) for records of
+        ``log_dir``; one per (name, evidence)."""
+        from kdump.decoders import RELEASE_AWARE, internal_decoder
+
+        evidence = self.evidence(log_dir, name) if name in RELEASE_AWARE else NO_EVIDENCE
+        key = (name, evidence)
+        if key not in self._decoders:
+            self._decoders[key] = internal_decoder(name, evidence if name in RELEASE_AWARE
+                                                   else None)
+        return self._decoders[key]

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..decoders import RELEASE_AWARE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
+from ..decoders import INTERNAL, TOPIC_DECODERS, KeyValueDecoder
 from ..decoders.base import Decoded, PayloadDecoder
 from ..decoders.redact import holds_metadata, shown
-from ..decoders.release import NO_EVIDENCE, Evidence, evidence_for_logdir
+from ..decoders.release import Releases, layout_of_note, log_dir_of
 from ..decoders.simple import StringDecoder
 from ..errors import CorruptDataError, KdumpError
 from ..files.index import (
@@ -59,6 +59,7 @@ from .events import (
     FileStart,
     IndexEntryEvent,
     IndexStatus,
+    LayoutNote,
     LogEnd,
     Note,
     PropertiesEvent,
@@ -104,7 +105,7 @@ class DumpOptions:
     #: print secrets in metadata records as the data holds them (kdump.decoders.redact)
     show_secrets: bool = False
     _cache: dict[object, PayloadDecoder] = field(default_factory=dict)
-    _evidence: dict[str, Evidence] = field(default_factory=dict)
+    _releases: Releases | None = None
 
     @property
     def deep(self) -> bool:
@@ -134,24 +135,32 @@ class DumpOptions:
             name = "kv"
         if name == "kv" and self.forced_schema:
             name = "schema-forced"  # --key-decoder / --value-decoder avro, protobuf ...
+        if name in INTERNAL:
+            # the path every command takes: --kafka-version, else the log dir's
+            # metadata.version (one decoder per decoder name and evidence)
+            decoder: PayloadDecoder = self.releases.decoder(
+                name, log_dir_of(f.path, f.topic is not None))
+            if self.show_secrets and hasattr(decoder, "show_secrets"):
+                decoder.show_secrets = True  # --show-secrets (kdump.decoders.redact)
+            return decoder
         key: object = name
-        evidence: Evidence | None = None
-        if name in RELEASE_AWARE:
-            evidence = self.evidence_for(f, name)
-            key = (name, evidence)
         if key not in self._cache:
             if name == "schema-auto":
                 self._cache[key] = self.schema.decoder(f.path)
             elif name == "schema-forced":
                 self._cache[key] = self.schema.decoder(f.path, self.key_decoder,
                                                        self.value_decoder)
-            elif name == "kv":
-                self._cache[key] = KeyValueDecoder(self.key_decoder, self.value_decoder)
             else:
-                self._cache[key] = internal_decoder(name, evidence)
-                if self.show_secrets and hasattr(self._cache[key], "show_secrets"):
-                    self._cache[key].show_secrets = True  # type: ignore[attr-defined]
+                self._cache[key] = KeyValueDecoder(self.key_decoder, self.value_decoder)
         return self._cache[key]
+
+    @property
+    def releases(self) -> Releases:
+        """The evidence of each log dir and the internal decoders made with it
+        (:class:`~kdump.decoders.release.Releases`, the path every command shares)."""
+        if self._releases is None:
+            self._releases = Releases(self.kafka_version)
+        return self._releases
 
     def decoder_for_path(self, path: str) -> PayloadDecoder:
         """:meth:`decoder_for` a partition directory or a segment named by ``path`` (what
@@ -166,19 +175,6 @@ class DumpOptions:
         if not self.schema.roots:
             self.schema.roots = (path,)
         return self.decoder_for(f)
-
-    def evidence_for(self, f: KafkaFile, decoder: str) -> Evidence:
-        """What says which Kafka release wrote ``f``'s records: ``--kafka-version``, else
-        (for the topics whose layouts differ by release) its log dir's metadata.version."""
-        if self.kafka_version is not None:
-            return Evidence(self.kafka_version, False, f"--kafka-version {self.kafka_version}")
-        if decoder not in ("offsets", "share-group-state", "transaction-log"):
-            return NO_EVIDENCE
-        log_dir = (os.path.dirname(os.path.dirname(f.path)) if f.topic
-                   else os.path.dirname(f.path)) or "."
-        if log_dir not in self._evidence:
-            self._evidence[log_dir] = evidence_for_logdir(log_dir)
-        return self._evidence[log_dir]
 
 
 def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
@@ -270,6 +266,8 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                            max_batch_bytes=opts.max_batch_bytes)
         last_offset = -1
         batches = records_total = 0
+        #: the layouts a LayoutNote was said of (once per file and layout)
+        noted: set[str] = set()
         for item in reader:
             if isinstance(item, Problem):
                 yield item
@@ -320,6 +318,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                 # chunk of records and findings exists at a time
                 records = []
                 announced = False
+                notes: list[LayoutNote] = []
                 try:
                     for rec in batch.records(opts.max_batch_bytes):
                         if last_offset != -1 and rec.offset != last_offset + 1:
@@ -341,9 +340,15 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                                 rec.key, rec.value, rec.offset, rec.headers)
                         elif decoder is not None:
                             ev.decoded = decoder.decode(rec.key, rec.value, rec.offset)
+                            if ev.decoded.note is not None:
+                                note = layout_note(f.path, rec.offset, ev.decoded.note, noted)
+                                if note is not None:
+                                    notes.append(note)
                         records.append(ev)
                         if len(records) >= RECORD_CHUNK:
                             records_total += len(records)
+                            yield from notes
+                            notes.clear()
                             yield BatchEvent(batch, records, continued=announced)
                             yield from problems
                             announced = True
@@ -351,6 +356,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                 except KdumpError as e:
                     problems.append(record_problem(batch, e))
                 records_total += len(records)
+                yield from notes
                 if announced and not records:
                     yield from problems
                     continue
@@ -376,6 +382,22 @@ def _redact(events: list[RecordEvent], decoder: PayloadDecoder | None) -> None:
             rec, decoded = shown(ev.record, decoder, None, metadata=True)
             if rec is not ev.record:
                 ev.record, ev.decoded = rec, decoded
+
+
+#: distinct layout notes said per file at most (a hostile file cannot flood stderr)
+MAX_LAYOUT_NOTES = 8
+
+
+def layout_note(path: str, offset: int, note: str, noted: set[str]) -> LayoutNote | None:
+    """The :class:`LayoutNote` of a record's layout ``note`` (the decoder's
+    :attr:`~kdump.decoders.base.Decoded.note`) unless one was said of its layout in this
+    file (``noted``, updated) or :data:`MAX_LAYOUT_NOTES` were."""
+    key = layout_of_note(note)
+    if key in noted or len(noted) >= MAX_LAYOUT_NOTES:
+        return None
+    noted.add(key)
+    return LayoutNote(path, f"record layout: {note} (offset {offset}, the first record read "
+                            "so in this file)")
 
 
 def _record_events_py(records: list[Record], event_cls: type[RecordEvent],

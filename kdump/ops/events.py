@@ -114,3 +114,11 @@ class Note:
 
     path: str
     text: str
+
+
+@dataclass(slots=True)
+class LayoutNote(Note):
+    """Which of several record layouts read a file's records, and why (said once per
+    file and layout, at its first record; :mod:`kdump.decoders.release`).  On stderr in
+    text output, whose stdout lines stay DumpLogSegments'; not in JSON and table output,
+    where each record says it (``decoded.layout``, the row's ``layout:``)."""

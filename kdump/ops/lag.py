@@ -14,6 +14,13 @@ it are all acknowledged; some at or above it may be too: ``delivery_complete_cou
 says how many, when Kafka recorded it).  Each row says its group's type (classic,
 consumer, streams, share), from the group's records in ``__consumer_offsets``.
 
+Partitions assigned with nothing committed are rows too (position null): a consumer or
+share group member's current assignment (a share-partition with no state yet), and a
+streams group member's active tasks mapped to its subtopology's source topics
+(:func:`streams_task_partitions`).  Records are read with the layouts of
+``--kafka-version``, else of each log dir's metadata.version
+(:class:`~kdump.decoders.release.Releases`).
+
 Several brokers' log dirs hold several replicas of a partition, ``__consumer_offsets``
 and ``__share_group_state`` included: exactly one replica is used for each (the one
 with the highest log end offset, named in the output), and replicas are never added up.
@@ -21,11 +28,12 @@ with the highest log end offset, named in the output), and replicas are never ad
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..decoders import internal_decoder
+from ..decoders.release import Releases, log_dir_of
 from ..files.logdir import list_segments
 from ..findings import Problem
 from ..model import shape
@@ -41,6 +49,9 @@ class LagOptions:
     groups: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    #: ``--kafka-version X.Y``: the release whose layouts the groups' records are read with
+    #: (None: each log dir's metadata.version, else the layout that fits)
+    kafka_version: str | None = None
 
 
 @dataclass(slots=True)
@@ -162,15 +173,21 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
     rs = ReplicaSet(paths)
     yield from rs.problems
     problems: list[Problem] = []
-    decoder = internal_decoder("offsets")
-    share_decoder = internal_decoder("share-group-state")
+    releases = Releases(opts.kafka_version)
     committed: dict[tuple[str, str, int], tuple[CommittedOffset, str]] = {}
     group_types: dict[str, str] = {}
     topic_ids: dict[str, str] = {}
     shares: dict[tuple[str, str, int], tuple[SharePartitionState, str]] = {}
-    #: KIP-848 consumer groups: (group, topic id, partition) -> members assigned it
+    #: KIP-848 consumer and KIP-932 share groups: (group, topic id, partition) -> members
+    #: whose current assignment holds it
     assigned: dict[tuple[str, str, int], list[str]] = {}
+    #: KIP-1071 streams groups: (group, topic, partition) -> members whose active tasks
+    #: read it
+    streams_assigned: dict[tuple[str, str, int], list[str]] = {}
     consumer_groups: set[str] = set()
+    share_groups: set[str] = set()
+    streams_groups: set[str] = set()
+    data_topics = sorted({t for t, _p in rs.replicas if t not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC)})
     for (topic, partition) in sorted(rs.replicas):
         if topic not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC):
             continue
@@ -178,9 +195,10 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
         state = ReplayState.new() if topic == OFFSETS_TOPIC else ReplayState.share()
         segs = list_segments(chosen.replica.path)
         for k, (_base, seg) in enumerate(segs):
-            problems.extend(replay_log(seg, k == len(segs) - 1, state,
-                                       decoder=decoder if topic == OFFSETS_TOPIC
-                                       else share_decoder,
+            decoder = releases.decoder("offsets" if topic == OFFSETS_TOPIC
+                                       else "share-group-state",
+                                       log_dir_of(chosen.replica.path, False))
+            problems.extend(replay_log(seg, k == len(segs) - 1, state, decoder=decoder,
                                        max_batch_bytes=opts.max_batch_bytes))
         yield OffsetsSource(chosen, state.digest.records, state.aborted, state.pending_records)
         d = state.digest
@@ -194,9 +212,12 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
         assert isinstance(d, OffsetsDigest)
         topic_ids.update(d.topic_names)
         for grp in d.modern_groups():
-            if grp.group_type != "consumer":
+            if grp.group_type == "streams":
+                streams_groups.add(grp.group)
+                for member, topic, pid in streams_task_partitions(grp, data_topics):
+                    streams_assigned.setdefault((grp.group, topic, pid), []).append(member)
                 continue
-            consumer_groups.add(grp.group)
+            (consumer_groups if grp.group_type == "consumer" else share_groups).add(grp.group)
             for member, parts in grp.assignments.items():
                 for tp in parts:
                     for pid in tp["partitions"]:
@@ -218,21 +239,32 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
     members_of: dict[tuple[str, str, int], list[str]] = {}
     for (group, tid, partition), members in assigned.items():
         members_of[(group, names.get(tid, tid), partition)] = sorted(set(members))
+    for gtp, members in streams_assigned.items():
+        members_of[gtp] = sorted(set(members))
     entries: list[tuple[str, str | None, int, int | None, int, str, str,
                         SharePartitionState | None]] = []
     for (group, topic, partition), (o, from_path) in committed.items():
         entries.append((group, topic, partition, o.offset, o.commit_timestamp, o.metadata,
                         from_path, None))
-    # a consumer group's assigned partitions it has committed nothing on (as
-    # kafka-consumer-groups --describe lists them): the topic by id when unnamed
+    # a consumer or streams group's assigned partitions it has committed nothing on (as
+    # kafka-consumer-groups / kafka-streams-groups --describe list them): the topic by id
+    # when unnamed
     offsets_path = {o.group: p for o, p in committed.values()}
     for (group, topic, partition) in sorted(set(members_of) - set(committed)):
+        if group in share_groups:
+            continue
         entries.append((group, topic, partition, None, -1, "",
                         offsets_path.get(group, ""), None))
     for (group, tid, partition), (s, from_path) in shares.items():
         entries.append((group, names.get(tid), partition, s.start_offset,
                         s.write_timestamp or -1, "", from_path, s))
+    # a share group's assigned partitions with no share-partition state yet (the share
+    # coordinator writes it when the group first reads the partition): start offset null
+    for (group, tid, partition) in sorted(assigned):
+        if group in share_groups and (group, tid, partition) not in shares:
+            entries.append((group, names.get(tid, tid), partition, None, -1, "", "", None))
     leo_cache: dict[tuple[str, int], ChosenReplica | None] = {}
+    with_assignments = consumer_groups | streams_groups | share_groups
     rows: list[LagRow] = []
     for group, topic_or_none, partition, position, ts, meta, from_path, share in entries:
         if opts.groups and group not in opts.groups:
@@ -259,7 +291,7 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
                            f"{sum(1 for x in rs.replicas.get(key, []) if x.high_watermark is not None)})",
                            from_path, "share" if share is not None else group_types.get(group),
                            share, members_of.get((group, topic, partition), [])
-                           if group in consumer_groups and share is None else None))
+                           if group in with_assignments else None))
     yield from problems
     rows.sort(key=lambda r: (r.lag is None, -(r.lag or 0), r.group, r.topic, r.partition))
     yield from rows
@@ -289,4 +321,40 @@ def _share_topic_names(from_records: dict[str, str], rs: ReplicaSet,
     return topic_names(digest, files, wanted)
 
 
-__all__ = ["GroupLag", "LagOptions", "LagRow", "OffsetsSource", "lag"]
+__all__ = ["GroupLag", "LagOptions", "LagRow", "OffsetsSource", "lag", "streams_task_partitions"]
+
+
+#: a quantified group whose body holds a quantifier or an alternation: ``(a+)+``,
+#: ``(x*y)*``, ``(a|aa)+`` (the shapes of catastrophic backtracking)
+_NESTED_QUANTIFIER = re.compile(r"\([^)]*[*+?}|][^)]*\)[*+?{]")
+
+
+def streams_task_partitions(grp: Any, topics: list[str]) -> Iterator[tuple[str, str, int]]:
+    """(member, topic, partition) of a streams group's active tasks, as Kafka's
+    ``EndpointToPartitionsManager`` maps them: task (subtopology, p) reads partition p of
+    each of the subtopology's source topics and repartition source topics (from the
+    group's StreamsGroupTopology record); source topic regexes are matched (whole name)
+    against ``topics``, the topics found under the inputs.  Kafka leaves out the
+    partitions a topic does not have; kdump, without the topic's partition count, keeps
+    them (their log end offset is then unknown).  A regex is data, not trusted: one
+    longer than 256 characters, or with a quantified group holding a quantifier or an
+    alternation (the shapes of catastrophic backtracking), is not matched."""
+    subtopologies = {st.get("subtopology_id"): st
+                     for st in (grp.topology or {}).get("subtopologies", [])}
+    for member in sorted(grp.assignments):
+        for task in grp.assignments[member]:
+            st = subtopologies.get(task.get("subtopology_id"))
+            if st is None:
+                continue  # no topology (yet): which topics the task reads is unknown
+            names = set(st["source_topics"]) | set(st["repartition_source_topics"])
+            for pattern in st["source_topic_regex"]:
+                if len(pattern) > 256 or _NESTED_QUANTIFIER.search(pattern):
+                    continue
+                try:
+                    rx = re.compile(pattern)
+                except re.error:
+                    continue
+                names.update(t for t in topics if rx.fullmatch(t))
+            for topic in sorted(names):
+                for pid in task["partitions"]:
+                    yield member, topic, pid

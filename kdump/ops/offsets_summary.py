@@ -18,6 +18,7 @@ from typing import Any
 
 from .. import layouts as L
 from ..decoders import internal_decoder
+from ..decoders.release import Releases, log_dir_of
 from ..errors import KdumpError, UsageError
 from ..files.logdir import KafkaFile, walk
 from ..files.text import read_partition_metadata
@@ -137,13 +138,13 @@ def replay_log(path: str, active: bool, state: ReplayState, *, decoder: Any = No
 
 
 def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
-                    max_batch_bytes: int = 256 << 20
+                    max_batch_bytes: int = 256 << 20, kafka_version: str | None = None
                     ) -> Iterator[DigestRow | DigestTotals | Problem]:
     """Replay every ``__consumer_offsets`` and ``__share_group_state`` log under
     ``paths`` (every log as ``__consumer_offsets`` when ``all_topics``: the user said
-    the data is offsets data)."""
-    decoder = internal_decoder("offsets")
-    share_decoder = internal_decoder("share-group-state")
+    the data is offsets data).  Records are read with the layouts of ``kafka_version``,
+    else of each log dir's metadata.version (:class:`~kdump.decoders.release.Releases`)."""
+    releases = Releases(kafka_version)
     state = ReplayState.new()
     share = ReplayState.share()
     digest = state.digest
@@ -188,9 +189,10 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
         partitions.add(f"{topic}-{partition}")
         is_share = topic == SHARE_STATE_TOPIC and not all_topics
         for f in dirs[chosen] if topic is not None else [x for d in pdirs for x in dirs[d]]:
+            decoder = releases.decoder("share-group-state" if is_share else "offsets",
+                                       log_dir_of(f.path, f.topic is not None))
             yield from replay_log(f.path, f.active, share if is_share else state,
-                                  decoder=share_decoder if is_share else decoder,
-                                  max_batch_bytes=max_batch_bytes)
+                                  decoder=decoder, max_batch_bytes=max_batch_bytes)
     if not partitions and not_offsets:
         names = ", ".join(sorted(not_offsets)[:3]) + (", ..." if len(not_offsets) > 3 else "")
         raise UsageError(

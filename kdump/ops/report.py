@@ -87,6 +87,8 @@ class ReportOptions:
     jobs: int = 1
     #: the command line, as given (for the chain of custody)
     argv: tuple[str, ...] = ()
+    #: ``--kafka-version X.Y``: the release whose layouts internal topics are read with
+    kafka_version: str | None = None
 
 
 def utc_iso(ms: float) -> str:
@@ -561,7 +563,8 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
                             opts.jobs)
 
     yield section("groups")
-    yield from lag(paths, LagOptions(max_batch_bytes=opts.max_batch_bytes))
+    yield from lag(paths, LagOptions(max_batch_bytes=opts.max_batch_bytes,
+                                     kafka_version=opts.kafka_version))
     yield from _group_objects(files, paths, opts.max_batch_bytes)
 
     yield section("transactions")

@@ -367,6 +367,8 @@ class JsonRenderer:
                                          "line": item.line, **item.fields}))
         elif isinstance(item, de.PropertiesEvent):
             w(shape("properties", {"file": item.path, "kind": item.kind, "values": item.values}))
+        elif isinstance(item, de.LayoutNote):
+            pass  # each record says its layout (decoded.layout)
         elif isinstance(item, de.Note):
             w(shape("note", {"file": item.path, "text": item.text}))
         elif isinstance(item, dict):

@@ -139,7 +139,7 @@ def _cell(v: Any) -> str:
 COLUMNS: dict[str, tuple[str, ...]] = {
     "feature": ("name", "level"),
     "broker": ("id", "epoch", "fenced", "in_controlled_shutdown", "rack", "endpoints",
-               "incarnation_id"),
+               "cordoned_log_dirs", "incarnation_id"),
     "controller": ("id", "registered", "voter", "leader", "endpoints", "incarnation_id"),
     "topic": ("name", "topic_id", "partitions"),
     "partition": ("topic", "partition", "leader", "leader_epoch", "partition_epoch",
@@ -157,7 +157,8 @@ COLUMNS: dict[str, tuple[str, ...]] = {
 _HEADERS = {"partition": "p", "leader_epoch": "l.epoch", "partition_epoch": "p.epoch",
             "last_known_elr": "last elr", "leader_recovery_state": "recovery",
             "adding_replicas": "adding", "removing_replicas": "removing",
-            "in_controlled_shutdown": "shutting down", "incarnation_id": "incarnation"}
+            "in_controlled_shutdown": "shutting down", "incarnation_id": "incarnation",
+            "cordoned_log_dirs": "cordoned dirs"}
 _TITLES = {"feature": "features", "broker": "brokers", "controller": "controllers",
            "topic": "topics", "partition": "partitions", "config": "configs",
            "quota": "client quotas", "acl": "ACLs", "producer_ids": "producer ids",

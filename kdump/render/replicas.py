@@ -44,8 +44,12 @@ def _events(item: OnlyHereBatch, decode: bool, decoder_for: DecoderFor = None) -
     global _DECODER
     if _DECODER is None:
         _DECODER = KeyValueDecoder("string", "string")
-    decoder: Any = _DECODER if decoder_for is None else decoder_for(item.replica.path)
+    # as dump decodes the replica's records (decoder_for: schema-registry payloads,
+    # internal topics), else the internal-topic decoder compare-replicas chose, else strings
+    decoder: Any = (decoder_for(item.replica.path) if decoder_for is not None
+                    else item.decoder if item.decoder is not None else _DECODER)
     b = item.batch
+    decode = decode or item.decoder is not None
     events: list[RecordEvent] = []
     try:
         for rec in b.records():
@@ -123,6 +127,8 @@ class CompareTextRenderer:
         self.print_data = print_data_log
         self.decoder_for = decoder_for
         self._replica: str | None = None
+        #: (replica, layout) the layout note was said of (stderr, once each)
+        self._noted: set[tuple[str, str]] = set()
 
     def emit(self, item: object) -> None:
         from .text import batch_line, record_lines
@@ -138,6 +144,7 @@ class CompareTextRenderer:
                 who = f"broker {r.broker_id} " if r.broker_id is not None else ""
                 self.out.write(_safe(f"Replica: {who}{r.path} (records only here)") + "\n")
             ev = _events(item, True, self.decoder_for)
+            self._layout_notes(r.path, ev)
             self.out.write(_safe(batch_line(item.batch)) + "\n")
             for line in record_lines(ev, False, True):
                 self.out.write(_safe(line) + "\n")
@@ -150,6 +157,20 @@ class CompareTextRenderer:
                 f"{d['lagging']} lagging, {d['diverged']} diverged, "
                 f"{d['only_one_replica']} with one replica, {d['damaged']} damaged; "
                 f"{plural(d['bytes_read'], 'byte')} read\n")
+
+    def _layout_notes(self, replica: str, ev: BatchEvent) -> None:
+        """Which layout read an internal topic's records, on stderr once per replica and
+        layout (stdout keeps DumpLogSegments' lines, as dump's text does)."""
+        from ..decoders.release import layout_of_note
+
+        for rev in ev.records or ():
+            note = rev.decoded.note if rev.decoded is not None else None
+            if note:
+                key = (replica, layout_of_note(note))
+                if key not in self._noted and len(self._noted) < 64:
+                    self._noted.add(key)
+                    self.err.write(_safe(f"{replica}: note: record layout: {note} (offset "
+                                         f"{rev.record.offset})") + "\n")
 
     def close(self) -> None:
         self.out.flush()

@@ -261,6 +261,9 @@ class FindTextRenderer:
                 rec, decoded = shown(item.record, self.decoder, item.batch.path)
                 ev = RecordEvent(rec)
                 ev.decoded = decoded
+                if ev.decoded is not None and ev.decoded.note:
+                    # stdout keeps DumpLogSegments' record line: the layout on stderr
+                    self.err.write(f"{item.file}: note: record layout: {ev.decoded.note}\n")
                 if item.batch.is_control:
                     from ..records.control import parse_control
 

@@ -174,6 +174,15 @@ TABLE_RECORD_FIELDS = frozenset({
     "magic", "crc", "crc_valid", "size", "control", "decoded", "decode_error", "replica",
     "log_dir", "broker_id"})
 _EXTRAS: dict[str, tuple[object, list[Field]]] = {}
+def compact_layout(note: str) -> str:
+    """A record's layout note (:attr:`~kdump.decoders.base.Decoded.note`) in a table
+    cell: the layout read with (``Kafka 4.1+ ShareSnapshotValue``), and ``unstable``
+    when the note says the version is; the whole note is in JSON and, once per file and
+    layout, above the table."""
+    from ..decoders.release import layout_of_note
+
+    short = layout_of_note(note)
+    return f"{short}, unstable" if short != note and "unstable" in note else short
 
 
 def _extras(kind: str, shown: frozenset[str]) -> list[Field]:
@@ -301,6 +310,11 @@ class DumpTableRenderer:
                 kv = f"{_compact(d.key_json, d.key_text)} = {_compact(d.value_json, d.value_text)}"
                 if len(kv) > PAYLOAD_CHARS:
                     kv = kv[:PAYLOAD_CHARS] + f"… ({len(kv) - PAYLOAD_CHARS:,} more characters)"
+                if d.note:
+                    kv = f"{kv} · layout: {compact_layout(d.note)}"
+                if d.error and not any(t and t in d.error for t in (d.key_text, d.value_text)):
+                    # the error, unless it restates the text shown (DumpLogSegments' own)
+                    kv = f"{kv} · error: {d.error}"
             else:
                 kv = f"{_short(rec.key, 40)} = {_short(rec.value, 120)}"
             if record_extras:
@@ -352,6 +366,8 @@ class DumpTableRenderer:
             self._flush()
             for k, v in (item.values or {}).items():
                 self.console.print(f"  {k} = {v}")
+        elif isinstance(item, de.LayoutNote):
+            pass  # each record's row says its layout (compact_layout)
         elif isinstance(item, (de.IndexStatus, de.Note)):
             self._flush()
             text = item.message if isinstance(item, de.IndexStatus) else item.text
@@ -451,9 +467,14 @@ class FindTableRenderer:
                 if dd is not None:
                     key = "null" if dd.key_text is None else dd.key_text
                     value = "null" if dd.value_text is None else dd.value_text
+                    in_text = any(t and dd.error and t in dd.error
+                                  for t in (dd.key_text, dd.value_text))
+                    extra = [("layout", compact_layout(dd.note) if dd.note else None),
+                             ("error", None if in_text else dd.error)]
                 else:
                     key, value = _short(r.key, 4096), _short(r.value, 65536)
-                rrows += [("key", key), ("value", value)]
+                    extra = []
+                rrows += [("key", key), ("value", value), *extra]
                 for hk, hv in getattr(r, "headers", None) or ():
                     name = hk.decode("utf-8", "backslashreplace") if isinstance(hk, bytes) \
                         else str(hk)

@@ -264,8 +264,16 @@ class DumpTextRenderer:
                     self._w(f"{k}={v}")
             else:
                 self._w(_json(item.values))
+        elif isinstance(item, de.LayoutNote):
+            # stdout stays DumpLogSegments' lines: which layout read the records is said
+            # on stderr
+            self._note(item)
         elif isinstance(item, de.Note):
             self._w(item.text)
+
+    def _note(self, n: de.LayoutNote) -> None:
+        """``FILE: note: record layout: ...`` on stderr (stdout: DumpLogSegments' lines)."""
+        self._e(f"{n.path}: note: {n.text}")
 
     def _problem(self, p: Problem) -> None:
         extra = p.extra or {}

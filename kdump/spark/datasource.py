@@ -21,6 +21,9 @@ One row per record (``level=batch``: per batch), with the columns of
 ``schemas``          comma-separated: where else the schemas are (a ``_schemas`` partition
                      copy, a folder of exported schema files)
 ``schemas_topic``    the registry's topic (default ``_schemas``)
+``kafka_version``    with ``decoder``: the Kafka release (4.0 ... 4.3) whose layouts internal
+                     topics are read with (as dump's ``--kafka-version``; default: each
+                     log dir's metadata.version, else the layout that fits)
 ``verify``           ``true`` adds ``crc_valid`` (the batch checksum; v0/v1: and the message's)
 ``split_bytes``      segments larger than this are read by several tasks (default 128M)
 ``topics``           comma-separated topics to read (the others are not even listed)

@@ -27,9 +27,10 @@ from typing import Any
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..decoders import INTERNAL, JAVA_CLASSES, SIMPLE, TOPIC_DECODERS, KeyValueDecoder, internal_decoder
+from ..decoders import INTERNAL, JAVA_CLASSES, SIMPLE, TOPIC_DECODERS, KeyValueDecoder
 from ..decoders.base import PayloadDecoder
 from ..decoders.redact import holds_metadata, redact_record, shown
+from ..decoders.release import Releases, log_dir_of
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..files.splits import split_points
@@ -68,6 +69,9 @@ class ReadOptions:
     schemas: tuple[str, ...] = ()
     #: the registry's topic (``schemas_topic``)
     schemas_topic: str = "_schemas"
+    #: ``kafka_version``: the release whose layouts internal topics are decoded with
+    #: (None: each log dir's metadata.version, else the layout that fits)
+    kafka_version: str | None = None
 
     def fields(self) -> list[tuple[str, str]]:
         out = list(RECORD_FIELDS if self.level == "record" else BATCH_FIELDS)
@@ -126,6 +130,15 @@ def parse_options(options: Any) -> ReadOptions:
         decoder = decoder.strip()
         if decoder not in DECODER_NAMES and decoder not in JAVA_CLASSES:
             raise ValueError(f"kafka_log: decoder={decoder!r}: use one of {', '.join(DECODER_NAMES)}")
+    kafka_version = None
+    if opts.get("kafka_version"):
+        from ..decoders.release import check_release
+        from ..protocol.messages import SchemaError
+
+        try:
+            kafka_version = check_release(opts["kafka_version"])
+        except SchemaError as e:
+            raise ValueError(f"kafka_log: kafka_version: {e}") from None
     topics = None
     if opts.get("topics"):
         topics = tuple(t.strip() for t in opts["topics"].split(",") if t.strip())
@@ -139,6 +152,7 @@ def parse_options(options: Any) -> ReadOptions:
         max_batch_bytes=_size("max_batch_bytes", opts["max_batch_bytes"])
         if "max_batch_bytes" in opts else DEFAULT_MAX_BATCH_BYTES,
         topics=topics,
+        kafka_version=kafka_version,
         all_files=_bool("all_files", opts["all_files"]) if "all_files" in opts else False,
         ignore_unreadable=_bool("ignore_unreadable", opts["ignore_unreadable"])
         if "ignore_unreadable" in opts else False,
@@ -193,10 +207,13 @@ def plan(opts: ReadOptions) -> tuple[list[Slice], list[Problem]]:
 
 
 # --- reading -----------------------------------------------------------------------------
-def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None) -> PayloadDecoder:
-    """The decoder of a topic's records.  ``auto`` and the schema-registry decoders (avro,
-    protobuf, json-schema, schema-registry) read the registry's storage found with the
-    data source's paths (once per process)."""
+def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None,
+                 path: str | None = None) -> PayloadDecoder:
+    """The decoder of a topic's records (of the segment ``path``).  ``auto`` and the
+    schema-registry decoders (avro, protobuf, json-schema, schema-registry) read the
+    registry's storage found with the data source's paths (once per process); internal
+    decoders read the layouts of the ``kafka_version`` option, else of the segment's log
+    dir's metadata.version (:class:`~kdump.decoders.release.Releases`)."""
     from ..schemaregistry.decoder import MODES
 
     if name == "auto":
@@ -204,7 +221,12 @@ def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None) 
         if name == "string" and opts is not None and _registry(opts):
             name = "schema-auto"
     if name in INTERNAL:
-        return internal_decoder(name)
+        version = opts.kafka_version if opts is not None else None
+        if version not in _RELEASES:
+            _RELEASES[version] = Releases(version)
+        log_dir = log_dir_of(path, topic is not None) if path else None
+        decoder: PayloadDecoder = _RELEASES[version].decoder(name, log_dir)
+        return decoder
     if name in MODES or name == "schema-auto":
         from ..schemaregistry.decoder import SchemaRegistryDecoder
 
@@ -219,6 +241,8 @@ def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None) 
 
 
 _REGISTRIES: dict[tuple[Any, ...], Any] = {}
+#: one :class:`Releases` per kafka_version per process (each log dir's evidence read once)
+_RELEASES: dict[str | None, Releases] = {}
 
 
 def _registry(opts: ReadOptions) -> Any:
@@ -298,7 +322,7 @@ def record_blocks(s: Slice, opts: ReadOptions) -> Iterator[Block]:
     """One block per batch holding its records, columns as :func:`layout` orders them."""
     path, topic, partition, segment, _active, _start, _end = s
     verify = opts.verify
-    decoder = make_decoder(opts.decoder, topic, opts) if opts.decoder is not None else None
+    decoder = make_decoder(opts.decoder, topic, opts, path) if opts.decoder is not None else None
     with_headers = bool(getattr(decoder, "uses_headers", False))
     k_struct = bool(getattr(decoder, "key_structured", True))
     v_struct = bool(getattr(decoder, "value_structured", True))

@@ -88,6 +88,23 @@ class CompareOptions:
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     print_data_log: bool = False
     leader: str | None = None  # a broker id or a log dir path
+    #: ``--kafka-version X.Y``: the release whose layouts internal topics' records of
+    #: ``print_data_log`` are read with (None: each log dir's metadata.version)
+    kafka_version: str | None = None
+    _releases: Any = None
+
+    def decoder_of(self, replica: Replica) -> Any:
+        """The internal-topic decoder of ``replica``'s records (None: a data topic, its
+        records shown as strings), made with the replica's log dir's evidence."""
+        from ...decoders import TOPIC_DECODERS
+        from ...decoders.release import Releases
+
+        name = TOPIC_DECODERS.get(replica.topic)
+        if name is None:
+            return None
+        if self._releases is None:
+            self._releases = Releases(self.kafka_version)
+        return self._releases.decoder(name, replica.log_dir)
 
 
 @dataclass(slots=True)
@@ -158,6 +175,8 @@ class OnlyHereBatch:
 
     replica: Replica
     batch: Batch
+    #: the internal-topic decoder of its records (None: shown as strings)
+    decoder: Any = None
 
 
 @dataclass(slots=True)
@@ -402,7 +421,8 @@ class _Comparer:
                     path, pos = s.only_pos[k]
                     b = self._batch_at(path, pos)
                     if b is not None:
-                        batches.append(OnlyHereBatch(s.replica, b))
+                        batches.append(OnlyHereBatch(s.replica, b,
+                                                     self.opts.decoder_of(s.replica)))
         if len(self.states) == 1:
             status = "single"
         elif self.divergence is not None:
