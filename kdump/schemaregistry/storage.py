@@ -172,21 +172,22 @@ def find_partitions(paths: Iterable[str], topic: str = DEFAULT_TOPIC) -> list[st
             if part is not None and part.topic == topic and part.state is None:
                 _add(found, c)
                 continue
-            if not kfs.isdir(c):
-                continue
-            try:
-                names = kfs.listdir(c)
-            except OSError:
-                continue
-            _scan(found, c, names, topic, nested=True)
+            _scan(found, c, topic, nested=True)
     return found
 
 
-def _scan(found: list[str], directory: str, names: list[str], topic: str, nested: bool) -> None:
-    """``topic``'s partition directories among ``names`` (the entries of ``directory``);
-    with ``nested`` and none there, also in the directories one level down (a folder
-    holding several brokers' log dirs, as the walk reads them: ``broker-1`` may look
-    like a partition directory's name, so every directory is looked into)."""
+def _scan(found: list[str], directory: str, topic: str, nested: bool) -> None:
+    """``topic``'s partition directories in ``directory`` (nothing when it is not a
+    readable directory); with ``nested`` and none there, also in the directories one
+    level down (a folder holding several brokers' log dirs, as the walk reads them:
+    ``broker-1`` may look like a partition directory's name, so every directory is
+    looked into)."""
+    if not kfs.isdir(directory):
+        return
+    try:
+        names = kfs.listdir(directory)
+    except OSError:
+        return
     base = directory.rstrip("/")
     before = len(found)
     for name in sorted(names):
@@ -198,14 +199,7 @@ def _scan(found: list[str], directory: str, names: list[str], topic: str, nested
     for name in sorted(names):
         if not_data(name) is not None or name.startswith("."):
             continue
-        sub = base + "/" + name
-        if not kfs.isdir(sub):
-            continue
-        try:
-            inner = kfs.listdir(sub)
-        except OSError:
-            continue
-        _scan(found, sub, inner, topic, nested=False)
+        _scan(found, base + "/" + name, topic, nested=False)
 
 
 def _add(found: list[str], path: str) -> None:
