@@ -80,12 +80,7 @@ def _schema_usage(logs: list[KafkaFile], reg: Any, topic: str, max_batch_bytes: 
                     try:
                         for rec in item.records(max_batch_bytes):
                             u.records += 1
-                            kh = vh = None
-                            for hk, hv in rec.headers:
-                                if hk == wire.KEY_SCHEMA_ID_HEADER:
-                                    kh = hv
-                                elif hk == wire.VALUE_SCHEMA_ID_HEADER:
-                                    vh = hv
+                            kh, vh = wire.id_headers(rec.headers)
                             for counter, data, header in ((u.keys, rec.key, kh),
                                                           (u.values, rec.value, vh)):
                                 how, sid = _schema_id(reg, data, header)

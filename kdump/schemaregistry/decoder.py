@@ -201,12 +201,7 @@ class SchemaRegistryDecoder:
     # -- PayloadDecoder ------------------------------------------------------------------
     def decode(self, key: bytes | None, value: bytes | None, offset: int,
                headers: Sequence[tuple[bytes, bytes | None]] = ()) -> Decoded:
-        kh = vh = None
-        for hk, hv in headers:
-            if hk == wire.KEY_SCHEMA_ID_HEADER:
-                kh = hv
-            elif hk == wire.VALUE_SCHEMA_ID_HEADER:
-                vh = hv
+        kh, vh = wire.id_headers(headers)
         kt, kj, kerr = self.side(key, kh, self.key_mode, self.key_fallback)
         vt, vj, verr = self.side(value, vh, self.value_mode, self.value_fallback)
         if kerr is None and verr is None:

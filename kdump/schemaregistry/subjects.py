@@ -92,12 +92,7 @@ def count_ids(paths: list[str], topic: str, reg: Registry, keys: Counter[int],
                         continue
                     try:
                         for rec in item.records(max_batch_bytes):
-                            kh = vh = None
-                            for hk, hv in rec.headers:
-                                if hk == wire.KEY_SCHEMA_ID_HEADER:
-                                    kh = hv
-                                elif hk == wire.VALUE_SCHEMA_ID_HEADER:
-                                    vh = hv
+                            kh, vh = wire.id_headers(rec.headers)
                             _count(reg, keys, rec.key, kh)
                             _count(reg, values, rec.value, vh)
                     except KdumpError:

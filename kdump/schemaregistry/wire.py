@@ -18,6 +18,7 @@ Nothing here raises: a frame that cannot be read is a :class:`FrameError` value.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 MAGIC_BYTE_V0 = 0x00  # SchemaId.MAGIC_BYTE_V0: an int32 id follows
@@ -48,6 +49,20 @@ class Frame:
 @dataclass(frozen=True, slots=True)
 class FrameError:
     reason: str
+
+
+def id_headers(headers: Iterable[tuple[bytes, bytes | None]]
+               ) -> tuple[bytes | None, bytes | None]:
+    """The values of a record's ``__key_schema_id`` and ``__value_schema_id`` headers
+    (None when absent; the last one when a header repeats, as a header lookup by name in
+    Kafka's ``Headers.lastHeader`` gives)."""
+    kh = vh = None
+    for hk, hv in headers:
+        if hk == KEY_SCHEMA_ID_HEADER:
+            kh = hv
+        elif hk == VALUE_SCHEMA_ID_HEADER:
+            vh = hv
+    return kh, vh
 
 
 def read_id(buf: bytes, source: str) -> Frame | FrameError:
