@@ -319,8 +319,23 @@ def _sr_decoder() -> Any:
                      "message M { int32 a = 1; }\n", "PROTOBUF",
                      refs=[{"name": "self.proto", "subject": "self-value", "version": 1}]))]
         # values forced through their schema (a failure is a note), keys as kdump guesses
-        _SR_DECODER.append(SchemaRegistryDecoder(_registry(extra), "auto", "schema-registry"))
+        seen = set()
+        for b in _bomb_schemas():
+            if b.sid not in seen:
+                seen.add(b.sid)
+                extra.append((rw.schema_key(b.subject, 1), rw.schema_value(
+                    b.subject, 1, b.sid, b.schema, b.stype, refs=b.refs or None)))
+        reg = _registry(extra)
+        _SR_DECODER.append(SchemaRegistryDecoder(reg, "auto", "schema-registry"))
+        # and JSON Schema payloads validated (--schemas ... with validation: $ref cycles)
+        _SR_DECODER.append(SchemaRegistryDecoder(reg, "auto", "schema-registry", validate=True))
     return _SR_DECODER[0]
+
+
+def _bomb_schemas() -> list[Any]:
+    from tests.fuzz.bombs import bombs
+
+    return bombs()
 
 
 def _sr_seeds() -> list[Blob]:
@@ -340,6 +355,11 @@ def _sr_target(key: bytes | None, value: bytes | None) -> Any:
     return _sr_decoder().decode(key, value, 7)
 
 
+def _sr_validating_target(key: bytes | None, value: bytes | None) -> Any:
+    _sr_decoder()
+    return _SR_DECODER[1].decode(key, value, 7)
+
+
 def _sr_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
     from kdump.schemaregistry.wire import frame
 
@@ -349,6 +369,7 @@ def _sr_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
         ("a .proto importing itself", None, frame(91, b"\x08\x01", [0])),
         ("an unknown id", None, frame(2**31 - 1, b"x")),
         ("a string claiming 2^62 bytes", None, frame(2, b"\x0e" + b"\xfe" * 9 + b"\x7f")),
+        *((b.name, None, frame(b.sid, b.payload, b.indexes)) for b in _bomb_schemas()),
     ]
 
 
@@ -375,6 +396,9 @@ def _schemas_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
         ("a 1 KB schema of a billion-byte fixed", key,
          rw.schema_value("big-value", 1, 9, _HUGE_AVSC)),
         ("a key nested 100,000 deep", b"{" * 50_000, b"{}"),
+        *((f"the schema of {b.name}", rw.schema_key(b.subject, 1),
+           rw.schema_value(b.subject, 1, b.sid, b.schema, b.stype, refs=b.refs or None))
+          for b in _bomb_schemas()),
     ]
 
 
@@ -402,6 +426,8 @@ for _name, _bombs in (("offsets", _coordinator_bombs), ("share-group-state", _co
 if _have("kdump.schemaregistry"):  # branch schemas: schema-registry payloads, _schemas values
     SURFACES += [
         Surface("schema-registry-payload", _sr_seeds, _sr_target, _sr_bombs, max_seconds=10.0),
+        Surface("schema-registry-payload-validated", _sr_seeds, _sr_validating_target, _sr_bombs,
+                max_seconds=10.0),
         Surface("schemas-topic-value", _schemas_seeds, _schemas_target, _schemas_bombs,
                 max_seconds=5.0, max_bytes=256 << 20),
     ]
