@@ -46,6 +46,15 @@ def test_mutation_fuzzer_ci_budget() -> None:
     print(summary)
     assert r.returncode == 0, r.stdout[-20000:] + r.stderr[-5000:]
     assert f"{CASES} cases" in summary, r.stdout[-5000:]
+    # every command is in the budget's rotation: report, and the Kafka 4.x family's
+    (by_command,) = [line for line in r.stdout.splitlines() if line.startswith("runs by command")]
+    print(by_command)
+    counts = dict(item.rsplit(" ", 1) for item in
+                  by_command.split(": ", 1)[1].split(";")[0].split(", "))
+    want = {*harness.FILE_COMMANDS, "lag", "schemas", "dump --summary"}
+    assert want <= set(counts), (sorted(want - set(counts)), by_command)
+    kafka4 = int(by_command.rsplit("; ", 1)[1].split()[0])
+    assert kafka4 >= CASES * harness.KAFKA4_SHARE / 2, by_command
 
 
 # --- the fuzzer's own machinery ----------------------------------------------------------
