@@ -29,6 +29,11 @@ from pathlib import Path
 
 from . import mutate as m
 
+try:
+    from tests import writer as w
+except ImportError:  # pragma: no cover - run from inside tests/
+    import writer as w  # type: ignore[no-redef, unused-ignore]
+
 #: seconds one kdump run may take before it counts as a hang
 RUN_TIMEOUT = float(os.environ.get("KDUMP_FUZZ_RUN_TIMEOUT", "60"))
 
@@ -526,6 +531,36 @@ def payload_behind_crc(rng: random.Random, data: bytes) -> tuple[bytes, str] | N
             f"batch[{s.start}] record bytes at {sorted(flips)} changed +crc")
 
 
+def schemas_bomb(rng: random.Random, data: bytes) -> tuple[bytes, str] | None:
+    """A batch appended to ``_schemas``: a subject of the sample re-registered, under its
+    id, with one of tests/fuzz/bombs.py's schemas, so the data topics' records that name
+    the id meet the bomb."""
+    import sys
+
+    tests_dir = str(Path(__file__).resolve().parents[1])
+    if tests_dir not in sys.path:  # tests/registry_writer.py imports its siblings by name
+        sys.path.append(tests_dir)
+    import registry_writer as rw
+
+    from .bombs import bombs
+
+    spans = m.frame(data)
+    if not spans or spans[-1].magic != 2:
+        return None
+    last = spans[-1]
+    next_offset = (int.from_bytes(data[last.start:last.start + 8], "big")
+                   + int.from_bytes(data[last.start + 23:last.start + 27], "big", signed=True)
+                   + 1)
+    b = rng.choice(bombs())
+    subject, sid = rng.choice([("orders-value", 2), ("events-value", 4), ("users-value", 5),
+                               ("address", 1)])
+    rec = w.Rec(rw.schema_key(subject, 1), rw.schema_value(subject, 1, sid, b.schema, b.stype,
+                                                         refs=b.refs or None))
+    batch = w.v2_batch([rec], base_offset=next_offset, first_timestamp=w.DEFAULT_TIMESTAMP)
+    return data[:last.end] + batch + data[last.end:], \
+        f"{subject} (id {sid}) re-registered as {b.name!r}"
+
+
 def run_kafka4_case(corpus: Corpus, seed: str, index: int, workdir: Path, *,
                     keep: bool = False, commands: int = 2) -> CaseResult:
     """A Kafka 4.x case: the whole log dir copied, one file damaged (record bytes behind
@@ -545,8 +580,11 @@ def run_kafka4_case(corpus: Corpus, seed: str, index: int, workdir: Path, *,
     else:
         rel = corpus.pick(rng)
     data = corpus.data[rel]
-    got = payload_behind_crc(rng, data) if kind_of(rel.name) == "log" and \
-        rng.random() < 0.5 else None
+    got = None
+    if rel.parts[0] == "_schemas-0" and kind_of(rel.name) == "log" and rng.random() < 0.3:
+        got = schemas_bomb(rng, data)
+    elif kind_of(rel.name) == "log" and rng.random() < 0.5:
+        got = payload_behind_crc(rng, data)
     if got is None:
         got = mutate_file(rng, rel.name, data, corpus.donor(rng, kind_of(rel.name)))
     (logdir / rel).write_bytes(got[0])
