@@ -9,7 +9,9 @@ and half with ``KDUMP_PURE_PYTHON=1`` (``--impl`` chooses), so a crash of native
 kills a worker, not the run: the case it was running is reported with the signal and
 the worker's last words, and a new worker carries on.  Exit status 0 when every case
 kept every rule, 1 otherwise (each failing case is printed with its replay command;
-``--save DIR`` keeps the failing cases' files).
+``--save DIR`` keeps the failing cases' files).  Before the summary line, the runs by
+command and the number of cases of the Kafka 4.x family (``KDUMP_FUZZ_KAFKA4_SHARE`` of
+them, tests/fuzz/harness.py ``run_kafka4_case``).
 """
 
 from __future__ import annotations
