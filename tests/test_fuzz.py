@@ -167,7 +167,15 @@ def test_payload_rules_catch_what_they_should() -> None:
     assert surfaces.fuzz(ok, "rules", 20) == []
 
 
-def test_kafka4_family_damage_hides_behind_valid_crcs(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def corpus4(tmp_path_factory: pytest.TempPathFactory) -> harness.Corpus:
+    """The seed corpus with its Kafka 4.x log dir, written once for this module."""
+    corpus = harness.Corpus.load(_corpus(tmp_path_factory.mktemp("corpus4")))
+    assert corpus.kafka4 is not None
+    return corpus.kafka4
+
+
+def test_kafka4_family_damage_hides_behind_valid_crcs(corpus4: harness.Corpus) -> None:
     """The Kafka 4.x family's own mutators keep every batch framed and its CRC valid, so
     only the payload decoders see the damage; a subject re-registered with a bomb schema
     is appended after the topic's last offset."""
@@ -175,9 +183,7 @@ def test_kafka4_family_damage_hides_behind_valid_crcs(tmp_path: Path) -> None:
 
     from tests.fuzz import kafka4_family as k4
 
-    corpus = harness.Corpus.load(_corpus(tmp_path))
-    assert corpus.kafka4 is not None
-    data = corpus.kafka4.data[Path("_schemas-0/00000000000000000000.log")]
+    data = corpus4.data[Path("_schemas-0/00000000000000000000.log")]
     before = mutate.frame(data)
     for i in range(20):
         rng = random.Random(i)
@@ -194,12 +200,10 @@ def test_kafka4_family_damage_hides_behind_valid_crcs(tmp_path: Path) -> None:
         assert int.from_bytes(last[:8], "big") == 12  # the sample registry's 12 records
 
 
-def test_kafka4_cases_are_deterministic(tmp_path: Path) -> None:
-    corpus = harness.Corpus.load(_corpus(tmp_path))
-    assert corpus.kafka4 is not None
+def test_kafka4_cases_are_deterministic(corpus4: harness.Corpus, tmp_path: Path) -> None:
     from tests.fuzz.kafka4_family import run_kafka4_case
 
-    a = run_kafka4_case(corpus.kafka4, "det", 3, tmp_path / "a")
-    b = run_kafka4_case(corpus.kafka4, "det", 3, tmp_path / "b")
+    a = run_kafka4_case(corpus4, "det", 3, tmp_path / "a")
+    b = run_kafka4_case(corpus4, "det", 3, tmp_path / "b")
     assert a.target.startswith("kafka4/") and (a.target, a.mutation) == (b.target, b.mutation)
     assert [r.args[0] for r in a.runs] == [r.args[0] for r in b.runs] and a.ok, a.report()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 
@@ -80,9 +81,11 @@ SELF_REF_JSON = json.dumps({"$schema": "http://json-schema.org/draft-07/schema#"
 MEGABYTE_OF_INTS = b"\x02" * (1 << 20)
 
 
-def bombs() -> list[Bomb]:
-    """Every hostile schema, with a payload that names it."""
-    return [
+@cache
+def bombs() -> tuple[Bomb, ...]:
+    """Every hostile schema, with a payload that names it (built once: the 100,000-deep
+    value takes a moment)."""
+    return (
         Bomb("a 1 KB Avro schema of a million null fields", "million-null-value", 101,
              million_field_avro("null"), None, b""),
         Bomb("a 1 KB Avro schema of a million int fields", "million-int-value", 102,
@@ -106,7 +109,7 @@ def bombs() -> list[Bomb]:
         Bomb("a JSON Schema referring to itself by subject", "json-self-subject-value", 108,
              json.dumps({"$ref": "me.json"}), "JSON", b"{}",
              refs=[{"name": "me.json", "subject": "json-self-subject-value", "version": 1}]),
-    ]
+    )
 
 
 __all__ = ["MEGABYTE_OF_INTS", "Bomb", "bombs", "million_field_avro", "nested_proto",

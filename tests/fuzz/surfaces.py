@@ -332,7 +332,7 @@ def _sr_decoder() -> Any:
     return _SR_DECODER[0]
 
 
-def _bomb_schemas() -> list[Any]:
+def _bomb_schemas() -> tuple[Any, ...]:
     from tests.fuzz.bombs import bombs
 
     return bombs()
