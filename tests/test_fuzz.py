@@ -1,7 +1,8 @@
 """The mutation fuzzer, on a fixed CI budget (see docs/fuzzing.md).
 
-``KDUMP_FUZZ_CASES`` cases (default 2000, about 40 s on two cores) of seed
-``KDUMP_FUZZ_SEED`` (default ``ci``: the same cases every run) go through
+``KDUMP_FUZZ_CASES`` cases (default 2000, about two minutes on two shared cores; a
+quarter of them the Kafka 4.x family: report, lag, schemas, dump --summary on a log dir
+of 4.x records) of seed ``KDUMP_FUZZ_SEED`` (default ``ci``: the same cases every run) go through
 ``python -m tests.fuzz.run`` in two worker processes, one using the native extension
 and one pure Python, so a crash in native code fails this test instead of killing
 pytest.  Every case damages one file of the seed corpus (tests/fuzz/corpus.py) and
@@ -46,6 +47,15 @@ def test_mutation_fuzzer_ci_budget() -> None:
     print(summary)
     assert r.returncode == 0, r.stdout[-20000:] + r.stderr[-5000:]
     assert f"{CASES} cases" in summary, r.stdout[-5000:]
+    # every command is in the budget's rotation: report, and the Kafka 4.x family's
+    (by_command,) = [line for line in r.stdout.splitlines() if line.startswith("runs by command")]
+    print(by_command)
+    counts = dict(item.rsplit(" ", 1) for item in
+                  by_command.split(": ", 1)[1].split(";")[0].split(", "))
+    want = {*harness.FILE_COMMANDS, "lag", "schemas", "dump --summary"}
+    assert want <= set(counts), (sorted(want - set(counts)), by_command)
+    kafka4 = int(by_command.rsplit("; ", 1)[1].split()[0])
+    assert kafka4 >= CASES * harness.KAFKA4_SHARE / 2, by_command
 
 
 # --- the fuzzer's own machinery ----------------------------------------------------------
@@ -155,3 +165,45 @@ def test_payload_rules_catch_what_they_should() -> None:
         assert any(rule in f for f in o.failures), (rule, o.failures)
     ok = surfaces.Surface("t", seeds, lambda k, v: {"v": 1})
     assert surfaces.fuzz(ok, "rules", 20) == []
+
+
+@pytest.fixture(scope="module")
+def corpus4(tmp_path_factory: pytest.TempPathFactory) -> harness.Corpus:
+    """The seed corpus with its Kafka 4.x log dir, written once for this module."""
+    corpus = harness.Corpus.load(_corpus(tmp_path_factory.mktemp("corpus4")))
+    assert corpus.kafka4 is not None
+    return corpus.kafka4
+
+
+def test_kafka4_family_damage_hides_behind_valid_crcs(corpus4: harness.Corpus) -> None:
+    """The Kafka 4.x family's own mutators keep every batch framed and its CRC valid, so
+    only the payload decoders see the damage; a subject re-registered with a bomb schema
+    is appended after the topic's last offset."""
+    import crc32c
+
+    from tests.fuzz import kafka4_family as k4
+
+    data = corpus4.data[Path("_schemas-0/00000000000000000000.log")]
+    before = mutate.frame(data)
+    for i in range(20):
+        rng = random.Random(i)
+        for got in (k4.payload_behind_crc(rng, data), k4.schemas_bomb(rng, data)):
+            assert got is not None
+            out, what = got
+            spans = mutate.frame(out)
+            assert sum(s.end - s.start for s in spans) == len(out), what
+            for s in spans:
+                batch = out[s.start:s.end]
+                assert int.from_bytes(batch[17:21], "big") == crc32c.crc32c(batch[21:]), what
+        assert len(spans) == len(before) + 1 and "re-registered as" in what
+        last = out[spans[-1].start:spans[-1].end]
+        assert int.from_bytes(last[:8], "big") == 12  # the sample registry's 12 records
+
+
+def test_kafka4_cases_are_deterministic(corpus4: harness.Corpus, tmp_path: Path) -> None:
+    from tests.fuzz.kafka4_family import run_kafka4_case
+
+    a = run_kafka4_case(corpus4, "det", 3, tmp_path / "a")
+    b = run_kafka4_case(corpus4, "det", 3, tmp_path / "b")
+    assert a.target.startswith("kafka4/") and (a.target, a.mutation) == (b.target, b.mutation)
+    assert [r.args[0] for r in a.runs] == [r.args[0] for r in b.runs] and a.ok, a.report()

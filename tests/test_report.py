@@ -516,3 +516,27 @@ def test_a_log_is_hashed_from_the_read_of_its_batches(tmp_path: Path) -> None:
     for name, data in cases.items():
         assert digests[str(d / name)] == (hashlib.sha256(data).hexdigest(), len(data), None)
     assert sum(a.records for a in acts[("t", 0)]) == 40
+
+
+def test_topics_decades_apart_share_a_bounded_axis(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """One topic's batch stamped 157 ms after the epoch, another's in 2023: each alone
+    fits one bucket, together they span 53 years; the shared bucket width widens until the
+    axis has fewer than MAX_BUCKETS steps (found by the fuzzer, case k4long:147: the HTML
+    chart drew 28 million one-minute steps and never finished)."""
+    from kdump.ops.report import MAX_BUCKETS
+
+    root = tmp_path / "logdir"
+    w.write_replica(root / "old-0", [w.v2_batch([w.Rec(b"k", b"v", timestamp=157)],
+                                                first_timestamp=157)])
+    w.write_replica(root / "new-0", [w.v2_batch(w.numbered_records(0, 5))])
+    r = kdump("report", "--format", "json", str(root), watch=[root])
+    assert r.rc == 0, r.err
+    act = {o["topic"]: o for o in map(json.loads, r.out.splitlines()) if o["type"] == "activity"}
+    assert sorted(act) == ["new", "old"]
+    (width,) = {o["bucket_ms"] for o in act.values()}
+    starts = [k for o in act.values() for k, _ in o["buckets"]]
+    assert 0 < (max(starts) - min(starts)) // width < MAX_BUCKETS
+    assert act["old"]["buckets"] == [[0, 1]]
+    out = tmp_path / "report.html"  # the page's chart: the same axis
+    r = kdump("report", "--output", str(out), str(root), watch=[root])
+    assert r.rc == 0 and "1970-01-01 00:00" in out.read_text(), r.err

@@ -320,9 +320,17 @@ def _chosen(replicas: list[_ReplicaActivity]) -> _ReplicaActivity:
 def activity_objects(acts: dict[tuple[str, int], list[_ReplicaActivity]]
                      ) -> Iterator[dict[str, Any]]:
     """Per topic, records per time bucket (each partition's fullest replica, summed);
-    all topics share one bucket width, the widest any partition needed."""
+    all topics share one bucket width, the widest any partition needed, widened again
+    until all of them together span fewer than :data:`MAX_BUCKETS` (one partition's
+    batches in 1970 and another's today would otherwise make the chart's axis, which
+    runs from the first bucket to the last, tens of millions of minutes long)."""
     chosen = {k: _chosen(v) for k, v in acts.items()}
     width = max((a.width for a in chosen.values()), default=MIN_BUCKET_MS)
+    starts = [k for a in chosen.values() for k in a.buckets]
+    if starts:
+        lo, hi = min(starts), max(starts)
+        while (hi - (hi % width)) - (lo - (lo % width)) >= width * MAX_BUCKETS:
+            width *= 2
     per_topic: dict[str, dict[int, int]] = {}
     for (topic, _p), a in sorted(chosen.items()):
         t = per_topic.setdefault(topic, {})

@@ -8,6 +8,13 @@ magic 0/1 messages and wrappers, a compacted partition, the log-dir checkpoints,
 segment), ``__consumer_offsets-0`` (offset commits and group metadata, a
 transactional commit), ``__cluster_metadata-0`` (a KRaft log and a KRaft snapshot
 ``.checkpoint``, ``quorum-state``), and ``__transaction_state-0``.
+
+Beside it, ``kafka4_root(root)`` (``<root>-kafka4``) holds the family of cases that
+run the commands reading a whole log dir of Kafka 4.x records (tests/harness.py's
+:data:`~tests.fuzz.harness.KAFKA4_COMMANDS`): the log dir of tests/report_fixture.py,
+with ``_schemas`` and the schema-registry data topics, ``__cluster_metadata`` (4.x
+records, metadata.version 27), ``__consumer_offsets`` (classic, consumer, streams and
+share groups) and ``__share_group_state``.
 """
 
 from __future__ import annotations
@@ -156,12 +163,33 @@ def _write_cluster_metadata(root: Path) -> None:
     (d / "partition.metadata").write_bytes(w.partition_metadata(tid))
 
 
+def kafka4_root(root: Path) -> Path:
+    """Where :func:`build_corpus` writes the Kafka 4.x log dir of the corpus ``root``."""
+    return Path(root).with_name(Path(root).name + "-kafka4")
+
+
+def _write_kafka4(dest: Path) -> None:
+    """tests/report_fixture.py's broker log dir, moved to ``dest``."""
+    import shutil
+    import sys
+    import tempfile
+
+    tests_dir = str(Path(__file__).resolve().parents[1])
+    if tests_dir not in sys.path:  # tests/registry_writer.py imports its siblings by name
+        sys.path.append(tests_dir)
+    import report_fixture
+    with tempfile.TemporaryDirectory() as tmp:
+        shutil.move(str(report_fixture.kafka4_logdir(Path(tmp))), str(dest))
+
+
 def build_corpus(root: Path) -> Path:
-    """Write the seed corpus under ``root`` (a broker log dir); returns ``root``."""
+    """Write the seed corpus under ``root`` (a broker log dir), and the Kafka 4.x log dir
+    under :func:`kafka4_root`; returns ``root``."""
     root = Path(root)
     w.write_sample_logdir(root)
     _write_live(root)
     _write_consumer_offsets(root)
     _write_transaction_state(root)
     _write_cluster_metadata(root)
+    _write_kafka4(kafka4_root(root))
     return root

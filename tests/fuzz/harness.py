@@ -6,6 +6,10 @@ on either stream; no hang (a per-run timer); the inputs unchanged (names, sizes,
 mtimes and SHA-256 of everything under the case's log dir); ``--format json`` writes
 one JSON object per line; a non-zero exit says something.
 
+A quarter of the cases (:data:`KAFKA4_SHARE`) are of the Kafka 4.x family
+(tests/fuzz/kafka4_family.py): a whole log dir of 4.x records (tests/report_fixture.py's),
+one file damaged, and report, lag, schemas, dump --summary ... run on it.
+
 Cases are numbered; case ``i`` of seed ``s`` is always the same case (its
 :class:`random.Random` is seeded with ``"s:i"``), so any failure replays with
 ``python -m tests.fuzz.run --seed s --case i``.
@@ -219,10 +223,19 @@ class Corpus:
     files: list[Path]  # relative to root
     data: dict[Path, bytes]
 
+    #: the Kafka 4.x log dir (tests/fuzz/corpus.py kafka4_root), when built
+    kafka4: Corpus | None = None
+
     @classmethod
     def load(cls, root: Path) -> Corpus:
+        from .corpus import kafka4_root
+
         files = sorted(p.relative_to(root) for p in root.rglob("*") if p.is_file())
-        return cls(root, files, {p: (root / p).read_bytes() for p in files})
+        corpus = cls(root, files, {p: (root / p).read_bytes() for p in files})
+        k4 = kafka4_root(root)
+        if k4.is_dir():
+            corpus.kafka4 = cls.load(k4)
+        return corpus
 
     def pick(self, rng: random.Random) -> Path:
         weights = [KIND_WEIGHTS[kind_of(p.name)] for p in self.files]
@@ -422,10 +435,24 @@ COMMAND_WEIGHTS = [4, 3, 3, 2, 1.5, 1.5, *(w for w, _ in COMMANDS.values())]
 
 
 # ---------------------------------------------------------------------------------------
+# the Kafka 4.x family (tests/fuzz/kafka4_family.py)
+# ---------------------------------------------------------------------------------------
+#: share of the cases that are of the Kafka 4.x family (drawn from their own Random, so
+#: the other cases are the same with and without it)
+KAFKA4_SHARE = float(os.environ.get("KDUMP_FUZZ_KAFKA4_SHARE", "0.25"))
+
+
+# ---------------------------------------------------------------------------------------
 # one case
 # ---------------------------------------------------------------------------------------
 def run_case(corpus: Corpus, seed: str, index: int, workdir: Path, *, keep: bool = False,
              commands: int = 2) -> CaseResult:
+    if corpus.kafka4 is not None and \
+            random.Random(f"{seed}:{index}:family").random() < KAFKA4_SHARE:
+        from .kafka4_family import run_kafka4_case
+
+        return run_kafka4_case(corpus.kafka4, seed, index, workdir, keep=keep,
+                               commands=commands)
     rng = random.Random(f"{seed}:{index}")
     rel = corpus.pick(rng)
     case_dir = workdir / f"case-{index}"

@@ -9,7 +9,9 @@ and half with ``KDUMP_PURE_PYTHON=1`` (``--impl`` chooses), so a crash of native
 kills a worker, not the run: the case it was running is reported with the signal and
 the worker's last words, and a new worker carries on.  Exit status 0 when every case
 kept every rule, 1 otherwise (each failing case is printed with its replay command;
-``--save DIR`` keeps the failing cases' files).
+``--save DIR`` keeps the failing cases' files).  Before the summary line, the runs by
+command and the number of cases of the Kafka 4.x family (``KDUMP_FUZZ_KAFKA4_SHARE`` of
+them, tests/fuzz/harness.py ``run_kafka4_case``).
 """
 
 from __future__ import annotations
@@ -62,9 +64,18 @@ def worker(opts: argparse.Namespace) -> int:
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
         slowest = max((r.seconds for r in res.runs), default=0.0)
         report = "" if res.ok else res.report()
-        out.write("D " + json.dumps([index, len(res.runs), slowest, rss, report]) + "\n")
+        names = [_command_name(r.args) for r in res.runs]
+        out.write("D " + json.dumps([index, len(res.runs), slowest, rss, report, names,
+                                     res.target.startswith("kafka4/")]) + "\n")
         out.flush()
     return 0
+
+
+def _command_name(args: list[str]) -> str:
+    """A run's command for the statistics: ``dump --summary`` apart from ``dump``."""
+    if args and args[0] == "dump" and "--summary" in args:
+        return "dump --summary"
+    return args[0] if args else "?"
 
 
 # ---------------------------------------------------------------------------------------
@@ -79,6 +90,9 @@ class Stats:
     slowest: float = 0.0
     peak_rss: int = 0
     reports: list[str] = field(default_factory=list)
+    #: runs by command, and the cases of the Kafka 4.x family
+    by_command: dict[str, int] = field(default_factory=dict)
+    kafka4: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
@@ -104,10 +118,13 @@ def _drive(k: int, pure: bool, opts: argparse.Namespace, corpus: Path, work: Pat
                 if line.startswith("S "):
                     current = int(line[2:])
                 elif line.startswith("D "):
-                    _index, nruns, slowest, rss, report = json.loads(line[2:])
+                    _index, nruns, slowest, rss, report, names, k4 = json.loads(line[2:])
                     current = None
                     with stats.lock:
                         stats.done += 1
+                        stats.kafka4 += int(k4)
+                        for name in names:
+                            stats.by_command[name] = stats.by_command.get(name, 0) + 1
                         stats.runs += nruns
                         stats.slowest = max(stats.slowest, slowest)
                         stats.peak_rss = max(stats.peak_rss, rss)
@@ -206,6 +223,9 @@ def main(argv: list[str] | None = None) -> int:
             threads.append(t)
         for t in threads:
             t.join()
+        print("runs by command: " + ", ".join(
+            f"{n} {c}" for n, c in sorted(stats.by_command.items(), key=lambda x: -x[1]))
+            + f"; {stats.kafka4} cases of the Kafka 4.x family")
         print(f"{stats.done} cases ({opts.seed}:{opts.start}..{stop - 1}), {stats.runs} kdump runs, "
               f"{stats.failing} failing ({stats.crashes} crashes), {time.time() - t0:.1f} s; "
               f"slowest run {stats.slowest:.2f} s; peak RSS of a worker {stats.peak_rss} MB")

@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import random
 import signal
+import struct
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -150,22 +151,84 @@ def fuzz(surface: Surface, seed: str, cases: int) -> list[Outcome]:
 
 
 # --- the surfaces ---------------------------------------------------------------------------
+#: the Kafka 4.x family (tests/fuzz/kafka4_seeds.py) of each internal decoder
+_KAFKA4_FAMILY = {"offsets": "group", "share-group-state": "share",
+                  "transaction-log": "transaction", "cluster-metadata": "metadata"}
+
+
 def _decoder_seeds(name: str) -> Callable[[], list[Blob]]:
+    """The records of tests/test_decoders.py's ``_valid_records()`` for decoder ``name``,
+    and every record type and version of Kafka 4.0-4.3 (tests/fuzz/kafka4_seeds.py)."""
     def seeds() -> list[Blob]:
         try:
             from tests.test_decoders import _valid_records
         except ImportError:  # pragma: no cover - tests/ on sys.path
             from test_decoders import _valid_records  # type: ignore[no-redef]
-        return [(k, v) for d, k, v in _valid_records() if d.name == name]
+        from tests.fuzz import kafka4_seeds as k4
+
+        out = [(k, v) for d, k, v in _valid_records() if d.name == name]
+        family = _KAFKA4_FAMILY.get(name)
+        if family == "metadata":
+            out += k4.metadata_seeds()
+        elif family is not None:
+            out += k4.coordinator_seeds(family)
+        return out
     return seeds
 
 
-def _decoder_target(name: str) -> Callable[[bytes | None, bytes | None], Any]:
-    def target(key: bytes | None, value: bytes | None) -> Any:
-        from kdump.decoders import internal_decoder
+#: what a release-aware decoder is told of the release (kdump/decoders/release.py):
+#: nothing (the layout that fits), the user's --kafka-version, a metadata.version floor
+_EVIDENCE = {"": None, "@4.0": ("4.0", False), "@4.1": ("4.1", False),
+             "@4.1-floor": ("4.1", True)}
+_DECODERS: dict[tuple[str, str], Any] = {}
 
-        return internal_decoder(name).decode(key, value, 7)
+
+def _decoder_target(name: str, evidence: str = "") -> Callable[[bytes | None, bytes | None], Any]:
+    def target(key: bytes | None, value: bytes | None) -> Any:
+        dec = _DECODERS.get((name, evidence))
+        if dec is None:
+            from kdump.decoders import internal_decoder
+            from kdump.decoders.release import NO_EVIDENCE, Evidence
+
+            ev = _EVIDENCE[evidence]
+            dec = internal_decoder(name, NO_EVIDENCE if ev is None else
+                                   Evidence(ev[0], ev[1], f"fuzz {evidence[1:]}"))
+            _DECODERS[(name, evidence)] = dec
+        return dec.decode(key, value, 7)
     return target
+
+
+def _control_seeds() -> list[Blob]:
+    from tests.fuzz import kafka4_seeds as k4
+
+    return list(k4.control_seeds())
+
+
+def _control_target(key: bytes | None, value: bytes | None) -> Any:
+    """A control record's key and value as a v2 batch's record holds them
+    (kdump/records/control.py: transaction markers and the KRaft types)."""
+    import dataclasses
+    from types import SimpleNamespace
+
+    from kdump.records.control import parse_control
+
+    return dataclasses.asdict(parse_control(SimpleNamespace(key=key, value=value)))  # type: ignore[arg-type]
+
+
+def _control_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
+    from tests import writer as w
+
+    huge = w.uvarint(1 << 31)
+    return [
+        ("leader change voters claiming 2^31", struct.pack(">hh", 0, 2),
+         struct.pack(">hi", 0, 1) + huge),
+        ("voters record claiming a billion voters", struct.pack(">hh", 0, 6),
+         struct.pack(">h", 0) + w.uvarint(1 << 30) + b"\x00"),
+        ("a million tagged fields", struct.pack(">hh", 0, 3),
+         struct.pack(">hq", 0, 1) + w.uvarint(1_000_000) + b"\x00\x00" * 1000),
+        ("type -1", struct.pack(">hh", 0, -1), b"\x00" * 8),
+        ("key version -1", struct.pack(">hh", -1, 2), b"\x00" * 8),
+    ]
 
 
 def _frame(api_key: int, version: int, body: bytes) -> bytes:
@@ -194,8 +257,6 @@ def _metadata_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
 
 
 def _coordinator_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
-    import struct
-
     return [
         ("key string claiming 32767 bytes", struct.pack(">hh", 1, 32767) + b"g", b"\x00\x03"),
         ("value array of 2^31 - 1 members", struct.pack(">hh", 2, 1) + b"g",
@@ -258,8 +319,23 @@ def _sr_decoder() -> Any:
                      "message M { int32 a = 1; }\n", "PROTOBUF",
                      refs=[{"name": "self.proto", "subject": "self-value", "version": 1}]))]
         # values forced through their schema (a failure is a note), keys as kdump guesses
-        _SR_DECODER.append(SchemaRegistryDecoder(_registry(extra), "auto", "schema-registry"))
+        seen = set()
+        for b in _bomb_schemas():
+            if b.sid not in seen:
+                seen.add(b.sid)
+                extra.append((rw.schema_key(b.subject, 1), rw.schema_value(
+                    b.subject, 1, b.sid, b.schema, b.stype, refs=b.refs or None)))
+        reg = _registry(extra)
+        _SR_DECODER.append(SchemaRegistryDecoder(reg, "auto", "schema-registry"))
+        # and JSON Schema payloads validated (--schemas ... with validation: $ref cycles)
+        _SR_DECODER.append(SchemaRegistryDecoder(reg, "auto", "schema-registry", validate=True))
     return _SR_DECODER[0]
+
+
+def _bomb_schemas() -> tuple[Any, ...]:
+    from tests.fuzz.bombs import bombs
+
+    return bombs()
 
 
 def _sr_seeds() -> list[Blob]:
@@ -279,6 +355,11 @@ def _sr_target(key: bytes | None, value: bytes | None) -> Any:
     return _sr_decoder().decode(key, value, 7)
 
 
+def _sr_validating_target(key: bytes | None, value: bytes | None) -> Any:
+    _sr_decoder()
+    return _SR_DECODER[1].decode(key, value, 7)
+
+
 def _sr_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
     from kdump.schemaregistry.wire import frame
 
@@ -288,6 +369,7 @@ def _sr_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
         ("a .proto importing itself", None, frame(91, b"\x08\x01", [0])),
         ("an unknown id", None, frame(2**31 - 1, b"x")),
         ("a string claiming 2^62 bytes", None, frame(2, b"\x0e" + b"\xfe" * 9 + b"\x7f")),
+        *((b.name, None, frame(b.sid, b.payload, b.indexes)) for b in _bomb_schemas()),
     ]
 
 
@@ -314,6 +396,9 @@ def _schemas_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
         ("a 1 KB schema of a billion-byte fixed", key,
          rw.schema_value("big-value", 1, 9, _HUGE_AVSC)),
         ("a key nested 100,000 deep", b"{" * 50_000, b"{}"),
+        *((f"the schema of {b.name}", rw.schema_key(b.subject, 1),
+           rw.schema_value(b.subject, 1, b.sid, b.schema, b.stype, refs=b.refs or None))
+          for b in _bomb_schemas()),
     ]
 
 
@@ -329,10 +414,20 @@ SURFACES: list[Surface] = [
             _decoder_target("share-group-state"), _coordinator_bombs),
     Surface("remote-log-metadata", _decoder_seeds("remote-log-metadata"),
             _decoder_target("remote-log-metadata"), _metadata_bombs),
+    Surface("control-records", _control_seeds, _control_target, _control_bombs),
 ]
+# the release-aware path: the same seeds read with a named release or a release floor
+for _name, _bombs in (("offsets", _coordinator_bombs), ("share-group-state", _coordinator_bombs),
+                      ("transaction-log", _coordinator_bombs),
+                      ("cluster-metadata", _metadata_bombs)):
+    for _ev in ("@4.0", "@4.1", "@4.1-floor"):
+        SURFACES.append(Surface(_name + _ev, _decoder_seeds(_name), _decoder_target(_name, _ev),
+                                _bombs))
 if _have("kdump.schemaregistry"):  # branch schemas: schema-registry payloads, _schemas values
     SURFACES += [
         Surface("schema-registry-payload", _sr_seeds, _sr_target, _sr_bombs, max_seconds=10.0),
+        Surface("schema-registry-payload-validated", _sr_seeds, _sr_validating_target, _sr_bombs,
+                max_seconds=10.0),
         Surface("schemas-topic-value", _schemas_seeds, _schemas_target, _schemas_bombs,
                 max_seconds=5.0, max_bytes=256 << 20),
     ]
