@@ -540,3 +540,20 @@ def test_topics_decades_apart_share_a_bounded_axis(kdump: KdumpRunner, tmp_path:
     out = tmp_path / "report.html"  # the page's chart: the same axis
     r = kdump("report", "--output", str(out), str(root), watch=[root])
     assert r.rc == 0 and "1970-01-01 00:00" in out.read_text(), r.err
+
+
+def test_every_template_is_package_data() -> None:
+    """An installed kdump (pip install ., not editable) has every template the page uses:
+    a section template left out of the package data would leave its section empty."""
+    import glob
+    import tomllib
+
+    root = Path(__file__).resolve().parent.parent
+    globs = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))[
+        "tool"]["setuptools"]["package-data"]["kdump.render"]
+    package = root / "kdump" / "render"
+    # setuptools expands package-data patterns as glob does ("*" stops at "/")
+    shipped = {Path(p).resolve() for g in globs for p in glob.glob(str(package / g))}
+    files = {p.resolve() for p in (package / "templates").rglob("*") if p.is_file()}
+    assert any(p.parent.name == "sections" for p in files)
+    assert sorted(str(p) for p in files - shipped) == []
