@@ -546,6 +546,7 @@ def test_every_template_is_package_data() -> None:
     """An installed kdump (pip install ., not editable) has every template the page uses:
     a section template left out of the package data would leave its section empty."""
     import glob
+
     import tomllib
 
     root = Path(__file__).resolve().parent.parent
