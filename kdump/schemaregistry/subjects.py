@@ -22,6 +22,7 @@ from ..findings import INFO, Problem
 from ..model import shape
 from ..records.file_records import LogReader
 from ..source import FileSource
+from ..tempfiles import staged
 from . import wire
 from .storage import DEFAULT_TOPIC, EXTENSIONS, MANIFEST, Registry, load, manifest_entries
 
@@ -134,11 +135,13 @@ def export(reg: Registry, directory: str, inputs: Iterable[str] = ()) -> list[st
         for sid, versions in sorted(reg.ids().items()):
             v = versions[0]
             path = os.path.join(directory, f"{sid}{EXTENSIONS[v.schema_type]}")
-            with open(path, "w", encoding="utf-8") as fh:
+            # each file under a temporary name, renamed when whole (kdump.tempfiles):
+            # no partial schema file claims to be complete after a full disk or Ctrl-C
+            with staged(path) as fh:
                 fh.write(v.schema)
             written.append(path)
         path = os.path.join(directory, MANIFEST)
-        with open(path, "w", encoding="utf-8") as fh:
+        with staged(path) as fh:  # last: a registry.json means every schema file is there
             json.dump(list(manifest_entries(reg)), fh, indent=1, ensure_ascii=False)
             fh.write("\n")
         written.append(path)
