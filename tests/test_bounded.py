@@ -321,7 +321,9 @@ def test_ctrl_c_stops_the_workers_and_leaves_no_temporary_file(tmp_path: Path) -
 
     root = tmp_path / "logdir"
     for p in range(2):
-        w.big_segment(root / f"big-{p}", 12 << 20)
+        # enough work that the signal finds the workers busy on an idle machine (the
+        # native writer dumps a 12 MiB segment in a fraction of a second)
+        w.big_segment(root / f"big-{p}", 96 << 20)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**subprocess_env(), "TMPDIR": str(tmp)}
@@ -333,7 +335,8 @@ def test_ctrl_c_stops_the_workers_and_leaves_no_temporary_file(tmp_path: Path) -
         time.sleep(0.05)
     spool = list(tmp.iterdir())
     assert spool and stat.S_IMODE(spool[0].stat().st_mode) == 0o700, spool
-    time.sleep(0.5)  # the workers are at work
+    time.sleep(0.2)  # the workers are at work
+    assert proc.poll() is None, "the dump ended before the signal: give it more work"
     t0 = time.monotonic()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)

@@ -9,6 +9,7 @@ verify-crc`` loads kdump/cli/verify.py, not the other commands' options and impo
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import logging
 import os
@@ -23,10 +24,14 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
     os._exit(130)
 
 
-# installed before the heavy imports below, when this process is kdump itself (not a
-# test or a program importing the package); main() hands SIGINT back to Python
-if (os.path.basename(sys.argv[0] if sys.argv else "") in ("kdump", "__main__.py")
-        and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+#: this process is kdump itself (the console script, or python -m kdump), not a test or
+#: a program importing the package: only then does kdump own the process's signals
+_OWN_PROCESS = bool(sys.argv) and (
+    os.path.basename(sys.argv[0]) == "kdump"
+    or sys.argv[0].endswith(os.path.join("kdump", "__main__.py")))
+
+# installed before the heavy imports below; main() hands SIGINT back to Python
+if _OWN_PROCESS and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     try:
         signal.signal(signal.SIGINT, _interrupted_while_starting)
     except (ValueError, OSError):  # not the main thread
@@ -217,4 +222,10 @@ def _exit(code: int) -> Any:
         code = ExitCode.ERROR
     except ValueError:  # stdout closed
         pass
+    # the command is done and its output flushed: a Ctrl-C now would only cut the
+    # clean-up short (temporary files, worker pools) and end the process by the signal
+    # with no word, so what is left runs to its end and the command's code stands
+    if _OWN_PROCESS:
+        with contextlib.suppress(ValueError, OSError):  # not the main thread
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
     sys.exit(int(code))
