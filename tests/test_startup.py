@@ -102,6 +102,20 @@ def test_verify_crc_with_jobs_asked_for_uses_a_pool(segment: Path) -> None:
     assert {"multiprocessing", "concurrent.futures", "kdump.files.splits"} <= mods
 
 
+def test_verify_index_starts_a_pool_only_for_work_that_pays(tmp_path: Path) -> None:
+    """Without --jobs, verify-index on a small log dir of several partitions reads them
+    in this process (no pool, no multiprocessing); --jobs 2 asked for does start one,
+    and both say the same."""
+    root = tmp_path / "logdir"
+    w.big_segment(root / "a-0", 1 << 20)
+    w.big_segment(root / "b-0", 1 << 20)
+    code, out, mods, err = run(["verify-index", str(root)])
+    assert code == 0 and loaded(mods, {"multiprocessing", "concurrent.futures"}) == []
+    code2, out2, mods2, err2 = run(["verify-index", "--jobs", "2", str(root)])
+    assert (code2, out2, err2) == (code, out, err)
+    assert {"multiprocessing", "concurrent.futures"} <= mods2
+
+
 def test_every_command_names_its_module() -> None:
     """kdump.cli.COMMAND_MODULES names, for every command, the module defining it."""
     import click

@@ -16,7 +16,7 @@ from ... import fs as kfs
 from ...errors import KdumpError, OutputError, UsageError
 from ...files.logdir import KafkaFile, parse_partition_dir, walk
 from ...findings import INFO, Problem
-from ...parallel import Spilled, ordered_map
+from ...parallel import Spilled, ordered_map, pool_pays
 from .. import tiered
 from ..verify import Summary
 from .checkpoints import verify_root_checkpoints
@@ -99,6 +99,20 @@ def _serial_jobs(jobs: Iterable[Any], opts: VerifyIndexOptions, summary: Summary
             yield job
 
 
+def _job_bytes(item: object) -> int:
+    """The bytes of logs a walk's item holds (a partition's logs; 0 for anything else)."""
+    if not isinstance(item, _PartitionJob):
+        return 0
+    total = 0
+    for f in item.files:
+        if f.kind == "log":
+            try:
+                total += kfs.getsize(f.path)
+            except OSError:
+                pass  # its reader says why
+    return total
+
+
 def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jobs: int = 1
             ) -> Iterator[Problem]:
     if opts.rebuild_into:
@@ -120,10 +134,13 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jo
                 metadata_logs.extend(f for f in job.files if tiered.is_metadata_log(f))
             yield job
 
-    if jobs <= 1:  # streaming: a partition's problems as they are found
-        items: Iterable[Any] = _serial_jobs(noted(_walk_partitions(paths)), opts, summary)
+    # a pool only for work that pays for one when kdump chose the jobs (no --jobs):
+    # kdump.parallel.pool_pays, as verify-crc and size-report do
+    parallel, walked = pool_pays(noted(_walk_partitions(paths)), jobs, _job_bytes)
+    if not parallel:  # streaming: a partition's problems as they are found
+        items: Iterable[Any] = _serial_jobs(walked, opts, summary)
     else:
-        items = ordered_map(partial(_partition_job, opts), noted(_walk_partitions(paths)), jobs,
+        items = ordered_map(partial(_partition_job, opts), walked, jobs,
                             is_job, inline=partial(_partition_here, opts))
     for item in items:
         if isinstance(item, Problem):
