@@ -378,3 +378,23 @@ def test_new_commands_same_output(kdump: KdumpRunner, s3env: s3server.S3Server, 
     assert a.out, a.err
     assert (b.rc, b.out.replace(base, str(brokers)), b.err.replace(base, str(brokers))) == \
         (a.rc, a.out, a.err)
+
+
+def test_schema_registry_of_a_log_dir_in_s3(kdump: KdumpRunner, s3env: s3server.S3Server,
+                                            tmp_path: Path) -> None:
+    """The registry's topic is found in a log dir in S3 as in its local copy (one
+    listing, not the local filesystem's calls): kdump schemas lists the same subjects
+    and dump decodes the same payloads."""
+    try:
+        import registry_writer as rw
+    except ImportError:  # pragma: no cover - run as a package
+        from tests import registry_writer as rw  # type: ignore[no-redef]
+    local = rw.sample_logdir(tmp_path)
+    remote = s3env.upload(local, "registry/broker-1")
+    here = kdump("schemas", "--format", "json", local)
+    there = kdump("schemas", "--format", "json", remote)
+    assert there.rc == here.rc == 0, there.err
+    assert '"subject":"orders-value"' in there.out.replace(" ", "")
+    assert there.out.replace(remote, "X") == here.out.replace(str(local), "X")
+    dumped = kdump("dump", "--print-data-log", "--format", "json", remote + "/orders-0")
+    assert dumped.rc == 0 and '"subject":"orders-value"' in dumped.out.replace(" ", "")

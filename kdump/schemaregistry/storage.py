@@ -159,6 +159,8 @@ def find_partitions(paths: Iterable[str], topic: str = DEFAULT_TOPIC) -> list[st
     """``topic`` partition directories among ``paths`` or beside them: in a log dir given,
     or in the log dir holding a given partition directory or file."""
     found: list[str] = []
+    # local paths through the OS, URLs from one listing each (kdump.fs.Listing)
+    listing = kfs.Listing()
     for p in paths:
         p = p.rstrip("/") or p
         candidates = [p]
@@ -172,20 +174,21 @@ def find_partitions(paths: Iterable[str], topic: str = DEFAULT_TOPIC) -> list[st
             if part is not None and part.topic == topic and part.state is None:
                 _add(found, c)
                 continue
-            _scan(found, c, topic, nested=True)
+            _scan(found, listing, c, topic, nested=True)
     return found
 
 
-def _scan(found: list[str], directory: str, topic: str, nested: bool) -> None:
+def _scan(found: list[str], listing: kfs.Listing, directory: str, topic: str,
+          nested: bool) -> None:
     """``topic``'s partition directories in ``directory`` (nothing when it is not a
     readable directory); with ``nested`` and none there, also in the directories one
     level down (a folder holding several brokers' log dirs, as the walk reads them:
     ``broker-1`` may look like a partition directory's name, so every directory is
     looked into)."""
-    if not kfs.isdir(directory):
-        return
     try:
-        names = kfs.listdir(directory)
+        if not listing.isdir(directory):
+            return
+        names = listing.listdir(directory)
     except OSError:
         return
     base = directory.rstrip("/")
@@ -199,7 +202,7 @@ def _scan(found: list[str], directory: str, topic: str, nested: bool) -> None:
     for name in sorted(names):
         if not_data(name) is not None or name.startswith("."):
             continue
-        _scan(found, base + "/" + name, topic, nested=False)
+        _scan(found, listing, base + "/" + name, topic, nested=False)
 
 
 def _add(found: list[str], path: str) -> None:
