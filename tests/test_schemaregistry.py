@@ -630,3 +630,11 @@ def test_an_export_that_fails_leaves_no_partial_file(kdump: KdumpRunner, logdir:
     assert len(r.err.splitlines()) == 1 and str(out / "3.proto") in r.err
     assert sorted(p.name for p in out.iterdir()) == ["1.avsc", "2.avsc", "3.proto"]
     assert list((out / "3.proto").iterdir()) == []
+
+
+def test_a_missing_path_is_an_error_not_no_schemas(kdump: KdumpRunner, logdir: Path,
+                                                   tmp_path: Path) -> None:
+    for args in ((tmp_path / "nope",), (logdir, "--schemas", tmp_path / "gone")):
+        r = kdump("schemas", *args)
+        assert (r.rc, r.out) == (2, "")
+        assert r.err.endswith(": no such file or directory\n") and len(r.err.splitlines()) == 1
