@@ -37,9 +37,14 @@ def schemas_command(paths: tuple[str, ...], schemas: tuple[str, ...], schemas_to
     Unless --no-count, the data topics under PATHS are read to count the records whose
     key or value names each id.
     """
+    from .. import fs as kfs
+    from ..errors import InputError
     from ..schemaregistry.storage import load
     from ..schemaregistry.subjects import export, schema_rows
 
+    for p in (*paths, *schemas):
+        if not kfs.exists(p):  # a typo is not "no schemas": exit 2, as every command
+            raise InputError("no such file or directory", path=p)
     reg = load(paths, schemas_topic, schemas, max_batch_bytes)
     if export_dir is not None:
         written = export(reg, export_dir, list(paths) + list(schemas))

@@ -16,8 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import fs as kfs
-from ..errors import InputError, KdumpError, UsageError
+from ..errors import KdumpError, UsageError
 from ..files.logdir import walk
 from ..findings import INFO, Problem
 from ..model import shape
@@ -62,9 +61,6 @@ def schema_rows(paths: Iterable[str], *, topic: str = DEFAULT_TOPIC, extra: Iter
                 registry: Registry | None = None) -> Iterator[SchemaRow | Problem]:
     """The registry found with ``paths`` (and ``extra``) as rows; see the module doc."""
     paths = list(paths)
-    for p in [*paths, *extra]:
-        if not kfs.exists(p):  # a typo is not "no schemas": exit 2, as every command
-            raise InputError("no such file or directory", path=p)
     reg = registry if registry is not None else load(paths, topic, extra, max_batch_bytes)
     yield from reg.problems
     if not reg.versions:
