@@ -14,6 +14,8 @@ are the changes), so a layout a release did not change is the same object in bot
 
 from __future__ import annotations
 
+from typing import Any
+
 try:
     from tests import message_writer as sw
 except ImportError:  # pragma: no cover - tests/ not importable as a package
@@ -804,6 +806,25 @@ ENUMS: dict[str, dict[int, dict[str, tuple[int, ...]]]] = {
     "transaction": {0: {"transactionStatus": (0, 1, 2, 3, 4, 5, 6, 7),
                         "clientTransactionVersion": (0, 1, 2)}},
 }
+
+
+def fix_enums(family: str, record_type: int, values: Any) -> None:
+    """Valid values (:data:`ENUMS`) where a broker writes an enum, in place of the random
+    integers a sample holds (tests/test_kafka4.py and the fuzzer's seeds)."""
+    allowed = ENUMS.get(family, {}).get(record_type, {})
+
+    def walk(obj: Any) -> None:
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                if k in allowed and isinstance(v, int):
+                    obj[k] = allowed[k][abs(v) % len(allowed[k])]
+                else:
+                    walk(v)
+        elif isinstance(obj, list):
+            for item in obj:
+                walk(item)
+
+    walk(values)
 
 
 def _build() -> dict[str, dict[tuple[str, int], tuple[sw.WSchema | None, sw.WSchema]]]:

@@ -52,22 +52,6 @@ def exact(release: str) -> Evidence:
     return Evidence(release, False, f"--kafka-version {release}")
 
 
-def _fix_enums(family: str, record_type: int, values: Any) -> None:
-    """Random int8 values where a broker writes an enum: use valid ones."""
-    allowed = ks.ENUMS.get(family, {}).get(record_type, {})
-
-    def walk(obj: Any) -> None:
-        if isinstance(obj, dict):
-            for k, v in obj.items():
-                if k in allowed and isinstance(v, int):
-                    obj[k] = allowed[k][abs(v) % len(allowed[k])]
-                else:
-                    walk(v)
-        elif isinstance(obj, list):
-            for item in obj:
-                walk(item)
-
-    walk(values)
 
 
 # ============================================================================ the tables
@@ -141,7 +125,7 @@ def _encode_coordinator(release: str, family: str, t: int, v: int, seed: int
     rng = random.Random(f"{release}/{family}/{t}/{v}/{seed}")
     k = sw.sample(key_w, rng, 0)
     val = sw.sample(value_w, rng, v)
-    _fix_enums(family, t, val)
+    ks.fix_enums(family, t, val)
     if "protocolType" in val:
         val["protocolType"] = "connect"  # consumer groups get their members expanded
     if family == "transaction" and val["transactionPartitions"] is None:

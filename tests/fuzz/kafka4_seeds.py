@@ -17,7 +17,6 @@ from __future__ import annotations
 import random
 import struct
 from functools import cache
-from typing import Any
 
 try:
     from tests import kafka4_specs as ks
@@ -32,22 +31,6 @@ Blob = tuple[bytes | None, bytes | None]
 DECODER_OF = {"group": "offsets", "share": "share-group-state", "transaction": "transaction-log"}
 
 
-def _fix_enums(family: str, record_type: int, values: Any) -> None:
-    """Valid values where a broker writes an enum (as tests/test_kafka4.py does)."""
-    allowed = ks.ENUMS.get(family, {}).get(record_type, {})
-
-    def walk(obj: Any) -> None:
-        if isinstance(obj, dict):
-            for k, v in obj.items():
-                if k in allowed and isinstance(v, int):
-                    obj[k] = allowed[k][abs(v) % len(allowed[k])]
-                else:
-                    walk(v)
-        elif isinstance(obj, list):
-            for item in obj:
-                walk(item)
-
-    walk(values)
 
 
 def _coordinator(release: str, family: str, t: int, v: int) -> Blob:
@@ -56,7 +39,7 @@ def _coordinator(release: str, family: str, t: int, v: int) -> Blob:
     rng = random.Random(f"fuzz/{release}/{family}/{t}/{v}")
     k = sw.sample(key_w, rng, 0)
     val = sw.sample(value_w, rng, v)
-    _fix_enums(family, t, val)
+    ks.fix_enums(family, t, val)
     if "protocolType" in val:
         val["protocolType"] = "consumer"  # members' subscriptions decoded: more to reach
     if family == "transaction" and val.get("transactionPartitions") is None:
