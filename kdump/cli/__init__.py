@@ -39,7 +39,7 @@ if _OWN_PROCESS and signal.getsignal(signal.SIGINT) is signal.default_int_handle
 
 import click  # noqa: E402
 
-from .. import __version__  # noqa: E402
+from ..version import __version__  # noqa: E402
 from .exitcodes import ExitCode  # noqa: E402
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
