@@ -168,7 +168,8 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
     be a moment in January 1970 to March 1973): it is refused, with the millisecond and
     ISO-8601 spellings of what was probably meant.
     """
-    from ..ops.find import find_time, parse_timestamp
+    from ..ops.find import find_time
+    from ..timestamps import parse_timestamp
 
     target = parse_timestamp(timestamp)
     out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,

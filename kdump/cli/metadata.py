@@ -58,7 +58,7 @@ def metadata_command(path: str, at_offset: int | None, at_time: str | None,
     """
     from ..errors import KdumpError, UsageError
     from ..metadata import Replay, Target, find_sources, parse_point
-    from ..ops.find import parse_timestamp
+    from ..timestamps import parse_timestamp
 
     if at_offset is not None and at_time is not None:
         raise click.UsageError("--at-offset and --at-time are exclusive")
