@@ -50,7 +50,8 @@ from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.record import Record
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
-from ..schemaregistry.source import SCHEMA_MODES, SchemaSource
+from ..schemaregistry.formats import SCHEMA_MODES
+from ..schemaregistry.source import SchemaSource
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
 from .events import (

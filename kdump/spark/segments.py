@@ -214,7 +214,7 @@ def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None,
     registry's storage found with the data source's paths (once per process); internal
     decoders read the layouts of the ``kafka_version`` option, else of the segment's log
     dir's metadata.version (:class:`~kdump.decoders.release.Releases`)."""
-    from ..schemaregistry.decoder import MODES
+    from ..schemaregistry.formats import MODES
 
     if name == "auto":
         name = TOPIC_DECODERS.get(topic or "", "string")
