@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from . import cli
 from .exitcodes import ExitCode
 from .options import (
     KAFKA_VERSION_HELP,
@@ -34,7 +33,7 @@ _DECODER_FLAGS = {
     "remote_log_metadata_decoder": "remote-log-metadata",
 }
 
-@cli.command("dump")
+@click.command("dump")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--files", "files_csv", metavar="FILE1,FILE2,...",
               help="DumpLogSegments' spelling: comma-separated files to dump (added to PATHS).")

@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 
-from . import cli
 from .exitcodes import ExitCode
 from .options import (
     format_option,
@@ -18,7 +17,7 @@ from .options import (
 )
 
 
-@cli.command("metadata")
+@click.command("metadata")
 @click.argument("path", metavar="PATH")
 @click.option("--at-offset", type=click.IntRange(min=0), default=None, metavar="N",
               help="The image as of offset N (records up to and including N).")
