@@ -190,9 +190,10 @@ def dump_command(
 
     Redacted.reset()
     if fmt == "json" and n_jobs > 1:
-        from ..render.spool import dump_json_parallel
+        from ..ops.dump_parallel import dump_parallel
+        from ..render.spool import file_renderer
 
-        return run(dump_json_parallel(targets, opts, payload_encoding, n_jobs),
+        return run(dump_parallel(targets, opts, n_jobs, file_renderer(payload_encoding)),
                    renderer("dump-spooled", fmt, payload_encoding=payload_encoding),
                    progress=targets, label="dump")
     out = renderer("dump", fmt, payload_encoding=payload_encoding, deep=opts.deep,
