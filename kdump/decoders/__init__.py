@@ -87,7 +87,9 @@ class Releases:
     dir's records: ``--kafka-version`` when given, else each log dir's
     ``metadata.version`` (:func:`~kdump.decoders.release.evidence_for_logdir`, read once
     per log dir).  Makes the release-aware internal decoders (:func:`internal_decoder`)
-    with that :class:`~kdump.decoders.release.Evidence`."""
+    with that :class:`~kdump.decoders.release.Evidence`.  :mod:`.release` (and the
+    message tables it loads) is imported when a method runs, not with this package,
+    which every decoder module's import runs."""
 
     def __init__(self, kafka_version: str | None = None) -> None:
         self.kafka_version = kafka_version
