@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING
 
 from .findings import Problem
 from .limits import DEFAULT_MAX_BATCH_BYTES as _DEFAULT_MAX_BATCH_BYTES
+from .version import __version__
 
 if TYPE_CHECKING:
     from .files.logdir import KafkaFile
     from .ops.verify import Summary
     from .records.batch import Batch
     from .records.record import Record
-
-__version__ = "0.1.0"
 
 _LOG_KINDS = ("log", "kraft-snapshot", "bootstrap-snapshot")
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from kdump.decoders.base import Decoded
-from kdump.decoders.cluster_metadata import METADATA_SCHEMAS, ClusterMetadataDecoder
+from kdump.decoders.cluster_metadata import ClusterMetadataDecoder
 from kdump.decoders.consumer_offsets import (
     KEY_SCHEMAS,
     VALUE_SCHEMAS,
@@ -26,6 +26,7 @@ from kdump.decoders.share_group_state import ShareGroupStateDecoder
 from kdump.decoders.transaction_log import TransactionLogDecoder, scala_hashset_order
 from kdump.ops.offsets_digest import OffsetsDigest
 from kdump.protocol.control import decode_control_value
+from kdump.protocol.frame import METADATA_SCHEMAS
 from kdump.protocol.messages import json_text
 
 try:

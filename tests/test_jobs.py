@@ -3,6 +3,7 @@ on a log dir of many segments with damage in some of them."""
 
 from __future__ import annotations
 
+import io
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,6 +57,8 @@ CASES = [
     ["size-report", "--format", "text"],
     ["dump", "--format", "json"],
     ["dump", "--format", "json", "--print-data-log", "--payload-encoding", "hex"],
+    # a schema decoder with no schemas: the registry's warning first, with any --jobs
+    ["dump", "--format", "json", "--value-decoder", "avro"],
 ]
 
 
@@ -113,6 +116,59 @@ def test_spilled_findings_come_back_in_order_and_leave_no_file(monkeypatch: pyte
     assert len(list(tmp_path.iterdir())) == 1
     assert list(s) == list(range(10))
     assert list(tmp_path.iterdir()) == []
+
+
+# --- dump --format json --jobs N: the operation renders in workers, render only writes ------
+def test_parallel_dump_gives_back_each_file_rendered_in_order(monkeypatch: pytest.MonkeyPatch,
+                                                              tmp_path: Path) -> None:
+    """kdump.ops.dump_parallel with the JSON renderer of a serial dump: the same text as
+    dump() rendered here, given back in chunks (multi-byte characters cut across them),
+    problems as objects in their place, and no spool file left."""
+    import tempfile
+
+    from kdump.ops import dump_parallel as dp
+    from kdump.ops.dump import DumpOptions, dump
+    from kdump.render.jsonl import JsonRenderer
+    from kdump.render.spool import SpoolRenderer, file_renderer
+
+    root = tmp_path / "logdir"
+    for p in range(3):
+        pw = w.PartitionWriter(root / f"t-{p}", segment_bytes=800)
+        for b in range(12):
+            value = f"caf\u00e9 \u20ac {b}".encode()
+            pw.append(w.v2_batch([w.Rec(b"k\xc3\xa9%d" % b, value),
+                                  w.Rec(b"raw", b"\xff\xfe\xe2\x82")], base_offset=2 * b))
+        pw.close()
+    log = sorted((root / "t-1").glob("*.log"))[1]
+    data = bytearray(log.read_bytes())
+    data[70] ^= 0xFF  # a damaged batch: a problem in the middle of a file's text
+    log.write_bytes(bytes(data))
+    spool = tmp_path / "tmp"
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))
+    monkeypatch.setattr(dp, "CHUNK", 5)
+
+    serial = io.StringIO()
+    one = JsonRenderer(serial)
+    problems = []
+    for ev in dump([str(root)], DumpOptions(print_data_log=True)):
+        one.emit(ev)
+        if isinstance(ev, Problem):
+            problems.append(ev)
+    items = list(dp.dump_parallel([str(root)], DumpOptions(print_data_log=True), 2,
+                                  file_renderer()))
+    parallel = io.StringIO()
+    two = SpoolRenderer(parallel)
+    for item in items:
+        two.emit(item)
+    assert parallel.getvalue() == serial.getvalue()
+    assert '"value":"caf\u00e9 \u20ac 3"' in serial.getvalue()
+    assert '"value":"//7igg==","value_encoding":"base64"' in serial.getvalue()
+    texts = [i.text for i in items if isinstance(i, dp.Rendered)]
+    assert len(texts) > 100 and max(map(len, texts)) <= 5
+    assert [p for p in items if isinstance(p, Problem)] == problems
+    assert "crc-mismatch" in {p.kind for p in problems}
+    assert list(spool.iterdir()) == []
 
 
 # --- size-report --jobs: large segments read as ranges by several workers ------------------

@@ -556,3 +556,180 @@ def test_garbage_versions_leave_no_plans_behind() -> None:
         assert out.key_text == ("Error at offset 0, skipping. Found an unknown record version "
                                 f"{version} for 0 type")
     assert len(release._PLANS) <= before + 1
+
+
+# ============================================================================ tagged nullable structs
+#
+# Kafka's generated code (generator/.../MessageDataGenerator.java, 4.0 to trunk) reads a
+# nullable struct in the tagged section with readUnsignedVarint() (<= 0: null) at the
+# start of the field's payload, and writes it as (tag, size + 1, uvarint 1, struct), or,
+# for a null whose default is not null, (tag, 1, uvarint 0); a null whose default is null
+# is not written, but a reader meets the (tag, 1, 0) form all the same.  tests/
+# message_writer.py writes the same bytes (with write_defaults, the null too).
+
+
+def _tagged_nullable_structs(fields: Any, path: tuple[tuple[str, bool], ...] = ()
+                             ) -> list[tuple[tuple[tuple[str, bool], ...], Any]]:
+    """(path of (json name, is an array), field) of every nullable struct field that is
+    tagged in some version, at any depth."""
+    out = []
+    for f in fields:
+        here = (*path, (f.json_name, f.is_array))
+        if f.is_struct and not f.is_array and not f.v_tagged.empty and not f.v_nullable.empty:
+            out.append((here, f))
+        if f.fields:
+            out += _tagged_nullable_structs(f.fields, here)
+    return out
+
+
+def _tagged_null_cases() -> list[tuple[str, str, int, str, int, str]]:
+    """(release, family, record type, role, version, dotted path) for every definition of
+    kdump/protocol/definitions.py with a tagged nullable struct, at every version where it
+    is tagged and nullable, in every release line that defines that layout."""
+    out = []
+    for d in definitions():
+        for path, f in _tagged_nullable_structs(d.schema.fields):
+            for release in RELEASES:
+                if release not in d.releases:
+                    continue
+                spec = ks.SPECS[release][(d.family, d.record_type)][0 if d.role == "key" else 1]
+                assert spec is not None
+                out += [(release, d.family, d.record_type, d.role, v,
+                         ".".join(name for name, _ in path))
+                        for v in range(d.schema.v_valid.lo, d.schema.v_valid.hi + 1) if v in spec.versions()
+                        and v in f.v_tagged and v in f.v_nullable and v in f.v_present]
+    return out
+
+
+TAGGED_NULL_CASES = _tagged_null_cases()
+
+
+def test_the_tagged_nullable_structs_are_found() -> None:
+    """The check below can fail: it runs on the one such field of Kafka 4.0-4.3's records."""
+    assert {(r, f, t, role, v, p) for r, f, t, role, v, p in TAGGED_NULL_CASES} >= {
+        (release, "group", 5, "value", 0, "classicMemberMetadata") for release in RELEASES}
+
+
+def _with_null_at(values: dict[str, Any], path: list[str]) -> bool:
+    """Set ``path`` (through structs and the first element of arrays) to None in
+    ``values``; False where a struct or array on the way is null or empty."""
+    obj: Any = values
+    for name in path[:-1]:
+        obj = obj.get(name)
+        if isinstance(obj, list):
+            obj = obj[0] if obj else None
+        if not isinstance(obj, dict):
+            return False
+    obj[path[-1]] = None
+    return True
+
+
+def _read_path(message: dict[str, Any], path: list[str]) -> Any:
+    obj: Any = message
+    for name in path:
+        obj = obj[name]
+        if isinstance(obj, list):
+            obj = obj[0]
+    return obj
+
+
+@pytest.mark.parametrize(("release", "family", "record_type", "role", "version", "path"),
+                         TAGGED_NULL_CASES)
+def test_a_tagged_nullable_struct_present_as_null_reads_as_null(
+        release: str, family: str, record_type: int, role: str, version: int,
+        path: str) -> None:
+    from kdump.protocol.messages import read_message, to_json
+
+    key_w, value_w = ks.SPECS[release][(family, record_type)]
+    spec = key_w if role == "key" else value_w
+    assert spec is not None
+    names = path.split(".")
+    for seed in range(50):
+        values = sw.sample(spec, random.Random(f"{release}/{path}/{version}/{seed}"), version)
+        if _with_null_at(values, names):
+            break
+    else:
+        pytest.fail(f"no sample reaches {path}")
+    if family != "metadata":
+        ks.fix_enums(family, record_type, values)
+    present = sw.encode(spec, values, version, write_defaults=True)
+    absent = sw.encode(spec, values, version)
+    want = sw.expected_json(spec, values, version)
+    layout = next(d for d in definitions(family) if d.role == role
+                  and d.record_type == record_type and release in d.releases)
+    for body in (present, absent):
+        message, end = read_message(layout.schema, body, version)
+        assert end == len(body)
+        assert _read_path(message, names) is None
+        assert to_json(layout.schema.fields, message, version) == want
+    if family in _DECODERS and role == "value":
+        assert key_w is not None
+        key = i16(record_type) + sw.encode(key_w, sw.sample(key_w, random.Random(1), 0), 0)
+        out = _DECODERS[family](exact(release)).decode(key, i16(version) + present, 7)
+        assert out.error is None and isinstance(out.value_json, dict)
+        assert out.value_json["data"] == want
+    elif family == "metadata":
+        frame = sw.uvarint(1) + sw.uvarint(record_type) + sw.uvarint(version)
+        meta = ClusterMetadataDecoder(exact(release))
+        meta.show_secrets = True
+        out = meta.decode(None, frame + present, 3)
+        assert out.error is None and out.value_json == {
+            "type": spec.type_name, "version": version, "data": want}
+
+
+def _member_metadata(classic: Any, *, write_null: bool = False) -> tuple[bytes, bytes]:
+    """A Kafka 4.0 ConsumerGroupMemberMetadata record (type 5): key and value."""
+    key_w, value_w = ks.SPECS["4.0"][("group", 5)]
+    assert key_w is not None
+    values = {"instanceId": None, "rackId": "rack-a", "clientId": "consumer-1",
+              "clientHost": "/10.0.0.7", "subscribedTopicNames": ["orders"],
+              "subscribedTopicRegex": None, "rebalanceTimeoutMs": 300000,
+              "serverAssignor": None, "classicMemberMetadata": classic}
+    key = i16(5) + sw.encode(key_w, {"groupId": "g1", "memberId": "m-1"}, 0)
+    return key, i16(0) + sw.encode(value_w, values, 0, write_defaults=write_null)
+
+
+def test_classic_member_metadata_null_absent_or_present_and_set_through_dump(
+        kdump: Any, tmp_path: Path) -> None:
+    """Kafka 4.0's ConsumerGroupMemberMetadataValue: ClassicMemberMetadata left out (how
+    Kafka writes a null: its default), present as null (tag 0, size 1, marker 0) and
+    present with protocols, in a __consumer_offsets segment dumped as JSON and as text."""
+    classic = {"sessionTimeoutMs": 45000,
+               "supportedProtocols": [{"name": "range", "metadata": b"\x00\x03ab"}]}
+    records = [_member_metadata(None), _member_metadata(None, write_null=True),
+               _member_metadata(classic)]
+    assert records[1][1] == records[0][1][:-1] + b"\x01\x00\x01\x00"  # the present null
+    pw = w.PartitionWriter(tmp_path / "__consumer_offsets-0")
+    pw.append(w.v2_batch([w.Rec(k, v) for k, v in records]))
+    pw.close()
+    data = {"instanceId": None, "rackId": "rack-a", "clientId": "consumer-1",
+            "clientHost": "/10.0.0.7", "subscribedTopicNames": ["orders"],
+            "subscribedTopicRegex": None, "rebalanceTimeoutMs": 300000, "serverAssignor": None}
+    with_classic = {**data, "classicMemberMetadata": {
+        "sessionTimeoutMs": 45000,
+        "supportedProtocols": [{"name": "range", "metadata": base64.b64encode(
+            b"\x00\x03ab").decode()}]}}
+    r = kdump("dump", "--format", "json", "--print-data-log", "__consumer_offsets-0",
+              cwd=tmp_path)
+    assert (r.rc, r.err) == (0, "")
+    got = [json.loads(line) for line in r.lines if line.startswith('{"type":"record"')]
+    assert [g["decoded"]["value"] for g in got] == [
+        {"version": "0", "data": data}, {"version": "0", "data": data},
+        {"version": "0", "data": with_classic}]
+    assert all("decode_error" not in g for g in got)
+    r = kdump("dump", "--print-data-log", "__consumer_offsets-0", cwd=tmp_path)
+    assert r.rc == 0
+    payloads = [line.split(" payload: ", 1)[1] for line in r.lines if " payload: " in line]
+    assert payloads == [json_text({"version": "0", "data": d})
+                        for d in (data, data, with_classic)]
+
+
+def test_an_int8_null_marker_in_the_tagged_section_is_not_kafkas() -> None:
+    """0xff (an int8 -1, the positional marker) where the tagged section holds the
+    marker is not what Kafka writes: read as Kafka's readUnsignedVarint reads it, it runs
+    past the field's one byte; the record is an error, named at its byte in the value."""
+    key, value = _member_metadata(None, write_null=True)
+    rogue = value[:-1] + b"\xff"
+    out = ConsumerOffsetsDecoder(exact("4.0")).decode(key, rogue, 9)
+    assert out.error == ("Error at offset 9, skipping. Could not read record with version 0 "
+                         f"from value's buffer due to: truncated varint at position {len(rogue)}.")

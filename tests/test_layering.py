@@ -13,6 +13,7 @@ imports from a floor above its own.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -65,7 +66,7 @@ def forbidden_imports(path: Path) -> list[str]:
     rel = path.relative_to(KDUMP.parent).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] == "__init__":
-        parts = [*parts, "x"]  # relative imports resolve against the package itself
+        parts = [*parts[:-1], "x"]  # relative imports resolve against the package itself
     module = ".".join(parts)
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     bad = []
@@ -158,7 +159,7 @@ def floor_of_file(path: Path) -> int | None:
 def dotted(path: Path) -> str:
     parts = list(path.relative_to(KDUMP.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
-        parts = [*parts, "x"]  # relative imports resolve against the package itself
+        parts = [*parts[:-1], "x"]  # relative imports resolve against the package itself
     return ".".join(parts)
 
 
@@ -229,6 +230,209 @@ def test_the_floor_check_catches_an_upward_import() -> None:
         "kdump/source.py:1: floor ground imports kdump.records.v2 (floor records)",
     ]
     assert upward_imports(KDUMP / "cli" / "verify.py", "from ..ops import verify\n") == []
+
+
+# ------------------------------------------------------------------ the face, and no circles
+#
+# The package's face (kdump/__init__.py, the library API) sits on top of the house: no
+# module of kdump takes a name from it (``from .. import __version__``, ``import kdump``),
+# only submodules through it (``from .. import fs``).  And no two modules import each
+# other, directly or round a longer circle, at module level, inside a function or under
+# ``if TYPE_CHECKING``: a circle is a piece two modules share that belongs below both.
+
+
+def module_name(path: Path) -> str:
+    """``kdump.ops.dump`` for kdump/ops/dump.py, ``kdump.ops`` for kdump/ops/__init__.py."""
+    parts = list(path.relative_to(KDUMP.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+#: every module of kdump: its dotted name -> its file
+MODULES: dict[str, Path] = {module_name(p): p for p in ALL_MODULES}
+
+
+def module_imports(module: str, source: str, known: Iterable[str], *, package: bool = False
+                   ) -> list[tuple[int, str, str]]:
+    """(line, module imported, what) for every import of a module of ``known`` in the
+    source of ``module``: ``import a.b``, ``from a import b`` (the submodule ``a.b`` when
+    there is one, else the module ``a`` the name comes from), relative ones, those inside
+    functions and under ``if TYPE_CHECKING``, ``importlib.import_module("a.b")``, and a
+    table of module names a module imports from by a computed name (kdump/decoders'
+    ``INTERNAL``: ``import_module(module)``).  ``what``: the name taken from the module,
+    or ``""`` when the module itself is imported.  Modules not in ``known`` (the C
+    extension ``kdump._speedups``, other packages) are left out."""
+    known = set(known)
+    pkg = module.split(".") if package else module.split(".")[:-1]
+    tree = ast.parse(source)
+    out: list[tuple[int, str, str]] = []
+    computed = False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name in known:  # ``import kdump`` takes the face itself
+                    out.append((node.lineno, a.name, a.name if a.name == "kdump" else ""))
+        elif isinstance(node, ast.ImportFrom):
+            base = ".".join(pkg[: len(pkg) - node.level + 1] + ([node.module] if node.module
+                                                                 else [])) \
+                if node.level else (node.module or "")
+            for a in node.names:
+                if f"{base}.{a.name}" in known:
+                    out.append((node.lineno, f"{base}.{a.name}", ""))
+                elif base in known:
+                    out.append((node.lineno, base, a.name))
+        elif isinstance(node, ast.Call):
+            f = node.func
+            fname = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+            if fname in ("import_module", "__import__") and node.args:
+                arg = node.args[0]
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    if arg.value in known:
+                        out.append((node.lineno, arg.value, ""))
+                else:
+                    computed = True
+    if computed:
+        out += [(node.lineno, node.value, "") for node in ast.walk(tree)
+                if isinstance(node, ast.Constant) and isinstance(node.value, str)
+                and node.value in known and node.value != module]
+    return out
+
+
+def names_from_the_face(path: Path, source: str | None = None) -> list[str]:
+    """Every name ``path`` takes from the package's face ``kdump/__init__.py``."""
+    if path == KDUMP / "__init__.py":
+        return []
+    text = source if source is not None else path.read_text(encoding="utf-8")
+    return [f"kdump/{path.relative_to(KDUMP).as_posix()}:{line}: "
+            + ("imports the package's face (kdump/__init__.py) itself" if what == "kdump" else
+               f"takes {what} from the package's face (kdump/__init__.py): import it from "
+               "the module that defines it")
+            for line, target, what in module_imports(module_name(path), text, MODULES,
+                                                     package=path.name == "__init__.py")
+            if target == "kdump" and what]
+
+
+@pytest.mark.parametrize("path", ALL_MODULES, ids=lambda p: p.relative_to(KDUMP).as_posix())
+def test_no_module_takes_a_name_from_the_package_face(path: Path) -> None:
+    assert names_from_the_face(path) == []
+
+
+def test_the_face_check_catches_a_name_taken_from_the_face() -> None:
+    report = KDUMP / "ops" / "report.py"
+    assert names_from_the_face(report, "from .. import __version__\n"
+                                       "from .. import fs as kfs\n"
+                                       "from kdump import layouts\n"
+                                       "def f():\n"
+                                       "    import kdump\n"
+                                       "    from kdump import Problem, limits\n") == [
+        "kdump/ops/report.py:1: takes __version__ from the package's face (kdump/__init__.py):"
+        " import it from the module that defines it",
+        "kdump/ops/report.py:5: imports the package's face (kdump/__init__.py) itself",
+        "kdump/ops/report.py:6: takes Problem from the package's face (kdump/__init__.py):"
+        " import it from the module that defines it",
+    ]
+    # a package's own __init__: ``from . import x`` is its submodule x
+    assert names_from_the_face(KDUMP / "decoders" / "__init__.py",
+                               "from . import simple\nfrom .. import fs\n") == []
+
+
+def import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, dict[str, int]]:
+    """module -> {module it imports: the first line that does}, for ``sources`` (module ->
+    (its source, is it a package's __init__))."""
+    graph: dict[str, dict[str, int]] = {m: {} for m in sources}
+    for m, (text, package) in sources.items():
+        for line, target, _ in module_imports(m, text, sources, package=package):
+            if target != m:
+                graph[m].setdefault(target, line)
+    return graph
+
+
+def circles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def describe(circle: list[str], graph: dict[str, dict[str, int]]) -> str:
+    """``a -> b (line 3)`` for every import between the modules of ``circle``."""
+    return "; ".join(f"{a} imports {b} (line {graph[a][b]})"
+                     for a in circle for b in sorted(graph[a]) if b in circle)
+
+
+def test_no_two_modules_import_each_other() -> None:
+    graph = import_graph({m: (p.read_text(encoding="utf-8"), p.name == "__init__.py")
+                          for m, p in MODULES.items()})
+    assert sum(map(len, graph.values())) > 500  # the graph is read, not empty
+    assert [describe(c, graph) for c in circles(graph)] == []
+
+
+def test_the_circle_check_catches_every_form() -> None:
+    sources = {
+        "kdump": ("from .findings import Problem\ndef f():\n    from .ops import a, f\n", True),
+        "kdump.findings": ("", False),
+        "kdump.ops": ("", True),
+        # a lazy import closes a circle as well as a module-level one
+        "kdump.ops.a": ("from .b import x\n", False),
+        "kdump.ops.b": ("def f():\n    from . import a\n", False),
+        # under TYPE_CHECKING, round three modules
+        "kdump.ops.c": ("if TYPE_CHECKING:\n    from kdump.ops.d import D\n", False),
+        "kdump.ops.d": ("import kdump.ops.e as e\n", False),
+        "kdump.ops.e": ("import importlib\nimportlib.import_module('kdump.ops.c')\n", False),
+        # a table of modules imported by a computed name
+        "kdump.dec": ("T = {'x': 'kdump.dec.x'}\ndef g(n):\n    import_module(T[n])\n",
+                      True),
+        "kdump.dec.x": ("from kdump.dec import T\n", False),
+        # submodules through the face are no circle with it; a name from it is
+        "kdump.fs": ("from . import findings\n", False),
+        "kdump.ops.f": ("from .. import findings, fs\n", False),
+    }
+    graph = import_graph(sources)
+    assert circles(graph) == [["kdump.dec", "kdump.dec.x"], ["kdump.ops.a", "kdump.ops.b"],
+                              ["kdump.ops.c", "kdump.ops.d", "kdump.ops.e"]]
+    assert describe(["kdump.ops.a", "kdump.ops.b"], graph) == (
+        "kdump.ops.a imports kdump.ops.b (line 1); kdump.ops.b imports kdump.ops.a (line 2)")
+    sources["kdump.ops.f"] = ("from .. import Problem\n", False)
+    assert ["kdump", "kdump.ops.f"] in circles(import_graph(sources))
+
+
+def test_the_version_is_on_the_ground_floor_and_pyproject_agrees() -> None:
+    """``kdump.__version__`` is kdump/version.py's, and pyproject.toml's ``version``."""
+    import re
+
+    import kdump
+    from kdump.version import __version__
+
+    pyproject = (KDUMP.parent / "pyproject.toml").read_text(encoding="utf-8")
+    assert kdump.__version__ is __version__
+    assert re.search(r'^version = "([^"]+)"$', pyproject, re.M)[1] == __version__  # type: ignore[index]
 
 
 # ------------------------------------------------------------------ rooms of a fair size

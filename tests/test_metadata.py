@@ -788,8 +788,8 @@ def test_fast_partition_change_reader_is_the_generic_one() -> None:
 
 
 def test_every_record_type_has_an_effect_or_is_named_as_having_none() -> None:
-    from kdump.decoders.cluster_metadata import METADATA_SCHEMAS, record_type_name
     from kdump.metadata.image import APPLIED_TYPES, NO_EFFECT, TRANSACTION_TYPES
+    from kdump.protocol.frame import METADATA_SCHEMAS, record_type_name
 
     names = {record_type_name(s.name) for s in METADATA_SCHEMAS.values()}
     assert len(names) == 26

@@ -1,6 +1,6 @@
 """Release-aware decoding in every command (issue #23, item 2): ``--kafka-version`` on
 dump --summary, lag, find-offset/find-time, compare-replicas, report and the Spark data
-source, all through :class:`kdump.decoders.release.Releases`; the layout note in table
+source, all through :class:`kdump.decoders.Releases`; the layout note in table
 output and, once per file and layout, on stderr in text output.
 
 The records are Kafka 4.0's ShareSnapshotValue (tests/kafka4_specs.py, encoded by
@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from kdump.decoders.release import NO_EVIDENCE, Evidence, Releases, layout_of_note, log_dir_of
+from kdump.decoders import Releases
+from kdump.decoders.release import NO_EVIDENCE, Evidence, layout_of_note, log_dir_of
 
 try:
     from tests import kafka4_fixtures as kf

@@ -532,7 +532,7 @@ def test_auto_keeps_the_fast_path_for_records_that_are_not_framed(logdir: Path,
 def test_a_schema_decoder_without_any_schemas_says_so_once(kdump: KdumpRunner,
                                                            tmp_path: Path) -> None:
     from kdump.cli.options import SCHEMA_DECODERS
-    from kdump.schemaregistry.source import SCHEMA_MODES
+    from kdump.schemaregistry.formats import SCHEMA_MODES
 
     assert SCHEMA_DECODERS == SCHEMA_MODES  # --help spells them out, without the import
     rw.write_partition(tmp_path / "t-0", [w.Rec(None, wire.frame(1, b"\x02")),

@@ -117,7 +117,11 @@ def test_verify_index_starts_a_pool_only_for_work_that_pays(tmp_path: Path) -> N
 
 
 def test_every_command_names_its_module() -> None:
-    """kdump.cli.COMMAND_MODULES names, for every command, the module defining it."""
+    """kdump.cli.COMMAND_MODULES names, for every command, the module defining it, and
+    every command a module of kdump/cli defines (a ``click.Command`` at module level, not
+    a subcommand of a group) is in it."""
+    import importlib
+
     import click
 
     from kdump.cli import COMMAND_MODULES, cli
@@ -129,6 +133,24 @@ def test_every_command_names_its_module() -> None:
         cmd = cli.get_command(ctx, name)
         assert cmd is not None and cmd.callback is not None
         assert cmd.callback.__module__ == f"kdump.cli.{COMMAND_MODULES[name]}", name
+    cli_dir = Path(__file__).resolve().parent.parent / "kdump" / "cli"
+    commands: list[tuple[str, click.Command]] = []
+    for path in sorted(cli_dir.glob("*.py")):
+        if path.stem in ("__init__", "spark_submit"):
+            continue
+        mod = importlib.import_module(f"kdump.cli.{path.stem}")
+        commands += [(path.stem, v) for v in vars(mod).values() if isinstance(v, click.Command)
+                     and v.callback is not None and v.callback.__module__ == mod.__name__]
+    subcommands = {id(c) for _, g in commands if isinstance(g, click.Group)
+                   for c in g.commands.values()}
+    tops = {c.name: m for m, c in commands if id(c) not in subcommands}
+    assert tops == COMMAND_MODULES
+
+
+def test_a_mistyped_command_is_named_with_the_nearest_one() -> None:
+    code, out, _, err = run(["dum", "x"])
+    assert (code, out) == (2, "")
+    assert err.endswith("Error: No such command 'dum'. Did you mean 'dump'?\n")
 
 
 def test_pool_pays_only_for_enough_work_when_kdump_chose_the_jobs() -> None:

@@ -5,6 +5,10 @@ of plain objects) and hands the objects to a renderer.  Heavy modules (rich, cod
 the core itself) are imported inside the commands, so ``kdump --help`` stays fast, and
 a command's module is imported only when that command runs (:class:`LazyGroup`): ``kdump
 verify-crc`` loads kdump/cli/verify.py, not the other commands' options and imports.
+
+A command module defines plain Click commands (``@click.command("dump")``) and never
+imports this package: the group takes each command from the module
+:data:`COMMAND_MODULES` names, so the two do not import each other.
 """
 
 from __future__ import annotations
@@ -39,14 +43,14 @@ if _OWN_PROCESS and signal.getsignal(signal.SIGINT) is signal.default_int_handle
 
 import click  # noqa: E402
 
-from .. import __version__  # noqa: E402
+from ..version import __version__  # noqa: E402
 from .exitcodes import ExitCode  # noqa: E402
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
-#: the module of kdump/cli that defines each command (on ``cli``, when it is imported);
-#: a command missing here still works (every module is then imported: kdump/cli/
-#: commands.py), only slower to start; tests/test_startup.py checks this table is whole
+#: the module of kdump/cli that defines each command (a ``click.Command`` of that name,
+#: at module level), imported when the command runs (every one of them for ``--help``);
+#: tests/test_startup.py checks that every command of kdump/cli is in this table
 COMMAND_MODULES = {
     "compare-replicas": "replicas",
     "coordinator-partition": "coordinator",
@@ -69,22 +73,28 @@ class LazyGroup(click.Group):
     command line names, or all of them to list them (``--help``, the man pages)."""
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands:
-            module = COMMAND_MODULES.get(cmd_name)
-            if module is not None:
-                import importlib
-
-                importlib.import_module(f"{__name__}.{module}")
-            if cmd_name not in self.commands:
-                _register()
+        if cmd_name in COMMAND_MODULES and cmd_name not in self.commands:
+            self.add_command(_command_of(COMMAND_MODULES[cmd_name], cmd_name))
+        elif cmd_name not in COMMAND_MODULES:
+            self.list_commands(ctx)  # no such command: all of them, for click's "did you mean"
         cmd = self.commands.get(cmd_name)
         return None if cmd is None else _with_remote_timeout(cmd)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        _register()
-        for cmd in self.commands.values():
-            _with_remote_timeout(cmd)
+        for name in COMMAND_MODULES:
+            self.get_command(ctx, name)
         return sorted(self.commands)
+
+
+def _command_of(module: str, name: str) -> click.Command:
+    """The command ``name`` that the module ``kdump.cli.<module>`` defines."""
+    import importlib
+
+    mod = importlib.import_module(f"{__name__}.{module}")
+    found = [c for c in vars(mod).values() if isinstance(c, click.Command) and c.name == name]
+    if len(found) != 1:  # COMMAND_MODULES is wrong: a bug, not the user's
+        raise LookupError(f"kdump/cli/{module}.py defines {len(found)} commands {name!r}")
+    return found[0]
 
 
 @click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
@@ -96,11 +106,6 @@ def cli() -> None:
     (log.dirs).  Exit status: 0 clean, 1 problems found in the data, 2 usage or
     I/O error.
     """
-
-
-def _register() -> None:
-    """Every command (importing every command module defines them on ``cli``)."""
-    from . import commands  # noqa: F401
 
 
 def _with_remote_timeout(cmd: click.Command) -> click.Command:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import click
 
-from . import cli
 from .exitcodes import ExitCode
 from .options import format_option, renderer, run
 
 
-@cli.command("coordinator-partition")
+@click.command("coordinator-partition")
 @click.argument("ids", nargs=-1, required=True, metavar="GROUP_OR_TXN_ID...")
 @click.option("--partitions", type=click.IntRange(min=1), default=50, show_default=True,
               help="offsets.topic.num.partitions (or transaction.state.log.num.partitions).")

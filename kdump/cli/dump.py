@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from . import cli
 from .exitcodes import ExitCode
 from .options import (
     KAFKA_VERSION_HELP,
@@ -34,7 +33,7 @@ _DECODER_FLAGS = {
     "remote_log_metadata_decoder": "remote-log-metadata",
 }
 
-@cli.command("dump")
+@click.command("dump")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--files", "files_csv", metavar="FILE1,FILE2,...",
               help="DumpLogSegments' spelling: comma-separated files to dump (added to PATHS).")
@@ -191,9 +190,10 @@ def dump_command(
 
     Redacted.reset()
     if fmt == "json" and n_jobs > 1:
-        from ..render.spool import dump_json_parallel
+        from ..ops.dump_parallel import dump_parallel
+        from ..render.spool import file_renderer
 
-        return run(dump_json_parallel(targets, opts, payload_encoding, n_jobs),
+        return run(dump_parallel(targets, opts, n_jobs, file_renderer(payload_encoding)),
                    renderer("dump-spooled", fmt, payload_encoding=payload_encoding),
                    progress=targets, label="dump")
     out = renderer("dump", fmt, payload_encoding=payload_encoding, deep=opts.deep,

@@ -6,7 +6,6 @@ from typing import Any
 
 import click
 
-from . import cli
 from .exitcodes import ExitCode
 from .options import (
     F,
@@ -115,7 +114,7 @@ def _find_options(f: F) -> F:
     return f
 
 
-@cli.command("find-offset", cls=_NumberArgs)
+@click.command("find-offset", cls=_NumberArgs)
 @click.argument("path", type=click.Path())
 @click.argument("offset")
 @_find_options
@@ -144,7 +143,7 @@ def find_offset_command(path: str, offset: str, print_data_log: bool, decoder: s
                                                   max_batch_bytes=max_batch_bytes))
 
 
-@cli.command("find-time", cls=_NumberArgs)
+@click.command("find-time", cls=_NumberArgs)
 @click.argument("path", type=click.Path())
 @click.argument("timestamp")
 @_find_options
@@ -168,7 +167,8 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
     be a moment in January 1970 to March 1973): it is refused, with the millisecond and
     ISO-8601 spellings of what was probably meant.
     """
-    from ..ops.find import find_time, parse_timestamp
+    from ..ops.find import find_time
+    from ..timestamps import parse_timestamp
 
     target = parse_timestamp(timestamp)
     out = _find_renderer(path, fmt, print_data_log, payload_encoding, decoder,
@@ -177,7 +177,7 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
     return _lookup(path, out, lambda: find_time(path, target, max_batch_bytes=max_batch_bytes))
 
 
-@cli.command("size-report")
+@click.command("size-report")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--by", type=click.Choice(["topic", "partition", "segment"]), default="partition",
               show_default=True, help="One row per topic, partition or segment.")

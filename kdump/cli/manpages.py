@@ -12,7 +12,6 @@ import sys
 
 import click
 
-from .. import __version__
 from ..findings import ARGUED_FROM, KINDS
 from ..model import (
     ENCODING_NOTES,
@@ -22,6 +21,7 @@ from ..model import (
     describe_fields,
     fields_of,
 )
+from ..version import __version__
 
 DATE = "2026"  # fixed: pages must not change with the day they are generated
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 
-from . import cli
 from .exitcodes import ExitCode
 from .options import (
     format_option,
@@ -18,7 +17,7 @@ from .options import (
 )
 
 
-@cli.command("metadata")
+@click.command("metadata")
 @click.argument("path", metavar="PATH")
 @click.option("--at-offset", type=click.IntRange(min=0), default=None, metavar="N",
               help="The image as of offset N (records up to and including N).")
@@ -58,7 +57,7 @@ def metadata_command(path: str, at_offset: int | None, at_time: str | None,
     """
     from ..errors import KdumpError, UsageError
     from ..metadata import Replay, Target, find_sources, parse_point
-    from ..ops.find import parse_timestamp
+    from ..timestamps import parse_timestamp
 
     if at_offset is not None and at_time is not None:
         raise click.UsageError("--at-offset and --at-time are exclusive")

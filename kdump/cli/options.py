@@ -170,7 +170,7 @@ INTERNAL_DECODERS = ("cluster-metadata", "offsets", "remote-log-metadata", "shar
                      "transaction-log")
 #: simple decoders, for keys and values alike (kdump.decoders.SIMPLE)
 SIMPLE_DECODERS = ("string", "hex", "base64", "json", "int", "long", "none")
-#: schema-registry decoders, for keys and values (kdump.schemaregistry.decoder.MODES): dump
+#: schema-registry decoders, for keys and values (kdump.schemaregistry.formats.MODES): dump
 SCHEMA_DECODERS = ("avro", "protobuf", "json-schema", "schema-registry")
 #: what --decoder accepts, everywhere (the Spark data source's ``decoder`` names too)
 DECODER_CHOICES = ["auto", *SIMPLE_DECODERS, *INTERNAL_DECODERS, *SCHEMA_DECODERS]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from . import cli
 from .exitcodes import ExitCode
 from .options import (
     format_option,
@@ -19,7 +18,7 @@ from .options import (
 )
 
 
-@cli.command("compare-replicas")
+@click.command("compare-replicas")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--print-data-log", is_flag=True,
               help="Also print the records only one replica holds (internal topics decoded as "
@@ -104,7 +103,7 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
     return ExitCode.PROBLEMS if (diverged or damaged or code == ExitCode.PROBLEMS) else ExitCode.OK
 
 
-@cli.command("lag")
+@click.command("lag")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--group", "groups", multiple=True, metavar="GROUP",
               help="Only this consumer group (repeatable).")

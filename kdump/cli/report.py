@@ -6,7 +6,6 @@ import sys
 
 import click
 
-from . import cli
 from .exitcodes import ExitCode
 from .options import (
     jobs_option,
@@ -18,7 +17,7 @@ from .options import (
 )
 
 
-@cli.command("report")
+@click.command("report")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--output", "-o", type=click.Path(dir_okay=False), default=None, metavar="FILE",
               help="The HTML file to write (required unless --format json).  Written under a "

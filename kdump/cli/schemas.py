@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import click
 
-from . import cli
 from .exitcodes import ExitCode
 from .options import format_option, max_batch_bytes_option, renderer, run, stderr
 
 
-@cli.command("schemas")
+@click.command("schemas")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--schemas", "schemas", multiple=True, type=click.Path(), metavar="PATH",
               help="Where else the schemas are: a copy of the registry's _schemas partition, "

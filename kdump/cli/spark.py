@@ -12,7 +12,6 @@ from typing import Any, TypeVar
 
 import click
 
-from . import cli
 from .exitcodes import ExitCode
 from .options import (
     DECODER_CHOICES,
@@ -110,7 +109,7 @@ def _spark_error(e: Exception) -> str:
     return lines[0]
 
 
-@cli.group("spark")
+@click.group("spark")
 def spark_group() -> None:
     """The same work on Spark, for whole fleets of log dirs: size-report, verify-crc and
     export (records to Parquet).

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from . import cli
 from .exitcodes import ExitCode
 from .options import (
     F,
@@ -27,7 +26,7 @@ def verify_crc_options(f: F) -> F:
                         "decompression and record-level consistency checks.")(f)
 
 
-@cli.command("verify-crc")
+@click.command("verify-crc")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @verify_crc_options
 @format_option()
@@ -49,7 +48,7 @@ def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool, fmt:
                label="verify-crc")
 
 
-@cli.command("verify-index")
+@click.command("verify-index")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @click.option("--sanity-only", is_flag=True,
               help="Only the checks the broker runs at startup (sizes, last entries, txn index "

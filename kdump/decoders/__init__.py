@@ -1,13 +1,21 @@
 """Payload decoders: simple ones (string, hex, base64, json, int, long, none) and the
 internal-topic ones (consumer offsets, transaction log, cluster metadata, share group
 state, remote log metadata), all behind :class:`~kdump.decoders.base.PayloadDecoder`.
+
+The decoders are named here and made here (:func:`simple_decoder`,
+:func:`internal_decoder`, :class:`Releases` for the release-aware ones): this module
+imports the decoder modules, never the other way round.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 from .base import Decoded, PayloadDecoder
+
+if TYPE_CHECKING:
+    from .release import Evidence
 
 #: simple decoder names
 SIMPLE = ("string", "hex", "base64", "json", "int", "long", "none")
@@ -73,6 +81,47 @@ def internal_decoder(name: str, evidence: object = None) -> PayloadDecoder:
     return decoder
 
 
+class Releases:
+    """The one way every command (dump, dump --summary, lag, find-offset, find-time,
+    compare-replicas, report, the Spark data source) learns which release wrote a log
+    dir's records: ``--kafka-version`` when given, else each log dir's
+    ``metadata.version`` (:func:`~kdump.decoders.release.evidence_for_logdir`, read once
+    per log dir).  Makes the release-aware internal decoders (:func:`internal_decoder`)
+    with that :class:`~kdump.decoders.release.Evidence`.  :mod:`.release` (and the
+    message tables it loads) is imported when a method runs, not with this package,
+    which every decoder module's import runs."""
+
+    def __init__(self, kafka_version: str | None = None) -> None:
+        self.kafka_version = kafka_version
+        self._by_dir: dict[str, Evidence] = {}
+        self._decoders: dict[tuple[str, Evidence], PayloadDecoder] = {}
+
+    def evidence(self, log_dir: str | None, decoder: str) -> Evidence:
+        """The evidence for ``decoder``'s records in ``log_dir``."""
+        from . import release
+
+        if self.kafka_version is not None:
+            return release.Evidence(self.kafka_version, False,
+                                    f"--kafka-version {self.kafka_version}")
+        if decoder not in release.BY_METADATA_VERSION or not log_dir:
+            return release.NO_EVIDENCE
+        if log_dir not in self._by_dir:
+            self._by_dir[log_dir] = release.evidence_for_logdir(log_dir)
+        return self._by_dir[log_dir]
+
+    def decoder(self, name: str, log_dir: str | None) -> PayloadDecoder:
+        """The internal decoder ``name`` (:data:`INTERNAL`) for records of ``log_dir``;
+        one per (name, evidence)."""
+        from .release import NO_EVIDENCE
+
+        evidence = self.evidence(log_dir, name) if name in RELEASE_AWARE else NO_EVIDENCE
+        key = (name, evidence)
+        if key not in self._decoders:
+            self._decoders[key] = internal_decoder(name, evidence if name in RELEASE_AWARE
+                                                   else None)
+        return self._decoders[key]
+
+
 class KeyValueDecoder:
     """DumpLogSegments' DecoderMessageParser: one decoder for keys, one for values."""
 
@@ -101,6 +150,7 @@ __all__ = [
     "Decoded",
     "KeyValueDecoder",
     "PayloadDecoder",
+    "Releases",
     "internal_decoder",
     "simple_decoder",
 ]

@@ -13,8 +13,9 @@ there).  Control records (leader change, snapshot header/footer, KRaft version,
 voters) are in control batches and decoded by :mod:`kdump.protocol.control`.
 
 Definitions: :mod:`kdump.protocol.definitions`, family ``metadata``
-(``metadata/src/main/resources/common/metadata/*.json`` of Kafka 4.0-4.3); frame:
-``AbstractApiMessageSerde`` / ``MetadataRecordSerde``.
+(``metadata/src/main/resources/common/metadata/*.json`` of Kafka 4.0-4.3); the frame
+(``AbstractApiMessageSerde`` / ``MetadataRecordSerde``) is read by
+:mod:`kdump.protocol.frame`.
 """
 
 from __future__ import annotations
@@ -31,96 +32,11 @@ from kdump.decoders.release import (
     newer_than_release,
     unstable_note,
 )
-from kdump.protocol.definitions import RELEASES, schema_table
-from kdump.protocol.messages import (
-    Reader,
-    Schema,
-    SchemaError,
-    clamp_version,
-    json_text,
-    read_message,
-    to_json,
-)
+from kdump.protocol.definitions import RELEASES
+from kdump.protocol.frame import METADATA_SCHEMAS, FrameError, decode_frame, record_type_name
+from kdump.protocol.messages import SchemaError, clamp_version, json_text
 
-__all__ = [
-    "METADATA_SCHEMAS",
-    "ClusterMetadataDecoder",
-    "FrameError",
-    "decode_frame",
-    "record_type_name",
-]
-
-
-def record_type_name(schema_name: str) -> str:
-    """The ``MetadataRecordType`` enum name: ``TopicRecord`` -> ``TOPIC_RECORD``."""
-    out: list[str] = []
-    prev_upper = True
-    for ch in schema_name:
-        if ch.isupper():
-            if not prev_upper:
-                out.append("_")
-            out.append(ch.lower())
-            prev_upper = True
-        else:
-            out.append(ch)
-            prev_upper = False
-    return "".join(out).upper()
-
-
-#: api key -> record schema (newest layout of each type; :mod:`kdump.protocol.definitions`,
-#: family ``metadata``; unassigned in Kafka 4.0-4.3: 6, 13, 16)
-METADATA_SCHEMAS: dict[int, Schema] = schema_table("metadata", "record")
-
-
-class FrameError(SchemaError):
-    """A metadata frame that does not decode; the message is Kafka's wording."""
-
-    def __init__(self, message: str, api_key: int | None = None, version: int | None = None):
-        super().__init__(message)
-        self.api_key = api_key
-        self.version = version
-
-
-def decode_frame(
-    value: bytes | None,
-    schemas: dict[int, Schema],
-    *,
-    unknown_id: str = "org.apache.kafka.common.errors.UnsupportedVersionException: Unknown metadata id {}",
-) -> tuple[Schema, int, int, dict[str, Any]]:
-    """Read an ``AbstractApiMessageSerde`` frame: (schema, api key, version, JSON data).
-
-    Versions beyond a schema's known range are read with the nearest known layout, as
-    Kafka's generated code does.  Raises :class:`FrameError` with Kafka's messages.
-    """
-    r = Reader(b"" if value is None else value)
-    try:
-        frame_version = r.short_uvarint("frame version")
-        if frame_version == 0:
-            raise FrameError(
-                "Could not deserialize metadata record with frame version 0. Note that "
-                "upgrades from the preview release of KRaft in 2.8 to newer versions are "
-                "not supported."
-            )
-        if frame_version != 1:
-            raise FrameError(
-                "Could not deserialize metadata record due to unknown frame version "
-                f"{frame_version}(only frame version 1 is supported)"
-            )
-        api_key = r.short_uvarint("type")
-        version = r.short_uvarint("version")
-    except SchemaError as e:
-        raise FrameError(str(e)) from e
-    schema = schemas.get(api_key)
-    if schema is None:
-        raise FrameError(unknown_id.format(api_key), api_key, version)
-    layout = clamp_version(version, schema.v_valid)
-    try:
-        msg, end = read_message(schema, r.data, layout, pos=r.pos)
-    except SchemaError as e:
-        raise FrameError(f"Failed to deserialize record with type {api_key}", api_key, version) from e
-    if end != len(r.data):
-        raise FrameError(f"Found {len(r.data) - end} byte(s) of garbage after {api_key}", api_key, version)
-    return schema, api_key, version, to_json(schema.fields, msg, layout)
+__all__ = ["ClusterMetadataDecoder"]
 
 
 def _error_json(value: bytes | None, e: FrameError) -> dict[str, Any] | None:

@@ -83,8 +83,8 @@ class RedactedRecord(Record):
 def redact_record(rec: Record) -> Record:
     """``rec`` itself, or a :class:`RedactedRecord` when its value is a metadata record
     holding secrets (the raw bytes a JSON or table dump would show)."""
+    from ..protocol.frame import METADATA_SCHEMAS, FrameError, decode_frame
     from ..protocol.messages import SchemaError
-    from .cluster_metadata import METADATA_SCHEMAS, FrameError, decode_frame
 
     if rec.value is None or isinstance(rec, RedactedRecord):
         return rec

@@ -38,7 +38,6 @@ __all__ = [
     "NO_EVIDENCE",
     "Evidence",
     "LayoutRead",
-    "Releases",
     "check_release",
     "evidence_for_logdir",
     "layout_of_note",
@@ -449,38 +448,3 @@ def log_dir_of(path: str, in_partition_dir: bool) -> str:
     if in_partition_dir:
         path = os.path.dirname(path.rstrip("/"))
     return os.path.dirname(path.rstrip("/")) or "."
-
-
-class Releases:
-    """The one way every command (dump, dump --summary, lag, find-offset, find-time,
-    compare-replicas, report, the Spark data source) learns which release wrote a log
-    dir's records: ``--kafka-version`` when given, else each log dir's
-    ``metadata.version`` (:func:`evidence_for_logdir`, read once per log dir).  Makes
-    the release-aware internal decoders with that :class:`Evidence`."""
-
-    def __init__(self, kafka_version: str | None = None) -> None:
-        self.kafka_version = kafka_version
-        self._by_dir: dict[str, Evidence] = {}
-        self._decoders: dict[tuple[str, Evidence], Any] = {}
-
-    def evidence(self, log_dir: str | None, decoder: str) -> Evidence:
-        """The evidence for ``decoder``'s records in ``log_dir``."""
-        if self.kafka_version is not None:
-            return Evidence(self.kafka_version, False, f"--kafka-version {self.kafka_version}")
-        if decoder not in BY_METADATA_VERSION or not log_dir:
-            return NO_EVIDENCE
-        if log_dir not in self._by_dir:
-            self._by_dir[log_dir] = evidence_for_logdir(log_dir)
-        return self._by_dir[log_dir]
-
-    def decoder(self, name: str, log_dir: str | None) -> Any:
-        """The internal decoder ``name`` (:data:`kdump.decoders.INTERNAL`) for records of
-        ``log_dir``; one per (name, evidence)."""
-        from kdump.decoders import RELEASE_AWARE, internal_decoder
-
-        evidence = self.evidence(log_dir, name) if name in RELEASE_AWARE else NO_EVIDENCE
-        key = (name, evidence)
-        if key not in self._decoders:
-            self._decoders[key] = internal_decoder(name, evidence if name in RELEASE_AWARE
-                                                   else None)
-        return self._decoders[key]

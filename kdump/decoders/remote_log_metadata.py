@@ -23,7 +23,7 @@ import base64
 from typing import Any
 
 from kdump.decoders.base import Decoded
-from kdump.decoders.cluster_metadata import FrameError, decode_frame, record_type_name
+from kdump.protocol.frame import FrameError, decode_frame, record_type_name
 from kdump.protocol.messages import Field, Schema, SchemaError
 
 __all__ = [

@@ -1,6 +1,6 @@
 """Metadata records as the image applies them: the frame read into a message holding
 every field (absent tagged fields at their schema default, as Kafka's generated classes
-hold them), with the schema tables of :mod:`kdump.decoders.cluster_metadata`.
+hold them), with the schema tables of :mod:`kdump.protocol.frame`.
 
 Frame (``MetadataRecordSerde`` / ``AbstractApiMessageSerde``): unsigned varints frame
 version (1), api key, record version, then the record body.
@@ -13,7 +13,7 @@ import struct
 from dataclasses import dataclass
 from typing import Any
 
-from ..decoders.cluster_metadata import METADATA_SCHEMAS, record_type_name
+from ..protocol.frame import METADATA_SCHEMAS, record_type_name
 from ..protocol.messages import Reader, SchemaError, clamp_version, read_message
 
 __all__ = ["DecodedRecord", "RecordError", "decode_record"]

@@ -135,7 +135,7 @@ class Target:
 
 def parse_point(text: str) -> Target:
     """``--diff`` points: ``123`` (offset), ``@1700000000000`` or an ISO-8601 time."""
-    from ..ops.find import parse_timestamp
+    from ..timestamps import parse_timestamp
 
     t = text.strip()
     if t.isdigit():

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..decoders import INTERNAL, TOPIC_DECODERS, KeyValueDecoder
+from ..decoders import INTERNAL, TOPIC_DECODERS, KeyValueDecoder, Releases
 from ..decoders.base import Decoded, PayloadDecoder
 from ..decoders.redact import holds_metadata, shown
-from ..decoders.release import Releases, layout_of_note, log_dir_of
+from ..decoders.release import layout_of_note, log_dir_of
 from ..decoders.simple import StringDecoder
 from ..errors import CorruptDataError, KdumpError
 from ..files.index import (
@@ -50,7 +50,8 @@ from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader
 from ..records.record import Record
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
-from ..schemaregistry.source import SCHEMA_MODES, SchemaSource
+from ..schemaregistry.formats import SCHEMA_MODES
+from ..schemaregistry.source import SchemaSource
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
 from .events import (
@@ -157,7 +158,7 @@ class DumpOptions:
     @property
     def releases(self) -> Releases:
         """The evidence of each log dir and the internal decoders made with it
-        (:class:`~kdump.decoders.release.Releases`, the path every command shares)."""
+        (:class:`~kdump.decoders.Releases`, the path every command shares)."""
         if self._releases is None:
             self._releases = Releases(self.kafka_version)
         return self._releases

@@ -19,7 +19,7 @@ share group member's current assignment (a share-partition with no state yet), a
 streams group member's active tasks mapped to its subtopology's source topics
 (:func:`streams_task_partitions`).  Records are read with the layouts of
 ``--kafka-version``, else of each log dir's metadata.version
-(:class:`~kdump.decoders.release.Releases`).
+(:class:`~kdump.decoders.Releases`).
 
 Several brokers' log dirs hold several replicas of a partition, ``__consumer_offsets``
 and ``__share_group_state`` included: exactly one replica is used for each (the one
@@ -33,7 +33,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..decoders.release import Releases, log_dir_of
+from ..decoders import Releases
+from ..decoders.release import log_dir_of
 from ..files.logdir import list_segments
 from ..findings import Problem
 from ..model import shape

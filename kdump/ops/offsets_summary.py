@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import layouts as L
-from ..decoders import internal_decoder
-from ..decoders.release import Releases, log_dir_of
+from ..decoders import Releases, internal_decoder
+from ..decoders.release import log_dir_of
 from ..errors import KdumpError, UsageError
 from ..files.logdir import KafkaFile, walk
 from ..files.text import read_partition_metadata
@@ -143,7 +143,7 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
     """Replay every ``__consumer_offsets`` and ``__share_group_state`` log under
     ``paths`` (every log as ``__consumer_offsets`` when ``all_topics``: the user said
     the data is offsets data).  Records are read with the layouts of ``kafka_version``,
-    else of each log dir's metadata.version (:class:`~kdump.decoders.release.Releases`)."""
+    else of each log dir's metadata.version (:class:`~kdump.decoders.Releases`)."""
     releases = Releases(kafka_version)
     state = ReplayState.new()
     share = ReplayState.share()

@@ -42,7 +42,6 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from .. import __version__
 from .. import fs as kfs
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, not_data, walk
@@ -51,6 +50,7 @@ from ..model import shape
 from ..records.file_records import Batch, LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource, ReadCounter
+from ..version import __version__
 
 #: the sections, in the order the stream (and the page) gives them: (name, title)
 SECTIONS: tuple[tuple[str, str], ...] = (

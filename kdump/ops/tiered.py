@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from .. import fs as kfs
-from ..decoders.cluster_metadata import decode_frame
 from ..decoders.remote_log_metadata import REMOTE_LOG_METADATA_SCHEMAS, REMOTE_LOG_SEGMENT_STATES
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile
 from ..findings import ERROR, INFO, WARNING, Problem
+from ..protocol.frame import decode_frame
 from ..records.file_records import LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ..source import FileSource

@@ -16,6 +16,10 @@ Encoding rules (per message *version*):
 * string / bytes / records / arrays: non-flexible versions use an int16 (string) or
   int32 length, -1 = null; flexible versions use uvarint(N + 1), 0 = null.
 * nullable struct fields (not tagged): int8 marker, negative = null.
+* nullable struct fields in the tagged section: a uvarint marker at the start of the
+  field's payload, 0 (or negative, as a Java int) = null, 1 = present, then the struct.
+  Kafka writes a null only when the field's default is not null (tag, size 1, marker
+  0); a field whose default is null is left out when null.
 * every struct read at a flexible version ends with a tagged-field section:
   uvarint count, then (uvarint tag, uvarint size, payload) per field.  Fields whose
   ``tagged_versions`` contain the version live only there.  Unknown tags are
@@ -473,7 +477,12 @@ def _read_value(r: Reader, field: Field, version: int, flexible: bool, tagged: b
         return _read_array(r, field, version, flexible, nullable)
     if field.is_struct:
         if nullable:
-            # Tagged: uvarint presence (0 = null); positional: int8 marker (< 0 = null).
+            # Kafka's MessageDataGenerator.generateStructReader (4.0 to trunk): a tagged
+            # nullable struct starts with readUnsignedVarint() (<= 0: null), a positional
+            # one with readByte() (< 0: null); generateClassWriter writes the tagged one as
+            # size + 1, writeUnsignedVarint(1), the struct (a null: size 1, marker 0, and
+            # only when the default is not null).  An int8 -1 (0xff) there is no marker
+            # Kafka writes: read as a varint, it runs on past the field's bytes.
             if tagged:
                 if r.uvarint() <= 0:
                     return None
@@ -513,13 +522,15 @@ def read_struct(r: Reader, fields: Sequence[Field], version: int, flexible: bool
             size = r.uvarint()
             if size < 0:
                 raise SchemaError(f"tagged field {tag} has negative size {size}")
-            payload = r.take(size)
+            start = r.pos
+            r.take(size)
             tf = by_tag.get(tag)
             if tf is None:
                 continue  # unknown tagged field: Kafka keeps it aside, never prints it
             if version not in tf.v_tagged or version not in tf.v_present:
                 raise SchemaError(f"Tag {tag} is not valid for version {version}")
-            sub = Reader(payload, budget=r.budget)
+            # the field's own bytes, positions counted in the whole message (as Kafka's)
+            sub = Reader(r.data, start, start + size, budget=r.budget)
             out[tf.json_name] = _read_value(sub, tf, version, True, True)
             r.budget = sub.budget
     return out

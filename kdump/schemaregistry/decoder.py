@@ -24,13 +24,8 @@ from typing import Any
 from ..decoders.base import Decoded, NotedDecoded
 from . import wire
 from .avro import AvroReader, PayloadProblem, SchemaProblem
-from .source import SCHEMA_MODES
-from .storage import AVRO, JSON, PROTOBUF, Registry, SchemaVersion
-
-#: decoder names (--key-decoder / --value-decoder) -> the schema type forced
-MODES = {"avro": AVRO, "protobuf": PROTOBUF, "json-schema": JSON, "schema-registry": None}
-assert tuple(MODES) == SCHEMA_MODES
-FORMAT_NAMES = {AVRO: "avro", PROTOBUF: "protobuf", JSON: "json-schema"}
+from .formats import AVRO, FORMAT_NAMES, MODES, PROTOBUF
+from .storage import Registry, SchemaVersion
 
 _MISSING = object()
 

@@ -9,9 +9,6 @@ from typing import Any
 
 from ..findings import WARNING, Problem
 
-#: decoder names that force schema-registry decoding (kdump.schemaregistry.decoder.MODES)
-SCHEMA_MODES = ("avro", "protobuf", "json-schema", "schema-registry")
-
 
 @dataclass(slots=True)
 class SchemaSource:

@@ -35,13 +35,12 @@ from ..files.logdir import KafkaFile, not_data, parse_partition_dir, walk
 from ..findings import INFO, WARNING, Problem
 from ..records.file_records import LogReader
 from ..source import FileSource
+from .formats import AVRO, JSON, PROTOBUF
 
 #: the registry's default topic (kafkastore.topic)
 DEFAULT_TOPIC = "_schemas"
 #: a ``_schemas`` value larger than this is not parsed (real ones are kilobytes)
 MAX_VALUE_BYTES = 8 << 20
-#: schema types as SchemaValue spells them; absent means AVRO
-AVRO, PROTOBUF, JSON = "AVRO", "PROTOBUF", "JSON"
 #: file extensions of exported schemas (and of a --schemas folder)
 EXTENSIONS = {AVRO: ".avsc", PROTOBUF: ".proto", JSON: ".json"}
 #: the manifest ``export`` writes beside the schema files

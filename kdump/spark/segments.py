@@ -27,10 +27,10 @@ from typing import Any
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..decoders import INTERNAL, JAVA_CLASSES, SIMPLE, TOPIC_DECODERS, KeyValueDecoder
+from ..decoders import INTERNAL, JAVA_CLASSES, SIMPLE, TOPIC_DECODERS, KeyValueDecoder, Releases
 from ..decoders.base import PayloadDecoder
 from ..decoders.redact import holds_metadata, redact_record, shown
-from ..decoders.release import Releases, log_dir_of
+from ..decoders.release import log_dir_of
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..files.splits import split_points
@@ -213,8 +213,8 @@ def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None,
     schema-registry decoders (avro, protobuf, json-schema, schema-registry) read the
     registry's storage found with the data source's paths (once per process); internal
     decoders read the layouts of the ``kafka_version`` option, else of the segment's log
-    dir's metadata.version (:class:`~kdump.decoders.release.Releases`)."""
-    from ..schemaregistry.decoder import MODES
+    dir's metadata.version (:class:`~kdump.decoders.Releases`)."""
+    from ..schemaregistry.formats import MODES
 
     if name == "auto":
         name = TOPIC_DECODERS.get(topic or "", "string")

@@ -320,9 +320,8 @@ def _data_source() -> Any:
 
 
 def _package_dir() -> str:
-    import kdump
-
-    return os.path.dirname(os.path.abspath(kdump.__file__))
+    """The kdump package's folder (this module's package's parent)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def package_zip(dest_dir: str) -> str:

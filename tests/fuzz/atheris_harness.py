@@ -21,6 +21,7 @@ structured mutators do not think of.  Not run by pytest (atheris is optional).
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import tempfile
@@ -32,7 +33,8 @@ with atheris.instrument_imports(include=["kdump"]):
     # the commands import their modules when they run: import them all here, under the
     # instrumentation, or coverage would see only the command line layer
     import kdump.cli
-    import kdump.cli.commands
+    for _module in sorted(set(kdump.cli.COMMAND_MODULES.values())):
+        importlib.import_module(f"kdump.cli.{_module}")
     import kdump.codecs
     import kdump.decoders.cluster_metadata
     import kdump.decoders.consumer_offsets
@@ -45,7 +47,7 @@ with atheris.instrument_imports(include=["kdump"]):
     import kdump.ops.verify_index
     import kdump.protocol.control
     import kdump.render.jsonl
-    import kdump.render.text  # noqa: F401
+    import kdump.render.text
 
 if __package__ in (None, ""):  # pragma: no cover
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))

@@ -96,8 +96,7 @@ class CompareOptions:
     def decoder_of(self, replica: Replica) -> Any:
         """The internal-topic decoder of ``replica``'s records (None: a data topic, its
         records shown as strings), made with the replica's log dir's evidence."""
-        from ...decoders import TOPIC_DECODERS
-        from ...decoders.release import Releases
+        from ...decoders import TOPIC_DECODERS, Releases
 
         name = TOPIC_DECODERS.get(replica.topic)
         if name is None:

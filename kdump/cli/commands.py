@@ -1,3 +1,0 @@
-"""Imports every subcommand module, which registers it on the ``cli`` group."""
-
-from . import coordinator, dump, find, metadata, replicas, report, schemas, spark, verify  # noqa: F401
