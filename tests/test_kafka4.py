@@ -724,12 +724,20 @@ def test_classic_member_metadata_null_absent_or_present_and_set_through_dump(
                         for d in (data, data, with_classic)]
 
 
-def test_an_int8_null_marker_in_the_tagged_section_is_not_kafkas() -> None:
-    """0xff (an int8 -1, the positional marker) where the tagged section holds the
-    marker is not what Kafka writes: read as Kafka's readUnsignedVarint reads it, it runs
-    past the field's one byte; the record is an error, named at its byte in the value."""
+def test_an_int8_null_marker_in_the_tagged_section_reads_as_null() -> None:
+    """0xff (an int8 -1, the positional marker) as the tagged field's one byte is not what
+    Kafka's writer puts there (it writes the uvarint 0), but it is what an encoder
+    following the positional rule writes, and it can only mean null (issue 32.4); a
+    0xff followed by more bytes of the field is still a varint, read as Kafka reads it."""
     key, value = _member_metadata(None, write_null=True)
+    assert value.endswith(b"\x01\x00\x01\x00")
     rogue = value[:-1] + b"\xff"
+    kafka = ConsumerOffsetsDecoder(exact("4.0")).decode(key, value, 9)
     out = ConsumerOffsetsDecoder(exact("4.0")).decode(key, rogue, 9)
-    assert out.error == ("Error at offset 9, skipping. Could not read record with version 0 "
-                         f"from value's buffer due to: truncated varint at position {len(rogue)}.")
+    assert out.error is None
+    assert (out.value_json, out.value_text) == (kafka.value_json, kafka.value_text)
+    assert "classicMemberMetadata" not in out.value_json["data"]  # type: ignore[index]
+    # two bytes of the field, the first 0xff: a varint running past the field's end
+    longer = value[:-4] + b"\x01\x00\x02\xff\x7f"
+    bad = ConsumerOffsetsDecoder(exact("4.0")).decode(key, longer, 9)
+    assert bad.error is not None and "Could not read record with version 0" in bad.error

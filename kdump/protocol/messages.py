@@ -481,9 +481,14 @@ def _read_value(r: Reader, field: Field, version: int, flexible: bool, tagged: b
             # nullable struct starts with readUnsignedVarint() (<= 0: null), a positional
             # one with readByte() (< 0: null); generateClassWriter writes the tagged one as
             # size + 1, writeUnsignedVarint(1), the struct (a null: size 1, marker 0, and
-            # only when the default is not null).  An int8 -1 (0xff) there is no marker
-            # Kafka writes: read as a varint, it runs on past the field's bytes.
+            # only when the default is not null).  An int8 -1 (0xff) as the whole of a
+            # tagged field's bytes is no marker Kafka writes (its reader would run on past
+            # the field), but it is the positional marker an encoder following the
+            # non-tagged rule writes, and it can mean nothing but null: read as null.
             if tagged:
+                if r.end - r.pos == 1 and r.data[r.pos] == 0xFF:
+                    r.pos += 1
+                    return None
                 if r.uvarint() <= 0:
                     return None
             elif r.int8() < 0:
