@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import struct
 from pathlib import Path
@@ -95,7 +96,7 @@ def zero_page(part: Path) -> Damage:
 
 def garbage_between(part: Path) -> Damage:
     log = f"{SEG0}.log"
-    _, end = _batch(part, log, 5)
+    _, end = _batch(part, log, min(5, len(frame((part / log).read_bytes())) - 2))
     data = (part / log).read_bytes()
     junk = bytes((i * 37 + 11) % 251 for i in range(123))
     (part / log).write_bytes(data[:end] + junk + data[end:])
@@ -445,3 +446,228 @@ def test_several_log_dirs_stay_apart(kdump: KdumpRunner, ev: Path, tmp_path: Pat
         (b2 / "orders-0" / f"{SEG0}.log").read_bytes()
     logdirs = {p["log_dir"] for p in of(manifest(out), "repair_partition")}
     assert logdirs == {str(ev), str(b2)}
+
+
+# --- the Kafka 4.x fixture and KRaft ---------------------------------------------------------
+def test_kafka4_log_dir(kdump: KdumpRunner, tmp_path: Path) -> None:
+    import report_fixture as rf
+
+    root = rf.kafka4_logdir(tmp_path / "k4")
+    clean = tmp_path / "clean"
+    shutil.copytree(root, clean)
+    damage = {"payments-0": flip_byte(root / "payments-0"),
+              "payments-1": torn_tail(root / "payments-1"),
+              "__cluster_metadata-0": garbage_between(root / "__cluster_metadata-0")}
+    out = tmp_path / "out"
+    r = run_repair(kdump, [root], out)
+    assert r.rc == 1, r.err
+    for name in sorted(p.name for p in clean.iterdir() if p.is_dir()):
+        check_copy(out / name, expected_batches(clean / name, damage.get(name, [])))
+    parts = {p["topic"] + f"-{p['partition']}": p for p in of(manifest(out), "repair_partition")}
+    # payments-1's high watermark (201) was the log end: the torn tail brings it down
+    assert parts["payments-1"]["checkpoints"]["high_watermark"] == [201, 201]
+    assert parts["payments-1"]["log_end_offset"] == 201
+    assert parts["payments-0"]["checkpoints"]["high_watermark"] == [200, 200]
+    # no recovery-point checkpoint in the input: Kafka recovers from offset 0 and loses
+    # every batch after the flipped one; the copy keeps them
+    assert parts["payments-0"]["saved_batches"] == 6 and parts["payments-0"]["saved_records"] == 120
+    md = parts["__cluster_metadata-0"]
+    assert md["kafka"]["recovery"].startswith("from segment 0 (recovery point 0; KafkaMetadataLog")
+    assert "recovery_point" not in md["checkpoints"]
+    assert (out / "recovery-point-offset-checkpoint").read_text().count("__cluster_metadata") == 0
+    verify_clean(kdump, out)
+
+
+def test_kraft_snapshots_and_quorum_state(kdump: KdumpRunner, tmp_path: Path) -> None:
+    import golden_util as g
+
+    root = tmp_path / "ctl"
+    g.build_kraft(root)
+    d = root / "__cluster_metadata-0"
+    (d / "quorum-state").write_bytes(b'{"leaderId":1,"leaderEpoch":3,"votedId":-1,'
+                                     b'"data_version":1}')
+    good = (d / "00000000000000000005-0000000003.checkpoint").read_bytes()
+    (d / "00000000000000000009-0000000003.checkpoint").write_bytes(good[:-3])  # torn
+    (d / "00000000000000000003-0000000001.checkpoint.part").write_bytes(good)
+    out = tmp_path / "out"
+    r = run_repair(kdump, [root], out)
+    assert r.rc == 1
+    copied = out / "__cluster_metadata-0"
+    assert (copied / "quorum-state").read_bytes() == (d / "quorum-state").read_bytes()
+    assert (copied / "00000000000000000005-0000000003.checkpoint").read_bytes() == good
+    assert not (copied / "00000000000000000009-0000000003.checkpoint").exists()
+    assert not (copied / "00000000000000000003-0000000001.checkpoint.part").exists()
+    assert (out / "bootstrap.checkpoint").read_bytes() == (root / "bootstrap.checkpoint").read_bytes()
+    left = {Path(f["file"]).name: f["detail"] for f in of(manifest(out), "repair_file")
+            if f["action"] == "left-out"}
+    assert left["00000000000000000009-0000000003.checkpoint"].startswith("damaged (truncated")
+    assert "KRaft snapshot still being written" in left[
+        "00000000000000000003-0000000001.checkpoint.part"]
+    assert (copied / f"{SEG0}.log").read_bytes() == (d / f"{SEG0}.log").read_bytes()
+
+
+# --- segments Kafka would not load as they are ----------------------------------------------
+def test_batches_below_their_segment_name_get_a_new_name(kdump: KdumpRunner, tmp_path: Path
+                                                         ) -> None:
+    """A segment whose name is above its first batch (a renamed copy): the copy is named
+    by its first batch, so Kafka's floor lookup finds it."""
+    part = tmp_path / "ld" / "t-0"
+    w.write_replica(part, [w.v2_batch(w.numbered_records(o, 10), base_offset=o)
+                           for o in range(0, 40, 10)], roll_before={2})
+    (part / "00000000000000000020.log").rename(part / "00000000000000000025.log")
+    (part / "00000000000000000020.index").unlink()
+    (part / "00000000000000000020.timeindex").unlink()
+    out = tmp_path / "out"
+    r = run_repair(kdump, [part], out)
+    assert r.rc == 0, r.err
+    assert sorted(p.name for p in (out / "t-0").glob("*.log")) == [
+        f"{SEG0}.log", "00000000000000000020.log"]
+    check_copy(out / "t-0", [b for *_, b in batches_of(part)])
+    verify_clean(kdump, out)
+
+
+def test_offsets_beyond_an_int32_from_the_base_start_a_segment(kdump: KdumpRunner,
+                                                               tmp_path: Path) -> None:
+    """KAFKA-6264's legacy segments: relative offsets must fit 4 bytes
+    (LogSegment.ensureOffsetInRange); Kafka splits such a segment, the repair too."""
+    part = tmp_path / "ld" / "t-0"
+    far = (1 << 31) + 5
+    w.write_replica(part, [w.v2_batch(w.numbered_records(0, 3), base_offset=0),
+                           w.v2_batch(w.numbered_records(far, 3), base_offset=far)])
+    out = tmp_path / "out"
+    r = run_repair(kdump, [part], out)
+    assert r.rc == 0, r.err
+    assert sorted(p.name for p in (out / "t-0").glob("*.log")) == [
+        f"{SEG0}.log", f"{far:020d}.log"]
+    check_copy(out / "t-0", [b for *_, b in batches_of(part)])
+
+
+def test_bad_magic_byte_is_dropped_and_named(kdump: KdumpRunner, tmp_path: Path) -> None:
+    part = tmp_path / "ld" / "t-0"
+    w.write_replica(part, [w.v2_batch(w.numbered_records(o, 5), base_offset=o)
+                           for o in range(0, 25, 5)])
+    clean = [b for *_, b in batches_of(part)]
+    log = part / f"{SEG0}.log"
+    p, _ = _batch(part, log.name, 2)
+    data = bytearray(log.read_bytes())
+    data[p + 16] = 7
+    log.write_bytes(bytes(data))
+    out = tmp_path / "out"
+    r = run_repair(kdump, [part], out)
+    assert r.rc == 1
+    check_copy(out / "t-0", clean[:2] + clean[3:])
+    (d,) = of(manifest(out), "repair_dropped")
+    assert (d["reason"], d["position"], d["first_offset"], d["last_offset"]) == (
+        "bad-magic", p, 10, 14)
+    assert d["missing_offsets"] == [10, 14]
+
+
+def test_a_last_segment_with_nothing_intact_keeps_the_log_end(kdump: KdumpRunner,
+                                                             tmp_path: Path) -> None:
+    """As Kafka's recovery leaves it: an empty segment of that name, so offsets are not
+    handed out twice."""
+    part = tmp_path / "ld" / "t-0"
+    w.write_replica(part, [w.v2_batch(w.numbered_records(o, 5), base_offset=o)
+                           for o in range(0, 20, 5)], roll_before={2})
+    last = part / "00000000000000000010.log"
+    last.write_bytes(bytes(len(last.read_bytes()) - 1) + b"\x01")
+    out = tmp_path / "out"
+    r = run_repair(kdump, [part], out)
+    assert r.rc == 1
+    assert (out / "t-0" / "00000000000000000010.log").read_bytes() == b""
+    assert (out / "t-0" / "00000000000000000010.index").read_bytes() == b""
+    p = of(manifest(out), "repair_partition")[0]
+    assert p["log_end_offset"] == 10
+    verify_clean(kdump, out)
+
+
+# --- a full disk, Ctrl-C ----------------------------------------------------------------------
+def _tmpfs(path: Path, size: str) -> bool:
+    import subprocess
+
+    path.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() != 0:
+        return False
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
+                          capture_output=True).returncode == 0
+
+
+def test_full_disk_leaves_no_copy(kdump: KdumpRunner, ev: Path, tmp_path: Path) -> None:
+    import subprocess
+
+    mnt = tmp_path / "small"
+    if not _tmpfs(mnt, "24k"):
+        pytest.skip("cannot mount a tmpfs here (not root, or no mount)")
+    try:
+        out = mnt / "out"
+        r = kdump("repair", ev, "--into", out, watch=[ev])
+        assert r.rc == 2
+        assert r.err.startswith("kdump: ") and "No space left on device" in r.err
+        assert len(r.err.splitlines()) == 1
+        assert list(mnt.iterdir()) == []  # DIR, made by the run, removed with the rest
+        out.mkdir()
+        r = kdump("repair", ev, "--into", out, watch=[ev])
+        assert r.rc == 2 and list(out.iterdir()) == []  # DIR given empty stays empty
+    finally:
+        subprocess.run(["umount", str(mnt)], check=False)
+
+
+def test_ctrl_c_leaves_no_copy(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import KDUMP_BIN, subprocess_env
+
+    part = tmp_path / "ld" / "big-0"
+    w.big_segment(part, 8 << 20, records_per_batch=1, value_size=20)
+    out = tmp_path / "out"
+    before = tree_state([part])
+    cmd = [str(KDUMP_BIN)] if KDUMP_BIN.exists() else [sys.executable, "-m", "kdump"]
+    proc = subprocess.Popen([*cmd, "repair", str(part), "--into", str(out), "--format", "json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env())
+    deadline = time.time() + 60
+    while time.time() < deadline and not (out.exists() and any(out.glob(".kdump-staging-*/big-0/*"))):
+        time.sleep(0.02)
+    assert proc.poll() is None, proc.communicate()
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert err.decode().strip() == "kdump: interrupted"
+    assert not out.exists()
+    assert tree_state([part]) == before
+
+
+# --- real data -----------------------------------------------------------------------------------
+CORPUS = next((p for p in (Path(__file__).resolve().parents[n] / "shared" / "corpus" /
+                           "kafka2-logdir" for n in (2, 3)) if p.is_dir()), None)
+
+
+@pytest.mark.skipif(CORPUS is None, reason="../shared/corpus is absent")
+def test_real_kafka2_log_dir_is_copied_byte_for_byte(kdump: KdumpRunner, tmp_path: Path
+                                                     ) -> None:
+    assert CORPUS is not None
+    out = tmp_path / "out"
+    r = run_repair(kdump, [CORPUS], out)
+    assert r.rc == 0, r.err
+    n = 0
+    for f in CORPUS.rglob("*"):
+        rel = f.relative_to(CORPUS)
+        if f.suffix in (".log", ".index", ".snapshot") or rel.name == "meta.properties":
+            assert (out / rel).read_bytes() == f.read_bytes(), rel
+            n += 1
+        elif rel.name == "leader-epoch-checkpoint":
+            # the same, but for an entry at the log end with no batch (a leader elected
+            # that wrote nothing): LogLoader drops it at load (truncateFromEndAsyncFlush)
+            empty = not frame((f.parent / f"{SEG0}.log").read_bytes())
+            assert (out / rel).read_bytes() == (b"0\n0\n" if empty else f.read_bytes()), rel
+        elif f.suffix == ".timeindex":
+            # a 2.x broker's time entries name the record holding the max timestamp, 4.x's
+            # recover the batch's last offset (KAFKA-16310): the same timestamps
+            a, b = f.read_bytes(), (out / rel).read_bytes()
+            assert len(a) == len(b)
+            assert [a[i:i + 8] for i in range(0, len(a), 12)] == \
+                [b[i:i + 8] for i in range(0, len(b), 12)]
+    assert n > 50
+    verify_clean(kdump, out)

@@ -32,19 +32,46 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     """Copy damaged partitions or log dirs into DIR so that a broker loads them, keeping
     every intact batch byte for byte, also past the damage.
 
-    PATHS are partition directories or log dirs; they are only read, never written.
-    Every batch whose framing and checksum hold is copied as it is (no re-encoding), in
-    offset order, gaps kept; damaged stretches are left out and named (file, byte,
-    length, offsets, why), and reading resumes at the next intact batch.  Indexes and
-    leader-epoch-checkpoint are rebuilt, the log dir's checkpoints set to the copy's
-    offsets, no .kafka_cleanshutdown written (the broker re-checks the copy's last
-    segments and rebuilds producer state).  The manifest (--format json: JSON Lines;
-    also DIR/kdump-repair-manifest.jsonl, written last: its presence marks a complete
-    copy) lists every input's SHA-256 before and after, every output's SHA-256, every
-    region dropped, and what Kafka's own recovery would have truncated instead.
-    Records under a bad checksum cannot be recovered.  Exit 0 when nothing had to be
-    dropped, 1 when damage was found and repaired around, 2 on a usage or I/O error
-    (the partial copy removed).
+    PATHS are partition directories or log dirs; they are only read, never written (not
+    even their access times).  Every batch whose framing and checksum hold (v2, and v0/v1
+    messages) is copied as it is, with no re-encoding, in offset order, gaps kept; damaged
+    stretches (a bad checksum, garbage, zeroed pages, a corrupt length field, a torn tail)
+    are left out and named (file, byte, length, the offsets its header names, why), and
+    reading resumes at the next intact batch.  Of two copies of the same offsets
+    (overlapping segments) the first intact one is kept and the other named.
+
+    When to use it: the broker will not start, or its own recovery would truncate the
+    partition at the first bad batch (LogSegment.recover) and delete every later segment,
+    and this copy is the best one left.  When a healthy replica exists, let Kafka
+    truncate and fetch from it instead: a replica never fetches offsets below its log end
+    again, so what the repair cannot keep stays missing there.  It cannot recover the
+    records under a bad checksum, nor a batch whose header is gone.
+
+    What the copy holds (from Kafka 4.1's source, 3.9-4.3 alike): segments named by base
+    offset, their .index/.timeindex/.txnindex as LogSegment.recover writes them (the
+    topic's index.interval.bytes inferred from the input's indexes), leader-epoch-checkpoint
+    rebuilt from the kept batches, partition.metadata, quorum-state, meta.properties and
+    intact KRaft snapshots copied.  A producer snapshot is copied only when no batch below
+    its offset was dropped; otherwise the broker rebuilds producer state from the log
+    (UnifiedLog.rebuildProducerState).  No .kafka_cleanshutdown is written: the broker
+    then re-reads the copy's last segments and replays producer state, where the marker
+    would make it start with empty producer state.  recovery-point-offset-checkpoint is
+    each partition's new log end; the high watermark (replication-offset-checkpoint),
+    log-start-offset-checkpoint and cleaner-offset-checkpoint are kept, lowered to the new
+    log end where they were above it (never raised: a high watermark above the copy's end
+    would call unwritten offsets committed, a log start above it makes LogLoader delete
+    every segment).
+
+    The manifest (--format json: JSON Lines on stdout; also DIR/kdump-repair-manifest.jsonl)
+    lists every input's SHA-256 before and after, every output's SHA-256, every region
+    dropped, per partition the batches and records kept, and what Kafka's own recovery
+    would have truncated instead (the batches, records and bytes the copy saves).  The copy
+    is written under DIR/.kdump-staging-*, moved into DIR when whole, the manifest last:
+    DIR holds a complete copy if and only if it holds the manifest.  A full disk, an error
+    or Ctrl-C removes the partial copy.  --dry-run writes nothing.
+
+    Exit 0 when nothing had to be dropped (zeros preallocated at the end of an active
+    segment aside), 1 when damage was found and repaired around, 2 on a usage or I/O error.
     """
     from ..ops.repair import Repair, RepairOptions
 

@@ -163,7 +163,7 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
         src = epoch_files[0].path if epoch_files else None
         detail = f"rebuilt from the kept batches: {len(epochs)} epochs"
         if src is not None:
-            notes += _epoch_notes(src, epochs)
+            notes += _epoch_notes(src, epochs, leo)
         yield _file(src, rel, "rebuilt", detail, n, h)
     # producer snapshots
     kept_snaps: list[int] = []
@@ -284,7 +284,7 @@ def _same_bytes(path: str, sha: str) -> bool:
     return h.hexdigest() == sha
 
 
-def _epoch_notes(path: str, epochs: list[tuple[int, int]]) -> list[str]:
+def _epoch_notes(path: str, epochs: list[tuple[int, int]], leo: int) -> list[str]:
     try:
         with FileSource(path) as src:
             cp = read_checkpoint(src, "leader-epoch-checkpoint")
@@ -297,7 +297,10 @@ def _epoch_notes(path: str, epochs: list[tuple[int, int]]) -> list[str]:
         epoch, start = entry.fields["epoch"], entry.fields["start_offset"]
         if epoch not in have:
             notes.append(f"leader epoch {epoch} (from offset {start} in the input's "
-                         "leader-epoch-checkpoint) has no batch in the copy: not written")
+                         "leader-epoch-checkpoint) has no batch in the copy: not written" + (
+                             " (a leader that wrote nothing: LogLoader drops such an entry at "
+                             "load, LeaderEpochFileCache.truncateFromEndAsyncFlush)"
+                             if start >= leo else ""))
         elif have[epoch] != start:
             notes.append(f"leader epoch {epoch} starts at offset {have[epoch]} in the copy "
                          f"({start} in the input's leader-epoch-checkpoint)")
