@@ -671,3 +671,24 @@ def test_real_kafka2_log_dir_is_copied_byte_for_byte(kdump: KdumpRunner, tmp_pat
                 [b[i:i + 8] for i in range(0, len(b), 12)]
     assert n > 50
     verify_clean(kdump, out)
+
+
+# --- the report --------------------------------------------------------------------------------
+def test_report_says_what_repair_would_keep_and_drop(kdump: KdumpRunner, ev: Path,
+                                                     tmp_path: Path) -> None:
+    flip_byte(ev / "orders-0")
+    out = tmp_path / "out"
+    run_repair(kdump, [ev], out)
+    repaired = {o["type"]: o for o in manifest(out)
+                if o["type"] in ("repair_partition", "repair_dropped") and o["topic"] == "orders"
+                and o["partition"] == 0}
+    r = kdump("report", ev, "--format", "json", watch=[ev])
+    objs = [json.loads(line) for line in r.out.splitlines()]
+    names = [o["name"] for o in objs if o["type"] == "section"]
+    findings = objs[[i for i, o in enumerate(objs) if o["type"] == "section"][
+        names.index("findings")]:]
+    findings = findings[:next(i for i, o in enumerate(findings[1:], 1) if o["type"] == "section")]
+    plans = of(findings, "repair_partition")
+    assert [(p["topic"], p["partition"]) for p in plans] == [("orders", 0)]  # damaged only
+    assert plans[0] == repaired["repair_partition"]
+    assert of(findings, "repair_dropped") == [repaired["repair_dropped"]]

@@ -70,7 +70,7 @@ class RepairTextRenderer(ObjectRenderer):
         w("\n")
         k = d["kafka"]
         if k["bytes_removed"] or k["intact_batches_lost"]:
-            w(f"  Kafka's own recovery ({k['recovery']}) would remove "
+            w(f"  Kafka's own recovery, {k['recovery']}, would remove "
               f"{plural(k['bytes_removed'], 'byte')}, losing "
               f"{plural(k['intact_batches_lost'], 'intact batch', 'intact batches')} "
               f"({plural(k['intact_records_lost'], 'record')}); log end offset "

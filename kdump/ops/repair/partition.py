@@ -216,6 +216,10 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
     why_assumed = "KafkaMetadataLog loads it from 0, unclean" if metadata else assumed
     kafka = kafka_recovery(plog.facts, clean_shutdown=clean, recovery_point=rp, log_start=lso,
                            assumed=why_assumed if (metadata or ctx is None) else "")
+    if clean and plog.data_lost:
+        notes.append("the input's log dir holds .kafka_cleanshutdown: a broker would not recover "
+                     "this partition at all and would serve its damaged batches (consumers fail "
+                     "on them); the copy has no such marker")
     if metadata and plog.data_lost:
         notes.append("a KRaft log with offsets missing: replaying it skips them, and a voter never "
                      "fetches offsets below its log end again; prefer a healthy controller's copy, "

@@ -228,4 +228,39 @@ class _Totals:
             self.unchanged = self.unchanged and bool(obj["unchanged"])
 
 
-__all__ = ["InputHashes", "Repair", "RepairOptions"]
+class _NoHashes(InputHashes):
+    """The report hashes the inputs itself (its custody section): no second hash here."""
+
+    def before(self, path: str) -> None:
+        return
+
+    def finish_reader(self, path: str) -> None:
+        self._readers.pop(path, None)
+
+
+def what_repair_would_do(partition_dirs: list[str], max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+                         ) -> Iterator[dict[str, Any]]:
+    """For the report's findings: per partition directory, what ``kdump repair --dry-run``
+    would keep and drop (its repair_dropped objects, then its repair_partition), computed by
+    the same code with nothing written.  Directories that are not partitions are passed
+    over."""
+    from ...files.logdir import parse_partition_dir
+    from .plan import _is_partition_dir, _parent_logdir
+
+    stage = Stage("", dry_run=True)
+    for d in sorted(set(partition_dirs)):
+        name = _is_partition_dir(d)
+        if name is None or parse_partition_dir(os.path.basename(os.path.normpath(d))) is None:
+            continue
+        logdir = _parent_logdir(d)
+        pin = PartitionInput(d, os.path.basename(os.path.normpath(d)), name, logdir,
+                             in_logdir=logdir is not None)
+        ctx = read_context(logdir) if logdir is not None else None
+        for obj in repair_partition(pin, ctx, stage, _NoHashes(), max_batch_bytes=max_batch_bytes,
+                                    interval_option=None, assumed="" if ctx else
+                                    "assumed: no log dir beside it"):
+            if obj["type"] in ("repair_dropped", "repair_partition"):
+                yield obj
+
+
+__all__ = ["InputHashes", "Repair", "RepairOptions", "what_repair_would_do"]
