@@ -22,8 +22,8 @@ from .options import SIZE, format_option, max_batch_bytes_option, renderer, run
               "written, with the SHA-256 of every file it would write); write nothing.")
 @click.option("--index-interval-bytes", type=SIZE, default=None,
               help="The topics' index.interval.bytes for the rebuilt indexes.  Default: "
-              "inferred per partition from its .index files (the value that reproduces "
-              "them), else Kafka's 4096.")
+              "inferred per partition from its .index files (4096, Kafka's default, when "
+              "they allow it, else the value that reproduces them), else 4096.")
 @format_option()
 @max_batch_bytes_option
 def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,

@@ -6,10 +6,10 @@ Per file kind (Kafka 4.1's source; 3.9-4.3 alike unless said):
 
 * ``.index``/``.timeindex``/``.txnindex``: rebuilt for every segment written (the
   input's are never copied: they describe the input's byte positions).  Their
-  ``index.interval.bytes`` is inferred from the input's ``.index`` files: the largest
-  value that reproduces every entry (the smallest distance between consecutive entry
-  positions, minus one), so an intact input's indexes come out byte for byte the same;
-  Kafka's default (4096) when no entry tells.
+  ``index.interval.bytes`` is inferred from the input's ``.index`` files
+  (:func:`infer_interval`: Kafka's default when their entries allow it, else the largest
+  value that reproduces every entry), so an intact input's indexes come out byte for
+  byte the same; Kafka's default (4096) when no entry tells.
 * ``leader-epoch-checkpoint``: rebuilt from the kept batches, an entry at the first batch
   of each larger partition leader epoch, as LogSegment.recover assigns them
   (LeaderEpochFileCache.assign); the input's entries that no kept batch carries are named
@@ -72,12 +72,21 @@ def intact_log(path: str, max_batch_bytes: int) -> str | None:
     return None
 
 
+#: index entries of a segment whose preceding batches are walked for the lower bound
+_LOWER_BOUND_ENTRIES = 64
+
+
 def infer_interval(indexes: list[KafkaFile], logs: dict[int, KafkaFile]) -> int | None:
-    """The largest index.interval.bytes that reproduces every entry of the input's
-    ``.index`` files (LogSegment.recover appends an entry when the bytes read since the
-    last one exceed it): the smallest gap between consecutive entry positions (the first
-    from position 0) minus one.  None when no index has an entry to tell."""
-    best: int | None = None
+    """The topic's index.interval.bytes, as far as the input's ``.index`` files tell
+    (LogSegment.recover appends an entry when the bytes read since the last one exceed
+    it).  Every entry bounds it from above (its distance from the previous entry, minus
+    one); every batch before an entry that got none bounds it from below (its distance
+    from the previous entry: the batch headers before the first entries of a segment are
+    walked for these).  Kafka's default (4096) when it lies within the bounds, else the
+    largest value that reproduces every entry; None when no entry tells, or the entries
+    are not what recover writes (appends of several batches index differently)."""
+    hi: int | None = None
+    lo = 0
     for f in indexes:
         if f.base_offset is None or f.base_offset not in logs:
             continue
@@ -85,16 +94,47 @@ def infer_interval(indexes: list[KafkaFile], logs: dict[int, KafkaFile]) -> int 
             with FileSource(f.path) as src:
                 idx = OffsetIndex(src, f.base_offset)
                 prev_pos, prev_off = 0, f.base_offset
+                positions = []
                 for slot in range(idx.used_slots()):
                     e = idx.entry(slot)
                     if e.position <= prev_pos or e.offset <= prev_off:
                         break  # not an index recover wrote: tells nothing more
                     gap = e.position - prev_pos - 1
-                    best = gap if best is None else min(best, gap)
+                    hi = gap if hi is None else min(hi, gap)
                     prev_pos, prev_off = e.position, e.offset
+                    positions.append(e.position)
+            lo = max(lo, _lower_bound(logs[f.base_offset].path, positions[:_LOWER_BOUND_ENTRIES]))
         except KdumpError:
             continue
-    return best
+    if hi is None:
+        return None
+    if lo <= L.DEFAULT_INDEX_INTERVAL_BYTES <= hi:
+        return L.DEFAULT_INDEX_INTERVAL_BYTES
+    return hi if lo <= hi else None
+
+
+def _lower_bound(log: str, entries: list[int]) -> int:
+    """The largest distance from the previous entry (or 0) of a batch that got no entry,
+    walking the batch headers up to the last of ``entries`` (positions)."""
+    lo = 0
+    if not entries:
+        return lo
+    wanted = set(entries)
+    with FileSource(log) as src:
+        pos = last = 0
+        while pos < entries[-1]:
+            head = src.pread(pos, L.LOG_OVERHEAD)
+            if len(head) < L.LOG_OVERHEAD:
+                break
+            _, size = L.LOG_HEADER.unpack_from(head, 0)
+            if size < L.RECORD_OVERHEAD_V0:
+                break  # damage: what was walked still counts
+            if pos in wanted:
+                last = pos
+            else:
+                lo = max(lo, pos - last)
+            pos += L.LOG_OVERHEAD + size
+        return lo
 
 
 def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stage,
