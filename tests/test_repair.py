@@ -506,6 +506,31 @@ def test_kraft_snapshots_and_quorum_state(kdump: KdumpRunner, tmp_path: Path) ->
     assert (copied / f"{SEG0}.log").read_bytes() == (d / f"{SEG0}.log").read_bytes()
 
 
+def test_a_hole_in_the_metadata_log_is_weighed_against_the_snapshots(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    import golden_util as g
+
+    root = tmp_path / "ctl"
+    g.build_kraft(root)
+    d = root / "__cluster_metadata-0"
+    log = d / f"{SEG0}.log"
+    p, _ = _batch(d, log.name, 1)  # the KRaft version and voters records, offsets 1-2
+    data = bytearray(log.read_bytes())
+    data[p + 70] ^= 1
+    log.write_bytes(bytes(data))
+    out = tmp_path / "out"
+    run_repair(kdump, [root], out)
+    (md,) = of(manifest(out), "repair_partition")
+    assert "offsets 1-2 missing from the metadata log lie below the kept snapshot at offset 5: " \
+        "a replay starts from it and does not need them" in md["notes"]
+    (d / "00000000000000000005-0000000003.checkpoint").unlink()
+    out2 = tmp_path / "out2"
+    run_repair(kdump, [root], out2)
+    (md,) = of(manifest(out2), "repair_partition")
+    assert any(n.startswith("offsets 1-2 missing from the metadata log: a replay skips")
+               for n in md["notes"])
+
+
 # --- segments Kafka would not load as they are ----------------------------------------------
 def test_batches_below_their_segment_name_get_a_new_name(kdump: KdumpRunner, tmp_path: Path
                                                          ) -> None:

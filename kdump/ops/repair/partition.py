@@ -222,11 +222,14 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
                         "from the latest snapshot kept and the log after it "
                         "(UnifiedLog.rebuildProducerState)", None, None)
     # small files
+    kraft_kept: list[int] = []
     for kind in ("partition-metadata", "quorum-state", "kraft-snapshot"):
         for f in by_kind.get(kind, []):
             rel = f"{pin.target}/{os.path.basename(f.path)}"
             why = _small_file_problem(f, kind, max_batch_bytes)
             if why is None:
+                if kind == "kraft-snapshot":
+                    kraft_kept.append(f.base_offset or 0)
                 yield _copy(f.path, rel, stage, "copied byte for byte" + (
                     ": every batch intact" if kind == "kraft-snapshot" else ""))
             else:
@@ -260,12 +263,8 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
         notes.append("the input's log dir holds .kafka_cleanshutdown: a broker would not recover "
                      "this partition at all and would serve its damaged batches (consumers fail "
                      "on them); the copy has no such marker")
-    if metadata and plog.data_lost:
-        notes.append("a KRaft log with offsets missing: replaying it skips them, and a voter never "
-                     "fetches offsets below its log end again; prefer a healthy controller's copy, "
-                     "unless a kept snapshot lies above the missing offsets")
     if metadata:
-        notes += _metadata_notes(by_kind, bases, stage, pin)
+        notes += _metadata_notes(by_kind, bases, plog.holes, kraft_kept)
     yield shape("repair_partition", {
         "log_dir": pin.log_dir, "topic": topic, "partition": partition, "input": pin.path,
         "output": pin.target, "segments": plog.segments_written, "batches": plog.batches,
@@ -384,19 +383,30 @@ def _small_file_problem(f: KafkaFile, kind: str, max_batch_bytes: int) -> str | 
     return None
 
 
-def _metadata_notes(by_kind: dict[str, list[KafkaFile]], bases: list[int], stage: Stage,
-                    pin: PartitionInput) -> list[str]:
-    """KafkaMetadataLog.recoverSnapshots (4.1): with a log start above 0, a snapshot at or
-    above it must exist, or the broker refuses to start."""
+def _metadata_notes(by_kind: dict[str, list[KafkaFile]], bases: list[int],
+                    holes: list[tuple[int, int]], kept: list[int]) -> list[str]:
+    """What a KRaft log's copy means for the quorum.  A replay starts from the latest
+    snapshot (KafkaRaftClient, MetadataLoader): offsets missing below it are not needed;
+    above it the replay would skip records, and a voter never fetches below its log end
+    again.  With a log start above 0, a snapshot at or above it must exist, or the broker
+    refuses to start (KafkaMetadataLog.recoverSnapshots, 4.1)."""
+    notes = []
+    latest = max(kept, default=None)
+    for first, last in holes:
+        if latest is not None and last < latest:
+            notes.append(f"offsets {first}-{last} missing from the metadata log lie below the "
+                         f"kept snapshot at offset {latest}: a replay starts from it and does "
+                         "not need them")
+        else:
+            notes.append(f"offsets {first}-{last} missing from the metadata log: a replay "
+                         "skips their records and a voter never fetches offsets below its log "
+                         "end again; prefer a healthy controller's copy of this log")
     start = bases[0] if bases else 0
-    if start <= 0:
-        return []
-    snaps = [f.base_offset or 0 for f in by_kind.get("kraft-snapshot", [])]
-    if any(s >= start for s in snaps):
-        return []
-    return [f"the metadata log starts at offset {start} and no intact KRaft snapshot at or "
-            "above it is kept: the broker will refuse to start (KafkaMetadataLog."
-            "recoverSnapshots: \"Inconsistent snapshot state\")"]
+    if start > 0 and not any(s >= start for s in kept):
+        notes.append(f"the metadata log starts at offset {start} and no intact KRaft snapshot "
+                     "at or above it is kept: the broker will refuse to start (KafkaMetadataLog."
+                     "recoverSnapshots: \"Inconsistent snapshot state\")")
+    return notes
 
 
 def _why_left(f: KafkaFile) -> str:

@@ -102,6 +102,8 @@ class PartitionLog:
     facts: list[SegmentFacts] = field(default_factory=list)
     #: aborted transactions already written to a .txnindex (by marker offset)
     txn_done: set[int] = field(default_factory=set)
+    #: [first, last] offsets the copy lacks between kept batches (holes, not the end)
+    holes: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _records(b: Any) -> int:
@@ -169,6 +171,8 @@ class SegmentCopier:
                 missing: list[int | None] | None = [r.gap_from, None]
             elif next_first - 1 >= r.gap_from:
                 missing = [r.gap_from, next_first - 1]
+                if not self.p.holes or self.p.holes[-1] != (r.gap_from, next_first - 1):
+                    self.p.holes.append((r.gap_from, next_first - 1))
             else:
                 missing = None
             yield self._dropped(r, missing)
