@@ -717,3 +717,12 @@ def test_report_says_what_repair_would_keep_and_drop(kdump: KdumpRunner, ev: Pat
     assert [(p["topic"], p["partition"]) for p in plans] == [("orders", 0)]  # damaged only
     assert plans[0] == repaired["repair_partition"]
     assert of(findings, "repair_dropped") == [repaired["repair_dropped"]]
+
+
+def test_table_format(kdump: KdumpRunner, ev: Path, tmp_path: Path) -> None:
+    flip_byte(ev / "orders-0")
+    r = kdump("repair", ev / "orders-0", "--into", tmp_path / "out", "--format", "table",
+              watch=[ev])
+    assert r.rc == 1
+    titles = [line.strip() for line in r.out.splitlines() if line.strip().startswith("repair")]
+    assert titles[0] == "repair" and "repair_dropped" in titles and titles[-1] == "repair_end"
