@@ -627,7 +627,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("file", "str", "the input log"), ("position", "int", "absolute byte position"),
         ("length", "int", "bytes not copied"),
         ("reason", "str", "a finding kind (crc-mismatch, bad-length, bad-magic, zeroed-region, "
-                          "zero-tail, truncated, in-flight, trailing-bytes) or duplicate, overlap"),
+                          "zero-tail, truncated, in-flight, trailing-bytes), bad-offset (an "
+                          "offset field out of line: it lies outside the checksum), or "
+                          "duplicate, overlap"),
         ("detail", "str", "what is wrong, in words"),
         ("first_offset", "int|null", "the first offset its batch header names (unverified when "
                                      "the checksum fails); null when no header can be read"),

@@ -147,8 +147,45 @@ def missing_index(part: Path) -> Damage:
     return []
 
 
+def _flip_offset(part: Path, k: int, byte: int, mask: int) -> Damage:
+    """A flipped bit in batch ``k``'s baseOffset field: outside the checksum."""
+    log = f"{SEG0}.log"
+    start, _ = _batch(part, log, k)
+    data = bytearray((part / log).read_bytes())
+    data[start + byte] ^= mask
+    (part / log).write_bytes(bytes(data))
+    return [(log, start + byte, start + byte + 1)]
+
+
+def offset_jump(part: Path) -> Damage:
+    return _flip_offset(part, 3, 2, 0x10)  # offsets 2^44 higher
+
+
+def offset_minus_one(part: Path) -> Damage:
+    return _flip_offset(part, 3, 7, 0x01)  # 15 -> 14: inside the batch before it
+
+
+def offset_plus_one(part: Path) -> Damage:
+    return _flip_offset(part, 4, 7, 0x01)  # 20 -> 21: the batch after it falls inside
+
+
+def offset_negative(part: Path) -> Damage:
+    return _flip_offset(part, 3, 0, 0x80)
+
+
+def first_offset_jump(part: Path) -> Damage:
+    return _flip_offset(part, 0, 3, 0x01)  # the partition's first batch
+
+
+def offset_jump_ending_a_segment(part: Path) -> Damage:
+    n = len(frame((part / f"{SEG0}.log").read_bytes()))
+    return _flip_offset(part, n - 1, 3, 0x01)  # past the next segment's name
+
+
 DAMAGES = {f.__name__: f for f in (flip_byte, zero_page, garbage_between, torn_tail, bad_length,
-                                   short_length, overlapping_segment, missing_index)}
+                                   short_length, overlapping_segment, missing_index, offset_jump,
+                                   offset_minus_one, offset_plus_one, offset_negative,
+                                   first_offset_jump, offset_jump_ending_a_segment)}
 
 
 def _touched(start: int, end: int, damage: Damage, log: str) -> bool:
@@ -261,6 +298,8 @@ def test_damaged_partition(kdump: KdumpRunner, ev: Path, tmp_path: Path, damage:
         for pos in (start, end - 1):
             assert any(d["file"] == str(part / log) and d["position"] <= pos <
                        d["position"] + d["length"] for d in dropped), (log, pos, dropped)
+    if damage.startswith(("offset_", "first_offset")):
+        assert [d["reason"] for d in dropped] == ["bad-offset"]
     if damage == "overlapping_segment":
         assert {d["reason"] for d in dropped} == {"duplicate"}
         assert all(d["severity"] == "warning" for d in dropped)

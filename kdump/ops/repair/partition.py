@@ -181,7 +181,8 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
             raise KdumpError(f"cannot read: {e.message}", path=f.path) from None
         with raw:
             yield from copier.copy_log(f, k == len(bases) - 1, hashes.reader_source(f.path, raw),
-                                       raw, base in has_index)
+                                       raw, base in has_index,
+                                       bases[k + 1] if k + 1 < len(bases) else None)
             hashes.finish_reader(f.path)
     empty_last = bool(bases) and (plog.prev_last is None or bases[-1] > plog.prev_last) and \
         not plog.facts[-1].kept.batches

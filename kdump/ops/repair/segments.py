@@ -21,7 +21,7 @@ loading rules (LogLoader.loadSegmentFiles, LogSegment.recover, 4.1):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -183,31 +183,45 @@ class SegmentCopier:
 
     # --- one input log -------------------------------------------------------------------
     def copy_log(self, f: KafkaFile, active: bool, src: Any, raw: FileSource,
-                 has_index: bool) -> Iterator[dict[str, Any]]:
+                 has_index: bool, next_base: int | None = None) -> Iterator[dict[str, Any]]:
         """The batches of one input log (``src``: its source as the reader sees it, maybe
-        hashing; ``raw``: the file itself)."""
+        hashing; ``raw``: the file itself).
+
+        An intact batch is held until the next one is read: a batch's offset field lies
+        outside its checksum (v2 CRC-32C from the attributes on; v0/v1 CRC-32 from the
+        magic byte), so a flipped bit there leaves the batch "intact" with offsets out of
+        line.  When the next intact batch falls inside the held one's offsets, the one
+        that does not continue the offsets kept so far is dropped (``bad-offset``)
+        instead of every batch after it being taken for a second copy."""
         p = self.p
         base = f.base_offset if f.base_offset is not None else 0
         facts = SegmentFacts(f.path, base, raw.size, has_index)
         p.facts.append(facts)
         reader = LogReader(src, active=active, resync=True, max_batch_bytes=self.max_batch_bytes)
         magic_at: int | None = None
-        copied_whole = True
+        self._whole = True
         first_out = len(p.outputs)
+        held: Any = None
         for item in reader:
             if isinstance(item, Problem):
+                if held is not None:  # settled before the fault: it lies before it
+                    yield from self._settle(held, None, f, base, raw, facts)
+                    held = None
                 facts.invalid(item.position or 0)
                 if item.kind == "bad-magic" and item.length is None:
                     magic_at = item.position  # the batch read as magic 2 follows
                     continue
-                copied_whole = False
+                self._whole = False
                 yield from self._problem_region(item, active, base)
                 continue
             b = item
             if magic_at is not None and b.position == magic_at:
                 magic_at = None
                 facts.batch(b.position, b.size, b.last_offset, p.interval)
-                copied_whole = False
+                if held is not None:
+                    yield from self._settle(held, None, f, base, raw, facts)
+                    held = None
+                self._whole = False
                 yield from self._region(Region(
                     f.path, b.position, b.size, "bad-magic",
                     f"magic byte {int(src.pread(b.position + L.MAGIC_OFFSET, 1)[0])} is not 0, 1 "
@@ -216,8 +230,11 @@ class SegmentCopier:
                     b.first_offset, b.last_offset, self._gap_from(base)))
                 continue
             if not b.crc_valid:
+                if held is not None:
+                    yield from self._settle(held, None, f, base, raw, facts)
+                    held = None
                 facts.invalid(b.position)
-                copied_whole = False
+                self._whole = False
                 yield from self._region(Region(
                     f.path, b.position, b.size, "crc-mismatch",
                     f"stored {b.checksum_name} {b.crc} does not match the computed "
@@ -228,26 +245,80 @@ class SegmentCopier:
             facts.batch(b.position, b.size, b.last_offset, p.interval)
             p.input_last = b.last_offset if p.input_last is None else max(p.input_last,
                                                                           b.last_offset)
-            if p.prev_last is not None and b.first_offset <= p.prev_last:
-                copied_whole = False
-                dup = b.last_offset <= p.prev_last
-                yield from self._region(Region(
-                    f.path, b.position, b.size, "duplicate" if dup else "overlap",
-                    (f"offsets {b.first_offset}-{b.last_offset} are already kept (their first "
-                     "intact copy, earlier in offset order)") if dup else
-                    (f"offsets {b.first_offset}-{b.last_offset} overlap offsets already kept (up "
-                     f"to {p.prev_last}): a batch cannot be cut, the first copy is kept"),
-                    "warning", b.first_offset, b.last_offset))
+            if held is None:
+                held = b
                 continue
-            yield from self.resolve(b.first_offset)
-            records = _records(b)
-            facts.kept_batch(records, b.size)
-            self._keep(b, base, raw, records)
+            held = yield from self._settle(held, b, f, base, raw, facts)
+        if held is not None:
+            yield from self._settle(held, None, f, base, raw, facts, next_base)
         if self.cur is not None:
             # one output segment, same name, nothing left out: the input's bytes exactly
-            self.cur.whole_copy = copied_whole and self.cur.base == base and \
+            self.cur.whole_copy = self._whole and self.cur.base == base and \
                 len(p.outputs) == first_out
             self._finish_segment()
+
+    def _settle(self, held: Any, nxt: Any, f: KafkaFile, base: int, raw: FileSource,
+                facts: SegmentFacts, next_base: int | None = None
+                ) -> Generator[dict[str, Any], None, Any]:
+        """Keep or drop the held batch now that ``nxt`` (the next intact batch, or None)
+        is known; returns the batch held next (``nxt``, or ``held`` again when ``nxt``
+        is the one dropped).  The last batch of a segment is weighed against the next
+        segment's name (``next_base``): Kafka rolls a segment at the log end offset, so no
+        batch before it reaches it."""
+        p = self.p
+        expected = p.prev_last + 1 if p.prev_last is not None else base
+        if nxt is None and next_base is not None and held.last_offset >= next_base and \
+                held.first_offset != expected:
+            yield from self._region(Region(
+                f.path, held.position, held.size, "bad-offset",
+                f"its offsets {held.first_offset}-{held.last_offset} reach the next segment's "
+                f"base offset {next_base} but do not continue the offsets before them: its "
+                "offset field, which its checksum does not cover, is damaged; not copied (no "
+                "byte is rewritten)", "error", held.first_offset, held.last_offset,
+                self._gap_from(base)))
+            self._whole = False
+            return None
+        after_prev = p.prev_last is None or nxt is None or nxt.first_offset > p.prev_last
+        if nxt is not None and after_prev and nxt.first_offset <= held.last_offset:
+            # one of the two has a damaged offset field
+            if held.first_offset == expected and nxt.first_offset != expected:
+                yield from self._bad_offset(nxt, held, f, base)
+                return held
+            yield from self._bad_offset(held, nxt, f, base)
+            return nxt
+        if held.first_offset < 0 or held.last_offset < held.first_offset:
+            yield from self._bad_offset(held, None, f, base)
+            return nxt
+        if p.prev_last is not None and held.first_offset <= p.prev_last:
+            self._whole = False
+            dup = held.last_offset <= p.prev_last
+            yield from self._region(Region(
+                f.path, held.position, held.size, "duplicate" if dup else "overlap",
+                (f"offsets {held.first_offset}-{held.last_offset} are already kept (their "
+                 "first intact copy, earlier in offset order)") if dup else
+                (f"offsets {held.first_offset}-{held.last_offset} overlap offsets already kept "
+                 f"(up to {p.prev_last}): a batch cannot be cut, the first copy is kept"),
+                "warning", held.first_offset, held.last_offset))
+            return nxt
+        yield from self.resolve(held.first_offset)
+        records = _records(held)
+        facts.kept_batch(records, held.size)
+        self._keep(held, base, raw, records)
+        return nxt
+
+    def _bad_offset(self, b: Any, other: Any, f: KafkaFile, base: int
+                    ) -> Iterator[dict[str, Any]]:
+        self._whole = False
+        why = (f"its offsets {b.first_offset}-{b.last_offset} are out of line with the "
+               "batches around it" if other is None else
+               f"its offsets {b.first_offset}-{b.last_offset} and those of the batch at byte "
+               f"{other.position} ({other.first_offset}-{other.last_offset}) overlap, and this "
+               "one does not continue the offsets before them")
+        yield from self._region(Region(
+            f.path, b.position, b.size, "bad-offset",
+            why + ": its offset field, which its checksum does not cover, is damaged; not "
+            "copied (no byte is rewritten)", "error", b.first_offset, b.last_offset,
+            self._gap_from(base)))
 
     def _problem_region(self, item: Problem, active: bool, base: int) -> Iterator[dict[str, Any]]:
         length = item.length if item.length is not None else 0
