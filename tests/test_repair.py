@@ -765,3 +765,23 @@ def test_table_format(kdump: KdumpRunner, ev: Path, tmp_path: Path) -> None:
     assert r.rc == 1
     titles = [line.strip() for line in r.out.splitlines() if line.strip().startswith("repair")]
     assert titles[0] == "repair" and "repair_dropped" in titles and titles[-1] == "repair_end"
+
+
+def test_a_transaction_whose_marker_was_dropped_is_named(kdump: KdumpRunner, ev: Path,
+                                                         tmp_path: Path) -> None:
+    part = ev / "orders-0"
+    markers = [(log, p, o) for log, p, o, b in batches_of(part)
+               if b[16] == 2 and struct.unpack_from(">h", b, 21)[0] & 0x20]
+    log, p, offset = markers[-1]  # producer 1000's second ABORT
+    data = bytearray((part / log).read_bytes())
+    data[p + 40] ^= 0xFF
+    (part / log).write_bytes(bytes(data))
+    out = tmp_path / "out"
+    run_repair(kdump, [part], out)
+    (pr,) = of(manifest(out), "repair_partition")
+    assert [n for n in pr["notes"] if "has no marker in the copy" in n] == [
+        "producer 1000's transaction from offset 142 has no marker in the copy (it may have "
+        "been in a dropped region): read_committed consumers stop at offset 142 until it is "
+        "aborted (kafka-transactions.sh abort)"]
+    assert offset > 142
+    verify_clean(kdump, out)

@@ -148,9 +148,11 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
     stage.mkdir(pin.target)
     files: list[KafkaFile] = []
     left: list[dict[str, Any]] = []
-    for item in walk([pin.path]):
+    for item in walk([pin.path], verbose=True):
         if isinstance(item, Problem):
-            if item.path and os.path.isdir(item.path):
+            if item.path and os.path.isfile(item.path):
+                hashes.before(item.path)  # passed over (an editor's or the OS's): still evidence
+            if item.path:
                 left.append(_file(item.path, None, "left-out", item.detail, None, None))
             continue
         files.append(item)
@@ -260,6 +262,12 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
     why_assumed = "KafkaMetadataLog loads it from 0, unclean" if metadata else assumed
     kafka = kafka_recovery(plog.facts, clean_shutdown=clean, recovery_point=rp, log_start=lso,
                            assumed=why_assumed if (metadata or ctx is None) else "")
+    if plog.data_lost:
+        for pid, first in sorted(plog.pp.ongoing.items()):
+            notes.append(f"producer {pid}'s transaction from offset {first} has no marker in the "
+                         "copy (it may have been in a dropped region): read_committed consumers "
+                         f"stop at offset {first} until it is aborted (kafka-transactions.sh "
+                         "abort)")
     if clean and plog.data_lost:
         notes.append("the input's log dir holds .kafka_cleanshutdown: a broker would not recover "
                      "this partition at all and would serve its damaged batches (consumers fail "
