@@ -133,6 +133,18 @@ def short_length(part: Path) -> Damage:
     return [(log, start, end)]
 
 
+def length_over_two_batches(part: Path) -> Damage:
+    """A size field grown to cover its batch and the next one exactly: the reader frames
+    one bad batch there, and the intact one inside it is still kept."""
+    log = f"{SEG0}.log"
+    start, end = _batch(part, log, 4)
+    _, end2 = _batch(part, log, 5)
+    data = bytearray((part / log).read_bytes())
+    struct.pack_into(">i", data, start + 8, end2 - start - 12)
+    (part / log).write_bytes(bytes(data))
+    return [(log, start, end)]
+
+
 def overlapping_segment(part: Path) -> Damage:
     """A botched copy: a segment named 30 holding again the batches of offsets 30-49."""
     src = (part / f"{SEG0}.log").read_bytes()
@@ -183,7 +195,8 @@ def offset_jump_ending_a_segment(part: Path) -> Damage:
 
 
 DAMAGES = {f.__name__: f for f in (flip_byte, zero_page, garbage_between, torn_tail, bad_length,
-                                   short_length, overlapping_segment, missing_index, offset_jump,
+                                   short_length, length_over_two_batches,
+                                   overlapping_segment, missing_index, offset_jump,
                                    offset_minus_one, offset_plus_one, offset_negative,
                                    first_offset_jump, offset_jump_ending_a_segment)}
 

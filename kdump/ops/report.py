@@ -565,20 +565,13 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
 
     yield section("findings")
     ReadCounter.new_pass()
-    damaged: set[str] = set()  # partition directories with a damaged log (kdump repair)
-    for found in verify_crc(paths, VerifyOptions(max_batch_bytes=opts.max_batch_bytes), opts.jobs):
-        if isinstance(found, Problem) and found.severity != "info" and found.path \
-                and found.path.endswith(".log") and not kfs.is_url(found.path):
-            damaged.add(os.path.dirname(found.path))
-        yield found
+    from .repair import with_repair_plans  # per damaged partition, what repair would do
+
+    yield from with_repair_plans(verify_crc(paths, VerifyOptions(
+        max_batch_bytes=opts.max_batch_bytes), opts.jobs), opts.max_batch_bytes)
     ReadCounter.new_pass()
     yield from verify_index(paths, VerifyIndexOptions(max_batch_bytes=opts.max_batch_bytes),
                             opts.jobs)
-    if damaged:
-        # per damaged partition, what kdump repair would keep and drop (its dry run)
-        from .repair import what_repair_would_do
-
-        yield from what_repair_would_do(sorted(damaged), opts.max_batch_bytes)
 
     yield section("groups")
     yield from lag(paths, LagOptions(max_batch_bytes=opts.max_batch_bytes,

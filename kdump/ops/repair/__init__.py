@@ -13,6 +13,7 @@ keeping every intact batch byte for byte, also past the damage.
 """
 
 from .plan import RepairPlan, plan_repair
-from .run import Repair, RepairOptions, what_repair_would_do
+from .run import Repair, RepairOptions, what_repair_would_do, with_repair_plans
 
-__all__ = ["Repair", "RepairOptions", "RepairPlan", "plan_repair", "what_repair_would_do"]
+__all__ = ["Repair", "RepairOptions", "RepairPlan", "plan_repair", "what_repair_would_do",
+           "with_repair_plans"]

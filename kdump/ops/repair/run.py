@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -263,4 +263,19 @@ def what_repair_would_do(partition_dirs: list[str], max_batch_bytes: int = DEFAU
                 yield obj
 
 
-__all__ = ["InputHashes", "Repair", "RepairOptions", "what_repair_would_do"]
+def with_repair_plans(findings: Iterable[Any], max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+                      ) -> Iterator[Any]:
+    """verify-crc's objects as they come, then :func:`what_repair_would_do` for each local
+    partition directory they found a damaged log in (``kdump report``'s findings)."""
+    from ...findings import Problem
+
+    damaged: set[str] = set()
+    for found in findings:
+        if isinstance(found, Problem) and found.severity != "info" and found.path \
+                and found.path.endswith(".log") and "://" not in found.path:
+            damaged.add(os.path.dirname(found.path))
+        yield found
+    yield from what_repair_would_do(sorted(damaged), max_batch_bytes)
+
+
+__all__ = ["InputHashes", "Repair", "RepairOptions", "what_repair_would_do", "with_repair_plans"]

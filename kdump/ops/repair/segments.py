@@ -118,6 +118,17 @@ def _records(b: Any) -> int:
         return 0
 
 
+def _first_record_offset(b: Any) -> int:
+    """The batch's first offset: v2 baseOffset; a v0/v1 compressed wrapper's first inner
+    offset (its own offset is its last one), as Kafka names a segment rolled at it."""
+    if isinstance(b, RecordBatch) or not b.is_compressed:
+        return int(b.first_offset)
+    try:
+        return int(b.base_offset)
+    except KdumpError:
+        return int(b.first_offset)
+
+
 def _batch_bytes(b: Any, src: FileSource) -> Iterator[bytes | memoryview]:
     if isinstance(b, (OversizedRecordBatch, OversizedLegacyBatch)):
         pos, end = b.position, b.position + b.size
@@ -235,20 +246,9 @@ class SegmentCopier:
                     held = None
                 facts.invalid(b.position)
                 self._whole = False
-                yield from self._region(Region(
-                    f.path, b.position, b.size, "crc-mismatch",
-                    f"stored {b.checksum_name} {b.crc} does not match the computed "
-                    f"{b.compute_crc()}: its records cannot be trusted (offsets as its header "
-                    "says them, unverified)", "error", b.first_offset, b.last_offset,
-                    self._gap_from(base)))
+                held = yield from self._bad_checksum(b, src, f, base, raw, facts)
                 continue
-            facts.batch(b.position, b.size, b.last_offset, p.interval)
-            p.input_last = b.last_offset if p.input_last is None else max(p.input_last,
-                                                                          b.last_offset)
-            if held is None:
-                held = b
-                continue
-            held = yield from self._settle(held, b, f, base, raw, facts)
+            held = yield from self._intact(b, held, f, base, raw, facts)
         if held is not None:
             yield from self._settle(held, None, f, base, raw, facts, next_base)
         if self.cur is not None:
@@ -256,6 +256,59 @@ class SegmentCopier:
             self.cur.whole_copy = self._whole and self.cur.base == base and \
                 len(p.outputs) == first_out
             self._finish_segment()
+
+    def _intact(self, b: Any, held: Any, f: KafkaFile, base: int, raw: FileSource,
+                facts: SegmentFacts) -> Generator[dict[str, Any], None, Any]:
+        """An intact batch read: held until the next one; returns the batch held now."""
+        p = self.p
+        facts.batch(b.position, b.size, b.last_offset, p.interval)
+        p.input_last = b.last_offset if p.input_last is None else max(p.input_last, b.last_offset)
+        if held is None:
+            return b
+        return (yield from self._settle(held, b, f, base, raw, facts))
+
+    def _bad_checksum(self, b: Any, src: Any, f: KafkaFile, base: int, raw: FileSource,
+                      facts: SegmentFacts) -> Generator[dict[str, Any], None, Any]:
+        """A batch that frames but fails its checksum.  Its size field is not under the
+        checksum either: when it was damaged upwards, the stretch it claims can hold
+        intact batches, which are kept; the rest of the stretch is left out."""
+        end = b.position + b.size
+        inner = []
+        if b.size > 2 * L.RECORD_OVERHEAD_V0:
+            sub = LogReader(src, start=b.position + 1, end=end, resync=True,
+                            max_batch_bytes=self.max_batch_bytes)
+            inner = [x for x in sub if not isinstance(x, Problem) and x.crc_valid]
+        why = (f"stored {b.checksum_name} {b.crc} does not match the computed {b.compute_crc()}: "
+               "its records cannot be trusted (offsets as its header says them, unverified)")
+        pos = b.position
+        held: Any = None
+        for k, x in enumerate(inner):
+            if x.position > pos:
+                if held is not None:
+                    yield from self._settle(held, None, f, base, raw, facts)
+                    held = None
+                yield from self._region(Region(
+                    f.path, pos, x.position - pos, "crc-mismatch" if k == 0 else "bad-length",
+                    (f"{why}; its size field claims {b.size} bytes, and an intact batch starts "
+                     f"inside them at byte {x.position}") if k == 0 else
+                    f"inside the {b.size} bytes the damaged size field at byte {b.position} "
+                    "claimed; no intact batch", "error",
+                    b.first_offset if k == 0 else None, b.last_offset if k == 0 else None,
+                    self._gap_from(base)))
+            held = yield from self._intact(x, held, f, base, raw, facts)
+            pos = x.position + x.size
+        if pos < end:
+            if held is not None:
+                yield from self._settle(held, None, f, base, raw, facts)
+                held = None
+            first = pos == b.position
+            yield from self._region(Region(
+                f.path, pos, end - pos, "crc-mismatch" if first else "bad-length",
+                why if first else (f"inside the {b.size} bytes the damaged size field at byte "
+                                   f"{b.position} claimed; no intact batch"), "error",
+                b.first_offset if first else None, b.last_offset if first else None,
+                self._gap_from(base)))
+        return held
 
     def _settle(self, held: Any, nxt: Any, f: KafkaFile, base: int, raw: FileSource,
                 facts: SegmentFacts, next_base: int | None = None
@@ -343,11 +396,12 @@ class SegmentCopier:
             cur = None
         if cur is None:
             prev = p.prev_last
-            if (prev is None or input_base > prev) and input_base <= b.first_offset and \
+            first = _first_record_offset(b)
+            if (prev is None or input_base > prev) and input_base <= first and \
                     b.last_offset - input_base <= L.INT32_MAX:
                 name = input_base
             else:
-                name = b.first_offset
+                name = first if prev is None else max(first, prev + 1)
             cur = self._open(name, raw.path)
         for chunk in _batch_bytes(b, raw):
             cur.out.write(chunk)
