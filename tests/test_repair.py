@@ -798,3 +798,15 @@ def test_a_transaction_whose_marker_was_dropped_is_named(kdump: KdumpRunner, ev:
         "aborted (kafka-transactions.sh abort)"]
     assert offset > 142
     verify_clean(kdump, out)
+
+
+def test_an_unreadable_segment_stops_the_run_and_leaves_nothing(kdump: KdumpRunner, ev: Path,
+                                                                tmp_path: Path) -> None:
+    log = ev / "orders-0" / "00000000000000000050.log"
+    log.unlink()
+    os.mkfifo(log)
+    out = tmp_path / "out"
+    r = kdump("repair", ev, "--into", out)
+    assert r.rc == 2
+    assert r.err == f"kdump: {log}: cannot read: not a regular file (a FIFO)\n"
+    assert not out.exists()

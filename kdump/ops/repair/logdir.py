@@ -184,8 +184,15 @@ def root_files(ctx: LogDirContext, files: list[str], partitions: list[dict[str, 
 
 
 def _copy(src: str, rel: str, stage: Any, detail: str) -> dict[str, Any]:
+    """A small file copied byte for byte; one that cannot be read (not a regular file,
+    a read error) is left out, named."""
+    try:
+        s = FileSource(src)
+    except KdumpError as e:
+        return _file(src, None, "left-out", f"cannot be read ({e.message}): not copied", None,
+                     None)
     out = stage.create(rel)
-    with FileSource(src) as s:
+    with s:
         pos = 0
         while pos < s.size:
             chunk = s.pread(pos, min(1 << 20, s.size - pos))
