@@ -670,11 +670,13 @@ def _tmpfs(path: Path, size: str) -> bool:
 
 
 def test_full_disk_leaves_no_copy(kdump: KdumpRunner, ev: Path, tmp_path: Path) -> None:
+    """A small tmpfs (root, with mount) fills up: exit 2, one line, nothing left."""
     import subprocess
 
     mnt = tmp_path / "small"
     if not _tmpfs(mnt, "24k"):
-        pytest.skip("cannot mount a tmpfs here (not root, or no mount)")
+        _file_size_limit(ev, tmp_path)  # no mount here: a file size limit instead
+        return
     try:
         out = mnt / "out"
         r = kdump("repair", ev, "--into", out, watch=[ev])
@@ -687,6 +689,33 @@ def test_full_disk_leaves_no_copy(kdump: KdumpRunner, ev: Path, tmp_path: Path) 
         assert r.rc == 2 and list(out.iterdir()) == []  # DIR given empty stays empty
     finally:
         subprocess.run(["umount", str(mnt)], check=False)
+
+
+def _file_size_limit(ev: Path, tmp_path: Path) -> None:
+    """The same with RLIMIT_FSIZE: a write past 16 KiB fails (EFBIG, SIGXFSZ ignored)."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    from conftest import subprocess_env
+
+    def limit() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16 << 10, 16 << 10))
+
+    out = tmp_path / "out"
+    before = tree_state([ev])
+    r = subprocess.run([sys.executable, "-m", "kdump", "repair", str(ev), "--into", str(out)],
+                       capture_output=True, text=True, env=subprocess_env(), preexec_fn=limit)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("kdump: ") and "File too large" in r.stderr
+    assert len(r.stderr.splitlines()) == 1
+    assert not out.exists() and tree_state([ev]) == before
+
+
+def test_file_size_limit_leaves_no_copy(ev: Path, tmp_path: Path) -> None:
+    _file_size_limit(ev, tmp_path)
 
 
 def test_ctrl_c_leaves_no_copy(tmp_path: Path) -> None:
