@@ -66,7 +66,7 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     lists every input's SHA-256 before and after, every output's SHA-256, every region
     dropped, per partition the batches and records kept, and what Kafka's own recovery
     would have truncated instead (the batches, records and bytes the copy saves).  The copy
-    is written under DIR/.kdump-staging-*, moved into DIR when whole, the manifest last:
+    is written under DIR/.kdump-staging-*.incomplete, moved into DIR when whole, the manifest last:
     DIR holds a complete copy if and only if it holds the manifest.  A full disk, an error
     or Ctrl-C removes the partial copy.  --dry-run writes nothing.
 

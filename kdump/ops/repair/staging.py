@@ -1,7 +1,7 @@
 """Where ``kdump repair`` writes: a private staging directory inside DIR, moved into
 place when the copy is whole, the manifest last.
 
-Every file is first written under ``DIR/.kdump-staging-XXXXXXXX/`` (made by
+Every file is first written under ``DIR/.kdump-staging-XXXXXXXX.incomplete/`` (made by
 ``mkdtemp``: ``0700``, a fresh name, nothing in it anyone else could have planted), each
 file created ``O_EXCL|O_NOFOLLOW`` and fsynced.  When every partition and root file is
 staged, the copy's top-level entries are renamed into DIR (same filesystem: atomic
@@ -9,8 +9,9 @@ renames), DIR is fsynced, and the manifest is renamed into DIR last: **the manif
 the mark of a complete copy**.  A failure or Ctrl-C before that removes the staging
 directory and whatever was already renamed into DIR (DIR itself too when the repair made
 it), so nothing is left that looks like a finished copy; a ``kill -9`` can leave only the
-hidden staging directory, which no broker loads as a partition (LogManager refuses a
-directory name that is not ``<topic>-<partition>``) and no manifest.  With ``--dry-run``
+hidden staging directory, which no broker loads as a partition (its name never parses
+as ``<topic>-<partition>``: LocalLog.parseTopicPartitionName throws, and the log dir is
+not loaded) and no manifest.  With ``--dry-run``
 the same bytes are produced and hashed, and nothing is written anywhere.
 """
 
@@ -25,6 +26,8 @@ from ...errors import OutputError
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 STAGING_PREFIX = ".kdump-staging-"
+#: ends the staging directory's name: never a partition number
+STAGING_SUFFIX = ".incomplete"
 MANIFEST = "kdump-repair-manifest.jsonl"
 #: bytes buffered before a write to the staged file
 _BUFFER = 1 << 20
@@ -109,7 +112,8 @@ class Stage:
             if not os.path.isdir(self.into):
                 os.makedirs(self.into)
                 self._made_into = True
-            self.root = tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=self.into)
+            self.root = tempfile.mkdtemp(prefix=STAGING_PREFIX, suffix=STAGING_SUFFIX,
+                                         dir=self.into)
         except OSError as e:
             raise _oserror(e, self.into) from None
 
@@ -207,4 +211,4 @@ def _fsync_dir(path: str) -> None:
         os.close(fd)
 
 
-__all__ = ["MANIFEST", "STAGING_PREFIX", "Output", "Stage"]
+__all__ = ["MANIFEST", "STAGING_PREFIX", "STAGING_SUFFIX", "Output", "Stage"]
