@@ -13,7 +13,10 @@ Decisions, each from Kafka's source (4.1; the same in 3.9-4.3 unless said):
   producer state from the nearest producer snapshot kept, replaying the log after it.
   With the marker, rebuildProducerState would instead take *empty* snapshots when none is
   found (its ``reloadFromCleanShutdown`` branch): the producers of a repaired partition
-  (idempotence, open transactions, the last stable offset) would be forgotten.
+  (idempotence, open transactions, the last stable offset) would be forgotten.  Without
+  it the broker also registers with no previous broker epoch
+  (LogManager.readBrokerEpochFromCleanShutdownFiles), so the controller treats the restart
+  as unclean and does not elect it from the eligible leader replicas (KIP-966).
 * ``recovery-point-offset-checkpoint``: each live partition at the copy's log end offset
   (every batch below it was checked and fsynced by the repair); the metadata log is not
   listed (LogManager never loads it: KafkaMetadataLog recovers it from 0 each start).
