@@ -14,7 +14,8 @@ Per file kind (Kafka 4.1's source; 3.9-4.3 alike unless said):
   of each larger partition leader epoch, as LogSegment.recover assigns them
   (LeaderEpochFileCache.assign); the input's entries that no kept batch carries are named
   in the notes (LogLoader truncates the cache to the log's ends at load anyway:
-  truncateFromEndAsyncFlush, truncateFromStartAsyncFlush).
+  truncateFromEndAsyncFlush, truncateFromStartAsyncFlush).  A 3.9 broker set to a message
+  format before v2 deletes the file (UnifiedLog.maybeCreateLeaderEpochCache, 3.9).
 * producer ``.snapshot``: a snapshot at offset S summarises offsets below S; it is copied
   when its CRC holds, S is not above the copy's log end, and no data-holding batch below S
   was dropped; otherwise it is left out.  ProducerStateManager.truncateAndReload then loads
