@@ -93,18 +93,18 @@ def infer_interval(indexes: list[KafkaFile], logs: dict[int, KafkaFile]) -> int 
             continue
         try:
             with FileSource(f.path) as src:
-                idx = OffsetIndex(src, f.base_offset)
-                prev_pos, prev_off = 0, f.base_offset
-                positions = []
-                for slot in range(idx.used_slots()):
-                    e = idx.entry(slot)
-                    if e.position <= prev_pos or e.offset <= prev_off:
+                used = OffsetIndex(src, f.base_offset).used_slots()
+                prev_pos, prev_rel = 0, 0
+                positions: list[int] = []
+                for rel, position in _entries(src, used):
+                    if position <= prev_pos or rel <= prev_rel:
                         break  # not an index recover wrote: tells nothing more
-                    gap = e.position - prev_pos - 1
+                    gap = position - prev_pos - 1
                     hi = gap if hi is None else min(hi, gap)
-                    prev_pos, prev_off = e.position, e.offset
-                    positions.append(e.position)
-            lo = max(lo, _lower_bound(logs[f.base_offset].path, positions[:_LOWER_BOUND_ENTRIES]))
+                    prev_pos, prev_rel = position, rel
+                    if len(positions) < _LOWER_BOUND_ENTRIES:
+                        positions.append(position)
+            lo = max(lo, _lower_bound(logs[f.base_offset].path, positions))
         except KdumpError:
             continue
     if hi is None:
@@ -112,6 +112,18 @@ def infer_interval(indexes: list[KafkaFile], logs: dict[int, KafkaFile]) -> int 
     if lo <= L.DEFAULT_INDEX_INTERVAL_BYTES <= hi:
         return L.DEFAULT_INDEX_INTERVAL_BYTES
     return hi if lo <= hi else None
+
+
+def _entries(src: FileSource, used: int) -> Iterator[tuple[int, int]]:
+    """(relative offset, position) of the first ``used`` slots, read a chunk at a time."""
+    chunk = (1 << 20) // L.OFFSET_INDEX_ENTRY_SIZE
+    for first in range(0, used, chunk):
+        n = min(chunk, used - first)
+        data = src.pread(first * L.OFFSET_INDEX_ENTRY_SIZE, n * L.OFFSET_INDEX_ENTRY_SIZE)
+        whole = len(data) - len(data) % L.OFFSET_INDEX_ENTRY_SIZE
+        yield from L.OFFSET_INDEX_ENTRY.iter_unpack(data[:whole])
+        if whole < n * L.OFFSET_INDEX_ENTRY_SIZE:
+            return
 
 
 def _lower_bound(log: str, entries: list[int]) -> int:
