@@ -839,3 +839,24 @@ def test_an_unreadable_segment_stops_the_run_and_leaves_nothing(kdump: KdumpRunn
     assert r.rc == 2
     assert r.err == f"kdump: {log}: cannot read: not a regular file (a FIFO)\n"
     assert not out.exists()
+
+
+def test_a_failure_while_moving_the_copy_into_place_removes_it(
+        kdump: KdumpRunner, ev: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The manifest is moved last: when that fails, what was already moved goes too."""
+    import errno
+
+    from kdump.ops.repair import staging
+
+    real = os.rename
+
+    def rename(src: str, dst: str) -> None:
+        if os.path.basename(dst) == staging.MANIFEST:
+            raise OSError(errno.EIO, "Input/output error")
+        real(src, dst)
+
+    monkeypatch.setattr(staging.os, "rename", rename)
+    out = tmp_path / "out"
+    r = kdump("repair", ev, "--into", out, watch=[ev])
+    assert r.rc == 2 and r.err == f"kdump: {out}: cannot write: Input/output error\n"
+    assert not out.exists()

@@ -44,8 +44,7 @@ class Output:
         self.path = path
         self.hash = hashlib.sha256()
         self.size = 0
-        self._buf: list[bytes] = []
-        self._buffered = 0
+        self._buf = bytearray()
         self.fd: int | None = None
         if path is not None:
             try:
@@ -58,22 +57,23 @@ class Output:
         self.size += len(data)
         if self.fd is None:
             return
-        self._buf.append(bytes(data))
-        self._buffered += len(data)
-        if self._buffered >= _BUFFER:
+        self._buf += data
+        if len(self._buf) >= _BUFFER:
             self._flush()
 
     def _flush(self) -> None:
         if self.fd is None or not self._buf:
             return
-        view = memoryview(b"".join(self._buf))
-        self._buf.clear()
-        self._buffered = 0
         try:
-            while view:
-                view = view[os.write(self.fd, view):]
+            done, n = 0, len(self._buf)
+            with memoryview(self._buf) as whole:
+                while done < n:
+                    with whole[done:] as rest:
+                        done += os.write(self.fd, rest)
         except OSError as e:
             raise _oserror(e, str(self.path)) from None
+        finally:
+            self._buf.clear()
 
     def close(self) -> tuple[int, str]:
         if self.fd is not None:
