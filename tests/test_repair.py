@@ -485,6 +485,16 @@ def test_refusals(kdump: KdumpRunner, ev: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "o").exists() and not (tmp_path / "o2").exists()
 
 
+def test_a_partition_beside_its_copy(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """A partition directory in a plain folder (no broker log dir): DIR may be beside it."""
+    part = tmp_path / "t-0"
+    w.write_replica(part, [w.v2_batch(w.numbered_records(o, 5), base_offset=o)
+                           for o in range(0, 20, 5)])
+    r = run_repair(kdump, [part], tmp_path / "out")
+    assert r.rc == 0, r.err
+    check_copy(tmp_path / "out" / "t-0", [b for *_, b in batches_of(part)])
+
+
 def test_several_log_dirs_stay_apart(kdump: KdumpRunner, ev: Path, tmp_path: Path) -> None:
     b2 = tmp_path / "b2"
     shutil.copytree(ev, b2)

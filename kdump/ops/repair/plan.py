@@ -6,8 +6,9 @@ one) or a log dir (it holds partition directories or a log dir's root files).  O
 dir alone is mirrored as DIR itself (DIR is then a log dir a broker can be pointed at);
 with several inputs, a log dir goes to ``DIR/<broker-N or its name>`` and a partition to
 ``DIR/<partition directory name>``, so two replicas are never merged.  DIR must be
-absent or empty, outside every input (symlinks resolved) and outside the log dir of a
-partition input: the evidence gains no file, not even an empty directory.
+absent or empty, outside every input (symlinks resolved) and outside the broker log dir
+holding a partition input (one with meta.properties, checkpoints or the lock): the
+evidence gains no file, not even an empty directory.
 """
 
 from __future__ import annotations
@@ -16,7 +17,13 @@ import os
 from dataclasses import dataclass, field
 
 from ...errors import UsageError
-from ...files.logdir import PartitionDir, _looks_like_logdir, not_data, parse_partition_dir
+from ...files.logdir import (
+    _LOGDIR_MARKERS,
+    PartitionDir,
+    _looks_like_logdir,
+    not_data,
+    parse_partition_dir,
+)
 from ..rebuild import _broker_label, _inside, _safe_name
 
 
@@ -72,6 +79,12 @@ def _parent_logdir(path: str) -> str | None:
     return parent if _looks_like_logdir(parent) else None
 
 
+def _broker_logdir(path: str) -> bool:
+    """Does ``path`` hold a log dir's own files (meta.properties, a checkpoint, the
+    clean-shutdown marker, the lock)?"""
+    return any(os.path.isfile(os.path.join(path, n)) for n in _LOGDIR_MARKERS)
+
+
 def check_into(into: str, inputs: list[str]) -> None:
     """DIR absent or empty, and outside every input and every partition input's log dir
     (symlinks resolved).  Raises :class:`UsageError` saying which."""
@@ -90,7 +103,9 @@ def check_into(into: str, inputs: list[str]) -> None:
     for p in inputs:
         real = os.path.realpath(p)
         protected.append((real, p))
-        if _is_partition_dir(p) is not None:
+        if _is_partition_dir(p) is not None and _broker_logdir(os.path.dirname(real)):
+            # a directory added to a broker's log dir is one the broker tries to load
+            # (LogManager.loadLogs parses every directory name as <topic>-<partition>)
             protected.append((os.path.dirname(real), f"{p}'s log dir"))
     for real, shown in protected:
         if _inside(real_out, [real]) is not None:
