@@ -637,8 +637,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("missing_offsets", "list|null", "[first, last] offsets the copy lacks around it (between "
                                          "the kept batches either side; last null at the log's "
                                          "end); null when no offset is missing (duplicate, zeros)"),
-        ("severity", "str", "error (data lost), warning (a duplicate, or zeros ending a closed "
-                            "segment) or info (zeros ending the active segment: preallocation)"),
+        ("severity", "str", "error (data lost), warning (a duplicate or an overlap, or zeros "
+                            "ending a closed segment with no offset missing after them) or info "
+                            "(zeros ending the active segment: preallocation)"),
         ("log_dir", "str|null", "the input log dir, when known"),
         ("topic", "str", ""), ("partition", "int", ""),
     ]),

@@ -40,6 +40,8 @@ from .kafka_model import SegmentFacts
 from .staging import Output, Stage
 
 _COPY_CHUNK = 8 << 20
+#: a region's severity decided by the offsets missing after it (see ``resolve``)
+_BY_GAP = "by-gap"
 
 
 @dataclass(slots=True)
@@ -159,9 +161,7 @@ class SegmentCopier:
         p.regions += 1
         p.bytes_dropped += r.length
         if r.severity == "error":
-            p.data_lost = True
-            if p.frontier is None:
-                p.frontier = r.gap_from if r.gap_from is not None else 0
+            self._lost(r.gap_from if r.gap_from is not None else 0)
         if r.gap_from is None:
             yield self._dropped(r, None)
         else:
@@ -186,8 +186,21 @@ class SegmentCopier:
                     self.p.holes.append((r.gap_from, next_first - 1))
             else:
                 missing = None
+            if r.severity == _BY_GAP:
+                # zeros ending a closed segment: lost batches when offsets are missing
+                # after them, else the unused end of a preallocated file
+                r.severity = "error" if missing is not None else "warning"
+                if missing is not None:
+                    self._lost(r.gap_from)
+                else:
+                    r.detail += "; no offset is missing after them: nothing lost"
             yield self._dropped(r, missing)
         self.p.pending.clear()
+
+    def _lost(self, gap_from: int) -> None:
+        self.p.data_lost = True
+        if self.p.frontier is None:
+            self.p.frontier = gap_from
 
     def _gap_from(self, base: int) -> int:
         return base if self.p.prev_last is None else self.p.prev_last + 1
@@ -375,9 +388,10 @@ class SegmentCopier:
 
     def _problem_region(self, item: Problem, active: bool, base: int) -> Iterator[dict[str, Any]]:
         length = item.length if item.length is not None else 0
-        if item.kind == "zero-tail":
-            severity = "info" if active else "warning"
-            gap = None
+        if item.kind == "zero-tail" and active:
+            severity, gap = "info", None  # preallocation, or writes never made
+        elif item.kind == "zero-tail":
+            severity, gap = _BY_GAP, self._gap_from(base)
         else:
             severity = "error"
             gap = self._gap_from(base)
