@@ -237,6 +237,26 @@ def test_report_output_has_the_declared_types(kdump: KdumpRunner, sample_dir: Pa
             "report_end", "broker", "image"} <= kinds
 
 
+def test_repair_output_has_the_declared_types(kdump: KdumpRunner, sample_dir: Path,
+                                              tmp_path: Path) -> None:
+    """kdump repair's manifest, of a damaged copy of the sample (stdout and the file)."""
+    copy = tmp_path / "copy"
+    shutil.copytree(sample_dir, copy)
+    log = copy / "orders-0" / "00000000000000000000.log"
+    data = bytearray(log.read_bytes())
+    data[3000:3100] = bytes(100)
+    log.write_bytes(bytes(data))
+    kinds: set[str] = set()
+    for extra in (["--dry-run"], []):
+        r = kdump("repair", str(copy), "--into", str(tmp_path / "out"), "--format", "json",
+                  *extra)
+        assert r.rc == 1, r.err
+        kinds |= _check(r.out.splitlines())
+    kinds |= _check((tmp_path / "out" / "kdump-repair-manifest.jsonl").read_text().splitlines())
+    assert {"repair", "repair_dropped", "repair_file", "repair_partition", "repair_input",
+            "repair_end"} <= kinds
+
+
 # ============================================================================ one-place change
 
 

@@ -59,6 +59,7 @@ COMMAND_MODULES = {
     "find-time": "find",
     "lag": "replicas",
     "metadata": "metadata",
+    "repair": "repair",
     "report": "report",
     "schemas": "schemas",
     "size-report": "find",

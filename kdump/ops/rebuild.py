@@ -245,15 +245,71 @@ def _write(plan: RebuildPlan, target: str, data: bytes) -> None:
                 pass
 
 
+class RecoverIndexes:
+    """The offset and time index entries LogSegment.recover writes for a segment's
+    batches, fed one batch at a time (storage/.../log/LogSegment.java, ``recover``, 4.0-4.3
+    and 3.9 alike): an offset entry ``(batch.lastOffset, bytes before the batch)`` when
+    more than ``index.interval.bytes`` were read since the last entry, a time entry of
+    the largest batch max timestamp so far and its batch's last offset at the same
+    moment (TimeIndex.maybeAppend: only when larger than the last one), and a last time
+    entry at the end.  ``verify-index --rebuild-into`` and ``kdump repair`` build their
+    indexes here, so both write the same bytes."""
+
+    __slots__ = ("base", "interval", "last_index_entry", "max_ts", "max_ts_offset", "offsets",
+                 "times", "valid_bytes")
+
+    def __init__(self, base: int, interval: int = L.DEFAULT_INDEX_INTERVAL_BYTES) -> None:
+        self.base = base
+        self.interval = interval
+        self.valid_bytes = 0
+        self.last_index_entry = 0
+        self.max_ts = L.NO_TIMESTAMP
+        self.max_ts_offset = base
+        #: (absolute offset, position) and (timestamp, absolute offset)
+        self.offsets: list[tuple[int, int]] = []
+        self.times: list[tuple[int, int]] = []
+
+    def add(self, last_offset: int, max_timestamp: int, size: int) -> None:
+        """One batch, in file order."""
+        if max_timestamp > self.max_ts:
+            self.max_ts, self.max_ts_offset = max_timestamp, last_offset
+        if self.valid_bytes - self.last_index_entry > self.interval:
+            self.offsets.append((last_offset, self.valid_bytes))
+            if not self.times or self.max_ts > self.times[-1][0]:
+                self.times.append((self.max_ts, self.max_ts_offset))
+            self.last_index_entry = self.valid_bytes
+        self.valid_bytes += size
+
+    def finish(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+        """The entries, with recover's closing time entry (``maybeAppend(..., true)``)."""
+        if self.max_ts >= 0 and (not self.times or self.max_ts > self.times[-1][0]):
+            self.times.append((self.max_ts, self.max_ts_offset))
+        return self.offsets, self.times
+
+
+def offset_index_bytes(base: int, entries: list[tuple[int, int]]) -> bytes:
+    """An ``.index`` file: (relative offset, position) per entry (OffsetIndex.append)."""
+    return b"".join(L.OFFSET_INDEX_ENTRY.pack(o - base, p) for o, p in entries)
+
+
+def time_index_bytes(base: int, entries: list[tuple[int, int]]) -> bytes:
+    """A ``.timeindex`` file: (timestamp, relative offset) per entry (TimeIndex)."""
+    return b"".join(L.TIME_INDEX_ENTRY.pack(t, o - base) for t, o in entries)
+
+
+def txn_index_bytes(entries: list[tuple[int, int, int, int]]) -> bytes:
+    """A ``.txnindex`` file: a version-0 AbortedTxn per (producer id, first offset, last
+    offset, last stable offset)."""
+    return b"".join(L.TXN_INDEX_ENTRY.pack(0, pid, first, last, lso)
+                    for pid, first, last, lso in entries)
+
+
 def write_rebuilt(out_dir: str, log_path: str, base: int, suffix: str,
                   entries: list[tuple[int, int]]) -> str:
     """``entries``: (offset, position) for ``.index``, (timestamp, offset) for
     ``.timeindex``; offsets absolute."""
     plan, target = _target(out_dir, log_path, base, suffix)
-    if suffix == L.INDEX_SUFFIX:
-        data = b"".join(L.OFFSET_INDEX_ENTRY.pack(o - base, p) for o, p in entries)
-    else:
-        data = b"".join(L.TIME_INDEX_ENTRY.pack(t, o - base) for t, o in entries)
+    data = (offset_index_bytes if suffix == L.INDEX_SUFFIX else time_index_bytes)(base, entries)
     _write(plan, target, data)
     return target
 
@@ -261,6 +317,5 @@ def write_rebuilt(out_dir: str, log_path: str, base: int, suffix: str,
 def write_rebuilt_txn(out_dir: str, log_path: str, base: int,
                       entries: list[tuple[int, int, int, int]]) -> str:
     plan, target = _target(out_dir, log_path, base, L.TXN_INDEX_SUFFIX)
-    _write(plan, target, b"".join(L.TXN_INDEX_ENTRY.pack(0, pid, first, last, lso)
-                                  for pid, first, last, lso in entries))
+    _write(plan, target, txn_index_bytes(entries))
     return target

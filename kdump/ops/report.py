@@ -20,7 +20,7 @@ framing and schema-id headers, nothing decoded).
 
 Chain of custody: every file the walk lists is hashed (SHA-256, streamed through
 :class:`kdump.source.FileSource`: read-only, O_NOATIME, bounded memory); a log segment's
-hash comes from the same read as its batch headers (:class:`_Hashing`), so the first
+hash comes from the same read as its batch headers (:class:`HashingSource`), so the first
 pass reads every file once for both; files kdump does not interpret (``unknown`` kinds,
 lock files, and files under an input directory that the walk passes over, kind
 ``other``) are listed with ``read: false``.  The inputs are never modified.
@@ -32,7 +32,6 @@ keeps the last :data:`HISTORY_LIMIT` entries (and counts the rest).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import sys
@@ -43,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from .. import fs as kfs
+from ..custody import Digest, HashingSource, file_digest, utc_iso
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, not_data, walk
 from ..findings import Problem
@@ -73,7 +73,6 @@ HISTORY_LIMIT = 5000
 #: Kafka's transaction.max.timeout.ms default: an open transaction older than this (by
 #: the partition's own clock, its last batch's timestamp) is reported as hanging
 HANGING_AFTER_MS = 900_000
-HASH_CHUNK = 1 << 20
 #: findings remembered to report each once (beyond it, repeats may show twice)
 SEEN_LIMIT = 100_000
 METADATA_TOPIC = "__cluster_metadata"
@@ -91,83 +90,11 @@ class ReportOptions:
     kafka_version: str | None = None
 
 
-def utc_iso(ms: float) -> str:
-    """Epoch milliseconds as ISO-8601 UTC with milliseconds."""
-    t = time.gmtime(ms / 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", t) + f".{int(ms) % 1000:03d}Z"
-
-
 def section(name: str) -> dict[str, Any]:
     return shape("section", {"name": name, "title": dict(SECTIONS)[name]})
 
 
 # ----------------------------------------------------------------------- custody
-
-
-Digest = tuple[str | None, int, str | None]
-
-
-def file_digest(path: str) -> Digest:
-    """SHA-256 (hex) of a file, the bytes hashed, and the error that stopped it."""
-    try:
-        with FileSource(path) as src:
-            return _finish(src, hashlib.sha256(), 0)
-    except (KdumpError, OSError) as e:
-        return None, 0, getattr(e, "message", None) or str(e)
-
-
-def _finish(src: FileSource, h: Any, done: int) -> Digest:
-    """Hash ``src`` from ``done`` (the bytes ``h`` has seen) to its end."""
-    n = done
-    try:
-        while n < src.size:
-            chunk = src.pread(n, min(HASH_CHUNK, src.size - n))
-            if not chunk:
-                break
-            h.update(chunk)
-            n += len(chunk)
-    except (KdumpError, OSError) as e:
-        return None, n, getattr(e, "message", None) or str(e)
-    return h.hexdigest(), n, None
-
-
-class _Hashing:
-    """A :class:`FileSource` seen by the log reader that hashes the bytes it reads, as
-    long as they come in order (a log read front to back: the usual case); what the
-    reader skipped (a hole, a resync) is read for the hash afterwards (:meth:`digest`).
-    So a log is read once for its batches and its SHA-256."""
-
-    def __init__(self, src: FileSource) -> None:
-        self.src = src
-        self.path = src.path
-        self.size = src.size
-        self.hash = hashlib.sha256()
-        self.done = 0
-
-    def _seen(self, position: int, data: bytes) -> bytes:
-        end = position + len(data)
-        if position <= self.done < end:
-            self.hash.update(memoryview(data)[self.done - position:])
-            self.done = end
-        return data
-
-    def pread(self, position: int, n: int) -> bytes:
-        return self._seen(position, self.src.pread(position, n))
-
-    def fill(self, position: int, n: int, want: int) -> bytes:
-        return self._seen(position, self.src.fill(position, n, want))
-
-    def next_data(self, position: int) -> int:
-        return self.src.next_data(position)
-
-    def data_end(self, start: int, end: int) -> int:
-        return self.src.data_end(start, end)
-
-    def prefetch(self, position: int, n: int) -> None:
-        self.src.prefetch(position, n)
-
-    def digest(self) -> Digest:
-        return _finish(self.src, self.hash, self.done)
 
 
 def _mtime(path: str) -> int | None:
@@ -297,7 +224,7 @@ def _first_pass(files: list[KafkaFile], max_batch_bytes: int
             out.setdefault((f.topic, f.partition), []).append(act)
         try:
             with FileSource(f.path) as src:
-                hashing = _Hashing(src)
+                hashing = HashingSource(src)
                 try:
                     reader = LogReader(cast(FileSource, hashing), active=f.active,
                                        max_batch_bytes=max_batch_bytes)
@@ -565,7 +492,10 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
 
     yield section("findings")
     ReadCounter.new_pass()
-    yield from verify_crc(paths, VerifyOptions(max_batch_bytes=opts.max_batch_bytes), opts.jobs)
+    from .repair import with_repair_plans  # per damaged partition, what repair would do
+
+    yield from with_repair_plans(verify_crc(paths, VerifyOptions(
+        max_batch_bytes=opts.max_batch_bytes), opts.jobs), opts.max_batch_bytes)
     ReadCounter.new_pass()
     yield from verify_index(paths, VerifyIndexOptions(max_batch_bytes=opts.max_batch_bytes),
                             opts.jobs)

@@ -492,7 +492,7 @@ def _cell(v: Any) -> str:
 def _iso(ms: Any) -> str:
     if ms is None or (isinstance(ms, int) and ms < 0):
         return "–"
-    from ..ops.report import utc_iso
+    from ..custody import utc_iso
 
     return utc_iso(ms).replace("T", " ")
 

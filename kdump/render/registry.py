@@ -51,6 +51,8 @@ RENDERERS: dict[str, dict[str, str]] = {
     "report": {"json": "jsonl:JsonRenderer", "html": "html:HtmlReportRenderer"},
     "schemas": {"json": "jsonl:JsonRenderer", "table": "schemas:SchemasTableRenderer",
                 "text": "schemas:SchemasTextRenderer"},
+    "repair": {"json": "jsonl:JsonRenderer", "table": "objects:ModelTableRenderer",
+               "text": "repair:RepairTextRenderer"},
     "spark-export": {"json": "jsonl:JsonRenderer", "table": "rows:ExportTextRenderer",
                      "text": "rows:ExportTextRenderer"},
 }

@@ -19,6 +19,7 @@ from ...records.file_records import LogReader
 from ...records.v2 import RecordBatch
 from ...source import FileSource
 from ..batch_findings import crc_problem
+from ..rebuild import RecoverIndexes
 from ..verify import Summary
 from .index_files import _order
 from .options import Segment, VerifyIndexOptions, _Entries, _PartitionPass, _Producer
@@ -52,10 +53,7 @@ def _segment_pass(
     pending: tuple[int, int, int, int, int] | None = None
     prev_last: int | None = None  # the previous batch's last offset (gaps: compaction)
     # LogSegment.recover, to rebuild
-    rebuilt_offsets: list[tuple[int, int]] = []
-    rebuilt_times: list[tuple[int, int]] = []
-    max_ts, max_ts_offset = L.NO_TIMESTAMP, seg.base
-    valid_bytes = last_index_entry = 0
+    recovered = RecoverIndexes(seg.base, opts.index_interval_bytes)
     rebuilding = True
     try:
         src = FileSource(seg.log.path)
@@ -141,14 +139,7 @@ def _segment_pass(
                         extra={"check": "timestamp", "index_timestamp": timestamp,
                                "log_timestamp": b.max_timestamp})
             if rebuilding:
-                if b.max_timestamp > max_ts:
-                    max_ts, max_ts_offset = b.max_timestamp, b.last_offset
-                if valid_bytes - last_index_entry > opts.index_interval_bytes:
-                    rebuilt_offsets.append((b.last_offset, valid_bytes))
-                    if not rebuilt_times or max_ts > rebuilt_times[-1][0]:
-                        rebuilt_times.append((max_ts, max_ts_offset))
-                    last_index_entry = valid_bytes
-                valid_bytes += b.size
+                recovered.add(b.last_offset, b.max_timestamp, b.size)
             prev_last = b.last_offset
             first = b.first_offset
             while pp.snapshots and (pp.snapshots[0].base_offset or 0) <= first:
@@ -176,8 +167,7 @@ def _segment_pass(
                           f"{inside} entries name a record inside a batch rather than the batch's "
                           "last offset, as brokers before Kafka 3.8 (KAFKA-16310) wrote them; "
                           "their timestamps match", severity=INFO, extra={"check": "older-broker"})
-    if max_ts >= 0 and (not rebuilt_times or max_ts > rebuilt_times[-1][0]):
-        rebuilt_times.append((max_ts, max_ts_offset))
+    rebuilt_offsets, rebuilt_times = recovered.finish()
     yield from _compare_rebuilt(seg, offset_entries, time_entries, rebuilt_offsets, rebuilt_times,
                                 active, opts)
 

@@ -1,0 +1,94 @@
+"""``kdump repair``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from .exitcodes import ExitCode
+from .options import SIZE, format_option, max_batch_bytes_option, renderer, run
+
+
+@click.command("repair")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--into", "into", required=True, type=click.Path(file_okay=False),
+              help="Where the copy goes: an absent or empty directory outside every input. "
+              "One log dir alone is copied as DIR itself; otherwise each log dir goes to "
+              "DIR/<broker-N or its name> and each partition to DIR/<its directory name>.")
+@click.option("--dry-run", is_flag=True,
+              help="Read everything and print the manifest (what would be kept, dropped and "
+              "written, with the SHA-256 of every file it would write); write nothing.")
+@click.option("--index-interval-bytes", type=SIZE, default=None,
+              help="The topics' index.interval.bytes for the rebuilt indexes.  Default: "
+              "inferred per partition from its .index files (4096, Kafka's default, when "
+              "they allow it, else the value that reproduces them), else 4096.")
+@format_option()
+@max_batch_bytes_option
+def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
+                   index_interval_bytes: int | None, fmt: str | None,
+                   max_batch_bytes: int) -> ExitCode:
+    """Copy damaged partitions or log dirs into DIR so that a broker loads them, keeping
+    every intact batch byte for byte, also past the damage.
+
+    PATHS are partition directories or log dirs; they are only read, never written (not
+    even their access times).  Every batch whose framing and checksum hold (v2, and v0/v1
+    messages) is copied as it is, with no re-encoding, in offset order, gaps kept; damaged
+    stretches (a bad checksum, garbage, zeroed pages, a corrupt length field, a torn tail)
+    are left out and named (file, byte, length, the offsets its header names, why), and
+    reading resumes at the next intact batch.  Of two copies of the same offsets
+    (overlapping segments) the first intact one is kept and the other named.
+
+    When to use it: the broker will not start, or its own recovery would truncate the
+    partition at the first bad batch (LogSegment.recover) and delete every later segment,
+    and this copy is the best one left.  When a healthy replica exists, let Kafka
+    truncate and fetch from it instead: a replica never fetches offsets below its log end
+    again, so what the repair cannot keep stays missing there.  It cannot recover the
+    records under a bad checksum, nor a batch whose header is gone.
+
+    What the copy holds (from Kafka 4.1's source, 3.9-4.3 alike): segments named by base
+    offset, their .index/.timeindex/.txnindex as LogSegment.recover writes them (the
+    topic's index.interval.bytes inferred from the input's indexes), leader-epoch-checkpoint
+    rebuilt from the kept batches, partition.metadata, quorum-state, meta.properties and
+    intact KRaft snapshots copied.  A producer snapshot is copied only when no batch below
+    its offset was dropped; otherwise the broker rebuilds producer state from the log
+    (UnifiedLog.rebuildProducerState).  No .kafka_cleanshutdown is written: the broker
+    then re-reads the copy's last segments and replays producer state, where the marker
+    would make it start with empty producer state.  recovery-point-offset-checkpoint is
+    each partition's new log end; the high watermark (replication-offset-checkpoint),
+    log-start-offset-checkpoint and cleaner-offset-checkpoint are kept, lowered to the new
+    log end where they were above it (never raised: a high watermark above the copy's end
+    would call unwritten offsets committed, a log start above it makes LogLoader delete
+    every segment).
+
+    The manifest (--format json: JSON Lines on stdout; also DIR/kdump-repair-manifest.jsonl)
+    lists every input's SHA-256 before and after, every output's SHA-256, every region
+    dropped, per partition the batches and records kept, and what Kafka's own recovery
+    would have truncated instead (the batches, records and bytes the copy saves).  The copy
+    is written under DIR/.kdump-staging-*.incomplete, moved into DIR when whole, the manifest last:
+    DIR holds a complete copy if and only if it holds the manifest.  A full disk, an error
+    or Ctrl-C removes the partial copy.  --dry-run writes nothing.
+
+    Exit 0 when nothing had to be dropped (zeros preallocated at the end of an active
+    segment aside), 1 when damage was found and repaired around, 2 on a usage or I/O error.
+    """
+    from ..ops.repair import Repair, RepairOptions
+
+    opts = RepairOptions(into=into, dry_run=dry_run, max_batch_bytes=max_batch_bytes,
+                         index_interval_bytes=index_interval_bytes)
+    job = Repair(list(paths), opts)
+    ended: list[dict[str, Any]] = []
+
+    def items() -> Any:
+        for obj in job:
+            if obj.get("type") == "repair_end":
+                ended.append(obj)
+            yield obj
+
+    try:
+        code = run(items(), renderer("repair", fmt), progress=paths, label="repair")
+    finally:
+        job.close()
+    if code != ExitCode.OK:
+        return code
+    return ExitCode.OK if ended and ended[-1]["clean"] else ExitCode.PROBLEMS

@@ -1,0 +1,19 @@
+"""``kdump repair``: a copy of damaged partitions or log dirs that a broker will load,
+keeping every intact batch byte for byte, also past the damage.
+
+* :mod:`.plan` - which inputs, where each copy goes, DIR checked before anything is read;
+* :mod:`.segments` - a partition's logs copied batch by batch, damage left out and named,
+  segments named and indexed as Kafka loads them;
+* :mod:`.partition` - one partition directory: its other files (leader epochs, producer
+  snapshots, partition.metadata, KRaft snapshots) and its ``repair_partition`` object;
+* :mod:`.logdir` - what a log dir's checkpoints say, and the copy's root files;
+* :mod:`.kafka_model` - what Kafka's own recovery would have truncated instead;
+* :mod:`.staging` - the staging directory, moved into DIR when whole, the manifest last;
+* :mod:`.run` - the run: the manifest's objects, the inputs hashed before and after.
+"""
+
+from .plan import RepairPlan, plan_repair
+from .run import Repair, RepairOptions, what_repair_would_do, with_repair_plans
+
+__all__ = ["Repair", "RepairOptions", "RepairPlan", "plan_repair", "what_repair_would_do",
+           "with_repair_plans"]

@@ -1,0 +1,281 @@
+"""``kdump repair``'s run: the plan, each log dir and partition copied into the staging
+directory, every input hashed before (as it is read) and after (read again once the copy
+is written), the manifest written as the objects come and moved into DIR last."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Generator, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...custody import HashingSource, file_digest, utc_iso
+from ...model import shape
+from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
+from ...source import FileSource
+from ...version import __version__
+from .logdir import LogDirContext, read_context, root_files
+from .partition import DAMAGED, intact_log, repair_partition
+from .plan import PartitionInput, RepairPlan, plan_repair
+from .staging import MANIFEST, Output, Stage
+
+
+@dataclass(slots=True)
+class RepairOptions:
+    into: str
+    dry_run: bool = False
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    #: None: inferred per partition from the input's .index files
+    index_interval_bytes: int | None = None
+
+
+@dataclass(slots=True)
+class _Seen:
+    size: int | None
+    mtime_ns: int | None
+    sha: str | None
+
+
+@dataclass
+class InputHashes:
+    """Every input file's SHA-256 as it was read (a log's from the same read as its
+    batches), size and modification time."""
+
+    seen: dict[str, _Seen] = field(default_factory=dict)
+    _readers: dict[str, HashingSource] = field(default_factory=dict)
+
+    def _stat(self, path: str) -> tuple[int | None, int | None]:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None, None
+        return st.st_size, st.st_mtime_ns
+
+    def before(self, path: str) -> None:
+        if path in self.seen:
+            return
+        size, mtime = self._stat(path)
+        sha, _, _ = file_digest(path)
+        self.seen[path] = _Seen(size, mtime, sha)
+
+    def reader_source(self, path: str, src: FileSource) -> HashingSource:
+        h = HashingSource(src)
+        self._readers[path] = h
+        return h
+
+    def finish_reader(self, path: str) -> None:
+        h = self._readers.pop(path)
+        size, mtime = self._stat(path)
+        sha, _, _ = h.digest()
+        self.seen[path] = _Seen(size, mtime, sha)
+
+    def objects(self) -> Iterator[dict[str, Any]]:
+        for path in sorted(self.seen):
+            b = self.seen[path]
+            size, mtime = self._stat(path)
+            sha, _, _ = file_digest(path)
+            yield shape("repair_input", {
+                "file": path, "size": b.size,
+                "modified": None if b.mtime_ns is None else utc_iso(b.mtime_ns / 1e6),
+                "sha256_before": b.sha, "sha256_after": sha,
+                "unchanged": sha is not None and sha == b.sha and size == b.size
+                and mtime == b.mtime_ns})
+
+
+class Repair:
+    """The run, as an iterator of the manifest's objects; :meth:`close` (also on Ctrl-C
+    or an error) removes a copy that did not complete."""
+
+    def __init__(self, paths: list[str], opts: RepairOptions,
+                 plan: RepairPlan | None = None) -> None:
+        self.paths = paths
+        self.opts = opts
+        self.plan = plan if plan is not None else plan_repair(paths, opts.into)
+        self.stage = Stage(opts.into, opts.dry_run)
+        self.hashes = InputHashes()
+        self._manifest: Output | None = None
+        self._done = False
+        self.totals = _Totals()
+        self._gen = self._run()
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        return next(self._gen)
+
+    def close(self) -> None:
+        self._gen.close()
+        if not self._done:
+            if self._manifest is not None:
+                self._manifest.discard()
+            self.stage.abort()
+
+    def _emit(self, obj: dict[str, Any]) -> dict[str, Any]:
+        self.totals.seen(obj)
+        if self._manifest is not None:
+            self._manifest.write((json.dumps(obj, separators=(",", ":")) + "\n").encode())
+        return obj
+
+    def _run(self) -> Generator[dict[str, Any], None, None]:
+        opts = self.opts
+        try:
+            self.stage.open()
+            if not opts.dry_run:
+                self._manifest = self.stage.create(MANIFEST)
+            yield self._emit(shape("repair", {
+                "kdump_version": __version__, "into": opts.into, "dry_run": opts.dry_run,
+                "inputs": list(self.paths), "started": utc_iso(time.time() * 1000)}))
+            totals = self.totals
+            for ld in self.plan.logdirs:
+                ctx = read_context(ld.path)
+                for f in ld.root_files:
+                    self.hashes.before(f)
+                parts: list[dict[str, Any]] = []
+                for pin in ld.partitions:
+                    for obj in self._partition(pin, ctx, ""):
+                        if obj["type"] == "repair_partition" and pin.name.state is None:
+                            parts.append(obj)
+                        yield self._emit(obj)
+                for path, why in ld.skipped:
+                    yield self._emit(shape("repair_file", {
+                        "file": path, "output": None, "action": "left-out", "detail": why,
+                        "size": None, "sha256": None}))
+                self.stage.mkdir(ld.target)
+                for obj in root_files(ctx, ld.root_files, parts, ld.target, self.stage,
+                                      lambda p: intact_log(p, opts.max_batch_bytes)):
+                    yield self._emit(obj)
+            for pin in self.plan.partitions:
+                pctx = read_context(pin.log_dir) if pin.log_dir is not None else None
+                assumed = "" if pctx is not None else (
+                    "assumed: no log dir beside it to say the recovery point or a clean shutdown")
+                for obj in self._partition(pin, pctx, assumed):
+                    yield self._emit(obj)
+            for obj in self.hashes.objects():
+                yield self._emit(obj)
+            if not opts.dry_run:
+                self.stage.commit_data()
+            end = shape("repair_end", {
+                "into": opts.into, "dry_run": opts.dry_run, "partitions": totals.partitions,
+                "damaged_partitions": totals.damaged, "batches": totals.batches,
+                "records": totals.records, "regions_dropped": totals.regions,
+                "bytes_dropped": totals.bytes_dropped, "saved_batches": totals.saved_batches,
+                "saved_records": totals.saved_records, "saved_bytes": totals.saved_bytes,
+                "inputs": totals.inputs, "inputs_unchanged": totals.unchanged,
+                "outputs": totals.outputs, "manifest": None if opts.dry_run else MANIFEST,
+                "complete": not opts.dry_run, "clean": not totals.dirty})
+            self._emit(end)
+            if self._manifest is not None:
+                self.stage.finish(self._manifest)
+                self._manifest = None
+                self.stage.commit_manifest()
+            self._done = True
+            yield end
+        except BaseException:
+            if not self._done:
+                if self._manifest is not None:
+                    self._manifest.discard()
+                    self._manifest = None
+                self.stage.abort()
+            raise
+
+    def _partition(self, pin: PartitionInput, ctx: LogDirContext | None, assumed: str
+                   ) -> Iterator[dict[str, Any]]:
+        return repair_partition(pin, ctx, self.stage, self.hashes,
+                                max_batch_bytes=self.opts.max_batch_bytes,
+                                interval_option=self.opts.index_interval_bytes, assumed=assumed)
+
+
+@dataclass(slots=True)
+class _Totals:
+    partitions: int = 0
+    damaged: int = 0
+    batches: int = 0
+    records: int = 0
+    regions: int = 0
+    bytes_dropped: int = 0
+    saved_batches: int = 0
+    saved_records: int = 0
+    saved_bytes: int = 0
+    inputs: int = 0
+    unchanged: bool = True
+    outputs: int = 0
+    dirty: bool = False
+
+    def seen(self, obj: dict[str, Any]) -> None:
+        kind = obj.get("type")
+        if kind == "repair_partition":
+            self.partitions += 1
+            self.damaged += obj["regions_dropped"] > 0
+            self.batches += obj["batches"]
+            self.records += obj["records"]
+            self.regions += obj["regions_dropped"]
+            self.bytes_dropped += obj["bytes_dropped"]
+            self.saved_batches += obj["saved_batches"]
+            self.saved_records += obj["saved_records"]
+            self.saved_bytes += obj["saved_bytes"]
+        elif kind == "repair_dropped":
+            self.dirty = self.dirty or obj["severity"] != "info"
+        elif kind == "repair_file":
+            if obj["output"] is not None:
+                self.outputs += 1
+            elif obj["detail"].startswith(DAMAGED):
+                self.dirty = True
+        elif kind == "repair_input":
+            self.inputs += 1
+            self.unchanged = self.unchanged and bool(obj["unchanged"])
+
+
+class _NoHashes(InputHashes):
+    """The report hashes the inputs itself (its custody section): no second hash here."""
+
+    def before(self, path: str) -> None:
+        return
+
+    def finish_reader(self, path: str) -> None:
+        self._readers.pop(path, None)
+
+
+def what_repair_would_do(partition_dirs: list[str], max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+                         ) -> Iterator[dict[str, Any]]:
+    """For the report's findings: per partition directory, what ``kdump repair --dry-run``
+    would keep and drop (its repair_dropped objects, then its repair_partition), computed by
+    the same code with nothing written.  Directories that are not partitions are passed
+    over."""
+    from ...files.logdir import parse_partition_dir
+    from .plan import _is_partition_dir, _parent_logdir
+
+    stage = Stage("", dry_run=True)
+    for d in sorted(set(partition_dirs)):
+        name = _is_partition_dir(d)
+        if name is None or parse_partition_dir(os.path.basename(os.path.normpath(d))) is None:
+            continue
+        logdir = _parent_logdir(d)
+        pin = PartitionInput(d, os.path.basename(os.path.normpath(d)), name, logdir,
+                             in_logdir=logdir is not None)
+        ctx = read_context(logdir) if logdir is not None else None
+        for obj in repair_partition(pin, ctx, stage, _NoHashes(), max_batch_bytes=max_batch_bytes,
+                                    interval_option=None, assumed="" if ctx else
+                                    "assumed: no log dir beside it"):
+            if obj["type"] in ("repair_dropped", "repair_partition"):
+                yield obj
+
+
+def with_repair_plans(findings: Iterable[Any], max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+                      ) -> Iterator[Any]:
+    """verify-crc's objects as they come, then :func:`what_repair_would_do` for each local
+    partition directory they found a damaged log in (``kdump report``'s findings)."""
+    from ...findings import Problem
+
+    damaged: set[str] = set()
+    for found in findings:
+        if isinstance(found, Problem) and found.severity != "info" and found.path \
+                and found.path.endswith(".log") and "://" not in found.path:
+            damaged.add(os.path.dirname(found.path))
+        yield found
+    yield from what_repair_would_do(sorted(damaged), max_batch_bytes)
+
+
+__all__ = ["InputHashes", "Repair", "RepairOptions", "what_repair_would_do", "with_repair_plans"]

@@ -1,0 +1,100 @@
+"""``kdump repair --format text``: what was kept and dropped, for people.
+
+One line per dropped region and per file left out, a block per partition (kept, dropped,
+what Kafka's recovery would have lost instead, the notes), then the inputs' custody and
+the end.  Files copied or rebuilt are counted, not listed (``--format json`` lists them
+all, with their SHA-256).  Paths and details quote the data: written through
+:class:`kdump.textsafe.InertLines`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from .common import plural
+from .rows import ObjectRenderer
+
+
+def _offsets(pair: list[int | None] | None) -> str:
+    if not pair:
+        return ""
+    first, last = pair
+    if last is None:
+        return f"; offsets from {first} on missing"
+    return f"; offset {first} missing" if first == last else f"; offsets {first}-{last} missing"
+
+
+class RepairTextRenderer(ObjectRenderer):
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        super().__init__(out, err)
+        self.outputs = 0
+        self.changed: list[str] = []
+
+    def row(self, d: dict[str, Any]) -> None:
+        kind = d.get("type")
+        w = self.out.write
+        if kind == "repair":
+            what = "dry run: nothing is written" if d["dry_run"] else f"into {d['into']}"
+            w(f"repair of {', '.join(d['inputs'])} ({what})\n")
+        elif kind == "repair_dropped":
+            offs = ""
+            if d["first_offset"] is not None:
+                offs = f" (header offsets {d['first_offset']}" + (
+                    f"-{d['last_offset']})" if d["last_offset"] is not None else ")")
+            sev = "" if d["severity"] == "error" else f" [{d['severity']}]"
+            w(f"  dropped {d['file']}: position {d['position']}, {plural(d['length'], 'byte')}: "
+              f"{d['reason']}{sev}: {d['detail']}{offs}{_offsets(d['missing_offsets'])}\n")
+        elif kind == "repair_file":
+            if d["output"] is not None:
+                self.outputs += 1
+            else:
+                w(f"  left out {d['file']}: {d['detail']}\n")
+        elif kind == "repair_partition":
+            self._partition(d)
+        elif kind == "repair_input":
+            if not d["unchanged"]:
+                self.changed.append(d["file"])
+        elif kind == "repair_end":
+            self._end(d)
+
+    def _partition(self, d: dict[str, Any]) -> None:
+        w = self.out.write
+        where = f" ({d['log_dir']})" if d["log_dir"] else ""
+        w(f"{d['topic']}-{d['partition']}{where} -> {d['output'] or '.'}: kept "
+          f"{plural(d['batches'], 'batch', 'batches')} ({plural(d['records'], 'record')}, "
+          f"{plural(d['bytes'], 'byte')}) in {plural(d['segments'], 'segment')}, log end offset "
+          f"{d['log_end_offset']}")
+        if d["regions_dropped"]:
+            w(f"; dropped {plural(d['regions_dropped'], 'region')} "
+              f"({plural(d['bytes_dropped'], 'byte')})")
+        w("\n")
+        k = d["kafka"]
+        if k["bytes_removed"] or k["intact_batches_lost"]:
+            w(f"  Kafka's own recovery, {k['recovery']}, would remove "
+              f"{plural(k['bytes_removed'], 'byte')}, losing "
+              f"{plural(k['intact_batches_lost'], 'intact batch', 'intact batches')} "
+              f"({plural(k['intact_records_lost'], 'record')}); log end offset "
+              f"{k['log_end_offset']}\n")
+        for note in d["notes"]:
+            w(f"  {note}\n")
+
+    def _end(self, d: dict[str, Any]) -> None:
+        w = self.out.write
+        inputs = (f"{plural(d['inputs'], 'input file')} unchanged (SHA-256, size and mtime)"
+                  if d["inputs_unchanged"] else
+                  f"INPUTS CHANGED during the run: {', '.join(self.changed)}")
+        w(f"{inputs}\n")
+        if d["dry_run"]:
+            w(f"dry run: {plural(self.outputs, 'file')} would be written; nothing was\n")
+        else:
+            w(f"{plural(d['outputs'], 'file')} written; manifest: {d['into']}/{d['manifest']}\n")
+        w(f"{plural(d['partitions'], 'partition')}, "
+          f"{plural(d['damaged_partitions'], 'damaged partition')}: kept "
+          f"{plural(d['batches'], 'batch', 'batches')} ({plural(d['records'], 'record')}), "
+          f"dropped {plural(d['regions_dropped'], 'region')} "
+          f"({plural(d['bytes_dropped'], 'byte')}); saved from Kafka's recovery: "
+          f"{plural(d['saved_batches'], 'batch', 'batches')} "
+          f"({plural(d['saved_records'], 'record')}, {plural(d['saved_bytes'], 'byte')})\n")
+
+
+__all__ = ["RepairTextRenderer"]
