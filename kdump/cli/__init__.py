@@ -56,6 +56,7 @@ COMMAND_MODULES = {
     "lag": "replicas",
     "metadata": "metadata",
     "report": "report",
+    "retention": "retention",
     "schemas": "schemas",
     "size-report": "find",
     "spark": "spark",

@@ -1,3 +1,14 @@
 """Imports every subcommand module, which registers it on the ``cli`` group."""
 
-from . import coordinator, dump, find, metadata, replicas, report, schemas, spark, verify  # noqa: F401
+from . import (  # noqa: F401
+    coordinator,
+    dump,
+    find,
+    metadata,
+    replicas,
+    report,
+    retention,
+    schemas,
+    spark,
+    verify,
+)

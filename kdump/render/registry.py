@@ -50,6 +50,8 @@ RENDERERS: dict[str, dict[str, str]] = {
     "report": {"json": "jsonl:JsonRenderer", "html": "html:HtmlReportRenderer"},
     "schemas": {"json": "jsonl:JsonRenderer", "table": "schemas:SchemasTableRenderer",
                 "text": "schemas:SchemasTextRenderer"},
+    "retention": {"json": "jsonl:JsonRenderer", "table": "retention:RetentionTableRenderer",
+                  "text": "retention:RetentionTextRenderer"},
     "spark-export": {"json": "jsonl:JsonRenderer", "table": "rows:ExportTextRenderer",
                      "text": "rows:ExportTextRenderer"},
 }
