@@ -261,3 +261,67 @@ def _cells(*cells: str) -> list[Any]:
 
 
 __all__ = ["RetentionTableRenderer", "RetentionTextRenderer", "verdict_text"]
+
+
+#: the holds the report's table of held segments shows (the others are the configured
+#: behaviour: within retention, compact policy ...)
+NOTABLE_HOLDS = ("future-timestamp", "pinned", "high-watermark", "not-copied-to-remote",
+                 "cleaner-disabled")
+
+
+class RetentionPage:
+    """``kdump report``'s retention section: the objects kept (bounded like every table
+    of the page) and the chart of bytes by reason."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = keep
+        self.run: dict[str, Any] | None = None
+        self.partitions: list[dict[str, Any]] = []
+        self.held_segments: list[dict[str, Any]] = []
+        self.compactions: list[dict[str, Any]] = []
+        self.logdirs: list[dict[str, Any]] = []
+        self.dropped = 0
+        #: bytes by reason over every log dir (deletable now, then each hold)
+        self.by_reason: dict[str, int] = {}
+
+    def add(self, d: dict[str, Any]) -> None:
+        t = d.get("type")
+        if t == "retention_run":
+            self.run = d
+        elif t == "retention_partition":
+            self._keep(self.partitions, d)
+        elif t == "retention_segment" and not d["deletable"] and d["reason"] in NOTABLE_HOLDS:
+            self._keep(self.held_segments, d)
+        elif t == "retention_compaction":
+            self._keep(self.compactions, d)
+        elif t == "retention_total" and d["scope"] == "log_dir":
+            self.logdirs.append(d)
+            self._count("deletable now", d["deletable_bytes"])
+            for k, v in d["held"].items():
+                self._count(k, v)
+
+    def _keep(self, rows: list[dict[str, Any]], d: dict[str, Any]) -> None:
+        if len(rows) < self.keep:
+            rows.append(d)
+        else:
+            self.dropped += 1
+
+    def _count(self, k: str, v: int) -> None:
+        if v:
+            self.by_reason[k] = self.by_reason.get(k, 0) + v
+
+    @property
+    def notable_bytes(self) -> int:
+        return sum(v for k, v in self.by_reason.items() if k in NOTABLE_HOLDS)
+
+    def chart(self) -> str:
+        """Horizontal bars: bytes deletable now, then bytes held by each reason, largest
+        first (every log dir's segments, on disk)."""
+        if not self.by_reason:
+            return ""
+        from .charts import bar_chart
+
+        now = self.by_reason.get("deletable now", 0)
+        held = sorted(((k, v) for k, v in self.by_reason.items() if k != "deletable now"),
+                      key=lambda kv: (-kv[1], kv[0]))
+        return bar_chart("bytes", ([("deletable now", now)] if now else []) + held)
