@@ -186,6 +186,7 @@ def build(root: Path) -> dict[str, Any]:
          _span(25, 5, NOW - 2 * DAY)],
         [_span(30, 5, NOW - DAY)]])
     # a batch stamped a year ahead in segment 1 (offset 15, producer 77)
+    facts["future_position"] = len(_span(10, 5, NOW - 9 * DAY))
     _partition(b1 / "future-0", [
         [_span(0, 10, NOW - 10 * DAY)],
         [_span(10, 5, NOW - 9 * DAY),
@@ -212,8 +213,8 @@ def build(root: Path) -> dict[str, Any]:
     mw.close()
     _partition(b1 / "__consumer_offsets-0", [[_span(0, 3, NOW - 100 * DAY)]])
     # the metadata: configs (retention.bytes of sized now that its sizes are known)
-    configs = [c for c in _configs()]
-    configs[[i for i, c in enumerate(configs) if b"sized" in c and b"retention.bytes" in c][0]] = \
+    configs = _configs()
+    configs[next(i for i, c in enumerate(configs) if b"sized" in c and b"retention.bytes" in c)] = \
         w.metadata_record("ConfigRecord", {"resourceType": 2, "resourceName": "sized",
                                            "name": "retention.bytes",
                                            "value": str(facts["sized"]["retention_bytes"])})

@@ -174,10 +174,10 @@ def cleaner_view(segments: list[Segment], *, checkpoint: int | None, log_start_o
     lso = high_watermark if first_unstable is None or first_unstable >= high_watermark \
         else first_unstable
     candidates: list[tuple[int, str]] = [
-        (lso, f"the last stable offset {lso} ("
-              + (f"open transaction of producer {open_txns[0].producer_id} from offset "
+        (lso, f"the last stable offset {lso}: "
+              + (f"an open transaction of producer {open_txns[0].producer_id} from offset "
                  f"{open_txns[0].first_offset}" if first_unstable is not None
-                 and first_unstable < high_watermark else "the high watermark") + ")"),
+                 and first_unstable < high_watermark else "the high watermark")),
         (active.base_offset, f"the active segment {active.name}")]
     non_active = log_segments(segments[:-1], first_dirty, active.base_offset) \
         if first_dirty <= active.base_offset else []

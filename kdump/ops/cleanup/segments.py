@@ -187,11 +187,12 @@ def read_largest_timestamp(seg: Segment, problems: list[Problem],
             tix = TimeIndex(ts_src, seg.base_offset, chunk=4096)
             sane = time_index_sanity(tix)
             used = tix.used_slots()
-            if sane is not None:
-                why = "the time index fails TimeIndex.sanityCheck (the broker rebuilds it)"
-            elif used < tix.slots and not seg.active:
+            if tix.size_is_multiple and used < tix.slots and not seg.active \
+                    and _zero_tail(tix, used):
                 why = ("the time index has preallocated zero slots (an unclean stop: the "
                        "broker recovers the segment)")
+            elif sane is not None:
+                why = "the time index fails TimeIndex.sanityCheck (the broker rebuilds it)"
             elif tix.slots == 0 and not seg.active:
                 # lastEntry() is (-1, base offset): no batch had a timestamp -> mtime
                 seg.largest_timestamp = seg.mtime if seg.mtime is not None else -1
@@ -228,7 +229,16 @@ def read_largest_timestamp(seg: Segment, problems: list[Problem],
     else:
         seg.largest_timestamp = seg.mtime if seg.mtime is not None else -1
         seg.timestamp_source = "mtime"
-        seg.timestamp_note = "no batch carries a timestamp" + (f"; {why}" if why else "")
+        seg.timestamp_note = ("an empty segment" if seg.size == 0
+                              else "no batch carries a timestamp") + (f"; {why}" if why else "")
+
+
+def _zero_tail(tix: TimeIndex, used: int) -> bool:
+    """Every slot from ``used`` on is zero (preallocation's, not damage)."""
+    if tix.slots - used > 1 << 16:
+        return True  # a preallocated 10 MiB index: its tail is not read whole
+    return all(not tix.entry(k).timestamp and tix.entry(k).offset == tix.base_offset
+               for k in range(used, tix.slots))
 
 
 def _check_empty_index(seg: Segment, problems: list[Problem], max_batch_bytes: int) -> None:
