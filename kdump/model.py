@@ -611,9 +611,12 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
                           "empty-active-segment, not-copied-to-remote, future-timestamp, "
                           "within-retention, pinned, no-time-retention, compact-policy, "
                           "empty-policy, cleaner-disabled, kraft-metadata"),
-        ("deletable_at", "int|null", "epoch ms from which it is deletable (the retention check "
-                                     "runs every log.retention.check.interval.ms); null: never, "
-                                     "unless something changes (detail says what)"),
+        ("deletable_at", "int|null", "epoch ms from which time retention deletes it: the walk's "
+                                     "latest largest timestamp + retention.ms + 1 (in the past for "
+                                     "a segment deletable now; the check runs every "
+                                     "log.retention.check.interval.ms); null when no time decides "
+                                     "it: deletable now by size or log start offset, or kept until "
+                                     "something changes (detail says what)"),
         ("detail", "str", "the verdict in words"),
         ("pinned_by", "object|null", "future-timestamp and pinned segments: {segment, reason, "
                                      "largest_timestamp, batch: {file, position, offset, "

@@ -62,58 +62,62 @@ def _verdicts(objs: list[dict[str, Any]]) -> dict[tuple[int, str, int], tuple[An
 def test_every_segment_is_judged_as_delete_old_segments_would(judged: Any) -> None:
     rc, objs, err = judged
     got = _verdicts(objs)
-    now = (True, "retention.ms", NOW)
+    def gone(largest: int, retention: int, rule: str = "retention.ms") -> tuple[Any, ...]:
+        return (True, rule, largest + retention + 1)  # deletable since
+
     expected = {
         # time: 10 and 5 days old go (retention.ms 2 days); 1 day and 1 hour old stay
-        (1, "timed-0", 0): now, (1, "timed-0", 10): now,
+        (1, "timed-0", 0): gone(NOW - 10 * DAY, 2 * DAY),
+        (1, "timed-0", 10): gone(NOW - 5 * DAY, 2 * DAY),
         (1, "timed-0", 20): (False, "within-retention", NOW - DAY + 2 * DAY + 1),
         (1, "timed-0", 30): (False, "within-retention", NOW - HOUR + 2 * DAY + 1),
         # size: the excess covers two segments, and 10 bytes of the third
-        (1, "sized-0", 0): (True, "retention.bytes", NOW),
-        (1, "sized-0", 10): (True, "retention.bytes", NOW),
+        (1, "sized-0", 0): (True, "retention.bytes", None),
+        (1, "sized-0", 10): (True, "retention.bytes", None),
         (1, "sized-0", 20): (False, "no-time-retention", None),
         (1, "sized-0", 30): (False, "no-time-retention", None),
         (1, "sized-0", 40): (False, "no-time-retention", None),
         # log start offset 25: the segments wholly below it
-        (1, "truncated-0", 0): (True, "log-start-offset", NOW),
-        (1, "truncated-0", 10): (True, "log-start-offset", NOW),
+        (1, "truncated-0", 0): (True, "log-start-offset", None),
+        (1, "truncated-0", 10): (True, "log-start-offset", None),
         (1, "truncated-0", 20): (False, "within-retention", NOW - HOUR + 2 * DAY + 1),
         (1, "truncated-0", 30): (False, "within-retention", NOW - HOUR + 2 * DAY + 1),
         # high watermark 15: only the segment wholly below it, though all are breached
-        (1, "lagging-0", 0): now, (1, "lagging-0", 10): (False, "high-watermark", None),
+        (1, "lagging-0", 0): gone(NOW - 10 * DAY, DAY), (1, "lagging-0", 10): (False, "high-watermark", None),
         (1, "lagging-0", 20): (False, "high-watermark", None),
         (1, "lagging-0", 30): (False, "high-watermark", None),
         # compact only: nothing by retention, however old
         **{(1, "compacted-0", b): (False, "compact-policy", None) for b in (0, 10, 20, 30, 40)},
         # compact,delete: time retention still applies
-        (1, "txn-0", 0): now,
+        (1, "txn-0", 0): gone(NOW - 40 * DAY, 30 * DAY),
         (1, "txn-0", 10): (False, "within-retention", NOW - 3 * DAY + 30 * DAY + 1),
         (1, "txn-0", 20): (False, "within-retention", NOW - 2 * DAY + 30 * DAY + 1),
         (1, "txn-0", 30): (False, "within-retention", NOW - DAY + 30 * DAY + 1),
         # a batch a year ahead: its segment and every one behind it stay a year and a day
-        (1, "future-0", 0): now,
+        (1, "future-0", 0): gone(NOW - 10 * DAY, DAY),
         (1, "future-0", 10): (False, "future-timestamp", NOW + YEAR + DAY + 1),
         (1, "future-0", 20): (False, "pinned", NOW + YEAR + DAY + 1),
         (1, "future-0", 30): (False, "pinned", NOW + YEAR + DAY + 1),
         # magic 0: the files' mtimes (3 days, 1 hour) against 48 hours (server.properties)
-        (1, "legacy-0", 0): now,
+        (1, "legacy-0", 0): gone(NOW - 3 * DAY, 2 * DAY),
         (1, "legacy-0", 10): (False, "within-retention", NOW - HOUR + 2 * DAY + 1),
-        (1, "plain-0", 0): now,
+        (1, "plain-0", 0): gone(NOW - 3 * DAY, 2 * DAY),
         (1, "plain-0", 10): (False, "within-retention", NOW - 2 * HOUR + 2 * DAY + 1),
         (1, "plain-0", 20): (False, "within-retention", NOW - 30 * 60_000 + 2 * DAY + 1),
         # tiered: local.retention.ms 1 day, offsets 0-19 copied
-        (1, "tiered-0", 0): (True, "local.retention.ms", NOW),
-        (1, "tiered-0", 10): (True, "local.retention.ms", NOW),
+        (1, "tiered-0", 0): gone(NOW - 5 * DAY, DAY, "local.retention.ms"),
+        (1, "tiered-0", 10): gone(NOW - 5 * DAY, DAY, "local.retention.ms"),
         (1, "tiered-0", 20): (False, "not-copied-to-remote", None),
         (1, "tiered-0", 30): (False, "not-copied-to-remote", None),
         (1, "__consumer_offsets-0", 0): (False, "compact-policy", None),
         (1, "__remote_log_metadata-0", 0): (False, "no-time-retention", None),
         (1, "__cluster_metadata-0", 0): (False, "kraft-metadata", None),
         # broker 2: its own high watermark, its own dynamic log.retention.ms (1 hour)
-        (2, "timed-0", 0): now, (2, "timed-0", 10): (False, "high-watermark", None),
+        (2, "timed-0", 0): gone(NOW - 10 * DAY, 2 * DAY), (2, "timed-0", 10): (False, "high-watermark", None),
         (2, "timed-0", 20): (False, "high-watermark", None),
         (2, "timed-0", 30): (False, "high-watermark", None),
-        (2, "plain-0", 0): now, (2, "plain-0", 10): now,
+        (2, "plain-0", 0): gone(NOW - 3 * DAY, HOUR),
+        (2, "plain-0", 10): gone(NOW - 2 * HOUR, HOUR),
         (2, "plain-0", 20): (False, "within-retention", NOW - 30 * 60_000 + HOUR + 1),
     }
     assert got == expected
@@ -309,7 +313,7 @@ def test_config_option_and_kafka_version(kdump: KdumpRunner, world: Any) -> None
     old = verdicts(*empty, "--kafka-version", "4.1")
     assert {old[(1, "tiered-0", b)][1] for b in (0, 10, 20, 30)} == {"empty-policy"}
     three = verdicts("--kafka-version", "3.6")
-    assert three[(1, "timed-0", 10)] == (True, "retention.ms", NOW)
+    assert three[(1, "timed-0", 10)] == (True, "retention.ms", NOW - 3 * DAY + 1)
 
 
 def test_cleaner_disabled_stops_compacted_logs(kdump: KdumpRunner, world: Any,
@@ -512,8 +516,8 @@ def _decide(segs: list[Any], *, hw: int | None = None, leo: int | None = None, *
 def test_time_is_strictly_more_than_retention() -> None:
     # startMs - largestTimestamp > retentionMs: 900 is exactly 100 before 1000
     assert _decide([_seg(0, 10, 899), _seg(10, 10, 900), _seg(20, 10, 950)]) == [
-        (True, "retention.ms", 1000), (False, "within-retention", 1001),
-        (False, "within-retention", 1051)]
+        (True, "retention.ms", 1000),  # deletable since 899 + 100 + 1
+        (False, "within-retention", 1001), (False, "within-retention", 1051)]
 
 
 def test_size_takes_a_segment_while_the_excess_covers_it() -> None:
@@ -530,14 +534,14 @@ def test_size_takes_a_segment_while_the_excess_covers_it() -> None:
 def test_the_active_segment_with_and_without_remote_storage() -> None:
     # no remote storage: a breached active segment is deleted (after deleteSegments rolls)
     segs = [_seg(0, 10, 1), _seg(10, 10, 2)]
-    assert _decide(segs) == [(True, "retention.ms", 1000), (True, "retention.ms", 1000)]
+    assert _decide(segs) == [(True, "retention.ms", 102), (True, "retention.ms", 103)]
     # remote storage: it is rolled, and waits for its copy
     got = _decide([_seg(0, 10, 1), _seg(10, 10, 2)], remote=True, remote_copy=True,
                   highest_remote_offset=9)
-    assert got == [(True, "local.retention.ms", 1000), (False, "not-copied-to-remote", None)]
+    assert got == [(True, "local.retention.ms", 102), (False, "not-copied-to-remote", None)]
     # an empty last segment is never taken
     assert _decide([_seg(0, 10, 1), _seg(10, 0, 2)], leo=10) == [
-        (True, "retention.ms", 1000), (False, "empty-active-segment", None)]
+        (True, "retention.ms", 102), (False, "empty-active-segment", None)]
 
 
 def test_the_remote_roll_is_said() -> None:
@@ -622,7 +626,8 @@ def test_report_has_a_retention_section(kdump: KdumpRunner, world: Any) -> None:
     assert names[-1] == "retention"
     i = next(k for k, o in enumerate(objs) if o.get("name") == "retention")
     section = objs[i + 1:-1]
-    assert section[0]["type"] == "retention_run" and section[0]["now_source"] == "--now"
+    assert section[0]["type"] == "retention_run"
+    assert section[0]["now_source"] == "the report's start"
     assert {o["type"] for o in section} >= {"retention_segment", "retention_partition",
                                              "retention_total", "retention_compaction"}
 

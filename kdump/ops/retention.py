@@ -28,6 +28,7 @@ from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..files.tiered import parse_remote_partition_dir
 from ..findings import INFO, WARNING, Problem
+from ..fs import Listing
 from ..model import shape
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
 from .cleanup.compaction import CleanerView, cleaner_view, open_transactions
@@ -76,6 +77,8 @@ class RetentionOptions:
     #: ``--kafka-version X.Y``: whose rules (None: the metadata.version, else the newest)
     kafka_version: str | None = None
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    #: what ``now`` is, said in the output (default: --now)
+    now_source: str = "--now"
 
 
 @dataclass(slots=True)
@@ -319,7 +322,7 @@ def _remote_offsets(files: list[KafkaFile], max_batch_bytes: int) -> dict[tuple[
 
 def _now(opts: RetentionOptions) -> tuple[int, str]:
     if opts.now is not None:
-        return opts.now, "--now"
+        return opts.now, opts.now_source
     return int(time.time() * 1000), "the clock"
 
 
@@ -367,14 +370,15 @@ def retention(paths: Iterable[str], opts: RetentionOptions,
     yield from walk_problems
     yield from meta_problems
     yield from rs.problems
+    listing = Listing()  # a log dir in an object store is listed once
     for ld in logdirs:
-        yield from _logdir(ld, rs, resolver, remote, release, now, opts)
+        yield from _logdir(ld, rs, resolver, remote, release, now, opts, listing)
     yield from resolver.problems
 
 
 def _logdir(ld: LogDir, rs: ReplicaSet, resolver: Resolver,
             remote: dict[tuple[str, int], int], release: str, now: int,
-            opts: RetentionOptions) -> Iterator[Any]:
+            opts: RetentionOptions, listing: Listing) -> Iterator[Any]:
     replicas = sorted((r for reps in rs.replicas.values() for r in reps
                        if r.logdir is ld
                        and parse_remote_partition_dir(os.path.basename(r.path)) is None),
@@ -394,7 +398,7 @@ def _logdir(ld: LogDir, rs: ReplicaSet, resolver: Resolver,
         if topic_tally is None:
             topic_tally = Tally()
         tally = Tally()
-        yield from _partition(r, configs, remote, release, now, opts, tally)
+        yield from _partition(r, configs, remote, release, now, opts, tally, listing)
         topic_tally.add(tally)
         if k + 1 == len(replicas) or replicas[k + 1].topic != r.topic:
             yield TotalRow("topic", ld.path, ld.broker_id, r.topic, topic_tally)
@@ -417,10 +421,11 @@ def _files_bytes(seg: Segment) -> int:
 
 
 def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, int], int],
-               release: str, now: int, opts: RetentionOptions, tally: Tally) -> Iterator[Any]:
+               release: str, now: int, opts: RetentionOptions, tally: Tally,
+               listing: Listing) -> Iterator[Any]:
     problems: list[Problem] = []
     try:
-        pf = list_partition(r.path)
+        pf = list_partition(r.path, listing)
     except OSError as e:
         yield Problem(r.path, None, "unreadable-file", (e.strerror or str(e)).lower())
         return
@@ -551,7 +556,9 @@ def retention_section(paths: Iterable[str], max_batch_bytes: int = DEFAULT_MAX_B
     """``kdump report``'s retention section: the same objects, at the report's time,
     with Kafka's defaults where the inputs hold no config (problems the other checks
     report are left to them, except the future timestamps)."""
-    for item in retention(paths, RetentionOptions(now=now, max_batch_bytes=max_batch_bytes)):
+    opts = RetentionOptions(now=now, max_batch_bytes=max_batch_bytes,
+                            now_source="the report's start")
+    for item in retention(paths, opts):
         if isinstance(item, Problem) and item.kind != "future-timestamp":
             continue
         yield item

@@ -34,9 +34,10 @@ def _pin_text(p: dict[str, Any] | None) -> str:
 
 def verdict_text(d: dict[str, Any]) -> str:
     """A segment's verdict in a few words."""
-    if d["deletable"]:
-        return f"DELETABLE now: {d['rule']}"
     at = d["deletable_at"]
+    if d["deletable"]:
+        return f"DELETABLE now: {d['rule']}" + (f" (since {iso_ms(at)})" if at is not None
+                                                  else "")
     when = f"until {iso_ms(at)}" if at is not None else "no date"
     return f"kept: {d['reason']}, {when}"
 

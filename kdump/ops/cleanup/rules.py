@@ -175,9 +175,11 @@ def decide(log: LogState, policy: Policy, now: int) -> list[Verdict]:
         return (upper > 0 and upper - 1 <= policy.highest_remote_offset) or (
             nxt is not None and log.log_start_offset >= nxt.base_offset)
 
-    def walk(rule: str, predicate: Callable[[int], bool], why: Callable[[int], str]) -> None:
+    def walk(rule: str, predicate: Callable[[int], bool], why: Callable[[int], str],
+             since: Callable[[int], int | None] = lambda i: None) -> None:
         nonlocal start, rolled_note
         i = start
+        first = None  # the time rule: the latest date of the segments taken so far
         while i < n:
             upper = log.upper(i)
             last_empty = i == n - 1 and segs[i].size == 0
@@ -191,7 +193,10 @@ def decide(log: LogState, policy: Policy, now: int) -> list[Verdict]:
                 if i == n - 1:
                     detail += ("; the active segment: deleteSegments rolls a new empty "
                                "segment first, as it deletes every segment")
-                out[i] = Verdict(True, rule, rule, now, detail)
+                at = since(i)
+                if at is not None:
+                    first = at if first is None else max(first, at)
+                out[i] = Verdict(True, rule, rule, first if at is not None else None, detail)
                 i += 1
             else:
                 break
@@ -225,7 +230,8 @@ def decide(log: LogState, policy: Policy, now: int) -> list[Verdict]:
             walk(policy.time_name,
                  lambda i: now - _largest(segs[i]) > ret_ms,
                  lambda i: f"its largest timestamp {_largest(segs[i])} is more than "
-                           f"{policy.time_name}={ret_ms} before now")
+                           f"{policy.time_name}={ret_ms} before now",
+                 lambda i: _date(_largest(segs[i]), ret_ms))
     # the kept ones
     size_note = _size_note(log, policy, start) if applied else ""
     best: tuple[int, int] | None = None  # (latest date so far, the segment setting it)

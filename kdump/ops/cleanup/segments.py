@@ -32,6 +32,7 @@ from ...errors import KdumpError
 from ...files.index import OffsetIndex, TimeIndex, time_index_sanity
 from ...files.logdir import LEFTOVERS
 from ...findings import Problem
+from ...fs import Listing
 from ...records.batch import Batch
 from ...records.file_records import LogReader
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
@@ -123,11 +124,11 @@ def mtime_ms(path: str) -> int | None:
         return None
 
 
-def list_partition(directory: str) -> PartitionFiles:
+def list_partition(directory: str, listing: Listing | None = None) -> PartitionFiles:
     """The segments (by base offset), leftovers and producer snapshots of a partition
-    directory, from names and sizes only."""
+    directory, from names and sizes only (``listing``: the walk's, for URLs)."""
     out = PartitionFiles()
-    names = sorted(kfs.listdir(directory))
+    names = (listing or Listing()).listdir(directory)
     for name in names:
         full = os.path.join(directory, name) if not kfs.is_url(directory) \
             else directory.rstrip("/") + "/" + name
