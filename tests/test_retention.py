@@ -156,7 +156,7 @@ def test_text_names_the_batch_and_exits_one(kdump: KdumpRunner, world: Any) -> N
     assert lines[0] == "retention at 2025-06-15T15:06:40.000Z (--now); Kafka 4.1 rules " \
                        "(metadata.version 27, 4.1-IV1)"
     assert "  00000000000000000020.log 211 bytes, largest timestamp 2025-06-07T15:06:40.000Z " \
-        "(time-index): kept: pinned, until 2026-06-16T15:06:40.001Z" in lines
+        "(time-index): kept: pinned, deletable from 2026-06-16T15:06:40.001Z" in lines
     held = [x for x in lines if x.startswith("    held by 00000000000000000010.log")]
     assert held == [f"    held by 00000000000000000010.log: the batch at position "
                     f"{facts['future_position']}, offset 15, timestamp "

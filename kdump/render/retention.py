@@ -38,7 +38,7 @@ def verdict_text(d: dict[str, Any]) -> str:
     if d["deletable"]:
         return f"DELETABLE now: {d['rule']}" + (f" (since {iso_ms(at)})" if at is not None
                                                   else "")
-    when = f"until {iso_ms(at)}" if at is not None else "no date"
+    when = f"deletable from {iso_ms(at)}" if at is not None else "no date"
     return f"kept: {d['reason']}, {when}"
 
 
