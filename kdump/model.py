@@ -689,7 +689,8 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("python", "str", "the Python version that ran kdump"),
     ]),
     "section": ("report: the objects after it belong to this section (custody, cluster, data, "
-                "findings, groups, transactions, schemas, retention)", [("name", "str", ""), ("title", "str", "")]),
+                "findings, groups, transactions, schemas, retention)",
+                [("name", "str", ""), ("title", "str", "")]),
     "input_file": ("report: a file found under the inputs", [
         ("file", "str", "path"),
         ("kind", "str", "as dump names it; other: a file the walk passes over (not a Kafka file)"),

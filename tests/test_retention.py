@@ -201,7 +201,11 @@ def test_compaction_views(judged: Any, world: Any) -> None:
     assert c["evidence"] == [
         "cleanable now and the cleaner checkpoint is at 10; the dirty part starts in "
         f"00000000000000000010.log (largest timestamp {NOW - 15 * DAY}): a running cleaner "
-        "takes the dirtiest log first, every log.cleaner.backoff.ms (15 s) at most when idle"]
+        "takes the dirtiest log first, every log.cleaner.backoff.ms (15 s) at most when idle",
+        f"dirty data from {NOW - 15 * DAY} (360 h before now) waits in a cleanable log: a "
+        "cleaner that cleans would have taken it; it is stuck, busy with dirtier logs "
+        "(log.cleaner.threads), or the partition is marked uncleanable (log-cleaner.log says "
+        "which)"]
     t = comp[(1, "txn")]
     assert (t["cleaner_checkpoint"], t["first_dirty_offset"], t["first_uncleanable_offset"],
             t["uncleanable_because"], t["clean_bytes"], t["dirty_bytes"], t["dirty_ratio"],
@@ -213,6 +217,8 @@ def test_compaction_views(judged: Any, world: Any) -> None:
                             "next_horizon": None}
     assert t["evidence"][0].startswith("no cleaner-offset-checkpoint entry although the log is "
                                        "cleanable: the cleaner has never cleaned it")
+    assert t["evidence"][1].startswith(f"dirty data from {NOW - 40 * DAY} (960 h before now)")
+    assert len(t["evidence"]) == 2
     co = comp[(1, "__consumer_offsets")]
     assert (co["first_uncleanable_offset"], co["dirty_ratio"], co["cleanable"]) == (0, None, False)
 
@@ -654,3 +660,70 @@ def test_shared_corpus_verdicts_make_sense(kdump: KdumpRunner) -> None:
             assert 1_500_000_000_000 < o["largest_timestamp"] < 1_704_067_200_000
     empty = [o for o in segs if o["size"] == 0]
     assert all(o["reason"] in ("compact-policy", "empty-active-segment") for o in empty)
+
+
+# ------------------------------------------------------------------ the report's page, terminals
+
+
+def test_report_retention_section_in_a_real_browser(world: Any, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report judged at the fixture's NOW (the report's start): the section's chart
+    of bytes by reason, the future-stamped batch named among the held segments, every
+    log dir; in Chromium with JavaScript on and off, no console error and no request."""
+    browser = pytest.importorskip("browser")
+    if browser.chromium_path() is None:
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
+    import io
+
+    from kdump.ops import report as report_op
+    from kdump.render.html import HtmlReportRenderer
+
+    root, facts = world
+    monkeypatch.setattr(report_op.time, "time", lambda: NOW / 1000)
+    out = tmp_path / "r.html"
+    r = HtmlReportRenderer(io.StringIO(), io.StringIO(), output=str(out))
+    for item in report_op.report([str(root / "b1"), str(root / "b2")],
+                                 report_op.ReportOptions()):
+        r.emit(item)
+    r.close()
+    for js in (True, False):
+        with browser.Browser(javascript=js) as b:
+            page = b.open(out.as_uri())
+            assert page.console_errors == []
+            assert page.requests == [out.as_uri()]
+            dom = page.dom
+            section = dom[dom.index('<section id="retention">'):]
+            assert '<h2>8 · Retention</h2>' in section
+            assert 'id="chart-retention"' in section and "<svg" in section
+            for reason in ("deletable now", "compact-policy", "high-watermark",
+                           "future-timestamp", "pinned", "not-copied-to-remote"):
+                assert f">{reason}<" in section, reason
+            assert (f"batch at position {facts['future_position']}, offset 15, "
+                    "2026-06-15 15:06:40.000Z, producer 77") in section
+            held = page.evaluate(
+                "Array.from(document.querySelectorAll('#retention-held tbody tr'), "
+                "r => r.cells[0].textContent + '@' + r.cells[1].textContent + ':' "
+                "+ r.cells[2].textContent + ' ' + r.cells[4].textContent)")
+            assert held == [
+                "future-0@1:10 future-timestamp", "future-0@1:20 pinned",
+                "future-0@1:30 pinned", "lagging-0@1:10 high-watermark",
+                "lagging-0@1:20 high-watermark", "lagging-0@1:30 high-watermark",
+                "tiered-0@1:20 not-copied-to-remote", "tiered-0@1:30 not-copied-to-remote",
+                "timed-0@2:10 high-watermark", "timed-0@2:20 high-watermark",
+                "timed-0@2:30 high-watermark"]
+            glance = dom[dom.index("At a glance"):dom.index('<section id="custody">')]
+            assert "kept past" not in glance and "held back from deletion" in glance
+
+
+def test_names_from_the_data_never_drive_the_terminal(tmp_path: Path) -> None:
+    """A topic directory named with escape sequences and rich markup: inert in the text
+    and in the table, on a real terminal."""
+    from test_terminal_safety import FORBIDDEN, run_in_pty
+
+    d = w.broker_logdir(tmp_path / "b1", 1)
+    rf._partition(d / "[bold]x\x1b]0;title\x07\u202e-0", [[rf._span(0, 3, NOW - DAY)]])
+    for fmt in ("text", "table"):
+        out = run_in_pty(["retention", "--format", fmt, "--now", str(NOW), "b1"], tmp_path)
+        for bad in FORBIDDEN:
+            assert bad not in out, (fmt, bad, out)
+        assert "[bold]x\\x1b]0;title\\x07\\u202e" in out.decode("utf-8", "replace"), out

@@ -40,6 +40,9 @@ from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ...source import FileSource
 from .segments import Leftover, Segment, first_batch_timestamp, iter_batches
 
+#: dirty data this much older than now in a cleanable log says the cleaner is not cleaning
+STUCK_AFTER_MS = 24 * 3_600_000
+
 
 @dataclass(slots=True)
 class OpenTransaction:
@@ -151,6 +154,7 @@ class CleanerView:
     markers: Marks = field(default_factory=Marks)
     evidence: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    now: int = 0
 
 
 def cleaner_view(segments: list[Segment], *, checkpoint: int | None, log_start_offset: int,
@@ -208,7 +212,7 @@ def cleaner_view(segments: list[Segment], *, checkpoint: int | None, log_start_o
                                or (ratio is not None and ratio > min_ratio))
     view = CleanerView(checkpoint, first_dirty, first_uncleanable, because, clean_bytes,
                        cleanable_bytes, ratio, min_ratio, due, earliest, cleanable, lso,
-                       open_txns, notes=notes)
+                       open_txns, notes=notes, now=now)
     _marks(view, segments, now, problems, max_batch_bytes)
     view.evidence = _evidence(view, segments, leftovers)
     return view
@@ -260,6 +264,13 @@ def _evidence(view: CleanerView, segments: list[Segment], leftovers: Iterable[Le
         out.append(f"cleanable now and the cleaner checkpoint is at {view.checkpoint}"
                    f"{since}: a running cleaner takes the dirtiest log first, every "
                    "log.cleaner.backoff.ms (15 s) at most when idle")
+    if view.cleanable and view.earliest_dirty_timestamp is not None:
+        age = view.now - view.earliest_dirty_timestamp
+        if age > STUCK_AFTER_MS:
+            out.append(f"dirty data from {view.earliest_dirty_timestamp} ({age // 3_600_000} h "
+                       "before now) waits in a cleanable log: a cleaner that cleans would have "
+                       "taken it; it is stuck, busy with dirtier logs (log.cleaner.threads), "
+                       "or the partition is marked uncleanable (log-cleaner.log says which)")
     for lo in leftovers:
         if lo.kind in ("cleaned", "swap"):
             out.append(f"{lo.path}: a .{lo.kind} file, left by a cleaning that did not finish")
