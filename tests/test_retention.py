@@ -220,7 +220,34 @@ def test_compaction_views(judged: Any, world: Any) -> None:
     assert t["evidence"][1].startswith(f"dirty data from {NOW - 40 * DAY} (960 h before now)")
     assert len(t["evidence"]) == 2
     co = comp[(1, "__consumer_offsets")]
-    assert (co["first_uncleanable_offset"], co["dirty_ratio"], co["cleanable"]) == (0, None, False)
+    assert (co["first_uncleanable_offset"], co["uncleanable_because"], co["dirty_ratio"],
+            co["cleanable"], co["evidence"]) == (
+        0, "the active segment 00000000000000000000.log", None, False, [])
+
+
+def test_compaction_lags(kdump: KdumpRunner, world: Any) -> None:
+    """min.compaction.lag.ms moves the first uncleanable offset to the first dirty
+    segment too young for it; max.compaction.lag.ms makes a log due whatever its ratio."""
+    root, _ = world
+
+    def view(*args: str) -> dict[str, Any]:
+        r = _run(kdump, root, *args, paths=("b1",))
+        return next(o for o in _objs(r.out) if o["type"] == "retention_compaction"
+                    and o["topic"] == "compacted")
+
+    def size(base: int) -> int:
+        return (root / "b1" / "compacted-0" / f"{base:020d}.log").stat().st_size
+
+    v = view("--config", f"compacted:min.compaction.lag.ms={15 * DAY}")
+    assert (v["first_uncleanable_offset"], v["uncleanable_because"], v["dirty_bytes"],
+            v["cleanable"], v["compaction_due"]) == (
+        20, f"min.compaction.lag.ms={15 * DAY}: 00000000000000000020.log's largest timestamp "
+            f"{NOW - 14 * DAY} is within it", size(10), False, False)
+    assert v["dirty_ratio"] == round(size(10) / (size(0) + size(10)), 6)
+    v = view("--config", f"compacted:min.compaction.lag.ms={15 * DAY}", "--config",
+             f"compacted:max.compaction.lag.ms={10 * DAY}")
+    assert (v["compaction_due"], v["earliest_dirty_timestamp"], v["cleanable"]) == (
+        True, NOW - 15 * DAY, True)
 
 
 def test_totals_keep_brokers_apart(judged: Any, world: Any) -> None:

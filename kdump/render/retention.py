@@ -120,7 +120,13 @@ class RetentionTextRenderer(ObjectRenderer):
                if d["pending_delete_bytes"] else ""))
 
     def _compaction(self, d: dict[str, Any]) -> None:
-        ratio = "-" if d["dirty_ratio"] is None else f"{d['dirty_ratio']:.3f}"
+        if d["dirty_ratio"] is None:
+            self._line(f"  compaction: nothing below the first uncleanable offset "
+                       f"{d['first_uncleanable_offset']} ({d['uncleanable_because']}): "
+                       "the cleaner passes this log over")
+            self._compaction_tail(d)
+            return
+        ratio = f"{d['dirty_ratio']:.3f}"
         verdict = "cleanable now" if d["cleanable"] else "not cleanable now"
         due = "; max.compaction.lag.ms passed" if d["compaction_due"] else ""
         self._line(
@@ -131,6 +137,9 @@ class RetentionTextRenderer(ObjectRenderer):
             f"{human(d['dirty_bytes'])} of {human(d['clean_bytes'] + d['dirty_bytes'])}, "
             f"ratio {ratio} against min.cleanable.dirty.ratio "
             f"{d['min_cleanable_dirty_ratio']}{due}: {verdict}")
+        self._compaction_tail(d)
+
+    def _compaction_tail(self, d: dict[str, Any]) -> None:
         for what in ("tombstones", "markers"):
             m = d[what]
             if m["count"]:

@@ -178,11 +178,11 @@ def cleaner_view(segments: list[Segment], *, checkpoint: int | None, log_start_o
     lso = high_watermark if first_unstable is None or first_unstable >= high_watermark \
         else first_unstable
     candidates: list[tuple[int, str]] = [
+        (active.base_offset, f"the active segment {active.name}"),
         (lso, f"the last stable offset {lso}: "
               + (f"an open transaction of producer {open_txns[0].producer_id} from offset "
                  f"{open_txns[0].first_offset}" if first_unstable is not None
-                 and first_unstable < high_watermark else "the high watermark")),
-        (active.base_offset, f"the active segment {active.name}")]
+                 and first_unstable < high_watermark else "the high watermark"))]
     non_active = log_segments(segments[:-1], first_dirty, active.base_offset) \
         if first_dirty <= active.base_offset else []
     if min_lag_ms > 0:
@@ -247,6 +247,11 @@ def _evidence(view: CleanerView, segments: list[Segment], leftovers: Iterable[Le
               ) -> list[str]:
     """What the files say about the cleaner having run, or being stuck."""
     out = []
+    if view.clean_bytes + view.cleanable_bytes == 0:
+        # grabFilthiestCompactedLog passes over a log with no bytes below its first
+        # uncleanable offset: nothing to say of the cleaner here
+        return [f"{lo.path}: a .{lo.kind} file, left by a cleaning that did not finish"
+                for lo in leftovers if lo.kind in ("cleaned", "swap")]
     if view.checkpoint is None:
         if view.cleanable:
             out.append("no cleaner-offset-checkpoint entry although the log is cleanable: "
