@@ -64,7 +64,8 @@ class Segment:
     path: str
     base_offset: int
     size: int
-    mtime: int | None
+    #: File.lastModified in ms, read when asked for (:meth:`last_modified`)
+    mtime: int | None = None
     active: bool = False
     #: LogSegment.largestTimestamp (None until read)
     largest_timestamp: int | None = None
@@ -83,6 +84,12 @@ class Segment:
     def name(self) -> str:
         return os.path.basename(self.path)
 
+    def last_modified(self) -> int:
+        """LogSegment.lastModified (-1: unknown), read once (a remote store: one request)."""
+        if self.mtime is None:
+            self.mtime = mtime_ms(self.path)
+        return self.mtime if self.mtime is not None else -1
+
 
 @dataclass(slots=True)
 class Leftover:
@@ -93,7 +100,6 @@ class Leftover:
     path: str
     kind: str
     size: int
-    mtime: int | None
 
 
 @dataclass(slots=True)
@@ -137,12 +143,12 @@ def list_partition(directory: str, listing: Listing | None = None) -> PartitionF
         stem, dot, suffix = name.partition(".")
         if leftover is not None:
             if stem.isdigit() and suffix.startswith("log"):
-                out.leftovers.append(Leftover(full, leftover, _size(full), mtime_ms(full)))
+                out.leftovers.append(Leftover(full, leftover, _size(full)))
             continue
         if not stem.isdigit():
             continue
         if dot and suffix == "log":
-            out.segments.append(Segment(full, int(stem), _size(full), mtime_ms(full)))
+            out.segments.append(Segment(full, int(stem), _size(full)))
         elif dot and suffix == "snapshot":
             out.snapshots.append((int(stem), full))
     out.segments.sort(key=lambda s: s.base_offset)
@@ -196,7 +202,7 @@ def read_largest_timestamp(seg: Segment, problems: list[Problem],
                 why = "the time index fails TimeIndex.sanityCheck (the broker rebuilds it)"
             elif tix.slots == 0 and not seg.active:
                 # lastEntry() is (-1, base offset): no batch had a timestamp -> mtime
-                seg.largest_timestamp = seg.mtime if seg.mtime is not None else -1
+                seg.largest_timestamp = seg.last_modified()
                 seg.timestamp_source = "mtime"
                 seg.timestamp_note = "empty time index: no batch carries a timestamp"
                 _check_empty_index(seg, problems, max_batch_bytes)
@@ -214,6 +220,9 @@ def read_largest_timestamp(seg: Segment, problems: list[Problem],
                         return
                 else:
                     start_position = _position_of(seg, last.offset)
+    except KdumpError as e:
+        why = f"the time index could not be read ({e.message})"
+        index_ts, index_offset, start_position = -1, None, 0
     finally:
         if ts_src is not None:
             ts_src.close()
@@ -228,7 +237,7 @@ def read_largest_timestamp(seg: Segment, problems: list[Problem],
         seg.timestamp_source = "batches"
         seg.timestamp_note = why
     else:
-        seg.largest_timestamp = seg.mtime if seg.mtime is not None else -1
+        seg.largest_timestamp = seg.last_modified()
         seg.timestamp_source = "mtime"
         seg.timestamp_note = ("an empty segment" if seg.size == 0
                               else "no batch carries a timestamp") + (f"; {why}" if why else "")
