@@ -371,6 +371,8 @@ def test_cleaner_disabled_stops_compacted_logs(kdump: KdumpRunner, world: Any,
     ("a=1\nlog.retention.hour=5\n",
      "unknown key 'log.retention.hour' (Kafka ignores it: a typo?)"),
     ("log.segment.ms=1000\n", "unknown key 'log.segment.ms' (did you mean log.roll.ms?)"),
+    ("retention.ms=1000\n", "unknown key 'retention.ms': a topic config, which a broker reads "
+     "as log.retention.ms; Kafka ignores it here"),
     ("# x\nlog.retention.ms=forever\n", "line 2: log.retention.ms: 'forever' is not a number"),
     ("log.cleanup.policy=compact,truncate\n",
      "line 1: log.cleanup.policy: 'truncate' is not one of compact, delete"),

@@ -133,6 +133,33 @@ KNOWN_STRICT = frozenset({
     "log.cleanup.policy", "log.segment.bytes", "log.segment.delete.delay.ms",
     "log.local.retention.ms", "log.local.retention.bytes",
 })
+#: topic configs a server.properties may hold under another name (ServerTopicConfigSynonyms,
+#: 3.x's log.message.* included): the broker's first synonym; the topic configs that are
+#: broker configs under the same name (compression.type ...) are not listed
+TOPIC_IN_BROKER_FILE = {
+    "segment.bytes": "log.segment.bytes", "segment.ms": "log.roll.ms",
+    "segment.jitter.ms": "log.roll.jitter.ms", "segment.index.bytes": "log.index.size.max.bytes",
+    "flush.messages": "log.flush.interval.messages", "flush.ms": "log.flush.interval.ms",
+    "retention.bytes": "log.retention.bytes", "retention.ms": "log.retention.ms",
+    "max.message.bytes": "message.max.bytes", "index.interval.bytes": "log.index.interval.bytes",
+    "delete.retention.ms": "log.cleaner.delete.retention.ms",
+    "min.compaction.lag.ms": "log.cleaner.min.compaction.lag.ms",
+    "max.compaction.lag.ms": "log.cleaner.max.compaction.lag.ms",
+    "file.delete.delay.ms": "log.segment.delete.delay.ms",
+    "min.cleanable.dirty.ratio": "log.cleaner.min.cleanable.ratio",
+    "cleanup.policy": "log.cleanup.policy", "preallocate": "log.preallocate",
+    "message.timestamp.type": "log.message.timestamp.type",
+    "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
+    "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
+    "local.retention.ms": "log.local.retention.ms",
+    "local.retention.bytes": "log.local.retention.bytes",
+    "message.format.version": "log.message.format.version",
+    "message.timestamp.difference.max.ms": "log.message.timestamp.difference.max.ms",
+    "message.downconversion.enable": "log.message.downconversion.enable",
+    "remote.storage.enable": "", "remote.log.copy.disable": "",
+    "remote.log.delete.on.disable": "", "leader.replication.throttled.replicas": "",
+    "follower.replication.throttled.replicas": "",
+}
 #: what a mistyped key probably meant
 _DID_YOU_MEAN = {"log.segment.ms": "log.roll.ms", "log.segment.hours": "log.roll.hours",
                  "log.cleanup.interval.ms": "log.retention.check.interval.ms"}
@@ -238,6 +265,12 @@ def read_server_properties(path: str) -> ServerProperties:
         props.values[pl.key] = pl  # Properties.load: the last one wins
     for key, pl in props.values.items():
         where = f"--server-properties {path}: line {pl.line}"
+        if key in TOPIC_IN_BROKER_FILE:
+            broker = TOPIC_IN_BROKER_FILE[key]
+            raise UsageError(f"{where}: unknown key {key!r}: a topic config, which a broker "
+                             + (f"reads as {broker}" if broker else "does not read (set it on "
+                                "the topic; --config TOPIC:KEY=VALUE says it to kdump)")
+                             + "; Kafka ignores it here")
         if key.startswith(STRICT_PREFIXES) and key not in KNOWN_STRICT:
             hint = _DID_YOU_MEAN.get(key)
             raise UsageError(f"{where}: unknown key {key!r}"
