@@ -756,3 +756,8 @@ def test_names_from_the_data_never_drive_the_terminal(tmp_path: Path) -> None:
         for bad in FORBIDDEN:
             assert bad not in out, (fmt, bad, out)
         assert "[bold]x\\x1b]0;title\\x07\\u202e" in out.decode("utf-8", "replace"), out
+
+
+def test_a_missing_path_is_one_finding_exit_2(kdump: KdumpRunner, tmp_path: Path) -> None:
+    r = kdump("retention", "nowhere", "--now", str(NOW), cwd=tmp_path)
+    assert (r.rc, r.err_lines) == (2, ["nowhere: unreadable-file: no such file or directory"])

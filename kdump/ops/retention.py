@@ -27,7 +27,7 @@ from .. import fs as kfs
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..files.tiered import parse_remote_partition_dir
-from ..findings import INFO, WARNING, Problem
+from ..findings import WARNING, Problem
 from ..fs import Listing
 from ..model import shape
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
@@ -333,14 +333,7 @@ def retention(paths: Iterable[str], opts: RetentionOptions,
     if inputs is None:
         inputs = check_options(opts)
     now, now_source = _now(opts)
-    files: list[KafkaFile] = []
-    walk_problems: list[Problem] = []
-    for item in walk(paths):
-        if isinstance(item, Problem):
-            if item.severity != INFO:
-                walk_problems.append(item)
-        else:
-            files.append(item)
+    files = [item for item in walk(paths) if not isinstance(item, Problem)]
     metadata, level, meta_problems = _metadata(files, opts.max_batch_bytes)
     release, release_source = _release(opts, level)
     resolver = Resolver(overrides=inputs.overrides, metadata=metadata, servers=inputs.servers,
@@ -367,9 +360,8 @@ def retention(paths: Iterable[str], opts: RetentionOptions,
         "overrides": list(opts.overrides),
         "log_dirs": [{"log_dir": d.path, "broker_id": d.broker_id} for d in logdirs],
         "notes": notes})
-    yield from walk_problems
     yield from meta_problems
-    yield from rs.problems
+    yield from rs.problems  # the walk's (the same walk as above) and the log dirs' own
     listing = Listing()  # a log dir in an object store is listed once
     for ld in logdirs:
         yield from _logdir(ld, rs, resolver, remote, release, now, opts, listing)
