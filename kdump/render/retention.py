@@ -169,25 +169,21 @@ class RetentionTextRenderer(ObjectRenderer):
 
 class RetentionTableRenderer(ObjectRenderer):
     """A table of segments per log dir (partition, base offset, bytes, largest timestamp,
-    verdict, from when) and one of totals; the cleaner's view a line per compacted
-    partition (``--format text`` says everything, configs and details included)."""
+    the verdict) that fits 100 columns, the cleaner's view and the totals as lines under
+    it (``--format text`` says everything, configs and details included)."""
 
     def __init__(self, out: TextIO, err: TextIO, *, width: int | None = None) -> None:
         from .table import make_console
 
         super().__init__(out, err)
         self.console = make_console(out, width)
-        self.head: dict[str, Any] | None = None
         self.segments: list[dict[str, Any]] = []
-        self.partitions: list[dict[str, Any]] = []
-        self.compactions: list[dict[str, Any]] = []
-        self.totals: list[dict[str, Any]] = []
+        self.lines: list[str] = []
         self.logdir: str | None = None
 
     def row(self, d: dict[str, Any]) -> None:
         t = d["type"]
         if t == "retention_run":
-            self.head = d
             self.console.print(_text(
                 f"retention at {iso_ms(d['now'])} ({d['now_source']}); Kafka "
                 f"{d['kafka_version']} rules ({d['kafka_version_source']})"))
@@ -198,64 +194,57 @@ class RetentionTableRenderer(ObjectRenderer):
                 self._flush()
             self.logdir = d["log_dir"]
             self.segments.append(d)
-        elif t == "retention_partition":
-            self.partitions.append(d)
         elif t == "retention_compaction":
-            self.compactions.append(d)
-        elif t == "retention_total":
-            self.totals.append(d)
-
-    def _flush(self) -> None:
-        from rich.table import Table
-
-        if not self.segments:
-            return
-        first = self.segments[0]
-        t = Table(title=f"{first['log_dir']} ({_who(first)})", title_justify="left")
-        for name, justify in (("partition", "left"), ("segment", "right"),
-                              ("bytes", "right"), ("largest timestamp", "left"),
-                              ("verdict", "left"), ("from", "left")):
-            t.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
-        for d in self.segments:
-            verdict = f"DELETABLE {d['rule']}" if d["deletable"] else d["reason"]
-            at = d["deletable_at"]
-            when = "now" if d["deletable"] else ("never" if at is None else iso_ms(at)[:19])
-            t.add_row(*_cells(f"{d['topic']}-{d['partition']}", str(d["base_offset"]),
-                              human(d["bytes"]), iso_ms(d["largest_timestamp"])[:19],
-                              verdict, when))
-        self.console.print(t)
-        for d in self.compactions:
             ratio = "-" if d["dirty_ratio"] is None else f"{d['dirty_ratio']:.3f}"
-            self.console.print(_text(
+            self.lines.append(
                 f"{d['topic']}-{d['partition']} compaction: dirty ratio {ratio} (min "
                 f"{d['min_cleanable_dirty_ratio']}), first uncleanable "
                 f"{d['first_uncleanable_offset']} ({d['uncleanable_because']}), "
                 f"{'cleanable now' if d['cleanable'] else 'not cleanable now'}; tombstones "
                 f"{d['tombstones']['count']}, markers {d['markers']['count']}, open "
-                f"transactions {len(d['open_transactions'])}"))
-        self.segments, self.compactions = [], []
+                f"transactions {len(d['open_transactions'])}")
+        elif t == "retention_total":
+            what = f"topic {d['topic']}" if d["scope"] == "topic" else "log dir"
+            self.lines.append(
+                f"total {what}: {human(d['bytes'])}; deletable now "
+                f"{human(d['deletable_bytes'])}, within 24 h {human(d['deletable_24h_bytes'])}, "
+                f"within 7 days {human(d['deletable_7d_bytes'])}; held: {_held(d['held'])}")
 
-    def close(self) -> None:
+    def _flush(self) -> None:
         from rich.table import Table
 
-        self._flush()
-        if self.totals:
-            t = Table(title="totals (bytes on disk; replicas are never added across log dirs)",
-                      title_justify="left")
-            for name in ("topic / log dir", "broker", "bytes", "now", "24 h", "7 days",
-                         "held most by"):
-                t.add_column(name, justify="left" if name in ("topic / log dir", "held most by")
-                             else "right", overflow="fold")
-            for d in self.totals:
-                name = d["topic"] if d["scope"] == "topic" else f"[log dir] {d['log_dir']}"
-                top = next(iter(d["held"].items()), None)
-                t.add_row(*_cells(name, "-" if d["broker_id"] is None else str(d["broker_id"]),
-                                  human(d["bytes"]), human(d["deletable_bytes"]),
-                                  human(d["deletable_24h_bytes"]),
-                                  human(d["deletable_7d_bytes"]),
-                                  f"{top[0]} {human(top[1])}" if top else "-"))
+        if self.segments:
+            first = self.segments[0]
+            t = Table(title=f"{first['log_dir']} ({_who(first)})", title_justify="left")
+            for name, justify in (("partition", "left"), ("segment", "right"),
+                                  ("bytes", "right"), ("largest timestamp", "left")):
+                t.add_column(name, justify=justify)  # type: ignore[arg-type]
+            t.add_column("verdict", overflow="fold", ratio=1)
+            for d in self.segments:
+                t.add_row(*_cells(f"{d['topic']}-{d['partition']}", str(d["base_offset"]),
+                                  human(d["bytes"]), _minute(d["largest_timestamp"]),
+                                  _short_verdict(d)))
             self.console.print(t)
+        for line in self.lines:
+            self.console.print(_text(line))
+        self.segments, self.lines = [], []
+
+    def close(self) -> None:
+        self._flush()
         super().close()
+
+
+def _minute(ms: int | None) -> str:
+    """``2025-06-15 14:06``: a table's timestamp, to the minute (text and JSON say more)."""
+    s = iso_ms(ms)
+    return s[:10] + " " + s[11:16] if len(s) >= 16 and s[10] == "T" else s
+
+
+def _short_verdict(d: dict[str, Any]) -> str:
+    if d["deletable"]:
+        return f"DELETABLE now ({d['rule']})"
+    at = d["deletable_at"]
+    return f"{d['reason']}; " + ("never" if at is None else f"from {_minute(at)}")
 
 
 def _text(s: str) -> Any:
