@@ -761,3 +761,20 @@ def test_names_from_the_data_never_drive_the_terminal(tmp_path: Path) -> None:
 def test_a_missing_path_is_one_finding_exit_2(kdump: KdumpRunner, tmp_path: Path) -> None:
     r = kdump("retention", "nowhere", "--now", str(NOW), cwd=tmp_path)
     assert (r.rc, r.err_lines) == (2, ["nowhere: unreadable-file: no such file or directory"])
+
+
+def test_the_table_fits_100_columns_side_by_side(world: Any) -> None:
+    """Every segment of both brokers in one table a log dir, columns side by side (not the
+    name/value blocks of a table too wide), each line within 100 columns."""
+    from test_table_fit import visible_lines
+    from test_terminal_safety import run_in_pty
+
+    root, _ = world
+    out = run_in_pty(["retention", "--format", "table", "--now", str(NOW), "--server-properties",
+                      "server.properties", "b1", "b2"], root, 100)
+    lines = visible_lines(out)
+    assert all(len(x.rstrip()) <= 100 for x in lines)
+    headers = [x for x in lines if "partition" in x and "verdict" in x]
+    assert len(headers) == 2, out
+    assert any("future-0" in x and "future-timestamp; from" in x for x in lines)
+    assert "total log dir: " in "\n".join(lines)
