@@ -106,6 +106,10 @@ KINDS: Final[dict[str, str]] = {
     # schema registry (kdump/schemaregistry)
     "schema-registry": "a record of the schema registry's topic (_schemas) or a schema file "
     "that is not a schema: skipped",
+    # kdump retention
+    "future-timestamp": "a segment's largest timestamp is later than the time the verdicts are "
+    "for: time retention keeps it, and every segment after it, until that timestamp + "
+    "retention.ms (the batch holding it is named)",
 }
 
 
@@ -207,6 +211,10 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "metadata-target": "kdump's --at-offset / --at-time",
     "schema-registry": "the schema registry's storage (SchemaRegistryKey / SchemaKey / "
     "SchemaValue, JSON records of its Kafka topic): a record not of that form is not a schema",
+    "future-timestamp": "UnifiedLog.deleteRetentionMsBreachedSegments: startMs - "
+    "segment.largestTimestamp > retentionMs, walking from the oldest segment and stopping at "
+    "the first it keeps (4.1+ logs \"contains future timestamp(s), making it ineligible to be "
+    "deleted\")",
 }
 
 

@@ -562,6 +562,125 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("segments", "int", "segments read"),
         ("tasks", "int", "Spark tasks run"),
     ]),
+    # kdump retention (kdump/ops/retention.py): what the broker deletes or compacts next
+    "retention_run": ("opens kdump retention: the time and rules used, where configs came "
+                      "from", [
+        ("now", "int", "the time the verdicts are for, epoch ms"),
+        ("now_source", "str", "--now, or the clock"),
+        ("kafka_version", "str", "the release whose rules apply (3.9 stands for every 3.x)"),
+        ("kafka_version_source", "str", "--kafka-version, the log dir's metadata.version, or "
+                                        "assumed"),
+        ("metadata", "str|null", "the __cluster_metadata replica whose ConfigRecords were read "
+                                 "(its last offset); null: none among the inputs"),
+        ("server_properties", "list", "the --server-properties files, [{file, broker_id}]"),
+        ("overrides", "list", "the --config values, as given"),
+        ("log_dirs", "list", "[{log_dir, broker_id}] read"),
+        ("notes", "list", "what was assumed, in words"),
+    ]),
+    "retention_config": ("retention: a topic config a broker applies to a topic, with its "
+                         "source", [
+        ("broker_id", "int|null", "the broker (meta.properties); null: unknown"),
+        ("topic", "str", ""),
+        ("name", "str", "the topic config (cleanup.policy, retention.ms ...) or a broker config "
+                        "(log.cleaner.enable, remote.log.storage.system.enable, "
+                        "log.retention.check.interval.ms)"),
+        ("value", "str", "as kafka-configs prints it"),
+        ("source", "str", "--config, topic config (ConfigRecord at offset N), broker N config, "
+                          "cluster default config, server.properties KEY (line N), assumed "
+                          "(Kafka's own topics), or default"),
+    ]),
+    "retention_segment": ("retention: one segment's verdict, as UnifiedLog.deleteOldSegments "
+                          "would give it", [
+        ("log_dir", "str", "the broker log dir holding the replica"),
+        ("broker_id", "int|null", ""), ("topic", "str", ""), ("partition", "int", ""),
+        ("file", "str", "the .log path"),
+        ("base_offset", "int", ""),
+        ("next_offset", "int", "its upper bound: the next segment's base offset, or the log "
+                               "end offset"),
+        ("size", "int", "bytes of the .log (LogSegment.size, what retention.bytes counts)"),
+        ("bytes", "int", "bytes on disk of the segment's files (.log and its indexes)"),
+        ("active", "bool", "the last segment"),
+        ("largest_timestamp", "int", "LogSegment.largestTimestamp, epoch ms"),
+        ("timestamp_source", "str", "time-index (its last entry), batches (read), or mtime "
+                                    "(no batch carries a timestamp)"),
+        ("timestamp_note", "str|null", "why the time index was not used, or what it hides"),
+        ("deletable", "bool", "deleted at the next retention check"),
+        ("rule", "str|null", "the rule that deletes it: log-start-offset, retention.bytes, "
+                             "retention.ms (local.retention.* with remote storage)"),
+        ("reason", "str", "the rule when deletable; else why it stays: high-watermark, "
+                          "empty-active-segment, not-copied-to-remote, future-timestamp, "
+                          "within-retention, pinned, no-time-retention, compact-policy, "
+                          "empty-policy, cleaner-disabled, kraft-metadata"),
+        ("deletable_at", "int|null", "epoch ms from which time retention deletes it: the walk's "
+                                     "latest largest timestamp + retention.ms + 1 (in the past for "
+                                     "a segment deletable now; the check runs every "
+                                     "log.retention.check.interval.ms); null when no time decides "
+                                     "it: deletable now by size or log start offset, or kept until "
+                                     "something changes (detail says what)"),
+        ("detail", "str", "the verdict in words"),
+        ("pinned_by", "object|null", "future-timestamp and pinned segments: {segment, reason, "
+                                     "largest_timestamp, batch: {file, position, offset, "
+                                     "last_offset, timestamp, timestamp_type, producer_id} or "
+                                     "null} of the segment whose timestamp holds it"),
+    ]),
+    "retention_compaction": ("retention: the log cleaner's view of a compacted partition "
+                             "(LogCleanerManager)", [
+        ("log_dir", "str", ""), ("broker_id", "int|null", ""), ("topic", "str", ""),
+        ("partition", "int", ""),
+        ("cleaner_checkpoint", "int|null", "cleaner-offset-checkpoint's entry; null: none"),
+        ("first_dirty_offset", "int", ""),
+        ("first_uncleanable_offset", "int", "a segment's base offset"),
+        ("uncleanable_because", "str", "the active segment, the last stable offset, or "
+                                       "min.compaction.lag.ms"),
+        ("clean_bytes", "int", "segments below the first dirty offset"),
+        ("dirty_bytes", "int", "cleanable bytes: segments from the first dirty offset to the "
+                               "first uncleanable one"),
+        ("dirty_ratio", "float|null", "dirty / (clean + dirty); null: no bytes"),
+        ("min_cleanable_dirty_ratio", "float", ""),
+        ("min_compaction_lag_ms", "int", ""), ("max_compaction_lag_ms", "int", ""),
+        ("compaction_due", "bool", "max.compaction.lag.ms passed for its oldest dirty batch"),
+        ("earliest_dirty_timestamp", "int|null", "the earliest first-batch timestamp of the "
+                                                 "dirty non-active segments"),
+        ("cleanable", "bool", "the cleaner would clean it now (ratio above the minimum, or due)"),
+        ("last_stable_offset", "int", ""),
+        ("open_transactions", "list", "[{producer_id, first_offset, source}]"),
+        ("delete_retention_ms", "int", ""),
+        ("tombstones", "object", "{count, past_horizon, waiting, no_horizon, next_horizon}: "
+                                 "records with a null value by delete horizon"),
+        ("markers", "object", "transaction markers, as tombstones"),
+        ("evidence", "list", "what the files say of the cleaner having run, or being stuck"),
+        ("notes", "list", ""),
+    ]),
+    "retention_partition": ("retention: a partition replica's summary", [
+        ("log_dir", "str", ""), ("broker_id", "int|null", ""), ("topic", "str", ""),
+        ("partition", "int", ""),
+        ("cleanup_policy", "str", ""), ("retention_ms", "int", "the one applied (local "
+                                                               "with remote storage)"),
+        ("retention_bytes", "int", "the one applied"),
+        ("remote_storage", "bool", "remote storage on for the topic (and copying)"),
+        ("highest_remote_offset", "int|null", "from __remote_log_metadata; null: not known"),
+        ("log_start_offset", "int", ""), ("log_end_offset", "int", ""),
+        ("high_watermark", "int", "the one the walk used"),
+        ("high_watermark_source", "str", "replication-offset-checkpoint, or what was assumed"),
+        ("segments", "int", ""), ("bytes", "int", "bytes on disk of its segments' files"),
+        ("deletable_bytes", "int", "deletable now"),
+        ("deletable_24h_bytes", "int", "deletable within 24 hours (now included)"),
+        ("deletable_7d_bytes", "int", "deletable within 7 days (now included)"),
+        ("held", "object", "bytes kept, by reason"),
+        ("next_deletion", "int|null", "the earliest deletable_at after now"),
+        ("pending_delete_bytes", "int", ".deleted files still on disk (LocalLog deletes them "
+                                        "file.delete.delay.ms after renaming)"),
+    ]),
+    "retention_total": ("retention: totals per topic in a log dir, and per log dir (replicas "
+                        "are never added across log dirs)", [
+        ("scope", "str", "topic or log_dir"),
+        ("log_dir", "str", ""), ("broker_id", "int|null", ""),
+        ("topic", "str|null", "null for a log dir's total"),
+        ("partitions", "int", ""), ("segments", "int", ""), ("bytes", "int", ""),
+        ("deletable_bytes", "int", ""), ("deletable_24h_bytes", "int", ""),
+        ("deletable_7d_bytes", "int", ""), ("held", "object", "bytes kept, by reason"),
+        ("pending_delete_bytes", "int", ""),
+    ]),
     # kdump report: the other commands' objects, in sections, and these
     "report": ("opens kdump report: the chain of custody's head", [
         ("kdump_version", "str", ""), ("command", "list", "the command line, as a list"),
@@ -570,7 +689,8 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("python", "str", "the Python version that ran kdump"),
     ]),
     "section": ("report: the objects after it belong to this section (custody, cluster, data, "
-                "findings, groups, transactions, schemas)", [("name", "str", ""), ("title", "str", "")]),
+                "findings, groups, transactions, schemas, retention)",
+                [("name", "str", ""), ("title", "str", "")]),
     "input_file": ("report: a file found under the inputs", [
         ("file", "str", "path"),
         ("kind", "str", "as dump names it; other: a file the walk passes over (not a Kafka file)"),

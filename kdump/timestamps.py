@@ -14,9 +14,9 @@ from .errors import UsageError
 SECONDS_LOOKALIKE = (10**9, 10**11)
 
 
-def parse_timestamp(text: str) -> int:
+def parse_timestamp(text: str, what: str = "find-time") -> int:
     """Epoch milliseconds, or ISO-8601 (``2024-05-01T09:14:00Z``, ``+02:00`` offsets
-    allowed; no offset means UTC)."""
+    allowed; no offset means UTC).  ``what`` names the command or option in errors."""
     from datetime import datetime, timezone
 
     t = text.strip()
@@ -28,7 +28,7 @@ def parse_timestamp(text: str) -> int:
         if SECONDS_LOOKALIKE[0] <= n < SECONDS_LOOKALIKE[1]:
             iso = datetime.fromtimestamp(n, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
             raise UsageError(
-                f"{n} looks like epoch seconds ({iso}); find-time takes epoch milliseconds: "
+                f"{n} looks like epoch seconds ({iso}); {what} takes epoch milliseconds: "
                 f"use {n * 1000} or {iso} (as milliseconds it would be "
                 f"{datetime.fromtimestamp(n / 1000, tz=timezone.utc):%Y-%m-%dT%H:%M:%S}Z; "
                 "give that ISO time to mean it)")

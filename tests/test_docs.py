@@ -140,6 +140,7 @@ COMMANDS = [
     ["compare-replicas", "sample", "sample-copy", "--print-data-log", "--format", "json"],
     ["schemas", "schemas", "--format", "json"],
     ["dump", "schemas", "--print-data-log", "--format", "json"],
+    ["retention", "sample", "--now", "2023-11-21T22:13:35Z", "--format", "json"],
 ]
 
 

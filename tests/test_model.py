@@ -159,6 +159,7 @@ SAMPLE_COMMANDS = [
     ["find-offset", "orders-0", "130", "--print-data-log"],
     ["find-offset", "orders-0", "100000"], ["find-time", "orders-0", "1700000020000"],
     ["coordinator-partition", "g"],
+    ["retention", ".", "--now", "2023-11-21T22:13:35Z"],
 ]
 
 
@@ -171,7 +172,8 @@ def test_sample_output_has_the_declared_types(kdump: KdumpRunner, sample_dir: Pa
     assert {"file", "batch", "record", "log_end", "index_entry", "time_index_entry",
             "index_status", "producer_snapshot_entry", "checkpoint_entry", "properties",
             "summary", "segment", "partition", "topic", "total", "found", "not_found",
-            "coordinator_partition"} <= kinds
+            "coordinator_partition", "retention_run", "retention_config", "retention_segment",
+            "retention_partition", "retention_total"} <= kinds
 
 
 def test_dump_goldens_have_the_declared_types() -> None:
@@ -234,7 +236,7 @@ def test_report_output_has_the_declared_types(kdump: KdumpRunner, sample_dir: Pa
             errors += type_errors(obj, own)
         assert errors == []
     assert {"report", "section", "input_file", "activity", "timeline", "transaction",
-            "report_end", "broker", "image"} <= kinds
+            "report_end", "broker", "image", "retention_run", "retention_segment"} <= kinds
 
 
 def test_repair_output_has_the_declared_types(kdump: KdumpRunner, sample_dir: Path,

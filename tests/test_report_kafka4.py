@@ -43,7 +43,7 @@ def test_kafka4_report_json(kdump: KdumpRunner, logdir: Path) -> None:
     assert r.rc == 0, r.err
     by = _sections(r.out)
     assert list(by) == ["", "custody", "cluster", "data", "findings", "groups", "transactions",
-                        "schemas"]
+                        "schemas", "retention"]
     for name, objs in by.items():
         for o in objs:  # every object documented in kdump/model.py
             schema = METADATA_SCHEMA if name == "cluster" and o["type"] in METADATA_SCHEMA \

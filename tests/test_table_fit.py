@@ -51,6 +51,8 @@ COMMANDS: list[list[str]] = [
     ["metadata", "kraft"],
     ["compare-replicas", "replicas/b1", "replicas/b2"],
     ["lag", "lag/b1", "lag/b2"],
+    ["retention", S, "--now", "2023-11-21T22:13:35Z"],
+    ["retention", "lag/b1", "lag/b2", "--now", "2023-11-21T22:13:35Z"],
 ]
 
 

@@ -61,6 +61,7 @@ COMMAND_MODULES = {
     "metadata": "metadata",
     "repair": "repair",
     "report": "report",
+    "retention": "retention",
     "schemas": "schemas",
     "size-report": "find",
     "spark": "spark",

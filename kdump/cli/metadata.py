@@ -67,7 +67,7 @@ def metadata_command(path: str, at_offset: int | None, at_time: str | None,
     f = resolve_format(fmt)
     try:
         target = Target(offset=at_offset,
-                        time=None if at_time is None else parse_timestamp(at_time))
+                        time=None if at_time is None else parse_timestamp(at_time, "--at-time"))
         points = None if diff is None else (parse_point(diff[0]), parse_point(diff[1]))
         sources = find_sources(path)
         selector = None

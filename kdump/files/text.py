@@ -242,6 +242,59 @@ def _unescape(s: str) -> str:
     return "".join(out)
 
 
+@dataclass(frozen=True, slots=True)
+class PropertyLine:
+    """One ``key=value`` of a properties file, where it was written."""
+
+    key: str
+    value: str
+    line: int  # 1-based number of the line the entry starts on
+    position: int  # byte position of that line
+
+
+def iter_properties_strict(source: FileSource) -> Iterator[PropertyLine]:
+    """A hand-written properties file (``server.properties``) as Properties.load reads
+    it (ISO-8859-1, ``#``/``!`` comments, a backslash at the end continues the line,
+    ``=``, ``:`` or blanks between key and value, ``\\uXXXX`` escapes), refusing what
+    a person most likely got wrong: a line holding a key and no value, no separator
+    (``log.retention.hours``), and a malformed ``\\u`` escape (Properties.load throws
+    "Malformed \\uxxxx encoding").  :class:`CorruptDataError` names the line and its
+    byte position."""
+    raw = _read_raw(source, MAX_SMALL_TEXT_BYTES)
+    spans = list(_spans(raw))
+    k = 0
+    while k < len(spans):
+        start, stop, _nxt = spans[k]
+        first = k
+        text = raw[start:stop].decode("latin-1").lstrip(" \t\f")
+        k += 1
+        if not text or text[0] in "#!":
+            continue
+        # a logical line: an odd number of backslashes at the end continues it
+        while _continues(text) and k < len(spans):
+            s2, e2, _ = spans[k]
+            text = text[:-1] + raw[s2:e2].decode("latin-1").lstrip(" \t\f")
+            k += 1
+        if _continues(text):
+            text = text[:-1]
+        m = _PROPERTY.match(text)
+        key, sep_value = (m.group(1), m.group(2)) if m else (text, "")
+        if m is None or (not sep_value and not re.search(r"(?<!\\)[=:]", text)):
+            raise CorruptDataError(f"line {first + 1}: {_quote(text)} is not key=value",
+                                   path=source.path, position=start)
+        for part in (key, sep_value):
+            bad = re.search(r"(?<!\\)(?:\\\\)*\\u(?![0-9a-fA-F]{4})", part)
+            if bad:
+                raise CorruptDataError(f"line {first + 1}: malformed \\uxxxx escape in "
+                                       f"{_quote(text)}", path=source.path, position=start)
+        yield PropertyLine(_unescape(key), _unescape(sep_value), first + 1, start)
+
+
+def _continues(text: str) -> bool:
+    n = len(text) - len(text.rstrip("\\"))
+    return n % 2 == 1
+
+
 def read_json(source: FileSource) -> Any:
     """``quorum-state`` and the 3.7+ ``.kafka_cleanshutdown`` (empty = old marker)."""
     text = read_text(source)

@@ -141,8 +141,8 @@ def parse_point(text: str) -> Target:
     if t.isdigit():
         return Target(offset=int(t))
     if t.startswith("@"):
-        return Target(time=parse_timestamp(t[1:]))
-    return Target(time=parse_timestamp(t))
+        return Target(time=parse_timestamp(t[1:], "--diff"))
+    return Target(time=parse_timestamp(t, "--diff"))
 
 
 @dataclass(slots=True)

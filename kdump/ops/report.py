@@ -2,7 +2,7 @@
 
 The report runs the core operations every other command runs -- verify-crc,
 verify-index, size-report, compare-replicas (several log dirs), lag, the KRaft metadata
-replay -- and hands on their objects unchanged, each section opened by a ``section``
+replay, retention -- and hands on their objects unchanged, each section opened by a ``section``
 object, so ``kdump report --format json`` is the report's data model and the HTML page
 (kdump/render/html.py) is one view over it.  Its own objects (documented in
 kdump/model.py) are the chain of custody (``report``, ``input_file``, ``report_end``),
@@ -61,6 +61,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("groups", "Consumer groups and lag"),
     ("transactions", "Transactions"),
     ("schemas", "Schema registry"),
+    ("retention", "Retention"),
 )
 #: file kinds whose content no check reads (listed, hashed, marked read: false)
 UNREAD_KINDS = ("unknown", "lock", "other")
@@ -513,6 +514,11 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
 
     yield from schemas_section([f for f in files if _is_partition_log(f)], paths,
                                opts.max_batch_bytes)
+
+    yield section("retention")  # judged at the report's start (kdump/ops/retention.py)
+    from .retention import retention_section
+
+    yield from retention_section(paths, opts.max_batch_bytes, now=int(started))
 
 
 #: the passes over the inputs that :func:`report` starts (ReadCounter.new_pass): what a

@@ -111,6 +111,10 @@ class HtmlReportRenderer:
         self.extra: dict[str, dict[str, _Bounded]] = {}
         self.section_titles: dict[str, str] = {}
         self.written: str | None = None
+        from .retention import RetentionPage
+
+        #: the retention section's objects and chart (kdump/render/retention.py)
+        self.retention = RetentionPage(KEEP)
 
     # ------------------------------------------------------------------ collecting
     def emit(self, item: object) -> None:
@@ -127,6 +131,9 @@ class HtmlReportRenderer:
             self.end = obj
         elif kind == "problem":
             self._problem(obj)
+        elif self.section == "retention" and isinstance(kind, str) \
+                and kind.startswith("retention_"):
+            self.retention.add(obj)
         elif self.section == "custody" and kind == "input_file":
             self.files.add(obj)
             self.file_kinds[obj["kind"]] += 1
@@ -330,6 +337,10 @@ class HtmlReportRenderer:
         if self.unknown_ids:
             out.append(("warning", f"{_keys_or_values(self.unknown_ids)} naming a schema id "
                         "the registry does not hold", "schemas"))
+        if self.retention.notable_bytes:
+            out.append(("warning", f"{_size(self.retention.notable_bytes)} held back "
+                        "from deletion (a future timestamp, the high watermark, remote copies)",
+                        "retention"))
         if self.group_lag.items:
             g = max(self.group_lag.items, key=lambda g: g["total_lag"])
             if g["total_lag"]:
@@ -348,7 +359,9 @@ class HtmlReportRenderer:
                                      | {g["group"] for g in self.groups.items})),
                   "transactions": _num(self.transactions.total),
                   "schemas": f"{_num(len(self._subjects()))} subjects" if self.schemas.total
-                  else ""}
+                  else "",
+                  "retention": f"{_size(self.retention.by_reason.get('deletable now', 0))} "
+                               "deletable" if self.retention.by_reason else ""}
         return [{"name": n, "title": t, "count": counts.get(n, "")}
                 for n, t in self.section_titles.items()]
 
@@ -413,6 +426,8 @@ class HtmlReportRenderer:
         if series:
             charts["activity"] = time_chart([(a["topic"], [(t, n) for t, n in a["buckets"]])
                                              for a in series], series[0]["bucket_ms"])
+        if self.retention.by_reason:
+            charts["retention"] = self.retention.chart()
         return charts
 
 

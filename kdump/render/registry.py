@@ -53,6 +53,8 @@ RENDERERS: dict[str, dict[str, str]] = {
                 "text": "schemas:SchemasTextRenderer"},
     "repair": {"json": "jsonl:JsonRenderer", "table": "objects:ModelTableRenderer",
                "text": "repair:RepairTextRenderer"},
+    "retention": {"json": "jsonl:JsonRenderer", "table": "retention:RetentionTableRenderer",
+                  "text": "retention:RetentionTextRenderer"},
     "spark-export": {"json": "jsonl:JsonRenderer", "table": "rows:ExportTextRenderer",
                      "text": "rows:ExportTextRenderer"},
 }

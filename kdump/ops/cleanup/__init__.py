@@ -1,0 +1,17 @@
+"""``kdump retention``: what a broker deletes or compacts next, and what holds it back.
+
+* :mod:`.config` - the topic configs retention and the cleaner read, resolved in Kafka's
+  order (``--config``, topic ConfigRecords, the broker's and the cluster's dynamic
+  ConfigRecords, ``server.properties``, Kafka's defaults), each value with its source;
+* :mod:`.segments` - a partition replica's segments: sizes, offsets, each segment's
+  largest timestamp as LogSegment.largestTimestamp gives it (the time index's last
+  entry, the batches, or the file's mtime) and the batch holding it;
+* :mod:`.rules` - UnifiedLog.deleteOldSegments over those segments: which are deletable
+  now and by which rule, why each other one is kept and when it goes;
+* :mod:`.compaction` - LogCleanerManager's view of a compacted log: dirty ratio, first
+  uncleanable offset, open transactions, tombstones and markers;
+* :mod:`.remote` - tiered storage: the highest offset ``__remote_log_metadata`` says was
+  copied, for local retention.
+
+:mod:`kdump.ops.retention` runs them and gives their public names in one place.
+"""

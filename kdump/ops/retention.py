@@ -1,0 +1,561 @@
+"""``kdump retention``: why the disk is not freed.  Per partition replica and segment,
+what UnifiedLog.deleteOldSegments deletes at the next retention check and by which
+rule, why every other segment stays and from when it goes (or why never); for compacted
+logs, what the log cleaner sees (dirty ratio, first uncleanable offset, open
+transactions, tombstones and markers); totals per partition, topic and log dir.
+
+Configs come from ``--config``, the KRaft metadata among the inputs (ConfigRecords),
+``--server-properties`` and Kafka's defaults (:mod:`.cleanup.config`); the high
+watermark, log start offset and cleaner checkpoint from the log dir's checkpoints; the
+highest offset in remote storage from ``__remote_log_metadata`` when it is among the
+inputs.  Several log dirs are several brokers: every row names its log dir and broker
+id, and totals never add replicas across log dirs.
+
+The work lives in :mod:`kdump.ops.cleanup` (configs, segments, the rules, the cleaner);
+this module runs it and gives the public names.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import fs as kfs
+from ..errors import KdumpError
+from ..files.logdir import KafkaFile, walk
+from ..files.tiered import parse_remote_partition_dir
+from ..findings import WARNING, Problem
+from ..fs import Listing
+from ..model import shape
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
+from .cleanup.compaction import CleanerView, cleaner_view, open_transactions
+from .cleanup.config import (
+    HOUR_MS,
+    LONG_MAX,
+    MetadataConfigs,
+    Resolver,
+    ServerProperties,
+    Setting,
+    parse_override,
+    read_server_properties,
+    show,
+)
+from .cleanup.rules import HOLD_REASONS, RULES, LogState, Policy, Verdict, decide
+from .cleanup.segments import (
+    PartitionFiles,
+    Segment,
+    find_pin,
+    list_partition,
+    read_largest_timestamp,
+)
+from .replication.logdirs import LogDir, Replica, ReplicaSet
+
+DAY_MS = 24 * HOUR_MS
+#: the release whose rules apply when nothing says which (the newest kdump knows)
+NEWEST = "4.3"
+METADATA_TOPIC = "__cluster_metadata"
+REMOTE_METADATA_TOPIC = "__remote_log_metadata"
+#: the configs each partition's rows show (the rest are resolved, not shown)
+SHOWN = ("cleanup.policy", "retention.ms", "retention.bytes", "segment.bytes", "segment.ms",
+         "delete.retention.ms", "min.compaction.lag.ms", "max.compaction.lag.ms",
+         "min.cleanable.dirty.ratio", "file.delete.delay.ms", "message.timestamp.type",
+         "remote.storage.enable", "local.retention.ms", "local.retention.bytes",
+         "log.cleaner.enable", "log.retention.check.interval.ms",
+         "remote.log.storage.system.enable")
+
+
+@dataclass(slots=True)
+class RetentionOptions:
+    #: the time the verdicts are for (epoch ms); None: the clock
+    now: int | None = None
+    server_properties: tuple[str, ...] = ()
+    #: ``--config TOPIC:KEY=VALUE``, as given
+    overrides: tuple[str, ...] = ()
+    #: ``--kafka-version X.Y``: whose rules (None: the metadata.version, else the newest)
+    kafka_version: str | None = None
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    #: what ``now`` is, said in the output (default: --now)
+    now_source: str = "--now"
+
+
+@dataclass(slots=True)
+class Inputs:
+    """The options read and checked before anything is written (a bad one is a
+    UsageError, exit 2, with no half output)."""
+
+    servers: list[ServerProperties]
+    overrides: list[tuple[str, str, str]]
+
+
+def check_options(opts: RetentionOptions) -> Inputs:
+    """Read ``--server-properties`` and parse ``--config``: UsageError naming what is
+    wrong."""
+    return Inputs([read_server_properties(p) for p in opts.server_properties],
+                  [parse_override(o) for o in opts.overrides])
+
+
+def check_release(text: str) -> str:
+    """``--kafka-version``: 3.x or 4.x (``X.Y`` or ``X.Y.Z``); UsageError otherwise."""
+    from ..errors import UsageError
+
+    parts = text.strip().split(".")
+    if len(parts) in (2, 3) and all(p.isdigit() for p in parts):
+        major, minor = int(parts[0]), int(parts[1])
+        if major >= 3:
+            return f"{major}.{minor}"
+    raise UsageError(f"unsupported Kafka version {text!r}: kdump retention knows the rules of "
+                     "Kafka 3.x and 4.x (3.0 to 4.3; later releases as 4.3)")
+
+
+# ----------------------------------------------------------------------------- objects
+
+
+@dataclass(slots=True)
+class Tally:
+    """Bytes of a partition, a topic or a log dir: deletable now, soon, and held."""
+
+    partitions: int = 0
+    segments: int = 0
+    bytes: int = 0
+    now: int = 0
+    day: int = 0
+    week: int = 0
+    held: dict[str, int] = field(default_factory=dict)
+    pending_delete: int = 0
+
+    def add(self, o: Tally) -> None:
+        self.partitions += o.partitions
+        self.segments += o.segments
+        self.bytes += o.bytes
+        self.now += o.now
+        self.day += o.day
+        self.week += o.week
+        self.pending_delete += o.pending_delete
+        for k, v in o.held.items():
+            self.held[k] = self.held.get(k, 0) + v
+
+    def fields(self) -> dict[str, Any]:
+        return {"segments": self.segments, "bytes": self.bytes, "deletable_bytes": self.now,
+                "deletable_24h_bytes": self.day, "deletable_7d_bytes": self.week,
+                "held": dict(sorted(self.held.items(), key=lambda kv: (-kv[1], kv[0]))),
+                "pending_delete_bytes": self.pending_delete}
+
+
+@dataclass(slots=True)
+class SegmentVerdict:
+    replica: Replica
+    segment: Segment
+    next_offset: int
+    bytes: int
+    verdict: Verdict
+    pinned_by: dict[str, Any] | None
+
+    def to_json(self) -> dict[str, Any]:
+        s, v = self.segment, self.verdict
+        return shape("retention_segment", {
+            "log_dir": self.replica.log_dir, "broker_id": self.replica.broker_id,
+            "topic": self.replica.topic, "partition": self.replica.partition, "file": s.path,
+            "base_offset": s.base_offset, "next_offset": self.next_offset, "size": s.size,
+            "bytes": self.bytes, "active": s.active,
+            "largest_timestamp": s.largest_timestamp if s.largest_timestamp is not None else -1,
+            "timestamp_source": s.timestamp_source, "timestamp_note": s.timestamp_note,
+            "deletable": v.deletable, "rule": v.rule, "reason": v.reason,
+            "deletable_at": v.deletable_at, "detail": v.detail, "pinned_by": self.pinned_by})
+
+
+@dataclass(slots=True)
+class PartitionVerdict:
+    replica: Replica
+    configs: dict[str, Setting]
+    policy: Policy
+    state: LogState
+    hw_source: str
+    tally: Tally
+    next_deletion: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        r, p, st = self.replica, self.policy, self.state
+        return shape("retention_partition", {
+            "log_dir": r.log_dir, "broker_id": r.broker_id, "topic": r.topic,
+            "partition": r.partition,
+            "cleanup_policy": show(self.configs["cleanup.policy"].value),
+            "retention_ms": p.retention_ms, "retention_bytes": p.retention_bytes,
+            "remote_storage": p.remote,
+            "highest_remote_offset": p.highest_remote_offset if p.remote else None,
+            "log_start_offset": st.log_start_offset, "log_end_offset": st.log_end_offset,
+            "high_watermark": st.high_watermark, "high_watermark_source": self.hw_source,
+            "segments": self.tally.segments, "bytes": self.tally.bytes,
+            "deletable_bytes": self.tally.now, "deletable_24h_bytes": self.tally.day,
+            "deletable_7d_bytes": self.tally.week,
+            "held": self.tally.fields()["held"], "next_deletion": self.next_deletion,
+            "pending_delete_bytes": self.tally.pending_delete})
+
+
+@dataclass(slots=True)
+class CompactionVerdict:
+    replica: Replica
+    view: CleanerView
+    configs: dict[str, Setting]
+
+    def to_json(self) -> dict[str, Any]:
+        r, v, c = self.replica, self.view, self.configs
+        return shape("retention_compaction", {
+            "log_dir": r.log_dir, "broker_id": r.broker_id, "topic": r.topic,
+            "partition": r.partition, "cleaner_checkpoint": v.checkpoint,
+            "first_dirty_offset": v.first_dirty_offset,
+            "first_uncleanable_offset": v.first_uncleanable_offset,
+            "uncleanable_because": v.uncleanable_because, "clean_bytes": v.clean_bytes,
+            "dirty_bytes": v.cleanable_bytes,
+            "dirty_ratio": None if v.dirty_ratio is None else round(v.dirty_ratio, 6),
+            "min_cleanable_dirty_ratio": v.min_cleanable_ratio,
+            "min_compaction_lag_ms": c["min.compaction.lag.ms"].value,
+            "max_compaction_lag_ms": c["max.compaction.lag.ms"].value,
+            "compaction_due": v.compaction_due,
+            "earliest_dirty_timestamp": v.earliest_dirty_timestamp, "cleanable": v.cleanable,
+            "last_stable_offset": v.last_stable_offset,
+            "open_transactions": [{"producer_id": t.producer_id, "first_offset": t.first_offset,
+                                   "source": t.source} for t in v.open_transactions],
+            "delete_retention_ms": c["delete.retention.ms"].value,
+            "tombstones": v.tombstones.to_json(), "markers": v.markers.to_json(),
+            "evidence": v.evidence, "notes": v.notes})
+
+
+@dataclass(slots=True)
+class TotalRow:
+    scope: str
+    log_dir: str
+    broker_id: int | None
+    topic: str | None
+    tally: Tally
+
+    def to_json(self) -> dict[str, Any]:
+        return shape("retention_total", {"scope": self.scope, "log_dir": self.log_dir,
+                                         "broker_id": self.broker_id, "topic": self.topic,
+                                         "partitions": self.tally.partitions,
+                                         **self.tally.fields()})
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+def _metadata(files: list[KafkaFile], max_batch_bytes: int
+              ) -> tuple[MetadataConfigs | None, int | None, list[Problem]]:
+    """The dynamic configs of the fullest ``__cluster_metadata`` replica among the
+    inputs, where each was set, and its metadata.version."""
+    from ..metadata import Replay, find_sources
+
+    dirs = sorted({kfs.dirname(f.path) for f in files
+                   if f.topic == METADATA_TOPIC and f.partition_state is None})
+    best = None
+    problems: list[Problem] = []
+    for d in dirs:
+        try:
+            sources = find_sources(d)
+        except KdumpError as e:
+            problems.append(Problem(d, None, "unreadable-file", e.message))
+            continue
+        where: dict[tuple[Any, ...], str] = {}
+
+        def on_event(ev: Any, where: dict[tuple[Any, ...], str] = where) -> None:
+            for c in ev.changes:
+                if c.key[0] == "config":
+                    at = ev.committed_at if ev.committed_at is not None else ev.offset
+                    where[c.key] = ("ConfigRecord in the snapshot" if at is None
+                                    else f"ConfigRecord at offset {at}")
+
+        r = Replay(sources, on_event=on_event, max_batch_bytes=max_batch_bytes).run()
+        if best is None or (r.offset or -1) > (best[0].offset or -1):
+            best = (r, where, d)
+    if best is None:
+        return None, None, problems
+    r, where, d = best
+    cfg = MetadataConfigs(source=f"{d} (to offset {r.offset})")
+    for key, obj in r.image.objects.items():
+        if key[0] != "config":
+            continue
+        rtype = obj["resource_type"]
+        cfg.configs.setdefault((rtype, obj["resource_name"]), {})[obj["name"]] = (
+            obj["value"], where.get(key, "ConfigRecord"))
+    level = None
+    feature = r.image.objects.get(("feature", "metadata.version"))
+    if feature is not None:
+        level = int(feature["level"])
+    return cfg, level, problems + [p for p in r.problems if p.is_failure]
+
+
+def _release(opts: RetentionOptions, level: int | None) -> tuple[str, str]:
+    from ..decoders.release import release_of_metadata_version
+
+    if opts.kafka_version:
+        return opts.kafka_version, "--kafka-version"
+    if level is not None:
+        known = release_of_metadata_version(level)
+        if known is not None:
+            return known[0], f"metadata.version {level}, {known[1]}"
+        if level < 22:
+            return "3.9", f"metadata.version {level}: a 3.x release"
+        return NEWEST, f"metadata.version {level}: newer than kdump knows"
+    return NEWEST, "assumed: no metadata.version among the inputs"
+
+
+def _remote_offsets(files: list[KafkaFile], max_batch_bytes: int) -> dict[tuple[str, int], int]:
+    """(topic, partition) -> the highest end offset __remote_log_metadata says was copied
+    (its last event COPY_SEGMENT_FINISHED)."""
+    logs = [f for f in files if f.topic == REMOTE_METADATA_TOPIC and f.kind == "log"
+            and f.leftover is None and f.partition_state is None]
+    if not logs:
+        return {}
+    from .tiered import read_metadata
+
+    out: dict[tuple[str, int], int] = {}
+    for m in read_metadata(logs, max_batch_bytes).values():
+        if m.state != "COPY_SEGMENT_FINISHED" or m.topic is None or m.partition is None \
+                or m.end_offset is None:
+            continue
+        key = (m.topic, m.partition)
+        out[key] = max(out.get(key, -1), m.end_offset)
+    return out
+
+
+def _now(opts: RetentionOptions) -> tuple[int, str]:
+    if opts.now is not None:
+        return opts.now, opts.now_source
+    return int(time.time() * 1000), "the clock"
+
+
+def retention(paths: Iterable[str], opts: RetentionOptions,
+              inputs: Inputs | None = None) -> Iterator[Any]:
+    """The objects of ``kdump retention`` (see the module docstring)."""
+    paths = list(paths)
+    if inputs is None:
+        inputs = check_options(opts)
+    now, now_source = _now(opts)
+    files = [item for item in walk(paths) if not isinstance(item, Problem)]
+    metadata, level, meta_problems = _metadata(files, opts.max_batch_bytes)
+    release, release_source = _release(opts, level)
+    resolver = Resolver(overrides=inputs.overrides, metadata=metadata, servers=inputs.servers,
+                        timestamp_after_default=LONG_MAX if release.startswith("3.")
+                        else HOUR_MS)
+    remote = _remote_offsets(files, opts.max_batch_bytes)
+    rs = ReplicaSet(paths)
+    notes = []
+    if metadata is None:
+        notes.append("no KRaft metadata (__cluster_metadata) among the inputs: topic configs "
+                     "are --config, Kafka's own topics' creation configs, server.properties "
+                     "and Kafka's defaults (a topic override set with kafka-configs is not "
+                     "known: give it with --config)")
+    if not inputs.servers:
+        notes.append("no --server-properties: the brokers' static configs are Kafka's "
+                     "defaults unless dynamic ConfigRecords say otherwise")
+    logdirs = sorted(rs.logdirs.values(), key=lambda d: d.path)
+    yield shape("retention_run", {
+        "now": now, "now_source": now_source, "kafka_version": release,
+        "kafka_version_source": release_source,
+        "metadata": metadata.source if metadata is not None else None,
+        "server_properties": [{"file": s.path, "broker_id": s.broker_id}
+                              for s in inputs.servers],
+        "overrides": list(opts.overrides),
+        "log_dirs": [{"log_dir": d.path, "broker_id": d.broker_id} for d in logdirs],
+        "notes": notes})
+    yield from meta_problems
+    yield from rs.problems  # the walk's (the same walk as above) and the log dirs' own
+    listing = Listing()  # a log dir in an object store is listed once
+    for ld in logdirs:
+        yield from _logdir(ld, rs, resolver, remote, release, now, opts, listing)
+    yield from resolver.problems
+
+
+def _logdir(ld: LogDir, rs: ReplicaSet, resolver: Resolver,
+            remote: dict[tuple[str, int], int], release: str, now: int,
+            opts: RetentionOptions, listing: Listing) -> Iterator[Any]:
+    replicas = sorted((r for reps in rs.replicas.values() for r in reps
+                       if r.logdir is ld
+                       and parse_remote_partition_dir(os.path.basename(r.path)) is None),
+                      key=lambda r: (r.topic, r.partition))
+    total = Tally()
+    topic_tally: Tally | None = None
+    shown: set[tuple[str, int | None]] = set()
+    for k, r in enumerate(replicas):
+        configs = resolver.topic(r.topic, ld.broker_id)
+        if (r.topic, ld.broker_id) not in shown:
+            shown.add((r.topic, ld.broker_id))
+            for name in SHOWN:
+                st = configs[name]
+                yield shape("retention_config", {"broker_id": ld.broker_id, "topic": r.topic,
+                                                 "name": name, "value": show(st.value),
+                                                 "source": st.source})
+        if topic_tally is None:
+            topic_tally = Tally()
+        tally = Tally()
+        yield from _partition(r, configs, remote, release, now, opts, tally, listing)
+        topic_tally.add(tally)
+        if k + 1 == len(replicas) or replicas[k + 1].topic != r.topic:
+            yield TotalRow("topic", ld.path, ld.broker_id, r.topic, topic_tally)
+            total.add(topic_tally)
+            topic_tally = None
+    if replicas:
+        yield TotalRow("log_dir", ld.path, ld.broker_id, None, total)
+
+
+def _files_bytes(seg: Segment) -> int:
+    """The segment's .log and index files, on disk."""
+    stem = seg.path[: -len(".log")]
+    total = seg.size
+    for suffix in (".index", ".timeindex", ".txnindex"):
+        try:
+            total += kfs.getsize(stem + suffix)
+        except OSError:
+            pass
+    return total
+
+
+def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, int], int],
+               release: str, now: int, opts: RetentionOptions, tally: Tally,
+               listing: Listing) -> Iterator[Any]:
+    problems: list[Problem] = []
+    try:
+        pf = list_partition(r.path, listing)
+    except OSError as e:
+        yield Problem(r.path, None, "unreadable-file", (e.strerror or str(e)).lower())
+        return
+    segs = pf.segments
+    if not segs:
+        return
+    for s in segs:
+        read_largest_timestamp(s, problems, opts.max_batch_bytes)
+    active = segs[-1]
+    leo = active.last_offset + 1 if active.last_offset is not None else active.base_offset
+    hw_cp = r.high_watermark
+    if hw_cp is None:
+        hw, hw_source = leo, ("assumed the log end offset: no replication-offset-checkpoint "
+                              "entry (a live broker's high watermark is near it)")
+    else:
+        # Log.updateHighWatermark keeps it within [log start offset, log end offset]
+        hw = min(hw_cp, leo)
+        hw_source = "replication-offset-checkpoint" + (
+            f" ({hw_cp}, past the log end offset: the log end offset)" if hw_cp > leo else "")
+    lso_cp = r.logdir.log_start_offsets.get((r.topic, r.partition))
+    policy_list = configs["cleanup.policy"].value
+    system = bool(configs["remote.log.storage.system.enable"].value)
+    internal = r.topic in ("__consumer_offsets", "__transaction_state", "__share_group_state",
+                           REMOTE_METADATA_TOPIC, METADATA_TOPIC)
+    rem_topic = bool(configs["remote.storage.enable"].value)
+    if rem_topic and not system and configs["remote.log.storage.system.enable"].source \
+            .startswith("default"):
+        # a topic can only enable remote storage on a broker that has it on
+        system = True
+    is_remote = system and rem_topic and "compact" not in policy_list and not internal
+    remote_copy = is_remote and not configs["remote.log.copy.disable"].value
+    ret_ms = configs["retention.ms"].value
+    ret_bytes = configs["retention.bytes"].value
+    if remote_copy:
+        local_ms, local_bytes = configs["local.retention.ms"].value, \
+            configs["local.retention.bytes"].value
+        ret_ms = ret_ms if local_ms == -2 else local_ms
+        ret_bytes = ret_bytes if local_bytes == -2 else local_bytes
+    log_start = max(lso_cp or 0, segs[0].base_offset) if not is_remote else (
+        lso_cp if lso_cp is not None else segs[0].base_offset)
+    state = LogState(segs, leo, hw, log_start, max(log_start, segs[0].base_offset))
+    policy = Policy(release, "delete" in policy_list, "compact" in policy_list, ret_ms,
+                    ret_bytes, is_remote, remote_copy,
+                    remote.get((r.topic, r.partition), -1),
+                    bool(configs["log.cleaner.enable"].value),
+                    kraft_metadata=r.topic == METADATA_TOPIC)
+    verdicts = decide(state, policy, now)
+    next_deletion: int | None = None
+    rows: list[SegmentVerdict] = []
+    for i, (s, v) in enumerate(zip(segs, verdicts, strict=True)):
+        b = _files_bytes(s)
+        pinned = _pinned_by(segs, i, v, problems, opts.max_batch_bytes)
+        if pinned is not None and v.reason == "future-timestamp":
+            problems.append(_future(s, v, pinned, now))
+        tally.segments += 1
+        tally.bytes += b
+        if v.deletable:
+            tally.now += b
+            tally.day += b
+            tally.week += b
+        else:
+            tally.held[v.reason] = tally.held.get(v.reason, 0) + b
+            if v.deletable_at is not None:
+                if v.deletable_at <= now + DAY_MS:
+                    tally.day += b
+                if v.deletable_at <= now + 7 * DAY_MS:
+                    tally.week += b
+                if next_deletion is None or v.deletable_at < next_deletion:
+                    next_deletion = v.deletable_at
+        rows.append(SegmentVerdict(r, s, state.upper(i), b, v, pinned))
+    tally.partitions = 1
+    tally.pending_delete = sum(lo.size for lo in pf.leftovers if lo.kind == "deleted")
+    yield PartitionVerdict(r, configs, policy, state, hw_source, tally, next_deletion)
+    yield from rows
+    if policy.compact:
+        yield _compaction(r, configs, segs, pf, state, now, problems, opts)
+    yield from problems
+
+
+def _future(s: Segment, v: Verdict, pinned: dict[str, Any], now: int) -> Problem:
+    """The finding for a segment stamped later than now (it holds the walk)."""
+    batch = pinned.get("batch")
+    where = (f" (the batch at position {batch['position']}, offset {batch['offset']}, "
+             f"producer id {batch['producer_id']})" if batch else "")
+    return Problem(s.path, batch["position"] if batch else None, "future-timestamp",
+                   f"the segment's largest timestamp {s.largest_timestamp} is later than now "
+                   f"({now}){where}: time retention keeps it, and every segment after it, "
+                   f"until {v.deletable_at}", base_offset=batch["offset"] if batch else None,
+                   severity=WARNING)
+
+
+def _pinned_by(segs: list[Segment], i: int, v: Verdict, problems: list[Problem],
+               max_batch_bytes: int) -> dict[str, Any] | None:
+    if v.reason == "future-timestamp":
+        j = i
+    elif v.reason == "pinned" and v.pinned_by is not None:
+        j = v.pinned_by
+    else:
+        return None
+    seg = segs[j]
+    pin = find_pin(seg, problems, max_batch_bytes) if seg.timestamp_source != "mtime" else None
+    return {"segment": seg.path, "reason": "largest timestamp" if seg.timestamp_source != "mtime"
+            else "file mtime", "largest_timestamp": seg.largest_timestamp,
+            "batch": pin.to_json() if pin is not None else None}
+
+
+def _compaction(r: Replica, configs: dict[str, Setting], segs: list[Segment],
+                pf: PartitionFiles, state: LogState, now: int, problems: list[Problem],
+                opts: RetentionOptions) -> CompactionVerdict:
+    txns = open_transactions(segs, pf.snapshots, state.log_end_offset, problems,
+                             opts.max_batch_bytes)
+    view = cleaner_view(
+        segs, checkpoint=r.logdir.cleaner_offsets.get((r.topic, r.partition)),
+        log_start_offset=state.log_start_offset, log_end_offset=state.log_end_offset,
+        high_watermark=state.high_watermark, open_txns=txns,
+        min_ratio=configs["min.cleanable.dirty.ratio"].value,
+        min_lag_ms=configs["min.compaction.lag.ms"].value,
+        max_lag_ms=configs["max.compaction.lag.ms"].value, now=now,
+        leftovers=pf.leftovers, problems=problems, max_batch_bytes=opts.max_batch_bytes)
+    if not configs["log.cleaner.enable"].value:
+        view.evidence.insert(0, "log.cleaner.enable=false: no cleaner runs on this broker")
+        view.cleanable = False
+    return CompactionVerdict(r, view, configs)
+
+
+def retention_section(paths: Iterable[str], max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+                      now: int | None = None) -> Iterator[Any]:
+    """``kdump report``'s retention section: the same objects, at the report's time,
+    with Kafka's defaults where the inputs hold no config (problems the other checks
+    report are left to them, except the future timestamps)."""
+    opts = RetentionOptions(now=now, max_batch_bytes=max_batch_bytes,
+                            now_source="the report's start")
+    for item in retention(paths, opts):
+        if isinstance(item, Problem) and item.kind != "future-timestamp":
+            continue
+        yield item
+
+
+__all__ = ["HOLD_REASONS", "RULES", "CompactionVerdict", "Inputs", "PartitionVerdict",
+           "RetentionOptions", "SegmentVerdict", "TotalRow", "check_options", "check_release",
+           "retention", "retention_section"]
