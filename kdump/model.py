@@ -975,7 +975,16 @@ METADATA_SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("voters", "list|null", ""),
         ("quorum_state_file", "object|null", "{file, values}: the quorum-state file, as copied"),
         ("complete", "bool", "no gap and no record failed"), ("topics", "int", ""), ("partitions", "int", ""),
-        ("brokers", "int", "")]),
+        ("brokers", "int", ""),
+        ("cluster_state", "str|null", "running (a registered broker is unfenced and not in "
+         "controlled shutdown), stopped (every registered broker is fenced or in controlled "
+         "shutdown: the cluster was stopped), null (no broker registered)"),
+        ("stopped", "object|null", "when stopped: {timestamp, offset, broker, how (fenced or "
+         "in controlled shutdown), text}: the record of the last broker to go down (offset "
+         "null: read from the snapshot); text reads \"the cluster was stopped at T (broker N "
+         "fenced at offset X)\""),
+        ("partitions_without_leader", "int", "partitions whose leader is -1 (when stopped, "
+         "they follow from the stop)")]),
     "change": ("--history: one object changed by one record", [
         ("offset", "int|null", "null: loaded from the snapshot"), ("timestamp", "int|null", ""),
         ("record", "str", "the record type"),
