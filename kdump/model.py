@@ -298,6 +298,19 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("next?", "int", "offset gaps"),
         ("lost_offsets?", "list", "truncated closed segments: [first, last] offsets lost up to the "
                                   "next segment's base offset"),
+        ("topic?", "str", "findings about a topic or partition (partition-offline, "
+                          "partition-under-replicated, replica-*, hanging-transaction, "
+                          "schema-id-unknown)"),
+        ("partition?", "int", "findings about a partition"),
+        ("broker?", "int|null", "broker-fenced: the broker; cluster-stopped: the last broker to "
+                                "go down"),
+        ("offset?", "int|null", "cluster-stopped: the metadata record that stopped the cluster "
+                                "(null: read from a snapshot)"),
+        ("timestamp?", "int|null", "cluster-stopped: that record's time"),
+        ("partitions_without_leader?", "int", "cluster-stopped: partitions whose leader is -1"),
+        ("records?", "int", "schema findings: the record keys and values they count"),
+        ("schema_id?", "int", "schema-deleted-in-use"),
+        ("schema_ids?", "list", "schema-id-unknown: the ids the registry does not hold"),
         ("...?", "any", "other kind-specific details"),
     ]),
     "summary": ("closes verify-crc and verify-index", [

@@ -129,7 +129,7 @@ def _unknown_findings(usage: dict[str, _Usage], where: str) -> Iterator[Problem]
             named = ", ".join(f"{sid} ({c})" for sid, c in
                               sorted(ids.items(), key=lambda kv: (-kv[1], kv[0]))[:_IDS_NAMED])
             more = f" and {len(ids) - _IDS_NAMED} more" if len(ids) > _IDS_NAMED else ""
-            parts.append(f"{n} record {side}{'' if n == 1 else 's'} name schema "
+            parts.append(f"{n} record {side}{' names' if n == 1 else 's name'} schema "
                          f"id{'' if len(ids) == 1 else 's'} {named}{more}")
         if parts:
             yield Problem(where, None, "schema-id-unknown",

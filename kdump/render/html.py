@@ -349,7 +349,7 @@ class HtmlReportRenderer:
         if kind == "broker-fenced":
             ids = self.kind_brokers.get(kind, [])
             more = ", ..." if n > len(ids) else ""
-            return (f"{plural(n, 'broker')} fenced while the cluster runs: "
+            return (f"{plural(n, 'broker')} fenced or shutting down while the cluster runs: "
                     f"{', '.join(map(str, ids))}{more}")
         if kind == "replica-diverged":
             return f"{plural(n, 'partition')} whose replicas diverge"
