@@ -197,7 +197,7 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
                                "value_version?, data?, error?}"),
         ("decoded?", "object",
          "what a decoder (internal topics by directory name, --key-decoder, "
-         "--value-decoder) made of the payload: {key?, value?, layout?}, objects; "
+         "--value-decoder) made of the payload: {key?, value?, layout?, key_note?}, objects; "
          "internal topics as Kafka's JSON converters render them ({type, data} / "
          "{version, data}, metadata {type, version, data}), read with the record "
          "layouts of Kafka 4.0-4.3; a value kdump cannot read exactly holds raw "
@@ -207,7 +207,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
          "schema-registry payloads each is {format (avro, protobuf, json-schema), "
          "schema_id, guid (when a header named the schema by GUID), subject, "
          "version, deleted (null, soft or hard), message (Protobuf: the message's "
-         "full name), data (the value as JSON)}"),
+         "full name), data (the value as JSON)}; with --decoder auto, a data topic's key "
+         "of exactly 8 or 4 bytes that is not text is the big-endian int64 / int32 "
+         "Kafka's Long/IntegerSerializer wrote, and key_note says so"),
         ("decode_error?", "str",
          "what the decoder could not decode: an unknown record type or "
          "version is named (type, version, releases kdump knows) and its raw "

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..decoders import INTERNAL, TOPIC_DECODERS, KeyValueDecoder
+from ..decoders import INTERNAL, TOPIC_DECODERS, AutoKeyValueDecoder, KeyValueDecoder
 from ..decoders.base import Decoded, PayloadDecoder
 from ..decoders.redact import holds_metadata, shown
 from ..decoders.release import Releases, layout_of_note, log_dir_of
@@ -129,8 +129,8 @@ class DumpOptions:
                 name = "cluster-metadata"
             if not name:
                 # data topics: schema-framed payloads decoded when the registry's storage
-                # is there
-                name = "schema-auto" if self.schema.registry(f.path) else "kv"
+                # is there; keys of 8 or 4 bytes that are not text shown as numbers
+                name = "schema-auto" if self.schema.registry(f.path) else "auto-kv"
         elif name == "string":
             name = "kv"
         if name == "kv" and self.forced_schema:
@@ -143,10 +143,14 @@ class DumpOptions:
             if self.show_secrets and hasattr(decoder, "show_secrets"):
                 decoder.show_secrets = True  # --show-secrets (kdump.decoders.redact)
             return decoder
-        key: object = name
+        # the auto schema decoder is the topic's: whether its keys / values are framed
+        # depends on the topic's subjects (kdump.schemaregistry.framing)
+        key: object = (name, f.topic) if name == "schema-auto" else name
         if key not in self._cache:
             if name == "schema-auto":
-                self._cache[key] = self.schema.decoder(f.path)
+                self._cache[key] = self.schema.decoder(f.path, topic=f.topic)
+            elif name == "auto-kv":
+                self._cache[key] = AutoKeyValueDecoder()
             elif name == "schema-forced":
                 self._cache[key] = self.schema.decoder(f.path, self.key_decoder,
                                                        self.value_decoder)
