@@ -46,11 +46,12 @@ from .. import __version__
 from .. import fs as kfs
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, not_data, walk
-from ..findings import ERROR, WARNING, Problem, finding_key
+from ..findings import Problem, finding_key
 from ..model import shape
 from ..records.file_records import Batch, LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource, ReadCounter
+from .report_findings import replica_finding, with_hanging_findings
 
 #: the sections, in the order the stream (and the page) gives them: (name, title)
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -365,45 +366,6 @@ def transaction_objects(acts: dict[tuple[str, int], list[_ReplicaActivity]]
     yield from rows
 
 
-def hanging_finding(t: dict[str, Any]) -> Problem:
-    """A hanging ``transaction`` object as a finding (the page counts it with the others)."""
-    return Problem(os.path.join(t["log_dir"], f"{t['topic']}-{t['partition']}"), None,
-                   "hanging-transaction",
-                   f"{t['topic']}-{t['partition']}: producer {t['producer_id']} (epoch "
-                   f"{t['producer_epoch']}) opened a transaction at offset {t['first_offset']}, "
-                   f"{_minutes(t['age_ms'])} before the partition's last batch, and no marker "
-                   "closes it", severity=WARNING,
-                   extra={"topic": t["topic"], "partition": t["partition"]})
-
-
-def _minutes(ms: int | None) -> str:
-    if ms is None:
-        return "an unknown time"
-    m = ms // 60_000
-    return f"{m} minute{'' if m == 1 else 's'}" if m < 120 else f"{m // 60} hours"
-
-
-def replica_finding(c: Any) -> Problem | None:
-    """A ``partition_comparison`` whose replicas diverge (error) or lag (warning) as a
-    finding; None when they agree."""
-    if c.status not in ("diverged", "lagging"):
-        return None
-    def who(s: Any) -> str:
-        bid = s.replica.logdir.broker_id
-        return f"broker {bid}" if bid is not None else s.replica.log_dir
-
-    ends = ", ".join(f"{who(s)} at {s.leo if s.leo is not None else '–'}" for s in c.states)
-    if c.status == "diverged":
-        detail = (f"{c.name}: the replicas hold different batches from offset "
-                  f"{c.divergence_offset} (replicas end: {ends})")
-    else:
-        detail = f"{c.name}: a replica ends before another (log end offsets: {ends})"
-    return Problem(c.states[0].replica.path if c.states else c.topic, None,
-                   "replica-diverged" if c.status == "diverged" else "replica-lagging", detail,
-                   severity=ERROR if c.status == "diverged" else WARNING,
-                   extra={"topic": c.topic, "partition": c.partition})
-
-
 # ----------------------------------------------------------------------- metadata
 
 #: partition fields whose change belongs on the cluster's timeline
@@ -457,8 +419,7 @@ def _metadata(files: list[KafkaFile], max_batch_bytes: int) -> Iterator[Any]:
     yield shape("timeline", {"changes": changes, "shown": len(kept),
                              "entries": list(kept)})
     yield from r.problems
-    # stopped or failing: the cluster's health, as kdump metadata says it
-    yield from r.health().problems(r.sources.directory or r.sources.path)
+    yield from r.health().problems(r.sources.directory or r.sources.path)  # stopped, failing
 
 
 # ----------------------------------------------------------------------- groups
@@ -604,9 +565,7 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
         for c in compare_replicas(paths, CompareOptions(max_batch_bytes=opts.max_batch_bytes)):
             if isinstance(c, PartitionComparison):
                 yield c
-                p = replica_finding(c)
-                if p is not None:
-                    yield p
+                yield from replica_finding(c)
 
     yield section("findings")
     ReadCounter.new_pass()
@@ -621,10 +580,7 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
     yield from _group_objects(files, paths, opts.max_batch_bytes)
 
     yield section("transactions")
-    for t in transaction_objects(acts):
-        yield t
-        if t["state"] == "hanging":
-            yield hanging_finding(t)
+    yield from with_hanging_findings(transaction_objects(acts))
 
     yield section("schemas")
     from .report_schemas import schemas_section
