@@ -100,6 +100,9 @@ class AutoKeyValueDecoder(KeyValueDecoder):
     ``framed`` tells dump which records need more than the string decoder (the others
     keep its fast path)."""
 
+    #: the only keys :meth:`framed` may say yes to: their sizes (dump asks about no other)
+    key_sizes = frozenset((4, 8))
+
     def __init__(self) -> None:
         super().__init__("string", "string")
         self.name = "auto"

@@ -306,7 +306,12 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                     last_offset = offs[-1]
                 records = fast_events(recs, RecordEvent, fast_decoded)
                 if framed is not None:
-                    for ev in records:
+                    # a decoder that looks at keys of some sizes only (the auto decoder's
+                    # number keys) is asked about those keys only: the rest keep the
+                    # string decoder's events, built natively
+                    sizes = getattr(decoder, "key_sizes", None)
+                    for ev in records if sizes is None else [
+                            ev for ev in records if len(ev.record.key or b"") in sizes]:
                         r = ev.record
                         if framed(r.key, r.value, r.headers):
                             ev.decoded = decoder.decode(  # type: ignore[union-attr,call-arg]
