@@ -103,6 +103,21 @@ KINDS: Final[dict[str, str]] = {
     "metadata-gap": "metadata offsets in no snapshot and no segment: the image lacks them",
     "metadata-snapshot": "a KRaft snapshot without header or footer, or damaged",
     "metadata-target": "the --at-offset/--at-time target is outside the records",
+    # the cluster as the metadata image shows it (kdump metadata, kdump report)
+    "cluster-stopped": "every registered broker is fenced or in controlled shutdown in the "
+    "image: the cluster was stopped (info); its partitions without a leader follow from the "
+    "stop",
+    "partition-offline": "a partition has no leader (leader -1) while a registered broker is "
+    "unfenced",
+    "partition-under-replicated": "a partition's ISR is smaller than its replicas while the "
+    "cluster runs",
+    "broker-fenced": "a registered broker is fenced or in controlled shutdown while another "
+    "is unfenced",
+    # kdump report: replicas, transactions
+    "replica-diverged": "replicas of a partition hold different batches at the same offsets",
+    "replica-lagging": "a replica of a partition ends before another (it was behind when copied)",
+    "hanging-transaction": "a transaction with no marker, open longer than "
+    "transaction.max.timeout.ms (15 minutes) by the partition's own clock",
     # schema registry (kdump/schemaregistry)
     "schema-registry": "a record of the schema registry's topic (_schemas) or a schema file "
     "that is not a schema: skipped",
@@ -110,6 +125,11 @@ KINDS: Final[dict[str, str]] = {
     "future-timestamp": "a segment's largest timestamp is later than the time the verdicts are "
     "for: time retention keeps it, and every segment after it, until that timestamp + "
     "retention.ms (the batch holding it is named)",
+    "schema-id-unknown": "records of a topic whose keys or values are schema-framed (a subject "
+    "for that side, ids the registry holds, or schema-id headers) name an id the registry's "
+    "storage does not hold",
+    "schema-deleted-in-use": "records name a schema id whose every version was deleted "
+    "(soft or hard) in the registry's storage",
 }
 
 
@@ -209,12 +229,39 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "metadata-snapshot": "RecordsSnapshotReader: SnapshotHeaderRecord first, SnapshotFooterRecord "
     "last",
     "metadata-target": "kdump's --at-offset / --at-time",
+    "cluster-stopped": "ReplicationControlManager.handleBrokerFenced / "
+    "handleBrokerInControlledShutdown: a stopping broker is fenced "
+    "(BrokerRegistrationChangeRecord fenced=1, FenceBrokerRecord before metadata.version "
+    "3.3-IV2: MetadataVersion.isBrokerRegistrationChangeRecordSupported) after its "
+    "leaderships moved; a partition with no other ISR replica is left "
+    "with leader -1",
+    "partition-offline": "PartitionRegistration.leader: NO_LEADER (-1) means no replica serves "
+    "the partition (LeaderConstants)",
+    "partition-under-replicated": "PartitionRegistration.isr against replicas: a replica out "
+    "of the ISR (ReplicationControlManager shrinks the ISR of a fenced broker)",
+    "broker-fenced": "BrokerHeartbeatManager: a broker whose session timed out, or that asked "
+    "to shut down, is fenced (ReplicationControlManager.maybeFenceOneStaleBroker, "
+    "processBrokerHeartbeat)",
+    "replica-diverged": "kdump compare-replicas: Kafka's followers truncate to the leader's "
+    "epoch end offset (ReplicaFetcherThread); batches that differ at one offset were "
+    "written under different leaders",
+    "replica-lagging": "kdump compare-replicas: a follower fetches behind its leader "
+    "(replica.lag.time.max.ms decides when it leaves the ISR)",
+    "hanging-transaction": "TransactionCoordinator aborts a transaction older than its "
+    "transaction.timeout.ms (transaction.max.timeout.ms bounds it): a partition still open "
+    "after that is hanging (kafka-transactions.sh find-hanging)",
     "schema-registry": "the schema registry's storage (SchemaRegistryKey / SchemaKey / "
     "SchemaValue, JSON records of its Kafka topic): a record not of that form is not a schema",
     "future-timestamp": "UnifiedLog.deleteRetentionMsBreachedSegments: startMs - "
     "segment.largestTimestamp > retentionMs, walking from the oldest segment and stopping at "
     "the first it keeps (4.1+ logs \"contains future timestamp(s), making it ineligible to be "
     "deleted\")",
+    "schema-id-unknown": "Confluent's deserializers look the id up in the registry "
+    "(AbstractKafkaSchemaSerDe.lookupSchemaBySubjectAndId): an id it does not hold fails "
+    "to deserialize",
+    "schema-deleted-in-use": "the registry's SchemaValue deleted flag and tombstones "
+    "(KafkaStoreMessageHandler): a consumer without the schema cached cannot read the "
+    "records",
 }
 
 
@@ -255,3 +302,15 @@ class Problem:
     @property
     def is_failure(self) -> bool:
         return self.severity in (ERROR, WARNING)
+
+
+def finding_key(path: str | None, position: int | None, kind: str, base_offset: int | None,
+                detail: str) -> tuple[Any, ...]:
+    """What makes two findings one: a finding about bytes is the same finding when two
+    checks report it at the same place (verify-crc and verify-index frame the same
+    batches, in their own words); a finding about no bytes (a partition without a leader,
+    a schema id) by what it says.  ``kdump report`` counts, and its page lists, each
+    finding once by this key."""
+    if position is None:
+        return (path, None, str(kind), detail)
+    return (path, position, str(kind), base_offset)

@@ -197,7 +197,7 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
                                "value_version?, data?, error?}"),
         ("decoded?", "object",
          "what a decoder (internal topics by directory name, --key-decoder, "
-         "--value-decoder) made of the payload: {key?, value?, layout?}, objects; "
+         "--value-decoder) made of the payload: {key?, value?, layout?, key_note?}, objects; "
          "internal topics as Kafka's JSON converters render them ({type, data} / "
          "{version, data}, metadata {type, version, data}), read with the record "
          "layouts of Kafka 4.0-4.3; a value kdump cannot read exactly holds raw "
@@ -207,7 +207,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
          "schema-registry payloads each is {format (avro, protobuf, json-schema), "
          "schema_id, guid (when a header named the schema by GUID), subject, "
          "version, deleted (null, soft or hard), message (Protobuf: the message's "
-         "full name), data (the value as JSON)}"),
+         "full name), data (the value as JSON)}; with --decoder auto, a data topic's key "
+         "of exactly 8 or 4 bytes that is not text is the big-endian int64 / int32 "
+         "Kafka's Long/IntegerSerializer wrote, and key_note says so"),
         ("decode_error?", "str",
          "what the decoder could not decode: an unknown record type or "
          "version is named (type, version, releases kdump knows) and its raw "
@@ -298,6 +300,19 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("next?", "int", "offset gaps"),
         ("lost_offsets?", "list", "truncated closed segments: [first, last] offsets lost up to the "
                                   "next segment's base offset"),
+        ("topic?", "str", "findings about a topic or partition (partition-offline, "
+                          "partition-under-replicated, replica-*, hanging-transaction, "
+                          "schema-id-unknown)"),
+        ("partition?", "int", "findings about a partition"),
+        ("broker?", "int|null", "broker-fenced: the broker; cluster-stopped: the last broker to "
+                                "go down"),
+        ("offset?", "int|null", "cluster-stopped: the metadata record that stopped the cluster "
+                                "(null: read from a snapshot)"),
+        ("timestamp?", "int|null", "cluster-stopped: that record's time"),
+        ("partitions_without_leader?", "int", "cluster-stopped: partitions whose leader is -1"),
+        ("records?", "int", "schema findings: the record keys and values they count"),
+        ("schema_id?", "int", "schema-deleted-in-use"),
+        ("schema_ids?", "list", "schema-id-unknown: the ids the registry does not hold"),
         ("...?", "any", "other kind-specific details"),
     ]),
     "summary": ("closes verify-crc and verify-index", [
@@ -1176,7 +1191,16 @@ METADATA_SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("voters", "list|null", ""),
         ("quorum_state_file", "object|null", "{file, values}: the quorum-state file, as copied"),
         ("complete", "bool", "no gap and no record failed"), ("topics", "int", ""), ("partitions", "int", ""),
-        ("brokers", "int", "")]),
+        ("brokers", "int", ""),
+        ("cluster_state", "str|null", "running (a registered broker is unfenced and not in "
+         "controlled shutdown), stopped (every registered broker is fenced or in controlled "
+         "shutdown: the cluster was stopped), null (no broker registered)"),
+        ("stopped", "object|null", "when stopped: {timestamp, offset, broker, how (fenced or "
+         "in controlled shutdown), text}: the record of the last broker to go down (offset "
+         "null: read from the snapshot); text reads \"the cluster was stopped at T (broker N "
+         "fenced at offset X)\""),
+        ("partitions_without_leader", "int", "partitions whose leader is -1 (when stopped, "
+         "they follow from the stop)")]),
     "change": ("--history: one object changed by one record", [
         ("offset", "int|null", "null: loaded from the snapshot"), ("timestamp", "int|null", ""),
         ("record", "str", "the record type"),

@@ -11,7 +11,8 @@ tests/group_records.py, tests/registry_writer.py): fixed values, no clock.
 - ``_schemas-0`` and the Avro / Protobuf / JSON Schema topics of
   ``registry_writer.write_sample`` (orders, events, users, old, gone: soft- and
   hard-deleted schemas), and legacy-0, whose records name id 1 in their keys, an id the
-  registry does not hold (99) in a value, and nothing in another;
+  registry does not hold (99) in a value's schema-id header, and nothing in two others
+  (one of them only looks framed: 0x00 and id 99, with no evidence);
 - ``payments-0`` / ``payments-1``: 200 plain records each over 200 seconds, and a
   transaction left open 20 minutes before the partition's last batch (hanging);
 - ``__consumer_offsets-0``: a classic group (commits only), a KIP-848 consumer group with
@@ -197,10 +198,14 @@ def kafka4_logdir(root: Path) -> Path:
                    base_offset=201)])
     for name, tid in (("payments-0", PAYMENTS), ("payments-1", PAYMENTS)):
         (b / name / "partition.metadata").write_bytes(w.partition_metadata(_raw(tid)))
-    # keys framed with the registry's id 1, a value with id 99 it does not hold, one plain
+    # keys framed with the registry's id 1; a value that only looks framed (0x00 and id 99
+    # the registry does not hold, no legacy-value subject, no header: not framed), a plain
+    # one, and a value whose schema-id header names id 99 (framed: an unknown id)
     w.write_replica(b / "legacy-0", [w.v2_batch([
         w.Rec(frame(1, b"\x02k"), frame(99, b"\x02v")),
-        w.Rec(frame(1, b"\x02k"), b"plain text")], first_timestamp=TS)])
+        w.Rec(frame(1, b"\x02k"), b"plain text"),
+        w.Rec(None, b"\x02v", headers=[("__value_schema_id", frame(99, b""))])],
+        first_timestamp=TS)])
     w.write_replica(b / "__consumer_offsets-0", [w.v2_batch(consumer_offsets_records())])
     w.write_replica(b / "__share_group_state-0", [w.v2_batch(share_state_records())])
     return b

@@ -38,9 +38,27 @@ def _sections(out: str) -> dict[str, list[dict[str, Any]]]:
     return by
 
 
+#: the report's findings beyond the checks (all warnings: exit 1), in stream order
+FINDINGS = [
+    ("cluster", "broker-fenced", "broker 2 fenced at offset 2 (2023-11-14T22:13:20.000Z) while "
+     "broker 1 is unfenced"),
+    *[("cluster", "partition-under-replicated", f"{p}: ISR [1] of replicas [1,2] (leader 1)")
+      for p in ("events-0", "orders-0", "payments-0", "payments-1", "users-0")],
+    ("transactions", "hanging-transaction", "payments-1: producer 4001 (epoch 2) opened a "
+     "transaction at offset 200, 20 minutes before the partition's last batch, and no marker "
+     "closes it"),
+    ("schemas", "schema-deleted-in-use", "schema id 6 (old-value version 1, soft-deleted) is "
+     "named by 1 record key or value"),
+    ("schemas", "schema-deleted-in-use", "schema id 7 (gone-value version 1, hard-deleted) is "
+     "named by 1 record key or value"),
+    ("schemas", "schema-id-unknown", "topic legacy: 1 record value names schema id 99 (1), "
+     "which the registry's storage does not hold"),
+]
+
+
 def test_kafka4_report_json(kdump: KdumpRunner, logdir: Path) -> None:
     r = kdump("report", str(logdir), "--format", "json", watch=[logdir])
-    assert r.rc == 0, r.err
+    assert r.rc == 1, r.err  # FINDINGS, all warnings
     by = _sections(r.out)
     assert list(by) == ["", "custody", "cluster", "data", "findings", "groups", "transactions",
                         "schemas", "retention"]
@@ -64,8 +82,10 @@ def test_kafka4_report_json(kdump: KdumpRunner, logdir: Path) -> None:
     assert refs["orders-value"] == [{"name": "shop.Address", "subject": "address", "version": 1}]
     usage = {o["topic"]: (o["records"], o["keys"], o["values"], o["unknown_ids"], o["not_framed"])
              for o in by["schemas"] if o["type"] == "schema_usage"}
+    # legacy: id 99 named by a header is unknown; the value that only looks framed with 99
+    # (no legacy-value subject, no value the registry's ids frame) is not framed
     assert usage == {"events": (3, [], [[4, 3]], [], 0), "gone": (1, [], [[7, 1]], [], 0),
-                     "legacy": (2, [[1, 2]], [], [[99, 1]], 1),
+                     "legacy": (3, [[1, 2]], [], [[99, 1]], 2),
                      "old": (1, [], [[6, 1]], [], 0), "orders": (3, [], [[2, 3]], [], 0),
                      "payments": (402, [], [], [], 402), "users": (1, [], [[5, 1]], [], 0)}
 
@@ -90,6 +110,10 @@ def test_kafka4_report_json(kdump: KdumpRunner, logdir: Path) -> None:
                     ("fraud-check", "consumer", 0): 20, ("fraud-check", "consumer", 1): None,
                     ("order-enricher", "streams", 0): 1}
 
+    assert [(name, o["kind"], o["detail"]) for name, objs in by.items() for o in objs
+            if o["type"] == "problem" and o["severity"] != "info"] == FINDINGS
+    end = by["retention"][-1]
+    assert (end["type"], end["errors"], end["warnings"]) == ("report_end", 0, len(FINDINGS))
     brokers = {o["id"]: o for o in by["cluster"] if o["type"] == "broker"}
     assert brokers[1]["cordoned_log_dirs"] == [fx.DIR2, fx.DIR1]
     assert brokers[2]["cordoned_log_dirs"] == [] and brokers[2]["fenced"] is True
@@ -122,7 +146,7 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
         pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
     out = tmp_path / "report.html"
     r = kdump("report", str(logdir), "-o", str(out), watch=[logdir])
-    assert r.rc == 0, r.err
+    assert r.rc == 1, r.err  # FINDINGS
     with browser.Browser(javascript=True) as b:
         page = b.open(out.as_uri())
         assert page.console_errors == []
@@ -148,7 +172,7 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
     assert " old-value 1 6 AVRO soft-deleted – 0 1 " in schemas
     assert " orders-value 1 2 AVRO active shop.Address → address v1 0 3 " in schemas
     assert " gone 1 – id 7 (hard-deleted): 1 – 0 " in schemas
-    assert " legacy 2 id 1: 2 – id 99: 1 1 " in schemas
+    assert " legacy 3 id 1: 2 – id 99: 1 2 " in schemas
     groups = _text(dom[dom.index('<section id="groups">'):dom.index('<section id="transactions">')])
     assert " audit payments-0 120 1 3 3 1 200 80 " in groups
     # in-flight batches merged as Kafka merges a ShareUpdate onto its snapshot
@@ -164,10 +188,19 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
     assert " payments 0 1 3 6 1, 2 1 – – under-replicated " in cluster
     assert (" ClearElrRecord changed partition_epoch 5 -> 6, elr [2] -> [], "
             "last_known_elr [2] -> [] ") in cluster
-    glance = _text(dom[dom.index("At a glance"):dom.index('<section id="custody">')])
-    assert "2 record keys or values written with a schema since deleted" in glance
-    assert "1 hanging transaction" in glance
-    assert "1 record key or value naming a schema id the registry does not hold" in glance
+    glance = dom[dom.index("At a glance"):dom.index('<section id="custody">')]
+    # one line per kind of finding with its count: the warnings add up to the card's 10
+    assert [_text(li).strip() for li in re.findall(r"<li>.*?</li>", glance)] == [
+        "warning 5 partitions under-replicated",
+        "warning 2 deleted schemas still named by records (2 record keys or values)",
+        "warning 1 broker fenced or shutting down while the cluster runs: 2",
+        "warning 1 hanging transaction",
+        "warning 1 topic whose records name schema ids the registry does not hold (1 record "
+        "key or value)",
+        "info 3.6 KB held back from deletion (a future timestamp, the high watermark, "
+        "remote copies)",
+        "info largest consumer lag: 192 records (group audit)"]
+    assert re.search(r'id="errors">0<', dom) and re.search(r'id="warnings">10<', dom)
     # a client id from the data is text: escaped, its bidi override made visible
     assert "&lt;img src=x onerror=alert(1)&gt;\\u202etxt" in dom and "\u202e" not in dom
     assert " fraud-check consumer m-3 – <img src=x onerror=alert(1)>\\u202etxt " in groups

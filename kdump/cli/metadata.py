@@ -52,8 +52,12 @@ def metadata_command(path: str, at_offset: int | None, at_time: str | None,
 
     Output: one object per feature, broker, controller, topic, partition, config,
     client quota, ACL, producer-id block, SCRAM user and delegation token, then the
-    image object.  Exit 1 when records could not be applied (damage, gaps, unknown
-    types or versions: reported as problems), 2 for usage or I/O errors.
+    image object, which says whether the cluster was running or stopped: when every
+    registered broker is fenced or in controlled shutdown, "the cluster was stopped at T
+    (broker N fenced at offset X)" (also said as an info finding), and its partitions
+    without a leader follow from the stop.  Exit 1 when records could not be applied
+    (damage, gaps, unknown types or versions: reported as problems) or a partition has
+    no leader while a broker is unfenced (partition-offline), 2 for usage or I/O errors.
     """
     from ..errors import KdumpError, UsageError
     from ..metadata import Replay, Target, find_sources, parse_point
@@ -121,6 +125,8 @@ def metadata_command(path: str, at_offset: int | None, at_time: str | None,
         yield from image_objects(r.image)
         yield image_summary(r, quorum_state=quorum)
         yield from r.problems
+        # stopped or failing (kdump.metadata.health): the same findings kdump report gives
+        yield from r.health().problems(sources.directory or sources.path, warnings=False)
 
     from .options import run
 

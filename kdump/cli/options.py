@@ -245,7 +245,9 @@ def decoder_option(f: F) -> F:
 #: dump's (and find-offset's, find-time's) --decoder auto, beside DECODER_HELP
 SCHEMA_AUTO_HELP = ("  auto also decodes payloads framed by Confluent's serializers (Avro, "
                     "Protobuf, JSON Schema) when the schema registry's topic is among or "
-                    "beside the inputs and the id is known.")
+                    "beside the inputs and the id is known, and shows a data topic's key of "
+                    "exactly 8 or 4 bytes that is not text as the big-endian int64 / int32 "
+                    "it holds, saying so.")
 
 
 def schema_decoder_option(f: F) -> F:

@@ -48,7 +48,10 @@ def report_command(paths: tuple[str, ...], output: str | None, fmt: str, top: in
     (classic, consumer, streams, share), with members and assignments, share-partitions
     and streams topologies; open and hanging transactions; the schema registry's
     subjects (versions, ids, types, soft- and hard-deleted, references, records per id
-    and per topic) when a _schemas partition is among or beside PATHS.  The page needs
+    and per topic) when a _schemas partition is among or beside PATHS.  A cluster copied
+    after it was stopped (every registered broker fenced) is said to be stopped, as
+    information, with the partitions its stop left without a leader; the "At a glance"
+    box, the Errors and Warnings cards and the findings list count one list.  The page needs
     no network and no JavaScript (tables and charts are in the HTML; a small inline
     script adds sorting and filtering), and prints well.  Exit 1 when anything is wrong,
     2 for usage or I/O errors.

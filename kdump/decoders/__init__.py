@@ -141,12 +141,48 @@ class KeyValueDecoder:
         )
 
 
+class AutoKeyValueDecoder(KeyValueDecoder):
+    """dump's ``--decoder auto`` for a data topic without the registry's schemas:
+    keys and values as the string decoder shows them, except a key of exactly 8 or 4
+    bytes that is not text, shown as the big-endian number Kafka's Long / Integer
+    serializers wrote, with a note saying so (:func:`~kdump.decoders.simple.number_key`).
+    ``framed`` tells dump which records need more than the string decoder (the others
+    keep its fast path)."""
+
+    #: the only keys :meth:`framed` may say yes to: their sizes (dump asks about no other)
+    key_sizes = frozenset((4, 8))
+
+    def __init__(self) -> None:
+        super().__init__("string", "string")
+        self.name = "auto"
+
+    @staticmethod
+    def framed(key: bytes | None, value: bytes | None, headers: object = ()) -> bool:
+        from .simple import number_key
+
+        return key is not None and len(key) in (4, 8) and number_key(key) is not None
+
+    def decode(self, key: bytes | None, value: bytes | None, offset: int,
+               headers: object = ()) -> Decoded:
+        from .base import KeyNoteDecoded
+        from .simple import number_key
+
+        d = super().decode(key, value, offset)
+        got = number_key(key)
+        if got is None:
+            return d
+        text, n, note = got
+        return KeyNoteDecoded(text, d.value_text, n, d.value_json, d.error, d.note,
+                              key_note=note)
+
+
 __all__ = [
     "INTERNAL",
     "JAVA_CLASSES",
     "RELEASE_AWARE",
     "SIMPLE",
     "TOPIC_DECODERS",
+    "AutoKeyValueDecoder",
     "Decoded",
     "KeyValueDecoder",
     "PayloadDecoder",

@@ -58,3 +58,12 @@ def decode_record(decoder: Any, rec: Any) -> Decoded:
         return got
     got = decoder.decode(rec.key, rec.value, rec.offset)
     return got
+
+
+@dataclass(frozen=True, slots=True)
+class KeyNoteDecoded(Decoded):
+    """A :class:`Decoded` whose key dump's auto decoding read as a number (a key of 8 or
+    4 bytes that is not text: :func:`kdump.decoders.simple.number_key`); ``key_note``
+    says so (JSON: ``decoded.key_note``; text: the key is followed by its type)."""
+
+    key_note: str | None = None

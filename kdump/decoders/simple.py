@@ -112,3 +112,33 @@ class NoneDecoder(_Simple):
 
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
         return Decoded(None, None, None, None)
+
+
+#: key sizes dump's auto decoding reads as numbers: size -> (struct, Kafka's serializer
+#: type).  LongSerializer / IntegerSerializer write big-endian (org.apache.kafka.common.
+#: serialization), as ByteBuffer does
+NUMBER_KEYS = {8: (struct.Struct(">q"), "int64"), 4: (struct.Struct(">i"), "int32")}
+#: control characters text may hold (the rest, NUL first, say the bytes are not text)
+_TEXT_CONTROLS = frozenset(b"\t\n\r")
+
+
+def is_text(data: bytes) -> bool:
+    """Valid UTF-8 holding no control character but tab, newline and carriage return."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return all(ch.isprintable() or ord(ch) in _TEXT_CONTROLS for ch in text)
+
+
+def number_key(data: bytes | None) -> tuple[str, int, str] | None:
+    """A key of exactly 8 or 4 bytes that is not text, read as Kafka's LongSerializer /
+    IntegerSerializer wrote it (big-endian): (text, number, note); None for any other
+    key.  dump's auto decoding shows such keys as numbers rather than as UTF-8 full of
+    NUL bytes."""
+    if data is None or len(data) not in NUMBER_KEYS or is_text(data):
+        return None
+    fmt, name = NUMBER_KEYS[len(data)]
+    (n,) = fmt.unpack(data)
+    return (f"{n} ({name})", n, f"{len(data)} bytes that are not text, read as a big-endian "
+            f"{name} (Kafka's {'Long' if len(data) == 8 else 'Integer'}Serializer)")

@@ -106,6 +106,7 @@ def image_summary(r: Replay, *, quorum_state: Any = None) -> dict[str, Any]:
         "quorum_state_file": quorum_state,
         "complete": r.complete,
         **counts,
+        **r.health().summary(),
     })
 
 

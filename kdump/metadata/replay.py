@@ -28,6 +28,7 @@ from ..records.control import parse_control
 from ..records.file_records import LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
+from .health import BrokerMoments, Health, cluster_health
 from .image import (
     APPLIED_TYPES,
     NO_EFFECT,
@@ -206,6 +207,8 @@ class Replay:
         self._txn: list[_Pending] | None = None
         self._txn_begin: tuple[int, str | None] | None = None
         self._stop = False
+        #: when each broker was fenced / entered controlled shutdown (kdump.metadata.health)
+        self.moments = BrokerMoments()
 
     # ------------------------------------------------------------------ problems
     def _problem(self, path: str, position: int | None, kind: str, detail: str, *,
@@ -501,6 +504,8 @@ class Replay:
                           base_offset=None if batch is None else batch.base_offset)
             return
         self.records_applied += 1
+        if changes:
+            self.moments.observe(changes, offset, ts)
         if self.on_event is not None and changes:
             self.on_event(Event(offset, ts, name, changes, committed_at))
 
@@ -565,6 +570,13 @@ class Replay:
             return None
         return {"begin_offset": self._txn_begin[0], "name": self._txn_begin[1],
                 "records": len(self._txn)}
+
+    def health(self) -> Health:
+        """The cluster's health in the image (stopped, running: kdump.metadata.health)."""
+        snap = self.snapshot
+        return cluster_health(self.image, self.moments,
+                              snapshot_offset=None if snap is None else snap.end_offset - 1,
+                              snapshot_timestamp=self.snapshot_timestamp)
 
     @property
     def complete(self) -> bool:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..decoders import INTERNAL, TOPIC_DECODERS, KeyValueDecoder, Releases
+from ..decoders import INTERNAL, TOPIC_DECODERS, AutoKeyValueDecoder, KeyValueDecoder, Releases
 from ..decoders.base import Decoded, PayloadDecoder
 from ..decoders.redact import holds_metadata, shown
 from ..decoders.release import layout_of_note, log_dir_of
@@ -130,8 +130,8 @@ class DumpOptions:
                 name = "cluster-metadata"
             if not name:
                 # data topics: schema-framed payloads decoded when the registry's storage
-                # is there
-                name = "schema-auto" if self.schema.registry(f.path) else "kv"
+                # is there; keys of 8 or 4 bytes that are not text shown as numbers
+                name = "schema-auto" if self.schema.registry(f.path) else "auto-kv"
         elif name == "string":
             name = "kv"
         if name == "kv" and self.forced_schema:
@@ -144,10 +144,14 @@ class DumpOptions:
             if self.show_secrets and hasattr(decoder, "show_secrets"):
                 decoder.show_secrets = True  # --show-secrets (kdump.decoders.redact)
             return decoder
-        key: object = name
+        # the auto schema decoder is the topic's: whether its keys / values are framed
+        # depends on the topic's subjects (kdump.schemaregistry.framing)
+        key: object = (name, f.topic) if name == "schema-auto" else name
         if key not in self._cache:
             if name == "schema-auto":
-                self._cache[key] = self.schema.decoder(f.path)
+                self._cache[key] = self.schema.decoder(f.path, topic=f.topic)
+            elif name == "auto-kv":
+                self._cache[key] = AutoKeyValueDecoder()
             elif name == "schema-forced":
                 self._cache[key] = self.schema.decoder(f.path, self.key_decoder,
                                                        self.value_decoder)
@@ -303,7 +307,12 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                     last_offset = offs[-1]
                 records = fast_events(recs, RecordEvent, fast_decoded)
                 if framed is not None:
-                    for ev in records:
+                    # a decoder that looks at keys of some sizes only (the auto decoder's
+                    # number keys) is asked about those keys only: the rest keep the
+                    # string decoder's events, built natively
+                    sizes = getattr(decoder, "key_sizes", None)
+                    for ev in records if sizes is None else [
+                            ev for ev in records if len(ev.record.key or b"") in sizes]:
                         r = ev.record
                         if framed(r.key, r.value, r.headers):
                             ev.decoded = decoder.decode(  # type: ignore[union-attr,call-arg]

@@ -45,12 +45,13 @@ from .. import fs as kfs
 from ..custody import Digest, HashingSource, file_digest, utc_iso
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, not_data, walk
-from ..findings import Problem
+from ..findings import Problem, finding_key
 from ..model import shape
 from ..records.file_records import Batch, LogReader
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource, ReadCounter
 from ..version import __version__
+from .report_findings import replica_finding, with_hanging_findings
 
 #: the sections, in the order the stream (and the page) gives them: (name, title)
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -346,6 +347,7 @@ def _metadata(files: list[KafkaFile], max_batch_bytes: int) -> Iterator[Any]:
     yield shape("timeline", {"changes": changes, "shown": len(kept),
                              "entries": list(kept)})
     yield from r.problems
+    yield from r.health().problems(r.sources.directory or r.sources.path)  # stopped, failing
 
 
 # ----------------------------------------------------------------------- groups
@@ -417,7 +419,8 @@ def report(paths: Iterable[str], opts: ReportOptions) -> Iterator[Any]:
         if isinstance(item, Problem):
             # verify-crc and verify-index frame the same batches: a damaged one is one
             # finding, reported once (each check's summary still counts its own)
-            key = (item.path, item.position, item.kind, item.base_offset)
+            key = finding_key(item.path, item.position, item.kind, item.base_offset,
+                              item.detail)
             if key in seen:
                 continue
             if len(seen) < SEEN_LIMIT:
@@ -490,6 +493,7 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
         for c in compare_replicas(paths, CompareOptions(max_batch_bytes=opts.max_batch_bytes)):
             if isinstance(c, PartitionComparison):
                 yield c
+                yield from replica_finding(c)
 
     yield section("findings")
     ReadCounter.new_pass()
@@ -507,7 +511,7 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
     yield from _group_objects(files, paths, opts.max_batch_bytes)
 
     yield section("transactions")
-    yield from transaction_objects(acts)
+    yield from with_hanging_findings(transaction_objects(acts))
 
     yield section("schemas")
     from .report_schemas import schemas_section

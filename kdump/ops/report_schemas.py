@@ -1,7 +1,12 @@
 """``kdump report``'s schema-registry section: the registry's ``schema`` rows (as
 ``kdump schemas`` writes them, from :func:`kdump.schemaregistry.subjects.schema_rows`) and,
 per data topic, a ``schema_usage`` object: the records whose key or value names each id
-the registry holds, an id it does not hold, or no id.  One pass over the data topics'
+the registry holds, an id it does not hold, or no id, by the one rule of
+:mod:`kdump.schemaregistry.framing` (an id counts as framed only with evidence: the
+registry holds it, the topic has a subject for that side, or a schema-id header names
+it; an unknown id only where its side of the topic carries framed records).  Findings:
+``schema-id-unknown`` per topic and side, ``schema-deleted-in-use`` per deleted id that
+records name.  One pass over the data topics'
 records reads the framing (magic byte and id or GUID) and the schema-id headers only;
 nothing is decoded, so a payload that does not decode with its schema is not told apart
 here (``kdump dump --schemas`` decodes and reports each one).  Each partition is read
@@ -18,7 +23,7 @@ from typing import Any
 from .. import fs as kfs
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile
-from ..findings import Problem
+from ..findings import WARNING, Problem
 from ..model import shape
 from ..records.file_records import LogReader
 from ..records.v2 import RecordBatch
@@ -34,33 +39,36 @@ class _Usage:
     values: Counter[int] = field(default_factory=Counter)
     unknown_ids: Counter[int] = field(default_factory=Counter)
     not_framed: int = 0
+    #: per side: ids the registry does not hold, framed by a subject or a header
+    unknown: dict[str, Counter[int]] = field(
+        default_factory=lambda: {"key": Counter(), "value": Counter()})
+    #: per side: ids that only look framed (kdump.schemaregistry.framing: candidates)
+    candidates: dict[str, Counter[int]] = field(
+        default_factory=lambda: {"key": Counter(), "value": Counter()})
 
-
-def _schema_id(reg: Any, data: bytes | None, header: bytes | None) -> tuple[str, int | None]:
-    """How a key or value names a schema: ("id", id) for an id the registry holds,
-    ("unknown", id) for one it does not, ("plain", None) for data with no framing and
-    ("none", None) for no data."""
-    from ..schemaregistry import wire
-
-    buf = header if header is not None else data
-    if not buf:
-        return "none", None
-    fr = wire.read_id(buf, "header")
-    if isinstance(fr, wire.FrameError):
-        return "plain", None
-    sid = fr.schema_id if fr.guid is None else reg.id_for_guid(fr.guid)
-    if sid is not None and sid in reg.ids():
-        return "id", sid
-    return "unknown", sid
+    def settle(self, rule: Any, topic: str) -> None:
+        """Candidates are framed where their side of the topic carries framed records
+        (:meth:`FramingRule.side_framed`), else not framed."""
+        for side, known in (("key", self.keys), ("value", self.values)):
+            cands = self.candidates[side]
+            if rule.side_framed(topic, side, sum(known.values())):
+                self.unknown[side].update(cands)
+            elif side == "value":
+                self.not_framed += sum(cands.values())
+            cands.clear()
+        self.unknown_ids = self.unknown["key"] + self.unknown["value"]
 
 
 def _schema_usage(logs: list[KafkaFile], reg: Any, topic: str, max_batch_bytes: int
                   ) -> dict[str, _Usage]:
     """Per data topic (internal ones and ``topic`` left out; each partition's first
     replica listed, replicas never added up): the records whose key / value names each
-    id, an id the registry does not hold, or no id."""
+    id, an id the registry does not hold, or no id -- by the one rule of
+    :mod:`kdump.schemaregistry.framing`."""
     from ..schemaregistry import wire
+    from ..schemaregistry.framing import CANDIDATE, ID, PLAIN, UNKNOWN, FramingRule
 
+    rule = FramingRule(reg)
     out: dict[str, _Usage] = {}
     seen: dict[tuple[str, int], str] = {}
     for f in logs:
@@ -81,20 +89,68 @@ def _schema_usage(logs: list[KafkaFile], reg: Any, topic: str, max_batch_bytes: 
                         for rec in item.records(max_batch_bytes):
                             u.records += 1
                             kh, vh = wire.id_headers(rec.headers)
-                            for counter, data, header in ((u.keys, rec.key, kh),
-                                                          (u.values, rec.value, vh)):
-                                how, sid = _schema_id(reg, data, header)
-                                if how == "id" and sid is not None:
-                                    counter[sid] += 1
-                                elif how == "unknown" and sid is not None:
-                                    u.unknown_ids[sid] += 1
-                                elif how == "plain" and counter is u.values:
+                            for side, counter, data, header in (
+                                    ("key", u.keys, rec.key, kh),
+                                    ("value", u.values, rec.value, vh)):
+                                fr = rule.classify(f.topic, side, data, header)
+                                if fr.how == ID and fr.schema_id is not None:
+                                    counter[fr.schema_id] += 1
+                                elif fr.how == UNKNOWN and fr.schema_id is not None:
+                                    u.unknown[side][fr.schema_id] += 1
+                                elif fr.how == CANDIDATE and fr.schema_id is not None:
+                                    u.candidates[side][fr.schema_id] += 1
+                                elif fr.how in (PLAIN, CANDIDATE) and side == "value":
                                     u.not_framed += 1
                     except KdumpError:
                         continue  # a damaged batch: verify-crc reports it
         except (KdumpError, OSError):
             continue  # the custody and findings sections name an unreadable file
+    for t, u in out.items():
+        u.settle(rule, t)
     return out
+
+
+#: ids named one by one in a schema-id-unknown finding (the rest are counted)
+_IDS_NAMED = 5
+
+
+def _unknown_findings(usage: dict[str, _Usage], where: str) -> Iterator[Problem]:
+    """One ``schema-id-unknown`` finding per topic whose framed keys or values name ids
+    the registry does not hold."""
+    for t, u in sorted(usage.items()):
+        parts = []
+        total = 0
+        for side in ("key", "value"):
+            ids = u.unknown[side]
+            if not ids:
+                continue
+            n = sum(ids.values())
+            total += n
+            named = ", ".join(f"{sid} ({c})" for sid, c in
+                              sorted(ids.items(), key=lambda kv: (-kv[1], kv[0]))[:_IDS_NAMED])
+            more = f" and {len(ids) - _IDS_NAMED} more" if len(ids) > _IDS_NAMED else ""
+            parts.append(f"{n} record {side}{' names' if n == 1 else 's name'} schema "
+                         f"id{'' if len(ids) == 1 else 's'} {named}{more}")
+        if parts:
+            yield Problem(where, None, "schema-id-unknown",
+                          f"topic {t}: {'; '.join(parts)}, which the registry's storage does "
+                          "not hold", severity=WARNING,
+                          extra={"topic": t, "records": total,
+                                 "schema_ids": sorted(u.unknown_ids)})
+
+
+def _deleted_findings(reg: Any, keys: Counter[int], values: Counter[int],
+                      where: str) -> Iterator[Problem]:
+    for sid in sorted(set(keys) | set(values)):
+        v = reg.by_id(sid)
+        if v is None or v.deleted is None:
+            continue
+        n = keys[sid] + values[sid]
+        yield Problem(v.origin[0] if v.origin else where, None, "schema-deleted-in-use",
+                      f"schema id {sid} ({v.subject} version {v.version}, {v.deleted}-deleted) "
+                      f"is named by {n} record key{'' if n == 1 else 's'} or "
+                      f"value{'' if n == 1 else 's'}", severity=WARNING,
+                      extra={"schema_id": sid, "records": n})
 
 
 def schemas_section(logs: list[KafkaFile], paths: list[str], max_batch_bytes: int
@@ -122,6 +178,9 @@ def schemas_section(logs: list[KafkaFile], paths: list[str], max_batch_bytes: in
                           value_records=values[row.schema_id])
         else:
             yield row
+    where = reg.sources[0] if reg.sources else (paths[0] if paths else "")
+    yield from _deleted_findings(reg, keys, values, where)
+    yield from _unknown_findings(usage, where)
     for t, u in sorted(usage.items()):
         if not u.records:
             continue

@@ -23,12 +23,16 @@ import tempfile
 from collections import Counter
 from typing import Any, TextIO
 
-from ..findings import Problem
+from ..findings import Problem, finding_key
 from ..textsafe import inert
 from .jsonl import problem_object
 
 #: rows kept per table (the rest are counted and named in the page, and in --format json)
 KEEP = 5000
+#: findings remembered to list each once (kdump.ops.report.SEEN_LIMIT: the same bound)
+SEEN_LIMIT = 100_000
+#: info kinds the glance box names (the others are in the findings list)
+_INFO_HEADLINES = frozenset({"cluster-stopped"})
 _SEVERITY_ORDER = ("error", "warning", "info")
 #: compare-replicas statuses, worst first
 _STATUS_ORDER = ("diverged", "lagging", "agree", "single")
@@ -79,10 +83,7 @@ class HtmlReportRenderer:
         self.unreadable_files = 0
         self.meta: dict[str, _Bounded] = {}
         self.image: dict[str, Any] | None = None
-        self.offline = 0
         self.statuses: Counter[str] = Counter()
-        self.hanging = 0
-        self.under_replicated = 0
         self.timeline: dict[str, Any] | None = None
         self.partitions = _Bounded()
         self.topic_agg: dict[str, dict[str, Any]] = {}
@@ -94,6 +95,12 @@ class HtmlReportRenderer:
         self.problems: dict[str, _Bounded] = {s: _Bounded() for s in _SEVERITY_ORDER}
         self.problem_keys: set[tuple[Any, ...]] = set()
         self.by_kind: Counter[tuple[str, str]] = Counter()
+        #: per kind: the section it was first found in, the records its findings name
+        #: (schema kinds), the brokers they name (broker-fenced), its first detail
+        self.kind_section: dict[str, str] = {}
+        self.kind_records: Counter[str] = Counter()
+        self.kind_brokers: dict[str, list[int]] = {}
+        self.kind_detail: dict[str, str] = {}
         self.summaries: list[dict[str, Any]] = []
         self.offsets_sources: list[dict[str, Any]] = []
         self.lag = _Bounded()
@@ -103,9 +110,6 @@ class HtmlReportRenderer:
         self.share_partitions = _Bounded()
         self.schemas = _Bounded()
         self.schema_usage = _Bounded()
-        #: records (keys and values) naming a deleted schema, or an id the registry lacks
-        self.deleted_in_use = 0
-        self.unknown_ids = 0
         #: section -> object type -> objects no section template knows (a newer
         #: operation's): shown as plain tables
         self.extra: dict[str, dict[str, _Bounded]] = {}
@@ -147,11 +151,6 @@ class HtmlReportRenderer:
                 self.timeline = obj
             elif isinstance(kind, str):
                 self.meta.setdefault(kind, _Bounded()).add(obj)
-                if kind == "partition":  # counted over all of them, kept or not
-                    if obj["leader"] < 0:
-                        self.offline += 1
-                    elif len(obj["isr"]) < len(obj["replicas"]):
-                        self.under_replicated += 1
         elif self.section == "data":
             if kind == "partition":
                 self._partition_row(obj)
@@ -175,31 +174,61 @@ class HtmlReportRenderer:
             self.group_lag.add(obj)
         elif kind == "transaction":
             self.transactions.add(obj)
-            self.hanging += obj["state"] == "hanging"
         elif kind == "group":
             self.groups.add(obj)
         elif kind == "share_partition":
             self.share_partitions.add(obj)
         elif kind == "schema":
             self.schemas.add(obj)
-            if obj["deleted"]:
-                self.deleted_in_use += (obj["key_records"] or 0) + (obj["value_records"] or 0)
         elif kind == "schema_usage":
             self.schema_usage.add(obj)
-            self.unknown_ids += sum(n for _sid, n in obj["unknown_ids"])
         elif isinstance(kind, str):
             self.extra.setdefault(self.section, {}).setdefault(kind, _Bounded()).add(obj)
 
     def _problem(self, obj: dict[str, Any]) -> None:
-        key = (obj["file"], obj["position"], obj["kind"], obj["detail"])
+        # the key kdump.ops.report counts findings by: the cards, the glance box and the
+        # findings list all count this one list
+        key = finding_key(obj["file"], obj["position"], obj["kind"], obj["base_offset"],
+                          obj["detail"])
         if key in self.problem_keys:
             return  # the same finding from two checks
-        if len(self.problem_keys) < 4 * KEEP:
+        if len(self.problem_keys) < SEEN_LIMIT:
             self.problem_keys.add(key)
         obj = dict(obj, found_in=self.section)
         sev = obj["severity"] if obj["severity"] in self.problems else "error"
         self.problems[sev].add(obj)
-        self.by_kind[(sev, obj["kind"])] += 1
+        kind = obj["kind"]
+        self.by_kind[(sev, kind)] += 1
+        self.kind_section.setdefault(kind, self.section)
+        self.kind_detail.setdefault(kind, obj["detail"])
+        if isinstance(obj.get("records"), int):
+            self.kind_records[kind] += obj["records"]
+        if isinstance(obj.get("broker"), int) and kind == "broker-fenced":
+            ids = self.kind_brokers.setdefault(kind, [])
+            if len(ids) < 10:
+                ids.append(obj["broker"])
+
+    @property
+    def errors(self) -> int:
+        return self.problems["error"].total
+
+    @property
+    def warnings(self) -> int:
+        return self.problems["warning"].total
+
+    @property
+    def infos(self) -> int:
+        return self.problems["info"].total
+
+    @property
+    def clean(self) -> bool:
+        """No error and no warning among the findings (the verdict, as report_end's)."""
+        return not self.errors and not self.warnings
+
+    @property
+    def stopped(self) -> bool:
+        """The metadata image says the cluster was stopped (kdump.metadata.health)."""
+        return self.image is not None and self.image.get("cluster_state") == "stopped"
 
     # ------------------------------------------------------------------ the page
     def close(self) -> None:
@@ -289,65 +318,64 @@ class HtmlReportRenderer:
         return sorted(self.broker_agg.values(), key=lambda b: (-b["bytes"], b["log_dir"]))
 
     def _highlights(self) -> list[tuple[str, str, str]]:
-        """What stands out, worst first: (severity, text, section anchor)."""
-        out: list[tuple[str, str, str]] = []
-
-        def plural(n: int, word: str) -> str:
-            return f"{_num(n)} {word}{'' if n == 1 else 's'}"
-
-        for sev in ("error", "warning"):
-            n = self.problems[sev].total
-            if n:
-                kinds = sorted(((c, k) for (sv, k), c in self.by_kind.items() if sv == sev),
-                               key=lambda ck: (-ck[0], ck[1]))
-                detail = ", ".join(f"{k} {_num(c)}" for c, k in kinds[:4])
-                more = ", ..." if len(kinds) > 4 else ""
-                out.append((sev, f"{plural(n, sev)} found by the checks: {detail}{more}",
-                            "findings"))
-        if self.unreadable_files:
-            out.append(("error", f"{plural(self.unreadable_files, 'file')} could not be read",
-                        "custody"))
-        if self.image is not None and not self.image["complete"]:
-            out.append(("error", "the metadata image is incomplete (gaps or records not "
-                        "applied)", "cluster"))
-        if self.offline:
-            out.append(("error", f"{plural(self.offline, 'partition')} without a leader",
-                        "cluster"))
-        if self.under_replicated:
-            out.append(("warning", f"{plural(self.under_replicated, 'partition')} "
-                        "under-replicated", "cluster"))
-        brokers = self.meta.get("broker")
-        if brokers is not None:
-            fenced = [str(b["id"]) for b in brokers.items if b["fenced"]]
-            if fenced:
-                out.append(("warning", f"broker{'s' if len(fenced) > 1 else ''} "
-                            f"{', '.join(fenced)} fenced", "cluster"))
-        status = self.statuses
-        if status["diverged"]:
-            out.append(("error", f"{plural(status['diverged'], 'partition')} whose replicas "
-                        "diverge", "data"))
-        if status["lagging"]:
-            out.append(("warning", f"{plural(status['lagging'], 'partition')} with a "
-                        "lagging replica", "data"))
-        if self.hanging:
-            out.append(("warning", plural(self.hanging, "hanging transaction"), "transactions"))
-        if self.deleted_in_use:
-            out.append(("warning", f"{_keys_or_values(self.deleted_in_use)} written with a "
-                        "schema since deleted", "schemas"))
-        if self.unknown_ids:
-            out.append(("warning", f"{_keys_or_values(self.unknown_ids)} naming a schema id "
-                        "the registry does not hold", "schemas"))
-        if self.retention.notable_bytes:
-            out.append(("warning", f"{_size(self.retention.notable_bytes)} held back "
-                        "from deletion (a future timestamp, the high watermark, remote copies)",
-                        "retention"))
+        """What stands out, worst first: (severity, text, section anchor).  Every error
+        and warning line is a kind of finding with its count, so the lines of a
+        severity add up to its card and to the findings list; info lines are the
+        cluster's stop (a finding too) and the largest consumer lag."""
+        out: list[tuple[str, str, str, int]] = []
+        for (sev, kind), n in self.by_kind.items():
+            if sev == "info" and kind not in _INFO_HEADLINES:
+                continue
+            out.append((sev, self._headline(kind, n), self._anchor(kind), n))
         if self.group_lag.items:
             g = max(self.group_lag.items, key=lambda g: g["total_lag"])
             if g["total_lag"]:
                 out.append(("info", f"largest consumer lag: {_num(g['total_lag'])} records "
-                            f"(group {inert(g['group'])})", "groups"))
+                            f"(group {inert(g['group'])})", "groups", 0))
+        if self.retention.notable_bytes:
+            # not a finding (a future timestamp is one, counted above): what holds bytes
+            out.append(("info", f"{_size(self.retention.notable_bytes)} held back from "
+                        "deletion (a future timestamp, the high watermark, remote copies)",
+                        "retention", 0))
         order = {"error": 0, "warning": 1, "info": 2}
-        return sorted(out, key=lambda h: order[h[0]])
+        out.sort(key=lambda h: (order[h[0]], -h[3], h[1]))
+        return [(sev, text, anchor) for sev, text, anchor, _n in out]
+
+    def _anchor(self, kind: str) -> str:
+        section = self.kind_section.get(kind, "findings")
+        return section if section in self.section_titles else "findings"
+
+    def _headline(self, kind: str, n: int) -> str:
+        """A kind of finding and its count in words."""
+        def plural(k: int, word: str, words: str | None = None) -> str:
+            return f"{_num(k)} {word if k == 1 else (words or word + 's')}"
+
+        records = self.kind_records.get(kind, 0)
+        if kind == "cluster-stopped":
+            return self.kind_detail[kind] if n == 1 else \
+                f"{plural(n, 'metadata log')} say the cluster was stopped"
+        if kind == "partition-offline":
+            return f"{plural(n, 'partition')} without a leader while the cluster runs"
+        if kind == "partition-under-replicated":
+            return f"{plural(n, 'partition')} under-replicated"
+        if kind == "broker-fenced":
+            ids = self.kind_brokers.get(kind, [])
+            more = ", ..." if n > len(ids) else ""
+            return (f"{plural(n, 'broker')} fenced or shutting down while the cluster runs: "
+                    f"{', '.join(map(str, ids))}{more}")
+        if kind == "replica-diverged":
+            return f"{plural(n, 'partition')} whose replicas diverge"
+        if kind == "replica-lagging":
+            return f"{plural(n, 'partition')} with a lagging replica"
+        if kind == "hanging-transaction":
+            return plural(n, "hanging transaction")
+        if kind == "schema-id-unknown":
+            return (f"{plural(n, 'topic')} whose records name schema ids the registry does "
+                    f"not hold ({_keys_or_values(records)})")
+        if kind == "schema-deleted-in-use":
+            return (f"{plural(n, 'deleted schema')} still named by records "
+                    f"({_keys_or_values(records)})")
+        return f"{plural(n, kind + ' finding')}"
 
     def _sections(self) -> list[dict[str, Any]]:
         """The sections the stream opened, in its order, with the count the

@@ -201,6 +201,9 @@ def record_values(b: Batch, ev: de.RecordEvent, encoding: str,
             dec["value"] = d.value_json
         if d.note:
             dec["layout"] = d.note
+        key_note = getattr(d, "key_note", None)
+        if key_note and "key" in dec:
+            dec["key_note"] = key_note
         obj["decoded"] = dec
     if d is not None and d.error:
         obj["decode_error"] = d.error
@@ -260,6 +263,9 @@ def _json_lines_decoded(records: list[de.RecordEvent], prefix: str, timestamp_ty
                 dec["value"] = vj
             if d.note:
                 dec["layout"] = d.note
+            key_note = getattr(d, "key_note", None)
+            if key_note and "key" in dec:
+                dec["key_note"] = key_note
             tail = ',"decoded":' + _dumps(dec)
         if d.error:
             tail += ',"decode_error":' + _jstr(d.error)

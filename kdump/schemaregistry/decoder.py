@@ -21,7 +21,8 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from ..decoders.base import Decoded, NotedDecoded
+from ..decoders.base import Decoded, KeyNoteDecoded, NotedDecoded
+from ..decoders.simple import number_key
 from . import wire
 from .avro import AvroReader, PayloadProblem, SchemaProblem
 from .formats import AVRO, FORMAT_NAMES, MODES, PROTOBUF
@@ -136,8 +137,11 @@ def _json_references(v: SchemaVersion, reg: Registry, out: dict[str, Any],
 def _framed(key: bytes | None, value: bytes | None,
             headers: Sequence[tuple[bytes, bytes | None]]) -> bool:
     """May this record carry a schema id (a key or value starting with a magic byte, or a
-    schema-id header)?  False: the auto decoder shows it as the string decoder does."""
+    schema-id header), or a key the auto decoders show as a number?  False: the auto
+    decoder shows it as the string decoder does."""
     if (value and value[0] <= wire.MAGIC_BYTE_V1) or (key and key[0] <= wire.MAGIC_BYTE_V1):
+        return True
+    if key is not None and len(key) in (4, 8) and number_key(key) is not None:
         return True
     return any(k in _ID_HEADERS for k, _ in headers) if headers else False
 
@@ -152,10 +156,14 @@ class SchemaRegistryDecoder:
     uses_headers = True
 
     def __init__(self, registry: Registry, key: str = "auto", value: str = "auto", *,
-                 validate: bool = False, text: bool = True) -> None:
+                 validate: bool = False, text: bool = True, topic: str | None = None) -> None:
         from ..decoders import simple_decoder
 
         self.registry = registry
+        #: the topic whose records this decodes: in auto mode a payload counts as framed
+        #: by the topic's subjects too (kdump.schemaregistry.framing)
+        self.topic = topic
+        self._rule: Any = None
         self.validate = validate
         self.name = f"schema-registry({key}/{value})"
         #: a side named by a simple decoder (string, hex ...) is decoded by it alone;
@@ -197,21 +205,42 @@ class SchemaRegistryDecoder:
     def decode(self, key: bytes | None, value: bytes | None, offset: int,
                headers: Sequence[tuple[bytes, bytes | None]] = ()) -> Decoded:
         kh, vh = wire.id_headers(headers)
-        kt, kj, kerr = self.side(key, kh, self.key_mode, self.key_fallback)
-        vt, vj, verr = self.side(value, vh, self.value_mode, self.value_fallback)
+        kt, kj, kerr = self.side(key, kh, self.key_mode, self.key_fallback, "key")
+        vt, vj, verr = self.side(value, vh, self.value_mode, self.value_fallback, "value")
+        key_note = None
+        if self.key_mode == "auto" and kerr is None and not isinstance(kj, dict):
+            # auto: a key of 8 or 4 bytes that is not text is a number (its note says so)
+            num = number_key(key)
+            if num is not None:
+                kt, kj, key_note = num
         if kerr is None and verr is None:
+            if key_note is not None:
+                return KeyNoteDecoded(kt, vt, kj, vj, None, key_note=key_note)
             return Decoded(kt, vt, kj, vj, None)
         errors = [f"key: {kerr}" if kerr else "", f"value: {verr}" if verr else ""]
         return NotedDecoded(kt, vt, kj, vj, "; ".join(e for e in errors if e))
 
     def side(self, data: bytes | None, header: bytes | None, mode: str | None,
-             fallback: Any) -> tuple[str | None, object, str | None]:
-        """(text, JSON object, note) for a key or a value."""
+             fallback: Any, which: str = "value") -> tuple[str | None, object, str | None]:
+        """(text, JSON object, note) for a key or a value (``which``)."""
         if data is None:
             return None, None, None
         got: dict[str, Any] | str | None = None
-        if mode is not None and (header is not None or mode != "auto"
-                                 or data[:1] in (b"\x00", b"\x01")):
+        if mode == "auto":
+            if header is not None or data[:1] in (b"\x00", b"\x01"):
+                # framed only with evidence (kdump.schemaregistry.framing): an id the
+                # registry holds is decoded; one it lacks, named by a header or in a topic
+                # with a subject for this side, is noted; the rest is not framed
+                if self._rule is None:
+                    from .framing import FramingRule
+
+                    self._rule = FramingRule(self.registry)
+                how = self._rule.classify(self.topic, which, data, header).how
+                if how == "id":
+                    got = self._decode(data, header, mode)
+                elif how == "unknown":
+                    got = self._decode(data, header, "schema-registry")
+        elif mode is not None:
             got = self._decode(data, header, mode)
         if isinstance(got, dict):
             return _json_text(got["data"]) if self.text else None, got, None

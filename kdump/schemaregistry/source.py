@@ -48,8 +48,9 @@ class SchemaSource:
                 + ": schema-framed payloads are not decoded", severity=WARNING))
         return found
 
-    def decoder(self, near: str | None = None, key: str = "auto", value: str = "auto") -> Any:
+    def decoder(self, near: str | None = None, key: str = "auto", value: str = "auto",
+                topic: str | None = None) -> Any:
         from .decoder import SchemaRegistryDecoder
 
         return SchemaRegistryDecoder(self.registry(near), key, value, validate=self.validate,
-                                     text=self.text)
+                                     text=self.text, topic=topic)

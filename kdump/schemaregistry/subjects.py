@@ -79,8 +79,12 @@ def schema_rows(paths: Iterable[str], *, topic: str = DEFAULT_TOPIC, extra: Iter
 
 def count_ids(paths: list[str], topic: str, reg: Registry, keys: Counter[int],
               values: Counter[int], max_batch_bytes: int) -> Iterator[Problem]:
-    """Count the records naming each id (payload framing or schema-id header) in the data
-    topics under ``paths``; the problems of files that cannot be read are yielded."""
+    """Count the records naming each id the registry holds (payload framing or schema-id
+    header, by the one rule of :mod:`kdump.schemaregistry.framing`) in the data topics
+    under ``paths``; the problems of files that cannot be read are yielded."""
+    from .framing import ID, FramingRule
+
+    rule = FramingRule(reg)
     for f in walk(paths):
         if isinstance(f, Problem):
             continue  # the walk's own findings belong to dump / verify-crc
@@ -94,25 +98,15 @@ def count_ids(paths: list[str], topic: str, reg: Registry, keys: Counter[int],
                     try:
                         for rec in item.records(max_batch_bytes):
                             kh, vh = wire.id_headers(rec.headers)
-                            _count(reg, keys, rec.key, kh)
-                            _count(reg, values, rec.value, vh)
+                            for side, counter, data, header in (("key", keys, rec.key, kh),
+                                                                ("value", values, rec.value, vh)):
+                                fr = rule.classify(f.topic, side, data, header)
+                                if fr.how == ID and fr.schema_id is not None:
+                                    counter[fr.schema_id] += 1
                     except KdumpError:
                         continue  # a damaged batch: dump and verify-crc report it
         except KdumpError as e:
             yield Problem(e.path or f.path, e.position, "unreadable-file", e.message)
-
-
-def _count(reg: Registry, counter: Counter[int], data: bytes | None,
-           header: bytes | None) -> None:
-    buf = header if header is not None else data
-    if not buf:
-        return
-    fr = wire.read_id(buf, "header")
-    if isinstance(fr, wire.FrameError):
-        return
-    sid = fr.schema_id if fr.guid is None else reg.id_for_guid(fr.guid)
-    if sid is not None and sid in reg.ids():
-        counter[sid] += 1
 
 
 def export(reg: Registry, directory: str, inputs: Iterable[str] = ()) -> list[str]:

@@ -236,7 +236,7 @@ def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None,
             from ..schemaregistry.storage import Registry
 
             reg = Registry()
-        return SchemaRegistryDecoder(reg, "auto", mode)
+        return SchemaRegistryDecoder(reg, "auto", mode, topic=topic)
     return KeyValueDecoder(name, name)
 
 
