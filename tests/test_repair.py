@@ -459,10 +459,22 @@ def test_text_output(kdump: KdumpRunner, ev: Path, tmp_path: Path) -> None:
     assert r.rc == 1
     lines = r.out.splitlines()
     assert lines[0] == f"repair of {ev / 'orders-0'} (into {out})"
-    assert lines[1].startswith(f"  dropped {ev / 'orders-0' / (SEG0 + '.log')}: position ")
-    assert "crc-mismatch" in lines[1] and "offsets 15-19 missing" in lines[1]
-    assert any(line.startswith("orders-0 (") and "dropped 1 region" in line for line in lines)
+    # the partition's line first, its drops under it
+    assert lines[1].startswith(f"orders-0 ({ev}) -> orders-0: kept 35 batches (157 records, ")
+    assert lines[1].endswith("; dropped 1 region (833 bytes)")
+    assert lines[2].startswith(f"  dropped {ev / 'orders-0' / (SEG0 + '.log')}: position ")
+    assert "crc-mismatch" in lines[2] and "offsets 15-19 missing" in lines[2]
     assert lines[-1].startswith("1 partition, 1 damaged partition: kept ")
+    # a log dir: the files of the log dir itself left out come after the partitions
+    r = kdump("repair", ev, "--into", tmp_path / "out2", "--format", "text", watch=[ev])
+    lines = r.out.splitlines()
+    at = lines.index("files of the log dir:")
+    assert lines[at - 1].startswith("  ") and lines[at - 2].startswith("orders-1 (")
+    assert lines[at + 1:at + 3] == [
+        f"  left out {ev / '.kafka_cleanshutdown'}: not copied: without it the broker recovers "
+        "the copy's last segments and rebuilds producer state from the log "
+        "(LogManager.loadLogs, UnifiedLog.rebuildProducerState)",
+        f"  left out {ev / '.lock'}: the broker's lock file: the broker makes its own"]
 
 
 # --- refusals --------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 """``kdump repair --format text``: what was kept and dropped, for people.
 
-One line per dropped region and per file left out, a block per partition (kept, dropped,
-what Kafka's recovery would have lost instead, the notes), then the inputs' custody and
-the end.  Files copied or rebuilt are counted, not listed (``--format json`` lists them
-all, with their SHA-256).  Paths and details quote the data: written through
-:class:`kdump.textsafe.InertLines`.
+A block per partition: its line (kept, dropped), what Kafka's recovery would have lost
+instead, a line per dropped region and per file left out, the notes; then the files of
+the log dirs themselves that were left out, the inputs' custody and the end.  The op
+names a partition's drops before its totals: they are held until its line, so each
+stands under the partition it belongs to.  Files copied or rebuilt are counted, not
+listed (``--format json`` lists them all, with their SHA-256).  Paths and details quote
+the data: written through :class:`kdump.textsafe.InertLines`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ class RepairTextRenderer(ObjectRenderer):
         super().__init__(out, err)
         self.outputs = 0
         self.changed: list[str] = []
+        #: lines of the partition whose summary has not come yet
+        self.pending: list[str] = []
 
     def row(self, d: dict[str, Any]) -> None:
         kind = d.get("type")
@@ -42,20 +46,30 @@ class RepairTextRenderer(ObjectRenderer):
                 offs = f" (header offsets {d['first_offset']}" + (
                     f"-{d['last_offset']})" if d["last_offset"] is not None else ")")
             sev = "" if d["severity"] == "error" else f" [{d['severity']}]"
-            w(f"  dropped {d['file']}: position {d['position']}, {plural(d['length'], 'byte')}: "
-              f"{d['reason']}{sev}: {d['detail']}{offs}{_offsets(d['missing_offsets'])}\n")
+            self.pending.append(
+                f"  dropped {d['file']}: position {d['position']}, "
+                f"{plural(d['length'], 'byte')}: {d['reason']}{sev}: {d['detail']}{offs}"
+                f"{_offsets(d['missing_offsets'])}\n")
         elif kind == "repair_file":
             if d["output"] is not None:
                 self.outputs += 1
             else:
-                w(f"  left out {d['file']}: {d['detail']}\n")
+                self.pending.append(f"  left out {d['file']}: {d['detail']}\n")
         elif kind == "repair_partition":
             self._partition(d)
         elif kind == "repair_input":
+            self._flush("files of the log dir")
             if not d["unchanged"]:
                 self.changed.append(d["file"])
         elif kind == "repair_end":
+            self._flush("files of the log dir")
             self._end(d)
+
+    def _flush(self, heading: str | None = None) -> None:
+        if self.pending and heading:
+            self.out.write(f"{heading}:\n")
+        self.out.writelines(self.pending)
+        self.pending.clear()
 
     def _partition(self, d: dict[str, Any]) -> None:
         w = self.out.write
@@ -75,6 +89,7 @@ class RepairTextRenderer(ObjectRenderer):
               f"{plural(k['intact_batches_lost'], 'intact batch', 'intact batches')} "
               f"({plural(k['intact_records_lost'], 'record')}); log end offset "
               f"{k['log_end_offset']}\n")
+        self._flush()
         for note in d["notes"]:
             w(f"  {note}\n")
 
