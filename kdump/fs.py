@@ -374,6 +374,28 @@ def remote_info(url: str) -> dict[str, Any]:
     return info
 
 
+def mtime_ms(path: str) -> int | None:
+    """A file's modification time in epoch milliseconds (Java's File.lastModified), local
+    or remote (the store's LastModified); None when it cannot be had."""
+    if is_url(path):
+        try:
+            info = remote_info(path)
+        except (InputError, OSError):
+            return None
+        for k in ("LastModified", "mtime", "last_modified", "updated"):
+            v = info.get(k)
+            if isinstance(v, (int, float)):
+                return int(v * 1000)
+            stamp = getattr(v, "timestamp", None)
+            if callable(stamp):
+                return int(stamp() * 1000)
+        return None
+    try:
+        return os.stat(path).st_mtime_ns // 1_000_000
+    except OSError:
+        return None
+
+
 #: sizes of the objects the listings of this process saw: opening one of them needs no
 #: metadata request of its own
 _known_sizes: dict[str, int] = {}
@@ -634,5 +656,5 @@ class Listing:
 
 
 __all__ = ["REMOTE_TIMEOUT", "Listing", "RemoteStats", "abspath", "display_url", "exists",
-           "filesystem", "getsize", "is_url", "isdir", "remote_timeout", "scrub",
+           "filesystem", "getsize", "is_url", "isdir", "mtime_ms", "remote_timeout", "scrub",
            "set_remote_timeout"]

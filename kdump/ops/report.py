@@ -99,30 +99,10 @@ def section(name: str) -> dict[str, Any]:
 # ----------------------------------------------------------------------- custody
 
 
-def _mtime(path: str) -> int | None:
-    if kfs.is_url(path):
-        try:
-            info = kfs.remote_info(path)
-        except (KdumpError, OSError):
-            return None
-        for k in ("LastModified", "mtime", "last_modified", "updated"):
-            v = info.get(k)
-            if isinstance(v, (int, float)):
-                return int(v * 1000)
-            stamp = getattr(v, "timestamp", None)
-            if callable(stamp):
-                return int(stamp() * 1000)
-        return None
-    try:
-        return os.stat(path).st_mtime_ns // 1_000_000
-    except OSError:
-        return None
-
-
 def input_file(f: KafkaFile, digest: Digest | None = None
                ) -> tuple[dict[str, Any], Problem | None]:
     sha, hashed, error = file_digest(f.path) if digest is None else digest
-    mtime = _mtime(f.path)
+    mtime = kfs.mtime_ms(f.path)
     obj = shape("input_file", {
         "file": f.path, "kind": f.kind, "topic": f.topic, "partition": f.partition,
         "size": hashed if error is None else None,

@@ -87,7 +87,7 @@ class Segment:
     def last_modified(self) -> int:
         """LogSegment.lastModified (-1: unknown), read once (a remote store: one request)."""
         if self.mtime is None:
-            self.mtime = mtime_ms(self.path)
+            self.mtime = kfs.mtime_ms(self.path)
         return self.mtime if self.mtime is not None else -1
 
 
@@ -107,27 +107,6 @@ class PartitionFiles:
     segments: list[Segment] = field(default_factory=list)
     leftovers: list[Leftover] = field(default_factory=list)
     snapshots: list[tuple[int, str]] = field(default_factory=list)  # (offset, path)
-
-
-def mtime_ms(path: str) -> int | None:
-    """Java's File.lastModified: milliseconds (None: unknown)."""
-    if kfs.is_url(path):
-        try:
-            info = kfs.remote_info(path)
-        except (KdumpError, OSError):
-            return None
-        for k in ("LastModified", "mtime", "last_modified", "updated"):
-            v = info.get(k)
-            if isinstance(v, (int, float)):
-                return int(v * 1000)
-            stamp = getattr(v, "timestamp", None)
-            if callable(stamp):
-                return int(stamp() * 1000)
-        return None
-    try:
-        return os.stat(path).st_mtime_ns // 1_000_000
-    except OSError:
-        return None
 
 
 def list_partition(directory: str, listing: Listing | None = None) -> PartitionFiles:
@@ -351,5 +330,5 @@ def first_batch_timestamp(seg: Segment, problems: list[Problem],
 
 
 __all__ = ["Leftover", "PartitionFiles", "PinBatch", "Segment", "find_pin",
-           "first_batch_timestamp", "iter_batches", "list_partition", "mtime_ms",
+           "first_batch_timestamp", "iter_batches", "list_partition",
            "read_largest_timestamp"]
