@@ -492,3 +492,47 @@ def _read_ahead(requests: queue.SimpleQueue[_Request | None],
             results.put(e)
         finally:
             view.release()
+
+
+class WindowReads:
+    """:class:`ReadAhead`'s interface over a :class:`Window` (a remote file: each read is
+    a request, so the native walk and the Python framing share one window, and a file
+    is fetched once)."""
+
+    def __init__(self, window: Window) -> None:
+        self.window = window
+        self.current = _WindowView(window)
+
+    def fill(self, position: int, n: int) -> _WindowView:
+        self.window.get(position, n)
+        self.current.sync()
+        return self.current
+
+    def close(self) -> None:
+        return None
+
+
+class _WindowView:
+    """A :class:`Window`'s bytes as a :class:`ReadBuffer` shows them."""
+
+    def __init__(self, window: Window) -> None:
+        self.window = window
+        self.base = 0
+        self.head = 0
+        self.sync()
+
+    def sync(self) -> None:
+        self.data = self.window.data
+        self.start = self.window.start
+        self.length = len(self.window.data)
+
+    @property
+    def capacity(self) -> int:
+        return self.window.chunk
+
+    @property
+    def end(self) -> int:
+        return self.start + self.length
+
+    def index(self, position: int) -> int:
+        return position - self.start

@@ -19,7 +19,7 @@ from ..checksums import crc32, crc32c
 from ..codecs import decompress
 from ..errors import KdumpError, LimitExceeded
 from ..findings import ERROR, INFO, WARNING, Problem
-from ..source import FileSource, ReadAhead, Window
+from ..source import FileSource, ReadAhead, Window, WindowReads
 from ._native import speedups
 from .batch import Batch
 from .faults import max_headers
@@ -131,7 +131,7 @@ class LogReader:
         #: framed: returns the position after the batches it consumed (itself keeping
         #: ``valid_end`` and ``_prev_last_offset`` up to date), or the same position
         self.skip: Callable[[int], int] | None = None
-        self._reads: ReadAhead | None = None
+        self._reads: ReadAhead | WindowReads | None = None
 
     def close(self) -> None:
         """Stop the fast path's read-ahead thread, if any (before the file is closed)."""
@@ -162,8 +162,13 @@ class LogReader:
         # a thread reads the next stretch while this one is walked, for logs of several
         # stretches; a batch cut by a stretch's end is carried into the next one when it
         # is no larger than a stretch (head), else read again
-        reads = ReadAhead(self.source, chunk, end, head=chunk,
-                          ahead=end - self.start > 2 * chunk)
+        reads: ReadAhead | WindowReads
+        if self.source.fd < 0:  # a remote file: one window, each read a request
+            chunk = self.window.chunk
+            reads = WindowReads(self.window)
+        else:
+            reads = ReadAhead(self.source, chunk, end, head=chunk,
+                              ahead=end - self.start > 2 * chunk)
         self._reads = reads
         self.source.advise_sequential()
         headers = max_headers(self.max_batch_bytes)
