@@ -195,10 +195,13 @@ class LogReader:
                     pos = self.valid_end = pos + j - i
                     continue
                 total = L.LOG_OVERHEAD + L.LOG_HEADER.unpack_from(buf.data, i)[1]
-                if pos + total <= buf.end:
-                    return pos  # whole here: Python frames it and reports
+                if pos + total <= buf.end or buf.end >= end:
+                    return pos  # whole here, or cut by the end: Python frames and reports
                 if pos > buf.start:  # it may go on past the buffer: read from it
+                    held = (buf.start, buf.length)
                     buf = reads.fill(pos, min(chunk, end - pos))
+                    if (buf.start, buf.length) == held:
+                        return pos  # nothing more to read here (a window that held it)
                     continue
                 # larger than the buffer: read whole when it is whole in the file and
                 # within --max-batch-bytes (else Python reports it)
