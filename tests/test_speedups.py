@@ -896,3 +896,20 @@ def test_verify_pool_counts_plain_logs_at_a_discount(tmp_path: Path) -> None:
     assert sizes["p-0"][0] == sizes["p-0"][1] // verify_mod.PLAIN_LOG_DISCOUNT == \
         sizes["p-0"][1] // 16
     assert sizes["l-0"][0] == sizes["l-0"][1] and sizes["j-0"] == (5000, 5000)
+
+
+@native
+@pytest.mark.parametrize("args", [["verify-crc", "--format", "json"],
+                                  ["verify-crc", "--format", "json", "--shallow"],
+                                  ["verify-crc", "--format", "json", "--max-batch-bytes", "2500"],
+                                  ["verify-crc"]])
+def test_cli_verify_mixed_segment_identical_without_the_extension(tmp_path: Path,
+                                                                  args: list[str]) -> None:
+    """v0/v1, control and compressed batches, damaged and intact: the command's output
+    and exit code are the same bytes with KDUMP_PURE_PYTHON=1."""
+    d = tmp_path / "m-0"
+    d.mkdir()
+    (d / "00000000000000000000.log").write_bytes(_mixed_segment())
+    native_out, pure_out = _run([*args, str(d)], pure=False), _run([*args, str(d)], pure=True)
+    assert native_out == pure_out
+    assert native_out[0] == 1 and "crc-mismatch" in native_out[1] + native_out[2]
