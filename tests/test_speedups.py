@@ -801,7 +801,8 @@ def test_crc32c_matches_the_crc32c_package() -> None:
     rng = random.Random(7)
     data = bytes(rng.getrandbits(8) for _ in range(70_000))
     for start in (0, 1, 3, 7, 8, 13):
-        for n in (0, 1, 7, 8, 9, 255, 767, 768, 769, 4096, 24_575, 24_576, 24_577, 60_000):
+        for n in (0, 1, 7, 8, 9, 255, 767, 768, 769, 4096, 6143, 6144, 6145, 7700, 12_289,
+                  24_575, 24_576, 24_577, 60_000):
             chunk = data[start : start + n]
             assert speedups.crc32c(chunk) == crc32c.crc32c(chunk)
             assert speedups.crc32c(data, start, start + n) == crc32c.crc32c(chunk)
