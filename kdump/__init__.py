@@ -20,16 +20,19 @@ corruption is data (:class:`~kdump.findings.Problem` objects), never an exceptio
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
-from .findings import Problem
 from .limits import DEFAULT_MAX_BATCH_BYTES as _DEFAULT_MAX_BATCH_BYTES
 from .version import __version__
 
+#: the package imports nothing heavy (no typing, dataclasses or enum at run time):
+#: ``kdump --version`` loads this module alone (issue 33); ``Problem`` is loaded when
+#: first named (PEP 562 ``__getattr__`` below), and mypy reads the imports under
+#: TYPE_CHECKING, a name it takes as true
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from .files.logdir import KafkaFile
+    from .findings import Problem
     from .ops.verify import Summary
     from .records.batch import Batch
     from .records.record import Record
@@ -52,6 +55,7 @@ def iter_batches(path: str, *, max_batch_bytes: int = _DEFAULT_MAX_BATCH_BYTES
     damaged region (the walk resynchronises after it).  A batch's records are read
     only when asked: ``batch.records()``."""
     from .errors import KdumpError
+    from .findings import Problem
     from .records.file_records import LogReader
     from .source import FileSource
 
@@ -67,6 +71,7 @@ def iter_records(path: str, *, max_batch_bytes: int = _DEFAULT_MAX_BATCH_BYTES) 
     """Every record of every readable batch under ``path``, in log order (batches or
     records that do not parse are skipped: :func:`verify` names them)."""
     from .errors import KdumpError
+    from .findings import Problem
 
     for item in iter_batches(path, max_batch_bytes=max_batch_bytes):
         if isinstance(item, Problem):
@@ -77,22 +82,43 @@ def iter_records(path: str, *, max_batch_bytes: int = _DEFAULT_MAX_BATCH_BYTES) 
             continue
 
 
-@dataclass
 class Verification:
     """What :func:`verify` found: every problem, and the totals."""
 
-    summary: Summary
-    problems: list[Problem] = field(default_factory=list)
+    __slots__ = ("problems", "summary")
+
+    def __init__(self, summary: Summary, problems: list[Problem] | None = None) -> None:
+        self.summary = summary
+        self.problems: list[Problem] = [] if problems is None else problems
 
     @property
     def clean(self) -> bool:
         return self.summary.clean
+
+    def __repr__(self) -> str:
+        return f"Verification(summary={self.summary!r}, problems={self.problems!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verification):
+            return NotImplemented
+        return (self.summary, self.problems) == (other.summary, other.problems)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, as the dataclass it was
+
+
+def __getattr__(name: str) -> object:
+    if name == "Problem":
+        from .findings import Problem
+
+        return Problem
+    raise AttributeError(f"module 'kdump' has no attribute {name!r}")
 
 
 def verify(path: str, *, deep: bool = True,
            max_batch_bytes: int = _DEFAULT_MAX_BATCH_BYTES) -> Verification:
     """``kdump verify-crc`` as a function: checksums, framing and (``deep``) every
     record's consistency, for every log under ``path``."""
+    from .findings import Problem
     from .ops.verify import FileResult, VerifyOptions, verify_crc
 
     problems: list[Problem] = []

@@ -13,7 +13,8 @@
  *  text_record_lines   kdump.render.text.record_lines
  *  json_record_lines   kdump.render.jsonl.record_object + JsonRenderer
  *  crc32c              the crc32c package's crc32c
- *  verify_v2_run       kdump.ops.verify.verify_log, for batches it reports nothing about
+ *  crc32               zlib.crc32
+ *  verify_run          kdump.ops.verify.verify_log, for batches it reports nothing about
  *
  * Objects of kdump's own __slots__ classes (Record, RecordScan, RecordEvent, Decoded)
  * are made here without running their __init__: the class is passed in, its slot
@@ -1645,52 +1646,353 @@ fail:
 }
 
 /* ---------------------------------------------------------------------------------
- * verify_v2_run(data, start, stop, prev_last, segment_base, deep, max_headers)
+ * CRC-32 (IEEE 802.3, zlib's crc32) of legacy messages: slicing-by-8 tables.
+ * --------------------------------------------------------------------------------- */
+#define CRC32_POLY 0xedb88320u
+static uint32_t crc32_table[8][256];
+
+static void
+crc32_init(void)
+{
+    uint32_t n, c, k;
+    for (n = 0; n < 256; n++) {
+        c = n;
+        for (k = 0; k < 8; k++)
+            c = c & 1 ? (c >> 1) ^ CRC32_POLY : c >> 1;
+        crc32_table[0][n] = c;
+    }
+    for (n = 0; n < 256; n++) {
+        c = crc32_table[0][n];
+        for (k = 1; k < 8; k++) {
+            c = crc32_table[0][c & 0xff] ^ (c >> 8);
+            crc32_table[k][n] = c;
+        }
+    }
+}
+
+static uint32_t
+crc32_ieee(const unsigned char *p, size_t n)
+{
+    uint32_t c = 0xffffffffu;
+    while (n && ((uintptr_t)p & 7)) {
+        c = crc32_table[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+        n--;
+    }
+    while (n >= 8) {
+        uint32_t lo, hi;
+        memcpy(&lo, p, 4);
+        memcpy(&hi, p + 4, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        lo = __builtin_bswap32(lo);
+        hi = __builtin_bswap32(hi);
+#endif
+        lo ^= c;
+        c = crc32_table[7][lo & 0xff] ^ crc32_table[6][(lo >> 8) & 0xff] ^
+            crc32_table[5][(lo >> 16) & 0xff] ^ crc32_table[4][lo >> 24] ^
+            crc32_table[3][hi & 0xff] ^ crc32_table[2][(hi >> 8) & 0xff] ^
+            crc32_table[1][(hi >> 16) & 0xff] ^ crc32_table[0][hi >> 24];
+        p += 8;
+        n -= 8;
+    }
+    while (n--)
+        c = crc32_table[0][(c ^ *p++) & 0xff] ^ (c >> 8);
+    return ~c;
+}
+
+/* crc32(data, start=0, end=len(data)) -> int: zlib.crc32 of data[start:end]. */
+static PyObject *
+sp_crc32(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer view;
+    Py_ssize_t start = 0, end;
+    uint32_t crc;
+    if (nargs < 1 || nargs > 3) {
+        PyErr_SetString(PyExc_TypeError, "crc32(data, start=0, end=len(data))");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    end = view.len;
+    if (nargs > 1 && (start = PyLong_AsSsize_t(args[1])) == -1 && PyErr_Occurred())
+        goto fail;
+    if (nargs > 2 && (end = PyLong_AsSsize_t(args[2])) == -1 && PyErr_Occurred())
+        goto fail;
+    if (start < 0 || end < 0) {
+        PyErr_SetString(PyExc_ValueError, "crc32: negative position");
+        goto fail;
+    }
+    if (end > view.len)
+        end = view.len;
+    if (start > end)
+        start = end;
+    crc = crc32_ieee((const unsigned char *)view.buf + start, (size_t)(end - start));
+    PyBuffer_Release(&view);
+    return PyLong_FromUnsignedLong(crc);
+fail:
+    PyBuffer_Release(&view);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------
+ * verify_run(data, start, stop, prev_last, segment_base, deep, max_headers,
+ *            max_batch_bytes, decompress)
  *   -> (position, batches, records, last offset | None)
  *
- * From data[start], while a whole batch lies before data[stop]: a v2 batch (magic 2,
- * size field at least V2_MIN_BATCH_LENGTH) whose CRC-32C matches, whose last offset is
- * above ``prev_last`` (or, for the first batch of a segment, not below
- * ``segment_base``), and with ``deep``: uncompressed, not a control batch, records
- * that walk without a fault, offset deltas ascending from 0 and ending at
- * lastOffsetDelta, and (CreateTime, no delete horizon, maxTimestamp >= 0) the largest
- * record timestamp equal to maxTimestamp.  Stops before the first batch that is
- * anything else, which the Python code then reads; these are exactly the batches for
- * which it reports nothing.
+ * verify-crc's walk over a buffer of a log (issue 33): from data[start], while a whole
+ * batch lies before data[stop], every batch verify-crc reports nothing about is
+ * consumed here and only counted; the walk stops before the first batch that is
+ * anything else (or that is not whole in the buffer), which the Python code then
+ * frames and reports on (kdump.ops.verify.verify_log: these are exactly its batches
+ * with no finding).  Consumed:
+ *
+ * - v2 (magic 2, size field at least V2_MIN_BATCH_LENGTH, no larger than
+ *   max_batch_bytes + RECORD_BATCH_OVERHEAD): CRC-32C matches; last offset above
+ *   ``prev_last`` (or, first of a segment, not below ``segment_base``); with ``deep``:
+ *   the payload (decompressed by ``decompress(codec, bytes, limit)``, which returns
+ *   None where Python would report the payload) walks without a record fault, offset
+ *   deltas ascend from 0 and end at lastOffsetDelta, (CreateTime, no delete horizon,
+ *   maxTimestamp >= 0) the largest record timestamp is maxTimestamp, and a control
+ *   batch's records are all well-formed ABORT/COMMIT markers.
+ * - v0/v1 (size field at least RECORD_OVERHEAD_V0): CRC-32 matches, offsets as above;
+ *   with ``deep``: uncompressed, key and value lengths filling the message exactly.
+ *
+ * The walk runs without the GIL (taken back for ``decompress`` only).
  * --------------------------------------------------------------------------------- */
 static inline int64_t
 be64(const unsigned char *p)
 {
-    uint64_t v = 0;
-    int i;
-    for (i = 0; i < 8; i++)
-        v = (v << 8) | p[i];
+    uint64_t v;
+    memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
     return (int64_t)v;
 }
 
 static inline int32_t
 be32(const unsigned char *p)
 {
-    return (int32_t)(((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) |
-                     (uint32_t)p[3]);
+    uint32_t v;
+    memcpy(&v, p, 4);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return (int32_t)v;
+}
+
+static inline int16_t
+be16(const unsigned char *p)
+{
+    return (int16_t)(((unsigned)p[0] << 8) | p[1]);
+}
+
+/* What the records of one batch add up to, for the checks of ops/verify._check_v2. */
+typedef struct {
+    int64_t n, first_delta, last_delta, max_ts;
+    int ascending;
+} VStats;
+
+/* A varint of at most ``max_`` bytes within ``lim_``, as rd_uvarint reads it (one and
+ * two bytes inline); any fault returns 1: the batch is Python's. */
+#define VR_VARINT(max_, lim_, out)                                                          \
+    do {                                                                                    \
+        uint64_t u_;                                                                        \
+        if (pos + 1 < (lim_) && buf[pos] < 0x80)                                            \
+            u_ = buf[pos++];                                                                \
+        else if (pos + 1 < (lim_) && buf[pos + 1] < 0x80) {                                 \
+            u_ = (uint64_t)(buf[pos] & 0x7F) | ((uint64_t)buf[pos + 1] << 7);               \
+            pos += 2;                                                                       \
+        }                                                                                   \
+        else if (rd_uvarint(buf, &pos, (lim_), (max_), &u_))                                \
+            return 1;                                                                       \
+        (out) = zz(u_);                                                                     \
+    } while (0)
+
+/* The records of a v2 batch's payload buf[pos:end]: 0 when they walk as
+ * kdump.records.walk.walk_v2 walks them with no fault (and, ``control``, each is an
+ * ABORT/COMMIT marker parse_control accepts), *s filled; 1 otherwise. */
+static int
+verify_records(const unsigned char *buf, int64_t pos, int64_t end, int64_t count,
+               int64_t headers_left, int control, VStats *s)
+{
+    int64_t rec;
+    s->n = 0;
+    s->ascending = 1;
+    s->first_delta = s->last_delta = -1;
+    s->max_ts = 0;
+    if (count < 0)
+        return 1;
+    for (rec = 0; rec < count; rec++) {
+        int64_t length, limit, ts, od, klen, key_at, vlen, value_at, nh, h;
+        if (pos >= end)
+            return 1;
+        VR_VARINT(5, end, length);
+        limit = pos + length;
+        if (length < 6 || limit > end)
+            return 1;
+        pos += 1; /* attributes */
+        VR_VARINT(10, limit, ts);
+        VR_VARINT(5, limit, od);
+        VR_VARINT(5, limit, klen);
+        key_at = pos;
+        if (klen >= 0) {
+            if (pos + klen > limit)
+                return 1;
+            pos += klen;
+        }
+        VR_VARINT(5, limit, vlen);
+        value_at = pos;
+        if (vlen >= 0) {
+            if (pos + vlen > limit)
+                return 1;
+            pos += vlen;
+        }
+        VR_VARINT(5, limit, nh);
+        if (nh < 0 || nh > headers_left)
+            return 1;
+        headers_left -= nh;
+        for (h = 0; h < nh; h++) {
+            int64_t hk, hv;
+            VR_VARINT(5, limit, hk);
+            if (hk < 0 || pos + hk > limit)
+                return 1;
+            pos += hk;
+            VR_VARINT(5, limit, hv);
+            if (hv >= 0) {
+                if (pos + hv > limit)
+                    return 1;
+                pos += hv;
+            }
+        }
+        if (pos != limit)
+            return 1;
+        if (control) {
+            /* kdump.records.control.parse_control: ABORT/COMMIT with their value;
+             * anything else (KRaft control records: a schema to read) is Python's */
+            int type;
+            if (klen < KL_CONTROL_KEY_SIZE || be16(buf + key_at) < 0)
+                return 1;
+            type = be16(buf + key_at + 2);
+            if (type != KL_CONTROL_ABORT && type != KL_CONTROL_COMMIT)
+                return 1;
+            if (vlen < KL_END_TXN_MARKER_VALUE_SIZE || be16(buf + value_at) < 0)
+                return 1;
+        }
+        if (s->n == 0) {
+            s->first_delta = od;
+            s->max_ts = ts;
+        }
+        else {
+            if (od <= s->last_delta)
+                s->ascending = 0;
+            if (ts > s->max_ts)
+                s->max_ts = ts;
+        }
+        s->last_delta = od;
+        s->n += 1;
+    }
+    return pos != end;
+}
+
+/* The v2 batch at b (total bytes, CRC checked): 0 when verify-crc has nothing to say
+ * about its records (*records set), 1 when it has, -1 on a Python error. */
+static int
+verify_v2_records(const unsigned char *b, int64_t total, int64_t headers_max,
+                  int64_t max_batch_bytes, PyObject *decompress, int64_t *records)
+{
+    int attributes = (b[KL_V2_ATTRIBUTES_OFFSET] << 8) | b[KL_V2_ATTRIBUTES_OFFSET + 1];
+    int32_t last_delta = be32(b + KL_V2_LAST_OFFSET_DELTA_OFFSET);
+    int32_t count = be32(b + KL_V2_RECORDS_COUNT_OFFSET);
+    int64_t base_ts = be64(b + KL_V2_BASE_TIMESTAMP_OFFSET);
+    int64_t max_timestamp = be64(b + KL_V2_MAX_TIMESTAMP_OFFSET), top;
+    int codec = attributes & KL_V2_COMPRESSION_MASK, rc;
+    VStats s;
+    if (codec == 0) {
+        rc = verify_records(b, KL_V2_RECORDS_OFFSET, total, count, headers_max,
+                            attributes & KL_V2_CONTROL_FLAG, &s);
+    }
+    else {
+        PyObject *raw, *res;
+        /* the caller holds the GIL here */
+        if (decompress == Py_None)
+            return 1;
+        raw = PyBytes_FromStringAndSize((const char *)b + KL_V2_RECORDS_OFFSET,
+                                        (Py_ssize_t)(total - KL_V2_RECORDS_OFFSET));
+        if (raw == NULL)
+            return -1;
+        res = PyObject_CallFunction(decompress, "iOL", codec, raw, (long long)max_batch_bytes);
+        Py_DECREF(raw);
+        if (res == NULL)
+            return -1;
+        if (!PyBytes_Check(res)) { /* None: the payload is Python's to report */
+            Py_DECREF(res);
+            return 1;
+        }
+        rc = verify_records((const unsigned char *)PyBytes_AS_STRING(res), 0,
+                            PyBytes_GET_SIZE(res), count, headers_max,
+                            attributes & KL_V2_CONTROL_FLAG, &s);
+        Py_DECREF(res);
+    }
+    if (rc)
+        return 1;
+    if (s.n) {
+        if (s.first_delta < 0 || !s.ascending || s.last_delta != last_delta)
+            return 1;
+        if (!(attributes & KL_V2_TIMESTAMP_TYPE_MASK) &&
+            !(attributes & KL_V2_DELETE_HORIZON_FLAG) && max_timestamp >= 0) {
+            if (__builtin_add_overflow(base_ts, s.max_ts, &top) || top != max_timestamp)
+                return 1;
+        }
+    }
+    *records = s.n;
+    return 0;
+}
+
+/* The key and value lengths of an uncompressed legacy message fill it exactly
+ * (kdump.records.legacy._key_value): 0 when they do. */
+static int
+verify_legacy_message(const unsigned char *b, int64_t total, int magic)
+{
+    int64_t pos = magic >= 1 ? KL_LEGACY_V1_KEY_SIZE_OFFSET : KL_LEGACY_V0_KEY_SIZE_OFFSET;
+    int32_t klen, vlen;
+    if (pos + 4 > total)
+        return 1;
+    klen = be32(b + pos);
+    pos += 4;
+    if (klen >= 0) {
+        if (pos + klen > total)
+            return 1;
+        pos += klen;
+    }
+    if (pos + 4 > total)
+        return 1;
+    vlen = be32(b + pos);
+    pos += 4;
+    if (vlen >= 0) {
+        if (pos + vlen > total)
+            return 1;
+        pos += vlen;
+    }
+    return pos != total;
 }
 
 static PyObject *
-sp_verify_v2_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+sp_verify_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     Py_buffer view;
     const unsigned char *d;
     int64_t start, stop, prev_last = 0, segment_base = 0, pos, batches = 0, records = 0;
-    int64_t last = 0, headers_max;
-    int have_prev, have_base, deep, rc;
-    PyObject *res;
+    int64_t last = 0, headers_max, max_batch_bytes;
+    int have_prev, have_base, deep, rc, failed = 0;
+    PyObject *decompress;
+    PyThreadState *ts;
 
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "verify_v2_run takes 7 arguments");
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "verify_run takes 9 arguments");
         return NULL;
     }
     if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &stop)) ||
-        (rc = arg_i64(args[6], &headers_max)))
+        (rc = arg_i64(args[6], &headers_max)) || (rc = arg_i64(args[7], &max_batch_bytes)))
         goto declined_rc;
     have_prev = args[3] != Py_None;
     if (have_prev && (rc = arg_i64(args[3], &prev_last)))
@@ -1700,75 +2002,94 @@ sp_verify_v2_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         goto declined_rc;
     if ((deep = PyObject_IsTrue(args[5])) < 0)
         return NULL;
+    decompress = args[8];
+    if (max_batch_bytes < 0 || max_batch_bytes > ((int64_t)1 << 40))
+        goto declined;
     if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
         return NULL;
     if (start < 0 || stop > (int64_t)view.len)
         stop = -1; /* nothing done */
     d = (const unsigned char *)view.buf;
     pos = start;
-    while (stop - pos >= KL_RECORD_BATCH_OVERHEAD) {
+    ts = PyEval_SaveThread();
+    while (stop - pos >= KL_HEADER_SIZE_UP_TO_MAGIC) {
         const unsigned char *b = d + pos;
-        int64_t base_offset = be64(b + KL_V2_BASE_OFFSET_OFFSET);
-        int64_t size = be32(b + KL_V2_LENGTH_OFFSET), total, last_offset;
-        int32_t last_delta, count;
-        int attributes;
-        uint32_t stored;
-        if (b[KL_MAGIC_OFFSET] != 2 || size < KL_V2_MIN_BATCH_LENGTH)
-            break;
-        total = KL_LOG_OVERHEAD + size;
-        if (total > stop - pos)
-            break;
-        attributes = (b[KL_V2_ATTRIBUTES_OFFSET] << 8) | b[KL_V2_ATTRIBUTES_OFFSET + 1];
-        last_delta = be32(b + KL_V2_LAST_OFFSET_DELTA_OFFSET);
-        count = be32(b + KL_V2_RECORDS_COUNT_OFFSET);
-        if (__builtin_add_overflow(base_offset, (int64_t)last_delta, &last_offset))
-            break;
-        if (have_prev ? last_offset <= prev_last : (have_base && last_offset < segment_base))
-            break;
-        /* compressed and control batches are Python's: decline before the CRC */
-        if (deep && ((attributes & KL_V2_COMPRESSION_MASK) != 0 ||
-                     (attributes & KL_V2_CONTROL_FLAG) || count < 0))
-            break;
-        stored = (uint32_t)be32(b + KL_V2_CRC_OFFSET);
-        if (crc32c_impl(0, b + KL_V2_ATTRIBUTES_OFFSET,
-                        (size_t)(total - KL_V2_ATTRIBUTES_OFFSET)) != stored)
-            break;
-        if (deep) {
-            int64_t top, end_pos;
-            int64_t base_ts = be64(b + KL_V2_BASE_TIMESTAMP_OFFSET);
-            int64_t max_timestamp = be64(b + KL_V2_MAX_TIMESTAMP_OFFSET);
-            Stats s;
-            Fault f;
-            stats_init(&s);
-            if (walk_v2(d, pos + KL_V2_RECORDS_OFFSET, pos + total, 0, count, count,
-                        headers_max, headers_max, stats_cb, &s, &f, &end_pos))
+        int64_t offset = be64(b + KL_V2_BASE_OFFSET_OFFSET);
+        int64_t size = be32(b + KL_V2_LENGTH_OFFSET), total, last_offset, n = 0;
+        int magic = b[KL_MAGIC_OFFSET];
+        if (magic == 2) {
+            uint32_t stored;
+            if (stop - pos < KL_RECORD_BATCH_OVERHEAD || size < KL_V2_MIN_BATCH_LENGTH)
                 break;
-            if (s.n) {
-                if (s.first_delta < 0 || !s.ascending || s.prev_delta != last_delta)
+            total = KL_LOG_OVERHEAD + size;
+            if (total > stop - pos || total > max_batch_bytes + KL_RECORD_BATCH_OVERHEAD)
+                break;
+            if (__builtin_add_overflow(offset, (int64_t)be32(b + KL_V2_LAST_OFFSET_DELTA_OFFSET),
+                                       &last_offset))
+                break;
+            if (have_prev ? last_offset <= prev_last : (have_base && last_offset < segment_base))
+                break;
+            stored = (uint32_t)be32(b + KL_V2_CRC_OFFSET);
+            if (crc32c_impl(0, b + KL_V2_ATTRIBUTES_OFFSET,
+                            (size_t)(total - KL_V2_ATTRIBUTES_OFFSET)) != stored)
+                break;
+            if (deep) {
+                int codec = b[KL_V2_ATTRIBUTES_OFFSET + 1] & KL_V2_COMPRESSION_MASK;
+                if (codec) /* decompress is Python's: with the GIL */
+                    PyEval_RestoreThread(ts);
+                rc = verify_v2_records(b, total, headers_max, max_batch_bytes,
+                                       codec ? decompress : Py_None, &n);
+                if (codec)
+                    ts = PyEval_SaveThread();
+                if (rc < 0) {
+                    failed = 1;
                     break;
-                if (!(attributes & KL_V2_TIMESTAMP_TYPE_MASK) &&
-                    !(attributes & KL_V2_DELETE_HORIZON_FLAG) && max_timestamp >= 0) {
-                    if (__builtin_add_overflow(base_ts, s.max_ts, &top) || top != max_timestamp)
-                        break;
                 }
+                if (rc)
+                    break;
             }
-            records += s.n;
         }
+        else if (magic == 0 || magic == 1) {
+            uint32_t stored;
+            if (size < KL_RECORD_OVERHEAD_V0)
+                break;
+            total = KL_LOG_OVERHEAD + size;
+            if (total > stop - pos || total > max_batch_bytes + KL_RECORD_BATCH_OVERHEAD)
+                break;
+            last_offset = offset;
+            if (have_prev ? last_offset <= prev_last : (have_base && last_offset < segment_base))
+                break;
+            stored = (uint32_t)be32(b + KL_LEGACY_CRC_OFFSET);
+            if (crc32_ieee(b + KL_MAGIC_OFFSET, (size_t)(total - KL_MAGIC_OFFSET)) != stored)
+                break;
+            if (deep) {
+                if (b[KL_LEGACY_ATTRIBUTES_OFFSET] & KL_LEGACY_COMPRESSION_MASK)
+                    break; /* a compressed wrapper: Python reads its inner messages */
+                if (verify_legacy_message(b, total, magic))
+                    break;
+                n = 1;
+            }
+        }
+        else
+            break;
+        records += n;
         have_prev = 1;
         prev_last = last = last_offset;
         batches += 1;
         pos += total;
     }
+    PyEval_RestoreThread(ts);
     PyBuffer_Release(&view);
+    if (failed)
+        return NULL;
     if (batches == 0)
-        res = Py_BuildValue("(LiiO)", (long long)start, 0, 0, Py_None);
-    else
-        res = Py_BuildValue("(LLLL)", (long long)pos, (long long)batches, (long long)records,
-                            (long long)last);
-    return res;
+        return Py_BuildValue("(LiiO)", (long long)start, 0, 0, Py_None);
+    return Py_BuildValue("(LLLL)", (long long)pos, (long long)batches, (long long)records,
+                         (long long)last);
 declined_rc:
     if (rc < 0)
         return NULL;
+declined:
     return Py_BuildValue("(LiiO)", (long long)0, 0, 0, Py_None);
 }
 
@@ -1785,9 +2106,12 @@ static PyMethodDef methods[] = {
      "record_events(records, RecordEvent, Decoded | None): one event per record."},
     {"crc32c", (PyCFunction)(void (*)(void))sp_crc32c, METH_FASTCALL,
      "crc32c(data, start=0, end=len(data)): CRC-32C (Castagnoli) of data[start:end]."},
-    {"verify_v2_run", (PyCFunction)(void (*)(void))sp_verify_v2_run, METH_FASTCALL,
-     "verify_v2_run(data, start, stop, prev_last, segment_base, deep, max_headers): skip the clean v2 "
-     "batches from data[start] (see kdump.ops.verify)."},
+    {"crc32", (PyCFunction)(void (*)(void))sp_crc32, METH_FASTCALL,
+     "crc32(data, start=0, end=len(data)): CRC-32 (zlib's) of data[start:end]."},
+    {"verify_run", (PyCFunction)(void (*)(void))sp_verify_run, METH_FASTCALL,
+     "verify_run(data, start, stop, prev_last, segment_base, deep, max_headers, max_batch_bytes, "
+     "decompress): consume the batches from data[start] verify-crc reports nothing about "
+     "(see kdump.ops.verify)."},
     {"text_record_lines", (PyCFunction)(void (*)(void))sp_text_record_lines, METH_FASTCALL,
      "text_record_lines(events, timestamp_type, skip_metadata, print_contents, RecordEvent, "
      "Record, Decoded): DumpLogSegments' record lines of a v2 batch."},
@@ -1807,5 +2131,6 @@ PyMODINIT_FUNC
 PyInit__speedups(void)
 {
     crc_init();
+    crc32_init();
     return PyModule_Create(&module);
 }

@@ -7,7 +7,9 @@ here, on the ground floor, so that neither has to import the other for them.
 
 from __future__ import annotations
 
-from typing import Final
+TYPE_CHECKING = False  # typing is not imported at run time: ``kdump --version`` (issue 33)
+if TYPE_CHECKING:
+    from typing import Final
 
 #: bound on one batch's records, decompressed or stored (``--max-batch-bytes``): the
 #: payload, its keys and values, their text and the output line (invalid UTF-8 printed

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import shutil
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO, Any
@@ -56,6 +54,8 @@ def inside_evidence(path: str) -> str | None:
 def private_dir(prefix: str = "kdump-") -> str:
     """A new directory only this user can enter, under ``$TMPDIR``; never inside an
     input.  Remove it with :func:`remove` (it is also removed at exit)."""
+    import tempfile  # here, not at start-up: most commands make no temporary file
+
     base = tempfile.gettempdir()
     root = inside_evidence(base)
     if root is not None:
@@ -74,6 +74,8 @@ def remove(path: str | None) -> None:
     """Remove a directory :func:`private_dir` made, and everything in it."""
     if path is None:
         return
+    import shutil
+
     shutil.rmtree(path, ignore_errors=True)
     _made.pop(path, None)
 
@@ -98,6 +100,8 @@ def staged(path: str, mode: str = "w", encoding: str | None = "utf-8") -> Iterat
         raise OutputError(f"is inside the input {root}; kdump writes nothing into evidence",
                           path=path)
     directory, name = os.path.split(target)
+    import tempfile
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{name}.kdump-", dir=directory)
     except OSError as e:

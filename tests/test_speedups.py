@@ -580,6 +580,217 @@ def test_verify_fast_path_reports_the_same(tmp_path: Path, monkeypatch: pytest.M
         assert sum(consumed) > 250  # most clean batches went the native way
 
 
+def _recrc_v2(batch: bytes) -> bytes:
+    """A v2 batch with its CRC-32C made right again after an edit."""
+    import crc32c
+
+    return batch[:17] + struct.pack(">I", crc32c.crc32c(batch[21:])) + batch[21:]
+
+
+def _recrc_legacy(entry: bytes) -> bytes:
+    """A v0/v1 entry with its CRC-32 made right again after an edit."""
+    import zlib
+
+    return entry[:12] + struct.pack(">I", zlib.crc32(entry[16:]) & 0xFFFFFFFF) + entry[16:]
+
+
+def _mixed_segment() -> bytes:
+    """v0/v1 messages, control batches and compressed batches, intact and damaged in
+    every way verify-crc reports (and some it passes over), between clean batches: the
+    native walk must consume exactly the batches Python has nothing to say about."""
+    from writer import (
+        CONTROL_KRAFT_VERSION,
+        TS0,
+        end_txn_marker_batch,
+        kraft_control_batch,
+        kraft_version_value,
+        legacy_compressed,
+        legacy_message,
+    )
+
+    def clean(base: int, n: int = 5, **kw: Any) -> bytes:
+        return v2_batch(rich_records(n), base_offset=base, **kw)
+
+    def control(base: int, key: bytes, value: bytes | None) -> bytes:
+        return v2_batch([Rec(key=key, value=value, timestamp=TS0)], base_offset=base,
+                        control=True, transactional=True, producer_id=9, producer_epoch=0,
+                        first_timestamp=TS0)
+
+    long_key = bytearray(legacy_message(1, b"kk", b"v", offset=5, timestamp=TS0))
+    long_key[26:30] = struct.pack(">i", 50)  # a key length past the message, CRC right
+    short_value = bytearray(legacy_message(0, b"k", b"value", offset=6))
+    short_value[23:27] = struct.pack(">i", 2)  # bytes left after the value
+    bad_lz4 = bytearray(clean(60, codec=LZ4))
+    bad_lz4[70] ^= 0xFF  # the compressed payload, CRC right: a decompression error
+    parts = [
+        legacy_message(0, b"k", b"v", offset=0),
+        legacy_message(1, b"k", b"v", offset=1, timestamp=TS0),
+        legacy_message(1, None, None, offset=2, timestamp=TS0),
+        legacy_message(0, b"", b"", offset=3),
+        legacy_message(1, b"k", b"v", offset=4, timestamp=TS0, crc=12345),  # CRC
+        _recrc_legacy(bytes(long_key)),
+        _recrc_legacy(bytes(short_value)),
+        legacy_compressed(1, [Rec(key=b"a", value=b"b", timestamp=TS0)] * 3, last_offset=9,
+                          codec=GZIP),
+        legacy_message(1, b"k", b"v", offset=10, timestamp=TS0, log_append_time=True),
+        legacy_message(1, b"k", b"v", offset=8, timestamp=TS0),  # offsets go back
+        legacy_message(0, b"k", b"v" * 300, offset=11, codec=SNAPPY),  # not a wrapper
+        clean(20), clean(25, codec=ZSTD), clean(30, codec=SNAPPY), clean(35, codec=GZIP),
+        end_txn_marker_batch(True, base_offset=40, producer_id=9, producer_epoch=0,
+                             coordinator_epoch=3),
+        end_txn_marker_batch(False, base_offset=41, producer_id=9, producer_epoch=0,
+                             coordinator_epoch=3),
+        control(42, struct.pack(">hh", -1, 1), struct.pack(">hi", 0, 1)),  # key version
+        control(43, struct.pack(">hh", 0, 0), b"\0\0"),  # value too short
+        control(44, struct.pack(">h", 0), struct.pack(">hi", 0, 1)),  # key too short
+        control(45, struct.pack(">hh", 0, 1), struct.pack(">hi", -2, 1)),  # value version
+        control(46, struct.pack(">hh", 0, 1), None),
+        control(47, struct.pack(">hh", 0, 99), b"x"),  # an unknown type: nothing to say
+        kraft_control_batch([(CONTROL_KRAFT_VERSION, kraft_version_value(1))], base_offset=48),
+        clean(50), bytes(bad_lz4), _recrc_v2(clean(70, codec=ZSTD, records_count=7)),
+        clean(80, codec=LZ4, last_offset_delta=7),  # compaction: info
+        clean(90, n=40), clean(130, codec=GZIP, n=40),  # over a small --max-batch-bytes
+        clean(170), legacy_message(1, b"k", b"v", offset=180, timestamp=TS0), clean(181),
+    ]
+    return b"".join(parts)
+
+
+def _fast_and_slow(monkeypatch: pytest.MonkeyPatch, paths: list[str], **opts: Any
+                   ) -> tuple[list[Any], list[Any], int]:
+    """verify-crc's output with the native walk and without it, and the batches the
+    native walk consumed."""
+    from kdump.ops import verify as verify_mod
+    from kdump.records import file_records
+
+    native_run = file_records._native_run
+    assert native_run is not None
+    consumed = [0]
+
+    def counting(*args: Any) -> Any:
+        res = native_run(*args)
+        consumed[0] += res[1]
+        return res
+
+    def run() -> list[Any]:
+        return list(verify_mod.verify_crc(paths, verify_mod.VerifyOptions(**opts)))
+
+    monkeypatch.setattr(file_records, "_native_run", counting)
+    fast = run()
+    monkeypatch.setattr(file_records, "_native_run", None)
+    slow = run()
+    monkeypatch.setattr(file_records, "_native_run", native_run)
+    return fast, slow, consumed[0]
+
+
+@native
+@pytest.mark.parametrize("fast_chunk", [4096, 1 << 20])
+@pytest.mark.parametrize("max_batch_bytes", [DEFAULT_MAX_BATCH_BYTES, 2500])
+@pytest.mark.parametrize("deep", [True, False])
+def test_verify_native_walk_legacy_control_compressed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast_chunk: int,
+        max_batch_bytes: int, deep: bool) -> None:
+    """v0/v1 messages, control and compressed batches: the native walk consumes the
+    ones verify-crc has nothing to say about and stops at every other one, so the
+    findings, counts and summary are the pure-Python path's, exactly."""
+    from kdump.records import file_records
+
+    monkeypatch.setattr(file_records, "FAST_CHUNK", fast_chunk)
+    d = tmp_path / "m-0"
+    d.mkdir()
+    (d / "00000000000000000000.log").write_bytes(_mixed_segment())
+    fast, slow, consumed = _fast_and_slow(monkeypatch, [str(d)], deep=deep,
+                                          max_batch_bytes=max_batch_bytes)
+    assert fast == slow
+    kinds = sorted({p.kind for p in slow if hasattr(p, "kind")})
+    want = {"crc-mismatch", "offset-order"} | ({"invalid-record", "decompression-error",
+                                                 "invalid-control", "record-count"}
+                                                if deep else set())
+    assert want <= set(kinds), kinds
+    assert consumed >= 15  # v0/v1, v2 of every codec, COMMIT/ABORT markers
+
+
+@native
+@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1,
+                max_size=6), st.booleans())
+def test_verify_native_walk_on_fuzzed_segments(tmp_path_factory: pytest.TempPathFactory,
+                                               edits: list[tuple[int, int]], deep: bool) -> None:
+    """Bytes changed anywhere in a mixed segment (v0/v1, control, every codec): the
+    same findings, counts and summary with the native walk and without it."""
+    from kdump.ops import verify as verify_mod
+    from kdump.records import file_records
+
+    seg = bytearray(_mixed_segment())
+    for at, value in edits:
+        seg[at % len(seg)] = value
+    d = tmp_path_factory.mktemp("fuzz") / "f-0"
+    d.mkdir()
+    (d / "00000000000000000000.log").write_bytes(bytes(seg))
+    native_run = file_records._native_run
+
+    def run() -> list[Any]:
+        return list(verify_mod.verify_crc([str(d)], verify_mod.VerifyOptions(deep=deep)))
+
+    try:
+        fast = run()
+        file_records._native_run = None
+        slow = run()
+    finally:
+        file_records._native_run = native_run
+    assert fast == slow
+
+
+@native
+def test_verify_native_walk_of_a_file_cut_short_while_read(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log cut short after it was opened (a broker's retention, a live segment): the
+    native walk's reads come back short, never SIGBUS; the findings are Python's."""
+    from kdump.ops import verify as verify_mod
+    from kdump.records import file_records
+    from kdump.source import FileSource
+
+    monkeypatch.setattr(file_records, "FAST_CHUNK", 4096)
+    d = tmp_path / "c-0"
+    d.mkdir()
+    log = d / "00000000000000000000.log"
+    log.write_bytes(b"".join(v2_batch(rich_records(5), base_offset=i * 5) for i in range(200)))
+    size = log.stat().st_size
+    opened = FileSource.__init__
+
+    def shrink_after_open(self: FileSource, path: str) -> None:
+        opened(self, path)
+        os.truncate(path, size // 3)  # the size at open stays the reader's end
+
+    monkeypatch.setattr(FileSource, "__init__", shrink_after_open)
+    whole = log.read_bytes()
+    native_run = file_records._native_run
+    outs = []
+    for walk in (native_run, None):
+        log.write_bytes(whole)
+        monkeypatch.setattr(file_records, "_native_run", walk)
+        outs.append(list(verify_mod.verify_crc([str(d)], verify_mod.VerifyOptions())))
+    assert outs[0] == outs[1]
+    problems = [p for p in outs[0] if hasattr(p, "kind")]
+    # the active segment's last batch, cut: in flight
+    assert [p.kind for p in problems] == ["in-flight"], problems
+    assert 0 < outs[0][-1].batches < 100
+
+
+@native
+def test_crc32_matches_zlib() -> None:
+    import random
+    import zlib
+
+    assert speedups is not None
+    rng = random.Random(11)
+    data = bytes(rng.getrandbits(8) for _ in range(20_000))
+    for start in (0, 1, 5, 8):
+        for n in (0, 1, 7, 8, 9, 63, 64, 65, 4096, 19_000):
+            chunk = data[start : start + n]
+            assert speedups.crc32(data, start, start + n) == zlib.crc32(chunk)
+            assert speedups.crc32(chunk) == zlib.crc32(chunk)
+
+
 @native
 def test_crc32c_matches_the_crc32c_package() -> None:
     import random
@@ -590,7 +801,8 @@ def test_crc32c_matches_the_crc32c_package() -> None:
     rng = random.Random(7)
     data = bytes(rng.getrandbits(8) for _ in range(70_000))
     for start in (0, 1, 3, 7, 8, 13):
-        for n in (0, 1, 7, 8, 9, 255, 767, 768, 769, 4096, 24_575, 24_576, 24_577, 60_000):
+        for n in (0, 1, 7, 8, 9, 255, 767, 768, 769, 4096, 6143, 6144, 6145, 7700, 12_289,
+                  24_575, 24_576, 24_577, 60_000):
             chunk = data[start : start + n]
             assert speedups.crc32c(chunk) == crc32c.crc32c(chunk)
             assert speedups.crc32c(data, start, start + n) == crc32c.crc32c(chunk)
@@ -662,3 +874,43 @@ def test_json_without_the_extension_is_the_same(sample_logdir: Path,
     monkeypatch.setattr(jl, "_native_json", None)
     assert render() == native
     assert native.count('"type":"record"') > 100
+
+
+@native
+def test_verify_pool_counts_plain_logs_at_a_discount(tmp_path: Path) -> None:
+    """Without --jobs, verify-crc weighs a log of uncompressed batches at 1/16 of its
+    size when the native walk reads it (one process checks those at ~1 GB/s), and a
+    compressed one (or one that does not start with a batch) at its size."""
+    from kdump.files.logdir import walk
+    from kdump.ops import verify as verify_mod
+
+    plain, lz4, junk = (tmp_path / n for n in ("p-0", "l-0", "j-0"))
+    big_segment(plain, 200_000)
+    big_segment(lz4, 200_000, codec=LZ4)
+    junk.mkdir()
+    (junk / "00000000000000000000.log").write_bytes(b"\xff" * 5000)
+    sizes = {}
+    for item in walk([str(plain), str(lz4), str(junk)]):
+        if getattr(item, "kind", None) == "log":
+            sizes[Path(item.path).parent.name] = (verify_mod._log_bytes(item),
+                                                  Path(item.path).stat().st_size)
+    assert sizes["p-0"][0] == sizes["p-0"][1] // verify_mod.PLAIN_LOG_DISCOUNT == \
+        sizes["p-0"][1] // 16
+    assert sizes["l-0"][0] == sizes["l-0"][1] and sizes["j-0"] == (5000, 5000)
+
+
+@native
+@pytest.mark.parametrize("args", [["verify-crc", "--format", "json"],
+                                  ["verify-crc", "--format", "json", "--shallow"],
+                                  ["verify-crc", "--format", "json", "--max-batch-bytes", "2500"],
+                                  ["verify-crc"]])
+def test_cli_verify_mixed_segment_identical_without_the_extension(tmp_path: Path,
+                                                                  args: list[str]) -> None:
+    """v0/v1, control and compressed batches, damaged and intact: the command's output
+    and exit code are the same bytes with KDUMP_PURE_PYTHON=1."""
+    d = tmp_path / "m-0"
+    d.mkdir()
+    (d / "00000000000000000000.log").write_bytes(_mixed_segment())
+    native_out, pure_out = _run([*args, str(d)], pure=False), _run([*args, str(d)], pure=True)
+    assert native_out == pure_out
+    assert native_out[0] == 1 and "crc-mismatch" in native_out[1] + native_out[2]

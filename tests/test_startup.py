@@ -80,6 +80,62 @@ def test_version_loads_no_command_module() -> None:
     assert sorted(m for m in mods if m.startswith("kdump.cli.")) == ["kdump.cli.exitcodes"]
 
 
+#: runs the console script's entry (kdump/__main__.py, as pyproject.toml names it) with
+#: argv[1:], then writes sys.modules (JSON) to stderr
+ENTRY = (
+    "import atexit, json, sys\n"
+    "atexit.register(lambda: sys.stderr.write('\\nMODULES ' + json.dumps(sorted(sys.modules))))\n"
+    "sys.argv = ['kdump', *sys.argv[1:]]\n"
+    "from kdump.__main__ import main\n"
+    "sys.exit(main())\n"
+)
+
+
+def run_entry(args: list[str]) -> tuple[int, str, set[str], str]:
+    p = subprocess.run([sys.executable, "-c", ENTRY, *args], capture_output=True, text=True,
+                       env=subprocess_env(), timeout=120)
+    err, _, mods = p.stderr.rpartition("\nMODULES ")
+    assert mods, p.stderr
+    return p.returncode, p.stdout, set(json.loads(mods)), err
+
+
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_console_version_loads_no_click_and_no_core(flag: str) -> None:
+    """``kdump --version`` alone is answered by the entry point (issue 33): the package's
+    __init__ and kdump/__main__.py, no click, no typing, dataclasses or enum of kdump's
+    own (the interpreter's site may have loaded some), the line click would print."""
+    code, out, mods, err = run_entry([flag])
+    assert (code, out, err) == (0, "kdump, version 0.1.0\n", "")
+    assert sorted(m for m in mods if m == "kdump" or m.startswith("kdump.")) == [
+        "kdump", "kdump.__main__", "kdump.limits"]
+    assert "click" not in mods and loaded(mods, HEAVY) == []
+    # the package imports none of these itself: whatever of them is loaded, the bare
+    # interpreter loads too
+    bare = subprocess.run([sys.executable, "-c", "import json, sys; print(json.dumps(sorted("
+                           "sys.modules)))"], capture_output=True, text=True,
+                          env=subprocess_env(), timeout=60)
+    extra = {"typing", "dataclasses", "enum", "inspect"} & (mods - set(json.loads(bare.stdout)))
+    assert extra == set()
+
+
+def test_console_version_with_other_arguments_is_clicks() -> None:
+    """Anything but the one flag goes to the command line: click's eager --version, its
+    usage errors."""
+    code, out, mods, err = run_entry(["--version", "--help"])
+    assert (code, out) == (0, "kdump, version 0.1.0\n") and "click" in mods
+    code, out, mods, err = run_entry(["--versio"])
+    assert code == 2 and "No such option '--versio'" in err
+
+
+def test_console_version_to_a_full_disk_is_one_line() -> None:
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, "-c", ENTRY, "--version"], stdout=full,
+                           stderr=subprocess.PIPE, text=True, env=subprocess_env(), timeout=60)
+    err = p.stderr.rpartition("\nMODULES ")[0]
+    assert (p.returncode, err) == (2, "kdump: cannot write to standard output: No space left "
+                                      "on device\n")
+
+
 def test_plain_verify_crc_loads_what_it_uses(segment: Path) -> None:
     code, out, mods, err = run(["verify-crc", str(segment)])
     batches = err.split(", ")[1].split()[0]

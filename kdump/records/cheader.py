@@ -38,6 +38,24 @@ _LAYOUT_NAMES = (
     "V2_DELETE_HORIZON_FLAG",
     "INT32_MAX",
     "NO_SEQUENCE",
+    # framing and legacy (v0/v1) messages: verify_run walks those too (issue 33)
+    "HEADER_SIZE_UP_TO_MAGIC",
+    "LEGACY_CRC_OFFSET",
+    "LEGACY_ATTRIBUTES_OFFSET",
+    "LEGACY_V0_KEY_SIZE_OFFSET",
+    "LEGACY_V1_KEY_SIZE_OFFSET",
+    "RECORD_OVERHEAD_V0",
+    "RECORD_OVERHEAD_V1",
+    "LEGACY_COMPRESSION_MASK",
+    # control records (kdump.records.control.parse_control)
+    "CONTROL_ABORT",
+    "CONTROL_COMMIT",
+)
+
+#: sizes of kdump.layouts structs the C code reads
+_STRUCT_SIZES = (
+    ("CONTROL_KEY_SIZE", L.CONTROL_KEY),
+    ("END_TXN_MARKER_VALUE_SIZE", L.END_TXN_MARKER_VALUE),
 )
 
 
@@ -53,6 +71,8 @@ def render() -> str:
         value = getattr(L, name)
         text = f"{value}{'LL' if abs(value) > 0x7FFF else ''}"
         lines.append(f"#define KL_{name} {text if value >= 0 else f'({text})'}")
+    for name, struct in _STRUCT_SIZES:
+        lines.append(f"#define KL_{name} {struct.size}")
     lines.append("")
     lines.append("/* record faults: (code, record, at, a, b), see kdump/records/faults.py */")
     for f in Fault:

@@ -16,9 +16,10 @@ from collections.abc import Callable, Generator, Iterator
 
 from .. import layouts as L
 from ..checksums import crc32, crc32c
-from ..errors import LimitExceeded
+from ..codecs import decompress
+from ..errors import KdumpError, LimitExceeded
 from ..findings import ERROR, INFO, WARNING, Problem
-from ..source import FileSource, Window
+from ..source import FileSource, ReadAhead, Window, WindowReads
 from ._native import speedups
 from .batch import Batch
 from .faults import max_headers
@@ -28,7 +29,10 @@ from .v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 
 LogItem = Batch | Problem
 
-_native_run = None if speedups is None else speedups.verify_v2_run
+_native_run = None if speedups is None else speedups.verify_run
+#: the fast path's read buffer (see LogReader.skip_clean_batches): small enough that
+#: the bytes just read are still in the CPU's cache when the walk checks them
+FAST_CHUNK = 1 << 20
 _NONZERO = re.compile(rb"[^\x00]")
 _MAGIC_BYTE = re.compile(rb"[\x00-\x02]")
 _SCAN_CHUNK = 4 << 20
@@ -127,47 +131,91 @@ class LogReader:
         #: framed: returns the position after the batches it consumed (itself keeping
         #: ``valid_end`` and ``_prev_last_offset`` up to date), or the same position
         self.skip: Callable[[int], int] | None = None
+        self._reads: ReadAhead | WindowReads | None = None
+
+    def close(self) -> None:
+        """Stop the fast path's read-ahead thread, if any (before the file is closed)."""
+        if self._reads is not None:
+            self._reads.close()
 
     @property
     def last_offset(self) -> int | None:
         """The last offset of the last intact batch framed so far."""
         return self._prev_last_offset
 
-    def skip_clean_v2_batches(self, prev_last: Callable[[], int | None],
-                              segment_base: int | None, deep: bool,
-                              on_run: Callable[[int, int, int], None],
-                              limit: int | None = None) -> bool:
-        """``verify-crc``'s fast path: let the native walker consume every run of v2
-        batches it would report nothing about (CRC, offsets and, with ``deep``, the
-        records; see ``verify_v2_run`` in kdump/_speedups.c) after the last offset
-        ``prev_last()`` (or, first, from ``segment_base``), calling ``on_run(batches,
-        records, last offset)`` for each run; with ``limit``, only batches that end by
-        that position.  False (and nothing changed) when the extension is not built or
-        a window may hold batches past ``max_batch_bytes``."""
-        if _native_run is None or \
-                self.max_batch_bytes + L.RECORD_BATCH_OVERHEAD < self.window.chunk:
+    def skip_clean_batches(self, prev_last: Callable[[], int | None],
+                           segment_base: int | None, deep: bool,
+                           on_run: Callable[[int, int, int], None],
+                           limit: int | None = None) -> bool:
+        """``verify-crc``'s fast path: the native walker (``verify_run`` in
+        kdump/_speedups.c) consumes every run of batches, v2 and v0/v1, it would report
+        nothing about (CRC, offsets and, with ``deep``, the records) after the last
+        offset ``prev_last()`` (or, first, from ``segment_base``), calling
+        ``on_run(batches, records, last offset)`` for each run; with ``limit``, only
+        batches that end by that position.  The file is read into one reused buffer
+        (:class:`~kdump.source.ReadBuffer`), and Python frames only the batches the walker
+        stops at.  False (and nothing changed) when the extension is not built."""
+        if _native_run is None:
             return False
-        window = self.window
+        end = self.end if limit is None else min(self.end, limit)
+        chunk = min(self.window.chunk, FAST_CHUNK)
+        # a thread reads the next stretch while this one is walked, for logs of several
+        # stretches; a batch cut by a stretch's end is carried into the next one when it
+        # is no larger than a stretch (head), else read again
+        reads: ReadAhead | WindowReads
+        if self.source.fd < 0:  # a remote file: one window, each read a request
+            chunk = self.window.chunk
+            reads = WindowReads(self.window)
+        else:
+            reads = ReadAhead(self.source, chunk, end, head=chunk,
+                              ahead=end - self.start > 2 * chunk)
+        self._reads = reads
+        self.source.advise_sequential()
         headers = max_headers(self.max_batch_bytes)
+        max_bytes = self.max_batch_bytes
+        payload = _walk_decompress if deep else None
+        largest = max_bytes + L.RECORD_BATCH_OVERHEAD
 
         def skip(pos: int) -> int:
-            end = self.end if limit is None else min(self.end, limit)
-            if end - pos < L.RECORD_BATCH_OVERHEAD:
+            buf = reads.current
+            while end - pos >= L.HEADER_SIZE_UP_TO_MAGIC:
+                i = buf.index(pos)
+                stop = buf.index(min(buf.end, end))
+                if pos < buf.start or stop - i < L.HEADER_SIZE_UP_TO_MAGIC:
+                    buf = reads.fill(pos, min(chunk, end - pos))
+                    if buf.end - pos < L.HEADER_SIZE_UP_TO_MAGIC:
+                        return pos  # the file shrank: Python says how
+                    continue
+                j, batches, records, last = _native_run(
+                    buf.data, i, stop, prev_last(), segment_base, deep, headers, max_bytes,
+                    payload)
+                if batches:
+                    on_run(batches, records, last)
+                    self._prev_last_offset = last
+                    pos = self.valid_end = pos + j - i
+                    continue
+                total = L.LOG_OVERHEAD + L.LOG_HEADER.unpack_from(buf.data, i)[1]
+                if pos + total <= buf.end or buf.end >= end:
+                    return pos  # whole here, or cut by the end: Python frames and reports
+                if pos > buf.start:  # it may go on past the buffer: read from it
+                    held = (buf.start, buf.length)
+                    buf = reads.fill(pos, min(chunk, end - pos))
+                    if (buf.start, buf.length) == held:
+                        return pos  # nothing more to read here (a window that held it)
+                    continue
+                # larger than the buffer: read whole when it is whole in the file and
+                # within --max-batch-bytes (else Python reports it)
+                if chunk < total <= min(largest, end - pos):
+                    buf = reads.fill(pos, total)
+                    if buf.end - pos >= total:
+                        continue
                 return pos
-            _, i = window.get(pos, L.RECORD_BATCH_OVERHEAD)
-            data = window.data
-            stop = min(len(data), end - window.start)
-            j, batches, records, last = _native_run(
-                data, i, stop, prev_last(), segment_base, deep, headers)
-            if not batches:
-                return pos
-            on_run(batches, records, last)
-            self._prev_last_offset = last
-            pos = self.valid_end = window.start + j
             return pos
 
         self.skip = skip
         return True
+
+    skip_clean_v2_batches = skip_clean_batches  # its name before v0/v1 batches joined
 
     # --- helpers -------------------------------------------------------------------------
     def _is_zero(self, start: int, end: int) -> bool:
@@ -519,6 +567,20 @@ class LogReader:
                 f"missing",
                 base_offset=offset, length=remaining,
             )
+        return None
+
+
+def native_walk_available() -> bool:
+    """Does verify-crc's fast path run natively here (the extension is built)?"""
+    return _native_run is not None
+
+
+def _walk_decompress(codec: int, data: bytes, limit: int) -> bytes | None:
+    """A v2 payload decompressed for the native walk, as RecordBatch.payload does it;
+    None where that raises (the batch is then Python's to report)."""
+    try:
+        return decompress(codec, data, limit, magic=2)
+    except KdumpError:
         return None
 
 
