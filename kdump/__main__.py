@@ -17,7 +17,7 @@ VERSION_LINE = "kdump, version {}\n"
 
 
 def _version() -> int:
-    from . import __version__
+    from .version import __version__
 
     try:
         sys.stdout.write(VERSION_LINE.format(__version__))

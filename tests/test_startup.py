@@ -107,7 +107,7 @@ def test_console_version_loads_no_click_and_no_core(flag: str) -> None:
     code, out, mods, err = run_entry([flag])
     assert (code, out, err) == (0, "kdump, version 0.1.0\n", "")
     assert sorted(m for m in mods if m == "kdump" or m.startswith("kdump.")) == [
-        "kdump", "kdump.__main__", "kdump.limits"]
+        "kdump", "kdump.__main__", "kdump.limits", "kdump.version"]
     assert "click" not in mods and loaded(mods, HEAVY) == []
     # the package imports none of these itself: whatever of them is loaded, the bare
     # interpreter loads too
