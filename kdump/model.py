@@ -562,6 +562,27 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("segments", "int", "segments read"),
         ("tasks", "int", "Spark tasks run"),
     ]),
+    "export_file": ("a file kdump export wrote (one per segment and log dir)", [
+        ("file", "str", "its path under the output directory: topic=T/partition=P/NAME"),
+        ("topic", "str|null", "from the partition directory"),
+        ("partition", "int|null", "from the partition directory"),
+        ("segment", "str", "the segment's base offset, 20 digits"),
+        ("source", "str", "the .log segment read"),
+        ("log_dir", "str", "the log dir holding it (one broker)"),
+        ("broker_id", "int|null", "node.id / broker.id of the log dir's meta.properties"),
+        ("rows", "int", "rows written"), ("size", "int", "bytes written"),
+        ("sha256", "str", "hex digest of the file written"),
+        ("columns", "list", "the typed decoded columns it holds besides the kafka_log ones"),
+    ]),
+    "export_end": ("kdump export's answer, last", [
+        ("output", "str", "the directory written"),
+        ("format", "str", "parquet, arrow or jsonl"),
+        ("partitioned_by", "list", "[topic, partition]"), ("level", "str", "record or batch"),
+        ("rows", "int", "rows written"), ("files", "int", "data files written"),
+        ("segments", "int", "segments read"),
+        ("findings", "int", "findings (damaged batches skipped ...) in _findings.jsonl"),
+        ("manifest", "str|null", "the manifest, written last: the export is whole"),
+    ]),
     # kdump report: the other commands' objects, in sections, and these
     "report": ("opens kdump report: the chain of custody's head", [
         ("kdump_version", "str", ""), ("command", "list", "the command line, as a list"),

@@ -51,6 +51,7 @@ COMMAND_MODULES = {
     "compare-replicas": "replicas",
     "coordinator-partition": "coordinator",
     "dump": "dump",
+    "export": "export",
     "find-offset": "find",
     "find-time": "find",
     "lag": "replicas",

@@ -1,3 +1,3 @@
 """Imports every subcommand module, which registers it on the ``cli`` group."""
 
-from . import coordinator, dump, find, metadata, replicas, report, schemas, spark, verify  # noqa: F401
+from . import coordinator, dump, export, find, metadata, replicas, report, schemas, spark, verify  # noqa: F401

@@ -50,6 +50,9 @@ RENDERERS: dict[str, dict[str, str]] = {
     "report": {"json": "jsonl:JsonRenderer", "html": "html:HtmlReportRenderer"},
     "schemas": {"json": "jsonl:JsonRenderer", "table": "schemas:SchemasTableRenderer",
                 "text": "schemas:SchemasTextRenderer"},
+    # kdump export: problems on stderr and one line (text), or JSON Lines
+    "export": {"json": "jsonl:JsonRenderer", "table": "rows:LocalExportTextRenderer",
+               "text": "rows:LocalExportTextRenderer"},
     "spark-export": {"json": "jsonl:JsonRenderer", "table": "rows:ExportTextRenderer",
                      "text": "rows:ExportTextRenderer"},
 }

@@ -179,7 +179,7 @@ def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None,
     from ...schemaregistry.decoder import MODES
 
     if name == "auto":
-        name = decoder_name(topic, opts) if opts is not None else \
+        name = (decoder_name(topic, opts) if opts is not None else None) or \
             TOPIC_DECODERS.get(topic or "", "string")
     if name in INTERNAL:
         version = opts.kafka_version if opts is not None else None
@@ -241,8 +241,13 @@ def _decoded(structured: bool, obj: object, text: str | None) -> str | None:
 Findings = Callable[[Problem], None] | None
 
 
+#: wraps the segment's source before it is read (``kdump export`` hashes what it reads)
+SourceWrap = Callable[[FileSource], Any] | None
+
+
 def slice_items(s: Slice, *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
-                ignore_unreadable: bool = False) -> Iterator[Batch | Problem]:
+                ignore_unreadable: bool = False, source: SourceWrap = None
+                ) -> Iterator[Batch | Problem]:
     """The batches whose first byte lies in the slice's range, and the problems met
     framing them (damaged stretches, each said once, by the range it starts in)."""
     path, _topic, _partition, _segment, active, start, end = s
@@ -253,7 +258,8 @@ def slice_items(s: Slice, *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
             return
         raise
     with src:
-        reader = LogReader(src, start=start, active=active, max_batch_bytes=max_batch_bytes)
+        reader = LogReader(src if source is None else source(src), start=start, active=active,
+                           max_batch_bytes=max_batch_bytes)
         for item in reader:
             pos = item.position
             if end is not None and pos is not None and pos >= end:
@@ -270,9 +276,10 @@ def slice_batches(s: Slice, *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
             yield item
 
 
-def _batches(s: Slice, opts: ReadOptions, findings: Findings) -> Iterator[Batch]:
+def _batches(s: Slice, opts: ReadOptions, findings: Findings, source: SourceWrap = None
+             ) -> Iterator[Batch]:
     for item in slice_items(s, max_batch_bytes=opts.max_batch_bytes,
-                            ignore_unreadable=opts.ignore_unreadable):
+                            ignore_unreadable=opts.ignore_unreadable, source=source):
         if isinstance(item, Problem):
             if findings is not None:
                 findings(item)
@@ -305,12 +312,13 @@ def layout(opts: ReadOptions) -> tuple[list[int], list[int]]:
     return shared, per_record
 
 
-def batch_blocks(s: Slice, opts: ReadOptions, findings: Findings = None) -> Iterator[Block]:
+def batch_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
+                 source: SourceWrap = None) -> Iterator[Block]:
     """One block (one row) per batch, in :data:`BATCH_FIELDS` order (+ crc_valid)."""
     path, topic, partition, segment, _active, _start, _end = s
     log_dir, broker = slice_log_dir(s)
     verify = opts.verify
-    for b in _batches(s, opts, findings):
+    for b in _batches(s, opts, findings, source):
         row: tuple[Any, ...] = (
             topic, partition, segment, path, log_dir, broker, b.position, b.base_offset,
             b.last_offset, b.count, b.size, b.magic, b.compression_name, b.timestamp_type,
@@ -329,8 +337,8 @@ def slice_decoder(s: Slice, opts: ReadOptions) -> PayloadDecoder | None:
 
 
 def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
-                  decoder: PayloadDecoder | None = None, keep_decoded: bool = False
-                  ) -> Iterator[Block]:
+                  decoder: PayloadDecoder | None = None, keep_decoded: bool = False,
+                  source: SourceWrap = None) -> Iterator[Block]:
     """One block per batch holding its records, columns as :func:`layout` orders them.
     ``decoder``: the records' decoder (default :func:`slice_decoder`); ``keep_decoded``:
     the block carries each record's :class:`Decoded` (None for control records)."""
@@ -344,7 +352,7 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
     v_struct = bool(getattr(decoder, "value_structured", True))
     metadata = not opts.show_secrets and (topic == "__cluster_metadata"
                                           or holds_metadata(path, decoder))
-    for b in _batches(s, opts, findings):
+    for b in _batches(s, opts, findings, source):
         records = []
         try:
             for r in b.records(opts.max_batch_bytes):
