@@ -580,7 +580,7 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("partitioned_by", "list", "[topic, partition]"), ("level", "str", "record or batch"),
         ("rows", "int", "rows written"), ("files", "int", "data files written"),
         ("segments", "int", "segments read"),
-        ("findings", "int", "findings (damaged batches skipped ...) in _findings.jsonl"),
+        ("findings", "int", "findings (damaged batches skipped ...) in _findings"),
         ("manifest", "str|null", "the manifest, written last: the export is whole"),
     ]),
     # kdump report: the other commands' objects, in sections, and these

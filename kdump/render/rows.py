@@ -428,7 +428,7 @@ class LocalExportTextRenderer(ObjectRenderer):
         if d.get("type") != "export_end":
             return
         what = "record" if d["level"] == "record" else "batch"
-        found = f"; {plural(d['findings'], 'finding')} in _findings.jsonl" if d["findings"] \
+        found = f"; {plural(d['findings'], 'finding')} in _findings" if d["findings"] \
             else ""
         self.out.write(
             f"exported {plural(d['rows'], what)} from {plural(d['segments'], 'segment')} to "

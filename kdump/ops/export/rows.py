@@ -28,6 +28,8 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import attrgetter
 from typing import Any
 
 from ... import fs as kfs
@@ -371,15 +373,15 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
                   b.size, b.magic, b.compression_name, b.partition_leader_epoch, b.producer_id,
                   b.producer_epoch, b.base_sequence, b.is_transactional, b.is_control, b.crc)
         cols: list[list[Any]] = [
-            [r.offset for r in records],
-            [r.timestamp for r in records],
-            [r.key for r in records],
+            list(map(_OFFSET, records)),
+            list(map(_TIMESTAMP, records)),
+            list(map(_KEY, records)),
             # secrets of metadata records are not exported raw (kdump.decoders.redact)
             [redact_record(r).value for r in records] if metadata
-            else [r.value for r in records],
-            [[(hk.decode("utf-8", "replace"), hv) for hk, hv in r.headers] if r.headers else []
-             for r in records],
-            [r.sequence for r in records],
+            else list(map(_VALUE, records)),
+            # as read: (key bytes, value) pairs (header keys are text: see :func:`header_pairs`)
+            list(map(_HEADERS, records)),
+            list(map(_SEQUENCE, records)),
         ]
         if verify:
             ok = b.crc_valid
@@ -412,6 +414,39 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
         yield shared, cols, len(records), kept
 
 
+_OFFSET = attrgetter("offset")
+_TIMESTAMP = attrgetter("timestamp")
+_KEY = attrgetter("key")
+_VALUE = attrgetter("value")
+_HEADERS = attrgetter("headers")
+_SEQUENCE = attrgetter("sequence")
+
+
+def header_pairs(headers: list[tuple[bytes, bytes | None]]) -> list[tuple[str, bytes | None]]:
+    """A record's headers as the ``headers`` column holds them: keys as text (Kafka's
+    header keys are strings, written as UTF-8), values as bytes."""
+    return [(k.decode("utf-8", "replace"), v) for k, v in headers]
+
+
+def headers_array(column: list[list[tuple[bytes, bytes | None]]], typ: Any) -> Any:
+    """The ``headers`` column (``array<struct<key:string,value:binary>>``) of records'
+    headers as read, built flat: offsets, keys and values, not one list per record."""
+    import pyarrow as pa
+
+    offsets = [0, *accumulate(map(len, column))]
+    total = offsets[-1]
+    item = typ.value_type
+    if total:
+        keys = [k.decode("utf-8", "replace") for h in column for k, _ in h]
+        values = [v for h in column for _, v in h]
+        items = pa.StructArray.from_arrays(
+            [pa.array(keys, type=item.field(0).type), pa.array(values, type=item.field(1).type)],
+            fields=[item.field(0), item.field(1)])
+    else:
+        items = pa.array([], type=item)
+    return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), items, type=typ)
+
+
 def blocks(s: Slice, opts: ReadOptions, findings: Findings = None) -> Iterator[Block]:
     return record_blocks(s, opts, findings) if opts.level == "record" \
         else batch_blocks(s, opts, findings)
@@ -421,6 +456,8 @@ def rows(s: Slice, opts: ReadOptions) -> Iterator[tuple[Any, ...]]:
     """The slice's rows as tuples in schema order (for inspection and tests)."""
     shared_pos, rec_pos = layout(opts)
     width = len(shared_pos) + len(rec_pos)
+    names = [n for n, _ in opts.fields()]
+    hi = names.index("headers") if opts.level == "record" else None
     for shared, cols, n, _ in blocks(s, opts):
         for k in range(n):
             row: list[Any] = [None] * width
@@ -428,6 +465,8 @@ def rows(s: Slice, opts: ReadOptions) -> Iterator[tuple[Any, ...]]:
                 row[i] = v
             for i, c in zip(rec_pos, cols, strict=True):
                 row[i] = c[k]
+            if hi is not None:
+                row[hi] = header_pairs(row[hi])
             yield tuple(row)
 
 
@@ -445,6 +484,7 @@ def arrow_batches(source: Iterable[Block], schema: Any, layout_: tuple[list[int]
     names = schema.names
     ki = next((j for j, i in enumerate(rec_pos) if names[i] == "key"), None)
     vi = next((j for j, i in enumerate(rec_pos) if names[i] == "value"), None)
+    hj = next((j for j, i in enumerate(rec_pos) if names[i] == "headers"), None)
     width = len(shared_pos) + len(rec_pos)
     shared_rows: list[tuple[Any, ...]] = []
     index: list[int] = []
@@ -460,7 +500,8 @@ def arrow_batches(source: Iterable[Block], schema: Any, layout_: tuple[list[int]
             # one row per block (batch level): the index is the identity
             arrays[i] = small if len(shared_rows) == len(index) else small.take(take)
         for j, i in enumerate(rec_pos):
-            arrays[i] = pa.array(cols[j], type=schema.field(i).type)
+            typ = schema.field(i).type
+            arrays[i] = headers_array(cols[j], typ) if j == hj else pa.array(cols[j], type=typ)
         if extra is not None:
             arrays += extra(held)
         return pa.RecordBatch.from_arrays(arrays, schema=schema)

@@ -5,7 +5,7 @@ Layout: ``DIR/topic=T/partition=P/<log dir>-<segment>.<ext>``, one file per segm
 log dir (``broker-<id>`` when the log dir's meta.properties names the broker, else the
 log dir's name; ``-2``, ``-3`` ... when two share one), so several brokers' replicas of a
 partition are files of their own, and every row says its ``log_dir`` and ``broker_id``.
-Then ``DIR/_findings.jsonl`` (what was skipped, and why: the damaged batches, each with
+Then ``DIR/_findings`` (JSON Lines: what was skipped, and why: the damaged batches, each with
 file, byte position, base offset and reason) and, last, ``DIR/_manifest.json``: the
 inputs read and the files written, each with its SHA-256.  An export without its
 manifest is not whole (a full disk, Ctrl-C): its files are whole, but some are missing.
@@ -50,7 +50,7 @@ from .schema import PARTITION_COLUMNS, arrow_schema
 DEFAULT_ROW_GROUP_ROWS = 128 * 1024
 DEFAULT_ROW_GROUP_BYTES = 64 << 20
 MANIFEST = "_manifest.json"
-FINDINGS = "_findings.jsonl"
+FINDINGS = "_findings"
 #: Hive's name for a null partition value (a segment outside any topic-N directory)
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 
@@ -275,7 +275,7 @@ def _export_slice(out: OutputDir, opts: ExportOptions, item: tuple[Slice, str]) 
 
 def _finish(out: OutputDir, opts: ExportOptions, inputs: list[str], sources: list[dict[str, Any]],
             files: list[ExportedFile], findings: list[Problem]) -> str:
-    """``_findings.jsonl``, then ``_manifest.json`` (last: its presence says the export
+    """``_findings``, then ``_manifest.json`` (last: its presence says the export
     is whole).  Returns the manifest's path."""
     with out.staged(FINDINGS) as fh:
         for p in findings:
