@@ -64,7 +64,7 @@ EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
               "decoded columns.")
 @click.option("--topic", "topics", multiple=True, metavar="TOPIC",
               help="Only this topic (repeatable).")
-@click.option("--row-group-rows", type=click.IntRange(min=1), default=128 * 1024,
+@click.option("--row-group-rows", type=click.IntRange(min=1), default=64 * 1024,
               show_default=True, help="Most rows in a Parquet row group (an Arrow record "
               "batch).")
 @click.option("--row-group-bytes", type=SIZE, default="64M", show_default=True,

@@ -45,7 +45,7 @@ from ...findings import INFO, Problem
 from ...model import spark_fields
 from ...records.batch import Batch
 from ...records.file_records import LogReader
-from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
 from ...source import FileSource
 from ..batch_findings import crc_problem, record_problem
 from ..replication.logdirs import broker_id_of, logdir_of
@@ -355,10 +355,16 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
     metadata = not opts.show_secrets and (topic == "__cluster_metadata"
                                           or holds_metadata(path, decoder))
     for b in _batches(s, opts, findings, source):
-        records = []
+        records: list[Any] = []
         try:
-            for r in b.records(opts.max_batch_bytes):
-                records.append(r)
+            if isinstance(b, RecordBatch) and b.records_count <= RECORD_CHUNK:
+                # in one go (natively when the extension is built), as dump's fast path
+                records, fault = b.decode_records(opts.max_batch_bytes)
+                if fault is not None:
+                    raise fault
+            else:
+                for r in b.records(opts.max_batch_bytes):
+                    records.append(r)
         except KdumpError as e:
             if opts.skip_damaged:
                 if findings is not None:

@@ -30,7 +30,7 @@ from ... import __version__
 from ... import fs as kfs
 from ...findings import Problem
 from ...model import shape
-from ...parallel import Spilled, ordered_map
+from ...parallel import Spilled, ordered_map, pool_pays
 from ...source import ReadCounter
 from .formats import SUFFIX, sink
 from .output import OutputDir, safe_name
@@ -47,7 +47,7 @@ from .rows import (
 from .rows import registry as load_registry
 from .schema import PARTITION_COLUMNS, arrow_schema
 
-DEFAULT_ROW_GROUP_ROWS = 128 * 1024
+DEFAULT_ROW_GROUP_ROWS = 64 * 1024
 DEFAULT_ROW_GROUP_BYTES = 64 << 20
 MANIFEST = "_manifest.json"
 FINDINGS = "_findings"
@@ -179,7 +179,9 @@ def export(paths: Iterable[str], opts: ExportOptions) -> Iterator[Problem | Expo
     sources: list[dict[str, Any]] = []
     rows = 0
     me = os.getpid()
-    for result in ordered_map(work, items, opts.jobs, lambda _: True):
+    # kdump's own choice of jobs starts a pool only for work that pays for one
+    pool, todo = pool_pays(items, opts.jobs, _item_bytes)
+    for result in ordered_map(work, todo, opts.jobs if pool else 1, lambda _: True):
         if result.pid != me:  # read by a worker: the progress bar counts it here
             ReadCounter.covered += result.size
         for p in result.problems:
@@ -193,6 +195,13 @@ def export(paths: Iterable[str], opts: ExportOptions) -> Iterator[Problem | Expo
     manifest = _finish(out, opts, inputs, sources, files, findings)
     yield ExportEnd(opts.output, opts.fmt, read.level, rows, len(files),
                     len({s[0] for s in slices}), len(findings), manifest)
+
+
+def _item_bytes(item: tuple[Slice, str]) -> int:
+    try:
+        return kfs.getsize(item[0][0])
+    except OSError:
+        return 0
 
 
 def _export_slice(out: OutputDir, opts: ExportOptions, item: tuple[Slice, str]) -> _SliceResult:
