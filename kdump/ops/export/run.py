@@ -246,11 +246,14 @@ def _export_slice(out: OutputDir, opts: ExportOptions, item: tuple[Slice, str]) 
     else:
         blocks = batch_blocks(s, read, found.append, source=source)
     lay = ([remap[i] for i in shared_pos if i in remap], [remap[i] for i in rec_pos])
+    # topic and partition lead the shared values (they lead the model's columns)
     drop = [j for j, i in enumerate(shared_pos) if i not in remap]
+    assert drop == list(range(len(drop)))
+    cut = len(drop)
 
     def trimmed() -> Iterator[Any]:
         for shared, cols, n, kept in blocks:
-            yield tuple(v for j, v in enumerate(shared) if j not in drop), cols, n, kept
+            yield shared[cut:], cols, n, kept
 
     extra = None
     if typed:
