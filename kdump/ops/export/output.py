@@ -14,40 +14,23 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from ... import fs as kfs
-from ... import layouts as L
 from ... import tempfiles
 from ...errors import OutputError, UsageError
+from ..rebuild import _holds_logs, _safe_name
+from ..rebuild import _inside as _inside_roots
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")
 TMP_MARK = ".kdump-tmp"
 
-
-def safe_name(name: str) -> str:
-    """A path component from a name read on disk (a topic, a log dir): nothing from the
-    data steers where kdump writes (no separators, no dot-dot, no control bytes)."""
-    s = _SAFE.sub("_", name)
-    return s if s.strip(".") else "_" + s
-
-
-def _inside(path: str, roots: list[str]) -> str | None:
-    for r in roots:
-        if path == r or path.startswith(r.rstrip(os.sep) + os.sep):
-            return r
-    return None
-
-
-def _holds_logs(d: str) -> bool:
-    try:
-        return any(n.endswith(L.LOG_SUFFIX) for n in kfs.listdir(d))
-    except OSError:
-        return False
+# the rebuild's checks (kdump/ops/rebuild.py), one definition: a name from the disk made a
+# safe path component, a path inside one of several roots, a directory holding logs
+safe_name = _safe_name
+_inside = _inside_roots
 
 
 class OutputDir:
