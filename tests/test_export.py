@@ -672,3 +672,26 @@ def test_readme_recipe_prints_what_it_shows(code: str, expected: str, k4_export:
         exec(compile(code.replace('"/tmp/k4-export"', repr(str(k4_export))), "README", "exec"),
              {"__name__": "recipe"})
     assert buf.getvalue() == expected
+
+
+def test_big_segment_in_ranges(seg24: Path, tmp_path: Path, kdump: KdumpRunner) -> None:
+    """A segment past --split-bytes is written as ranges cut at batch boundaries: every
+    record once, the same files for any --jobs, the segment hashed once."""
+    import hashlib
+
+    digests = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"out{jobs}"
+        r = export(kdump, seg24, "-o", out, "--split-bytes", "4M", "--jobs", jobs)
+        assert r.rc == 0, r.err
+        m = json.loads((out / "_manifest.json").read_text())
+        digests.append([(f["file"], f["sha256"], f["rows"]) for f in m["files"]])
+        seg = seg24 / "big-0" / "00000000000000000000.log"
+        assert m["read"] == [{"file": str(seg), "size": seg.stat().st_size,
+                              "sha256": hashlib.sha256(seg.read_bytes()).hexdigest()}]
+    assert digests[0] == digests[1] and len(digests[0]) >= 6
+    assert digests[0][1][0] == "topic=big/partition=0/logdir-00000000000000000000-" \
+        f"{int(digests[0][1][0].rsplit('-', 1)[1].split('.')[0]):010d}.parquet"
+    n, distinct, top = duckdb.sql(f"""select count(*), count(distinct "offset"), max("offset")
+        from read_parquet('{tmp_path}/out1/**/*.parquet')""").fetchall()[0]
+    assert n == distinct == top + 1 == sum(x[2] for x in digests[0]) > 300_000

@@ -70,6 +70,10 @@ EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
 @click.option("--row-group-bytes", type=SIZE, default="64M", show_default=True,
               help="Most bytes of keys and values in a row group: memory is bounded by it, "
               "not by the segment.")
+@click.option("--split-bytes", type=SIZE, default="256M", show_default=True,
+              help="A segment larger than this is read and written as byte ranges cut at "
+              "batch boundaries found with its .index (a file per range: --jobs spreads a "
+              "big segment over workers; the same files for any --jobs).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="Export segments in N worker processes, each writing its own files (the "
               "dataset is the same for any N).  Default: the number of cores; never more "
@@ -83,7 +87,7 @@ def export_command(paths: tuple[str, ...], output: str, data_format: str, level:
                    no_decode: bool, no_typed: bool, schemas: tuple[str, ...],
                    schemas_topic: str, kafka_version: str | None, show_secrets: bool,
                    topics: tuple[str, ...], row_group_rows: int, row_group_bytes: int,
-                   jobs: int | None, as_json: bool, max_batch_bytes: int) -> ExitCode:
+                   split_bytes: int, jobs: int | None, as_json: bool, max_batch_bytes: int) -> ExitCode:
     """Records (or batches) of every segment under PATHS to Parquet, Arrow IPC or JSON Lines,
     partitioned by topic and partition, on this machine (no JVM).
 
@@ -119,7 +123,8 @@ def export_command(paths: tuple[str, ...], output: str, data_format: str, level:
         schemas=tuple(os.path.abspath(p) if "://" not in p else p for p in schemas),
         schemas_topic=schemas_topic, kafka_version=kafka_version,
         key_decoder=key_decoder or "string", value_decoder=value_decoder or "string",
-        show_secrets=show_secrets, skip_damaged=True, ignore_unreadable=True)
+        show_secrets=show_secrets, skip_damaged=True, ignore_unreadable=True,
+        split_bytes=max(1, split_bytes))
     opts = ExportOptions(output=output, read=read, fmt=data_format,
                          row_group_rows=row_group_rows, row_group_bytes=row_group_bytes,
                          typed=not no_typed, jobs=resolve_jobs(jobs))

@@ -10,7 +10,10 @@ file, byte position, base offset and reason) and, last, ``DIR/_manifest.json``: 
 inputs read and the files written, each with its SHA-256.  An export without its
 manifest is not whole (a full disk, Ctrl-C): its files are whole, but some are missing.
 
-Each segment is one unit of work (``--jobs`` workers write their own files); rows are
+A segment larger than ``split_bytes`` is cut into byte ranges at batch boundaries its
+``.index`` gives (:func:`kdump.files.splits.split_points`, each checked), each range a
+file of its own (``<label>-<segment>-<start>.<ext>``): the same files for any ``--jobs``.
+Each range is one unit of work (``--jobs`` workers write their own files); rows are
 gathered into record batches of at most ``row_group_rows`` rows or ``row_group_bytes``
 bytes of keys and values, each written as one Parquet row group, so memory is bounded by
 the row group, not by the segment.
@@ -119,7 +122,7 @@ class ExportEnd:
 class _SliceResult:
     file: ExportedFile | None
     problems: Any  # Spilled of Problem
-    source: dict[str, Any]
+    source: dict[str, Any] | None
     pid: int
     size: int
 
@@ -150,7 +153,7 @@ def relative_path(s: Slice, label: str, fmt: str) -> str:
     _path, topic, partition, segment, _active, start, _end = s
     t = safe_name(topic) if topic is not None else NULL_PARTITION
     p = str(partition) if partition is not None else NULL_PARTITION
-    tail = f"-{start}" if start else ""
+    tail = f"-{start:010d}" if start else ""
     return f"topic={t}/partition={p}/{label}-{safe_name(segment)}{tail}{SUFFIX[fmt]}"
 
 
@@ -163,7 +166,10 @@ def export(paths: Iterable[str], opts: ExportOptions) -> Iterator[Problem | Expo
     out.check()
     read = ReadOptions(**{**opts.read.__dict__, "paths": tuple(inputs), "skip_damaged": True})
     opts = ExportOptions(**{**opts.__dict__, "read": read})
-    slices, problems = plan(read, split=False)
+    # a segment past split_bytes is read (and written) as ranges cut at batch boundaries
+    # its .index gives: files of their own, so --jobs spreads one big segment over workers;
+    # the same ranges for any --jobs, so the dataset does not depend on it
+    slices, problems = plan(read, split=True)
     findings: list[Problem] = []
     for p in problems:
         findings.append(p)
@@ -187,7 +193,8 @@ def export(paths: Iterable[str], opts: ExportOptions) -> Iterator[Problem | Expo
         for p in result.problems:
             findings.append(p)
             yield p
-        sources.append(result.source)
+        if result.source is not None:
+            sources.append(result.source)
         if result.file is not None:
             files.append(result.file)
             rows += result.file.rows
@@ -233,9 +240,13 @@ def _export_slice(out: OutputDir, opts: ExportOptions, item: tuple[Slice, str]) 
     for f, _ in typed:
         schema = schema.append(f)
 
-    def source(src: Any) -> Any:
+    def source(src: Any) -> Any | None:
+        # the report's hashing reader: the SHA-256 from the bytes read for the batches (the
+        # range from byte 0 hashes the segment; the others do not hash it again)
         from ..report import _Hashing
 
+        if s[5] != 0:
+            return src
         h = _Hashing(src)
         hashing.append(h)
         return h
@@ -278,11 +289,31 @@ def _export_slice(out: OutputDir, opts: ExportOptions, item: tuple[Slice, str]) 
         exported = ExportedFile(rel, topic, partition, segment, path, log_dir, broker, nrows,
                                 fh.size, fh.sha256, [f.name for f, _ in typed])
     del pa
-    sha, size, error = (hashing[0].digest() if hashing else (None, 0, None))
-    src = {"file": path, "size": size, "sha256": sha}
-    if error is not None:
-        src["error"] = error
+    src: dict[str, Any] | None = None
+    size = (s[6] if s[6] is not None else kfs.getsize(path)) - s[5]
+    if s[5] == 0:
+        sha, hashed, error = _digest(path, hashing[0] if hashing else None)
+        src = {"file": path, "size": hashed, "sha256": sha}
+        if error is not None:
+            src["error"] = error
     return _SliceResult(exported, Spilled(found), src, os.getpid(), size)
+
+
+def _digest(path: str, hashing: Any) -> tuple[str | None, int, str | None]:
+    """SHA-256 of the segment: the bytes the reading hashed, then (a range that ended
+    before the file did) the rest, read again; the report's digest of a file otherwise."""
+    from ...errors import KdumpError
+    from ...source import FileSource
+    from ..report import _finish as finish_hash
+    from ..report import file_digest
+
+    if hashing is None:
+        return file_digest(path)
+    try:
+        with FileSource(path) as src:
+            return finish_hash(src, hashing.hash, hashing.done)
+    except (KdumpError, OSError) as e:
+        return None, hashing.done, getattr(e, "message", None) or str(e)
 
 
 def _finish(out: OutputDir, opts: ExportOptions, inputs: list[str], sources: list[dict[str, Any]],
