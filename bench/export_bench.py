@@ -14,7 +14,8 @@ shared machine falls alike on all of them:
 
 * ``kdump dump --format json --print-data-log SEGMENT > FILE`` (the JSON Lines a user
   would otherwise load);
-* ``kdump export SEGMENT -o DIR --jobs 1`` (Parquet);
+* ``kdump export SEGMENT -o DIR --jobs 1`` (Parquet), and ``--jobs 2`` (the segment's
+  256 MiB ranges in two workers);
 * ``kdump spark export SEGMENT --output DIR --master local[2]`` (unless ``--no-spark``);
 * ``kdump export PARTS -o DIR --jobs 1`` and ``--jobs 2`` (4 partitions).
 
@@ -157,6 +158,8 @@ def main() -> int:
         Case("export", "export --jobs 1 (Parquet)",
              [kdump, "export", str(logdir), "-o", "{out}", "--jobs", "1"]),
     ]
+    cases.append(Case("export2", "export --jobs 2 (Parquet; 256M ranges)",
+                      [kdump, "export", str(logdir), "-o", "{out}", "--jobs", "2"]))
     if not args.no_spark:
         cases.append(Case("spark", "spark export --master local[2]",
                           [kdump, "spark", "export", str(logdir), "--output", "{out}",
@@ -190,6 +193,8 @@ def main() -> int:
     print()
     print(f"export / dump --format json, wall: {by['export'].wall / by['dump'].wall:.2f}; "
           f"CPU: {by['export'].cpu / by['dump'].cpu:.2f}")
+    print(f"export --jobs 2 / dump --format json, wall: "
+          f"{by['export2'].wall / by['dump'].wall:.2f}")
     if "spark" in by:
         print(f"spark export / export, wall: {by['spark'].wall / by['export'].wall:.2f}")
     if parts is not None:
