@@ -89,3 +89,16 @@ class HashingSource:
 
     def digest(self) -> Digest:
         return _finish(self.src, self.hash, self.done)
+
+
+def resume_digest(path: str, hashing: HashingSource | None) -> Digest:
+    """SHA-256 of ``path``: the bytes ``hashing`` saw while its reader read (a range that
+    ended before the file did), then the rest, read again from a new source; the whole
+    file when nothing was hashed yet."""
+    if hashing is None:
+        return file_digest(path)
+    try:
+        with FileSource(path) as src:
+            return _finish(src, hashing.hash, hashing.done)
+    except (KdumpError, OSError) as e:
+        return None, hashing.done, getattr(e, "message", None) or str(e)

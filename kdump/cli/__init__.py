@@ -55,6 +55,7 @@ COMMAND_MODULES = {
     "compare-replicas": "replicas",
     "coordinator-partition": "coordinator",
     "dump": "dump",
+    "export": "export",
     "find-offset": "find",
     "find-time": "find",
     "lag": "replicas",

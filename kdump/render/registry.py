@@ -55,6 +55,9 @@ RENDERERS: dict[str, dict[str, str]] = {
                "text": "repair:RepairTextRenderer"},
     "retention": {"json": "jsonl:JsonRenderer", "table": "retention:RetentionTableRenderer",
                   "text": "retention:RetentionTextRenderer"},
+    # kdump export: problems on stderr and one line (text), or JSON Lines
+    "export": {"json": "jsonl:JsonRenderer", "table": "rows:LocalExportTextRenderer",
+               "text": "rows:LocalExportTextRenderer"},
     "spark-export": {"json": "jsonl:JsonRenderer", "table": "rows:ExportTextRenderer",
                      "text": "rows:ExportTextRenderer"},
 }

@@ -420,6 +420,22 @@ class ExportTextRenderer(ObjectRenderer):
             f"{d['output']}: Parquet, partitioned by topic and partition\n")
 
 
+class LocalExportTextRenderer(ObjectRenderer):
+    """kdump export's answer: problems on stderr, one line on stdout at the end (the
+    files written are listed in the manifest, and with --json)."""
+
+    def row(self, d: dict[str, Any]) -> None:
+        if d.get("type") != "export_end":
+            return
+        what = "record" if d["level"] == "record" else "batch"
+        found = f"; {plural(d['findings'], 'finding')} in _findings" if d["findings"] \
+            else ""
+        self.out.write(
+            f"exported {plural(d['rows'], what)} from {plural(d['segments'], 'segment')} to "
+            f"{plural(d['files'], d['format'] + ' file')} in {d['output']}, partitioned by "
+            f"topic and partition{found}\n")
+
+
 class CoordinatorTextRenderer(ObjectRenderer):
     """coordinator-partition: ``id<TAB>partition<TAB>offsets dir<TAB>transactions dir``."""
 
