@@ -3,7 +3,8 @@ Arrow IPC (pyarrow's own writers) and JSON Lines (one object a row; binary colum
 base64 strings, structs as objects, lists as arrays).
 
 A sink writes one file: :meth:`write` takes a ``pyarrow.RecordBatch`` (Parquet: one row
-group each, so memory is bounded by the row group), :meth:`close` finishes the file.
+group each, so memory is bounded by the row group), :meth:`close` finishes the file,
+:meth:`abandon` lets go of one that is thrown away.
 """
 
 from __future__ import annotations
@@ -39,6 +40,15 @@ class ParquetSink:
     def close(self) -> None:
         self.writer.close()
 
+    def abandon(self) -> None:
+        """The file will be thrown away (Ctrl-C, a full disk): the writer is finished
+        now, while its file is open, not by its finalizer at exit (which would write
+        to a closed file and print a traceback)."""
+        try:
+            self.writer.close()
+        except Exception:  # the write that failed may fail again: the file goes anyway
+            pass
+
 
 class ArrowSink:
     """Arrow IPC file format (``.arrow``: Feather v2)."""
@@ -54,6 +64,15 @@ class ArrowSink:
 
     def close(self) -> None:
         self.writer.close()
+
+    def abandon(self) -> None:
+        """The file will be thrown away (Ctrl-C, a full disk): the writer is finished
+        now, while its file is open, not by its finalizer at exit (which would write
+        to a closed file and print a traceback)."""
+        try:
+            self.writer.close()
+        except Exception:  # the write that failed may fail again: the file goes anyway
+            pass
 
 
 def _json_default(v: Any) -> Any:
@@ -91,6 +110,9 @@ class JsonlSink:
             self.fh.write(("\n".join(lines) + "\n").encode("utf-8"))
 
     def close(self) -> None:
+        pass
+
+    def abandon(self) -> None:
         pass
 
 

@@ -278,13 +278,17 @@ def _export_slice(out: OutputDir, opts: ExportOptions, item: tuple[Slice, str]) 
     if first is not None:
         with out.staged(rel) as fh:
             w = sink(opts.fmt, fh, schema)
-            w.write(first)
-            nrows += first.num_rows
-            del first
-            for b in batches:
-                w.write(b)
-                nrows += b.num_rows
-            w.close()
+            try:
+                w.write(first)
+                nrows += first.num_rows
+                del first
+                for b in batches:
+                    w.write(b)
+                    nrows += b.num_rows
+                w.close()
+            except BaseException:
+                w.abandon()
+                raise
         exported = ExportedFile(rel, topic, partition, segment, path, log_dir, broker, nrows,
                                 fh.size, fh.sha256, [f.name for f, _ in typed])
     del pa
