@@ -222,7 +222,9 @@ def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str |
     (array<struct<key string, value binary>>), sequence, and the batch's fields
     (base_offset, last_offset, batch_size, magic, compression, partition_leader_epoch,
     producer_id, producer_epoch, base_sequence, is_transactional, is_control, crc).
-    Damaged stretches are skipped (kdump spark verify-crc lists them).
+    Damaged stretches are skipped (kdump spark verify-crc lists them), and so are
+    damaged batches (a checksum that fails, records that do not read), as kdump export
+    skips them, unless --verify: their rows are then written, crc_valid false.
     """
     import os
 
@@ -231,7 +233,10 @@ def spark_export(paths: tuple[str, ...], output: str, level: str, decoder: str |
 
     if mode == "errorifexists" and "://" not in output and os.path.exists(output):
         raise UsageError(f"{output} already exists (--mode overwrite or append to write there)")
+    # without --verify, no row comes from a damaged batch, as in kdump export (the two
+    # datasets read back the same); with it, their rows stay, flagged by crc_valid
     options = {"level": level, "verify": str(verify).lower(),
+               "skip_damaged": str(not verify).lower(),
                "split_bytes": str(parse_size(split_bytes)),
                "max_batch_bytes": str(max_batch_bytes)}
     if decoder is not None:

@@ -109,6 +109,8 @@ def parse_options(options: Any) -> ReadOptions:
         all_files=_bool("all_files", opts["all_files"]) if "all_files" in opts else False,
         ignore_unreadable=_bool("ignore_unreadable", opts["ignore_unreadable"])
         if "ignore_unreadable" in opts else False,
+        skip_damaged=_bool("skip_damaged", opts["skip_damaged"])
+        if "skip_damaged" in opts else False,
         schemas=tuple(p.strip() for p in opts.get("schemas", "").split(",") if p.strip()),
         schemas_topic=opts.get("schemas_topic", "_schemas").strip() or "_schemas",
     )
