@@ -85,13 +85,18 @@ def java_problem() -> str | None:
     return None
 
 
-def _die_with_parent() -> None:
-    """In the child before exec: SIGTERM when the process that started it dies."""
-    if sys.platform.startswith("linux"):
-        import ctypes
+def _death_signal() -> Any:
+    """A function for the child, between fork and exec, that asks the kernel for SIGTERM
+    when the process that started it dies (Linux ``PR_SET_PDEATHSIG``); None elsewhere.
+    Made before the fork: the child only calls it (no import, no allocation there)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes
 
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+    prctl = ctypes.CDLL(None, use_errno=True).prctl
+    PR_SET_PDEATHSIG = 1
+    sigterm = int(signal.SIGTERM)
+    return lambda: prctl(PR_SET_PDEATHSIG, sigterm, 0, 0, 0)
 
 
 def _group_alive(proc: subprocess.Popen[Any]) -> bool:
@@ -246,7 +251,7 @@ class Cluster:
             self.procs[name] = subprocess.Popen(
                 [str(spark_home() / "bin" / "spark-class"), cls, *args], stdin=subprocess.DEVNULL,
                 stdout=log, stderr=subprocess.STDOUT, env=env, cwd=self.root,
-                start_new_session=True, preexec_fn=_die_with_parent)
+                start_new_session=True, preexec_fn=_death_signal())
         finally:
             log.close()
 
