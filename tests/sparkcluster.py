@@ -9,8 +9,10 @@ Here ``spark-class`` is run directly, in the foreground of a subprocess, so this
 holds it:
 
 * each daemon runs in a process group of its own (``start_new_session``); the worker's
-  executors (JVMs) and their Python workers are its children, in its group, so stopping
-  a group stops all of them (SIGTERM, then SIGKILL after a grace period);
+  executors (JVMs) are its children, in its group, so stopping a group stops all of
+  them (SIGTERM, then SIGKILL after a grace period); every process carries a mark in
+  its environment (:data:`MARK`), so those that leave the group (``pyspark.daemon``
+  makes its own) are found and stopped too;
 * each daemon gets ``PR_SET_PDEATHSIG`` (Linux): if this process dies without cleaning
   up (SIGKILL, a CI timeout), the kernel sends the daemon SIGTERM;
 * free ports are picked at run time, everything binds to 127.0.0.1 (``SPARK_LOCAL_IP``),
@@ -108,6 +110,52 @@ def _group_alive(proc: subprocess.Popen[Any]) -> bool:
     return True
 
 
+#: the environment variable that marks every process started for a cluster or a group:
+#: JVMs pass their environment on, so executors and Python workers carry it too, even
+#: those that leave the process group (pyspark.daemon makes a group of its own)
+MARK = "KDUMP_SPARK_TEST_MARK"
+
+
+def marked(value: str) -> list[int]:
+    """The live processes whose environment holds ``MARK=value`` (Linux /proc)."""
+    needle = f"{MARK}={value}".encode() + b"\0"
+    found = []
+    for d in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/environ", "rb") as f:
+                env = f.read() + b"\0"
+            with open(f"/proc/{d}/stat", "rb") as f:
+                state = f.read().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != b"Z" and (b"\0" + needle in b"\0" + env):
+            found.append(int(d))
+    return found
+
+
+def _wait_unmarked(value: str, timeout: float) -> list[int]:
+    deadline = time.monotonic() + timeout
+    while (left := marked(value)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+def stop_marked(value: str, grace: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL, every live process marked ``value``."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        left = marked(value)
+        if not left:
+            return
+        for pid in left:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        _wait_unmarked(value, wait)
+
+
 def wait_group(proc: subprocess.Popen[Any], timeout: float) -> bool:
     """Wait up to ``timeout`` seconds for every process of ``proc``'s group to exit;
     True when the group is empty."""
@@ -119,9 +167,10 @@ def wait_group(proc: subprocess.Popen[Any], timeout: float) -> bool:
     return True
 
 
-def stop_group(proc: subprocess.Popen[Any], grace: float = STOP_GRACE) -> None:
+def stop_group(proc: subprocess.Popen[Any], grace: float = STOP_GRACE,
+               mark: str | None = None) -> None:
     """Stop ``proc`` and every process of its process group: SIGTERM, then SIGKILL after
-    ``grace`` seconds; returns when the group is empty (bounded)."""
+    ``grace`` seconds; then the processes marked ``mark`` that left the group (bounded)."""
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
         try:
             os.killpg(proc.pid, sig)
@@ -133,12 +182,16 @@ def stop_group(proc: subprocess.Popen[Any], grace: float = STOP_GRACE) -> None:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:  # pragma: no cover
         pass
+    if mark is not None and _wait_unmarked(mark, grace):
+        # (a Python worker whose JVM is gone exits by itself once its stdin closes)
+        stop_marked(mark)
 
 
 @dataclass
 class Run:
-    """A finished command: exit code, output, and whether processes of its group (the
-    JVM a kdump driver starts) were still there ``linger`` seconds after it exited."""
+    """A finished command: exit code, output, and whether processes it started (the JVM
+    a kdump driver starts, that JVM's Python workers) were still there ``linger``
+    seconds after it exited."""
 
     rc: int
     out: str
@@ -152,9 +205,13 @@ class Group:
 
     def __init__(self, cmd: list[str], *, env: dict[str, str],
                  cwd: Path | str | None = None) -> None:
+        import uuid
+
         self.cmd = cmd
+        self.mark = f"group-{uuid.uuid4().hex}"
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     text=True, stdin=subprocess.DEVNULL, env=env, cwd=cwd,
+                                     text=True, stdin=subprocess.DEVNULL,
+                                     env={**env, MARK: self.mark}, cwd=cwd,
                                      start_new_session=True)
 
     def result(self, timeout: float = 600.0, linger: float = 30.0) -> Run:
@@ -170,14 +227,16 @@ class Group:
         except BaseException:
             self.stop()
             raise
-        left_behind = not wait_group(self.proc, linger)
+        deadline = time.monotonic() + linger
+        left_behind = not wait_group(self.proc, linger) or bool(
+            _wait_unmarked(self.mark, max(0.0, deadline - time.monotonic())))
         if left_behind:
             self.stop()
         return Run(self.proc.returncode, out, err, left_behind)
 
     def stop(self) -> None:
-        if _group_alive(self.proc):
-            stop_group(self.proc, grace=5.0)
+        if _group_alive(self.proc) or marked(self.mark):
+            stop_group(self.proc, grace=5.0, mark=self.mark)
 
 
 def run_group(cmd: list[str], *, env: dict[str, str], cwd: Path | str | None = None,
@@ -193,6 +252,11 @@ class Cluster:
     master_url: str = ""
     ui_url: str = ""
     procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+
+    @property
+    def mark(self) -> str:
+        """The value of :data:`MARK` in the environment of every process of the cluster."""
+        return f"cluster-{self.root}"
 
     # --- what a driver needs ------------------------------------------------------------
     def driver_env(self, base: dict[str, str] | None = None) -> dict[str, str]:
@@ -236,7 +300,8 @@ class Cluster:
         for name in ("worker", "master"):
             proc = self.procs.pop(name, None)
             if proc is not None:
-                stop_group(proc)
+                stop_group(proc, mark=self.mark)
+        stop_marked(self.mark)
 
     def __enter__(self) -> Cluster:
         return self
@@ -308,6 +373,7 @@ def start_cluster(root: Path, *, cores: int = 2, memory: str = "4g",
         "SPARK_DAEMON_JAVA_OPTS": f"-Djava.io.tmpdir={root / 'tmp'} -XX:TieredStopAtLevel=1",
     })
     cluster = Cluster(root)
+    env[MARK] = cluster.mark
     deadline = time.monotonic() + timeout
     try:
         master_port, master_ui = free_port(), free_port()

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -274,9 +273,10 @@ def local_export(data: Path, tmp_path_factory: pytest.TempPathFactory
     """``kdump spark export --master local[2]`` of the same inputs, in the background:
     the first cluster test asks for it, so its JVM starts while the cluster's do."""
     out = tmp_path_factory.mktemp("local-export") / "dataset"
-    env = subprocess_env()
-    for k in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON"):
-        env.pop(k, None)
+    # as a user runs it: none of the PYSPARK_* an in-process session of this test run
+    # (tests/test_spark.py) may have left in the environment
+    env = {k: v for k, v in subprocess_env().items()
+           if not k.startswith("PYSPARK_") and k != "PYTHONPATH"}
     group = sc.Group([*KDUMP, "spark", "export", *_paths(data, "ship"), "--output", str(out),
                       "--master", "local[2]", *EXPORT_ARGS], env=env, cwd=data)
     yield group, out
@@ -378,7 +378,9 @@ def test_export_same_as_local_mode_and_dump(local_export: tuple[sc.Group, Path],
 def test_stop_leaves_no_process(cluster: sc.Cluster) -> None:
     """Last: stopping the cluster while an application runs leaves no process behind:
     the master, the worker, the application's executor (a JVM the worker started) and
-    its Python workers are all gone (the fixture's own stop is then a no-op)."""
+    its Python workers (pyspark.daemon makes a process group of its own: found by the
+    mark every process of the cluster carries in its environment) are all gone (the
+    fixture's own stop is then a no-op)."""
     code = ("import sys, time\n"
             "from pyspark.sql import SparkSession\n"
             "s = SparkSession.builder.master(sys.argv[1]).appName('kdump-test-sleeper')"
@@ -388,38 +390,28 @@ def test_stop_leaves_no_process(cluster: sc.Cluster) -> None:
     env["PYSPARK_PYTHON"] = sys.executable
     driver = sc.Group([sys.executable, "-c", code, cluster.master_url], env=env,
                       cwd=cluster.root)
-    worker, master = cluster.procs["worker"].pid, cluster.procs["master"].pid
     try:
-        # wait (bounded) until the task runs: an executor JVM and a Python worker in
-        # the worker's process group, beside the worker itself
+        # wait (bounded) until the task runs: an executor JVM and a Python worker
         deadline = time.monotonic() + RUN_TIMEOUT
         while True:
-            members = " ".join(_group_members(worker).values())
-            if "CoarseGrainedExecutorBackend" in members and "-m pyspark.daemon" in members:
+            running = " ".join(_cmdline(p) for p in sc.marked(cluster.mark))
+            if "CoarseGrainedExecutorBackend" in running and "-m pyspark.daemon" in running:
                 break
             assert driver.proc.poll() is None, driver.proc.communicate()
             assert time.monotonic() < deadline, "the sleeping task never started"
             time.sleep(0.5)
+        assert len(sc.marked(cluster.mark)) >= 4  # master, worker, executor, Python
         cluster.stop()
-        assert (_group_members(worker), _group_members(master)) == ({}, {})
+        assert [_cmdline(p) for p in sc.marked(cluster.mark)] == []
         assert cluster.procs == {}
     finally:
         driver.stop()
+    assert sc.marked(driver.mark) == []
 
 
-def _group_members(pgid: int) -> dict[int, str]:
-    """The live processes of a process group: pid -> command line."""
-    out = {}
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open(f"/proc/{d}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            with open(f"/proc/{d}/cmdline", "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            out[int(d)] = cmd
-    return out
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
