@@ -375,6 +375,40 @@ def test_export_same_as_local_mode_and_dump(local_export: tuple[sc.Group, Path],
         shutil.rmtree(data / outputs["no-ship"], ignore_errors=True)
 
 
+def test_waiting_for_executors_is_said(cluster: sc.Cluster, data: Path,
+                                       nodes_python: str) -> None:
+    """An application no worker can take (more executor memory than the worker has, as
+    with no worker at all): Spark waits for ever and says why only in its log, which
+    kdump keeps off the terminal.  kdump passes that line on, once, while it waits."""
+    cmd = [*KDUMP, "spark", "size-report", "sample", "--master", cluster.master_url,
+           "--no-ship", "--conf", "spark.executor.memory=64g",
+           "--conf", "spark.app.name=kdump-test-starving"]
+    group = sc.Group(cmd, env=_env(cluster, "no-ship", nodes_python), cwd=data)
+    try:
+        line = _first_line(group.proc.stderr, 300.0)  # the note comes 15 s into the job
+        assert group.proc.poll() is None  # still waiting
+    finally:
+        group.stop()
+    assert line.startswith(
+        'kdump: note: no executor has taken the job yet: Spark says "Initial job has not '
+        "accepted any resources; check your cluster UI to ensure that workers are "
+        'registered and have sufficient resources" (still waiting; Ctrl-C to stop; '
+        "Spark's log: "), line
+    assert len(cluster.apps("kdump-test-starving")) == 1  # it did reach the cluster
+
+
+def _first_line(stream: Any, timeout: float) -> str:
+    import selectors
+
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as sel:
+        sel.register(stream, selectors.EVENT_READ)
+        while time.monotonic() < deadline:
+            if sel.select(timeout=1.0):
+                return str(stream.readline())
+    raise AssertionError(f"nothing on stderr within {timeout:g} s")
+
+
 def test_stop_leaves_no_process(cluster: sc.Cluster) -> None:
     """Last: stopping the cluster while an application runs leaves no process behind:
     the master, the worker, the application's executor (a JVM the worker started) and
