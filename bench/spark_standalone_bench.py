@@ -159,6 +159,9 @@ def whole_rounds(cluster: sc.Cluster, rounds: int, reference: dict[tuple[str, st
                  ) -> tuple[Times, list[tuple[float, float]]]:
     env = cluster.driver_env()
     env["PYSPARK_PYTHON"] = sys.executable  # the nodes' Python: this venv (kdump installed)
+    # --ship: the nodes' Python has kdump's dependencies, not kdump (only the zip, which
+    # cannot carry the native module)
+    ship_env = {**env, "PYSPARK_PYTHON": sc.python_without_kdump(cluster.root / "nodes-python")}
     work = [(mode, cmd, argv, ds) for mode, cmd, argv in whole_commands(cluster.master_url)
             for ds in WHOLE]
     times: Times = {(m, c, d): [] for m, c, _, d in work}
@@ -168,7 +171,8 @@ def whole_rounds(cluster: sc.Cluster, rounds: int, reference: dict[tuple[str, st
         shift = (r * len(work)) // max(rounds, 1)
         for mode, cmd, argv, ds in work[shift:] + work[:shift]:
             t0 = time.perf_counter()
-            res = sc.run_group([*argv, str(DATA / ds)], env=env, timeout=3600)
+            res = sc.run_group([*argv, str(DATA / ds)], env=ship_env if "--ship" in argv else env,
+                               timeout=3600)
             wall = time.perf_counter() - t0
             if res.rc not in (0, 1) or res.left_behind or ("spark" in argv and res.err):
                 raise SystemExit(f"bench: {' '.join(argv)} {ds} failed ({res.rc}): {res.err[-2000:]}")
@@ -231,12 +235,13 @@ def warm_all(cluster: sc.Cluster, rounds: int, reference: dict[tuple[str, str], 
              ) -> dict[str, dict[str, Any]]:
     env = cluster.driver_env()
     env["PYSPARK_PYTHON"] = sys.executable
+    ship_env = {**env, "PYSPARK_PYTHON": sc.python_without_kdump(cluster.root / "nodes-python")}
     res = {}
     for mode, master, ship in (("local[2]", "local[2]", False),
                                ("standalone", cluster.master_url, False),
                                ("standalone --ship", cluster.master_url, True)):
         run = sc.run_group([sys.executable, __file__, "--warm", master, str(int(ship)),
-                            str(rounds)], env=env, timeout=7200)
+                            str(rounds)], env=ship_env if ship else env, timeout=7200)
         if run.rc != 0 or run.left_behind:
             raise SystemExit(f"bench: warm session {mode} failed ({run.rc}): {run.err[-2000:]}")
         r = json.loads(run.out)
@@ -274,12 +279,15 @@ def report(times: Times, loads: list[tuple[float, float]], warm: dict[str, dict[
         f"MiB and 1g {sizes['1g'] / MIB:.0f} MiB (4 partitions each), uncompressed, in the page "
         "cache.",
         "",
-        "Whole commands (a process each, as a user runs them): median wall seconds, and the "
-        "ratio to the local command on the same data in the same rounds.",
-        "",
-        "| command | mode | tiny (fixed cost) | 1g | tiny ratio | 1g ratio |",
-        "|---|---|---:|---:|---:|---:|",
     ]
+    if med:
+        lines += [
+            "Whole commands (a process each, as a user runs them): median wall seconds, and "
+            "the ratio to the local command on the same data in the same rounds.",
+            "",
+            "| command | mode | tiny (fixed cost) | 1g | tiny ratio | 1g ratio |",
+            "|---|---|---:|---:|---:|---:|",
+        ]
     for cmd in COMMANDS:
         for mode in modes:
             if (mode, cmd, "tiny") not in med:
@@ -309,6 +317,8 @@ def report(times: Times, loads: list[tuple[float, float]], warm: dict[str, dict[
             lines.append(f"| `{cmd}` | {mode} | {w['start']:.1f} | "
                          + " | ".join(f"{job[d]:.2f}" for d in DATASETS)
                          + f" | {s:.2f} | {ls:.2f} | {s / ls:.1f}× |")
+    if not med:  # --warm-only
+        return "\n".join(lines)
     lines += [
         "",
         "When Spark pays: a run costs about F + X·c for X GiB (F: the whole command on tiny; "
@@ -359,6 +369,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--json", type=Path, default=None, help="also write the raw figures here")
+    ap.add_argument("--warm-only", action="store_true",
+                    help="only the warm sessions (the cost per GiB), not the whole commands")
     ap.add_argument("--write-readme", action="store_true",
                     help=f"replace the figures between {BEGIN} and {END} in bench/README.md")
     args = ap.parse_args()
@@ -375,7 +387,8 @@ def main() -> None:
             cluster_start = time.perf_counter() - t0
             print(f"bench: cluster {cluster.master_url} up in {cluster_start:.1f} s",
                   file=sys.stderr, flush=True)
-            times, loads = whole_rounds(cluster, args.rounds, reference)
+            times, loads = ({}, []) if args.warm_only else whole_rounds(cluster, args.rounds,
+                                                                        reference)
             warm = warm_all(cluster, args.rounds, reference)
     elapsed = time.perf_counter() - start
     text = report(times, loads, warm, sizes, info, cluster_start, args.rounds, elapsed)

@@ -246,6 +246,39 @@ def run_group(cmd: list[str], *, env: dict[str, str], cwd: Path | str | None = N
     return Group(cmd, env=env, cwd=cwd).result(timeout, linger)
 
 
+def python_without_kdump(root: Path) -> str:
+    """A Python standing for a node where kdump is not installed: this interpreter (with
+    kdump's dependencies), with an import hook that refuses kdump unless it comes from a
+    zip on sys.path (what ``addPyFile`` of the shipped kdump.zip puts there).  Without
+    it, an executor on this machine would find the installed kdump's native module even
+    for a shipped zip's kdump (an editable install's finder answers for ``kdump._speedups``
+    whatever the package's path)."""
+    hook = root / "hook"
+    hook.mkdir(parents=True, exist_ok=True)
+    (hook / "sitecustomize.py").write_text(
+        '"""This Python has no kdump installed: kdump is found only in a zip."""\n'
+        "import sys\n"
+        "from importlib.machinery import PathFinder\n\n\n"
+        "class _OnlyShippedKdump:\n"
+        "    @classmethod\n"
+        "    def find_spec(cls, name, path=None, target=None):\n"
+        "        if name != 'kdump' and not name.startswith('kdump.'):\n"
+        "            return None\n"
+        "        where = [p for p in (path if path is not None else sys.path)\n"
+        "                 if '.zip' in str(p)]\n"
+        "        spec = PathFinder.find_spec(name, where) if where else None\n"
+        "        if spec is None:\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
+        "        return spec\n\n\n"
+        "sys.meta_path.insert(0, _OnlyShippedKdump)\n")
+    script = root / "python-without-kdump"
+    script.write_text("#!/bin/sh\n"
+                      f'PYTHONPATH="{hook}${{PYTHONPATH:+:$PYTHONPATH}}" '
+                      f'exec "{sys.executable}" "$@"\n')
+    script.chmod(0o755)
+    return str(script)
+
+
 @dataclass
 class Cluster:
     root: Path

@@ -111,34 +111,8 @@ def _paths(data: Path, mode: str) -> list[str]:
 
 @pytest.fixture(scope="session")
 def nodes_python(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A Python interpreter standing for a node where kdump is not installed: this
-    venv's, with an import hook that refuses kdump unless it comes from a zip on
-    sys.path (what ``addPyFile`` of the shipped kdump.zip puts there)."""
-    root = tmp_path_factory.mktemp("nodes-python")
-    hook = root / "hook"
-    hook.mkdir()
-    (hook / "sitecustomize.py").write_text(
-        '"""This Python has no kdump installed: kdump is found only in a zip."""\n'
-        "import sys\n"
-        "from importlib.machinery import PathFinder\n\n\n"
-        "class _OnlyShippedKdump:\n"
-        "    @classmethod\n"
-        "    def find_spec(cls, name, path=None, target=None):\n"
-        "        if name != 'kdump' and not name.startswith('kdump.'):\n"
-        "            return None\n"
-        "        where = [p for p in (path if path is not None else sys.path)\n"
-        "                 if '.zip' in str(p)]\n"
-        "        spec = PathFinder.find_spec(name, where) if where else None\n"
-        "        if spec is None:\n"
-        "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n"
-        "        return spec\n\n\n"
-        "sys.meta_path.insert(0, _OnlyShippedKdump)\n")
-    script = root / "python-without-kdump"
-    script.write_text("#!/bin/sh\n"
-                      f'PYTHONPATH="{hook}${{PYTHONPATH:+:$PYTHONPATH}}" '
-                      f'exec "{sys.executable}" "$@"\n')
-    script.chmod(0o755)
-    return str(script)
+    """A Python standing for a node where kdump is not installed (tests/sparkcluster.py)."""
+    return sc.python_without_kdump(tmp_path_factory.mktemp("nodes-python"))
 
 
 def test_nodes_python_has_no_kdump(nodes_python: str, tmp_path: Path) -> None:
