@@ -541,3 +541,33 @@ def test_datasource_kafka_version(spark: Any, tmp_path: Path) -> None:
         "Error at offset 0, skipping. Could not read record with version 0 from value's "
         "buffer due to: non-nullable field stateBatches was serialized as null (read as "
         "ShareSnapshotValue (Kafka 4.1+)).")}
+
+
+def test_starvation_is_relayed_once(tmp_path: Path) -> None:
+    """kdump keeps Spark's log off the terminal; the one line that says why a job waits
+    for ever (no executor takes it: no worker, or none big enough) is passed on, once,
+    from the log of a session kdump started, and nothing from a borrowed session's."""
+    from kdump.spark.session import KdumpSpark, relay_starvation
+
+    log = tmp_path / "spark.log"
+    log.write_text("26/11/26 13:49:00 WARN Utils: something else\n")
+    said: list[str] = []
+    ks = KdumpSpark(None, True, str(log), None)
+    import time
+
+    with relay_starvation(ks, said.append, interval=0.05):
+        with log.open("a") as f:
+            for _ in range(2):
+                f.write("26/11/26 13:49:34 WARN TaskSchedulerImpl: Initial job has not accepted "
+                        "any resources; check your cluster UI to ensure that workers are "
+                        "registered and have sufficient resources\n")
+                f.flush()
+                time.sleep(0.3)
+    assert said == [
+        'no executor has taken the job yet: Spark says "Initial job has not accepted any '
+        "resources; check your cluster UI to ensure that workers are registered and have "
+        f'sufficient resources" (still waiting; Ctrl-C to stop; Spark\'s log: {log})']
+    borrowed: list[str] = []
+    with relay_starvation(KdumpSpark(None, False, None, None), borrowed.append):
+        pass
+    assert borrowed == []

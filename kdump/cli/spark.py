@@ -73,13 +73,14 @@ def _spark_job(master: str | None, conf: tuple[str, ...], verbose: bool, ship: b
     """Start (or borrow) a session, run ``body(session)``, stop what was started.
     A failed Spark job is one line naming the cause (exit 2), not a JVM stack trace."""
     from ..errors import KdumpError
-    from ..spark.session import start
+    from ..spark.session import relay_starvation, start
 
     check_inputs(paths)
     ks = start(master, conf=_parse_conf(conf), verbose=verbose, ship=ship)
     ok = False
     try:
-        rc = body(ks)
+        with relay_starvation(ks, lambda line: click.echo(f"kdump: note: {line}", err=True)):
+            rc = body(ks)
         ok = True
         return rc
     except KdumpError:

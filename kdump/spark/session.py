@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
@@ -205,6 +205,54 @@ class KdumpSpark:
                             os.remove(p)
             else:
                 shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+#: what Spark logs (TaskSchedulerImpl, every spark.starvation.timeout: 15 s) while no
+#: executor has taken any task of a job: no worker registered, or none with the cores and
+#: memory the application asks for
+STARVING = "Initial job has not accepted any resources"
+
+
+@contextmanager
+def relay_starvation(ks: KdumpSpark, say: Callable[[str], None],
+                     interval: float = 1.0) -> Iterator[None]:
+    """While the body runs, watch the session's log (kdump keeps Spark's log off the
+    terminal) and, the first time Spark says no executor has accepted the job, tell the
+    user once through ``say``: the job would otherwise wait in silence, for ever on a
+    cluster without a fitting worker."""
+    if not (ks.owned and ks.log_path):
+        yield
+        return
+    import threading
+
+    log_path = ks.log_path
+    done = threading.Event()
+
+    def watch() -> None:
+        offset = 0
+        while not done.wait(interval):
+            try:
+                with open(log_path, "rb") as fh:
+                    fh.seek(offset)
+                    chunk = fh.read()
+            except OSError:
+                continue
+            # a line cut by the read's end is read again next time
+            cut = chunk.rfind(b"\n") + 1
+            offset += cut
+            for line in chunk[:cut].decode("utf-8", "replace").splitlines():
+                if STARVING in line:
+                    say(f"no executor has taken the job yet: Spark says \"{line.split(': ', 1)[-1]}\" "
+                        f"(still waiting; Ctrl-C to stop; Spark's log: {log_path})")
+                    return
+
+    thread = threading.Thread(target=watch, name="kdump-spark-starvation", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join(timeout=5)
 
 
 def start(master: str | None = None, *, app_name: str = "kdump", conf: dict[str, str] | None = None,
