@@ -21,11 +21,11 @@ import pytest
 try:
     from tests import report_fixture
     from tests import writer as w
-    from tests.conftest import KdumpRunner, subprocess_env
+    from tests.conftest import KDUMP_BIN, KdumpRunner, subprocess_env
 except ImportError:  # pragma: no cover
     import report_fixture  # type: ignore[no-redef, unused-ignore]
     import writer as w  # type: ignore[no-redef, unused-ignore]
-    from conftest import KdumpRunner, subprocess_env  # type: ignore[no-redef, unused-ignore]
+    from conftest import KDUMP_BIN, KdumpRunner, subprocess_env  # type: ignore[no-redef, unused-ignore]
 
 duckdb = pytest.importorskip("duckdb")
 pa = pytest.importorskip("pyarrow")
@@ -633,6 +633,15 @@ def _all_rows(out: Path, columns: list[str] | None = None) -> tuple[list[str], l
     return names, sorted(rel.fetchall(), key=repr)
 
 
+def _spark_export(*args: Any) -> subprocess.CompletedProcess[str]:
+    """``kdump spark export`` as its own process: its JVM (and the environment its Python
+    workers inherit) goes with it.  Run in this process, the JVM would outlive the test
+    and serve every later in-process session, with the environment of its start (the S3
+    credentials test_remote sets would not reach its workers)."""
+    return subprocess.run([str(KDUMP_BIN), "spark", "export", *map(str, args)],
+                          capture_output=True, text=True, env=subprocess_env(), timeout=600)
+
+
 @pytest.mark.slow
 def test_same_dataset_as_spark_export(kdump: KdumpRunner, sample_dir: Path, k4: Path,
                                       damaged: Path, tmp_path: Path) -> None:
@@ -647,16 +656,15 @@ def test_same_dataset_as_spark_export(kdump: KdumpRunner, sample_dir: Path, k4: 
         pytest.skip(f"no Spark here: {e}")
     ours, theirs = tmp_path / "ours", tmp_path / "theirs"
     assert export(kdump, sample_dir, "-o", ours).rc == 0
-    r = kdump("spark", "export", sample_dir, "--output", theirs, "--master", "local[2]")
-    assert r.rc == 0, r.err
+    r = _spark_export(sample_dir, "--output", theirs, "--master", "local[2]")
+    assert r.returncode == 0, r.stderr
     a, b = _all_rows(ours), _all_rows(theirs)
     assert a[0] == b[0] and len(a[0]) == 26
     assert a == b and len(a[1]) == 267
     ours2, theirs2 = tmp_path / "ours2", tmp_path / "theirs2"
     assert export(kdump, k4, "-o", ours2).rc == 0
-    r = kdump("spark", "export", k4, "--output", theirs2, "--master", "local[2]",
-              "--decoder", "auto")
-    assert r.rc == 0, r.err
+    r = _spark_export(k4, "--output", theirs2, "--master", "local[2]", "--decoder", "auto")
+    assert r.returncode == 0, r.stderr
     names, got = _all_rows(ours2, [*_all_rows(theirs)[0], "key_decoded", "value_decoded",
                                    "decode_error"])
     _, want = _all_rows(theirs2, names)
@@ -664,13 +672,12 @@ def test_same_dataset_as_spark_export(kdump: KdumpRunner, sample_dir: Path, k4: 
     # damaged batches: rows of neither (kdump spark export skips them unless --verify)
     ours3, theirs3, flagged = tmp_path / "ours3", tmp_path / "theirs3", tmp_path / "flagged"
     assert export(kdump, damaged, "-o", ours3).rc == 1
-    r = kdump("spark", "export", damaged, "--output", theirs3, "--master", "local[2]")
-    assert r.rc == 0, r.err
+    r = _spark_export(damaged, "--output", theirs3, "--master", "local[2]")
+    assert r.returncode == 0, r.stderr
     a, b = _all_rows(ours3), _all_rows(theirs3)
     assert a == b and 0 < len(a[1]) < 267
-    r = kdump("spark", "export", damaged, "--output", flagged, "--master", "local[2]",
-              "--verify")
-    assert r.rc == 0, r.err
+    r = _spark_export(damaged, "--output", flagged, "--master", "local[2]", "--verify")
+    assert r.returncode == 0, r.stderr
     rel = duckdb.sql(f"select crc_valid, count(*) from read_parquet('{flagged}/**/*.parquet', "
                      "hive_partitioning=true) group by crc_valid order by crc_valid")
     # the rows of the damaged batches, read as far as they go, beside every intact row
