@@ -392,6 +392,16 @@ class ReadBuffer:
         self.length = self.source.pread_into(position, self.view[self.head : self.head + n])
         return self.length
 
+    def close(self) -> None:
+        """Unmap the memory now (the buffer is not used after): a reader held in a
+        reference cycle would otherwise keep it until the cyclic collector runs, and a
+        worker reading many ranges or segments grew by two buffers per range."""
+        try:
+            self.view.release()
+            self.data.close()
+        except BufferError:
+            pass  # a slice of it is still alive: the collector unmaps it with the slice
+
 
 class ReadAhead:
     """A file read front to back through two :class:`ReadBuffer`: while the caller
@@ -471,6 +481,9 @@ class ReadAhead:
             self._requests.put(None)
             self._thread.join()
             self._thread = None
+        self.current.close()
+        if self._spare is not None:
+            self._spare.close()
 
 
 #: a read-ahead request: the file, where, and the memory the bytes go to
