@@ -12,9 +12,9 @@ concurrent.futures are imported only when a pool starts (a command without ``--j
 never loads them).
 
 Without ``--jobs`` the number of jobs is kdump's choice (:class:`DefaultJobs`, the
-number of cores), and a pool starts only when the work pays for its start-up
-(:func:`pool_pays`): a segment of a few tens of MB is read in this process.  ``--jobs
-N`` is the user's choice and always honoured.
+cores the load average leaves idle: :func:`default_jobs`), and a pool starts only when
+the work pays for its start-up (:func:`pool_pays`): a segment of a few tens of MB is
+read in this process.  ``--jobs N`` is the user's choice and always honoured.
 
 Bounded by the work and by the machine: a pool never has more workers than units of
 work (the first ``jobs`` wanted items are held until the pool is started, and size it),
@@ -47,12 +47,27 @@ class DefaultJobs(int):
     an int everywhere, and a pool starts for it only when :func:`pool_pays`."""
 
 
-def default_jobs() -> int:
-    """The number of cores this process may run on (a :class:`DefaultJobs`)."""
+def cores() -> int:
+    """The number of cores this process may run on."""
     try:
-        return DefaultJobs(max(1, len(os.sched_getaffinity(0))))
+        return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
-        return DefaultJobs(max(1, os.cpu_count() or 1))
+        return max(1, os.cpu_count() or 1)
+
+
+def default_jobs() -> int:
+    """The workers kdump starts of its own accord (a :class:`DefaultJobs`): the cores
+    the load average leaves idle, as ``make -l`` and ``xargs`` users do by hand.  On a
+    busy machine a pool only competes with the work already there: on this project's
+    2-core machine, with the second core taken, size-report's pool of two took 1.7x the
+    time of one process (bench/README.md, issue 33).  All the cores on an idle machine;
+    1 (no pool) when fewer than ~1.5 are idle on two."""
+    n = cores()
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return DefaultJobs(n)
+    return DefaultJobs(max(1, min(n, int(n - load + 0.5))))
 
 
 #: bytes of logs that pay for a pool kdump starts of its own accord: starting one costs
@@ -94,7 +109,7 @@ JOBS_PER_CORE = 4
 
 def max_jobs() -> int:
     """The most worker processes kdump starts on this machine."""
-    return JOBS_PER_CORE * default_jobs()
+    return JOBS_PER_CORE * cores()
 
 
 def cap_jobs(jobs: int) -> int:
@@ -303,4 +318,4 @@ def _pop(pending: deque[tuple[int, Any]]) -> Iterator[Any]:
 
 
 __all__ = ["JOBS_PER_CORE", "MAX_AHEAD", "MIN_POOL_BYTES", "DefaultJobs", "Spilled", "cap_jobs",
-           "default_jobs", "max_jobs", "ordered_map", "pool_pays"]
+           "cores", "default_jobs", "max_jobs", "ordered_map", "pool_pays"]

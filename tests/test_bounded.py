@@ -74,7 +74,7 @@ def test_jobs_past_the_machine_bound_is_lowered_with_a_note(kdump: KdumpRunner, 
     want = kdump("verify-crc", "--jobs", "1", "--format", "json", logdir, watch=[logdir])
     r = kdump("verify-crc", "--jobs", "10000", "--format", "json", logdir, watch=[logdir])
     cap = par.max_jobs()
-    cores = par.default_jobs()
+    cores = par.cores()
     assert (r.rc, r.out) == (want.rc, want.out)
     assert r.err_lines == [f"kdump: note: --jobs 10000 lowered to {cap} "
                            f"({par.JOBS_PER_CORE} per core, {cores} core{'s' if cores > 1 else ''})"]

@@ -237,6 +237,23 @@ def test_pool_pays_only_for_enough_work_when_kdump_chose_the_jobs() -> None:
     assert pays is True and list(it) == many
 
 
+@pytest.mark.parametrize(("cores", "load", "jobs"), [
+    (2, 0.0, 2), (2, 0.4, 2), (2, 0.6, 1), (2, 1.0, 1), (2, 7.5, 1),
+    (8, 0.0, 8), (8, 3.2, 5), (8, 12.0, 1), (1, 0.0, 1),
+])
+def test_kdump_starts_a_worker_per_idle_core(monkeypatch: pytest.MonkeyPatch, cores: int,
+                                             load: float, jobs: int) -> None:
+    """Without --jobs: the cores less the 1-minute load average (a busy second core is
+    not one a pool can use); --jobs is bounded by the cores, whatever the load."""
+    from kdump import parallel
+
+    monkeypatch.setattr(parallel, "cores", lambda: cores)
+    monkeypatch.setattr(parallel.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    got = parallel.default_jobs()
+    assert isinstance(got, DefaultJobs) and got == jobs
+    assert parallel.max_jobs() == 4 * cores
+
+
 def test_spark_submit_entry_point_is_named_without_importing_the_cli() -> None:
     """``python -m kdump.spark.submit --path`` names kdump/cli/spark_submit.py (the Spark
     floor does not import the CLI); that file, run as spark-submit runs it, is ``kdump

@@ -97,9 +97,10 @@ _DECODER_FLAGS = {
 @max_batch_bytes_option
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="With --format json: dump files in N worker processes; the output is the "
-              "same for any N (files come in the walk's order).  Default: the number of "
-              "cores; never more workers than files, nor than 4 per core (a larger N is lowered, "
-              "with a note).  Text and table output are written by one process.")
+              "same for any N (files come in the walk's order).  Default: one per idle "
+              "core (cores less the load average); never more workers than files, nor "
+              "than 4 per core (a larger N is lowered, with a note).  Text and table output are "
+              "written by one process.")
 def dump_command(
     paths: tuple[str, ...],
     files_csv: str | None,

@@ -75,7 +75,8 @@ EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
               "big segment over workers; the same files for any --jobs).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, metavar="N",
               help="Export segments in N worker processes, each writing its own files (the "
-              "dataset is the same for any N).  Default: the number of cores; never more "
+              "dataset is the same for any N).  Default: one per idle core (cores less the "
+              "load average); never more "
               "workers than segments, nor than 4 per core.")
 @click.option("--json", "as_json", is_flag=True,
               help="The answer on stdout as JSON Lines: problems, each file written "

@@ -324,7 +324,8 @@ def jobs_option(f: F) -> F:
 
 JOBS_HELP = ("Process files in N worker processes; the output is the same for any N "
              "(results come in the walk's order; verify-crc and size-report read a large "
-             "segment as ranges in several workers).  Default: the number of cores.  Never "
+             "segment as ranges in several workers).  Default: one per idle core (cores less the "
+             "load average).  Never "
              "more workers than files or ranges to read, nor than 4 per core (a larger N is "
              "lowered, with a note).")
 
@@ -332,15 +333,15 @@ JOBS_HELP = ("Process files in N worker processes; the output is the same for an
 def resolve_jobs(jobs: int | None) -> int:
     """``--jobs`` as given (the cores when not), lowered to the machine's bound with a
     note on stderr."""
-    from ..parallel import JOBS_PER_CORE, cap_jobs, default_jobs
+    from ..parallel import JOBS_PER_CORE, cap_jobs, cores, default_jobs
 
     if jobs is None:
         return default_jobs()
     capped = cap_jobs(jobs)
     if capped < jobs:
-        cores = default_jobs()
+        n = cores()
         click.echo(f"kdump: note: --jobs {jobs} lowered to {capped} ({JOBS_PER_CORE} per core, "
-                   f"{cores} core{'s' if cores != 1 else ''})", err=True)
+                   f"{n} core{'s' if n != 1 else ''})", err=True)
     return capped
 
 
