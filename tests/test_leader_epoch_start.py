@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import writer as w
 from conftest import KdumpRunner
+from test_remote import s3, s3env  # noqa: F401 (fixtures: a real S3 API on 127.0.0.1)
 
 from kdump.ops.indexes.state_files import truncate_from_start
 
@@ -37,7 +39,7 @@ def _logdir(root: Path, *, roll_before: set[int] | None = None,
     return root
 
 
-def _epoch_findings(kdump: KdumpRunner, root: Path) -> tuple[int, list[str]]:
+def _epoch_findings(kdump: KdumpRunner, root: Path | str) -> tuple[int, list[str]]:
     r = kdump("verify-index", str(root), "--format", "json")
     objs = [json.loads(x) for x in r.out.splitlines()]
     probs = [o for o in objs if o["type"] == "problem"]
@@ -115,3 +117,18 @@ def test_real_mismatches_after_delete_records_still_found(
         "batches carry leader epoch 1 from offset 10, but the checkpoint has no entry for it",
         "epoch 2 starts at offset 25 in the checkpoint, but its first batch in the log is at "
         "offset 30"]
+
+
+def test_log_start_offset_read_from_object_storage(kdump: KdumpRunner, tmp_path: Path,
+                                                   s3env: Any) -> None:  # noqa: F811
+    """The log dir on a real S3 API: its log-start-offset-checkpoint is read there too."""
+    root = _logdir(tmp_path / "b1", epochs=[(1, 25), (2, 31)], log_start=25)
+    url = s3env.upload(root, "epochs/b1")
+    rc, details = _epoch_findings(kdump, url)
+    assert rc == 1 and details == [
+        "epoch 2 starts at offset 31 in the checkpoint, but its first batch in the log is at "
+        "offset 30"]
+    root = _logdir(tmp_path / "b2", epochs=[(0, 25), (2, 30)], log_start=25)
+    url = s3env.upload(root, "epochs/b2")
+    assert _epoch_findings(kdump, url)[1][0] == (
+        "batches carry leader epoch 1 from offset 25, but the checkpoint has no entry for it")

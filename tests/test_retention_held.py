@@ -20,6 +20,7 @@ import pytest
 import retention_fixture as rf
 import writer as w
 from conftest import KdumpRunner
+from test_remote import s3, s3env  # noqa: F401 (fixtures: a real S3 API on 127.0.0.1)
 
 from kdump.model import type_errors
 
@@ -250,3 +251,22 @@ def test_names_from_the_data_never_drive_the_terminal(tmp_path: Path) -> None:
         for bad in FORBIDDEN:
             assert bad not in out, (fmt, bad, out)
         assert "[bold]x\\x1b]0;title\\x07\\u202e" in out.decode("utf-8", "replace"), out
+
+
+def test_a_log_dir_in_object_storage_says_the_same(kdump: KdumpRunner, world: Path,
+                                                    s3env: Any) -> None:  # noqa: F811
+    """The same log dir on a real S3 API (tests/s3server.py): the same rows, but for the
+    files' times (the store's LastModified is the upload's)."""
+    url = s3env.upload(world / "a", "held/broker-1/a")
+    times = ("last_modified", "earliest_deletion", "detail")
+
+    def rows(path: str) -> list[dict[str, Any]]:
+        r = kdump("retention", path, "--now", str(NOW), "--format", "json", cwd=world)
+        return [{k: v for k, v in o.items() if k not in times}
+                for o in _objs(r.out.replace(url, "a"))
+                if o["type"] in ("retention_held_dir", "retention_disk",
+                                 "retention_partition")]
+
+    local = rows("a")
+    assert [o["type"] for o in local].count("retention_held_dir") == 2
+    assert rows(url) == local

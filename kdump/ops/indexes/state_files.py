@@ -7,6 +7,7 @@ assigns an epoch at the first batch that raises it).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from functools import lru_cache
 from itertools import pairwise
@@ -159,14 +160,18 @@ def log_start_offset(partition_dir: str, topic: str, partition: int) -> int | No
     reports a bad file)."""
     path = kfs.dirname(kfs.abspath(partition_dir)) + "/log-start-offset-checkpoint"
     try:
-        size = kfs.getsize(path)
+        if kfs.is_url(path):  # the listing's size: no request of its own
+            key: tuple[int, int | None] = (kfs.getsize(path), None)
+        else:
+            st = os.stat(path)
+            key = (st.st_size, st.st_mtime_ns)
     except OSError:
         return None
-    return _log_start_offsets(path, size, kfs.mtime_ms(path)).get((topic, partition))
+    return _log_start_offsets(path, *key).get((topic, partition))
 
 
 @lru_cache(maxsize=8)
-def _log_start_offsets(path: str, _size: int, _mtime: int | None) -> dict[tuple[str, int], int]:
+def _log_start_offsets(path: str, _size: int, _mtime_ns: int | None) -> dict[tuple[str, int], int]:
     """A log dir's log start offsets, read once per process for all its partitions
     (keyed by size and mtime: a file changed under us is read again)."""
     out: dict[tuple[str, int], int] = {}
