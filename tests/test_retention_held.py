@@ -270,3 +270,19 @@ def test_a_log_dir_in_object_storage_says_the_same(kdump: KdumpRunner, world: Pa
     local = rows("a")
     assert [o["type"] for o in local].count("retention_held_dir") == 2
     assert rows(url) == local
+
+
+def test_a_cut_topic_name_is_said(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """LocalLog.logDirNameWithSuffixCappedLength cuts the topic so the name fits 255."""
+    d = w.broker_logdir(tmp_path / "b1", 1)
+    name = "t" * (255 - len(f"-0.{UID}-delete")) + f"-0.{UID}-delete"
+    assert len(name) == 255
+    rf._partition(d / name, [[rf._span(0, 3, NOW)]])
+    short = f"short-0.{UID}-delete"
+    rf._partition(d / short, [[rf._span(0, 3, NOW)]])
+    r = kdump("retention", "b1", "--now", str(NOW), "--format", "json", cwd=tmp_path)
+    held = {o["directory"]: o for o in _objs(r.out) if o["type"] == "retention_held_dir"}
+    assert held[f"b1/{name}"]["detail"].endswith(
+        "; the directory's name is 255 characters long: the topic name in it may be cut short "
+        "(LocalLog.logDirNameWithSuffixCappedLength)")
+    assert "cut short" not in held[f"b1/{short}"]["detail"]

@@ -259,7 +259,10 @@ def held_dir_rows(ld: LogDir, dirs: list[HeldDir], rs: ReplicaSet, resolver: Res
                 detail += ("; its earliest deletion has passed: a broker running since then "
                            "would have deleted it (look for kafka-delete-logs errors in its "
                            "server.log), or the broker has not run since")
-        elif h.state == "future":
+        if h.state in ("delete", "stray") and len(os.path.basename(h.path.rstrip("/"))) >= 255:
+            detail += ("; the directory's name is 255 characters long: the topic name in it may "
+                       "be cut short (LocalLog.logDirNameWithSuffixCappedLength)")
+        if h.state == "future":
             mates = [r for r in rs.replicas.get((h.topic, h.partition), [])
                      if ld.broker_id is not None and r.broker_id == ld.broker_id
                      and r.log_dir != ld.path]
