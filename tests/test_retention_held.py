@@ -286,3 +286,48 @@ def test_a_cut_topic_name_is_said(kdump: KdumpRunner, tmp_path: Path) -> None:
         "; the directory's name is 255 characters long: the topic name in it may be cut short "
         "(LocalLog.logDirNameWithSuffixCappedLength)")
     assert "cut short" not in held[f"b1/{short}"]["detail"]
+
+
+def test_report_section_in_a_real_browser(world: Path, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The report's retention section in Chromium, JavaScript on and off: the chart's bars
+    for what lies outside the judged segments, a row per renamed-aside directory, a row
+    per log dir whose columns add up; no console error, no request."""
+    browser = pytest.importorskip("browser")
+    if browser.chromium_path() is None:
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
+    import io
+
+    from kdump.ops import report as report_op
+    from kdump.render.html import HtmlReportRenderer
+
+    monkeypatch.setattr(report_op.time, "time", lambda: NOW / 1000)
+    out = tmp_path / "r.html"
+    r = HtmlReportRenderer(io.StringIO(), io.StringIO(), output=str(out))
+    for item in report_op.report([str(world / ld) for ld in ("a", "b", "c")],
+                                 report_op.ReportOptions()):
+        r.emit(item)
+    r.close()
+    for js in (True, False):
+        with browser.Browser(javascript=js) as b:
+            page = b.open(out.as_uri())
+            assert page.console_errors == []
+            assert page.requests == [out.as_uri()]
+            section = page.dom[page.dom.index('<section id="retention">'):]
+            for bar in ("awaiting-deletion", "future-replica", "stray-replica",
+                        "leftover files"):
+                assert f">{bar}<" in section, bar
+            held = page.evaluate(
+                "Array.from(document.querySelectorAll('#retention-held-dirs tbody tr'), "
+                "r => r.cells[0].textContent.split('/').pop() + ' ' + r.cells[4].textContent)")
+            assert sorted(held) == sorted([
+                f"{GONE} awaiting-deletion", f"{STRAY} stray-replica",
+                f"{FUTURE} future-replica", f"t-0.{UID[::-1]}-delete awaiting-deletion",
+                f"x-0.{UID}-delete awaiting-deletion"])
+            disks = page.evaluate(
+                "Array.from(document.querySelectorAll('#retention-disk tbody tr'), "
+                "r => Array.from(r.cells).slice(2, 9).map(c => Number(c.dataset.v)))")
+            # on disk = segments + leftover files + -delete + -future + -stray + other
+            assert sorted(d[0] for d in disks) == sorted(_tree_bytes(world / ld)
+                                                         for ld in ("a", "b", "c"))
+            assert all(d[0] == sum(d[1:]) for d in disks), disks
