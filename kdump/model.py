@@ -742,6 +742,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
                             "meta.properties), producer-snapshots, partition-checkpoints "
                             "(leader-epoch-checkpoint, partition.metadata), kraft-snapshots, "
                             "indexes-without-segment, remote-storage-copies, other"),
+        ("notes", "list", "what becomes of each kind of leftover present (the broker's next "
+                          "start, the next write ...), and what each kind of the remainder "
+                          "is"),
     ]),
     "export_file": ("a file kdump export wrote (one per segment and log dir)", [
         ("file", "str", "its path under the output directory: topic=T/partition=P/NAME"),

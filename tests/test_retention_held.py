@@ -207,6 +207,20 @@ def test_text_and_table(kdump: KdumpRunner, world: Path) -> None:
                            f"{human(d['held_dir_bytes']['awaiting-deletion'])} + other "
                            f"{human(d['other_bytes'])} (other: log-dir-files "
                            f"{human(d['other']['log-dir-files'])})")
+    assert text[i + 3:i + 4] == ["    log-dir-files: the log dir's own files: offset "
+                                 "checkpoints, meta.properties, .lock"]
+    a = next(k for k, x in enumerate(text) if x.startswith("on disk a (broker 1): "))
+    assert text[a + 1:a + 6] == [
+        "    cleaned files: the log cleaner's output being written: deleted at the next start "
+        "(LogLoader)",
+        "    deleted files: a segment's files renamed for deletion (LocalLog.deleteSegmentFiles):"
+        " gone file.delete.delay.ms after the rename, or at the next start (LogLoader; a KRaft "
+        "snapshot's: KafkaMetadataLog.recoverSnapshots)",
+        "    swap files: cleaned output about to replace its segments: renamed into place at the "
+        "next start (LogLoader), the segments it replaces deleted",
+        "    tmp files: a checkpoint written before its atomic rename: overwritten by the next "
+        "write of that file, never deleted by Kafka",
+        "    log-dir-files: the log dir's own files: offset checkpoints, meta.properties, .lock"]
     assert f"held dir {STRAY} (broker 1): " in "\n".join(text)
     assert any(x.startswith(f"held dir {STRAY} ") and x.endswith("stray-replica; never "
                                                                  "deleted by the broker")

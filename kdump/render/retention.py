@@ -113,6 +113,8 @@ class RetentionTextRenderer(ObjectRenderer):
         elif t == "retention_disk":
             self._logdir(d)
             self._line(disk_text(d))
+            for n in d["notes"]:
+                self._line(f"    {n}")
 
     def _logdir(self, d: dict[str, Any]) -> None:
         if d["log_dir"] != self.logdir:

@@ -32,8 +32,8 @@ What Kafka does with each, from its source (3.9 to 4.3; ``core/.../log/LogManage
   above the lowest ``.cleaned`` offset (an unfinished split).
 * ``.tmp``: a checkpoint or ``partition.metadata`` written beside its file before the
   atomic rename (CheckpointFile.write, PartitionMetadataFile); nothing deletes a left one,
-  the next write of that file overwrites it.  ``.part``: a KRaft snapshot being written
-  (KafkaMetadataLog deletes it at start).
+  the next write of that file overwrites it.  ``.part`` and a KRaft snapshot's
+  ``.checkpoint.deleted``: KafkaMetadataLog.recoverSnapshots deletes them at start.
 """
 
 from __future__ import annotations
@@ -75,13 +75,15 @@ HELD_MEANING = {
 #: a leftover file's kind -> what becomes of it
 LEFTOVER_FATE = {
     "deleted": "a segment's files renamed for deletion (LocalLog.deleteSegmentFiles): gone "
-               "file.delete.delay.ms after the rename, or at the next start (LogLoader)",
+               "file.delete.delay.ms after the rename, or at the next start (LogLoader; a "
+               "KRaft snapshot's: KafkaMetadataLog.recoverSnapshots)",
     "cleaned": "the log cleaner's output being written: deleted at the next start (LogLoader)",
     "swap": "cleaned output about to replace its segments: renamed into place at the next "
             "start (LogLoader), the segments it replaces deleted",
     "tmp": "a checkpoint written before its atomic rename: overwritten by the next write of "
            "that file, never deleted by Kafka",
-    "part": "a KRaft snapshot being written: deleted at the next start (KafkaMetadataLog)",
+    "part": "a KRaft snapshot being written: deleted at the next start "
+            "(KafkaMetadataLog.recoverSnapshots)",
 }
 
 #: the remainder of a log dir's bytes, by what the files are
@@ -287,7 +289,9 @@ def disk_row(ld: LogDir, listing: Listing, counted: set[str]) -> dict[str, Any]:
         "log_dir": ld.path, "broker_id": ld.broker_id, "disk_bytes": acc.disk,
         "files": acc.files, "segment_bytes": acc.segments,
         "leftover_bytes": dict(sorted(acc.leftovers.items())), "held_dir_bytes": held,
-        "other_bytes": sum(other.values()), "other": other})
+        "other_bytes": sum(other.values()), "other": other,
+        "notes": [f"{k} files: {LEFTOVER_FATE[k]}" for k in sorted(acc.leftovers)]
+        + [f"{k}: {OTHER_KINDS[k]}" for k in other]})
 
 
 def inside_inputs(log_dir: str, paths: Iterable[str]) -> bool:
