@@ -17,7 +17,8 @@ What Kafka does with each, from its source (3.9 to 4.3; ``core/.../log/LogManage
 * ``<topic>-<p>.<uuid>-future``: an AlterReplicaLogDirs move in progress
   (ReplicaAlterLogDirsThread copies the replica into this log dir): the partition's bytes
   are on disk twice until the copy catches up; then LogManager.replaceCurrentWithFutureLog
-  renames it to the partition's name and the source replica to ``-delete``.
+  renames it to the partition's name and the source replica to ``-delete``.  Until then
+  LogManager.cleanupLogs runs deleteOldSegments on it too, after the current replica.
 * ``<topic>-<p>.<uuid>-stray``: a KRaft replica the metadata no longer assigns to this
   broker (LogManager.loadLog with isStray, LogManager.asyncDelete(isStray = true); 3.7+).
   It is renamed aside and kept: LogManager only remembers it (addStrayLog), no release up to
@@ -65,7 +66,9 @@ HELD_MEANING = {
     "future-replica": "an AlterReplicaLogDirs move in progress: the partition's bytes are on "
                       "disk twice until the copy catches up; then "
                       "LogManager.replaceCurrentWithFutureLog makes it the replica and renames "
-                      "the source to -delete",
+                      "the source to -delete (meanwhile LogManager.cleanupLogs runs retention "
+                      "on it after the current replica's, deleteOldSegments with the topic's "
+                      "configs)",
     "stray-replica": "a replica the KRaft metadata no longer assigns to this broker, renamed "
                      "aside and kept (LogManager.loadLog / asyncDelete with isStray, 3.7+): "
                      "no Kafka release up to 4.3 deletes it; remove it by hand once sure it "
