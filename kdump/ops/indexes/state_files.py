@@ -2,7 +2,8 @@
 transaction markers (ProducerStateManager.lastStableOffset gives each entry's LSO),
 producer ``.snapshot`` files (each producer's epoch, last sequence and last offset against
 its last batch before the snapshot offset), ``leader-epoch-checkpoint`` (LogSegment.recover
-assigns an epoch at the first batch that raises it).
+assigns an epoch at the first batch that raises it; compared from the log start offset
+on, as the broker loads it).
 """
 
 from __future__ import annotations
