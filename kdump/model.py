@@ -713,7 +713,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
                            "kept by the broker, 3.7 to 4.3 never delete it)"),
         ("files", "int", "files in it"), ("bytes", "int", "bytes of its files"),
         ("segments", "int", ".log segments in it"),
-        ("last_modified", "int|null", "the newest mtime of its files, epoch ms"),
+        ("last_modified", "int|null", "the newest mtime of its files, epoch ms; null in an "
+                                      "object store (its times are the upload's) or when "
+                                      "empty"),
         ("file_delete_delay_ms", "int|null", "-delete: the broker's default file.delete.delay.ms "
                                              "(LogManager uses currentDefaultConfig); null "
                                              "otherwise"),

@@ -284,6 +284,13 @@ def test_a_log_dir_in_object_storage_says_the_same(kdump: KdumpRunner, world: Pa
     local = rows("a")
     assert [o["type"] for o in local].count("retention_held_dir") == 2
     assert rows(url) == local
+    # the store's times are the upload's: none said, and no request per file for them
+    r = kdump("retention", url, "--now", str(NOW), "--format", "json", cwd=world)
+    gone = next(o for o in _objs(r.out) if o.get("directory", "").endswith(GONE))
+    assert (gone["last_modified"], gone["earliest_deletion"]) == (None, None)
+    assert gone["detail"].endswith(
+        "; no file time known (an object store keeps the upload's time, not the broker's): "
+        "no earliest deletion said")
 
 
 def test_a_cut_topic_name_is_said(kdump: KdumpRunner, tmp_path: Path) -> None:

@@ -166,7 +166,8 @@ def read_held_dir(path: str, listing: Listing) -> HeldDir | None:
         h.bytes += _size(full, listing)
         if parts[-1].endswith(L.LOG_SUFFIX) and parts[-1][: -len(L.LOG_SUFFIX)].isdigit():
             h.segments += 1
-        m = kfs.mtime_ms(full)
+        # an object store's times are the upload's, not the broker's: none (and no request)
+        m = None if kfs.is_url(full) else kfs.mtime_ms(full)
         if m is not None and (h.last_modified is None or m > h.last_modified):
             h.last_modified = m
     return h
@@ -260,6 +261,9 @@ def held_dir_rows(ld: LogDir, dirs: list[HeldDir], rs: ReplicaSet, resolver: Res
                 # renamed after its files were last written: deleted no earlier than this
                 earliest = h.last_modified + delay
             detail += f"; file.delete.delay.ms={delay} [{st.source}]"
+            if h.last_modified is None:
+                detail += ("; no file time known (an object store keeps the upload's time, "
+                           "not the broker's): no earliest deletion said")
             if earliest is not None and earliest <= now:
                 detail += ("; its earliest deletion has passed: a broker running since then "
                            "would have deleted it (look for kafka-delete-logs errors in its "
