@@ -253,6 +253,13 @@ def test_report_section_shows_them(kdump: KdumpRunner, world: Path, tmp_path: Pa
     assert 'id="retention-disk"' in section
     # the chart counts the renamed-aside directories by what holds them
     assert "stray-replica" in section and "awaiting-deletion" in section
+    from kdump.render.html import _size
+
+    glance = page[page.index("At a glance"):page.index('<section id="custody">')]
+    stray = _tree_bytes(world / "a" / STRAY)
+    assert (f"{_size(stray)} in -stray partition directories, which no Kafka release "
+            "deletes") in glance
+    assert "held back from deletion" not in glance  # no segment held by a notable reason
 
 
 def test_names_from_the_data_never_drive_the_terminal(tmp_path: Path) -> None:

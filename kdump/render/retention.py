@@ -307,7 +307,7 @@ __all__ = ["RetentionTableRenderer", "RetentionTextRenderer", "disk_text", "held
 #: the holds the report's table of held segments shows (the others are the configured
 #: behaviour: within retention, compact policy ...)
 NOTABLE_HOLDS = ("future-timestamp", "pinned", "high-watermark", "not-copied-to-remote",
-                 "cleaner-disabled", "stray-replica")
+                 "cleaner-disabled")
 
 
 class RetentionPage:
@@ -359,6 +359,11 @@ class RetentionPage:
     def _count(self, k: str, v: int) -> None:
         if v:
             self.by_reason[k] = self.by_reason.get(k, 0) + v
+
+    @property
+    def stray_bytes(self) -> int:
+        """Bytes in -stray directories: kept by the broker, deleted by no release."""
+        return self.by_reason.get("stray-replica", 0)
 
     @property
     def notable_bytes(self) -> int:
