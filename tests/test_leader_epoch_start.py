@@ -65,6 +65,9 @@ def test_delete_records_inside_a_segment(kdump: KdumpRunner, tmp_path: Path) -> 
     # checkpoint was truncated from the start, log-start-offset-checkpoint says 25
     root = _logdir(tmp_path / "b1", epochs=[(1, 25), (2, 30)], log_start=25)
     assert _epoch_findings(kdump, root) == (0, [])
+    # the truncation not flushed yet (a hard stop): LogLoader truncates it at load
+    root = _logdir(tmp_path / "b2", epochs=[(0, 0), (1, 10), (2, 30)], log_start=25)
+    assert _epoch_findings(kdump, root) == (0, [])
 
 
 def test_truncated_checkpoint_ahead_of_log_start_offset_checkpoint(
