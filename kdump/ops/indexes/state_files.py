@@ -238,10 +238,7 @@ def _check_leader_epochs(f: KafkaFile, pp: _PartitionPass, log_start: int | None
         elif got != first:
             yield Problem(f.path, None, "leader-epoch",
                           f"epoch {epoch} starts at offset {got} in the checkpoint, but its first "
-                          f"batch in the log is at offset {first}"
-                          + (f" (compared from the log start offset {log_epochs[0][1]})"
-                             if log_epochs and log_epochs[0][1] == first
-                             and first != pp.first_offset else ""), severity=WARNING)
+                          f"batch in the log is at offset {first}", severity=WARNING)
     in_log = {e for e, _ in log_epochs}
     for epoch, first in entries:
         if epoch not in in_log and pp.next_offset is not None and first < pp.next_offset and \
