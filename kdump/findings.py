@@ -208,7 +208,8 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "snapshot-mismatch": "ProducerStateManager.takeSnapshot: each producer's state at the "
     "snapshot's offset",
     "leader-epoch": "LeaderEpochFileCache.assign, as LogSegment.recover applies it to the "
-    "batches' partitionLeaderEpoch",
+    "batches' partitionLeaderEpoch, compared from the log start offset on "
+    "(LeaderEpochFileCache.truncateFromStart, as LogLoader applies it)",
     "checkpoint": "CheckpointFile's format (version, count, entries) and the partitions the "
     "log dir holds",
     "bad-file": "MetaProperties (meta.properties) and PartitionMetadataFile "

@@ -685,6 +685,10 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("next_deletion", "int|null", "the earliest deletable_at after now"),
         ("pending_delete_bytes", "int", ".deleted files still on disk (LocalLog deletes them "
                                         "file.delete.delay.ms after renaming)"),
+        ("leftover_bytes", "object", "every leftover file of the partition directory by kind "
+                                     "(deleted, cleaned, swap, tmp: indexes and snapshots "
+                                     "included; pending_delete_bytes counts the .log ones of "
+                                     "deleted)"),
     ]),
     "retention_total": ("retention: totals per topic in a log dir, and per log dir (replicas "
                         "are never added across log dirs)", [
@@ -695,6 +699,54 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("deletable_bytes", "int", ""), ("deletable_24h_bytes", "int", ""),
         ("deletable_7d_bytes", "int", ""), ("held", "object", "bytes kept, by reason"),
         ("pending_delete_bytes", "int", ""),
+    ]),
+    "retention_held_dir": ("retention: a partition directory renamed aside (-delete, -future, "
+                           "-stray): bytes no retention rule frees", [
+        ("log_dir", "str", ""), ("broker_id", "int|null", ""), ("topic", "str", ""),
+        ("partition", "int", ""),
+        ("directory", "str", "the directory, <topic>-<partition>.<uuid>-<state>"),
+        ("state", "str", "delete, future or stray"),
+        ("held_by", "str", "awaiting-deletion (-delete: LogManager.deleteLogs removes it "
+                           "file.delete.delay.ms after the rename or the broker's next start), "
+                           "future-replica (-future: an AlterReplicaLogDirs move in progress, "
+                           "the bytes exist twice until it completes), stray-replica (-stray: "
+                           "kept by the broker, 3.7 to 4.3 never delete it)"),
+        ("files", "int", "files in it"), ("bytes", "int", "bytes of its files"),
+        ("segments", "int", ".log segments in it"),
+        ("last_modified", "int|null", "the newest mtime of its files, epoch ms; null in an "
+                                      "object store (its times are the upload's) or when "
+                                      "empty"),
+        ("file_delete_delay_ms", "int|null", "-delete: the broker's default file.delete.delay.ms "
+                                             "(LogManager uses currentDefaultConfig); null "
+                                             "otherwise"),
+        ("earliest_deletion", "int|null", "-delete: last_modified + file.delete.delay.ms, the "
+                                          "earliest the broker deletes it (renamed after its "
+                                          "last write); past it, a running broker failed to "
+                                          "delete it or has not run since; null otherwise"),
+        ("current_replica", "str|null", "-future: the replica being moved, in another log dir "
+                                        "of the same broker among the inputs"),
+        ("detail", "str", "what the broker does with it, in words"),
+    ]),
+    "retention_disk": ("retention: a log dir's bytes on disk, every file in one place "
+                       "(segment_bytes + leftover_bytes + held_dir_bytes + other_bytes = "
+                       "disk_bytes); only for a log dir among or under the inputs", [
+        ("log_dir", "str", ""), ("broker_id", "int|null", ""),
+        ("disk_bytes", "int", "bytes of every file under the log dir (symlinks not followed)"),
+        ("files", "int", "files under the log dir"),
+        ("segment_bytes", "int", "the judged segments' .log and index files (the log dir "
+                                 "total's bytes)"),
+        ("leftover_bytes", "object", "files of partition directories awaiting removal or a "
+                                     "rename, by kind: deleted, cleaned, swap, tmp, part"),
+        ("held_dir_bytes", "object", "renamed-aside partition directories, by held_by: "
+                                     "awaiting-deletion, future-replica, stray-replica"),
+        ("other_bytes", "int", "the remainder, which no retention rule frees"),
+        ("other", "object", "the remainder by kind: log-dir-files (checkpoints, "
+                            "meta.properties), producer-snapshots, partition-checkpoints "
+                            "(leader-epoch-checkpoint, partition.metadata), kraft-snapshots, "
+                            "indexes-without-segment, remote-storage-copies, other"),
+        ("notes", "list", "what becomes of each kind of leftover present (the broker's next "
+                          "start, the next write ...), and what each kind of the remainder "
+                          "is"),
     ]),
     "export_file": ("a file kdump export wrote (one per segment and log dir)", [
         ("file", "str", "its path under the output directory: topic=T/partition=P/NAME"),

@@ -322,7 +322,8 @@ def test_objects_match_the_model(judged: Any) -> None:
         assert type_errors(o) == [], o
         kinds.add(o["type"])
     assert kinds == {"retention_run", "retention_config", "retention_segment",
-                     "retention_partition", "retention_compaction", "retention_total", "problem"}
+                     "retention_partition", "retention_compaction", "retention_total",
+                     "retention_disk", "problem"}
 
 
 def test_config_option_and_kafka_version(kdump: KdumpRunner, world: Any) -> None:

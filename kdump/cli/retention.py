@@ -87,6 +87,15 @@ def retention_command(paths: tuple[str, ...], now: str | None,
     bytes held by each reason.  With __remote_log_metadata among the inputs, tiered
     topics' local retention is judged against the highest offset copied.
 
+    Bytes no retention rule frees are counted apart, with what the broker does with them:
+    partition directories renamed -delete (removed file.delete.delay.ms after the rename
+    or the broker's next start), -future (an AlterReplicaLogDirs move: the bytes twice
+    until it completes) and -stray (kept: no release up to 4.3 deletes them), and leftover
+    .deleted, .cleaned, .swap and .tmp files.  For a log dir among (or under) PATHS,
+    every file is put in one place so that its bytes add up: judged segments + leftovers +
+    renamed directories + the rest (checkpoints, producer snapshots, indexes without a
+    segment ...).
+
     Configs resolve as the broker resolves them: --config, the topic's ConfigRecords
     (KRaft metadata among the inputs), the broker's and the cluster's dynamic configs,
     server.properties, Kafka's defaults; each value says where it came from.  Exit 0 when

@@ -43,6 +43,7 @@ from .cleanup.config import (
     read_server_properties,
     show,
 )
+from .cleanup.held import HeldDir, disk_row, held_dir_rows, inside_inputs, read_held_dir
 from .cleanup.rules import HOLD_REASONS, RULES, LogState, Policy, Verdict, decide
 from .cleanup.segments import (
     PartitionFiles,
@@ -51,7 +52,7 @@ from .cleanup.segments import (
     list_partition,
     read_largest_timestamp,
 )
-from .replication.logdirs import LogDir, Replica, ReplicaSet
+from .replication.logdirs import LogDir, Replica, ReplicaSet, logdir_of, read_logdir
 
 DAY_MS = 24 * HOUR_MS
 #: the release whose rules apply when nothing says which (the newest kdump knows)
@@ -175,6 +176,8 @@ class PartitionVerdict:
     hw_source: str
     tally: Tally
     next_deletion: int | None
+    #: every leftover file of the partition (.deleted, .cleaned, .swap, .tmp), by kind
+    leftover_bytes: dict[str, int] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         r, p, st = self.replica, self.policy, self.state
@@ -191,7 +194,8 @@ class PartitionVerdict:
             "deletable_bytes": self.tally.now, "deletable_24h_bytes": self.tally.day,
             "deletable_7d_bytes": self.tally.week,
             "held": self.tally.fields()["held"], "next_deletion": self.next_deletion,
-            "pending_delete_bytes": self.tally.pending_delete})
+            "pending_delete_bytes": self.tally.pending_delete,
+            "leftover_bytes": dict(sorted(self.leftover_bytes.items()))})
 
 
 @dataclass(slots=True)
@@ -350,6 +354,15 @@ def retention(paths: Iterable[str], opts: RetentionOptions,
     if not inputs.servers:
         notes.append("no --server-properties: the brokers' static configs are Kafka's "
                      "defaults unless dynamic ConfigRecords say otherwise")
+    listing = Listing()  # a log dir in an object store is listed once
+    held: dict[str, list[HeldDir]] = {}
+    for pdir in sorted(set(rs.skipped)):
+        h = read_held_dir(pdir, listing)
+        if h is not None:
+            held.setdefault(logdir_of(pdir), []).append(h)
+    for ld_path in held:
+        if ld_path not in rs.logdirs:  # a log dir holding only renamed-aside directories
+            rs.logdirs[ld_path] = read_logdir(ld_path)
     logdirs = sorted(rs.logdirs.values(), key=lambda d: d.path)
     yield shape("retention_run", {
         "now": now, "now_source": now_source, "kafka_version": release,
@@ -362,15 +375,18 @@ def retention(paths: Iterable[str], opts: RetentionOptions,
         "notes": notes})
     yield from meta_problems
     yield from rs.problems  # the walk's (the same walk as above) and the log dirs' own
-    listing = Listing()  # a log dir in an object store is listed once
     for ld in logdirs:
-        yield from _logdir(ld, rs, resolver, remote, release, now, opts, listing)
+        counted: set[str] = set()  # the judged segments' files
+        yield from _logdir(ld, rs, resolver, remote, release, now, opts, listing, counted)
+        yield from held_dir_rows(ld, held.get(ld.path, []), rs, resolver, now)
+        if inside_inputs(ld.path, paths):
+            yield disk_row(ld, listing, counted)
     yield from resolver.problems
 
 
 def _logdir(ld: LogDir, rs: ReplicaSet, resolver: Resolver,
             remote: dict[tuple[str, int], int], release: str, now: int,
-            opts: RetentionOptions, listing: Listing) -> Iterator[Any]:
+            opts: RetentionOptions, listing: Listing, counted: set[str]) -> Iterator[Any]:
     replicas = sorted((r for reps in rs.replicas.values() for r in reps
                        if r.logdir is ld
                        and parse_remote_partition_dir(os.path.basename(r.path)) is None),
@@ -390,7 +406,8 @@ def _logdir(ld: LogDir, rs: ReplicaSet, resolver: Resolver,
         if topic_tally is None:
             topic_tally = Tally()
         tally = Tally()
-        yield from _partition(r, configs, remote, release, now, opts, tally, listing)
+        yield from _partition(r, configs, remote, release, now, opts, tally, listing,
+                              counted)
         topic_tally.add(tally)
         if k + 1 == len(replicas) or replicas[k + 1].topic != r.topic:
             yield TotalRow("topic", ld.path, ld.broker_id, r.topic, topic_tally)
@@ -400,13 +417,15 @@ def _logdir(ld: LogDir, rs: ReplicaSet, resolver: Resolver,
         yield TotalRow("log_dir", ld.path, ld.broker_id, None, total)
 
 
-def _files_bytes(seg: Segment) -> int:
-    """The segment's .log and index files, on disk."""
+def _files_bytes(seg: Segment, counted: set[str]) -> int:
+    """The segment's .log and index files, on disk (their paths added to ``counted``)."""
     stem = seg.path[: -len(".log")]
     total = seg.size
+    counted.add(seg.path)
     for suffix in (".index", ".timeindex", ".txnindex"):
         try:
             total += kfs.getsize(stem + suffix)
+            counted.add(stem + suffix)
         except OSError:
             pass
     return total
@@ -414,7 +433,7 @@ def _files_bytes(seg: Segment) -> int:
 
 def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, int], int],
                release: str, now: int, opts: RetentionOptions, tally: Tally,
-               listing: Listing) -> Iterator[Any]:
+               listing: Listing, counted: set[str]) -> Iterator[Any]:
     problems: list[Problem] = []
     try:
         pf = list_partition(r.path, listing)
@@ -468,7 +487,7 @@ def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, 
     next_deletion: int | None = None
     rows: list[SegmentVerdict] = []
     for i, (s, v) in enumerate(zip(segs, verdicts, strict=True)):
-        b = _files_bytes(s)
+        b = _files_bytes(s, counted)
         pinned = _pinned_by(segs, i, v, problems, opts.max_batch_bytes)
         if pinned is not None and v.reason == "future-timestamp":
             problems.append(_future(s, v, pinned, now))
@@ -490,7 +509,8 @@ def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, 
         rows.append(SegmentVerdict(r, s, state.upper(i), b, v, pinned))
     tally.partitions = 1
     tally.pending_delete = sum(lo.size for lo in pf.leftovers if lo.kind == "deleted")
-    yield PartitionVerdict(r, configs, policy, state, hw_source, tally, next_deletion)
+    yield PartitionVerdict(r, configs, policy, state, hw_source, tally, next_deletion,
+                           pf.leftover_bytes)
     yield from rows
     if policy.compact:
         yield _compaction(r, configs, segs, pf, state, now, problems, opts)

@@ -10,7 +10,8 @@
 * producer ``.snapshot``: each producer's epoch, last sequence and last offset against
   its last batch before the snapshot offset.
 * ``leader-epoch-checkpoint``: against the epochs the batches carry (LogSegment.recover
-  assigns an epoch at the first batch that raises it).
+  assigns an epoch at the first batch that raises it), both from the log start offset on
+  (LeaderEpochFileCache.truncateFromStart, as LogLoader and DeleteRecords apply it).
 * log-dir checkpoints: against the partitions that exist.
 
 ``rebuild`` computes the index files Kafka would rebuild (LogSegment.recover) and can

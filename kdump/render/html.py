@@ -337,6 +337,9 @@ class HtmlReportRenderer:
             out.append(("info", f"{_size(self.retention.notable_bytes)} held back from "
                         "deletion (a future timestamp, the high watermark, remote copies)",
                         "retention", 0))
+        if self.retention.stray_bytes:
+            out.append(("info", f"{_size(self.retention.stray_bytes)} in -stray partition "
+                        "directories, which no Kafka release deletes", "retention", 0))
         order = {"error": 0, "warning": 1, "info": 2}
         out.sort(key=lambda h: (order[h[0]], -h[3], h[1]))
         return [(sev, text, anchor) for sev, text, anchor, _n in out]

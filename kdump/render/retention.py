@@ -46,6 +46,32 @@ def _held(held: dict[str, int]) -> str:
     return ", ".join(f"{k} {human(v)}" for k, v in held.items()) or "nothing"
 
 
+def held_dir_text(d: dict[str, Any]) -> str:
+    """A renamed-aside partition directory in a line (its detail follows it in text)."""
+    when = ""
+    if d["state"] == "delete":
+        when = ("; deleted by the broker no earlier than " + iso_ms(d["earliest_deletion"])
+                if d["earliest_deletion"] is not None else "")
+    elif d["state"] == "future" and d["current_replica"]:
+        when = f"; the current replica {d['current_replica']} holds the same bytes"
+    elif d["state"] == "stray":
+        when = "; never deleted by the broker"
+    return (f"{os.path.basename(d['directory'])} ({_who(d)}): {human(d['bytes'])} in "
+            f"{plural(d['files'], 'file')}, {d['held_by']}{when}")
+
+
+def disk_text(d: dict[str, Any]) -> str:
+    """A log dir's bytes, added up."""
+    parts = [f"segments judged {human(d['segment_bytes'])}"]
+    parts += [f"{k} files {human(v)}" for k, v in d["leftover_bytes"].items()]
+    parts += [f"{k} dirs {human(v)}" for k, v in d["held_dir_bytes"].items()]
+    parts.append(f"other {human(d['other_bytes'])}")
+    other = ", ".join(f"{k} {human(v)}" for k, v in d["other"].items())
+    return (f"on disk {d['log_dir']} ({_who(d)}): {human(d['disk_bytes'])} in "
+            f"{plural(d['files'], 'file')} = " + " + ".join(parts)
+            + (f" (other: {other})" if other else ""))
+
+
 class RetentionTextRenderer(ObjectRenderer):
     """Lines as the module docstring says; findings on stderr."""
 
@@ -80,6 +106,15 @@ class RetentionTextRenderer(ObjectRenderer):
             self._compaction(d)
         elif t == "retention_total":
             self._total(d)
+        elif t == "retention_held_dir":
+            self._logdir(d)
+            self._line(f"held dir {held_dir_text(d)}")
+            self._line(f"    {d['detail']}")
+        elif t == "retention_disk":
+            self._logdir(d)
+            self._line(disk_text(d))
+            for n in d["notes"]:
+                self._line(f"    {n}")
 
     def _logdir(self, d: dict[str, Any]) -> None:
         if d["log_dir"] != self.logdir:
@@ -117,7 +152,9 @@ class RetentionTextRenderer(ObjectRenderer):
             f"{human(d['deletable_7d_bytes'])}; held: {_held(d['held'])}"
             + (f"; next deletion {iso_ms(d['next_deletion'])}" if d["next_deletion"] else "")
             + (f"; .deleted files {human(d['pending_delete_bytes'])}"
-               if d["pending_delete_bytes"] else ""))
+               if d["pending_delete_bytes"] else "")
+            + "".join(f"; {k} files {human(v)}" for k, v in d["leftover_bytes"].items()
+                      if k != "deleted" or v != d["pending_delete_bytes"]))
 
     def _compaction(self, d: dict[str, Any]) -> None:
         if d["dirty_ratio"] is None:
@@ -209,6 +246,10 @@ class RetentionTableRenderer(ObjectRenderer):
                 f"total {what}: {human(d['bytes'])}; deletable now "
                 f"{human(d['deletable_bytes'])}, within 24 h {human(d['deletable_24h_bytes'])}, "
                 f"within 7 days {human(d['deletable_7d_bytes'])}; held: {_held(d['held'])}")
+        elif t == "retention_held_dir":
+            self.lines.append(f"held dir {held_dir_text(d)}")
+        elif t == "retention_disk":
+            self.lines.append(disk_text(d))
 
     def _flush(self) -> None:
         from rich.table import Table
@@ -259,7 +300,8 @@ def _cells(*cells: str) -> list[Any]:
     return [_text(c) for c in cells]
 
 
-__all__ = ["RetentionTableRenderer", "RetentionTextRenderer", "verdict_text"]
+__all__ = ["RetentionTableRenderer", "RetentionTextRenderer", "disk_text", "held_dir_text",
+           "verdict_text"]
 
 
 #: the holds the report's table of held segments shows (the others are the configured
@@ -279,6 +321,9 @@ class RetentionPage:
         self.held_segments: list[dict[str, Any]] = []
         self.compactions: list[dict[str, Any]] = []
         self.logdirs: list[dict[str, Any]] = []
+        #: renamed-aside partition directories, and each log dir's bytes added up
+        self.held_dirs: list[dict[str, Any]] = []
+        self.disks: list[dict[str, Any]] = []
         self.dropped = 0
         #: bytes by reason over every log dir (deletable now, then each hold)
         self.by_reason: dict[str, int] = {}
@@ -298,6 +343,12 @@ class RetentionPage:
             self._count("deletable now", d["deletable_bytes"])
             for k, v in d["held"].items():
                 self._count(k, v)
+        elif t == "retention_held_dir":
+            self._keep(self.held_dirs, d)
+            self._count(d["held_by"], d["bytes"])
+        elif t == "retention_disk":
+            self.disks.append(d)
+            self._count("leftover files", sum(d["leftover_bytes"].values()))
 
     def _keep(self, rows: list[dict[str, Any]], d: dict[str, Any]) -> None:
         if len(rows) < self.keep:
@@ -310,12 +361,18 @@ class RetentionPage:
             self.by_reason[k] = self.by_reason.get(k, 0) + v
 
     @property
+    def stray_bytes(self) -> int:
+        """Bytes in -stray directories: kept by the broker, deleted by no release."""
+        return self.by_reason.get("stray-replica", 0)
+
+    @property
     def notable_bytes(self) -> int:
         return sum(v for k, v in self.by_reason.items() if k in NOTABLE_HOLDS)
 
     def chart(self) -> str:
         """Horizontal bars: bytes deletable now, then bytes held by each reason, largest
-        first (every log dir's segments, on disk)."""
+        first (every log dir's segments, on disk, and what lies outside them: renamed-aside
+        partition directories by held_by, leftover files)."""
         if not self.by_reason:
             return ""
         from .charts import bar_chart

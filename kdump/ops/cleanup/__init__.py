@@ -10,6 +10,10 @@
   now and by which rule, why each other one is kept and when it goes;
 * :mod:`.compaction` - LogCleanerManager's view of a compacted log: dirty ratio, first
   uncleanable offset, open transactions, tombstones and markers;
+* :mod:`.held` - what holds a log dir's bytes outside the judged segments: partition
+  directories renamed ``-delete``/``-future``/``-stray``, leftover files (``.deleted``,
+  ``.cleaned``, ``.swap``, ``.tmp``), and every file under the log dir put in one place
+  so its bytes add up;
 * :mod:`.remote` - tiered storage: the highest offset ``__remote_log_metadata`` says was
   copied, for local retention.
 

@@ -377,6 +377,12 @@ class Resolver:
                 got[name] = self._static(k, broker_id)
         return got
 
+    def broker_default(self, name: str, broker_id: int | None) -> Setting:
+        """A topic config as the broker's default for every topic (no topic override):
+        what LogManager reads from currentDefaultConfig (file.delete.delay.ms for the
+        -delete directories it removes)."""
+        return self._resolve(KEYS[name], "", broker_id)
+
     def _metadata_value(self, k: Key, rtype: str, rname: str, name: str, label: str
                         ) -> Setting | None:
         if self.metadata is None:

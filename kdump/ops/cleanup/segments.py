@@ -107,6 +107,8 @@ class PartitionFiles:
     segments: list[Segment] = field(default_factory=list)
     leftovers: list[Leftover] = field(default_factory=list)
     snapshots: list[tuple[int, str]] = field(default_factory=list)  # (offset, path)
+    #: every leftover file's bytes (indexes and snapshots too), by kind
+    leftover_bytes: dict[str, int] = field(default_factory=dict)
 
 
 def list_partition(directory: str, listing: Listing | None = None) -> PartitionFiles:
@@ -121,8 +123,10 @@ def list_partition(directory: str, listing: Listing | None = None) -> PartitionF
                          if name.endswith(suffix) and name != suffix), None)
         stem, dot, suffix = name.partition(".")
         if leftover is not None:
+            size = _size(full)
+            out.leftover_bytes[leftover] = out.leftover_bytes.get(leftover, 0) + size
             if stem.isdigit() and suffix.startswith("log"):
-                out.leftovers.append(Leftover(full, leftover, _size(full)))
+                out.leftovers.append(Leftover(full, leftover, size))
             continue
         if not stem.isdigit():
             continue

@@ -23,7 +23,13 @@ from .checkpoints import verify_root_checkpoints
 from .index_files import _sanity, orphan_index
 from .options import PartitionState, Segment, VerifyIndexOptions, _PartitionPass
 from .segment_pass import _segment_pass
-from .state_files import _check_leader_epochs, _check_snapshot, _check_txn_index, _snapshot_sanity
+from .state_files import (
+    _check_leader_epochs,
+    _check_snapshot,
+    _check_txn_index,
+    _snapshot_sanity,
+    log_start_offset,
+)
 
 
 def verify_index(paths: Iterable[str], opts: VerifyIndexOptions, jobs: int = 1
@@ -234,7 +240,10 @@ def verify_partition(
         end = bases[k + 1] if k + 1 < len(bases) else None
         yield from _check_txn_index(segments[base], end, ppass, opts)
     if epoch_file is not None:
-        yield from _check_leader_epochs(epoch_file, ppass)
+        special = parse_partition_dir(os.path.basename(directory))
+        log_start = (log_start_offset(directory, special.topic, special.partition)
+                     if special is not None and special.state is None else None)
+        yield from _check_leader_epochs(epoch_file, ppass, log_start)
     state.first_offset = ppass.first_offset
     state.log_end_offset = ppass.next_offset if ppass.next_offset is not None else (
         max(segments) if segments else None)

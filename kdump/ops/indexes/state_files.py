@@ -2,19 +2,23 @@
 transaction markers (ProducerStateManager.lastStableOffset gives each entry's LSO),
 producer ``.snapshot`` files (each producer's epoch, last sequence and last offset against
 its last batch before the snapshot offset), ``leader-epoch-checkpoint`` (LogSegment.recover
-assigns an epoch at the first batch that raises it).
+assigns an epoch at the first batch that raises it; compared from the log start offset
+on, as the broker loads it).
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from functools import lru_cache
 from itertools import pairwise
 
+from ... import fs as kfs
 from ... import layouts as L
 from ...errors import KdumpError
 from ...files.logdir import KafkaFile
 from ...files.snapshot import ProducerSnapshot, read_producer_snapshot
-from ...files.text import read_checkpoint
+from ...files.text import iter_checkpoint, read_checkpoint
 from ...files.txnindex import AbortedTxn, read_txn_index
 from ...findings import ERROR, WARNING, Problem
 from ...source import FileSource
@@ -131,7 +135,69 @@ def _compare_snapshot(snap: ProducerSnapshot, pp: _PartitionPass) -> Iterator[Pr
                           f"producer {e.producer_id}: " + "; ".join(diffs), severity=WARNING)
 
 
-def _check_leader_epochs(f: KafkaFile, pp: _PartitionPass) -> Iterator[Problem]:
+def truncate_from_start(entries: list[tuple[int, int]], start: int) -> list[tuple[int, int]]:
+    """``(epoch, start offset)`` entries as LeaderEpochFileCache.truncateFromStart leaves
+    them (Kafka 3.9-4.3, storage/.../epoch/LeaderEpochFileCache.java): the entries that
+    start at or below ``start`` are removed and the last of them is put back starting at
+    ``start`` (so an entry at ``start`` stays)."""
+    below = [e for e in entries if e[1] <= start]
+    rest = [e for e in entries if e[1] > start]
+    return ([(below[-1][0], start)] if below else []) + rest
+
+
+def _epoch_at(entries: list[tuple[int, int]], offset: int) -> int | None:
+    """The epoch the entries give ``offset`` (LeaderEpochFileCache.epochForOffset)."""
+    found = None
+    for epoch, start in entries:
+        if start > offset:
+            break
+        found = epoch
+    return found
+
+
+def log_start_offset(partition_dir: str, topic: str, partition: int) -> int | None:
+    """The partition's entry in its log dir's ``log-start-offset-checkpoint`` (None when
+    the file or the entry is missing or unreadable: verify-index's checkpoint pass
+    reports a bad file)."""
+    path = kfs.dirname(kfs.abspath(partition_dir)) + "/log-start-offset-checkpoint"
+    try:
+        if kfs.is_url(path):  # the listing's size: no request of its own
+            key: tuple[int, int | None] = (kfs.getsize(path), None)
+        else:
+            st = os.stat(path)
+            key = (st.st_size, st.st_mtime_ns)
+    except OSError:
+        return None
+    return _log_start_offsets(path, *key).get((topic, partition))
+
+
+@lru_cache(maxsize=8)
+def _log_start_offsets(path: str, _size: int, _mtime_ns: int | None) -> dict[tuple[str, int], int]:
+    """A log dir's log start offsets, read once per process for all its partitions
+    (keyed by size and mtime: a file changed under us is read again)."""
+    out: dict[tuple[str, int], int] = {}
+    try:
+        with FileSource(path) as src:
+            for e in iter_checkpoint(src, "log-start-offset-checkpoint"):
+                out[(e.fields["topic"], e.fields["partition"])] = e.fields["log_start_offset"]
+    except KdumpError:
+        return {}
+    return out
+
+
+def _check_leader_epochs(f: KafkaFile, pp: _PartitionPass, log_start: int | None = None
+                         ) -> Iterator[Problem]:
+    """The checkpoint against the epochs the batches carry, as the broker would load it.
+
+    LogLoader.load (4.x; LogLoader.scala in 3.9) truncates the cache from the end at the
+    recovered log end and from the start at the log start offset of
+    ``log-start-offset-checkpoint`` (truncateFromStartAsyncFlush), and
+    UnifiedLog.maybeIncrementLogStartOffset does the same when DeleteRecords or retention
+    moves the log start offset: the entries below it go and the one in force there is
+    moved up to start at it.  So both sides are compared from the log start offset on
+    (the checkpoint's, or the first batch's when segments were deleted under a lagging
+    checkpoint), never the batches below it that Kafka no longer serves.
+    """
     try:
         with FileSource(f.path) as src:
             cp = read_checkpoint(src, "leader-epoch-checkpoint")
@@ -144,27 +210,39 @@ def _check_leader_epochs(f: KafkaFile, pp: _PartitionPass) -> Iterator[Problem]:
             yield Problem(f.path, None, "leader-epoch",
                           f"entries (epoch {e1}, start {s1}) and (epoch {e2}, start {s2}) do not "
                           "ascend")
+    log_epochs = pp.epochs
+    if pp.first_offset is not None:
+        start = max(pp.first_offset, log_start if log_start is not None else -1)
+        if entries and start < entries[0][1] <= (pp.next_offset or 0) and \
+                _epoch_at(log_epochs, entries[0][1]) == entries[0][0]:
+            # the checkpoint was truncated from the start at a log start offset that
+            # log-start-offset-checkpoint does not say yet: the epoch cache is flushed
+            # by the scheduler at once (truncateFromStartAsyncFlush), the log start
+            # offsets only every log.flush.start.offset.checkpoint.interval.ms
+            # (LogManager.checkpointLogStartOffsets); the broker loads the entry as it is
+            start = entries[0][1]
+        entries = truncate_from_start(entries, start)
+        log_epochs = truncate_from_start(log_epochs, start)
     have = dict(entries)
     newest = max(have) if have else -1
-    for epoch, start in pp.epochs:
+    for epoch, first in log_epochs:
         got = have.get(epoch)
         if got is None:
             yield Problem(f.path, None, "leader-epoch",
-                          f"batches carry leader epoch {epoch} from offset {start}, but the "
+                          f"batches carry leader epoch {epoch} from offset {first}, but the "
                           "checkpoint has no entry for it" + (
                               "; a newer epoch than the checkpoint's newest: normal in a copy "
                               "of a live broker's log dir (LeaderEpochFileCache writes the "
                               "checkpoint after the batches are appended)"
                               if epoch > newest else ""), severity=WARNING)
-        elif got != start and not (pp.first_offset is not None and got < pp.first_offset
-                                   and start == pp.first_offset):
+        elif got != first:
             yield Problem(f.path, None, "leader-epoch",
                           f"epoch {epoch} starts at offset {got} in the checkpoint, but its first "
-                          f"batch in the log is at offset {start}", severity=WARNING)
-    log_epochs = {e for e, _ in pp.epochs}
-    for epoch, start in entries:
-        if epoch not in log_epochs and pp.next_offset is not None and start < pp.next_offset and \
-                (pp.first_offset is None or start >= pp.first_offset):
+                          f"batch in the log is at offset {first}", severity=WARNING)
+    in_log = {e for e, _ in log_epochs}
+    for epoch, first in entries:
+        if epoch not in in_log and pp.next_offset is not None and first < pp.next_offset and \
+                (pp.first_offset is None or first >= pp.first_offset):
             yield Problem(f.path, None, "leader-epoch",
-                          f"checkpoint says epoch {epoch} starts at offset {start}, but no batch "
+                          f"checkpoint says epoch {epoch} starts at offset {first}, but no batch "
                           "in the log carries that epoch", severity=WARNING)
