@@ -680,6 +680,42 @@ def test_a_last_segment_with_nothing_intact_keeps_the_log_end(kdump: KdumpRunner
     verify_clean(kdump, out)
 
 
+def test_empty_segments_of_an_intact_log_are_copies_not_repairs(kdump: KdumpRunner,
+                                                                tmp_path: Path) -> None:
+    """Real log dirs hold partitions created and never written (one 0-byte segment, often
+    a 0-byte leader-epoch-checkpoint) and an empty active segment after a roll.  Nothing was
+    left out of them: the manifest says copied, never "every batch was left out"."""
+    ld = tmp_path / "ld"
+    never = w.PartitionWriter(ld / "idle-0")
+    never.roll()
+    never.close()
+    (ld / "idle-0" / "leader-epoch-checkpoint").write_bytes(b"")
+    rolled = w.PartitionWriter(ld / "t-0")
+    for o in range(0, 10, 5):
+        rolled.append(w.v2_batch(w.numbered_records(o, 5), base_offset=o))
+    rolled.roll()
+    rolled.close()
+    assert (ld / "t-0" / "00000000000000000010.log").read_bytes() == b""
+    out = tmp_path / "out"
+    r = run_repair(kdump, [ld / "idle-0", ld / "t-0"], out)
+    assert r.rc == 0, r.err
+    objs = [json.loads(line) for line in r.out.splitlines()]
+    logs = {f["output"]: f for f in of(objs, "repair_file")
+            if f["output"] and f["output"].endswith(".log")}
+    assert sorted(logs) == [f"idle-0/{SEG0}.log", f"t-0/{SEG0}.log",
+                            "t-0/00000000000000000010.log"]
+    for rel, f in logs.items():
+        assert f["action"] == "copied", f
+        assert "left out" not in f["detail"], f
+        assert (out / rel).read_bytes() == (ld / rel).read_bytes()
+    assert logs["t-0/00000000000000000010.log"]["detail"].startswith(
+        "copied: empty in the input too")
+    parts = {p["topic"]: p for p in of(objs, "repair_partition")}
+    assert (parts["idle"]["log_end_offset"], parts["t"]["log_end_offset"]) == (0, 10)
+    assert objs[-1]["clean"] and objs[-1]["regions_dropped"] == 0
+    verify_clean(kdump, out)
+
+
 # --- a full disk, Ctrl-C ----------------------------------------------------------------------
 def _tmpfs(path: Path, size: str) -> bool:
     import subprocess

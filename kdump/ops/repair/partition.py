@@ -203,7 +203,8 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
         not plog.facts[-1].kept.batches
     if empty_last:
         # the last segment kept nothing: keep its name, so the log end stays at its base
-        copier.empty_segment(bases[-1], logs[bases[-1]].path)
+        copier.empty_segment(bases[-1], logs[bases[-1]].path,
+                             was_empty=plog.facts[-1].size == 0)
     yield from copier.resolve(None)
     leo = _log_end(plog, bases, ctx, topic, partition, empty_last)
     notes: list[str] = []

@@ -440,14 +440,21 @@ class SegmentCopier:
         self.cur = seg
         return seg
 
-    def empty_segment(self, base: int, source: str) -> None:
-        """An empty segment named ``base`` (the log end offset stays at it)."""
+    def empty_segment(self, base: int, source: str, *, was_empty: bool = False) -> None:
+        """An empty segment named ``base`` (the log end offset stays at it).  ``was_empty``:
+        the input segment is empty too (a segment rolled, or a partition created, with
+        nothing appended since), so it is a copy, not a repair."""
         self._open(base, source)
+        if was_empty:
+            self._finish_segment(detail="copied: empty in the input too (no batch was appended "
+                                 "to it), kept under its name so the log end offset stays at "
+                                 "its base", action="copied")
+            return
         self._finish_segment(detail="empty: every batch of this segment was left out; Kafka's "
                              "own recovery leaves it so too (LogSegment.recover truncates it to "
                              "0 bytes), which keeps the log end offset at its base")
 
-    def _finish_segment(self, detail: str | None = None) -> None:
+    def _finish_segment(self, detail: str | None = None, action: str = "repaired") -> None:
         seg = self.cur
         assert seg is not None
         self.cur = None
@@ -463,8 +470,6 @@ class SegmentCopier:
                           f"{seg.last_offset}) copied byte for byte; damaged or repeated "
                           "stretches left out (repair_dropped)")
                 action = "repaired"
-        else:
-            action = "repaired"
         p.outputs.append(_file(seg.source, seg.rel, action, detail, size, sha))
         offsets, times = seg.indexes.finish()
         for suffix, data in ((L.INDEX_SUFFIX, offset_index_bytes(seg.base, offsets)),
