@@ -233,6 +233,11 @@ def check_copy(out_part: Path, expected: list[bytes]) -> None:
         prev_last = entries[-1][1] + last_delta
 
 
+def p_end(objs: list[dict[str, Any]]) -> dict[str, Any]:
+    (end,) = of(objs, "repair_end")
+    return end
+
+
 def run_repair(kdump: KdumpRunner, inputs: list[Path], out: Path, *extra: str) -> Any:
     before = {p: tree_state([p]) for p in inputs}
     r = kdump("repair", *inputs, "--into", out, "--format", "json", *extra, watch=inputs)
@@ -314,8 +319,18 @@ def test_damaged_partition(kdump: KdumpRunner, ev: Path, tmp_path: Path, damage:
     if damage.startswith(("offset_", "first_offset")):
         assert [d["reason"] for d in dropped] == ["bad-offset"]
     if damage == "overlapping_segment":
-        assert {d["reason"] for d in dropped} == {"duplicate"}
-        assert all(d["severity"] == "warning" for d in dropped)
+        # the second copy is one region (a real botched copy holds thousands of batches:
+        # not a line each), the whole file, naming its offsets and batches
+        dup_log = part / "00000000000000000030.log"
+        in_dup = [o for _, o, _ in frame(dup_log.read_bytes())]
+        (d,) = dropped
+        assert (d["reason"], d["severity"], d["file"], d["position"], d["length"]) == (
+            "duplicate", "warning", str(dup_log), 0, dup_log.stat().st_size)
+        assert (d["first_offset"], d["last_offset"]) == (30, 49)
+        assert d["detail"] == ("offsets 30-49 are already kept (their first intact copy, "
+                               f"earlier in offset order); {len(in_dup)} batches in a row, "
+                               "one region")
+        assert p_end(objs)["regions_dropped"] == 1
         assert not (out / "orders-0" / "00000000000000000030.log").exists()
     # indexes: kdump's rebuild of the copy, with the interval the manifest names
     p = of(objs, "repair_partition")[0]

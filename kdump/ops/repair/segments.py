@@ -154,9 +154,39 @@ class SegmentCopier:
         self.target = target
         self.max_batch_bytes = max_batch_bytes
         self.cur: OutSegment | None = None
+        #: a run of second copies (adjacent duplicate batches of one file) being gathered
+        #: into one region: a segment copied twice is one region, not one per batch
+        self._dup: Region | None = None
+        self._dup_batches = 0
 
     # --- regions -------------------------------------------------------------------------
+    def _duplicate(self, b: Any, f: KafkaFile) -> Iterator[dict[str, Any]]:
+        """A batch whose offsets are all kept already: added to the run it continues (the
+        same file, the next byte), else it starts a run."""
+        d = self._dup
+        if d is not None and d.file == f.path and d.position + d.length == b.position:
+            d.length += b.size
+            d.last_offset = b.last_offset
+            self._dup_batches += 1
+            return
+        yield from self._flush_duplicates()
+        self._dup = Region(f.path, b.position, b.size, "duplicate", "", "warning",
+                           b.first_offset, b.last_offset)
+        self._dup_batches = 1
+
+    def _flush_duplicates(self) -> Iterator[dict[str, Any]]:
+        d = self._dup
+        if d is None:
+            return
+        self._dup = None
+        n = self._dup_batches
+        d.detail = (f"offsets {d.first_offset}-{d.last_offset} are already kept (their first "
+                    "intact copy, earlier in offset order)"
+                    + (f"; {n} batches in a row, one region" if n > 1 else ""))
+        yield from self._region(d)
+
     def _region(self, r: Region) -> Iterator[dict[str, Any]]:
+        yield from self._flush_duplicates()
         p = self.p
         p.regions += 1
         p.bytes_dropped += r.length
@@ -176,6 +206,7 @@ class SegmentCopier:
 
     def resolve(self, next_first: int | None) -> Iterator[dict[str, Any]]:
         """Regions waiting for the next kept batch: the offsets the copy lacks around them."""
+        yield from self._flush_duplicates()
         for r in self.p.pending:
             assert r.gap_from is not None
             if next_first is None:
@@ -264,6 +295,7 @@ class SegmentCopier:
             held = yield from self._intact(b, held, f, base, raw, facts)
         if held is not None:
             yield from self._settle(held, None, f, base, raw, facts, next_base)
+        yield from self._flush_duplicates()
         if self.cur is not None:
             # one output segment, same name, nothing left out: the input's bytes exactly
             self.cur.whole_copy = self._whole and self.cur.base == base and \
@@ -358,12 +390,13 @@ class SegmentCopier:
         if p.prev_last is not None and held.first_offset <= p.prev_last:
             self._whole = False
             dup = held.last_offset <= p.prev_last
+            if dup:
+                yield from self._duplicate(held, f)
+                return nxt
             yield from self._region(Region(
-                f.path, held.position, held.size, "duplicate" if dup else "overlap",
-                (f"offsets {held.first_offset}-{held.last_offset} are already kept (their "
-                 "first intact copy, earlier in offset order)") if dup else
-                (f"offsets {held.first_offset}-{held.last_offset} overlap offsets already kept "
-                 f"(up to {p.prev_last}): a batch cannot be cut, the first copy is kept"),
+                f.path, held.position, held.size, "overlap",
+                f"offsets {held.first_offset}-{held.last_offset} overlap offsets already kept "
+                f"(up to {p.prev_last}): a batch cannot be cut, the first copy is kept",
                 "warning", held.first_offset, held.last_offset))
             return nxt
         yield from self.resolve(held.first_offset)
