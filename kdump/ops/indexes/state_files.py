@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from itertools import pairwise
 
+from ... import fs as kfs
 from ... import layouts as L
 from ...errors import KdumpError
-from ...files.logdir import KafkaFile
+from ...files.logdir import KafkaFile, parse_partition_dir
 from ...files.snapshot import ProducerSnapshot, read_producer_snapshot
-from ...files.text import read_checkpoint
+from ...files.text import iter_checkpoint, read_checkpoint
 from ...files.txnindex import AbortedTxn, read_txn_index
 from ...findings import ERROR, WARNING, Problem
 from ...source import FileSource
@@ -131,6 +132,33 @@ def _compare_snapshot(snap: ProducerSnapshot, pp: _PartitionPass) -> Iterator[Pr
                           f"producer {e.producer_id}: " + "; ".join(diffs), severity=WARNING)
 
 
+def _log_start_offset(epoch_file: str) -> int | None:
+    """The partition's entry in its log dir's log-start-offset-checkpoint (None: none, or
+    unreadable: the checks then say what they see).
+
+    Read when the first leader-epoch entry starts above its epoch's first batch: when the
+    log start offset moves up inside a segment (DeleteRecords, as Kafka Streams purges
+    its repartition topics), UnifiedLog.maybeIncrementLogStartOffset moves the first
+    entry's start offset up to it (LeaderEpochFileCache.truncateFromStartAsyncFlush, 3.x
+    and 4.x alike) while the segment keeps its batches below it until retention deletes
+    the segment.  Normal: no finding."""
+    part_dir = kfs.dirname(epoch_file)
+    name = parse_partition_dir(part_dir.rstrip("/").rsplit("/", 1)[-1])
+    if name is None:
+        return None
+    path = kfs.dirname(part_dir) + "/log-start-offset-checkpoint"
+    try:
+        if not kfs.isfile(path):
+            return None
+        with FileSource(path) as src:
+            for e in iter_checkpoint(src, "log-start-offset-checkpoint"):
+                if (e.fields["topic"], e.fields["partition"]) == (name.topic, name.partition):
+                    return int(e.fields["log_start_offset"])
+    except (KdumpError, OSError):
+        return None
+    return None
+
+
 def _check_leader_epochs(f: KafkaFile, pp: _PartitionPass) -> Iterator[Problem]:
     try:
         with FileSource(f.path) as src:
@@ -157,7 +185,9 @@ def _check_leader_epochs(f: KafkaFile, pp: _PartitionPass) -> Iterator[Problem]:
                               "checkpoint after the batches are appended)"
                               if epoch > newest else ""), severity=WARNING)
         elif got != start and not (pp.first_offset is not None and got < pp.first_offset
-                                   and start == pp.first_offset):
+                                   and start == pp.first_offset) and \
+                not (entries[0] == (epoch, got) and start < got
+                     and _log_start_offset(f.path) == got):
             yield Problem(f.path, None, "leader-epoch",
                           f"epoch {epoch} starts at offset {got} in the checkpoint, but its first "
                           f"batch in the log is at offset {start}", severity=WARNING)
