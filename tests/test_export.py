@@ -730,6 +730,32 @@ def test_payloads_not_framed_beside_a_registry_have_no_decoded_text(
     assert framed == 9  # report_fixture's framed Avro and Protobuf payloads
 
 
+def test_a_segment_copied_under_another_name_is_a_finding(kdump: KdumpRunner,
+                                                         tmp_path: Path) -> None:
+    """A botched copy (a segment again under a higher base offset): its batches are intact
+    and exported as read, so a query sees those offsets twice; the finding says so, as
+    verify-crc does (below-segment-base), on stderr and in _findings, exit 1."""
+    import writer as w
+
+    part = tmp_path / "ld" / "t-0"
+    w.write_replica(part, [w.v2_batch(w.numbered_records(o, 5), base_offset=o)
+                           for o in range(0, 20, 5)])
+    seg0 = part / "00000000000000000000.log"
+    (part / "00000000000000000012.log").write_bytes(seg0.read_bytes())
+    out = tmp_path / "out"
+    r = export(kdump, part, "-o", out)
+    assert r.rc == 1, r.err
+    found = [json.loads(line) for line in (out / "_findings").read_text().splitlines()]
+    assert [(f["file"], f["position"], f["kind"], f["base_offset"]) for f in found] == [
+        (str(part / "00000000000000000012.log"), 0, "below-segment-base", 0)]
+    assert "below-segment-base" in r.err
+    got = duckdb.sql(f"""select "offset", count(*) from read_parquet('{out}/**/*.parquet')
+        group by 1 order by 1""").fetchall()
+    assert got == [(o, 2) for o in range(20)]
+    v = kdump("verify-crc", part, "--format", "json")
+    assert v.rc == 1 and '"below-segment-base"' in v.out
+
+
 # --- the README's recipes -----------------------------------------------------------------------------
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 RECIPE = re.compile(r"<!-- export-recipe -->\n```python\n(?P<code>.*?)```\n\n```text\n(?P<out>.*?)```",

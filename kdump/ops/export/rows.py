@@ -280,12 +280,25 @@ def slice_batches(s: Slice, *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
 
 def _batches(s: Slice, opts: ReadOptions, findings: Findings, source: SourceWrap = None
              ) -> Iterator[Batch]:
+    # a segment's first batch below its name: a second copy of offsets (a segment copied
+    # under another base offset), named as verify-crc names it; its rows are written as
+    # read (intact batches), so the finding is what tells a query they are there twice
+    first = findings is not None and s[5] == 0 and s[3].isdigit()
     for item in slice_items(s, max_batch_bytes=opts.max_batch_bytes,
                             ignore_unreadable=opts.ignore_unreadable, source=source):
         if isinstance(item, Problem):
             if findings is not None:
                 findings(item)
             continue
+        if first:
+            first = False
+            base = int(s[3])
+            if item.last_offset < base and findings is not None:
+                findings(Problem(s[0], item.position, "below-segment-base",
+                                 f"batch offsets {item.first_offset}..{item.last_offset} lie "
+                                 f"below the segment's base offset {base}: a copy of offsets "
+                                 "another segment may hold too (its rows are written as read)",
+                                 base_offset=item.first_offset))
         if opts.skip_damaged and not item.crc_valid:
             if findings is not None:
                 findings(crc_problem(item))
