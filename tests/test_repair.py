@@ -731,6 +731,42 @@ def test_empty_segments_of_an_intact_log_are_copies_not_repairs(kdump: KdumpRunn
     verify_clean(kdump, out)
 
 
+@pytest.mark.parametrize("hw", [10, 15])
+def test_zeros_in_the_active_segment_below_the_high_watermark_are_lost_batches(
+        kdump: KdumpRunner, tmp_path: Path, hw: int) -> None:
+    """Zeros ending the active segment are preallocation or writes never made, unless the
+    log dir's checkpoints say offsets there were written: seen on a real 4.2 log dir whose
+    one-batch partition had its page zeroed, high watermark 1, which the repair called
+    clean (exit 0) while lowering the high watermark."""
+    ld = tmp_path / "ld"
+    part = ld / "t-0"
+    w.write_replica(part, [w.v2_batch(w.numbered_records(o, 5), base_offset=o)
+                           for o in range(0, 15, 5)], roll_before={2})
+    active = part / "00000000000000000010.log"
+    active.write_bytes(bytes(len(active.read_bytes())))
+    (ld / "replication-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, hw)]))
+    (ld / "recovery-point-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, 10)]))
+    out = tmp_path / "out"
+    r = run_repair(kdump, [ld], out)
+    objs = [json.loads(line) for line in r.out.splitlines()]
+    (d,) = of(objs, "repair_dropped")
+    (p,) = of(objs, "repair_partition")
+    assert (d["reason"], d["file"], d["position"], d["length"]) == (
+        "zero-tail", str(active), 0, active.stat().st_size)
+    assert p["log_end_offset"] == 10
+    if hw == 15:
+        assert r.rc == 1, r.err
+        assert (d["severity"], d["missing_offsets"], p["data_lost"]) == ("error", [10, None], True)
+        assert d["detail"].endswith("the log dir's checkpoints say offsets up to 14 were written "
+                                    "(high watermark or recovery point): lost")
+        assert not objs[-1]["clean"]
+    else:  # nothing was said written there: preallocation, or writes never made
+        assert r.rc == 0, r.err
+        assert (d["severity"], d["missing_offsets"], p["data_lost"]) == ("info", None, False)
+        assert objs[-1]["clean"]
+    verify_clean(kdump, out)
+
+
 # --- a full disk, Ctrl-C ----------------------------------------------------------------------
 def _tmpfs(path: Path, size: str) -> bool:
     import subprocess

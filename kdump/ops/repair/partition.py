@@ -185,6 +185,10 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
     else:
         interval, interval_from = L.DEFAULT_INDEX_INTERVAL_BYTES, "Kafka's default"
     plog = PartitionLog(pin.path, interval, pin.log_dir, topic, partition)
+    if ctx is not None and not metadata:
+        marks = [ctx.value(k, topic, partition) for k in ("replication-offset-checkpoint",
+                                                          "recovery-point-offset-checkpoint")]
+        plog.written_end = max((m for m in marks if m is not None), default=None)
     copier = SegmentCopier(plog, stage, pin.target, max_batch_bytes)
     has_index = {f.base_offset for f in indexes}
     bases = sorted(logs)

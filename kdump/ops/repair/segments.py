@@ -94,6 +94,10 @@ class PartitionLog:
     regions: int = 0
     bytes_dropped: int = 0
     data_lost: bool = False
+    #: the highest offset the input's log dir says was written below it (high watermark,
+    #: recovery point): zeros in the active segment below it are lost batches, not
+    #: preallocation (None: unknown)
+    written_end: int | None = None
     batches: int = 0
     records: int = 0
     bytes: int = 0
@@ -421,14 +425,24 @@ class SegmentCopier:
 
     def _problem_region(self, item: Problem, active: bool, base: int) -> Iterator[dict[str, Any]]:
         length = item.length if item.length is not None else 0
+        detail = item.detail
         if item.kind == "zero-tail" and active:
-            severity, gap = "info", None  # preallocation, or writes never made
+            # preallocation, or writes never made; unless the log dir's checkpoints say
+            # offsets from here on were written: a committed (high watermark) or flushed
+            # (recovery point) batch of which only zeros are left
+            start = self._gap_from(base)
+            end = self.p.written_end
+            if end is not None and end > start:
+                severity, gap = "error", start
+                detail += (f"; the log dir's checkpoints say offsets up to {end - 1} were "
+                           "written (high watermark or recovery point): lost")
+            else:
+                severity, gap = "info", None
         elif item.kind == "zero-tail":
             severity, gap = _BY_GAP, self._gap_from(base)
         else:
             severity = "error"
             gap = self._gap_from(base)
-        detail = item.detail
         if item.kind == "in-flight":
             detail += "; not copied (a batch never fully written is no batch)"
         yield from self._region(Region(item.path or "", item.position or 0, length, item.kind,
