@@ -684,6 +684,78 @@ def test_same_dataset_as_spark_export(kdump: KdumpRunner, sample_dir: Path, k4: 
     assert rel.fetchall() == [(False, 6), (True, len(a[1]))]
 
 
+def test_payloads_not_framed_beside_a_registry_have_no_decoded_text(
+        kdump: KdumpRunner, k4: Path, tmp_path: Path) -> None:
+    """A real Confluent log dir: the registry's _schemas beside Control Center's Streams
+    changelogs (LZ4 batches of binary Protobuf values, text keys).  Those payloads are not
+    framed: their key_decoded/value_decoded are null, as dump --format json shows nothing
+    under decoded for them, not the bytes as text full of U+FFFD; framed payloads beside
+    them keep their decoded JSON."""
+    import writer as w
+
+    ld = tmp_path / "ld"
+    shutil.copytree(k4, ld)
+    values = [b"\x7f\n\x97\x01\x08\x01\x12\x27connector-producer-%d\xe8\xb3\xb4\xef1" % o
+              for o in range(6)]
+    w.write_replica(ld / "store-changelog-0", [w.v2_batch(
+        [w.Rec(key=b"~4MkU3OEVBNTcw%d" % o, value=v, timestamp=w.TS0 + o)
+         for o, v in enumerate(values)], codec=w.LZ4)])
+    out = tmp_path / "out"
+    r = export(kdump, ld, "-o", out)
+    assert r.rc == 0, r.err
+    got = duckdb.sql(f"""select "offset", key, value, key_decoded, value_decoded, decode_error
+        from read_parquet('{out}/topic=store-changelog/**/*.parquet') order by 1""").fetchall()
+    assert [(o, v) for o, _, v, *_ in got] == list(enumerate(values))
+    assert [x[3:] for x in got] == [(None, None, None)] * 6
+    # dump agrees: nothing under decoded for them
+    for line in kdump("dump", "--format", "json", "--print-data-log",
+                      ld / "store-changelog-0").lines:
+        o = json.loads(line)
+        assert o["type"] != "record" or "decoded" not in o, o
+    # every decoded cell of the export is what dump shows under decoded, and no more
+    dumped = {}
+    for line in kdump("dump", "--format", "json", "--print-data-log", ld).lines:
+        o = json.loads(line)
+        if o["type"] == "record" and o.get("topic") not in (None, "__cluster_metadata"):
+            dumped[(o["topic"], o["partition"], o["offset"])] = o.get("decoded", {})
+    rel = duckdb.sql(f"""select topic, "partition", "offset", key_decoded, value_decoded from
+        read_parquet('{out}/**/*.parquet', hive_partitioning=true, union_by_name=true)
+        where topic <> '__cluster_metadata' and not is_control""").fetchall()
+    framed = 0
+    for topic, partition, offset, kd, vd in rel:
+        d = dumped[(topic, partition, offset)]
+        assert (kd is None) == (d.get("key") is None), (topic, offset, kd, d)
+        assert (vd is None) == (d.get("value") is None), (topic, offset, vd, d)
+        framed += vd is not None and '"schema_id"' in vd
+    assert framed == 9  # report_fixture's framed Avro and Protobuf payloads
+
+
+def test_a_segment_copied_under_another_name_is_a_finding(kdump: KdumpRunner,
+                                                         tmp_path: Path) -> None:
+    """A botched copy (a segment again under a higher base offset): its batches are intact
+    and exported as read, so a query sees those offsets twice; the finding says so, as
+    verify-crc does (below-segment-base), on stderr and in _findings, exit 1."""
+    import writer as w
+
+    part = tmp_path / "ld" / "t-0"
+    w.write_replica(part, [w.v2_batch(w.numbered_records(o, 5), base_offset=o)
+                           for o in range(0, 20, 5)])
+    seg0 = part / "00000000000000000000.log"
+    (part / "00000000000000000012.log").write_bytes(seg0.read_bytes())
+    out = tmp_path / "out"
+    r = export(kdump, part, "-o", out)
+    assert r.rc == 1, r.err
+    found = [json.loads(line) for line in (out / "_findings").read_text().splitlines()]
+    assert [(f["file"], f["position"], f["kind"], f["base_offset"]) for f in found] == [
+        (str(part / "00000000000000000012.log"), 0, "below-segment-base", 0)]
+    assert "below-segment-base" in r.err
+    got = duckdb.sql(f"""select "offset", count(*) from read_parquet('{out}/**/*.parquet')
+        group by 1 order by 1""").fetchall()
+    assert got == [(o, 2) for o in range(20)]
+    v = kdump("verify-crc", part, "--format", "json")
+    assert v.rc == 1 and '"below-segment-base"' in v.out
+
+
 # --- the README's recipes -----------------------------------------------------------------------------
 README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
 RECIPE = re.compile(r"<!-- export-recipe -->\n```python\n(?P<code>.*?)```\n\n```text\n(?P<out>.*?)```",

@@ -233,6 +233,11 @@ def check_copy(out_part: Path, expected: list[bytes]) -> None:
         prev_last = entries[-1][1] + last_delta
 
 
+def p_end(objs: list[dict[str, Any]]) -> dict[str, Any]:
+    (end,) = of(objs, "repair_end")
+    return end
+
+
 def run_repair(kdump: KdumpRunner, inputs: list[Path], out: Path, *extra: str) -> Any:
     before = {p: tree_state([p]) for p in inputs}
     r = kdump("repair", *inputs, "--into", out, "--format", "json", *extra, watch=inputs)
@@ -314,8 +319,18 @@ def test_damaged_partition(kdump: KdumpRunner, ev: Path, tmp_path: Path, damage:
     if damage.startswith(("offset_", "first_offset")):
         assert [d["reason"] for d in dropped] == ["bad-offset"]
     if damage == "overlapping_segment":
-        assert {d["reason"] for d in dropped} == {"duplicate"}
-        assert all(d["severity"] == "warning" for d in dropped)
+        # the second copy is one region (a real botched copy holds thousands of batches:
+        # not a line each), the whole file, naming its offsets and batches
+        dup_log = part / "00000000000000000030.log"
+        in_dup = [o for _, o, _ in frame(dup_log.read_bytes())]
+        (d,) = dropped
+        assert (d["reason"], d["severity"], d["file"], d["position"], d["length"]) == (
+            "duplicate", "warning", str(dup_log), 0, dup_log.stat().st_size)
+        assert (d["first_offset"], d["last_offset"]) == (30, 49)
+        assert d["detail"] == ("offsets 30-49 are already kept (their first intact copy, "
+                               f"earlier in offset order); {len(in_dup)} batches in a row, "
+                               "one region")
+        assert p_end(objs)["regions_dropped"] == 1
         assert not (out / "orders-0" / "00000000000000000030.log").exists()
     # indexes: kdump's rebuild of the copy, with the interval the manifest names
     p = of(objs, "repair_partition")[0]
@@ -677,6 +692,78 @@ def test_a_last_segment_with_nothing_intact_keeps_the_log_end(kdump: KdumpRunner
     assert (out / "t-0" / "00000000000000000010.index").read_bytes() == b""
     p = of(manifest(out), "repair_partition")[0]
     assert p["log_end_offset"] == 10
+    verify_clean(kdump, out)
+
+
+def test_empty_segments_of_an_intact_log_are_copies_not_repairs(kdump: KdumpRunner,
+                                                                tmp_path: Path) -> None:
+    """Real log dirs hold partitions created and never written (one 0-byte segment, often
+    a 0-byte leader-epoch-checkpoint) and an empty active segment after a roll.  Nothing was
+    left out of them: the manifest says copied, never "every batch was left out"."""
+    ld = tmp_path / "ld"
+    never = w.PartitionWriter(ld / "idle-0")
+    never.roll()
+    never.close()
+    (ld / "idle-0" / "leader-epoch-checkpoint").write_bytes(b"")
+    rolled = w.PartitionWriter(ld / "t-0")
+    for o in range(0, 10, 5):
+        rolled.append(w.v2_batch(w.numbered_records(o, 5), base_offset=o))
+    rolled.roll()
+    rolled.close()
+    assert (ld / "t-0" / "00000000000000000010.log").read_bytes() == b""
+    out = tmp_path / "out"
+    r = run_repair(kdump, [ld / "idle-0", ld / "t-0"], out)
+    assert r.rc == 0, r.err
+    objs = [json.loads(line) for line in r.out.splitlines()]
+    logs = {f["output"]: f for f in of(objs, "repair_file")
+            if f["output"] and f["output"].endswith(".log")}
+    assert sorted(logs) == [f"idle-0/{SEG0}.log", f"t-0/{SEG0}.log",
+                            "t-0/00000000000000000010.log"]
+    for rel, f in logs.items():
+        assert f["action"] == "copied", f
+        assert "left out" not in f["detail"], f
+        assert (out / rel).read_bytes() == (ld / rel).read_bytes()
+    assert logs["t-0/00000000000000000010.log"]["detail"].startswith(
+        "copied: empty in the input too")
+    parts = {p["topic"]: p for p in of(objs, "repair_partition")}
+    assert (parts["idle"]["log_end_offset"], parts["t"]["log_end_offset"]) == (0, 10)
+    assert objs[-1]["clean"] and objs[-1]["regions_dropped"] == 0
+    verify_clean(kdump, out)
+
+
+@pytest.mark.parametrize("hw", [10, 15])
+def test_zeros_in_the_active_segment_below_the_high_watermark_are_lost_batches(
+        kdump: KdumpRunner, tmp_path: Path, hw: int) -> None:
+    """Zeros ending the active segment are preallocation or writes never made, unless the
+    log dir's checkpoints say offsets there were written: seen on a real 4.2 log dir whose
+    one-batch partition had its page zeroed, high watermark 1, which the repair called
+    clean (exit 0) while lowering the high watermark."""
+    ld = tmp_path / "ld"
+    part = ld / "t-0"
+    w.write_replica(part, [w.v2_batch(w.numbered_records(o, 5), base_offset=o)
+                           for o in range(0, 15, 5)], roll_before={2})
+    active = part / "00000000000000000010.log"
+    active.write_bytes(bytes(len(active.read_bytes())))
+    (ld / "replication-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, hw)]))
+    (ld / "recovery-point-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, 10)]))
+    out = tmp_path / "out"
+    r = run_repair(kdump, [ld], out)
+    objs = [json.loads(line) for line in r.out.splitlines()]
+    (d,) = of(objs, "repair_dropped")
+    (p,) = of(objs, "repair_partition")
+    assert (d["reason"], d["file"], d["position"], d["length"]) == (
+        "zero-tail", str(active), 0, active.stat().st_size)
+    assert p["log_end_offset"] == 10
+    if hw == 15:
+        assert r.rc == 1, r.err
+        assert (d["severity"], d["missing_offsets"], p["data_lost"]) == ("error", [10, None], True)
+        assert d["detail"].endswith("the log dir's checkpoints say offsets up to 14 were written "
+                                    "(high watermark or recovery point): lost")
+        assert not objs[-1]["clean"]
+    else:  # nothing was said written there: preallocation, or writes never made
+        assert r.rc == 0, r.err
+        assert (d["severity"], d["missing_offsets"], p["data_lost"]) == ("info", None, False)
+        assert objs[-1]["clean"]
     verify_clean(kdump, out)
 
 

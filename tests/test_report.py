@@ -270,6 +270,19 @@ def test_damage_is_a_finding_with_its_byte_position(kdump: KdumpRunner, sample: 
     assert re.search(r'<td class="path">[^<]*00000000000000000050\.log</td>'
                      r'<td class="num mono">0</td><td class="num mono">50</td>'
                      r"<td><code>crc-mismatch</code>", page)
+    # what kdump repair would keep: its own table, not the generic one of the plan's fields
+    plan = [o for o in objs if o["type"] == "repair_partition"]
+    assert [(o["topic"], o["partition"], o["regions_dropped"]) for o in plan] == [("orders", 0, 1)]
+    findings = page[page.index('<section id="findings">'):page.index('<section id="groups">')]
+    assert "other-repair" not in findings
+    assert "What <code>kdump repair</code> would keep (1 damaged partition)" in findings
+    p = plan[0]
+    assert (f'<tr><td class="path">orders-0</td><td class="path">{p["log_dir"]}</td>'
+            f'<td class="num">{p["batches"]}</td>') in findings
+    (d,) = [o for o in objs if o["type"] == "repair_dropped"]
+    assert re.search(rf'<tr class="sev-error"><td class="path">[^<]*00000000000000000050\.log'
+                     rf'</td><td class="num mono">0</td><td class="num">{d["length"]}</td>'
+                     r"<td><code>crc-mismatch</code></td><td class=\"num mono\">50", findings)
 
 
 def test_output_never_inside_the_evidence(kdump: KdumpRunner, sample: Path) -> None:

@@ -110,3 +110,34 @@ def test_print_is_unchanged(kdump: KdumpRunner, page: Path, tmp_path: Path) -> N
         pdf = p.pdf(str(tmp_path / "report.pdf"))
     assert styles and {tuple(s) for s in styles} == {("visible", "static")}
     assert pdf > 20_000
+
+
+def test_repair_plan_fits_at_1366(kdump: KdumpRunner, page: Path, tmp_path: Path) -> None:
+    """A damaged partition adds the findings' table of what kdump repair would keep and
+    the regions it would leave out: both fit at 1366 px and scroll in their box at 1024."""
+    import shutil
+
+    browser = pytest.importorskip("browser")
+    if browser.chromium_path() is None:
+        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
+    ld = tmp_path / "b1"
+    shutil.copytree(page, ld)
+    seg = ld / f"{TOPICS[1]}-1" / "00000000000000000000.log"
+    data = bytearray(seg.read_bytes())
+    data[100] ^= 0xFF  # inside the first batch's records: its CRC no longer matches
+    seg.write_bytes(bytes(data))
+    out = tmp_path / "report.html"
+    r = kdump("report", str(ld), "-o", str(out))
+    assert r.rc == 1, r.err
+    for width in (1366, 1024):
+        with browser.Browser(width=width, height=768) as b:
+            p = b.open(out.as_uri())
+            assert p.console_errors == []
+            got = p.evaluate(TABLES_JS)
+        assert got["page"] == width, got
+        boxes = {t["id"]: t for t in got["tables"] if t["id"] in ("repair-plan", "repair-dropped")}
+        assert sorted(boxes) == ["repair-dropped", "repair-plan"]
+        for t in boxes.values():
+            assert t["boxRight"] <= width + 0.5 and t["first"] == "sticky", t
+            if width == 1366:
+                assert not t["scrolls"], t

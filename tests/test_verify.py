@@ -310,6 +310,42 @@ def test_leader_epoch_checkpoint(kdump: KdumpRunner, sample_copy: Path) -> None:
                            for p in probs)
 
 
+def test_leader_epoch_moved_up_with_the_log_start_offset(kdump: KdumpRunner,
+                                                         tmp_path: Path) -> None:
+    """Kafka Streams purges its repartition topics (DeleteRecords): the log start offset
+    moves up inside the first segment, and UnifiedLog moves the first leader-epoch entry
+    up to it (LeaderEpochFileCache.truncateFromStartAsyncFlush) while the segment keeps
+    the batches below until retention deletes it.  Seen on a real Confluent 7.6 log dir;
+    normal, so no finding.  Nor when log-start-offset-checkpoint lags the epoch file
+    (29: it is written every log.flush.start.offset.checkpoint.interval.ms, the epoch
+    file at once) or is ahead of it (31: the broker cuts the entry to 31 when it loads
+    the log, LogLoader.load), nor with none (a lost log-start-offset-checkpoint: Kafka
+    cannot tell it apart).  An epoch the batches do not carry stays a finding."""
+    ld = tmp_path / "ld"
+    part = ld / "app-repartition-0"
+    w.write_replica(part, [w.v2_batch(w.numbered_records(o, 5), base_offset=o)
+                           for o in range(0, 50, 5)], epochs=[(0, 30)])
+    (ld / "log-start-offset-checkpoint").write_bytes(
+        w.offset_checkpoint([("app-repartition", 0, 30)]))
+
+    def epoch_findings() -> list[str]:
+        _, probs, _ = findings(kdump, "verify-index", ld)
+        return [p["detail"] for p in probs if p["kind"] == "leader-epoch"]
+
+    assert epoch_findings() == []
+    for start in (29, 31):
+        (ld / "log-start-offset-checkpoint").write_bytes(
+            w.offset_checkpoint([("app-repartition", 0, start)]))
+        assert epoch_findings() == []
+    (ld / "log-start-offset-checkpoint").unlink()
+    assert epoch_findings() == []  # a checkpoint cut ahead of a lost log start: alike
+    # an epoch no batch carries where the checkpoint puts it stays a finding
+    w.write_replica(part, [w.v2_batch(w.numbered_records(o, 5), base_offset=o)
+                           for o in range(0, 50, 5)], epochs=[(0, 0), (3, 30)])
+    assert epoch_findings() == ["checkpoint says epoch 3 starts at offset 30, but no batch in "
+                                "the log carries that epoch"]
+
+
 def test_log_dir_checkpoints(kdump: KdumpRunner, sample_copy: Path) -> None:
     cp = sample_copy / "replication-offset-checkpoint"
     cp.write_bytes(w.offset_checkpoint([("orders", 0, 10**6), ("gone", 3, 5),

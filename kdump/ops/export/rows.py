@@ -280,12 +280,25 @@ def slice_batches(s: Slice, *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
 
 def _batches(s: Slice, opts: ReadOptions, findings: Findings, source: SourceWrap = None
              ) -> Iterator[Batch]:
+    # a segment's first batch below its name: a second copy of offsets (a segment copied
+    # under another base offset), named as verify-crc names it; its rows are written as
+    # read (intact batches), so the finding is what tells a query they are there twice
+    first = findings is not None and s[5] == 0 and s[3].isdigit()
     for item in slice_items(s, max_batch_bytes=opts.max_batch_bytes,
                             ignore_unreadable=opts.ignore_unreadable, source=source):
         if isinstance(item, Problem):
             if findings is not None:
                 findings(item)
             continue
+        if first:
+            first = False
+            base = int(s[3])
+            if item.last_offset < base and findings is not None:
+                findings(Problem(s[0], item.position, "below-segment-base",
+                                 f"batch offsets {item.first_offset}..{item.last_offset} lie "
+                                 f"below the segment's base offset {base}: a copy of offsets "
+                                 "another segment may hold too (its rows are written as read)",
+                                 base_offset=item.first_offset))
         if opts.skip_damaged and not item.crc_valid:
             if findings is not None:
                 findings(crc_problem(item))
@@ -352,6 +365,11 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
     with_headers = bool(getattr(decoder, "uses_headers", False))
     k_struct = bool(getattr(decoder, "key_structured", True))
     v_struct = bool(getattr(decoder, "value_structured", True))
+    #: the schema-registry decoder in auto mode (a topic beside the registry's _schemas):
+    #: a payload that is not framed is not decoded, so its decoded column is null, as
+    #: ``dump --format json`` shows nothing under ``decoded`` for it (no text copy of the
+    #: raw bytes: a binary payload would come out as text full of U+FFFD)
+    framed = getattr(decoder, "framed", None)
     metadata = not opts.show_secrets and (topic == "__cluster_metadata"
                                           or holds_metadata(path, decoder))
     for b in _batches(s, opts, findings, source):
@@ -400,7 +418,8 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
             err: list[str | None] = []
             kept = [] if keep_decoded else None
             for r in records:
-                if b.is_control:
+                if b.is_control or (framed is not None and not framed(r.key, r.value,
+                                                                      r.headers)):
                     kd.append(None)
                     vd.append(None)
                     err.append(None)
@@ -411,8 +430,12 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
                     d = decoder.decode(r.key, r.value, r.offset, r.headers)  # type: ignore[call-arg]
                 else:
                     _, d = shown(r, decoder, path, metadata=metadata)
-                kd.append(_decoded(k_struct, d.key_json, d.key_text))
-                vd.append(_decoded(v_struct, d.value_json, d.value_text))
+                if framed is not None:  # the side that is not framed: null, as above
+                    kd.append(_decoded(True, d.key_json, None))
+                    vd.append(_decoded(True, d.value_json, None))
+                else:
+                    kd.append(_decoded(k_struct, d.key_json, d.key_text))
+                    vd.append(_decoded(v_struct, d.value_json, d.value_text))
                 err.append(d.error)
                 if kept is not None:
                     kept.append(d)

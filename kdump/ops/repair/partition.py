@@ -185,6 +185,10 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
     else:
         interval, interval_from = L.DEFAULT_INDEX_INTERVAL_BYTES, "Kafka's default"
     plog = PartitionLog(pin.path, interval, pin.log_dir, topic, partition)
+    if ctx is not None and not metadata:
+        marks = [ctx.value(k, topic, partition) for k in ("replication-offset-checkpoint",
+                                                          "recovery-point-offset-checkpoint")]
+        plog.written_end = max((m for m in marks if m is not None), default=None)
     copier = SegmentCopier(plog, stage, pin.target, max_batch_bytes)
     has_index = {f.base_offset for f in indexes}
     bases = sorted(logs)
@@ -203,7 +207,8 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
         not plog.facts[-1].kept.batches
     if empty_last:
         # the last segment kept nothing: keep its name, so the log end stays at its base
-        copier.empty_segment(bases[-1], logs[bases[-1]].path)
+        copier.empty_segment(bases[-1], logs[bases[-1]].path,
+                             was_empty=plog.facts[-1].size == 0)
     yield from copier.resolve(None)
     leo = _log_end(plog, bases, ctx, topic, partition, empty_last)
     notes: list[str] = []

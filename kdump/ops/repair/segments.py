@@ -94,6 +94,10 @@ class PartitionLog:
     regions: int = 0
     bytes_dropped: int = 0
     data_lost: bool = False
+    #: the highest offset the input's log dir says was written below it (high watermark,
+    #: recovery point): zeros in the active segment below it are lost batches, not
+    #: preallocation (None: unknown)
+    written_end: int | None = None
     batches: int = 0
     records: int = 0
     bytes: int = 0
@@ -154,9 +158,39 @@ class SegmentCopier:
         self.target = target
         self.max_batch_bytes = max_batch_bytes
         self.cur: OutSegment | None = None
+        #: a run of second copies (adjacent duplicate batches of one file) being gathered
+        #: into one region: a segment copied twice is one region, not one per batch
+        self._dup: Region | None = None
+        self._dup_batches = 0
 
     # --- regions -------------------------------------------------------------------------
+    def _duplicate(self, b: Any, f: KafkaFile) -> Iterator[dict[str, Any]]:
+        """A batch whose offsets are all kept already: added to the run it continues (the
+        same file, the next byte), else it starts a run."""
+        d = self._dup
+        if d is not None and d.file == f.path and d.position + d.length == b.position:
+            d.length += b.size
+            d.last_offset = b.last_offset
+            self._dup_batches += 1
+            return
+        yield from self._flush_duplicates()
+        self._dup = Region(f.path, b.position, b.size, "duplicate", "", "warning",
+                           b.first_offset, b.last_offset)
+        self._dup_batches = 1
+
+    def _flush_duplicates(self) -> Iterator[dict[str, Any]]:
+        d = self._dup
+        if d is None:
+            return
+        self._dup = None
+        n = self._dup_batches
+        d.detail = (f"offsets {d.first_offset}-{d.last_offset} are already kept (their first "
+                    "intact copy, earlier in offset order)"
+                    + (f"; {n} batches in a row, one region" if n > 1 else ""))
+        yield from self._region(d)
+
     def _region(self, r: Region) -> Iterator[dict[str, Any]]:
+        yield from self._flush_duplicates()
         p = self.p
         p.regions += 1
         p.bytes_dropped += r.length
@@ -176,6 +210,7 @@ class SegmentCopier:
 
     def resolve(self, next_first: int | None) -> Iterator[dict[str, Any]]:
         """Regions waiting for the next kept batch: the offsets the copy lacks around them."""
+        yield from self._flush_duplicates()
         for r in self.p.pending:
             assert r.gap_from is not None
             if next_first is None:
@@ -264,6 +299,7 @@ class SegmentCopier:
             held = yield from self._intact(b, held, f, base, raw, facts)
         if held is not None:
             yield from self._settle(held, None, f, base, raw, facts, next_base)
+        yield from self._flush_duplicates()
         if self.cur is not None:
             # one output segment, same name, nothing left out: the input's bytes exactly
             self.cur.whole_copy = self._whole and self.cur.base == base and \
@@ -358,12 +394,13 @@ class SegmentCopier:
         if p.prev_last is not None and held.first_offset <= p.prev_last:
             self._whole = False
             dup = held.last_offset <= p.prev_last
+            if dup:
+                yield from self._duplicate(held, f)
+                return nxt
             yield from self._region(Region(
-                f.path, held.position, held.size, "duplicate" if dup else "overlap",
-                (f"offsets {held.first_offset}-{held.last_offset} are already kept (their "
-                 "first intact copy, earlier in offset order)") if dup else
-                (f"offsets {held.first_offset}-{held.last_offset} overlap offsets already kept "
-                 f"(up to {p.prev_last}): a batch cannot be cut, the first copy is kept"),
+                f.path, held.position, held.size, "overlap",
+                f"offsets {held.first_offset}-{held.last_offset} overlap offsets already kept "
+                f"(up to {p.prev_last}): a batch cannot be cut, the first copy is kept",
                 "warning", held.first_offset, held.last_offset))
             return nxt
         yield from self.resolve(held.first_offset)
@@ -388,14 +425,24 @@ class SegmentCopier:
 
     def _problem_region(self, item: Problem, active: bool, base: int) -> Iterator[dict[str, Any]]:
         length = item.length if item.length is not None else 0
+        detail = item.detail
         if item.kind == "zero-tail" and active:
-            severity, gap = "info", None  # preallocation, or writes never made
+            # preallocation, or writes never made; unless the log dir's checkpoints say
+            # offsets from here on were written: a committed (high watermark) or flushed
+            # (recovery point) batch of which only zeros are left
+            start = self._gap_from(base)
+            end = self.p.written_end
+            if end is not None and end > start:
+                severity, gap = "error", start
+                detail += (f"; the log dir's checkpoints say offsets up to {end - 1} were "
+                           "written (high watermark or recovery point): lost")
+            else:
+                severity, gap = "info", None
         elif item.kind == "zero-tail":
             severity, gap = _BY_GAP, self._gap_from(base)
         else:
             severity = "error"
             gap = self._gap_from(base)
-        detail = item.detail
         if item.kind == "in-flight":
             detail += "; not copied (a batch never fully written is no batch)"
         yield from self._region(Region(item.path or "", item.position or 0, length, item.kind,
@@ -440,14 +487,21 @@ class SegmentCopier:
         self.cur = seg
         return seg
 
-    def empty_segment(self, base: int, source: str) -> None:
-        """An empty segment named ``base`` (the log end offset stays at it)."""
+    def empty_segment(self, base: int, source: str, *, was_empty: bool = False) -> None:
+        """An empty segment named ``base`` (the log end offset stays at it).  ``was_empty``:
+        the input segment is empty too (a segment rolled, or a partition created, with
+        nothing appended since), so it is a copy, not a repair."""
         self._open(base, source)
+        if was_empty:
+            self._finish_segment(detail="copied: empty in the input too (no batch was appended "
+                                 "to it), kept under its name so the log end offset stays at "
+                                 "its base", action="copied")
+            return
         self._finish_segment(detail="empty: every batch of this segment was left out; Kafka's "
                              "own recovery leaves it so too (LogSegment.recover truncates it to "
                              "0 bytes), which keeps the log end offset at its base")
 
-    def _finish_segment(self, detail: str | None = None) -> None:
+    def _finish_segment(self, detail: str | None = None, action: str = "repaired") -> None:
         seg = self.cur
         assert seg is not None
         self.cur = None
@@ -463,8 +517,6 @@ class SegmentCopier:
                           f"{seg.last_offset}) copied byte for byte; damaged or repeated "
                           "stretches left out (repair_dropped)")
                 action = "repaired"
-        else:
-            action = "repaired"
         p.outputs.append(_file(seg.source, seg.rel, action, detail, size, sha))
         offsets, times = seg.indexes.finish()
         for suffix, data in ((L.INDEX_SUFFIX, offset_index_bytes(seg.base, offsets)),
