@@ -15,6 +15,8 @@
  *  crc32c              the crc32c package's crc32c
  *  crc32               zlib.crc32
  *  verify_run          kdump.ops.verify.verify_log, for batches it reports nothing about
+ *  record_offsets      kdump.ops.dump.record_offsets_py
+ *  number_key_indices  kdump.decoders.simple.number_key_indices_py
  *
  * Objects of kdump's own __slots__ classes (Record, RecordScan, RecordEvent, Decoded)
  * are made here without running their __init__: the class is passed in, its slot
@@ -2093,6 +2095,190 @@ declined:
     return Py_BuildValue("(LiiO)", (long long)0, 0, 0, Py_None);
 }
 
+/* ---------------------------------------------------------------------------------
+ * record_offsets(records, last_offset) -> (last_offset, [(after, next), ...])
+ *   | NotImplemented
+ *
+ * dump's "non-consecutive offsets" bookkeeping over one batch's records (twin:
+ * kdump.ops.dump.record_offsets_py): each record whose offset is not the one after the
+ * previous record's (the first record's: after ``last_offset``, unless it is -1) gives
+ * a pair; the last record's offset is the new ``last_offset``.
+ * --------------------------------------------------------------------------------- */
+static Layout offset_layout; /* Record: offset */
+static const char *const OFFSET_FIELDS[] = {"offset"};
+
+static PyObject *
+sp_record_offsets(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *records, *gaps, *res;
+    Py_ssize_t i, n;
+    int64_t last, next_expected = 0;
+    int rc, have_next;
+
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "record_offsets takes 2 arguments");
+        return NULL;
+    }
+    records = args[0];
+    if (!PyList_CheckExact(records))
+        Py_RETURN_NOTIMPLEMENTED;
+    if ((rc = arg_i64(args[1], &last))) {
+        if (rc < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    n = PyList_GET_SIZE(records);
+    /* every offset read first: anything out of domain leaves the work to the twin */
+    for (i = 0; i < n; i++) {
+        PyObject *rec = PyList_GET_ITEM(records, i);
+        if (layout_get(&offset_layout, (PyObject *)Py_TYPE(rec), OFFSET_FIELDS, 1) < 0) {
+            PyErr_Clear();
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+    }
+    gaps = PyList_New(0);
+    if (gaps == NULL)
+        return NULL;
+    have_next = last != -1 && !__builtin_add_overflow(last, 1, &next_expected);
+    for (i = 0; i < n; i++) {
+        PyObject *rec = PyList_GET_ITEM(records, i), *o, *pair;
+        int64_t off;
+        if (layout_get(&offset_layout, (PyObject *)Py_TYPE(rec), OFFSET_FIELDS, 1) < 0)
+            goto fail;
+        o = *(PyObject **)((char *)rec + offset_layout.off[0]);
+        if (o == NULL || (rc = arg_i64(o, &off))) {
+            if (o != NULL && rc < 0)
+                goto fail;
+            Py_DECREF(gaps);
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+        /* last + 1 past int64: no int64 offset follows it */
+        if (last != -1 && (!have_next || off != next_expected)) {
+            pair = Py_BuildValue("(LL)", (long long)last, (long long)off);
+            if (pair == NULL || PyList_Append(gaps, pair) < 0) {
+                Py_XDECREF(pair);
+                goto fail;
+            }
+            Py_DECREF(pair);
+        }
+        last = off;
+        have_next = last != -1 && !__builtin_add_overflow(last, 1, &next_expected);
+    }
+    res = Py_BuildValue("(LN)", (long long)last, gaps);
+    return res;
+fail:
+    Py_DECREF(gaps);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------
+ * number_key_indices(records) -> [index, ...] | NotImplemented
+ *
+ * The records dump's auto decoding shows with a number key (twin:
+ * kdump.decoders.simple.number_key_indices_py): a key of exactly 8 or 4 bytes that is
+ * not text (kdump.decoders.simple.is_text: valid UTF-8 whose characters are all
+ * printable, tab, newline or carriage return).
+ * --------------------------------------------------------------------------------- */
+static Layout key_layout; /* Record: key */
+static const char *const KEY_FIELDS[] = {"key"};
+
+/* 1: text, 0: not text, -1: a Python error */
+static int
+key_is_text(const unsigned char *k, Py_ssize_t len)
+{
+    Py_ssize_t i, n;
+    int ascii = 1, kind;
+    PyObject *u;
+    const void *data;
+    for (i = 0; i < len; i++) {
+        unsigned c = k[i];
+        if (c >= 0x80) {
+            ascii = 0;
+            break;
+        }
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)
+            return 0;
+    }
+    if (ascii)
+        return 1;
+    u = PyUnicode_DecodeUTF8((const char *)k, len, "strict");
+    if (u == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    n = PyUnicode_GET_LENGTH(u);
+    kind = PyUnicode_KIND(u);
+    data = PyUnicode_DATA(u);
+    for (i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (!(Py_UNICODE_ISPRINTABLE(ch) || ch == '\t' || ch == '\n' || ch == '\r')) {
+            Py_DECREF(u);
+            return 0;
+        }
+    }
+    Py_DECREF(u);
+    return 1;
+}
+
+static PyObject *
+sp_number_key_indices(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *records, *out;
+    Py_ssize_t i, n;
+
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "number_key_indices takes 1 argument");
+        return NULL;
+    }
+    records = args[0];
+    if (!PyList_CheckExact(records))
+        Py_RETURN_NOTIMPLEMENTED;
+    n = PyList_GET_SIZE(records);
+    for (i = 0; i < n; i++) {
+        PyObject *rec = PyList_GET_ITEM(records, i), *key;
+        if (layout_get(&key_layout, (PyObject *)Py_TYPE(rec), KEY_FIELDS, 1) < 0) {
+            PyErr_Clear();
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+        key = *(PyObject **)((char *)rec + key_layout.off[0]);
+        if (key == NULL || (key != Py_None && !PyBytes_CheckExact(key)))
+            Py_RETURN_NOTIMPLEMENTED;
+    }
+    out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *rec = PyList_GET_ITEM(records, i), *key, *ix;
+        Py_ssize_t len;
+        int text;
+        if (layout_get(&key_layout, (PyObject *)Py_TYPE(rec), KEY_FIELDS, 1) < 0)
+            goto fail;
+        key = *(PyObject **)((char *)rec + key_layout.off[0]);
+        if (key == NULL || key == Py_None)
+            continue;
+        len = PyBytes_GET_SIZE(key);
+        if (len != 4 && len != 8)
+            continue;
+        text = key_is_text((const unsigned char *)PyBytes_AS_STRING(key), len);
+        if (text < 0)
+            goto fail;
+        if (text)
+            continue;
+        ix = PyLong_FromSsize_t(i);
+        if (ix == NULL || PyList_Append(out, ix) < 0) {
+            Py_XDECREF(ix);
+            goto fail;
+        }
+        Py_DECREF(ix);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
 /* --------------------------------------------------------------------------------- */
 static PyMethodDef methods[] = {
     {"scan_v2_records", (PyCFunction)(void (*)(void))sp_scan_v2_records, METH_FASTCALL,
@@ -2118,6 +2304,10 @@ static PyMethodDef methods[] = {
     {"json_record_lines", (PyCFunction)(void (*)(void))sp_json_record_lines, METH_FASTCALL,
      "json_record_lines(events, prefix, timestamp_type_json, encoding, RecordEvent, Record, "
      "Decoded): the JSON Lines record objects of a v2 batch."},
+    {"record_offsets", (PyCFunction)(void (*)(void))sp_record_offsets, METH_FASTCALL,
+     "record_offsets(records, last_offset): (last offset, [(after, next) ...])."},
+    {"number_key_indices", (PyCFunction)(void (*)(void))sp_number_key_indices, METH_FASTCALL,
+     "number_key_indices(records): indices of the records whose key is a number key."},
     {NULL, NULL, 0, NULL},
 };
 

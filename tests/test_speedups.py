@@ -914,3 +914,108 @@ def test_cli_verify_mixed_segment_identical_without_the_extension(tmp_path: Path
     native_out, pure_out = _run([*args, str(d)], pure=False), _run([*args, str(d)], pure=True)
     assert native_out == pure_out
     assert native_out[0] == 1 and "crc-mismatch" in native_out[1] + native_out[2]
+
+
+# --- dump's per-batch bookkeeping (issue 33 part 2) -----------------------------------------
+_I64 = st.integers(-(2**63), 2**63 - 1)
+
+
+def _offset_records(offsets: list[int]) -> list[Record]:
+    return [Record(o, 0, None, None, []) for o in offsets]
+
+
+@native
+def test_record_offsets_examples() -> None:
+    """The gaps dump reports: each step that is not +1, the first against the last
+    offset before the batch (none after -1, the start of a file)."""
+    from kdump.ops.dump import record_offsets_py
+
+    assert speedups is not None
+    cases = [
+        ([], 7, (7, [])),
+        ([0, 1, 2], -1, (2, [])),
+        ([5, 6, 8], 3, (8, [(3, 5), (6, 8)])),
+        ([4, 4, 3], 3, (3, [(4, 4), (4, 3)])),
+        ([2**63 - 1, 0], 2**63 - 2, (0, [(2**63 - 1, 0)])),
+        ([-1, 0, -5], 10, (-5, [(10, -1), (0, -5)])),  # after -1 nothing is checked
+        ([2**63 - 1], 2**63 - 1, (2**63 - 1, [(2**63 - 1, 2**63 - 1)])),
+    ]
+    for offsets, last, want in cases:
+        recs = _offset_records(offsets)
+        assert speedups.record_offsets(recs, last) == want
+        assert record_offsets_py(recs, last) == want
+
+
+@native
+@settings(max_examples=400, deadline=None)
+@given(offsets=st.lists(st.one_of(_I64, st.integers(-2, 40)), max_size=12),
+       last=st.one_of(_I64, st.sampled_from([-1, 0, 2**63 - 1, -(2**63)])))
+def test_record_offsets_match_python(offsets: list[int], last: int) -> None:
+    from kdump.ops.dump import record_offsets_py
+
+    assert speedups is not None
+    recs = _offset_records(offsets)
+    assert speedups.record_offsets(recs, last) == record_offsets_py(recs, last)
+
+
+@native
+def test_record_offsets_out_of_domain() -> None:
+    """An offset or last offset outside int64, or not a list: the twin's work."""
+    from kdump.ops.dump import record_offsets
+
+    assert speedups is not None
+    big = _offset_records([2**64])
+    assert speedups.record_offsets(big, 1) is NotImplemented
+    assert speedups.record_offsets(_offset_records([1]), 2**64) is NotImplemented
+    assert speedups.record_offsets(tuple(_offset_records([1])), 0) is NotImplemented
+    assert record_offsets(big, 1) == (2**64, [(1, 2**64)])
+
+
+_KEYS = [None, b"", b"abcd", b"\x00\x00\x00\x01", b"\x00" * 8, b"abcdefgh", b"ab\tc",
+         b"ab\x0bc", b"abc\x7f", "é€".encode()[:4], "éé".encode(), "a\u00a0b".encode(),
+         "\u2028ab".encode()[:4], "ab\u0085".encode(), "日本".encode()[:4], "\U0001F600".encode(),
+         "\U000E0001".encode(), b"\xed\xa0\x80a", b"\xff\xfe\xfd\xfc", b"abc", b"abcdefghi",
+         b"\r\n\r\n", "ááá".encode()[:4] + b"", b"1234", b"12345678"]
+
+
+@native
+def test_number_key_indices_examples() -> None:
+    """The records dump's auto decoding shows with a number key: keys of 4 or 8 bytes
+    that are not text (control characters, invalid UTF-8, unprintable characters)."""
+    from kdump.decoders import AutoKeyValueDecoder
+    from kdump.decoders.simple import number_key_indices_py
+
+    assert speedups is not None
+    recs = [Record(i, 0, k, b"v", []) for i, k in enumerate(_KEYS)]
+    want = [i for i, r in enumerate(recs) if AutoKeyValueDecoder.framed(r.key, r.value)]
+    assert speedups.number_key_indices(recs) == want == number_key_indices_py(recs)
+    assert [_KEYS[i] for i in want] == [
+        b"\x00\x00\x00\x01", b"\x00" * 8, b"ab\x0bc", b"abc\x7f", "é€".encode()[:4],
+        "a\u00a0b".encode(), "\u2028ab".encode()[:4], "ab\u0085".encode(),
+        "日本".encode()[:4], "\U000E0001".encode(), b"\xed\xa0\x80a", b"\xff\xfe\xfd\xfc"]
+    assert AutoKeyValueDecoder.framed_indices(recs) == want
+
+
+@native
+@settings(max_examples=500, deadline=None)
+@given(keys=st.lists(st.one_of(
+    st.none(), st.binary(min_size=3, max_size=9),
+    st.text(min_size=1, max_size=8).map(lambda t: t.encode("utf-8", "surrogatepass")[:8]),
+    st.sampled_from(_KEYS)), max_size=10))
+def test_number_key_indices_match_python(keys: list[bytes | None]) -> None:
+    from kdump.decoders.simple import number_key_indices_py
+
+    assert speedups is not None
+    recs = [Record(i, 0, k, None, []) for i, k in enumerate(keys)]
+    assert speedups.number_key_indices(recs) == number_key_indices_py(recs)
+
+
+@native
+def test_number_key_indices_out_of_domain() -> None:
+    from kdump.decoders.simple import number_key_indices
+
+    assert speedups is not None
+    recs = [Record(0, 0, bytearray(b"\x00\x00\x00\x01"), None, [])]
+    assert speedups.number_key_indices(recs) is NotImplemented
+    assert number_key_indices(recs) == [0]
+    assert speedups.number_key_indices(tuple(recs)) is NotImplemented
