@@ -154,7 +154,7 @@ def number_key_indices(records: list[Any]) -> list[int]:
     if _native_number_keys is not None:
         got = _native_number_keys(records)
         if got is not NotImplemented:
-            return got  # type: ignore[no-any-return]
+            return got
     return number_key_indices_py(records)
 
 

@@ -433,7 +433,7 @@ def record_offsets(records: list[Record], last_offset: int) -> tuple[int, list[t
     if _native is not None:
         got = _native.record_offsets(records, last_offset)
         if got is not NotImplemented:
-            return got  # type: ignore[no-any-return]
+            return got
     return record_offsets_py(records, last_offset)
 
 
