@@ -993,7 +993,7 @@ def test_number_key_indices_examples() -> None:
         b"\x00\x00\x00\x01", b"\x00" * 8, b"ab\x0bc", b"abc\x7f", "é€".encode()[:4],
         "a\u00a0b".encode(), "\u2028ab".encode()[:4], "ab\u0085".encode(),
         "日本".encode()[:4], "\U000E0001".encode(), b"\xed\xa0\x80a", b"\xff\xfe\xfd\xfc"]
-    assert AutoKeyValueDecoder.framed_indices(recs) == want
+    assert AutoKeyValueDecoder().framed_indices(recs) == want
 
 
 @native

@@ -155,6 +155,9 @@ class AutoKeyValueDecoder(KeyValueDecoder):
     def __init__(self) -> None:
         super().__init__("string", "string")
         self.name = "auto"
+        from .simple import number_key_indices  # once, not per batch
+
+        self._number_key_indices = number_key_indices
 
     @staticmethod
     def framed(key: bytes | None, value: bytes | None, headers: object = ()) -> bool:
@@ -162,13 +165,10 @@ class AutoKeyValueDecoder(KeyValueDecoder):
 
         return key is not None and len(key) in (4, 8) and number_key(key) is not None
 
-    @staticmethod
-    def framed_indices(records: list[Any]) -> list[int]:
+    def framed_indices(self, records: list[Any]) -> list[int]:
         """The indices of ``records`` (a batch's) :meth:`framed` says yes to, in one
         call (natively when the extension is built)."""
-        from .simple import number_key_indices
-
-        return number_key_indices(records)
+        return self._number_key_indices(records)
 
     def decode(self, key: bytes | None, value: bytes | None, offset: int,
                headers: object = ()) -> Decoded:
