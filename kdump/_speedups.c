@@ -17,6 +17,7 @@
  *  verify_run          kdump.ops.verify.verify_log, for batches it reports nothing about
  *  record_offsets      kdump.ops.dump.record_offsets_py
  *  number_key_indices  kdump.decoders.simple.number_key_indices_py
+ *  size_run            kdump.ops.size_report.size_run_py
  *
  * Objects of kdump's own __slots__ classes (Record, RecordScan, RecordEvent, Decoded)
  * are made here without running their __init__: the class is passed in, its slot
@@ -2279,6 +2280,239 @@ fail:
     return NULL;
 }
 
+/* ---------------------------------------------------------------------------------
+ * size_run(data, start, stop, end, check_next, max_headers, max_batch_bytes,
+ *          decompress, producer_ids)
+ *   -> (position, batches, last_offset, totals) | (start, 0, 0, None)
+ *
+ * size-report's deep accounting (twin: kdump.ops.size_report.size_run_py) of the run
+ * of v2 batches from data[start] that kdump.records.file_records.LogReader frames with
+ * nothing to say and kdump.ops.size_report._batch accounts with no error: it stops
+ * before a batch LogReader or _batch would have a word about (a v0/v1 entry, a header
+ * it cannot frame, a batch past ``stop`` or --max-batch-bytes, a codec id above 4, a
+ * payload ``decompress`` gives None for, an offset or timestamp past int64), and,
+ * ``check_next``, a batch not followed by a batch header or the reader's end (index
+ * ``end``: may lie past the buffer) unless its CRC-32C matches.  ``totals``: records,
+ * control_batches, control_records, transactional_batches, transactional_bytes,
+ * key_bytes, value_bytes, header_bytes, uncompressed_bytes, overhead_bytes,
+ * first_offset, last_offset, min_timestamp, max_timestamp (None when unset), then
+ * ((codec id, batches, stored bytes, uncompressed bytes), ...) in the order first
+ * seen; producer ids >= 0 are added to the set ``producer_ids``.
+ * --------------------------------------------------------------------------------- */
+typedef struct {
+    int64_t records, control_batches, control_records, txn_batches, txn_bytes;
+    int64_t key_bytes, value_bytes, header_bytes, unc_bytes, overhead_bytes;
+    int64_t first_offset, last_offset, min_ts, max_ts;
+    int have_first, have_last, have_min_ts, have_max_ts;
+    int64_t codec[5][3];
+    int order[5], n_codecs;
+} SizeAcc;
+
+static PyObject *
+opt_i64(int have, int64_t v)
+{
+    if (!have)
+        Py_RETURN_NONE;
+    return PyLong_FromLongLong((long long)v);
+}
+
+static PyObject *
+sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer view;
+    const unsigned char *d;
+    int64_t start, stop, end, headers_max, max_batch_bytes, pos, batches = 0, last = 0;
+    int check_next, rc, failed = 0, i;
+    PyObject *decompress, *producer_ids, *codecs = NULL, *res;
+    SizeAcc a;
+
+    if (nargs != 9) {
+        PyErr_SetString(PyExc_TypeError, "size_run takes 9 arguments");
+        return NULL;
+    }
+    if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &stop)) ||
+        (rc = arg_i64(args[3], &end)) || (rc = arg_i64(args[5], &headers_max)) ||
+        (rc = arg_i64(args[6], &max_batch_bytes))) {
+        if (rc < 0)
+            return NULL;
+        return Py_BuildValue("(LiiO)", (long long)0, 0, 0, Py_None);
+    }
+    if ((check_next = PyObject_IsTrue(args[4])) < 0)
+        return NULL;
+    decompress = args[7];
+    producer_ids = args[8];
+    if (!PySet_Check(producer_ids)) {
+        PyErr_SetString(PyExc_TypeError, "producer_ids must be a set");
+        return NULL;
+    }
+    if (max_batch_bytes < 0 || max_batch_bytes > ((int64_t)1 << 40))
+        return Py_BuildValue("(LiiO)", (long long)start, 0, 0, Py_None);
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (start < 0 || stop > (int64_t)view.len || end < stop)
+        stop = -1; /* nothing done */
+    memset(&a, 0, sizeof(a));
+    d = (const unsigned char *)view.buf;
+    pos = start;
+    while (stop - pos >= KL_RECORD_BATCH_OVERHEAD) {
+        const unsigned char *b = d + pos, *payload;
+        int64_t offset = be64(b + KL_V2_BASE_OFFSET_OFFSET);
+        int64_t size = be32(b + KL_V2_LENGTH_OFFSET), total, last_offset, nxt;
+        int64_t base_ts, max_ts, ts_lo, ts_hi, top, count, pstart, pend, unc, producer;
+        int attributes, codec, slot;
+        PyObject *raw = NULL;
+        Stats s;
+        Fault f;
+        int64_t wpos;
+        if (b[KL_MAGIC_OFFSET] != 2 || size < KL_V2_MIN_BATCH_LENGTH)
+            break;
+        total = KL_LOG_OVERHEAD + size;
+        if (total > stop - pos || total > max_batch_bytes + KL_RECORD_BATCH_OVERHEAD)
+            break;
+        attributes = (b[KL_V2_ATTRIBUTES_OFFSET] << 8) | b[KL_V2_ATTRIBUTES_OFFSET + 1];
+        codec = attributes & KL_V2_COMPRESSION_MASK;
+        if (codec > 4)
+            break;
+        if (__builtin_add_overflow(offset, (int64_t)be32(b + KL_V2_LAST_OFFSET_DELTA_OFFSET),
+                                   &last_offset))
+            break;
+        if (check_next) {
+            /* LogReader._next_ok, else the CRC (a batch failing both is Python's) */
+            int ok;
+            nxt = pos + total;
+            if (nxt >= end)
+                ok = 1;
+            else if (end - nxt <= KL_HEADER_SIZE_UP_TO_MAGIC)
+                ok = 0;
+            else if (stop - nxt < KL_HEADER_SIZE_UP_TO_MAGIC)
+                break; /* the next header is past this buffer: Python reads it */
+            else {
+                int64_t nsize = be32(d + nxt + KL_V2_LENGTH_OFFSET);
+                ok = d[nxt + KL_MAGIC_OFFSET] <= 2 && nsize >= KL_RECORD_OVERHEAD_V0 &&
+                     nxt + KL_LOG_OVERHEAD + nsize <= end;
+            }
+            if (!ok && crc32c_impl(0, b + KL_V2_ATTRIBUTES_OFFSET,
+                                   (size_t)(total - KL_V2_ATTRIBUTES_OFFSET)) !=
+                           (uint32_t)be32(b + KL_V2_CRC_OFFSET))
+                break;
+        }
+        if (codec == 0) {
+            payload = b;
+            pstart = KL_V2_RECORDS_OFFSET;
+            pend = total;
+        }
+        else {
+            PyObject *stored = PyBytes_FromStringAndSize(
+                (const char *)b + KL_V2_RECORDS_OFFSET, (Py_ssize_t)(total - KL_V2_RECORDS_OFFSET));
+            if (stored == NULL) {
+                failed = 1;
+                break;
+            }
+            raw = PyObject_CallFunction(decompress, "iOL", codec, stored,
+                                        (long long)max_batch_bytes);
+            Py_DECREF(stored);
+            if (raw == NULL) {
+                failed = 1;
+                break;
+            }
+            if (!PyBytes_Check(raw)) { /* None: the payload is Python's to report */
+                Py_DECREF(raw);
+                break;
+            }
+            payload = (const unsigned char *)PyBytes_AS_STRING(raw);
+            pstart = 0;
+            pend = PyBytes_GET_SIZE(raw);
+        }
+        count = be32(b + KL_V2_RECORDS_COUNT_OFFSET);
+        if (count < 0)
+            count = 0;
+        stats_init(&s);
+        (void)walk_v2(payload, pstart, pend, 0, count, count, headers_max, headers_max,
+                      stats_cb, &s, &f, &wpos);
+        Py_XDECREF(raw);
+        base_ts = be64(b + KL_V2_BASE_TIMESTAMP_OFFSET);
+        max_ts = be64(b + KL_V2_MAX_TIMESTAMP_OFFSET);
+        ts_lo = ts_hi = max_ts;
+        if (s.n && !(attributes & KL_V2_TIMESTAMP_TYPE_MASK)) {
+            if (__builtin_add_overflow(base_ts, s.min_ts, &ts_lo) ||
+                __builtin_add_overflow(base_ts, s.max_ts, &top))
+                break;
+            ts_hi = top > max_ts ? top : max_ts;
+        }
+        producer = be64(b + KL_V2_PRODUCER_ID_OFFSET);
+        if (producer >= 0) {
+            PyObject *p = PyLong_FromLongLong((long long)producer);
+            if (p == NULL || PySet_Add(producer_ids, p) < 0) {
+                Py_XDECREF(p);
+                failed = 1;
+                break;
+            }
+            Py_DECREF(p);
+        }
+        /* accounted: nothing below can stop the walk */
+        unc = KL_RECORD_BATCH_OVERHEAD + (pend - pstart);
+        for (slot = 0; slot < a.n_codecs && a.order[slot] != codec; slot++)
+            ;
+        if (slot == a.n_codecs)
+            a.order[a.n_codecs++] = codec;
+        a.codec[codec][0] += 1;
+        a.codec[codec][1] += total;
+        a.codec[codec][2] += unc;
+        if (attributes & KL_V2_TRANSACTIONAL_FLAG) {
+            a.txn_batches += 1;
+            a.txn_bytes += total;
+        }
+        if (attributes & KL_V2_CONTROL_FLAG) {
+            a.control_batches += 1;
+            a.control_records += s.n;
+        }
+        a.records += s.n;
+        a.key_bytes += s.key_bytes;
+        a.value_bytes += s.value_bytes;
+        a.header_bytes += s.header_bytes;
+        a.unc_bytes += unc;
+        a.overhead_bytes += unc - s.key_bytes - s.value_bytes - s.header_bytes;
+        if (!a.have_first || offset < a.first_offset)
+            a.first_offset = offset, a.have_first = 1;
+        if (!a.have_last || last_offset > a.last_offset)
+            a.last_offset = last_offset, a.have_last = 1;
+        if (ts_lo >= 0 && (!a.have_min_ts || ts_lo < a.min_ts))
+            a.min_ts = ts_lo, a.have_min_ts = 1;
+        if (ts_hi >= 0 && (!a.have_max_ts || ts_hi > a.max_ts))
+            a.max_ts = ts_hi, a.have_max_ts = 1;
+        last = last_offset;
+        batches += 1;
+        pos += total;
+    }
+    PyBuffer_Release(&view);
+    if (failed)
+        return NULL;
+    if (batches == 0)
+        return Py_BuildValue("(LiiO)", (long long)start, 0, 0, Py_None);
+    codecs = PyTuple_New(a.n_codecs);
+    if (codecs == NULL)
+        return NULL;
+    for (i = 0; i < a.n_codecs; i++) {
+        int c = a.order[i];
+        PyObject *t = Py_BuildValue("(iLLL)", c, (long long)a.codec[c][0],
+                                    (long long)a.codec[c][1], (long long)a.codec[c][2]);
+        if (t == NULL) {
+            Py_DECREF(codecs);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(codecs, i, t);
+    }
+    res = Py_BuildValue(
+        "(LLL(LLLLLLLLLLNNNNN))", (long long)pos, (long long)batches, (long long)last,
+        (long long)a.records, (long long)a.control_batches, (long long)a.control_records,
+        (long long)a.txn_batches, (long long)a.txn_bytes, (long long)a.key_bytes,
+        (long long)a.value_bytes, (long long)a.header_bytes, (long long)a.unc_bytes,
+        (long long)a.overhead_bytes, opt_i64(a.have_first, a.first_offset),
+        opt_i64(a.have_last, a.last_offset), opt_i64(a.have_min_ts, a.min_ts),
+        opt_i64(a.have_max_ts, a.max_ts), codecs);
+    return res;
+}
+
 /* --------------------------------------------------------------------------------- */
 static PyMethodDef methods[] = {
     {"scan_v2_records", (PyCFunction)(void (*)(void))sp_scan_v2_records, METH_FASTCALL,
@@ -2308,6 +2542,9 @@ static PyMethodDef methods[] = {
      "record_offsets(records, last_offset): (last offset, [(after, next) ...])."},
     {"number_key_indices", (PyCFunction)(void (*)(void))sp_number_key_indices, METH_FASTCALL,
      "number_key_indices(records): indices of the records whose key is a number key."},
+    {"size_run", (PyCFunction)(void (*)(void))sp_size_run, METH_FASTCALL,
+     "size_run(data, start, stop, end, check_next, max_headers, max_batch_bytes, decompress, "
+     "producer_ids): size-report's accounting of the intact v2 batches from data[start]."},
     {NULL, NULL, 0, NULL},
 };
 

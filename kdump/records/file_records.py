@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 import zlib
 from collections.abc import Callable, Generator, Iterator
+from typing import Any
 
 from .. import layouts as L
 from ..checksums import crc32, crc32c
@@ -157,6 +158,30 @@ class LogReader:
         stops at.  False (and nothing changed) when the extension is not built."""
         if _native_run is None:
             return False
+        headers = max_headers(self.max_batch_bytes)
+        max_bytes = self.max_batch_bytes
+        payload = _walk_decompress if deep else None
+
+        def run(data: Any, i: int, stop: int, end_index: int) -> tuple[int, int, int | None]:
+            j, batches, records, last = _native_run(
+                data, i, stop, prev_last(), segment_base, deep, headers, max_bytes, payload)
+            if batches:
+                on_run(batches, records, last)
+            return j, batches, last
+
+        self.skip_batches(run, limit)
+        return True
+
+    skip_clean_v2_batches = skip_clean_batches  # its name before v0/v1 batches joined
+
+    def skip_batches(self, run: Callable[[Any, int, int, int], tuple[int, int, int | None]],
+                   limit: int | None) -> None:
+        """Install :attr:`skip`: the file read into one reused buffer (a thread reading
+        the next stretch), each stretch handed to ``run(data, i, stop, end_index)`` (the
+        buffer, the index of the position, of the stretch's end, of the reader's end,
+        which may lie past the buffer), which consumes a run of batches and returns
+        (index after them, batches, last offset of the last); Python frames the batch a
+        run stops at.  With ``limit``: only batches that end by that position."""
         end = self.end if limit is None else min(self.end, limit)
         chunk = min(self.window.chunk, FAST_CHUNK)
         # a thread reads the next stretch while this one is walked, for logs of several
@@ -171,10 +196,7 @@ class LogReader:
                               ahead=end - self.start > 2 * chunk)
         self._reads = reads
         self.source.advise_sequential()
-        headers = max_headers(self.max_batch_bytes)
-        max_bytes = self.max_batch_bytes
-        payload = _walk_decompress if deep else None
-        largest = max_bytes + L.RECORD_BATCH_OVERHEAD
+        largest = self.max_batch_bytes + L.RECORD_BATCH_OVERHEAD
 
         def skip(pos: int) -> int:
             buf = reads.current
@@ -186,11 +208,8 @@ class LogReader:
                     if buf.end - pos < L.HEADER_SIZE_UP_TO_MAGIC:
                         return pos  # the file shrank: Python says how
                     continue
-                j, batches, records, last = _native_run(
-                    buf.data, i, stop, prev_last(), segment_base, deep, headers, max_bytes,
-                    payload)
+                j, batches, last = run(buf.data, i, stop, i + self.end - pos)
                 if batches:
-                    on_run(batches, records, last)
                     self._prev_last_offset = last
                     pos = self.valid_end = pos + j - i
                     continue
@@ -213,9 +232,6 @@ class LogReader:
             return pos
 
         self.skip = skip
-        return True
-
-    skip_clean_v2_batches = skip_clean_batches  # its name before v0/v1 batches joined
 
     # --- helpers -------------------------------------------------------------------------
     def _is_zero(self, start: int, end: int) -> bool:
@@ -582,6 +598,10 @@ def _walk_decompress(codec: int, data: bytes, limit: int) -> bytes | None:
         return decompress(codec, data, limit, magic=2)
     except KdumpError:
         return None
+
+
+#: the decompression the native walks call (verify_run, size_run)
+walk_decompress = _walk_decompress
 
 
 def iter_log(source: FileSource, **options: object) -> Iterator[LogItem]:
