@@ -31,6 +31,7 @@ from writer import (
     write_sample_logdir,
 )
 
+from kdump.findings import Problem
 from kdump.records import scan as scan_mod
 from kdump.records import v2 as v2_mod
 from kdump.records._native import speedups
@@ -1019,3 +1020,175 @@ def test_number_key_indices_out_of_domain() -> None:
     assert speedups.number_key_indices(recs) is NotImplemented
     assert number_key_indices(recs) == [0]
     assert speedups.number_key_indices(tuple(recs)) is NotImplemented
+
+
+# --- size-report's native walk (size_run) ---------------------------------------------------
+def _size_out(paths: list[str], **opts: Any) -> list[Any]:
+    """size-report's output, rows as the JSON text they are written as (field order and
+    the order of codecs included)."""
+    import json
+
+    from kdump.ops.size_report import SizeOptions, size_report
+
+    return [json.dumps(x.to_json(), sort_keys=False) if hasattr(x, "to_json") else x
+            for x in size_report(paths, SizeOptions(**opts), jobs=1)]
+
+
+def _size_fast_and_slow(monkeypatch: pytest.MonkeyPatch, paths: list[str], **opts: Any
+                        ) -> tuple[list[Any], list[Any], int]:
+    """size-report's output with the native walk and without it, and the batches the
+    native walk accounted."""
+    from kdump.ops import size_run
+
+    native_run = size_run._native_size_run
+    assert native_run is not None
+    consumed = [0]
+
+    def counting(*args: Any) -> Any:
+        res = native_run(*args)
+        consumed[0] += res[1]
+        return res
+
+    monkeypatch.setattr(size_run, "_native_size_run", counting)
+    fast = _size_out(paths, **opts)
+    monkeypatch.setattr(size_run, "_native_size_run", None)
+    slow = _size_out(paths, **opts)
+    monkeypatch.setattr(size_run, "_native_size_run", native_run)
+    return fast, slow, consumed[0]
+
+
+@native
+@pytest.mark.parametrize("fast_chunk", [4096, 1 << 20])
+@pytest.mark.parametrize("max_batch_bytes", [DEFAULT_MAX_BATCH_BYTES, 2500])
+@pytest.mark.parametrize("by", ["segment", "topic"])
+def test_size_report_native_walk_reports_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast_chunk: int,
+        max_batch_bytes: int, by: str) -> None:
+    """Damaged, legacy, control, transactional and compressed batches of every codec:
+    the native walk accounts the intact v2 ones and stops at every other, so every row
+    (codec order, producer ids, timestamps) and finding is the pure-Python path's."""
+    from kdump.records import file_records
+
+    monkeypatch.setattr(file_records, "FAST_CHUNK", fast_chunk)
+    logs = _damaged_segments(tmp_path / "d")
+    m = tmp_path / "m-0"
+    m.mkdir()
+    (m / "00000000000000000000.log").write_bytes(_mixed_segment())
+    paths = [str(p.parent) for p in logs] + [str(m)]
+    fast, slow, consumed = _size_fast_and_slow(monkeypatch, paths, by=by,
+                                               max_batch_bytes=max_batch_bytes)
+    assert fast == slow
+    assert any(isinstance(x, str) and '"codecs"' in x for x in slow)
+    assert sum(1 for x in slow if not isinstance(x, str)) >= 3  # findings
+    assert consumed >= (250 if max_batch_bytes > 2500 else 50)
+
+
+@native
+def test_size_report_native_walk_of_ranges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    """--jobs reads a segment as byte ranges: the native walk stops at a range's end
+    (``limit``), and each range's row and in-step answer are the Python path's."""
+    from kdump.files.logdir import KafkaFile
+    from kdump.ops import size_report as sr
+    from kdump.ops import size_run
+    from kdump.records import file_records
+
+    monkeypatch.setattr(file_records, "FAST_CHUNK", 4096)
+    log = _damaged_segments(tmp_path)[0]
+    f = KafkaFile(str(log), "log", topic="t", partition=0, base_offset=1000)
+    size = log.stat().st_size
+    native_run = size_run._native_size_run
+    for start, stop in [(0, size // 3), (0, size // 2), (0, None), (0, 1), (0, 2 * size)]:
+        got = []
+        for walk in (native_run, None):
+            monkeypatch.setattr(size_run, "_native_size_run", walk)
+            row = sr.SizeRow("segment")
+            out: list[Problem] = []
+            in_step = sr._yield_into(out, sr._read_log(f, row, sr.SizeOptions(), start, stop))
+            got.append((row, out, in_step))
+        assert got[0] == got[1], (start, stop)
+        assert list(got[0][0].codecs) == list(got[1][0].codecs)
+
+
+def _size_run_cases() -> list[bytes]:
+    segs = [_mixed_segment()]
+    parts = [v2_batch(rich_records(4), base_offset=i * 4, codec=c, producer_id=i % 3 - 1,
+                      transactional=i % 4 == 0)
+             for i, c in enumerate([NONE, LZ4, GZIP, NONE, ZSTD, SNAPPY, NONE])]
+    segs.append(b"".join(parts))
+    segs.append(b"".join(parts) + b"\0" * 40)
+    return segs
+
+
+@native
+def test_size_run_matches_python_twin() -> None:
+    """size_run against size_run_py from every byte position (most are no batch), with
+    every stop and end that cut or do not cut the last batch, with and without the
+    next-header check: the same run, totals and producer ids."""
+    from kdump.ops.size_run import SCAN_HEADERS, size_run_py
+    from kdump.records.file_records import walk_decompress
+
+    assert speedups is not None
+    runs = 0
+    for seg in _size_run_cases():
+        n = len(seg)
+        for start in range(0, n, 7):
+            for stop, end in ((n, n), (n - 5, n), (n, n + 100), (n - 40, n - 40), (start, n)):
+                for check in (True, False):
+                    ids_c: set[int] = set()
+                    ids_p: set[int] = set()
+                    args = (start, stop, end, check, SCAN_HEADERS, DEFAULT_MAX_BATCH_BYTES,
+                            walk_decompress)
+                    got = speedups.size_run(seg, *args, ids_c)
+                    assert got == size_run_py(seg, *args, ids_p), (start, stop, end, check)
+                    assert ids_c == ids_p
+                    runs += got[1] > 0
+    assert runs > 20  # runs of one batch and more, not only declined starts
+
+
+@native
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(edits=st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1,
+                      max_size=6),
+       which=st.integers(0, 2), check=st.booleans(), limit=st.sampled_from([2500, 1 << 20]))
+def test_size_run_on_fuzzed_segments(edits: list[tuple[int, int]], which: int, check: bool,
+                                     limit: int) -> None:
+    from kdump.ops.size_run import SCAN_HEADERS, size_run_py
+    from kdump.records.file_records import walk_decompress
+
+    assert speedups is not None
+    seg = bytearray(_size_run_cases()[which])
+    for at, value in edits:
+        seg[at % len(seg)] = value
+    data = bytes(seg)
+    ids_c: set[int] = set()
+    ids_p: set[int] = set()
+    args = (0, len(data), len(data), check, SCAN_HEADERS, limit, walk_decompress)
+    assert speedups.size_run(data, *args, ids_c) == size_run_py(data, *args, ids_p)
+    assert ids_c == ids_p
+
+
+@native
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1,
+                max_size=6))
+def test_size_report_native_walk_on_fuzzed_segments(
+        tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[int, int]]) -> None:
+    """Bytes changed anywhere in a mixed segment: the same size-report rows and findings
+    with the native walk and without it."""
+    from kdump.ops import size_run
+
+    seg = bytearray(_mixed_segment())
+    for at, value in edits:
+        seg[at % len(seg)] = value
+    d = tmp_path_factory.mktemp("sfuzz") / "f-0"
+    d.mkdir()
+    (d / "00000000000000000000.log").write_bytes(bytes(seg))
+    native_run = size_run._native_size_run
+    try:
+        fast = _size_out([str(d)], by="segment")
+        size_run._native_size_run = None
+        slow = _size_out([str(d)], by="segment")
+    finally:
+        size_run._native_size_run = native_run
+    assert fast == slow
