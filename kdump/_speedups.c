@@ -17,7 +17,8 @@
  *  verify_run          kdump.ops.verify.verify_log, for batches it reports nothing about
  *  record_offsets      kdump.ops.dump.record_offsets_py
  *  number_key_indices  kdump.decoders.simple.number_key_indices_py
- *  size_run            kdump.ops.size_report.size_run_py
+ *  size_run            kdump.ops.size_run.size_run_py
+ *  batch_json          kdump.render.jsonl.batch_object + record_prefix
  *
  * Objects of kdump's own __slots__ classes (Record, RecordScan, RecordEvent, Decoded)
  * are made here without running their __init__: the class is passed in, its slot
@@ -2513,6 +2514,165 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return res;
 }
 
+/* ---------------------------------------------------------------------------------
+ * batch_json(data, index, position, crc_valid, batch_head, record_head)
+ *   -> (batch line, record prefix) | NotImplemented
+ *
+ * dump --format json's ``batch`` object of the v2 batch header at data[index] (twin:
+ * kdump.render.jsonl.batch_object + record_prefix, with the fields of
+ * jsonl.NATIVE_BATCH_FIELDS, the model's order): ``batch_head`` is its text up to the
+ * file's value included ('{"type":"batch","file":"..."'), written by Python's JSON
+ * writer; the line ends with a newline.  The record prefix continues ``record_head``
+ * (up to '"batch_position":') to '"offset":', as record_prefix writes it.
+ * NotImplemented where an int would not be json.dumps' (last offset past int64) and for
+ * a magic below 2 (the object of a v0/v1 entry).
+ * --------------------------------------------------------------------------------- */
+static int
+buf_bool(Buf *b, int v)
+{
+    return v ? PUTS(b, "true") : PUTS(b, "false");
+}
+
+static PyObject *
+sp_batch_json(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    static const char *const codecs[] = {"none", "gzip", "snappy", "lz4", "zstd"};
+    Py_buffer view;
+    const unsigned char *h;
+    int64_t index, position, base_offset, last_offset, base_ts, max_ts, producer_id;
+    int32_t length, ple, last_delta, base_seq, count;
+    int16_t attributes, producer_epoch;
+    int8_t magic;
+    uint32_t crc;
+    int crc_valid, rc, codec, txn, control;
+    Buf line = {NULL, 0, 0}, prefix = {NULL, 0, 0};
+    PyObject *a = NULL, *bobj = NULL, *res = NULL;
+
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "batch_json takes 6 arguments");
+        return NULL;
+    }
+    if ((rc = arg_i64(args[1], &index)) || (rc = arg_i64(args[2], &position))) {
+        if (rc < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if ((crc_valid = PyObject_IsTrue(args[3])) < 0)
+        return NULL;
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (index < 0 || index + KL_RECORD_BATCH_OVERHEAD > (int64_t)view.len) {
+        PyBuffer_Release(&view);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    h = (const unsigned char *)view.buf + index;
+    base_offset = be64(h + KL_V2_BASE_OFFSET_OFFSET);
+    length = be32(h + KL_V2_LENGTH_OFFSET);
+    ple = be32(h + KL_V2_LENGTH_OFFSET + 4);
+    magic = (int8_t)h[KL_MAGIC_OFFSET];
+    crc = (uint32_t)be32(h + KL_V2_CRC_OFFSET);
+    attributes = be16(h + KL_V2_ATTRIBUTES_OFFSET);
+    last_delta = be32(h + KL_V2_LAST_OFFSET_DELTA_OFFSET);
+    base_ts = be64(h + KL_V2_BASE_TIMESTAMP_OFFSET);
+    max_ts = be64(h + KL_V2_MAX_TIMESTAMP_OFFSET);
+    producer_id = be64(h + KL_V2_PRODUCER_ID_OFFSET);
+    producer_epoch = be16(h + KL_V2_PRODUCER_ID_OFFSET + 8);
+    base_seq = be32(h + KL_V2_PRODUCER_ID_OFFSET + 10);
+    count = be32(h + KL_V2_RECORDS_COUNT_OFFSET);
+    PyBuffer_Release(&view);
+    /* a magic below 2 (signed: 0x80 and above too) is written with v0/v1's fields */
+    if (magic < 2 || __builtin_add_overflow(base_offset, (int64_t)last_delta, &last_offset))
+        Py_RETURN_NOTIMPLEMENTED;
+    codec = attributes & KL_V2_COMPRESSION_MASK;
+    txn = (attributes & KL_V2_TRANSACTIONAL_FLAG) != 0;
+    control = (attributes & KL_V2_CONTROL_FLAG) != 0;
+    if ((rc = buf_str(&line, args[4])) || (rc = buf_str(&prefix, args[5])))
+        goto done_rc;
+    /* the batch object, in kdump.model's order */
+    if (PUTS(&line, ",\"position\":") < 0 || buf_i64(&line, position) < 0 ||
+        PUTS(&line, ",\"base_offset\":") < 0 || buf_i64(&line, base_offset) < 0 ||
+        PUTS(&line, ",\"last_offset\":") < 0 || buf_i64(&line, last_offset) < 0 ||
+        PUTS(&line, ",\"count\":") < 0 || buf_i64(&line, count) < 0 ||
+        PUTS(&line, ",\"size\":") < 0 || buf_i64(&line, (int64_t)KL_LOG_OVERHEAD + length) < 0 ||
+        PUTS(&line, ",\"magic\":") < 0 || buf_i64(&line, magic) < 0 ||
+        PUTS(&line, ",\"compression\":\"") < 0)
+        goto fail;
+    if (codec <= 4) {
+        if (buf_put(&line, codecs[codec], (Py_ssize_t)strlen(codecs[codec])) < 0)
+            goto fail;
+    }
+    else if (PUTS(&line, "unknown(") < 0 || buf_i64(&line, codec) < 0 || PUTS(&line, ")") < 0)
+        goto fail;
+    if (PUTS(&line, "\",\"timestamp_type\":") < 0 ||
+        ((attributes & KL_V2_TIMESTAMP_TYPE_MASK) ? PUTS(&line, "\"LogAppendTime\"")
+                                                  : PUTS(&line, "\"CreateTime\"")) < 0 ||
+        PUTS(&line, ",\"max_timestamp\":") < 0 || buf_i64(&line, max_ts) < 0 ||
+        PUTS(&line, ",\"crc\":") < 0 || buf_i64(&line, (int64_t)crc) < 0 ||
+        PUTS(&line, ",\"crc_valid\":") < 0 || buf_bool(&line, crc_valid) < 0 ||
+        PUTS(&line, ",\"first_timestamp\":") < 0 || buf_i64(&line, base_ts) < 0 ||
+        PUTS(&line, ",\"partition_leader_epoch\":") < 0 || buf_i64(&line, ple) < 0 ||
+        PUTS(&line, ",\"producer_id\":") < 0 || buf_i64(&line, producer_id) < 0 ||
+        PUTS(&line, ",\"producer_epoch\":") < 0 || buf_i64(&line, producer_epoch) < 0 ||
+        PUTS(&line, ",\"base_sequence\":") < 0 || buf_i64(&line, base_seq) < 0 ||
+        PUTS(&line, ",\"last_sequence\":") < 0)
+        goto fail;
+    {
+        /* DefaultRecordBatch.incrementSequence (kdump.records.v2.increment_sequence) */
+        int64_t last_seq;
+        if (base_seq == KL_NO_SEQUENCE)
+            last_seq = KL_NO_SEQUENCE;
+        else if ((int64_t)base_seq > (int64_t)KL_INT32_MAX - last_delta)
+            last_seq = (int64_t)last_delta - ((int64_t)KL_INT32_MAX - base_seq) - 1;
+        else
+            last_seq = (int64_t)base_seq + last_delta;
+        if (buf_i64(&line, last_seq) < 0)
+            goto fail;
+    }
+    if (PUTS(&line, ",\"is_transactional\":") < 0 || buf_bool(&line, txn) < 0 ||
+        PUTS(&line, ",\"is_control\":") < 0 || buf_bool(&line, control) < 0 ||
+        PUTS(&line, ",\"delete_horizon_ms\":") < 0)
+        goto fail;
+    if (attributes & KL_V2_DELETE_HORIZON_FLAG) {
+        if (buf_i64(&line, base_ts) < 0)
+            goto fail;
+    }
+    else if (PUTS(&line, "null") < 0)
+        goto fail;
+    if (PUTS(&line, ",\"attributes\":") < 0 || buf_i64(&line, attributes) < 0 ||
+        PUTS(&line, "}\n") < 0)
+        goto fail;
+    /* the record prefix (kdump.render.jsonl.record_prefix) */
+    if (buf_i64(&prefix, position) < 0 ||
+        PUTS(&prefix, ",\"producer_id\":") < 0 || buf_i64(&prefix, producer_id) < 0 ||
+        PUTS(&prefix, ",\"producer_epoch\":") < 0 || buf_i64(&prefix, producer_epoch) < 0 ||
+        PUTS(&prefix, ",\"is_transactional\":") < 0 || buf_bool(&prefix, txn) < 0 ||
+        PUTS(&prefix, ",\"is_control\":") < 0 || buf_bool(&prefix, control) < 0 ||
+        PUTS(&prefix, ",\"offset\":") < 0)
+        goto fail;
+    a = PyUnicode_DecodeUTF8(line.p, line.len, "strict");
+    if (a == NULL)
+        goto fail;
+    bobj = PyUnicode_DecodeUTF8(prefix.p, prefix.len, "strict");
+    if (bobj == NULL)
+        goto fail;
+    res = PyTuple_Pack(2, a, bobj);
+    goto fail; /* frees the buffers and the strings; res holds its own references */
+done_rc:
+    if (rc > 0) {
+        PyMem_Free(line.p);
+        PyMem_Free(prefix.p);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+fail:
+    PyMem_Free(line.p);
+    PyMem_Free(prefix.p);
+    Py_XDECREF(a);
+    Py_XDECREF(bobj);
+    return res;
+}
+
 /* --------------------------------------------------------------------------------- */
 static PyMethodDef methods[] = {
     {"scan_v2_records", (PyCFunction)(void (*)(void))sp_scan_v2_records, METH_FASTCALL,
@@ -2545,6 +2705,9 @@ static PyMethodDef methods[] = {
     {"size_run", (PyCFunction)(void (*)(void))sp_size_run, METH_FASTCALL,
      "size_run(data, start, stop, end, check_next, max_headers, max_batch_bytes, decompress, "
      "producer_ids): size-report's accounting of the intact v2 batches from data[start]."},
+    {"batch_json", (PyCFunction)(void (*)(void))sp_batch_json, METH_FASTCALL,
+     "batch_json(data, index, position, crc_valid, batch_head, record_head): dump's batch "
+     "line and record prefix of a v2 batch."},
     {NULL, NULL, 0, NULL},
 };
 

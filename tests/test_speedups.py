@@ -1192,3 +1192,63 @@ def test_size_report_native_walk_on_fuzzed_segments(
     finally:
         size_run._native_size_run = native_run
     assert fast == slow
+
+
+# --- dump's batch line and record prefix (batch_json) ---------------------------------------
+def _python_batch_lines(b: RecordBatch) -> tuple[str, str]:
+    from kdump.render import jsonl
+
+    return jsonl._dumps(jsonl.batch_object(b)) + "\n", jsonl.record_prefix(b)
+
+
+_ODD_PATHS = ["/d/t-0/00000000000000000000.log", "/d/a\"b\\c-12/0.log",
+              "/d/t\u00e9\u202e-3/0.log", "/d/\udcff\udc80x-1/0.log", "/d/notapartition/0.log",
+              "/d/\u65e5\u672c-2147483647/0.log", "rel.log"]
+
+
+@native
+def test_batch_json_matches_python(sample_logdir: Path, tmp_path: Path) -> None:
+    """Every v2 batch of the sample log dir and of the damaged segments, under file
+    names that need escapes: the native batch line and record prefix are the Python
+    writer's, byte for byte."""
+    from kdump.render import jsonl
+
+    assert speedups is not None and jsonl.native_batch_matches_model()
+    logs = sorted(sample_logdir.rglob("*.log")) + _damaged_segments(tmp_path)
+    n = 0
+    for log in logs:
+        for b in batches_of(log):
+            for path in (str(log), *_ODD_PATHS):
+                b.path = path
+                assert jsonl.batch_lines(b) == _python_batch_lines(b), path
+                n += 1
+    assert n > 100
+
+
+@native
+@settings(max_examples=400, deadline=None)
+@given(header=st.binary(min_size=61, max_size=61), position=st.integers(0, 2**40),
+       path=st.sampled_from(_ODD_PATHS))
+def test_batch_json_on_arbitrary_headers(header: bytes, position: int, path: str) -> None:
+    """Any 61 header bytes (signed fields, unknown codecs, sequences that wrap, delete
+    horizons, offsets near int64's end): the same text, or NotImplemented and Python's."""
+    from kdump.render import jsonl
+
+    b = RecordBatch(path, position, header, 0)
+    assert jsonl.batch_lines(b) == _python_batch_lines(b)
+
+
+@native
+def test_batch_json_out_of_domain() -> None:
+    """A last offset past int64 is left to Python (json.dumps writes the big int)."""
+    from kdump.render import jsonl
+
+    assert speedups is not None
+    header = bytearray(v2_batch(rich_records(2))[:61])
+    header[0:8] = struct.pack(">q", 2**63 - 1)
+    header[23:27] = struct.pack(">i", 5)
+    b = RecordBatch("/d/t-0/0.log", 0, bytes(header), 0)
+    assert speedups.batch_json(b.data, 0, 0, False, "{", "{") is NotImplemented
+    line, _ = jsonl.batch_lines(b)
+    assert f'"last_offset":{2**63 + 4},' in line
+    assert speedups.batch_json(b"short", 0, 0, False, "{", "{") is NotImplemented
