@@ -19,6 +19,7 @@
  *  number_key_indices  kdump.decoders.simple.number_key_indices_py
  *  size_run            kdump.ops.size_run.size_run_py
  *  batch_json          kdump.render.jsonl.batch_object + record_prefix
+ *  text_batch_line     kdump.render.text.batch_line
  *
  * Objects of kdump's own __slots__ classes (Record, RecordScan, RecordEvent, Decoded)
  * are made here without running their __init__: the class is passed in, its slot
@@ -2533,18 +2534,92 @@ buf_bool(Buf *b, int v)
     return v ? PUTS(b, "true") : PUTS(b, "false");
 }
 
-static PyObject *
-sp_batch_json(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    static const char *const codecs[] = {"none", "gzip", "snappy", "lz4", "zstd"};
-    Py_buffer view;
-    const unsigned char *h;
-    int64_t index, position, base_offset, last_offset, base_ts, max_ts, producer_id;
+/* A v2 batch header as kdump.records.v2.RecordBatch reads it (V2_HEADER: signed fields
+ * signed), with the properties dump writes. */
+typedef struct {
+    int64_t base_offset, last_offset, base_ts, max_ts, producer_id, last_seq;
     int32_t length, ple, last_delta, base_seq, count;
     int16_t attributes, producer_epoch;
     int8_t magic;
     uint32_t crc;
-    int crc_valid, rc, codec, txn, control;
+    int codec, txn, control;
+} V2Head;
+
+static const char *const CODEC_NAME[] = {"none", "gzip", "snappy", "lz4", "zstd"};
+
+/* 0: read; 1: not handled here (a magic below 2: v0/v1's fields; a last offset past
+ * int64, which Python writes as the big int it is). */
+static int
+v2_head_read(const unsigned char *h, V2Head *v)
+{
+    v->base_offset = be64(h + KL_V2_BASE_OFFSET_OFFSET);
+    v->length = be32(h + KL_V2_LENGTH_OFFSET);
+    v->ple = be32(h + KL_V2_LENGTH_OFFSET + 4);
+    v->magic = (int8_t)h[KL_MAGIC_OFFSET];
+    v->crc = (uint32_t)be32(h + KL_V2_CRC_OFFSET);
+    v->attributes = be16(h + KL_V2_ATTRIBUTES_OFFSET);
+    v->last_delta = be32(h + KL_V2_LAST_OFFSET_DELTA_OFFSET);
+    v->base_ts = be64(h + KL_V2_BASE_TIMESTAMP_OFFSET);
+    v->max_ts = be64(h + KL_V2_MAX_TIMESTAMP_OFFSET);
+    v->producer_id = be64(h + KL_V2_PRODUCER_ID_OFFSET);
+    v->producer_epoch = be16(h + KL_V2_PRODUCER_ID_OFFSET + 8);
+    v->base_seq = be32(h + KL_V2_PRODUCER_ID_OFFSET + 10);
+    v->count = be32(h + KL_V2_RECORDS_COUNT_OFFSET);
+    if (v->magic < 2 ||
+        __builtin_add_overflow(v->base_offset, (int64_t)v->last_delta, &v->last_offset))
+        return 1;
+    v->codec = v->attributes & KL_V2_COMPRESSION_MASK;
+    v->txn = (v->attributes & KL_V2_TRANSACTIONAL_FLAG) != 0;
+    v->control = (v->attributes & KL_V2_CONTROL_FLAG) != 0;
+    /* DefaultRecordBatch.incrementSequence (kdump.records.v2.increment_sequence) */
+    if (v->base_seq == KL_NO_SEQUENCE)
+        v->last_seq = KL_NO_SEQUENCE;
+    else if ((int64_t)v->base_seq > (int64_t)KL_INT32_MAX - v->last_delta)
+        v->last_seq = (int64_t)v->last_delta - ((int64_t)KL_INT32_MAX - v->base_seq) - 1;
+    else
+        v->last_seq = (int64_t)v->base_seq + v->last_delta;
+    return 0;
+}
+
+/* CompressionType's name (kdump.layouts.CODEC_NAMES), else "unknown(N)". */
+static int
+buf_codec(Buf *b, int codec)
+{
+    if (codec <= 4)
+        return buf_put(b, CODEC_NAME[codec], (Py_ssize_t)strlen(CODEC_NAME[codec]));
+    if (PUTS(b, "unknown(") < 0 || buf_i64(b, codec) < 0 || PUTS(b, ")") < 0)
+        return -1;
+    return 0;
+}
+
+/* The batch's header at data[index] (args[0], args[1]): 0 read, 1 not handled, -1 error */
+static int
+v2_head_arg(PyObject *data, PyObject *index, V2Head *v)
+{
+    Py_buffer view;
+    int64_t i;
+    int rc;
+    if ((rc = arg_i64(index, &i)))
+        return rc;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        return 1;
+    }
+    if (i < 0 || i + KL_RECORD_BATCH_OVERHEAD > (int64_t)view.len) {
+        PyBuffer_Release(&view);
+        return 1;
+    }
+    rc = v2_head_read((const unsigned char *)view.buf + i, v);
+    PyBuffer_Release(&view);
+    return rc;
+}
+
+static PyObject *
+sp_batch_json(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t position;
+    int crc_valid, rc;
+    V2Head v;
     Buf line = {NULL, 0, 0}, prefix = {NULL, 0, 0};
     PyObject *a = NULL, *bobj = NULL, *res = NULL;
 
@@ -2552,103 +2627,50 @@ sp_batch_json(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "batch_json takes 6 arguments");
         return NULL;
     }
-    if ((rc = arg_i64(args[1], &index)) || (rc = arg_i64(args[2], &position))) {
+    if ((rc = arg_i64(args[2], &position)) || (rc = v2_head_arg(args[0], args[1], &v))) {
         if (rc < 0)
             return NULL;
         Py_RETURN_NOTIMPLEMENTED;
     }
     if ((crc_valid = PyObject_IsTrue(args[3])) < 0)
         return NULL;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0) {
-        PyErr_Clear();
-        Py_RETURN_NOTIMPLEMENTED;
-    }
-    if (index < 0 || index + KL_RECORD_BATCH_OVERHEAD > (int64_t)view.len) {
-        PyBuffer_Release(&view);
-        Py_RETURN_NOTIMPLEMENTED;
-    }
-    h = (const unsigned char *)view.buf + index;
-    base_offset = be64(h + KL_V2_BASE_OFFSET_OFFSET);
-    length = be32(h + KL_V2_LENGTH_OFFSET);
-    ple = be32(h + KL_V2_LENGTH_OFFSET + 4);
-    magic = (int8_t)h[KL_MAGIC_OFFSET];
-    crc = (uint32_t)be32(h + KL_V2_CRC_OFFSET);
-    attributes = be16(h + KL_V2_ATTRIBUTES_OFFSET);
-    last_delta = be32(h + KL_V2_LAST_OFFSET_DELTA_OFFSET);
-    base_ts = be64(h + KL_V2_BASE_TIMESTAMP_OFFSET);
-    max_ts = be64(h + KL_V2_MAX_TIMESTAMP_OFFSET);
-    producer_id = be64(h + KL_V2_PRODUCER_ID_OFFSET);
-    producer_epoch = be16(h + KL_V2_PRODUCER_ID_OFFSET + 8);
-    base_seq = be32(h + KL_V2_PRODUCER_ID_OFFSET + 10);
-    count = be32(h + KL_V2_RECORDS_COUNT_OFFSET);
-    PyBuffer_Release(&view);
-    /* a magic below 2 (signed: 0x80 and above too) is written with v0/v1's fields */
-    if (magic < 2 || __builtin_add_overflow(base_offset, (int64_t)last_delta, &last_offset))
-        Py_RETURN_NOTIMPLEMENTED;
-    codec = attributes & KL_V2_COMPRESSION_MASK;
-    txn = (attributes & KL_V2_TRANSACTIONAL_FLAG) != 0;
-    control = (attributes & KL_V2_CONTROL_FLAG) != 0;
     if ((rc = buf_str(&line, args[4])) || (rc = buf_str(&prefix, args[5])))
         goto done_rc;
     /* the batch object, in kdump.model's order */
     if (PUTS(&line, ",\"position\":") < 0 || buf_i64(&line, position) < 0 ||
-        PUTS(&line, ",\"base_offset\":") < 0 || buf_i64(&line, base_offset) < 0 ||
-        PUTS(&line, ",\"last_offset\":") < 0 || buf_i64(&line, last_offset) < 0 ||
-        PUTS(&line, ",\"count\":") < 0 || buf_i64(&line, count) < 0 ||
-        PUTS(&line, ",\"size\":") < 0 || buf_i64(&line, (int64_t)KL_LOG_OVERHEAD + length) < 0 ||
-        PUTS(&line, ",\"magic\":") < 0 || buf_i64(&line, magic) < 0 ||
-        PUTS(&line, ",\"compression\":\"") < 0)
-        goto fail;
-    if (codec <= 4) {
-        if (buf_put(&line, codecs[codec], (Py_ssize_t)strlen(codecs[codec])) < 0)
-            goto fail;
-    }
-    else if (PUTS(&line, "unknown(") < 0 || buf_i64(&line, codec) < 0 || PUTS(&line, ")") < 0)
-        goto fail;
-    if (PUTS(&line, "\",\"timestamp_type\":") < 0 ||
-        ((attributes & KL_V2_TIMESTAMP_TYPE_MASK) ? PUTS(&line, "\"LogAppendTime\"")
-                                                  : PUTS(&line, "\"CreateTime\"")) < 0 ||
-        PUTS(&line, ",\"max_timestamp\":") < 0 || buf_i64(&line, max_ts) < 0 ||
-        PUTS(&line, ",\"crc\":") < 0 || buf_i64(&line, (int64_t)crc) < 0 ||
+        PUTS(&line, ",\"base_offset\":") < 0 || buf_i64(&line, v.base_offset) < 0 ||
+        PUTS(&line, ",\"last_offset\":") < 0 || buf_i64(&line, v.last_offset) < 0 ||
+        PUTS(&line, ",\"count\":") < 0 || buf_i64(&line, v.count) < 0 ||
+        PUTS(&line, ",\"size\":") < 0 ||
+        buf_i64(&line, (int64_t)KL_LOG_OVERHEAD + v.length) < 0 ||
+        PUTS(&line, ",\"magic\":") < 0 || buf_i64(&line, v.magic) < 0 ||
+        PUTS(&line, ",\"compression\":\"") < 0 || buf_codec(&line, v.codec) < 0 ||
+        PUTS(&line, "\",\"timestamp_type\":") < 0 ||
+        ((v.attributes & KL_V2_TIMESTAMP_TYPE_MASK) ? PUTS(&line, "\"LogAppendTime\"")
+                                                    : PUTS(&line, "\"CreateTime\"")) < 0 ||
+        PUTS(&line, ",\"max_timestamp\":") < 0 || buf_i64(&line, v.max_ts) < 0 ||
+        PUTS(&line, ",\"crc\":") < 0 || buf_i64(&line, (int64_t)v.crc) < 0 ||
         PUTS(&line, ",\"crc_valid\":") < 0 || buf_bool(&line, crc_valid) < 0 ||
-        PUTS(&line, ",\"first_timestamp\":") < 0 || buf_i64(&line, base_ts) < 0 ||
-        PUTS(&line, ",\"partition_leader_epoch\":") < 0 || buf_i64(&line, ple) < 0 ||
-        PUTS(&line, ",\"producer_id\":") < 0 || buf_i64(&line, producer_id) < 0 ||
-        PUTS(&line, ",\"producer_epoch\":") < 0 || buf_i64(&line, producer_epoch) < 0 ||
-        PUTS(&line, ",\"base_sequence\":") < 0 || buf_i64(&line, base_seq) < 0 ||
-        PUTS(&line, ",\"last_sequence\":") < 0)
-        goto fail;
-    {
-        /* DefaultRecordBatch.incrementSequence (kdump.records.v2.increment_sequence) */
-        int64_t last_seq;
-        if (base_seq == KL_NO_SEQUENCE)
-            last_seq = KL_NO_SEQUENCE;
-        else if ((int64_t)base_seq > (int64_t)KL_INT32_MAX - last_delta)
-            last_seq = (int64_t)last_delta - ((int64_t)KL_INT32_MAX - base_seq) - 1;
-        else
-            last_seq = (int64_t)base_seq + last_delta;
-        if (buf_i64(&line, last_seq) < 0)
-            goto fail;
-    }
-    if (PUTS(&line, ",\"is_transactional\":") < 0 || buf_bool(&line, txn) < 0 ||
-        PUTS(&line, ",\"is_control\":") < 0 || buf_bool(&line, control) < 0 ||
-        PUTS(&line, ",\"delete_horizon_ms\":") < 0)
-        goto fail;
-    if (attributes & KL_V2_DELETE_HORIZON_FLAG) {
-        if (buf_i64(&line, base_ts) < 0)
-            goto fail;
-    }
-    else if (PUTS(&line, "null") < 0)
-        goto fail;
-    if (PUTS(&line, ",\"attributes\":") < 0 || buf_i64(&line, attributes) < 0 ||
+        PUTS(&line, ",\"first_timestamp\":") < 0 || buf_i64(&line, v.base_ts) < 0 ||
+        PUTS(&line, ",\"partition_leader_epoch\":") < 0 || buf_i64(&line, v.ple) < 0 ||
+        PUTS(&line, ",\"producer_id\":") < 0 || buf_i64(&line, v.producer_id) < 0 ||
+        PUTS(&line, ",\"producer_epoch\":") < 0 || buf_i64(&line, v.producer_epoch) < 0 ||
+        PUTS(&line, ",\"base_sequence\":") < 0 || buf_i64(&line, v.base_seq) < 0 ||
+        PUTS(&line, ",\"last_sequence\":") < 0 || buf_i64(&line, v.last_seq) < 0 ||
+        PUTS(&line, ",\"is_transactional\":") < 0 || buf_bool(&line, v.txn) < 0 ||
+        PUTS(&line, ",\"is_control\":") < 0 || buf_bool(&line, v.control) < 0 ||
+        PUTS(&line, ",\"delete_horizon_ms\":") < 0 ||
+        ((v.attributes & KL_V2_DELETE_HORIZON_FLAG) ? buf_i64(&line, v.base_ts)
+                                                    : PUTS(&line, "null")) < 0 ||
+        PUTS(&line, ",\"attributes\":") < 0 || buf_i64(&line, v.attributes) < 0 ||
         PUTS(&line, "}\n") < 0)
         goto fail;
     /* the record prefix (kdump.render.jsonl.record_prefix) */
     if (buf_i64(&prefix, position) < 0 ||
-        PUTS(&prefix, ",\"producer_id\":") < 0 || buf_i64(&prefix, producer_id) < 0 ||
-        PUTS(&prefix, ",\"producer_epoch\":") < 0 || buf_i64(&prefix, producer_epoch) < 0 ||
-        PUTS(&prefix, ",\"is_transactional\":") < 0 || buf_bool(&prefix, txn) < 0 ||
-        PUTS(&prefix, ",\"is_control\":") < 0 || buf_bool(&prefix, control) < 0 ||
+        PUTS(&prefix, ",\"producer_id\":") < 0 || buf_i64(&prefix, v.producer_id) < 0 ||
+        PUTS(&prefix, ",\"producer_epoch\":") < 0 || buf_i64(&prefix, v.producer_epoch) < 0 ||
+        PUTS(&prefix, ",\"is_transactional\":") < 0 || buf_bool(&prefix, v.txn) < 0 ||
+        PUTS(&prefix, ",\"is_control\":") < 0 || buf_bool(&prefix, v.control) < 0 ||
         PUTS(&prefix, ",\"offset\":") < 0)
         goto fail;
     a = PyUnicode_DecodeUTF8(line.p, line.len, "strict");
@@ -2671,6 +2693,67 @@ fail:
     Py_XDECREF(a);
     Py_XDECREF(bobj);
     return res;
+}
+
+/* ---------------------------------------------------------------------------------
+ * text_batch_line(data, index, position, crc_valid) -> str | NotImplemented
+ *
+ * DumpLogSegments.printBatchLevel's line of the v2 batch header at data[index], newline
+ * included (twin: kdump.render.text.batch_line).  NotImplemented as batch_json.
+ * --------------------------------------------------------------------------------- */
+static PyObject *
+sp_text_batch_line(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t position;
+    int crc_valid, rc;
+    V2Head v;
+    Buf line = {NULL, 0, 0};
+
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "text_batch_line takes 4 arguments");
+        return NULL;
+    }
+    if ((rc = arg_i64(args[2], &position)) || (rc = v2_head_arg(args[0], args[1], &v))) {
+        if (rc < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if ((crc_valid = PyObject_IsTrue(args[3])) < 0)
+        return NULL;
+    if (PUTS(&line, "baseOffset: ") < 0 || buf_i64(&line, v.base_offset) < 0 ||
+        PUTS(&line, " lastOffset: ") < 0 || buf_i64(&line, v.last_offset) < 0 ||
+        PUTS(&line, " count: ") < 0 || buf_i64(&line, v.count) < 0 ||
+        PUTS(&line, " baseSequence: ") < 0 || buf_i64(&line, v.base_seq) < 0 ||
+        PUTS(&line, " lastSequence: ") < 0 || buf_i64(&line, v.last_seq) < 0 ||
+        PUTS(&line, " producerId: ") < 0 || buf_i64(&line, v.producer_id) < 0 ||
+        PUTS(&line, " producerEpoch: ") < 0 || buf_i64(&line, v.producer_epoch) < 0 ||
+        PUTS(&line, " partitionLeaderEpoch: ") < 0 || buf_i64(&line, v.ple) < 0 ||
+        PUTS(&line, " isTransactional: ") < 0 || buf_bool(&line, v.txn) < 0 ||
+        PUTS(&line, " isControl: ") < 0 || buf_bool(&line, v.control) < 0 ||
+        PUTS(&line, " deleteHorizonMs: ") < 0)
+        goto fail;
+    if (v.attributes & KL_V2_DELETE_HORIZON_FLAG) {
+        if (PUTS(&line, "OptionalLong[") < 0 || buf_i64(&line, v.base_ts) < 0 ||
+            PUTS(&line, "]") < 0)
+            goto fail;
+    }
+    else if (PUTS(&line, "OptionalLong.empty") < 0)
+        goto fail;
+    if (PUTS(&line, " position: ") < 0 || buf_i64(&line, position) < 0 ||
+        ((v.attributes & KL_V2_TIMESTAMP_TYPE_MASK) ? PUTS(&line, " LogAppendTime: ")
+                                                    : PUTS(&line, " CreateTime: ")) < 0 ||
+        buf_i64(&line, v.max_ts) < 0 ||
+        PUTS(&line, " size: ") < 0 || buf_i64(&line, (int64_t)KL_LOG_OVERHEAD + v.length) < 0 ||
+        PUTS(&line, " magic: ") < 0 || buf_i64(&line, v.magic) < 0 ||
+        PUTS(&line, " compresscodec: ") < 0 || buf_codec(&line, v.codec) < 0 ||
+        PUTS(&line, " crc: ") < 0 || buf_i64(&line, (int64_t)v.crc) < 0 ||
+        PUTS(&line, " isvalid: ") < 0 || buf_bool(&line, crc_valid) < 0 ||
+        PUTS(&line, "\n") < 0)
+        goto fail;
+    return buf_finish(&line);
+fail:
+    PyMem_Free(line.p);
+    return NULL;
 }
 
 /* --------------------------------------------------------------------------------- */
@@ -2708,6 +2791,9 @@ static PyMethodDef methods[] = {
     {"batch_json", (PyCFunction)(void (*)(void))sp_batch_json, METH_FASTCALL,
      "batch_json(data, index, position, crc_valid, batch_head, record_head): dump's batch "
      "line and record prefix of a v2 batch."},
+    {"text_batch_line", (PyCFunction)(void (*)(void))sp_text_batch_line, METH_FASTCALL,
+     "text_batch_line(data, index, position, crc_valid): DumpLogSegments' line of a v2 "
+     "batch."},
     {NULL, NULL, 0, NULL},
 };
 

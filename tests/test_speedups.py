@@ -1236,6 +1236,12 @@ def test_batch_json_on_arbitrary_headers(header: bytes, position: int, path: str
 
     b = RecordBatch(path, position, header, 0)
     assert jsonl.batch_lines(b) == _python_batch_lines(b)
+    bh, rh = jsonl._heads(path)
+    got = speedups.batch_json(header, 0, position, b.crc_valid, bh, rh)  # type: ignore[union-attr]
+    if b.magic >= 2 and -(2**63) <= b.last_offset < 2**63:
+        assert got == _python_batch_lines(b)  # the native writer's own text
+    else:
+        assert got is NotImplemented
 
 
 @native
@@ -1252,3 +1258,32 @@ def test_batch_json_out_of_domain() -> None:
     line, _ = jsonl.batch_lines(b)
     assert f'"last_offset":{2**63 + 4},' in line
     assert speedups.batch_json(b"short", 0, 0, False, "{", "{") is NotImplemented
+
+
+@native
+def test_text_batch_line_matches_python(sample_logdir: Path, tmp_path: Path) -> None:
+    """DumpLogSegments' batch line, natively, for every v2 batch of the fixtures."""
+    from kdump.render import text
+
+    assert speedups is not None
+    n = 0
+    for log in sorted(sample_logdir.rglob("*.log")) + _damaged_segments(tmp_path):
+        for b in batches_of(log):
+            assert text.batch_text(b) == text.batch_line(b) + "\n"
+            n += 1
+    assert n > 30
+
+
+@native
+@settings(max_examples=400, deadline=None)
+@given(header=st.binary(min_size=61, max_size=61), position=st.integers(0, 2**40))
+def test_text_batch_line_on_arbitrary_headers(header: bytes, position: int) -> None:
+    from kdump.render import text
+
+    assert speedups is not None
+    b = RecordBatch("/d/t-0/0.log", position, header, 0)
+    assert text.batch_text(b) == text.batch_line(b) + "\n"
+    got = speedups.text_batch_line(header, 0, position, b.crc_valid)
+    assert got is NotImplemented or got == text.batch_line(b) + "\n"
+    if b.magic >= 2 and -(2**63) <= b.last_offset < 2**63:
+        assert got is not NotImplemented
