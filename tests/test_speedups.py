@@ -1287,3 +1287,32 @@ def test_text_batch_line_on_arbitrary_headers(header: bytes, position: int) -> N
     assert got is NotImplemented or got == text.batch_line(b) + "\n"
     if b.magic >= 2 and -(2**63) <= b.last_offset < 2**63:
         assert got is not NotImplemented
+
+
+def _json_dump_text(paths: list[str], texts: bool) -> str:
+    import io
+
+    from kdump.ops.dump import DumpOptions, dump
+    from kdump.render import jsonl
+
+    out = io.StringIO()
+    r = jsonl.JsonRenderer(out)
+    opts = DumpOptions(print_data_log=True, texts=texts)
+    for item in dump(paths, opts):
+        r.emit(item)
+    return out.getvalue()
+
+
+def test_json_dump_needs_no_decoder_texts(sample_logdir: Path, tmp_path: Path) -> None:
+    """--format json builds no string-decoder texts (DumpOptions.texts false): the same
+    JSON Lines as with them, over internal topics, control batches, damaged segments
+    and number keys the auto decoder reads (whose decoded objects stay)."""
+    d = tmp_path / "keys-0"
+    d.mkdir()
+    recs = [Rec(k, b"v") for k in (b"\x00\x00\x00\x07", b"abcd", None, b"\x00" * 8, b"k")]
+    (d / "00000000000000000000.log").write_bytes(v2_batch(recs))
+    paths = [str(sample_logdir), str(d)] + [str(p.parent) for p in
+                                             _damaged_segments(tmp_path / "dmg")]
+    with_texts = _json_dump_text(paths, True)
+    assert _json_dump_text(paths, False) == with_texts
+    assert '"key_note"' in with_texts and '"control":{' in with_texts

@@ -105,6 +105,10 @@ class DumpOptions:
     verbose: bool = False
     #: print secrets in metadata records as the data holds them (kdump.decoders.redact)
     show_secrets: bool = False
+    #: build the string decoder's key and value texts of each record (False for
+    #: ``--format json``, whose record objects carry the payloads, never those texts:
+    #: the records' events then hold no Decoded unless a decoder gives structure)
+    texts: bool = True
     _cache: dict[object, PayloadDecoder] = field(default_factory=dict)
     _releases: Releases | None = None
 
@@ -260,7 +264,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
     framed_indices = getattr(decoder, "framed_indices", None)
     if decoder is not None:
         if _plain_strings(decoder) or framed is not None:
-            fast_decoded = Decoded
+            fast_decoded = Decoded if opts.texts else None
         else:
             fast_events = None
     # the raw values of metadata records holding secrets are not shown either (kdump.decoders.redact)
