@@ -2284,10 +2284,11 @@ fail:
 
 /* ---------------------------------------------------------------------------------
  * size_run(data, start, stop, end, check_next, max_headers, max_batch_bytes,
- *          decompress, producer_ids)
+ *          decompress, producer_ids, deep)
  *   -> (position, batches, last_offset, totals) | (start, 0, 0, None)
  *
- * size-report's deep accounting (twin: kdump.ops.size_report.size_run_py) of the run
+ * size-report's accounting, ``deep`` or --shallow (twin: kdump.ops.size_run.size_run_py),
+ * of the run
  * of v2 batches from data[start] that kdump.records.file_records.LogReader frames with
  * nothing to say and kdump.ops.size_report._batch accounts with no error: it stops
  * before a batch LogReader or _batch would have a word about (a v0/v1 entry, a header
@@ -2324,12 +2325,12 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_buffer view;
     const unsigned char *d;
     int64_t start, stop, end, headers_max, max_batch_bytes, pos, batches = 0, last = 0;
-    int check_next, rc, failed = 0, i;
+    int check_next, deep, rc, failed = 0, i;
     PyObject *decompress, *producer_ids, *codecs = NULL, *res;
     SizeAcc a;
 
-    if (nargs != 9) {
-        PyErr_SetString(PyExc_TypeError, "size_run takes 9 arguments");
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "size_run takes 10 arguments");
         return NULL;
     }
     if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &stop)) ||
@@ -2339,7 +2340,7 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
         return Py_BuildValue("(LiiO)", (long long)0, 0, 0, Py_None);
     }
-    if ((check_next = PyObject_IsTrue(args[4])) < 0)
+    if ((check_next = PyObject_IsTrue(args[4])) < 0 || (deep = PyObject_IsTrue(args[9])) < 0)
         return NULL;
     decompress = args[7];
     producer_ids = args[8];
@@ -2398,6 +2399,19 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                            (uint32_t)be32(b + KL_V2_CRC_OFFSET))
                 break;
         }
+        count = be32(b + KL_V2_RECORDS_COUNT_OFFSET);
+        base_ts = be64(b + KL_V2_BASE_TIMESTAMP_OFFSET);
+        max_ts = be64(b + KL_V2_MAX_TIMESTAMP_OFFSET);
+        ts_lo = ts_hi = max_ts;
+        if (!deep) {
+            /* --shallow: the header's count; the stored size of an uncompressed batch */
+            stats_init(&s);
+            s.n = count < 0 ? 0 : count;
+            unc = codec == 0 ? total : 0;
+            if (base_ts >= 0 && !(attributes & KL_V2_DELETE_HORIZON_FLAG) && base_ts < ts_lo)
+                ts_lo = base_ts;
+            goto accounted;
+        }
         if (codec == 0) {
             payload = b;
             pstart = KL_V2_RECORDS_OFFSET;
@@ -2425,22 +2439,18 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             pstart = 0;
             pend = PyBytes_GET_SIZE(raw);
         }
-        count = be32(b + KL_V2_RECORDS_COUNT_OFFSET);
-        if (count < 0)
-            count = 0;
         stats_init(&s);
-        (void)walk_v2(payload, pstart, pend, 0, count, count, headers_max, headers_max,
-                      stats_cb, &s, &f, &wpos);
+        (void)walk_v2(payload, pstart, pend, 0, count < 0 ? 0 : count, count < 0 ? 0 : count,
+                      headers_max, headers_max, stats_cb, &s, &f, &wpos);
         Py_XDECREF(raw);
-        base_ts = be64(b + KL_V2_BASE_TIMESTAMP_OFFSET);
-        max_ts = be64(b + KL_V2_MAX_TIMESTAMP_OFFSET);
-        ts_lo = ts_hi = max_ts;
+        unc = KL_RECORD_BATCH_OVERHEAD + (pend - pstart);
         if (s.n && !(attributes & KL_V2_TIMESTAMP_TYPE_MASK)) {
             if (__builtin_add_overflow(base_ts, s.min_ts, &ts_lo) ||
                 __builtin_add_overflow(base_ts, s.max_ts, &top))
                 break;
             ts_hi = top > max_ts ? top : max_ts;
         }
+    accounted:
         producer = be64(b + KL_V2_PRODUCER_ID_OFFSET);
         if (producer >= 0) {
             PyObject *p = PyLong_FromLongLong((long long)producer);
@@ -2452,7 +2462,6 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             Py_DECREF(p);
         }
         /* accounted: nothing below can stop the walk */
-        unc = KL_RECORD_BATCH_OVERHEAD + (pend - pstart);
         for (slot = 0; slot < a.n_codecs && a.order[slot] != codec; slot++)
             ;
         if (slot == a.n_codecs)
@@ -2473,15 +2482,18 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         a.value_bytes += s.value_bytes;
         a.header_bytes += s.header_bytes;
         a.unc_bytes += unc;
-        a.overhead_bytes += unc - s.key_bytes - s.value_bytes - s.header_bytes;
+        if (deep)
+            a.overhead_bytes += unc - s.key_bytes - s.value_bytes - s.header_bytes;
         if (!a.have_first || offset < a.first_offset)
             a.first_offset = offset, a.have_first = 1;
         if (!a.have_last || last_offset > a.last_offset)
             a.last_offset = last_offset, a.have_last = 1;
-        if (ts_lo >= 0 && (!a.have_min_ts || ts_lo < a.min_ts))
-            a.min_ts = ts_lo, a.have_min_ts = 1;
-        if (ts_hi >= 0 && (!a.have_max_ts || ts_hi > a.max_ts))
-            a.max_ts = ts_hi, a.have_max_ts = 1;
+        if (deep || count > 0) {
+            if (ts_lo >= 0 && (!a.have_min_ts || ts_lo < a.min_ts))
+                a.min_ts = ts_lo, a.have_min_ts = 1;
+            if (ts_hi >= 0 && (!a.have_max_ts || ts_hi > a.max_ts))
+                a.max_ts = ts_hi, a.have_max_ts = 1;
+        }
         last = last_offset;
         batches += 1;
         pos += total;
@@ -2787,7 +2799,7 @@ static PyMethodDef methods[] = {
      "number_key_indices(records): indices of the records whose key is a number key."},
     {"size_run", (PyCFunction)(void (*)(void))sp_size_run, METH_FASTCALL,
      "size_run(data, start, stop, end, check_next, max_headers, max_batch_bytes, decompress, "
-     "producer_ids): size-report's accounting of the intact v2 batches from data[start]."},
+     "producer_ids, deep): size-report's accounting of the intact v2 batches from data[start]."},
     {"batch_json", (PyCFunction)(void (*)(void))sp_batch_json, METH_FASTCALL,
      "batch_json(data, index, position, crc_valid, batch_head, record_head): dump's batch "
      "line and record prefix of a v2 batch."},

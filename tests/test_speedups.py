@@ -1061,9 +1061,10 @@ def _size_fast_and_slow(monkeypatch: pytest.MonkeyPatch, paths: list[str], **opt
 @pytest.mark.parametrize("fast_chunk", [4096, 1 << 20])
 @pytest.mark.parametrize("max_batch_bytes", [DEFAULT_MAX_BATCH_BYTES, 2500])
 @pytest.mark.parametrize("by", ["segment", "topic"])
+@pytest.mark.parametrize("deep", [True, False])
 def test_size_report_native_walk_reports_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast_chunk: int,
-        max_batch_bytes: int, by: str) -> None:
+        max_batch_bytes: int, by: str, deep: bool) -> None:
     """Damaged, legacy, control, transactional and compressed batches of every codec:
     the native walk accounts the intact v2 ones and stops at every other, so every row
     (codec order, producer ids, timestamps) and finding is the pure-Python path's."""
@@ -1075,7 +1076,7 @@ def test_size_report_native_walk_reports_the_same(
     m.mkdir()
     (m / "00000000000000000000.log").write_bytes(_mixed_segment())
     paths = [str(p.parent) for p in logs] + [str(m)]
-    fast, slow, consumed = _size_fast_and_slow(monkeypatch, paths, by=by,
+    fast, slow, consumed = _size_fast_and_slow(monkeypatch, paths, by=by, deep=deep,
                                                max_batch_bytes=max_batch_bytes)
     assert fast == slow
     assert any(isinstance(x, str) and '"codecs"' in x for x in slow)
@@ -1098,13 +1099,16 @@ def test_size_report_native_walk_of_ranges(tmp_path: Path, monkeypatch: pytest.M
     f = KafkaFile(str(log), "log", topic="t", partition=0, base_offset=1000)
     size = log.stat().st_size
     native_run = size_run._native_size_run
-    for start, stop in [(0, size // 3), (0, size // 2), (0, None), (0, 1), (0, 2 * size)]:
+    for (start, stop), deep in [((0, size // 3), True), ((0, size // 2), True), ((0, None), True),
+                                ((0, 1), True), ((0, 2 * size), True), ((0, size // 3), False),
+                                ((0, None), False)]:
         got = []
         for walk in (native_run, None):
             monkeypatch.setattr(size_run, "_native_size_run", walk)
             row = sr.SizeRow("segment")
             out: list[Problem] = []
-            in_step = sr._yield_into(out, sr._read_log(f, row, sr.SizeOptions(), start, stop))
+            in_step = sr._yield_into(out, sr._read_log(f, row, sr.SizeOptions(deep=deep), start,
+                                                       stop))
             got.append((row, out, in_step))
         assert got[0] == got[1], (start, stop)
         assert list(got[0][0].codecs) == list(got[1][0].codecs)
@@ -1134,13 +1138,13 @@ def test_size_run_matches_python_twin() -> None:
         n = len(seg)
         for start in range(0, n, 7):
             for stop, end in ((n, n), (n - 5, n), (n, n + 100), (n - 40, n - 40), (start, n)):
-                for check in (True, False):
+                for check, deep in ((True, True), (False, True), (True, False)):
                     ids_c: set[int] = set()
                     ids_p: set[int] = set()
                     args = (start, stop, end, check, SCAN_HEADERS, DEFAULT_MAX_BATCH_BYTES,
                             walk_decompress)
-                    got = speedups.size_run(seg, *args, ids_c)
-                    assert got == size_run_py(seg, *args, ids_p), (start, stop, end, check)
+                    got = speedups.size_run(seg, *args, ids_c, deep)
+                    assert got == size_run_py(seg, *args, ids_p, deep), (start, stop, end, check)
                     assert ids_c == ids_p
                     runs += got[1] > 0
     assert runs > 20  # runs of one batch and more, not only declined starts
@@ -1150,9 +1154,10 @@ def test_size_run_matches_python_twin() -> None:
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
 @given(edits=st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1,
                       max_size=6),
-       which=st.integers(0, 2), check=st.booleans(), limit=st.sampled_from([2500, 1 << 20]))
+       which=st.integers(0, 2), check=st.booleans(), limit=st.sampled_from([2500, 1 << 20]),
+       deep=st.booleans())
 def test_size_run_on_fuzzed_segments(edits: list[tuple[int, int]], which: int, check: bool,
-                                     limit: int) -> None:
+                                     limit: int, deep: bool) -> None:
     from kdump.ops.size_run import SCAN_HEADERS, size_run_py
     from kdump.records.file_records import walk_decompress
 
@@ -1164,16 +1169,17 @@ def test_size_run_on_fuzzed_segments(edits: list[tuple[int, int]], which: int, c
     ids_c: set[int] = set()
     ids_p: set[int] = set()
     args = (0, len(data), len(data), check, SCAN_HEADERS, limit, walk_decompress)
-    assert speedups.size_run(data, *args, ids_c) == size_run_py(data, *args, ids_p)
+    assert speedups.size_run(data, *args, ids_c, deep) == size_run_py(data, *args, ids_p, deep)
     assert ids_c == ids_p
 
 
 @native
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1,
-                max_size=6))
+                max_size=6), st.booleans())
 def test_size_report_native_walk_on_fuzzed_segments(
-        tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[int, int]]) -> None:
+        tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[int, int]],
+        deep: bool) -> None:
     """Bytes changed anywhere in a mixed segment: the same size-report rows and findings
     with the native walk and without it."""
     from kdump.ops import size_run
@@ -1186,9 +1192,9 @@ def test_size_report_native_walk_on_fuzzed_segments(
     (d / "00000000000000000000.log").write_bytes(bytes(seg))
     native_run = size_run._native_size_run
     try:
-        fast = _size_out([str(d)], by="segment")
+        fast = _size_out([str(d)], by="segment", deep=deep)
         size_run._native_size_run = None
-        slow = _size_out([str(d)], by="segment")
+        slow = _size_out([str(d)], by="segment", deep=deep)
     finally:
         size_run._native_size_run = native_run
     assert fast == slow

@@ -481,9 +481,9 @@ def _read_log(f: KafkaFile, row: SizeRow, opts: SizeOptions, start: int, stop: i
         reader = LogReader(src, start=start, active=f.active, max_batch_bytes=opts.max_batch_bytes,
                            chunk=window_for(start, stop))
         in_step = stop is None
-        if opts.deep:
-            # runs of intact v2 batches accounted natively (kdump.ops.size_run)
-            install(reader, row, opts.max_batch_bytes, stop, add_run)
+        # runs of intact v2 batches accounted natively (kdump.ops.size_run)
+        install(reader, row, opts.max_batch_bytes, stop,
+                add_run if opts.deep else add_shallow_run, opts.deep)
         try:
             in_step = yield from _read_items(reader, row, opts, stop)
         finally:
@@ -514,6 +514,12 @@ def _read_items(reader: LogReader, row: SizeRow, opts: SizeOptions, stop: int | 
                           f"{err.message}; its records are not counted (records_exact "
                           "false)", base_offset=item.base_offset)
     return in_step
+
+
+def add_shallow_run(row: SizeRow, batches: int, totals: tuple[Any, ...]) -> None:
+    """:func:`add_run` of a --shallow walk: the sizes of keys and values are unknown."""
+    row.sizes_known = False
+    add_run(row, batches, totals)
 
 
 def add_run(row: SizeRow, batches: int, totals: tuple[Any, ...]) -> None:

@@ -1,4 +1,4 @@
-"""size-report's deep accounting of runs of intact batches in one call (issue 33).
+"""size-report's accounting of runs of intact batches in one call (issue 33).
 
 :func:`kdump.ops.size_report._batch` accounts one framed batch at a time in Python.
 For a local log read in depth, ``size_run`` in kdump/_speedups.c walks a whole buffer of
@@ -21,7 +21,7 @@ from ..checksums import crc32c_range
 from ..records._native import speedups
 from ..records.faults import max_headers
 from ..records.file_records import LogReader, walk_decompress
-from ..records.scan import scan_v2_records_py
+from ..records.scan import RecordScan, scan_v2_records_py
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
 
 _native_size_run = None if speedups is None else speedups.size_run
@@ -39,8 +39,9 @@ def native_size_run_available() -> bool:
 
 
 def install(reader: LogReader, row: Any, max_batch_bytes: int, limit: int | None,
-            add: Callable[[Any, int, tuple[Any, ...]], None]) -> bool:
-    """Give ``reader`` the native walk: each run's totals added to ``row`` by
+            add: Callable[[Any, int, tuple[Any, ...]], None], deep: bool = True) -> bool:
+    """Give ``reader`` the native walk (records scanned, or with ``deep`` false the
+    headers only, as --shallow): each run's totals added to ``row`` by
     ``add(row, batches, totals)``.  False (nothing changed) without the extension."""
     run_c = _native_size_run
     if run_c is None:
@@ -50,7 +51,7 @@ def install(reader: LogReader, row: Any, max_batch_bytes: int, limit: int | None
 
     def run(data: Any, i: int, stop: int, end_index: int) -> tuple[int, int, int | None]:
         j, batches, last, totals = run_c(data, i, stop, end_index, check, SCAN_HEADERS,
-                                         max_batch_bytes, walk_decompress, producers)
+                                         max_batch_bytes, walk_decompress, producers, deep)
         if batches:
             add(row, batches, totals)
         return j, batches, last
@@ -62,7 +63,7 @@ def install(reader: LogReader, row: Any, max_batch_bytes: int, limit: int | None
 def size_run_py(data: bytes, start: int, stop: int, end: int, check_next: bool,
                 headers: int, max_batch_bytes: int,
                 decompress: Callable[[int, bytes, int], bytes | None],
-                producer_ids: set[int]) -> RunResult:
+                producer_ids: set[int], deep: bool = True) -> RunResult:
     """The pure-Python twin of the native ``size_run`` (see kdump/_speedups.c), for the
     headers bound ``_batch`` scans with (``headers`` must be :data:`SCAN_HEADERS`)."""
     if headers != SCAN_HEADERS:
@@ -110,26 +111,32 @@ def size_run_py(data: bytes, start: int, stop: int, end: int, check_next: bool,
             if not ok and crc32c_range(data, pos + L.V2_ATTRIBUTES_OFFSET,
                                        pos + total) != stored_crc:
                 break
-        if codec == 0:
-            payload: bytes = data
-            pstart, pend = pos + L.RECORD_BATCH_OVERHEAD, pos + total
-        else:
-            raw = decompress(codec, bytes(data[pos + L.RECORD_BATCH_OVERHEAD:pos + total]),
-                             max_batch_bytes)
-            if not isinstance(raw, bytes):
-                break
-            payload, pstart, pend = raw, 0, len(raw)
-        s = scan_v2_records_py(payload, pstart, pend, max(count, 0))
         ts_lo = ts_hi = max_ts
-        if s.records and not attributes & L.V2_TIMESTAMP_TYPE_MASK:
-            ts_lo = base_ts + s.min_ts_delta
-            top = base_ts + s.max_ts_delta
-            if not -i64 <= ts_lo < i64 or not -i64 <= top < i64:
-                break
-            ts_hi = max(max_ts, top)
+        if not deep:  # --shallow: the header's count, an uncompressed batch's size
+            s = RecordScan(records=max(count, 0))
+            unc = total if codec == 0 else 0
+            if base_ts >= 0 and not attributes & L.V2_DELETE_HORIZON_FLAG:
+                ts_lo = min(ts_lo, base_ts)
+        else:
+            if codec == 0:
+                payload: bytes = data
+                pstart, pend = pos + L.RECORD_BATCH_OVERHEAD, pos + total
+            else:
+                raw = decompress(codec, bytes(data[pos + L.RECORD_BATCH_OVERHEAD:pos + total]),
+                                 max_batch_bytes)
+                if not isinstance(raw, bytes):
+                    break
+                payload, pstart, pend = raw, 0, len(raw)
+            s = scan_v2_records_py(payload, pstart, pend, max(count, 0))
+            unc = L.RECORD_BATCH_OVERHEAD + (pend - pstart)
+            if s.records and not attributes & L.V2_TIMESTAMP_TYPE_MASK:
+                ts_lo = base_ts + s.min_ts_delta
+                top = base_ts + s.max_ts_delta
+                if not -i64 <= ts_lo < i64 or not -i64 <= top < i64:
+                    break
+                ts_hi = max(max_ts, top)
         if producer >= 0:
             producer_ids.add(producer)
-        unc = L.RECORD_BATCH_OVERHEAD + (pend - pstart)
         c = codecs.setdefault(codec, [0, 0, 0])
         c[0] += 1
         c[1] += total
@@ -145,13 +152,15 @@ def size_run_py(data: bytes, start: int, stop: int, end: int, check_next: bool,
         sums[6] += s.value_bytes
         sums[7] += s.header_bytes
         sums[8] += unc
-        sums[9] += unc - s.key_bytes - s.value_bytes - s.header_bytes
+        if deep:
+            sums[9] += unc - s.key_bytes - s.value_bytes - s.header_bytes
         first_off = offset if first_off is None else min(first_off, offset)
         last_off = last_offset if last_off is None else max(last_off, last_offset)
-        if ts_lo >= 0:
-            lo_ts = ts_lo if lo_ts is None else min(lo_ts, ts_lo)
-        if ts_hi >= 0:
-            hi_ts = ts_hi if hi_ts is None else max(hi_ts, ts_hi)
+        if deep or count > 0:
+            if ts_lo >= 0:
+                lo_ts = ts_lo if lo_ts is None else min(lo_ts, ts_lo)
+            if ts_hi >= 0:
+                hi_ts = ts_hi if hi_ts is None else max(hi_ts, ts_hi)
         last = last_offset
         batches += 1
         pos += total
