@@ -6,7 +6,8 @@ the file instead: it frames each v2 batch as :class:`~kdump.records.file_records
 would, scans its records as ``scan_v2_records`` does, adds up what ``_batch`` adds up,
 and stops before the first batch that LogReader or ``_batch`` would have anything to say
 about (damage, a v0/v1 entry, a payload that does not decompress, a batch over
-``--max-batch-bytes``): Python frames and accounts that one as before.
+``--max-batch-bytes``): Python frames and accounts that one as before.  Under
+``--shallow`` the same walk accounts the headers only, as ``_batch`` does then.
 :func:`size_run_py` is its pure-Python twin (tests/test_speedups.py proves them alike);
 the command's output is the same bytes with or without the extension.
 """
