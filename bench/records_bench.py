@@ -49,6 +49,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--slow-rounds", type=int, default=1, help="rounds of kafka-python")
     ap.add_argument("--write-readme", action="store_true")
+    ap.add_argument("--baseline", metavar="KDUMP",
+                    help="another tree's kdump console script (e.g. /work/main/.venv/bin/kdump):"
+                    " its size-report --jobs 1 and dumps run in the same rounds, as 'before'")
     args = ap.parse_args(argv)
     parts = {n: ensure_dataset(n) for n in ("u100", "lz4")}
     u100, lz4 = str(log_of("u100")), str(log_of("lz4"))
@@ -75,6 +78,16 @@ def main(argv: list[str]) -> int:
         "dump_text": ([*kd, "dump", "--format", "text", "--print-data-log", u100], "u100",
                       False),
     }
+    if args.baseline:
+        base = [args.baseline]
+        cases["base_size_j1"] = ([*base, "size-report", "--jobs", "1", "--format", "json",
+                                  str(parts["u100"])], "u100", False)
+        cases["base_size_lz4"] = ([*base, "size-report", "--format", "json",
+                                   str(parts["lz4"])], "lz4", False)
+        cases["base_dump_json"] = ([*base, "dump", "--format", "json", "--print-data-log",
+                                    u100], "u100", False)
+        cases["base_dump_text"] = ([*base, "dump", "--format", "text", "--print-data-log",
+                                    u100], "u100", False)
     env = child_env(True)
     for argv_, _, slow in cases.values():  # warm caches
         if not slow:
@@ -134,6 +147,22 @@ def main(argv: list[str]) -> int:
         row("`kdump dump --format text --print-data-log`", "dump_text", "floor_json",
             "floor_decode", "kp_dump"),
     ]
+    if args.baseline:
+        lines[0] += f"  Baseline (before): {args.baseline}, in the same rounds."
+        lines += [
+            row("before: `kdump size-report --jobs 1`", "base_size_j1", "floor_scan"),
+            row("before: `kdump size-report`, lz4", "base_size_lz4", "floor_scan_lz4"),
+            row("before: `kdump dump --format json --print-data-log`", "base_dump_json",
+                "floor_json"),
+            row("before: `kdump dump --format text --print-data-log`", "base_dump_text",
+                "floor_json"),
+            "",
+            "After over before (median of the rounds' ratios): size-report --jobs 1 "
+            f"{ratio('size_j1', 'base_size_j1'):.2f}x, size-report lz4 "
+            f"{ratio('size_lz4', 'base_size_lz4'):.2f}x"
+            f"; dump json {ratio('dump_json', 'base_dump_json'):.2f}x; dump text "
+            f"{ratio('dump_text', 'base_dump_text'):.2f}x.",
+        ]
     text = "\n".join(lines)
     print(text)
     if args.write_readme:

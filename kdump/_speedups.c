@@ -15,6 +15,11 @@
  *  crc32c              the crc32c package's crc32c
  *  crc32               zlib.crc32
  *  verify_run          kdump.ops.verify.verify_log, for batches it reports nothing about
+ *  record_offsets      kdump.ops.dump.record_offsets_py
+ *  number_key_indices  kdump.decoders.simple.number_key_indices_py
+ *  size_run            kdump.ops.size_run.size_run_py
+ *  batch_json          kdump.render.jsonl.batch_object + record_prefix
+ *  text_batch_line     kdump.render.text.batch_line
  *
  * Objects of kdump's own __slots__ classes (Record, RecordScan, RecordEvent, Decoded)
  * are made here without running their __init__: the class is passed in, its slot
@@ -2093,6 +2098,676 @@ declined:
     return Py_BuildValue("(LiiO)", (long long)0, 0, 0, Py_None);
 }
 
+/* ---------------------------------------------------------------------------------
+ * record_offsets(records, last_offset) -> (last_offset, [(after, next), ...])
+ *   | NotImplemented
+ *
+ * dump's "non-consecutive offsets" bookkeeping over one batch's records (twin:
+ * kdump.ops.dump.record_offsets_py): each record whose offset is not the one after the
+ * previous record's (the first record's: after ``last_offset``, unless it is -1) gives
+ * a pair; the last record's offset is the new ``last_offset``.
+ * --------------------------------------------------------------------------------- */
+static Layout offset_layout; /* Record: offset */
+static const char *const OFFSET_FIELDS[] = {"offset"};
+
+static PyObject *
+sp_record_offsets(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *records, *gaps, *res;
+    Py_ssize_t i, n;
+    int64_t last, next_expected = 0;
+    int rc, have_next;
+
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "record_offsets takes 2 arguments");
+        return NULL;
+    }
+    records = args[0];
+    if (!PyList_CheckExact(records))
+        Py_RETURN_NOTIMPLEMENTED;
+    if ((rc = arg_i64(args[1], &last))) {
+        if (rc < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    n = PyList_GET_SIZE(records);
+    /* every offset read first: anything out of domain leaves the work to the twin */
+    for (i = 0; i < n; i++) {
+        PyObject *rec = PyList_GET_ITEM(records, i);
+        if (layout_get(&offset_layout, (PyObject *)Py_TYPE(rec), OFFSET_FIELDS, 1) < 0) {
+            PyErr_Clear();
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+    }
+    gaps = PyList_New(0);
+    if (gaps == NULL)
+        return NULL;
+    have_next = last != -1 && !__builtin_add_overflow(last, 1, &next_expected);
+    for (i = 0; i < n; i++) {
+        PyObject *rec = PyList_GET_ITEM(records, i), *o, *pair;
+        int64_t off;
+        if (layout_get(&offset_layout, (PyObject *)Py_TYPE(rec), OFFSET_FIELDS, 1) < 0)
+            goto fail;
+        o = *(PyObject **)((char *)rec + offset_layout.off[0]);
+        if (o == NULL || (rc = arg_i64(o, &off))) {
+            if (o != NULL && rc < 0)
+                goto fail;
+            Py_DECREF(gaps);
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+        /* last + 1 past int64: no int64 offset follows it */
+        if (last != -1 && (!have_next || off != next_expected)) {
+            pair = Py_BuildValue("(LL)", (long long)last, (long long)off);
+            if (pair == NULL || PyList_Append(gaps, pair) < 0) {
+                Py_XDECREF(pair);
+                goto fail;
+            }
+            Py_DECREF(pair);
+        }
+        last = off;
+        have_next = last != -1 && !__builtin_add_overflow(last, 1, &next_expected);
+    }
+    res = Py_BuildValue("(LN)", (long long)last, gaps);
+    return res;
+fail:
+    Py_DECREF(gaps);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------
+ * number_key_indices(records) -> [index, ...] | NotImplemented
+ *
+ * The records dump's auto decoding shows with a number key (twin:
+ * kdump.decoders.simple.number_key_indices_py): a key of exactly 8 or 4 bytes that is
+ * not text (kdump.decoders.simple.is_text: valid UTF-8 whose characters are all
+ * printable, tab, newline or carriage return).
+ * --------------------------------------------------------------------------------- */
+static Layout key_layout; /* Record: key */
+static const char *const KEY_FIELDS[] = {"key"};
+
+/* 1: text, 0: not text, -1: a Python error */
+static int
+key_is_text(const unsigned char *k, Py_ssize_t len)
+{
+    Py_ssize_t i, n;
+    int ascii = 1, kind;
+    PyObject *u;
+    const void *data;
+    for (i = 0; i < len; i++) {
+        unsigned c = k[i];
+        if (c >= 0x80) {
+            ascii = 0;
+            break;
+        }
+        if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F)
+            return 0;
+    }
+    if (ascii)
+        return 1;
+    u = PyUnicode_DecodeUTF8((const char *)k, len, "strict");
+    if (u == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_UnicodeDecodeError))
+            return -1;
+        PyErr_Clear();
+        return 0;
+    }
+    n = PyUnicode_GET_LENGTH(u);
+    kind = PyUnicode_KIND(u);
+    data = PyUnicode_DATA(u);
+    for (i = 0; i < n; i++) {
+        Py_UCS4 ch = PyUnicode_READ(kind, data, i);
+        if (!(Py_UNICODE_ISPRINTABLE(ch) || ch == '\t' || ch == '\n' || ch == '\r')) {
+            Py_DECREF(u);
+            return 0;
+        }
+    }
+    Py_DECREF(u);
+    return 1;
+}
+
+static PyObject *
+sp_number_key_indices(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *records, *out;
+    Py_ssize_t i, n;
+
+    if (nargs != 1) {
+        PyErr_SetString(PyExc_TypeError, "number_key_indices takes 1 argument");
+        return NULL;
+    }
+    records = args[0];
+    if (!PyList_CheckExact(records))
+        Py_RETURN_NOTIMPLEMENTED;
+    n = PyList_GET_SIZE(records);
+    for (i = 0; i < n; i++) {
+        PyObject *rec = PyList_GET_ITEM(records, i), *key;
+        if (layout_get(&key_layout, (PyObject *)Py_TYPE(rec), KEY_FIELDS, 1) < 0) {
+            PyErr_Clear();
+            Py_RETURN_NOTIMPLEMENTED;
+        }
+        key = *(PyObject **)((char *)rec + key_layout.off[0]);
+        if (key == NULL || (key != Py_None && !PyBytes_CheckExact(key)))
+            Py_RETURN_NOTIMPLEMENTED;
+    }
+    out = PyList_New(0);
+    if (out == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *rec = PyList_GET_ITEM(records, i), *key, *ix;
+        Py_ssize_t len;
+        int text;
+        if (layout_get(&key_layout, (PyObject *)Py_TYPE(rec), KEY_FIELDS, 1) < 0)
+            goto fail;
+        key = *(PyObject **)((char *)rec + key_layout.off[0]);
+        if (key == NULL || key == Py_None)
+            continue;
+        len = PyBytes_GET_SIZE(key);
+        if (len != 4 && len != 8)
+            continue;
+        text = key_is_text((const unsigned char *)PyBytes_AS_STRING(key), len);
+        if (text < 0)
+            goto fail;
+        if (text)
+            continue;
+        ix = PyLong_FromSsize_t(i);
+        if (ix == NULL || PyList_Append(out, ix) < 0) {
+            Py_XDECREF(ix);
+            goto fail;
+        }
+        Py_DECREF(ix);
+    }
+    return out;
+fail:
+    Py_DECREF(out);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------------------------
+ * size_run(data, start, stop, end, check_next, max_headers, max_batch_bytes,
+ *          decompress, producer_ids, deep)
+ *   -> (position, batches, last_offset, totals) | (start, 0, 0, None)
+ *
+ * size-report's accounting, ``deep`` or --shallow (twin: kdump.ops.size_run.size_run_py),
+ * of the run
+ * of v2 batches from data[start] that kdump.records.file_records.LogReader frames with
+ * nothing to say and kdump.ops.size_report._batch accounts with no error: it stops
+ * before a batch LogReader or _batch would have a word about (a v0/v1 entry, a header
+ * it cannot frame, a batch past ``stop`` or --max-batch-bytes, a codec id above 4, a
+ * payload ``decompress`` gives None for, an offset or timestamp past int64), and,
+ * ``check_next``, a batch not followed by a batch header or the reader's end (index
+ * ``end``: may lie past the buffer) unless its CRC-32C matches.  ``totals``: records,
+ * control_batches, control_records, transactional_batches, transactional_bytes,
+ * key_bytes, value_bytes, header_bytes, uncompressed_bytes, overhead_bytes,
+ * first_offset, last_offset, min_timestamp, max_timestamp (None when unset), then
+ * ((codec id, batches, stored bytes, uncompressed bytes), ...) in the order first
+ * seen; producer ids >= 0 are added to the set ``producer_ids``.
+ * --------------------------------------------------------------------------------- */
+typedef struct {
+    int64_t records, control_batches, control_records, txn_batches, txn_bytes;
+    int64_t key_bytes, value_bytes, header_bytes, unc_bytes, overhead_bytes;
+    int64_t first_offset, last_offset, min_ts, max_ts;
+    int have_first, have_last, have_min_ts, have_max_ts;
+    int64_t codec[5][3];
+    int order[5], n_codecs;
+} SizeAcc;
+
+static PyObject *
+opt_i64(int have, int64_t v)
+{
+    if (!have)
+        Py_RETURN_NONE;
+    return PyLong_FromLongLong((long long)v);
+}
+
+static PyObject *
+sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    Py_buffer view;
+    const unsigned char *d;
+    int64_t start, stop, end, headers_max, max_batch_bytes, pos, batches = 0, last = 0;
+    int check_next, deep, rc, failed = 0, i;
+    PyObject *decompress, *producer_ids, *codecs = NULL, *res;
+    SizeAcc a;
+
+    if (nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "size_run takes 10 arguments");
+        return NULL;
+    }
+    if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &stop)) ||
+        (rc = arg_i64(args[3], &end)) || (rc = arg_i64(args[5], &headers_max)) ||
+        (rc = arg_i64(args[6], &max_batch_bytes))) {
+        if (rc < 0)
+            return NULL;
+        return Py_BuildValue("(LiiO)", (long long)0, 0, 0, Py_None);
+    }
+    if ((check_next = PyObject_IsTrue(args[4])) < 0 || (deep = PyObject_IsTrue(args[9])) < 0)
+        return NULL;
+    decompress = args[7];
+    producer_ids = args[8];
+    if (!PySet_Check(producer_ids)) {
+        PyErr_SetString(PyExc_TypeError, "producer_ids must be a set");
+        return NULL;
+    }
+    if (max_batch_bytes < 0 || max_batch_bytes > ((int64_t)1 << 40))
+        return Py_BuildValue("(LiiO)", (long long)start, 0, 0, Py_None);
+    if (PyObject_GetBuffer(args[0], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    if (start < 0 || stop > (int64_t)view.len || end < stop)
+        stop = -1; /* nothing done */
+    memset(&a, 0, sizeof(a));
+    d = (const unsigned char *)view.buf;
+    pos = start;
+    while (stop - pos >= KL_RECORD_BATCH_OVERHEAD) {
+        const unsigned char *b = d + pos, *payload;
+        int64_t offset = be64(b + KL_V2_BASE_OFFSET_OFFSET);
+        int64_t size = be32(b + KL_V2_LENGTH_OFFSET), total, last_offset, nxt;
+        int64_t base_ts, max_ts, ts_lo, ts_hi, top, count, pstart, pend, unc, producer;
+        int attributes, codec, slot;
+        PyObject *raw = NULL;
+        Stats s;
+        Fault f;
+        int64_t wpos;
+        if (b[KL_MAGIC_OFFSET] != 2 || size < KL_V2_MIN_BATCH_LENGTH)
+            break;
+        total = KL_LOG_OVERHEAD + size;
+        if (total > stop - pos || total > max_batch_bytes + KL_RECORD_BATCH_OVERHEAD)
+            break;
+        attributes = (b[KL_V2_ATTRIBUTES_OFFSET] << 8) | b[KL_V2_ATTRIBUTES_OFFSET + 1];
+        codec = attributes & KL_V2_COMPRESSION_MASK;
+        if (codec > 4)
+            break;
+        if (__builtin_add_overflow(offset, (int64_t)be32(b + KL_V2_LAST_OFFSET_DELTA_OFFSET),
+                                   &last_offset))
+            break;
+        if (check_next) {
+            /* LogReader._next_ok, else the CRC (a batch failing both is Python's) */
+            int ok;
+            nxt = pos + total;
+            if (nxt >= end)
+                ok = 1;
+            else if (end - nxt <= KL_HEADER_SIZE_UP_TO_MAGIC)
+                ok = 0;
+            else if (stop - nxt < KL_HEADER_SIZE_UP_TO_MAGIC)
+                break; /* the next header is past this buffer: Python reads it */
+            else {
+                int64_t nsize = be32(d + nxt + KL_V2_LENGTH_OFFSET);
+                ok = d[nxt + KL_MAGIC_OFFSET] <= 2 && nsize >= KL_RECORD_OVERHEAD_V0 &&
+                     nxt + KL_LOG_OVERHEAD + nsize <= end;
+            }
+            if (!ok && crc32c_impl(0, b + KL_V2_ATTRIBUTES_OFFSET,
+                                   (size_t)(total - KL_V2_ATTRIBUTES_OFFSET)) !=
+                           (uint32_t)be32(b + KL_V2_CRC_OFFSET))
+                break;
+        }
+        count = be32(b + KL_V2_RECORDS_COUNT_OFFSET);
+        base_ts = be64(b + KL_V2_BASE_TIMESTAMP_OFFSET);
+        max_ts = be64(b + KL_V2_MAX_TIMESTAMP_OFFSET);
+        ts_lo = ts_hi = max_ts;
+        if (!deep) {
+            /* --shallow: the header's count; the stored size of an uncompressed batch */
+            stats_init(&s);
+            s.n = count < 0 ? 0 : count;
+            unc = codec == 0 ? total : 0;
+            if (base_ts >= 0 && !(attributes & KL_V2_DELETE_HORIZON_FLAG) && base_ts < ts_lo)
+                ts_lo = base_ts;
+            goto accounted;
+        }
+        if (codec == 0) {
+            payload = b;
+            pstart = KL_V2_RECORDS_OFFSET;
+            pend = total;
+        }
+        else {
+            PyObject *stored = PyBytes_FromStringAndSize(
+                (const char *)b + KL_V2_RECORDS_OFFSET, (Py_ssize_t)(total - KL_V2_RECORDS_OFFSET));
+            if (stored == NULL) {
+                failed = 1;
+                break;
+            }
+            raw = PyObject_CallFunction(decompress, "iOL", codec, stored,
+                                        (long long)max_batch_bytes);
+            Py_DECREF(stored);
+            if (raw == NULL) {
+                failed = 1;
+                break;
+            }
+            if (!PyBytes_Check(raw)) { /* None: the payload is Python's to report */
+                Py_DECREF(raw);
+                break;
+            }
+            payload = (const unsigned char *)PyBytes_AS_STRING(raw);
+            pstart = 0;
+            pend = PyBytes_GET_SIZE(raw);
+        }
+        stats_init(&s);
+        (void)walk_v2(payload, pstart, pend, 0, count < 0 ? 0 : count, count < 0 ? 0 : count,
+                      headers_max, headers_max, stats_cb, &s, &f, &wpos);
+        Py_XDECREF(raw);
+        unc = KL_RECORD_BATCH_OVERHEAD + (pend - pstart);
+        if (s.n && !(attributes & KL_V2_TIMESTAMP_TYPE_MASK)) {
+            if (__builtin_add_overflow(base_ts, s.min_ts, &ts_lo) ||
+                __builtin_add_overflow(base_ts, s.max_ts, &top))
+                break;
+            ts_hi = top > max_ts ? top : max_ts;
+        }
+    accounted:
+        producer = be64(b + KL_V2_PRODUCER_ID_OFFSET);
+        if (producer >= 0) {
+            PyObject *p = PyLong_FromLongLong((long long)producer);
+            if (p == NULL || PySet_Add(producer_ids, p) < 0) {
+                Py_XDECREF(p);
+                failed = 1;
+                break;
+            }
+            Py_DECREF(p);
+        }
+        /* accounted: nothing below can stop the walk */
+        for (slot = 0; slot < a.n_codecs && a.order[slot] != codec; slot++)
+            ;
+        if (slot == a.n_codecs)
+            a.order[a.n_codecs++] = codec;
+        a.codec[codec][0] += 1;
+        a.codec[codec][1] += total;
+        a.codec[codec][2] += unc;
+        if (attributes & KL_V2_TRANSACTIONAL_FLAG) {
+            a.txn_batches += 1;
+            a.txn_bytes += total;
+        }
+        if (attributes & KL_V2_CONTROL_FLAG) {
+            a.control_batches += 1;
+            a.control_records += s.n;
+        }
+        a.records += s.n;
+        a.key_bytes += s.key_bytes;
+        a.value_bytes += s.value_bytes;
+        a.header_bytes += s.header_bytes;
+        a.unc_bytes += unc;
+        if (deep)
+            a.overhead_bytes += unc - s.key_bytes - s.value_bytes - s.header_bytes;
+        if (!a.have_first || offset < a.first_offset)
+            a.first_offset = offset, a.have_first = 1;
+        if (!a.have_last || last_offset > a.last_offset)
+            a.last_offset = last_offset, a.have_last = 1;
+        if (deep || count > 0) {
+            if (ts_lo >= 0 && (!a.have_min_ts || ts_lo < a.min_ts))
+                a.min_ts = ts_lo, a.have_min_ts = 1;
+            if (ts_hi >= 0 && (!a.have_max_ts || ts_hi > a.max_ts))
+                a.max_ts = ts_hi, a.have_max_ts = 1;
+        }
+        last = last_offset;
+        batches += 1;
+        pos += total;
+    }
+    PyBuffer_Release(&view);
+    if (failed)
+        return NULL;
+    if (batches == 0)
+        return Py_BuildValue("(LiiO)", (long long)start, 0, 0, Py_None);
+    codecs = PyTuple_New(a.n_codecs);
+    if (codecs == NULL)
+        return NULL;
+    for (i = 0; i < a.n_codecs; i++) {
+        int c = a.order[i];
+        PyObject *t = Py_BuildValue("(iLLL)", c, (long long)a.codec[c][0],
+                                    (long long)a.codec[c][1], (long long)a.codec[c][2]);
+        if (t == NULL) {
+            Py_DECREF(codecs);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(codecs, i, t);
+    }
+    res = Py_BuildValue(
+        "(LLL(LLLLLLLLLLNNNNN))", (long long)pos, (long long)batches, (long long)last,
+        (long long)a.records, (long long)a.control_batches, (long long)a.control_records,
+        (long long)a.txn_batches, (long long)a.txn_bytes, (long long)a.key_bytes,
+        (long long)a.value_bytes, (long long)a.header_bytes, (long long)a.unc_bytes,
+        (long long)a.overhead_bytes, opt_i64(a.have_first, a.first_offset),
+        opt_i64(a.have_last, a.last_offset), opt_i64(a.have_min_ts, a.min_ts),
+        opt_i64(a.have_max_ts, a.max_ts), codecs);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------
+ * batch_json(data, index, position, crc_valid, batch_head, record_head)
+ *   -> (batch line, record prefix) | NotImplemented
+ *
+ * dump --format json's ``batch`` object of the v2 batch header at data[index] (twin:
+ * kdump.render.jsonl.batch_object + record_prefix, with the fields of
+ * jsonl.NATIVE_BATCH_FIELDS, the model's order): ``batch_head`` is its text up to the
+ * file's value included ('{"type":"batch","file":"..."'), written by Python's JSON
+ * writer; the line ends with a newline.  The record prefix continues ``record_head``
+ * (up to '"batch_position":') to '"offset":', as record_prefix writes it.
+ * NotImplemented where an int would not be json.dumps' (last offset past int64) and for
+ * a magic below 2 (the object of a v0/v1 entry).
+ * --------------------------------------------------------------------------------- */
+static int
+buf_bool(Buf *b, int v)
+{
+    return v ? PUTS(b, "true") : PUTS(b, "false");
+}
+
+/* A v2 batch header as kdump.records.v2.RecordBatch reads it (V2_HEADER: signed fields
+ * signed), with the properties dump writes. */
+typedef struct {
+    int64_t base_offset, last_offset, base_ts, max_ts, producer_id, last_seq;
+    int32_t length, ple, last_delta, base_seq, count;
+    int16_t attributes, producer_epoch;
+    int8_t magic;
+    uint32_t crc;
+    int codec, txn, control;
+} V2Head;
+
+static const char *const CODEC_NAME[] = {"none", "gzip", "snappy", "lz4", "zstd"};
+
+/* 0: read; 1: not handled here (a magic below 2: v0/v1's fields; a last offset past
+ * int64, which Python writes as the big int it is). */
+static int
+v2_head_read(const unsigned char *h, V2Head *v)
+{
+    v->base_offset = be64(h + KL_V2_BASE_OFFSET_OFFSET);
+    v->length = be32(h + KL_V2_LENGTH_OFFSET);
+    v->ple = be32(h + KL_V2_LENGTH_OFFSET + 4);
+    v->magic = (int8_t)h[KL_MAGIC_OFFSET];
+    v->crc = (uint32_t)be32(h + KL_V2_CRC_OFFSET);
+    v->attributes = be16(h + KL_V2_ATTRIBUTES_OFFSET);
+    v->last_delta = be32(h + KL_V2_LAST_OFFSET_DELTA_OFFSET);
+    v->base_ts = be64(h + KL_V2_BASE_TIMESTAMP_OFFSET);
+    v->max_ts = be64(h + KL_V2_MAX_TIMESTAMP_OFFSET);
+    v->producer_id = be64(h + KL_V2_PRODUCER_ID_OFFSET);
+    v->producer_epoch = be16(h + KL_V2_PRODUCER_ID_OFFSET + 8);
+    v->base_seq = be32(h + KL_V2_PRODUCER_ID_OFFSET + 10);
+    v->count = be32(h + KL_V2_RECORDS_COUNT_OFFSET);
+    if (v->magic < 2 ||
+        __builtin_add_overflow(v->base_offset, (int64_t)v->last_delta, &v->last_offset))
+        return 1;
+    v->codec = v->attributes & KL_V2_COMPRESSION_MASK;
+    v->txn = (v->attributes & KL_V2_TRANSACTIONAL_FLAG) != 0;
+    v->control = (v->attributes & KL_V2_CONTROL_FLAG) != 0;
+    /* DefaultRecordBatch.incrementSequence (kdump.records.v2.increment_sequence) */
+    if (v->base_seq == KL_NO_SEQUENCE)
+        v->last_seq = KL_NO_SEQUENCE;
+    else if ((int64_t)v->base_seq > (int64_t)KL_INT32_MAX - v->last_delta)
+        v->last_seq = (int64_t)v->last_delta - ((int64_t)KL_INT32_MAX - v->base_seq) - 1;
+    else
+        v->last_seq = (int64_t)v->base_seq + v->last_delta;
+    return 0;
+}
+
+/* CompressionType's name (kdump.layouts.CODEC_NAMES), else "unknown(N)". */
+static int
+buf_codec(Buf *b, int codec)
+{
+    if (codec <= 4)
+        return buf_put(b, CODEC_NAME[codec], (Py_ssize_t)strlen(CODEC_NAME[codec]));
+    if (PUTS(b, "unknown(") < 0 || buf_i64(b, codec) < 0 || PUTS(b, ")") < 0)
+        return -1;
+    return 0;
+}
+
+/* The batch's header at data[index] (args[0], args[1]): 0 read, 1 not handled, -1 error */
+static int
+v2_head_arg(PyObject *data, PyObject *index, V2Head *v)
+{
+    Py_buffer view;
+    int64_t i;
+    int rc;
+    if ((rc = arg_i64(index, &i)))
+        return rc;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+        PyErr_Clear();
+        return 1;
+    }
+    if (i < 0 || i + KL_RECORD_BATCH_OVERHEAD > (int64_t)view.len) {
+        PyBuffer_Release(&view);
+        return 1;
+    }
+    rc = v2_head_read((const unsigned char *)view.buf + i, v);
+    PyBuffer_Release(&view);
+    return rc;
+}
+
+static PyObject *
+sp_batch_json(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t position;
+    int crc_valid, rc;
+    V2Head v;
+    Buf line = {NULL, 0, 0}, prefix = {NULL, 0, 0};
+    PyObject *a = NULL, *bobj = NULL, *res = NULL;
+
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "batch_json takes 6 arguments");
+        return NULL;
+    }
+    if ((rc = arg_i64(args[2], &position)) || (rc = v2_head_arg(args[0], args[1], &v))) {
+        if (rc < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if ((crc_valid = PyObject_IsTrue(args[3])) < 0)
+        return NULL;
+    if ((rc = buf_str(&line, args[4])) || (rc = buf_str(&prefix, args[5])))
+        goto done_rc;
+    /* the batch object, in kdump.model's order */
+    if (PUTS(&line, ",\"position\":") < 0 || buf_i64(&line, position) < 0 ||
+        PUTS(&line, ",\"base_offset\":") < 0 || buf_i64(&line, v.base_offset) < 0 ||
+        PUTS(&line, ",\"last_offset\":") < 0 || buf_i64(&line, v.last_offset) < 0 ||
+        PUTS(&line, ",\"count\":") < 0 || buf_i64(&line, v.count) < 0 ||
+        PUTS(&line, ",\"size\":") < 0 ||
+        buf_i64(&line, (int64_t)KL_LOG_OVERHEAD + v.length) < 0 ||
+        PUTS(&line, ",\"magic\":") < 0 || buf_i64(&line, v.magic) < 0 ||
+        PUTS(&line, ",\"compression\":\"") < 0 || buf_codec(&line, v.codec) < 0 ||
+        PUTS(&line, "\",\"timestamp_type\":") < 0 ||
+        ((v.attributes & KL_V2_TIMESTAMP_TYPE_MASK) ? PUTS(&line, "\"LogAppendTime\"")
+                                                    : PUTS(&line, "\"CreateTime\"")) < 0 ||
+        PUTS(&line, ",\"max_timestamp\":") < 0 || buf_i64(&line, v.max_ts) < 0 ||
+        PUTS(&line, ",\"crc\":") < 0 || buf_i64(&line, (int64_t)v.crc) < 0 ||
+        PUTS(&line, ",\"crc_valid\":") < 0 || buf_bool(&line, crc_valid) < 0 ||
+        PUTS(&line, ",\"first_timestamp\":") < 0 || buf_i64(&line, v.base_ts) < 0 ||
+        PUTS(&line, ",\"partition_leader_epoch\":") < 0 || buf_i64(&line, v.ple) < 0 ||
+        PUTS(&line, ",\"producer_id\":") < 0 || buf_i64(&line, v.producer_id) < 0 ||
+        PUTS(&line, ",\"producer_epoch\":") < 0 || buf_i64(&line, v.producer_epoch) < 0 ||
+        PUTS(&line, ",\"base_sequence\":") < 0 || buf_i64(&line, v.base_seq) < 0 ||
+        PUTS(&line, ",\"last_sequence\":") < 0 || buf_i64(&line, v.last_seq) < 0 ||
+        PUTS(&line, ",\"is_transactional\":") < 0 || buf_bool(&line, v.txn) < 0 ||
+        PUTS(&line, ",\"is_control\":") < 0 || buf_bool(&line, v.control) < 0 ||
+        PUTS(&line, ",\"delete_horizon_ms\":") < 0 ||
+        ((v.attributes & KL_V2_DELETE_HORIZON_FLAG) ? buf_i64(&line, v.base_ts)
+                                                    : PUTS(&line, "null")) < 0 ||
+        PUTS(&line, ",\"attributes\":") < 0 || buf_i64(&line, v.attributes) < 0 ||
+        PUTS(&line, "}\n") < 0)
+        goto fail;
+    /* the record prefix (kdump.render.jsonl.record_prefix) */
+    if (buf_i64(&prefix, position) < 0 ||
+        PUTS(&prefix, ",\"producer_id\":") < 0 || buf_i64(&prefix, v.producer_id) < 0 ||
+        PUTS(&prefix, ",\"producer_epoch\":") < 0 || buf_i64(&prefix, v.producer_epoch) < 0 ||
+        PUTS(&prefix, ",\"is_transactional\":") < 0 || buf_bool(&prefix, v.txn) < 0 ||
+        PUTS(&prefix, ",\"is_control\":") < 0 || buf_bool(&prefix, v.control) < 0 ||
+        PUTS(&prefix, ",\"offset\":") < 0)
+        goto fail;
+    a = PyUnicode_DecodeUTF8(line.p, line.len, "strict");
+    if (a == NULL)
+        goto fail;
+    bobj = PyUnicode_DecodeUTF8(prefix.p, prefix.len, "strict");
+    if (bobj == NULL)
+        goto fail;
+    res = PyTuple_Pack(2, a, bobj);
+    goto fail; /* frees the buffers and the strings; res holds its own references */
+done_rc:
+    if (rc > 0) {
+        PyMem_Free(line.p);
+        PyMem_Free(prefix.p);
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+fail:
+    PyMem_Free(line.p);
+    PyMem_Free(prefix.p);
+    Py_XDECREF(a);
+    Py_XDECREF(bobj);
+    return res;
+}
+
+/* ---------------------------------------------------------------------------------
+ * text_batch_line(data, index, position, crc_valid) -> str | NotImplemented
+ *
+ * DumpLogSegments.printBatchLevel's line of the v2 batch header at data[index], newline
+ * included (twin: kdump.render.text.batch_line).  NotImplemented as batch_json.
+ * --------------------------------------------------------------------------------- */
+static PyObject *
+sp_text_batch_line(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t position;
+    int crc_valid, rc;
+    V2Head v;
+    Buf line = {NULL, 0, 0};
+
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "text_batch_line takes 4 arguments");
+        return NULL;
+    }
+    if ((rc = arg_i64(args[2], &position)) || (rc = v2_head_arg(args[0], args[1], &v))) {
+        if (rc < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if ((crc_valid = PyObject_IsTrue(args[3])) < 0)
+        return NULL;
+    if (PUTS(&line, "baseOffset: ") < 0 || buf_i64(&line, v.base_offset) < 0 ||
+        PUTS(&line, " lastOffset: ") < 0 || buf_i64(&line, v.last_offset) < 0 ||
+        PUTS(&line, " count: ") < 0 || buf_i64(&line, v.count) < 0 ||
+        PUTS(&line, " baseSequence: ") < 0 || buf_i64(&line, v.base_seq) < 0 ||
+        PUTS(&line, " lastSequence: ") < 0 || buf_i64(&line, v.last_seq) < 0 ||
+        PUTS(&line, " producerId: ") < 0 || buf_i64(&line, v.producer_id) < 0 ||
+        PUTS(&line, " producerEpoch: ") < 0 || buf_i64(&line, v.producer_epoch) < 0 ||
+        PUTS(&line, " partitionLeaderEpoch: ") < 0 || buf_i64(&line, v.ple) < 0 ||
+        PUTS(&line, " isTransactional: ") < 0 || buf_bool(&line, v.txn) < 0 ||
+        PUTS(&line, " isControl: ") < 0 || buf_bool(&line, v.control) < 0 ||
+        PUTS(&line, " deleteHorizonMs: ") < 0)
+        goto fail;
+    if (v.attributes & KL_V2_DELETE_HORIZON_FLAG) {
+        if (PUTS(&line, "OptionalLong[") < 0 || buf_i64(&line, v.base_ts) < 0 ||
+            PUTS(&line, "]") < 0)
+            goto fail;
+    }
+    else if (PUTS(&line, "OptionalLong.empty") < 0)
+        goto fail;
+    if (PUTS(&line, " position: ") < 0 || buf_i64(&line, position) < 0 ||
+        ((v.attributes & KL_V2_TIMESTAMP_TYPE_MASK) ? PUTS(&line, " LogAppendTime: ")
+                                                    : PUTS(&line, " CreateTime: ")) < 0 ||
+        buf_i64(&line, v.max_ts) < 0 ||
+        PUTS(&line, " size: ") < 0 || buf_i64(&line, (int64_t)KL_LOG_OVERHEAD + v.length) < 0 ||
+        PUTS(&line, " magic: ") < 0 || buf_i64(&line, v.magic) < 0 ||
+        PUTS(&line, " compresscodec: ") < 0 || buf_codec(&line, v.codec) < 0 ||
+        PUTS(&line, " crc: ") < 0 || buf_i64(&line, (int64_t)v.crc) < 0 ||
+        PUTS(&line, " isvalid: ") < 0 || buf_bool(&line, crc_valid) < 0 ||
+        PUTS(&line, "\n") < 0)
+        goto fail;
+    return buf_finish(&line);
+fail:
+    PyMem_Free(line.p);
+    return NULL;
+}
+
 /* --------------------------------------------------------------------------------- */
 static PyMethodDef methods[] = {
     {"scan_v2_records", (PyCFunction)(void (*)(void))sp_scan_v2_records, METH_FASTCALL,
@@ -2118,6 +2793,19 @@ static PyMethodDef methods[] = {
     {"json_record_lines", (PyCFunction)(void (*)(void))sp_json_record_lines, METH_FASTCALL,
      "json_record_lines(events, prefix, timestamp_type_json, encoding, RecordEvent, Record, "
      "Decoded): the JSON Lines record objects of a v2 batch."},
+    {"record_offsets", (PyCFunction)(void (*)(void))sp_record_offsets, METH_FASTCALL,
+     "record_offsets(records, last_offset): (last offset, [(after, next) ...])."},
+    {"number_key_indices", (PyCFunction)(void (*)(void))sp_number_key_indices, METH_FASTCALL,
+     "number_key_indices(records): indices of the records whose key is a number key."},
+    {"size_run", (PyCFunction)(void (*)(void))sp_size_run, METH_FASTCALL,
+     "size_run(data, start, stop, end, check_next, max_headers, max_batch_bytes, decompress, "
+     "producer_ids, deep): size-report's accounting of the intact v2 batches from data[start]."},
+    {"batch_json", (PyCFunction)(void (*)(void))sp_batch_json, METH_FASTCALL,
+     "batch_json(data, index, position, crc_valid, batch_head, record_head): dump's batch "
+     "line and record prefix of a v2 batch."},
+    {"text_batch_line", (PyCFunction)(void (*)(void))sp_text_batch_line, METH_FASTCALL,
+     "text_batch_line(data, index, position, crc_valid): DumpLogSegments' line of a v2 "
+     "batch."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -31,6 +31,7 @@ from writer import (
     write_sample_logdir,
 )
 
+from kdump.findings import Problem
 from kdump.records import scan as scan_mod
 from kdump.records import v2 as v2_mod
 from kdump.records._native import speedups
@@ -966,3 +967,410 @@ def test_cli_verify_mixed_segment_identical_without_the_extension(tmp_path: Path
     native_out, pure_out = _run([*args, str(d)], pure=False), _run([*args, str(d)], pure=True)
     assert native_out == pure_out
     assert native_out[0] == 1 and "crc-mismatch" in native_out[1] + native_out[2]
+
+
+# --- dump's per-batch bookkeeping (issue 33 part 2) -----------------------------------------
+_I64 = st.integers(-(2**63), 2**63 - 1)
+
+
+def _offset_records(offsets: list[int]) -> list[Record]:
+    return [Record(o, 0, None, None, []) for o in offsets]
+
+
+@native
+def test_record_offsets_examples() -> None:
+    """The gaps dump reports: each step that is not +1, the first against the last
+    offset before the batch (none after -1, the start of a file)."""
+    from kdump.ops.dump import record_offsets_py
+
+    assert speedups is not None
+    cases = [
+        ([], 7, (7, [])),
+        ([0, 1, 2], -1, (2, [])),
+        ([5, 6, 8], 3, (8, [(3, 5), (6, 8)])),
+        ([4, 4, 3], 3, (3, [(4, 4), (4, 3)])),
+        ([2**63 - 1, 0], 2**63 - 2, (0, [(2**63 - 1, 0)])),
+        ([-1, 0, -5], 10, (-5, [(10, -1), (0, -5)])),  # after -1 nothing is checked
+        ([2**63 - 1], 2**63 - 1, (2**63 - 1, [(2**63 - 1, 2**63 - 1)])),
+    ]
+    for offsets, last, want in cases:
+        recs = _offset_records(offsets)
+        assert speedups.record_offsets(recs, last) == want
+        assert record_offsets_py(recs, last) == want
+
+
+@native
+@settings(max_examples=400, deadline=None)
+@given(offsets=st.lists(st.one_of(_I64, st.integers(-2, 40)), max_size=12),
+       last=st.one_of(_I64, st.sampled_from([-1, 0, 2**63 - 1, -(2**63)])))
+def test_record_offsets_match_python(offsets: list[int], last: int) -> None:
+    from kdump.ops.dump import record_offsets_py
+
+    assert speedups is not None
+    recs = _offset_records(offsets)
+    assert speedups.record_offsets(recs, last) == record_offsets_py(recs, last)
+
+
+@native
+def test_record_offsets_out_of_domain() -> None:
+    """An offset or last offset outside int64, or not a list: the twin's work."""
+    from kdump.ops.dump import record_offsets
+
+    assert speedups is not None
+    big = _offset_records([2**64])
+    assert speedups.record_offsets(big, 1) is NotImplemented
+    assert speedups.record_offsets(_offset_records([1]), 2**64) is NotImplemented
+    assert speedups.record_offsets(tuple(_offset_records([1])), 0) is NotImplemented
+    assert record_offsets(big, 1) == (2**64, [(1, 2**64)])
+
+
+_KEYS = [None, b"", b"abcd", b"\x00\x00\x00\x01", b"\x00" * 8, b"abcdefgh", b"ab\tc",
+         b"ab\x0bc", b"abc\x7f", "é€".encode()[:4], "éé".encode(), "a\u00a0b".encode(),
+         "\u2028ab".encode()[:4], "ab\u0085".encode(), "日本".encode()[:4], "\U0001F600".encode(),
+         "\U000E0001".encode(), b"\xed\xa0\x80a", b"\xff\xfe\xfd\xfc", b"abc", b"abcdefghi",
+         b"\r\n\r\n", "ááá".encode()[:4] + b"", b"1234", b"12345678"]
+
+
+@native
+def test_number_key_indices_examples() -> None:
+    """The records dump's auto decoding shows with a number key: keys of 4 or 8 bytes
+    that are not text (control characters, invalid UTF-8, unprintable characters)."""
+    from kdump.decoders import AutoKeyValueDecoder
+    from kdump.decoders.simple import number_key_indices_py
+
+    assert speedups is not None
+    recs = [Record(i, 0, k, b"v", []) for i, k in enumerate(_KEYS)]
+    want = [i for i, r in enumerate(recs) if AutoKeyValueDecoder.framed(r.key, r.value)]
+    assert speedups.number_key_indices(recs) == want == number_key_indices_py(recs)
+    assert [_KEYS[i] for i in want] == [
+        b"\x00\x00\x00\x01", b"\x00" * 8, b"ab\x0bc", b"abc\x7f", "é€".encode()[:4],
+        "a\u00a0b".encode(), "\u2028ab".encode()[:4], "ab\u0085".encode(),
+        "日本".encode()[:4], "\U000E0001".encode(), b"\xed\xa0\x80a", b"\xff\xfe\xfd\xfc"]
+    assert AutoKeyValueDecoder().framed_indices(recs) == want
+
+
+@native
+@settings(max_examples=500, deadline=None)
+@given(keys=st.lists(st.one_of(
+    st.none(), st.binary(min_size=3, max_size=9),
+    st.text(min_size=1, max_size=8).map(lambda t: t.encode("utf-8", "surrogatepass")[:8]),
+    st.sampled_from(_KEYS)), max_size=10))
+def test_number_key_indices_match_python(keys: list[bytes | None]) -> None:
+    from kdump.decoders.simple import number_key_indices_py
+
+    assert speedups is not None
+    recs = [Record(i, 0, k, None, []) for i, k in enumerate(keys)]
+    assert speedups.number_key_indices(recs) == number_key_indices_py(recs)
+
+
+@native
+def test_number_key_indices_out_of_domain() -> None:
+    from kdump.decoders.simple import number_key_indices
+
+    assert speedups is not None
+    recs = [Record(0, 0, bytearray(b"\x00\x00\x00\x01"), None, [])]
+    assert speedups.number_key_indices(recs) is NotImplemented
+    assert number_key_indices(recs) == [0]
+    assert speedups.number_key_indices(tuple(recs)) is NotImplemented
+
+
+# --- size-report's native walk (size_run) ---------------------------------------------------
+def _size_out(paths: list[str], **opts: Any) -> list[Any]:
+    """size-report's output, rows as the JSON text they are written as (field order and
+    the order of codecs included)."""
+    import json
+
+    from kdump.ops.size_report import SizeOptions, size_report
+
+    return [json.dumps(x.to_json(), sort_keys=False) if hasattr(x, "to_json") else x
+            for x in size_report(paths, SizeOptions(**opts), jobs=1)]
+
+
+def _size_fast_and_slow(monkeypatch: pytest.MonkeyPatch, paths: list[str], **opts: Any
+                        ) -> tuple[list[Any], list[Any], int]:
+    """size-report's output with the native walk and without it, and the batches the
+    native walk accounted."""
+    from kdump.ops import size_run
+
+    native_run = size_run._native_size_run
+    assert native_run is not None
+    consumed = [0]
+
+    def counting(*args: Any) -> Any:
+        res = native_run(*args)
+        consumed[0] += res[1]
+        return res
+
+    monkeypatch.setattr(size_run, "_native_size_run", counting)
+    fast = _size_out(paths, **opts)
+    monkeypatch.setattr(size_run, "_native_size_run", None)
+    slow = _size_out(paths, **opts)
+    monkeypatch.setattr(size_run, "_native_size_run", native_run)
+    return fast, slow, consumed[0]
+
+
+@native
+@pytest.mark.parametrize("fast_chunk", [4096, 1 << 20])
+@pytest.mark.parametrize("max_batch_bytes", [DEFAULT_MAX_BATCH_BYTES, 2500])
+@pytest.mark.parametrize("by", ["segment", "topic"])
+@pytest.mark.parametrize("deep", [True, False])
+def test_size_report_native_walk_reports_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast_chunk: int,
+        max_batch_bytes: int, by: str, deep: bool) -> None:
+    """Damaged, legacy, control, transactional and compressed batches of every codec:
+    the native walk accounts the intact v2 ones and stops at every other, so every row
+    (codec order, producer ids, timestamps) and finding is the pure-Python path's."""
+    from kdump.records import file_records
+
+    monkeypatch.setattr(file_records, "FAST_CHUNK", fast_chunk)
+    logs = _damaged_segments(tmp_path / "d")
+    m = tmp_path / "m-0"
+    m.mkdir()
+    (m / "00000000000000000000.log").write_bytes(_mixed_segment())
+    paths = [str(p.parent) for p in logs] + [str(m)]
+    fast, slow, consumed = _size_fast_and_slow(monkeypatch, paths, by=by, deep=deep,
+                                               max_batch_bytes=max_batch_bytes)
+    assert fast == slow
+    assert any(isinstance(x, str) and '"codecs"' in x for x in slow)
+    assert sum(1 for x in slow if not isinstance(x, str)) >= 3  # findings
+    assert consumed >= (250 if max_batch_bytes > 2500 else 50)
+
+
+@native
+def test_size_report_native_walk_of_ranges(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                           ) -> None:
+    """--jobs reads a segment as byte ranges: the native walk stops at a range's end
+    (``limit``), and each range's row and in-step answer are the Python path's."""
+    from kdump.files.logdir import KafkaFile
+    from kdump.ops import size_report as sr
+    from kdump.ops import size_run
+    from kdump.records import file_records
+
+    monkeypatch.setattr(file_records, "FAST_CHUNK", 4096)
+    log = _damaged_segments(tmp_path)[0]
+    f = KafkaFile(str(log), "log", topic="t", partition=0, base_offset=1000)
+    size = log.stat().st_size
+    native_run = size_run._native_size_run
+    for (start, stop), deep in [((0, size // 3), True), ((0, size // 2), True), ((0, None), True),
+                                ((0, 1), True), ((0, 2 * size), True), ((0, size // 3), False),
+                                ((0, None), False)]:
+        got = []
+        for walk in (native_run, None):
+            monkeypatch.setattr(size_run, "_native_size_run", walk)
+            row = sr.SizeRow("segment")
+            out: list[Problem] = []
+            in_step = sr._yield_into(out, sr._read_log(f, row, sr.SizeOptions(deep=deep), start,
+                                                       stop))
+            got.append((row, out, in_step))
+        assert got[0] == got[1], (start, stop)
+        assert list(got[0][0].codecs) == list(got[1][0].codecs)
+
+
+def _size_run_cases() -> list[bytes]:
+    segs = [_mixed_segment()]
+    parts = [v2_batch(rich_records(4), base_offset=i * 4, codec=c, producer_id=i % 3 - 1,
+                      transactional=i % 4 == 0)
+             for i, c in enumerate([NONE, LZ4, GZIP, NONE, ZSTD, SNAPPY, NONE])]
+    segs.append(b"".join(parts))
+    segs.append(b"".join(parts) + b"\0" * 40)
+    return segs
+
+
+@native
+def test_size_run_matches_python_twin() -> None:
+    """size_run against size_run_py from every byte position (most are no batch), with
+    every stop and end that cut or do not cut the last batch, with and without the
+    next-header check: the same run, totals and producer ids."""
+    from kdump.ops.size_run import SCAN_HEADERS, size_run_py
+    from kdump.records.file_records import walk_decompress
+
+    assert speedups is not None
+    runs = 0
+    for seg in _size_run_cases():
+        n = len(seg)
+        for start in range(0, n, 7):
+            for stop, end in ((n, n), (n - 5, n), (n, n + 100), (n - 40, n - 40), (start, n)):
+                for check, deep in ((True, True), (False, True), (True, False)):
+                    ids_c: set[int] = set()
+                    ids_p: set[int] = set()
+                    args = (start, stop, end, check, SCAN_HEADERS, DEFAULT_MAX_BATCH_BYTES,
+                            walk_decompress)
+                    got = speedups.size_run(seg, *args, ids_c, deep)
+                    assert got == size_run_py(seg, *args, ids_p, deep), (start, stop, end, check)
+                    assert ids_c == ids_p
+                    runs += got[1] > 0
+    assert runs > 20  # runs of one batch and more, not only declined starts
+
+
+@native
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(edits=st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1,
+                      max_size=6),
+       which=st.integers(0, 2), check=st.booleans(), limit=st.sampled_from([2500, 1 << 20]),
+       deep=st.booleans())
+def test_size_run_on_fuzzed_segments(edits: list[tuple[int, int]], which: int, check: bool,
+                                     limit: int, deep: bool) -> None:
+    from kdump.ops.size_run import SCAN_HEADERS, size_run_py
+    from kdump.records.file_records import walk_decompress
+
+    assert speedups is not None
+    seg = bytearray(_size_run_cases()[which])
+    for at, value in edits:
+        seg[at % len(seg)] = value
+    data = bytes(seg)
+    ids_c: set[int] = set()
+    ids_p: set[int] = set()
+    args = (0, len(data), len(data), check, SCAN_HEADERS, limit, walk_decompress)
+    assert speedups.size_run(data, *args, ids_c, deep) == size_run_py(data, *args, ids_p, deep)
+    assert ids_c == ids_p
+
+
+@native
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1,
+                max_size=6), st.booleans())
+def test_size_report_native_walk_on_fuzzed_segments(
+        tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[int, int]],
+        deep: bool) -> None:
+    """Bytes changed anywhere in a mixed segment: the same size-report rows and findings
+    with the native walk and without it."""
+    from kdump.ops import size_run
+
+    seg = bytearray(_mixed_segment())
+    for at, value in edits:
+        seg[at % len(seg)] = value
+    d = tmp_path_factory.mktemp("sfuzz") / "f-0"
+    d.mkdir()
+    (d / "00000000000000000000.log").write_bytes(bytes(seg))
+    native_run = size_run._native_size_run
+    try:
+        fast = _size_out([str(d)], by="segment", deep=deep)
+        size_run._native_size_run = None
+        slow = _size_out([str(d)], by="segment", deep=deep)
+    finally:
+        size_run._native_size_run = native_run
+    assert fast == slow
+
+
+# --- dump's batch line and record prefix (batch_json) ---------------------------------------
+def _python_batch_lines(b: RecordBatch) -> tuple[str, str]:
+    from kdump.render import jsonl
+
+    return jsonl._dumps(jsonl.batch_object(b)) + "\n", jsonl.record_prefix(b)
+
+
+_ODD_PATHS = ["/d/t-0/00000000000000000000.log", "/d/a\"b\\c-12/0.log",
+              "/d/t\u00e9\u202e-3/0.log", "/d/\udcff\udc80x-1/0.log", "/d/notapartition/0.log",
+              "/d/\u65e5\u672c-2147483647/0.log", "rel.log"]
+
+
+@native
+def test_batch_json_matches_python(sample_logdir: Path, tmp_path: Path) -> None:
+    """Every v2 batch of the sample log dir and of the damaged segments, under file
+    names that need escapes: the native batch line and record prefix are the Python
+    writer's, byte for byte."""
+    from kdump.render import jsonl
+
+    assert speedups is not None and jsonl.native_batch_matches_model()
+    logs = sorted(sample_logdir.rglob("*.log")) + _damaged_segments(tmp_path)
+    n = 0
+    for log in logs:
+        for b in batches_of(log):
+            for path in (str(log), *_ODD_PATHS):
+                b.path = path
+                assert jsonl.batch_lines(b) == _python_batch_lines(b), path
+                n += 1
+    assert n > 100
+
+
+@native
+@settings(max_examples=400, deadline=None)
+@given(header=st.binary(min_size=61, max_size=61), position=st.integers(0, 2**40),
+       path=st.sampled_from(_ODD_PATHS))
+def test_batch_json_on_arbitrary_headers(header: bytes, position: int, path: str) -> None:
+    """Any 61 header bytes (signed fields, unknown codecs, sequences that wrap, delete
+    horizons, offsets near int64's end): the same text, or NotImplemented and Python's."""
+    from kdump.render import jsonl
+
+    b = RecordBatch(path, position, header, 0)
+    assert jsonl.batch_lines(b) == _python_batch_lines(b)
+    bh, rh = jsonl._heads(path)
+    got = speedups.batch_json(header, 0, position, b.crc_valid, bh, rh)  # type: ignore[union-attr]
+    if b.magic >= 2 and -(2**63) <= b.last_offset < 2**63:
+        assert got == _python_batch_lines(b)  # the native writer's own text
+    else:
+        assert got is NotImplemented
+
+
+@native
+def test_batch_json_out_of_domain() -> None:
+    """A last offset past int64 is left to Python (json.dumps writes the big int)."""
+    from kdump.render import jsonl
+
+    assert speedups is not None
+    header = bytearray(v2_batch(rich_records(2))[:61])
+    header[0:8] = struct.pack(">q", 2**63 - 1)
+    header[23:27] = struct.pack(">i", 5)
+    b = RecordBatch("/d/t-0/0.log", 0, bytes(header), 0)
+    assert speedups.batch_json(b.data, 0, 0, False, "{", "{") is NotImplemented
+    line, _ = jsonl.batch_lines(b)
+    assert f'"last_offset":{2**63 + 4},' in line
+    assert speedups.batch_json(b"short", 0, 0, False, "{", "{") is NotImplemented
+
+
+@native
+def test_text_batch_line_matches_python(sample_logdir: Path, tmp_path: Path) -> None:
+    """DumpLogSegments' batch line, natively, for every v2 batch of the fixtures."""
+    from kdump.render import text
+
+    assert speedups is not None
+    n = 0
+    for log in sorted(sample_logdir.rglob("*.log")) + _damaged_segments(tmp_path):
+        for b in batches_of(log):
+            assert text.batch_text(b) == text.batch_line(b) + "\n"
+            n += 1
+    assert n > 30
+
+
+@native
+@settings(max_examples=400, deadline=None)
+@given(header=st.binary(min_size=61, max_size=61), position=st.integers(0, 2**40))
+def test_text_batch_line_on_arbitrary_headers(header: bytes, position: int) -> None:
+    from kdump.render import text
+
+    assert speedups is not None
+    b = RecordBatch("/d/t-0/0.log", position, header, 0)
+    assert text.batch_text(b) == text.batch_line(b) + "\n"
+    got = speedups.text_batch_line(header, 0, position, b.crc_valid)
+    assert got is NotImplemented or got == text.batch_line(b) + "\n"
+    if b.magic >= 2 and -(2**63) <= b.last_offset < 2**63:
+        assert got is not NotImplemented
+
+
+def _json_dump_text(paths: list[str], texts: bool) -> str:
+    import io
+
+    from kdump.ops.dump import DumpOptions, dump
+    from kdump.render import jsonl
+
+    out = io.StringIO()
+    r = jsonl.JsonRenderer(out)
+    opts = DumpOptions(print_data_log=True, texts=texts)
+    for item in dump(paths, opts):
+        r.emit(item)
+    return out.getvalue()
+
+
+def test_json_dump_needs_no_decoder_texts(sample_logdir: Path, tmp_path: Path) -> None:
+    """--format json builds no string-decoder texts (DumpOptions.texts false): the same
+    JSON Lines as with them, over internal topics, control batches, damaged segments
+    and number keys the auto decoder reads (whose decoded objects stay)."""
+    d = tmp_path / "keys-0"
+    d.mkdir()
+    recs = [Rec(k, b"v") for k in (b"\x00\x00\x00\x07", b"abcd", None, b"\x00" * 8, b"k")]
+    (d / "00000000000000000000.log").write_bytes(v2_batch(recs))
+    paths = [str(sample_logdir), str(d)] + [str(p.parent) for p in
+                                             _damaged_segments(tmp_path / "dmg")]
+    with_texts = _json_dump_text(paths, True)
+    assert _json_dump_text(paths, False) == with_texts
+    assert '"key_note"' in with_texts and '"control":{' in with_texts

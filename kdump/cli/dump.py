@@ -186,6 +186,7 @@ def dump_command(
     )
     fmt = resolve_format(fmt, default_text=True)
     opts.schema.text = fmt != "json"
+    opts.texts = fmt != "json"  # JSON Lines write the payloads, not the decoder's texts
     n_jobs = resolve_jobs(jobs)
     from ..decoders.redact import Redacted
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import base64
 import json
 import struct
+from typing import Any
 
+from .._native import speedups
 from .base import Decoded
 
 
@@ -120,6 +122,7 @@ class NoneDecoder(_Simple):
 NUMBER_KEYS = {8: (struct.Struct(">q"), "int64"), 4: (struct.Struct(">i"), "int32")}
 #: control characters text may hold (the rest, NUL first, say the bytes are not text)
 _TEXT_CONTROLS = frozenset(b"\t\n\r")
+_native_number_keys = None if speedups is None else speedups.number_key_indices
 
 
 def is_text(data: bytes) -> bool:
@@ -142,3 +145,20 @@ def number_key(data: bytes | None) -> tuple[str, int, str] | None:
     (n,) = fmt.unpack(data)
     return (f"{n} ({name})", n, f"{len(data)} bytes that are not text, read as a big-endian "
             f"{name} (Kafka's {'Long' if len(data) == 8 else 'Integer'}Serializer)")
+
+
+def number_key_indices(records: list[Any]) -> list[int]:
+    """The indices of the records (each with a ``key``) whose key :func:`number_key`
+    reads as a number: what dump's auto decoding decodes again, a batch at a time (in C
+    when the extension is built: ``number_key_indices`` in kdump/_speedups.c)."""
+    if _native_number_keys is not None:
+        got = _native_number_keys(records)
+        if got is not NotImplemented:
+            return got
+    return number_key_indices_py(records)
+
+
+def number_key_indices_py(records: list[Any]) -> list[int]:
+    """The pure-Python twin of the native ``number_key_indices``."""
+    return [i for i, r in enumerate(records)
+            if r.key is not None and len(r.key) in NUMBER_KEYS and not is_text(r.key)]

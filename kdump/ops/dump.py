@@ -105,6 +105,10 @@ class DumpOptions:
     verbose: bool = False
     #: print secrets in metadata records as the data holds them (kdump.decoders.redact)
     show_secrets: bool = False
+    #: build the string decoder's key and value texts of each record (False for
+    #: ``--format json``, whose record objects carry the payloads, never those texts:
+    #: the records' events then hold no Decoded unless a decoder gives structure)
+    texts: bool = True
     _cache: dict[object, PayloadDecoder] = field(default_factory=dict)
     _releases: Releases | None = None
 
@@ -256,9 +260,11 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
     #: builds them, then those that may be schema-framed decoded again by it (a topic of
     #: text beside a registry's _schemas keeps the fast path)
     framed = getattr(decoder, "framed", None)
+    #: the same question for a whole batch's records in one call, where the decoder can
+    framed_indices = getattr(decoder, "framed_indices", None)
     if decoder is not None:
         if _plain_strings(decoder) or framed is not None:
-            fast_decoded = Decoded
+            fast_decoded = Decoded if opts.texts else None
         else:
             fast_events = None
     # the raw values of metadata records holding secrets are not shown either (kdump.decoders.redact)
@@ -294,19 +300,17 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                 except KdumpError as e:
                     recs, err = [], e
                 if recs:
-                    offs = [r.offset for r in recs]
-                    first = offs[0]
-                    if offs == list(range(first, first + len(offs))):
-                        if last_offset != -1 and first != last_offset + 1:
-                            problems.append(_gap(f.path, batch, last_offset, first))
-                    else:
-                        for o in offs:
-                            if last_offset != -1 and o != last_offset + 1:
-                                problems.append(_gap(f.path, batch, last_offset, o))
-                            last_offset = o
-                    last_offset = offs[-1]
+                    last_offset, gaps = record_offsets(recs, last_offset)
+                    for after, nxt in gaps:
+                        problems.append(_gap(f.path, batch, after, nxt))
                 records = fast_events(recs, RecordEvent, fast_decoded)
-                if framed is not None:
+                if framed_indices is not None:
+                    # the auto decoder's number keys, found a batch at a time
+                    for i in framed_indices(recs):
+                        r = recs[i]
+                        records[i].decoded = decoder.decode(  # type: ignore[union-attr,call-arg]
+                            r.key, r.value, r.offset, r.headers)
+                elif framed is not None:
                     # a decoder that looks at keys of some sizes only (the auto decoder's
                     # number keys) is asked about those keys only: the rest keep the
                     # string decoder's events, built natively
@@ -423,6 +427,30 @@ def _record_events_py(records: list[Record], event_cls: type[RecordEvent],
             None, None, None))
         for r in records
     ]
+
+
+def record_offsets(records: list[Record], last_offset: int) -> tuple[int, list[tuple[int, int]]]:
+    """DumpLogSegments' "non-consecutive offsets" bookkeeping over one batch's records:
+    the last offset seen after them, and each (offset, next offset) that does not step
+    by one (the first record's against ``last_offset``, unless that is -1).  In C when
+    the extension is built (``record_offsets``); :func:`record_offsets_py` is its twin."""
+    if _native is not None:
+        got = _native.record_offsets(records, last_offset)
+        if got is not NotImplemented:
+            return got
+    return record_offsets_py(records, last_offset)
+
+
+def record_offsets_py(records: list[Record], last_offset: int
+                      ) -> tuple[int, list[tuple[int, int]]]:
+    """The pure-Python twin of the native ``record_offsets``."""
+    gaps: list[tuple[int, int]] = []
+    for r in records:
+        o = r.offset
+        if last_offset != -1 and o != last_offset + 1:
+            gaps.append((last_offset, o))
+        last_offset = o
+    return last_offset, gaps
 
 
 def _plain_strings(decoder: PayloadDecoder) -> bool:

@@ -47,6 +47,9 @@ _LAYOUT_NAMES = (
     "RECORD_OVERHEAD_V0",
     "RECORD_OVERHEAD_V1",
     "LEGACY_COMPRESSION_MASK",
+    # size-report's native walk (size_run): a batch's producer and transaction
+    "V2_PRODUCER_ID_OFFSET",
+    "V2_TRANSACTIONAL_FLAG",
     # control records (kdump.records.control.parse_control)
     "CONTROL_ABORT",
     "CONTROL_COMMIT",

@@ -158,12 +158,32 @@ class LogReader:
         kdump/_speedups.c) consumes every run of batches, v2 and v0/v1, it would report
         nothing about (CRC, offsets and, with ``deep``, the records) after the last
         offset ``prev_last()`` (or, first, from ``segment_base``), calling
-        ``on_run(batches, records, last offset)`` for each run; with ``limit``, only
-        batches that end by that position.  The file is read into one reused buffer
-        (:class:`~kdump.source.ReadBuffer`), and Python frames only the batches the walker
-        stops at.  False (and nothing changed) when the extension is not built."""
+        ``on_run(batches, records, last offset)`` for each run (see :meth:`skip_batches`).
+        False (and nothing changed) when the extension is not built."""
         if _native_run is None:
             return False
+        headers, max_bytes = max_headers(self.max_batch_bytes), self.max_batch_bytes
+        payload = walk_decompress if deep else None
+
+        def run(data: object, i: int, stop: int, end_index: int) -> tuple[int, int, int | None]:
+            j, batches, records, last = _native_run(
+                data, i, stop, prev_last(), segment_base, deep, headers, max_bytes, payload)
+            if batches:
+                on_run(batches, records, last)
+            return j, batches, last
+
+        self.skip_batches(run, limit)
+        return True
+
+    skip_clean_v2_batches = skip_clean_batches  # its name before v0/v1 batches joined
+
+    def skip_batches(self, run: Callable[..., tuple[int, int, int | None]],
+                   limit: int | None) -> None:
+        """Install :attr:`skip`: the file read into a reused :class:`~kdump.source.ReadBuffer`,
+        each stretch handed to ``run(data, i, stop, end_index)`` (indices of the position,
+        the stretch's end, the reader's end), which consumes a run of batches: (index
+        after them, batches, last offset).  Python frames the batch a run stops at; with
+        ``limit``, only batches that end by that position are run."""
         end = self.end if limit is None else min(self.end, limit)
         chunk = min(self.window.chunk, FAST_CHUNK)
         # a thread reads the next stretch while this one is walked, for logs of several
@@ -178,10 +198,7 @@ class LogReader:
                               ahead=end - self.start > 2 * chunk)
         self._reads = reads
         self.source.advise_sequential()
-        headers = max_headers(self.max_batch_bytes)
-        max_bytes = self.max_batch_bytes
-        payload = _walk_decompress if deep else None
-        largest = max_bytes + L.RECORD_BATCH_OVERHEAD
+        largest = self.max_batch_bytes + L.RECORD_BATCH_OVERHEAD
 
         def skip(pos: int) -> int:
             buf = reads.current
@@ -193,11 +210,8 @@ class LogReader:
                     if buf.end - pos < L.HEADER_SIZE_UP_TO_MAGIC:
                         return pos  # the file shrank: Python says how
                     continue
-                j, batches, records, last = _native_run(
-                    buf.data, i, stop, prev_last(), segment_base, deep, headers, max_bytes,
-                    payload)
+                j, batches, last = run(buf.data, i, stop, i + self.end - pos)
                 if batches:
-                    on_run(batches, records, last)
                     self._prev_last_offset = last
                     pos = self.valid_end = pos + j - i
                     continue
@@ -220,9 +234,6 @@ class LogReader:
             return pos
 
         self.skip = skip
-        return True
-
-    skip_clean_v2_batches = skip_clean_batches  # its name before v0/v1 batches joined
 
     # --- helpers -------------------------------------------------------------------------
     def _is_zero(self, start: int, end: int) -> bool:
@@ -582,9 +593,9 @@ def native_walk_available() -> bool:
     return _native_run is not None
 
 
-def _walk_decompress(codec: int, data: bytes, limit: int) -> bytes | None:
-    """A v2 payload decompressed for the native walk, as RecordBatch.payload does it;
-    None where that raises (the batch is then Python's to report)."""
+def walk_decompress(codec: int, data: bytes, limit: int) -> bytes | None:
+    """A v2 payload decompressed for the native walks (verify_run, size_run), as
+    RecordBatch.payload does it; None where that raises (the batch is Python's)."""
     try:
         return decompress(codec, data, limit, magic=2)
     except KdumpError:

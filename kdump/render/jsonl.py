@@ -131,6 +131,58 @@ def _record_head(b: Batch) -> dict[str, Any]:
             "is_control": b.is_control}
 
 
+#: The batch fields the native writer (kdump/_speedups.c, batch_json) writes, in the
+#: model's order (the optional replica fields are never given by dump), and the record
+#: fields before ``offset`` it continues the record prefix with: it is used only while
+#: the model declares exactly these (a field added is written by Python until C learns it).
+NATIVE_BATCH_FIELDS = (
+    "file", "position", "base_offset", "last_offset", "count", "size", "magic",
+    "compression", "timestamp_type", "max_timestamp", "crc", "crc_valid", "first_timestamp",
+    "partition_leader_epoch", "producer_id", "producer_epoch", "base_sequence",
+    "last_sequence", "is_transactional", "is_control", "delete_horizon_ms", "attributes",
+    "replica", "log_dir", "broker_id")
+_native_batch = None if speedups is None else speedups.batch_json
+_native_batch_model: list[Any] = [None, None, False]  # [batch decl, record decl, matches]
+
+
+def native_batch_matches_model() -> bool:
+    """The native batch writer writes the batch fields and record prefix the model
+    declares."""
+    decl, rdecl = SCHEMA["batch"], SCHEMA["record"]
+    if _native_batch_model[0] is not decl or _native_batch_model[1] is not rdecl:
+        _native_batch_model[:] = [decl, rdecl, (
+            tuple(f.name for f in fields_of("batch")) == NATIVE_BATCH_FIELDS
+            and NATIVE_RECORD_FIELDS[:8] == tuple(f.name for f in fields_of("record"))[:8])]
+    return bool(_native_batch_model[2])
+
+
+@lru_cache(maxsize=256)
+def _heads(path: str) -> tuple[str, str]:
+    """The text a batch object and a record prefix of ``path`` start with (up to the
+    file's value, and up to ``"batch_position":``), as Python's JSON writer writes it."""
+    topic, partition = topic_partition(path)
+    batch = _dumps({"type": "batch", "file": path})[:-1]
+    record = _dumps({"type": "record", "file": path, "topic": topic,
+                     "partition": partition})[:-1] + ',"batch_position":'
+    return batch, record
+
+
+def batch_lines(b: Batch) -> tuple[str, str]:
+    """The line of a v2 batch's ``batch`` object (newline included) and its record
+    prefix: written natively when the extension is built (``batch_json``), else (and
+    as its twin) :func:`batch_object` and :func:`record_prefix`."""
+    if _native_batch is not None and native_batch_matches_model():
+        bh, rh = _heads(b.path)
+        got = _native_batch(b.data, b.index, b.position,  # type: ignore[attr-defined]
+                            b.crc_valid, bh, rh)
+        if got is not NotImplemented:
+            return got
+    return _dumps(batch_object(b)) + "\n", record_prefix(b)
+
+
+_TIMESTAMP_TYPE_JSON: dict[str, str] = {}
+
+
 def record_prefix(b: Batch) -> str:
     """The JSON text every record object of ``b`` starts with, up to the offset's value:
     what the native writer continues (the same fields and order as ``record_object``,
@@ -303,17 +355,25 @@ class JsonRenderer:
         w = self._write
         if isinstance(item, de.BatchEvent):
             b = item.batch
-            if not item.continued:
+            prefix = None
+            if b.magic >= 2:
+                line, prefix = batch_lines(b)
+                if not item.continued:
+                    self.out.write(line)
+            elif not item.continued:
                 w(batch_object(b))
             if item.records:
                 text: Any = NotImplemented
-                if b.magic >= 2 and self.structured is None:
+                if prefix is not None and self.structured is None:
                     # the same objects, written alike in one go (natively when the extension
                     # is built; tests/test_speedups.py)
-                    prefix = record_prefix(b)
                     code = _ENCODING_CODES.get(self.encoding, 1)
                     if _native_json is not None and native_matches_model():
-                        text = _native_json(item.records, prefix, _dumps(b.timestamp_type), code,
+                        tt = b.timestamp_type
+                        tt_json = _TIMESTAMP_TYPE_JSON.get(tt)
+                        if tt_json is None:
+                            tt_json = _TIMESTAMP_TYPE_JSON.setdefault(tt, _dumps(tt))
+                        text = _native_json(item.records, prefix, tt_json, code,
                                             de.RecordEvent, Record, Decoded)
                         if text is NotImplemented and not b.is_control:
                             text = _json_lines_decoded(item.records, prefix, b.timestamp_type,

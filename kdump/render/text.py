@@ -27,6 +27,7 @@ from ..textsafe import inert
 from .common import jbool, optional_long, problem_line
 
 _native_text = None if speedups is None else speedups.text_record_lines
+_native_batch_line = None if speedups is None else speedups.text_batch_line
 
 #: DumpLogSegments.RecordIndent
 RECORD_INDENT = "|"
@@ -82,6 +83,17 @@ def batch_line(b: Batch) -> str:
         f"magic: {b.magic} compresscodec: {b.compression_name} crc: {b.crc} "
         f"isvalid: {jbool(b.crc_valid)}"
     )
+
+
+def batch_text(b: Batch) -> str:
+    """:func:`batch_line` and its newline: written natively for a v2 batch when the
+    extension is built (``text_batch_line``; tests/test_speedups.py compares them)."""
+    if _native_batch_line is not None and b.magic >= 2:
+        got = _native_batch_line(b.data, b.index, b.position,  # type: ignore[attr-defined]
+                                 b.crc_valid)
+        if got is not NotImplemented:
+            return got
+    return batch_line(b) + "\n"
 
 
 def record_lines(ev: de.BatchEvent, skip_metadata: bool, print_contents: bool) -> list[str]:
@@ -192,7 +204,10 @@ class DumpTextRenderer:
     def emit(self, item: object) -> None:
         if isinstance(item, de.BatchEvent):
             if not item.continued:
-                self._w(batch_line(item.batch))
+                if self.inert_out:
+                    self._w(batch_line(item.batch))
+                else:
+                    self.out.write(batch_text(item.batch))
             if item.records is not None:
                 b = item.batch
                 text = NotImplemented
