@@ -102,6 +102,41 @@ def pool_pays(items: Iterable[T], jobs: int, size: Callable[[T], int]
     return False, iter(ahead)
 
 
+#: how many times cheaper a log of uncompressed batches is to read than its size says
+#: (pool_pays counts bytes of work) when a native walk reads it (verify-crc's, and
+#: size-report's for v2): ~1 GB/s in one process, its read-ahead thread already on the
+#: second core, where a pool costs more to start (~0.1 s, more under load) than it saves
+#: below ~1 GiB (issue 33: on this project's 2-core machine, size-report's pool of two
+#: over a 100 MB or 512 MB plain segment took 1.1-1.7x one process; over lz4, 0.8x)
+PLAIN_LOG_DISCOUNT = 16
+
+
+def log_work_bytes(path: str, size: int, *, legacy: bool) -> int:
+    """The bytes of work in a log of ``size`` bytes for :func:`pool_pays`: its size, or
+    its size over :data:`PLAIN_LOG_DISCOUNT` when it is local and its first batch is
+    uncompressed, v2 (or v0/v1 too, with ``legacy``: the walk reads those natively)."""
+    from . import fs as kfs
+    from . import layouts as L
+    from .errors import KdumpError
+    from .source import FileSource
+
+    if kfs.is_url(path):
+        return size
+    try:
+        with FileSource(path) as src:
+            head = src.pread(0, L.RECORD_BATCH_OVERHEAD)
+    except KdumpError:
+        return size
+    if len(head) < L.RECORD_BATCH_OVERHEAD:
+        return size
+    if head[L.MAGIC_OFFSET] == 2:
+        plain = not head[L.V2_ATTRIBUTES_OFFSET + 1] & L.V2_COMPRESSION_MASK
+    else:
+        plain = legacy and head[L.MAGIC_OFFSET] < 2 and \
+            not head[L.LEGACY_ATTRIBUTES_OFFSET] & L.LEGACY_COMPRESSION_MASK
+    return size // PLAIN_LOG_DISCOUNT if plain else size
+
+
 #: the most workers ``--jobs`` may start, per core this process may run on: the work is
 #: reading files, a few workers per core keep the disks busy, more only add processes
 JOBS_PER_CORE = 4
@@ -317,5 +352,6 @@ def _pop(pending: deque[tuple[int, Any]]) -> Iterator[Any]:
     yield result
 
 
-__all__ = ["JOBS_PER_CORE", "MAX_AHEAD", "MIN_POOL_BYTES", "DefaultJobs", "Spilled", "cap_jobs",
-           "cores", "default_jobs", "max_jobs", "ordered_map", "pool_pays"]
+__all__ = ["JOBS_PER_CORE", "MAX_AHEAD", "MIN_POOL_BYTES", "PLAIN_LOG_DISCOUNT", "DefaultJobs",
+           "Spilled", "cap_jobs", "cores", "default_jobs", "log_work_bytes", "max_jobs",
+           "ordered_map", "pool_pays"]

@@ -25,6 +25,7 @@ from writer import (
     ZSTD,
     Rec,
     big_segment,
+    legacy_message,
     v2_batch,
     varint,
     varlong,
@@ -930,26 +931,35 @@ def test_json_without_the_extension_is_the_same(sample_logdir: Path,
 
 
 @native
-def test_verify_pool_counts_plain_logs_at_a_discount(tmp_path: Path) -> None:
-    """Without --jobs, verify-crc weighs a log of uncompressed batches at 1/16 of its
-    size when the native walk reads it (one process checks those at ~1 GB/s), and a
-    compressed one (or one that does not start with a batch) at its size."""
+def test_pools_count_plain_logs_at_a_discount(tmp_path: Path) -> None:
+    """Without --jobs, verify-crc and size-report weigh a log of uncompressed batches at
+    1/16 of its size when their native walk reads it (one process reads those at
+    ~1 GB/s), and a compressed one (or one that does not start with a batch) at its
+    size; v0/v1 logs only for verify-crc (size-report's walk is v2's)."""
+    from kdump import parallel
     from kdump.files.logdir import walk
+    from kdump.ops import size_report as size_mod
     from kdump.ops import verify as verify_mod
 
-    plain, lz4, junk = (tmp_path / n for n in ("p-0", "l-0", "j-0"))
+    plain, lz4, junk, legacy = (tmp_path / n for n in ("p-0", "l-0", "j-0", "v-0"))
     big_segment(plain, 200_000)
     big_segment(lz4, 200_000, codec=LZ4)
     junk.mkdir()
     (junk / "00000000000000000000.log").write_bytes(b"\xff" * 5000)
-    sizes = {}
-    for item in walk([str(plain), str(lz4), str(junk)]):
-        if getattr(item, "kind", None) == "log":
-            sizes[Path(item.path).parent.name] = (verify_mod._log_bytes(item),
-                                                  Path(item.path).stat().st_size)
-    assert sizes["p-0"][0] == sizes["p-0"][1] // verify_mod.PLAIN_LOG_DISCOUNT == \
-        sizes["p-0"][1] // 16
-    assert sizes["l-0"][0] == sizes["l-0"][1] and sizes["j-0"] == (5000, 5000)
+    legacy.mkdir()
+    (legacy / "00000000000000000000.log").write_bytes(
+        b"".join(legacy_message(1, b"k", b"v" * 200, offset=i) for i in range(400)))
+    for mod, legacy_discounted in ((verify_mod, True), (size_mod, False)):
+        sizes = {}
+        for item in walk([str(plain), str(lz4), str(junk), str(legacy)]):
+            if getattr(item, "kind", None) == "log":
+                sizes[Path(item.path).parent.name] = (mod._log_bytes(item),  # type: ignore[attr-defined]
+                                                      Path(item.path).stat().st_size)
+        assert sizes["p-0"][0] == sizes["p-0"][1] // parallel.PLAIN_LOG_DISCOUNT == \
+            sizes["p-0"][1] // 16
+        assert sizes["l-0"][0] == sizes["l-0"][1] and sizes["j-0"] == (5000, 5000)
+        v, whole = sizes["v-0"]
+        assert v == (whole // 16 if legacy_discounted else whole), mod
 
 
 @native

@@ -29,14 +29,14 @@ from ..files.logdir import KafkaFile, walk
 from ..files.splits import SegmentRange, segment_ranges, window_for
 from ..findings import INFO, Problem
 from ..model import shape
-from ..parallel import ordered_map, pool_pays
+from ..parallel import log_work_bytes, ordered_map, pool_pays
 from ..records.batch import Batch
 from ..records.file_records import LogReader
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 from .replicas import broker_id_of, logdir_of
-from .size_run import install
+from .size_run import install, native_size_run_available
 
 LEVELS = ("segment", "partition", "topic")
 
@@ -245,13 +245,16 @@ def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
 
 
 def _log_bytes(item: object) -> int:
-    """The bytes of work in a walk's item: a segment's size (0 when it has none to give)."""
+    """The bytes of work in a walk's item: a segment's size (0 when it has none to give),
+    discounted when its first batch is v2 uncompressed and the native walk reads it
+    (:func:`kdump.parallel.log_work_bytes`)."""
     if not (isinstance(item, KafkaFile) and item.kind == "log" and _read_whole(item)):
         return 0
     try:
-        return kfs.getsize(item.path)
+        size = kfs.getsize(item.path)
     except OSError:
         return 0  # its reader says why
+    return log_work_bytes(item.path, size, legacy=False) if native_size_run_available() else size
 
 
 def _read_whole(f: KafkaFile) -> bool:

@@ -24,7 +24,7 @@ from ..files.logdir import KafkaFile, walk
 from ..findings import ERROR, INFO, Problem
 from ..fs import Listing
 from ..model import shape
-from ..parallel import Spilled, ordered_map, pool_pays
+from ..parallel import Spilled, log_work_bytes, ordered_map, pool_pays
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader, native_walk_available
 from ..records.scan import scan_v2_records
@@ -128,40 +128,17 @@ def _verified(paths: Iterable[str], opts: VerifyOptions, jobs: int) -> Iterator[
         yield _verify_here(opts, x) if isinstance(x, KafkaFile) and _is_log(x) else x
 
 
-#: how many times cheaper a log of uncompressed batches is to verify than its size says
-#: (pool_pays counts bytes of work), when the native walk reads it: it checks ~1 GB/s in
-#: one process, its read-ahead thread already on the second core, where a pool would
-#: cost more to start (~0.1 s, more under load) than it saves below ~1 GiB (issue 33)
-PLAIN_LOG_DISCOUNT = 16
-
-
 def _log_bytes(item: object) -> int:
     """The bytes of work in a walk's item: a log's size (0 when it has none to give),
-    discounted when its first batch is uncompressed and the native walk reads it."""
+    discounted when its first batch is uncompressed and the native walk reads it
+    (:func:`kdump.parallel.log_work_bytes`)."""
     if not (isinstance(item, KafkaFile) and _is_log(item)):
         return 0
     try:
         size = kfs.getsize(item.path)
     except OSError:
         return 0  # its reader says why
-    if _native_walk and not kfs.is_url(item.path) and _plain_first_batch(item.path):
-        return size // PLAIN_LOG_DISCOUNT
-    return size
-
-
-def _plain_first_batch(path: str) -> bool:
-    """Is the first batch of the log at ``path`` uncompressed (one 61-byte read)?"""
-    try:
-        with FileSource(path) as src:
-            head = src.pread(0, L.RECORD_BATCH_OVERHEAD)
-    except KdumpError:
-        return False
-    if len(head) < L.RECORD_BATCH_OVERHEAD:
-        return False
-    if head[L.MAGIC_OFFSET] == 2:
-        return not head[L.V2_ATTRIBUTES_OFFSET + 1] & L.V2_COMPRESSION_MASK
-    return head[L.MAGIC_OFFSET] < 2 and not head[L.LEGACY_ATTRIBUTES_OFFSET] & \
-        L.LEGACY_COMPRESSION_MASK
+    return log_work_bytes(item.path, size, legacy=True) if _native_walk else size
 
 
 def _parallel(opts: VerifyOptions, walked: Iterable[object], jobs: int) -> Iterator[object]:
