@@ -141,11 +141,38 @@ CLUSTER_FINDINGS = [
     ("b1/__cluster_metadata-0", "partition-under-replicated", "warning",
      "payments-0: ISR [3] of replicas [1,3] (leader 3)"),
     ("b1/orders-0", "replica-lagging", "warning",
-     "orders-0: a replica ends before another (log end offsets: broker 1 at 40, broker 2 at 20)"),
+     "orders-0: a replica ends before another (log end offsets: broker 1 at 40, broker 2 at 20); "
+     "broker 2 below the high watermark 40: committed records it does not hold"),
     ("b1/payments-0", "hanging-transaction", "warning",
      "payments-0: producer 7 (epoch 3) opened a transaction at offset 0, 20 minutes before the "
      "partition's last batch, and no marker closes it"),
 ]
+
+
+@pytest.mark.parametrize(("hw", "severity", "tail"), [
+    (40, "warning", "; broker 2 below the high watermark 40: committed records it does not hold"),
+    (20, "info", "; no replica ends below a high watermark on disk (20): records not committed "
+     "yet, normal for brokers stopped or copied one after another"),
+    (None, "info", "; no replica ends below a high watermark on disk: records not committed "
+     "yet, normal for brokers stopped or copied one after another"),
+])
+def test_a_lagging_replica_is_a_warning_only_below_a_high_watermark(
+        kdump: KdumpRunner, tmp_path: Path, hw: int | None, severity: str, tail: str) -> None:
+    """A follower that ends before its leader is in sync while the records it lacks are
+    not committed (brokers stopped one after another, KRaft voters a few records apart):
+    information.  Below a high watermark on disk it misses committed records: a
+    warning, and the report exits 1."""
+    b1 = w.broker_logdir(tmp_path / "b1", 1,
+                         high_watermarks=None if hw is None else [("orders", 0, hw)])
+    b2 = w.broker_logdir(tmp_path / "b2", 2)
+    w.write_replica(b1 / "orders-0", w.replica_batches([(0, 20, 0), (20, 20, 0)]))
+    w.write_replica(b2 / "orders-0", w.replica_batches([(0, 20, 0)]))
+    r = kdump("report", "b1", "b2", "--format", "json", cwd=tmp_path)
+    assert r.rc == (1 if severity == "warning" else 0), r.err
+    found = [(o["kind"], o["severity"], o["detail"]) for o in _objs(r.out)
+             if o["type"] == "problem"]
+    assert found == [("replica-lagging", severity, "orders-0: a replica ends before another "
+                      "(log end offsets: broker 1 at 40, broker 2 at 20)" + tail)]
 
 
 def test_cluster_report_json(kdump: KdumpRunner, tmp_path: Path) -> None:

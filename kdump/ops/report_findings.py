@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..findings import ERROR, WARNING, Problem
+from ..findings import ERROR, INFO, WARNING, Problem
 
 __all__ = ["hanging_finding", "replica_finding", "with_hanging_findings"]
 
@@ -42,8 +42,16 @@ def with_hanging_findings(transactions: Iterable[dict[str, Any]]) -> Iterator[An
 
 
 def replica_finding(c: Any) -> list[Problem]:
-    """A ``partition_comparison`` whose replicas diverge (error) or lag (warning) as a
-    finding (none when they agree)."""
+    """A ``partition_comparison`` whose replicas diverge (error) or lag as a finding (none
+    when they agree).  A lagging replica is a warning only with evidence that it misses
+    committed records: its log ends below a high watermark one of the replicas'
+    replication-offset-checkpoint holds.  Otherwise it is information: a follower is
+    in sync while it trails the leader's log end by records not yet committed
+    (Partition.maybeExpandIsr / isFollowerInSync: within replica.lag.time.max.ms of the
+    leader's end, Kafka 3.9-4.3), and brokers stopped one after another end where each
+    stopped; ``__cluster_metadata`` keeps its high watermark in memory only (the KRaft
+    quorum's voters, stopped one by one, end a few records apart: seen on a real
+    3-controller log dir)."""
     if c.status not in ("diverged", "lagging"):
         return []
     def who(s: Any) -> str:
@@ -51,12 +59,28 @@ def replica_finding(c: Any) -> list[Problem]:
         return f"broker {bid}" if bid is not None else s.replica.log_dir
 
     ends = ", ".join(f"{who(s)} at {s.leo if s.leo is not None else '–'}" for s in c.states)
+    severity = ERROR
     if c.status == "diverged":
         detail = (f"{c.name}: the replicas hold different batches from offset "
                   f"{c.divergence_offset} (replicas end: {ends})")
     else:
+        hws = [s.replica.high_watermark for s in c.states
+               if s.replica.high_watermark is not None]
+        committed = max(hws) if hws else None
+        behind = [s for s in c.states
+                  if committed is not None and s.leo is not None and s.leo < committed]
         detail = f"{c.name}: a replica ends before another (log end offsets: {ends})"
+        if behind:
+            severity = WARNING
+            detail += (f"; {', '.join(who(s) for s in behind)} below the high watermark "
+                       f"{committed}: committed records it does not hold")
+        else:
+            severity = INFO
+            detail += ("; no replica ends below a high watermark on disk"
+                       + (f" ({committed})" if committed is not None else "")
+                       + ": records not committed yet, normal for brokers stopped or "
+                       "copied one after another")
     return [Problem(c.states[0].replica.path if c.states else c.topic, None,
                     "replica-diverged" if c.status == "diverged" else "replica-lagging", detail,
-                    severity=ERROR if c.status == "diverged" else WARNING,
+                    severity=severity,
                     extra={"topic": c.topic, "partition": c.partition})]
