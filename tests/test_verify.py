@@ -406,3 +406,37 @@ def test_an_incomplete_active_segment_is_not_plain_clean(kdump: KdumpRunner, tmp
     r = kdump("verify-crc", "--format", "text", d)
     assert r.err_lines == ["verify-crc: 1 file, 4 batches, 71 unreadable bytes: clean, "
                            "1 batch in flight"]
+
+
+@pytest.mark.parametrize(("marks", "rc", "severity", "tail"), [
+    ({}, 0, "info", " (active segment: preallocation or an unfinished write)"),
+    ({"replication-offset-checkpoint": 20}, 0, "info",
+     " (active segment: preallocation or an unfinished write)"),
+    ({"replication-offset-checkpoint": 25}, 1, "error",
+     ", where the log dir's checkpoints say batches were written (high watermark 25): "
+     "offsets 20-24 lost on this replica"),
+    ({"replication-offset-checkpoint": 21, "recovery-point-offset-checkpoint": 30}, 1, "error",
+     ", where the log dir's checkpoints say batches were written (high watermark 21, "
+     "recovery point 30): offsets 20-29 lost on this replica"),
+])
+def test_zeros_ending_the_active_segment_where_batches_were_written_are_lost(
+        kdump: KdumpRunner, tmp_path: Path, marks: dict[str, int], rc: int, severity: str,
+        tail: str) -> None:
+    """Zeros after the last batch of an active segment are preallocation or writes never
+    made, unless the log dir's high watermark or recovery point says offsets past that
+    batch were written: those batches are lost on this replica (an error), as kdump
+    repair judges the same zeros (a real 4.2 log dir's zeroed partition)."""
+    ld = tmp_path / "ld"
+    part = ld / "t-0"
+    part.mkdir(parents=True)
+    data = b"".join(w.v2_batch(w.numbered_records(o, 5), base_offset=o) for o in range(0, 20, 5))
+    (part / f"{SEG}.log").write_bytes(data + bytes(4096))
+    for name, offset in marks.items():
+        (ld / name).write_bytes(w.offset_checkpoint([("t", 0, offset)]))
+    code, probs, _ = findings(kdump, "verify-crc", ld)
+    assert code == rc
+    assert [(p["kind"], p["position"], p["severity"], p["detail"]) for p in probs] == [
+        ("zero-tail", len(data), severity, "4096 zero bytes from here to the end of the file"
+         + tail)]
+    if rc:
+        assert probs[0]["lost_offsets"] == [20, max(marks.values()) - 1]

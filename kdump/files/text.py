@@ -10,12 +10,15 @@ metadata/.../properties/MetaProperties.java, raft/.../FileQuorumStateStore.java.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from ..errors import CorruptDataError
+from .. import fs as kfs
+from ..errors import CorruptDataError, KdumpError
 from ..source import FileSource
 
 #: checkpoints list every partition of a log dir (a line each, read a line at a time);
@@ -310,3 +313,36 @@ def read_json(source: FileSource) -> Any:
     except ValueError as e:  # a number past the interpreter's 4300 digits
         raise CorruptDataError(f"not JSON Kafka writes: {e}", path=source.path,
                                position=0) from None
+
+
+def checkpoint_value(partition_dir: str, name: str, topic: str, partition: int) -> int | None:
+    """The partition's entry in its log dir's offset checkpoint ``name``
+    (``replication-offset-checkpoint``, ``recovery-point-offset-checkpoint``,
+    ``log-start-offset-checkpoint``...; None when the file or the entry is missing or
+    unreadable)."""
+    path = kfs.dirname(kfs.abspath(partition_dir)) + "/" + name
+    try:
+        if kfs.is_url(path):  # the listing's size: no request of its own
+            key: tuple[int, int | None] = (kfs.getsize(path), None)
+        else:
+            st = os.stat(path)
+            key = (st.st_size, st.st_mtime_ns)
+    except OSError:
+        return None
+    return _checkpoint_values(path, name, *key).get((topic, partition))
+
+
+@lru_cache(maxsize=8)
+def _checkpoint_values(path: str, name: str, _size: int, _mtime_ns: int | None
+                       ) -> dict[tuple[str, int], int]:
+    """A log dir's offset checkpoint, read once per process for all its partitions
+    (keyed by size and mtime: a file changed under us is read again)."""
+    column = OFFSET_CHECKPOINTS[name]
+    out: dict[tuple[str, int], int] = {}
+    try:
+        with FileSource(path) as src:
+            for e in iter_checkpoint(src, name):
+                out[(e.fields["topic"], e.fields["partition"])] = e.fields[column]
+    except KdumpError:
+        return {}
+    return out

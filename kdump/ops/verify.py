@@ -334,6 +334,8 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                 if isinstance(item, Problem):
                     if item.kind == "truncated" and f.kind == "log" and not f.active:
                         item = _with_lost_offsets(item, f, prev_last)
+                    elif item.kind == "zero-tail" and f.kind == "log" and f.active:
+                        item = _zeros_where_written(item, f, prev_last)
                     yield item
                     continue
                 batch = item
@@ -414,6 +416,35 @@ def _with_lost_offsets(p: Problem, f: KafkaFile, prev_last: int | None) -> Probl
                  if last > first else f"; offset {first} lost (the next segment starts at {nxt})")
     p.extra = {**(p.extra or {}), "lost_offsets": [first, last]}
     return p
+
+
+def _zeros_where_written(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
+    """Zeros ending an active segment are preallocation or writes never made (info),
+    unless its log dir's replication-offset-checkpoint (high watermark: committed) or
+    recovery-point-offset-checkpoint (flushed) says offsets past its last batch were
+    written: then those batches are lost on this replica (an error, ``lost_offsets``),
+    as ``kdump repair`` judges the same zeros."""
+    if f.topic is None or f.partition is None or f.partition_state is not None:
+        return p
+    from ..files.text import checkpoint_value
+
+    part_dir = kfs.dirname(f.path)
+    marks = {name: checkpoint_value(part_dir, name, f.topic, f.partition)
+             for name in ("replication-offset-checkpoint", "recovery-point-offset-checkpoint")}
+    first = prev_last + 1 if prev_last is not None else f.base_offset
+    written = max((v for v in marks.values() if v is not None), default=None)
+    if first is None or written is None or written <= first:
+        return p
+    which = ", ".join(f"{'high watermark' if k.startswith('replication') else 'recovery point'} "
+                      f"{v}" for k, v in marks.items() if v is not None and v > first)
+    last = written - 1
+    return Problem(p.path, p.position, p.kind,
+                   f"{p.length if p.length is not None else 0} zero bytes from here to the end "
+                   f"of the file, where the log dir's checkpoints say batches were written "
+                   f"({which}): offset{'s' if last > first else ''} "
+                   f"{first}{f'-{last}' if last > first else ''} lost on this replica",
+                   base_offset=p.base_offset, length=p.length, severity=ERROR,
+                   extra={**(p.extra or {}), "lost_offsets": [first, last]})
 
 
 def check_records(batch: Batch, max_batch_bytes: int) -> Iterator[Problem | int]:

@@ -8,17 +8,14 @@ on, as the broker loads it).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
-from functools import lru_cache
 from itertools import pairwise
 
-from ... import fs as kfs
 from ... import layouts as L
 from ...errors import KdumpError
 from ...files.logdir import KafkaFile
 from ...files.snapshot import ProducerSnapshot, read_producer_snapshot
-from ...files.text import iter_checkpoint, read_checkpoint
+from ...files.text import checkpoint_value, read_checkpoint
 from ...files.txnindex import AbortedTxn, read_txn_index
 from ...findings import ERROR, WARNING, Problem
 from ...source import FileSource
@@ -159,30 +156,7 @@ def log_start_offset(partition_dir: str, topic: str, partition: int) -> int | No
     """The partition's entry in its log dir's ``log-start-offset-checkpoint`` (None when
     the file or the entry is missing or unreadable: verify-index's checkpoint pass
     reports a bad file)."""
-    path = kfs.dirname(kfs.abspath(partition_dir)) + "/log-start-offset-checkpoint"
-    try:
-        if kfs.is_url(path):  # the listing's size: no request of its own
-            key: tuple[int, int | None] = (kfs.getsize(path), None)
-        else:
-            st = os.stat(path)
-            key = (st.st_size, st.st_mtime_ns)
-    except OSError:
-        return None
-    return _log_start_offsets(path, *key).get((topic, partition))
-
-
-@lru_cache(maxsize=8)
-def _log_start_offsets(path: str, _size: int, _mtime_ns: int | None) -> dict[tuple[str, int], int]:
-    """A log dir's log start offsets, read once per process for all its partitions
-    (keyed by size and mtime: a file changed under us is read again)."""
-    out: dict[tuple[str, int], int] = {}
-    try:
-        with FileSource(path) as src:
-            for e in iter_checkpoint(src, "log-start-offset-checkpoint"):
-                out[(e.fields["topic"], e.fields["partition"])] = e.fields["log_start_offset"]
-    except KdumpError:
-        return {}
-    return out
+    return checkpoint_value(partition_dir, "log-start-offset-checkpoint", topic, partition)
 
 
 def _check_leader_epochs(f: KafkaFile, pp: _PartitionPass, log_start: int | None = None
