@@ -307,6 +307,10 @@ def test_configs_say_where_they_come_from(judged: Any) -> None:
     assert cfg[(1, "timed", "log.cleaner.enable")] == ("true", "default (KafkaConfig)")
     assert cfg[(1, "timed", "segment.bytes")] == (
         "1073741824", "server.properties log.segment.bytes (line 3)")
+    # the KRaft metadata log shows what trims it (after snapshots), not topic retention
+    assert {k[2]: v for k, v in cfg.items() if k[:2] == (1, "__cluster_metadata")} == {
+        "metadata.max.retention.ms": ("604800000", "default (KafkaConfig)"),
+        "metadata.max.retention.bytes": ("104857600", "default (KafkaConfig)")}
     run = objs[0]
     assert {k: run[k] for k in ("type", "now", "now_source", "kafka_version",
                                 "kafka_version_source", "overrides", "log_dirs")} == {

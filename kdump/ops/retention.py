@@ -66,6 +66,9 @@ SHOWN = ("cleanup.policy", "retention.ms", "retention.bytes", "segment.bytes", "
          "remote.storage.enable", "local.retention.ms", "local.retention.bytes",
          "log.cleaner.enable", "log.retention.check.interval.ms",
          "remote.log.storage.system.enable")
+#: what the KRaft metadata log's line shows: the settings that trim it (after snapshots,
+#: KafkaMetadataLog.cleanSnapshots), not the topic retention it does not follow
+METADATA_SHOWN = ("metadata.max.retention.ms", "metadata.max.retention.bytes")
 
 
 @dataclass(slots=True)
@@ -398,7 +401,7 @@ def _logdir(ld: LogDir, rs: ReplicaSet, resolver: Resolver,
         configs = resolver.topic(r.topic, ld.broker_id)
         if (r.topic, ld.broker_id) not in shown:
             shown.add((r.topic, ld.broker_id))
-            for name in SHOWN:
+            for name in (METADATA_SHOWN if r.topic == METADATA_TOPIC else SHOWN):
                 st = configs[name]
                 yield shape("retention_config", {"broker_id": ld.broker_id, "topic": r.topic,
                                                  "name": name, "value": show(st.value),

@@ -12,7 +12,8 @@ from .common import iso_ms, plural
 from .rows import ObjectRenderer, human
 
 #: the configs a topic's line always shows (the others when not Kafka's default)
-_ALWAYS = ("cleanup.policy", "retention.ms", "retention.bytes")
+_ALWAYS = ("cleanup.policy", "retention.ms", "retention.bytes", "metadata.max.retention.ms",
+           "metadata.max.retention.bytes")
 
 
 def _who(d: dict[str, Any]) -> str:

@@ -98,6 +98,11 @@ BROKER_KEYS: dict[str, Key] = {k.name: k for k in (
     Key("log.cleaner.enable", "bool", True),
     Key("log.retention.check.interval.ms", "long", 300_000, minimum=1),
     Key("remote.log.storage.system.enable", "bool", False),
+    # the KRaft metadata log (__cluster_metadata) is trimmed after snapshots by these, not
+    # by topic retention: KRaftConfigs (3.9, 4.0), raft/.../MetadataLogConfig.java (4.1+),
+    # 7 days and 100 MiB by default in all of them
+    Key("metadata.max.retention.ms", "long", 604_800_000),
+    Key("metadata.max.retention.bytes", "long", 100 * 1024 * 1024),
 )}
 
 #: every topic config of Kafka 3.0-4.3 (TopicConfig, QuotaConfig): --config accepts
