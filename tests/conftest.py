@@ -33,6 +33,21 @@ _ENV_DROP = ("KDUMP_FORMAT", "KDUMP_DEBUG", "FORCE_COLOR", "NO_COLOR", "TTY_COMP
              "TTY_INTERACTIVE", "CLICOLOR_FORCE", "JUPYTER_COLUMNS", "JUPYTER_LINES")
 
 
+def _sigint_as_on_a_terminal() -> None:
+    """The Ctrl-C tests send SIGINT to kdump processes they start.  A shell that starts
+    a job in the background (``cmd &`` in a script, nohup) sets SIGINT to ignored, and
+    an ignored signal stays ignored across fork and exec: those kdump processes would
+    not see the signal at all.  A handled one is reset to the default on exec, so
+    handling it here gives every process the tests start what a terminal gives it."""
+    import signal
+
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+_sigint_as_on_a_terminal()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--update-golden",
