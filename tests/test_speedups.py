@@ -11,6 +11,7 @@ import os
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -657,14 +658,11 @@ def _mixed_segment() -> bytes:
     return b"".join(parts)
 
 
-def _fast_and_slow(monkeypatch: pytest.MonkeyPatch, paths: list[str], **opts: Any
-                   ) -> tuple[list[Any], list[Any], int]:
-    """verify-crc's output with the native walk and without it, and the batches the
-    native walk consumed."""
-    from kdump.ops import verify as verify_mod
-    from kdump.records import file_records
-
-    native_run = file_records._native_run
+def _with_and_without(monkeypatch: pytest.MonkeyPatch, module: Any, name: str,
+                      run: Callable[[], list[Any]]) -> tuple[list[Any], list[Any], int]:
+    """``run()``'s output with the native walk ``module.name`` and without it (None),
+    and the batches the native walk consumed."""
+    native_run = getattr(module, name)
     assert native_run is not None
     consumed = [0]
 
@@ -673,15 +671,23 @@ def _fast_and_slow(monkeypatch: pytest.MonkeyPatch, paths: list[str], **opts: An
         consumed[0] += res[1]
         return res
 
-    def run() -> list[Any]:
-        return list(verify_mod.verify_crc(paths, verify_mod.VerifyOptions(**opts)))
-
-    monkeypatch.setattr(file_records, "_native_run", counting)
+    monkeypatch.setattr(module, name, counting)
     fast = run()
-    monkeypatch.setattr(file_records, "_native_run", None)
+    monkeypatch.setattr(module, name, None)
     slow = run()
-    monkeypatch.setattr(file_records, "_native_run", native_run)
+    monkeypatch.setattr(module, name, native_run)
     return fast, slow, consumed[0]
+
+
+def _fast_and_slow(monkeypatch: pytest.MonkeyPatch, paths: list[str], **opts: Any
+                   ) -> tuple[list[Any], list[Any], int]:
+    """verify-crc's output with the native walk and without it, and the batches the
+    native walk consumed."""
+    from kdump.ops import verify as verify_mod
+    from kdump.records import file_records
+
+    return _with_and_without(monkeypatch, file_records, "_native_run", lambda: list(
+        verify_mod.verify_crc(paths, verify_mod.VerifyOptions(**opts))))
 
 
 @native
@@ -1102,21 +1108,8 @@ def _size_fast_and_slow(monkeypatch: pytest.MonkeyPatch, paths: list[str], **opt
     native walk accounted."""
     from kdump.ops import size_run
 
-    native_run = size_run._native_size_run
-    assert native_run is not None
-    consumed = [0]
-
-    def counting(*args: Any) -> Any:
-        res = native_run(*args)
-        consumed[0] += res[1]
-        return res
-
-    monkeypatch.setattr(size_run, "_native_size_run", counting)
-    fast = _size_out(paths, **opts)
-    monkeypatch.setattr(size_run, "_native_size_run", None)
-    slow = _size_out(paths, **opts)
-    monkeypatch.setattr(size_run, "_native_size_run", native_run)
-    return fast, slow, consumed[0]
+    return _with_and_without(monkeypatch, size_run, "_native_size_run",
+                             lambda: _size_out(paths, **opts))
 
 
 @native
