@@ -34,6 +34,7 @@ from typing import Any
 
 from ... import fs as kfs
 from ... import layouts as L
+from ..._native import speedups
 from ...decoders import INTERNAL, TOPIC_DECODERS, KeyValueDecoder, Releases
 from ...decoders.base import Decoded, PayloadDecoder
 from ...decoders.redact import holds_metadata, redact_record, shown
@@ -396,17 +397,11 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
                   b.timestamp_type, b.base_offset if v2 else records[0].offset, b.last_offset,
                   b.size, b.magic, b.compression_name, b.partition_leader_epoch, b.producer_id,
                   b.producer_epoch, b.base_sequence, b.is_transactional, b.is_control, b.crc)
-        cols: list[list[Any]] = [
-            list(map(_OFFSET, records)),
-            list(map(_TIMESTAMP, records)),
-            list(map(_KEY, records)),
-            # secrets of metadata records are not exported raw (kdump.decoders.redact)
-            [redact_record(r).value for r in records] if metadata
-            else list(map(_VALUE, records)),
-            # as read: (key bytes, value) pairs (header keys are text: see :func:`header_pairs`)
-            list(map(_HEADERS, records)),
-            list(map(_SEQUENCE, records)),
-        ]
+        # offset, timestamp, key, value, headers (as read: (key bytes, value) pairs; header
+        # keys are text: see :func:`header_pairs`), sequence
+        cols = record_columns(records)
+        if metadata:  # secrets of metadata records are not exported raw (kdump.decoders.redact)
+            cols[3] = [redact_record(r).value for r in records]
         if verify:
             ok = b.crc_valid
             cols.append([ok if v2 or r.crc_valid is None else (ok and r.crc_valid)
@@ -449,6 +444,26 @@ _KEY = attrgetter("key")
 _VALUE = attrgetter("value")
 _HEADERS = attrgetter("headers")
 _SEQUENCE = attrgetter("sequence")
+
+_native_columns = None if speedups is None else speedups.record_columns
+
+
+def record_columns(records: list[Any]) -> list[list[Any]]:
+    """The per-record columns of a batch's records: offsets, timestamps, keys, values,
+    headers, sequences (natively in one pass when the extension is built:
+    ``record_columns`` in kdump/_speedups.c)."""
+    if _native_columns is not None:
+        cols = _native_columns(records)
+        if cols is not NotImplemented:
+            return cols  # type: ignore[no-any-return]
+    return record_columns_py(records)
+
+
+def record_columns_py(records: list[Any]) -> list[list[Any]]:
+    """The pure-Python twin of the native ``record_columns``."""
+    return [list(map(_OFFSET, records)), list(map(_TIMESTAMP, records)),
+            list(map(_KEY, records)), list(map(_VALUE, records)),
+            list(map(_HEADERS, records)), list(map(_SEQUENCE, records))]
 
 
 def header_pairs(headers: list[tuple[bytes, bytes | None]]) -> list[tuple[str, bytes | None]]:
