@@ -455,7 +455,7 @@ def record_columns(records: list[Any]) -> list[list[Any]]:
     if _native_columns is not None:
         cols = _native_columns(records)
         if cols is not NotImplemented:
-            return cols  # type: ignore[no-any-return]
+            return cols
     return record_columns_py(records)
 
 
