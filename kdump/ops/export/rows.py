@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate
@@ -491,6 +492,19 @@ def headers_array(column: list[list[tuple[bytes, bytes | None]]], typ: Any) -> A
     return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), items, type=typ)
 
 
+def int_array(values: list[Any], typ: Any, code: str) -> Any:
+    """An integer column from Python ints, through a packed ``array`` Arrow wraps without
+    a copy (``pa.array`` over Python ints costs several times more); a null or a value out
+    of range goes the ``pa.array`` way (which then gives the same nulls, or the error)."""
+    import pyarrow as pa
+
+    try:
+        packed = array(code, values)
+    except (TypeError, OverflowError):
+        return pa.array(values, type=typ)
+    return pa.Array.from_buffers(typ, len(packed), [None, pa.py_buffer(packed)])
+
+
 def blocks(s: Slice, opts: ReadOptions, findings: Findings = None) -> Iterator[Block]:
     return record_blocks(s, opts, findings) if opts.level == "record" \
         else batch_blocks(s, opts, findings)
@@ -524,6 +538,7 @@ def arrow_batches(source: Iterable[Block], schema: Any, layout_: tuple[list[int]
     typed decoded columns of ``kdump export``), built from the blocks gathered."""
     import pyarrow as pa
 
+    ints = {pa.int64(): "q", pa.int32(): "i"}
     shared_pos, rec_pos = layout_
     names = schema.names
     ki = next((j for j, i in enumerate(rec_pos) if names[i] == "key"), None)
@@ -545,7 +560,12 @@ def arrow_batches(source: Iterable[Block], schema: Any, layout_: tuple[list[int]
             arrays[i] = small if len(shared_rows) == len(index) else small.take(take)
         for j, i in enumerate(rec_pos):
             typ = schema.field(i).type
-            arrays[i] = headers_array(cols[j], typ) if j == hj else pa.array(cols[j], type=typ)
+            if j == hj:
+                arrays[i] = headers_array(cols[j], typ)
+            elif typ in ints:
+                arrays[i] = int_array(cols[j], typ, ints[typ])
+            else:
+                arrays[i] = pa.array(cols[j], type=typ)
         if extra is not None:
             arrays += extra(held)
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
