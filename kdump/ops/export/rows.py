@@ -489,7 +489,7 @@ def headers_array(column: list[list[tuple[bytes, bytes | None]]], typ: Any) -> A
             fields=[item.field(0), item.field(1)])
     else:
         items = pa.array([], type=item)
-    return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), items, type=typ)
+    return pa.ListArray.from_arrays(int_array(offsets, pa.int32(), "i"), items, type=typ)
 
 
 def int_array(values: list[Any], typ: Any, code: str) -> Any:
@@ -553,7 +553,7 @@ def arrow_batches(source: Iterable[Block], schema: Any, layout_: tuple[list[int]
 
     def flush() -> Any:
         arrays: list[Any] = [None] * width
-        take = pa.array(index, type=pa.int32())
+        take = int_array(index, pa.int32(), "i")
         for j, i in enumerate(shared_pos):
             small = pa.array([t[j] for t in shared_rows], type=schema.field(i).type)
             # one row per block (batch level): the index is the identity
