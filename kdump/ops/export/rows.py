@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+from array import array
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import accumulate
@@ -34,6 +35,7 @@ from typing import Any
 
 from ... import fs as kfs
 from ... import layouts as L
+from ..._native import speedups
 from ...decoders import INTERNAL, TOPIC_DECODERS, KeyValueDecoder, Releases
 from ...decoders.base import Decoded, PayloadDecoder
 from ...decoders.redact import holds_metadata, redact_record, shown
@@ -396,17 +398,11 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
                   b.timestamp_type, b.base_offset if v2 else records[0].offset, b.last_offset,
                   b.size, b.magic, b.compression_name, b.partition_leader_epoch, b.producer_id,
                   b.producer_epoch, b.base_sequence, b.is_transactional, b.is_control, b.crc)
-        cols: list[list[Any]] = [
-            list(map(_OFFSET, records)),
-            list(map(_TIMESTAMP, records)),
-            list(map(_KEY, records)),
-            # secrets of metadata records are not exported raw (kdump.decoders.redact)
-            [redact_record(r).value for r in records] if metadata
-            else list(map(_VALUE, records)),
-            # as read: (key bytes, value) pairs (header keys are text: see :func:`header_pairs`)
-            list(map(_HEADERS, records)),
-            list(map(_SEQUENCE, records)),
-        ]
+        # offset, timestamp, key, value, headers (as read: (key bytes, value) pairs; header
+        # keys are text: see :func:`header_pairs`), sequence
+        cols = record_columns(records)
+        if metadata:  # secrets of metadata records are not exported raw (kdump.decoders.redact)
+            cols[3] = [redact_record(r).value for r in records]
         if verify:
             ok = b.crc_valid
             cols.append([ok if v2 or r.crc_valid is None else (ok and r.crc_valid)
@@ -450,6 +446,26 @@ _VALUE = attrgetter("value")
 _HEADERS = attrgetter("headers")
 _SEQUENCE = attrgetter("sequence")
 
+_native_columns = None if speedups is None else speedups.record_columns
+
+
+def record_columns(records: list[Any]) -> list[list[Any]]:
+    """The per-record columns of a batch's records: offsets, timestamps, keys, values,
+    headers, sequences (natively in one pass when the extension is built:
+    ``record_columns`` in kdump/_speedups.c)."""
+    if _native_columns is not None:
+        cols = _native_columns(records)
+        if cols is not NotImplemented:
+            return cols
+    return record_columns_py(records)
+
+
+def record_columns_py(records: list[Any]) -> list[list[Any]]:
+    """The pure-Python twin of the native ``record_columns``."""
+    return [list(map(_OFFSET, records)), list(map(_TIMESTAMP, records)),
+            list(map(_KEY, records)), list(map(_VALUE, records)),
+            list(map(_HEADERS, records)), list(map(_SEQUENCE, records))]
+
 
 def header_pairs(headers: list[tuple[bytes, bytes | None]]) -> list[tuple[str, bytes | None]]:
     """A record's headers as the ``headers`` column holds them: keys as text (Kafka's
@@ -473,7 +489,20 @@ def headers_array(column: list[list[tuple[bytes, bytes | None]]], typ: Any) -> A
             fields=[item.field(0), item.field(1)])
     else:
         items = pa.array([], type=item)
-    return pa.ListArray.from_arrays(pa.array(offsets, type=pa.int32()), items, type=typ)
+    return pa.ListArray.from_arrays(int_array(offsets, pa.int32(), "i"), items, type=typ)
+
+
+def int_array(values: list[Any], typ: Any, code: str) -> Any:
+    """An integer column from Python ints, through a packed ``array`` Arrow wraps without
+    a copy (``pa.array`` over Python ints costs several times more); a null or a value out
+    of range goes the ``pa.array`` way (which then gives the same nulls, or the error)."""
+    import pyarrow as pa
+
+    try:
+        packed = array(code, values)
+    except (TypeError, OverflowError):
+        return pa.array(values, type=typ)
+    return pa.Array.from_buffers(typ, len(packed), [None, pa.py_buffer(packed)])
 
 
 def blocks(s: Slice, opts: ReadOptions, findings: Findings = None) -> Iterator[Block]:
@@ -509,6 +538,7 @@ def arrow_batches(source: Iterable[Block], schema: Any, layout_: tuple[list[int]
     typed decoded columns of ``kdump export``), built from the blocks gathered."""
     import pyarrow as pa
 
+    ints = {pa.int64(): "q", pa.int32(): "i"}
     shared_pos, rec_pos = layout_
     names = schema.names
     ki = next((j for j, i in enumerate(rec_pos) if names[i] == "key"), None)
@@ -523,14 +553,19 @@ def arrow_batches(source: Iterable[Block], schema: Any, layout_: tuple[list[int]
 
     def flush() -> Any:
         arrays: list[Any] = [None] * width
-        take = pa.array(index, type=pa.int32())
+        take = int_array(index, pa.int32(), "i")
         for j, i in enumerate(shared_pos):
             small = pa.array([t[j] for t in shared_rows], type=schema.field(i).type)
             # one row per block (batch level): the index is the identity
             arrays[i] = small if len(shared_rows) == len(index) else small.take(take)
         for j, i in enumerate(rec_pos):
             typ = schema.field(i).type
-            arrays[i] = headers_array(cols[j], typ) if j == hj else pa.array(cols[j], type=typ)
+            if j == hj:
+                arrays[i] = headers_array(cols[j], typ)
+            elif typ in ints:
+                arrays[i] = int_array(cols[j], typ, ints[typ])
+            else:
+                arrays[i] = pa.array(cols[j], type=typ)
         if extra is not None:
             arrays += extra(held)
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
