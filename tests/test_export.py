@@ -362,8 +362,10 @@ def test_internal_topics_and_schema_registry(kdump: KdumpRunner, k4: Path, tmp_p
     assert len(schemas) == 1
 
 
-def test_secrets_redacted_unless_asked(kdump: KdumpRunner, tmp_path: Path) -> None:
-    d = tmp_path / "logdir" / "__cluster_metadata-0"
+def secrets_metadata_logdir(root: Path) -> Path:
+    """A log dir whose ``__cluster_metadata-0`` holds a SCRAM credential and a password
+    config (their secrets spelled ``...-SECRET-n``); the log dir's path."""
+    d = root / "logdir" / "__cluster_metadata-0"
     lw = w.MetadataLogWriter(d)
     lw.append([
         w.metadata_record("UserScramCredentialRecord", {
@@ -375,6 +377,11 @@ def test_secrets_redacted_unless_asked(kdump: KdumpRunner, tmp_path: Path) -> No
                                            "value": "PASSWORD-SECRET-4"}),
     ])
     lw.close()
+    return d.parent
+
+
+def test_secrets_redacted_unless_asked(kdump: KdumpRunner, tmp_path: Path) -> None:
+    d = secrets_metadata_logdir(tmp_path) / "__cluster_metadata-0"
     for flags, leaks in (((), False), (("--show-secrets",), True)):
         out = tmp_path / f"out{len(flags)}"
         assert export(kdump, d.parent, "-o", out, *flags).rc == 0

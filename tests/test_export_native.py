@@ -15,13 +15,11 @@ from typing import Any
 import pytest
 
 try:
-    from tests import writer as w
     from tests.conftest import subprocess_env
-    from tests.test_export import damaged, fleet, k4
+    from tests.test_export import damaged, fleet, k4, secrets_metadata_logdir
 except ImportError:  # pragma: no cover
-    import writer as w  # type: ignore[no-redef, unused-ignore]
     from conftest import subprocess_env  # type: ignore[no-redef, unused-ignore]
-    from test_export import damaged, fleet, k4  # type: ignore[no-redef, unused-ignore]  # noqa: F401
+    from test_export import damaged, fleet, k4, secrets_metadata_logdir  # type: ignore[no-redef, unused-ignore]  # noqa: F401
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -36,27 +34,11 @@ R = importlib.import_module("kdump.ops.export.rows")
 native = pytest.mark.skipif(speedups is None, reason="the extension is not built")
 
 
-def _metadata_logdir(root: Path) -> Path:
-    d = root / "logdir" / "__cluster_metadata-0"
-    lw = w.MetadataLogWriter(d)
-    lw.append([
-        w.metadata_record("UserScramCredentialRecord", {
-            "name": "alice", "mechanism": 1, "salt": b"SALT-SECRET-1",
-            "storedKey": b"STORED-SECRET-2", "serverKey": b"SERVER-SECRET-3",
-            "iterations": 4096}),
-        w.metadata_record("ConfigRecord", {"resourceType": 4, "resourceName": "1",
-                                           "name": "ssl.keystore.password",
-                                           "value": "PASSWORD-SECRET-4"}),
-    ])
-    lw.close()
-    return d.parent
-
-
 @pytest.fixture(scope="module")
 def logdirs(tmp_path_factory: pytest.TempPathFactory, sample_dir: Path, fleet: Path,
             k4: Path, damaged: Path) -> dict[str, Path]:
     return {"sample": sample_dir, "fleet": fleet, "k4": k4, "damaged": damaged,
-            "metadata": _metadata_logdir(tmp_path_factory.mktemp("meta"))}
+            "metadata": secrets_metadata_logdir(tmp_path_factory.mktemp("meta"))}
 
 
 # --- the function ------------------------------------------------------------------------------

@@ -19,7 +19,26 @@ FORMATS = ("parquet", "arrow", "jsonl")
 SUFFIX = {"parquet": ".parquet", "arrow": ".arrow", "jsonl": ".jsonl"}
 
 
-class ParquetSink:
+class _PyArrowSink:
+    """What the pyarrow writers' sinks share: ``self.writer`` is closed when the file is
+    whole, or abandoned when it will be thrown away."""
+
+    writer: Any
+
+    def close(self) -> None:
+        self.writer.close()
+
+    def abandon(self) -> None:
+        """The file will be thrown away (Ctrl-C, a full disk): the writer is finished
+        now, while its file is open, not by its finalizer at exit (which would write
+        to a closed file and print a traceback)."""
+        try:
+            self.writer.close()
+        except Exception:  # the write that failed may fail again: the file goes anyway
+            pass
+
+
+class ParquetSink(_PyArrowSink):
     """Parquet (Snappy, as Spark writes it); dictionary encoding and statistics for the
     columns that gain from them (names, offsets, timestamps: what queries filter on),
     not for keys, values and headers (unique bytes, where both only cost time)."""
@@ -37,20 +56,9 @@ class ParquetSink:
     def write(self, batch: Any) -> None:
         self.writer.write_batch(batch, row_group_size=max(1, batch.num_rows))
 
-    def close(self) -> None:
-        self.writer.close()
-
-    def abandon(self) -> None:
-        """The file will be thrown away (Ctrl-C, a full disk): the writer is finished
-        now, while its file is open, not by its finalizer at exit (which would write
-        to a closed file and print a traceback)."""
-        try:
-            self.writer.close()
-        except Exception:  # the write that failed may fail again: the file goes anyway
-            pass
 
 
-class ArrowSink:
+class ArrowSink(_PyArrowSink):
     """Arrow IPC file format (``.arrow``: Feather v2)."""
 
     def __init__(self, fh: Any, schema: Any, compression: str = "zstd") -> None:
@@ -62,17 +70,6 @@ class ArrowSink:
     def write(self, batch: Any) -> None:
         self.writer.write_batch(batch)
 
-    def close(self) -> None:
-        self.writer.close()
-
-    def abandon(self) -> None:
-        """The file will be thrown away (Ctrl-C, a full disk): the writer is finished
-        now, while its file is open, not by its finalizer at exit (which would write
-        to a closed file and print a traceback)."""
-        try:
-            self.writer.close()
-        except Exception:  # the write that failed may fail again: the file goes anyway
-            pass
 
 
 def _json_default(v: Any) -> Any:
