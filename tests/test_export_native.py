@@ -30,6 +30,7 @@ from kdump.records.v2 import RecordBatch  # noqa: E402
 
 #: the module (the package's ``rows`` is a function of it)
 R = importlib.import_module("kdump.ops.export.rows")
+A = importlib.import_module("kdump.ops.export.arrow")
 
 native = pytest.mark.skipif(speedups is None, reason="the extension is not built")
 
@@ -125,3 +126,127 @@ def test_native_and_pure_python_write_the_same_dataset(logdirs: dict[str, Path],
         assert table.to_pylist() == other.to_pylist(), rel
     if name == "damaged":
         assert got["rc"] == 1 and got["findings"]
+
+
+# --- packed columns: Arrow's offsets and validity from lengths -----------------------------------
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from kdump.errors import KdumpError  # noqa: E402
+from kdump.records.packed import lengths_offsets, lengths_offsets_py  # noqa: E402
+
+
+def _lens(values: list[int]) -> bytes:
+    import array
+
+    return array.array("i", values).tobytes()
+
+
+def test_lengths_offsets_examples() -> None:
+    # 3, null, 0, 2: offsets 0 3 3 3 5, bit 1 clear
+    got = lengths_offsets_py(_lens([3, -1, 0, 2]))
+    assert got == (_lens([0, 3, 3, 3, 5]), bytes([0b1101]), 1)
+    assert lengths_offsets_py(b"") == (_lens([0]), None, 0)
+    assert lengths_offsets_py(_lens([1, 1])) == (_lens([0, 1, 2]), None, 0)
+    # nine nulls: two bitmap bytes, all clear
+    assert lengths_offsets_py(_lens([-1] * 9)) == (_lens([0] * 10), bytes(2), 9)
+    with pytest.raises(OverflowError):
+        lengths_offsets_py(_lens([2**31 - 1, 1]))
+    with pytest.raises(OverflowError):  # the wrapper: the native one leaves it to the twin
+        lengths_offsets(_lens([2**31 - 1, 1]))
+
+
+@native
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.just(-1), st.integers(0, 1000)), max_size=40))
+def test_lengths_offsets_native_is_the_twin(values: list[int]) -> None:
+    assert speedups.lengths_offsets(_lens(values)) == lengths_offsets_py(_lens(values))
+
+
+def test_a_column_past_arrows_offsets_is_said_not_crashed() -> None:
+    with pytest.raises(KdumpError, match="more than 2 GiB"):
+        A.varsize_array(pa.binary(), _lens([2**31 - 1, 1]), b"")
+
+
+def test_packed_arrays_hold_nulls_headers_and_text(tmp_path: Path) -> None:
+    """The six packed columns as Arrow arrays: null keys and values, empty ones, headers
+    with null values and a key that is not UTF-8 (U+FFFD, as the headers column's text),
+    a LogAppendTime batch; with the extension and without, the same arrays."""
+    from writer import Rec, v2_batch  # the project's encoder
+
+    from kdump.records import v2
+
+    recs = [Rec(key=None, value=b"v0", headers=[(b"h", None), (b"\xff\xfeok", b"x")]),
+            Rec(key=b"", value=None), Rec(key=b"k2", value=b"", headers=[("t", b"")])]
+    data = v2_batch(recs, base_offset=40, log_append_time=1_700_000_000_123,
+                    producer_id=3, producer_epoch=0, base_sequence=2**31 - 2)
+    b = RecordBatch("x.log", 0, data, 0)
+    packed, n, fault = b.packed_records()
+    assert (n, fault) == (3, None)
+    buf, start, end = b.payload()
+    twin = v2.packed_v2_records_py(buf, start, end, 3, 1000, b.base_offset, b.base_timestamp,
+                                  b.max_timestamp, b.base_sequence)
+    assert twin[0] == packed
+    from kdump.ops.export.schema import arrow_schema
+
+    schema = arrow_schema(R.ReadOptions(paths=("x",)).fields())
+    names = ["offset", "timestamp", "key", "value", "headers", "sequence"]
+    arrays = A.packed_arrays(list(packed), [schema.field(f).type for f in names])
+    got = {f: a.to_pylist() for f, a in zip(names, arrays, strict=True)}
+    assert got == {
+        "offset": [40, 41, 42],
+        "timestamp": [1_700_000_000_123] * 3,
+        "key": [None, b"", b"k2"],
+        "value": [b"v0", None, b""],
+        "headers": [[{"key": "h", "value": None}, {"key": "\ufffd\ufffdok", "value": b"x"}],
+                    [], [{"key": "t", "value": b""}]],
+        "sequence": [2**31 - 2, 2**31 - 1, 0],  # DefaultRecordBatch.incrementSequence wraps
+    }
+    assert [a.null_count for a in arrays] == [0, 0, 1, 1, 0, 0]
+    for a in arrays:
+        a.validate(full=True)
+
+
+# --- plain columns without pa.array ------------------------------------------------------------
+@pytest.mark.parametrize("typ,values", [
+    ("int32", [1, None, -5, 2**31 - 1]), ("int64", [2**63 - 1, -(2**63), None]),
+    ("int16", [None, None]), ("int8", []), ("bool", [True, False, None, True] * 5),
+    ("string", ["a", None, "", "\u00e9\U0001f600", "x" * 300]),
+    ("binary", [b"\x00\xff", None, b""]), ("string", [None] * 9), ("bool", [True] * 8),
+])
+def test_plain_array_is_pa_array(typ: str, values: list[Any]) -> None:
+    t = getattr(pa, typ if typ != "bool" else "bool_")()
+    got = A.plain_array(values, t)
+    want = pa.array(values, type=t)
+    got.validate(full=True)
+    assert got.type == want.type
+    assert got.to_pylist() == want.to_pylist() == values
+    assert got.null_count == want.null_count
+    assert got.equals(want)
+
+
+def test_plain_array_leaves_the_rest_to_pa_array() -> None:
+    with pytest.raises((OverflowError, pa.ArrowInvalid)):
+        A.plain_array([2**31], pa.int32())  # out of range: pa.array's own error
+    assert A.plain_array([1.5], pa.float64()).to_pylist() == [1.5]
+    with pytest.raises((TypeError, pa.ArrowInvalid, pa.ArrowTypeError)):
+        A.plain_array([1], pa.string())  # not text: pa.array's own error
+
+
+def test_export_of_a_plain_topic_imports_no_pandas(tmp_path: Path) -> None:
+    """pandas (installed with the test extras) is not imported by exporting a plain
+    topic: pa.array would import it, about a second of start-up (arrow.plain_array)."""
+    pytest.importorskip("pandas")
+    import writer
+
+    writer.big_segment(tmp_path / "in" / "t-0", 200_000)
+    code = ("import atexit, sys\n"
+            "atexit.register(lambda: print('pandas' in sys.modules, 'pyarrow' in sys.modules))\n"
+            f"sys.argv = ['kdump', 'export', {str(tmp_path / 'in')!r}, '-o', "
+            f"{str(tmp_path / 'out')!r}]\n"
+            "from kdump.cli import main\nmain()\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=subprocess_env(), timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "exported" in r.stdout
+    assert r.stdout.splitlines()[-1].split() == ["False", "True"]

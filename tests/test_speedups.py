@@ -39,9 +39,10 @@ from kdump.records import v2 as v2_mod
 from kdump.records._native import speedups
 from kdump.records.faults import HEADER_COST, max_headers
 from kdump.records.file_records import LogReader
+from kdump.records.packed import unpack, wrap64
 from kdump.records.record import Record
 from kdump.records.scan import RecordScan, scan_v2_records_py
-from kdump.records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch, decode_records_py
+from kdump.records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch, decode_records_py, packed_v2_records_py
 from kdump.source import FileSource
 
 native = pytest.mark.skipif(speedups is None, reason="kdump._speedups is not built")
@@ -81,16 +82,38 @@ def decode_args(buf: bytes, start: int, end: int, count: int, *rest: Any,
             headers, *rest)
 
 
+def assert_same_packed(full: tuple[Any, ...], py: tuple[list[Record], Any, int]) -> None:
+    """kdump export's packed columns (kdump.records.packed): native and twin give the
+    same bytes, the same fault and stop, and the records ``decode_records_py`` decodes
+    (before the fault too; offsets and timestamps as Java longs)."""
+    assert speedups is not None
+    buf, start, end, _record, count, _want, _left, hmax, bo, bts, append, seq = full[:12]
+    args = (buf, start, end, count, hmax, bo, bts, append, seq)
+    nat = speedups.packed_v2_records(*args)
+    twin = packed_v2_records_py(*args)
+    assert nat is not NotImplemented
+    assert nat == twin
+    assert all(type(part) is bytes for part in nat[0])
+    records, fault, stop = py
+    assert (nat[1], nat[2], nat[3]) == (len(records), fault, stop)
+    assert unpack(nat[0]) == [
+        [wrap64(r.offset) for r in records], [wrap64(r.timestamp) for r in records],
+        [r.key for r in records], [r.value for r in records],
+        [[(k.decode("utf-8", "replace"), v) for k, v in r.headers] for r in records],
+        [r.sequence for r in records]]
+
+
 def assert_same_decode(*args: Any, headers: int = HEADERS_MAX
                        ) -> tuple[list[Record], Any, int]:
     """Both decoders, whole and in chunks of 2 records, give the same records and
-    faults."""
+    faults; so do export's packed columns (:func:`assert_same_packed`)."""
     assert speedups is not None
     full = decode_args(*args, headers=headers)
     py = decode_records_py(*full)
     nat = speedups.decode_v2_records(*full, Record)
     assert nat is not NotImplemented
     assert nat[1:] == py[1:]
+    assert_same_packed(full, py)
     assert [record_tuple(r) for r in nat[0]] == [record_tuple(r) for r in py[0]]
     for r in nat[0]:
         assert type(r) is Record

@@ -16,10 +16,12 @@ from ..codecs import decompress
 from ..errors import KdumpError
 from ._native import speedups
 from .faults import DEFAULT_MAX_BATCH_BYTES, FaultTuple, RecordFault, located, max_headers
+from .packed import Packed, pack_columns
 from .record import Record
 from .walk import WalkFault, walk_v2
 
 _native_decode = None if speedups is None else speedups.decode_v2_records
+_native_packed = None if speedups is None else speedups.packed_v2_records
 
 #: records decoded at a time by :meth:`RecordBatch.records`: a small compressed batch
 #: can hold millions of tiny records, and only this many exist as objects at once
@@ -221,6 +223,23 @@ class RecordBatch:
             return records, None
         return records, self.located_fault(fault, start, max_bytes)
 
+    def packed_records(self, max_bytes: int = DEFAULT_MAX_BATCH_BYTES
+                       ) -> tuple[Packed, int, RecordFault | None]:
+        """The records as packed columns (:mod:`kdump.records.packed`, no Record objects):
+        ``(parts, records packed, the fault that stopped the rest or None)``; the
+        records before a fault are packed, as :meth:`decode_records` keeps them.
+
+        Errors of the payload itself (decompression, ``max_bytes``) are raised.
+        """
+        buf, start, end = self.payload(max_bytes)
+        append_time = self.max_timestamp if self.attributes & L.V2_TIMESTAMP_TYPE_MASK else None
+        packed, n, fault, _ = packed_v2_records(
+            buf, start, end, self.records_count, max_headers(max_bytes), self.base_offset,
+            self.base_timestamp, append_time, self.base_sequence)
+        if fault is None:
+            return packed, n, None
+        return packed, n, self.located_fault(fault, start, max_bytes)
+
     def _decode(self, buf: bytes, pos: int, end: int, record: int, want: int,
                 headers_left: int, headers_max: int
                 ) -> tuple[list[Record], FaultTuple | None, int]:
@@ -296,3 +315,30 @@ def decode_records_py(
     except WalkFault as f:
         return records, f.fault, f.fault[2]
     return records, None, pos
+
+
+def packed_v2_records(buf: bytes, pos: int, end: int, count: int, headers_max: int,
+                      base_offset: int, base_timestamp: int, append_time: int | None,
+                      base_sequence: int) -> tuple[Packed, int, FaultTuple | None, int]:
+    """The ``count`` records of a v2 records area ``buf[pos:end]`` packed: ``(parts,
+    records packed, fault or None, position where reading stopped)``; the records before
+    a fault are packed (natively when the extension is built)."""
+    args = (buf, pos, end, count, headers_max, base_offset, base_timestamp, append_time,
+            base_sequence)
+    res = NotImplemented if _native_packed is None else _native_packed(*args)
+    if res is NotImplemented:
+        return packed_v2_records_py(*args)
+    return res
+
+
+def packed_v2_records_py(buf: bytes, pos: int, end: int, count: int, headers_max: int,
+                         base_offset: int, base_timestamp: int, append_time: int | None,
+                         base_sequence: int) -> tuple[Packed, int, FaultTuple | None, int]:
+    """The pure-Python twin of the native ``packed_v2_records``."""
+    records, fault, stop = decode_records_py(buf, pos, end, 0, count, count, headers_max,
+                                             headers_max, base_offset, base_timestamp,
+                                             append_time, base_sequence, 0, False)
+    packed = pack_columns([r.offset for r in records], [r.timestamp for r in records],
+                          [r.key for r in records], [r.value for r in records],
+                          [r.headers for r in records], [r.sequence for r in records])
+    return packed, len(records), fault, stop

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from ..decoders import INTERNAL, JAVA_CLASSES, SIMPLE
+from ..ops.export.arrow import arrow_batches
 from ..ops.export.rows import (
     BATCH_FIELDS,
     DECODER_FIELDS,
@@ -24,7 +25,6 @@ from ..ops.export.rows import (
     Block,
     ReadOptions,
     Slice,
-    arrow_batches,
     batch_blocks,
     blocks,
     layout,

@@ -17,19 +17,19 @@ checksum does not match, or whose records do not all read, is skipped whole and 
 a finding, so no row comes from a damaged batch.
 
 Rows come in :data:`Block` s, one per batch: the values every row of the batch shares
-(its batch's fields, the file, log dir, broker) once, and the per-record columns as
-lists; :func:`arrow_batches` turns blocks into ``pyarrow.RecordBatch`` objects bounded
-in rows and bytes.  The columns are the output model's (:data:`kdump.model.SPARK_COLUMNS`).
+(its batch's fields, the file, log dir, broker) once, and the per-record columns
+(the records packed: :mod:`kdump.records.packed`; the others as lists);
+:func:`kdump.ops.export.arrow.arrow_batches` turns blocks into ``pyarrow.RecordBatch``
+objects bounded in rows and bytes.  The columns are the output model's
+(:data:`kdump.model.SPARK_COLUMNS`).
 """
 
 from __future__ import annotations
 
 import json
 import os
-from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from itertools import accumulate
 from operator import attrgetter
 from typing import Any
 
@@ -47,6 +47,7 @@ from ...findings import INFO, Problem
 from ...model import spark_fields
 from ...records.batch import Batch
 from ...records.file_records import LogReader
+from ...records.packed import Packed, pack_columns, unpack
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
 from ...source import FileSource
 from ..batch_findings import crc_problem, record_problem
@@ -309,13 +310,19 @@ def _batches(s: Slice, opts: ReadOptions, findings: Findings, source: SourceWrap
 
 
 #: a block of rows from one batch: the values every row of it shares (in the order of
-#: :func:`layout`'s first list), the per-record columns (its second list), the row
-#: count, and (record level, with a decoder) each record's :class:`Decoded` or None
-Block = tuple[tuple[Any, ...], list[list[Any]], int, list[Decoded | None] | None]
+#: :func:`layout`'s first list), the per-record columns, the row count, and (record
+#: level, with a decoder) each record's :class:`Decoded` or None.  At record level the
+#: per-record columns are the batch's records packed (:data:`~kdump.records.packed.Packed`:
+#: offset, timestamp, key, value, headers, sequence) followed by the other per-record
+#: columns as lists (crc_valid, the decoded columns), in :func:`layout`'s order; at batch
+#: level there are none.
+Block = tuple[tuple[Any, ...], list[Any], int, list[Decoded | None] | None]
 
-#: record-level columns that vary from record to record (the others are the batch's)
-_PER_RECORD = {"offset", "timestamp", "key", "value", "headers", "sequence", "crc_valid",
-               "key_decoded", "value_decoded", "decode_error"}
+#: record-level columns that vary from record to record (the others are the batch's);
+#: the first six are the packed ones, in this order
+_PER_RECORD = ("offset", "timestamp", "key", "value", "headers", "sequence", "crc_valid",
+               "key_decoded", "value_decoded", "decode_error")
+N_PACKED = 6
 
 
 def layout(opts: ReadOptions) -> tuple[list[int], list[int]]:
@@ -326,6 +333,8 @@ def layout(opts: ReadOptions) -> tuple[list[int], list[int]]:
         return list(range(len(names))), []
     shared = [i for i, n in enumerate(names) if n not in _PER_RECORD]
     per_record = [i for i, n in enumerate(names) if n in _PER_RECORD]
+    # the packed columns lead, in Packed's order (the model's order is theirs)
+    assert [names[i] for i in per_record[:N_PACKED]] == list(_PER_RECORD[:N_PACKED])
     return shared, per_record
 
 
@@ -375,9 +384,18 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
     metadata = not opts.show_secrets and (topic == "__cluster_metadata"
                                           or holds_metadata(path, decoder))
     for b in _batches(s, opts, findings, source):
+        v2 = isinstance(b, RecordBatch)
         records: list[Any] = []
+        packed: Packed | None = None
+        n = 0
         try:
-            if isinstance(b, RecordBatch) and b.records_count <= RECORD_CHUNK:
+            if isinstance(b, RecordBatch) and decoder is None and not metadata:
+                # straight from the bytes into packed columns (natively when the extension
+                # is built): no Record objects
+                packed, n, fault = b.packed_records(opts.max_batch_bytes)
+                if fault is not None:
+                    raise fault
+            elif isinstance(b, RecordBatch) and b.records_count <= RECORD_CHUNK:
                 # in one go (natively when the extension is built), as dump's fast path
                 records, fault = b.decode_records(opts.max_batch_bytes)
                 if fault is not None:
@@ -391,22 +409,25 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
                     findings(record_problem(b, e))
                 continue
             # the records before the fault stay, as the local dump lists them
-        if not records:
+        if packed is None:
+            n = len(records)
+        if not n:
             continue
-        v2 = isinstance(b, RecordBatch)
         shared = (topic, partition, segment, path, log_dir, broker, b.position,
                   b.timestamp_type, b.base_offset if v2 else records[0].offset, b.last_offset,
                   b.size, b.magic, b.compression_name, b.partition_leader_epoch, b.producer_id,
                   b.producer_epoch, b.base_sequence, b.is_transactional, b.is_control, b.crc)
-        # offset, timestamp, key, value, headers (as read: (key bytes, value) pairs; header
-        # keys are text: see :func:`header_pairs`), sequence
-        cols = record_columns(records)
-        if metadata:  # secrets of metadata records are not exported raw (kdump.decoders.redact)
-            cols[3] = [redact_record(r).value for r in records]
+        if packed is None:
+            # offset, timestamp, key, value, headers, sequence from the Record objects
+            six = record_columns(records)
+            if metadata:  # secrets of metadata records are not exported raw (kdump.decoders.redact)
+                six[3] = [redact_record(r).value for r in records]
+            packed = pack_columns(*six)
+        cols: list[Any] = [packed]
         if verify:
             ok = b.crc_valid
-            cols.append([ok if v2 or r.crc_valid is None else (ok and r.crc_valid)
-                         for r in records])
+            cols.append([ok] * n if v2 else
+                        [ok if r.crc_valid is None else (ok and r.crc_valid) for r in records])
         kept: list[Decoded | None] | None = None
         if decoder is not None:
             kd: list[str | None] = []
@@ -436,7 +457,7 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
                 if kept is not None:
                     kept.append(d)
             cols += [kd, vd, err]
-        yield shared, cols, len(records), kept
+        yield shared, cols, n, kept
 
 
 _OFFSET = attrgetter("offset")
@@ -467,44 +488,6 @@ def record_columns_py(records: list[Any]) -> list[list[Any]]:
             list(map(_HEADERS, records)), list(map(_SEQUENCE, records))]
 
 
-def header_pairs(headers: list[tuple[bytes, bytes | None]]) -> list[tuple[str, bytes | None]]:
-    """A record's headers as the ``headers`` column holds them: keys as text (Kafka's
-    header keys are strings, written as UTF-8), values as bytes."""
-    return [(k.decode("utf-8", "replace"), v) for k, v in headers]
-
-
-def headers_array(column: list[list[tuple[bytes, bytes | None]]], typ: Any) -> Any:
-    """The ``headers`` column (``array<struct<key:string,value:binary>>``) of records'
-    headers as read, built flat: offsets, keys and values, not one list per record."""
-    import pyarrow as pa
-
-    offsets = [0, *accumulate(map(len, column))]
-    total = offsets[-1]
-    item = typ.value_type
-    if total:
-        keys = [k.decode("utf-8", "replace") for h in column for k, _ in h]
-        values = [v for h in column for _, v in h]
-        items = pa.StructArray.from_arrays(
-            [pa.array(keys, type=item.field(0).type), pa.array(values, type=item.field(1).type)],
-            fields=[item.field(0), item.field(1)])
-    else:
-        items = pa.array([], type=item)
-    return pa.ListArray.from_arrays(int_array(offsets, pa.int32(), "i"), items, type=typ)
-
-
-def int_array(values: list[Any], typ: Any, code: str) -> Any:
-    """An integer column from Python ints, through a packed ``array`` Arrow wraps without
-    a copy (``pa.array`` over Python ints costs several times more); a null or a value out
-    of range goes the ``pa.array`` way (which then gives the same nulls, or the error)."""
-    import pyarrow as pa
-
-    try:
-        packed = array(code, values)
-    except (TypeError, OverflowError):
-        return pa.array(values, type=typ)
-    return pa.Array.from_buffers(typ, len(packed), [None, pa.py_buffer(packed)])
-
-
 def blocks(s: Slice, opts: ReadOptions, findings: Findings = None) -> Iterator[Block]:
     return record_blocks(s, opts, findings) if opts.level == "record" \
         else batch_blocks(s, opts, findings)
@@ -517,73 +500,12 @@ def rows(s: Slice, opts: ReadOptions) -> Iterator[tuple[Any, ...]]:
     names = [n for n, _ in opts.fields()]
     hi = names.index("headers") if opts.level == "record" else None
     for shared, cols, n, _ in blocks(s, opts):
+        if hi is not None:
+            cols = [*unpack(cols[0]), *cols[1:]]
         for k in range(n):
             row: list[Any] = [None] * width
             for i, v in zip(shared_pos, shared, strict=True):
                 row[i] = v
             for i, c in zip(rec_pos, cols, strict=True):
                 row[i] = c[k]
-            if hi is not None:
-                row[hi] = header_pairs(row[hi])
             yield tuple(row)
-
-
-def arrow_batches(source: Iterable[Block], schema: Any, layout_: tuple[list[int], list[int]], *,
-                  max_rows: int = 8192, max_bytes: int = 32 << 20,
-                  extra: Callable[[list[Block]], list[Any]] | None = None) -> Iterator[Any]:
-    """Blocks gathered into ``pyarrow.RecordBatch`` objects of ``schema``, bounded in rows
-    and in key + value bytes.  The shared values are converted once per batch and
-    repeated with ``take``; only the per-record columns are converted value by value.
-    ``extra(blocks)``: the arrays of the columns of ``schema`` past the layout's (the
-    typed decoded columns of ``kdump export``), built from the blocks gathered."""
-    import pyarrow as pa
-
-    ints = {pa.int64(): "q", pa.int32(): "i"}
-    shared_pos, rec_pos = layout_
-    names = schema.names
-    ki = next((j for j, i in enumerate(rec_pos) if names[i] == "key"), None)
-    vi = next((j for j, i in enumerate(rec_pos) if names[i] == "value"), None)
-    hj = next((j for j, i in enumerate(rec_pos) if names[i] == "headers"), None)
-    width = len(shared_pos) + len(rec_pos)
-    shared_rows: list[tuple[Any, ...]] = []
-    index: list[int] = []
-    cols: list[list[Any]] = [[] for _ in rec_pos]
-    held: list[Block] = []
-    nbytes = 0
-
-    def flush() -> Any:
-        arrays: list[Any] = [None] * width
-        take = int_array(index, pa.int32(), "i")
-        for j, i in enumerate(shared_pos):
-            small = pa.array([t[j] for t in shared_rows], type=schema.field(i).type)
-            # one row per block (batch level): the index is the identity
-            arrays[i] = small if len(shared_rows) == len(index) else small.take(take)
-        for j, i in enumerate(rec_pos):
-            typ = schema.field(i).type
-            if j == hj:
-                arrays[i] = headers_array(cols[j], typ)
-            elif typ in ints:
-                arrays[i] = int_array(cols[j], typ, ints[typ])
-            else:
-                arrays[i] = pa.array(cols[j], type=typ)
-        if extra is not None:
-            arrays += extra(held)
-        return pa.RecordBatch.from_arrays(arrays, schema=schema)
-
-    for block in source:
-        shared, block_cols, n, _ = block
-        k = len(shared_rows)
-        shared_rows.append(shared)
-        index.extend([k] * n)
-        if extra is not None:
-            held.append(block)
-        for c, more in zip(cols, block_cols, strict=True):
-            c.extend(more)
-        if ki is not None and vi is not None:
-            nbytes += sum(map(len, filter(None, block_cols[ki])))
-            nbytes += sum(map(len, filter(None, block_cols[vi])))
-        if len(index) >= max_rows or nbytes >= max_bytes:
-            yield flush()
-            shared_rows, index, cols, held, nbytes = [], [], [[] for _ in rec_pos], [], 0
-    if index:
-        yield flush()

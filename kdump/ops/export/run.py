@@ -36,12 +36,12 @@ from ...model import shape
 from ...parallel import Spilled, ordered_map, pool_pays
 from ...source import ReadCounter
 from ...version import __version__
+from .arrow import arrow_batches
 from .formats import SUFFIX, sink
 from .output import OutputDir, safe_name
 from .rows import (
     ReadOptions,
     Slice,
-    arrow_batches,
     batch_blocks,
     decoder_name,
     layout,
