@@ -543,6 +543,18 @@ build_headers(const unsigned char *buf, const RawRecord *r)
     return headers;
 }
 
+/* A record's producer sequence: DefaultRecordBatch.incrementSequence (wrapping from
+ * 2^31 - 1 to 0), or -1 when the batch has none. */
+static inline int64_t
+record_sequence(int64_t base_seq, int64_t offset_delta)
+{
+    if (base_seq < 0)
+        return KL_NO_SEQUENCE;
+    if (base_seq > KL_INT32_MAX - offset_delta)
+        return offset_delta - (KL_INT32_MAX - base_seq) - 1;
+    return base_seq + offset_delta;
+}
+
 static int
 decode_cb(void *ctx, const unsigned char *buf, const RawRecord *r)
 {
@@ -550,15 +562,7 @@ decode_cb(void *ctx, const unsigned char *buf, const RawRecord *r)
     PyObject *rec, *v, *key, *value, *headers;
     int64_t sequence;
 
-    if (c->base_seq >= 0) {
-        /* DefaultRecordBatch.incrementSequence */
-        if (c->base_seq > KL_INT32_MAX - r->offset_delta)
-            sequence = r->offset_delta - (KL_INT32_MAX - c->base_seq) - 1;
-        else
-            sequence = c->base_seq + r->offset_delta;
-    }
-    else
-        sequence = KL_NO_SEQUENCE;
+    sequence = record_sequence(c->base_seq, r->offset_delta);
     if (r->klen >= 0)
         key = PyBytes_FromStringAndSize((const char *)buf + r->key_at, (Py_ssize_t)r->klen);
     else {
@@ -2895,15 +2899,7 @@ pack_cb(void *ctx, const unsigned char *buf, const RawRecord *r)
      * timestampDelta`` in Java longs, which wrap (kdump.records.packed.wrap64) */
     offset = (int64_t)((uint64_t)c->base_offset + (uint64_t)r->offset_delta);
     ts = c->append ? c->append_ts : (int64_t)((uint64_t)c->base_ts + (uint64_t)r->ts_delta);
-    if (c->base_seq >= 0) {
-        /* DefaultRecordBatch.incrementSequence */
-        if (c->base_seq > KL_INT32_MAX - r->offset_delta)
-            sequence = r->offset_delta - (KL_INT32_MAX - c->base_seq) - 1;
-        else
-            sequence = c->base_seq + r->offset_delta;
-    }
-    else
-        sequence = KL_NO_SEQUENCE;
+    sequence = record_sequence(c->base_seq, r->offset_delta);
     if (buf_q(&b[P_OFFSETS], offset) < 0 || buf_q(&b[P_TIMESTAMPS], ts) < 0 ||
         buf_i32(&b[P_SEQUENCES], sequence) < 0 ||
         /* any negative length is a null (DefaultRecord.readFrom) */
