@@ -40,7 +40,7 @@ do they here (:func:`wrap64`); Python's ints, as ``dump`` prints them, do not.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import accumulate, chain
 from typing import Any
 
@@ -115,11 +115,23 @@ def lengths_offsets_py(lengths: bytes) -> tuple[bytes, bytes | None, int]:
     nulls = sum(1 for n in lens if n < 0)
     if not nulls:
         return offsets.tobytes(), None, 0
-    bits = bytearray((len(lens) + 7) // 8)
-    for i, n in enumerate(lens):
-        if n >= 0:
-            bits[i >> 3] |= 1 << (i & 7)
-    return offsets.tobytes(), bytes(bits), nulls
+    return offsets.tobytes(), bitmap(n >= 0 for n in lens), nulls
+
+
+def bitmap(flags: Iterable[Any]) -> bytes:
+    """Arrow's bitmap of ``flags`` (bit i of byte i // 8 set for a true flag i)."""
+    out = bytearray()
+    byte = bit = 0
+    for f in flags:
+        if f:
+            byte |= 1 << bit
+        bit += 1
+        if bit == 8:
+            out.append(byte)
+            byte = bit = 0
+    if bit:
+        out.append(byte)
+    return bytes(out)
 
 
 def unpack(packed: Packed) -> list[list[Any]]:
@@ -155,5 +167,5 @@ def unpack(packed: Packed) -> list[list[Any]]:
             ints(packed[SEQUENCES], "i")]
 
 
-__all__ = ["PACKED_PARTS", "Packed", "lengths_offsets", "lengths_offsets_py",
+__all__ = ["PACKED_PARTS", "Packed", "bitmap", "lengths_offsets", "lengths_offsets_py",
            "pack_columns", "unpack", "wrap64"]

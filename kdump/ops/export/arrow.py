@@ -2,8 +2,8 @@
 ``kdump export`` and the ``kafka_log`` Spark data source build Arrow arrays.
 
 Arrays are built from buffers Arrow wraps without a copy: the packed record columns
-(:mod:`kdump.records.packed`) joined per row group, integers through packed ``array`` s,
-and the few other plain columns by :func:`plain_array`, not ``pa.array``.  pyarrow is
+(:mod:`kdump.records.packed`) joined per row group, and the other plain columns
+(integers, booleans, text) by :func:`plain_array`, not ``pa.array``.  pyarrow is
 imported where arrays are built, not at import.
 """
 
@@ -11,12 +11,11 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Callable, Iterable, Iterator
-from itertools import accumulate
 from typing import Any
 
 from ...errors import KdumpError
 from ...records import packed as P
-from ...records.packed import lengths_offsets
+from ...records.packed import bitmap, lengths_offsets
 from .rows import N_PACKED, Block
 
 
@@ -62,47 +61,6 @@ def packed_arrays(parts: list[bytes], types: list[Any]) -> list[Any]:
     ]
 
 
-def int_array(values: list[Any], typ: Any, code: str) -> Any:
-    """An integer column from Python ints, through a packed ``array`` Arrow wraps without
-    a copy (``pa.array`` over Python ints costs several times more); a null or a value out
-    of range goes the ``pa.array`` way (which then gives the same nulls, or the error)."""
-    import pyarrow as pa
-
-    try:
-        packed = array(code, values)
-    except (TypeError, OverflowError):
-        return pa.array(values, type=typ)
-    return pa.Array.from_buffers(typ, len(packed), [None, pa.py_buffer(packed)])
-
-
-def _validity(values: list[Any]) -> tuple[bytes | None, int]:
-    """The validity bitmap of ``values`` (None: a null) and the null count; no bitmap
-    without a null."""
-    nulls = values.count(None)
-    if not nulls:
-        return None, 0
-    bits = bytearray((len(values) + 7) // 8)
-    for i, v in enumerate(values):
-        if v is not None:
-            bits[i >> 3] |= 1 << (i & 7)
-    return bytes(bits), nulls
-
-
-def _bitmap(flags: Iterable[Any]) -> bytes:
-    out = bytearray()
-    byte = bit = 0
-    for f in flags:
-        if f:
-            byte |= 1 << bit
-        bit += 1
-        if bit == 8:
-            out.append(byte)
-            byte = bit = 0
-    if bit:
-        out.append(byte)
-    return bytes(out)
-
-
 _INT_CODES = {"int8": "b", "int16": "h", "int32": "i", "int64": "q"}
 
 
@@ -110,45 +68,38 @@ def plain_array(values: list[Any], typ: Any) -> Any:
     """A column of ints, booleans, strings or bytes (None: null) from a Python list,
     its buffers built here and wrapped.  Not ``pa.array``: with numpy installed, its
     first call imports pandas when pandas is installed too (pyarrow's array-like check),
-    about a second of every export's start-up for a library it does not use.  Other
-    types go to ``pa.array``."""
+    about a second of every export's start-up for a library it does not use; over
+    Python ints it also costs several times more.  Other types, and values a type does
+    not take, go to ``pa.array`` (which gives its own error)."""
     import pyarrow as pa
 
     name = str(typ)
-    n = len(values)
+    nulls = values.count(None)
+    validity = bitmap(v is not None for v in values) if nulls else None
+    valid = None if validity is None else pa.py_buffer(validity)
     code = _INT_CODES.get(name)
     if code is not None:
-        validity, nulls = _validity(values)
         try:
             packed = array(code, values if not nulls else [0 if v is None else v for v in values])
         except (TypeError, OverflowError):
-            return pa.array(values, type=typ)  # the error pa.array gives
-        return pa.Array.from_buffers(typ, n, [validity and pa.py_buffer(validity),
-                                              pa.py_buffer(packed)], null_count=nulls)
+            return pa.array(values, type=typ)
+        return pa.Array.from_buffers(typ, len(values), [valid, pa.py_buffer(packed)],
+                                     null_count=nulls)
     if name == "bool":
-        validity, nulls = _validity(values)
         if any(v is not None and type(v) is not bool for v in values):
             return pa.array(values, type=typ)
-        return pa.Array.from_buffers(typ, n, [validity and pa.py_buffer(validity),
-                                              pa.py_buffer(_bitmap(values))], null_count=nulls)
+        return pa.Array.from_buffers(typ, len(values), [valid, pa.py_buffer(bitmap(values))],
+                                     null_count=nulls)
     if name in ("string", "binary"):
-        text = name == "string"
         try:
-            raw = [v.encode("utf-8") if text and v is not None else v for v in values]
+            raw = [v.encode("utf-8") if name == "string" and v is not None else v
+                   for v in values]
         except (AttributeError, UnicodeEncodeError):
             return pa.array(values, type=typ)
         if any(v is not None and type(v) is not bytes for v in raw):
             return pa.array(values, type=typ)
-        validity, nulls = _validity(raw)
-        offsets = array("i", [0])
-        try:
-            offsets.extend(accumulate(0 if v is None else len(v) for v in raw))
-        except OverflowError:
-            return pa.array(values, type=typ)
-        return pa.Array.from_buffers(typ, n, [validity and pa.py_buffer(validity),
-                                              pa.py_buffer(offsets),
-                                              pa.py_buffer(b"".join(filter(None, raw)))],
-                                     null_count=nulls)
+        lengths = array("i", [-1 if v is None else len(v) for v in raw])
+        return varsize_array(typ, lengths.tobytes(), b"".join(filter(None, raw)))
     return pa.array(values, type=typ)
 
 
@@ -176,7 +127,7 @@ def arrow_batches(source: Iterable[Block], schema: Any, layout_: tuple[list[int]
 
     def flush() -> Any:
         arrays: list[Any] = [None] * width
-        take = int_array(index, pa.int32(), "i")
+        take = plain_array(index, pa.int32())
         for j, i in enumerate(shared_pos):
             small = plain_array([t[j] for t in shared_rows], schema.field(i).type)
             # one row per block (batch level): the index is the identity
