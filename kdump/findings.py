@@ -37,7 +37,7 @@ ERROR: Final = Severity.ERROR
 WARNING: Final = Severity.WARNING
 INFO: Final = Severity.INFO
 
-#: every problem kind kdump reports, with what it means (documented in the README)
+#: every problem kind kdump reports, with what it means (documented in docs/findings.md)
 KINDS: Final[dict[str, str]] = {
     # framing: the walker cannot find a batch where one should start
     "bad-length": "a batch header's size field is impossible (below the minimum, or past "
@@ -135,7 +135,7 @@ KINDS: Final[dict[str, str]] = {
 
 #: what each kind is argued from: the Kafka class or behaviour that makes it a problem
 #: (Kafka's source names; kdump's own bounds say so).  Same keys, same order as KINDS
-#: (tests/test_findings_kinds.py); the README's and man/kdump.1's tables come from both.
+#: (tests/test_findings_kinds.py); docs/findings.md's and man/kdump.1's tables come from both.
 ARGUED_FROM: Final[dict[str, str]] = {
     "bad-length": "FileLogInputStream.nextBatch: a size below LegacyRecord.RECORD_OVERHEAD_V0 "
     "is a CorruptRecordException; LogSegment.recover truncates from there",
@@ -267,7 +267,7 @@ ARGUED_FROM: Final[dict[str, str]] = {
 
 
 def kinds_markdown() -> str:
-    """The kinds as a Markdown table (README.md embeds it; tests/test_findings_kinds.py
+    """The kinds as a Markdown table (docs/findings.md embeds it; tests/test_findings_kinds.py
     checks it is this)."""
     rows = ["| kind | what it means | argued from (Kafka) |", "|---|---|---|"]
     rows += [f"| `{k}` | {what} | {ARGUED_FROM[k]} |" for k, what in KINDS.items()]

@@ -1,11 +1,14 @@
-"""The README, the man pages and --help say what kdump does, and stay true.
+"""The README, the docs, the man pages and --help say what kdump does, and stay true.
 
-- every ``<!-- tour -->`` example in the README is run against the sample log dir and
-  must print exactly what the README shows;
-- the README's JSON Lines schema is the generated one, and every object kdump writes
-  uses only documented fields (and has every field not marked optional);
+- every ``<!-- tour -->`` example in README.md and in every docs/*.md page is run
+  against the sample log dir and must print exactly what the page shows;
+- docs/json-schema.md's JSON Lines schema is the generated one, and every object kdump
+  writes uses only documented fields (and has every field not marked optional);
 - the man pages in man/ are what the current CLI generates;
-- the README keeps exactly two set-up commands and .ci/run runs the test one.
+- the README keeps exactly two set-up commands and .ci/run runs the test one, stays
+  short (at most 400 lines) and links to a docs page of every command;
+- every relative link of README.md, ARCHITECTURE.md and docs/*.md names a file that
+  exists, and every ``#anchor`` a heading of its target.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from kdump.model import SCHEMA, fields_of, markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
+#: the pages whose examples are run: the README, then docs/ in name order
+PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
 BIN = Path(sys.executable).parent
 
 TOUR = re.compile(r"<!-- tour -->\n```console\n\$ (?P<cmd>[^\n]+)\n(?P<out>.*?)```", re.S)
@@ -48,28 +54,117 @@ def _run(cmd: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           capture_output=True, text=True, timeout=120)
 
 
-TOUR_CASES = [(m["cmd"], m["out"]) for m in TOUR.finditer(README)]
+def _page_name(page: Path) -> str:
+    return page.relative_to(ROOT).as_posix()
 
 
-def test_readme_has_a_tour_of_every_command() -> None:
-    commands = {c.split()[1] for c, _ in TOUR_CASES}
+#: (page, command, output) of every example that shows output, in page order
+TOUR_CASES = [(_page_name(page), m["cmd"], m["out"]) for page in PAGES
+              for m in TOUR.finditer(page.read_text(encoding="utf-8"))]
+
+
+def test_the_docs_have_a_tour_of_every_command() -> None:
+    commands = {name for _, c, _ in TOUR_CASES for name in re.findall(r"\bkdump (\S+)", c)}
     assert {"dump", "verify-crc", "verify-index", "find-offset", "find-time", "size-report",
-            "coordinator-partition"} <= commands
+            "coordinator-partition", "repair", "retention", "schemas", "export"} <= commands
+    readme_commands = {name for page, c, _ in TOUR_CASES if page == "README.md"
+                       for name in re.findall(r"\bkdump (\S+)", c)}
+    assert {"dump", "verify-crc", "find-offset", "size-report"} <= readme_commands
     for name in ("dump", "verify-crc", "verify-index", "find-offset", "find-time",
                  "size-report", "spark", "coordinator-partition"):
         assert f"kdump {name}" in README
+    # every docs page with examples has them run (a page added with examples counts)
+    assert {p for p, _, _ in TOUR_CASES} >= {
+        "README.md", "docs/dump.md", "docs/verify-crc.md", "docs/verify-index.md",
+        "docs/repair.md", "docs/find.md", "docs/size-report.md", "docs/retention.md",
+        "docs/coordinator-partition.md", "docs/schemas.md", "docs/export.md"}
 
 
-@pytest.mark.parametrize(("cmd", "expected"), TOUR_CASES, ids=[c for c, _ in TOUR_CASES])
-def test_readme_tour_output_is_real(cmd: str, expected: str, sample_cwd: Path) -> None:
+@pytest.mark.parametrize(("page", "cmd", "expected"), TOUR_CASES,
+                         ids=[f"{p}: {c}" for p, c, _ in TOUR_CASES])
+def test_docs_tour_output_is_real(page: str, cmd: str, expected: str,
+                                  sample_cwd: Path) -> None:
     got = _run(cmd, sample_cwd).stdout
-    assert got == expected, f"README example `{cmd}` prints something else now:\n{got}"
+    assert got == expected, f"{page} example `{cmd}` prints something else now:\n{got}"
 
 
-def test_readme_schema_is_the_generated_one() -> None:
-    start = README.index("<!-- json-schema:start -->\n") + len("<!-- json-schema:start -->\n")
-    end = README.index("<!-- json-schema:end -->")
-    assert README[start:end] == markdown()
+def test_docs_schema_is_the_generated_one() -> None:
+    doc = (DOCS / "json-schema.md").read_text(encoding="utf-8")
+    start = doc.index("<!-- json-schema:start -->\n") + len("<!-- json-schema:start -->\n")
+    end = doc.index("<!-- json-schema:end -->")
+    assert doc[start:end] == markdown()
+
+
+def test_readme_is_short_and_every_command_has_a_docs_page() -> None:
+    """README.md says what kdump is, how to set it up and a short tour; each command's
+    whole story is its docs page, linked from README.md and docs/README.md."""
+    from kdump.cli import cli
+
+    assert len(README.splitlines()) <= 400
+    index = (DOCS / "README.md").read_text(encoding="utf-8")
+    headings = {p.name: re.findall(r"^#{1,2} .*$", FENCE.sub("", p.read_text(encoding="utf-8")),
+                                   re.M) for p in DOCS.glob("*.md")}
+    for name in cli.list_commands(None):  # type: ignore[arg-type]
+        pages = sorted(n for n, hs in headings.items()
+                       if any(f"`kdump {name}`" in h for h in hs))
+        assert pages, f"no docs page has a heading on `kdump {name}`"
+        assert f"(docs/{pages[0]})" in README, (name, pages)
+        assert f"]({pages[0]})" in index, (name, pages)
+    # every page is in the index
+    assert sorted(n for n in headings if n != "README.md" and f"]({n})" not in index) == []
+
+
+FENCE = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
+LINK = re.compile(r"\[(?:[^\[\]]|\[[^\]]*\])*\]\(([^)\s]+)\)")
+
+
+def _slug(heading: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation but - and _ dropped,
+    spaces as hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    text = FENCE.sub("", path.read_text(encoding="utf-8"))
+    seen: dict[str, int] = {}
+    out = set()
+    for m in re.finditer(r"^#{1,6} +(.+?) *#*$", text, re.M):
+        base = _slug(m[1])
+        n = seen.get(base, 0)
+        seen[base] = n + 1
+        out.add(base if n == 0 else f"{base}-{n}")
+    return out
+
+
+def _links(path: Path) -> list[str]:
+    text = re.sub(r"`[^`\n]*`", "", FENCE.sub("", path.read_text(encoding="utf-8")))
+    return [m[1] for m in LINK.finditer(text)]
+
+
+def test_slug_is_githubs() -> None:
+    assert _slug("`kdump dump`: everything in every file") == "kdump-dump-everything-in-every-file"
+    assert _slug("Remote data: s3://, gs://, abfs://, hdfs://") == "remote-data-s3-gs-abfs-hdfs"
+    assert _slug("`--jobs`") == "--jobs"
+    assert _slug("A standalone cluster (what the tests run)") == \
+        "a-standalone-cluster-what-the-tests-run"
+
+
+@pytest.mark.parametrize("page", [ROOT / "README.md", ROOT / "ARCHITECTURE.md", *sorted(DOCS.glob("*.md"))],
+                         ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_link_resolves(page: Path) -> None:
+    """A relative link names a file or folder of the repository; an anchor, a heading of
+    the page it points into."""
+    broken = []
+    for target in _links(page):
+        if re.match(r"[a-z][a-z0-9+.-]*:", target):  # https:, mailto: ...
+            continue
+        file, _, anchor = target.partition("#")
+        dest = (page.parent / file).resolve() if file else page
+        if not dest.exists() or ROOT not in (dest, *dest.parents):
+            broken.append(f"{target}: no {file}")
+        elif anchor and (dest.suffix != ".md" or anchor not in _anchors(dest)):
+            broken.append(f"{target}: no heading #{anchor} in {dest.relative_to(ROOT)}")
+    assert broken == []
 
 
 def test_spark_columns_in_the_docs_are_the_generated_ones() -> None:

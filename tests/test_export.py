@@ -763,14 +763,15 @@ def test_a_segment_copied_under_another_name_is_a_finding(kdump: KdumpRunner,
     assert v.rc == 1 and '"below-segment-base"' in v.out
 
 
-# --- the README's recipes -----------------------------------------------------------------------------
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+# --- docs/export.md's recipes -----------------------------------------------------------------------------
+EXPORT_DOC = (Path(__file__).resolve().parent.parent / "docs" / "export.md").read_text(
+    encoding="utf-8")
 RECIPE = re.compile(r"<!-- export-recipe -->\n```python\n(?P<code>.*?)```\n\n```text\n(?P<out>.*?)```",
                     re.S)
-RECIPES = [(m["code"], m["out"]) for m in RECIPE.finditer(README)]
+RECIPES = [(m["code"], m["out"]) for m in RECIPE.finditer(EXPORT_DOC)]
 
 
-def test_readme_has_three_recipes() -> None:
+def test_export_doc_has_three_recipes() -> None:
     assert len(RECIPES) == 3
     assert "pandas" in RECIPES[1][0] and "polars" in RECIPES[1][0]
     assert "__consumer_offsets" in RECIPES[2][0]
@@ -786,14 +787,14 @@ def k4_export(k4: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize(("code", "expected"), RECIPES, ids=["duckdb", "frames", "lag"])
-def test_readme_recipe_prints_what_it_shows(code: str, expected: str, k4_export: Path) -> None:
+def test_export_doc_recipe_prints_what_it_shows(code: str, expected: str, k4_export: Path) -> None:
     import contextlib
     import io
 
     assert '"/tmp/k4-export"' in code
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        exec(compile(code.replace('"/tmp/k4-export"', repr(str(k4_export))), "README", "exec"),
+        exec(compile(code.replace('"/tmp/k4-export"', repr(str(k4_export))), "docs/export.md", "exec"),
              {"__name__": "recipe"})
     assert buf.getvalue() == expected
 

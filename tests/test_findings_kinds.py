@@ -1,5 +1,5 @@
 """Finding kinds and severities are enums built from the documented table
-(kdump.findings.KINDS, the README's and the man page's PROBLEM KINDS): every kind kdump
+(kdump.findings.KINDS, docs/findings.md and the man page's PROBLEM KINDS): every kind kdump
 can make is documented, every documented kind is made somewhere, and nothing else can be
 made."""
 
@@ -87,13 +87,13 @@ def test_every_kind_says_what_kafka_behaviour_it_is_argued_from() -> None:
 
 
 def test_readme_and_man_page_kind_tables_are_the_generated_ones() -> None:
-    """README.md's table of kinds is kdump.findings.kinds_markdown(); man/kdump.1's
+    """docs/findings.md's table of kinds is kdump.findings.kinds_markdown(); man/kdump.1's
     PROBLEM KINDS has each kind's meaning and what it is argued from."""
     from kdump.cli.manpages import render_all
     from kdump.findings import ARGUED_FROM, kinds_markdown
 
     root = KDUMP.parent
-    readme = (root / "README.md").read_text(encoding="utf-8")
+    readme = (root / "docs" / "findings.md").read_text(encoding="utf-8")
     start = readme.index("<!-- kinds:start -->\n") + len("<!-- kinds:start -->\n")
     assert readme[start:readme.index("<!-- kinds:end -->")] == kinds_markdown()
     assert kinds_markdown().splitlines()[2] == (

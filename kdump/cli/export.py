@@ -93,7 +93,7 @@ def export_command(paths: tuple[str, ...], output: str, data_format: str, level:
 
     The columns are the kafka_log data source's (docs/spark.md), with log_dir and
     broker_id keeping several brokers' replicas apart, and decoded columns for internal
-    topics and schema-registry payloads (README: "kdump export").  Damaged batches are
+    topics and schema-registry payloads (docs/export.md).  Damaged batches are
     skipped, named on stderr and in DIR/_findings, never written as rows.  Exit 0
     clean, 1 damage found (the intact batches' rows are written), 2 usage or I/O error.
     """

@@ -22,7 +22,7 @@ from ..fs import Listing
 from ..fs import abspath as _abspath
 from .tiered import REMOTE_LEADER_EPOCH_SUFFIX, parse_remote_partition_dir, parse_remote_segment_stem
 
-#: file kind -> what it is (the README lists these)
+#: file kind -> what it is (docs/reads.md lists these)
 FILE_KINDS = {
     "log": "log segment (record batches)",
     "offset-index": "offset index of a segment",

@@ -1,6 +1,6 @@
 """``--format json``: JSON Lines, one object per line, each with a ``type``.
 
-Field names are part of kdump's interface (documented in the README and the man pages,
+Field names are part of kdump's interface (documented in docs/json-schema.md and the man pages,
 held fixed by tests): snake_case, Kafka's concepts under Kafka's names.  Every object is
 shaped by the output model (kdump/model.py): a field declared there and given a value
 here (:func:`record_values`, :func:`batch_values`) is written, in the model's order.
