@@ -195,6 +195,29 @@ def test_readme_keeps_exactly_two_setup_commands() -> None:
     assert "ruff check" in ci and "mypy" in ci
 
 
+def test_docs_option_blocks_are_current() -> None:
+    """Each command's options are on its docs page as `kdump CMD --help` prints them,
+    made by kdump.cli.manpages from the same Click definitions as --help and the man
+    pages; one block per command, all of them current."""
+    from kdump.cli.manpages import OPTIONS_BLOCK, options_text, refresh_options
+
+    options = options_text()
+    seen: dict[str, list[str]] = {}
+    stale = []
+    for page in sorted(DOCS.glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for m in OPTIONS_BLOCK.finditer(text):
+            seen.setdefault(m["cmd"], []).append(page.name)
+        if refresh_options(text, options) != text:
+            stale.append(page.name)
+    assert stale == [], f"option blocks out of date in {stale}: run " \
+        "`python -m kdump.cli.manpages man`"
+    assert {c: pages for c, pages in seen.items() if len(pages) > 1} == {}
+    assert sorted(set(options) - set(seen)) == []
+    assert "--print-data-log" in options["dump"] and "Usage: kdump spark export" in \
+        options["spark export"]
+
+
 def test_man_pages_are_current() -> None:
     pages = render_all()
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "man").glob("*.1")}

@@ -1,13 +1,17 @@
 """Man pages generated from the Click definitions: ``man/kdump.1`` and one page per
-subcommand (``man/kdump-dump.1``, ``man/kdump-spark-size-report.1`` ...).
+subcommand (``man/kdump-dump.1``, ``man/kdump-spark-size-report.1`` ...), and the
+options block of each command's docs page (``docs/dump.md`` ...), from the same
+definitions ``--help`` prints.
 
-Regenerate with ``python -m kdump.cli.manpages man``; a test fails when the checked-in
-pages differ from what the current CLI would generate.
+Regenerate with ``python -m kdump.cli.manpages man`` (it refreshes the docs pages'
+option blocks too, in the ``docs`` folder beside ``man``); a test fails when the
+checked-in pages differ from what the current CLI would generate.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 import click
@@ -169,6 +173,64 @@ def render_all() -> dict[str, str]:
     return pages
 
 
+#: a docs page's generated block of one command's options: ``<!-- options:start CMD -->``,
+#: the options as ``kdump CMD --help`` prints them, ``<!-- options:end -->``
+OPTIONS_BLOCK = re.compile(r"<!-- options:start (?P<cmd>[a-z -]+) -->\n.*?<!-- options:end -->",
+                           re.S)
+OPTIONS_WIDTH = 88  # fixed: pages must not change with the terminal they are made on
+
+
+def options_text() -> dict[str, str]:
+    """Command path (``dump``, ``spark export``) -> its options as ``--help`` prints
+    them (Click's own formatter, at a fixed width)."""
+    from . import cli
+
+    ctx = click.Context(cli, info_name="kdump", **cli.context_settings)
+    out = {}
+    for path, cmd, sub in _commands(cli, ctx, []):
+        formatter = click.HelpFormatter(width=OPTIONS_WIDTH)
+        cmd.format_usage(sub, formatter)
+        cmd.format_options(sub, formatter)
+        text = "\n".join(line.rstrip() for line in formatter.getvalue().splitlines())
+        out[" ".join(path)] = text.strip("\n") + "\n"
+    return out
+
+
+def options_block(command: str, text: str) -> str:
+    return (f"<!-- options:start {command} -->\n```text\n{text}```\n"
+            "<!-- options:end -->")
+
+
+def refresh_options(page: str, options: dict[str, str] | None = None) -> str:
+    """A docs page with each options block made again from the current CLI."""
+    current = options_text() if options is None else options
+
+    def block(m: re.Match[str]) -> str:
+        cmd = m["cmd"]
+        if cmd not in current:
+            raise KeyError(f"an options block names no kdump command: {cmd!r}")
+        return options_block(cmd, current[cmd])
+    return OPTIONS_BLOCK.sub(block, page)
+
+
+def write_docs(directory: str) -> list[str]:
+    """Refresh the options blocks of the Markdown pages in DIRECTORY; the pages changed."""
+    options = options_text()
+    written = []
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".md"):
+            continue
+        target = os.path.join(directory, name)
+        with open(target, encoding="utf-8") as fh:
+            text = fh.read()
+        new = refresh_options(text, options)
+        if new != text:
+            with open(target, "w", encoding="utf-8") as fh:
+                fh.write(new)
+            written.append(target)
+    return written
+
+
 def write_all(directory: str) -> list[str]:
     os.makedirs(directory, exist_ok=True)
     written = []
@@ -185,5 +247,10 @@ def write_all(directory: str) -> list[str]:
 
 
 if __name__ == "__main__":  # python -m kdump.cli.manpages man
-    for path in write_all(sys.argv[1] if len(sys.argv) > 1 else "man"):
+    MAN = sys.argv[1] if len(sys.argv) > 1 else "man"
+    for path in write_all(MAN):
         print(path)
+    DOCS = os.path.join(os.path.dirname(os.path.abspath(MAN)), "docs")
+    if os.path.isdir(DOCS):
+        for path in write_docs(DOCS):
+            print(path)
