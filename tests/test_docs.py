@@ -218,6 +218,22 @@ def test_docs_option_blocks_are_current() -> None:
         options["spark export"]
 
 
+def test_manpages_command_refreshes_what_docs_pages_generate() -> None:
+    """`python -m kdump.cli.manpages man` makes stale option blocks and sections whole
+    again, and leaves the rest of a page as it is."""
+    from kdump.cli.manpages import options_block, options_text, refresh_options, refresh_sections
+    from kdump.findings import kinds_markdown
+
+    page = ("# p\n\nprose\n<!-- kinds:start -->\n| old |\n<!-- kinds:end -->\nmore\n"
+            "<!-- options:start verify-crc -->\n```text\nold\n```\n<!-- options:end -->\n")
+    got = refresh_sections(refresh_options(page))
+    assert got == ("# p\n\nprose\n<!-- kinds:start -->\n" + kinds_markdown()
+                   + "<!-- kinds:end -->\nmore\n"
+                   + options_block("verify-crc", options_text()["verify-crc"]) + "\n")
+    with pytest.raises(KeyError, match="no kdump command: 'verify-nothing'"):
+        refresh_options("<!-- options:start verify-nothing -->\n<!-- options:end -->")
+
+
 def test_man_pages_are_current() -> None:
     pages = render_all()
     on_disk = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "man").glob("*.1")}

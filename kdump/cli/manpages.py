@@ -3,9 +3,10 @@ subcommand (``man/kdump-dump.1``, ``man/kdump-spark-size-report.1`` ...), and th
 options block of each command's docs page (``docs/dump.md`` ...), from the same
 definitions ``--help`` prints.
 
-Regenerate with ``python -m kdump.cli.manpages man`` (it refreshes the docs pages'
-option blocks too, in the ``docs`` folder beside ``man``); a test fails when the
-checked-in pages differ from what the current CLI would generate.
+Regenerate with ``python -m kdump.cli.manpages man``: it refreshes, in the ``docs``
+folder beside ``man``, the pages' option blocks and generated sections too (the JSON
+Lines schema, the problem kinds, the Spark columns); a test fails when the checked-in
+pages differ from what the current code would generate.
 """
 
 from __future__ import annotations
@@ -213,9 +214,32 @@ def refresh_options(page: str, options: dict[str, str] | None = None) -> str:
     return OPTIONS_BLOCK.sub(block, page)
 
 
+def generated_sections() -> dict[str, str]:
+    """Marker name -> the Markdown a docs page holds between ``<!-- NAME:start -->`` and
+    ``<!-- NAME:end -->``: the JSON Lines schema (docs/json-schema.md), the problem kinds
+    (docs/findings.md), the Spark columns (docs/spark.md)."""
+    from ..findings import kinds_markdown
+    from ..model import markdown, spark_markdown
+
+    return {"json-schema": markdown(), "kinds": kinds_markdown(),
+            "spark-columns": spark_markdown()}
+
+
+def refresh_sections(page: str, sections: dict[str, str] | None = None) -> str:
+    """A docs page with each generated section made again."""
+    for name, text in (generated_sections() if sections is None else sections).items():
+        start, end = f"<!-- {name}:start -->\n", f"<!-- {name}:end -->"
+        if start in page and end in page:
+            a = page.index(start) + len(start)
+            page = page[:a] + text + page[page.index(end, a):]
+    return page
+
+
 def write_docs(directory: str) -> list[str]:
-    """Refresh the options blocks of the Markdown pages in DIRECTORY; the pages changed."""
+    """Refresh the options blocks and generated sections of the Markdown pages in
+    DIRECTORY; the pages changed."""
     options = options_text()
+    sections = generated_sections()
     written = []
     for name in sorted(os.listdir(directory)):
         if not name.endswith(".md"):
@@ -223,7 +247,7 @@ def write_docs(directory: str) -> list[str]:
         target = os.path.join(directory, name)
         with open(target, encoding="utf-8") as fh:
             text = fh.read()
-        new = refresh_options(text, options)
+        new = refresh_sections(refresh_options(text, options), sections)
         if new != text:
             with open(target, "w", encoding="utf-8") as fh:
                 fh.write(new)
