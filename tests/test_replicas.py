@@ -92,7 +92,7 @@ def test_unclean_election_json_and_records_only_here(kdump: KdumpRunner, tmp_pat
         ("b1/orders-0", 1, o, f"v{o}") for o in range(20, 30)] + [
         ("b2/orders-0", 2, o, f"w{o}") for o in range(20, 33)]
     assert objs[-1]["type"] == "replicas_summary" and objs[-1]["diverged"] == 1
-    for o in objs:  # every field documented (README schema), every required one there
+    for o in objs:  # every field documented (docs/json-schema.md), every required one there
         fields = fields_of(o["type"])
         assert set(o) - {"type"} <= {n.rstrip("?") for n, _ in fields}
         assert {n for n, _ in fields if not n.endswith("?")} <= set(o)
@@ -391,7 +391,7 @@ def test_lag_json(kdump: KdumpRunner, tmp_path: Path) -> None:
     ]
     # "old" was deleted by its tombstone; "tx" committed in an aborted transaction
     assert not any(o.get("group") in ("old", "tx") for o in objs)
-    for o in objs:  # every field documented (README schema), every required one there
+    for o in objs:  # every field documented (docs/json-schema.md), every required one there
         fields = fields_of(o["type"])
         assert set(o) - {"type"} <= {n.rstrip("?") for n, _ in fields}
         assert {n for n, _ in fields if not n.endswith("?")} <= set(o)
