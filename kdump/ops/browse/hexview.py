@@ -108,16 +108,16 @@ def locate_single_bit(data: bytes | memoryview, stored: int, poly: int = POLY_CR
     v = fn(zeros[:-1] + b"\x80") ^ fn(zeros)
     # bit k of a byte is fed (7 - k) steps before bit 7: its syndrome is v's, stepped
     # forward (7 - k) times; so compare v with the syndrome stepped back as many times
-    targets = {}
+    targets: dict[int, int] = {}
     t = syndrome
     for k in range(7, -1, -1):
         targets[t] = k
         t = _x_inverse(t, poly)
     table = _table(poly)
     for j in range(n - 1, -1, -1):
-        k = targets.get(v)
-        if k is not None:
-            return j, k
+        bit = targets.get(v)
+        if bit is not None:
+            return j, bit
         v = (v >> 8) ^ table[v & 0xFF]  # eight LFSR steps: one byte earlier
     return None
 

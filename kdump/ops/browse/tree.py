@@ -126,10 +126,11 @@ def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
         node.disk_bytes += _disk_bytes(f.path)
         if f.kind == "log" and f.leftover is None and f.base_offset is not None:
             node.segments.append(SegmentInfo(f.base_offset, f.path, _size(f.path), f.active))
-    for p in loose:
-        ld = dirs.get(logdir_of(os.path.dirname(p.path))) or dirs.get(os.path.dirname(p.path))
+    for prob in loose:
+        ld = dirs.get(logdir_of(os.path.dirname(prob.path))) or dirs.get(
+            os.path.dirname(prob.path))
         if ld is not None:
-            ld.problems.append(p)
+            ld.problems.append(prob)
     for ld in dirs.values():
         ld.topics.sort(key=lambda t: t.name)
         for t in ld.topics:
