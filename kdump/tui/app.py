@@ -1,0 +1,522 @@
+"""``kdump browse``: the tree of log dirs, a partition's batches and records, a batch's
+bytes.  Keys: ``/`` filter, Enter open, ``g`` offset, ``t`` time, ``n``/``N`` findings,
+``x`` bytes, Escape back, ``?`` keys, ``q`` quit.  Read-only: it only reads files."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static, Tree
+from textual.widgets.tree import TreeNode
+
+from ..findings import Problem
+from ..ops.browse import (
+    PAGE_ROWS,
+    BatchRow,
+    Jump,
+    LogDirNode,
+    PartitionNode,
+    PartitionView,
+    RecordRow,
+    browse_tree,
+    hex_model,
+    partition_findings,
+)
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
+from .widgets import HelpScreen, Prompt, RecordScreen, hex_text, human, safe
+
+#: rows kept above a jump's target (read from an offset index entry before it)
+ROWS_ABOVE = 40
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
+
+
+def partition_label(p: PartitionNode) -> Text:
+    t = safe(p.name, "bold")
+    t.append(f"  {human(p.disk_bytes)}")
+    c = p.checked
+    if c is None:
+        t.append("  records …  findings …", style="dim")
+        return t
+    t.append(f"  {c.records} records")
+    counts = c.by_severity
+    if not any(counts.values()):
+        t.append("  clean", style="green")
+        return t
+    for sev, n in counts.items():
+        if n:
+            t.append(f"  {n} {sev}{'s' if n != 1 else ''}", style=SEVERITY_STYLE[sev])
+    return t
+
+
+def logdir_label(ld: LogDirNode) -> Text:
+    t = safe(ld.path, "bold")
+    t.append(f"  broker {ld.broker_id if ld.broker_id is not None else '?'}")
+    t.append(f"  {len(ld.partitions)} partitions")
+    if ld.problems:
+        t.append(f"  {len(ld.problems)} unplaced files", style="yellow")
+    return t
+
+
+class TreeScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "filter", "Filter"),
+        Binding("escape", "clear_filter", "Clear filter", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text("kdump browse: log dirs, topics, partitions (? keys, q quit)",
+                          style="bold"), id="title")
+        yield Input(placeholder="filter by name (Enter opens the first match)", id="filter")
+        tree: Tree[object] = Tree(Text("log dirs"), id="tree")
+        tree.show_root = False
+        yield tree
+        yield Static(Text(""), id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#filter", Input).display = False
+        self.rebuild("")
+        self.query_one("#tree", Tree).focus()
+
+    @property
+    def app_(self) -> BrowseApp:
+        app = self.app
+        assert isinstance(app, BrowseApp)
+        return app
+
+    def rebuild(self, pattern: str) -> None:
+        tree = self.query_one("#tree", Tree)
+        tree.clear()
+        pat = pattern.lower()
+        self.matches: list[PartitionNode] = []
+        self.leaves: dict[int, TreeNode[object]] = {}
+        for ld in self.app_.logdirs:
+            ldn = tree.root.add(logdir_label(ld), data=ld, expand=True)
+            for topic in ld.topics:
+                parts = [p for p in topic.partitions if pat in p.name.lower()]
+                if not parts:
+                    continue
+                tn = ldn.add(safe(topic.name, "bold"), data=topic, expand=True)
+                for p in parts:
+                    self.leaves[id(p)] = tn.add_leaf(partition_label(p), data=p)
+                    self.matches.append(p)
+        status = f"{len(self.matches)} partitions" + (f" match {pattern!r}" if pattern else "")
+        self.query_one("#status", Static).update(safe(status))
+
+    def refresh_partition(self, p: PartitionNode) -> None:
+        leaf = self.leaves.get(id(p))
+        if leaf is not None:
+            leaf.set_label(partition_label(p))
+
+    def action_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        box.display = True
+        box.focus()
+
+    def action_clear_filter(self) -> None:
+        box = self.query_one("#filter", Input)
+        if box.display:
+            box.value = ""
+            box.display = False
+            self.rebuild("")
+            self.query_one("#tree", Tree).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "filter":
+            self.rebuild(event.value)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "filter" and self.matches:
+            self.query_one("#tree", Tree).focus()
+            self.app_.open_partition(self.matches[0])
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[object]) -> None:
+        if isinstance(event.node.data, PartitionNode):
+            self.app_.open_partition(event.node.data)
+
+
+class PartitionScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back"),
+        Binding("g", "goto_offset", "Offset"),
+        Binding("t", "goto_time", "Time"),
+        Binding("n", "finding(1)", "Next finding"),
+        Binding("N", "finding(-1)", "Prev finding", key_display="N"),
+        Binding("x", "hex", "Bytes"),
+    ]
+
+    def __init__(self, node: PartitionNode, max_batch_bytes: int) -> None:
+        super().__init__()
+        self.node = node
+        self.view = PartitionView(node, max_batch_bytes=max_batch_bytes)
+        self.seg = 0
+        self.rows: list[BatchRow] = []
+        self.window_start = 0
+        self.next_pos: int | None = None
+        self.records: list[RecordRow] = []
+        self.finding = -1
+        self._shown: BatchRow | None = None
+        #: the row a jump selected: its highlight keeps the jump's words in the status
+        self._held: int | None = None
+
+    def compose(self) -> ComposeResult:
+        p = self.node
+        title = safe(p.name, "bold")
+        title.append("  ")
+        title.append_text(safe(p.log_dir))
+        title.append(f"  broker {p.broker_id if p.broker_id is not None else '?'}")
+        yield Static(title, id="title")
+        yield DataTable(id="segments", cursor_type="row", zebra_stripes=False)
+        yield DataTable(id="batches", cursor_type="row")
+        yield DataTable(id="records", cursor_type="row")
+        yield Static(Text(""), id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        segs = self.query_one("#segments", DataTable)
+        segs.add_columns("segment", "file", "bytes", "")
+        for i, s in enumerate(self.view.segments):
+            segs.add_row(Text(str(s.base_offset)), safe(s.path.rsplit("/", 1)[-1]),
+                         Text(human(s.size)), Text("active" if s.active else ""), key=str(i))
+        segs.styles.height = min(len(self.view.segments), 3) + 1
+        batches = self.query_one("#batches", DataTable)
+        batches.add_columns("position", "offsets", "max time", "recs", "codec", "producer",
+                            "txn/ctl", "size", "crc")
+        recs = self.query_one("#records", DataTable)
+        recs.add_columns("offset", "key", "value", "time", "headers")
+        if self.view.segments:
+            self.load(0, 0)
+        else:
+            self.status(Text("no segments in this partition"))
+        batches.focus()
+
+    def on_unmount(self) -> None:
+        self.view.close()
+
+    # --- rows ------------------------------------------------------------------------
+    def status(self, text: Text) -> None:
+        self.query_one("#status", Static).update(text)
+
+    def load(self, seg: int, start: int, select: int | None = None,
+             record: int | None = None) -> None:
+        """Show segment ``seg``'s rows from byte ``start``; select the row at byte
+        ``select`` (and the record at offset ``record``)."""
+        self.seg = seg
+        self.window_start = start
+        rows: list[BatchRow] = []
+        if select is not None and select > start:
+            above, _ = self.view.read_rows(seg, start, limit=1 << 30, stop=select)
+            rows = above[-ROWS_ABOVE:]
+            self.window_start = rows[0].position if rows else select
+            start = select
+        more, self.next_pos = self.view.read_rows(seg, start, PAGE_ROWS)
+        self.rows = rows + more
+        self._fill()
+        batches = self.query_one("#batches", DataTable)
+        target = 0
+        if select is not None:
+            target = next((i for i, r in enumerate(self.rows)
+                           if r.position <= select < max(r.end, r.position + 1)), 0)
+        self._held = target
+        batches.move_cursor(row=target, animate=False)
+        self._show_records(target, record, quiet=True)
+        self.query_one("#segments", DataTable).move_cursor(row=seg, animate=False)
+
+    def _cells(self, r: BatchRow) -> list[Text]:
+        if r.problem is not None:
+            sev = str(r.problem.severity)
+            return [Text(str(r.position)), Text(""), Text(""), Text(""), Text(""), Text(""),
+                    Text(""), Text(str(r.size)),
+                    safe(f"{r.problem.kind}", SEVERITY_STYLE.get(sev, ""))]
+        flags = ("T" if r.transactional else "-") + ("C" if r.control else "-")
+        producer = "" if r.producer_id in (None, -1) else f"{r.producer_id}/{r.producer_epoch}"
+        crc = Text(r.crc_state, style="" if r.crc_ok else "bold red")
+        if r.note is not None:
+            crc.append(" magic?", style="yellow")
+        return [Text(str(r.position)), Text(r.offsets), Text(r.time), Text(str(r.count)),
+                Text(r.codec), Text(producer), Text(flags), Text(str(r.size)), crc]
+
+    def _fill(self) -> None:
+        batches = self.query_one("#batches", DataTable)
+        batches.clear()
+        for i, r in enumerate(self.rows):
+            batches.add_row(*self._cells(r), key=str(i))
+        self._shown = None
+
+    def _more_rows(self) -> None:
+        if self.next_pos is None:
+            return
+        more, self.next_pos = self.view.read_rows(self.seg, self.next_pos, PAGE_ROWS)
+        batches = self.query_one("#batches", DataTable)
+        for r in more:
+            batches.add_row(*self._cells(r), key=str(len(self.rows)))
+            self.rows.append(r)
+
+    def _earlier_rows(self) -> None:
+        if self.window_start <= 0 or not self.rows:
+            return
+        start = self.view.earlier_start(self.seg, self.window_start)
+        above, _ = self.view.read_rows(self.seg, start, limit=1 << 30, stop=self.window_start)
+        if not above:
+            return
+        cur = self.query_one("#batches", DataTable).cursor_row
+        self.rows = above + self.rows
+        self.window_start = above[0].position
+        self._fill()
+        self.query_one("#batches", DataTable).move_cursor(row=cur + len(above), animate=False)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id != "batches":
+            return
+        i = event.cursor_row
+        if i != event.data_table.cursor_row:
+            return  # a highlight the table has already moved past (a reload, a jump)
+        if i >= len(self.rows) - 5:
+            self._more_rows()
+        held, self._held = self._held, None
+        self._show_records(i, None, quiet=held == i)
+
+    def on_key(self, event: object) -> None:
+        key = getattr(event, "key", "")
+        batches = self.query_one("#batches", DataTable)
+        if key in ("up", "pageup", "home") and batches.has_focus and batches.cursor_row == 0:
+            self._earlier_rows()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table.id == "segments":
+            seg = event.cursor_row
+            if 0 <= seg < len(self.view.segments):
+                self.load(seg, 0)
+                self.query_one("#batches", DataTable).focus()
+        elif event.data_table.id == "records":
+            i = event.cursor_row
+            if 0 <= i < len(self.records):
+                self.app.push_screen(RecordScreen(self.records[i]))
+
+    def current(self) -> BatchRow | None:
+        i = self.query_one("#batches", DataTable).cursor_row
+        return self.rows[i] if 0 <= i < len(self.rows) else None
+
+    def _show_records(self, i: int, record: int | None, quiet: bool = False) -> None:
+        recs = self.query_one("#records", DataTable)
+        if not (0 <= i < len(self.rows)):
+            recs.clear()
+            self.records = []
+            return
+        row = self.rows[i]
+        if row is self._shown and record is None:
+            return
+        self._shown = row
+        page = self.view.records(row)
+        self.records = page.records
+        recs.clear()
+        for k, r in enumerate(page.records):
+            heads = ", ".join(f"{hk}={hv}" for hk, hv in r.headers)
+            recs.add_row(Text(str(r.offset)), safe(r.key), safe(r.value), Text(r.time),
+                         safe(heads), key=str(k))
+        where = 0
+        if record is not None:
+            where = next((k for k, r in enumerate(page.records) if r.offset == record), 0)
+        recs.move_cursor(row=where, column=0, animate=False)
+        recs.scroll_x = 0
+        if not quiet:
+            self.status(self._describe(row, page.error, page.more))
+
+    def _describe(self, row: BatchRow, error: str | None, more: bool) -> Text:
+        if row.problem is not None:
+            t = safe(f"byte {row.position}: {row.problem.kind}: {row.problem.detail}",
+                     SEVERITY_STYLE.get(str(row.problem.severity), ""))
+            return t
+        t = Text(f"batch {row.offsets} at byte {row.position}, {row.size} bytes, "
+                 f"crc {row.crc_state}")
+        if row.note:
+            t.append(" ")
+            t.append_text(safe(row.note, "yellow"))
+        if error:
+            t.append(" ")
+            t.append_text(safe(error, "bold red"))
+        if more:
+            t.append(" (records past the first 2000 not shown)")
+        return t
+
+    # --- jumps -----------------------------------------------------------------------
+    def _go(self, jump: Jump) -> None:
+        if not jump.found or jump.segment is None or jump.position is None:
+            self.status(safe(jump.message, "yellow"))
+            return
+        start = self.view.earlier_start(jump.segment, jump.position)
+        self.load(jump.segment, start, select=jump.position, record=jump.offset)
+        self.status(safe(jump.message))
+        self.query_one("#batches", DataTable).focus()
+
+    def action_goto_offset(self) -> None:
+        def done(answer: str | None) -> None:
+            if answer is None or not answer.strip():
+                return
+            text = answer.strip()
+            if not text.lstrip("-").isdigit() or len(text) > 20:
+                self.status(safe(f"{text!r} is not an offset (a whole number)", "yellow"))
+                return
+            self._go(self.view.find_offset(int(text)))
+
+        self.app.push_screen(Prompt("Go to offset:"), done)
+
+    def action_goto_time(self) -> None:
+        def done(answer: str | None) -> None:
+            if answer is None or not answer.strip():
+                return
+            self._go(self.view.find_time(answer))
+
+        self.app.push_screen(Prompt("Go to time (ISO-8601, e.g. 2024-05-01T09:14:00Z, or "
+                                    "epoch ms):"), done)
+
+    def action_finding(self, step: int) -> None:
+        node = self.node
+        if node.checked is None:
+            self.status(Text("reading the partition for its findings ..."))
+            node.checked = partition_findings(node, max_batch_bytes=self.view.max_batch_bytes)
+            self.app_refresh(node)
+        findings = node.checked.findings
+        if not findings:
+            self.status(Text("no findings in this partition (verify-crc, verify-index)",
+                             style="green"))
+            return
+        self.finding = (self.finding + step) % len(findings) if self.finding >= 0 else (
+            0 if step > 0 else len(findings) - 1)
+        p = findings[self.finding]
+        self._go_finding(p)
+
+    def app_refresh(self, node: PartitionNode) -> None:
+        app = self.app
+        if isinstance(app, BrowseApp):
+            app.partition_checked(node)
+
+    def _go_finding(self, p: Problem) -> None:
+        n = self.finding
+        total = len(self.node.checked.findings) if self.node.checked else 0
+        seg = self.view.segment_of(p.path)
+        if seg is not None and p.position is not None:
+            start = self.view.earlier_start(seg, p.position)
+            self.load(seg, start, select=p.position)
+        elif p.base_offset is not None:
+            j = self.view.find_offset(p.base_offset)
+            if j.found and j.segment is not None and j.position is not None:
+                self.load(j.segment, self.view.earlier_start(j.segment, j.position),
+                          select=j.position, record=j.offset)
+        where = []
+        if p.base_offset is not None:
+            where.append(f"offset {p.base_offset}")
+        if p.position is not None:
+            where.append(f"byte {p.position}")
+        t = Text(f"finding {n + 1}/{total}: ", style="bold")
+        t.append_text(safe(f"{p.kind} ({p.severity})", SEVERITY_STYLE.get(str(p.severity), "")))
+        t.append_text(safe(f" {', '.join(where)} in {p.path.rsplit('/', 1)[-1]}: {p.detail}"))
+        self.status(t)
+        self.query_one("#batches", DataTable).focus()
+
+    def action_hex(self) -> None:
+        row = self.current()
+        if row is None:
+            return
+        self.app.push_screen(HexScreen(hex_text(hex_model(self.view, row))))
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+class HexScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
+
+    def __init__(self, text: Text) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="hexscroll"):
+            yield Static(self.text, id="hex")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#hexscroll").focus()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+
+class BrowseApp(App[int]):
+    """``kdump browse PATH...``."""
+
+    TITLE = "kdump browse"
+    CSS = """
+    #title { height: 1; }
+    #status { height: 2; }
+    #tree { height: 1fr; }
+    #batches { height: 1fr; }
+    #records { height: 1fr; }
+    #filter { height: 3; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit_browse", "Quit"),
+        Binding("question_mark", "keys", "Keys", key_display="?"),
+    ]
+
+    def __init__(self, paths: Sequence[str], *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+                 check: bool = True) -> None:
+        super().__init__()
+        self.paths = list(paths)
+        self.max_batch_bytes = max_batch_bytes
+        self.check = check
+        self.logdirs: list[LogDirNode] = browse_tree(self.paths)
+        #: set when every partition's findings are counted (tests wait on it)
+        self.checked = threading.Event()
+        self._stop = threading.Event()
+        self.tree_screen = TreeScreen()
+
+    def on_mount(self) -> None:
+        self.push_screen(self.tree_screen)
+        if self.check:
+            threading.Thread(target=self._check_all, name="kdump-browse-check",
+                             daemon=True).start()
+        else:
+            self.checked.set()
+
+    def _check_all(self) -> None:
+        """Every partition read once (verify-crc, verify-index) in the background; each
+        label updated as it is done.  A daemon thread: quitting does not wait for it."""
+        for ld in self.logdirs:
+            for p in ld.partitions:
+                if self._stop.is_set():
+                    return
+                if p.checked is None:
+                    try:
+                        p.checked = partition_findings(p, max_batch_bytes=self.max_batch_bytes)
+                    except Exception:  # a partition that cannot be read: no count
+                        continue
+                    if self._stop.is_set():
+                        return
+                    try:
+                        self.call_from_thread(self.partition_checked, p)
+                    except RuntimeError:
+                        return  # the app has stopped
+        self.checked.set()
+
+    def partition_checked(self, p: PartitionNode) -> None:
+        self.tree_screen.refresh_partition(p)
+
+    def open_partition(self, p: PartitionNode) -> None:
+        self.push_screen(PartitionScreen(p, self.max_batch_bytes))
+
+    def action_keys(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_quit_browse(self) -> None:
+        self._stop.set()
+        self.exit(0)
