@@ -9,11 +9,12 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Input, Static, Tree
+from textual.widgets import DataTable, Footer, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from ..findings import Problem
@@ -30,7 +31,16 @@ from ..ops.browse import (
     partition_findings,
 )
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
-from .widgets import HelpScreen, Prompt, RecordScreen, hex_text, human, safe
+from .widgets import (
+    HelpScreen,
+    LineEditor,
+    Prompt,
+    RecordScreen,
+    hex_text,
+    human,
+    pass_on,
+    safe,
+)
 
 #: rows kept above a jump's target (read from an offset index entry before it)
 ROWS_ABOVE = 40
@@ -73,7 +83,7 @@ class TreeScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Text("kdump browse: log dirs, topics, partitions (? keys, q quit)",
                           style="bold"), id="title")
-        yield Input(placeholder="filter by name (Enter opens the first match)", id="filter")
+        yield Static(Text(""), id="filter")
         tree: Tree[object] = Tree(Text("log dirs"), id="tree")
         tree.show_root = False
         yield tree
@@ -81,7 +91,8 @@ class TreeScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#filter", Input).display = False
+        self.line: LineEditor | None = None
+        self.query_one("#filter", Static).display = False
         self.rebuild("")
         self.query_one("#tree", Tree).focus()
 
@@ -116,26 +127,57 @@ class TreeScreen(Screen[None]):
             leaf.set_label(partition_label(p))
 
     def action_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        box.display = True
-        box.focus()
+        self.line = LineEditor()
+        self._show_filter()
+
+    def _show_filter(self) -> None:
+        box = self.query_one("#filter", Static)
+        box.display = self.line is not None
+        if self.line is not None:
+            t = Text("/", style="bold")
+            t.append_text(safe(self.line.text))
+            t.append("_", style="blink")
+            t.append("   (Enter opens the first match, Escape clears)", style="dim")
+            box.update(t)
 
     def action_clear_filter(self) -> None:
-        box = self.query_one("#filter", Input)
-        if box.display:
-            box.value = ""
-            box.display = False
-            self.rebuild("")
-            self.query_one("#tree", Tree).focus()
+        self.line = None
+        self._show_filter()
+        self.rebuild("")
 
-    def on_input_changed(self, event: Input.Changed) -> None:
-        if event.input.id == "filter":
-            self.rebuild(event.value)
+    def on_key(self, event: events.Key) -> None:
+        """``/`` starts the filter, and while filtering keys edit it (before the tree's
+        bindings, in the order typed)."""
+        if pass_on(self, event):
+            return
+        if self.line is None:
+            if event.key == "slash":
+                event.stop()
+                event.prevent_default()
+                self.action_filter()
+            return
+        what = self.line.key(event)
+        if what is None:
+            return
+        event.stop()
+        event.prevent_default()
+        if what == "cancel":
+            self.action_clear_filter()
+        elif what == "submit":
+            text = self.line.text
+            self.line = None
+            self._show_filter()
+            if self.matches:
+                self.app_.open_partition(self.matches[0])
+            self.status_filter(text)
+        else:
+            self._show_filter()
+            self.rebuild(self.line.text)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        if event.input.id == "filter" and self.matches:
-            self.query_one("#tree", Tree).focus()
-            self.app_.open_partition(self.matches[0])
+    def status_filter(self, text: str) -> None:
+        if text:
+            self.query_one("#status", Static).update(
+                safe(f"{len(self.matches)} partitions match {text!r}"))
 
     def on_tree_node_selected(self, event: Tree.NodeSelected[object]) -> None:
         if isinstance(event.node.data, PartitionNode):
@@ -240,7 +282,7 @@ class PartitionScreen(Screen[None]):
         crc = Text(r.crc_state, style="" if r.crc_ok else "bold red")
         if r.note is not None:
             crc.append(" magic?", style="yellow")
-        return [Text(str(r.position)), Text(r.offsets), Text(r.time), Text(str(r.count)),
+        return [Text(str(r.position)), Text(r.offsets), Text(r.time), Text("-" if r.count is None else str(r.count)),
                 Text(r.codec), Text(producer), Text(flags), Text(str(r.size)), crc]
 
     def _fill(self) -> None:
@@ -283,8 +325,20 @@ class PartitionScreen(Screen[None]):
         held, self._held = self._held, None
         self._show_records(i, None, quiet=held == i)
 
-    def on_key(self, event: object) -> None:
-        key = getattr(event, "key", "")
+    def on_key(self, event: events.Key) -> None:
+        """The partition's keys, run here in the order typed (a binding would run them
+        after the keys that follow in a burst had passed)."""
+        if pass_on(self, event):
+            return
+        key = event.key
+        actions = {"g": self.action_goto_offset, "t": self.action_goto_time,
+                   "n": lambda: self.action_finding(1), "N": lambda: self.action_finding(-1),
+                   "x": self.action_hex}
+        if key in actions:
+            event.stop()
+            event.prevent_default()
+            actions[key]()
+            return
         batches = self.query_one("#batches", DataTable)
         if key in ("up", "pageup", "home") and batches.has_focus and batches.cursor_row == 0:
             self._earlier_rows()
@@ -446,6 +500,9 @@ class HexScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#hexscroll").focus()
 
+    def on_key(self, event: events.Key) -> None:
+        pass_on(self, event)
+
     def action_back(self) -> None:
         self.app.pop_screen()
 
@@ -454,13 +511,14 @@ class BrowseApp(App[int]):
     """``kdump browse PATH...``."""
 
     TITLE = "kdump browse"
+    ENABLE_COMMAND_PALETTE = False
     CSS = """
     #title { height: 1; }
     #status { height: 2; }
     #tree { height: 1fr; }
     #batches { height: 1fr; }
     #records { height: 1fr; }
-    #filter { height: 3; }
+    #filter { height: 1; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit_browse", "Quit"),

@@ -3,14 +3,15 @@ and the modal screens (a prompt, the keys, a record in full)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Input, Static
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
 
 from ..ops.browse import HexModel, RecordRow
 from ..textsafe import inert
@@ -53,30 +54,80 @@ Everywhere
 """
 
 
-class Prompt(ModalScreen[str | None]):
-    """One line of input (an offset, a time); Escape cancels."""
+def pass_on(screen: Screen[Any], event: events.Key) -> bool:
+    """A key that reached ``screen`` after another screen went on top of it (keys come in
+    bursts over SSH and from tmux: the ones after ``g`` or Enter are already on their
+    way): handed to the screen on top, as the app hands it keys.  True when passed on."""
+    top = screen.app.screen
+    if top is screen:
+        return False
+    event.stop()
+    event.prevent_default()
+    top._forward_event(events.Key(event.key, event.character))
+    return True
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+class LineEditor:
+    """One line typed at a screen that has the keys first (no Input widget: a burst of
+    keys, as over SSH or from tmux, lands in the line even before a widget could take
+    focus)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def key(self, event: events.Key) -> str | None:
+        """Apply ``event``: "submit", "cancel", "edit", or None (not a line key)."""
+        if event.key == "enter":
+            return "submit"
+        if event.key == "escape":
+            return "cancel"
+        if event.key in ("backspace", "ctrl+h"):
+            self.text = self.text[:-1]
+            return "edit"
+        if event.key == "ctrl+u":
+            self.text = ""
+            return "edit"
+        if event.character and event.is_printable and len(self.text) < 200:
+            self.text += event.character
+            return "edit"
+        return None
+
+
+class Prompt(ModalScreen[str | None]):
+    """One line of input (an offset, a time): Enter answers, Escape cancels."""
+
     DEFAULT_CSS = """
     Prompt { align: center middle; }
-    Prompt > Vertical { width: 60; height: auto; border: round $accent; padding: 0 1;
-                        background: $panel; }
+    Prompt > Static { width: 64; height: auto; border: round $accent; padding: 0 1;
+                      background: $panel; }
     """
 
     def __init__(self, question: str) -> None:
         super().__init__()
         self.question = question
+        self.line = LineEditor()
 
     def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(Text(self.question))
-            yield Input(id="answer")
+        yield Static(self._text(), id="prompt")
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
+    def _text(self) -> Text:
+        t = Text(self.question + "\n", style="bold")
+        t.append_text(safe(self.line.text))
+        t.append("_", style="blink")
+        return t
 
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+    def on_key(self, event: events.Key) -> None:
+        what = self.line.key(event)
+        if what is None:
+            return
+        event.stop()
+        event.prevent_default()
+        if what == "submit":
+            self.dismiss(self.line.text)
+        elif what == "cancel":
+            self.dismiss(None)
+        else:
+            self.query_one("#prompt", Static).update(self._text())
 
 
 class HelpScreen(ModalScreen[None]):
