@@ -75,6 +75,11 @@ def logdir_label(ld: LogDirNode) -> Text:
 
 
 class TreeScreen(Screen[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.matches: list[PartitionNode] = []
+        self.leaves: dict[int, TreeNode[object]] = {}
+        self.line: LineEditor | None = None
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
@@ -91,7 +96,6 @@ class TreeScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.line: LineEditor | None = None
         self.query_one("#filter", Static).display = False
         self.rebuild("")
         self.query_one("#tree", Tree).focus()
@@ -106,8 +110,8 @@ class TreeScreen(Screen[None]):
         tree = self.query_one("#tree", Tree)
         tree.clear()
         pat = pattern.lower()
-        self.matches: list[PartitionNode] = []
-        self.leaves: dict[int, TreeNode[object]] = {}
+        self.matches = []
+        self.leaves = {}
         for ld in self.app_.logdirs:
             ldn = tree.root.add(logdir_label(ld), data=ld, expand=True)
             for topic in ld.topics:

@@ -42,11 +42,11 @@ Tree
   Enter      open the selected partition
 Partition
   Tab        next pane (segments, batches, records)
-  Enter      a record in full (records pane); a segment's batches (segments pane)
+  Enter      a record in full; a segment's batches (segments pane)
   g          go to an offset: its batch and record selected
-  t          go to a time (ISO-8601 or epoch ms): the first record at or after it
+  t          go to a time (ISO-8601 or epoch ms): first record at/after
   n / N      next / previous finding (verify-crc and verify-index)
-  x          the selected batch's bytes: header fields named, first bad byte marked
+  x          the batch's bytes: fields named, first bad byte marked
 Everywhere
   Escape     back
   ?          these keys
@@ -131,7 +131,7 @@ class Prompt(ModalScreen[str | None]):
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark,q", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark", "close", "Close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 78; max-height: 22; border: round $accent;
