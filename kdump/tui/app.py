@@ -36,6 +36,7 @@ from .widgets import (
     LineEditor,
     Prompt,
     RecordScreen,
+    bad_line,
     hex_text,
     human,
     pass_on,
@@ -233,8 +234,8 @@ class PartitionScreen(Screen[None]):
                          Text(human(s.size)), Text("active" if s.active else ""), key=str(i))
         segs.styles.height = min(len(self.view.segments), 3) + 1
         batches = self.query_one("#batches", DataTable)
-        batches.add_columns("position", "offsets", "max time", "recs", "codec", "producer",
-                            "txn/ctl", "size", "crc")
+        batches.add_columns("position", "offsets", "crc", "recs", "size", "codec", "max time",
+                            "producer", "txn/ctl")
         recs = self.query_one("#records", DataTable)
         recs.add_columns("offset", "key", "value", "time", "headers")
         if self.view.segments:
@@ -278,16 +279,17 @@ class PartitionScreen(Screen[None]):
     def _cells(self, r: BatchRow) -> list[Text]:
         if r.problem is not None:
             sev = str(r.problem.severity)
-            return [Text(str(r.position)), Text(""), Text(""), Text(""), Text(""), Text(""),
-                    Text(""), Text(str(r.size)),
-                    safe(f"{r.problem.kind}", SEVERITY_STYLE.get(sev, ""))]
+            return [Text(str(r.position)), Text(""),
+                    safe(f"{r.problem.kind}", SEVERITY_STYLE.get(sev, "")), Text(""),
+                    Text(str(r.size)), Text(""), Text(""), Text(""), Text("")]
         flags = ("T" if r.transactional else "-") + ("C" if r.control else "-")
         producer = "" if r.producer_id in (None, -1) else f"{r.producer_id}/{r.producer_epoch}"
         crc = Text(r.crc_state, style="" if r.crc_ok else "bold red")
         if r.note is not None:
             crc.append(" magic?", style="yellow")
-        return [Text(str(r.position)), Text(r.offsets), Text(r.time), Text("-" if r.count is None else str(r.count)),
-                Text(r.codec), Text(producer), Text(flags), Text(str(r.size)), crc]
+        return [Text(str(r.position)), Text(r.offsets), crc,
+                Text("-" if r.count is None else str(r.count)), Text(str(r.size)), Text(r.codec),
+                Text(r.time), Text(producer), Text(flags)]
 
     def _fill(self) -> None:
         batches = self.query_one("#batches", DataTable)
@@ -483,7 +485,9 @@ class PartitionScreen(Screen[None]):
         row = self.current()
         if row is None:
             return
-        self.app.push_screen(HexScreen(hex_text(hex_model(self.view, row))))
+        m = hex_model(self.view, row)
+        text = hex_text(m)
+        self.app.push_screen(HexScreen(text, bad_line(m, text)))
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -492,9 +496,11 @@ class PartitionScreen(Screen[None]):
 class HexScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
 
-    def __init__(self, text: Text) -> None:
+    def __init__(self, text: Text, bad: int | None = None) -> None:
         super().__init__()
         self.text = text
+        #: the line of the first bad byte: scrolled into view when the view opens
+        self.bad = bad
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="hexscroll"):
@@ -502,7 +508,12 @@ class HexScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#hexscroll").focus()
+        box = self.query_one("#hexscroll", VerticalScroll)
+        box.focus()
+        if self.bad is not None:
+            bad = self.bad
+            self.call_after_refresh(
+                lambda: box.scroll_to(y=max(0, bad - box.size.height // 2), animate=False))
 
     def on_key(self, event: events.Key) -> None:
         pass_on(self, event)

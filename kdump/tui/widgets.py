@@ -181,6 +181,14 @@ class RecordScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
+def bad_line(m: HexModel, text: Text) -> int | None:
+    """The line of ``text`` (:func:`hex_text`'s) holding the first bad byte, if shown."""
+    if m.bad is None or m.bad >= len(m.data):
+        return None
+    head = text.plain.count("\n") - (len(m.data) + 15) // 16
+    return head + m.bad // 16
+
+
 def hex_text(m: HexModel) -> Text:
     """The hex view: a legend of the header's fields (name, bytes, value) in the styles
     their bytes take below, the first bad byte and why, then 16 bytes a line with
