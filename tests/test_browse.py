@@ -17,15 +17,15 @@ import pytest
 
 pytest.importorskip("textual")  # the tui extra: in the test extra, so CI always has it
 
-from kdump.ops.browse import (  # noqa: E402
+from kdump.ops.browse import (
     PartitionView,
     browse_tree,
     hex_model,
     locate_single_bit,
     partition_findings,
 )
-from kdump.ops.browse.partition import ROW_CHUNK  # noqa: E402
-from kdump.tui.app import BrowseApp, HexScreen, PartitionScreen, TreeScreen  # noqa: E402
+from kdump.ops.browse.partition import ROW_CHUNK
+from kdump.tui.app import BrowseApp, HexScreen, PartitionScreen, TreeScreen
 
 try:
     from tests import writer as w
