@@ -288,6 +288,30 @@ def test_findings_next_previous_and_bytes(damaged: dict[str, Any]) -> None:
     run(go())
 
 
+def test_findings_of_a_large_partition_read_in_the_background(
+        damaged: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    import kdump.tui.app as tui_app
+
+    monkeypatch.setattr(tui_app, "SYNC_CHECK_BYTES", 0)
+
+    async def go() -> None:
+        app = BrowseApp([str(damaged["dir"])], check=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("slash", *"orders-0", "enter", "n")
+            await pilot.pause()
+            scr = app.screen
+            assert isinstance(scr, PartitionScreen)
+            for _ in range(200):
+                if "finding 1/1" in str(scr.query_one("#status").render()):
+                    break
+                await pilot.pause(0.05)
+            assert "finding 1/1: crc-mismatch (error)" in str(scr.query_one("#status").render())
+            row = scr.current()
+            assert row is not None and row.position == damaged["flip"][0]
+            assert label_of(app, "orders-0").endswith("162 records  1 error")
+    run(go())
+
+
 def test_data_is_inert(evil: Path) -> None:
     async def go() -> None:
         app = BrowseApp([str(evil)], check=False)

@@ -45,6 +45,8 @@ from .widgets import (
 
 #: rows kept above a jump's target (read from an offset index entry before it)
 ROWS_ABOVE = 40
+#: partitions up to this many bytes are read for ``n`` at once, larger ones in the background
+SYNC_CHECK_BYTES = 64 << 20
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
@@ -212,6 +214,7 @@ class PartitionScreen(Screen[None]):
         self._shown: BatchRow | None = None
         #: the row a jump selected: its highlight keeps the jump's words in the status
         self._held: int | None = None
+        self._checking = False
 
     def compose(self) -> ComposeResult:
         p = self.node
@@ -275,6 +278,9 @@ class PartitionScreen(Screen[None]):
         batches.move_cursor(row=target, animate=False)
         self._show_records(target, record, quiet=True)
         self.query_one("#segments", DataTable).move_cursor(row=seg, animate=False)
+        if not self.rows:
+            self.status(safe(f"segment {self.view.segments[seg].base_offset} holds no batch "
+                             f"({self.view.segments[seg].size} bytes)"))
 
     def _cells(self, r: BatchRow) -> list[Text]:
         if r.problem is not None:
@@ -440,7 +446,9 @@ class PartitionScreen(Screen[None]):
     def action_finding(self, step: int) -> None:
         node = self.node
         if node.checked is None:
-            self.status(Text("reading the partition for its findings ..."))
+            if sum(s.size for s in node.segments) > SYNC_CHECK_BYTES:
+                self._check_then(step)  # a large partition: read in the background
+                return
             node.checked = partition_findings(node, max_batch_bytes=self.view.max_batch_bytes)
             self.app_refresh(node)
         findings = node.checked.findings
@@ -452,6 +460,36 @@ class PartitionScreen(Screen[None]):
             0 if step > 0 else len(findings) - 1)
         p = findings[self.finding]
         self._go_finding(p)
+
+    def _check_then(self, step: int) -> None:
+        if self._checking:
+            return
+        self._checking = True
+        self.status(Text("reading the partition for its findings (verify-crc, verify-index) ..."))
+        node, app = self.node, self.app
+
+        def work() -> None:
+            try:
+                found = partition_findings(node, max_batch_bytes=self.view.max_batch_bytes)
+            except Exception as e:  # a read that fails: said, not raised in a thread
+                msg = f"the partition could not be read: {e}"
+                app.call_from_thread(lambda: self.status(safe(msg, "bold red")))
+                return
+            finally:
+                self._checking = False
+
+            def done() -> None:
+                node.checked = node.checked or found
+                self.app_refresh(node)
+                if self.app.screen is self:
+                    self.action_finding(step)
+
+            try:
+                app.call_from_thread(done)
+            except RuntimeError:
+                pass  # the app has stopped
+
+        threading.Thread(target=work, name="kdump-browse-findings", daemon=True).start()
 
     def app_refresh(self, node: PartitionNode) -> None:
         app = self.app
@@ -477,7 +515,8 @@ class PartitionScreen(Screen[None]):
             where.append(f"byte {p.position}")
         t = Text(f"finding {n + 1}/{total}: ", style="bold")
         t.append_text(safe(f"{p.kind} ({p.severity})", SEVERITY_STYLE.get(str(p.severity), "")))
-        t.append_text(safe(f" {', '.join(where)} in {p.path.rsplit('/', 1)[-1]}: {p.detail}"))
+        t.append_text(safe(f" {', '.join(where)}{' ' if where else ''}in "
+                           f"{p.path.rsplit('/', 1)[-1]}: {p.detail}"))
         self.status(t)
         self.query_one("#batches", DataTable).focus()
 
