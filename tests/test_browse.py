@@ -73,7 +73,8 @@ def evil(tmp_path: Path) -> Path:
     d.mkdir(parents=True)
     recs = [w.Rec(key=b"\x1b[2Jwiped", value=b"[bold]markup[/] \x1b]0;title\x07",
                   headers=[("h[red]x[/]", "\u009b31m".encode())], timestamp=w.TS0),
-            w.Rec(key=b"[link=http://x]k[/link]", value=b"\xe2\x80\xaeevil", timestamp=w.TS0 + 1)]
+            w.Rec(key=b"[link=http://x]k[/link]", value=b"\xe2\x80\xaeevil", timestamp=w.TS0 + 1),
+            w.Rec(key=b"big", value=b"v" * 100_000, timestamp=w.TS0 + 2)]
     (d / SEG).write_bytes(w.v2_batch(recs))
     return d.parent
 
@@ -169,9 +170,16 @@ def test_single_bit_located_for_both_checksums() -> None:
         assert locate_single_bit(data, stored, poly) is None
 
 
-def test_opening_a_large_segment_reads_kilobytes(tmp_path: Path) -> None:
-    w.big_segment(tmp_path / "big-0", 64 << 20)
-    [ld] = browse_tree([str(tmp_path)])
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One 64 MiB segment (records of 100 keys k<offset>, +1 ms each) with its indexes."""
+    root = tmp_path_factory.mktemp("big")
+    w.big_segment(root / "big-0", 64 << 20)
+    return root
+
+
+def test_opening_a_large_segment_reads_kilobytes(big: Path) -> None:
+    [ld] = browse_tree([str(big)])
     [p] = ld.partitions
     v = PartitionView(p)
     t0 = time.monotonic()
@@ -189,6 +197,28 @@ def test_opening_a_large_segment_reads_kilobytes(tmp_path: Path) -> None:
     assert time.monotonic() - t0 < 1.0
     assert v.bytes_read < 4 << 20  # of a 64 MiB segment: two pages and the way back
     v.close()
+
+
+def test_the_interface_on_a_large_segment_stays_lazy(big: Path) -> None:
+    async def go() -> None:
+        app = BrowseApp([str(big)], check=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            t0 = time.monotonic()
+            await pilot.press("slash", *"big", "enter")
+            await pilot.pause()
+            scr = app.screen
+            assert isinstance(scr, PartitionScreen)
+            assert time.monotonic() - t0 < 2.0
+            assert scr.view.bytes_read < 2 << 20
+            await pilot.press("g", *"600123", "enter")
+            await pilot.pause()
+            row = scr.current()
+            assert row is not None and row.holds(600_123)
+            assert scr.records[scr.query_one("#records").cursor_row].key == "k600123"  # type: ignore[attr-defined]
+            await pilot.press("pageup", "up", "up")  # a few rows above: read back, not from 0
+            await pilot.pause()
+            assert scr.view.bytes_read < 4 << 20
+    run(go())
 
 
 # --- the screens (pilot) --------------------------------------------------------------
@@ -327,6 +357,8 @@ def test_data_is_inert(evil: Path) -> None:
             assert cells[4] == "h[red]x[/]=\\x9b31m"
             cells = [str(c) for c in scr.query_one("#records").get_row_at(1)]  # type: ignore[attr-defined]
             assert cells[1:3] == ["[link=http://x]k[/link]", "\\u202eevil"]
+            cells = [str(c) for c in scr.query_one("#records").get_row_at(2)]  # type: ignore[attr-defined]
+            assert cells[2] == "v" * 200 + "…"  # a table cell is cut; Enter shows it
             svg = app.export_screenshot()
             assert "[bold]markup[/]" in svg.replace("&#160;", " ")
             assert "\x1b" not in svg

@@ -50,6 +50,19 @@ SYNC_CHECK_BYTES = 64 << 20
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
+#: characters of a key, value or headers shown in the records table (Enter shows all)
+CELL_CHARS = 200
+
+
+def cell(s: str) -> Text:
+    """A table cell of data: inert, and cut (a value may be megabytes)."""
+    t = safe(s[: CELL_CHARS * 2])
+    if len(t) > CELL_CHARS:
+        t = t[:CELL_CHARS]
+        t.append("…", style="dim")
+    return t
+
+
 def partition_label(p: PartitionNode) -> Text:
     t = safe(p.name, "bold")
     t.append(f"  {human(p.disk_bytes)}")
@@ -385,8 +398,8 @@ class PartitionScreen(Screen[None]):
         recs.clear()
         for k, r in enumerate(page.records):
             heads = ", ".join(f"{hk}={hv}" for hk, hv in r.headers)
-            recs.add_row(Text(str(r.offset)), safe(r.key), safe(r.value), Text(r.time),
-                         safe(heads), key=str(k))
+            recs.add_row(Text(str(r.offset)), cell(r.key), cell(r.value), Text(r.time),
+                         cell(heads), key=str(k))
         where = 0
         if record is not None:
             where = next((k for k, r in enumerate(page.records) if r.offset == record), 0)

@@ -21,6 +21,8 @@ from ..textsafe import inert
 FIELD_STYLES = ("bold cyan", "bold magenta", "underline green", "bold yellow",
                 "underline blue", "bold red")
 BAD_STYLE = "reverse bold red"
+#: characters of a value the record view shows
+FULL_CHARS = 64 << 10
 
 
 def safe(s: object, style: str = "") -> Text:
@@ -165,7 +167,10 @@ class RecordScreen(ModalScreen[None]):
         t.append("key: ", style="bold")
         t.append_text(safe(r.key))
         t.append("\nvalue: ", style="bold")
-        t.append_text(safe(r.value))
+        t.append_text(safe(r.value[:FULL_CHARS]))
+        if len(r.value) > FULL_CHARS:
+            t.append(f" … ({len(r.value) - FULL_CHARS} more characters: kdump dump shows "
+                     "them all)", style="dim")
         for k, v in r.headers:
             t.append("\nheader ", style="bold")
             t.append_text(safe(k))

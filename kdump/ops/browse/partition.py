@@ -34,6 +34,8 @@ PAGE_ROWS = 200
 RECORD_LIMIT = 2000
 #: earlier rows are read from an offset index entry at least this far before
 BACK_BYTES = 32 << 10
+#: ... and at most this far: farther, the rows above a place are not read
+FAR_BYTES = 4 << 20
 
 
 @dataclass(slots=True)
@@ -235,8 +237,12 @@ class PartitionView:
                     else:
                         hi = mid - 1
         except KdumpError:
-            return 0
-        return best if self._starts_batch(seg, best) else 0
+            best = 0
+        if position - best > FAR_BYTES or not self._starts_batch(seg, best):
+            # no index entry near (none, or a sparse one): nothing above is read, rather
+            # than the segment from far back
+            return 0 if position <= FAR_BYTES else position
+        return best
 
     def _starts_batch(self, seg: int, position: int) -> bool:
         return self.batch_at(seg, position) is not None
