@@ -318,6 +318,26 @@ def test_findings_next_previous_and_bytes(damaged: dict[str, Any]) -> None:
     run(go())
 
 
+def test_a_large_terminal_shows_every_column(damaged: dict[str, Any]) -> None:
+    async def go() -> None:
+        app = BrowseApp([str(damaged["dir"])], check=False)
+        async with app.run_test(size=(200, 60)) as pilot:
+            await pilot.press("slash", *"orders-0", "enter", "n")
+            await pilot.pause()
+            svg = app.export_screenshot().replace("&#160;", " ")
+            for column in ("position", "offsets", "crc", "recs", "size", "codec", "max time",
+                           "producer", "txn/ctl", "headers"):
+                assert column in svg
+            assert "2023-11-14T22:13:23.040Z" in svg and "BAD" in svg
+            assert "source=web, trace-id=t-00000f, retry=null" in svg
+            await pilot.press("escape", "question_mark")
+            await pilot.pause()
+            assert "next / previous finding" in app.export_screenshot().replace("&#160;", " ")
+            await pilot.press("q")
+        assert app.return_code == 0
+    run(go())
+
+
 def test_findings_of_a_large_partition_read_in_the_background(
         damaged: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     import kdump.tui.app as tui_app

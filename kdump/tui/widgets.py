@@ -133,7 +133,8 @@ class Prompt(ModalScreen[str | None]):
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark", "close", "Close")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark", "close", "Close"),
+                                              Binding("q", "app.quit_browse", "Quit")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll { width: 78; max-height: 22; border: round $accent;
@@ -151,7 +152,8 @@ class HelpScreen(ModalScreen[None]):
 class RecordScreen(ModalScreen[None]):
     """One record, key, value and headers in full (wrapped, inert)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter", "close", "Back")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter", "close", "Back"),
+                                              Binding("q", "app.quit_browse", "Quit")]
     DEFAULT_CSS = """
     RecordScreen > VerticalScroll { border: round $accent; background: $panel; }
     """
