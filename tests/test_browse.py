@@ -230,6 +230,11 @@ def test_tree_counts_filter_and_enter(damaged: dict[str, Any]) -> None:
             assert label_of(app, "orders-0").endswith("162 records  1 error")
             assert label_of(app, "orders-1").endswith("70 records  1 error")
             assert label_of(app, "customers-0").endswith("34 records  1 info")
+            topics = {t.name: str(app.tree_screen.topics[id(t)].label)
+                      for t in app.logdirs[0].topics}
+            assert topics["orders"].startswith("orders  2 partitions  ")
+            assert topics["orders"].endswith("232 records  2 errors")
+            assert topics["customers"].endswith("34 records  1 info")
             await pilot.press("slash", *"ders-1", "enter")
             await pilot.pause()
             assert isinstance(app.screen, PartitionScreen) and app.screen.node.name == "orders-1"

@@ -26,6 +26,7 @@ from ..ops.browse import (
     PartitionNode,
     PartitionView,
     RecordRow,
+    TopicNode,
     browse_tree,
     hex_model,
     partition_findings,
@@ -66,18 +67,35 @@ def cell(s: str) -> Text:
 def partition_label(p: PartitionNode) -> Text:
     t = safe(p.name, "bold")
     t.append(f"  {human(p.disk_bytes)}")
-    c = p.checked
-    if c is None:
+    return _counted(t, p.checked.records if p.checked else None,
+                    p.checked.by_severity if p.checked else None)
+
+
+def topic_label(topic: TopicNode) -> Text:
+    """A topic of one log dir: its partitions' bytes, records and findings added up (the
+    replicas of one broker's log dir; another log dir's are under their own)."""
+    parts = topic.partitions
+    t = safe(topic.name, "bold")
+    t.append(f"  {len(parts)} partition{'s' if len(parts) != 1 else ''}"
+             f"  {human(sum(p.disk_bytes for p in parts))}")
+    if any(p.checked is None for p in parts):
+        return _counted(t, None, None)
+    counts = {s: sum(p.checked.by_severity[s] for p in parts if p.checked) for s in SEVERITY_STYLE}
+    return _counted(t, sum(p.checked.records for p in parts if p.checked), counts)
+
+
+def _counted(t: Text, records: int | None, counts: dict[str, int] | None) -> Text:
+    if records is None or counts is None:
         t.append("  records …  findings …", style="dim")
         return t
-    t.append(f"  {c.records} records")
-    counts = c.by_severity
+    t.append(f"  {records} records")
     if not any(counts.values()):
         t.append("  clean", style="green")
         return t
     for sev, n in counts.items():
         if n:
-            t.append(f"  {n} {sev}{'s' if n != 1 else ''}", style=SEVERITY_STYLE[sev])
+            plural = "s" if n != 1 and sev != "info" else ""
+            t.append(f"  {n} {sev}{plural}", style=SEVERITY_STYLE[sev])
     return t
 
 
@@ -95,6 +113,7 @@ class TreeScreen(Screen[None]):
         super().__init__()
         self.matches: list[PartitionNode] = []
         self.leaves: dict[int, TreeNode[object]] = {}
+        self.topics: dict[int, TreeNode[object]] = {}
         self.line: LineEditor | None = None
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter"),
@@ -128,13 +147,15 @@ class TreeScreen(Screen[None]):
         pat = pattern.lower()
         self.matches = []
         self.leaves = {}
+        self.topics = {}
         for ld in self.app_.logdirs:
             ldn = tree.root.add(logdir_label(ld), data=ld, expand=True)
             for topic in ld.topics:
                 parts = [p for p in topic.partitions if pat in p.name.lower()]
                 if not parts:
                     continue
-                tn = ldn.add(safe(topic.name, "bold"), data=topic, expand=True)
+                tn = ldn.add(topic_label(topic), data=topic, expand=True)
+                self.topics[id(topic)] = tn
                 for p in parts:
                     self.leaves[id(p)] = tn.add_leaf(partition_label(p), data=p)
                     self.matches.append(p)
@@ -145,6 +166,9 @@ class TreeScreen(Screen[None]):
         leaf = self.leaves.get(id(p))
         if leaf is not None:
             leaf.set_label(partition_label(p))
+            topic = leaf.parent
+            if topic is not None and isinstance(topic.data, TopicNode):
+                topic.set_label(topic_label(topic.data))
 
     def action_filter(self) -> None:
         self.line = LineEditor()
