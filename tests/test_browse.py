@@ -152,6 +152,29 @@ def test_rows_and_hex_of_damage(damaged: dict[str, Any]) -> None:
     v.close()
 
 
+def test_a_legacy_message_flipped_bit(sample_dir: Path, tmp_path: Path) -> None:
+    """orders-1 begins with magic 0 messages: fields named as LegacyRecord names them,
+    the flipped bit found by CRC-32 (IEEE) over magic .. end."""
+    d = tmp_path / "logdir"
+    shutil.copytree(sample_dir, d)
+    log = d / "orders-1" / SEG
+    data = bytearray(log.read_bytes())
+    pos, size = positions(bytes(data))[4]  # a gzip wrapper
+    data[pos + size - 3] ^= 0x80
+    log.write_bytes(bytes(data))
+    [ld] = browse_tree([str(d)])
+    v = PartitionView(ld.topics[1].partitions[1])
+    row = next(r for r in v.read_rows(0)[0] if r.position == pos)
+    assert (row.magic, row.codec, row.crc_state) == (0, "gzip", "BAD")
+    m = hex_model(v, row)
+    assert [(f.name, f.start, f.end) for f in m.fields] == [
+        ("offset", 0, 8), ("messageSize", 8, 12), ("crc", 12, 16), ("magic", 16, 17),
+        ("attributes", 17, 18)]
+    assert m.fields[-1].value == "0x01"
+    assert m.bad == size - 3 and "bit 7, in the records area" in m.bad_why
+    v.close()
+
+
 def test_single_bit_located_for_both_checksums() -> None:
     from kdump.checksums import crc32, crc32c
     from kdump.ops.browse.hexview import POLY_CRC32, POLY_CRC32C

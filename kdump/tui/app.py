@@ -104,7 +104,8 @@ def logdir_label(ld: LogDirNode) -> Text:
     t.append(f"  broker {ld.broker_id if ld.broker_id is not None else '?'}")
     t.append(f"  {len(ld.partitions)} partitions")
     if ld.problems:
-        t.append(f"  {len(ld.problems)} unplaced files", style="yellow")
+        n = len(ld.problems)
+        t.append(f"  {n} unplaced file{'s' if n != 1 else ''}", style="yellow")
     return t
 
 

@@ -141,7 +141,7 @@ def _table(poly: int) -> list[int]:
 def _field_value(name: str, raw: bytes) -> str:
     n = int.from_bytes(raw, "big", signed=name not in ("crc",))
     if name == "attributes":
-        return f"0x{n & 0xFFFF:04x}"
+        return f"0x{n & ((1 << 8 * len(raw)) - 1):0{2 * len(raw)}x}"
     if name == "crc":
         return f"{n} (0x{n:08x})"
     return str(n)
