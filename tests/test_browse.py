@@ -76,6 +76,9 @@ def evil(tmp_path: Path) -> Path:
             w.Rec(key=b"[link=http://x]k[/link]", value=b"\xe2\x80\xaeevil", timestamp=w.TS0 + 1),
             w.Rec(key=b"big", value=b"v" * 100_000, timestamp=w.TS0 + 2)]
     (d / SEG).write_bytes(w.v2_batch(recs))
+    named = d.parent / "ev\x1b]0;t\x07[b]il-0"  # a directory name is data too
+    named.mkdir()
+    (named / SEG).write_bytes(w.v2_batch(recs[:1]))
     return d.parent
 
 
@@ -394,7 +397,8 @@ def test_data_is_inert(evil: Path) -> None:
     async def go() -> None:
         app = BrowseApp([str(evil)], check=False)
         async with app.run_test(size=(120, 30)) as pilot:
-            await pilot.press("enter")  # the tree's cursor is on the log dir
+            assert label_of(app, "ev\x1b]0;t\x07[b]il-0").startswith(
+                "ev\\x1b]0;t\\x07[b]il-0  ")
             await pilot.press("slash", *"evil", "enter")
             await pilot.pause()
             scr = app.screen
