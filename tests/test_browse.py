@@ -371,9 +371,9 @@ def test_a_large_terminal_shows_every_column(damaged: dict[str, Any]) -> None:
 
 def test_findings_of_a_large_partition_read_in_the_background(
         damaged: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    import kdump.tui.app as tui_app
+    import kdump.tui.partition as tui_partition
 
-    monkeypatch.setattr(tui_app, "SYNC_CHECK_BYTES", 0)
+    monkeypatch.setattr(tui_partition, "SYNC_CHECK_BYTES", 0)
 
     async def go() -> None:
         app = BrowseApp([str(damaged["dir"])], check=False)

@@ -21,6 +21,8 @@ from ..textsafe import inert
 FIELD_STYLES = ("bold cyan", "bold magenta", "underline green", "bold yellow",
                 "underline blue", "bold red")
 BAD_STYLE = "reverse bold red"
+#: a finding's severity as a style (errors red, warnings yellow, information dim)
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 #: characters of a value the record view shows
 FULL_CHARS = 64 << 10
 
