@@ -204,6 +204,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_opening_a_large_segment_reads_kilobytes(big: Path) -> None:
     [ld] = browse_tree([str(big)])
     [p] = ld.partitions
@@ -225,6 +226,7 @@ def test_opening_a_large_segment_reads_kilobytes(big: Path) -> None:
     v.close()
 
 
+@pytest.mark.slow
 def test_the_interface_on_a_large_segment_stays_lazy(big: Path) -> None:
     async def go() -> None:
         app = BrowseApp([str(big)], check=False)
@@ -473,6 +475,7 @@ def test_without_a_terminal_exit_2(sample_dir: Path) -> None:
 TMUX = shutil.which("tmux")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(TMUX is None, reason="tmux is not installed (.ci/run installs it)")
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
 def test_in_a_real_terminal(damaged: dict[str, Any], tmp_path: Path,
