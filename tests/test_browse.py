@@ -171,7 +171,7 @@ def test_a_legacy_message_flipped_bit(sample_dir: Path, tmp_path: Path) -> None:
     assert (row.magic, row.codec, row.crc_state) == (0, "gzip", "BAD")
     m = hex_model(v, row)
     assert [(f.name, f.start, f.end) for f in m.fields] == [
-        ("offset", 0, 8), ("messageSize", 8, 12), ("crc", 12, 16), ("magic", 16, 17),
+        ("offset", 0, 8), ("size", 8, 12), ("crc", 12, 16), ("magic", 16, 17),
         ("attributes", 17, 18)]
     assert m.fields[-1].value == "0x01"
     assert m.bad == size - 3 and "bit 7, in the records area" in m.bad_why

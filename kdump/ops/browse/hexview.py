@@ -42,10 +42,11 @@ V2_FIELDS: tuple[tuple[str, int, int], ...] = (
     ("baseSequence", L.V2_BASE_SEQUENCE_OFFSET, 4),
     ("recordsCount", L.V2_RECORDS_COUNT_OFFSET, 4),
 )
-#: a v0/v1 message's header; LegacyRecord.java, Records.java
+#: a v0/v1 entry: Records.java (offset, size: the log overhead) and LegacyRecord.java (crc,
+#: magic, attributes, timestamp); in 4.3 both under common/record/internal/
 LEGACY_FIELDS: tuple[tuple[str, int, int], ...] = (
     ("offset", L.OFFSET_OFFSET, 8),
-    ("messageSize", L.SIZE_OFFSET, 4),
+    ("size", L.SIZE_OFFSET, 4),
     ("crc", L.LEGACY_CRC_OFFSET, 4),
     ("magic", L.MAGIC_OFFSET, 1),
     ("attributes", L.LEGACY_ATTRIBUTES_OFFSET, 1),
