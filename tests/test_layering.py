@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 KDUMP = Path(__file__).resolve().parent.parent / "kdump"
-ALLOWED_DIRS = {"cli", "render", "spark"}
+ALLOWED_DIRS = {"cli", "render", "spark", "tui"}
 #: the HTML report's template engine and chart library belong to kdump/render too
-FORBIDDEN = {"click", "rich", "pyspark", "jinja2", "pygal"}
+FORBIDDEN = {"click", "rich", "pyspark", "jinja2", "pygal", "textual"}
 #: ``python -m kdump``: the entry point may import the command line (nothing else may)
 ENTRY_POINTS = {"__main__.py"}
 
@@ -129,6 +129,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
     ("decoders", frozenset({"decoders", "schemaregistry"})),  # what record keys and values mean
     ("operations", frozenset({"ops", "metadata"})),  # one command's work, as objects
     ("render", frozenset({"render"})),  # objects to text, JSON, tables
+    ("tui", frozenset({"tui"})),  # kdump browse's Textual screens
     ("spark", frozenset({"spark"})),  # the same work on Spark
     ("cli", frozenset({"cli"})),  # options in, renderers out
 ]

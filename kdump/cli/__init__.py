@@ -52,6 +52,7 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 #: at module level), imported when the command runs (every one of them for ``--help``);
 #: tests/test_startup.py checks that every command of kdump/cli is in this table
 COMMAND_MODULES = {
+    "browse": "browse",
     "compare-replicas": "replicas",
     "coordinator-partition": "coordinator",
     "dump": "dump",

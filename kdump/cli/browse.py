@@ -1,0 +1,59 @@
+"""``kdump browse``: the interactive view (the ``kdump[tui]`` extra, Textual)."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from .exitcodes import ExitCode
+from .options import max_batch_bytes_option
+
+INSTALL_HINT = ("kdump browse needs Textual: pip install 'kdump[tui]'")
+
+
+@click.command("browse")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.option("--no-check", is_flag=True,
+              help="Do not read each partition in the background to count its records and "
+                   "findings (verify-crc and verify-index; n/N still reads the partition "
+                   "it is pressed in).")
+@max_batch_bytes_option
+def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int) -> ExitCode:
+    """Explore log dirs interactively, from a partition down to the damaged byte.
+
+    A tree of the log dirs under PATHS (broker id), their topics and partitions, each
+    with its disk bytes, records and findings counted by severity; a partition's
+    segments, its batches (damaged regions are rows of their own) and the records of
+    the selected batch, decoded as dump decodes them; a batch's bytes with its header
+    fields named and the first bad byte marked.  Read-only.
+
+    \b
+    Keys:  /  filter the tree by name (Enter opens the first match)
+           Enter  open a partition / a record in full / a segment's batches
+           g  go to an offset      t  go to a time (ISO-8601 or epoch ms)
+           n / N  next / previous finding (verify-crc, verify-index)
+           x  the selected batch's bytes       Escape  back
+           ?  the keys                          q  quit
+
+    Needs the tui extra (pip install 'kdump[tui]') and a terminal; exit 0 on q.
+    """
+    try:
+        import textual  # noqa: F401
+    except ImportError:
+        click.echo(f"kdump: {INSTALL_HINT}", err=True)
+        return ExitCode.ERROR
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        click.echo("kdump: browse is interactive: it needs a terminal (for a listing, use "
+                   "dump, verify-crc or report)", err=True)
+        return ExitCode.ERROR
+    missing = [p for p in paths if "://" not in p and not os.path.exists(p)]
+    if missing:
+        click.echo(f"kdump: {missing[0]}: no such file or directory", err=True)
+        return ExitCode.ERROR
+    from ..tui.app import BrowseApp
+
+    app = BrowseApp(paths, max_batch_bytes=max_batch_bytes, check=not no_check)
+    app.run()
+    return ExitCode.OK

@@ -1,0 +1,47 @@
+"""``kdump browse``'s data, from the core like every command's: the tree of log dirs,
+topics and partitions (:mod:`.tree`), one partition's rows, records and lookups
+(:mod:`.partition`), and a batch's bytes with its fields named (:mod:`.hexview`).
+The interface (kdump/tui) only draws what these give."""
+
+from __future__ import annotations
+
+from .hexview import HexField, HexModel, hex_model, locate_single_bit
+from .partition import (
+    PAGE_ROWS,
+    BatchRow,
+    Jump,
+    PartitionView,
+    RecordRow,
+    RecordsPage,
+)
+from .tree import (
+    LogDirNode,
+    PartitionFindings,
+    PartitionNode,
+    SegmentInfo,
+    TopicNode,
+    browse_tree,
+    finding_order,
+    partition_findings,
+)
+
+__all__ = [
+    "PAGE_ROWS",
+    "BatchRow",
+    "HexField",
+    "HexModel",
+    "Jump",
+    "LogDirNode",
+    "PartitionFindings",
+    "PartitionNode",
+    "PartitionView",
+    "RecordRow",
+    "RecordsPage",
+    "SegmentInfo",
+    "TopicNode",
+    "browse_tree",
+    "finding_order",
+    "hex_model",
+    "locate_single_bit",
+    "partition_findings",
+]

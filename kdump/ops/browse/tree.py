@@ -1,0 +1,189 @@
+"""``kdump browse``'s tree: log dirs (with their broker id), topics and partitions, each
+with its segments and disk bytes at once, and its records and findings (verify-crc's and
+verify-index's, counted by severity) when :func:`partition_findings` has read it.
+
+Several log dirs are several brokers: a partition is a row of its own log dir, never
+added up with a replica of another.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from ...files.logdir import KafkaFile, parse_partition_dir, walk
+from ...findings import ERROR, INFO, WARNING, Problem, finding_key
+from ..replication.logdirs import broker_id_of, logdir_of
+
+#: the order severities are counted and shown in
+SEVERITIES = (ERROR, WARNING, INFO)
+
+
+@dataclass(slots=True)
+class SegmentInfo:
+    """One ``.log`` segment of a partition."""
+
+    base_offset: int
+    path: str
+    size: int
+    active: bool = False
+
+
+@dataclass(slots=True)
+class PartitionFindings:
+    """What reading a partition whole found: its records, and the findings of
+    verify-crc and verify-index, each once (:func:`~kdump.findings.finding_key`), in
+    offset order (the order ``n`` and ``N`` go through them)."""
+
+    records: int = 0
+    batches: int = 0
+    findings: list[Problem] = field(default_factory=list)
+
+    @property
+    def by_severity(self) -> dict[str, int]:
+        c = Counter(str(p.severity) for p in self.findings)
+        return {str(getattr(s, "value", s)): c.get(s, 0) for s in SEVERITIES}
+
+
+@dataclass(slots=True)
+class PartitionNode:
+    log_dir: str
+    broker_id: int | None
+    topic: str
+    partition: int
+    path: str
+    state: str | None = None  # "delete" / "future" / "stray" directories
+    segments: list[SegmentInfo] = field(default_factory=list)
+    #: bytes the partition's files take on disk (st_blocks * 512: a sparse, preallocated
+    #: index counts what it holds, not its length)
+    disk_bytes: int = 0
+    #: None until :func:`partition_findings` has read the partition
+    checked: PartitionFindings | None = None
+
+    @property
+    def name(self) -> str:
+        return f"{self.topic}-{self.partition}" + (f"-{self.state}" if self.state else "")
+
+
+@dataclass(slots=True)
+class TopicNode:
+    name: str
+    partitions: list[PartitionNode] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class LogDirNode:
+    path: str
+    broker_id: int | None
+    topics: list[TopicNode] = field(default_factory=list)
+    #: what the walk could not place (unreadable directories, stray files ...)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def partitions(self) -> list[PartitionNode]:
+        return [p for t in self.topics for p in t.partitions]
+
+
+def _disk_bytes(path: str) -> int:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return 0
+    return getattr(st, "st_blocks", 0) * 512 or st.st_size
+
+
+def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
+    """Every partition under ``paths``, by log dir (in the order given) and topic (by
+    name).  Only names and ``stat`` are read here, and each log dir's meta.properties."""
+    dirs: dict[str, LogDirNode] = {}
+    parts: dict[str, PartitionNode] = {}
+    loose: list[Problem] = []
+    for item in walk(paths):
+        if isinstance(item, Problem):
+            loose.append(item)
+            continue
+        f: KafkaFile = item
+        if f.topic is None or f.partition is None or f.segment_id is not None:
+            continue  # log-dir files (checkpoints ...), tiered copies
+        directory = os.path.dirname(f.path)
+        node = parts.get(directory)
+        if node is None:
+            log_dir = logdir_of(directory)
+            ld = dirs.get(log_dir)
+            if ld is None:
+                ld = dirs[log_dir] = LogDirNode(log_dir, broker_id_of(log_dir))
+            pd = parse_partition_dir(os.path.basename(directory))
+            node = parts[directory] = PartitionNode(
+                log_dir, ld.broker_id, f.topic, f.partition, directory,
+                state=pd.state if pd is not None else None)
+            topic = next((t for t in ld.topics if t.name == f.topic), None)
+            if topic is None:
+                topic = TopicNode(f.topic)
+                ld.topics.append(topic)
+            topic.partitions.append(node)
+        node.disk_bytes += _disk_bytes(f.path)
+        if f.kind == "log" and f.leftover is None and f.base_offset is not None:
+            node.segments.append(SegmentInfo(f.base_offset, f.path, _size(f.path), f.active))
+    for prob in loose:
+        ld = dirs.get(logdir_of(os.path.dirname(prob.path))) or dirs.get(
+            os.path.dirname(prob.path))
+        if ld is not None:
+            ld.problems.append(prob)
+    for ld in dirs.values():
+        ld.topics.sort(key=lambda t: t.name)
+        for t in ld.topics:
+            t.partitions.sort(key=lambda p: (p.partition, p.state or ""))
+            for p in t.partitions:
+                p.segments.sort(key=lambda s: s.base_offset)
+    return list(dirs.values())
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
+def partition_findings(node: PartitionNode, *, max_batch_bytes: int | None = None
+                       ) -> PartitionFindings:
+    """Read the partition whole, as ``verify-crc`` and ``verify-index`` do: its records
+    and every finding, each once, in offset order."""
+    from ..verify import FileResult, VerifyOptions, verify_crc
+    from ..verify_index import VerifyIndexOptions, verify_index
+
+    vopts = VerifyOptions() if max_batch_bytes is None else VerifyOptions(
+        max_batch_bytes=max_batch_bytes)
+    out = PartitionFindings()
+    seen: set[tuple[object, ...]] = set()
+
+    def add(p: Problem) -> None:
+        key = finding_key(p.path, p.position, p.kind, p.base_offset, p.detail)
+        if key not in seen:
+            seen.add(key)
+            out.findings.append(p)
+
+    for item in verify_crc([node.path], vopts, jobs=1):
+        if isinstance(item, Problem):
+            add(item)
+        elif isinstance(item, FileResult):
+            out.records += item.records
+            out.batches += item.batches
+    for item in verify_index([node.path], VerifyIndexOptions(), jobs=1):
+        if isinstance(item, Problem):
+            add(item)
+    out.findings.sort(key=lambda p: finding_order(p, node))
+    return out
+
+
+def finding_order(p: Problem, node: PartitionNode) -> tuple[int, int, int, int]:
+    """Offset order: by the segment the finding's file belongs to (the base offset in its
+    name), then the batch's base offset, then the byte; findings of no segment last."""
+    name = os.path.basename(p.path)
+    stem = name.split(".")[0]
+    seg = int(stem) if stem.isdigit() and os.path.dirname(p.path) == node.path else 2**63
+    log_first = 0 if name.endswith(".log") else 1
+    return (seg, log_first, p.base_offset if p.base_offset is not None else -1,
+            p.position if p.position is not None else -1)

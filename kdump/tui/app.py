@@ -1,0 +1,94 @@
+"""``kdump browse``: the tree of log dirs (:mod:`.tree`), a partition's batches and
+records and a batch's bytes (:mod:`.partition`).  Keys: ``/`` filter, Enter open, ``g``
+offset, ``t`` time, ``n``/``N`` findings, ``x`` bytes, Escape back, ``?`` keys, ``q``
+quit.  Read-only: it only reads files."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+
+from ..ops.browse import LogDirNode, PartitionNode, browse_tree, partition_findings
+from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
+from .partition import HexScreen, PartitionScreen
+from .tree import TreeScreen
+from .widgets import HelpScreen
+
+__all__ = ["BrowseApp", "HexScreen", "PartitionScreen", "TreeScreen"]
+
+
+class BrowseApp(App[int]):
+    """``kdump browse PATH...``."""
+
+    TITLE = "kdump browse"
+    ENABLE_COMMAND_PALETTE = False
+    CSS = """
+    #title { height: 1; }
+    #status { height: 2; }
+    #tree { height: 1fr; }
+    #batches { height: 1fr; }
+    #records { height: 1fr; }
+    #filter { height: 1; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit_browse", "Quit"),
+        Binding("question_mark", "keys", "Keys", key_display="?"),
+    ]
+
+    def __init__(self, paths: Sequence[str], *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+                 check: bool = True) -> None:
+        super().__init__()
+        self.paths = list(paths)
+        self.max_batch_bytes = max_batch_bytes
+        self.check = check
+        self.logdirs: list[LogDirNode] = browse_tree(self.paths)
+        #: set when every partition's findings are counted (tests wait on it)
+        self.checked = threading.Event()
+        self._stop = threading.Event()
+        self.tree_screen = TreeScreen()
+
+    def on_mount(self) -> None:
+        self.push_screen(self.tree_screen)
+        if self.check:
+            threading.Thread(target=self._check_all, name="kdump-browse-check",
+                             daemon=True).start()
+        else:
+            self.checked.set()
+
+    def _check_all(self) -> None:
+        """Every partition read once (verify-crc, verify-index) in the background; each
+        label updated as it is done.  A daemon thread: quitting does not wait for it."""
+        for ld in self.logdirs:
+            for p in ld.partitions:
+                if self._stop.is_set():
+                    return
+                if p.checked is None:
+                    try:
+                        p.checked = partition_findings(p, max_batch_bytes=self.max_batch_bytes)
+                    except Exception:  # a partition that cannot be read: no count
+                        continue
+                    if self._stop.is_set():
+                        return
+                    try:
+                        self.call_from_thread(self.partition_checked, p)
+                    except RuntimeError:
+                        return  # the app has stopped
+        self.checked.set()
+
+    def partition_checked(self, p: PartitionNode) -> None:
+        self.tree_screen.refresh_partition(p)
+
+    def open_partition(self, p: PartitionNode) -> None:
+        self.push_screen(PartitionScreen(p, self.max_batch_bytes))
+
+    def action_keys(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_quit_browse(self) -> None:
+        self._stop.set()
+        self.exit(0)

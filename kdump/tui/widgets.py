@@ -1,0 +1,249 @@
+"""Small pieces of ``kdump browse``'s screens: inert text, sizes, the hex view's lines,
+and the modal screens (a prompt, the keys, a record in full)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Static
+
+from ..ops.browse import HexModel, RecordRow
+from ..textsafe import inert
+
+#: the styles fields take in turn in the hex view (bold/underline/reverse stay visible
+#: with NO_COLOR, where the colours go)
+FIELD_STYLES = ("bold cyan", "bold magenta", "underline green", "bold yellow",
+                "underline blue", "bold red")
+BAD_STYLE = "reverse bold red"
+#: a finding's severity as a style (errors red, warnings yellow, information dim)
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
+#: characters of a value the record view shows
+FULL_CHARS = 64 << 10
+
+
+def safe(s: object, style: str = "") -> Text:
+    """``s`` as inert text: escapes and controls visible, markup never interpreted."""
+    return Text(inert(str(s)), style=style)
+
+
+def human(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return str(n)
+
+
+KEYS = """\
+Tree
+  /          filter partitions by name (Enter opens the first match)
+  Enter      open the selected partition
+Partition
+  Tab        next pane (segments, batches, records)
+  Enter      a record in full; a segment's batches (segments pane)
+  g          go to an offset: its batch and record selected
+  t          go to a time (ISO-8601 or epoch ms): first record at/after
+  n / N      next / previous finding (verify-crc and verify-index)
+  x          the batch's bytes: fields named, first bad byte marked
+Everywhere
+  Escape     back
+  ?          these keys
+  q          quit
+"""
+
+
+def pass_on(screen: Screen[Any], event: events.Key) -> bool:
+    """A key that reached ``screen`` after another screen went on top of it (keys come in
+    bursts over SSH and from tmux: the ones after ``g`` or Enter are already on their
+    way): handed to the screen on top, as the app hands it keys.  True when passed on."""
+    top = screen.app.screen
+    if top is screen:
+        return False
+    event.stop()
+    event.prevent_default()
+    top._forward_event(events.Key(event.key, event.character))
+    return True
+
+
+class LineEditor:
+    """One line typed at a screen that has the keys first (no Input widget: a burst of
+    keys, as over SSH or from tmux, lands in the line even before a widget could take
+    focus)."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def key(self, event: events.Key) -> str | None:
+        """Apply ``event``: "submit", "cancel", "edit", or None (not a line key)."""
+        if event.key == "enter":
+            return "submit"
+        if event.key == "escape":
+            return "cancel"
+        if event.key in ("backspace", "ctrl+h"):
+            self.text = self.text[:-1]
+            return "edit"
+        if event.key == "ctrl+u":
+            self.text = ""
+            return "edit"
+        if event.character and event.is_printable and len(self.text) < 200:
+            self.text += event.character
+            return "edit"
+        return None
+
+
+class Prompt(ModalScreen[str | None]):
+    """One line of input (an offset, a time): Enter answers, Escape cancels."""
+
+    DEFAULT_CSS = """
+    Prompt { align: center middle; }
+    Prompt > Static { width: 64; height: auto; border: round $accent; padding: 0 1;
+                      background: $panel; }
+    """
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+        self.line = LineEditor()
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._text(), id="prompt")
+
+    def _text(self) -> Text:
+        t = Text(self.question + "\n", style="bold")
+        t.append_text(safe(self.line.text))
+        t.append("_", style="blink")
+        return t
+
+    def on_key(self, event: events.Key) -> None:
+        what = self.line.key(event)
+        if what is None:
+            return
+        event.stop()
+        event.prevent_default()
+        if what == "submit":
+            self.dismiss(self.line.text)
+        elif what == "cancel":
+            self.dismiss(None)
+        else:
+            self.query_one("#prompt", Static).update(self._text())
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,question_mark", "close", "Close"),
+                                              Binding("q", "app.quit_browse", "Quit")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll { width: 78; max-height: 22; border: round $accent;
+                                  background: $panel; }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Static(Text(KEYS), id="keys")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class RecordScreen(ModalScreen[None]):
+    """One record, key, value and headers in full (wrapped, inert)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter", "close", "Back"),
+                                              Binding("q", "app.quit_browse", "Quit")]
+    DEFAULT_CSS = """
+    RecordScreen > VerticalScroll { border: round $accent; background: $panel; }
+    """
+
+    def __init__(self, rec: RecordRow) -> None:
+        super().__init__()
+        self.rec = rec
+
+    def compose(self) -> ComposeResult:
+        r = self.rec
+        t = Text()
+        t.append(f"offset {r.offset}   {r.time}\n", style="bold")
+        t.append("key: ", style="bold")
+        t.append_text(safe(r.key))
+        t.append("\nvalue: ", style="bold")
+        t.append_text(safe(r.value[:FULL_CHARS]))
+        if len(r.value) > FULL_CHARS:
+            t.append(f" … ({len(r.value) - FULL_CHARS} more characters: kdump dump shows "
+                     "them all)", style="dim")
+        for k, v in r.headers:
+            t.append("\nheader ", style="bold")
+            t.append_text(safe(k))
+            t.append(" = ")
+            t.append_text(safe(v))
+        if r.note:
+            t.append("\nnote: ", style="bold")
+            t.append_text(safe(r.note))
+        with VerticalScroll():
+            yield Static(t, id="record")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+def bad_line(m: HexModel, text: Text) -> int | None:
+    """The line of ``text`` (:func:`hex_text`'s) holding the first bad byte, if shown."""
+    if m.bad is None or m.bad >= len(m.data):
+        return None
+    head = text.plain.count("\n") - (len(m.data) + 15) // 16
+    return head + m.bad // 16
+
+
+def hex_text(m: HexModel) -> Text:
+    """The hex view: a legend of the header's fields (name, bytes, value) in the styles
+    their bytes take below, the first bad byte and why, then 16 bytes a line with
+    their ASCII; the bad byte is marked ``!`` (and reversed) so that it shows without
+    colour too."""
+    t = Text()
+    t.append_text(safe(m.title, "bold"))
+    t.append("\n")
+    styles = {}
+    for k, f in enumerate(m.fields):
+        style = FIELD_STYLES[k % len(FIELD_STYLES)]
+        styles[f.name] = style
+        t.append(f"  {f.start:3d}-{f.end - 1:<3d} ")
+        t.append(f"{f.name:<21}", style=style)
+        t.append_text(safe(f.value))
+        t.append("\n")
+    if m.records_start is not None:
+        t.append(f"  {m.records_start:3d}-    records area ({max(0, m.total - m.records_start)}"
+                 " bytes)\n")
+    if m.bad is not None:
+        t.append("  first bad byte: ", style="bold")
+        t.append(f"{m.bad} (file byte {m.position + m.bad}) ", style=BAD_STYLE)
+        t.append_text(safe(m.bad_why))
+        t.append("\n")
+    if m.truncated:
+        t.append(f"  (the first {len(m.data)} of {m.total} bytes shown)\n")
+    data = m.data
+    for line in range(0, len(data), 16):
+        t.append(f"{m.position + line:08x} ", style="dim")
+        chunk = data[line:line + 16]
+        for j in range(16):
+            i = line + j
+            if j == 8:
+                t.append(" ")
+            if j >= len(chunk):
+                t.append("   ")
+                continue
+            mark = "!" if i == m.bad else " "
+            at = m.field_at(i)
+            style = BAD_STYLE if i == m.bad else (styles[at.name] if at is not None else "")
+            t.append(mark)
+            t.append(f"{chunk[j]:02x}", style=style)
+        t.append("  |")
+        for j, b in enumerate(chunk):
+            i = line + j
+            ch = chr(b) if 0x20 <= b < 0x7F else "."
+            t.append(ch, style=BAD_STYLE if i == m.bad else "")
+        t.append("|\n")
+    return t
