@@ -63,6 +63,7 @@ OffsetCommit API accepts any offset a client sends.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -74,6 +75,7 @@ from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, written_e
 from ..files.logdir import classify, parse_partition_dir
 from ..files.text import checkpoint_value, iter_checkpoint, read_properties
 from ..files.txnindex import read_txn_index
+from ..findings import INFO, Problem
 from ..fs import Listing
 from ..source import FileSource
 
@@ -534,5 +536,143 @@ def _logs(partition_dir: str) -> Iterable[tuple[int, str]]:
             if n.endswith(".log") and n[:-4].isdigit()]
 
 
-__all__ = ["WITNESS_KINDS", "LostRange", "PartitionWitnesses", "SegmentFiles", "Witness",
-           "log_dir_identity", "partition_witnesses", "replica_log_end"]
+
+
+# ------------------------------------------------------------------ a command's verdicts
+
+
+def compacted_by_cleaner(partition_dir: str, topic: str, partition: int) -> bool:
+    """Does the log dir's cleaner-offset-checkpoint hold the partition?  The log cleaner
+    checkpoints only the logs it cleans, compacted ones (LogCleanerManager.updateCheckpoints,
+    called from LogCleaner.cleanLog)."""
+    return checkpoint_value(partition_dir, "cleaner-offset-checkpoint", topic, partition) \
+        is not None
+
+
+class CleanupPolicies:
+    """Is a topic compacted?  Its ``cleanup.policy`` as a broker resolves it
+    (:class:`kdump.ops.cleanup.config.Resolver`: ``--config``, the KRaft metadata's
+    ConfigRecords, the configs Kafka creates its own topics with, Kafka's default
+    ``delete``), or a cleaner-offset-checkpoint entry for the partition (the cleaner has
+    compacted it).  ``metadata``: the dynamic configs of a ``__cluster_metadata``
+    replica among the inputs (None: none read)."""
+
+    def __init__(self, overrides: Iterable[tuple[str, str, str]] = (),
+                 metadata: Any = None) -> None:
+        from .cleanup.config import Resolver
+
+        self.resolver = Resolver(overrides=overrides, metadata=metadata)
+        self.metadata = metadata
+
+    def compacted(self, partition_dir: str, topic: str, partition: int) -> bool:
+        try:
+            policy = self.resolver.topic(topic, None)["cleanup.policy"].value
+        except (KdumpError, KeyError, ValueError):
+            policy = ["delete"]
+        if isinstance(policy, str):
+            policy = [policy]
+        return "compact" in policy or compacted_by_cleaner(partition_dir, topic, partition)
+
+
+def lost_problem(pw: PartitionWitnesses, r: LostRange) -> Problem:
+    """The finding of one range: ``data-lost`` (an error) when nothing explains it, an
+    ``offset-gap`` (information) when compaction or a replica behind does."""
+    extra: dict[str, Any] = {"lost_offsets": [r.first, r.last], "topic": pw.topic,
+                             "partition": pw.partition,
+                             "witnesses": [w.to_json() for w in r.witnesses]}
+    n = f"{r.count:,} offset{'s' if r.count != 1 else ''}"
+    missing = [s for s in pw.missing_logs() if r.first <= s.base <= r.last]
+    gone = "".join(f"; segment {s.base}'s .log is missing ("
+                   + ", ".join(os.path.basename(p) for p in s.others) + " still name it)"
+                   for s in missing)
+    if r.explained is not None:
+        return Problem(pw.directory, None, "offset-gap",
+                       f"{r.offsets_text} ({n}) are in no batch on disk, though written "
+                       f"({r.witnesses_text}): {r.explained}", base_offset=r.first,
+                       severity=INFO, extra=extra)
+    return Problem(pw.directory, None, "data-lost",
+                   f"{r.offsets_text} ({n}) were written ({r.witnesses_text}) and no batch on "
+                   f"disk holds them: lost on this replica{gone}", base_offset=r.first,
+                   extra=extra)
+
+
+class LostTracker:
+    """Follows a command's walk, in walk order, one partition directory at a time: it is
+    told each log's offsets (:meth:`held`) and each file met (:meth:`enter`); when the
+    walk leaves a partition directory, :meth:`enter` (or :meth:`finish`) gives that
+    partition's ``data-lost`` findings.  Only a partition directory read whole is
+    judged: one inside a directory given (a segment given alone says nothing of the
+    segments not given)."""
+
+    def __init__(self, inputs: Iterable[str], policies: CleanupPolicies | None = None) -> None:
+        self.roots = [os.path.abspath(p).rstrip(os.sep) for p in inputs
+                      if "://" not in p and os.path.isdir(p)]
+        self.policies = policies
+        self._dir: str | None = None
+        self._held: list[tuple[int, int]] = []
+        #: every partition's witnesses and lost ranges, as judged (size-report, report)
+        self.judged: dict[str, tuple[PartitionWitnesses, list[LostRange]]] = {}
+
+    def _whole(self, directory: str) -> bool:
+        return any(directory == r or directory.startswith(r + os.sep) for r in self.roots)
+
+    def enter(self, path: str) -> list[Problem]:
+        """A file of the walk (any kind): the findings of the partition it leaves."""
+        d = os.path.dirname(os.path.abspath(path))
+        if d == self._dir:
+            return []
+        out = self._judge()
+        self._dir, self._held = d, []
+        return out
+
+    def held(self, path: str, first: int | None, last: int | None) -> None:
+        """A log's batches hold offsets ``first``..``last`` (None: none framed)."""
+        self.enter(path)
+        if first is not None and last is not None and last >= first:
+            self._held.append((first, last))
+
+    def finish(self) -> list[Problem]:
+        out = self._judge()
+        self._dir, self._held = None, []
+        return out
+
+    def _judge(self) -> list[Problem]:
+        d = self._dir
+        if d is None or not self._whole(d):
+            return []
+        pw = witnesses_of(d)
+        if pw is None:
+            return []
+        if self.policies is not None:
+            pw.compacted = self.policies.compacted(d, pw.topic, pw.partition)
+        else:
+            pw.compacted = compacted_by_cleaner(d, pw.topic, pw.partition) or \
+                pw.topic in ("__consumer_offsets", "__transaction_state", "_schemas")
+        ranges = pw.lost_ranges(self._held)
+        self.judged[d] = (pw, ranges)
+        return [lost_problem(pw, r) for r in ranges]
+
+
+@functools.lru_cache(maxsize=8)
+def _witnesses_cached(directory: str, _mtime_ns: int) -> PartitionWitnesses | None:
+    return partition_witnesses(directory)
+
+
+def witnesses_of(directory: str) -> PartitionWitnesses | None:
+    """:func:`partition_witnesses` of a local partition directory, read once while it
+    stays unchanged (verify-crc asks per log and per partition)."""
+    try:
+        m = os.stat(directory).st_mtime_ns
+    except OSError:
+        return None
+    pw = _witnesses_cached(os.path.abspath(directory), m)
+    if pw is None:
+        return None
+    return PartitionWitnesses(pw.directory, pw.topic, pw.partition, pw.compacted,
+                              pw.log_start, list(pw.witnesses), dict(pw.segments),
+                              list(pw.skipped_replicas))
+
+
+__all__ = ["WITNESS_KINDS", "CleanupPolicies", "LostRange", "LostTracker", "PartitionWitnesses",
+           "SegmentFiles", "Witness", "compacted_by_cleaner", "log_dir_identity", "lost_problem",
+           "partition_witnesses", "replica_log_end", "witnesses_of"]
