@@ -508,7 +508,8 @@ def _not_in_flight(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
     first, last, which = past
     # no header at all is trailing bytes (LogReader._tail); a header, a batch cut short
     return Problem(p.path, p.position, "truncated" if p.base_offset is not None
-                   else "trailing-bytes", f"{p.detail}; not in flight: the partition's witnesses say batches were "
+                   else "trailing-bytes",
+                   f"{p.detail}; not in flight: the partition's witnesses say batches were "
                    f"written past it ({which}): offset{'s' if last > first else ''} "
                    f"{first}{f'-{last}' if last > first else ''} lost on this replica",
                    base_offset=p.base_offset, length=p.length, severity=ERROR,
