@@ -463,7 +463,7 @@ def test_zeros_ending_the_active_segment_where_batches_were_written_are_lost(
          "running broker's log dir whose checkpoints were copied after its segments")]
     assert [(p["kind"], p["position"], p["severity"], p["detail"]) for p in probs] == [
         ("zero-tail", len(data), severity, "4096 zero bytes from here to the end of the file"
-         + tail)] + lost
+         + tail), *lost]
     if rc:
         assert probs[0]["lost_offsets"] == [20, max(marks.values()) - 1]
         assert probs[1]["lost_offsets"] == [20, max(marks.values()) - 1]
