@@ -35,6 +35,7 @@ from ..records.file_records import LogReader
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
+from .batch_findings import NoBatch
 from .replicas import broker_id_of, logdir_of
 from .size_run import install, native_size_run_available
 
@@ -549,11 +550,15 @@ def _read_items(reader: LogReader, row: SizeRow, opts: SizeOptions, stop: int | 
                 ) -> Generator[Problem, None, bool]:
     """The items of ``reader`` accounted into ``row`` (see :func:`_read_log`)."""
     in_step = stop is None
+    whole = reader.start == 0 and stop is None
+    nothing = NoBatch(reader.path)
+    batches = row.batches
     for item in reader:
         if stop is not None and item.position is not None and item.position >= stop:
             in_step = item.position == stop and not isinstance(item, Problem)
             break
         if isinstance(item, Problem):
+            nothing.see(item)
             if item.severity != INFO:
                 yield item
             continue
@@ -566,7 +571,17 @@ def _read_items(reader: LogReader, row: SizeRow, opts: SizeOptions, stop: int | 
                           else "unreadable-batch",
                           f"{err.message}; its records are not counted (records_exact "
                           "false)", base_offset=item.base_offset)
+    src = reader.source
+    if whole and (p := nothing.problem(src.size, row.batches - batches,
+                                       src.pread(0, 8) if src.size else b"",
+                                       _base_of(reader.path))) is not None:
+        yield p  # a file named like a segment that holds no batch (issue 39)
     return in_step
+
+
+def _base_of(path: str) -> int | None:
+    stem = os.path.basename(path).partition(".")[0]
+    return int(stem) if stem.isdigit() else None
 
 
 def add_shallow_run(row: SizeRow, batches: int, totals: tuple[Any, ...]) -> None:
