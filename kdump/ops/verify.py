@@ -409,10 +409,10 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                     result.invalid_batches += 1
                 else:
                     result.valid_batches += 1
-            if nothing is not None and (p := nothing.problem(
+            if nothing is not None and (none := nothing.problem(
                     src.size, result.batches, src.pread(0, 8) if src.size else b"",
                     f.base_offset)):
-                yield p
+                yield none
         except KdumpError as e:  # a read failed (EIO ...): say so, and go on with other files
             yield Problem(e.path or f.path, e.position, "unreadable-file", e.message,
                           base_offset=e.base_offset)
