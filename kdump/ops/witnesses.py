@@ -59,6 +59,10 @@ replica still catching up is checkpointed with the current one's high watermark:
 ``.cleaned``, ``.swap``); a ``.log.swap`` counts as its segment's log (LogLoader
 renames it into place).  ``__consumer_offsets`` commits are not witnesses: the
 OffsetCommit API accepts any offset a client sends.
+
+Size: over 600 lines, as it is one subject: each witness read from its file, the ranges
+they prove lost, and the findings every command makes of them (:class:`LostTracker`),
+with the Kafka source argued beside each rule.
 """
 
 from __future__ import annotations
