@@ -3,6 +3,7 @@ import: verify-crc's start-up must not pay for dump's decoders)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..errors import DecompressionError, KdumpError, LimitExceeded, RecordTooLarge
@@ -55,13 +56,15 @@ class NoBatch:
         if p.kind == "zero-tail" and p.position == 0:
             self.zeros_from_start = True
 
-    def problem(self, size: int, batches: int, head: bytes = b"", base: int | None = None
-                ) -> Problem | None:
-        """``head``: the file's first bytes; ``base``: the segment's base offset.  A
-        few bytes that begin as the segment's first batch would (its base offset) are
-        that batch being written by a live broker, not this."""
+    def problem(self, size: int, batches: int, first_bytes: Callable[[], bytes] | None = None,
+                base: int | None = None) -> Problem | None:
+        """``first_bytes``: reads the file's first 8 bytes (only when needed); ``base``:
+        the segment's base offset.  A few bytes that begin as the segment's first batch
+        would (its base offset) are that batch being written by a live broker, not
+        this."""
         if batches or not size or self.failed or self.zeros_from_start:
             return None
+        head = first_bytes() if first_bytes is not None else b""
         if base is not None and head and 0 <= base < 1 << 63 \
                 and head[:8] == base.to_bytes(8, "big")[:len(head[:8])]:
             return None

@@ -258,7 +258,10 @@ def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
             if not in_step:
                 redone = rng.file.path
                 seg_row, problems, _, _ = _task_row(opts, SegmentRange(rng.file, rng.start, None))
-        yield from problems
+        for p in problems:
+            if p.kind == "unreadable-file" and p.path:
+                totals.unreadable.add(kfs.dirname(kfs.abspath(p.path)))
+            yield p
         if seg_row is not None:
             totals.add(seg_row)
     yield from totals.judge_lost(paths)
@@ -346,7 +349,7 @@ def file_row(f: KafkaFile, opts: SizeOptions) -> tuple[SizeRow | None, list[Prob
 def _segment_row(f: KafkaFile) -> SizeRow:
     seg_row = SizeRow("segment", f.topic, f.partition, _segment_name(f))
     if f.topic is not None and f.partition_state is None and f.leftover is None:
-        seg_row.directory = os.path.dirname(f.path)
+        seg_row.directory = kfs.dirname(f.path)
     # a segment outside any topic-N directory: its own directory stands for the log dir
     seg_row.log_dir = (logdir_of(os.path.dirname(f.path) or ".") if f.topic is not None
                        else os.path.dirname(f.path) or ".")
@@ -365,6 +368,8 @@ class SizeTotals:
         self.total = SizeRow("all")
         #: each replica's partition directory and the offsets its segments hold
         self._held: dict[tuple[Any, ...], tuple[str, list[tuple[int, int]]]] = {}
+        #: partition directories a read failed in: nothing judged lost there
+        self.unreadable: set[str] = set()
 
     def add(self, seg_row: SizeRow) -> None:
         by = self.opts.by
@@ -400,8 +405,11 @@ class SizeTotals:
         tracker = LostTracker(paths, self.opts.policies)
         out: list[Problem] = []
         for rkey, (directory, held) in sorted(self._held.items(), key=lambda kv: kv[1][0]):
+            if kfs.abspath(directory) in self.unreadable:
+                out += tracker.partition_unreadable(directory)
+                continue
             out += tracker.partition(directory, held)
-            judged = tracker.judged.get(os.path.abspath(directory))
+            judged = tracker.judged.get(kfs.abspath(directory))
             if judged is None:
                 continue
             lost = [r for r in judged[1] if r.explained is None]
@@ -576,7 +584,7 @@ def _read_items(reader: LogReader, row: SizeRow, opts: SizeOptions, stop: int | 
                           "false)", base_offset=item.base_offset)
     src = reader.source
     if whole and (p := nothing.problem(src.size, row.batches - batches,
-                                       src.pread(0, 8) if src.size else b"",
+                                       lambda: src.pread(0, 8),
                                        _base_of(reader.path))) is not None:
         yield p  # a file named like a segment that holds no batch (issue 39)
     return in_step

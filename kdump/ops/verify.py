@@ -255,7 +255,10 @@ def summarize(items: Iterable[object], summary: Summary, lost: LostTracker | Non
         if lost is not None:
             yield from _lost(lost.enter(result.path), summary)
         result.problems = 0
-        yield from _counted(problems, result, summary)
+        for p in _counted(problems, result, summary):
+            if lost is not None and p.kind == "unreadable-file":
+                lost.unreadable(result.path)
+            yield p
         summary.add_file(result)
         if lost is not None:
             lost.held(result.path, result.first_offset, result.last_offset)
@@ -410,7 +413,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                 else:
                     result.valid_batches += 1
             if nothing is not None and (none := nothing.problem(
-                    src.size, result.batches, src.pread(0, 8) if src.size else b"",
+                    src.size, result.batches, lambda: src.pread(0, 8),
                     f.base_offset)):
                 yield none
         except KdumpError as e:  # a read failed (EIO ...): say so, and go on with other files
@@ -469,7 +472,7 @@ def _written_past(f: KafkaFile, prev_last: int | None) -> tuple[int, int, str] |
     "high watermark 25, recovery point 30")``; None when none does."""
     if f.topic is None or f.partition is None or f.partition_state is not None \
             or kfs.is_url(f.path):
-        return None
+        return None  # local log dirs only (LostTracker)
     pw = witnesses_of(kfs.dirname(f.path))
     first = prev_last + 1 if prev_last is not None else f.base_offset
     if pw is None or first is None:

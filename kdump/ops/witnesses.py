@@ -434,9 +434,16 @@ def partition_witnesses(partition_dir: str, *, compacted: bool = False,
         names = sorted(lst.listdir(partition_dir))
     except OSError:
         names = []
+    # in an object store, the names (one listing) and the log dir's checkpoints (a read
+    # each, once per log dir) only: no request per index file
+    remote = kfs.is_url(partition_dir)
     for name in names:
-        path = os.path.join(partition_dir, name)
+        path = partition_dir.rstrip("/") + "/" + name if remote \
+            else os.path.join(partition_dir, name)
         f = classify(path, part)
+        if remote and f.kind not in ("log", "offset-index", "time-index", "txn-index",
+                                     "producer-snapshot"):
+            continue
         if f.base_offset is None:
             if f.kind == "leader-epoch-checkpoint" and f.leftover is None:
                 starts = _epoch_start_offsets(path)
@@ -455,6 +462,8 @@ def partition_witnesses(partition_dir: str, *, compacted: bool = False,
             seg.log = path
             continue
         seg.others.append(path)
+        if remote:
+            continue
         w = _txn_witness(path) if f.kind == "txn-index" else \
             _index_witness(path, f.base_offset, f.kind)
         if w is not None:
@@ -470,7 +479,8 @@ def partition_witnesses(partition_dir: str, *, compacted: bool = False,
         if wname == "log-start-offset":
             pw.log_start = v
         pw.add(Witness(wname, kfs.dirname(kfs.abspath(partition_dir)) + "/" + name, v))
-    _add_replicas(pw, partition_dir, replicas)
+    if not remote:
+        _add_replicas(pw, partition_dir, replicas)
     return pw
 
 
@@ -611,6 +621,13 @@ class CleanupPolicies:
         return "compact" in policy or compacted_by_cleaner(partition_dir, topic, partition)
 
 
+def _isdir(p: str) -> bool:
+    try:
+        return kfs.isdir(p)
+    except OSError:
+        return False
+
+
 def _metadata_dirs(paths: list[str]) -> list[str]:
     """The ``__cluster_metadata-0`` directories of the local inputs: one given, or in a
     log dir given, or in the log dirs of a folder given."""
@@ -670,8 +687,11 @@ class LostTracker:
     segments not given)."""
 
     def __init__(self, inputs: Iterable[str], policies: CleanupPolicies | None = None) -> None:
-        self.roots = [os.path.abspath(p).rstrip(os.sep) for p in inputs
-                      if "://" not in p and os.path.isdir(p)]
+        # local inputs only: in an object store every witness is another request
+        # (verify-crc reads a remote log dir in one listing and a read per log)
+        self.roots = [kfs.abspath(p).rstrip("/") for p in inputs
+                      if not kfs.is_url(p) and _isdir(p)]
+        self._spoiled = False
         self.policies = policies
         self._dir: str | None = None
         self._held: list[tuple[int, int]] = []
@@ -679,16 +699,22 @@ class LostTracker:
         self.judged: dict[str, tuple[PartitionWitnesses, list[LostRange]]] = {}
 
     def _whole(self, directory: str) -> bool:
-        return any(directory == r or directory.startswith(r + os.sep) for r in self.roots)
+        return any(directory == r or directory.startswith(r + "/") for r in self.roots)
 
     def enter(self, path: str) -> list[Problem]:
         """A file of the walk (any kind): the findings of the partition it leaves."""
-        d = os.path.dirname(os.path.abspath(path))
+        d = kfs.dirname(kfs.abspath(path))
         if d == self._dir:
             return []
         out = self._judge()
-        self._dir, self._held = d, []
+        self._dir, self._held, self._spoiled = d, [], False
         return out
+
+    def unreadable(self, path: str) -> None:
+        """A file of the partition could not be read (an I/O error): what it holds is
+        unknown, so nothing is judged lost there (the read error is the finding)."""
+        self.enter(path)
+        self._spoiled = True
 
     def held(self, path: str, first: int | None, last: int | None) -> None:
         """A log's batches hold offsets ``first``..``last`` (None: none framed)."""
@@ -700,18 +726,24 @@ class LostTracker:
         """A whole partition at once (a command that reads a partition as one job): the
         findings of the one before it, if any, and this one's."""
         out = self.finish()
-        self._dir = os.path.abspath(directory)
+        self._dir = kfs.abspath(directory)
         self._held = list(held)
+        return out + self.finish()
+
+    def partition_unreadable(self, directory: str) -> list[Problem]:
+        """:meth:`partition` of a partition a read failed in: nothing judged."""
+        out = self.finish()
+        self._dir, self._spoiled = kfs.abspath(directory), True
         return out + self.finish()
 
     def finish(self) -> list[Problem]:
         out = self._judge()
-        self._dir, self._held = None, []
+        self._dir, self._held, self._spoiled = None, [], False
         return out
 
     def _judge(self) -> list[Problem]:
         d = self._dir
-        if d is None or not self._whole(d):
+        if d is None or self._spoiled or not self._whole(d):
             return []
         pw = witnesses_of(d)
         if pw is None:
@@ -734,11 +766,14 @@ def _witnesses_cached(directory: str, _mtime_ns: int) -> PartitionWitnesses | No
 def witnesses_of(directory: str) -> PartitionWitnesses | None:
     """:func:`partition_witnesses` of a local partition directory, read once while it
     stays unchanged (verify-crc asks per log and per partition)."""
-    try:
-        m = os.stat(directory).st_mtime_ns
-    except OSError:
-        return None
-    pw = _witnesses_cached(os.path.abspath(directory), m)
+    if kfs.is_url(directory):
+        m = 0
+    else:
+        try:
+            m = os.stat(directory).st_mtime_ns
+        except OSError:
+            return None
+    pw = _witnesses_cached(kfs.abspath(directory), m)
     if pw is None:
         return None
     return PartitionWitnesses(pw.directory, pw.topic, pw.partition, pw.compacted,

@@ -64,6 +64,8 @@ class PartitionState:
     #: each segment's offsets held by its batches ``(base offset, last offset)``: what
     #: the partition's witnesses are held against (kdump.ops.witnesses)
     held: list[tuple[int, int]] = field(default_factory=list)
+    #: a log could not be read (an I/O error): nothing is judged lost
+    unreadable: bool = False
 
 
 @dataclass(slots=True)

@@ -169,7 +169,8 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jo
                          "records", "unreadable_bytes"):
                 setattr(summary, name, getattr(summary, name) + getattr(counts, name))
         if not opts.sanity_only:
-            yield from lost.partition(state.path, state.held)
+            yield from (lost.partition_unreadable(state.path) if state.unreadable
+                        else lost.partition(state.path, state.held))
         logdir = os.path.dirname(kfs.abspath(state.path))
         special = parse_partition_dir(os.path.basename(state.path))
         if special is None or special.state is not None:
@@ -233,8 +234,11 @@ def verify_partition(
         if opts.sanity_only or seg.log is None:
             continue
         before = ppass.next_offset
-        yield from _guarded(_segment_pass(seg, base == active_base, opts, ppass, summary),
-                            seg.log.path)
+        for p in _guarded(_segment_pass(seg, base == active_base, opts, ppass, summary),
+                          seg.log.path):
+            if p.kind == "unreadable-file":
+                state.unreadable = True
+            yield p
         if ppass.next_offset is not None and ppass.next_offset != before:
             state.held.append((min(base, ppass.next_offset - 1), ppass.next_offset - 1))
     if opts.sanity_only:

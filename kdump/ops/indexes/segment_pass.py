@@ -150,7 +150,7 @@ def _segment_pass(
             _feed(pp, b)
         if pending is not None:
             yield _entry_mismatch(index_path, *pending[:4])
-        if (p := nothing.problem(src.size, framed, src.pread(0, 8) if src.size else b"",
+        if (p := nothing.problem(src.size, framed, lambda: src.pread(0, 8),
                                  seg.base)) is not None:
             yield p
         unmatched.extend(o_order[oj:])
