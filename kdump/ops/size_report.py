@@ -377,7 +377,12 @@ class SizeTotals:
         if seg_row.directory is not None:
             held = self._held.setdefault(rkey, (seg_row.directory, []))[1]
             if seg_row.first_offset is not None and seg_row.last_offset is not None:
-                held.append((seg_row.first_offset, seg_row.last_offset))
+                # from the segment's base offset: a v0/v1 compressed wrapper's offset is
+                # its last inner message's, so its first batch may name a later one
+                first = seg_row.first_offset
+                if seg_row.segment is not None and seg_row.segment.isdigit():
+                    first = min(first, int(seg_row.segment))
+                held.append((first, seg_row.last_offset))
         rep = self._replicas.get(rkey)
         if rep is None:
             rep = self._replicas[rkey] = SizeRow("partition", seg_row.topic, seg_row.partition,
