@@ -425,3 +425,25 @@ def test_cleanup_policy_from_config_and_kraft_metadata(kdump: KdumpRunner,
     ml.close()
     got, probs, _ = run(kdump, "verify-crc", ld)
     assert got == 0 and [(p["kind"], p["lost_offsets"]) for p in probs] == [("offset-gap", gap)]
+
+
+def test_v0_v1_wrappers_starting_segments_are_no_gap(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """A v0/v1 compressed wrapper carries its last inner message's offset: a segment that
+    starts with one holds its offsets from its base, not from the wrapper's."""
+    ld = broker(tmp_path / "ld", hw=30)
+    lw = w.PartitionWriter(ld / "t-0", segment_bytes=400)
+    off = 0
+    for i in range(20):
+        if i % 4 == 3:
+            msgs = [w.Rec(key=b"k%d" % (off + j), value=b"v", timestamp=w.TS0 + j)
+                    for j in range(3)]
+            lw.append(w.legacy_compressed(1, msgs, last_offset=off + 2, codec=w.GZIP))
+            off += 3
+        else:
+            lw.append(w.legacy_message(1, b"k%d" % off, b"v", offset=off, timestamp=w.TS0))
+            off += 1
+    lw.close()
+    assert off == 30 and len(lw.segments) > 2
+    for command in ("verify-crc", "verify-index", "size-report"):
+        rc, probs, _ = run(kdump, command, ld)
+        assert (rc, [p for p in probs if p["severity"] != "info"]) == (0, []), command
