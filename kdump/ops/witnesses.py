@@ -547,7 +547,7 @@ def replica_log_end(partition_dir: str) -> int:
 
 def _logs(partition_dir: str) -> Iterable[tuple[int, str]]:
     try:
-        names = os.listdir(partition_dir)
+        names = kfs.listdir(partition_dir)
     except OSError:
         return []
     return [(int(n[:-4]), os.path.join(partition_dir, n)) for n in names
@@ -639,7 +639,7 @@ def _metadata_dirs(paths: list[str]) -> list[str]:
         cands = [p] if name == "__cluster_metadata-0" else [os.path.join(p, "__cluster_metadata-0")]
         if name != "__cluster_metadata-0":
             try:
-                cands += [os.path.join(p, n, "__cluster_metadata-0") for n in sorted(os.listdir(p))]
+                cands += [os.path.join(p, n, "__cluster_metadata-0") for n in kfs.listdir(p)]
             except OSError:
                 pass
         out += [c for c in cands if os.path.isdir(c) and c not in out]
