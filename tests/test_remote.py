@@ -248,7 +248,25 @@ def test_truncated_object(kdump: KdumpRunner, s3env: s3server.S3Server, local: P
         kfs.clear_cache()
         b = kdump(*cmd, url)
         assert a.rc == 1 or cmd[0] == "dump"
-        assert (b.rc, b.out.replace(url, str(part))) == (a.rc, a.out)
+        assert (b.rc, _without_witnesses(b.out.replace(url, str(part)))) == (
+            a.rc, _without_witnesses(a.out))
+        # the witnesses (checkpoints, indexes, segment names) are read in local log dirs
+        # only: an object store would pay a request per file for them
+        if cmd[0] != "dump":
+            assert '"kind":"data-lost"' in a.out and '"data-lost"' not in b.out
+
+
+def _without_witnesses(out: str) -> list[dict]:
+    """JSON lines less the data-lost findings, and summaries less what counts them."""
+    objs = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    if not objs:
+        return [{"text": out}]
+    kept = [o for o in objs if o.get("kind") != "data-lost"]
+    for o in kept:
+        if o["type"] == "summary":
+            for k in ("problems", "errors", "by_kind"):
+                o.pop(k)
+    return kept
 
 
 def test_wrong_credentials(kdump: KdumpRunner, s3env: s3server.S3Server, url: str,

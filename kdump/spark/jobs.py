@@ -23,6 +23,7 @@ from ..findings import INFO, Problem
 from ..model import shape
 from ..ops.size_report import SizeOptions, SizeRow, SizeTotals
 from ..ops.verify import LOG_KINDS, FileResult, Summary, VerifyOptions, summarize
+from ..ops.witnesses import LostTracker
 from .session import KdumpSpark
 from .tasks import (
     Item,
@@ -62,6 +63,7 @@ def _walked(paths: Iterable[str]) -> tuple[list[KafkaFile | Problem], bool]:
 
 def size_report(ks: KdumpSpark, paths: Iterable[str], opts: SizeOptions) -> Iterator[SizeRow | Problem]:
     """:func:`kdump.ops.size_report.size_report`, with the files read on executors."""
+    paths = list(paths)
     walked, relative = _walked(paths)
     files = [(seq, item) for seq, item in enumerate(walked)
              if isinstance(item, KafkaFile) and item.topic is not None]
@@ -77,15 +79,21 @@ def size_report(ks: KdumpSpark, paths: Iterable[str], opts: SizeOptions) -> Iter
             continue
         row, problems = results[seq]
         for p in problems:
-            yield problem_from_wire(p)
+            found = problem_from_wire(p)
+            if found.kind == "unreadable-file" and found.path:
+                totals.unreadable.add(kfs.dirname(kfs.abspath(found.path)))
+            yield found
         if row is not None:
             totals.add(row_from_wire(row))
+    yield from totals.judge_lost(paths)  # the witnesses, read on the driver
     yield from totals.rows()
 
 
 def verify_crc(ks: KdumpSpark, paths: Iterable[str],
                opts: VerifyOptions) -> Iterator[Problem | FileResult | Summary]:
-    """:func:`kdump.ops.verify.verify_crc`, with the logs read on executors."""
+    """:func:`kdump.ops.verify.verify_crc`, with the logs read on executors (the
+    partitions' witnesses read on the driver, as the walk is)."""
+    paths = list(paths)
     walked, relative = _walked(paths)
     groups = [[(seq, file_to_wire(item))] for seq, item in enumerate(walked)
               if isinstance(item, KafkaFile) and item.kind in LOG_KINDS]
@@ -99,7 +107,7 @@ def verify_crc(ks: KdumpSpark, paths: Iterable[str],
             else:
                 yield item
 
-    yield from summarize(items(), Summary("verify-crc"))
+    yield from summarize(items(), Summary("verify-crc"), LostTracker(paths, opts.policies))
 
 
 @dataclass(slots=True)
