@@ -130,6 +130,8 @@ def main(argv: list[str] | None = None) -> Any:
         # from here on a KeyboardInterrupt unwinds normally (renderers close, temporary
         # files are removed) and is reported below in one line
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    if _OWN_PROCESS:
+        _catch_termination()
     from .. import tempfiles
     from ..errors import KdumpError
 
@@ -158,9 +160,10 @@ def main(argv: list[str] | None = None) -> Any:
         # the reader went away (``kdump dump ... | head``): not an error
         _stdout_to_devnull()
         return _exit(ExitCode.OK)
-    except KeyboardInterrupt:
-        click.echo("kdump: interrupted", err=True)
-        return _exit(130)
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", signal.SIGINT)
+        click.echo(f"kdump: {_SIGNAL_WORDS.get(signum, 'interrupted')}", err=True)
+        return _exit(128 + signum)
     except MemoryError:
         click.echo("kdump: out of memory", err=True)
         return _exit(ExitCode.ERROR)
@@ -174,6 +177,27 @@ def main(argv: list[str] | None = None) -> Any:
     except Exception as e:  # a bug in kdump: say so in one line
         return _internal_error(e)
     return _exit(rv if isinstance(rv, int) else ExitCode.OK)
+
+
+#: the line for a signal that ends a command (SIGINT: Ctrl-C)
+_SIGNAL_WORDS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGTERM)",
+                 signal.SIGHUP: "hung up (SIGHUP)"}
+
+
+def _terminated(signum: int, frame: object) -> None:
+    from ..errors import Interrupted
+
+    raise Interrupted(signum)
+
+
+def _catch_termination() -> None:
+    """SIGTERM and SIGHUP raise :class:`~kdump.errors.Interrupted` (a KeyboardInterrupt)
+    where the command is, as Ctrl-C does: the same clean-up runs (staged outputs
+    removed, workers stopped) and :func:`main` says it in one line, exit 143 / 129."""
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):  # not the main thread
+            if signal.getsignal(sig) in (signal.SIG_DFL, None):
+                signal.signal(sig, _terminated)
 
 
 def _internal_error(e: Exception) -> Any:
@@ -236,4 +260,7 @@ def _exit(code: int) -> Any:
     if _OWN_PROCESS:
         with contextlib.suppress(ValueError, OSError):  # not the main thread
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                if signal.getsignal(sig) is _terminated:
+                    signal.signal(sig, signal.SIG_IGN)
     sys.exit(int(code))
