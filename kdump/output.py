@@ -67,9 +67,10 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 #: bytes buffered before a write to a staged file
 _BUFFER = 1 << 20
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
-#: a partition directory's name (kafka/log/LocalLog.parseTopicPartitionName, 4.x: ``topic-N``,
-#: or ``topic-N.<uuid>-delete|-future|-stray``)
-_PARTITION_DIR = re.compile(r"^.+-\d+(\.[0-9a-f]{32}-(delete|future|stray))?$")
+#: a partition directory's name (LocalLog.parseTopicPartitionName, 4.x: ``topic-N``, or
+#: ``topic-N.<uuid>-delete|-future|-stray``; kdump.files.logdir.parse_partition_dir reads
+#: them, above this floor)
+_PARTITION_DIR = re.compile(r"^.+-\d+(\.[0-9a-fA-F]{32}-(delete|future|stray))?$")
 _LOG_SUFFIX = ".log"
 
 #: staging areas of this process not published or removed yet (removed at exit, by the
@@ -435,7 +436,7 @@ class Staged:
         if entries and self.kind == "dir":
             raise UsageError(f"{shown} is not empty: kdump writes into a new or empty "
                              "directory only")
-        if not entries and os.path.ismount(t):
+        if not entries and self.kind == "dir" and os.path.ismount(t):
             raise UsageError(f"{shown} is a mount point: kdump publishes a directory by "
                              "renaming it into place, which a mount point cannot take; give a "
                              f"new directory under it (e.g. {os.path.join(shown, 'out')})")
@@ -595,7 +596,7 @@ class Staged:
             if self.kind != "file":
                 for d, _dirs, _files in os.walk(src, topdown=False):
                     fsync_dir(d)
-            if self.kind == "merge" and os.path.isdir(self.target) and os.listdir(self.target):
+            if self.kind == "merge" and os.path.isdir(self.target):
                 self._merge(src)
             elif self.kind == "file" and self.replace:
                 os.replace(src, self.target)
