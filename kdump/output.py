@@ -415,9 +415,10 @@ class Staged:
         """The target as this kind of output allows it (:class:`UsageError` otherwise)."""
         t, shown = self.target, f"{self.option} {self.shown}".strip()
         if not os.path.lexists(t):
-            if not os.path.isdir(os.path.dirname(t)):
-                raise UsageError(f"{shown}: no directory {os.path.dirname(self.shown) or '.'} "
-                                 "to write it in")
+            parent = os.path.dirname(t)
+            if not os.path.isdir(parent):
+                code = errno.ENOTDIR if os.path.exists(parent) else errno.ENOENT
+                raise OutputError(f"cannot write: {os.strerror(code)}", path=self.shown)
             return
         if self.kind == "file":
             if os.path.isdir(t):
