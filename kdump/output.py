@@ -440,7 +440,7 @@ class Staged:
         if not entries and self.kind == "dir" and os.path.ismount(t):
             raise UsageError(f"{shown} is a mount point: kdump publishes a directory by "
                              "renaming it into place, which a mount point cannot take; give a "
-                             f"new directory under it (e.g. {os.path.join(shown, 'out')})")
+                             f"new directory under it (e.g. {os.path.join(self.shown, 'out')})")
 
     def estimate(self, needed: int | None) -> None:
         """Say how many bytes the run will write (None: unknown); remembered with the

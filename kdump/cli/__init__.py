@@ -34,10 +34,20 @@ _OWN_PROCESS = bool(sys.argv) and (
     os.path.basename(sys.argv[0]) == "kdump"
     or sys.argv[0].endswith(os.path.join("kdump", "__main__.py")))
 
+def _terminated_while_starting(signum: int, frame: object) -> None:
+    """SIGTERM or SIGHUP before the command runs: nothing written yet, one line."""
+    os.write(2, b"kdump: terminated (SIGTERM)\n" if signum == signal.SIGTERM
+             else b"kdump: hung up (SIGHUP)\n")
+    os._exit(128 + signum)
+
+
 # installed before the heavy imports below; main() hands SIGINT back to Python
 if _OWN_PROCESS and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     try:
         signal.signal(signal.SIGINT, _interrupted_while_starting)
+        for _sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(_sig) == signal.SIG_DFL:
+                signal.signal(_sig, _terminated_while_starting)
     except (ValueError, OSError):  # not the main thread
         pass
 
@@ -187,6 +197,10 @@ _SIGNAL_WORDS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGT
 def _terminated(signum: int, frame: object) -> None:
     from ..errors import Interrupted
 
+    # once: a second SIGTERM or SIGHUP must not cut the clean-up this one starts short
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):
+            signal.signal(sig, signal.SIG_IGN)
     raise Interrupted(signum)
 
 
@@ -196,7 +210,7 @@ def _catch_termination() -> None:
     removed, workers stopped) and :func:`main` says it in one line, exit 143 / 129."""
     for sig in (signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(ValueError, OSError):  # not the main thread
-            if signal.getsignal(sig) in (signal.SIG_DFL, None):
+            if signal.getsignal(sig) in (signal.SIG_DFL, None, _terminated_while_starting):
                 signal.signal(sig, _terminated)
 
 
