@@ -36,6 +36,10 @@ The one way kdump publishes an output (``export``'s dataset, ``repair``'s copy,
 * **Errors** are :class:`~kdump.errors.OutputError` naming the file (as it would be
   named under the target) and the OS's reason; a full disk adds what the run needed
   when an estimate is known (:meth:`Staged.estimate`).
+
+Size: one module by design (issue 40: one place publishes every output, so no writer
+has a way of its own); its parts (the checks, the marker and its process, a staged
+file, the staging area and its publish) share one staging area's life.
 """
 
 from __future__ import annotations
