@@ -373,6 +373,15 @@ class StagedFile:
         self.closed = True
 
 
+class _Misplaced(Exception):
+    """A staged file that could not be put in its place (``rel``) in a merge."""
+
+    def __init__(self, error: OSError, rel: str) -> None:
+        super().__init__(rel)
+        self.error = error
+        self.rel = rel
+
+
 # --- a staged output ------------------------------------------------------------------------------
 class Staged:
     """One output of one run (see the module docstring): :meth:`open` makes the marked
@@ -610,6 +619,9 @@ class Staged:
             else:
                 os.rename(src, self.target)  # absent, or an empty directory it replaces
             fsync_dir(parent)
+        except _Misplaced as e:
+            self.abort()
+            raise self.error(e.error, self.shown_path(e.rel)) from None
         except OSError as e:
             self.abort()
             raise self.error(e, self.shown) from None
@@ -618,37 +630,52 @@ class Staged:
 
     def _merge(self, src: str) -> None:
         """Each staged file into the existing target, whole (a link, or a rename over an
-        existing one with ``replace``); on failure the files placed are removed again."""
-        placed: list[str] = []
+        existing file with ``replace``).  Every name is checked first (a directory in a
+        file's way, or a file without ``replace``: nothing is placed); a failure while
+        placing removes the files this run added.  Raises :class:`_Misplaced`."""
+        plan: list[tuple[str, str, str]] = []  # (staged file, its place, rel)
+        for d, dirs, files in os.walk(src):
+            dirs.sort()
+            rel_dir = os.path.relpath(d, src)
+            for f in sorted(files):
+                rel = f if rel_dir == "." else os.path.join(rel_dir, f)
+                t = os.path.join(self.target, rel)
+                if os.path.lexists(t) and (os.path.isdir(t) or not self.replace):
+                    code = errno.EISDIR if os.path.isdir(t) else errno.EEXIST
+                    raise _Misplaced(OSError(code, os.strerror(code)), rel)
+                plan.append((os.path.join(d, f), t, rel))
+        added: list[str] = []
         made: list[str] = []
+        at = ""
         try:
-            for d, dirs, files in os.walk(src):
-                rel = os.path.relpath(d, src)
-                dest = self.target if rel == "." else os.path.join(self.target, rel)
-                if not os.path.lexists(dest):
-                    os.mkdir(dest, 0o755)
-                    made.append(dest)
-                elif os.path.islink(dest) or not os.path.isdir(dest):
-                    raise OSError(errno.ENOTDIR, f"{dest} is not a plain directory")
-                for f in sorted(files):
-                    t = os.path.join(dest, f)
-                    if self.replace:
-                        os.replace(os.path.join(d, f), t)
-                    else:
-                        os.link(os.path.join(d, f), t, follow_symlinks=False)
-                    placed.append(t)
-                dirs.sort()
-            for d in {os.path.dirname(p) for p in placed} | set(made):
+            for staged, t, rel in plan:
+                at = rel
+                parts = os.path.relpath(os.path.dirname(t), self.target).split(os.sep)
+                cur = self.target
+                for part in parts if parts != ["."] else []:
+                    cur = os.path.join(cur, part)
+                    if not os.path.lexists(cur):
+                        os.mkdir(cur, 0o755)
+                        made.append(cur)
+                    elif os.path.islink(cur) or not os.path.isdir(cur):
+                        raise OSError(errno.ENOTDIR, os.strerror(errno.ENOTDIR))
+                fresh = not os.path.lexists(t)
+                if self.replace:
+                    os.replace(staged, t)  # replaces a symlink itself, never its target
+                else:
+                    os.link(staged, t, follow_symlinks=False)  # fails if the name exists
+                if fresh:
+                    added.append(t)
+            for d in {os.path.dirname(t) for _, t, _ in plan} | set(made):
                 fsync_dir(d)
-        except OSError:
-            if not self.replace:
-                for p in placed:
-                    with suppress(OSError):
-                        os.unlink(p)
+        except OSError as e:
+            for p in added:
+                with suppress(OSError):
+                    os.unlink(p)
             for d in reversed(made):
                 with suppress(OSError):
                     os.rmdir(d)
-            raise
+            raise _Misplaced(e, at) from None
 
     def _remove_area(self) -> None:
         if self.area is not None:
