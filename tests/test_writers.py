@@ -418,3 +418,26 @@ def test_a_mount_point_is_refused_before_anything_is_read(small: Small, sample_d
     assert r.err == (f"kdump: --output {small.path} is a mount point: kdump publishes a directory "
                      "by renaming it into place, which a mount point cannot take; give a new "
                      f"directory under it (e.g. {small.path / 'out'})\n")
+
+
+@pytest.mark.parametrize(("sig", "code", "line"), SIGNALS, ids=["TERM", "HUP", "INT"])
+def test_a_signal_during_a_parallel_dump_stops_workers_and_removes_spools(
+        bigger: Path, tmp_path: Path, sig: int, code: int, line: str) -> None:
+    """``dump --format json --jobs 2``: its workers' spool files are under TMPDIR; a
+    signal stops the workers and removes them, one line, 128 + the signal."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**subprocess_env(), "TMPDIR": str(tmp)}
+    proc = subprocess.Popen([*KDUMP, "dump", str(bigger), "--format", "json", "--jobs", "2"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    wait_for(proc, tmp, "kdump-spool-*/*", "dump")
+    children = _children(proc.pid)
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=60)
+    assert (proc.returncode, err.decode()) == (code, line + "\n")
+    assert list(tmp.iterdir()) == []
+    deadline = time.monotonic() + 10
+    while any(_alive(c) for c in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert [c for c in children if _alive(c)] == []
+
