@@ -93,8 +93,10 @@ class Repair:
         self.paths = paths
         self.opts = opts
         self.plan = plan if plan is not None else plan_repair(paths, opts.into)
+        # what the copy takes: the partitions and root files it copies (kdump/output.py)
         self.stage = Stage(opts.into, opts.dry_run, needed=None if opts.dry_run else input_bytes(
-            [*(d.path for d in self.plan.logdirs), *(p.path for p in self.plan.partitions)]))
+            [*(p.path for p in self.plan.all_partitions()),
+             *(f for d in self.plan.logdirs for f in d.root_files)]))
         self.hashes = InputHashes()
         self._manifest: Output | None = None
         self._done = False

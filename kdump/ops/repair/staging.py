@@ -30,9 +30,12 @@ Output = StagedFile
 
 
 def input_bytes(paths: list[str]) -> int:
-    """The bytes of the regular files under ``paths`` (what a copy of them takes)."""
+    """The bytes of the regular files ``paths`` are or hold (what a copy of them takes)."""
     total = 0
     for p in paths:
+        if os.path.isfile(p) and not os.path.islink(p):
+            total += os.path.getsize(p)
+            continue
         for root, _dirs, files in os.walk(p):
             for f in files:
                 try:
