@@ -6,10 +6,9 @@ The one way kdump publishes an output (``export``'s dataset, ``repair``'s copy,
 
 * **Outside every input.**  :func:`input_roots` names what may not be written into: a
   directory input (symlinks resolved), a file input *itself* (not its folder: ``export
-  afile --output e2`` writes beside ``afile``), and, for a partition directory or a file
-  in one, the partition directory and the log dir holding it (a directory a broker would
-  try to load).  :func:`check_outside` refuses a target inside one of them, or one that
-  holds an input.
+  afile --output e2`` writes beside ``afile``), a file's partition directory, and the
+  broker log dir holding a partition given (a directory a broker would try to load).
+  :func:`check_outside` refuses a target inside one of them, or one that holds an input.
 * **Staged in a marked area.**  :class:`Staged` writes under
   ``.kdump-staging-<name>-<pid>.incomplete/`` *beside* the target (same filesystem, so
   the publishing rename is atomic), holding a marker, ``kdump-staging.json``: the
@@ -60,6 +59,7 @@ from contextlib import contextmanager, suppress
 from typing import IO, Any
 
 from .errors import OutputError, UsageError
+from .layouts import LOG_DIR_FILES
 
 STAGING_PREFIX = ".kdump-staging-"
 #: ends a staging area's name (never a partition number: a broker does not load it)
@@ -112,10 +112,19 @@ def is_partition_dir_name(name: str) -> bool:
     return _PARTITION_DIR.match(name) is not None
 
 
+def is_broker_log_dir(path: str) -> bool:
+    """Does ``path`` hold a log dir's own files (meta.properties, a checkpoint, the lock,
+    the clean-shutdown marker: ``layouts.LOG_DIR_FILES``)?"""
+    return any(os.path.isfile(os.path.join(path, n)) for n in LOG_DIR_FILES)
+
+
 def input_roots(inputs: Iterable[str]) -> list[tuple[str, str]]:
     """(real path, what to call it) of everything the local ``inputs`` forbid writing
-    into: each input itself (a file by itself, not its folder), and for a partition
-    directory, or a file in one, the partition directory and its log dir."""
+    into: each input itself (a file by itself, not its folder); for a file in a
+    partition directory, that directory; and for a partition directory (given, or
+    holding a file given) in a broker's log dir, the log dir: a directory added there is
+    one the broker tries to load (LogManager.loadLogs parses every directory name as
+    ``<topic>-<partition>`` and refuses the log dir when one does not parse)."""
     out: list[tuple[str, str]] = []
     for p in inputs:
         if "://" in p:
@@ -126,7 +135,8 @@ def input_roots(inputs: Iterable[str]) -> list[tuple[str, str]]:
         if is_partition_dir_name(os.path.basename(part)):
             if part != real:
                 out.append((part, f"{p}'s partition directory"))
-            out.append((os.path.dirname(part), f"{p}'s log dir"))
+            if is_broker_log_dir(os.path.dirname(part)):
+                out.append((os.path.dirname(part), f"{p}'s log dir"))
     return out
 
 
@@ -738,4 +748,5 @@ def _remove_all() -> None:  # pragma: no cover - runs at interpreter exit
 
 __all__ = ["MARKER", "STAGING_PREFIX", "STAGING_SUFFIX", "Staged", "StagedFile", "check_outside",
            "clear_dead", "free_bytes", "fsync_dir", "holds_logs", "human", "input_roots",
-           "inside", "is_partition_dir_name", "reason", "safe_name", "staged_file"]
+           "inside", "is_broker_log_dir", "is_partition_dir_name", "reason", "safe_name",
+           "staged_file"]

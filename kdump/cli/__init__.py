@@ -194,9 +194,18 @@ _SIGNAL_WORDS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGT
                  signal.SIGHUP: "hung up (SIGHUP)"}
 
 
+#: the process that installed :func:`_terminated` (a forked worker inherits the handler
+#: until its initializer replaces it)
+_handler_pid = 0
+
+
 def _terminated(signum: int, frame: object) -> None:
     from ..errors import Interrupted
 
+    if os.getpid() != _handler_pid:
+        # a worker the pool is still starting, stopped by its parent: quietly, at once
+        # (the parent cleans up what it was writing)
+        os._exit(128 + signum)
     # once: a second SIGTERM or SIGHUP must not cut the clean-up this one starts short
     for sig in (signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(ValueError, OSError):
@@ -208,6 +217,8 @@ def _catch_termination() -> None:
     """SIGTERM and SIGHUP raise :class:`~kdump.errors.Interrupted` (a KeyboardInterrupt)
     where the command is, as Ctrl-C does: the same clean-up runs (staged outputs
     removed, workers stopped) and :func:`main` says it in one line, exit 143 / 129."""
+    global _handler_pid
+    _handler_pid = os.getpid()
     for sig in (signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(ValueError, OSError):  # not the main thread
             if signal.getsignal(sig) in (signal.SIG_DFL, None, _terminated_while_starting):

@@ -488,10 +488,7 @@ _SEGMENT_KINDS = frozenset({"log", "offset-index", "time-index", "txn-index",
                             "producer-snapshot"})
 
 #: files only a log dir's root holds
-_LOGDIR_MARKERS = frozenset({
-    "meta.properties", "recovery-point-offset-checkpoint", "replication-offset-checkpoint",
-    "log-start-offset-checkpoint", "cleaner-offset-checkpoint", ".kafka_cleanshutdown", ".lock",
-})
+_LOGDIR_MARKERS = L.LOG_DIR_FILES
 
 
 def _looks_like_logdir(path: str, listing: Listing | None = None) -> bool:

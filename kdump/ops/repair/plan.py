@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 
 from ...errors import UsageError
 from ...files.logdir import (
-    _LOGDIR_MARKERS,
     PartitionDir,
     _looks_like_logdir,
     broker_label,
     not_data,
     parse_partition_dir,
 )
-from ...output import Staged, inside, safe_name
+from ...output import Staged, inside, is_broker_log_dir, safe_name
 
 
 @dataclass(slots=True)
@@ -83,7 +82,7 @@ def _parent_logdir(path: str) -> str | None:
 def _broker_logdir(path: str) -> bool:
     """Does ``path`` hold a log dir's own files (meta.properties, a checkpoint, the
     clean-shutdown marker, the lock)?"""
-    return any(os.path.isfile(os.path.join(path, n)) for n in _LOGDIR_MARKERS)
+    return is_broker_log_dir(path)
 
 
 def check_into(into: str, inputs: list[str]) -> None:
