@@ -18,7 +18,8 @@ The one way kdump publishes an output (``export``'s dataset, ``repair``'s copy,
 * **Published whole, by one rename.**  A directory output (``kind="dir"``): the staged
   directory is renamed onto the target, which must be absent or an empty directory
   (rename(2) replaces an empty directory atomically: a reader sees nothing, then every
-  file with its manifest).  A target that is a mount point cannot be replaced so; it is
+  file with its manifest; the empty directory's own inode, owner and mode give way to
+  the staged one's).  A target that is a mount point cannot be replaced so; it is
   refused before anything is read (write into a new directory under it).  ``kind="merge"``
   (``--rebuild-into``, whose DIR may hold other files): into an absent or empty target as
   ``dir``; into a non-empty one, file by file (each file whole, none replaced unless
@@ -678,14 +679,16 @@ class Staged:
                     added.append(t)
             for d in {os.path.dirname(t) for _, t, _ in plan} | set(made):
                 fsync_dir(d)
-        except OSError as e:
+        except BaseException as e:  # a signal too: no half-placed set is left
             for p in added:
                 with suppress(OSError):
                     os.unlink(p)
             for d in reversed(made):
                 with suppress(OSError):
                     os.rmdir(d)
-            raise _Misplaced(e, at) from None
+            if isinstance(e, OSError):
+                raise _Misplaced(e, at) from None
+            raise
 
     def _remove_area(self) -> None:
         if self.area is not None:

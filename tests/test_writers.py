@@ -441,3 +441,29 @@ def test_a_signal_during_a_parallel_dump_stops_workers_and_removes_spools(
         time.sleep(0.05)
     assert [c for c in children if _alive(c)] == []
 
+
+
+def test_a_reused_pid_or_another_boot_is_a_dead_run(tmp_path: Path) -> None:
+    """The marker's pid alone does not say the run lives: a pid reused by another process
+    (another start time) or a marker from before a reboot (another boot id) is a dead
+    run's; another host's is not ours to judge."""
+    from kdump.output import _me, clear_dead
+
+    target = tmp_path / "out"
+    me = _me(str(target))
+    cases = {
+        "reused": {**me, "start_time": str(int(me["start_time"]) + 1)},
+        "rebooted": {**me, "boot_id": "00000000-0000-0000-0000-000000000000"},
+        "elsewhere": {**me, "pid": 2 ** 22 + 1, "host": "another-host"},
+    }
+    for name, marker in cases.items():
+        area = tmp_path / f".kdump-staging-out-{name}.incomplete"
+        area.mkdir()
+        (area / "kdump-staging.json").write_text(json.dumps(marker))
+    said: list[str] = []
+    cleared = clear_dead(str(target), said.append)
+    assert sorted(Path(p).name for p in cleared) == [
+        ".kdump-staging-out-rebooted.incomplete", ".kdump-staging-out-reused.incomplete"]
+    assert said == [f"kdump: cleared {p}, the unfinished output of kdump process {os.getpid()} "
+                    f"(started {me['started']}), which died" for p in cleared]
+    assert staging_areas(tmp_path) == [tmp_path / ".kdump-staging-out-elsewhere.incomplete"]

@@ -172,7 +172,8 @@ def main(argv: list[str] | None = None) -> Any:
         return _exit(ExitCode.OK)
     except KeyboardInterrupt as e:
         signum = getattr(e, "signum", signal.SIGINT)
-        click.echo(f"kdump: {_SIGNAL_WORDS.get(signum, 'interrupted')}", err=True)
+        with contextlib.suppress(OSError, ValueError):  # a hung-up terminal's stderr
+            click.echo(f"kdump: {_SIGNAL_WORDS.get(signum, 'interrupted')}", err=True)
         return _exit(128 + signum)
     except MemoryError:
         click.echo("kdump: out of memory", err=True)
