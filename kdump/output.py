@@ -289,8 +289,8 @@ def _warn(line: str) -> None:
 # --- a file being written ---------------------------------------------------------------------
 class StagedFile:
     """One file being written in a staging area: buffered, hashed (SHA-256) and counted
-    as written, fsynced by :meth:`close`, which returns (size, SHA-256).  A binary file
-    object as far as pyarrow's writers and ``json`` care.  ``path=None``: hashed only."""
+    as written, flushed and fsynced by :meth:`finish`, which returns (size, SHA-256).  A
+    binary file object as far as pyarrow's writers care.  ``path=None``: hashed only."""
 
     def __init__(self, path: str | None, shown: str, on_error: Callable[[OSError, str], OutputError]
                  ) -> None:
@@ -357,24 +357,18 @@ class StagedFile:
         self.closed = True
 
     def finish(self) -> tuple[int, str]:
+        """Flush, fsync and close; (size, SHA-256)."""
         if self.fd is not None:
-            fd, self.fd = self.fd, None
             try:
-                self._flush_fd(fd)
-                os.fsync(fd)
+                self._flush()
+                os.fsync(self.fd)
             except OSError as e:
                 raise self._error(e, self.shown) from None
             finally:
-                os.close(fd)
+                os.close(self.fd)
+                self.fd = None
         self.closed = True
         return self.size, self.sha256
-
-    def _flush_fd(self, fd: int) -> None:
-        self.fd = fd
-        try:
-            self._flush()
-        finally:
-            self.fd = None
 
     def discard(self) -> None:
         if self.fd is not None:
