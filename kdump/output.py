@@ -1,8 +1,8 @@
 """Every file and directory kdump writes: outside every input, staged, published whole.
 
 The one way kdump publishes an output (``export``'s dataset, ``repair``'s copy,
-``report -o``'s page, ``verify-index --rebuild-into``'s indexes, the schema files
-``tempfiles.staged`` writes):
+``report -o``'s page, ``verify-index --rebuild-into``'s indexes, ``schemas --export``'s
+files, and whatever else goes through ``tempfiles.staged``):
 
 * **Outside every input.**  :func:`input_roots` names what may not be written into: a
   directory input (symlinks resolved), a file input *itself* (not its folder: ``export
@@ -21,9 +21,10 @@ The one way kdump publishes an output (``export``'s dataset, ``repair``'s copy,
   file with its manifest; the empty directory's own inode, owner and mode give way to
   the staged one's).  A target that is a mount point cannot be replaced so; it is
   refused before anything is read (write into a new directory under it).  ``kind="merge"``
-  (``--rebuild-into``, whose DIR may hold other files): into an absent or empty target as
-  ``dir``; into a non-empty one, file by file (each file whole, none replaced unless
-  ``replace``), what was placed removed again if one fails.  A file output
+  (``--rebuild-into`` and ``schemas --export``, whose DIR may hold other files): into an
+  absent target by one rename; into an existing directory file by file (every name
+  checked first, each file whole, none replaced unless ``replace``), the files it added
+  removed again if one fails.  A file output
   (``kind="file"``): the staged file is renamed onto the target.  Then the parent
   directory is fsynced and the staging area removed.
 * **Cleaned up on failure.**  Whatever ends a run before its publish (an error, a full
