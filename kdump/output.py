@@ -435,6 +435,9 @@ class Staged:
         t, shown = self.target, f"{self.option} {self.shown}".strip()
         if not os.path.lexists(t):
             parent = os.path.dirname(t)
+            if self.kind != "file":  # a directory's missing parents are made (mkdir -p)
+                while not os.path.lexists(parent) and os.path.dirname(parent) != parent:
+                    parent = os.path.dirname(parent)
             if not os.path.isdir(parent):
                 code = errno.ENOTDIR if os.path.exists(parent) else errno.ENOENT
                 raise OutputError(f"cannot write: {os.strerror(code)}", path=self.shown)
@@ -474,6 +477,11 @@ class Staged:
         clear_dead(self.target, self.say)
         self.check_target()
         parent, name = os.path.split(self.target)
+        if self.kind != "file" and not os.path.isdir(parent):
+            try:
+                os.makedirs(parent, exist_ok=True)
+            except OSError as e:
+                raise OutputError(f"cannot write: {reason(e)}", path=self.shown) from None
         area = os.path.join(parent, f"{STAGING_PREFIX}{safe_name(name)}-{os.getpid()}"
                                     f"{STAGING_SUFFIX}")
         try:

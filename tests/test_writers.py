@@ -480,3 +480,18 @@ def test_a_reused_pid_or_another_boot_is_a_dead_run(tmp_path: Path) -> None:
     assert said == [f"kdump: cleared {p}, the unfinished output of kdump process {os.getpid()} "
                     f"(started {me['started']}), which died" for p in cleared]
     assert staging_areas(tmp_path) == [tmp_path / ".kdump-staging-out-elsewhere.incomplete"]
+
+
+def test_a_new_directory_s_missing_parents_are_made(kdump: KdumpRunner, sample_dir: Path,
+                                                    tmp_path: Path) -> None:
+    """``-o new/deeper/out``: the parents are made (mkdir -p), the staging area beside
+    ``out``; a file in the way is one line, exit 2."""
+    out = tmp_path / "new" / "deeper" / "out"
+    r = kdump("export", sample_dir, "-o", out, watch=[sample_dir])
+    assert r.rc == 0, r.err
+    reads_everything(out)
+    assert staging_areas(out.parent) == []
+    (tmp_path / "afile").write_text("x")
+    r = kdump("repair", sample_dir, "--into", tmp_path / "afile" / "copy", watch=[sample_dir])
+    assert (r.rc, r.err) == (2, f"kdump: {tmp_path / 'afile' / 'copy'}: cannot write: Not a "
+                                "directory\n")
