@@ -64,3 +64,14 @@ class RecordTooLarge(KdumpError):
     """A record that expands to more objects (headers, decoded collections) than
     ``--max-batch-bytes`` allows.  Not a :class:`CorruptDataError`: the bytes may be
     fine, and decoders, which turn corrupt data into notes, let it through."""
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the process is (as Ctrl-C raises
+    KeyboardInterrupt), so the same unwinding cleans up: staged outputs removed
+    (kdump/output.py), workers stopped (kdump/parallel.py).  The command line says it in
+    one line and exits 128 + the signal's number (143, 129)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum

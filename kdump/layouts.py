@@ -217,3 +217,11 @@ CLEANED_SUFFIX: Final = ".cleaned"
 SWAP_SUFFIX: Final = ".swap"
 PART_SUFFIX: Final = ".part"
 BOOTSTRAP_CHECKPOINT: Final = "bootstrap.checkpoint"
+#: the files a broker keeps at a log dir's root (4.3: MetaPropertiesEnsemble.META_PROPERTIES_NAME,
+#: LogManager.RECOVERY_POINT_CHECKPOINT_FILE / LOG_START_OFFSET_CHECKPOINT_FILE /
+#: LOCK_FILE_NAME, ReplicaManager.HighWatermarkFilename, LogCleanerManager.OFFSET_CHECKPOINT_FILE,
+#: CleanShutdownFileHandler.CLEAN_SHUTDOWN_FILE_NAME): a directory holding one is a log dir
+LOG_DIR_FILES: Final = frozenset({
+    "meta.properties", "recovery-point-offset-checkpoint", "replication-offset-checkpoint",
+    "log-start-offset-checkpoint", "cleaner-offset-checkpoint", ".kafka_cleanshutdown", ".lock",
+})

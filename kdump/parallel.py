@@ -162,6 +162,11 @@ def _worker_init(spill_dir: str) -> None:
     # Ctrl-C is the parent's to handle (it stops the workers): no KeyboardInterrupt
     # traceback from a worker
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # SIGHUP too (a closed terminal reaches the whole group); SIGTERM, the parent's
+    # terminate(), ends a worker at once: what it was writing is in the parent's staging
+    # area or its spill directory, both removed by the parent
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _stop_workers(pool: ProcessPoolExecutor) -> None:

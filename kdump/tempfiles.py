@@ -7,7 +7,8 @@ Every one is created private (files ``0600`` inside a directory ``0700`` that
 made inside the evidence: the local paths a walk was given are remembered
 (:func:`protect`) and a temporary directory under one of them is refused with an
 :class:`~kdump.errors.OutputError` naming both.  Reports and exports written to a file
-go through :func:`staged`: a temporary name beside the target, renamed when complete.
+go through :func:`staged`, a thin user of :mod:`kdump.output` (the one module that
+publishes kdump's outputs): staged beside the target, renamed when complete.
 """
 
 from __future__ import annotations
@@ -89,46 +90,20 @@ def _remove_all() -> None:  # pragma: no cover - runs at interpreter exit
 
 @contextmanager
 def staged(path: str, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
-    """Write a report or an export to ``path`` through a temporary name beside it
-    (``.<name>.kdump-<random>``, ``0600`` until renamed), renamed over ``path`` only when
-    the block ends without an error: a full disk, Ctrl-C or a bug leaves no partial file
-    claiming to be complete.  A path inside an input, a missing or read-only directory, a
+    """Write a file to ``path`` through :func:`kdump.output.staged_file` (staged in a
+    marked area beside it, renamed over ``path`` only when the block ends without an
+    error: a full disk, Ctrl-C or a bug leaves no partial file claiming to be complete),
+    never inside an input.  A path inside an input, a missing or read-only directory, a
     full disk: an :class:`~kdump.errors.OutputError` naming ``path`` and the OS reason."""
+    from .output import staged_file
+
     target = os.path.abspath(path)
     root = inside_evidence(target)
     if root is not None:
         raise OutputError(f"is inside the input {root}; kdump writes nothing into evidence",
                           path=path)
-    directory, name = os.path.split(target)
-    import tempfile
-
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.kdump-", dir=directory)
-    except OSError as e:
-        raise OutputError(f"cannot write: {e.strerror or e}", path=path) from None
-    done = False
-    try:
-        with os.fdopen(fd, mode, encoding=encoding if "b" not in mode else None) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644 & ~_umask())
-        os.replace(tmp, target)
-        done = True
-    except OSError as e:
-        raise OutputError(f"cannot write: {e.strerror or e}", path=path) from None
-    finally:
-        if not done:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    with staged_file(path, mode, encoding) as fh:
+        yield fh
 
 
 __all__ = ["forget", "inside_evidence", "private_dir", "protect", "remove", "staged"]

@@ -859,14 +859,14 @@ def test_ctrl_c_leaves_no_copy(tmp_path: Path) -> None:
     proc = subprocess.Popen([*cmd, "repair", str(part), "--into", str(out), "--format", "json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env())
     deadline = time.time() + 60
-    while time.time() < deadline and not (out.exists() and any(out.glob(".kdump-staging-*/big-0/*"))):
+    while time.time() < deadline and not any(tmp_path.glob(".kdump-staging-out-*/out/big-0/*")):
         time.sleep(0.02)
     assert proc.poll() is None, proc.communicate()
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert err.decode().strip() == "kdump: interrupted"
-    assert not out.exists()
+    assert not out.exists() and not list(tmp_path.glob(".kdump-staging-*"))
     assert tree_state([part]) == before
 
 
@@ -968,7 +968,7 @@ def test_an_unreadable_segment_stops_the_run_and_leaves_nothing(kdump: KdumpRunn
 
 def test_a_failure_while_moving_the_copy_into_place_removes_it(
         kdump: KdumpRunner, ev: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The manifest is moved last: when that fails, what was already moved goes too."""
+    """The staged copy is renamed onto DIR at once: when that fails, nothing is left."""
     import errno
 
     from kdump.ops.repair import staging
@@ -976,12 +976,13 @@ def test_a_failure_while_moving_the_copy_into_place_removes_it(
     real = os.rename
 
     def rename(src: str, dst: str) -> None:
-        if os.path.basename(dst) == staging.MANIFEST:
+        if dst == str(out):
             raise OSError(errno.EIO, "Input/output error")
         real(src, dst)
 
-    monkeypatch.setattr(staging.os, "rename", rename)
     out = tmp_path / "out"
+    monkeypatch.setattr(staging.os, "rename", rename)
     r = kdump("repair", ev, "--into", out, watch=[ev])
-    assert r.rc == 2 and r.err == f"kdump: {out}: cannot write: Input/output error\n"
-    assert not out.exists()
+    assert r.rc == 2 and r.err == (f"kdump: {out}: cannot write: Input/output error; {out} is "
+                                   "left as it was\n")
+    assert not out.exists() and not list(tmp_path.glob(".kdump-staging-*"))

@@ -322,11 +322,11 @@ def test_output_never_inside_the_evidence(kdump: KdumpRunner, sample: Path) -> N
     assert r.rc == 2 and "--output FILE is required" in r.err
     r = kdump("report", str(sample), "-o", str(sample.parent / "no-such-dir" / "r.html"))
     assert r.rc == 2 and "no directory" in r.err
-    # a missing input is a finding (exit 2, as for every command), not a reason to refuse
+    # a missing input: exit 2, one line naming it, and no page (issue 40)
     out = sample.parent / "r.html"
     r = kdump("report", str(sample.parent / "missing"), "-o", str(out))
-    assert r.rc == 2 and out.exists()
-    assert "unreadable-file" in out.read_text(encoding="utf-8")
+    assert (r.rc, r.err) == (2, f"kdump: {sample.parent / 'missing'}: no such file or directory\n")
+    assert not out.exists()
     r = kdump("report", str(sample), "--format", "json", "-o", "x.html")
     assert r.rc == 2
 

@@ -34,10 +34,20 @@ _OWN_PROCESS = bool(sys.argv) and (
     os.path.basename(sys.argv[0]) == "kdump"
     or sys.argv[0].endswith(os.path.join("kdump", "__main__.py")))
 
+def _terminated_while_starting(signum: int, frame: object) -> None:
+    """SIGTERM or SIGHUP before the command runs: nothing written yet, one line."""
+    os.write(2, b"kdump: terminated (SIGTERM)\n" if signum == signal.SIGTERM
+             else b"kdump: hung up (SIGHUP)\n")
+    os._exit(128 + signum)
+
+
 # installed before the heavy imports below; main() hands SIGINT back to Python
 if _OWN_PROCESS and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
     try:
         signal.signal(signal.SIGINT, _interrupted_while_starting)
+        for _sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(_sig) == signal.SIG_DFL:
+                signal.signal(_sig, _terminated_while_starting)
     except (ValueError, OSError):  # not the main thread
         pass
 
@@ -131,6 +141,8 @@ def main(argv: list[str] | None = None) -> Any:
         # from here on a KeyboardInterrupt unwinds normally (renderers close, temporary
         # files are removed) and is reported below in one line
         signal.signal(signal.SIGINT, signal.default_int_handler)
+    if _OWN_PROCESS:
+        _catch_termination()
     from .. import tempfiles
     from ..errors import KdumpError
 
@@ -159,9 +171,11 @@ def main(argv: list[str] | None = None) -> Any:
         # the reader went away (``kdump dump ... | head``): not an error
         _stdout_to_devnull()
         return _exit(ExitCode.OK)
-    except KeyboardInterrupt:
-        click.echo("kdump: interrupted", err=True)
-        return _exit(130)
+    except KeyboardInterrupt as e:
+        signum = getattr(e, "signum", signal.SIGINT)
+        with contextlib.suppress(OSError, ValueError):  # a hung-up terminal's stderr
+            click.echo(f"kdump: {_SIGNAL_WORDS.get(signum, 'interrupted')}", err=True)
+        return _exit(128 + signum)
     except MemoryError:
         click.echo("kdump: out of memory", err=True)
         return _exit(ExitCode.ERROR)
@@ -175,6 +189,42 @@ def main(argv: list[str] | None = None) -> Any:
     except Exception as e:  # a bug in kdump: say so in one line
         return _internal_error(e)
     return _exit(rv if isinstance(rv, int) else ExitCode.OK)
+
+
+#: the line for a signal that ends a command (SIGINT: Ctrl-C)
+_SIGNAL_WORDS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGTERM)",
+                 signal.SIGHUP: "hung up (SIGHUP)"}
+
+
+#: the process that installed :func:`_terminated` (a forked worker inherits the handler
+#: until its initializer replaces it)
+_handler_pid = 0
+
+
+def _terminated(signum: int, frame: object) -> None:
+    from ..errors import Interrupted
+
+    if os.getpid() != _handler_pid:
+        # a worker the pool is still starting, stopped by its parent: quietly, at once
+        # (the parent cleans up what it was writing)
+        os._exit(128 + signum)
+    # once: a second SIGTERM or SIGHUP must not cut the clean-up this one starts short
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):
+            signal.signal(sig, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
+def _catch_termination() -> None:
+    """SIGTERM and SIGHUP raise :class:`~kdump.errors.Interrupted` (a KeyboardInterrupt)
+    where the command is, as Ctrl-C does: the same clean-up runs (staged outputs
+    removed, workers stopped) and :func:`main` says it in one line, exit 143 / 129."""
+    global _handler_pid
+    _handler_pid = os.getpid()
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        with contextlib.suppress(ValueError, OSError):  # not the main thread
+            if signal.getsignal(sig) in (signal.SIG_DFL, None, _terminated_while_starting):
+                signal.signal(sig, _terminated)
 
 
 def _internal_error(e: Exception) -> Any:
@@ -237,4 +287,7 @@ def _exit(code: int) -> Any:
     if _OWN_PROCESS:
         with contextlib.suppress(ValueError, OSError):  # not the main thread
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+            for sig in (signal.SIGTERM, signal.SIGHUP):
+                if signal.getsignal(sig) is _terminated:
+                    signal.signal(sig, signal.SIG_IGN)
     sys.exit(int(code))

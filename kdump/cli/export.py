@@ -24,8 +24,8 @@ EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
 @click.option("-o", "--output", required=True, metavar="DIR",
               help="Where to write: a new or empty directory outside every input.  Files go to "
               "DIR/topic=T/partition=P/ (as kdump spark export partitions them), one per "
-              "segment and log dir; then DIR/_findings and, last, DIR/_manifest.json "
-              "(the files with their SHA-256: the export is whole when it exists).")
+              "segment and log dir, with DIR/_findings and DIR/_manifest.json (the files "
+              "with their SHA-256); all staged beside DIR and renamed onto it at once.")
 @click.option("--format", "data_format", type=click.Choice(["parquet", "arrow", "jsonl"]),
               default="parquet", show_default=True,
               help="Parquet, Arrow IPC (.arrow, Feather v2) or JSON Lines (binary as base64).")
@@ -94,8 +94,11 @@ def export_command(paths: tuple[str, ...], output: str, data_format: str, level:
     The columns are the kafka_log data source's (docs/spark.md), with log_dir and
     broker_id keeping several brokers' replicas apart, and decoded columns for internal
     topics and schema-registry payloads (docs/export.md).  Damaged batches are
-    skipped, named on stderr and in DIR/_findings, never written as rows.  Exit 0
-    clean, 1 damage found (the intact batches' rows are written), 2 usage or I/O error.
+    skipped, named on stderr and in DIR/_findings, never written as rows.  A reader
+    pointed at DIR sees nothing or the whole dataset: a full disk, an error, Ctrl-C,
+    SIGTERM or SIGHUP leaves DIR as it was.  Exit 0 clean, 1 damage found (the intact
+    batches' rows are written), 2 usage or I/O error, 130 / 143 / 129 on SIGINT /
+    SIGTERM / SIGHUP.
     """
     import os
 

@@ -65,12 +65,16 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     lists every input's SHA-256 before and after, every output's SHA-256, every region
     dropped, per partition the batches and records kept, and what Kafka's own recovery
     would have truncated instead (the batches, records and bytes the copy saves).  The copy
-    is written under DIR/.kdump-staging-*.incomplete, moved into DIR when whole, the manifest last:
-    DIR holds a complete copy if and only if it holds the manifest.  A full disk, an error
-    or Ctrl-C removes the partial copy.  --dry-run writes nothing.
+    is written in .kdump-staging-<DIR's name>-<pid>.incomplete beside DIR and renamed onto
+    DIR when whole, manifest and all: DIR holds nothing, then the complete copy.  A
+    filesystem with less free space than the inputs' size is refused before writing.  A
+    full disk, an error, Ctrl-C, SIGTERM or SIGHUP removes the partial copy and leaves DIR
+    as it was; after a kill -9 the next run clears the dead run's staging area and says
+    so.  --dry-run writes nothing.
 
     Exit 0 when nothing had to be dropped (zeros preallocated at the end of an active
-    segment aside), 1 when damage was found and repaired around, 2 on a usage or I/O error.
+    segment aside), 1 when damage was found and repaired around, 2 on a usage or I/O error,
+    130 / 143 / 129 on SIGINT / SIGTERM / SIGHUP.
     """
     from ..ops.repair import Repair, RepairOptions
 

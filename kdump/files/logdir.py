@@ -159,6 +159,28 @@ def parse_partition_dir(name: str) -> PartitionDir | None:
     return None
 
 
+def broker_label(logdir: str) -> str:
+    """``broker-<id>`` from the log dir's meta.properties (``node.id`` or ``broker.id``),
+    else the log dir's own name made a safe path component: how kdump's writers name a
+    log dir's part of their output, so two brokers' replicas are never merged."""
+    from ..errors import KdumpError
+    from ..output import safe_name
+    from ..source import FileSource
+
+    try:
+        # read as every input is (kdump.source: O_NONBLOCK, regular files only): a FIFO
+        # in its place must not hang the writer (fuzz case k4:569)
+        with FileSource(os.path.join(logdir, "meta.properties")) as src:
+            text = src.pread(0, min(src.size, 64 << 10)).decode("latin-1")
+    except (KdumpError, OSError):
+        text = ""
+    for line in text.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() in ("node.id", "broker.id") and value.strip().isdigit():
+            return f"broker-{int(value.strip())}"
+    return safe_name(os.path.basename(logdir.rstrip(os.sep)) or "logdir")
+
+
 @dataclass(frozen=True, slots=True)
 class KafkaFile:
     """A file, named for what it is."""
@@ -503,10 +525,7 @@ _SEGMENT_KINDS = frozenset({"log", "offset-index", "time-index", "txn-index",
                             "producer-snapshot"})
 
 #: files only a log dir's root holds
-_LOGDIR_MARKERS = frozenset({
-    "meta.properties", "recovery-point-offset-checkpoint", "replication-offset-checkpoint",
-    "log-start-offset-checkpoint", "cleaner-offset-checkpoint", ".kafka_cleanshutdown", ".lock",
-})
+_LOGDIR_MARKERS = L.LOG_DIR_FILES
 
 
 def _looks_like_logdir(path: str, listing: Listing | None = None) -> bool:
@@ -553,6 +572,7 @@ __all__ = [
     "KafkaFile",
     "PartitionDir",
     "Walker",
+    "broker_label",
     "classify",
     "not_data",
     "walk",

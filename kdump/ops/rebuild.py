@@ -8,56 +8,26 @@ writes (offset index entries of relative offset and position; time index entries
 timestamp and relative offset; 34-byte aborted-transaction entries of version 0).
 
 The evidence is never touched: :func:`plan_rebuild` refuses, before anything is
-written, a DIR whose targets resolve (symlinks followed) into an input, and targets
-that already exist (unless ``force``).  Each file is written to a fresh private
-temporary file (``O_CREAT|O_EXCL|O_NOFOLLOW``) and linked into place, never through a
-symlink; a failed write (disk full) removes its temporary file.
+written, a DIR whose targets resolve (symlinks followed) into an input (a file input by
+itself; a partition's directory and log dir), and targets that already exist (unless
+``force``).  The run's files are staged beside DIR and published when the run ends
+(:func:`staged_rebuild`, :mod:`kdump.output` ``kind="merge"``): into an absent or empty
+DIR by one rename, into a DIR holding other files file by file, each whole, never
+through a symlink.  A failure, a full disk or a signal leaves DIR as it was.
 """
 
 from __future__ import annotations
 
 import os
-import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from .. import fs as kfs
 from .. import layouts as L
-from ..errors import KdumpError, OutputError, UsageError
-from ..source import FileSource
-
-_SAFE = re.compile(r"[^A-Za-z0-9._-]")
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_TMP_SUFFIX = ".kdump-tmp"
-
-
-def _safe_name(name: str) -> str:
-    """A path component from a file name read on disk: nothing from the data steers
-    where kdump writes (no separators, no dot-dot, no control bytes)."""
-    s = _SAFE.sub("_", name)
-    return s if s.strip(".") else "_" + s
-
-
-def _broker_label(logdir: str) -> str:
-    """``broker-<id>`` from the log dir's meta.properties, else the log dir's name."""
-    try:
-        # read as every input is (kdump.source: O_NONBLOCK, regular files only): a FIFO
-        # in its place must not hang the rebuild (fuzz case k4:569)
-        with FileSource(os.path.join(logdir, "meta.properties")) as src:
-            text = src.pread(0, min(src.size, 64 << 10)).decode("latin-1")
-    except (KdumpError, OSError):
-        text = ""
-    for line in text.splitlines():
-        key, _, value = line.partition("=")
-        if key.strip() in ("node.id", "broker.id") and value.strip().isdigit():
-            return f"broker-{int(value.strip())}"
-    return _safe_name(os.path.basename(logdir.rstrip(os.sep)) or "logdir")
-
-
-def _inside(path: str, roots: list[str]) -> str | None:
-    for r in roots:
-        if path == r or path.startswith(r.rstrip(os.sep) + os.sep):
-            return r
-    return None
+from ..errors import OutputError, UsageError
+from ..files.logdir import broker_label
+from ..output import Staged, input_roots, inside, safe_name
 
 
 @dataclass
@@ -70,11 +40,13 @@ class RebuildPlan:
     protected: list[str] = field(default_factory=list)
     #: real path of a log dir -> its subdirectory name under ``out_dir``
     labels: dict[str, str] = field(default_factory=dict)
+    #: where the run's files are staged (:func:`staged_rebuild` opens and publishes it)
+    stage: Staged | None = None
 
     def label(self, logdir: str) -> str:
         real = os.path.realpath(logdir)
         if real not in self.labels:
-            base = _broker_label(real)
+            base = broker_label(real)
             used = set(self.labels.values())
             name, n = base, 2
             while name in used:
@@ -86,12 +58,12 @@ class RebuildPlan:
         part_dir = os.path.dirname(os.path.abspath(log_path))
         logdir = os.path.dirname(part_dir)
         return os.path.join(self.out_dir, self.label(logdir),
-                            _safe_name(os.path.basename(part_dir)))
+                            safe_name(os.path.basename(part_dir)))
 
     def check_dir(self, d: str, shown_for: str, error: type[UsageError | OutputError] = UsageError
                   ) -> None:
         real = os.path.realpath(d)
-        hit = _inside(real, self.protected)
+        hit = inside(real, self.protected)
         if hit is not None:
             raise error(
                 f"--rebuild-into {self.out_dir}: the indexes of {shown_for} would be written "
@@ -107,18 +79,11 @@ def plan_rebuild(inputs: list[str], out_dir: str, *, force: bool = False) -> Reb
     given) before anything is written and remember
     the plan for :func:`write_rebuilt`.  Raises :class:`UsageError` when a target
     resolves into an input or (without ``force``) already exists."""
-    protected = []
-    logdirs = []
-    for p in inputs:
-        real = os.path.realpath(p)
-        d = real if os.path.isdir(real) else os.path.dirname(real)
-        protected.append(d)
-        if d != real or _holds_logs(d):
-            # a segment or a partition: DIR may not be its log dir either
-            logdirs.append(os.path.dirname(d))
+    roots = input_roots(inputs)
+    protected = [real for real, _ in roots]
     plan = RebuildPlan(out_dir, force, protected)
     real_out = os.path.realpath(out_dir)
-    hit = _inside(real_out, protected) or (real_out if real_out in logdirs else None)
+    hit = inside(real_out, protected)
     if hit is not None:
         raise UsageError(f"--rebuild-into {out_dir} lies inside {hit} (an input, or its log dir): "
                          "indexes are never written next to the data they describe")
@@ -130,7 +95,7 @@ def plan_rebuild(inputs: list[str], out_dir: str, *, force: bool = False) -> Reb
         plan.check_dir(d, os.path.dirname(log))
         stem = os.path.basename(log)[: -len(L.LOG_SUFFIX)]
         for suffix in (L.INDEX_SUFFIX, L.TIME_INDEX_SUFFIX, L.TXN_INDEX_SUFFIX):
-            t = os.path.join(d, _safe_name(stem) + suffix)
+            t = os.path.join(d, safe_name(stem) + suffix)
             if os.path.lexists(t):
                 existing.append(t)
     if existing and not force:
@@ -160,11 +125,20 @@ def _logs_under(inputs: list[str]) -> list[str]:
     return out
 
 
-def _holds_logs(d: str) -> bool:
+@contextmanager
+def staged_rebuild(inputs: list[str], out_dir: str) -> Iterator[RebuildPlan]:
+    """The rebuild of one run: its plan (:func:`plan_rebuild`'s, or made here), its
+    staging area opened for the block and published when the block ends without an
+    error; removed otherwise (DIR as it was)."""
+    plan = _PLANS.get(os.path.abspath(out_dir)) or plan_rebuild(inputs, out_dir)
+    plan.stage = Staged(out_dir, kind="merge", replace=plan.force, option="--rebuild-into")
     try:
-        return any(n.endswith(L.LOG_SUFFIX) for n in kfs.listdir(d))
-    except OSError:
-        return False
+        with plan.stage:
+            yield plan
+            plan.stage.publish()
+    finally:
+        plan.stage = None
+        _PLANS.pop(os.path.abspath(out_dir), None)
 
 
 def _plan_for(out_dir: str, log_path: str) -> RebuildPlan:
@@ -175,74 +149,23 @@ def _plan_for(out_dir: str, log_path: str) -> RebuildPlan:
     return plan
 
 
-def _mkdirs(plan: RebuildPlan, d: str, log_path: str) -> None:
-    """Create ``d`` below ``plan.out_dir``; no component below it may be a symlink."""
-    try:
-        os.makedirs(plan.out_dir, exist_ok=True)
-    except OSError as e:
-        raise OutputError(f"cannot create directory: {e.strerror}", path=plan.out_dir) from None
-    rel = os.path.relpath(d, plan.out_dir)
-    cur = plan.out_dir
-    for part in rel.split(os.sep):
-        cur = os.path.join(cur, part)
-        try:
-            os.mkdir(cur, 0o755)
-        except FileExistsError:
-            if os.path.islink(cur) or not os.path.isdir(cur):
-                raise OutputError(f"--rebuild-into: {cur} exists and is not a plain directory "
-                                 "(a symlink?): refusing to write through it") from None
-        except OSError as e:
-            raise OutputError(f"cannot create directory: {e.strerror}", path=cur) from None
-    plan.check_dir(d, os.path.dirname(log_path), OutputError)
-
-
 def _target(out_dir: str, log_path: str, base: int, suffix: str) -> tuple[RebuildPlan, str]:
     plan = _plan_for(out_dir, log_path)
     d = plan.partition_dir(log_path)
-    _mkdirs(plan, d, log_path)
+    plan.check_dir(d, os.path.dirname(log_path), OutputError)
     return plan, os.path.join(d, f"{base:0{L.OFFSET_DIGITS}d}{suffix}")
 
 
 def _write(plan: RebuildPlan, target: str, data: bytes) -> None:
-    d, name = os.path.split(target)
-    tmp = None
-    try:
-        for n in range(100):
-            cand = os.path.join(d, f".{name}.{os.getpid()}.{n}{_TMP_SUFFIX}")
-            try:
-                fd = os.open(cand, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
-            except FileExistsError:
-                continue
-            tmp = cand
-            break
-        else:
-            raise OutputError("cannot create a temporary file (100 names taken)", path=d)
-        try:
-            view = memoryview(data)
-            while view:
-                k = os.write(fd, view)
-                view = view[k:]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if plan.force:
-            os.replace(tmp, target)  # replaces a symlink itself, never its target
-        else:
-            try:
-                os.link(tmp, target, follow_symlinks=False)  # fails if the name exists
-            except FileExistsError:
-                raise OutputError(f"{target} already exists; kdump does not replace files "
-                                 "unless told to (--force)") from None
-            os.unlink(tmp)
-        tmp = None
-    except OSError as e:
-        raise OutputError(f"cannot write: {e.strerror}", path=target) from None
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+    """``data`` staged as ``target`` (published with the run), or, outside a staged run
+    (a library call), written whole at once through :mod:`kdump.output`."""
+    rel = os.path.relpath(target, plan.out_dir)
+    if plan.stage is not None:
+        plan.stage.write(rel, data)
+        return
+    with Staged(plan.out_dir, kind="merge", replace=plan.force, option="--rebuild-into") as one:
+        one.write(rel, data)
+        one.publish()
 
 
 class RecoverIndexes:

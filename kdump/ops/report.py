@@ -359,25 +359,37 @@ def _group_objects(files: list[KafkaFile], paths: list[str], max_batch_bytes: in
 
 
 def check_output(paths: list[str], output: str) -> None:
-    """Refuse an output inside the evidence: in or under an input directory, or beside
-    an input file (its partition or log dir).  UsageError says which input."""
-    from ..errors import UsageError
+    """Refuse an output inside the evidence (an input, a file input itself, a partition
+    input's directory or log dir: kdump.output.input_roots), a directory, a missing
+    input, or a place kdump cannot write (read-only, no permission): UsageError or
+    OutputError, before anything is read."""
+    import errno
 
-    target = os.path.realpath(os.path.dirname(os.path.abspath(output)))
-    if not os.path.isdir(target):
+    from ..errors import InputError, OutputError, UsageError
+    from ..output import input_roots, inside
+
+    for p in paths:
+        if not kfs.is_url(p) and not os.path.lexists(p):
+            raise InputError("no such file or directory", path=p)
+    target = os.path.realpath(os.path.abspath(output))
+    parent = os.path.dirname(target)
+    if not os.path.isdir(parent):
         raise UsageError(f"--output {output}: no directory {os.path.dirname(output) or '.'} "
                          "to write it in")
-    for p in paths:
-        if kfs.is_url(p) or not os.path.exists(p):
-            continue  # the walk reports a missing input
-        real = os.path.realpath(p)
-        protected = real if os.path.isdir(real) else os.path.dirname(real)
-        if target == protected or target.startswith(protected.rstrip(os.sep) + os.sep):
-            raise UsageError(f"--output {output} lies inside the input {p}: the report is never "
-                             "written into the evidence")
+    for real, shown in input_roots([p for p in paths if not kfs.is_url(p)]):
+        if inside(target, [real]):
+            raise UsageError(f"--output {output} lies inside the input {shown}: the report is "
+                             "never written into the evidence")
     if os.path.isdir(output):
         raise UsageError(f"--output {output} is a directory")
-
+    try:
+        readonly = bool(os.statvfs(parent).f_flag & os.ST_RDONLY)
+    except OSError:
+        readonly = False
+    if readonly:
+        raise OutputError(f"cannot write: {os.strerror(errno.EROFS)}", path=output)
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write: {os.strerror(errno.EACCES)}", path=output)
 
 
 def _logdirs(files: list[KafkaFile]) -> list[str]:

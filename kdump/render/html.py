@@ -9,8 +9,9 @@ request: inline CSS, no fonts or scripts from anywhere, a Content-Security-Polic
 forbids any fetch, and a small inline script (allowed by its hash) that only adds
 sorting and filtering to tables that read fine without it.
 
-The page is written to a temporary file in the output's directory and renamed at the
-end; a run that does not finish (an error, Ctrl-C) leaves no file.
+The page is written through :mod:`kdump.output` (staged beside ``-o``, renamed over it
+when whole); a run that does not finish (an error, a full disk, a signal) leaves no
+file, and "wrote" is said only once the page is in place.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ import base64
 import hashlib
 import os
 import re
-import tempfile
 from collections import Counter
 from typing import Any, TextIO
 
@@ -269,24 +269,19 @@ class HtmlReportRenderer:
         self._write(page)
 
     def _write(self, page: str) -> None:
+        """The page published whole at ``-o`` (kdump/output.py: staged beside it, renamed
+        over it); an error names ``-o`` and the OS's reason, and nothing is left."""
+        from ..output import Staged
+
         assert self.output is not None
-        target = os.path.abspath(self.output)
-        directory = os.path.dirname(target)
-        fd, tmp = tempfile.mkstemp(prefix=".kdump-report-", suffix=".tmp", dir=directory)
-        try:
+        stage = Staged(self.output, kind="file", replace=True)
+        with stage:
             # a name the template did not pass through |inert still cannot stop the page
-            with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as f:
-                f.write(page)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, target)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-        self.written = target
-        self.err.write(f"kdump report: wrote {inert(self.output)} ({_size(len(page.encode()))})\n")
+            data = page.encode("utf-8", errors="backslashreplace")
+            stage.write("", data)
+            stage.publish()
+        self.written = os.path.abspath(self.output)
+        self.err.write(f"kdump report: wrote {inert(self.output)} ({_size(len(data))})\n")
 
     # ------------------------------------------------------------------ views
     def _partition_row(self, p: dict[str, Any]) -> None:

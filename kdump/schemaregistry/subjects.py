@@ -20,9 +20,9 @@ from ..errors import KdumpError, UsageError
 from ..files.logdir import walk
 from ..findings import INFO, Problem
 from ..model import shape
+from ..output import Staged
 from ..records.file_records import LogReader
 from ..source import FileSource
-from ..tempfiles import staged
 from . import wire
 from .storage import DEFAULT_TOPIC, EXTENSIONS, MANIFEST, Registry, load, manifest_entries
 
@@ -123,25 +123,27 @@ def export(reg: Registry, directory: str, inputs: Iterable[str] = ()) -> list[st
         if target == root or target.startswith(root.rstrip(os.sep) + os.sep):
             raise UsageError(f"--export {directory} is inside the input {p}: choose a "
                              "directory outside the evidence")
+    # the whole set staged beside the directory and published at once (kdump/output.py):
+    # into a new or empty directory one rename, into one holding an earlier export file
+    # by file, each whole; a full disk or Ctrl-C leaves the directory as it was
+    parent = os.path.dirname(os.path.abspath(directory))
     try:
-        os.makedirs(directory, exist_ok=True)
-        written = []
-        for sid, versions in sorted(reg.ids().items()):
-            v = versions[0]
-            path = os.path.join(directory, f"{sid}{EXTENSIONS[v.schema_type]}")
-            # each file under a temporary name, renamed when whole (kdump.tempfiles):
-            # no partial schema file claims to be complete after a full disk or Ctrl-C
-            with staged(path) as fh:
-                fh.write(v.schema)
-            written.append(path)
-        path = os.path.join(directory, MANIFEST)
-        with staged(path) as fh:  # last: a registry.json means every schema file is there
-            json.dump(list(manifest_entries(reg)), fh, indent=1, ensure_ascii=False)
-            fh.write("\n")
-        written.append(path)
+        os.makedirs(parent, exist_ok=True)
     except OSError as e:
         from ..errors import OutputError
 
         raise OutputError(f"cannot write the schemas to {directory}: "
                           f"{(e.strerror or str(e)).lower()}", path=directory) from None
+    stage = Staged(directory, kind="merge", replace=True, option="--export")
+    written = []
+    with stage:
+        for sid, versions in sorted(reg.ids().items()):
+            v = versions[0]
+            name = f"{sid}{EXTENSIONS[v.schema_type]}"
+            stage.write(name, v.schema.encode("utf-8"))
+            written.append(os.path.join(directory, name))
+        data = json.dumps(list(manifest_entries(reg)), indent=1, ensure_ascii=False) + "\n"
+        stage.write(MANIFEST, data.encode("utf-8"))
+        written.append(os.path.join(directory, MANIFEST))
+        stage.publish()
     return written

@@ -165,6 +165,16 @@ def export(paths: Iterable[str], opts: ExportOptions) -> Iterator[Problem | Expo
     inputs = [kfs.abspath(p) for p in paths]  # URLs as given
     out = OutputDir(opts.output, inputs)
     out.check()
+    try:
+        yield from _export(out, inputs, opts)
+    except BaseException:
+        # an error, a full disk, a signal, the consumer gone: DIR is left as it was
+        out.abort()
+        raise
+
+
+def _export(out: OutputDir, inputs: list[str], opts: ExportOptions
+            ) -> Iterator[Problem | ExportedFile | ExportEnd]:
     read = ReadOptions(**{**opts.read.__dict__, "paths": tuple(inputs), "skip_damaged": True})
     opts = ExportOptions(**{**opts.__dict__, "read": read})
     # a segment past split_bytes is read (and written) as ranges cut at batch boundaries
@@ -181,6 +191,7 @@ def export(paths: Iterable[str], opts: ExportOptions) -> Iterator[Problem | Expo
     from .rows import slice_log_dir
 
     items = [(s, relative_path(s, labels[slice_log_dir(s)[0]], opts.fmt)) for s in slices]
+    out.open(estimate_bytes(slices, opts.fmt))
     work = functools.partial(_export_slice, out, opts)
     files: list[ExportedFile] = []
     sources: list[dict[str, Any]] = []
@@ -201,8 +212,26 @@ def export(paths: Iterable[str], opts: ExportOptions) -> Iterator[Problem | Expo
             rows += result.file.rows
             yield result.file
     manifest = _finish(out, opts, inputs, sources, files, findings)
+    out.publish()  # the whole dataset appears at once, its manifest with it
     yield ExportEnd(opts.output, opts.fmt, read.level, rows, len(files),
                     len({s[0] for s in slices}), len(findings), manifest)
+
+
+#: an export's size per byte of input, by format (Parquet and Arrow about the records'
+#: bytes, JSON Lines about twice them: base64 and field names), for a full disk's message
+_OUTPUT_PER_INPUT = {"parquet": 1.0, "arrow": 1.0, "jsonl": 2.0}
+
+
+def estimate_bytes(slices: list[Slice], fmt: str) -> int | None:
+    """About how many bytes the export of ``slices`` writes (None: unknown)."""
+    total = 0
+    for s in slices:
+        try:
+            end = s[6] if s[6] is not None else kfs.getsize(s[0])
+        except OSError:
+            return None
+        total += end - s[5]
+    return int(total * _OUTPUT_PER_INPUT.get(fmt, 1.0))
 
 
 def _item_bytes(item: tuple[Slice, str]) -> int:

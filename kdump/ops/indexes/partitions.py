@@ -13,7 +13,7 @@ from functools import partial
 from typing import Any
 
 from ... import fs as kfs
-from ...errors import KdumpError, OutputError, UsageError
+from ...errors import KdumpError, OutputError
 from ...files.logdir import KafkaFile, parse_partition_dir, walk
 from ...findings import INFO, Problem
 from ...parallel import Spilled, ordered_map, pool_pays
@@ -122,8 +122,21 @@ def _job_bytes(item: object) -> int:
 
 def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jobs: int = 1
             ) -> Iterator[Problem]:
-    if opts.rebuild_into:
-        _check_rebuild_dir(paths, opts.rebuild_into)
+    if not opts.rebuild_into:
+        yield from _verify_all(paths, opts, summary, jobs)
+        return
+    from ..rebuild import staged_rebuild
+
+    paths = list(paths)
+    _check_rebuild_dir(paths, opts.rebuild_into)
+    # the rebuilt indexes are staged beside DIR and published when the run ends
+    # (kdump/output.py): a failure or a signal leaves DIR as it was
+    with staged_rebuild(paths, opts.rebuild_into):
+        yield from _verify_all(paths, opts, summary, jobs)
+
+
+def _verify_all(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jobs: int = 1
+                ) -> Iterator[Problem]:
     roots: dict[str, list[KafkaFile]] = {}
     partitions: dict[str, dict[tuple[str, int], PartitionState]] = {}
 
@@ -183,13 +196,9 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jo
 
 
 def _check_rebuild_dir(paths: Iterable[str], out: str) -> None:
-    real_out = os.path.realpath(out)
-    for p in paths:
-        real = os.path.realpath(p)
-        base = real if os.path.isdir(real) else os.path.dirname(real)
-        if real_out == base or real_out.startswith(base + os.sep):
-            raise UsageError(f"--rebuild-into {out} lies inside the input {p}: indexes are never "
-                             "written next to the data they describe")
+    from ...output import check_outside
+
+    check_outside(out, list(paths), "--rebuild-into")
 
 
 def verify_partition(

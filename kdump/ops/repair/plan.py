@@ -18,13 +18,13 @@ from dataclasses import dataclass, field
 
 from ...errors import UsageError
 from ...files.logdir import (
-    _LOGDIR_MARKERS,
     PartitionDir,
     _looks_like_logdir,
+    broker_label,
     not_data,
     parse_partition_dir,
 )
-from ..rebuild import _broker_label, _inside, _safe_name
+from ...output import Staged, inside, is_broker_log_dir, safe_name
 
 
 @dataclass(slots=True)
@@ -82,7 +82,7 @@ def _parent_logdir(path: str) -> str | None:
 def _broker_logdir(path: str) -> bool:
     """Does ``path`` hold a log dir's own files (meta.properties, a checkpoint, the
     clean-shutdown marker, the lock)?"""
-    return any(os.path.isfile(os.path.join(path, n)) for n in _LOGDIR_MARKERS)
+    return is_broker_log_dir(path)
 
 
 def check_into(into: str, inputs: list[str]) -> None:
@@ -108,10 +108,13 @@ def check_into(into: str, inputs: list[str]) -> None:
             # (LogManager.loadLogs parses every directory name as <topic>-<partition>)
             protected.append((os.path.dirname(real), f"{p}'s log dir"))
     for real, shown in protected:
-        if _inside(real_out, [real]) is not None:
+        if inside(real_out, [real]) is not None:
             raise UsageError(f"--into {into} resolves to {real_out}, inside {shown} ({real}): the "
                              "copy is never written into the evidence; choose a directory "
                              "outside it")
+    # the rest as every writer checks its target (kdump/output.py): a mount point cannot
+    # take the rename that publishes the copy
+    Staged(into, kind="dir", option="--into").check_target()
 
 
 def plan_repair(paths: list[str], into: str) -> RepairPlan:
@@ -131,7 +134,7 @@ def plan_repair(paths: list[str], into: str) -> RepairPlan:
     for p in paths:
         real = os.path.realpath(p)
         for other, shown in seen.items():
-            if _inside(real, [other]) or _inside(other, [real]):
+            if inside(real, [other]) or inside(other, [real]):
                 raise UsageError(f"{p} and {shown} overlap: give each partition or log dir once")
         seen[real] = p
     check_into(into, paths)
@@ -152,7 +155,7 @@ def plan_repair(paths: list[str], into: str) -> RepairPlan:
     for p in paths:
         part = _is_partition_dir(p)
         if part is not None:
-            name = _safe_name(os.path.basename(os.path.normpath(p)))
+            name = safe_name(os.path.basename(os.path.normpath(p)))
             plan.partitions.append(PartitionInput(p, claim(name, p), part, _parent_logdir(p)))
             continue
         if not _has_kafka(p):
@@ -161,7 +164,7 @@ def plan_repair(paths: list[str], into: str) -> RepairPlan:
         if alone:
             target = ""
         else:
-            base = _broker_label(os.path.realpath(p))
+            base = broker_label(os.path.realpath(p))
             target, n = base, 2
             while target in labels:
                 target, n = f"{base}-{n}", n + 1
@@ -202,7 +205,7 @@ def _logdir(path: str, target: str) -> LogDirInput:
                 ld.skipped.append((full, "a partition directory scheduled for deletion (-delete): "
                                          "the broker deletes it at startup (LogManager.loadLog)"))
                 continue
-            rel = _safe_name(name) if not target else os.path.join(target, _safe_name(name))
+            rel = safe_name(name) if not target else os.path.join(target, safe_name(name))
             parts.append(((part.topic, part.partition, part.state or ""),
                           PartitionInput(full, rel, part, path, in_logdir=True)))
         elif os.path.isfile(full):

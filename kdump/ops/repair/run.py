@@ -19,7 +19,7 @@ from ...version import __version__
 from .logdir import LogDirContext, read_context, root_files
 from .partition import DAMAGED, intact_log, repair_partition
 from .plan import PartitionInput, RepairPlan, plan_repair
-from .staging import MANIFEST, Output, Stage
+from .staging import MANIFEST, Output, Stage, input_bytes
 
 
 @dataclass(slots=True)
@@ -93,7 +93,10 @@ class Repair:
         self.paths = paths
         self.opts = opts
         self.plan = plan if plan is not None else plan_repair(paths, opts.into)
-        self.stage = Stage(opts.into, opts.dry_run)
+        # what the copy takes: the partitions and root files it copies (kdump/output.py)
+        self.stage = Stage(opts.into, opts.dry_run, needed=None if opts.dry_run else input_bytes(
+            [*(p.path for p in self.plan.all_partitions()),
+             *(f for d in self.plan.logdirs for f in d.root_files)]))
         self.hashes = InputHashes()
         self._manifest: Output | None = None
         self._done = False

@@ -1,214 +1,105 @@
-"""Where ``kdump repair`` writes: a private staging directory inside DIR, moved into
-place when the copy is whole, the manifest last.
+"""Where ``kdump repair`` writes: a staging area beside DIR, renamed onto DIR when the
+copy is whole (:mod:`kdump.output`, ``kind="dir"``).
 
-Every file is first written under ``DIR/.kdump-staging-XXXXXXXX.incomplete/`` (made by
-``mkdtemp``: ``0700``, a fresh name, nothing in it anyone else could have planted), each
-file created ``O_EXCL|O_NOFOLLOW`` and fsynced.  When every partition and root file is
-staged, the copy's top-level entries are renamed into DIR (same filesystem: atomic
-renames), DIR is fsynced, and the manifest is renamed into DIR last: **the manifest is
-the mark of a complete copy**.  A failure or Ctrl-C before that removes the staging
-directory and whatever was already renamed into DIR (DIR itself too when the repair made
-it), so nothing is left that looks like a finished copy; a ``kill -9`` can leave only the
-hidden staging directory, which no broker loads as a partition (its name never parses
-as ``<topic>-<partition>``: LocalLog.parseTopicPartitionName throws, and the log dir is
-not loaded) and no manifest.  With ``--dry-run``
+Every file is first written under ``.kdump-staging-<DIR's name>-<pid>.incomplete/out/``
+beside DIR (a marked area: its ``kdump-staging.json`` names the process writing it),
+each file created ``O_EXCL|O_NOFOLLOW``, hashed and fsynced; the manifest is written as
+the run goes and closed last.  Then the staged tree's directories are fsynced and the
+staged directory is renamed onto DIR (absent, or an empty directory rename(2) replaces):
+**DIR holds nothing, then the whole copy with its manifest**.  A failure, a full disk,
+Ctrl-C, SIGTERM or SIGHUP removes the staging area and leaves DIR as it was.  A ``kill
+-9`` or a power loss leaves only the staging area beside DIR, which no broker loads (its
+name never parses as ``<topic>-<partition>``: LocalLog.parseTopicPartitionName throws)
+and which the next run for DIR clears, saying so.  Before anything is written, the run
+compares the inputs' size with the free space of DIR's filesystem and refuses when it
+is clearly too small (a copy is about as large as what it copies).  With ``--dry-run``
 the same bytes are produced and hashed, and nothing is written anywhere.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
-import tempfile
 
 from ...errors import OutputError
+from ...output import Staged, StagedFile, human
 
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-STAGING_PREFIX = ".kdump-staging-"
-#: ends the staging directory's name: never a partition number
-STAGING_SUFFIX = ".incomplete"
 MANIFEST = "kdump-repair-manifest.jsonl"
-#: bytes buffered before a write to the staged file
-_BUFFER = 1 << 20
+
+#: a file being written (hashed as written); :meth:`Stage.finish` returns (size, SHA-256)
+Output = StagedFile
 
 
-def _oserror(e: OSError, path: str) -> OutputError:
-    return OutputError(f"cannot write: {e.strerror or e}", path=path)
-
-
-class Output:
-    """One file being written (hashed as written); :meth:`close` returns (size, SHA-256)."""
-
-    def __init__(self, path: str | None) -> None:
-        self.path = path
-        self.hash = hashlib.sha256()
-        self.size = 0
-        self._buf = bytearray()
-        self.fd: int | None = None
-        if path is not None:
-            try:
-                self.fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644)
-            except OSError as e:
-                raise _oserror(e, path) from None
-
-    def write(self, data: bytes | memoryview) -> None:
-        self.hash.update(data)
-        self.size += len(data)
-        if self.fd is None:
-            return
-        self._buf += data
-        if len(self._buf) >= _BUFFER:
-            self._flush()
-
-    def _flush(self) -> None:
-        if self.fd is None or not self._buf:
-            return
-        try:
-            done, n = 0, len(self._buf)
-            with memoryview(self._buf) as whole:
-                while done < n:
-                    with whole[done:] as rest:
-                        done += os.write(self.fd, rest)
-        except OSError as e:
-            raise _oserror(e, str(self.path)) from None
-        finally:
-            self._buf.clear()
-
-    def close(self) -> tuple[int, str]:
-        if self.fd is not None:
-            try:
-                self._flush()
-                os.fsync(self.fd)
-            except OSError as e:
-                raise _oserror(e, str(self.path)) from None
-            finally:
-                os.close(self.fd)
-                self.fd = None
-        return self.size, self.hash.hexdigest()
-
-    def discard(self) -> None:
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
+def input_bytes(paths: list[str]) -> int:
+    """The bytes of the regular files ``paths`` are or hold (what a copy of them takes)."""
+    total = 0
+    for p in paths:
+        if os.path.isfile(p) and not os.path.islink(p):
+            total += os.path.getsize(p)
+            continue
+        for root, _dirs, files in os.walk(p):
+            for f in files:
+                try:
+                    st = os.lstat(os.path.join(root, f))
+                except OSError:
+                    continue
+                if not os.path.islink(os.path.join(root, f)):
+                    total += st.st_size
+    return total
 
 
 class Stage:
-    """The staging directory of one run (nothing on disk with ``dry_run``)."""
+    """The staging area of one run (nothing on disk with ``dry_run``); ``needed``: the
+    bytes the copy will take (checked against the free space before anything is written)."""
 
-    def __init__(self, into: str, dry_run: bool) -> None:
+    def __init__(self, into: str, dry_run: bool, needed: int | None = None) -> None:
         self.into = into
         self.dry_run = dry_run
-        self.root: str | None = None
-        self._made_into = False
-        self._moved: list[str] = []
-        self._open: list[Output] = []
+        self.needed = needed
+        self.out = Staged(into or ".", kind="dir", shown=into, option="--into", dry_run=dry_run)
+
+    @property
+    def root(self) -> str | None:
+        return self.out.root
 
     # --- set up ------------------------------------------------------------------------
     def open(self) -> None:
         if self.dry_run:
             return
-        try:
-            if not os.path.isdir(self.into):
-                os.makedirs(self.into)
-                self._made_into = True
-            self.root = tempfile.mkdtemp(prefix=STAGING_PREFIX, suffix=STAGING_SUFFIX,
-                                         dir=self.into)
-        except OSError as e:
-            raise _oserror(e, self.into) from None
+        self.out.estimate(self.needed)
+        free = self.out.free_at_start
+        if self.needed is not None and free is not None and free < self.needed:
+            raise OutputError(f"cannot write: No space left on device (the copy needs about "
+                              f"{human(self.needed)}, the size of its inputs; "
+                              f"{human(free)} are free there); nothing was written",
+                              path=self.into)
+        self.out.open()
 
     def path(self, rel: str) -> str | None:
         return None if self.root is None else os.path.join(self.root, rel)
 
     def mkdir(self, rel: str) -> None:
-        p = self.path(rel)
-        if p is None or not rel:
-            return
-        try:
-            os.makedirs(p, 0o755, exist_ok=True)
-        except OSError as e:
-            raise _oserror(e, p) from None
+        self.out.mkdir(rel)
 
     def create(self, rel: str) -> Output:
-        out = Output(self.path(rel))
-        self._open.append(out)
-        return out
+        return self.out.create(rel)
 
     def write(self, rel: str, data: bytes) -> tuple[int, str]:
-        out = self.create(rel)
-        out.write(data)
-        return self.finish(out)
+        return self.out.write(rel, data)
 
     def finish(self, out: Output) -> tuple[int, str]:
-        result = out.close()
-        if out in self._open:
-            self._open.remove(out)
-        return result
+        return self.out.finish(out)
 
     # --- the end -----------------------------------------------------------------------
     def commit_data(self) -> None:
-        """Move the staged copy into DIR, every top-level entry but the manifest."""
-        if self.root is None:
-            return
-        root = self.root
-        names = sorted(n for n in os.listdir(root) if n != MANIFEST)
-        try:
-            for name in names:
-                _fsync_dir(os.path.join(root, name))
-                target = os.path.join(self.into, name)
-                os.rename(os.path.join(root, name), target)
-                self._moved.append(target)
-            _fsync_dir(self.into)
-        except OSError as e:
-            raise _oserror(e, self.into) from None
+        """Every data file is staged (nothing to move yet: DIR appears whole, at once)."""
 
     def commit_manifest(self) -> None:
-        """Then the manifest, last: from here on the copy is complete."""
-        if self.root is None:
-            return
-        try:
-            os.rename(os.path.join(self.root, MANIFEST), os.path.join(self.into, MANIFEST))
-            _fsync_dir(self.into)
-            os.rmdir(self.root)
-        except OSError as e:
-            raise _oserror(e, self.into) from None
-        self.root = None
-        self._moved.clear()
+        """The manifest closed: rename the staged copy onto DIR; from here on it is whole."""
+        self.out.publish()
 
     def abort(self) -> None:
-        """Remove everything this run put in DIR (and DIR when the run made it)."""
-        for out in self._open:
-            out.discard()
-        self._open.clear()
-        for target in reversed(self._moved):
-            if os.path.isdir(target) and not os.path.islink(target):
-                shutil.rmtree(target, ignore_errors=True)
-            else:
-                try:
-                    os.unlink(target)
-                except OSError:
-                    pass
-        self._moved.clear()
-        if self.root is not None:
-            shutil.rmtree(self.root, ignore_errors=True)
-            self.root = None
-        if self._made_into:
-            try:
-                os.rmdir(self.into)
-            except OSError:
-                pass
-            self._made_into = False
+        """Remove the staging area; DIR is as it was."""
+        self.out.abort()
 
 
-def _fsync_dir(path: str) -> None:
-    """fsync a directory (and, for a partition directory, each file is already synced)."""
-    if not os.path.isdir(path):
-        return
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-__all__ = ["MANIFEST", "STAGING_PREFIX", "STAGING_SUFFIX", "Output", "Stage"]
+__all__ = ["MANIFEST", "Output", "Stage", "input_bytes"]
