@@ -391,14 +391,17 @@ def test_log_dir_checkpoints_follow_the_copy(kdump: KdumpRunner, ev: Path, tmp_p
     assert r.rc == 1
     p = {(x["topic"], x["partition"]): x for x in of(manifest(out), "repair_partition")}
     o1 = p[("orders", 1)]
-    assert o1["log_end_offset"] == 67
-    assert o1["checkpoints"] == {"recovery_point": [71, 67], "high_watermark": [71, 67],
+    # the torn batch (67-70) lies below the high watermark 71: its offsets are reserved,
+    # the copy's next offset stays 71 (issue 39: never hand an offset out twice)
+    assert o1["log_end_offset"] == 71 and o1["reserved_offsets"] == [67, 70]
+    assert o1["checkpoints"] == {"recovery_point": [71, 71], "high_watermark": [71, 71],
                                  "log_start_offset": [2, 2]}
-    assert any("high watermark lowered from 71 to 67" in n for n in o1["notes"])
+    assert not any("high watermark lowered" in n for n in o1["notes"])
+    assert (out / "orders-1" / "00000000000000000071.log").read_bytes() == b""
     assert (out / "replication-offset-checkpoint").read_text() == \
-        "0\n3\ncustomers 0 43\norders 0 162\norders 1 67\n"
+        "0\n3\ncustomers 0 43\norders 0 162\norders 1 71\n"
     assert (out / "recovery-point-offset-checkpoint").read_text() == \
-        "0\n3\ncustomers 0 43\norders 0 162\norders 1 67\n"
+        "0\n3\ncustomers 0 43\norders 0 162\norders 1 71\n"
     # recovered from its last segment (the recovery point 71): the tail batch only
     assert o1["kafka"]["truncated"][0]["file"].endswith("00000000000000000031.log")
     assert o1["saved_batches"] == 0
@@ -414,11 +417,13 @@ def test_log_start_offset_never_above_the_log_end(kdump: KdumpRunner, tmp_path: 
     out = tmp_path / "out"
     run_repair(kdump, [root], out)
     p = of(manifest(out), "repair_partition")[0]
-    assert p["log_end_offset"] == 50
-    assert p["checkpoints"] == {"recovery_point": [None, 50], "high_watermark": [60, 50],
-                                "log_start_offset": [55, 50], "cleaner_checkpoint": [58, 50]}
-    assert (out / "log-start-offset-checkpoint").read_text() == "0\n1\nt 0 50\n"
-    assert (out / "cleaner-offset-checkpoint").read_text() == "0\n1\nt 0 50\n"
+    # the torn batch 50-59 lies below the high watermark 60: reserved, the copy's log end
+    # stays 60, so the log start (55) is no longer above it and nothing is lowered
+    assert p["log_end_offset"] == 60 and p["reserved_offsets"] == [50, 59]
+    assert p["checkpoints"] == {"recovery_point": [None, 60], "high_watermark": [60, 60],
+                                "log_start_offset": [55, 55], "cleaner_checkpoint": [58, 58]}
+    assert (out / "log-start-offset-checkpoint").read_text() == "0\n1\nt 0 55\n"
+    assert (out / "cleaner-offset-checkpoint").read_text() == "0\n1\nt 0 58\n"
     # Kafka: its log end (50) below the log start checkpoint (55) deletes every segment
     k = p["kafka"]
     assert k["deleted_segments"] == [str(root / "t-0" / f"{SEG0}.log")]
@@ -753,7 +758,8 @@ def test_zeros_in_the_active_segment_below_the_high_watermark_are_lost_batches(
     (p,) = of(objs, "repair_partition")
     assert (d["reason"], d["file"], d["position"], d["length"]) == (
         "zero-tail", str(active), 0, active.stat().st_size)
-    assert p["log_end_offset"] == 10
+    assert p["log_end_offset"] == hw  # offsets 10-14 reserved when the high watermark says 15
+    assert p["reserved_offsets"] == ([10, 14] if hw == 15 else None)
     if hw == 15:
         assert r.rc == 1, r.err
         assert (d["severity"], d["missing_offsets"], p["data_lost"]) == ("error", [10, None], True)
