@@ -227,7 +227,10 @@ class _Totals:
         kind = obj.get("type")
         if kind == "repair_partition":
             self.partitions += 1
-            self.damaged += obj["regions_dropped"] > 0
+            self.damaged += obj["regions_dropped"] > 0 or obj["reserved_offsets"] is not None
+            # offsets written that the copy holds no batch of: lost, even with no region
+            # to drop (a .log gone)
+            self.dirty = self.dirty or obj["reserved_offsets"] is not None
             self.batches += obj["batches"]
             self.records += obj["records"]
             self.regions += obj["regions_dropped"]

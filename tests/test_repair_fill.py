@@ -1,0 +1,311 @@
+"""``kdump repair`` never hands an offset out twice (issue 39 part 4) and fills dropped
+ranges from a healthy replica (part 5).
+
+Every log dir here is written by the project's encoder (tests/writer.py): two or three
+brokers of one cluster (``broker_logdir``: cluster.id ``kdump-test-cluster``), each with
+its copy of ``t-0``, the same batches (followers store the leader's bytes), then one copy
+damaged: a torn tail, a flipped byte, a ``.log`` removed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import writer as w
+from conftest import KdumpRunner, tree_state
+
+SEG0 = "00000000000000000000"
+#: (base offset, records, partition leader epoch): 6 batches, epoch 0 then 3 from offset 30
+SPANS = [(0, 10, 0), (10, 10, 0), (20, 10, 0), (30, 10, 3), (40, 10, 3), (50, 10, 3)]
+EPOCHS = [(0, 0), (3, 30)]
+
+
+def broker(root: Path, bid: int, *, hw: int = 60, spans: list[tuple[int, int, int]] = SPANS,
+           tag: str = "v", epochs: list[tuple[int, int]] = EPOCHS) -> Path:
+    ld = w.broker_logdir(root / f"b{bid}", bid, high_watermarks=[("t", 0, hw)])
+    (ld / "recovery-point-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, hw)]))
+    w.write_replica(ld / "t-0", w.replica_batches(spans, tag=tag), epochs=epochs)
+    return ld
+
+
+def positions(log: Path) -> list[tuple[int, int]]:
+    """(position, size) of each batch of a clean log (8-byte offset, 4-byte length)."""
+    data = log.read_bytes()
+    out, pos = [], 0
+    while pos + 12 <= len(data):
+        size = 12 + int.from_bytes(data[pos + 8:pos + 12], "big")
+        out.append((pos, size))
+        pos += size
+    return out
+
+
+def tear(log: Path, k: int) -> int:
+    """Cut the log in the middle of its k-th batch; returns the cut."""
+    pos, size = positions(log)[k]
+    log.write_bytes(log.read_bytes()[:pos + size // 2])
+    return pos + size // 2
+
+
+def flip(log: Path, k: int) -> None:
+    pos, _ = positions(log)[k]
+    data = bytearray(log.read_bytes())
+    data[pos + 70] ^= 0x5A
+    log.write_bytes(bytes(data))
+
+
+def repair(kdump: KdumpRunner, inputs: list[Path], out: Path, *extra: Any,
+           fmt: str = "json") -> Any:
+    watched = inputs + [Path(x) for x in extra if isinstance(x, Path)]
+    before = tree_state(watched)
+    r = kdump("repair", *inputs, "--into", out, "--format", fmt, *extra, watch=watched)
+    assert tree_state(watched) == before
+    return r
+
+
+def objs(r: Any) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in r.out.splitlines()]
+
+
+def of(items: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [o for o in items if o["type"] == kind]
+
+
+def verify_clean(kdump: KdumpRunner, out: Path) -> None:
+    for cmd in ("verify-crc", "verify-index"):
+        r = kdump(cmd, out, "--format", "json")
+        assert r.rc == 0, (cmd, r.out)
+
+
+def dumped_offsets(kdump: KdumpRunner, part: Path) -> list[int]:
+    r = kdump("dump", part, "--format", "json")
+    assert r.rc == 0, r.err
+    return [o for b in objs(r) if b["type"] == "batch"
+            for o in range(b["base_offset"], b["last_offset"] + 1)]
+
+
+# --- part 4: the next offset is above every offset written -----------------------------------
+def test_a_torn_tail_below_the_high_watermark_keeps_the_next_offset(kdump: KdumpRunner,
+                                                                    tmp_path: Path) -> None:
+    ld = broker(tmp_path, 1)
+    tear(ld / "t-0" / f"{SEG0}.log", 4)  # batches 40-49 and 50-59 gone, high watermark 60
+    out = tmp_path / "out"
+    r = repair(kdump, [ld], out)
+    assert r.rc == 1, r.err
+    (p,) = of(objs(r), "repair_partition")
+    assert (p["log_end_offset"], p["reserved_offsets"], p["data_lost"]) == (60, [40, 59], True)
+    assert p["witnesses"] == [f"high watermark 60 ({ld}/replication-offset-checkpoint)",
+                              f"recovery point 60 ({ld}/recovery-point-offset-checkpoint)"]
+    assert p["checkpoints"] == {"recovery_point": [60, 60], "high_watermark": [60, 60]}
+    # the leader-epoch checkpoint keeps its highest epoch (3, from offset 30: kept batches)
+    assert p["leader_epochs"] == [[0, 0], [3, 30]]
+    assert (out / "t-0" / "leader-epoch-checkpoint").read_text() == "0\n2\n0 0\n3 30\n"
+    seg = out / "t-0" / "00000000000000000060"
+    for suffix in (".log", ".index", ".timeindex"):
+        assert Path(str(seg) + suffix).read_bytes() == b""
+    assert sorted(x.name for x in (out / "t-0").iterdir()) == [
+        f"{SEG0}.index", f"{SEG0}.log", f"{SEG0}.timeindex", "00000000000000000060.index",
+        "00000000000000000060.log", "00000000000000000060.timeindex", "leader-epoch-checkpoint"]
+    reserved = [f for f in of(objs(r), "repair_file") if f["action"] == "reserved"]
+    assert [f["output"] for f in reserved] == ["t-0/00000000000000000060.log"]
+    assert (out / "replication-offset-checkpoint").read_text() == "0\n1\nt 0 60\n"
+    assert (out / "recovery-point-offset-checkpoint").read_text() == "0\n1\nt 0 60\n"
+    end = objs(r)[-1]
+    assert (end["reserved_partitions"], end["damaged_partitions"], end["clean"]) == (1, 1, False)
+    verify_clean(kdump, out)
+    assert dumped_offsets(kdump, out / "t-0") == list(range(40))
+    # the text names the reserved range under its partition
+    r = repair(kdump, [ld], tmp_path / "out2", fmt="text")
+    assert (f"  reserved offsets 40-59: next offset 60, proved written by high watermark 60 "
+            f"({ld}/replication-offset-checkpoint); recovery point 60 "
+            f"({ld}/recovery-point-offset-checkpoint)\n") in r.out
+
+
+def test_a_torn_tail_past_every_witness_reserves_nothing(kdump: KdumpRunner,
+                                                        tmp_path: Path) -> None:
+    """A live copy: the batch in flight lies above the high watermark and recovery point."""
+    ld = broker(tmp_path, 1, hw=50)
+    tear(ld / "t-0" / f"{SEG0}.log", 5)
+    r = repair(kdump, [ld], tmp_path / "out")
+    (p,) = of(objs(r), "repair_partition")
+    assert (p["log_end_offset"], p["reserved_offsets"]) == (50, None)
+    assert not (tmp_path / "out" / "t-0" / "00000000000000000050.log").exists()
+
+
+def test_a_partition_whose_only_log_is_gone_is_an_empty_log_at_its_old_end(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    ld = broker(tmp_path, 1)
+    (ld / "t-0" / f"{SEG0}.log").unlink()  # its .index, .timeindex and checkpoints stay
+    out = tmp_path / "out"
+    r = repair(kdump, [ld], out)
+    assert r.rc == 1, r.err
+    (p,) = of(objs(r), "repair_partition")
+    assert (p["batches"], p["log_end_offset"], p["reserved_offsets"]) == (0, 60, [0, 59])
+    assert p["checkpoints"] == {"recovery_point": [60, 60], "high_watermark": [60, 60]}
+    # the input's epochs kept, the highest (3) among them: LogLoader truncates the cache
+    # only from the log end (60) and the log start checkpoint (none: 0)
+    assert (out / "t-0" / "leader-epoch-checkpoint").read_text() == "0\n2\n0 0\n3 30\n"
+    assert sorted(x.name for x in (out / "t-0").iterdir()) == [
+        "00000000000000000060.index", "00000000000000000060.log",
+        "00000000000000000060.timeindex", "leader-epoch-checkpoint"]
+    assert (out / "t-0" / "00000000000000000060.log").read_bytes() == b""
+    assert objs(r)[-1]["damaged_partitions"] == 1
+    verify_clean(kdump, out)
+    assert dumped_offsets(kdump, out / "t-0") == []
+
+
+def test_a_log_start_entry_follows_the_reserved_segment(kdump: KdumpRunner,
+                                                        tmp_path: Path) -> None:
+    """With no batch left, LogLoader starts the log at the reserved segment's base: the
+    log start offset entry is raised to it, and the high watermark with it."""
+    ld = broker(tmp_path, 1, hw=45)
+    (ld / "log-start-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, 20)]))
+    (ld / "recovery-point-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, 60)]))
+    (ld / "t-0" / f"{SEG0}.log").unlink()
+    r = repair(kdump, [ld], tmp_path / "out")
+    (p,) = of(objs(r), "repair_partition")
+    assert p["log_end_offset"] == 60
+    assert p["checkpoints"] == {"recovery_point": [60, 60], "high_watermark": [45, 60],
+                                "log_start_offset": [20, 60]}
+    assert "log start offset 20 raised to 60: the copy holds no batch, its only segment " \
+           "starts at 60 (LogLoader takes the larger of the checkpoint and the first segment's " \
+           "base; UnifiedLog.updateHighWatermark keeps the high watermark at or above it)" \
+           in p["notes"]
+    verify_clean(kdump, tmp_path / "out")
+
+
+# --- part 5: fill from a healthy replica -------------------------------------------------------
+def test_a_damaged_batch_is_filled_byte_for_byte_from_a_healthy_replica(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    b1, b2 = broker(tmp_path, 1), broker(tmp_path, 2)
+    flip(b1 / "t-0" / f"{SEG0}.log", 2)  # offsets 20-29: crc-mismatch
+    out = tmp_path / "out"
+    r = repair(kdump, [b1], out, "--replica", b2)
+    assert r.rc == 1, r.err
+    healthy = (b2 / "t-0" / f"{SEG0}.log").read_bytes()
+    assert (out / "t-0" / f"{SEG0}.log").read_bytes() == healthy
+    (f,) = of(objs(r), "repair_fill")
+    pos, size = positions(b2 / "t-0" / f"{SEG0}.log")[2]
+    assert f == {
+        "type": "repair_fill", "log_dir": str(b1), "topic": "t", "partition": 0,
+        "first_offset": 20, "last_offset": 29, "filled": True, "filled_offsets": [20, 29],
+        "batches": 1, "records": 10, "bytes": size, "replica_log_dir": str(b2),
+        "replica_broker_id": 2,
+        "sources": [{"file": str(b2 / "t-0" / f"{SEG0}.log"), "position": pos,
+                     "length": size, "first_offset": 20, "last_offset": 29}],
+        "output": f"t-0/{SEG0}.log",
+        "detail": f"offsets 20-29 filled byte for byte from broker 2 ({b2}): the batches "
+                  "either side of the gap are the same bytes on both replicas, and every "
+                  "filled batch holds its checksum and the leader epoch both replicas' "
+                  "leader-epoch-checkpoint give it"}
+    (d,) = of(objs(r), "repair_dropped")
+    assert d["missing_offsets"] is None and d["detail"].endswith(
+        "; offsets 20-29 filled from another broker's replica (repair_fill)")
+    (p,) = of(objs(r), "repair_partition")
+    assert (p["filled_offsets"], p["reserved_offsets"], p["log_end_offset"]) == (
+        [[20, 29]], None, 60)
+    assert objs(r)[-1]["filled_batches"] == 1
+    # the replica's files are inputs: hashed before and after, unchanged
+    hashed = {i["file"]: i for i in of(objs(r), "repair_input")}
+    for name in (b2 / "meta.properties", b2 / "t-0" / f"{SEG0}.log",
+                 b2 / "t-0" / "leader-epoch-checkpoint"):
+        assert hashed[str(name)]["unchanged"] is True
+    verify_clean(kdump, out)
+    assert dumped_offsets(kdump, out / "t-0") == list(range(60))
+    r = repair(kdump, [b1], tmp_path / "out2", "--replica", b2, fmt="text")
+    assert (f"  filled offsets 20-29 from broker 2 ({b2}): 1 batch byte for byte from "
+            f"{b2}/t-0/{SEG0}.log byte {pos} ({size} bytes), into t-0/{SEG0}.log\n") in r.out
+
+
+def test_a_torn_tail_is_filled_up_to_the_high_watermark(kdump: KdumpRunner,
+                                                       tmp_path: Path) -> None:
+    b1, b2 = broker(tmp_path, 1), broker(tmp_path, 2)
+    tear(b1 / "t-0" / f"{SEG0}.log", 4)
+    out = tmp_path / "out"
+    r = repair(kdump, [b1], out, "--replica", b2)
+    assert r.rc == 1, r.err
+    (f,) = of(objs(r), "repair_fill")
+    assert (f["filled"], f["first_offset"], f["last_offset"], f["filled_offsets"],
+            f["batches"]) == (True, 40, 59, [40, 59], 2)
+    # the filled batches open a segment of their own at 40, after the kept ones
+    assert (out / "t-0" / f"{SEG0}.log").read_bytes() + \
+        (out / "t-0" / "00000000000000000040.log").read_bytes() == \
+        (b2 / "t-0" / f"{SEG0}.log").read_bytes()
+    (p,) = of(objs(r), "repair_partition")
+    assert (p["log_end_offset"], p["reserved_offsets"]) == (60, None)
+    verify_clean(kdump, out)
+
+
+def test_a_diverged_replica_fills_nothing(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """The replica's batch before the gap holds other bytes (another history)."""
+    b1 = broker(tmp_path, 1)
+    b2 = broker(tmp_path, 2, tag="x")
+    flip(b1 / "t-0" / f"{SEG0}.log", 2)
+    out = tmp_path / "out"
+    r = repair(kdump, [b1], out, "--replica", b2)
+    assert r.rc == 1, r.err
+    (f,) = of(objs(r), "repair_fill")
+    pos, _ = positions(b2 / "t-0" / f"{SEG0}.log")[1]
+    assert (f["filled"], f["batches"], f["sources"], f["output"]) == (False, 0, [], None)
+    assert f["detail"] == (f"broker 2 ({b2})'s batch at offsets 10-19 ({b2}/t-0/{SEG0}.log, "
+                           f"byte {pos}) is not byte for byte the damaged replica's batch "
+                           "before the gap: a diverged history, nothing filled")
+    (d,) = of(objs(r), "repair_dropped")
+    assert d["missing_offsets"] == [20, 29]
+    assert of(objs(r), "repair_partition")[0]["filled_offsets"] == []
+    r = repair(kdump, [b1], tmp_path / "out2", "--replica", b2, fmt="text")
+    assert (f"  not filled: offsets 20-29 from broker 2 ({b2}): {f['detail']}\n") in r.out
+
+
+def test_a_replica_with_another_leader_epoch_in_the_gap_fills_nothing(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    """The same bytes either side, but the replica's batch in the gap was written under
+    epoch 2 where the damaged replica's checkpoint says epoch 0 led then."""
+    b1 = broker(tmp_path, 1)
+    spans = [(0, 10, 0), (10, 10, 0), (20, 10, 2), (30, 10, 3), (40, 10, 3), (50, 10, 3)]
+    b2 = broker(tmp_path, 2, spans=spans, epochs=[(0, 0), (2, 20), (3, 30)])
+    flip(b1 / "t-0" / f"{SEG0}.log", 2)
+    r = repair(kdump, [b1], tmp_path / "out", "--replica", b2)
+    (f,) = of(objs(r), "repair_fill")
+    pos, _ = positions(b2 / "t-0" / f"{SEG0}.log")[2]
+    assert (f["filled"], f["detail"]) == (False, (
+        f"broker 2 ({b2})'s batch at offsets 20-29 ({b2}/t-0/{SEG0}.log, byte {pos}) has "
+        "leader epoch 2, where the damaged replica's leader-epoch-checkpoint gives offset 20 "
+        "epoch 0: the replicas disagree on who led then (a diverged history): nothing filled"))
+    assert (tmp_path / "out" / "t-0" / f"{SEG0}.log").read_bytes() == b"".join(
+        (b1 / "t-0" / f"{SEG0}.log").read_bytes()[p:p + n]
+        for k, (p, n) in enumerate(positions(b1 / "t-0" / f"{SEG0}.log")) if k != 2)
+
+
+def test_the_next_replica_is_tried_when_one_disagrees(kdump: KdumpRunner,
+                                                     tmp_path: Path) -> None:
+    b1, b2, b3 = broker(tmp_path, 1), broker(tmp_path, 2, tag="x"), broker(tmp_path, 3)
+    flip(b1 / "t-0" / f"{SEG0}.log", 2)
+    out = tmp_path / "out"
+    r = repair(kdump, [b1], out, "--replica", b2, "--replica", b3)
+    fills = of(objs(r), "repair_fill")
+    assert [(f["replica_broker_id"], f["filled"]) for f in fills] == [(2, False), (3, True)]
+    assert (out / "t-0" / f"{SEG0}.log").read_bytes() == (b3 / "t-0" / f"{SEG0}.log").read_bytes()
+
+
+def test_replicas_of_another_cluster_or_the_same_node_are_refused(kdump: KdumpRunner,
+                                                                  tmp_path: Path) -> None:
+    b1 = broker(tmp_path, 1)
+    other = broker(tmp_path, 2)
+    (other / "meta.properties").write_bytes(w.meta_properties(
+        {"version": "0", "broker.id": "2", "cluster.id": "another-cluster"}))
+    same = broker(tmp_path, 7)
+    (same / "meta.properties").write_bytes(w.meta_properties(
+        {"version": "0", "broker.id": "1", "cluster.id": "kdump-test-cluster"}))
+    for replica, line in (
+            (other, f"--replica {other}: cluster.id another-cluster is not the input's "
+                    f"kdump-test-cluster ({b1}): never filled from another cluster"),
+            (same, f"--replica {same}: node 1 is the input's own node ({b1}): never filled "
+                   "from the same broker"),
+            (b1, f"--replica {b1} is the input log dir itself: a fill needs another broker's "
+                 "copy")):
+        out = tmp_path / "out"
+        r = kdump("repair", b1, "--into", out, "--replica", replica, watch=[b1, replica])
+        assert (r.rc, r.out) == (2, "")
+        assert r.err.splitlines() == [f"kdump: {line}"]
+        assert not out.exists()
