@@ -47,6 +47,10 @@ KINDS: Final[dict[str, str]] = {
     "zero-tail": "the log ends in zero bytes (preallocated file, or an unclean shutdown)",
     "truncated": "the last batch is cut short by the end of the file",
     "in-flight": "the last batch of the active segment is still being written",
+    "data-lost": "offsets the partition's witnesses prove written (high watermark, recovery "
+    "point, log start offset, leader epochs, index entries, producer snapshot and segment "
+    "names, .txnindex) that no batch on disk holds: `lost_offsets` [first, last] and the "
+    "`witnesses` naming them",
     "trailing-bytes": "bytes at the end too short to hold a batch header",
     # integrity of a framed batch
     "crc-mismatch": "the stored checksum does not match the batch (v2 CRC-32C, v0/v1 CRC-32)",
@@ -149,6 +153,11 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "not returned; LogSegment.recover truncates it",
     "in-flight": "FileRecords.append on the active segment of a live broker: its last batch may "
     "not be whole yet",
+    "data-lost": "UnifiedLog.updateHighWatermarkMetadata (the high watermark never passes the "
+    "log end), LogLoader.recoverLog (the recovery point), LogLoader."
+    "deleteSegmentsIfLogStartGreaterThanLogEnd, LogSegment.append (index entries only for "
+    "batches written), ProducerStateManager.takeSnapshot (named at the log end), UnifiedLog.roll "
+    "(a segment is named at the log end: delete-policy segments are contiguous)",
     "trailing-bytes": "FileLogInputStream.nextBatch: fewer than HEADER_SIZE_UP_TO_MAGIC bytes "
     "left end the log",
     "crc-mismatch": "DefaultRecordBatch.isValid (CRC-32C from the attributes on), "

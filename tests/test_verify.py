@@ -42,14 +42,29 @@ def findings(kdump: KdumpRunner, *args: object) -> tuple[int, list[dict], dict]:
     return r.rc, probs, (summary[-1] if summary else {})
 
 
-def write_partition(root: Path, name: str, data: bytes, *, also_later: bool = True) -> Path:
-    """A partition whose segment 0 holds ``data``; a later segment makes it inactive."""
+def write_partition(root: Path, name: str, data: bytes, *, also_later: bool = True,
+                    later_base: int | None = None) -> Path:
+    """A partition whose segment 0 holds ``data``; a later segment makes it inactive.  It
+    starts where the whole batches of ``data`` end (a broker rolls at the log end: no
+    offset is missing between them), or at ``later_base``."""
     d = root / name
     d.mkdir(parents=True)
     (d / f"{SEG}.log").write_bytes(data)
     if also_later:
-        (d / "00000000000000100000.log").write_bytes(b"".join(batches(2, 100000)))
+        if later_base is None:
+            later_base = 1 + max((e.last_offset for e in _whole_entries(data)), default=-1)
+        (d / f"{later_base:020d}.log").write_bytes(b"".join(batches(2, max(later_base, 1))))
     return d
+
+
+def _whole_entries(data: bytes) -> list[object]:
+    out = []
+    try:
+        for e in w._iter_entries(data):
+            out.append(e)
+    except (ValueError, struct.error):
+        pass
+    return [e for e in out if 0 <= e.last_offset < 1 << 40]
 
 
 def with_crc(batch: bytearray) -> bytes:
@@ -386,14 +401,20 @@ def test_a_closed_segment_cut_short_names_the_offsets_lost(kdump: KdumpRunner, t
                                                            ) -> None:
     """Everything from the cut batch to the next segment's base offset is gone: say so."""
     data = b"".join(batches(5, 0))  # offsets 0..4, one record a batch
-    d = write_partition(tmp_path, "t-0", data[:-20])
+    d = write_partition(tmp_path, "t-0", data[:-20], later_base=100000)
     rc, probs, summary = findings(kdump, "verify-crc", d)
     assert rc == 1 and summary["in_flight"] == 0
-    [p] = probs
+    [p, lost] = probs
     assert p["kind"] == "truncated" and p["lost_offsets"] == [4, 99999]
     assert p["detail"].endswith("; offsets 4-99999 lost (the next segment starts at 100000)")
+    # the bytes cut short, then the offsets no batch holds, with the witness naming them
+    assert (lost["kind"], lost["severity"], lost["lost_offsets"], lost["detail"]) == (
+        "data-lost", "error", [4, 99999], "offsets 4-99999 (99,996 offsets) were written "
+        "(segment 100000) and no batch on disk holds them: lost on this replica")
+    assert lost["witnesses"] == [{"witness": "segment-name", "end": 100000,
+                                  "path": str(d / "00000000000000100000.log")}]
     r = kdump("verify-crc", "--format", "text", d)
-    assert r.err_lines[-1].endswith(": 1 error, 0 warnings")
+    assert r.err_lines[-1].endswith(": 2 errors, 0 warnings")
 
 
 def test_an_incomplete_active_segment_is_not_plain_clean(kdump: KdumpRunner, tmp_path: Path
@@ -435,8 +456,13 @@ def test_zeros_ending_the_active_segment_where_batches_were_written_are_lost(
         (ld / name).write_bytes(w.offset_checkpoint([("t", 0, offset)]))
     code, probs, _ = findings(kdump, "verify-crc", ld)
     assert code == rc
+    lost = [] if not rc else [
+        ("data-lost", None, "error", f"offsets 20-{max(marks.values()) - 1} "
+         f"({max(marks.values()) - 20} offsets) were written ({tail.split('(')[1].split(')')[0]}) "
+         "and no batch on disk holds them: lost on this replica")]
     assert [(p["kind"], p["position"], p["severity"], p["detail"]) for p in probs] == [
         ("zero-tail", len(data), severity, "4096 zero bytes from here to the end of the file"
-         + tail)]
+         + tail)] + lost
     if rc:
         assert probs[0]["lost_offsets"] == [20, max(marks.values()) - 1]
+        assert probs[1]["lost_offsets"] == [20, max(marks.values()) - 1]

@@ -31,6 +31,7 @@ from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 from .batch_findings import crc_problem, record_problem
+from .witnesses import CleanupPolicies, LostTracker, witnesses_of
 
 if TYPE_CHECKING:
     # ranges of a log (--jobs): imported where used, so that a plain verify-crc does
@@ -46,6 +47,9 @@ class VerifyOptions:
     deep: bool = True
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     resync: bool = True
+    #: topics' cleanup.policy (a compacted topic's gaps are information); None: Kafka's
+    #: own topics and cleaner-offset-checkpoint entries are compacted, others delete
+    policies: CleanupPolicies | None = None
 
 
 @dataclass(slots=True)
@@ -60,6 +64,10 @@ class FileResult:
     records: int = 0
     unreadable_bytes: int = 0
     problems: int = 0
+    #: the offsets its framed batches hold (the segment's base offset .. the highest last
+    #: offset; None: no batch framed): what the partition's witnesses are held against
+    first_offset: int | None = None
+    last_offset: int | None = None
 
 
 @dataclass(slots=True)
@@ -116,7 +124,9 @@ def verify_crc(paths: Iterable[str], opts: VerifyOptions, jobs: int = 1
     """Every log under ``paths``; ``jobs`` worker processes check logs in parallel (the
     output is the same for any ``jobs``; without ``--jobs``, a pool only for work that
     pays for one: :func:`kdump.parallel.pool_pays`)."""
-    return summarize(_verified(paths, opts, jobs), Summary("verify-crc"))
+    paths = list(paths)
+    return summarize(_verified(paths, opts, jobs), Summary("verify-crc"),
+                     LostTracker(paths, opts.policies))
 
 
 def _verified(paths: Iterable[str], opts: VerifyOptions, jobs: int) -> Iterator[object]:
@@ -204,6 +214,12 @@ _COUNTS = ("batches", "valid_batches", "invalid_batches", "records", "unreadable
 def _add_counts(into: FileResult | Summary, part: FileResult) -> None:
     if isinstance(into, FileResult):
         into.size += part.size
+        if part.first_offset is not None:
+            into.first_offset = part.first_offset if into.first_offset is None \
+                else min(into.first_offset, part.first_offset)
+        if part.last_offset is not None:
+            into.last_offset = part.last_offset if into.last_offset is None \
+                else max(into.last_offset, part.last_offset)
     for name in _COUNTS:
         setattr(into, name, getattr(into, name) + getattr(part, name))
 
@@ -219,11 +235,12 @@ def _is_task(item: object) -> bool:
     return isinstance(item, SegmentRange) or _is_log(item)
 
 
-def summarize(items: Iterable[object], summary: Summary
+def summarize(items: Iterable[object], summary: Summary, lost: LostTracker | None = None
               ) -> Iterator[Problem | FileResult | Summary]:
     """The output of a verification: the walk's problems (info left out), each log's
     problems and result (``items`` gives a log as a ``(problems, result)`` pair; other
-    files are passed over), then ``summary``, which counts them all."""
+    files are passed over), then ``summary``, which counts them all.  ``lost``: each
+    partition directory's ``data-lost`` findings, when the walk leaves it."""
     for item in items:
         if isinstance(item, Problem):
             if item.severity != INFO:
@@ -231,13 +248,27 @@ def summarize(items: Iterable[object], summary: Summary
                 yield item
             continue
         if not isinstance(item, tuple):
+            if lost is not None and isinstance(item, KafkaFile):
+                yield from _lost(lost.enter(item.path), summary)
             continue  # a file that is not a log
         problems, result = item
+        if lost is not None:
+            yield from _lost(lost.enter(result.path), summary)
         result.problems = 0
         yield from _counted(problems, result, summary)
         summary.add_file(result)
+        if lost is not None:
+            lost.held(result.path, result.first_offset, result.last_offset)
         yield result
+    if lost is not None:
+        yield from _lost(lost.finish(), summary)
     yield summary
+
+
+def _lost(problems: list[Problem], summary: Summary) -> Iterator[Problem]:
+    for p in problems:
+        summary.add_problem(p)
+        yield p
 
 
 def _window(start: int, stop: int | None) -> int | None:
@@ -336,6 +367,8 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                         item = _with_lost_offsets(item, f, prev_last)
                     elif item.kind == "zero-tail" and f.kind == "log" and f.active:
                         item = _zeros_where_written(item, f, prev_last)
+                    elif item.kind == "in-flight" and f.kind == "log" and f.active:
+                        item = _not_in_flight(item, f, prev_last)
                     yield item
                     continue
                 batch = item
@@ -380,6 +413,10 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
             reader.close()
             result.unreadable_bytes = reader.unreadable_bytes
             ended.max_last = prev_last
+            if prev_last is not None:
+                result.last_offset = prev_last
+                if start == 0 and f.base_offset is not None and f.kind == "log":
+                    result.first_offset = min(f.base_offset, prev_last)
 
 
 def _last_offset_at(src: FileSource, position: int) -> int | None:
@@ -418,30 +455,61 @@ def _with_lost_offsets(p: Problem, f: KafkaFile, prev_last: int | None) -> Probl
     return p
 
 
+def _written_past(f: KafkaFile, prev_last: int | None) -> tuple[int, int, str] | None:
+    """The offsets past an active segment's last batch that the partition's witnesses
+    prove written (:mod:`kdump.ops.witnesses`: the log dir's checkpoints, the leader
+    epochs, the index entries, the producer snapshot names...): ``(first, last,
+    "high watermark 25, recovery point 30")``; None when none does."""
+    if f.topic is None or f.partition is None or f.partition_state is not None \
+            or kfs.is_url(f.path):
+        return None
+    pw = witnesses_of(kfs.dirname(f.path))
+    first = prev_last + 1 if prev_last is not None else f.base_offset
+    if pw is None or first is None:
+        return None
+    end, _ = pw.highest_written(include_replicas=False)
+    if end <= first:
+        return None
+    which = [w for w in pw.witnesses if w.end > first and w.name != "segment-name"]
+    return first, end - 1, ", ".join(w.label for w in sorted(
+        which, key=lambda w: (_WITNESS_ORDER.get(w.name, 99), w.end)))
+
+
+_WITNESS_ORDER = {"high-watermark": 0, "recovery-point": 1}
+
+
 def _zeros_where_written(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
     """Zeros ending an active segment are preallocation or writes never made (info),
-    unless its log dir's replication-offset-checkpoint (high watermark: committed) or
-    recovery-point-offset-checkpoint (flushed) says offsets past its last batch were
-    written: then those batches are lost on this replica (an error, ``lost_offsets``),
-    as ``kdump repair`` judges the same zeros."""
-    if f.topic is None or f.partition is None or f.partition_state is not None:
+    unless the partition's witnesses (its log dir's replication-offset-checkpoint: high
+    watermark, committed; recovery-point-offset-checkpoint: flushed; index entries,
+    snapshot names...) say offsets past its last batch were written: then those batches
+    are lost on this replica (an error, ``lost_offsets``), as ``kdump repair`` judges the
+    same zeros."""
+    past = _written_past(f, prev_last)
+    if past is None:
         return p
-    from ..files.text import checkpoint_value
-
-    part_dir = kfs.dirname(f.path)
-    marks = {name: checkpoint_value(part_dir, name, f.topic, f.partition)
-             for name in ("replication-offset-checkpoint", "recovery-point-offset-checkpoint")}
-    first = prev_last + 1 if prev_last is not None else f.base_offset
-    written = max((v for v in marks.values() if v is not None), default=None)
-    if first is None or written is None or written <= first:
-        return p
-    which = ", ".join(f"{'high watermark' if k.startswith('replication') else 'recovery point'} "
-                      f"{v}" for k, v in marks.items() if v is not None and v > first)
-    last = written - 1
+    first, last, which = past
     return Problem(p.path, p.position, p.kind,
                    f"{p.length if p.length is not None else 0} zero bytes from here to the end "
                    f"of the file, where the log dir's checkpoints say batches were written "
                    f"({which}): offset{'s' if last > first else ''} "
+                   f"{first}{f'-{last}' if last > first else ''} lost on this replica",
+                   base_offset=p.base_offset, length=p.length, severity=ERROR,
+                   extra={**(p.extra or {}), "lost_offsets": [first, last]})
+
+
+def _not_in_flight(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
+    """A torn last batch of an active segment is a live broker's append in flight
+    (info) only past every witness: below the high watermark, the recovery point or any
+    other witness, the batch was written whole and is cut short (an error)."""
+    past = _written_past(f, prev_last)
+    if past is None:
+        return p
+    first, last, which = past
+    # no header at all is trailing bytes (LogReader._tail); a header, a batch cut short
+    return Problem(p.path, p.position, "truncated" if p.base_offset is not None
+                   else "trailing-bytes", f"{p.detail}; not in flight: the partition's witnesses say batches were "
+                   f"written past it ({which}): offset{'s' if last > first else ''} "
                    f"{first}{f'-{last}' if last > first else ''} lost on this replica",
                    base_offset=p.base_offset, length=p.length, severity=ERROR,
                    extra={**(p.extra or {}), "lost_offsets": [first, last]})
