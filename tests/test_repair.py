@@ -246,9 +246,34 @@ def run_repair(kdump: KdumpRunner, inputs: list[Path], out: Path, *extra: str) -
     return r
 
 
+def lost_in_copy(out: Path) -> dict[tuple[str, int], list[list[int]]]:
+    """Per partition, the offset ranges the manifest says the copy lacks: the holes
+    between kept batches around a dropped region, and the reserved offsets."""
+    ranges: dict[tuple[str, int], list[list[int]]] = {}
+    for o in manifest(out):
+        key = (o.get("topic"), o.get("partition"))
+        if o["type"] == "repair_dropped" and o["missing_offsets"] and \
+                o["missing_offsets"][1] is not None:
+            ranges.setdefault(key, []).append(o["missing_offsets"])
+        elif o["type"] == "repair_partition" and o["reserved_offsets"]:
+            ranges.setdefault(key, []).append(o["reserved_offsets"])
+    return ranges
+
+
 def verify_clean(kdump: KdumpRunner, out: Path) -> None:
+    """Every batch of the copy intact and its indexes right; the only errors verify-crc
+    may find are the copy's own witnesses proving the offsets the manifest says are
+    missing (data-lost: the copy holds what the input held, and no more)."""
     r = kdump("verify-crc", out, "--format", "json")
-    assert r.rc == 0, r.out
+    problems = [json.loads(line) for line in r.out.splitlines()]
+    problems = [p for p in problems if p["type"] == "problem" and p["severity"] != "info"]
+    expected = lost_in_copy(out)
+    for p in problems:
+        assert p["kind"] == "data-lost", r.out
+        first, last = p["lost_offsets"]
+        assert any(a <= first and last <= b
+                   for a, b in expected.get((p["topic"], p["partition"]), [])), r.out
+    assert r.rc == (1 if problems else 0), r.out
     r = kdump("verify-index", out, "--format", "json")
     assert r.rc == 0, r.out
 
@@ -558,9 +583,11 @@ def test_kafka4_log_dir(kdump: KdumpRunner, tmp_path: Path) -> None:
     for name in sorted(p.name for p in clean.iterdir() if p.is_dir()):
         check_copy(out / name, expected_batches(clean / name, damage.get(name, [])))
     parts = {p["topic"] + f"-{p['partition']}": p for p in of(manifest(out), "repair_partition")}
-    # payments-1's high watermark (201) was the log end: the torn tail brings it down
+    # payments-1's torn last batch held offset 201 (above the high watermark 201, but its
+    # time index entry proves it written): the offset is reserved, the log end stays 202
     assert parts["payments-1"]["checkpoints"]["high_watermark"] == [201, 201]
-    assert parts["payments-1"]["log_end_offset"] == 201
+    assert parts["payments-1"]["log_end_offset"] == 202
+    assert parts["payments-1"]["reserved_offsets"] == [201, 201]
     assert parts["payments-0"]["checkpoints"]["high_watermark"] == [200, 200]
     # no recovery-point checkpoint in the input: Kafka recovers from offset 0 and loses
     # every batch after the flipped one; the copy keeps them
@@ -696,7 +723,10 @@ def test_a_last_segment_with_nothing_intact_keeps_the_log_end(kdump: KdumpRunner
     assert (out / "t-0" / "00000000000000000010.log").read_bytes() == b""
     assert (out / "t-0" / "00000000000000000010.index").read_bytes() == b""
     p = of(manifest(out), "repair_partition")[0]
-    assert p["log_end_offset"] == 10
+    # the input's index entries of the lost segment prove offsets up to 19 written:
+    # reserved, an empty active segment at 20
+    assert p["log_end_offset"] == 20 and p["reserved_offsets"] == [10, 19]
+    assert (out / "t-0" / "00000000000000000020.log").read_bytes() == b""
     verify_clean(kdump, out)
 
 
@@ -749,6 +779,9 @@ def test_zeros_in_the_active_segment_below_the_high_watermark_are_lost_batches(
                            for o in range(0, 15, 5)], roll_before={2})
     active = part / "00000000000000000010.log"
     active.write_bytes(bytes(len(active.read_bytes())))
+    for index in (".index", ".timeindex"):  # zeroed too (preallocated): no entry witnesses
+        f = part / f"00000000000000000010{index}"
+        f.write_bytes(bytes(len(f.read_bytes())))
     (ld / "replication-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, hw)]))
     (ld / "recovery-point-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, 10)]))
     out = tmp_path / "out"

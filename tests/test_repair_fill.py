@@ -77,6 +77,18 @@ def verify_clean(kdump: KdumpRunner, out: Path) -> None:
         assert r.rc == 0, (cmd, r.out)
 
 
+def verify_lost(kdump: KdumpRunner, out: Path, lost: list[int]) -> None:
+    """Every batch of the copy intact, its indexes right; verify-crc names the reserved
+    offsets as lost (the copy's own checkpoints and segment name prove them written), and
+    nothing else."""
+    r = kdump("verify-crc", out, "--format", "json")
+    found = [o for o in objs(r) if o["type"] == "problem" and o["severity"] != "info"]
+    assert [(o["kind"], o["lost_offsets"]) for o in found] == [("data-lost", lost)], r.out
+    assert r.rc == 1
+    r = kdump("verify-index", out, "--format", "json")
+    assert r.rc == 0, r.out
+
+
 def dumped_offsets(kdump: KdumpRunner, part: Path) -> list[int]:
     r = kdump("dump", part, "--format", "json")
     assert r.rc == 0, r.err
@@ -94,7 +106,8 @@ def test_a_torn_tail_below_the_high_watermark_keeps_the_next_offset(kdump: Kdump
     assert r.rc == 1, r.err
     (p,) = of(objs(r), "repair_partition")
     assert (p["log_end_offset"], p["reserved_offsets"], p["data_lost"]) == (60, [40, 59], True)
-    assert p["witnesses"] == [f"high watermark 60 ({ld}/replication-offset-checkpoint)",
+    assert p["witnesses"] == [f"time index entry 59 ({ld}/t-0/{SEG0}.timeindex)",
+                              f"high watermark 60 ({ld}/replication-offset-checkpoint)",
                               f"recovery point 60 ({ld}/recovery-point-offset-checkpoint)"]
     assert p["checkpoints"] == {"recovery_point": [60, 60], "high_watermark": [60, 60]}
     # the leader-epoch checkpoint keeps its highest epoch (3, from offset 30: kept batches)
@@ -112,11 +125,12 @@ def test_a_torn_tail_below_the_high_watermark_keeps_the_next_offset(kdump: Kdump
     assert (out / "recovery-point-offset-checkpoint").read_text() == "0\n1\nt 0 60\n"
     end = objs(r)[-1]
     assert (end["reserved_partitions"], end["damaged_partitions"], end["clean"]) == (1, 1, False)
-    verify_clean(kdump, out)
+    verify_lost(kdump, out, [40, 59])
     assert dumped_offsets(kdump, out / "t-0") == list(range(40))
     # the text names the reserved range under its partition
     r = repair(kdump, [ld], tmp_path / "out2", fmt="text")
-    assert (f"  reserved offsets 40-59: next offset 60, proved written by high watermark 60 "
+    assert (f"  reserved offsets 40-59: next offset 60, proved written by time index entry 59 "
+            f"({ld}/t-0/{SEG0}.timeindex); high watermark 60 "
             f"({ld}/replication-offset-checkpoint); recovery point 60 "
             f"({ld}/recovery-point-offset-checkpoint)\n") in r.out
 
@@ -126,6 +140,8 @@ def test_a_torn_tail_past_every_witness_reserves_nothing(kdump: KdumpRunner,
     """A live copy: the batch in flight lies above the high watermark and recovery point."""
     ld = broker(tmp_path, 1, hw=50)
     tear(ld / "t-0" / f"{SEG0}.log", 5)
+    for index in (".index", ".timeindex"):  # a live broker's active indexes: no entry yet
+        (ld / "t-0" / f"{SEG0}{index}").unlink()
     r = repair(kdump, [ld], tmp_path / "out")
     (p,) = of(objs(r), "repair_partition")
     assert (p["log_end_offset"], p["reserved_offsets"]) == (50, None)
@@ -150,6 +166,8 @@ def test_a_partition_whose_only_log_is_gone_is_an_empty_log_at_its_old_end(
         "00000000000000000060.timeindex", "leader-epoch-checkpoint"]
     assert (out / "t-0" / "00000000000000000060.log").read_bytes() == b""
     assert objs(r)[-1]["damaged_partitions"] == 1
+    # the copy's log starts at 60 (LogLoader: its first segment's base): nothing below
+    # it is expected readable, so verify-crc finds it clean
     verify_clean(kdump, out)
     assert dumped_offsets(kdump, out / "t-0") == []
 

@@ -194,7 +194,7 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
         marks = [ctx.value(k, topic, partition) for k in ("replication-offset-checkpoint",
                                                           "recovery-point-offset-checkpoint")]
         plog.written_end = max((m for m in marks if m is not None), default=None)
-    witnessed, witnesses = (None, []) if metadata else written_by_witnesses(pin, ctx, files)
+    witnessed, witnesses = (None, []) if metadata else written_by_witnesses(pin.path)
     plog.witnessed_end = None if witnessed is None else witnessed + 1
     own_epochs = None
     epoch_inputs = by_kind.get("leader-epoch-checkpoint", [])

@@ -35,39 +35,24 @@ at the log end offset N only: LeaderEpochFileCache.truncateFromEndAsyncFlush).
 
 from __future__ import annotations
 
-import os
-
-from ...files.logdir import KafkaFile
 from ..replicas import EpochCache
-from .logdir import LogDirContext
-from .plan import PartitionInput
-
-#: the log-dir checkpoints whose value is one past an offset written
-_ENDS = (("replication-offset-checkpoint", "high watermark"),
-         ("recovery-point-offset-checkpoint", "recovery point"),
-         ("log-start-offset-checkpoint", "log start offset"))
+from ..witnesses import partition_witnesses
 
 
-def written_by_witnesses(pin: PartitionInput, ctx: LogDirContext | None,
-                         files: list[KafkaFile]) -> tuple[int | None, list[str]]:
-    """The highest offset the witnesses on disk prove written (None: none proves one),
-    and the witnesses that prove it, in words."""
-    best: int | None = None
-    said: list[tuple[int, str]] = []
-    topic, partition = pin.name.topic, pin.name.partition
-    if ctx is not None:
-        for kind, what in _ENDS:
-            v = ctx.value(kind, topic, partition)
-            if v is not None and v > 0:
-                said.append((v - 1, f"{what} {v} ({os.path.join(ctx.path, kind)})"))
-    for f in files:
-        if f.base_offset is not None and f.base_offset > 0 and f.leftover is None and \
-                f.kind in ("log", "offset-index", "time-index", "txn-index", "producer-snapshot"):
-            said.append((f.base_offset - 1, f"file name {os.path.basename(f.path)} ({f.kind}: "
-                         f"offsets below {f.base_offset} were written)"))
-    for last, _ in said:
-        best = last if best is None else max(best, last)
-    return best, [w for last, w in said if last == best]
+def written_by_witnesses(partition_dir: str) -> tuple[int | None, list[str]]:
+    """The highest offset the partition's own witnesses prove written (None: none proves
+    one), and the witnesses that prove it, in words (:mod:`kdump.ops.witnesses`: its log
+    dir's checkpoints, leader epochs, index entries, snapshot and segment names,
+    ``.txnindex``).  Other brokers' replicas are not counted: offsets only a leader ahead
+    of this broker holds were never written here; a broker loading the copy fetches them
+    from that leader above its log end (--replica fills a dropped range from them)."""
+    pw = partition_witnesses(partition_dir)
+    if pw is None:
+        return None, []
+    end, ws = pw.highest_written(include_replicas=False)
+    if end <= 0:
+        return None, []
+    return end - 1, [f"{w.label} ({w.path})" for w in ws]
 
 
 def keep_highest_epoch(epochs: list[tuple[int, int]], input_epochs: list[tuple[int, int]],
