@@ -75,8 +75,9 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     DIR holds a complete copy if and only if it holds the manifest.  A full disk, an error
     or Ctrl-C removes the partial copy.  --dry-run writes nothing.
 
-    Offsets are never handed out twice: where the log dir's checkpoints or the partition's
-    file names prove offsets written that no kept batch holds (a torn tail below the high
+    Offsets are never handed out twice: where the partition's witnesses (the log dir's
+    checkpoints, index entries, leader epochs, snapshot and segment names) prove offsets
+    written that no kept batch holds (a torn tail below the high
     watermark, a .log gone), the copy ends with an empty active segment named one past the
     highest of them, so the broker's next offset lies above every offset ever written
     (reserved_offsets, with the witnesses, in the manifest).  A partition whose .log is

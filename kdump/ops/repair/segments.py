@@ -17,6 +17,13 @@ loading rules (LogLoader.loadSegmentFiles, LogSegment.recover, 4.1):
 * ``.index`` and ``.timeindex`` as LogSegment.recover writes them
   (:class:`kdump.ops.rebuild.RecoverIndexes`), ``.txnindex`` from the ABORT markers kept
   (verify-index's transaction state).
+
+A dropped range is filled from another broker's replica (``--replica``, :mod:`.fill`
+decides whether the replicas agree) through the same keep and segment steps.
+
+Size: one class, :class:`SegmentCopier`, whose steps all share the state of the copy being
+written (the output segment, the batch held, the regions waiting for the next kept batch);
+splitting it would pass that state between modules through private names.
 """
 
 from __future__ import annotations
