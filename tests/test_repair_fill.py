@@ -327,3 +327,47 @@ def test_replicas_of_another_cluster_or_the_same_node_are_refused(kdump: KdumpRu
         assert (r.rc, r.out) == (2, "")
         assert r.err.splitlines() == [f"kdump: {line}"]
         assert not out.exists()
+
+
+def test_a_gap_at_a_segment_boundary_is_filled_into_a_segment_of_its_own(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    """The damaged batch ends segment 0 (offsets 20-29); the next segment starts at 30.
+    The replica rolled elsewhere (one segment): its bytes are found across its layout."""
+    b1 = w.broker_logdir(tmp_path / "b1", 1, high_watermarks=[("t", 0, 60)])
+    w.write_replica(b1 / "t-0", w.replica_batches(SPANS), roll_before={3}, epochs=EPOCHS)
+    b2 = broker(tmp_path, 2)
+    flip(b1 / "t-0" / f"{SEG0}.log", 2)
+    out = tmp_path / "out"
+    r = repair(kdump, [b1], out, "--replica", b2)
+    assert r.rc == 1, r.err
+    (f,) = of(objs(r), "repair_fill")
+    assert (f["filled"], f["filled_offsets"], f["output"]) == (
+        True, [20, 29], "t-0/00000000000000000020.log")
+    healthy = b2 / "t-0" / f"{SEG0}.log"
+    pos, size = positions(healthy)[2]
+    assert (out / "t-0" / "00000000000000000020.log").read_bytes() == \
+        healthy.read_bytes()[pos:pos + size]
+    assert (out / "t-0" / f"{SEG0}.log").read_bytes() + \
+        (out / "t-0" / "00000000000000000020.log").read_bytes() + \
+        (out / "t-0" / "00000000000000000030.log").read_bytes() == healthy.read_bytes()
+    verify_clean(kdump, out)
+    assert dumped_offsets(kdump, out / "t-0") == list(range(60))
+
+
+def test_a_replica_refused_where_it_cannot_be_proved_or_would_hold_the_copy(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    b1, b2 = broker(tmp_path, 1), broker(tmp_path, 2)
+    alone = tmp_path / "loose" / "t-0"
+    alone.parent.mkdir()
+    w.write_replica(alone, w.replica_batches(SPANS))
+    for args, line in (
+            ([alone, "--into", tmp_path / "o1", "--replica", b2],
+             f"--replica: the input log dir {alone.parent} names no cluster.id and node.id "
+             f"({alone.parent / 'meta.properties'}: no such file): a replica cannot be proved "
+             "to be of the same cluster"),
+            ([b1, "--into", b2 / "copy", "--replica", b2],
+             f"--into {b2 / 'copy'} resolves to {b2 / 'copy'}, inside {b2} ({b2}): the copy "
+             "is never written into the evidence; choose a directory outside it")):
+        r = kdump("repair", *args, watch=[b1, b2, alone])
+        assert (r.rc, r.err.splitlines()) == (2, [f"kdump: {line}"])
+    assert not (tmp_path / "o1").exists() and not (b2 / "copy").exists()
