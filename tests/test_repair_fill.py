@@ -9,6 +9,7 @@ damaged: a torn tail, a flipped byte, a ``.log`` removed."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,8 @@ def test_a_torn_tail_below_the_high_watermark_keeps_the_next_offset(kdump: Kdump
             f"({ld}/t-0/{SEG0}.timeindex); high watermark 60 "
             f"({ld}/replication-offset-checkpoint); recovery point 60 "
             f"({ld}/recovery-point-offset-checkpoint)\n") in r.out
+    r = repair(kdump, [ld], tmp_path / "out3", fmt="table")
+    assert re.search(r"│ reserved_offsets +│ \[40,59\] +│", r.out), r.out
 
 
 def test_a_torn_tail_past_every_witness_reserves_nothing(kdump: KdumpRunner,
