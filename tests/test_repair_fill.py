@@ -374,3 +374,23 @@ def test_a_replica_refused_where_it_cannot_be_proved_or_would_hold_the_copy(
         r = kdump("repair", *args, watch=[b1, b2, alone])
         assert (r.rc, r.err.splitlines()) == (2, [f"kdump: {line}"])
     assert not (tmp_path / "o1").exists() and not (b2 / "copy").exists()
+
+
+def test_a_partition_whose_log_is_gone_is_filled_from_a_replica(kdump: KdumpRunner,
+                                                                tmp_path: Path) -> None:
+    """No region names the lost offsets (the .log is gone), its witnesses do: offsets 0-59
+    are offered to the replica, which has them all under the epochs the checkpoint says."""
+    b1, b2 = broker(tmp_path, 1), broker(tmp_path, 2)
+    (b1 / "t-0" / f"{SEG0}.log").unlink()
+    out = tmp_path / "out"
+    r = repair(kdump, [b1], out, "--replica", b2)
+    assert r.rc == 1, r.err  # damage found (a .log gone), repaired
+    (f,) = of(objs(r), "repair_fill")
+    assert (f["filled"], f["first_offset"], f["last_offset"], f["filled_offsets"],
+            f["batches"], f["output"]) == (True, 0, 59, [0, 59], 6, f"t-0/{SEG0}.log")
+    assert (objs(r)[-1]["damaged_partitions"], objs(r)[-1]["filled_batches"]) == (1, 6)
+    assert (out / "t-0" / f"{SEG0}.log").read_bytes() == (b2 / "t-0" / f"{SEG0}.log").read_bytes()
+    (p,) = of(objs(r), "repair_partition")
+    assert (p["log_end_offset"], p["reserved_offsets"], p["filled_offsets"]) == (60, None,
+                                                                                 [[0, 59]])
+    verify_clean(kdump, out)

@@ -194,7 +194,8 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
         marks = [ctx.value(k, topic, partition) for k in ("replication-offset-checkpoint",
                                                           "recovery-point-offset-checkpoint")]
         plog.written_end = max((m for m in marks if m is not None), default=None)
-    witnessed, witnesses = (None, []) if metadata else written_by_witnesses(pin.path)
+    witnessed, witnesses, expected_start = (None, [], 0) if metadata else \
+        written_by_witnesses(pin.path)
     plog.witnessed_end = None if witnessed is None else witnessed + 1
     own_epochs = None
     epoch_inputs = by_kind.get("leader-epoch-checkpoint", [])
@@ -220,6 +221,9 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
     # the regions at the log's end first: a fill from a replica there comes before an
     # empty last segment's name
     yield from copier.resolve(None)
+    # offsets written that no region names (a .log gone): offered to the replicas too
+    yield from copier.fill_lost(plog.prev_last + 1 if plog.prev_last is not None
+                                else expected_start)
     empty_last = bool(bases) and (plog.prev_last is None or bases[-1] > plog.prev_last) and \
         not plog.facts[-1].kept.batches
     if empty_last:

@@ -39,20 +39,21 @@ from ..replicas import EpochCache
 from ..witnesses import partition_witnesses
 
 
-def written_by_witnesses(partition_dir: str) -> tuple[int | None, list[str]]:
+def written_by_witnesses(partition_dir: str) -> tuple[int | None, list[str], int]:
     """The highest offset the partition's own witnesses prove written (None: none proves
     one), and the witnesses that prove it, in words (:mod:`kdump.ops.witnesses`: its log
     dir's checkpoints, leader epochs, index entries, snapshot and segment names,
     ``.txnindex``).  Other brokers' replicas are not counted: offsets only a leader ahead
     of this broker holds were never written here; a broker loading the copy fetches them
-    from that leader above its log end (--replica fills a dropped range from them)."""
+    from that leader above its log end (--replica fills a dropped range from them).
+    Third: the lowest offset that should be readable (PartitionWitnesses.expected_start)."""
     pw = partition_witnesses(partition_dir)
     if pw is None:
-        return None, []
+        return None, [], 0
     end, ws = pw.highest_written(include_replicas=False)
     if end <= 0:
-        return None, []
-    return end - 1, [f"{w.label} ({w.path})" for w in ws]
+        return None, [], pw.expected_start()
+    return end - 1, [f"{w.label} ({w.path})" for w in ws], pw.expected_start()
 
 
 def keep_highest_epoch(epochs: list[tuple[int, int]], input_epochs: list[tuple[int, int]],

@@ -227,7 +227,8 @@ class _Totals:
         kind = obj.get("type")
         if kind == "repair_partition":
             self.partitions += 1
-            self.damaged += obj["regions_dropped"] > 0 or obj["reserved_offsets"] is not None
+            self.damaged += obj["regions_dropped"] > 0 or obj["reserved_offsets"] is not None \
+                or bool(obj["filled_offsets"])
             # offsets written that the copy holds no batch of: lost, even with no region
             # to drop (a .log gone)
             self.dirty = self.dirty or obj["reserved_offsets"] is not None
@@ -240,6 +241,8 @@ class _Totals:
             self.saved_bytes += obj["saved_bytes"]
             self.reserved += obj["reserved_offsets"] is not None
         elif kind == "repair_fill":
+            # offered only offsets the input lost: damage found, even when all filled
+            self.dirty = True
             self.filled += obj["batches"] if obj["filled"] else 0
         elif kind == "repair_dropped":
             self.dirty = self.dirty or obj["severity"] != "info"

@@ -180,6 +180,8 @@ class SegmentCopier:
         #: into one region: a segment copied twice is one region, not one per batch
         self._dup: Region | None = None
         self._dup_batches = 0
+        #: the log's end was offered to the replicas already (one repair_fill per replica)
+        self.tail_tried = False
 
     # --- regions -------------------------------------------------------------------------
     def _duplicate(self, b: Any, f: KafkaFile) -> Iterator[dict[str, Any]]:
@@ -269,16 +271,33 @@ class SegmentCopier:
         """The gap before ``next_first`` (the log's end: up to the witnessed end) filled
         from the first replica that agrees around it (:mod:`.fill`); its repair_fill
         objects; the offsets filled, or None."""
-        from .fill import fill_object
-
         p = self.p
         first = min(r.gap_from for r in p.pending if r.gap_from is not None)
         if next_first is not None:
             last = next_first - 1
-        elif p.witnessed_end is not None:
-            last, after = p.witnessed_end - 1, None
         else:
-            return None
+            self.tail_tried = True
+            if p.witnessed_end is None:
+                return None
+            last, after = p.witnessed_end - 1, None
+        return (yield from self._fill_range(first, last, after))
+
+    def fill_lost(self, first: int) -> Iterator[dict[str, Any]]:
+        """Offsets ``first`` up to the highest the witnesses prove written that no dropped
+        region names (a ``.log`` gone, a last segment lost), filled from a replica as a
+        dropped range is; nothing when the log's end was tried already."""
+        p = self.p
+        if p.filler is None or p.witnessed_end is None or self.tail_tried or \
+                first > p.witnessed_end - 1:
+            return
+        self.tail_tried = True
+        yield from self._fill_range(first, p.witnessed_end - 1, None)
+
+    def _fill_range(self, first: int, last: int, after: tuple[str, int, int] | None
+                    ) -> Generator[dict[str, Any], None, tuple[int, int] | None]:
+        from .fill import fill_object
+
+        p = self.p
         if last < first:
             return None
         before = p.last_kept if p.prev_last is not None and p.prev_last == first - 1 else None
