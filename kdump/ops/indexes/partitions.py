@@ -248,9 +248,11 @@ def verify_partition(
     # Kafka's log end offset is the last segment's LogSegment.readNextOffset: after its
     # last batch, or its base offset when it is empty (an empty active segment named
     # above the last batch, as kdump repair writes one to reserve offsets: 4.0-4.3)
-    ends = [x for x in (ppass.next_offset, max(segments) if segments else None)
-            if x is not None]
-    state.log_end_offset = max(ends) if ends else None
+    logs = [b for b, sg in segments.items() if sg.log is not None]
+    if ppass.next_offset is None:
+        state.log_end_offset = max(segments) if segments else None
+    else:
+        state.log_end_offset = max([ppass.next_offset, *logs])
 
 
 def _guarded(problems: Iterator[Problem], path: str) -> Iterator[Problem]:
