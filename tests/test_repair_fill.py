@@ -303,7 +303,13 @@ def test_the_next_replica_is_tried_when_one_disagrees(kdump: KdumpRunner,
     b1, b2, b3 = broker(tmp_path, 1), broker(tmp_path, 2, tag="x"), broker(tmp_path, 3)
     flip(b1 / "t-0" / f"{SEG0}.log", 2)
     out = tmp_path / "out"
-    r = repair(kdump, [b1], out, "--replica", b2, "--replica", b3)
+    b4 = broker(tmp_path, 4)
+    r = repair(kdump, [b1], out, "--replica", b2, "--replica", b3, "--replica", b4)
+    assert objs(r)[0]["replicas"] == [str(b2), str(b3), str(b4)]
+    # b4 is never read past its meta.properties (b3 filled the gap first), which is hashed
+    hashed = {i["file"] for i in of(objs(r), "repair_input")}
+    assert str(b4 / "meta.properties") in hashed
+    assert not any(h.startswith(str(b4 / "t-0")) for h in hashed)
     fills = of(objs(r), "repair_fill")
     assert [(f["replica_broker_id"], f["filled"]) for f in fills] == [(2, False), (3, True)]
     assert (out / "t-0" / f"{SEG0}.log").read_bytes() == (b3 / "t-0" / f"{SEG0}.log").read_bytes()

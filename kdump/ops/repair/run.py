@@ -144,6 +144,8 @@ class Repair:
                 "inputs": list(self.paths), "replicas": list(opts.replicas),
                 "started": utc_iso(time.time() * 1000)}))
             totals = self.totals
+            for r in self.replicas:  # read for its cluster.id and node.id: evidence too
+                self.hashes.before(os.path.join(r.path, "meta.properties"))
             for ld in self.plan.logdirs:
                 ctx = read_context(ld.path)
                 for f in ld.root_files:
