@@ -32,12 +32,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import KdumpError, UsageError
-from ...files.text import read_properties
 from ...findings import Problem
 from ...model import shape
 from ...records.v2 import RecordBatch
 from ...source import FileSource
 from ..replicas import Head, HeaderWalk, read_batch, read_epoch_checkpoint
+from ..witnesses import log_dir_identity
 
 
 @dataclass(slots=True)
@@ -53,21 +53,14 @@ class ReplicaLogDir:
 
 
 def _meta(path: str) -> tuple[str | None, int | None, str | None]:
-    """(cluster.id, node.id or broker.id, why unreadable) of a log dir's meta.properties."""
+    """(cluster.id, node.id or broker.id, why one is missing) of a log dir's
+    meta.properties (:func:`kdump.ops.witnesses.log_dir_identity`)."""
+    cluster, node = log_dir_identity(path)
     meta = os.path.join(path, "meta.properties")
-    if not os.path.isfile(meta):
-        return None, None, f"{meta}: no such file"
-    try:
-        with FileSource(meta) as src:
-            props = read_properties(src)
-    except KdumpError as e:
-        return None, None, f"{meta}: {e.message}"
-    raw = props.get("node.id", props.get("broker.id"))
-    try:
-        node = int(raw) if raw is not None else None
-    except ValueError:
-        node = None
-    return props.get("cluster.id"), node, None
+    why = None if cluster is not None and node is not None else (
+        f"{meta}: no such file" if not os.path.isfile(meta) else
+        f"{meta} names none, or cannot be read")
+    return cluster, node, why
 
 
 def check_replicas(replicas: list[str], input_logdirs: Sequence[str | None], into: str
