@@ -2302,17 +2302,19 @@ fail:
  * it cannot frame, a batch past ``stop`` or --max-batch-bytes, a codec id above 4, a
  * payload ``decompress`` gives None for, an offset or timestamp past int64), and,
  * ``check_next``, a batch not followed by a batch header or the reader's end (index
- * ``end``: may lie past the buffer) unless its CRC-32C matches.  ``totals``: records,
+ * ``end``: may lie past the buffer), and a batch whose CRC-32C fails (its records are
+ * claimed, not readable: Python accounts it).  ``totals``: records,
  * control_batches, control_records, transactional_batches, transactional_bytes,
  * key_bytes, value_bytes, header_bytes, uncompressed_bytes, overhead_bytes,
  * first_offset, last_offset, min_timestamp, max_timestamp (None when unset), then
  * ((codec id, batches, stored bytes, uncompressed bytes), ...) in the order first
- * seen; producer ids >= 0 are added to the set ``producer_ids``.
+ * seen, then the records the headers claim (records counts added up); producer ids
+ * >= 0 are added to the set ``producer_ids``.
  * --------------------------------------------------------------------------------- */
 typedef struct {
     int64_t records, control_batches, control_records, txn_batches, txn_bytes;
     int64_t key_bytes, value_bytes, header_bytes, unc_bytes, overhead_bytes;
-    int64_t first_offset, last_offset, min_ts, max_ts;
+    int64_t first_offset, last_offset, min_ts, max_ts, header_records;
     int have_first, have_last, have_min_ts, have_max_ts;
     int64_t codec[5][3];
     int order[5], n_codecs;
@@ -2401,11 +2403,12 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 ok = d[nxt + KL_MAGIC_OFFSET] <= 2 && nsize >= KL_RECORD_OVERHEAD_V0 &&
                      nxt + KL_LOG_OVERHEAD + nsize <= end;
             }
-            if (!ok && crc32c_impl(0, b + KL_V2_ATTRIBUTES_OFFSET,
-                                   (size_t)(total - KL_V2_ATTRIBUTES_OFFSET)) !=
-                           (uint32_t)be32(b + KL_V2_CRC_OFFSET))
-                break;
+            (void)ok; /* the CRC below decides either way */
         }
+        /* a batch whose CRC-32C fails is Python's: its records are claimed, not readable */
+        if (crc32c_impl(0, b + KL_V2_ATTRIBUTES_OFFSET, (size_t)(total - KL_V2_ATTRIBUTES_OFFSET)) !=
+            (uint32_t)be32(b + KL_V2_CRC_OFFSET))
+            break;
         count = be32(b + KL_V2_RECORDS_COUNT_OFFSET);
         base_ts = be64(b + KL_V2_BASE_TIMESTAMP_OFFSET);
         max_ts = be64(b + KL_V2_MAX_TIMESTAMP_OFFSET);
@@ -2485,6 +2488,7 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             a.control_records += s.n;
         }
         a.records += s.n;
+        a.header_records += count < 0 ? 0 : count;
         a.key_bytes += s.key_bytes;
         a.value_bytes += s.value_bytes;
         a.header_bytes += s.header_bytes;
@@ -2524,13 +2528,13 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         PyTuple_SET_ITEM(codecs, i, t);
     }
     res = Py_BuildValue(
-        "(LLL(LLLLLLLLLLNNNNN))", (long long)pos, (long long)batches, (long long)last,
+        "(LLL(LLLLLLLLLLNNNNNL))", (long long)pos, (long long)batches, (long long)last,
         (long long)a.records, (long long)a.control_batches, (long long)a.control_records,
         (long long)a.txn_batches, (long long)a.txn_bytes, (long long)a.key_bytes,
         (long long)a.value_bytes, (long long)a.header_bytes, (long long)a.unc_bytes,
         (long long)a.overhead_bytes, opt_i64(a.have_first, a.first_offset),
         opt_i64(a.have_last, a.last_offset), opt_i64(a.have_min_ts, a.min_ts),
-        opt_i64(a.have_max_ts, a.max_ts), codecs);
+        opt_i64(a.have_max_ts, a.max_ts), codecs, (long long)a.header_records);
     return res;
 }
 

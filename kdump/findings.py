@@ -52,6 +52,8 @@ KINDS: Final[dict[str, str]] = {
     "names, .txnindex) that no batch on disk holds: `lost_offsets` [first, last] and the "
     "`witnesses` naming them",
     "trailing-bytes": "bytes at the end too short to hold a batch header",
+    "no-batch": "a file named like a segment in which not one batch can be framed: it holds "
+    "no Kafka data",
     # integrity of a framed batch
     "crc-mismatch": "the stored checksum does not match the batch (v2 CRC-32C, v0/v1 CRC-32)",
     "inner-crc-mismatch": "a message inside a compressed v0/v1 wrapper fails its CRC-32",
@@ -160,6 +162,8 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "(a segment is named at the log end: delete-policy segments are contiguous)",
     "trailing-bytes": "FileLogInputStream.nextBatch: fewer than HEADER_SIZE_UP_TO_MAGIC bytes "
     "left end the log",
+    "no-batch": "FileLogInputStream.nextBatch returns no batch; LogSegment.recover truncates "
+    "the file to 0 bytes",
     "crc-mismatch": "DefaultRecordBatch.isValid (CRC-32C from the attributes on), "
     "LegacyRecord.isValid (CRC-32)",
     "inner-crc-mismatch": "AbstractLegacyRecordBatch's deep iterator: LegacyRecord.ensureValid "

@@ -298,8 +298,12 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("check?", "str", "time-index checks"),
         ("after?", "int", "offset gaps"),
         ("next?", "int", "offset gaps"),
-        ("lost_offsets?", "list", "truncated closed segments: [first, last] offsets lost up to the "
-                                  "next segment's base offset"),
+        ("lost_offsets?", "list", "data-lost, offset-gap, zero-tail and truncated: [first, last] "
+                                  "offsets written (the witnesses say) that no batch holds"),
+        ("witnesses?", "list", "data-lost and offset-gap: what proves the offsets written, each "
+                               "{witness, path, end (offsets below it were written), offset?, "
+                               "broker_id?}; the README's verify-crc section says which proves "
+                               "what"),
         ("topic?", "str", "findings about a topic or partition (partition-offline, "
                           "partition-under-replicated, replica-*, hanging-transaction, "
                           "schema-id-unknown)"),
@@ -356,6 +360,13 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("min_timestamp", "int|null", ""),
         ("max_timestamp", "int|null", ""),
         ("producers", "int", "distinct producer ids"),
+        ("records_claimed", "int", "records the batch headers claim (records counts; a v0/v1 "
+                                   "entry's messages read), whatever their CRC"),
+        ("records_readable", "int", "records in batches whose CRC is valid"),
+        ("offsets_lost", "int", "offsets the partition's witnesses prove written (high "
+                                "watermark, recovery point, index entries, segment names...) "
+                                "that no batch holds: the data-lost findings' offsets"),
+        ("lost_ranges?", "list", "partition rows: those offsets, as [first, last] ranges"),
         ("codecs", "object", "per codec: {batches, stored_bytes, uncompressed_bytes, ratio}"),
         ("log_dir?", "str", "segment and partition rows: the broker log dir holding the replica "
                             "(several log dirs are several replicas, kept apart)"),

@@ -548,12 +548,16 @@ def test_dumping_line_uses_the_path_as_given(kdump, tmp_path: Path) -> None:
     assert r.lines[0] == f"Dumping {tmp_path / 'p-0' / LOG0}"
 
 
-def test_unknown_file_is_ignored_on_stderr(kdump, tmp_path: Path) -> None:
+def test_a_file_that_is_not_kafka_data_is_an_input_error(kdump, tmp_path: Path) -> None:
+    """DumpLogSegments prints "Ignoring unknown file" and exits 0; kdump never lets a file
+    given by name pass as read when it is not Kafka data: one line, exit 2 (issue 39)."""
     write(tmp_path, "readme.md", b"hello")
     r = dump(kdump, tmp_path, "readme.md")
-    assert r.out == "Dumping readme.md\n"
-    assert r.err == "Ignoring unknown file readme.md\n"
-    assert r.rc == 0
+    assert r.out == ""
+    assert r.err == ("readme.md: unreadable-file: not Kafka data: not a name Kafka gives its "
+                     "files (<offset>.log, .index, .timeindex, .snapshot, a checkpoint ...) and "
+                     "no record batch at its start\n")
+    assert r.rc == 2
 
 
 def test_files_option_spelling(kdump, tmp_path: Path) -> None:
@@ -917,11 +921,14 @@ def test_paths_are_printed_as_java_io_file_does(kdump, tmp_path: Path) -> None:
         f"Dumping ./t-0/{LOG0}",
         "Dumping t-0/00000000000000000000.index",
         "t-0/00000000000000000000.index is empty.",
-        "Dumping t-0/x.txt",
     ]
-    # "Ignoring" is printed in the loop over files, the blocks after it
+    # a file that is not Kafka data is named as given, in the loop over files, the blocks
+    # after it (an input error: exit 2)
+    assert r.rc == 2
     assert r.err_lines == [
-        "Ignoring unknown file t-0/x.txt",
+        "t-0//x.txt: unreadable-file: not Kafka data: not a name Kafka gives its files "
+        "(<offset>.log, .index, .timeindex, .snapshot, a checkpoint ...) and no record batch "
+        "at its start",
         f"Non-consecutive offsets in {tmp_path}/./t-0/{LOG0}",
         "  0 is followed by 2",
     ]

@@ -223,7 +223,13 @@ def test_checkpoints_ahead_of_a_copied_log(kdump: KdumpRunner, tmp_path: Path) -
     (root / "recovery-point-offset-checkpoint").write_bytes(w.offset_checkpoint(ahead))
     (part / "leader-epoch-checkpoint").write_bytes(w.leader_epoch_checkpoint([]))
     rc, probs, _ = findings(kdump, "verify-index", root)
-    assert rc == 1 and {p["severity"] for p in probs} == {"warning"}
+    assert rc == 1 and {p["severity"] for p in probs} == {"warning", "error"}
+    # the checkpoints prove offsets 19-24 written: lost on this copy, unless it was taken
+    # while the broker ran (issue 39: what witnesses prove gone is lost data)
+    [lost] = [p for p in probs if p["severity"] == "error"]
+    assert (lost["kind"], lost["lost_offsets"]) == ("data-lost", [19, 24])
+    assert lost["detail"].endswith("; unless this is a copy of a running broker's log dir "
+                                   "whose checkpoints were copied after its segments")
     cps = [p for p in probs if p["kind"] == "checkpoint"]
     assert len(cps) == 2 and all("normal in a copy of a live broker's log dir" in p["detail"]
                                  for p in cps)

@@ -321,7 +321,22 @@ class Walker:
             else:
                 yield from self._logdir(path, depth)
         else:
-            yield with_active_flag(classify(path, listing=self.fs), self.fs)
+            f = with_active_flag(classify(path, listing=self.fs), self.fs)
+            if depth == 0 and f.kind == "unknown" and "://" not in path and f.leftover is None:
+                if not holds_a_batch(path):
+                    # given by name, named like nothing Kafka writes and holding no batch:
+                    # not Kafka data; never "clean" (an input error, exit 2)
+                    yield Problem(path, None, "unreadable-file",
+                                  "not Kafka data: not a name Kafka gives its files "
+                                  "(<offset>.log, .index, .timeindex, .snapshot, a checkpoint "
+                                  "...) and no record batch at its start")
+                    return
+                # a renamed segment: read as one (its base offset unknown)
+                yield Problem(path, None, "unknown-file",
+                              "not a name Kafka gives its files, but it starts with a record "
+                              "batch: read as a log segment", severity=INFO)
+                f = KafkaFile(path, "log", None, None, f.topic, f.partition, f.partition_state)
+            yield f
 
     def _skipped(self, full: str, name: str) -> list[Problem] | None:
         """None when the walk goes into ``full``; otherwise what it says of passing over
@@ -444,6 +459,28 @@ class Walker:
             else:
                 yield Problem(full, None, "unknown-file", "not a partition directory; skipped",
                               severity=INFO)
+
+
+def holds_a_batch(path: str) -> bool:
+    """Does the file at ``path`` start with a record batch (framed, its CRC valid)?  What
+    tells a renamed segment from a file that is not Kafka data."""
+    from ..errors import KdumpError
+    from ..records.file_records import LogReader
+    from ..source import FileSource
+
+    try:
+        with FileSource(path) as src:
+            if src.size == 0:
+                return False
+            reader = LogReader(src, resync=False)
+            try:
+                for item in reader:
+                    return bool(getattr(item, "crc_valid", False))
+            finally:
+                reader.close()
+    except KdumpError:
+        return False
+    return False
 
 
 def _os_reason(e: OSError) -> str:

@@ -35,6 +35,7 @@ from ..records.file_records import LogReader
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
+from .batch_findings import NoBatch
 from .replicas import broker_id_of, logdir_of
 from .size_run import install, native_size_run_available
 
@@ -105,14 +106,25 @@ class SizeRow:
     broker_id: int | None = None
     #: topic and total rows: how replicas were counted (see SizeTotals.rows)
     replica_stats: dict[str, Any] | None = None
+    #: records the batch headers claim, and those in batches whose CRC is valid
+    records_claimed: int = 0
+    records_readable: int = 0
+    #: offsets the partition's witnesses prove written that no batch holds
+    #: (kdump.ops.witnesses), and their ranges [first, last] (partition rows)
+    offsets_lost: int = 0
+    lost_ranges: list[list[int]] = field(default_factory=list)
+    #: the partition directory a segment row's files are in (not output)
+    directory: str | None = None
 
     def merge(self, o: SizeRow) -> None:
         for name in ("bytes", "log_bytes", "index_bytes", "time_index_bytes", "txn_index_bytes",
                      "snapshot_bytes", "other_bytes", "segments", "batches", "records",
                      "control_batches", "control_records", "transactional_batches",
                      "transactional_bytes", "key_bytes", "value_bytes", "header_bytes",
-                     "uncompressed_bytes", "overhead_bytes", "unreadable_bytes"):
+                     "uncompressed_bytes", "overhead_bytes", "unreadable_bytes",
+                     "records_claimed", "records_readable", "offsets_lost"):
             setattr(self, name, getattr(self, name) + getattr(o, name))
+        self.lost_ranges = self.lost_ranges + o.lost_ranges
         self.first_offset = _min(self.first_offset, o.first_offset)
         self.last_offset = _max(self.last_offset, o.last_offset)
         self.min_timestamp = _min(self.min_timestamp, o.min_timestamp)
@@ -164,6 +176,8 @@ class SizeRow:
             first_offset=self.first_offset, last_offset=self.last_offset,
             min_timestamp=self.min_timestamp, max_timestamp=self.max_timestamp,
             producers=len(self.producer_ids),
+            records_claimed=self.records_claimed, records_readable=self.records_readable,
+            offsets_lost=self.offsets_lost,
             codecs={name: {"batches": c.batches, "stored_bytes": c.stored_bytes,
                            "uncompressed_bytes": c.uncompressed_bytes,
                            "ratio": _ratio(c.uncompressed_bytes, c.stored_bytes)}
@@ -172,6 +186,8 @@ class SizeRow:
         if self.level in ("segment", "partition"):
             obj["log_dir"] = self.log_dir
             obj["broker_id"] = self.broker_id
+        if self.level == "partition":
+            obj["lost_ranges"] = self.lost_ranges
         if self.replica_stats:
             obj.update(self.replica_stats)
         return shape(obj.pop("type"), obj)
@@ -218,6 +234,7 @@ def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
     from the last range that started in step, and the later ranges are dropped: the
     output is the whole-file read's, byte for byte.  Without ``--jobs``, a pool only
     for work that pays for one (:func:`kdump.parallel.pool_pays`)."""
+    paths = list(paths)
     totals = SizeTotals(opts)
     parallel, walked = pool_pays(walk(paths), jobs, _log_bytes)
     if not parallel:
@@ -241,6 +258,7 @@ def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
         yield from problems
         if seg_row is not None:
             totals.add(seg_row)
+    yield from totals.judge_lost(paths)
     yield from totals.rows()
 
 
@@ -324,6 +342,8 @@ def file_row(f: KafkaFile, opts: SizeOptions) -> tuple[SizeRow | None, list[Prob
 
 def _segment_row(f: KafkaFile) -> SizeRow:
     seg_row = SizeRow("segment", f.topic, f.partition, _segment_name(f))
+    if f.topic is not None and f.partition_state is None and f.leftover is None:
+        seg_row.directory = os.path.dirname(f.path)
     # a segment outside any topic-N directory: its own directory stands for the log dir
     seg_row.log_dir = (logdir_of(os.path.dirname(f.path) or ".") if f.topic is not None
                        else os.path.dirname(f.path) or ".")
@@ -340,10 +360,16 @@ class SizeTotals:
         #: one row per replica (topic, partition, log dir), for --by topic and the total
         self._replicas: dict[tuple[Any, ...], SizeRow] = {}
         self.total = SizeRow("all")
+        #: each replica's partition directory and the offsets its segments hold
+        self._held: dict[tuple[Any, ...], tuple[str, list[tuple[int, int]]]] = {}
 
     def add(self, seg_row: SizeRow) -> None:
         by = self.opts.by
         rkey = (seg_row.topic, seg_row.partition, seg_row.log_dir)
+        if seg_row.directory is not None:
+            held = self._held.setdefault(rkey, (seg_row.directory, []))[1]
+            if seg_row.first_offset is not None and seg_row.last_offset is not None:
+                held.append((seg_row.first_offset, seg_row.last_offset))
         rep = self._replicas.get(rkey)
         if rep is None:
             rep = self._replicas[rkey] = SizeRow("partition", seg_row.topic, seg_row.partition,
@@ -361,6 +387,31 @@ class SizeTotals:
                                             log_dir=seg_row.log_dir,
                                             broker_id=seg_row.broker_id)
         row.merge(seg_row)
+
+    def judge_lost(self, paths: list[str]) -> list[Problem]:
+        """Each partition directory read whole held against its witnesses
+        (:mod:`kdump.ops.witnesses`): the ``data-lost`` findings, and each partition
+        row's ``offsets_lost`` and ``lost_ranges``."""
+        from .witnesses import LostTracker
+
+        tracker = LostTracker(paths)
+        out: list[Problem] = []
+        for rkey, (directory, held) in sorted(self._held.items(), key=lambda kv: kv[1][0]):
+            out += tracker.partition(directory, held)
+            judged = tracker.judged.get(os.path.abspath(directory))
+            if judged is None:
+                continue
+            lost = [r for r in judged[1] if r.explained is None]
+            n = sum(r.count for r in lost)
+            ranges = [[r.first, r.last] for r in lost]
+            rows = [self._replicas[rkey]] if rkey in self._replicas else []
+            if self.opts.by == "partition" and rkey in self._rows:
+                rows.append(self._rows[rkey])
+            for row in rows:
+                row.offsets_lost += n
+                row.lost_ranges = row.lost_ranges + ranges
+            self.total.offsets_lost += n
+        return out
 
     def _topic_rows(self) -> list[SizeRow]:
         """--by topic: each partition counted once (its replica with the highest last
@@ -499,11 +550,15 @@ def _read_items(reader: LogReader, row: SizeRow, opts: SizeOptions, stop: int | 
                 ) -> Generator[Problem, None, bool]:
     """The items of ``reader`` accounted into ``row`` (see :func:`_read_log`)."""
     in_step = stop is None
+    whole = reader.start == 0 and stop is None
+    nothing = NoBatch(reader.path)
+    batches = row.batches
     for item in reader:
         if stop is not None and item.position is not None and item.position >= stop:
             in_step = item.position == stop and not isinstance(item, Problem)
             break
         if isinstance(item, Problem):
+            nothing.see(item)
             if item.severity != INFO:
                 yield item
             continue
@@ -516,7 +571,17 @@ def _read_items(reader: LogReader, row: SizeRow, opts: SizeOptions, stop: int | 
                           else "unreadable-batch",
                           f"{err.message}; its records are not counted (records_exact "
                           "false)", base_offset=item.base_offset)
+    src = reader.source
+    if whole and (p := nothing.problem(src.size, row.batches - batches,
+                                       src.pread(0, 8) if src.size else b"",
+                                       _base_of(reader.path))) is not None:
+        yield p  # a file named like a segment that holds no batch (issue 39)
     return in_step
+
+
+def _base_of(path: str) -> int | None:
+    stem = os.path.basename(path).partition(".")[0]
+    return int(stem) if stem.isdigit() else None
 
 
 def add_shallow_run(row: SizeRow, batches: int, totals: tuple[Any, ...]) -> None:
@@ -529,9 +594,11 @@ def add_run(row: SizeRow, batches: int, totals: tuple[Any, ...]) -> None:
     """Add what the native walk (kdump.ops.size_run) accounted of a run of batches, as
     :func:`_batch` adds each of them."""
     (records, control_batches, control_records, txn_batches, txn_bytes, key_bytes,
-     value_bytes, header_bytes, unc, overhead, first, last, lo, hi, codecs) = totals
+     value_bytes, header_bytes, unc, overhead, first, last, lo, hi, codecs, claimed) = totals
     row.batches += batches
     row.records += records
+    row.records_claimed += claimed  # the run's batches all have a valid CRC
+    row.records_readable += records
     row.control_batches += control_batches
     row.control_records += control_records
     row.transactional_batches += txn_batches
@@ -553,7 +620,20 @@ def add_run(row: SizeRow, batches: int, totals: tuple[Any, ...]) -> None:
 
 
 def _batch(b: Batch, row: SizeRow, opts: SizeOptions) -> KdumpError | None:
-    """Account one batch; the error that kept its records from being counted, if any."""
+    """Account one batch; the error that kept its records from being counted, if any.
+    Its records are claimed (the header's count; a v0/v1 entry's messages read), and
+    readable when its CRC is valid."""
+    before = row.records
+    err = _batch_sizes(b, row, opts)
+    counted = row.records - before
+    claimed = max(b.records_count, 0) if isinstance(b, RecordBatch) else counted
+    row.records_claimed += claimed
+    if err is None and b.crc_valid:
+        row.records_readable += min(counted, claimed) if isinstance(b, RecordBatch) else counted
+    return err
+
+
+def _batch_sizes(b: Batch, row: SizeRow, opts: SizeOptions) -> KdumpError | None:
     row.batches += 1
     first = b.first_offset
     row.first_offset = _min(row.first_offset, first)

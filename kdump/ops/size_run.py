@@ -78,6 +78,7 @@ def size_run_py(data: bytes, start: int, stop: int, end: int, check_next: bool,
     batches = 0
     last = 0
     sums = [0] * 10
+    claimed = 0
     first_off: int | None = None
     last_off: int | None = None
     lo_ts: int | None = None
@@ -109,9 +110,10 @@ def size_run_py(data: bytes, start: int, stop: int, end: int, check_next: bool,
                 nsize = L.INT32.unpack_from(data, nxt + L.V2_LENGTH_OFFSET)[0]
                 ok = (data[nxt + L.MAGIC_OFFSET] <= 2 and nsize >= L.RECORD_OVERHEAD_V0
                       and nxt + L.LOG_OVERHEAD + nsize <= end)
-            if not ok and crc32c_range(data, pos + L.V2_ATTRIBUTES_OFFSET,
-                                       pos + total) != stored_crc:
-                break
+            del ok  # the CRC below decides either way
+        # a batch whose CRC-32C fails is Python's: its records are claimed, not readable
+        if crc32c_range(data, pos + L.V2_ATTRIBUTES_OFFSET, pos + total) != stored_crc:
+            break
         ts_lo = ts_hi = max_ts
         if not deep:  # --shallow: the header's count, an uncompressed batch's size
             s = RecordScan(records=max(count, 0))
@@ -149,6 +151,7 @@ def size_run_py(data: bytes, start: int, stop: int, end: int, check_next: bool,
             sums[0] += 1
             sums[1] += s.records
         sums[4] += s.records
+        claimed += max(count, 0)
         sums[5] += s.key_bytes
         sums[6] += s.value_bytes
         sums[7] += s.header_bytes
@@ -170,4 +173,4 @@ def size_run_py(data: bytes, start: int, stop: int, end: int, check_next: bool,
     cb, cr, tb, tbytes, records, kb, vb, hb, unc_total, ovh = sums
     return pos, batches, last, (
         records, cb, cr, tb, tbytes, kb, vb, hb, unc_total, ovh, first_off, last_off, lo_ts,
-        hi_ts, tuple((code, *v) for code, v in codecs.items()))
+        hi_ts, tuple((code, *v) for code, v in codecs.items()), claimed)

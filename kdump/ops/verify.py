@@ -30,7 +30,7 @@ from ..records.file_records import Batch, LogReader, native_walk_available
 from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
-from .batch_findings import crc_problem, record_problem
+from .batch_findings import NoBatch, crc_problem, record_problem
 from .witnesses import CleanupPolicies, LostTracker, witnesses_of
 
 if TYPE_CHECKING:
@@ -357,6 +357,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
         reader.skip_clean_batches(lambda: prev_last, segment_base, opts.deep, on_run,
                                      limit=stop)
         ended.in_step = stop is None
+        nothing = NoBatch(f.path) if start == 0 and stop is None and f.kind == "log" else None
         try:
             for item in reader:
                 if stop is not None and item.position is not None and item.position >= stop:
@@ -369,6 +370,8 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                         item = _zeros_where_written(item, f, prev_last)
                     elif item.kind == "in-flight" and f.kind == "log" and f.active:
                         item = _not_in_flight(item, f, prev_last)
+                    if nothing is not None:
+                        nothing.see(item)
                     yield item
                     continue
                 batch = item
@@ -406,6 +409,10 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                     result.invalid_batches += 1
                 else:
                     result.valid_batches += 1
+            if nothing is not None and (none := nothing.problem(
+                    src.size, result.batches, src.pread(0, 8) if src.size else b"",
+                    f.base_offset)):
+                yield none
         except KdumpError as e:  # a read failed (EIO ...): say so, and go on with other files
             yield Problem(e.path or f.path, e.position, "unreadable-file", e.message,
                           base_offset=e.base_offset)
@@ -508,7 +515,8 @@ def _not_in_flight(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
     first, last, which = past
     # no header at all is trailing bytes (LogReader._tail); a header, a batch cut short
     return Problem(p.path, p.position, "truncated" if p.base_offset is not None
-                   else "trailing-bytes", f"{p.detail}; not in flight: the partition's witnesses say batches were "
+                   else "trailing-bytes",
+                   f"{p.detail}; not in flight: the partition's witnesses say batches were "
                    f"written past it ({which}): offset{'s' if last > first else ''} "
                    f"{first}{f'-{last}' if last > first else ''} lost on this replica",
                    base_offset=p.base_offset, length=p.length, severity=ERROR,

@@ -59,6 +59,10 @@ replica still catching up is checkpointed with the current one's high watermark:
 ``.cleaned``, ``.swap``); a ``.log.swap`` counts as its segment's log (LogLoader
 renames it into place).  ``__consumer_offsets`` commits are not witnesses: the
 OffsetCommit API accepts any offset a client sends.
+
+Size: over 600 lines, as it is one subject: each witness read from its file, the ranges
+they prove lost, and the findings every command makes of them (:class:`LostTracker`),
+with the Kafka source argued beside each rule.
 """
 
 from __future__ import annotations
@@ -66,7 +70,7 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import fs as kfs
@@ -145,6 +149,8 @@ class LostRange:
     last: int
     witnesses: tuple[Witness, ...]
     explained: str | None = None
+    #: past the last batch on disk (a torn tail, rather than a hole between batches)
+    tail: bool = False
 
     @property
     def count(self) -> int:
@@ -291,7 +297,9 @@ class PartitionWitnesses:
                 out.append(self._replica_range(a, b, every))
             else:
                 out.extend(self._judge(a, b, own, active))
-        return [r for r in out if r.witnesses]
+        last_held = held[-1][1] if held else None
+        return [replace(r, tail=last_held is None or r.first > last_held)
+                for r in out if r.witnesses]
 
     def _replica_range(self, a: int, b: int, ws: list[Witness]) -> LostRange:
         return LostRange(a, b, _proving(a, b, [w for w in ws if w.name == "replica"]),
@@ -590,10 +598,20 @@ def lost_problem(pw: PartitionWitnesses, r: LostRange) -> Problem:
                        f"{r.offsets_text} ({n}) are in no batch on disk, though written "
                        f"({r.witnesses_text}): {r.explained}", base_offset=r.first,
                        severity=INFO, extra=extra)
+    live = ""
+    if r.tail and not missing and all(w.name in _COPIED_LATER for w in r.witnesses):
+        live = ("; unless this is a copy of a running broker's log dir whose checkpoints "
+                "were copied after its segments")
     return Problem(pw.directory, None, "data-lost",
                    f"{r.offsets_text} ({n}) were written ({r.witnesses_text}) and no batch on "
-                   f"disk holds them: lost on this replica{gone}", base_offset=r.first,
+                   f"disk holds them: lost on this replica{gone}{live}", base_offset=r.first,
                    extra=extra)
+
+
+#: witnesses a running broker rewrites while its segments are copied (the log dir's
+#: checkpoints, every few seconds: ReplicaManager.checkpointHighWatermarks,
+#: LogManager.checkpointLogRecoveryOffsets)
+_COPIED_LATER = frozenset({"high-watermark", "recovery-point"})
 
 
 class LostTracker:
@@ -630,6 +648,14 @@ class LostTracker:
         self.enter(path)
         if first is not None and last is not None and last >= first:
             self._held.append((first, last))
+
+    def partition(self, directory: str, held: Iterable[tuple[int, int]]) -> list[Problem]:
+        """A whole partition at once (a command that reads a partition as one job): the
+        findings of the one before it, if any, and this one's."""
+        out = self.finish()
+        self._dir = os.path.abspath(directory)
+        self._held = list(held)
+        return out + self.finish()
 
     def finish(self) -> list[Problem]:
         out = self._judge()

@@ -99,6 +99,11 @@ class HtmlReportRenderer:
         #: (schema kinds), the brokers they name (broker-fenced), its first detail
         self.kind_section: dict[str, str] = {}
         self.kind_records: Counter[str] = Counter()
+        #: offsets named lost (data-lost findings' lost_offsets), per kind
+        self.kind_offsets: Counter[str] = Counter()
+        #: some partition has records it cannot read or offsets lost: the partitions
+        #: table shows claimed, readable and lost (issue 39)
+        self.partition_damage = False
         self.kind_brokers: dict[str, list[int]] = {}
         self.kind_detail: dict[str, str] = {}
         self.summaries: list[dict[str, Any]] = []
@@ -203,6 +208,9 @@ class HtmlReportRenderer:
         self.kind_detail.setdefault(kind, obj["detail"])
         if isinstance(obj.get("records"), int):
             self.kind_records[kind] += obj["records"]
+        lost = obj.get("lost_offsets")
+        if kind == "data-lost" and isinstance(lost, list) and len(lost) == 2:
+            self.kind_offsets[kind] += lost[1] - lost[0] + 1
         if isinstance(obj.get("broker"), int) and kind == "broker-fenced":
             ids = self.kind_brokers.setdefault(kind, [])
             if len(ids) < 10:
@@ -285,6 +293,8 @@ class HtmlReportRenderer:
         """Every partition row counts towards its topic's and its log dir's totals (the
         table keeps only the first KEEP rows)."""
         self.partitions.add(p)
+        if p.get("offsets_lost") or p.get("records_claimed") != p.get("records_readable"):
+            self.partition_damage = True
         t = self.topic_agg.setdefault(p["topic"], {
             "topic": p["topic"], "bytes": 0, "replicas": 0, "partitions": 0, "records": 0,
             "min_timestamp": None, "max_timestamp": None})
@@ -370,6 +380,9 @@ class HtmlReportRenderer:
             return f"{plural(n, 'partition')} whose replicas diverge"
         if kind == "replica-lagging":
             return f"{plural(n, 'partition')} with a lagging replica"
+        if kind == "data-lost":
+            return (f"{plural(self.kind_offsets[kind], 'offset')} written (the partitions' "
+                    f"witnesses say) and held by no batch: lost ({plural(n, 'range')})")
         if kind == "hanging-transaction":
             return plural(n, "hanging transaction")
         if kind == "schema-id-unknown":

@@ -25,6 +25,23 @@ SIZE_COLUMNS = [
     ("max_timestamp", "max_timestamp"),
 ]
 
+#: columns added when some row has records it cannot read or offsets lost (issue 39):
+#: records the headers claim, records in batches whose CRC is valid, offsets the
+#: witnesses prove written that no batch holds
+DAMAGE_COLUMNS = [
+    ("records_claimed", "records_claimed"),
+    ("records_readable", "records_readable"),
+    ("offsets_lost", "offsets_lost"),
+]
+
+
+def size_columns(rows: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The columns of size-report's text: :data:`DAMAGE_COLUMNS` too when a row needs
+    them (a clean report keeps its columns)."""
+    damaged = any(d.get("offsets_lost") or d.get("records_claimed", 0)
+                  != d.get("records_readable", 0) for d in rows)
+    return SIZE_COLUMNS + DAMAGE_COLUMNS if damaged else SIZE_COLUMNS
+
 
 def _name(d: dict[str, Any]) -> str:
     t = d["type"]
@@ -109,12 +126,13 @@ class SizeTextRenderer(ObjectRenderer):
 
     def _write(self) -> None:
         several = _replica_names(self.rows)
+        columns = size_columns(self.rows)
         for d in self.rows:
             if not self.header:
-                self.out.write(" ".join(["name"] + [h for h, _ in SIZE_COLUMNS]) + "\n")
+                self.out.write(" ".join(["name"] + [h for h, _ in columns]) + "\n")
                 self.header = True
             self.out.write(" ".join([_replica_name(d, several)]
-                                    + [_cell(d.get(k)) for _, k in SIZE_COLUMNS]) + "\n")
+                                    + [_cell(d.get(k)) for _, k in columns]) + "\n")
         self.rows = []
 
     def close(self) -> None:

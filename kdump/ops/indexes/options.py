@@ -9,10 +9,14 @@ from __future__ import annotations
 from array import array
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ... import layouts as L
 from ...files.logdir import KafkaFile
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
+
+if TYPE_CHECKING:
+    from ..witnesses import CleanupPolicies
 
 #: KRaft's metadata log: no indexes or recovery-point entry needed (KafkaMetadataLog)
 METADATA_TOPIC = "__cluster_metadata"
@@ -31,6 +35,9 @@ class VerifyIndexOptions:
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     #: stop reading a log at its first damaged batch instead of resynchronising
     strict: bool = False
+    #: topics' cleanup.policy (kdump.ops.witnesses.CleanupPolicies; None: Kafka's own
+    #: topics and cleaner-offset-checkpoint entries are compacted, others delete)
+    policies: CleanupPolicies | None = None
 
 
 @dataclass(slots=True)
@@ -54,6 +61,9 @@ class PartitionState:
     path: str
     first_offset: int | None = None
     log_end_offset: int | None = None
+    #: each segment's offsets held by its batches ``(base offset, last offset)``: what
+    #: the partition's witnesses are held against (kdump.ops.witnesses)
+    held: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass(slots=True)

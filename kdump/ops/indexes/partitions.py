@@ -19,6 +19,7 @@ from ...findings import INFO, Problem
 from ...parallel import Spilled, ordered_map, pool_pays
 from .. import tiered
 from ..verify import Summary
+from ..witnesses import LostTracker
 from .checkpoints import verify_root_checkpoints
 from .index_files import _sanity, orphan_index
 from .options import PartitionState, Segment, VerifyIndexOptions, _PartitionPass
@@ -131,6 +132,8 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jo
 
     remote_logs: list[KafkaFile] = []
     metadata_logs: list[KafkaFile] = []
+    paths = list(paths)
+    lost = LostTracker(paths, opts.policies)
 
     def noted(walked: Iterable[Any]) -> Iterator[Any]:
         """Remember the tiered storage's segments and __remote_log_metadata's logs."""
@@ -165,6 +168,8 @@ def _verify(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary, jo
             for name in ("files", "bytes", "batches", "valid_batches", "invalid_batches",
                          "records", "unreadable_bytes"):
                 setattr(summary, name, getattr(summary, name) + getattr(counts, name))
+        if not opts.sanity_only:
+            yield from lost.partition(state.path, state.held)
         logdir = os.path.dirname(kfs.abspath(state.path))
         special = parse_partition_dir(os.path.basename(state.path))
         if special is None or special.state is not None:
@@ -227,8 +232,11 @@ def verify_partition(
         yield from _guarded(_sanity(seg, base == active_base), directory)
         if opts.sanity_only or seg.log is None:
             continue
+        before = ppass.next_offset
         yield from _guarded(_segment_pass(seg, base == active_base, opts, ppass, summary),
                             seg.log.path)
+        if ppass.next_offset is not None and ppass.next_offset != before:
+            state.held.append((min(base, ppass.next_offset - 1), ppass.next_offset - 1))
     if opts.sanity_only:
         for snap in snaps:
             yield from _snapshot_sanity(snap)

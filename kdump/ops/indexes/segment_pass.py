@@ -18,7 +18,7 @@ from ...records.control import parse_control
 from ...records.file_records import LogReader
 from ...records.v2 import RecordBatch
 from ...source import FileSource
-from ..batch_findings import crc_problem
+from ..batch_findings import NoBatch, crc_problem
 from ..rebuild import RecoverIndexes
 from ..verify import Summary
 from .index_files import _order
@@ -65,13 +65,16 @@ def _segment_pass(
         summary.bytes += src.size
         reader = LogReader(src, active=active, resync=not opts.strict,
                            max_batch_bytes=opts.max_batch_bytes)
+        nothing, framed = NoBatch(seg.log.path), 0
         for item in reader:
             if isinstance(item, Problem):
                 rebuilding = False  # recover() truncates at the first invalid batch
+                nothing.see(item)
                 if item.severity != INFO:
                     yield item  # damage counted in the summary is never "clean"
                 continue
             b = item
+            framed += 1
             if pending is not None:  # a follower-style entry: does this batch end it?
                 p_slot, p_offset, p_pos, p_there, p_limit = pending
                 if b.position < p_limit and b.last_offset == p_offset:
@@ -147,6 +150,9 @@ def _segment_pass(
             _feed(pp, b)
         if pending is not None:
             yield _entry_mismatch(index_path, *pending[:4])
+        if (p := nothing.problem(src.size, framed, src.pread(0, 8) if src.size else b"",
+                                 seg.base)) is not None:
+            yield p
         unmatched.extend(o_order[oj:])
         for slot in sorted(unmatched):
             if o_pos[slot] >= src.size:
