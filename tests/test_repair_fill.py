@@ -399,3 +399,39 @@ def test_a_partition_whose_log_is_gone_is_filled_from_a_replica(kdump: KdumpRunn
     assert (p["log_end_offset"], p["reserved_offsets"], p["filled_offsets"]) == (60, None,
                                                                                  [[0, 59]])
     verify_clean(kdump, out)
+
+
+def test_a_replica_damaged_in_the_gap_fills_nothing(kdump: KdumpRunner, tmp_path: Path) -> None:
+    b1, b2 = broker(tmp_path, 1), broker(tmp_path, 2)
+    flip(b1 / "t-0" / f"{SEG0}.log", 2)
+    flip(b2 / "t-0" / f"{SEG0}.log", 2)  # the same batch damaged on the replica
+    r = repair(kdump, [b1], tmp_path / "out", "--replica", b2)
+    (f,) = of(objs(r), "repair_fill")
+    pos, _ = positions(b2 / "t-0" / f"{SEG0}.log")[2]
+    assert (f["filled"], f["detail"]) == (False, (
+        f"broker 2 ({b2})'s batch at offsets 20-29 ({b2}/t-0/{SEG0}.log, byte {pos}) fails "
+        "its checksum: nothing filled"))
+    assert of(objs(r), "repair_dropped")[0]["missing_offsets"] == [20, 29]
+
+
+def test_a_replica_shorter_than_the_witnesses_fills_what_it_has(kdump: KdumpRunner,
+                                                               tmp_path: Path) -> None:
+    """The replica holds offsets up to 49 (a follower behind): 40-49 are filled, 50-59
+    stay reserved."""
+    b1 = broker(tmp_path, 1)
+    b2 = broker(tmp_path, 2, spans=SPANS[:5])
+    tear(b1 / "t-0" / f"{SEG0}.log", 4)
+    out = tmp_path / "out"
+    r = repair(kdump, [b1], out, "--replica", b2)
+    (f,) = of(objs(r), "repair_fill")
+    assert (f["filled"], f["first_offset"], f["last_offset"], f["filled_offsets"]) == (
+        True, 40, 59, [40, 49])
+    (p,) = of(objs(r), "repair_partition")
+    assert (p["log_end_offset"], p["reserved_offsets"], p["filled_offsets"]) == (
+        60, [50, 59], [[40, 49]])
+    (d,) = of(objs(r), "repair_dropped")
+    assert d["missing_offsets"] == [50, None]
+    assert (out / "t-0" / "00000000000000000040.log").read_bytes() == \
+        (b2 / "t-0" / f"{SEG0}.log").read_bytes()[positions(b2 / "t-0" / f"{SEG0}.log")[4][0]:]
+    assert (out / "t-0" / "00000000000000000060.log").read_bytes() == b""
+    verify_lost(kdump, out, [50, 59])
