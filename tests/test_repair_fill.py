@@ -247,6 +247,10 @@ def test_a_torn_tail_is_filled_up_to_the_high_watermark(kdump: KdumpRunner,
     (f,) = of(objs(r), "repair_fill")
     assert (f["filled"], f["first_offset"], f["last_offset"], f["filled_offsets"],
             f["batches"]) == (True, 40, 59, [40, 59], 2)
+    assert f["detail"] == (
+        f"offsets 40-59 filled byte for byte from broker 2 ({b2}): the batch before the gap "
+        "is the same bytes on both replicas (none follows it), and every filled batch holds "
+        "its checksum and the leader epoch both replicas' leader-epoch-checkpoint give it")
     # the filled batches open a segment of their own at 40, after the kept ones
     assert (out / "t-0" / f"{SEG0}.log").read_bytes() + \
         (out / "t-0" / "00000000000000000040.log").read_bytes() == \

@@ -318,11 +318,18 @@ class SegmentCopier:
                                      f"{f.replica.label()} (repair_fill)")
             done = (f.heads[0].base, f.heads[-1].last)
             p.filled.append(done)
+            anchors = {(True, True): "the batches either side of the gap are the same bytes "
+                                     "on both replicas, and ",
+                       (True, False): "the batch before the gap is the same bytes on both "
+                                      "replicas (none follows it), and ",
+                       (False, True): "the batch after the gap is the same bytes on both "
+                                      "replicas (none precedes it), and ",
+                       (False, False): "no batch is left on either side to compare; "}[
+                (before is not None, after is not None)]
             yield fill_object(p.log_dir, p.topic, p.partition, first, last, f, rel,
                               f"offsets {done[0]}-{done[1]} filled byte for byte from "
-                              f"{f.replica.label()}: the batches either side of the gap are "
-                              "the same bytes on both replicas, and every filled batch holds "
-                              "its checksum and the leader epoch both replicas' "
+                              f"{f.replica.label()}: {anchors}every filled batch holds its "
+                              "checksum and the leader epoch both replicas' "
                               "leader-epoch-checkpoint give it")
         return done
 
@@ -331,7 +338,9 @@ class SegmentCopier:
         from ..replicas import read_batch
 
         b = read_batch(h, self.max_batch_bytes)
-        assert b is not None  # read and checked by the filler a moment ago
+        if b is None:  # read and checked by the filler a moment ago
+            raise KdumpError("the replica's file changed while the repair read it",
+                             path=h.path, position=h.position)
         with FileSource(h.path) as src:
             self._keep(b, b.first_offset, src, _records(b), location=(h.path, h.position, h.size))
         assert self.cur is not None
