@@ -172,8 +172,11 @@ class Filler:
                 self._read[r.path] = None
             else:
                 if self.on_read is not None:
-                    names = sorted(n for n in os.listdir(pdir)
-                                   if n.endswith(".log") or n == "leader-epoch-checkpoint")
+                    try:
+                        names = sorted(n for n in os.listdir(pdir)
+                                       if n.endswith(".log") or n == "leader-epoch-checkpoint")
+                    except OSError:
+                        names = []  # HeaderWalk names the unreadable directory
                     for name in [os.path.join(r.path, "meta.properties"),
                                  *(os.path.join(pdir, n) for n in names)]:
                         self.on_read(name)
