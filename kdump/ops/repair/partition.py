@@ -302,7 +302,7 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
                                               live, metadata)
     notes += cp_notes
     if reserved is not None:
-        notes += reserve_notes(checkpoints, reserved, leo, plog.batches == 0, witnesses)
+        notes += reserve_notes(checkpoints, reserved, leo, plog.batches == 0)
     if not pin.in_logdir and checkpoints:
         notes.append("a partition given alone: the log-dir checkpoints are not written; the "
                      "values shown are what the log dir holding the copy should say")

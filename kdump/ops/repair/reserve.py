@@ -18,7 +18,9 @@ copy ends with an empty active segment named at that next offset N, with empty
   LocalLog.read takes the floor segment of X, which holds no batch at or above X, then
   the higher segments (LogSegments.higherSegment) up to the empty one, and answers with
   no records and no error (``FetchDataInfo(nextOffsetMetadata, MemoryRecords.EMPTY)``;
-  OFFSET_OUT_OF_RANGE only for X above the log end offset).  The consumer waits at X, and
+  OFFSET_OUT_OF_RANGE only for X above the log end offset, or below the first segment:
+  a copy holding no batch starts at N, and a consumer below it resets by its
+  auto.offset.reset).  The consumer waits at X, and
   once a batch is appended at N the same read returns it (LogSegment.read: the first
   batch whose last offset is at or above X): the consumer skips the lost offsets, and no
   committed offset ever points at a record written after the repair under an old number.
@@ -70,15 +72,19 @@ def keep_highest_epoch(epochs: list[tuple[int, int]], input_epochs: list[tuple[i
 
 
 def reserve_notes(checkpoints: dict[str, list[int | None]], reserved: list[int], leo: int,
-                  empty: bool, witnesses: list[str]) -> list[str]:
+                  empty: bool) -> list[str]:
     """What the reservation means, in words; with no batch kept, the log start offset and
     high watermark entries raised to the log end as LogLoader and UnifiedLog would."""
     first, last = reserved
+    consumers = (
+        f"a consumer at a reserved offset gets OFFSET_OUT_OF_RANGE (LocalLog.read: no segment "
+        f"at or below it, the log starts at {leo}) and resets by its auto.offset.reset "
+        f"(earliest: {leo})" if empty else
+        f"a consumer at a reserved offset gets no records until a batch is appended at {leo}, "
+        "then that batch (LocalLog.read)")
     notes = [f"offsets {first}-{last} reserved, never handed out again: the copy ends with an "
              f"empty active segment at offset {leo}, so a broker loading it appends at {leo} "
-             f"(the highest offset written, {last}, is proved by: {'; '.join(witnesses)}); a "
-             "consumer at a reserved offset gets no records until a batch is appended at "
-             f"{leo}, then that batch (LocalLog.read)"]
+             f"(the highest offset the witnesses prove written is {last}); {consumers}"]
     if empty:
         for name, what in (("log_start_offset", "log start offset"),
                            ("high_watermark", "high watermark")):
