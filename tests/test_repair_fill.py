@@ -439,3 +439,27 @@ def test_a_replica_shorter_than_the_witnesses_fills_what_it_has(kdump: KdumpRunn
         (b2 / "t-0" / f"{SEG0}.log").read_bytes()[positions(b2 / "t-0" / f"{SEG0}.log")[4][0]:]
     assert (out / "t-0" / "00000000000000000060.log").read_bytes() == b""
     verify_lost(kdump, out, [50, 59])
+
+
+def test_a_middle_segment_whose_log_is_gone_is_filled_from_a_replica(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    """Segment 20's .log is gone, its indexes still name it: offsets 20-39 lie between
+    the last kept batch (19) and the next log's first batch (40), both the same bytes on
+    the replica."""
+    b1 = w.broker_logdir(tmp_path / "b1", 1, high_watermarks=[("t", 0, 60)])
+    w.write_replica(b1 / "t-0", w.replica_batches(SPANS), roll_before={2, 4}, epochs=EPOCHS)
+    (b1 / "t-0" / "00000000000000000020.log").unlink()
+    b2 = broker(tmp_path, 2)
+    out = tmp_path / "out"
+    r = repair(kdump, [b1], out, "--replica", b2)
+    (f,) = of(objs(r), "repair_fill")
+    assert (f["filled"], f["first_offset"], f["last_offset"], f["filled_offsets"],
+            f["output"]) == (True, 20, 39, [20, 39], "t-0/00000000000000000020.log")
+    healthy = (b2 / "t-0" / f"{SEG0}.log").read_bytes()
+    (p2, _), (p4, _) = positions(b2 / "t-0" / f"{SEG0}.log")[2], \
+        positions(b2 / "t-0" / f"{SEG0}.log")[4]
+    assert (out / "t-0" / "00000000000000000020.log").read_bytes() == healthy[p2:p4]
+    assert b"".join((out / "t-0" / f"{b:020d}.log").read_bytes() for b in (0, 20, 40)) == \
+        healthy
+    verify_clean(kdump, out)
+    assert dumped_offsets(kdump, out / "t-0") == list(range(60))

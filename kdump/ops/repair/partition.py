@@ -51,7 +51,7 @@ from .fill import Filler, ReplicaLogDir
 from .kafka_model import kafka_recovery
 from .logdir import LogDirContext, clamp_checkpoints, epoch_checkpoint_bytes
 from .plan import PartitionInput
-from .reserve import keep_highest_epoch, reserve_notes, written_by_witnesses
+from .reserve import Written, keep_highest_epoch, reserve_notes, written_by_witnesses
 from .segments import PartitionLog, SegmentCopier, _file
 from .staging import Stage
 
@@ -194,8 +194,8 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
         marks = [ctx.value(k, topic, partition) for k in ("replication-offset-checkpoint",
                                                           "recovery-point-offset-checkpoint")]
         plog.written_end = max((m for m in marks if m is not None), default=None)
-    witnessed, witnesses, expected_start = (None, [], 0) if metadata else \
-        written_by_witnesses(pin.path)
+    written = Written() if metadata else written_by_witnesses(pin.path)
+    witnessed, witnesses = written.last, written.witnesses
     plog.witnessed_end = None if witnessed is None else witnessed + 1
     own_epochs = None
     epoch_inputs = by_kind.get("leader-epoch-checkpoint", [])
@@ -213,6 +213,11 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
             raw = FileSource(f.path)
         except KdumpError as e:
             raise KdumpError(f"cannot read: {e.message}", path=f.path) from None
+        if k > 0 and plog.filler is not None and plog.prev_last is not None and any(
+                bases[k - 1] < m < base for m in written.missing_logs):
+            # a segment between them lost its .log (its indexes still name it): offered
+            # to the replicas, between the last kept batch and this log's first batch
+            yield from copier.fill_between(plog.prev_last + 1, f.path)
         with raw:
             yield from copier.copy_log(f, k == len(bases) - 1, hashes.reader_source(f.path, raw),
                                        raw, base in has_index,
@@ -223,7 +228,7 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
     yield from copier.resolve(None)
     # offsets written that no region names (a .log gone): offered to the replicas too
     yield from copier.fill_lost(plog.prev_last + 1 if plog.prev_last is not None
-                                else expected_start)
+                                else written.start)
     empty_last = bool(bases) and (plog.prev_last is None or bases[-1] > plog.prev_last) and \
         not plog.facts[-1].kept.batches
     if empty_last:

@@ -37,25 +37,41 @@ at the log end offset N only: LeaderEpochFileCache.truncateFromEndAsyncFlush).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from ..replicas import EpochCache
 from ..witnesses import partition_witnesses
 
 
-def written_by_witnesses(partition_dir: str) -> tuple[int | None, list[str], int]:
+@dataclass(slots=True)
+class Written:
+    """What a partition's own witnesses prove was written."""
+
+    #: the highest offset (None: no witness proves one)
+    last: int | None = None
+    #: the witnesses proving it, in words
+    witnesses: list[str] = field(default_factory=list)
+    #: the lowest offset that should be readable (PartitionWitnesses.expected_start)
+    start: int = 0
+    #: base offsets of segments whose .log is gone while other files name them
+    missing_logs: list[int] = field(default_factory=list)
+
+
+def written_by_witnesses(partition_dir: str) -> Written:
     """The highest offset the partition's own witnesses prove written (None: none proves
     one), and the witnesses that prove it, in words (:mod:`kdump.ops.witnesses`: its log
     dir's checkpoints, leader epochs, index entries, snapshot and segment names,
     ``.txnindex``).  Other brokers' replicas are not counted: offsets only a leader ahead
     of this broker holds were never written here; a broker loading the copy fetches them
-    from that leader above its log end (--replica fills a dropped range from them).
-    Third: the lowest offset that should be readable (PartitionWitnesses.expected_start)."""
+    from that leader above its log end (--replica fills a dropped range from them)."""
     pw = partition_witnesses(partition_dir)
     if pw is None:
-        return None, [], 0
+        return Written()
     end, ws = pw.highest_written(include_replicas=False)
-    if end <= 0:
-        return None, [], pw.expected_start()
-    return end - 1, [f"{w.label} ({w.path})" for w in ws], pw.expected_start()
+    out = Written(start=pw.expected_start(), missing_logs=[s.base for s in pw.missing_logs()])
+    if end > 0:
+        out.last, out.witnesses = end - 1, [f"{w.label} ({w.path})" for w in ws]
+    return out
 
 
 def keep_highest_epoch(epochs: list[tuple[int, int]], input_epochs: list[tuple[int, int]],
@@ -98,4 +114,4 @@ def reserve_notes(checkpoints: dict[str, list[int | None]], reserved: list[int],
     return notes
 
 
-__all__ = ["keep_highest_epoch", "reserve_notes", "written_by_witnesses"]
+__all__ = ["Written", "keep_highest_epoch", "reserve_notes", "written_by_witnesses"]

@@ -293,6 +293,25 @@ class SegmentCopier:
         self.tail_tried = True
         yield from self._fill_range(first, p.witnessed_end - 1, None)
 
+    def fill_between(self, first: int, next_log: str) -> Iterator[dict[str, Any]]:
+        """Offsets from ``first`` lost with a segment's ``.log`` between two kept ones,
+        up to ``next_log``'s first batch (the batch after the gap, whose bytes the replica
+        must hold too), filled from a replica.  Nothing when that batch does not frame as
+        a v2 batch: the gap's end would be unproved."""
+        if self.p.filler is None:
+            return
+        try:
+            with FileSource(next_log) as src:
+                head = src.pread(0, L.RECORD_BATCH_OVERHEAD)
+                if len(head) < L.RECORD_BATCH_OVERHEAD or head[L.MAGIC_OFFSET] != 2:
+                    return
+                base, size = L.LOG_HEADER.unpack_from(head, 0)
+                if not L.V2_MIN_BATCH_LENGTH <= size <= src.size - L.LOG_OVERHEAD:
+                    return
+        except KdumpError:
+            return
+        yield from self._fill_range(first, base - 1, (next_log, 0, L.LOG_OVERHEAD + size))
+
     def _fill_range(self, first: int, last: int, after: tuple[str, int, int] | None
                     ) -> Generator[dict[str, Any], None, tuple[int, int] | None]:
         from .fill import fill_object
