@@ -84,7 +84,7 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     gone comes out as an empty log at its old end offset, never restarted at 0.
 
     With --replica LOGDIR (another broker of the same cluster), each dropped range (and the
-    offsets written at the log's end with no batch left: a .log gone) is filled from that
+    offsets of a segment whose .log is gone while its indexes name it) is filled from that
     broker's copy of the partition, batch by batch and byte for byte, where the two
     replicas agree around it: the batches either side of the gap the same
     bytes on both, every filled batch's checksum intact and its leader epoch the one both
