@@ -394,3 +394,34 @@ def test_a_real_log_dir_raises_no_false_alarm(kdump: KdumpRunner, tmp_path: Path
     rc, probs, _ = run(kdump, "verify-crc", copy)
     assert rc == 1 and [(p["kind"], p.get("lost_offsets")) for p in probs] == [
         ("trailing-bytes", [6, 17]), ("data-lost", [6, 17])]
+
+
+# --- the topic's cleanup.policy: --config, KRaft metadata, Kafka's default -----------------
+
+
+def test_cleanup_policy_from_config_and_kraft_metadata(kdump: KdumpRunner,
+                                                       tmp_path: Path) -> None:
+    """The same gap: lost in a delete-policy topic (Kafka's default), information when
+    --config or a ConfigRecord of the log dir's __cluster_metadata says compact."""
+    ld = broker(tmp_path / "ld", hw=150)
+    bases = _three_segments(ld)
+    gap = [bases[1], bases[2] - 1]
+    for args, kind, rc in (((), "data-lost", 1),
+                           (("--config", "t:cleanup.policy=compact"), "offset-gap", 0),
+                           (("--config", "t:cleanup.policy=delete"), "data-lost", 1),
+                           (("--config", "t:cleanup.policy=compact,delete"), "offset-gap", 0)):
+        for command in ("verify-crc", "verify-index", "size-report"):
+            got, probs, _ = run(kdump, command, ld, *args)
+            assert (got, [(p["kind"], p["lost_offsets"]) for p in probs
+                          if "lost_offsets" in p]) == (rc, [(kind, gap)]), (command, args)
+    r = kdump("verify-crc", ld, "--config", "t:retention.ms=5")
+    assert r.rc == 2 and r.err_lines == [
+        "kdump: --config t:retention.ms: only cleanup.policy is read here"]
+    ml = w.MetadataLogWriter(ld / "__cluster_metadata-0")
+    ml.append([w.metadata_record("TopicRecord", {"name": "t", "topicId": w.uuid_of(7)}),
+               w.metadata_record("ConfigRecord", {"resourceType": 2, "resourceName": "t",
+                                                  "name": "cleanup.policy",
+                                                  "value": "compact"})])
+    ml.close()
+    got, probs, _ = run(kdump, "verify-crc", ld)
+    assert got == 0 and [(p["kind"], p["lost_offsets"]) for p in probs] == [("offset-gap", gap)]

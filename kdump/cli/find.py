@@ -9,6 +9,8 @@ import click
 from .exitcodes import ExitCode
 from .options import (
     F,
+    cleanup_policies,
+    cleanup_policy_option,
     format_option,
     jobs_option,
     kafka_version_option,
@@ -185,11 +187,13 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
 @click.option("--shallow", is_flag=True,
               help="Batch headers only: no decompression, no per-record sizes (as fast as "
               "reading the headers allows).")
+@cleanup_policy_option
 @format_option()
 @max_batch_bytes_option
 @jobs_option
 def size_report_command(paths: tuple[str, ...], by: str, top: int | None, shallow: bool,
-                        fmt: str | None, max_batch_bytes: int, jobs: int | None) -> ExitCode:
+                        overrides: tuple[str, ...], fmt: str | None, max_batch_bytes: int,
+                        jobs: int | None) -> ExitCode:
     """What takes the space: bytes, batches, records, payload vs format overhead,
     compression per codec, offsets, times, producers, indexes.
 
@@ -199,7 +203,8 @@ def size_report_command(paths: tuple[str, ...], by: str, top: int | None, shallo
     """
     from ..ops.size_report import SizeOptions, size_report
 
-    opts = SizeOptions(by=by, top=top, deep=not shallow, max_batch_bytes=max_batch_bytes)
+    opts = SizeOptions(by=by, top=top, deep=not shallow, max_batch_bytes=max_batch_bytes,
+                       policies=cleanup_policies(paths, overrides, max_batch_bytes))
     return run(size_report(paths, opts, resolve_jobs(jobs)), renderer("size-report", fmt),
                progress=paths,
                label="size-report")

@@ -77,6 +77,27 @@ def max_batch_bytes_option(f: F) -> F:
     )(f)
 
 
+def cleanup_policy_option(f: F) -> F:
+    """``--config TOPIC:cleanup.policy=compact``: whether a topic's gaps between
+    segments are the cleaner's (information) or lost data (kdump.ops.witnesses)."""
+    return click.option(
+        "--config", "overrides", multiple=True, metavar="TOPIC:cleanup.policy=POLICY",
+        help="A topic's cleanup.policy (compact, delete or compact,delete), above the KRaft "
+        "metadata among the inputs and Kafka's default (delete): a compacted topic's gaps "
+        "between segments are the cleaner's (information), a delete-policy topic's are "
+        "data lost.  Repeatable.")(f)
+
+
+def cleanup_policies(paths: Iterable[str], overrides: tuple[str, ...],
+                     max_batch_bytes: int) -> Any:
+    """The topics' cleanup.policy for the witnesses' verdicts (kdump.ops.witnesses), or
+    None (Kafka's own compacted topics and cleaner-offset-checkpoint entries, else
+    delete) when no --config is given and no KRaft metadata is among the inputs."""
+    from ..ops.witnesses import CleanupPolicies
+
+    return CleanupPolicies.for_inputs(list(paths), overrides, max_batch_bytes)
+
+
 def top_option(f: F) -> F:
     """--top N for size-report and spark size-report alike."""
     return click.option("--top", type=click.IntRange(min=0), default=None,

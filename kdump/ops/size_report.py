@@ -220,6 +220,9 @@ class SizeOptions:
     top: int | None = None
     deep: bool = True
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    #: topics' cleanup.policy for the witnesses' verdicts (kdump.ops.witnesses.
+    #: CleanupPolicies; None: Kafka's own compacted topics, else delete)
+    policies: Any = None
 
 
 def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
@@ -394,7 +397,7 @@ class SizeTotals:
         row's ``offsets_lost`` and ``lost_ranges``."""
         from .witnesses import LostTracker
 
-        tracker = LostTracker(paths)
+        tracker = LostTracker(paths, self.opts.policies)
         out: list[Problem] = []
         for rkey, (directory, held) in sorted(self._held.items(), key=lambda kv: kv[1][0]):
             out += tracker.partition(directory, held)

@@ -572,6 +572,35 @@ class CleanupPolicies:
         self.resolver = Resolver(overrides=overrides, metadata=metadata)
         self.metadata = metadata
 
+    @classmethod
+    def for_inputs(cls, paths: list[str], overrides: Iterable[str] = (),
+                   max_batch_bytes: int | None = None) -> CleanupPolicies | None:
+        """From ``--config TOPIC:cleanup.policy=VALUE`` (``overrides``, checked as a
+        broker checks the value: a UsageError naming a bad one) and the topic configs of
+        a ``__cluster_metadata`` replica among the inputs (a log dir given, or one of
+        the log dirs in a folder given); None when there is neither."""
+        from ..errors import UsageError
+        from .cleanup.config import parse_override
+
+        parsed = [parse_override(o) for o in overrides]
+        for topic, key, _value in parsed:
+            if key != "cleanup.policy":
+                raise UsageError(f"--config {topic}:{key}: only cleanup.policy is read here")
+        dirs = _metadata_dirs(paths)
+        metadata = None
+        if dirs:
+            from ..files.logdir import KafkaFile
+            from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
+            from .retention import METADATA_TOPIC, _metadata
+
+            metadata, _level, _problems = _metadata(
+                [KafkaFile(os.path.join(d, "00000000000000000000.log"), "log",
+                           topic=METADATA_TOPIC, partition=0) for d in dirs],
+                max_batch_bytes or DEFAULT_MAX_BATCH_BYTES)
+        if not parsed and metadata is None:
+            return None
+        return cls(parsed, metadata)
+
     def compacted(self, partition_dir: str, topic: str, partition: int) -> bool:
         try:
             policy = self.resolver.topic(topic, None)["cleanup.policy"].value
@@ -580,6 +609,24 @@ class CleanupPolicies:
         if isinstance(policy, str):
             policy = [policy]
         return "compact" in policy or compacted_by_cleaner(partition_dir, topic, partition)
+
+
+def _metadata_dirs(paths: list[str]) -> list[str]:
+    """The ``__cluster_metadata-0`` directories of the local inputs: one given, or in a
+    log dir given, or in the log dirs of a folder given."""
+    out: list[str] = []
+    for p in paths:
+        if "://" in p or not os.path.isdir(p):
+            continue
+        name = os.path.basename(os.path.normpath(p))
+        cands = [p] if name == "__cluster_metadata-0" else [os.path.join(p, "__cluster_metadata-0")]
+        if name != "__cluster_metadata-0":
+            try:
+                cands += [os.path.join(p, n, "__cluster_metadata-0") for n in sorted(os.listdir(p))]
+            except OSError:
+                pass
+        out += [c for c in cands if os.path.isdir(c) and c not in out]
+    return out
 
 
 def lost_problem(pw: PartitionWitnesses, r: LostRange) -> Problem:
