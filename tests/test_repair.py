@@ -246,16 +246,38 @@ def run_repair(kdump: KdumpRunner, inputs: list[Path], out: Path, *extra: str) -
     return r
 
 
+def lost_in_copy(out: Path) -> dict[tuple[str, int], list[list[int]]]:
+    """Per partition, the offset ranges the manifest says the copy lacks: the holes
+    between kept batches around a dropped region, and the reserved offsets."""
+    ranges: dict[tuple[str, int], list[list[int]]] = {}
+    for o in manifest(out):
+        key = (o.get("topic"), o.get("partition"))
+        if o["type"] == "repair_dropped" and o["missing_offsets"] and \
+                o["missing_offsets"][1] is not None:
+            ranges.setdefault(key, []).append(o["missing_offsets"])
+        elif o["type"] == "repair_partition" and o["reserved_offsets"]:
+            ranges.setdefault(key, []).append(o["reserved_offsets"])
+    return ranges
+
+
 def verify_clean(kdump: KdumpRunner, out: Path, lost: list[list[int]] | None = None) -> None:
-    """verify-crc and verify-index find nothing in the copy, but the offsets ``lost``
-    (data-lost findings: batches dropped before the next segment, whose name proves
-    them written)."""
-    for command in ("verify-crc", "verify-index"):
-        r = kdump(command, out, "--format", "json")
-        probs = [p for p in (json.loads(x) for x in r.lines) if p["type"] == "problem"
-                 and p["severity"] != "info"]
-        assert (r.rc, [(p["kind"], p.get("lost_offsets")) for p in probs]) == (
-            (1, [("data-lost", x) for x in lost]) if lost else (0, [])), r.out
+    """Every batch of the copy intact and its indexes right; the only errors verify-crc
+    and verify-index may find are the copy's own witnesses proving the offsets the manifest says are
+    missing (data-lost: the copy holds what the input held, and no more); ``lost``, when
+    given: exactly those ranges are found."""
+    expected = lost_in_copy(out)
+    for cmd in ("verify-crc", "verify-index"):
+        r = kdump(cmd, out, "--format", "json")
+        problems = [json.loads(line) for line in r.out.splitlines()]
+        problems = [p for p in problems if p["type"] == "problem" and p["severity"] != "info"]
+        for p in problems:
+            assert p["kind"] == "data-lost", r.out
+            first, last = p["lost_offsets"]
+            assert any(a <= first and last <= b
+                       for a, b in expected.get((p["topic"], p["partition"]), [])), r.out
+        assert r.rc == (1 if problems else 0), r.out
+        if lost is not None:
+            assert [p["lost_offsets"] for p in problems] == lost, r.out
 
 
 # --- an intact log dir ------------------------------------------------------------------------
@@ -407,14 +429,17 @@ def test_log_dir_checkpoints_follow_the_copy(kdump: KdumpRunner, ev: Path, tmp_p
     assert r.rc == 1
     p = {(x["topic"], x["partition"]): x for x in of(manifest(out), "repair_partition")}
     o1 = p[("orders", 1)]
-    assert o1["log_end_offset"] == 67
-    assert o1["checkpoints"] == {"recovery_point": [71, 67], "high_watermark": [71, 67],
+    # the torn batch (67-70) lies below the high watermark 71: its offsets are reserved,
+    # the copy's next offset stays 71 (issue 39: never hand an offset out twice)
+    assert o1["log_end_offset"] == 71 and o1["reserved_offsets"] == [67, 70]
+    assert o1["checkpoints"] == {"recovery_point": [71, 71], "high_watermark": [71, 71],
                                  "log_start_offset": [2, 2]}
-    assert any("high watermark lowered from 71 to 67" in n for n in o1["notes"])
+    assert not any("high watermark lowered" in n for n in o1["notes"])
+    assert (out / "orders-1" / "00000000000000000071.log").read_bytes() == b""
     assert (out / "replication-offset-checkpoint").read_text() == \
-        "0\n3\ncustomers 0 43\norders 0 162\norders 1 67\n"
+        "0\n3\ncustomers 0 43\norders 0 162\norders 1 71\n"
     assert (out / "recovery-point-offset-checkpoint").read_text() == \
-        "0\n3\ncustomers 0 43\norders 0 162\norders 1 67\n"
+        "0\n3\ncustomers 0 43\norders 0 162\norders 1 71\n"
     # recovered from its last segment (the recovery point 71): the tail batch only
     assert o1["kafka"]["truncated"][0]["file"].endswith("00000000000000000031.log")
     assert o1["saved_batches"] == 0
@@ -430,11 +455,13 @@ def test_log_start_offset_never_above_the_log_end(kdump: KdumpRunner, tmp_path: 
     out = tmp_path / "out"
     run_repair(kdump, [root], out)
     p = of(manifest(out), "repair_partition")[0]
-    assert p["log_end_offset"] == 50
-    assert p["checkpoints"] == {"recovery_point": [None, 50], "high_watermark": [60, 50],
-                                "log_start_offset": [55, 50], "cleaner_checkpoint": [58, 50]}
-    assert (out / "log-start-offset-checkpoint").read_text() == "0\n1\nt 0 50\n"
-    assert (out / "cleaner-offset-checkpoint").read_text() == "0\n1\nt 0 50\n"
+    # the torn batch 50-59 lies below the high watermark 60: reserved, the copy's log end
+    # stays 60, so the log start (55) is no longer above it and nothing is lowered
+    assert p["log_end_offset"] == 60 and p["reserved_offsets"] == [50, 59]
+    assert p["checkpoints"] == {"recovery_point": [None, 60], "high_watermark": [60, 60],
+                                "log_start_offset": [55, 55], "cleaner_checkpoint": [58, 58]}
+    assert (out / "log-start-offset-checkpoint").read_text() == "0\n1\nt 0 55\n"
+    assert (out / "cleaner-offset-checkpoint").read_text() == "0\n1\nt 0 58\n"
     # Kafka: its log end (50) below the log start checkpoint (55) deletes every segment
     k = p["kafka"]
     assert k["deleted_segments"] == [str(root / "t-0" / f"{SEG0}.log")]
@@ -569,9 +596,11 @@ def test_kafka4_log_dir(kdump: KdumpRunner, tmp_path: Path) -> None:
     for name in sorted(p.name for p in clean.iterdir() if p.is_dir()):
         check_copy(out / name, expected_batches(clean / name, damage.get(name, [])))
     parts = {p["topic"] + f"-{p['partition']}": p for p in of(manifest(out), "repair_partition")}
-    # payments-1's high watermark (201) was the log end: the torn tail brings it down
+    # payments-1's torn last batch held offset 201 (above the high watermark 201, but its
+    # time index entry proves it written): the offset is reserved, the log end stays 202
     assert parts["payments-1"]["checkpoints"]["high_watermark"] == [201, 201]
-    assert parts["payments-1"]["log_end_offset"] == 201
+    assert parts["payments-1"]["log_end_offset"] == 202
+    assert parts["payments-1"]["reserved_offsets"] == [201, 201]
     assert parts["payments-0"]["checkpoints"]["high_watermark"] == [200, 200]
     # no recovery-point checkpoint in the input: Kafka recovers from offset 0 and loses
     # every batch after the flipped one; the copy keeps them
@@ -707,7 +736,10 @@ def test_a_last_segment_with_nothing_intact_keeps_the_log_end(kdump: KdumpRunner
     assert (out / "t-0" / "00000000000000000010.log").read_bytes() == b""
     assert (out / "t-0" / "00000000000000000010.index").read_bytes() == b""
     p = of(manifest(out), "repair_partition")[0]
-    assert p["log_end_offset"] == 10
+    # the input's index entries of the lost segment prove offsets up to 19 written:
+    # reserved, an empty active segment at 20
+    assert p["log_end_offset"] == 20 and p["reserved_offsets"] == [10, 19]
+    assert (out / "t-0" / "00000000000000000020.log").read_bytes() == b""
     verify_clean(kdump, out)
 
 
@@ -760,6 +792,9 @@ def test_zeros_in_the_active_segment_below_the_high_watermark_are_lost_batches(
                            for o in range(0, 15, 5)], roll_before={2})
     active = part / "00000000000000000010.log"
     active.write_bytes(bytes(len(active.read_bytes())))
+    for index in (".index", ".timeindex"):  # zeroed too (preallocated): no entry witnesses
+        f = part / f"00000000000000000010{index}"
+        f.write_bytes(bytes(len(f.read_bytes())))
     (ld / "replication-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, hw)]))
     (ld / "recovery-point-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, 10)]))
     out = tmp_path / "out"
@@ -769,7 +804,8 @@ def test_zeros_in_the_active_segment_below_the_high_watermark_are_lost_batches(
     (p,) = of(objs, "repair_partition")
     assert (d["reason"], d["file"], d["position"], d["length"]) == (
         "zero-tail", str(active), 0, active.stat().st_size)
-    assert p["log_end_offset"] == 10
+    assert p["log_end_offset"] == hw  # offsets 10-14 reserved when the high watermark says 15
+    assert p["reserved_offsets"] == ([10, 14] if hw == 15 else None)
     if hw == 15:
         assert r.rc == 1, r.err
         assert (d["severity"], d["missing_offsets"], p["data_lost"]) == ("error", [10, None], True)

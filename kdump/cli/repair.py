@@ -23,11 +23,17 @@ from .options import SIZE, format_option, max_batch_bytes_option, renderer, run
               help="The topics' index.interval.bytes for the rebuilt indexes.  Default: "
               "inferred per partition from its .index files (4096, Kafka's default, when "
               "they allow it, else the value that reproduces them), else 4096.")
+@click.option("--replica", "replicas", multiple=True, type=click.Path(file_okay=False),
+              help="Another broker's log dir (repeatable): each range the repair drops is "
+              "filled byte for byte from the first replica that agrees around it (the batches "
+              "either side the same bytes, the same leader epochs, checksums intact).  Its "
+              "meta.properties must name the input's cluster.id and another node.id; read "
+              "only, hashed in the manifest.")
 @format_option()
 @max_batch_bytes_option
 def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
-                   index_interval_bytes: int | None, fmt: str | None,
-                   max_batch_bytes: int) -> ExitCode:
+                   index_interval_bytes: int | None, replicas: tuple[str, ...],
+                   fmt: str | None, max_batch_bytes: int) -> ExitCode:
     """Copy damaged partitions or log dirs into DIR so that a broker loads them, keeping
     every intact batch byte for byte, also past the damage.
 
@@ -72,6 +78,23 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     as it was; after a kill -9 the next run clears the dead run's staging area and says
     so.  --dry-run writes nothing.
 
+    Offsets are never handed out twice: where the partition's witnesses (the log dir's
+    checkpoints, index entries, leader epochs, snapshot and segment names) prove offsets
+    written that no kept batch holds (a torn tail below the high
+    watermark, a .log gone), the copy ends with an empty active segment named one past the
+    highest of them, so the broker's next offset lies above every offset ever written
+    (reserved_offsets, with the witnesses, in the manifest).  A partition whose .log is
+    gone comes out as an empty log at its old end offset, never restarted at 0.
+
+    With --replica LOGDIR (another broker of the same cluster), each dropped range (and the
+    offsets of a segment whose .log is gone while its indexes name it) is filled from that
+    broker's copy of the partition, batch by batch and byte for byte, where the two
+    replicas agree around it: the batches either side of the gap the same
+    bytes on both, every filled batch's checksum intact and its leader epoch the one both
+    leader-epoch checkpoints give it.  Where they disagree (a diverged history) nothing is
+    filled and the manifest says why (repair_fill).  A replica of another cluster
+    (cluster.id) or of the input's own node is refused (exit 2).
+
     Exit 0 when nothing had to be dropped (zeros preallocated at the end of an active
     segment aside), 1 when damage was found and repaired around, 2 on a usage or I/O error,
     130 / 143 / 129 on SIGINT / SIGTERM / SIGHUP.
@@ -79,7 +102,7 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     from ..ops.repair import Repair, RepairOptions
 
     opts = RepairOptions(into=into, dry_run=dry_run, max_batch_bytes=max_batch_bytes,
-                         index_interval_bytes=index_interval_bytes)
+                         index_interval_bytes=index_interval_bytes, replicas=list(replicas))
     job = Repair(list(paths), opts)
     ended: list[dict[str, Any]] = []
 

@@ -39,6 +39,8 @@ from .replication.compare import (
     PartitionComparison,
     ReplicaState,
     compare_replicas,
+    read_batch,
+    read_epoch_checkpoint,
     replica_json,
 )
 from .replication.epochs import (
@@ -72,6 +74,8 @@ __all__ = [
     "follower_truncation",
     "log_end_offset",
     "logdir_of",
+    "read_batch",
+    "read_epoch_checkpoint",
     "read_logdir",
     "replica_json",
 ]

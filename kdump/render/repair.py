@@ -26,6 +26,18 @@ def _offsets(pair: list[int | None] | None) -> str:
     return f"; offset {first} missing" if first == last else f"; offsets {first}-{last} missing"
 
 
+def _fill_line(d: dict[str, Any]) -> str:
+    who = f"broker {d['replica_broker_id']} ({d['replica_log_dir']})"
+    if not d["filled"]:
+        return f"  not filled: offsets {d['first_offset']}-{d['last_offset']} from {who}: {d['detail']}\n"
+    first, last = d["filled_offsets"]
+    where = ", ".join(f"{s['file']} byte {s['position']} ({plural(s['length'], 'byte')})"
+                      for s in d["sources"])
+    return (f"  filled offsets {first}-{last} from {who}: "
+            f"{plural(d['batches'], 'batch', 'batches')} byte for byte from {where}, into "
+            f"{d['output']}\n")
+
+
 class RepairTextRenderer(ObjectRenderer):
     def __init__(self, out: TextIO, err: TextIO) -> None:
         super().__init__(out, err)
@@ -50,6 +62,8 @@ class RepairTextRenderer(ObjectRenderer):
                 f"  dropped {d['file']}: position {d['position']}, "
                 f"{plural(d['length'], 'byte')}: {d['reason']}{sev}: {d['detail']}{offs}"
                 f"{_offsets(d['missing_offsets'])}\n")
+        elif kind == "repair_fill":
+            self.pending.append(_fill_line(d))
         elif kind == "repair_file":
             if d["output"] is not None:
                 self.outputs += 1
@@ -89,6 +103,10 @@ class RepairTextRenderer(ObjectRenderer):
               f"{plural(k['intact_batches_lost'], 'intact batch', 'intact batches')} "
               f"({plural(k['intact_records_lost'], 'record')}); log end offset "
               f"{k['log_end_offset']}\n")
+        if d.get("reserved_offsets"):
+            first, last = d["reserved_offsets"]
+            w(f"  reserved offsets {first}-{last}: next offset {last + 1}, proved written by "
+              f"{'; '.join(d['witnesses'])}\n")
         self._flush()
         for note in d["notes"]:
             w(f"  {note}\n")

@@ -266,8 +266,14 @@ def verify_partition(
                      if special is not None and special.state is None else None)
         yield from _check_leader_epochs(epoch_file, ppass, log_start)
     state.first_offset = ppass.first_offset
-    state.log_end_offset = ppass.next_offset if ppass.next_offset is not None else (
-        max(segments) if segments else None)
+    # Kafka's log end offset is the last segment's LogSegment.readNextOffset: after its
+    # last batch, or its base offset when it is empty (an empty active segment named
+    # above the last batch, as kdump repair writes one to reserve offsets: 4.0-4.3)
+    logs = [b for b, sg in segments.items() if sg.log is not None]
+    if ppass.next_offset is None:
+        state.log_end_offset = max(segments) if segments else None
+    else:
+        state.log_end_offset = max([ppass.next_offset, *logs])
 
 
 def _guarded(problems: Iterator[Problem], path: str) -> Iterator[Problem]:

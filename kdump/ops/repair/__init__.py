@@ -7,6 +7,10 @@ keeping every intact batch byte for byte, also past the damage.
 * :mod:`.partition` - one partition directory: its other files (leader epochs, producer
   snapshots, partition.metadata, KRaft snapshots) and its ``repair_partition`` object;
 * :mod:`.logdir` - what a log dir's checkpoints say, and the copy's root files;
+* :mod:`.reserve` - offsets never handed out twice: the highest offset the witnesses
+  prove written, the empty active segment past it, the checkpoints and epochs with it;
+* :mod:`.fill` - dropped ranges filled from another broker's replica (``--replica``)
+  where the replicas agree around them;
 * :mod:`.kafka_model` - what Kafka's own recovery would have truncated instead;
 * :mod:`.staging` - the staging directory, moved into DIR when whole, the manifest last;
 * :mod:`.run` - the run: the manifest's objects, the inputs hashed before and after.

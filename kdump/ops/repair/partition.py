@@ -46,9 +46,12 @@ from ...findings import Problem
 from ...model import shape
 from ...records.file_records import LogReader
 from ...source import FileSource
+from ..replicas import read_epoch_checkpoint
+from .fill import Filler, ReplicaLogDir
 from .kafka_model import kafka_recovery
 from .logdir import LogDirContext, clamp_checkpoints, epoch_checkpoint_bytes
 from .plan import PartitionInput
+from .reserve import Written, keep_highest_epoch, reserve_notes, written_by_witnesses
 from .segments import PartitionLog, SegmentCopier, _file
 from .staging import Stage
 
@@ -152,9 +155,11 @@ def _lower_bound(log: str, entries: list[int]) -> int:
 
 def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stage,
                      hashes: Hashes, *, max_batch_bytes: int, interval_option: int | None,
-                     assumed: str) -> Iterator[dict[str, Any]]:
-    """The objects of one partition: repair_dropped and repair_file as they come, then its
-    repair_partition."""
+                     assumed: str, replicas: list[ReplicaLogDir] | None = None
+                     ) -> Iterator[dict[str, Any]]:
+    """The objects of one partition: repair_dropped, repair_fill and repair_file as they
+    come, then its repair_partition.  ``replicas``: other brokers' log dirs a dropped range
+    is filled from (:mod:`.fill`)."""
     topic, partition = pin.name.topic, pin.name.partition
     metadata = topic == METADATA_TOPIC
     live = pin.name.state is None
@@ -189,6 +194,16 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
         marks = [ctx.value(k, topic, partition) for k in ("replication-offset-checkpoint",
                                                           "recovery-point-offset-checkpoint")]
         plog.written_end = max((m for m in marks if m is not None), default=None)
+    written = Written() if metadata else written_by_witnesses(pin.path)
+    witnessed, witnesses = written.last, written.witnesses
+    plog.witnessed_end = None if witnessed is None else witnessed + 1
+    own_epochs = None
+    epoch_inputs = by_kind.get("leader-epoch-checkpoint", [])
+    if epoch_inputs:
+        own_epochs, _ = read_epoch_checkpoint(os.path.dirname(epoch_inputs[0].path))
+    if replicas and not metadata:
+        plog.filler = Filler(replicas, topic, partition, own_epochs, max_batch_bytes,
+                             on_read=hashes.before)
     copier = SegmentCopier(plog, stage, pin.target, max_batch_bytes)
     has_index = {f.base_offset for f in indexes}
     bases = sorted(logs)
@@ -198,31 +213,53 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
             raw = FileSource(f.path)
         except KdumpError as e:
             raise KdumpError(f"cannot read: {e.message}", path=f.path) from None
+        if k > 0 and plog.filler is not None and plog.prev_last is not None and any(
+                bases[k - 1] < m < base for m in written.missing_logs):
+            # a segment between them lost its .log (its indexes still name it): offered
+            # to the replicas, between the last kept batch and this log's first batch
+            yield from copier.fill_between(plog.prev_last + 1, f.path)
         with raw:
             yield from copier.copy_log(f, k == len(bases) - 1, hashes.reader_source(f.path, raw),
                                        raw, base in has_index,
                                        bases[k + 1] if k + 1 < len(bases) else None)
             hashes.finish_reader(f.path)
+    # the regions at the log's end first: a fill from a replica there comes before an
+    # empty last segment's name
+    yield from copier.resolve(None)
+    # offsets written that no region names (a .log gone): offered to the replicas too
+    yield from copier.fill_lost(plog.prev_last + 1 if plog.prev_last is not None
+                                else written.start)
     empty_last = bool(bases) and (plog.prev_last is None or bases[-1] > plog.prev_last) and \
         not plog.facts[-1].kept.batches
     if empty_last:
         # the last segment kept nothing: keep its name, so the log end stays at its base
         copier.empty_segment(bases[-1], logs[bases[-1]].path,
                              was_empty=plog.facts[-1].size == 0)
-    yield from copier.resolve(None)
     leo = _log_end(plog, bases, ctx, topic, partition, empty_last)
     notes: list[str] = []
+    reserved: list[int] | None = None
+    if witnessed is not None and witnessed >= leo:
+        # never hand out an offset twice: the copy's log end goes one past the highest
+        # offset written, at an empty active segment named there (see reserve_offsets)
+        reserved = [leo, witnessed]
+        copier.reserved_segment(witnessed + 1, leo, witnesses)
+        leo = witnessed + 1
     outputs = plog.outputs
     _name_inputs(outputs, files, pin)
     yield from outputs
     # leader-epoch-checkpoint
     epochs = list(plog.pp.epochs)
+    if reserved is not None and own_epochs:
+        epochs = keep_highest_epoch(epochs, own_epochs, reserved[0], leo)
     epoch_files = by_kind.get("leader-epoch-checkpoint", [])
     if epochs or epoch_files:
         rel = f"{pin.target}/leader-epoch-checkpoint"
         n, h = stage.write(rel, epoch_checkpoint_bytes(epochs))
         src = epoch_files[0].path if epoch_files else None
         detail = f"rebuilt from the kept batches: {len(epochs)} epochs"
+        if reserved is not None and epochs != list(plog.pp.epochs):
+            detail += (f"; the input's highest epoch {epochs[-1][0]} kept (from offset "
+                       f"{epochs[-1][1]}, in the reserved offsets)")
         if src is not None:
             notes += _epoch_notes(src, epochs, leo)
         yield _file(src, rel, "rebuilt", detail, n, h)
@@ -269,6 +306,8 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
     checkpoints, cp_notes = clamp_checkpoints(ctx, topic, partition, leo, plog.first_offset,
                                               live, metadata)
     notes += cp_notes
+    if reserved is not None:
+        notes += reserve_notes(checkpoints, reserved, leo, plog.batches == 0)
     if not pin.in_logdir and checkpoints:
         notes.append("a partition given alone: the log-dir checkpoints are not written; the "
                      "values shown are what the log dir holding the copy should say")
@@ -299,7 +338,9 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
         "log_end_offset": leo,
         "input_log_end_offset": None if plog.input_last is None else plog.input_last + 1,
         "regions_dropped": plog.regions, "bytes_dropped": plog.bytes_dropped,
-        "data_lost": plog.data_lost, "index_interval_bytes": interval,
+        "data_lost": plog.data_lost or reserved is not None, "reserved_offsets": reserved,
+        "witnesses": witnesses,
+        "filled_offsets": [list(f) for f in plog.filled], "index_interval_bytes": interval,
         "index_interval_from": interval_from, "leader_epochs": [list(e) for e in epochs],
         "producer_snapshots": {"kept": kept_snaps, "left_out": left_snaps},
         "checkpoints": checkpoints, "kafka": kafka.to_json(),

@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...custody import HashingSource, file_digest, utc_iso
+from ...errors import UsageError
 from ...model import shape
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ...source import FileSource
 from ...version import __version__
+from .fill import check_replicas
 from .logdir import LogDirContext, read_context, root_files
 from .partition import DAMAGED, intact_log, repair_partition
 from .plan import PartitionInput, RepairPlan, plan_repair
@@ -29,6 +31,8 @@ class RepairOptions:
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     #: None: inferred per partition from the input's .index files
     index_interval_bytes: int | None = None
+    #: other brokers' log dirs a dropped range is filled from (``--replica``)
+    replicas: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -93,6 +97,16 @@ class Repair:
         self.paths = paths
         self.opts = opts
         self.plan = plan if plan is not None else plan_repair(paths, opts.into)
+        self.replicas = check_replicas(
+            opts.replicas, [*(ld.path for ld in self.plan.logdirs),
+                            *(p.log_dir for p in self.plan.partitions)], opts.into)
+        for r in opts.replicas:
+            for p in paths:
+                if os.path.realpath(r) == os.path.realpath(p) or \
+                        os.path.realpath(p).startswith(os.path.realpath(r) + os.sep) or \
+                        os.path.realpath(r).startswith(os.path.realpath(p) + os.sep):
+                    raise UsageError(f"--replica {r} overlaps the input {p}: give another "
+                                     "broker's log dir")
         # what the copy takes: the partitions and root files it copies (kdump/output.py)
         self.stage = Stage(opts.into, opts.dry_run, needed=None if opts.dry_run else input_bytes(
             [*(p.path for p in self.plan.all_partitions()),
@@ -130,8 +144,11 @@ class Repair:
                 self._manifest = self.stage.create(MANIFEST)
             yield self._emit(shape("repair", {
                 "kdump_version": __version__, "into": opts.into, "dry_run": opts.dry_run,
-                "inputs": list(self.paths), "started": utc_iso(time.time() * 1000)}))
+                "inputs": list(self.paths), "replicas": list(opts.replicas),
+                "started": utc_iso(time.time() * 1000)}))
             totals = self.totals
+            for r in self.replicas:  # read for its cluster.id and node.id: evidence too
+                self.hashes.before(os.path.join(r.path, "meta.properties"))
             for ld in self.plan.logdirs:
                 ctx = read_context(ld.path)
                 for f in ld.root_files:
@@ -167,7 +184,8 @@ class Repair:
                 "bytes_dropped": totals.bytes_dropped, "saved_batches": totals.saved_batches,
                 "saved_records": totals.saved_records, "saved_bytes": totals.saved_bytes,
                 "inputs": totals.inputs, "inputs_unchanged": totals.unchanged,
-                "outputs": totals.outputs, "manifest": None if opts.dry_run else MANIFEST,
+                "outputs": totals.outputs, "filled_batches": totals.filled,
+                "reserved_partitions": totals.reserved, "manifest": None if opts.dry_run else MANIFEST,
                 "complete": not opts.dry_run, "clean": not totals.dirty})
             self._emit(end)
             if self._manifest is not None:
@@ -188,7 +206,8 @@ class Repair:
                    ) -> Iterator[dict[str, Any]]:
         return repair_partition(pin, ctx, self.stage, self.hashes,
                                 max_batch_bytes=self.opts.max_batch_bytes,
-                                interval_option=self.opts.index_interval_bytes, assumed=assumed)
+                                interval_option=self.opts.index_interval_bytes, assumed=assumed,
+                                replicas=self.replicas)
 
 
 @dataclass(slots=True)
@@ -206,12 +225,18 @@ class _Totals:
     unchanged: bool = True
     outputs: int = 0
     dirty: bool = False
+    filled: int = 0
+    reserved: int = 0
 
     def seen(self, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
         if kind == "repair_partition":
             self.partitions += 1
-            self.damaged += obj["regions_dropped"] > 0
+            self.damaged += obj["regions_dropped"] > 0 or obj["reserved_offsets"] is not None \
+                or bool(obj["filled_offsets"])
+            # offsets written that the copy holds no batch of: lost, even with no region
+            # to drop (a .log gone)
+            self.dirty = self.dirty or obj["reserved_offsets"] is not None
             self.batches += obj["batches"]
             self.records += obj["records"]
             self.regions += obj["regions_dropped"]
@@ -219,6 +244,11 @@ class _Totals:
             self.saved_batches += obj["saved_batches"]
             self.saved_records += obj["saved_records"]
             self.saved_bytes += obj["saved_bytes"]
+            self.reserved += obj["reserved_offsets"] is not None
+        elif kind == "repair_fill":
+            # offered only offsets the input lost: damage found, even when all filled
+            self.dirty = True
+            self.filled += obj["batches"] if obj["filled"] else 0
         elif kind == "repair_dropped":
             self.dirty = self.dirty or obj["severity"] != "info"
         elif kind == "repair_file":

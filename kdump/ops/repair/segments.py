@@ -17,6 +17,13 @@ loading rules (LogLoader.loadSegmentFiles, LogSegment.recover, 4.1):
 * ``.index`` and ``.timeindex`` as LogSegment.recover writes them
   (:class:`kdump.ops.rebuild.RecoverIndexes`), ``.txnindex`` from the ABORT markers kept
   (verify-index's transaction state).
+
+A dropped range is filled from another broker's replica (``--replica``, :mod:`.fill`
+decides whether the replicas agree) through the same keep and segment steps.
+
+Size: one class, :class:`SegmentCopier`, whose steps all share the state of the copy being
+written (the output segment, the batch held, the regions waiting for the next kept batch);
+splitting it would pass that state between modules through private names.
 """
 
 from __future__ import annotations
@@ -59,6 +66,8 @@ class OutSegment:
     last_offset: int | None = None
     #: the input segment's original files (to say whether the rebuilt ones are the same)
     whole_copy: bool = False
+    #: batches filled from another broker's replica (``--replica``)
+    filled: int = 0
 
 
 @dataclass(slots=True)
@@ -110,6 +119,15 @@ class PartitionLog:
     txn_done: set[int] = field(default_factory=set)
     #: [first, last] offsets the copy lacks between kept batches (holes, not the end)
     holes: list[tuple[int, int]] = field(default_factory=list)
+    #: the replicas a dropped range is filled from (``--replica``: a fill.Filler)
+    filler: Any = None
+    #: one past the highest offset the witnesses prove written (a torn tail is filled up
+    #: to it, never beyond); None: no witness
+    witnessed_end: int | None = None
+    #: [first, last] offsets filled from another replica
+    filled: list[tuple[int, int]] = field(default_factory=list)
+    #: (file, position, size) of the last batch kept (the batch before a gap)
+    last_kept: tuple[str, int, int] | None = None
 
 
 def _records(b: Any) -> int:
@@ -162,6 +180,8 @@ class SegmentCopier:
         #: into one region: a segment copied twice is one region, not one per batch
         self._dup: Region | None = None
         self._dup_batches = 0
+        #: the log's end was offered to the replicas already (one repair_fill per replica)
+        self.tail_tried = False
 
     # --- regions -------------------------------------------------------------------------
     def _duplicate(self, b: Any, f: KafkaFile) -> Iterator[dict[str, Any]]:
@@ -208,13 +228,27 @@ class SegmentCopier:
             "missing_offsets": missing, "severity": r.severity, "log_dir": self.p.log_dir,
             "topic": self.p.topic, "partition": self.p.partition})
 
-    def resolve(self, next_first: int | None) -> Iterator[dict[str, Any]]:
-        """Regions waiting for the next kept batch: the offsets the copy lacks around them."""
+    def resolve(self, next_first: int | None, after: tuple[str, int, int] | None = None
+                ) -> Iterator[dict[str, Any]]:
+        """Regions waiting for the next kept batch (at ``after``: file, position, size):
+        the offsets the copy lacks around them, filled from another replica where one
+        agrees (``--replica``)."""
         yield from self._flush_duplicates()
+        filled: tuple[int, int] | None = None
+        if self.p.pending and self.p.filler is not None:
+            filled = yield from self._fill(next_first, after)
         for r in self.p.pending:
             assert r.gap_from is not None
-            if next_first is None:
-                missing: list[int | None] | None = [r.gap_from, None]
+            if filled is not None:
+                if filled[1] + 1 > r.gap_from:
+                    r.detail += (f"; offsets {filled[0]}-{filled[1]} filled from another "
+                                 "broker's replica (repair_fill)")
+                r.gap_from = max(r.gap_from, filled[1] + 1)
+            if next_first is None and filled is not None and self.p.witnessed_end is not None \
+                    and r.gap_from >= self.p.witnessed_end:
+                missing: list[int | None] | None = None
+            elif next_first is None:
+                missing = [r.gap_from, None]
             elif next_first - 1 >= r.gap_from:
                 missing = [r.gap_from, next_first - 1]
                 if not self.p.holes or self.p.holes[-1] != (r.gap_from, next_first - 1):
@@ -231,6 +265,105 @@ class SegmentCopier:
                     r.detail += "; no offset is missing after them: nothing lost"
             yield self._dropped(r, missing)
         self.p.pending.clear()
+
+    def _fill(self, next_first: int | None, after: tuple[str, int, int] | None
+              ) -> Generator[dict[str, Any], None, tuple[int, int] | None]:
+        """The gap before ``next_first`` (the log's end: up to the witnessed end) filled
+        from the first replica that agrees around it (:mod:`.fill`); its repair_fill
+        objects; the offsets filled, or None."""
+        p = self.p
+        first = min(r.gap_from for r in p.pending if r.gap_from is not None)
+        if next_first is not None:
+            last = next_first - 1
+        else:
+            self.tail_tried = True
+            if p.witnessed_end is None:
+                return None
+            last, after = p.witnessed_end - 1, None
+        return (yield from self._fill_range(first, last, after))
+
+    def fill_lost(self, first: int) -> Iterator[dict[str, Any]]:
+        """Offsets ``first`` up to the highest the witnesses prove written that no dropped
+        region names (a ``.log`` gone, a last segment lost), filled from a replica as a
+        dropped range is; nothing when the log's end was tried already."""
+        p = self.p
+        if p.filler is None or p.witnessed_end is None or self.tail_tried or \
+                first > p.witnessed_end - 1:
+            return
+        self.tail_tried = True
+        yield from self._fill_range(first, p.witnessed_end - 1, None)
+
+    def fill_between(self, first: int, next_log: str) -> Iterator[dict[str, Any]]:
+        """Offsets from ``first`` lost with a segment's ``.log`` between two kept ones,
+        up to ``next_log``'s first batch (the batch after the gap, whose bytes the replica
+        must hold too), filled from a replica.  Nothing when that batch does not frame as
+        a v2 batch: the gap's end would be unproved."""
+        if self.p.filler is None:
+            return
+        try:
+            with FileSource(next_log) as src:
+                head = src.pread(0, L.RECORD_BATCH_OVERHEAD)
+                if len(head) < L.RECORD_BATCH_OVERHEAD or head[L.MAGIC_OFFSET] != 2:
+                    return
+                base, size = L.LOG_HEADER.unpack_from(head, 0)
+                if not L.V2_MIN_BATCH_LENGTH <= size <= src.size - L.LOG_OVERHEAD:
+                    return
+        except KdumpError:
+            return
+        yield from self._fill_range(first, base - 1, (next_log, 0, L.LOG_OVERHEAD + size))
+
+    def _fill_range(self, first: int, last: int, after: tuple[str, int, int] | None
+                    ) -> Generator[dict[str, Any], None, tuple[int, int] | None]:
+        from .fill import fill_object
+
+        p = self.p
+        if last < first:
+            return None
+        before = p.last_kept if p.prev_last is not None and p.prev_last == first - 1 else None
+        done: tuple[int, int] | None = None
+        for f in p.filler.fill(first, last, before, after):
+            if f.why is not None:
+                yield fill_object(p.log_dir, p.topic, p.partition, first, last, f, None, f.why)
+                continue
+            opened = self.cur is None
+            for h in f.heads:
+                self._keep_filled(h)
+            cur = self.cur
+            assert cur is not None
+            rel = cur.rel
+            if opened:
+                self._finish_segment(detail=f"{cur.batches} batches (offsets {cur.first_offset}-"
+                                     f"{cur.last_offset}) filled byte for byte from "
+                                     f"{f.replica.label()} (repair_fill)")
+            done = (f.heads[0].base, f.heads[-1].last)
+            p.filled.append(done)
+            anchors = {(True, True): "the batches either side of the gap are the same bytes "
+                                     "on both replicas, and ",
+                       (True, False): "the batch before the gap is the same bytes on both "
+                                      "replicas (none follows it), and ",
+                       (False, True): "the batch after the gap is the same bytes on both "
+                                      "replicas (none precedes it), and ",
+                       (False, False): "no batch is left on either side to compare; "}[
+                (before is not None, after is not None)]
+            yield fill_object(p.log_dir, p.topic, p.partition, first, last, f, rel,
+                              f"offsets {done[0]}-{done[1]} filled byte for byte from "
+                              f"{f.replica.label()}: {anchors}every filled batch holds its "
+                              "checksum and the leader epoch both replicas' "
+                              "leader-epoch-checkpoint give it")
+        return done
+
+    def _keep_filled(self, h: Any) -> None:
+        """A batch of another replica (a :class:`Head`) appended to the copy."""
+        from ..replicas import read_batch
+
+        b = read_batch(h, self.max_batch_bytes)
+        if b is None:  # read and checked by the filler a moment ago
+            raise KdumpError("the replica's file changed while the repair read it",
+                             path=h.path, position=h.position)
+        with FileSource(h.path) as src:
+            self._keep(b, b.first_offset, src, _records(b), location=(h.path, h.position, h.size))
+        assert self.cur is not None
+        self.cur.filled += 1
 
     def _lost(self, gap_from: int) -> None:
         self.p.data_lost = True
@@ -403,7 +536,7 @@ class SegmentCopier:
                 f"(up to {p.prev_last}): a batch cannot be cut, the first copy is kept",
                 "warning", held.first_offset, held.last_offset))
             return nxt
-        yield from self.resolve(held.first_offset)
+        yield from self.resolve(held.first_offset, (raw.path, held.position, held.size))
         records = _records(held)
         facts.kept_batch(records, held.size)
         self._keep(held, base, raw, records)
@@ -449,7 +582,8 @@ class SegmentCopier:
                                        detail, severity, item.base_offset, None, gap))
 
     # --- output segments -------------------------------------------------------------------
-    def _keep(self, b: Any, input_base: int, raw: FileSource, records: int) -> None:
+    def _keep(self, b: Any, input_base: int, raw: FileSource, records: int,
+              location: tuple[str, int, int] | None = None) -> None:
         p = self.p
         cur = self.cur
         if cur is not None and b.last_offset - cur.base > L.INT32_MAX:
@@ -474,6 +608,7 @@ class SegmentCopier:
         cur.last_offset = b.last_offset
         _feed(p.pp, b)
         p.prev_last = b.last_offset
+        p.last_kept = location or (raw.path, b.position, b.size)
         if p.first_offset is None:
             p.first_offset = b.first_offset
         p.batches += 1
@@ -501,6 +636,15 @@ class SegmentCopier:
                              "own recovery leaves it so too (LogSegment.recover truncates it to "
                              "0 bytes), which keeps the log end offset at its base")
 
+    def reserved_segment(self, base: int, first: int, witnesses: list[str]) -> None:
+        """The empty active segment at ``base`` after offsets ``first``..``base - 1`` that
+        the witnesses prove written and no kept batch holds (:mod:`.reserve`)."""
+        self._open(base, "")
+        self._finish_segment(detail=f"empty active segment: offsets {first}-{base - 1} reserved "
+                             "(written by the witnesses' word, no batch of them kept), so the "
+                             f"broker's next offset is {base}, never one handed out before "
+                             f"({'; '.join(witnesses)})", action="reserved")
+
     def _finish_segment(self, detail: str | None = None, action: str = "repaired") -> None:
         seg = self.cur
         assert seg is not None
@@ -516,8 +660,11 @@ class SegmentCopier:
                 detail = (f"{seg.batches} intact batches (offsets {seg.first_offset}-"
                           f"{seg.last_offset}) copied byte for byte; damaged or repeated "
                           "stretches left out (repair_dropped)")
+                if seg.filled:
+                    detail += (f"; {seg.filled} of them filled from another broker's replica "
+                               "(repair_fill)")
                 action = "repaired"
-        p.outputs.append(_file(seg.source, seg.rel, action, detail, size, sha))
+        p.outputs.append(_file(seg.source or None, seg.rel, action, detail, size, sha))
         offsets, times = seg.indexes.finish()
         for suffix, data in ((L.INDEX_SUFFIX, offset_index_bytes(seg.base, offsets)),
                              (L.TIME_INDEX_SUFFIX, time_index_bytes(seg.base, times))):

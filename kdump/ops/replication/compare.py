@@ -198,7 +198,9 @@ class CompareSummary:
                              for d in self.logdirs]})
 
 
-def _read_epoch_checkpoint(path: str) -> tuple[list[tuple[int, int]] | None, Problem | None]:
+def read_epoch_checkpoint(path: str) -> tuple[list[tuple[int, int]] | None, Problem | None]:
+    """A partition directory's leader-epoch-checkpoint as ``[(epoch, start offset)]``
+    (None: no such file), and the problem that stopped its reading."""
     p = os.path.join(path, "leader-epoch-checkpoint")
     if not kfs.isfile(p):
         return None, None
@@ -212,7 +214,8 @@ def _read_epoch_checkpoint(path: str) -> tuple[list[tuple[int, int]] | None, Pro
     return out, None
 
 
-def _read_batch(h: Head, max_batch_bytes: int) -> Batch | None:
+def read_batch(h: Head, max_batch_bytes: int) -> Batch | None:
+    """The whole batch a header names, read again from its file (None: unreadable)."""
     try:
         with FileSource(h.path) as src:
             data = src.pread(h.position, h.size)
@@ -260,7 +263,7 @@ class _Comparer:
     def _damaged(self, s: ReplicaState, b: Head) -> bool:
         """Is this batch (whose header differs from another replica's) damaged?  Its CRC
         is computed: only such batches are read whole."""
-        batch = _read_batch(b, self.opts.max_batch_bytes)
+        batch = read_batch(b, self.opts.max_batch_bytes)
         if batch is None:
             s.damage.append(Problem(b.path, b.position, "unreadable-file",
                                     "batch cut short", base_offset=b.base))
@@ -278,7 +281,7 @@ class _Comparer:
         whose records differ."""
         views = []
         for _s, h in heads:
-            b = _read_batch(h, self.opts.max_batch_bytes)
+            b = read_batch(h, self.opts.max_batch_bytes)
             v = _record_view(b, self.opts.max_batch_bytes) if b is not None else None
             if v is None:
                 return h.base
@@ -366,7 +369,7 @@ class _Comparer:
             ck = r.logdir.log_start_offsets.get((r.topic, r.partition))
             cands = [x for x in (ck, first_seg) if x is not None]
             s.log_start_offset = max(cands) if cands else s.first_offset
-            cp, prob = _read_epoch_checkpoint(r.path)
+            cp, prob = read_epoch_checkpoint(r.path)
             if prob is not None:
                 s.damage.append(prob)
             s.checkpoint_epochs = cp
