@@ -226,6 +226,7 @@ def record_values(b: Batch, ev: de.RecordEvent, encoding: str,
     obj["headers"] = headers
     if b.magic >= 2:
         obj["sequence"] = r.sequence
+        obj["crc_valid"] = b.crc_valid  # the batch's CRC-32C covers its records
     else:
         obj["magic"] = r.magic
         obj["crc"] = r.crc
@@ -270,9 +271,9 @@ def record_values(b: Batch, ev: de.RecordEvent, encoding: str,
 NATIVE_RECORD_FIELDS = (
     "file", "topic", "partition", "batch_position", "producer_id", "producer_epoch",
     "is_transactional", "is_control", "offset", "timestamp", "timestamp_type", "key_size",
-    "value_size", "key", "key_encoding", "value", "value_encoding", "headers", "sequence",
-    "magic", "crc", "crc_valid", "size", "control", "decoded", "decode_error", "replica",
-    "log_dir", "broker_id")
+    "value_size", "key", "key_encoding", "value", "value_encoding", "headers", "sequence?",
+    "magic?", "crc?", "crc_valid?", "size", "control?", "decoded?", "decode_error?",
+    "replica?", "log_dir?", "broker_id?")
 _native_model: list[Any] = [None, False]  # [the record declaration checked, it matches]
 
 
@@ -280,7 +281,7 @@ def native_matches_model() -> bool:
     """The native writer writes the record fields the model declares."""
     decl = SCHEMA["record"]
     if _native_model[0] is not decl:
-        _native_model[:] = [decl, tuple(f.name for f in fields_of("record"))
+        _native_model[:] = [decl, tuple(f[0] for f in fields_of("record"))
                             == NATIVE_RECORD_FIELDS]
     return bool(_native_model[1])
 
