@@ -11,7 +11,7 @@ One definition per kind, read by everything that writes or describes objects:
   (:func:`markdown`, kdump/cli/manpages.py), each field with its type;
 - the Spark columns (:data:`SPARK_COLUMNS`) are checked against the types of the
   batch/record fields of the same name (tests/test_model.py);
-- the native record writer (kdump/_speedups.c) is tested byte for byte against the
+- the native record writer (kdump/_speedups_writers.c) is tested byte for byte against the
   Python writer, which shapes through here (tests/test_speedups.py);
 - tests/test_model.py checks that the objects kdump writes (the sample log dir's, the
   goldens', ``kdump metadata``'s) hold values of the declared types.

@@ -4,7 +4,7 @@ Field names are part of kdump's interface (documented in the README and the man 
 held fixed by tests): snake_case, Kafka's concepts under Kafka's names.  Every object is
 shaped by the output model (kdump/model.py): a field declared there and given a value
 here (:func:`record_values`, :func:`batch_values`) is written, in the model's order.
-The native record writer (kdump/_speedups.c) is used only while the model's record
+The native record writer (kdump/_speedups_writers.c) is used only while the model's record
 fields are the ones it writes (:data:`NATIVE_RECORD_FIELDS`).
 """
 
@@ -40,7 +40,7 @@ _raw_jstr = json.encoder.encode_basestring  # what _raw_dumps writes a str with
 #: is), and lone surrogates -- the ``\udc80``-``\udcff`` code points Python's
 #: surrogateescape gives the bytes of a file name that are not UTF-8 (``os.fsencode`` of
 #: the parsed string gives the name's bytes back), which could not be written as UTF-8.
-#: The C writer (kdump/_speedups.c, buf_json_utf8) escapes the same set.
+#: The C writer (kdump/_speedups_writers.c, buf_json_utf8) escapes the same set.
 _ESCAPED = re.compile("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
                       "\ud800-\udfff]")
 
@@ -131,7 +131,7 @@ def _record_head(b: Batch) -> dict[str, Any]:
             "is_control": b.is_control}
 
 
-#: The batch fields the native writer (kdump/_speedups.c, batch_json) writes, in the
+#: The batch fields the native writer (kdump/_speedups_writers.c, batch_json) writes, in the
 #: model's order (the optional replica fields are never given by dump), and the record
 #: fields before ``offset`` it continues the record prefix with: it is used only while
 #: the model declares exactly these (a field added is written by Python until C learns it).
@@ -263,7 +263,7 @@ def record_values(b: Batch, ev: de.RecordEvent, encoding: str,
     return obj
 
 
-#: The record fields the native writer (kdump/_speedups.c, json_record_lines) writes:
+#: The record fields the native writer (kdump/_speedups_writers.c, json_record_lines) writes:
 #: those of :func:`record_prefix`, then offset ... size of a v2 record.  It is used only
 #: while the output model's record fields are exactly these (checked per batch against
 #: the model's declaration, cheaply): a field added to the model is written by the Python
