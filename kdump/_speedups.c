@@ -143,7 +143,7 @@ static PyMethodDef methods[] = {
               "Record, Decoded): DumpLogSegments' record lines of a v2 batch."),
     KD_METHOD(json_record_lines,
               "json_record_lines(events, prefix, timestamp_type_json, encoding, RecordEvent, Record, "
-              "Decoded): the JSON Lines record objects of a v2 batch."),
+              "Decoded, crc_valid): the JSON Lines record objects of a v2 batch."),
     KD_METHOD(record_offsets,
               "record_offsets(records, last_offset): (last offset, [(after, next) ...])."),
     KD_METHOD(number_key_indices,

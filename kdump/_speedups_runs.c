@@ -351,7 +351,8 @@ declined:
  * it cannot frame, a batch past ``stop`` or --max-batch-bytes, a codec id above 4, a
  * payload ``decompress`` gives None for, an offset or timestamp past int64), and,
  * ``check_next``, a batch not followed by a batch header or the reader's end (index
- * ``end``: may lie past the buffer) unless its CRC-32C matches.  ``totals``: records,
+ * ``end``: may lie past the buffer) unless its CRC-32C matches, and, ``deep``, a batch
+ * whose CRC-32C fails (size-report counts its records apart).  ``totals``: records,
  * control_batches, control_records, transactional_batches, transactional_bytes,
  * key_bytes, value_bytes, header_bytes, uncompressed_bytes, overhead_bytes,
  * first_offset, last_offset, min_timestamp, max_timestamp (None when unset), then
@@ -455,6 +456,11 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                            (uint32_t)be32(b + KL_V2_CRC_OFFSET))
                 break;
         }
+        /* deep: a batch whose CRC-32C fails is Python's (its records counted apart) */
+        if (deep && crc32c_impl(0, b + KL_V2_ATTRIBUTES_OFFSET,
+                                (size_t)(total - KL_V2_ATTRIBUTES_OFFSET)) !=
+                        (uint32_t)be32(b + KL_V2_CRC_OFFSET))
+            break;
         count = be32(b + KL_V2_RECORDS_COUNT_OFFSET);
         base_ts = be64(b + KL_V2_BASE_TIMESTAMP_OFFSET);
         max_ts = be64(b + KL_V2_MAX_TIMESTAMP_OFFSET);

@@ -487,23 +487,26 @@ out:
 }
 
 /* json_record_lines(events, prefix, timestamp_type_json, encoding, RecordEvent, Record,
- *                   Decoded) -> str | NotImplemented
+ *                   Decoded, crc_valid) -> str | NotImplemented
  * kdump.render.jsonl.record_object of each event of a v2 batch, as JsonRenderer writes
  * it (compact, ensure_ascii=False, one object per line), for events whose payloads are
  * written raw: no decoded structure, no decode error, no control record.  ``prefix``
- * holds everything up to the offset value. */
+ * holds everything up to the offset value; ``crc_valid``, the batch's CRC-32C verdict,
+ * is every record's. */
 PyObject *
 sp_json_record_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     PyObject *events, *prefix, *tt;
-    int enc, rc = 0;
+    int enc, crc_valid, rc = 0;
     Py_ssize_t i, n;
     Buf b = {NULL, 0, 0};
 
-    if (nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "json_record_lines takes 7 arguments");
+    if (nargs != 8) {
+        PyErr_SetString(PyExc_TypeError, "json_record_lines takes 8 arguments");
         return NULL;
     }
+    if ((crc_valid = PyObject_IsTrue(args[7])) < 0)
+        return NULL;
     events = args[0];
     prefix = args[1];
     tt = args[2];
@@ -567,7 +570,8 @@ sp_json_record_lines(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         }
         TRY(PUTS(&b, "],\"sequence\":"));
         TRY(buf_int(&b, SLOT_GET(rec, &render_record_layout, RR_SEQUENCE)));
-        TRY(PUTS(&b, ",\"size\":"));
+        TRY(crc_valid ? PUTS(&b, ",\"crc_valid\":true,\"size\":")
+                      : PUTS(&b, ",\"crc_valid\":false,\"size\":"));
         TRY(buf_int(&b, SLOT_GET(rec, &render_record_layout, RR_SIZE)));
         TRY(PUTS(&b, "}\n"));
     }

@@ -272,7 +272,7 @@ NATIVE_RECORD_FIELDS = (
     "file", "topic", "partition", "batch_position", "producer_id", "producer_epoch",
     "is_transactional", "is_control", "offset", "timestamp", "timestamp_type", "key_size",
     "value_size", "key", "key_encoding", "value", "value_encoding", "headers", "sequence?",
-    "magic?", "crc?", "crc_valid?", "size", "control?", "decoded?", "decode_error?",
+    "magic?", "crc?", "crc_valid", "size", "control?", "decoded?", "decode_error?",
     "replica?", "log_dir?", "broker_id?")
 _native_model: list[Any] = [None, False]  # [the record declaration checked, it matches]
 
@@ -287,7 +287,7 @@ def native_matches_model() -> bool:
 
 
 def _json_lines_decoded(records: list[de.RecordEvent], prefix: str, timestamp_type: str,
-                        code: int) -> str | Any:
+                        code: int, crc_valid: bool) -> str | Any:
     """Records with a decoded structure (schema-registry payloads ...) written fast: the
     native writer writes each record without it, then ``decoded`` / ``decode_error`` --
     the last fields of a dump record (kdump.model) -- close each line, as
@@ -295,7 +295,7 @@ def _json_lines_decoded(records: list[de.RecordEvent], prefix: str, timestamp_ty
     assert _native_json is not None
     bare = [de.RecordEvent(ev.record) for ev in records]
     text = _native_json(bare, prefix, _dumps(timestamp_type), code, de.RecordEvent, Record,
-                        Decoded)
+                        Decoded, crc_valid)
     if text is NotImplemented:
         return text
     lines = text.split("\n")
@@ -375,10 +375,10 @@ class JsonRenderer:
                         if tt_json is None:
                             tt_json = _TIMESTAMP_TYPE_JSON.setdefault(tt, _dumps(tt))
                         text = _native_json(item.records, prefix, tt_json, code,
-                                            de.RecordEvent, Record, Decoded)
+                                            de.RecordEvent, Record, Decoded, b.crc_valid)
                         if text is NotImplemented and not b.is_control:
                             text = _json_lines_decoded(item.records, prefix, b.timestamp_type,
-                                                       code)
+                                                       code, b.crc_valid)
                 if text is not NotImplemented:
                     self.out.write(text)
                     return
