@@ -49,7 +49,7 @@ def test_verify_crc_counts_the_records_of_a_failing_batch_apart(kdump: KdumpRunn
     b = _damaged(tmp_path)
     r = kdump("verify-crc", "--format", "json", str(b))
     assert r.rc == 1
-    summary = [o for o in _objs(r.out) if o["type"] == "summary"][0]
+    summary = next(o for o in _objs(r.out) if o["type"] == "summary")
     assert (summary["records"], summary["invalid_records"], summary["invalid_batches"]) == (6, 3, 1)
 
 
@@ -62,7 +62,7 @@ def test_size_report_counts_the_records_of_a_failing_batch_apart(kdump: KdumpRun
         assert (rows[kind]["records"], rows[kind]["invalid_records"], rows[kind]["batches"]) \
             == (6, 3, 3), kind
     r = kdump("size-report", "--format", "json", "--shallow", str(b))
-    total = [o for o in _objs(r.out) if o["type"] == "total"][0]
+    total = next(o for o in _objs(r.out) if o["type"] == "total")
     assert (total["records"], total["invalid_records"]) == (9, 0)  # --shallow checks no CRC
 
 

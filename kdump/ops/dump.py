@@ -725,12 +725,11 @@ def _check_time_entry(
                       f"timestamp is {max_ts}",
                       extra={"check": "timestamp", "index_timestamp": timestamp,
                              "log_timestamp": max_ts})
-    if prev >= timestamp:
-        yield Problem(path, where, "index-order",
-                      f"entry {slot}: timestamp {timestamp} is not above the previous "
-                      f"entry's {prev}",
-                      extra={"check": "order", "index_timestamp": timestamp,
-                             "previous_timestamp": prev})
+    from .verify_index import time_order_problem  # the one rule, verify-index's too
+
+    order = time_order_problem(path, slot, timestamp, prev)
+    if order is not None:
+        yield order
 
 
 # --- other files -----------------------------------------------------------------------

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from ..findings import ERROR
 from .indexes.checkpoints import verify_root_checkpoints
-from .indexes.index_files import orphan_index
+from .indexes.index_files import orphan_index, time_order_problem
 from .indexes.options import (
     MAX_INDEX_ENTRIES,
     METADATA_TOPIC,
@@ -45,6 +45,7 @@ __all__ = [
     "Segment",
     "VerifyIndexOptions",
     "orphan_index",
+    "time_order_problem",
     "verify_index",
     "verify_partition",
     "verify_root_checkpoints",

@@ -119,13 +119,37 @@ def _offset_order(path: str, e: _Entries, base: int, log_size: int | None) -> It
                           f"({log_size} bytes)", extra={"index_offset": key, "log_offset": -1})
 
 
+def time_order_problem(path: str, slot: int, timestamp: int, prev: int) -> Problem | None:
+    """A time index entry not above the one before it, as TimeIndex.maybeAppend (storage/
+    .../log/TimeIndex.java, 4.0-4.3) never writes one: it appends only a timestamp greater
+    than its lastEntry's, which for an empty index is (RecordBatch.NO_TIMESTAMP = -1,
+    baseOffset), so entry 0 holds a timestamp of 0 or more (a segment with no
+    timestamps, magic 0 or 1 at -1, has an empty time index).  ``prev``: the previous
+    entry's timestamp, -1 for entry 0.  One finding for dump and verify-index alike."""
+    if timestamp > prev:
+        return None
+    if slot == 0:
+        return Problem(path, 0, "index-order",
+                       f"entry 0: timestamp {timestamp} is not above -1 "
+                       "(RecordBatch.NO_TIMESTAMP, an empty time index's last entry): "
+                       "TimeIndex.maybeAppend never writes it",
+                       extra={"check": "order", "index_timestamp": timestamp,
+                              "previous_timestamp": prev})
+    return Problem(path, slot * L.TIME_INDEX_ENTRY_SIZE, "index-order",
+                   f"entry {slot}: timestamp {timestamp} is not above the previous "
+                   f"entry's {prev}",
+                   extra={"check": "order", "index_timestamp": timestamp,
+                          "previous_timestamp": prev})
+
+
 def _time_order(path: str, e: _Entries) -> Iterator[Problem]:
-    """Time index timestamps strictly increase."""
-    for slot in range(1, len(e)):
-        if e.first[slot] <= e.first[slot - 1]:
-            yield Problem(path, slot * L.TIME_INDEX_ENTRY_SIZE, "index-order",
-                          f"entry {slot}: timestamp {e.first[slot]} is not above the previous "
-                          f"entry's {e.first[slot - 1]}")
+    """Time index timestamps strictly increase, from above -1 (:func:`time_order_problem`)."""
+    prev = L.NO_TIMESTAMP
+    for slot in range(len(e)):
+        p = time_order_problem(path, slot, e.first[slot], prev)
+        if p is not None:
+            yield p
+        prev = e.first[slot]
 
 
 def _load_entries(f: KafkaFile | None, cls: type, base: int) -> _Entries | None:
