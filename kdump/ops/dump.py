@@ -659,7 +659,8 @@ def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                         one_pass = None  # out of order: each entry looks for itself
                     last_offset = max(last_offset, e.offset)
                     yield from _check_time_entry(f.path, log, oindex, e.offset, e.timestamp,
-                                                 prev, slot, opts.max_batch_bytes, hint, scan)
+                                                 prev, slot, opts.max_batch_bytes, hint, scan,
+                                                 f.topic)
                 if not opts.verify_index_only:
                     yield TimeIndexEntryEvent(f.path, slot, e.timestamp, e.offset)
                 prev = e.timestamp
@@ -672,6 +673,7 @@ def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
 def _check_time_entry(
     path: str, log: FileSource, oindex: OffsetIndex | None, offset: int, timestamp: int,
     prev: int, slot: int, max_batch_bytes: int, hint: Batch | None = None, scan: bool = True,
+    topic: str | None = None,
 ) -> Iterator[Problem]:
     """DumpLogSegments.dumpTimeIndex's checks for one entry.  ``hint``: the batch the
     shared forward pass found (the first ending at or after ``offset``), else a lookup
@@ -688,14 +690,13 @@ def _check_time_entry(
                 found = item
                 break
     if found is not None and found.base_offset > offset:
-        # in a gap of offsets the log cleaner made (LogCleaner.cleanInto writes the cleaned
-        # segment's time index; LogSegment.findOffsetByTimestamp scans forward from it)
-        yield Problem(path, where, "index-mismatch",
-                      f"entry {slot}: indexed offset {offset} is not the last offset of a batch"
-                      f" (found {found.last_offset}); offset {offset} was removed by "
-                      "compaction; lookups scan forward to the next batch", severity=INFO,
-                      extra={"check": "compacted-away", "index_offset": offset,
-                             "log_offset": found.last_offset})
+        # in a gap of offsets: the log cleaner's in a compacted topic (LogCleaner.cleanInto
+        # writes the cleaned segment's time index; LogSegment.findOffsetByTimestamp scans
+        # forward from it), lost otherwise; the words verify-index says
+        from .cleanup.policy import gap_entry_problem
+
+        yield gap_entry_problem(path, where, slot, offset, found.base_offset,
+                                found.last_offset, log.path, topic, max_batch_bytes)
         return
     if found is None or found.last_offset != offset:
         got = -1 if found is None else found.last_offset
