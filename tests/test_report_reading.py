@@ -162,3 +162,27 @@ def test_a_path_is_escaped_before_it_wraps() -> None:
     assert str(_path("/data/<b>x</b>&y/00.log")) == (
         "/<wbr>data/<wbr>&lt;b&gt;x&lt;/<wbr>b&gt;&amp;y/<wbr>00.log")
     assert str(_path("a\u202eb/c")) == "a\\u202eb/<wbr>c"
+
+
+def test_the_time_chart_starts_at_zero_and_labels_no_time_before_the_first_record() -> None:
+    """Counts all near 28,000 (the case of the issue): the axis still starts at 0, no
+    series is stacked or filled, and a bucket starting before the first record is
+    labelled with the first record's time."""
+    import re
+
+    from kdump.render.charts import time_chart
+
+    minute = 60_000
+    start = 1_700_000_040_000  # a whole minute
+    svg = time_chart([("a", [(start + k * minute, 28_000 + k * 10) for k in range(6)]),
+                      ("b", [(start + k * minute, 28_500) for k in range(6)])], minute,
+                     first_ms=start + 25_500)
+    y_axis = svg.split('class="axis y')[1].split('class="axis x')[0]
+    y = [float(t.replace(",", "")) for t in re.findall(r'<text[^>]*>([0-9,.]+)</text>', y_axis)]
+    assert min(y) == 0 and max(y) >= 28_000
+    assert 'class="graph line-graph' in svg and 'class="graph stackedline' not in svg
+    lines = re.findall(r'<path [^>]*class="line reactive([^"]*)"', svg)
+    assert len(lines) == 2 and all("nofill" in c for c in lines)  # lines, not areas
+    x = re.findall(r'<text[^>]*class="major"[^>]*>(\d{4}-\d\d-\d\d [^<]+)</text>', svg)
+    assert x[0] == "2023-11-14 22:14:26"  # the first record, to the second upwards
+    assert all(_stamp(t) >= start + 25_500 for t in x)
