@@ -102,3 +102,33 @@ def test_dump_and_verify_index_judge_an_orphan_index_alike(kdump: KdumpRunner,
     assert (r.rc, _problems(r.out)) == (1, [want])
     r = kdump("verify-index", "--format", "json", b)
     assert (r.rc, _problems(r.out)) == (1, [want])
+
+
+def test_dump_and_verify_index_judge_an_index_file_alike(kdump: KdumpRunner,
+                                                        tmp_path: Path) -> None:
+    """A rolled segment's .index never trimmed (zero slots: a warning, the active
+    segment's would be info), entries out of order, one past the log's end: the same
+    findings, word for word, from dump of the file and verify-index of its partition."""
+    b = w.broker_logdir(tmp_path / "b1", 1)
+    d = b / "orders-0"
+    w.write_replica(d, w.replica_batches([(0, 2, 0), (2, 2, 0), (4, 2, 0)]), roll_before={2})
+    size = (d / f"{LOG0}.log").stat().st_size
+    index = d / f"{LOG0}.index"
+    index.write_bytes(w.offset_index([(3, size // 2), (1, 0), (3, 10**6)], preallocated_slots=3))
+    r = kdump("dump", "--format", "json", index)
+    assert r.rc == 1
+    mine = {(p["kind"], p["severity"], p["position"], p["detail"]) for p in _problems(r.out)
+            if p["kind"] in ("index-zero-slots", "index-order", "index-position")}
+    assert mine == {
+        ("index-order", "error", 8, f"entry 1 (offset 1, position 0) does not ascend from the "
+                                    f"previous (offset 3, position {size // 2})"),
+        ("index-position", "error", 16, f"entry 2 points at byte 1000000, past the end of the "
+                                        f"log ({size} bytes)"),
+        ("index-zero-slots", "warning", 24, "3 zero entries after the 3 used ones (preallocated "
+                                            "and never trimmed: the segment was not closed "
+                                            "cleanly)")}
+    r = kdump("verify-index", "--format", "json", b)
+    assert r.rc == 1
+    theirs = {(p["kind"], p["severity"], p["position"], p["detail"]) for p in _problems(r.out)
+              if p["file"] == str(index)}
+    assert mine <= theirs

@@ -562,15 +562,25 @@ def dump_offset_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
         log = _open_optional(log_path)
         if log is None:
             yield _no_log(f.path, log_path)
+        from .verify_index import offset_order_problem, past_log_end_problem
+
         try:
             one_pass = _OnePass(log) if log is not None else None
             last_position = -1
+            prev: tuple[int, int] | None = None
             for slot in range(index.slots):
                 e = index.entry(slot)
                 if (e.offset == base and slot > 0) or (slot == 0 and is_preallocated_zero(index)):
-                    yield _zero_slots(f.path, slot, index.slots, index.entry_size)
+                    yield _zero_slots(f, slot, index.slots, index.entry_size)
                     break
-                if log is not None:
+                if prev is not None:  # entries ascend, as verify-index checks them
+                    order = offset_order_problem(f.path, slot, e.offset, e.position, *prev)
+                    if order is not None:
+                        yield order
+                prev = (e.offset, e.position)
+                if log is not None and e.position >= log.size:
+                    yield past_log_end_problem(f.path, slot, e.offset, e.position, log.size)
+                elif log is not None:
                     found: Batch | str | None = None
                     if one_pass is not None and e.position > last_position:
                         hit = one_pass.at_position(e.position)
@@ -609,12 +619,19 @@ def _no_log(path: str, log_path: str) -> Problem:
                    f"its log {log_path} cannot be opened: entries are not verified")
 
 
-def _zero_slots(path: str, slot: int, slots: int, entry_size: int) -> Problem:
-    return Problem(
-        path, slot * entry_size, "index-zero-slots",
-        f"{slots - slot} zero entries from slot {slot} to the end (preallocated, not yet "
-        f"written)", length=(slots - slot) * entry_size, severity=INFO,
-    )
+def _zero_slots(f: KafkaFile, slot: int, slots: int, entry_size: int) -> Problem:
+    """verify-index's finding, word for word: preallocated for the active segment (info),
+    or never trimmed (a warning); the segment is active when no log beside it has a
+    larger base offset (its log's flag, as the walk sets it)."""
+    import dataclasses
+
+    from ..files.logdir import with_active_flag
+    from .verify_index import zero_slots_problem
+
+    log = dataclasses.replace(f, path=_log_path_for(f), kind="log", leftover=None,
+                              active=False)
+    return zero_slots_problem(f.path, slot, slots, entry_size,
+                              with_active_flag(log).active)
 
 
 def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
@@ -642,7 +659,7 @@ def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             for slot in range(tindex.slots):
                 e = tindex.entry(slot)
                 if (e.offset == base and slot > 0) or (slot == 0 and is_preallocated_zero(tindex)):
-                    yield _zero_slots(f.path, slot, tindex.slots, tindex.entry_size)
+                    yield _zero_slots(f, slot, tindex.slots, tindex.entry_size)
                     break
                 if log is not None:
                     hint: Batch | None = None
