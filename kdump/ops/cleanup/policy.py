@@ -42,13 +42,18 @@ def _resolver(log_dir: str, max_batch_bytes: int) -> Resolver:
 
 
 def compaction_policy(log_path: str, topic: str, max_batch_bytes: int
-                      ) -> tuple[bool, str]:
-    """(whether ``topic`` is compacted, the ``cleanup.policy`` and where it came from),
-    for the partition holding ``log_path``."""
+                      ) -> tuple[bool, str, bool]:
+    """(whether ``topic`` is compacted, the ``cleanup.policy`` and where it came from,
+    whether that is known), for the partition holding ``log_path``.  Known: the log dir
+    holds KRaft metadata (which holds every topic override: none is ``delete``), or the
+    topic is one Kafka creates with its policy; Kafka's default alone is not knowledge
+    (a metadata log kept in another log dir may hold a ``compact`` override)."""
     log_dir = kfs.dirname(kfs.dirname(log_path).rstrip("/")) or "."
-    s = _resolver(log_dir, max_batch_bytes).topic(topic, None)["cleanup.policy"]
+    resolver = _resolver(log_dir, max_batch_bytes)
+    s = resolver.topic(topic, None)["cleanup.policy"]
     policy = ",".join(s.value) if isinstance(s.value, list) else str(s.value)
-    return "compact" in s.value, f"cleanup.policy={policy}, {s.source}"
+    known = resolver.metadata is not None or not s.source.startswith("default")
+    return "compact" in s.value, f"cleanup.policy={policy}, {s.source}", known
 
 
 def gap_entry_problem(path: str, where: int, slot: int, offset: int, first: int, last: int,
@@ -57,10 +62,10 @@ def gap_entry_problem(path: str, where: int, slot: int, offset: int, first: int,
     ``first``-``last``: compaction's only in a compacted topic (INFO), otherwise an offset
     the log lost (an error, as any entry naming an offset in no batch).  dump and
     verify-index both say it with these words."""
-    from ...findings import INFO
+    from ...findings import INFO, WARNING
 
-    compacted, why = (compaction_policy(log_path, topic, max_batch_bytes) if topic
-                      else (False, "cleanup.policy unknown: no topic"))
+    compacted, why, known = (compaction_policy(log_path, topic, max_batch_bytes) if topic
+                             else (False, "cleanup.policy unknown: no topic", False))
     extra = {"check": "compacted-away" if compacted else "offset-not-found",
              "index_offset": offset, "log_offset": last}
     if compacted:
@@ -68,8 +73,15 @@ def gap_entry_problem(path: str, where: int, slot: int, offset: int, first: int,
                        f"entry {slot}: offset {offset} was removed by compaction ({why}); "
                        f"lookups scan forward to the next batch (offsets {first}-{last})",
                        severity=INFO, extra=extra)
+    missing = (f"entry {slot}: offset {offset} is in no batch: offsets before the batch "
+               f"{first}-{last} are missing from the log; ")
+    if known:
+        return Problem(path, where, "index-mismatch",
+                       missing + f"not compaction's doing ({why}): lost (the log's own "
+                       "findings say where it is damaged)", extra=extra)
+    # no KRaft metadata beside this log dir: the topic may be compacted by an override
+    # kept elsewhere; neither compaction nor loss is proven
     return Problem(path, where, "index-mismatch",
-                   f"entry {slot}: offset {offset} is in no batch: offsets before the batch "
-                   f"{first}-{last} are missing from the log; not compaction's doing "
-                   f"({why}): lost (the log's own findings say where it is damaged)",
-                   extra=extra)
+                   missing + f"compaction removes offsets only in a compacted topic, and "
+                   f"nothing here says this one is ({why}; no KRaft metadata in this log "
+                   "dir): lost unless the topic is compacted", severity=WARNING, extra=extra)
