@@ -212,7 +212,7 @@ class SizeTableRenderer(ObjectRenderer):
             _invalid_note(self.err, self.total)
 
 
-def _invalid_note(err: TextIO, total: dict[str, Any]) -> None:
+def _invalid_note(err: InertLines, total: dict[str, Any]) -> None:
     """Records of batches whose CRC fails are not in ``records``: said once, on stderr
     (the text's columns stay as awk reads them)."""
     n = total.get("invalid_records") or 0
