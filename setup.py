@@ -13,7 +13,12 @@ setup(
     ext_modules=[
         Extension(
             "kdump._speedups",
-            sources=["kdump/_speedups.c"],
+            # one module from several C files, one per family of entry points
+            # (kdump/_speedups.h lists them)
+            sources=["kdump/_speedups.c", "kdump/_speedups_walk.c", "kdump/_speedups_crc.c",
+                     "kdump/_speedups_writers.c", "kdump/_speedups_runs.c",
+                     "kdump/_speedups_packed.c"],
+            depends=["kdump/_speedups.h", "kdump/_layouts.h"],
             optional=True,
             extra_compile_args=["-O2"],
         )

@@ -7,7 +7,7 @@
 Writes (once) ``bench/data/model-SIZE/big-0``: one uncompressed segment of SIZE bytes by
 ``tests/writer.py``'s ``big_segment``.  Extracts REV's ``kdump/`` (``git archive``,
 default ``main``) into a temporary directory, with this tree's built extension when
-``kdump/_speedups.c`` is the same in both, then runs ``python -m kdump dump LOG
+the C sources (``kdump/_speedups*.c``, ``*.h``) are the same in both, then runs ``python -m kdump dump LOG
 --deep-iteration --format json`` from each tree in interleaved rounds (the load of a
 shared machine falls alike on both), hashing stdout.  Reports the median CPU time
 (user + system, ``wait4``) of each and their ratio; ``--pure`` runs both on the
@@ -49,7 +49,7 @@ def base_tree(rev: str, into: Path) -> Path:
                              check=True, capture_output=True).stdout
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
     same_c = subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", rev, "--",
-                             "kdump/_speedups.c"]).returncode == 0
+                             "kdump/_speedups*.c", "kdump/*.h"]).returncode == 0
     if same_c:
         for so in (ROOT / "kdump").glob("_speedups*.so"):
             shutil.copy2(so, into / "kdump" / so.name)

@@ -37,6 +37,11 @@ ERROR: Final = Severity.ERROR
 WARNING: Final = Severity.WARNING
 INFO: Final = Severity.INFO
 
+#: The exit rule, written once: a finding of these severities makes every command exit 1
+#: (``Problem.is_failure``; kdump/cli/options.run applies it to every command's objects,
+#: docs/exit-status.md); ``info`` never does.  An unreadable input is exit 2 instead.
+FAILING_SEVERITIES: Final = frozenset({ERROR, WARNING})
+
 #: every problem kind kdump reports, with what it means (documented in docs/findings.md)
 KINDS: Final[dict[str, str]] = {
     # framing: the walker cannot find a batch where one should start
@@ -315,7 +320,8 @@ class Problem:
 
     @property
     def is_failure(self) -> bool:
-        return self.severity in (ERROR, WARNING)
+        """This finding makes the run exit 1 (:data:`FAILING_SEVERITIES`)."""
+        return self.severity in FAILING_SEVERITIES
 
 
 def finding_key(path: str | None, position: int | None, kind: str, base_offset: int | None,

@@ -11,7 +11,7 @@ One definition per kind, read by everything that writes or describes objects:
   (:func:`markdown`, kdump/cli/manpages.py), each field with its type;
 - the Spark columns (:data:`SPARK_COLUMNS`) are checked against the types of the
   batch/record fields of the same name (tests/test_model.py);
-- the native record writer (kdump/_speedups.c) is tested byte for byte against the
+- the native record writer (kdump/_speedups_writers.c) is tested byte for byte against the
   Python writer, which shapes through here (tests/test_speedups.py);
 - tests/test_model.py checks that the objects kdump writes (the sample log dir's, the
   goldens', ``kdump metadata``'s) hold values of the declared types.
@@ -191,7 +191,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
                             "(utf8) under every --payload-encoding"),
         ("sequence?", "int", "v2: producer sequence of the record (-1: none)"),
         ("magic?", "int", "v0/v1 records only"), ("crc?", "int", "v0/v1: the message CRC-32"),
-        ("crc_valid?", "bool", "v0/v1: the message CRC-32 matches"),
+        ("crc_valid", "bool", "v2: its batch's CRC-32C matches (false: the record's "
+                              "bytes are not what the producer wrote); v0/v1: the "
+                              "message CRC-32 matches"),
         ("size", "int", "bytes of the record as stored"),
         ("control?", "object", "control records: {type, type_id, key_version, coordinator_epoch?, "
                                "value_version?, data?, error?}"),
@@ -322,7 +324,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
     "summary": ("closes verify-crc and verify-index", [
         ("command", "str", "verify-crc or verify-index"), ("files", "int", "logs checked"),
         ("bytes", "int", "bytes of those logs"), ("batches", "int", "batches framed"),
-        ("valid_batches", "int", ""), ("invalid_batches", "int", ""), ("records", "int", "records checked"),
+        ("valid_batches", "int", ""), ("invalid_batches", "int", ""),
+        ("records", "int", "records checked (of batches whose CRC holds)"),
+        ("invalid_records", "int", "records of batches whose CRC fails, counted apart"),
         ("unreadable_bytes", "int", "bytes in damaged regions"), ("problems", "int", "findings"),
         ("errors", "int", ""),
         ("warnings", "int", ""),
@@ -348,6 +352,10 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
          "false when --shallow could not count inside v0/v1 wrappers, or "
          "when a batch could not be read (too large, corrupt): records is then a lower "
          "bound, and the run exits 1"),
+        ("invalid_records", "int",
+         "records of batches whose CRC fails (their count field; v0/v1: entries), not in "
+         "records: their bytes are not what the producer wrote (0 under --shallow, which "
+         "checks no CRC)"),
         ("control_batches", "int", ""), ("control_records", "int", ""), ("transactional_batches", "int", ""),
         ("transactional_bytes", "int", ""),
         ("key_bytes", "int|null", "null with --shallow (not measured), as are value_bytes, header_bytes, "

@@ -102,7 +102,7 @@ V5 versions=0 flexible=0+
   subscribedTopicRegex string null=0+
   rebalanceTimeoutMs int32 default=-1
   serverAssignor string null=0+
-  classicMemberMetadata {} null=0+ tag=0 tagv=0+ default=null
+  classicMemberMetadata {} null=0+ tag=0 tagv=0+
     sessionTimeoutMs int32
     supportedProtocols []
       name string

@@ -35,9 +35,9 @@ RECORD_COMMON = {"type", "file", "topic", "partition", "batch_position", "produc
                  "producer_epoch", "is_transactional", "is_control", "offset", "timestamp",
                  "timestamp_type",
                  "key", "key_encoding", "value", "value_encoding", "key_size", "value_size",
-                 "headers", "size"}
+                 "headers", "crc_valid", "size"}
 RECORD_V2 = RECORD_COMMON | {"sequence"}
-RECORD_LEGACY = RECORD_COMMON | {"magic", "crc", "crc_valid"}
+RECORD_LEGACY = RECORD_COMMON | {"magic", "crc"}
 HEADER_KEYS = {"key", "key_encoding", "value", "value_encoding"}
 PROBLEM_KEYS = {"type", "file", "position", "kind", "severity", "detail", "base_offset", "length"}
 LOG_END_KEYS = {"type", "file", "size", "end", "valid_bytes", "trailing_bytes",
@@ -156,7 +156,8 @@ def test_seed_batch_and_record_values(kdump, tmp_path: Path) -> None:
         "is_transactional": False, "is_control": False, "offset": 0,
         "timestamp": 1524709879130, "timestamp_type": "CreateTime", "key_size": 3,
         "value_size": 5, "key": "key", "key_encoding": "utf8", "value": "value",
-        "value_encoding": "utf8", "headers": [], "sequence": -1, "size": 15,
+        "value_encoding": "utf8", "headers": [], "sequence": -1, "crc_valid": True,
+        "size": 15,
     }
     assert objs[3] == {"type": "log_end", "file": LOG0, "size": 76, "end": 76,
                        "valid_bytes": 76, "trailing_bytes": 0, "unreadable_bytes": 0,

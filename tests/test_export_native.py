@@ -1,4 +1,4 @@
-"""``kdump export``'s native per-record columns (``record_columns`` in kdump/_speedups.c)
+"""``kdump export``'s native per-record columns (``record_columns`` in kdump/_speedups_packed.c)
 against their pure-Python twin: the same objects batch by batch, and the same dataset
 written with ``KDUMP_PURE_PYTHON=1`` on every fixture (damaged, control and transactional
 batches, legacy v0/v1, every codec, null keys and values, headers, ``__cluster_metadata``

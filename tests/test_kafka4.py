@@ -677,7 +677,7 @@ def test_a_tagged_nullable_struct_present_as_null_reads_as_null(
             "type": spec.type_name, "version": version, "data": want}
 
 
-def _member_metadata(classic: Any, *, write_null: bool = False) -> tuple[bytes, bytes]:
+def _member_metadata(classic: Any) -> tuple[bytes, bytes]:
     """A Kafka 4.0 ConsumerGroupMemberMetadata record (type 5): key and value."""
     key_w, value_w = ks.SPECS["4.0"][("group", 5)]
     assert key_w is not None
@@ -686,18 +686,23 @@ def _member_metadata(classic: Any, *, write_null: bool = False) -> tuple[bytes, 
               "subscribedTopicRegex": None, "rebalanceTimeoutMs": 300000,
               "serverAssignor": None, "classicMemberMetadata": classic}
     key = i16(5) + sw.encode(key_w, {"groupId": "g1", "memberId": "m-1"}, 0)
-    return key, i16(0) + sw.encode(value_w, values, 0, write_defaults=write_null)
+    return key, i16(0) + sw.encode(value_w, values, 0)
 
 
 def test_classic_member_metadata_null_absent_or_present_and_set_through_dump(
         kdump: Any, tmp_path: Path) -> None:
-    """Kafka 4.0's ConsumerGroupMemberMetadataValue: ClassicMemberMetadata left out (how
-    Kafka writes a null: its default), present as null (tag 0, size 1, marker 0) and
-    present with protocols, in a __consumer_offsets segment dumped as JSON and as text."""
+    """Kafka 4.0's ConsumerGroupMemberMetadataValue: ClassicMemberMetadata declares
+    ``"default": null``, a JSON null, which Kafka's generator reads as no default
+    (FieldSpec's constructor: ``fieldDefault == null ? "" : fieldDefault``), so its
+    default is the empty struct.  The generated writer (4.0-4.3) leaves the empty struct
+    out and writes a null as present (tag 0, size 1, marker 0:
+    ``if (classicMemberMetadata == null || !classicMemberMetadata.equals(new
+    ClassicMemberMetadata()))``), and its JsonConverter prints that null.  Dumped as JSON
+    and as text from a __consumer_offsets segment."""
     classic = {"sessionTimeoutMs": 45000,
                "supportedProtocols": [{"name": "range", "metadata": b"\x00\x03ab"}]}
-    records = [_member_metadata(None), _member_metadata(None, write_null=True),
-               _member_metadata(classic)]
+    empty = {"sessionTimeoutMs": 0, "supportedProtocols": []}
+    records = [_member_metadata(empty), _member_metadata(None), _member_metadata(classic)]
     assert records[1][1] == records[0][1][:-1] + b"\x01\x00\x01\x00"  # the present null
     pw = w.PartitionWriter(tmp_path / "__consumer_offsets-0")
     pw.append(w.v2_batch([w.Rec(k, v) for k, v in records]))
@@ -705,6 +710,7 @@ def test_classic_member_metadata_null_absent_or_present_and_set_through_dump(
     data = {"instanceId": None, "rackId": "rack-a", "clientId": "consumer-1",
             "clientHost": "/10.0.0.7", "subscribedTopicNames": ["orders"],
             "subscribedTopicRegex": None, "rebalanceTimeoutMs": 300000, "serverAssignor": None}
+    with_null = {**data, "classicMemberMetadata": None}
     with_classic = {**data, "classicMemberMetadata": {
         "sessionTimeoutMs": 45000,
         "supportedProtocols": [{"name": "range", "metadata": base64.b64encode(
@@ -714,14 +720,14 @@ def test_classic_member_metadata_null_absent_or_present_and_set_through_dump(
     assert (r.rc, r.err) == (0, "")
     got = [json.loads(line) for line in r.lines if line.startswith('{"type":"record"')]
     assert [g["decoded"]["value"] for g in got] == [
-        {"version": "0", "data": data}, {"version": "0", "data": data},
+        {"version": "0", "data": data}, {"version": "0", "data": with_null},
         {"version": "0", "data": with_classic}]
     assert all("decode_error" not in g for g in got)
     r = kdump("dump", "--print-data-log", "__consumer_offsets-0", cwd=tmp_path)
     assert r.rc == 0
     payloads = [line.split(" payload: ", 1)[1] for line in r.lines if " payload: " in line]
     assert payloads == [json_text({"version": "0", "data": d})
-                        for d in (data, data, with_classic)]
+                        for d in (data, with_null, with_classic)]
 
 
 def test_an_int8_null_marker_in_the_tagged_section_reads_as_null() -> None:
@@ -729,14 +735,14 @@ def test_an_int8_null_marker_in_the_tagged_section_reads_as_null() -> None:
     Kafka's writer puts there (it writes the uvarint 0), but it is what an encoder
     following the positional rule writes, and it can only mean null (issue 32.4); a
     0xff followed by more bytes of the field is still a varint, read as Kafka reads it."""
-    key, value = _member_metadata(None, write_null=True)
+    key, value = _member_metadata(None)
     assert value.endswith(b"\x01\x00\x01\x00")
     rogue = value[:-1] + b"\xff"
     kafka = ConsumerOffsetsDecoder(exact("4.0")).decode(key, value, 9)
     out = ConsumerOffsetsDecoder(exact("4.0")).decode(key, rogue, 9)
     assert out.error is None
     assert (out.value_json, out.value_text) == (kafka.value_json, kafka.value_text)
-    assert "classicMemberMetadata" not in out.value_json["data"]  # type: ignore[index]
+    assert out.value_json["data"]["classicMemberMetadata"] is None  # type: ignore[index]
     # two bytes of the field, the first 0xff: a varint running past the field's end
     longer = value[:-4] + b"\x01\x00\x02\xff\x7f"
     bad = ConsumerOffsetsDecoder(exact("4.0")).decode(key, longer, 9)

@@ -533,7 +533,7 @@ def test_text_output(kdump: KdumpRunner, ev: Path, tmp_path: Path) -> None:
     # a log dir: the files of the log dir itself left out come after the partitions
     r = kdump("repair", ev, "--into", tmp_path / "out2", "--format", "text", watch=[ev])
     lines = r.out.splitlines()
-    at = lines.index("files of the log dir:")
+    at = lines.index(f"files of the log dir {ev}:")
     assert lines[at - 1].startswith("  ") and lines[at - 2].startswith("orders-1 (")
     assert lines[at + 1:at + 3] == [
         f"  left out {ev / '.kafka_cleanshutdown'}: not copied: without it the broker recovers "
@@ -1029,3 +1029,53 @@ def test_a_failure_while_moving_the_copy_into_place_removes_it(
     assert r.rc == 2 and r.err == (f"kdump: {out}: cannot write: Input/output error; {out} is "
                                    "left as it was\n")
     assert not out.exists() and not list(tmp_path.glob(".kdump-staging-*"))
+
+
+
+# --- the text: each line under its own broker and partition, each note once (issue 41.9) ---
+def test_text_lines_stand_under_their_own_broker_and_partition(kdump: KdumpRunner,
+                                                               tmp_path: Path) -> None:
+    """Two brokers' log dirs, each with a .lock; broker 2's orders-0 damaged, its
+    leader-epoch-checkpoint naming 50 epochs whose leaders wrote nothing: one note for
+    them, and each log dir's .lock under that log dir, never under a partition."""
+    for bid in (1, 2):
+        b = w.broker_logdir(tmp_path / f"kafka{bid}", bid)
+        (b / ".lock").write_bytes(b"")
+        w.write_replica(b / "orders-0", w.replica_batches([(0, 3, 0), (3, 3, 0), (6, 3, 0)]))
+        w.write_replica(b / "pay-0", w.replica_batches([(0, 3, 0)]))
+    d = tmp_path / "kafka2" / "orders-0"
+    log = d / f"{SEG0}.log"
+    data = bytearray(log.read_bytes())
+    data[100] ^= 0x5A  # the second batch's offset field: outside its checksum
+    log.write_bytes(bytes(data))
+    (d / "leader-epoch-checkpoint").write_bytes(
+        w.leader_epoch_checkpoint([(0, 0)] + [(e, 9) for e in range(1, 51)]))
+    r = kdump("repair", "kafka1", "kafka2", "--into", "out", "--dry-run", cwd=tmp_path)
+    assert r.rc == 1, r.err
+    lock = "the broker's lock file: the broker makes its own"
+    assert r.out.splitlines() == [
+        "repair of kafka1, kafka2 (dry run: nothing is written)",
+        "orders-0 (kafka1) -> broker-1/orders-0: kept 3 batches (9 records, 282 bytes) in 1 "
+        "segment, log end offset 9",
+        "pay-0 (kafka1) -> broker-1/pay-0: kept 1 batch (3 records, 94 bytes) in 1 segment, "
+        "log end offset 3",
+        "orders-0 (kafka2) -> broker-2/orders-0: kept 2 batches (6 records, 188 bytes) in 1 "
+        "segment, log end offset 9; dropped 1 region (94 bytes)",
+        f"  dropped kafka2/orders-0/{SEG0}.log: position 94, 94 bytes: bad-offset: its offsets "
+        "23043-23045 and those of the batch at byte 188 (6-8) overlap, and this one does not "
+        "continue the offsets before them: its offset field, which its checksum does not "
+        "cover, is damaged; not copied (no byte is rewritten) (header offsets 23043-23045); "
+        "offsets 3-5 missing",
+        "  50 leader epochs (1-50 from offset 9) of the input's leader-epoch-checkpoint have "
+        "no batch in the copy: not written (leaders that wrote nothing: LogLoader drops such "
+        "an entry at load, LeaderEpochFileCache.truncateFromEndAsyncFlush)",
+        "pay-0 (kafka2) -> broker-2/pay-0: kept 1 batch (3 records, 94 bytes) in 1 segment, "
+        "log end offset 3",
+        "files of the log dir kafka1:",
+        f"  left out kafka1/.lock: {lock}",
+        "files of the log dir kafka2:",
+        f"  left out kafka2/.lock: {lock}",
+        "20 input files unchanged (SHA-256, size and mtime)",
+        "dry run: 20 files would be written; nothing was",
+        "4 partitions, 1 damaged partition: kept 7 batches (21 records), dropped 1 region "
+        "(94 bytes); saved from Kafka's recovery: 0 batches (0 records, 0 bytes)"]

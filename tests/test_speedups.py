@@ -468,7 +468,7 @@ def test_json_record_lines_match_python(sample_logdir: Path) -> None:
         for encoding, code in (("utf8", 0), ("base64", 1), ("hex", 2)):
             prefix = record_prefix(b)
             got = speedups.json_record_lines(events, prefix, _dumps(b.timestamp_type), code,
-                                             RecordEvent, Record, Decoded)
+                                             RecordEvent, Record, Decoded, b.crc_valid)
             if got is NotImplemented:
                 # only events with structured payloads or decode errors are declined
                 assert any(ev.decoded is not None and (
@@ -523,7 +523,11 @@ def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
                            for ev in events)
             prefix = record_prefix(b)
             assert speedups.json_record_lines(events, prefix, '"CreateTime"', code, RecordEvent,
-                                              Record, Decoded) == want
+                                              Record, Decoded, b.crc_valid) == want
+            if code == 0:  # a batch whose CRC fails: every record says so
+                assert speedups.json_record_lines(
+                    events, prefix, '"CreateTime"', code, RecordEvent, Record, Decoded,
+                    False) == want.replace(',"crc_valid":true,', ',"crc_valid":false,')
 
 
 def _damaged_segments(root: Path) -> list[Path]:

@@ -57,7 +57,7 @@ def main(mode: str, path: str) -> None:
             if mode == "json":
                 events = sp.record_events(recs, RecordEvent, None)
                 text = sp.json_record_lines(events, '{"type":"record","offset":', '"CreateTime"', 0,
-                                            RecordEvent, Record, Decoded)
+                                            RecordEvent, Record, Decoded, True)
                 out.write(text.encode())
         batches += 1
         pos = nxt

@@ -150,7 +150,7 @@ def number_key(data: bytes | None) -> tuple[str, int, str] | None:
 def number_key_indices(records: list[Any]) -> list[int]:
     """The indices of the records (each with a ``key``) whose key :func:`number_key`
     reads as a number: what dump's auto decoding decodes again, a batch at a time (in C
-    when the extension is built: ``number_key_indices`` in kdump/_speedups.c)."""
+    when the extension is built: ``number_key_indices`` in kdump/_speedups_walk.c)."""
     if _native_number_keys is not None:
         got = _native_number_keys(records)
         if got is not NotImplemented:

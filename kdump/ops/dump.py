@@ -562,15 +562,25 @@ def dump_offset_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
         log = _open_optional(log_path)
         if log is None:
             yield _no_log(f.path, log_path)
+        from .verify_index import offset_order_problem, past_log_end_problem
+
         try:
             one_pass = _OnePass(log) if log is not None else None
             last_position = -1
+            prev: tuple[int, int] | None = None
             for slot in range(index.slots):
                 e = index.entry(slot)
                 if (e.offset == base and slot > 0) or (slot == 0 and is_preallocated_zero(index)):
-                    yield _zero_slots(f.path, slot, index.slots, index.entry_size)
+                    yield _zero_slots(f, slot, index.slots, index.entry_size)
                     break
-                if log is not None:
+                if prev is not None:  # entries ascend, as verify-index checks them
+                    order = offset_order_problem(f.path, slot, e.offset, e.position, *prev)
+                    if order is not None:
+                        yield order
+                prev = (e.offset, e.position)
+                if log is not None and e.position >= log.size:
+                    yield past_log_end_problem(f.path, slot, e.offset, e.position, log.size)
+                elif log is not None:
                     found: Batch | str | None = None
                     if one_pass is not None and e.position > last_position:
                         hit = one_pass.at_position(e.position)
@@ -609,12 +619,19 @@ def _no_log(path: str, log_path: str) -> Problem:
                    f"its log {log_path} cannot be opened: entries are not verified")
 
 
-def _zero_slots(path: str, slot: int, slots: int, entry_size: int) -> Problem:
-    return Problem(
-        path, slot * entry_size, "index-zero-slots",
-        f"{slots - slot} zero entries from slot {slot} to the end (preallocated, not yet "
-        f"written)", length=(slots - slot) * entry_size, severity=INFO,
-    )
+def _zero_slots(f: KafkaFile, slot: int, slots: int, entry_size: int) -> Problem:
+    """verify-index's finding, word for word: preallocated for the active segment (info),
+    or never trimmed (a warning); the segment is active when no log beside it has a
+    larger base offset (its log's flag, as the walk sets it)."""
+    import dataclasses
+
+    from ..files.logdir import with_active_flag
+    from .verify_index import zero_slots_problem
+
+    log = dataclasses.replace(f, path=_log_path_for(f), kind="log", leftover=None,
+                              active=False)
+    return zero_slots_problem(f.path, slot, slots, entry_size,
+                              with_active_flag(log).active)
 
 
 def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
@@ -642,7 +659,7 @@ def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
             for slot in range(tindex.slots):
                 e = tindex.entry(slot)
                 if (e.offset == base and slot > 0) or (slot == 0 and is_preallocated_zero(tindex)):
-                    yield _zero_slots(f.path, slot, tindex.slots, tindex.entry_size)
+                    yield _zero_slots(f, slot, tindex.slots, tindex.entry_size)
                     break
                 if log is not None:
                     hint: Batch | None = None
@@ -659,7 +676,8 @@ def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                         one_pass = None  # out of order: each entry looks for itself
                     last_offset = max(last_offset, e.offset)
                     yield from _check_time_entry(f.path, log, oindex, e.offset, e.timestamp,
-                                                 prev, slot, opts.max_batch_bytes, hint, scan)
+                                                 prev, slot, opts.max_batch_bytes, hint, scan,
+                                                 f.topic)
                 if not opts.verify_index_only:
                     yield TimeIndexEntryEvent(f.path, slot, e.timestamp, e.offset)
                 prev = e.timestamp
@@ -672,6 +690,7 @@ def dump_time_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
 def _check_time_entry(
     path: str, log: FileSource, oindex: OffsetIndex | None, offset: int, timestamp: int,
     prev: int, slot: int, max_batch_bytes: int, hint: Batch | None = None, scan: bool = True,
+    topic: str | None = None,
 ) -> Iterator[Problem]:
     """DumpLogSegments.dumpTimeIndex's checks for one entry.  ``hint``: the batch the
     shared forward pass found (the first ending at or after ``offset``), else a lookup
@@ -688,14 +707,13 @@ def _check_time_entry(
                 found = item
                 break
     if found is not None and found.base_offset > offset:
-        # in a gap of offsets the log cleaner made (LogCleaner.cleanInto writes the cleaned
-        # segment's time index; LogSegment.findOffsetByTimestamp scans forward from it)
-        yield Problem(path, where, "index-mismatch",
-                      f"entry {slot}: indexed offset {offset} is not the last offset of a batch"
-                      f" (found {found.last_offset}); offset {offset} was removed by "
-                      "compaction; lookups scan forward to the next batch", severity=INFO,
-                      extra={"check": "compacted-away", "index_offset": offset,
-                             "log_offset": found.last_offset})
+        # in a gap of offsets: the log cleaner's in a compacted topic (LogCleaner.cleanInto
+        # writes the cleaned segment's time index; LogSegment.findOffsetByTimestamp scans
+        # forward from it), lost otherwise; the words verify-index says
+        from .cleanup.policy import gap_entry_problem
+
+        yield gap_entry_problem(path, where, slot, offset, found.base_offset,
+                                found.last_offset, log.path, topic, max_batch_bytes)
         return
     if found is None or found.last_offset != offset:
         got = -1 if found is None else found.last_offset
@@ -725,12 +743,11 @@ def _check_time_entry(
                       f"timestamp is {max_ts}",
                       extra={"check": "timestamp", "index_timestamp": timestamp,
                              "log_timestamp": max_ts})
-    if prev >= timestamp:
-        yield Problem(path, where, "index-order",
-                      f"entry {slot}: timestamp {timestamp} is not above the previous "
-                      f"entry's {prev}",
-                      extra={"check": "order", "index_timestamp": timestamp,
-                             "previous_timestamp": prev})
+    from .verify_index import time_order_problem  # the one rule, verify-index's too
+
+    order = time_order_problem(path, slot, timestamp, prev)
+    if order is not None:
+        yield order
 
 
 # --- other files -----------------------------------------------------------------------

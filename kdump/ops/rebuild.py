@@ -198,14 +198,17 @@ class RecoverIndexes:
             self.max_ts, self.max_ts_offset = max_timestamp, last_offset
         if self.valid_bytes - self.last_index_entry > self.interval:
             self.offsets.append((last_offset, self.valid_bytes))
-            if not self.times or self.max_ts > self.times[-1][0]:
+            # TimeIndex.maybeAppend (4.0-4.3): only a timestamp above the last entry's,
+            # and an empty index's lastEntry is (RecordBatch.NO_TIMESTAMP, baseOffset):
+            # a segment without timestamps (magic 0/1 with -1) gets no entry, never (-1, x)
+            if self.max_ts > (self.times[-1][0] if self.times else L.NO_TIMESTAMP):
                 self.times.append((self.max_ts, self.max_ts_offset))
             self.last_index_entry = self.valid_bytes
         self.valid_bytes += size
 
     def finish(self) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         """The entries, with recover's closing time entry (``maybeAppend(..., true)``)."""
-        if self.max_ts >= 0 and (not self.times or self.max_ts > self.times[-1][0]):
+        if self.max_ts > (self.times[-1][0] if self.times else L.NO_TIMESTAMP):
             self.times.append((self.max_ts, self.max_ts_offset))
         return self.offsets, self.times
 

@@ -81,6 +81,8 @@ class SizeRow:
     segments: int = 0
     batches: int = 0
     records: int = 0
+    #: records of batches whose CRC fails (read in depth): apart from ``records``
+    invalid_records: int = 0
     control_batches: int = 0
     control_records: int = 0
     transactional_batches: int = 0
@@ -119,7 +121,7 @@ class SizeRow:
     def merge(self, o: SizeRow) -> None:
         for name in ("bytes", "log_bytes", "index_bytes", "time_index_bytes", "txn_index_bytes",
                      "snapshot_bytes", "other_bytes", "segments", "batches", "records",
-                     "control_batches", "control_records", "transactional_batches",
+                     "invalid_records", "control_batches", "control_records", "transactional_batches",
                      "transactional_bytes", "key_bytes", "value_bytes", "header_bytes",
                      "uncompressed_bytes", "overhead_bytes", "unreadable_bytes",
                      "records_claimed", "records_readable", "offsets_lost"):
@@ -161,7 +163,7 @@ class SizeRow:
             time_index_bytes=self.time_index_bytes, txn_index_bytes=self.txn_index_bytes,
             snapshot_bytes=self.snapshot_bytes, other_bytes=self.other_bytes,
             segments=self.segments, batches=self.batches, records=self.records,
-            records_exact=self.exact_records,
+            records_exact=self.exact_records, invalid_records=self.invalid_records,
             control_batches=self.control_batches, control_records=self.control_records,
             transactional_batches=self.transactional_batches,
             transactional_bytes=self.transactional_bytes,
@@ -676,6 +678,9 @@ def _batch_sizes(b: Batch, row: SizeRow, opts: SizeOptions) -> KdumpError | None
                 row.uncompressed_bytes += b.size
             if b.base_timestamp >= 0 and not b.has_delete_horizon:
                 ts_lo = min(ts_lo, b.base_timestamp)
+        elif not b.crc_valid:  # its records are not what was written: counted apart
+            row.invalid_records += max(b.records_count, 0)
+            return None
         else:
             try:
                 buf, start, end = b.payload(opts.max_batch_bytes)
@@ -706,6 +711,9 @@ def _batch_sizes(b: Batch, row: SizeRow, opts: SizeOptions) -> KdumpError | None
     if b.max_timestamp >= 0:  # a v0/v1 entry's one timestamp
         row.min_timestamp = _min(row.min_timestamp, b.max_timestamp)
         row.max_timestamp = _max(row.max_timestamp, b.max_timestamp)
+    if opts.deep and not b.crc_valid:  # a v0/v1 entry whose CRC-32 fails: apart
+        row.invalid_records += 1
+        return None
     if not b.is_compressed:
         row.records += 1
         codec.uncompressed_bytes += b.size

@@ -1,7 +1,7 @@
 """size-report's accounting of runs of intact batches in one call (issue 33).
 
 :func:`kdump.ops.size_report._batch` accounts one framed batch at a time in Python.
-For a local log read in depth, ``size_run`` in kdump/_speedups.c walks a whole buffer of
+For a local log read in depth, ``size_run`` in kdump/_speedups_runs.c walks a whole buffer of
 the file instead: it frames each v2 batch as :class:`~kdump.records.file_records.LogReader`
 would, scans its records as ``scan_v2_records`` does, adds up what ``_batch`` adds up,
 and stops before the first batch that LogReader or ``_batch`` would have anything to say
@@ -65,7 +65,7 @@ def size_run_py(data: bytes, start: int, stop: int, end: int, check_next: bool,
                 headers: int, max_batch_bytes: int,
                 decompress: Callable[[int, bytes, int], bytes | None],
                 producer_ids: set[int], deep: bool = True) -> RunResult:
-    """The pure-Python twin of the native ``size_run`` (see kdump/_speedups.c), for the
+    """The pure-Python twin of the native ``size_run`` (see kdump/_speedups_runs.c), for the
     headers bound ``_batch`` scans with (``headers`` must be :data:`SCAN_HEADERS`)."""
     if headers != SCAN_HEADERS:
         raise ValueError(f"size_run_py scans with {SCAN_HEADERS} headers at most")
@@ -110,10 +110,11 @@ def size_run_py(data: bytes, start: int, stop: int, end: int, check_next: bool,
                 nsize = L.INT32.unpack_from(data, nxt + L.V2_LENGTH_OFFSET)[0]
                 ok = (data[nxt + L.MAGIC_OFFSET] <= 2 and nsize >= L.RECORD_OVERHEAD_V0
                       and nxt + L.LOG_OVERHEAD + nsize <= end)
-            del ok  # the CRC below decides either way
-        # a batch whose CRC-32C fails is Python's: its records are claimed, not readable
-        if crc32c_range(data, pos + L.V2_ATTRIBUTES_OFFSET, pos + total) != stored_crc:
-            break
+            if not ok and crc32c_range(data, pos + L.V2_ATTRIBUTES_OFFSET,
+                                       pos + total) != stored_crc:
+                break
+        if deep and crc32c_range(data, pos + L.V2_ATTRIBUTES_OFFSET, pos + total) != stored_crc:
+            break  # a batch whose CRC fails: its records are counted apart, by Python
         ts_lo = ts_hi = max_ts
         if not deep:  # --shallow: the header's count, an uncompressed batch's size
             s = RecordScan(records=max(count, 0))

@@ -62,6 +62,7 @@ class FileResult:
     valid_batches: int = 0
     invalid_batches: int = 0
     records: int = 0
+    invalid_records: int = 0
     unreadable_bytes: int = 0
     problems: int = 0
     #: the offsets its framed batches hold (the segment's base offset .. the highest last
@@ -81,6 +82,7 @@ class Summary:
     valid_batches: int = 0
     invalid_batches: int = 0
     records: int = 0
+    invalid_records: int = 0
     unreadable_bytes: int = 0
     problems: int = 0
     by_kind: Counter[str] = field(default_factory=Counter)
@@ -108,6 +110,7 @@ class Summary:
             "valid_batches": self.valid_batches,
             "invalid_batches": self.invalid_batches,
             "records": self.records,
+            "invalid_records": self.invalid_records,
             "unreadable_bytes": self.unreadable_bytes,
             "problems": self.problems,
             "errors": self.by_severity["error"],
@@ -208,7 +211,8 @@ def _counted(problems: Iterable[Problem], result: FileResult, summary: Summary
 
 
 #: what a log's result adds to a summary, and a range's result to its log's
-_COUNTS = ("batches", "valid_batches", "invalid_batches", "records", "unreadable_bytes")
+_COUNTS = ("batches", "valid_batches", "invalid_batches", "records", "invalid_records",
+           "unreadable_bytes")
 
 
 def _add_counts(into: FileResult | Summary, part: FileResult) -> None:
@@ -379,9 +383,8 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                     continue
                 batch = item
                 result.batches += 1
-                bad = False
-                if not batch.crc_valid:
-                    bad = True
+                bad = crc_failed = not batch.crc_valid
+                if crc_failed:
                     yield crc_problem(batch)
                 first = batch.first_offset
                 if ended.min_last is None or batch.last_offset < ended.min_last:
@@ -407,7 +410,10 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                         if p.severity != INFO:
                             bad = True
                         yield p
-                    result.records += n
+                    if crc_failed:  # not what was written: counted apart
+                        result.invalid_records += n
+                    else:
+                        result.records += n
                 if bad:
                     result.invalid_batches += 1
                 else:

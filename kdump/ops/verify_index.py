@@ -27,7 +27,13 @@ from __future__ import annotations
 
 from ..findings import ERROR
 from .indexes.checkpoints import verify_root_checkpoints
-from .indexes.index_files import orphan_index
+from .indexes.index_files import (
+    offset_order_problem,
+    orphan_index,
+    past_log_end_problem,
+    time_order_problem,
+    zero_slots_problem,
+)
 from .indexes.options import (
     MAX_INDEX_ENTRIES,
     METADATA_TOPIC,
@@ -44,8 +50,12 @@ __all__ = [
     "PartitionState",
     "Segment",
     "VerifyIndexOptions",
+    "offset_order_problem",
     "orphan_index",
+    "past_log_end_problem",
+    "time_order_problem",
     "verify_index",
     "verify_partition",
     "verify_root_checkpoints",
+    "zero_slots_problem",
 ]

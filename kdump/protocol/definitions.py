@@ -33,6 +33,12 @@ Fields follow, indented two spaces per struct level::
     <Name>:<type> [v<versions>] [null<versions>] [tag<N>@<versions>] [=<default>] [in<a,b,..>] [+<release>]
 
 ``v`` defaults to ``0+`` (to the tagged versions for a tagged field, as in Kafka);
+``=null`` is Kafka's string default ``"null"`` only: a JSON ``"default": null`` (a JSON
+null, as ConsumerGroupMemberMetadataValue's ClassicMemberMetadata and the
+AssignmentEpochs / LastAssignmentConfigs of 4.2-4.3 declare it) is no default at all,
+since Kafka's generator reads it as a Java null and FieldSpec's constructor makes that
+``""`` (the empty array or struct): their generated JsonConverter prints a null and
+leaves ``[]`` (an empty struct) out;
 ``in`` lists the values an enum-like integer may take (a record holding another value
 does not fit the layout); ``+4.1`` says the field was added in Kafka 4.1.  A struct
 field's members are the indented lines below it; a struct type with no lines below
@@ -174,7 +180,7 @@ value 5 ConsumerGroupMemberMetadataValue v0 flex0+ 4.0+
   SubscribedTopicRegex:string null0+
   RebalanceTimeoutMs:int32 =-1
   ServerAssignor:string null0+
-  ClassicMemberMetadata:ClassicMemberMetadata null0+ tag0@0+ =null
+  ClassicMemberMetadata:ClassicMemberMetadata null0+ tag0@0+
     SessionTimeoutMs:int32
     SupportedProtocols:[]ClassicProtocol
       Name:string

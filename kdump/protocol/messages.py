@@ -558,8 +558,12 @@ def read_message(schema: Schema, data: bytes, version: int, *, pos: int = 0) -> 
 
 
 def _is_default(field: Field, value: Any) -> bool:
-    """The generated ``NonDefaultValueCheck``, negated."""
-    d = field.default
+    """Kafka's ``FieldSpec.generateNonDefaultValueCheck`` (4.0-4.3), negated: what the
+    generated ``*JsonConverter.write`` leaves out of a tagged field.  A nullable array,
+    bytes, string, uuid or struct whose default is not ``"null"`` is not default when
+    null (``x == null || !x.isEmpty()``); one whose default is ``"null"`` is default only
+    when null, so ``[]`` prints; a records field's default is always null."""
+    d = "null" if field.type == "records" else field.default
     if field.is_array or field.type in ("bytes", "records"):
         if d == "null":
             return value is None

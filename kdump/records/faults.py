@@ -1,7 +1,7 @@
 """Record faults: what can be wrong inside a v2 batch's records area, as codes.
 
 Both record walkers (the Python one in :mod:`kdump.records.walk` and the C one in
-``kdump/_speedups.c``) stop at the first fault and report it as a tuple
+``kdump/_speedups_walk.c``) stop at the first fault and report it as a tuple
 ``(code, record, at, a, b)``: the fault's code, the index of the record it is in,
 the byte where that record starts (or where reading stopped, for the count faults) in
 the walked buffer, and up to two numbers.  This module turns such a tuple into words,

@@ -158,7 +158,7 @@ class LogReader:
                            on_run: Callable[[int, int, int], None],
                            limit: int | None = None) -> bool:
         """``verify-crc``'s fast path: the native walker (``verify_run`` in
-        kdump/_speedups.c) consumes every run of batches, v2 and v0/v1, it would report
+        kdump/_speedups_runs.c) consumes every run of batches, v2 and v0/v1, it would report
         nothing about (CRC, offsets and, with ``deep``, the records) after the last
         offset ``prev_last()`` (or, first, from ``segment_base``), calling
         ``on_run(batches, records, last offset)`` for each run (see :meth:`skip_batches`).

@@ -26,7 +26,7 @@ they are (``b"".join``); :func:`lengths_offsets` turns a column's lengths into A
 offsets and validity bitmap once per row group.
 
 A v2 batch is packed straight from its bytes by the native ``packed_v2_records``
-(kdump/_speedups.c), with no Record objects; its pure-Python twin
+(kdump/_speedups_packed.c), with no Record objects; its pure-Python twin
 :func:`kdump.records.v2.packed_v2_records_py` decodes the records and packs them with
 :func:`pack_columns`, which also packs the records of legacy batches and of paths that
 need Record objects (decoders, redaction).  tests/test_speedups.py proves both give the

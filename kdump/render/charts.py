@@ -93,9 +93,14 @@ def bar_chart(title: str, items: list[tuple[str, int]], *, bytes_axis: bool = Tr
     return _svg(chart)
 
 
-def time_chart(series: list[tuple[str, list[tuple[int, int]]]], width_ms: int) -> str:
-    """Records over time, stacked by topic: (topic, [(bucket start epoch ms, records)]),
-    buckets ``width_ms`` wide; empty buckets count 0."""
+def time_chart(series: list[tuple[str, list[tuple[int, int]]]], width_ms: int,
+               first_ms: int | None = None) -> str:
+    """Records over time, a line per topic from zero (never stacked: a stacked area
+    reads as a total, and pygal would start its axis at the smallest value): (topic,
+    [(bucket start epoch ms, records)]), buckets ``width_ms`` wide; empty buckets count
+    0.  The x labels lie inside the data: a point is labelled with its bucket's start,
+    the first with ``first_ms`` (the first record's time) when its bucket starts before
+    it, so no label names a time before the first record."""
     import pygal
 
     starts = [t for _, pts in series for t, _ in pts]
@@ -103,21 +108,27 @@ def time_chart(series: list[tuple[str, list[tuple[int, int]]]], width_ms: int) -
         return ""
     lo, hi = min(starts), max(starts)
     steps = list(range(lo, hi + width_ms, width_ms))
+    if first_ms is None or not lo <= first_ms < lo + width_ms:
+        first_ms = lo
 
     def stamp(ms: int) -> str:
+        # seconds only where the time is not a whole minute (the first record's)
         try:
             return _dt.datetime.fromtimestamp(ms / 1000, tz=_dt.timezone.utc).strftime(
-                "%Y-%m-%d %H:%M")
+                "%Y-%m-%d %H:%M" if ms % 60_000 == 0 else "%Y-%m-%d %H:%M:%S")
         except (ValueError, OverflowError, OSError):  # a timestamp no calendar holds
             return f"{ms} ms"
 
-    chart = pygal.StackedLine(**_config(width=1200, height=300, fill=True, show_dots=len(steps) < 3,
-                                        dots_size=3, x_label_rotation=0,
-                                        show_minor_x_labels=False,
-                                        x_labels_major_every=max(1, len(steps) // 5),
-                                        value_formatter=lambda v: f"{v:,.0f}",
-                                        stroke_style={"width": 1.5}, show_x_guides=False))
-    chart.x_labels = [stamp(t) for t in steps]
+    first_s = -(-first_ms // 1000) * 1000  # to the second, upwards: never before it
+    labels = [stamp(max(t, first_s)) for t in steps]
+    every = max(1, len(steps) // 5)
+    chart = pygal.Line(**_config(width=1200, height=300, fill=False, show_dots=len(steps) < 3,
+                                 dots_size=3, x_label_rotation=0, include_x_axis=True,
+                                 show_minor_x_labels=False,
+                                 x_labels_major=labels[::every],
+                                 value_formatter=lambda v: f"{v:,.0f}",
+                                 stroke_style={"width": 1.5}, show_x_guides=False))
+    chart.x_labels = labels
     for topic, points in series:
         have = dict(points)
         chart.add(_label(topic), [have.get(t, 0) for t in steps])

@@ -254,6 +254,8 @@ class HtmlReportRenderer:
         env.filters["iso"] = _iso
         env.filters["cell"] = _cell
         env.filters["record_name"] = _record_name
+        env.filters["path"] = _path
+        env.tests["internal_topic"] = is_internal_topic
         script = env.get_template("report.js").render()
         csp_hash = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
         page = env.get_template("report.html.j2").render(
@@ -317,7 +319,8 @@ class HtmlReportRenderer:
     def _topics(self) -> list[dict[str, Any]]:
         """Per topic: bytes (every replica), partitions, replicas, records (the fullest
         replica of each partition), first and last timestamp; largest first."""
-        return sorted(self.topic_agg.values(), key=lambda t: (-t["bytes"], t["topic"]))
+        return sorted(self.topic_agg.values(), key=lambda t: (
+            is_internal_topic(t["topic"]), -t["bytes"], t["topic"]))
 
     def _brokers(self) -> list[dict[str, Any]]:
         return sorted(self.broker_agg.values(), key=lambda b: (-b["bytes"], b["log_dir"]))
@@ -448,8 +451,9 @@ class HtmlReportRenderer:
         charts: dict[str, str] = {}
         topics = self._topics()
         if topics:
-            shown = [(t["topic"], t["bytes"]) for t in topics[: self.top]]
-            rest = sum(t["bytes"] for t in topics[self.top:])
+            by_bytes = sorted(topics, key=lambda t: (-t["bytes"], t["topic"]))  # every topic
+            shown = [(t["topic"], t["bytes"]) for t in by_bytes[: self.top]]
+            rest = sum(t["bytes"] for t in by_bytes[self.top:])
             if rest:
                 shown.append((f"{len(topics) - self.top} other topics", rest))
             charts["topics"] = bar_chart("bytes", shown)
@@ -461,10 +465,14 @@ class HtmlReportRenderer:
                 for b in brokers[: self.top]])
         series = sorted(self.activity, key=lambda a: (-a["records"], a["topic"]))
         # internal topics (__consumer_offsets, the registry's _schemas) are not traffic
-        series = [a for a in series if not a["topic"].startswith("_")][:8] or series[:8]
+        series = [a for a in series if not is_internal_topic(a["topic"])][:8] or series[:8]
         if series:
+            names = {a["topic"] for a in series}
+            firsts = [t["min_timestamp"] for t in topics if t["topic"] in names
+                      and isinstance(t.get("min_timestamp"), int) and t["min_timestamp"] >= 0]
             charts["activity"] = time_chart([(a["topic"], [(t, n) for t, n in a["buckets"]])
-                                             for a in series], series[0]["bucket_ms"])
+                                             for a in series], series[0]["bucket_ms"],
+                                            min(firsts) if firsts else None)
         if self.retention.by_reason:
             charts["retention"] = self.retention.chart()
         return charts
@@ -528,6 +536,23 @@ def _inert(v: Any) -> str:
         return ""
     text = inert(str(v))
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _path(v: Any) -> Any:
+    """A path from the data, escaped, with a line-break opportunity (``<wbr>``) after
+    each ``/``: a long path wraps between its directories, not inside a name.  Escaped
+    first, so the data never becomes markup (escaping writes no ``/``)."""
+    from markupsafe import Markup, escape
+
+    return Markup(str(escape(_inert(v))).replace("/", "/<wbr>"))
+
+
+def is_internal_topic(name: Any) -> bool:
+    """Kafka's own topics (``__consumer_offsets``, ``__transaction_state``,
+    ``__cluster_metadata`` ...: names starting ``__``) and those of Confluent's
+    components (``_schemas``, ``_confluent-...``: names starting ``_``): the report lists
+    them after the user's topics, folded, and leaves them out of the traffic chart."""
+    return isinstance(name, str) and name.startswith("_")
 
 
 def _cell(v: Any) -> str:

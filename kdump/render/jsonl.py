@@ -4,7 +4,7 @@ Field names are part of kdump's interface (documented in docs/json-schema.md and
 held fixed by tests): snake_case, Kafka's concepts under Kafka's names.  Every object is
 shaped by the output model (kdump/model.py): a field declared there and given a value
 here (:func:`record_values`, :func:`batch_values`) is written, in the model's order.
-The native record writer (kdump/_speedups.c) is used only while the model's record
+The native record writer (kdump/_speedups_writers.c) is used only while the model's record
 fields are the ones it writes (:data:`NATIVE_RECORD_FIELDS`).
 """
 
@@ -40,7 +40,7 @@ _raw_jstr = json.encoder.encode_basestring  # what _raw_dumps writes a str with
 #: is), and lone surrogates -- the ``\udc80``-``\udcff`` code points Python's
 #: surrogateescape gives the bytes of a file name that are not UTF-8 (``os.fsencode`` of
 #: the parsed string gives the name's bytes back), which could not be written as UTF-8.
-#: The C writer (kdump/_speedups.c, buf_json_utf8) escapes the same set.
+#: The C writer (kdump/_speedups_writers.c, buf_json_utf8) escapes the same set.
 _ESCAPED = re.compile("[\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
                       "\ud800-\udfff]")
 
@@ -131,7 +131,7 @@ def _record_head(b: Batch) -> dict[str, Any]:
             "is_control": b.is_control}
 
 
-#: The batch fields the native writer (kdump/_speedups.c, batch_json) writes, in the
+#: The batch fields the native writer (kdump/_speedups_writers.c, batch_json) writes, in the
 #: model's order (the optional replica fields are never given by dump), and the record
 #: fields before ``offset`` it continues the record prefix with: it is used only while
 #: the model declares exactly these (a field added is written by Python until C learns it).
@@ -226,6 +226,7 @@ def record_values(b: Batch, ev: de.RecordEvent, encoding: str,
     obj["headers"] = headers
     if b.magic >= 2:
         obj["sequence"] = r.sequence
+        obj["crc_valid"] = b.crc_valid  # the batch's CRC-32C covers its records
     else:
         obj["magic"] = r.magic
         obj["crc"] = r.crc
@@ -262,7 +263,7 @@ def record_values(b: Batch, ev: de.RecordEvent, encoding: str,
     return obj
 
 
-#: The record fields the native writer (kdump/_speedups.c, json_record_lines) writes:
+#: The record fields the native writer (kdump/_speedups_writers.c, json_record_lines) writes:
 #: those of :func:`record_prefix`, then offset ... size of a v2 record.  It is used only
 #: while the output model's record fields are exactly these (checked per batch against
 #: the model's declaration, cheaply): a field added to the model is written by the Python
@@ -270,9 +271,9 @@ def record_values(b: Batch, ev: de.RecordEvent, encoding: str,
 NATIVE_RECORD_FIELDS = (
     "file", "topic", "partition", "batch_position", "producer_id", "producer_epoch",
     "is_transactional", "is_control", "offset", "timestamp", "timestamp_type", "key_size",
-    "value_size", "key", "key_encoding", "value", "value_encoding", "headers", "sequence",
-    "magic", "crc", "crc_valid", "size", "control", "decoded", "decode_error", "replica",
-    "log_dir", "broker_id")
+    "value_size", "key", "key_encoding", "value", "value_encoding", "headers", "sequence?",
+    "magic?", "crc?", "crc_valid", "size", "control?", "decoded?", "decode_error?",
+    "replica?", "log_dir?", "broker_id?")
 _native_model: list[Any] = [None, False]  # [the record declaration checked, it matches]
 
 
@@ -280,13 +281,13 @@ def native_matches_model() -> bool:
     """The native writer writes the record fields the model declares."""
     decl = SCHEMA["record"]
     if _native_model[0] is not decl:
-        _native_model[:] = [decl, tuple(f.name for f in fields_of("record"))
+        _native_model[:] = [decl, tuple(f[0] for f in fields_of("record"))
                             == NATIVE_RECORD_FIELDS]
     return bool(_native_model[1])
 
 
 def _json_lines_decoded(records: list[de.RecordEvent], prefix: str, timestamp_type: str,
-                        code: int) -> str | Any:
+                        code: int, crc_valid: bool) -> str | Any:
     """Records with a decoded structure (schema-registry payloads ...) written fast: the
     native writer writes each record without it, then ``decoded`` / ``decode_error`` --
     the last fields of a dump record (kdump.model) -- close each line, as
@@ -294,7 +295,7 @@ def _json_lines_decoded(records: list[de.RecordEvent], prefix: str, timestamp_ty
     assert _native_json is not None
     bare = [de.RecordEvent(ev.record) for ev in records]
     text = _native_json(bare, prefix, _dumps(timestamp_type), code, de.RecordEvent, Record,
-                        Decoded)
+                        Decoded, crc_valid)
     if text is NotImplemented:
         return text
     lines = text.split("\n")
@@ -374,10 +375,10 @@ class JsonRenderer:
                         if tt_json is None:
                             tt_json = _TIMESTAMP_TYPE_JSON.setdefault(tt, _dumps(tt))
                         text = _native_json(item.records, prefix, tt_json, code,
-                                            de.RecordEvent, Record, Decoded)
+                                            de.RecordEvent, Record, Decoded, b.crc_valid)
                         if text is NotImplemented and not b.is_control:
                             text = _json_lines_decoded(item.records, prefix, b.timestamp_type,
-                                                       code)
+                                                       code, b.crc_valid)
                 if text is not NotImplemented:
                     self.out.write(text)
                     return

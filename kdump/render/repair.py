@@ -3,16 +3,20 @@
 A block per partition: its line (kept, dropped), what Kafka's recovery would have lost
 instead, a line per dropped region and per file left out, the notes; then the files of
 the log dirs themselves that were left out, the inputs' custody and the end.  The op
-names a partition's drops before its totals: they are held until its line, so each
-stands under the partition it belongs to.  Files copied or rebuilt are counted, not
+names a partition's drops before its totals: they are held until its line, each by the
+directory its file is in, so each stands under the partition (the broker's: its log
+dir) it belongs to, and a log dir's own file (``.lock``) under its log dir, never under
+a partition that happened to come next.  Files copied or rebuilt are counted, not
 listed (``--format json`` lists them all, with their SHA-256).  Paths and details quote
 the data: written through :class:`kdump.textsafe.InertLines`.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any, TextIO
 
+from .. import fs as kfs
 from .common import plural
 from .rows import ObjectRenderer
 
@@ -43,8 +47,9 @@ class RepairTextRenderer(ObjectRenderer):
         super().__init__(out, err)
         self.outputs = 0
         self.changed: list[str] = []
-        #: lines of the partition whose summary has not come yet
-        self.pending: list[str] = []
+        #: lines held until their partition's line comes, by the directory of their file
+        #: (a partition directory, or a log dir for its own files), in arrival order
+        self.pending: dict[str, list[str]] = {}
 
     def row(self, d: dict[str, Any]) -> None:
         kind = d.get("type")
@@ -58,17 +63,19 @@ class RepairTextRenderer(ObjectRenderer):
                 offs = f" (header offsets {d['first_offset']}" + (
                     f"-{d['last_offset']})" if d["last_offset"] is not None else ")")
             sev = "" if d["severity"] == "error" else f" [{d['severity']}]"
-            self.pending.append(
+            self._hold(d["file"],
                 f"  dropped {d['file']}: position {d['position']}, "
                 f"{plural(d['length'], 'byte')}: {d['reason']}{sev}: {d['detail']}{offs}"
                 f"{_offsets(d['missing_offsets'])}\n")
         elif kind == "repair_fill":
-            self.pending.append(_fill_line(d))
+            part = (os.path.join(d["log_dir"], f"{d['topic']}-{d['partition']}")
+                    if d["log_dir"] else None)
+            self.pending.setdefault(_norm(part) if part else "", []).append(_fill_line(d))
         elif kind == "repair_file":
             if d["output"] is not None:
                 self.outputs += 1
             else:
-                self.pending.append(f"  left out {d['file']}: {d['detail']}\n")
+                self._hold(d["file"], f"  left out {d['file']}: {d['detail']}\n")
         elif kind == "repair_partition":
             self._partition(d)
         elif kind == "repair_input":
@@ -79,10 +86,15 @@ class RepairTextRenderer(ObjectRenderer):
             self._flush("files of the log dir")
             self._end(d)
 
-    def _flush(self, heading: str | None = None) -> None:
-        if self.pending and heading:
-            self.out.write(f"{heading}:\n")
-        self.out.writelines(self.pending)
+    def _hold(self, file: str | None, line: str) -> None:
+        self.pending.setdefault(_dir_of(file), []).append(line)
+
+    def _flush(self, heading: str) -> None:
+        """What is still held: the log dirs' own files (and any whose partition never
+        came), under one heading per directory."""
+        for where, lines in self.pending.items():
+            self.out.write(f"{heading} {where}:\n" if where else f"{heading}:\n")
+            self.out.writelines(lines)
         self.pending.clear()
 
     def _partition(self, d: dict[str, Any]) -> None:
@@ -107,8 +119,8 @@ class RepairTextRenderer(ObjectRenderer):
             first, last = d["reserved_offsets"]
             w(f"  reserved offsets {first}-{last}: next offset {last + 1}, proved written by "
               f"{'; '.join(d['witnesses'])}\n")
-        self._flush()
-        for note in d["notes"]:
+        self.out.writelines(self.pending.pop(_norm(d["input"]), []))
+        for note in dict.fromkeys(d["notes"]):  # each note once
             w(f"  {note}\n")
 
     def _end(self, d: dict[str, Any]) -> None:
@@ -128,6 +140,15 @@ class RepairTextRenderer(ObjectRenderer):
           f"({plural(d['bytes_dropped'], 'byte')}); saved from Kafka's recovery: "
           f"{plural(d['saved_batches'], 'batch', 'batches')} "
           f"({plural(d['saved_records'], 'record')}, {plural(d['saved_bytes'], 'byte')})\n")
+
+
+def _norm(path: str) -> str:
+    return path.rstrip("/") if kfs.is_url(path) else os.path.normpath(path or ".")
+
+
+def _dir_of(path: str | None) -> str:
+    """The directory holding ``path`` (as the op names it), normalised."""
+    return _norm(kfs.dirname(path)) if path else ""
 
 
 __all__ = ["RepairTextRenderer"]

@@ -123,6 +123,7 @@ class SizeTextRenderer(ObjectRenderer):
         self.rows.append(d)
         if d["type"] == "total":
             self._write()
+            _invalid_note(self.err, d)
 
     def _write(self) -> None:
         several = _replica_names(self.rows)
@@ -225,6 +226,18 @@ class SizeTableRenderer(ObjectRenderer):
                 c.add_row(name, f"{s['batches']:,}", human(s["stored_bytes"]),
                           human(s["uncompressed_bytes"]), _cell(s["ratio"]))
             self.console.print(c)
+        if self.total:
+            _invalid_note(self.err, self.total)
+
+
+def _invalid_note(err: InertLines, total: dict[str, Any]) -> None:
+    """Records of batches whose CRC fails are not in ``records``: said once, on stderr
+    (the text's columns stay as awk reads them)."""
+    n = total.get("invalid_records") or 0
+    if n:
+        err.write(f"size-report: {n:,} record{'s' if n != 1 else ''} in batches whose CRC "
+                  "fails are not counted in records (invalid_records; verify-crc names the "
+                  "batches)\n")
 
 
 class FindTextRenderer:

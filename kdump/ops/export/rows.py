@@ -473,7 +473,7 @@ _native_columns = None if speedups is None else speedups.record_columns
 def record_columns(records: list[Any]) -> list[list[Any]]:
     """The per-record columns of a batch's records: offsets, timestamps, keys, values,
     headers, sequences (natively in one pass when the extension is built:
-    ``record_columns`` in kdump/_speedups.c)."""
+    ``record_columns`` in kdump/_speedups_packed.c)."""
     if _native_columns is not None:
         cols = _native_columns(records)
         if cols is not NotImplemented:

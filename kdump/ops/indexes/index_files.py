@@ -68,12 +68,7 @@ def _sanity(seg: Segment, active: bool) -> Iterator[Problem]:
                 yield Problem(f.path, 0, "index-sanity", why + " (the broker would rebuild it)",
                               severity=WARNING)
             if zero_slots:
-                yield Problem(
-                    f.path, used * idx.entry_size, "index-zero-slots",
-                    f"{zero_slots} zero entries after the {used} used ones (preallocated "
-                    + ("for the active segment" if active else
-                       "and never trimmed: the segment was not closed cleanly") + ")",
-                    length=zero_slots * idx.entry_size, severity=INFO if active else WARNING)
+                yield zero_slots_problem(f.path, used, idx.slots, idx.entry_size, active)
         entries = _load_entries(f, cls, seg.base)
         if entries is None:
             continue
@@ -103,29 +98,81 @@ def _sanity(seg: Segment, active: bool) -> Iterator[Problem]:
             yield Problem(seg.txn_index.path, None, "unreadable-file", err.message)
 
 
+def zero_slots_problem(path: str, used: int, slots: int, entry_size: int,
+                       active: bool) -> Problem:
+    """Zero slots after the used entries: the active segment's preallocation (info), or
+    an index never trimmed (a warning: AbstractIndex.trimToValidSize runs when a segment
+    is rolled or closed cleanly).  One finding for dump and verify-index alike."""
+    return Problem(
+        path, used * entry_size, "index-zero-slots",
+        f"{slots - used} zero entries after the {used} used ones (preallocated "
+        + ("for the active segment" if active else
+           "and never trimmed: the segment was not closed cleanly") + ")",
+        length=(slots - used) * entry_size, severity=INFO if active else WARNING)
+
+
+def offset_order_problem(path: str, slot: int, key: int, pos: int, prev_key: int,
+                         prev_pos: int) -> Problem | None:
+    """An offset index entry not above the one before it (OffsetIndex.append refuses
+    one: InvalidOffsetException).  One finding for dump and verify-index alike."""
+    if key > prev_key and pos > prev_pos:
+        return None
+    return Problem(path, slot * L.OFFSET_INDEX_ENTRY_SIZE, "index-order",
+                   f"entry {slot} (offset {key}, position {pos}) does not ascend from "
+                   f"the previous (offset {prev_key}, position {prev_pos})")
+
+
+def past_log_end_problem(path: str, slot: int, key: int, pos: int, log_size: int) -> Problem:
+    """An offset index entry pointing past the end of its log."""
+    return Problem(path, slot * L.OFFSET_INDEX_ENTRY_SIZE, "index-position",
+                   f"entry {slot} points at byte {pos}, past the end of the log "
+                   f"({log_size} bytes)", extra={"index_offset": key, "log_offset": -1})
+
+
 def _offset_order(path: str, e: _Entries, base: int, log_size: int | None) -> Iterator[Problem]:
     """Offset index entries ascend (offset and position) and point inside the log."""
-    size = L.OFFSET_INDEX_ENTRY_SIZE
     for slot in range(len(e)):
         key, pos = base + e.first[slot], e.second[slot]
-        if slot and (e.first[slot] <= e.first[slot - 1] or pos <= e.second[slot - 1]):
-            yield Problem(path, slot * size, "index-order",
-                          f"entry {slot} (offset {key}, position {pos}) does not ascend from "
-                          f"the previous (offset {base + e.first[slot - 1]}, position "
-                          f"{e.second[slot - 1]})")
+        if slot:
+            p = offset_order_problem(path, slot, key, pos, base + e.first[slot - 1],
+                                     e.second[slot - 1])
+            if p is not None:
+                yield p
         if log_size is not None and pos >= log_size:
-            yield Problem(path, slot * size, "index-position",
-                          f"entry {slot} points at byte {pos}, past the end of the log "
-                          f"({log_size} bytes)", extra={"index_offset": key, "log_offset": -1})
+            yield past_log_end_problem(path, slot, key, pos, log_size)
+
+
+def time_order_problem(path: str, slot: int, timestamp: int, prev: int) -> Problem | None:
+    """A time index entry not above the one before it, as TimeIndex.maybeAppend (storage/
+    .../log/TimeIndex.java, 4.0-4.3) never writes one: it appends only a timestamp greater
+    than its lastEntry's, which for an empty index is (RecordBatch.NO_TIMESTAMP = -1,
+    baseOffset), so entry 0 holds a timestamp of 0 or more (a segment with no
+    timestamps, magic 0 or 1 at -1, has an empty time index).  ``prev``: the previous
+    entry's timestamp, -1 for entry 0.  One finding for dump and verify-index alike."""
+    if timestamp > prev:
+        return None
+    if slot == 0:
+        return Problem(path, 0, "index-order",
+                       f"entry 0: timestamp {timestamp} is not above -1 "
+                       "(RecordBatch.NO_TIMESTAMP, an empty time index's last entry): "
+                       "TimeIndex.maybeAppend never writes it",
+                       extra={"check": "order", "index_timestamp": timestamp,
+                              "previous_timestamp": prev})
+    return Problem(path, slot * L.TIME_INDEX_ENTRY_SIZE, "index-order",
+                   f"entry {slot}: timestamp {timestamp} is not above the previous "
+                   f"entry's {prev}",
+                   extra={"check": "order", "index_timestamp": timestamp,
+                          "previous_timestamp": prev})
 
 
 def _time_order(path: str, e: _Entries) -> Iterator[Problem]:
-    """Time index timestamps strictly increase."""
-    for slot in range(1, len(e)):
-        if e.first[slot] <= e.first[slot - 1]:
-            yield Problem(path, slot * L.TIME_INDEX_ENTRY_SIZE, "index-order",
-                          f"entry {slot}: timestamp {e.first[slot]} is not above the previous "
-                          f"entry's {e.first[slot - 1]}")
+    """Time index timestamps strictly increase, from above -1 (:func:`time_order_problem`)."""
+    prev = L.NO_TIMESTAMP
+    for slot in range(len(e)):
+        p = time_order_problem(path, slot, e.first[slot], prev)
+        if p is not None:
+            yield p
+        prev = e.first[slot]
 
 
 def _load_entries(f: KafkaFile | None, cls: type, base: int) -> _Entries | None:

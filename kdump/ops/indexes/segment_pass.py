@@ -19,6 +19,7 @@ from ...records.file_records import LogReader
 from ...records.v2 import RecordBatch
 from ...source import FileSource
 from ..batch_findings import NoBatch, crc_problem
+from ..cleanup.policy import gap_entry_problem
 from ..rebuild import RecoverIndexes
 from ..verify import Summary
 from .index_files import _order
@@ -114,18 +115,16 @@ def _segment_pass(
                 where = slot * L.TIME_INDEX_ENTRY_SIZE
                 if offset < base_offset:
                     if (prev_last if prev_last is not None else base - 1) < offset:
-                        # in a gap of offsets: the log cleaner removed it.  LogCleaner
-                        # (core/src/main/scala/kafka/log/LogCleaner.scala, cleanInto)
-                        # appends the cleaned segment's time entries from what filterTo
-                        # reports, and a lookup (LogSegment.findOffsetByTimestamp) starts
-                        # at the offset index's position for it and scans forward: the
-                        # next batch is found, as here
-                        yield Problem(time_path, where, "index-mismatch",
-                                      f"entry {slot}: offset {offset} was removed by compaction; "
-                                      f"lookups scan forward to the next batch (offsets "
-                                      f"{b.first_offset}-{b.last_offset})", severity=INFO,
-                                      extra={"check": "compacted-away", "index_offset": offset,
-                                             "log_offset": b.last_offset})
+                        # in a gap of offsets.  In a compacted topic the log cleaner removed
+                        # it: LogCleaner (core/src/main/scala/kafka/log/LogCleaner.scala,
+                        # cleanInto) appends the cleaned segment's time entries from what
+                        # filterTo reports, and a lookup (LogSegment.findOffsetByTimestamp)
+                        # starts at the offset index's position for it and scans forward:
+                        # the next batch is found, as here.  Otherwise the offsets are lost
+                        # (cleanup.policy, kdump.ops.cleanup.policy)
+                        yield gap_entry_problem(time_path, where, slot, offset, b.first_offset,
+                                                b.last_offset, seg.log.path, seg.log.topic,
+                                                opts.max_batch_bytes)
                         continue
                     yield Problem(time_path, where, "index-mismatch",
                                   f"entry {slot}: offset {offset} is in no batch",

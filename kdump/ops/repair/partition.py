@@ -345,7 +345,7 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
         "producer_snapshots": {"kept": kept_snaps, "left_out": left_snaps},
         "checkpoints": checkpoints, "kafka": kafka.to_json(),
         "saved_batches": kafka.lost.batches, "saved_records": kafka.lost.records,
-        "saved_bytes": kafka.lost.bytes, "notes": notes})
+        "saved_bytes": kafka.lost.bytes, "notes": list(dict.fromkeys(notes))})  # each once
 
 
 def _log_end(plog: PartitionLog, bases: list[int], ctx: LogDirContext | None, topic: str,
@@ -403,19 +403,58 @@ def _epoch_notes(path: str, epochs: list[tuple[int, int]], leo: int) -> list[str
         return [f"the input's leader-epoch-checkpoint does not parse ({e}): rebuilt from the "
                 "batches"]
     have = dict(epochs)
-    notes = []
+    # one note per kind, each naming its epochs (a partition whose leadership moved 50
+    # times with nothing written gave 50 lines of the same words)
+    idle: list[tuple[int, int]] = []  # no batch, at or past the copy's end: never led
+    gone: list[tuple[int, int]] = []  # no batch below the end: their batches were dropped
+    moved: list[tuple[int, int, int]] = []
     for entry in cp.entries:
         epoch, start = entry.fields["epoch"], entry.fields["start_offset"]
         if epoch not in have:
-            notes.append(f"leader epoch {epoch} (from offset {start} in the input's "
-                         "leader-epoch-checkpoint) has no batch in the copy: not written" + (
-                             " (a leader that wrote nothing: LogLoader drops such an entry at "
-                             "load, LeaderEpochFileCache.truncateFromEndAsyncFlush)"
-                             if start >= leo else ""))
+            (idle if start >= leo else gone).append((epoch, start))
         elif have[epoch] != start:
-            notes.append(f"leader epoch {epoch} starts at offset {have[epoch]} in the copy "
-                         f"({start} in the input's leader-epoch-checkpoint)")
+            moved.append((epoch, have[epoch], start))
+    notes = []
+    if gone:
+        notes.append(f"{_epochs(gone)} of the input's leader-epoch-checkpoint "
+                     f"{'has' if len(gone) == 1 else 'have'} no batch in the copy: not written")
+    if idle:
+        notes.append(f"{_epochs(idle)} of the input's leader-epoch-checkpoint "
+                     f"{'has' if len(idle) == 1 else 'have'} no batch in the copy: not written "
+                     f"({'a leader' if len(idle) == 1 else 'leaders'} that wrote nothing: "
+                     "LogLoader drops such an entry at load, "
+                     "LeaderEpochFileCache.truncateFromEndAsyncFlush)")
+    if moved:
+        shown = ", ".join(f"{e} at offset {copy} ({inp} in the input)"
+                          for e, copy, inp in moved[:_SHOWN])
+        more = f" and {len(moved) - _SHOWN} more" if len(moved) > _SHOWN else ""
+        notes.append(f"{'leader epoch' if len(moved) == 1 else 'leader epochs'} starting "
+                     f"elsewhere in the copy than in the input's leader-epoch-checkpoint: "
+                     f"{shown}{more}")
     return notes
+
+
+#: epochs named one by one in a note; more are counted
+_SHOWN = 5
+
+
+def _epochs(entries: list[tuple[int, int]]) -> str:
+    """``leader epoch 7 (from offset 120)``, or runs of consecutive epochs starting at one
+    offset: ``50 leader epochs: 1-50 from offset 9``, ``3 leader epochs: 2 from offset 0,
+    3-4 from offset 9`` (the first :data:`_SHOWN` runs, then a count)."""
+    if len(entries) == 1:
+        epoch, start = entries[0]
+        return f"leader epoch {epoch} (from offset {start})"
+    runs: list[list[int]] = []  # [first epoch, last epoch, start offset]
+    for epoch, start in entries:
+        if runs and runs[-1][1] + 1 == epoch and runs[-1][2] == start:
+            runs[-1][1] = epoch
+        else:
+            runs.append([epoch, epoch, start])
+    shown = ", ".join((f"{a}" if a == b else f"{a}-{b}") + f" from offset {o}"
+                      for a, b, o in runs[:_SHOWN])
+    more = f" and {len(runs) - _SHOWN} more" if len(runs) > _SHOWN else ""
+    return f"{len(entries)} leader epochs ({shown}{more})"
 
 
 def _snapshot_problem(f: KafkaFile, leo: int, frontier: int | None) -> str | None:

@@ -41,6 +41,26 @@
       if (q !== "") { scope.querySelectorAll("details").forEach(function (d) { d.open = true; }); }
     });
   });
+  // key columns after the first (data-keys="2": the partition beside the group) stay in
+  // view when the table scrolls in its box: each sticks where the ones before it end
+  function holdKeys() {
+    document.querySelectorAll("table[data-keys]").forEach(function (table) {
+      var k = Number(table.getAttribute("data-keys")), head = table.rows[0], lefts = [0];
+      if (!head) { return; }
+      for (var c = 1; c < k && c < head.cells.length; c++) {
+        lefts.push(lefts[c - 1] + head.cells[c - 1].getBoundingClientRect().width);
+      }
+      Array.prototype.forEach.call(table.rows, function (tr) {
+        for (var c = 1; c < lefts.length && c < tr.cells.length; c++) {
+          tr.cells[c].classList.add("key");
+          tr.cells[c].style.left = lefts[c] + "px";
+        }
+      });
+    });
+  }
+  holdKeys();
+  window.addEventListener("resize", holdKeys);
+  document.querySelectorAll("details").forEach(function (d) { d.addEventListener("toggle", holdKeys); });
   window.addEventListener("beforeprint", function () {
     document.querySelectorAll("details").forEach(function (d) { d.open = true; });
   });
