@@ -640,13 +640,14 @@ def add_run(row: SizeRow, batches: int, totals: tuple[Any, ...]) -> None:
 def _batch(b: Batch, row: SizeRow, opts: SizeOptions) -> KdumpError | None:
     """Account one batch; the error that kept its records from being counted, if any.
     Its records are claimed (the header's count; a v0/v1 entry's messages read), and
-    readable when its CRC is valid."""
+    readable when its CRC is valid (``--shallow`` checks no CRC, as it counts no invalid
+    records: there every record claimed is taken as readable)."""
     before = row.records
     err = _batch_sizes(b, row, opts)
     counted = row.records - before
     claimed = max(b.records_count, 0) if isinstance(b, RecordBatch) else counted
     row.records_claimed += claimed
-    if err is None and b.crc_valid:
+    if err is None and (not opts.deep or b.crc_valid):
         row.records_readable += min(counted, claimed) if isinstance(b, RecordBatch) else counted
     return err
 
