@@ -335,7 +335,13 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("topic?", "str", "rows of type topic/partition/segment"),
         ("partition?", "int", "rows of type partition/segment"),
         ("segment?", "str|null", "rows of type segment (null: the partition's files of no segment)"),
-        ("bytes", "int", "bytes on disk of every file of the row"), ("log_bytes", "int", ""),
+        ("bytes", "int", "apparent bytes of every file of the row (st_size, as ls shows them)"),
+        ("disk_bytes", "int|null",
+         "bytes allocated on disk to those files (st_blocks x 512, as du counts them): less "
+         "than bytes for sparse files (a running broker's preallocated .index and .timeindex, "
+         "segment.index.bytes each, hold no blocks where no entry was written); null for an "
+         "input without block counts (an object store)"),
+        ("log_bytes", "int", ""),
         ("index_bytes", "int", ""), ("time_index_bytes", "int", ""), ("txn_index_bytes", "int", ""),
         ("snapshot_bytes", "int", ""), ("other_bytes", "int", "leftovers and other files"),
         ("segments", "int", ""), ("batches", "int", "shallow entries, as FileRecords counts them"),
@@ -370,7 +376,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
          "the topic's figures count each partition once (its replica with the highest last "
          "offset)"),
         ("log_dirs?", "int", "total row: log dirs read"),
-        ("replica_bytes?", "int", "topic and total rows: bytes on disk over every replica"),
+        ("replica_bytes?", "int", "topic and total rows: bytes over every replica"),
+        ("replica_disk_bytes?", "int|null", "topic and total rows: disk_bytes over every "
+                                            "replica (null: no block counts)"),
     ]),
     "found": ("find-offset / find-time answer", [
         ("query", "str", "offset or timestamp"), ("target", "int", "what was asked"), ("file", "str", ""),

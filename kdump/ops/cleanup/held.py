@@ -98,6 +98,7 @@ OTHER_KINDS = {
     "indexes-without-segment": "index files whose .log is not there",
     "remote-storage-copies": "tiered storage's copies of remote segments in the log dir",
     "other": "files Kafka does not name",
+    "directories": "the directories' own blocks (du counts them; ls shows no size)",
 }
 
 _INDEX_SUFFIXES = (L.INDEX_SUFFIX, L.TIME_INDEX_SUFFIX, L.TXN_INDEX_SUFFIX)
@@ -114,9 +115,11 @@ def _join(directory: str, name: str) -> str:
         else os.path.join(directory, name)
 
 
-def _files(directory: str, listing: Listing) -> Iterator[tuple[str, list[str]]]:
+def _files(directory: str, listing: Listing, dirs: list[str] | None = None
+           ) -> Iterator[tuple[str, list[str]]]:
     """Every file under ``directory`` (symlinks not followed): its path and its names
-    below ``directory``."""
+    below ``directory``; ``dirs``, when given, gets every directory met (``directory``
+    itself included)."""
     stack: list[tuple[str, list[str]]] = [(directory, [])]
     while stack:
         d, parts = stack.pop()
@@ -124,6 +127,8 @@ def _files(directory: str, listing: Listing) -> Iterator[tuple[str, list[str]]]:
             entries = listing.entries(d)
         except OSError:
             continue
+        if dirs is not None:
+            dirs.append(d)
         for name, is_dir in entries:
             full = _join(d, name)
             if is_dir:
@@ -133,10 +138,18 @@ def _files(directory: str, listing: Listing) -> Iterator[tuple[str, list[str]]]:
 
 
 def _size(path: str, listing: Listing) -> int:
+    return _sizes(path, listing)[0]
+
+
+def _sizes(path: str, listing: Listing) -> tuple[int, int | None]:
+    """(apparent bytes, allocated bytes: None in an object store); (0, 0) when gone."""
     try:
-        return int(listing.stat(path).st_size) if kfs.is_url(path) else os.lstat(path).st_size
+        if kfs.is_url(path):
+            return int(listing.stat(path).st_size), None
+        st = os.lstat(path)
+        return st.st_size, kfs.disk_bytes_of(st)
     except OSError:
-        return 0
+        return 0, 0
 
 
 @dataclass(slots=True)
@@ -175,9 +188,13 @@ def read_held_dir(path: str, listing: Listing) -> HeldDir | None:
 
 @dataclass(slots=True)
 class DiskAccount:
-    """A log dir's bytes by where they are (they add up to ``disk``)."""
+    """A log dir's bytes by where they are (they add up to ``disk``: allocated bytes, or
+    the apparent ones in an object store, which keeps no block counts)."""
 
-    disk: int = 0
+    #: allocated bytes (st_blocks x 512, as du counts them); None: no block counts
+    disk: int | None = 0
+    #: apparent bytes (st_size, as ls shows them)
+    bytes: int = 0
     files: int = 0
     segments: int = 0
     leftovers: dict[str, int] = field(default_factory=dict)
@@ -193,9 +210,12 @@ def account(log_dir: str, segment_files: set[str], listing: Listing) -> DiskAcco
     ``segment_files``), a leftover, a renamed-aside directory, or the remainder by kind."""
     acc = DiskAccount()
     segment_files = {_norm(p) for p in segment_files}
-    for full, parts in _files(log_dir, listing):
-        n = _size(full, listing)
-        acc.disk += n
+    dirs: list[str] = []
+    for full, parts in _files(log_dir, listing, dirs):
+        size, allocated = _sizes(full, listing)
+        acc.bytes += size
+        acc.disk = None if acc.disk is None or allocated is None else acc.disk + allocated
+        n = size if allocated is None else allocated
         acc.files += 1
         name = parts[-1]
         if _norm(full) in segment_files:
@@ -210,6 +230,12 @@ def account(log_dir: str, segment_files: set[str], listing: Listing) -> DiskAcco
             acc.add(acc.leftovers, kind, n)
             continue
         acc.add(acc.other, _other_kind(parts, pd is not None), n)
+    if acc.disk is not None:
+        # du counts each directory's own blocks too (4 KiB a directory on ext4)
+        blocks = sum(_sizes(d, listing)[1] or 0 for d in dirs)
+        if blocks:
+            acc.disk += blocks
+            acc.add(acc.other, "directories", blocks)
     return acc
 
 
@@ -294,11 +320,12 @@ def disk_row(ld: LogDir, listing: Listing, counted: set[str]) -> dict[str, Any]:
     other = dict(sorted(acc.other.items(), key=lambda kv: (-kv[1], kv[0])))
     return shape("retention_disk", {
         "log_dir": ld.path, "broker_id": ld.broker_id, "disk_bytes": acc.disk,
-        "files": acc.files, "segment_bytes": acc.segments,
+        "bytes": acc.bytes, "files": acc.files, "segment_bytes": acc.segments,
         "leftover_bytes": dict(sorted(acc.leftovers.items())), "held_dir_bytes": held,
         "other_bytes": sum(other.values()), "other": other,
         "notes": [f"{k} files: {LEFTOVER_FATE[k]}" for k in sorted(acc.leftovers)]
-        + [f"{k}: {OTHER_KINDS[k]}" for k in other]})
+        + [f"{k}: {OTHER_KINDS[k]}" for k in other]
+        + ([kfs.NO_BLOCK_COUNTS] if acc.disk is None else [])})
 
 
 def inside_inputs(log_dir: str, paths: Iterable[str]) -> bool:
