@@ -621,7 +621,13 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("next_offset", "int", "its upper bound: the next segment's base offset, or the log "
                                "end offset"),
         ("size", "int", "bytes of the .log (LogSegment.size, what retention.bytes counts)"),
-        ("bytes", "int", "bytes on disk of the segment's files (.log and its indexes)"),
+        ("bytes", "int", "apparent bytes of the segment's files (.log and its indexes; st_size, "
+                         "as ls shows them: a running broker's active segment's .index and "
+                         ".timeindex are preallocated to segment.index.bytes)"),
+        ("disk_bytes", "int|null", "bytes allocated on disk to them (st_blocks x 512, as du "
+                                   "counts them: what deleting them gives the disk back; a "
+                                   "preallocated index is sparse); null: no block counts (an "
+                                   "object store)"),
         ("active", "bool", "the last segment"),
         ("largest_timestamp", "int", "LogSegment.largestTimestamp, epoch ms"),
         ("timestamp_source", "str", "time-index (its last entry), batches (read), or mtime "
@@ -685,11 +691,29 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("log_start_offset", "int", ""), ("log_end_offset", "int", ""),
         ("high_watermark", "int", "the one the walk used"),
         ("high_watermark_source", "str", "replication-offset-checkpoint, or what was assumed"),
-        ("segments", "int", ""), ("bytes", "int", "bytes on disk of its segments' files"),
-        ("deletable_bytes", "int", "deletable now"),
-        ("deletable_24h_bytes", "int", "deletable within 24 hours (now included)"),
-        ("deletable_7d_bytes", "int", "deletable within 7 days (now included)"),
-        ("held", "object", "bytes kept, by reason"),
+        ("segments", "int", ""), ("bytes", "int", "apparent bytes of its segments' files"),
+        ("disk_bytes", "int|null", "allocated bytes of its segments' files (st_blocks x 512, "
+                                   "as du counts them); null: no block counts (an object "
+                                   "store)"),
+        ("deletable_disk_bytes", "int|null", "what the disk gets back now: allocated bytes of "
+                                             "the segments deletable now (the new active "
+                                             "segment a deletion of the active one rolls "
+                                             "takes no block: rolled_bytes)"),
+        ("deletable_bytes", "int", "apparent bytes of the segments deletable now"),
+        ("deletable_24h_disk_bytes", "int|null", "allocated bytes deletable within 24 hours "
+                                                 "(now included)"),
+        ("deletable_24h_bytes", "int", "apparent, as deletable_bytes"),
+        ("deletable_7d_disk_bytes", "int|null", "allocated bytes deletable within 7 days (now "
+                                                "included)"),
+        ("deletable_7d_bytes", "int", "apparent, as deletable_bytes"),
+        ("held_disk", "object|null", "allocated bytes kept, by reason"),
+        ("held", "object", "apparent bytes kept, by reason"),
+        ("rolled_bytes", "int", "apparent bytes of the new active segment's .index and "
+                                ".timeindex when deleting the active segment (now or within 7 "
+                                "days) rolls one (UnifiedLog.deleteSegments; segment.index.bytes "
+                                "each, rounded down to whole entries: AbstractIndex's "
+                                "RandomAccessFile.setLength, sparse: no disk bytes until "
+                                "entries are written); 0 otherwise"),
         ("next_deletion", "int|null", "the earliest deletable_at after now"),
         ("pending_delete_bytes", "int", ".deleted files still on disk (LocalLog deletes them "
                                         "file.delete.delay.ms after renaming)"),
@@ -703,9 +727,29 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("scope", "str", "topic or log_dir"),
         ("log_dir", "str", ""), ("broker_id", "int|null", ""),
         ("topic", "str|null", "null for a log dir's total"),
-        ("partitions", "int", ""), ("segments", "int", ""), ("bytes", "int", ""),
-        ("deletable_bytes", "int", ""), ("deletable_24h_bytes", "int", ""),
-        ("deletable_7d_bytes", "int", ""), ("held", "object", "bytes kept, by reason"),
+        ("partitions", "int", ""), ("segments", "int", ""), ("bytes", "int", "apparent"),
+        ("disk_bytes", "int|null", "allocated bytes of its segments' files (st_blocks x 512, "
+                                   "as du counts them); null: no block counts (an object "
+                                   "store)"),
+        ("deletable_disk_bytes", "int|null", "what the disk gets back now: allocated bytes of "
+                                             "the segments deletable now (the new active "
+                                             "segment a deletion of the active one rolls "
+                                             "takes no block: rolled_bytes)"),
+        ("deletable_bytes", "int", "apparent bytes of the segments deletable now"),
+        ("deletable_24h_disk_bytes", "int|null", "allocated bytes deletable within 24 hours "
+                                                 "(now included)"),
+        ("deletable_24h_bytes", "int", "apparent, as deletable_bytes"),
+        ("deletable_7d_disk_bytes", "int|null", "allocated bytes deletable within 7 days (now "
+                                                "included)"),
+        ("deletable_7d_bytes", "int", "apparent, as deletable_bytes"),
+        ("held_disk", "object|null", "allocated bytes kept, by reason"),
+        ("held", "object", "apparent bytes kept, by reason"),
+        ("rolled_bytes", "int", "apparent bytes of the new active segment's .index and "
+                                ".timeindex when deleting the active segment (now or within 7 "
+                                "days) rolls one (UnifiedLog.deleteSegments; segment.index.bytes "
+                                "each, rounded down to whole entries: AbstractIndex's "
+                                "RandomAccessFile.setLength, sparse: no disk bytes until "
+                                "entries are written); 0 otherwise"),
         ("pending_delete_bytes", "int", ""),
     ]),
     "retention_held_dir": ("retention: a partition directory renamed aside (-delete, -future, "
@@ -719,7 +763,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
                            "future-replica (-future: an AlterReplicaLogDirs move in progress, "
                            "the bytes exist twice until it completes), stray-replica (-stray: "
                            "kept by the broker, 3.7 to 4.3 never delete it)"),
-        ("files", "int", "files in it"), ("bytes", "int", "bytes of its files"),
+        ("files", "int", "files in it"), ("bytes", "int", "apparent bytes of its files"),
+        ("disk_bytes", "int|null", "allocated bytes of its files (as du counts them); null: no "
+                                   "block counts"),
         ("segments", "int", ".log segments in it"),
         ("last_modified", "int|null", "the newest mtime of its files, epoch ms; null in an "
                                       "object store (its times are the upload's) or when "
@@ -737,21 +783,35 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
     ]),
     "retention_disk": ("retention: a log dir's bytes on disk, every file in one place "
                        "(segment_bytes + leftover_bytes + held_dir_bytes + other_bytes = "
-                       "disk_bytes); only for a log dir among or under the inputs", [
+                       "bytes, apparent; segment_disk_bytes + leftover_disk_bytes + "
+                       "held_dir_disk_bytes + other_disk_bytes = disk_bytes, allocated); only "
+                       "for a log dir among or under the inputs", [
         ("log_dir", "str", ""), ("broker_id", "int|null", ""),
-        ("disk_bytes", "int", "bytes of every file under the log dir (symlinks not followed)"),
+        ("disk_bytes", "int|null", "bytes allocated on disk under the log dir, files and "
+                                   "directories (st_blocks x 512: what du -s -B1 says, "
+                                   "symlinks not followed); null: no block counts (an object "
+                                   "store, said in notes)"),
+        ("bytes", "int", "apparent bytes of every file under the log dir (st_size, as ls "
+                         "shows them)"),
         ("files", "int", "files under the log dir"),
-        ("segment_bytes", "int", "the judged segments' .log and index files (the log dir "
-                                 "total's bytes)"),
+        ("segment_bytes", "int", "the judged segments' .log and index files, apparent (the log "
+                                 "dir total's bytes)"),
+        ("segment_disk_bytes", "int|null", "the same, allocated (the log dir total's "
+                                           "disk_bytes)"),
         ("leftover_bytes", "object", "files of partition directories awaiting removal or a "
                                      "rename, by kind: deleted, cleaned, swap, tmp, part"),
+        ("leftover_disk_bytes", "object|null", "the same, allocated"),
         ("held_dir_bytes", "object", "renamed-aside partition directories, by held_by: "
                                      "awaiting-deletion, future-replica, stray-replica"),
+        ("held_dir_disk_bytes", "object|null", "the same, allocated"),
         ("other_bytes", "int", "the remainder, which no retention rule frees"),
         ("other", "object", "the remainder by kind: log-dir-files (checkpoints, "
                             "meta.properties), producer-snapshots, partition-checkpoints "
                             "(leader-epoch-checkpoint, partition.metadata), kraft-snapshots, "
                             "indexes-without-segment, remote-storage-copies, other"),
+        ("other_disk_bytes", "int|null", "the remainder, allocated (the directories' own "
+                                         "blocks included)"),
+        ("other_disk", "object|null", "the same by kind, with directories: their own blocks"),
         ("notes", "list", "what becomes of each kind of leftover present (the broker's next "
                           "start, the next write ...), and what each kind of the remainder "
                           "is"),

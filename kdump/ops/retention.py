@@ -119,7 +119,9 @@ def check_release(text: str) -> str:
 
 @dataclass(slots=True)
 class Tally:
-    """Bytes of a partition, a topic or a log dir: deletable now, soon, and held."""
+    """Bytes of a partition, a topic or a log dir: deletable now, soon, and held; each in
+    apparent bytes (st_size, as ls shows them) and in allocated ones (``disk_*``: st_blocks
+    x 512, as du counts them, what deleting gives the disk back; None: no block counts)."""
 
     partitions: int = 0
     segments: int = 0
@@ -129,6 +131,16 @@ class Tally:
     week: int = 0
     held: dict[str, int] = field(default_factory=dict)
     pending_delete: int = 0
+    #: allocated bytes, as above (None once a file without block counts is met)
+    disk: int | None = 0
+    disk_now: int | None = 0
+    disk_day: int | None = 0
+    disk_week: int | None = 0
+    held_disk: dict[str, int] = field(default_factory=dict)
+    blocks_known: bool = True
+    #: apparent bytes of the new active segment's preallocated indexes that deleting the
+    #: active segment rolls (beside the deletable bytes: no disk block)
+    rolled: int = 0
 
     def add(self, o: Tally) -> None:
         self.partitions += o.partitions
@@ -138,14 +150,36 @@ class Tally:
         self.day += o.day
         self.week += o.week
         self.pending_delete += o.pending_delete
+        self.rolled += o.rolled
         for k, v in o.held.items():
             self.held[k] = self.held.get(k, 0) + v
+        self.blocks_known = self.blocks_known and o.blocks_known
+        self.disk = _plus(self.disk, o.disk)
+        self.disk_now = _plus(self.disk_now, o.disk_now)
+        self.disk_day = _plus(self.disk_day, o.disk_day)
+        self.disk_week = _plus(self.disk_week, o.disk_week)
+        for k, v in o.held_disk.items():
+            self.held_disk[k] = self.held_disk.get(k, 0) + v
 
     def fields(self) -> dict[str, Any]:
-        return {"segments": self.segments, "bytes": self.bytes, "deletable_bytes": self.now,
-                "deletable_24h_bytes": self.day, "deletable_7d_bytes": self.week,
+        known = self.blocks_known
+        return {"segments": self.segments, "bytes": self.bytes,
+                "disk_bytes": self.disk if known else None,
+                "deletable_disk_bytes": self.disk_now if known else None,
+                "deletable_bytes": self.now,
+                "deletable_24h_disk_bytes": self.disk_day if known else None,
+                "deletable_24h_bytes": self.day,
+                "deletable_7d_disk_bytes": self.disk_week if known else None,
+                "deletable_7d_bytes": self.week,
+                "held_disk": (dict(sorted(self.held_disk.items(), key=lambda kv: (-kv[1], kv[0])))
+                              if known else None),
                 "held": dict(sorted(self.held.items(), key=lambda kv: (-kv[1], kv[0]))),
+                "rolled_bytes": self.rolled,
                 "pending_delete_bytes": self.pending_delete}
+
+
+def _plus(a: int | None, b: int | None) -> int | None:
+    return None if a is None or b is None else a + b
 
 
 @dataclass(slots=True)
@@ -154,6 +188,8 @@ class SegmentVerdict:
     segment: Segment
     next_offset: int
     bytes: int
+    #: allocated bytes of the segment's files (None: no block counts)
+    disk_bytes: int | None
     verdict: Verdict
     pinned_by: dict[str, Any] | None
 
@@ -163,7 +199,7 @@ class SegmentVerdict:
             "log_dir": self.replica.log_dir, "broker_id": self.replica.broker_id,
             "topic": self.replica.topic, "partition": self.replica.partition, "file": s.path,
             "base_offset": s.base_offset, "next_offset": self.next_offset, "size": s.size,
-            "bytes": self.bytes, "active": s.active,
+            "bytes": self.bytes, "disk_bytes": self.disk_bytes, "active": s.active,
             "largest_timestamp": s.largest_timestamp if s.largest_timestamp is not None else -1,
             "timestamp_source": s.timestamp_source, "timestamp_note": s.timestamp_note,
             "deletable": v.deletable, "rule": v.rule, "reason": v.reason,
@@ -193,11 +229,7 @@ class PartitionVerdict:
             "highest_remote_offset": p.highest_remote_offset if p.remote else None,
             "log_start_offset": st.log_start_offset, "log_end_offset": st.log_end_offset,
             "high_watermark": st.high_watermark, "high_watermark_source": self.hw_source,
-            "segments": self.tally.segments, "bytes": self.tally.bytes,
-            "deletable_bytes": self.tally.now, "deletable_24h_bytes": self.tally.day,
-            "deletable_7d_bytes": self.tally.week,
-            "held": self.tally.fields()["held"], "next_deletion": self.next_deletion,
-            "pending_delete_bytes": self.tally.pending_delete,
+            **self.tally.fields(), "next_deletion": self.next_deletion,
             "leftover_bytes": dict(sorted(self.leftover_bytes.items()))})
 
 
@@ -420,18 +452,36 @@ def _logdir(ld: LogDir, rs: ReplicaSet, resolver: Resolver,
         yield TotalRow("log_dir", ld.path, ld.broker_id, None, total)
 
 
-def _files_bytes(seg: Segment, counted: set[str]) -> int:
-    """The segment's .log and index files, on disk (their paths added to ``counted``)."""
+def _files_bytes(seg: Segment, counted: set[str]) -> tuple[int, int | None]:
+    """The segment's .log and index files: (apparent bytes, allocated bytes: None in an
+    object store); their paths added to ``counted``."""
     stem = seg.path[: -len(".log")]
     total = seg.size
+    disk: int | None = 0
+    try:
+        disk = kfs.getsizes(seg.path)[1]
+    except OSError:
+        pass
     counted.add(seg.path)
     for suffix in (".index", ".timeindex", ".txnindex"):
         try:
-            total += kfs.getsize(stem + suffix)
-            counted.add(stem + suffix)
+            size, allocated = kfs.getsizes(stem + suffix)
         except OSError:
-            pass
-    return total
+            continue
+        total += size
+        disk = None if disk is None or allocated is None else disk + allocated
+        counted.add(stem + suffix)
+    return total, disk
+
+
+def rolled_index_bytes(segment_index_bytes: int) -> int:
+    """Apparent bytes of a new segment's ``.index`` and ``.timeindex``: each is created at
+    segment.index.bytes rounded down to whole entries (AbstractIndex's constructor:
+    ``raf.setLength(roundDownToExactMultiple(maxIndexSize, entrySize))``, 8-byte offset
+    entries, 12-byte time entries; Kafka 3.9 and 4.0-4.3 alike).  setLength extends the
+    file without writing it: sparse on Linux's filesystems, no block allocated until an
+    entry is written, so the disk gives none of it back and takes none of it."""
+    return sum(segment_index_bytes // entry * entry for entry in (8, 12))
 
 
 def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, int], int],
@@ -490,26 +540,20 @@ def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, 
     next_deletion: int | None = None
     rows: list[SegmentVerdict] = []
     for i, (s, v) in enumerate(zip(segs, verdicts, strict=True)):
-        b = _files_bytes(s, counted)
+        b, disk = _files_bytes(s, counted)
         pinned = _pinned_by(segs, i, v, problems, opts.max_batch_bytes)
         if pinned is not None and v.reason == "future-timestamp":
             problems.append(_future(s, v, pinned, now))
-        tally.segments += 1
-        tally.bytes += b
-        if v.deletable:
-            tally.now += b
-            tally.day += b
-            tally.week += b
-        else:
-            tally.held[v.reason] = tally.held.get(v.reason, 0) + b
-            if v.deletable_at is not None:
-                if v.deletable_at <= now + DAY_MS:
-                    tally.day += b
-                if v.deletable_at <= now + 7 * DAY_MS:
-                    tally.week += b
-                if next_deletion is None or v.deletable_at < next_deletion:
-                    next_deletion = v.deletable_at
-        rows.append(SegmentVerdict(r, s, state.upper(i), b, v, pinned))
+        _count(tally, b, disk, v, now)
+        if s.active and (v.deletable or v.deletable_at is not None):
+            # deleting the active segment rolls a new one first (deleteSegments: every
+            # segment goes), its .index and .timeindex preallocated: apparent bytes that
+            # hold no block (the disk gets back all of the deleted ones' blocks)
+            tally.rolled = rolled_index_bytes(int(configs["segment.index.bytes"].value))
+        if v.deletable_at is not None and not v.deletable and (
+                next_deletion is None or v.deletable_at < next_deletion):
+            next_deletion = v.deletable_at
+        rows.append(SegmentVerdict(r, s, state.upper(i), b, disk, v, pinned))
     tally.partitions = 1
     tally.pending_delete = sum(lo.size for lo in pf.leftovers if lo.kind == "deleted")
     yield PartitionVerdict(r, configs, policy, state, hw_source, tally, next_deletion,
@@ -518,6 +562,34 @@ def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, 
     if policy.compact:
         yield _compaction(r, configs, segs, pf, state, now, problems, opts)
     yield from problems
+
+
+def _count(tally: Tally, b: int, disk: int | None, v: Verdict, now: int) -> None:
+    """One segment's bytes into its partition's tally: deletable now, within a day, a
+    week, or held by its reason; apparent and allocated alike."""
+    tally.segments += 1
+    tally.bytes += b
+    if disk is None:
+        tally.blocks_known = False
+        disk = 0
+    tally.disk = _plus(tally.disk, disk)
+    if v.deletable:
+        windows = (True, True, True)
+    else:
+        tally.held[v.reason] = tally.held.get(v.reason, 0) + b
+        tally.held_disk[v.reason] = tally.held_disk.get(v.reason, 0) + disk
+        at = v.deletable_at
+        windows = (False, at is not None and at <= now + DAY_MS,
+                   at is not None and at <= now + 7 * DAY_MS)
+    if windows[0]:
+        tally.now += b
+        tally.disk_now = _plus(tally.disk_now, disk)
+    if windows[1]:
+        tally.day += b
+        tally.disk_day = _plus(tally.disk_day, disk)
+    if windows[2]:
+        tally.week += b
+        tally.disk_week = _plus(tally.disk_week, disk)
 
 
 def _future(s: Segment, v: Verdict, pinned: dict[str, Any], now: int) -> Problem:

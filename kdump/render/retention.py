@@ -43,8 +43,29 @@ def verdict_text(d: dict[str, Any]) -> str:
     return f"kept: {d['reason']}, {when}"
 
 
-def _held(held: dict[str, int]) -> str:
-    return ", ".join(f"{k} {human(v)}" for k, v in held.items()) or "nothing"
+def both(disk: int | None, apparent: int) -> str:
+    """Bytes as the disk counts them (du), the apparent size (ls) beside; the apparent
+    size alone where the input has no block counts (an object store)."""
+    if disk is None:
+        return f"{human(apparent)} apparent"
+    return f"{human(disk)} ({human(apparent)} apparent)"
+
+
+def _held(d: dict[str, Any]) -> str:
+    disk = d.get("held_disk")
+    return ", ".join(f"{k} {both(None if disk is None else disk.get(k, 0), v)}"
+                     for k, v in d["held"].items()) or "nothing"
+
+
+def _deletable(d: dict[str, Any]) -> str:
+    """Deletable now, within 24 h and 7 days: what the disk gets back first."""
+    text = (f"deletable now {both(d['deletable_disk_bytes'], d['deletable_bytes'])}, within "
+            f"24 h {both(d['deletable_24h_disk_bytes'], d['deletable_24h_bytes'])}, within 7 "
+            f"days {both(d['deletable_7d_disk_bytes'], d['deletable_7d_bytes'])}")
+    if d.get("rolled_bytes"):
+        text += (f" (deleting the active segment rolls a new one: its preallocated .index "
+                 f"and .timeindex, {human(d['rolled_bytes'])} apparent, take no disk block)")
+    return text
 
 
 def held_dir_text(d: dict[str, Any]) -> str:
@@ -57,18 +78,24 @@ def held_dir_text(d: dict[str, Any]) -> str:
         when = f"; the current replica {d['current_replica']} holds the same bytes"
     elif d["state"] == "stray":
         when = "; never deleted by the broker"
-    return (f"{os.path.basename(d['directory'])} ({_who(d)}): {human(d['bytes'])} in "
+    return (f"{os.path.basename(d['directory'])} ({_who(d)}): "
+            f"{both(d.get('disk_bytes'), d['bytes'])} in "
             f"{plural(d['files'], 'file')}, {d['held_by']}{when}")
 
 
 def disk_text(d: dict[str, Any]) -> str:
-    """A log dir's bytes, added up."""
-    parts = [f"segments judged {human(d['segment_bytes'])}"]
-    parts += [f"{k} files {human(v)}" for k, v in d["leftover_bytes"].items()]
-    parts += [f"{k} dirs {human(v)}" for k, v in d["held_dir_bytes"].items()]
-    parts.append(f"other {human(d['other_bytes'])}")
-    other = ", ".join(f"{k} {human(v)}" for k, v in d["other"].items())
-    return (f"on disk {d['log_dir']} ({_who(d)}): {human(d['disk_bytes'])} in "
+    """A log dir's bytes, added up: allocated (what du says) where the input has block
+    counts, the apparent total beside; apparent alone in an object store."""
+    known = d["disk_bytes"] is not None
+    sfx = "_disk" if known else ""
+    parts = [f"segments judged {human(d['segment' + sfx + '_bytes'])}"]
+    parts += [f"{k} files {human(v)}" for k, v in d["leftover" + sfx + "_bytes"].items()]
+    parts += [f"{k} dirs {human(v)}" for k, v in d["held_dir" + sfx + "_bytes"].items()]
+    parts.append(f"other {human(d['other' + sfx + '_bytes'])}")
+    other = ", ".join(f"{k} {human(v)}" for k, v in d["other" + sfx].items())
+    head = (f"{human(d['disk_bytes'])} ({human(d['bytes'])} apparent)" if known
+            else f"{human(d['bytes'])} apparent (no block counts)")
+    return (f"on disk {d['log_dir']} ({_who(d)}): {head} in "
             f"{plural(d['files'], 'file')} = " + " + ".join(parts)
             + (f" (other: {other})" if other else ""))
 
@@ -148,9 +175,7 @@ class RetentionTextRenderer(ObjectRenderer):
             f"{d['topic']}-{d['partition']} ({_who(d)}): log start {d['log_start_offset']}, "
             f"log end {d['log_end_offset']}, high watermark {d['high_watermark']} "
             f"({d['high_watermark_source']}), {plural(d['segments'], 'segment')}, "
-            f"{human(d['bytes'])}; deletable now {human(d['deletable_bytes'])}, within 24 h "
-            f"{human(d['deletable_24h_bytes'])}, within 7 days "
-            f"{human(d['deletable_7d_bytes'])}; held: {_held(d['held'])}"
+            f"{both(d['disk_bytes'], d['bytes'])}; {_deletable(d)}; held: {_held(d)}"
             + (f"; next deletion {iso_ms(d['next_deletion'])}" if d["next_deletion"] else "")
             + (f"; .deleted files {human(d['pending_delete_bytes'])}"
                if d["pending_delete_bytes"] else "")
@@ -198,9 +223,7 @@ class RetentionTextRenderer(ObjectRenderer):
         what = (f"topic {d['topic']}" if d["scope"] == "topic"
                 else f"log dir {d['log_dir']}")
         self._line(f"total {what} ({_who(d)}): {plural(d['partitions'], 'partition')}, "
-                   f"{human(d['bytes'])}; deletable now {human(d['deletable_bytes'])}, "
-                   f"within 24 h {human(d['deletable_24h_bytes'])}, within 7 days "
-                   f"{human(d['deletable_7d_bytes'])}; held: {_held(d['held'])}"
+                   f"{both(d['disk_bytes'], d['bytes'])}; {_deletable(d)}; held: {_held(d)}"
                    + (f"; .deleted files {human(d['pending_delete_bytes'])}"
                       if d["pending_delete_bytes"] else ""))
 
@@ -244,9 +267,8 @@ class RetentionTableRenderer(ObjectRenderer):
         elif t == "retention_total":
             what = f"topic {d['topic']}" if d["scope"] == "topic" else "log dir"
             self.lines.append(
-                f"total {what}: {human(d['bytes'])}; deletable now "
-                f"{human(d['deletable_bytes'])}, within 24 h {human(d['deletable_24h_bytes'])}, "
-                f"within 7 days {human(d['deletable_7d_bytes'])}; held: {_held(d['held'])}")
+                f"total {what}: {both(d['disk_bytes'], d['bytes'])}; {_deletable(d)}; held: "
+                f"{_held(d)}")
         elif t == "retention_held_dir":
             self.lines.append(f"held dir {held_dir_text(d)}")
         elif t == "retention_disk":
@@ -259,12 +281,13 @@ class RetentionTableRenderer(ObjectRenderer):
             first = self.segments[0]
             t = Table(title=f"{first['log_dir']} ({_who(first)})", title_justify="left")
             for name, justify in (("partition", "left"), ("segment", "right"),
-                                  ("bytes", "right"), ("largest timestamp", "left")):
+                                  ("on disk", "right"), ("largest timestamp", "left")):
                 t.add_column(name, justify=justify)  # type: ignore[arg-type]
             t.add_column("verdict", overflow="fold", ratio=1)
             for d in self.segments:
                 t.add_row(*_cells(f"{d['topic']}-{d['partition']}", str(d["base_offset"]),
-                                  human(d["bytes"]), _minute(d["largest_timestamp"]),
+                                  human(d["bytes"] if d["disk_bytes"] is None
+                                        else d["disk_bytes"]), _minute(d["largest_timestamp"]),
                                   _short_verdict(d)))
             self.console.print(t)
         for line in self.lines:
@@ -301,8 +324,8 @@ def _cells(*cells: str) -> list[Any]:
     return [_text(c) for c in cells]
 
 
-__all__ = ["RetentionTableRenderer", "RetentionTextRenderer", "disk_text", "held_dir_text",
-           "verdict_text"]
+__all__ = ["RetentionTableRenderer", "RetentionTextRenderer", "both", "disk_text",
+           "held_dir_text", "verdict_text"]
 
 
 #: the holds the report's table of held segments shows (the others are the configured
