@@ -133,7 +133,7 @@ def _unallocated(r: Any, fmt: str) -> Any:
         out = re.sub(r'"(replica_)?disk_bytes":\d+', lambda m: f'"{m[1] or ""}disk_bytes":null',
                      r.out)
     else:
-        out = "".join(" ".join(f[:2] + ["-"] + f[3:]) + "\n" if i else line + "\n"
+        out = "".join(" ".join([*f[:2], "-", *f[3:]]) + "\n" if i else line + "\n"
                       for i, (line, f) in enumerate((x, x.split()) for x in r.out.splitlines()))
     return SimpleNamespace(rc=r.rc, out=out, err=r.err)
 

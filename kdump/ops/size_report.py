@@ -149,7 +149,8 @@ class SizeRow:
         if self.level == "segment":
             obj["segment"] = self.segment
         obj.update(
-            bytes=self.bytes, disk_bytes=self.disk_bytes, log_bytes=self.log_bytes, index_bytes=self.index_bytes,
+            bytes=self.bytes, disk_bytes=self.disk_bytes, log_bytes=self.log_bytes,
+            index_bytes=self.index_bytes,
             time_index_bytes=self.time_index_bytes, txn_index_bytes=self.txn_index_bytes,
             snapshot_bytes=self.snapshot_bytes, other_bytes=self.other_bytes,
             segments=self.segments, batches=self.batches, records=self.records,
