@@ -645,7 +645,12 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
                                      "a segment deletable now; the check runs every "
                                      "log.retention.check.interval.ms); null when no time decides "
                                      "it: deletable now by size or log start offset, or kept until "
-                                     "something changes (detail says what)"),
+                                     "something changes (until says what)"),
+        ("until", "str|null", "a kept segment with no deletable_at: what must change before it "
+                              "can go (not before the high watermark reaches N, not before the "
+                              "log start offset reaches N under cleanup.policy=compact ...); "
+                              "text, table and the report show this same phrase; null when "
+                              "deletable now or dated"),
         ("detail", "str", "the verdict in words"),
         ("pinned_by", "object|null", "future-timestamp and pinned segments: {segment, reason, "
                                      "largest_timestamp, batch: {file, position, offset, "
@@ -851,7 +856,11 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("file", "str", "path"),
         ("kind", "str", "as dump names it; other: a file the walk passes over (not a Kafka file)"),
         ("topic", "str|null", "null outside a partition"),
-        ("partition", "int|null", ""), ("size", "int|null", "bytes hashed; null when unreadable"),
+        ("partition", "int|null", ""), ("size", "int|null", "bytes hashed (apparent, as ls "
+                                                            "shows them); null when unreadable"),
+        ("disk_bytes", "int|null", "bytes allocated on disk (st_blocks x 512, as du counts "
+                                   "them: a preallocated .index is sparse); null when "
+                                   "unreadable or in an object store (no block counts)"),
         ("modified", "str|null", "modification time, ISO-8601 UTC (null when unknown)"),
         ("sha256", "str|null", "hex digest of the whole file, streamed; null when unreadable"),
         ("read", "bool", "false for files no check reads (unknown kinds, lock files) or could "

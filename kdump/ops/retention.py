@@ -203,7 +203,8 @@ class SegmentVerdict:
             "largest_timestamp": s.largest_timestamp if s.largest_timestamp is not None else -1,
             "timestamp_source": s.timestamp_source, "timestamp_note": s.timestamp_note,
             "deletable": v.deletable, "rule": v.rule, "reason": v.reason,
-            "deletable_at": v.deletable_at, "detail": v.detail, "pinned_by": self.pinned_by})
+            "deletable_at": v.deletable_at, "until": v.until, "detail": v.detail,
+            "pinned_by": self.pinned_by})
 
 
 @dataclass(slots=True)

@@ -33,13 +33,24 @@ def _pin_text(p: dict[str, Any] | None) -> str:
             f"producer id {pid}")
 
 
+def when_text(d: dict[str, Any], minute: bool = False) -> str:
+    """When a segment goes, from its verdict: the one phrase the text, the table and the
+    report show (``minute``: a date to the minute)."""
+    at = d["deletable_at"]
+    if d["deletable"]:
+        return "now"
+    if at is not None:
+        return f"from {_minute(at) if minute else iso_ms(at)}"
+    return d.get("until") or "no date"
+
+
 def verdict_text(d: dict[str, Any]) -> str:
     """A segment's verdict in a few words."""
     at = d["deletable_at"]
     if d["deletable"]:
         return f"DELETABLE now: {d['rule']}" + (f" (since {iso_ms(at)})" if at is not None
                                                   else "")
-    when = f"deletable from {iso_ms(at)}" if at is not None else "no date"
+    when = f"deletable {when_text(d)}" if at is not None else when_text(d)
     return f"kept: {d['reason']}, {when}"
 
 
@@ -57,12 +68,12 @@ def _held(d: dict[str, Any]) -> str:
                      for k, v in d["held"].items()) or "nothing"
 
 
-def _deletable(d: dict[str, Any]) -> str:
+def _deletable(d: dict[str, Any], rolled: bool = True) -> str:
     """Deletable now, within 24 h and 7 days: what the disk gets back first."""
     text = (f"deletable now {both(d['deletable_disk_bytes'], d['deletable_bytes'])}, within "
             f"24 h {both(d['deletable_24h_disk_bytes'], d['deletable_24h_bytes'])}, within 7 "
             f"days {both(d['deletable_7d_disk_bytes'], d['deletable_7d_bytes'])}")
-    if d.get("rolled_bytes"):
+    if rolled and d.get("rolled_bytes"):
         text += (f" (deleting the active segment rolls a new one: its preallocated .index "
                  f"and .timeindex, {human(d['rolled_bytes'])} apparent, take no disk block)")
     return text
@@ -223,7 +234,7 @@ class RetentionTextRenderer(ObjectRenderer):
         what = (f"topic {d['topic']}" if d["scope"] == "topic"
                 else f"log dir {d['log_dir']}")
         self._line(f"total {what} ({_who(d)}): {plural(d['partitions'], 'partition')}, "
-                   f"{both(d['disk_bytes'], d['bytes'])}; {_deletable(d)}; held: {_held(d)}"
+                   f"{both(d['disk_bytes'], d['bytes'])}; {_deletable(d, False)}; held: {_held(d)}"
                    + (f"; .deleted files {human(d['pending_delete_bytes'])}"
                       if d["pending_delete_bytes"] else ""))
 
@@ -267,7 +278,7 @@ class RetentionTableRenderer(ObjectRenderer):
         elif t == "retention_total":
             what = f"topic {d['topic']}" if d["scope"] == "topic" else "log dir"
             self.lines.append(
-                f"total {what}: {both(d['disk_bytes'], d['bytes'])}; {_deletable(d)}; held: "
+                f"total {what}: {both(d['disk_bytes'], d['bytes'])}; {_deletable(d, False)}; held: "
                 f"{_held(d)}")
         elif t == "retention_held_dir":
             self.lines.append(f"held dir {held_dir_text(d)}")
@@ -308,8 +319,7 @@ def _minute(ms: int | None) -> str:
 def _short_verdict(d: dict[str, Any]) -> str:
     if d["deletable"]:
         return f"DELETABLE now ({d['rule']})"
-    at = d["deletable_at"]
-    return f"{d['reason']}; " + ("never" if at is None else f"from {_minute(at)}")
+    return f"{d['reason']}; {when_text(d, minute=True)}"
 
 
 def _text(s: str) -> Any:
@@ -325,7 +335,7 @@ def _cells(*cells: str) -> list[Any]:
 
 
 __all__ = ["RetentionTableRenderer", "RetentionTextRenderer", "both", "disk_text",
-           "held_dir_text", "verdict_text"]
+           "held_dir_text", "verdict_text", "when_text"]
 
 
 #: the holds the report's table of held segments shows (the others are the configured
@@ -359,20 +369,25 @@ class RetentionPage:
         elif t == "retention_partition":
             self._keep(self.partitions, d)
         elif t == "retention_segment" and not d["deletable"] and d["reason"] in NOTABLE_HOLDS:
-            self._keep(self.held_segments, d)
+            # the report's "Deletable from": the phrase the text and the table show
+            self._keep(self.held_segments, {**d, "when": when_text(d)})
         elif t == "retention_compaction":
             self._keep(self.compactions, d)
         elif t == "retention_total" and d["scope"] == "log_dir":
+            # what the disk gets back (allocated bytes), apparent ones without block counts
             self.logdirs.append(d)
-            self._count("deletable now", d["deletable_bytes"])
-            for k, v in d["held"].items():
+            known = d["disk_bytes"] is not None
+            self._count("deletable now", d["deletable_disk_bytes"] if known
+                        else d["deletable_bytes"])
+            for k, v in (d["held_disk"] if known else d["held"]).items():
                 self._count(k, v)
         elif t == "retention_held_dir":
             self._keep(self.held_dirs, d)
-            self._count(d["held_by"], d["bytes"])
+            self._count(d["held_by"], d["bytes"] if d["disk_bytes"] is None else d["disk_bytes"])
         elif t == "retention_disk":
             self.disks.append(d)
-            self._count("leftover files", sum(d["leftover_bytes"].values()))
+            left = d["leftover_bytes"] if d["disk_bytes"] is None else d["leftover_disk_bytes"]
+            self._count("leftover files", sum(left.values()))
 
     def _keep(self, rows: list[dict[str, Any]], d: dict[str, Any]) -> None:
         if len(rows) < self.keep:
