@@ -207,3 +207,81 @@ def test_text_json_table_and_report_say_the_same(kdump: KdumpRunner, lagging_off
     assert f'<span class="badge warning">high-watermark</span></td><td>{h.escape(UNTIL)}</td>' \
         in held
     assert "never" not in held[:held.index("</table>")]
+
+
+# ------------------------------------------------------------ the release from its evidence
+
+
+def _run_of(kdump: KdumpRunner, *paths: Path) -> dict[str, Any]:
+    r = kdump("retention", *map(str, paths), "--now", str(NOW), "--format", "json")
+    assert r.rc == 0, r.err
+    return _objs(r.out)[0]
+
+
+def test_a_zookeeper_era_log_dir_is_judged_by_the_last_3x_rules(kdump: KdumpRunner,
+                                                                  running: Path) -> None:
+    # tests/writer.py's broker_logdir: meta.properties version=0, broker.id, no directory.id
+    assert "version=0" in (running / "meta.properties").read_text()
+    run = _run_of(kdump, running)
+    assert (run["kafka_version"], run["kafka_version_source"]) == (
+        "3.9", "meta.properties version=0 without directory.id (1 log dir) and no "
+               "__cluster_metadata: a ZooKeeper-mode broker's, judged by the last 3.x rules "
+               "(3.9; 4.0 removed ZooKeeper mode)")
+    # the user's word outranks the evidence
+    r = kdump("retention", str(running), "--now", str(NOW), "--format", "json",
+              "--kafka-version", "4.0")
+    assert _objs(r.out)[0]["kafka_version_source"] == "--kafka-version"
+
+
+def test_a_kraft_log_dir_without_metadata_is_assumed_the_newest(kdump: KdumpRunner,
+                                                                 running: Path) -> None:
+    (running / "meta.properties").write_bytes(w.meta_properties({
+        "version": "1", "node.id": "1", "cluster.id": "c", "directory.id": "AAAAAAAAAAAAAAAAAAAAAQ"}))
+    run = _run_of(kdump, running)
+    assert (run["kafka_version"], run["kafka_version_source"]) == (
+        "4.3", "assumed: no metadata.version among the inputs")
+
+
+def test_the_bootstrap_checkpoint_says_the_release(kdump: KdumpRunner, running: Path) -> None:
+    def feature(level: int) -> bytes:
+        return w.v2_batch([w.Rec(None, w.metadata_record(
+            "FeatureLevelRecord", {"name": "metadata.version", "featureLevel": level}))])
+
+    (running / "bootstrap.checkpoint").write_bytes(feature(26))
+    run = _run_of(kdump, running)
+    assert (run["kafka_version"], run["kafka_version_source"]) == (
+        "4.1", f"metadata.version 26, 4.1-IV0 in {running / 'bootstrap.checkpoint'}")
+    (running / "bootstrap.checkpoint").write_bytes(feature(21))  # 3.9-IV0
+    run = _run_of(kdump, running)
+    assert (run["kafka_version"], run["kafka_version_source"]) == (
+        "3.9", f"metadata.version 21 in {running / 'bootstrap.checkpoint'}: a 3.x release, "
+               "judged by the last 3.x rules (3.9)")
+
+
+def test_one_kafka_version() -> None:
+    from kdump.decoders.release import KafkaVersion, check_release
+    from kdump.errors import UsageError
+    from kdump.ops.retention import check_release as retention_release
+    from kdump.protocol.definitions import release_key
+    from kdump.protocol.messages import SchemaError
+
+    assert KafkaVersion.parse("4.1.2") == KafkaVersion(4, 1) and str(KafkaVersion(3, 9)) == "3.9"
+    assert KafkaVersion.parse("3.10") > KafkaVersion.parse("3.9")  # not string order
+    assert KafkaVersion.parse("4.2").at_least("4.2") and not KafkaVersion(4, 1).at_least("4.2")
+    assert release_key("3.10") == (3, 10)
+    for bad in ("4", "4.x", "", "4.1.2.3"):
+        with pytest.raises(SchemaError):
+            KafkaVersion.parse(bad)
+    assert (check_release("4.2.1"), retention_release("3.7.1")) == ("4.2", "3.7")
+    with pytest.raises(SchemaError):
+        check_release("3.9")  # no record layouts of 3.x
+    with pytest.raises(UsageError):
+        retention_release("2.8")
+
+
+def test_kafka_version_options(kdump: KdumpRunner, running: Path) -> None:
+    r = kdump("retention", str(running), "--kafka-version", "2.8")
+    assert r.rc == 2 and ("unsupported Kafka version '2.8': kdump retention knows the rules of "
+                          "Kafka 3.x and 4.x") in r.err
+    r = kdump("dump", str(running), "--kafka-version", "3.9")
+    assert r.rc == 2 and "unsupported Kafka version '3.9': kdump reads the record layouts" in r.err

@@ -30,6 +30,7 @@ from ..files.tiered import parse_remote_partition_dir
 from ..findings import WARNING, Problem
 from ..fs import Listing
 from ..model import shape
+from ..protocol.definitions import KafkaVersion
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
 from .cleanup.compaction import CleanerView, cleaner_view, open_transactions
 from .cleanup.config import (
@@ -102,16 +103,17 @@ def check_options(opts: RetentionOptions) -> Inputs:
 
 
 def check_release(text: str) -> str:
-    """``--kafka-version``: 3.x or 4.x (``X.Y`` or ``X.Y.Z``); UsageError otherwise."""
+    """``--kafka-version``: 3.x or 4.x (``X.Y`` or ``X.Y.Z``, read by
+    :class:`~kdump.decoders.release.KafkaVersion`); UsageError otherwise."""
+    from ..decoders.release import check_release as check
     from ..errors import UsageError
+    from ..protocol.messages import SchemaError
 
-    parts = text.strip().split(".")
-    if len(parts) in (2, 3) and all(p.isdigit() for p in parts):
-        major, minor = int(parts[0]), int(parts[1])
-        if major >= 3:
-            return f"{major}.{minor}"
-    raise UsageError(f"unsupported Kafka version {text!r}: kdump retention knows the rules of "
-                     "Kafka 3.x and 4.x (3.0 to 4.3; later releases as 4.3)")
+    try:
+        return check(text, "3.0", "kdump retention knows the rules of Kafka 3.x and 4.x (3.0 "
+                                  "to 4.3; later releases as 4.3)")
+    except SchemaError as e:
+        raise UsageError(str(e)) from None
 
 
 # ----------------------------------------------------------------------------- objects
@@ -326,18 +328,55 @@ def _metadata(files: list[KafkaFile], max_batch_bytes: int
     return cfg, level, problems + [p for p in r.problems if p.is_failure]
 
 
-def _release(opts: RetentionOptions, level: int | None) -> tuple[str, str]:
-    from ..decoders.release import release_of_metadata_version
+#: the last release with ZooKeeper mode (4.0 removed it: KIP-500); a ZooKeeper-era log
+#: dir is judged by its rules
+LAST_ZOOKEEPER = "3.9"
+
+
+def _release(opts: RetentionOptions, level: int | None, logdirs: Iterable[LogDir],
+             metadata_seen: bool) -> tuple[str, str]:
+    """The release whose rules apply and why, from the evidence, strongest first:
+    ``--kafka-version``; the metadata.version of the KRaft log among the inputs; a log
+    dir's bootstrap.checkpoint; meta.properties version 0 with no directory.id in every
+    log dir (a ZooKeeper-mode broker's: 3.x at the latest); else the newest, assumed."""
+    from ..decoders.release import metadata_version_in, release_of_metadata_version
+    from ..protocol.messages import SchemaError
 
     if opts.kafka_version:
         return opts.kafka_version, "--kafka-version"
+    where = ""  # the KRaft metadata log among the inputs (retention_run.metadata names it)
+    if level is None:
+        for ld in sorted(logdirs, key=lambda d: d.path):
+            boot = os.path.join(ld.path, "bootstrap.checkpoint") if not kfs.is_url(ld.path) \
+                else f"{ld.path.rstrip('/')}/bootstrap.checkpoint"
+            try:
+                if not kfs.exists(boot):
+                    continue
+                level = metadata_version_in(boot)
+            except (OSError, KdumpError, SchemaError):  # best effort: an unreadable file
+                continue                                    # says nothing
+            if level is not None:
+                where = f" in {boot}"
+                break
     if level is not None:
         known = release_of_metadata_version(level)
         if known is not None:
-            return known[0], f"metadata.version {level}, {known[1]}"
+            return known[0], f"metadata.version {level}, {known[1]}{where}"
         if level < 22:
-            return "3.9", f"metadata.version {level}: a 3.x release"
-        return NEWEST, f"metadata.version {level}: newer than kdump knows"
+            return LAST_ZOOKEEPER, (f"metadata.version {level}{where}: a 3.x release, judged "
+                                    f"by the last 3.x rules ({LAST_ZOOKEEPER})")
+        return NEWEST, f"metadata.version {level}{where}: newer than kdump knows"
+    with_meta = [d for d in logdirs if d.meta_version is not None]
+    if with_meta and not metadata_seen and all(
+            d.meta_version == 0 and d.directory_id is None for d in with_meta):
+        # KRaft brokers write directory.id into every log dir they start on
+        # (KafkaRaftServer.initializeLogDirs, 3.7-4.3); a ZooKeeper-mode broker only while
+        # migrating (KafkaServer, 3.7-3.9); 4.0 has no ZooKeeper mode
+        return LAST_ZOOKEEPER, (
+            f"meta.properties version=0 without directory.id ({len(with_meta)} log dir"
+            f"{'s' if len(with_meta) != 1 else ''}) and no __cluster_metadata: a "
+            f"ZooKeeper-mode broker's, judged by the last 3.x rules ({LAST_ZOOKEEPER}; 4.0 "
+            "removed ZooKeeper mode)")
     return NEWEST, "assumed: no metadata.version among the inputs"
 
 
@@ -375,12 +414,14 @@ def retention(paths: Iterable[str], opts: RetentionOptions,
     now, now_source = _now(opts)
     files = [item for item in walk(paths) if not isinstance(item, Problem)]
     metadata, level, meta_problems = _metadata(files, opts.max_batch_bytes)
-    release, release_source = _release(opts, level)
-    resolver = Resolver(overrides=inputs.overrides, metadata=metadata, servers=inputs.servers,
-                        timestamp_after_default=LONG_MAX if release.startswith("3.")
-                        else HOUR_MS)
-    remote = _remote_offsets(files, opts.max_batch_bytes)
     rs = ReplicaSet(paths)
+    release, release_source = _release(
+        opts, level, rs.logdirs.values(),
+        any(f.topic == METADATA_TOPIC and f.partition_state is None for f in files))
+    resolver = Resolver(overrides=inputs.overrides, metadata=metadata, servers=inputs.servers,
+                        timestamp_after_default=HOUR_MS
+                        if KafkaVersion.parse(release).at_least("4.0") else LONG_MAX)
+    remote = _remote_offsets(files, opts.max_batch_bytes)
     notes = []
     if metadata is None:
         notes.append("no KRaft metadata (__cluster_metadata) among the inputs: topic configs "

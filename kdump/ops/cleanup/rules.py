@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ...protocol.definitions import KafkaVersion
 from ...textsafe import inert
 from .segments import Segment
 
@@ -111,15 +112,9 @@ class Policy:
         if self.compact:
             return False, "compact-policy"
         # an empty cleanup.policy: 4.2+ applies local retention with remote copying
-        if self.remote_copy and _at_least(self.release, "4.2"):
+        if self.remote_copy and KafkaVersion.parse(self.release).at_least("4.2"):
             return True, None
         return False, "empty-policy"
-
-
-def _at_least(release: str, other: str) -> bool:
-    def key(r: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in r.split(".") if p.isdigit())
-    return key(release) >= key(other)
 
 
 @dataclass(slots=True)

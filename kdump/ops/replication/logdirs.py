@@ -25,6 +25,11 @@ class LogDir:
 
     path: str
     broker_id: int | None = None
+    #: meta.properties: ``version`` (0: ZooKeeper mode's, or missing), ``cluster.id``,
+    #: ``directory.id`` (KIP-858: one per log dir of a broker); None where not said
+    meta_version: int | None = None
+    cluster_id: str | None = None
+    directory_id: str | None = None
     high_watermarks: dict[tuple[str, int], int] = field(default_factory=dict)
     log_start_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
     cleaner_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
@@ -38,17 +43,27 @@ _CHECKPOINTS = {
 }
 
 
-def _broker_id(path: str) -> tuple[int | None, Problem | None]:
+def _meta(path: str) -> tuple[dict[str, str] | None, Problem | None]:
     meta = os.path.join(path, "meta.properties")
     if not kfs.isfile(meta):  # local or a URL (kdump.fs)
         return None, None
     try:
         with FileSource(meta) as src:
-            props = read_properties(src)
-        raw = props.get("broker.id", props.get("node.id"))
-        return (int(raw) if raw is not None else None), None
-    except (KdumpError, ValueError) as e:
+            return dict(read_properties(src)), None
+    except KdumpError as e:
         return None, Problem(meta, None, "bad-file", str(e), severity=WARNING)
+
+
+def _broker_id(path: str) -> tuple[int | None, Problem | None]:
+    props, problem = _meta(path)
+    if props is None:
+        return None, problem
+    raw = props.get("broker.id", props.get("node.id"))
+    try:
+        return (int(raw) if raw is not None else None), None
+    except ValueError as e:
+        return None, Problem(os.path.join(path, "meta.properties"), None, "bad-file", str(e),
+                             severity=WARNING)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -64,6 +79,12 @@ def read_logdir(path: str) -> LogDir:
     d.broker_id, problem = _broker_id(path)
     if problem is not None:
         d.problems.append(problem)
+    props = _meta(path)[0] or {}
+    version = props.get("version")
+    d.meta_version = (int(version) if version is not None and version.strip().isdigit()
+                      else 0 if props else None)  # MetaProperties: no version is version 0
+    d.cluster_id = props.get("cluster.id") or None
+    d.directory_id = props.get("directory.id") or None
     for name, (attr, fname) in _CHECKPOINTS.items():
         p = os.path.join(path, name)
         if not kfs.isfile(p):
