@@ -591,8 +591,11 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("now", "int", "the time the verdicts are for, epoch ms"),
         ("now_source", "str", "--now, or the clock"),
         ("kafka_version", "str", "the release whose rules apply (3.9 stands for every 3.x)"),
-        ("kafka_version_source", "str", "--kafka-version, the log dir's metadata.version, or "
-                                        "assumed"),
+        ("kafka_version_source", "str", "why: --kafka-version, the metadata.version of the KRaft "
+                                        "log or of a bootstrap.checkpoint among the inputs, "
+                                        "meta.properties version=0 without directory.id (a "
+                                        "ZooKeeper-mode broker's log dir: the last 3.x rules, "
+                                        "3.9), or assumed (the newest)"),
         ("metadata", "str|null", "the __cluster_metadata replica whose ConfigRecords were read "
                                  "(its last offset); null: none among the inputs"),
         ("server_properties", "list", "the --server-properties files, [{file, broker_id}]"),

@@ -38,7 +38,9 @@ def _now(text: str | None) -> int | None:
 @click.option("--kafka-version", "kafka_version", type=KafkaVersionParam(retention=True), default=None,
               help="Whose rules: 3.x (any 3.x: the same walk) or 4.0-4.3 (4.2+: an empty "
               "cleanup.policy with remote storage applies local retention).  Default: the "
-              "log dir's metadata.version, else 4.3.")
+              "metadata.version of the KRaft log or a bootstrap.checkpoint among the inputs; "
+              "3.9 for a ZooKeeper-era log dir (meta.properties version=0 and no "
+              "directory.id); else 4.3.  The output says which and why.")
 @format_option()
 @max_batch_bytes_option
 def retention_command(paths: tuple[str, ...], now: str | None,
