@@ -23,9 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import fs as kfs
-from ..errors import KdumpError
-from ..files.logdir import KafkaFile, walk
+from ..files.logdir import walk
 from ..files.tiered import parse_remote_partition_dir
 from ..findings import WARNING, Problem
 from ..fs import Listing
@@ -36,13 +34,19 @@ from .cleanup.compaction import CleanerView, cleaner_view, open_transactions
 from .cleanup.config import (
     HOUR_MS,
     LONG_MAX,
-    MetadataConfigs,
     Resolver,
     ServerProperties,
     Setting,
     parse_override,
     read_server_properties,
     show,
+)
+from .cleanup.evidence import (
+    METADATA_TOPIC,
+    REMOTE_METADATA_TOPIC,
+    read_metadata,
+    release_of,
+    remote_offsets,
 )
 from .cleanup.held import HeldDir, disk_row, held_dir_rows, inside_inputs, read_held_dir
 from .cleanup.rules import HOLD_REASONS, RULES, LogState, Policy, Verdict, decide
@@ -53,13 +57,9 @@ from .cleanup.segments import (
     list_partition,
     read_largest_timestamp,
 )
+from .cleanup.tally import Tally, count, files_bytes, rolled_index_bytes
 from .replication.logdirs import LogDir, Replica, ReplicaSet, logdir_of, read_logdir
 
-DAY_MS = 24 * HOUR_MS
-#: the release whose rules apply when nothing says which (the newest kdump knows)
-NEWEST = "4.3"
-METADATA_TOPIC = "__cluster_metadata"
-REMOTE_METADATA_TOPIC = "__remote_log_metadata"
 #: the configs each partition's rows show (the rest are resolved, not shown)
 SHOWN = ("cleanup.policy", "retention.ms", "retention.bytes", "segment.bytes", "segment.ms",
          "delete.retention.ms", "min.compaction.lag.ms", "max.compaction.lag.ms",
@@ -117,71 +117,6 @@ def check_release(text: str) -> str:
 
 
 # ----------------------------------------------------------------------------- objects
-
-
-@dataclass(slots=True)
-class Tally:
-    """Bytes of a partition, a topic or a log dir: deletable now, soon, and held; each in
-    apparent bytes (st_size, as ls shows them) and in allocated ones (``disk_*``: st_blocks
-    x 512, as du counts them, what deleting gives the disk back; None: no block counts)."""
-
-    partitions: int = 0
-    segments: int = 0
-    bytes: int = 0
-    now: int = 0
-    day: int = 0
-    week: int = 0
-    held: dict[str, int] = field(default_factory=dict)
-    pending_delete: int = 0
-    #: allocated bytes, as above (None once a file without block counts is met)
-    disk: int | None = 0
-    disk_now: int | None = 0
-    disk_day: int | None = 0
-    disk_week: int | None = 0
-    held_disk: dict[str, int] = field(default_factory=dict)
-    blocks_known: bool = True
-    #: apparent bytes of the new active segment's preallocated indexes that deleting the
-    #: active segment rolls (beside the deletable bytes: no disk block)
-    rolled: int = 0
-
-    def add(self, o: Tally) -> None:
-        self.partitions += o.partitions
-        self.segments += o.segments
-        self.bytes += o.bytes
-        self.now += o.now
-        self.day += o.day
-        self.week += o.week
-        self.pending_delete += o.pending_delete
-        self.rolled += o.rolled
-        for k, v in o.held.items():
-            self.held[k] = self.held.get(k, 0) + v
-        self.blocks_known = self.blocks_known and o.blocks_known
-        self.disk = _plus(self.disk, o.disk)
-        self.disk_now = _plus(self.disk_now, o.disk_now)
-        self.disk_day = _plus(self.disk_day, o.disk_day)
-        self.disk_week = _plus(self.disk_week, o.disk_week)
-        for k, v in o.held_disk.items():
-            self.held_disk[k] = self.held_disk.get(k, 0) + v
-
-    def fields(self) -> dict[str, Any]:
-        known = self.blocks_known
-        return {"segments": self.segments, "bytes": self.bytes,
-                "disk_bytes": self.disk if known else None,
-                "deletable_disk_bytes": self.disk_now if known else None,
-                "deletable_bytes": self.now,
-                "deletable_24h_disk_bytes": self.disk_day if known else None,
-                "deletable_24h_bytes": self.day,
-                "deletable_7d_disk_bytes": self.disk_week if known else None,
-                "deletable_7d_bytes": self.week,
-                "held_disk": (dict(sorted(self.held_disk.items(), key=lambda kv: (-kv[1], kv[0])))
-                              if known else None),
-                "held": dict(sorted(self.held.items(), key=lambda kv: (-kv[1], kv[0]))),
-                "rolled_bytes": self.rolled,
-                "pending_delete_bytes": self.pending_delete}
-
-
-def _plus(a: int | None, b: int | None) -> int | None:
-    return None if a is None or b is None else a + b
 
 
 @dataclass(slots=True)
@@ -283,122 +218,6 @@ class TotalRow:
 # ----------------------------------------------------------------------------- the run
 
 
-def _metadata(files: list[KafkaFile], max_batch_bytes: int
-              ) -> tuple[MetadataConfigs | None, int | None, list[Problem]]:
-    """The dynamic configs of the fullest ``__cluster_metadata`` replica among the
-    inputs, where each was set, and its metadata.version."""
-    from ..metadata import Replay, find_sources
-
-    dirs = sorted({kfs.dirname(f.path) for f in files
-                   if f.topic == METADATA_TOPIC and f.partition_state is None})
-    best = None
-    problems: list[Problem] = []
-    for d in dirs:
-        try:
-            sources = find_sources(d)
-        except KdumpError as e:
-            problems.append(Problem(d, None, "unreadable-file", e.message))
-            continue
-        where: dict[tuple[Any, ...], str] = {}
-
-        def on_event(ev: Any, where: dict[tuple[Any, ...], str] = where) -> None:
-            for c in ev.changes:
-                if c.key[0] == "config":
-                    at = ev.committed_at if ev.committed_at is not None else ev.offset
-                    where[c.key] = ("ConfigRecord in the snapshot" if at is None
-                                    else f"ConfigRecord at offset {at}")
-
-        r = Replay(sources, on_event=on_event, max_batch_bytes=max_batch_bytes).run()
-        if best is None or (r.offset or -1) > (best[0].offset or -1):
-            best = (r, where, d)
-    if best is None:
-        return None, None, problems
-    r, where, d = best
-    cfg = MetadataConfigs(source=f"{d} (to offset {r.offset})")
-    for key, obj in r.image.objects.items():
-        if key[0] != "config":
-            continue
-        rtype = obj["resource_type"]
-        cfg.configs.setdefault((rtype, obj["resource_name"]), {})[obj["name"]] = (
-            obj["value"], where.get(key, "ConfigRecord"))
-    level = None
-    feature = r.image.objects.get(("feature", "metadata.version"))
-    if feature is not None:
-        level = int(feature["level"])
-    return cfg, level, problems + [p for p in r.problems if p.is_failure]
-
-
-#: the last release with ZooKeeper mode (4.0 removed it: KIP-500); a ZooKeeper-era log
-#: dir is judged by its rules
-LAST_ZOOKEEPER = "3.9"
-
-
-def _release(opts: RetentionOptions, level: int | None, logdirs: Iterable[LogDir],
-             metadata_seen: bool) -> tuple[str, str]:
-    """The release whose rules apply and why, from the evidence, strongest first:
-    ``--kafka-version``; the metadata.version of the KRaft log among the inputs; a log
-    dir's bootstrap.checkpoint; meta.properties version 0 with no directory.id in every
-    log dir (a ZooKeeper-mode broker's: 3.x at the latest); else the newest, assumed."""
-    from ..decoders.release import metadata_version_in, release_of_metadata_version
-    from ..protocol.messages import SchemaError
-
-    if opts.kafka_version:
-        return opts.kafka_version, "--kafka-version"
-    where = ""  # the KRaft metadata log among the inputs (retention_run.metadata names it)
-    if level is None:
-        for ld in sorted(logdirs, key=lambda d: d.path):
-            boot = os.path.join(ld.path, "bootstrap.checkpoint") if not kfs.is_url(ld.path) \
-                else f"{ld.path.rstrip('/')}/bootstrap.checkpoint"
-            try:
-                if not kfs.exists(boot):
-                    continue
-                level = metadata_version_in(boot)
-            except (OSError, KdumpError, SchemaError):  # best effort: an unreadable file
-                continue                                    # says nothing
-            if level is not None:
-                where = f" in {boot}"
-                break
-    if level is not None:
-        known = release_of_metadata_version(level)
-        if known is not None:
-            return known[0], f"metadata.version {level}, {known[1]}{where}"
-        if level < 22:
-            return LAST_ZOOKEEPER, (f"metadata.version {level}{where}: a 3.x release, judged "
-                                    f"by the last 3.x rules ({LAST_ZOOKEEPER})")
-        return NEWEST, f"metadata.version {level}{where}: newer than kdump knows"
-    with_meta = [d for d in logdirs if d.meta_version is not None]
-    if with_meta and not metadata_seen and all(
-            d.meta_version == 0 and d.directory_id is None for d in with_meta):
-        # KRaft brokers write directory.id into every log dir they start on
-        # (KafkaRaftServer.initializeLogDirs, 3.7-4.3); a ZooKeeper-mode broker only while
-        # migrating (KafkaServer, 3.7-3.9); 4.0 has no ZooKeeper mode
-        return LAST_ZOOKEEPER, (
-            f"meta.properties version=0 without directory.id ({len(with_meta)} log dir"
-            f"{'s' if len(with_meta) != 1 else ''}) and no __cluster_metadata: a "
-            f"ZooKeeper-mode broker's, judged by the last 3.x rules ({LAST_ZOOKEEPER}; 4.0 "
-            "removed ZooKeeper mode)")
-    return NEWEST, "assumed: no metadata.version among the inputs"
-
-
-def _remote_offsets(files: list[KafkaFile], max_batch_bytes: int) -> dict[tuple[str, int], int]:
-    """(topic, partition) -> the highest end offset __remote_log_metadata says was copied
-    (its last event COPY_SEGMENT_FINISHED)."""
-    logs = [f for f in files if f.topic == REMOTE_METADATA_TOPIC and f.kind == "log"
-            and f.leftover is None and f.partition_state is None]
-    if not logs:
-        return {}
-    from .tiered import read_metadata
-
-    out: dict[tuple[str, int], int] = {}
-    for m in read_metadata(logs, max_batch_bytes).values():
-        if m.state != "COPY_SEGMENT_FINISHED" or m.topic is None or m.partition is None \
-                or m.end_offset is None:
-            continue
-        key = (m.topic, m.partition)
-        out[key] = max(out.get(key, -1), m.end_offset)
-    return out
-
-
 def _now(opts: RetentionOptions) -> tuple[int, str]:
     if opts.now is not None:
         return opts.now, opts.now_source
@@ -413,15 +232,15 @@ def retention(paths: Iterable[str], opts: RetentionOptions,
         inputs = check_options(opts)
     now, now_source = _now(opts)
     files = [item for item in walk(paths) if not isinstance(item, Problem)]
-    metadata, level, meta_problems = _metadata(files, opts.max_batch_bytes)
+    metadata, level, meta_problems = read_metadata(files, opts.max_batch_bytes)
     rs = ReplicaSet(paths)
-    release, release_source = _release(
-        opts, level, rs.logdirs.values(),
+    release, release_source = release_of(
+        opts.kafka_version, level, rs.logdirs.values(),
         any(f.topic == METADATA_TOPIC and f.partition_state is None for f in files))
     resolver = Resolver(overrides=inputs.overrides, metadata=metadata, servers=inputs.servers,
                         timestamp_after_default=HOUR_MS
                         if KafkaVersion.parse(release).at_least("4.0") else LONG_MAX)
-    remote = _remote_offsets(files, opts.max_batch_bytes)
+    remote = remote_offsets(files, opts.max_batch_bytes)
     notes = []
     if metadata is None:
         notes.append("no KRaft metadata (__cluster_metadata) among the inputs: topic configs "
@@ -494,38 +313,6 @@ def _logdir(ld: LogDir, rs: ReplicaSet, resolver: Resolver,
         yield TotalRow("log_dir", ld.path, ld.broker_id, None, total)
 
 
-def _files_bytes(seg: Segment, counted: set[str]) -> tuple[int, int | None]:
-    """The segment's .log and index files: (apparent bytes, allocated bytes: None in an
-    object store); their paths added to ``counted``."""
-    stem = seg.path[: -len(".log")]
-    total = seg.size
-    disk: int | None = 0
-    try:
-        disk = kfs.getsizes(seg.path)[1]
-    except OSError:
-        pass
-    counted.add(seg.path)
-    for suffix in (".index", ".timeindex", ".txnindex"):
-        try:
-            size, allocated = kfs.getsizes(stem + suffix)
-        except OSError:
-            continue
-        total += size
-        disk = None if disk is None or allocated is None else disk + allocated
-        counted.add(stem + suffix)
-    return total, disk
-
-
-def rolled_index_bytes(segment_index_bytes: int) -> int:
-    """Apparent bytes of a new segment's ``.index`` and ``.timeindex``: each is created at
-    segment.index.bytes rounded down to whole entries (AbstractIndex's constructor:
-    ``raf.setLength(roundDownToExactMultiple(maxIndexSize, entrySize))``, 8-byte offset
-    entries, 12-byte time entries; Kafka 3.9 and 4.0-4.3 alike).  setLength extends the
-    file without writing it: sparse on Linux's filesystems, no block allocated until an
-    entry is written, so the disk gives none of it back and takes none of it."""
-    return sum(segment_index_bytes // entry * entry for entry in (8, 12))
-
-
 def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, int], int],
                release: str, now: int, opts: RetentionOptions, tally: Tally,
                listing: Listing, counted: set[str]) -> Iterator[Any]:
@@ -582,11 +369,11 @@ def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, 
     next_deletion: int | None = None
     rows: list[SegmentVerdict] = []
     for i, (s, v) in enumerate(zip(segs, verdicts, strict=True)):
-        b, disk = _files_bytes(s, counted)
+        b, disk = files_bytes(s, counted)
         pinned = _pinned_by(segs, i, v, problems, opts.max_batch_bytes)
         if pinned is not None and v.reason == "future-timestamp":
             problems.append(_future(s, v, pinned, now))
-        _count(tally, b, disk, v, now)
+        count(tally, b, disk, v, now)
         if s.active and (v.deletable or v.deletable_at is not None):
             # deleting the active segment rolls a new one first (deleteSegments: every
             # segment goes), its .index and .timeindex preallocated: apparent bytes that
@@ -604,34 +391,6 @@ def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, 
     if policy.compact:
         yield _compaction(r, configs, segs, pf, state, now, problems, opts)
     yield from problems
-
-
-def _count(tally: Tally, b: int, disk: int | None, v: Verdict, now: int) -> None:
-    """One segment's bytes into its partition's tally: deletable now, within a day, a
-    week, or held by its reason; apparent and allocated alike."""
-    tally.segments += 1
-    tally.bytes += b
-    if disk is None:
-        tally.blocks_known = False
-        disk = 0
-    tally.disk = _plus(tally.disk, disk)
-    if v.deletable:
-        windows = (True, True, True)
-    else:
-        tally.held[v.reason] = tally.held.get(v.reason, 0) + b
-        tally.held_disk[v.reason] = tally.held_disk.get(v.reason, 0) + disk
-        at = v.deletable_at
-        windows = (False, at is not None and at <= now + DAY_MS,
-                   at is not None and at <= now + 7 * DAY_MS)
-    if windows[0]:
-        tally.now += b
-        tally.disk_now = _plus(tally.disk_now, disk)
-    if windows[1]:
-        tally.day += b
-        tally.disk_day = _plus(tally.disk_day, disk)
-    if windows[2]:
-        tally.week += b
-        tally.disk_week = _plus(tally.disk_week, disk)
 
 
 def _future(s: Segment, v: Verdict, pinned: dict[str, Any], now: int) -> Problem:
