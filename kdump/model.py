@@ -833,6 +833,8 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("log_dir", "str", "the log dir holding it (one broker)"),
         ("broker_id", "int|null", "node.id / broker.id of the log dir's meta.properties"),
         ("rows", "int", "rows written"), ("size", "int", "bytes written"),
+        ("disk_bytes", "int|null", "bytes allocated on disk to the file written (st_blocks x "
+                                   "512, as du counts them)"),
         ("sha256", "str", "hex digest of the file written"),
         ("columns", "list", "the typed decoded columns it holds besides the kafka_log ones"),
     ]),

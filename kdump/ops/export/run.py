@@ -89,13 +89,15 @@ class ExportedFile:
     size: int
     sha256: str
     columns: list[str] = field(default_factory=list)
+    #: bytes allocated on disk to it (st_blocks x 512, as du counts them)
+    disk_bytes: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return shape("export_file", {
             "file": self.file, "topic": self.topic, "partition": self.partition,
             "segment": self.segment, "source": self.source, "log_dir": self.log_dir,
             "broker_id": self.broker_id, "rows": self.rows, "size": self.size,
-            "sha256": self.sha256, "columns": self.columns})
+            "disk_bytes": self.disk_bytes, "sha256": self.sha256, "columns": self.columns})
 
 
 @dataclass
@@ -291,6 +293,10 @@ def _export_slice(out: OutputDir, opts: ExportOptions, item: tuple[Slice, str]) 
                 raise
         exported = ExportedFile(rel, topic, partition, segment, path, log_dir, broker, nrows,
                                 fh.size, fh.sha256, [f.name for f, _ in typed])
+        try:
+            exported.disk_bytes = kfs.getsizes(os.path.join(out.path, rel))[1]
+        except OSError:
+            pass
     del pa
     src: dict[str, Any] | None = None
     size = (s[6] if s[6] is not None else kfs.getsize(path)) - s[5]
