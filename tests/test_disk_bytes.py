@@ -285,3 +285,15 @@ def test_kafka_version_options(kdump: KdumpRunner, running: Path) -> None:
                           "Kafka 3.x and 4.x") in r.err
     r = kdump("dump", str(running), "--kafka-version", "3.9")
     assert r.rc == 2 and "unsupported Kafka version '3.9': kdump reads the record layouts" in r.err
+
+
+def test_the_export_manifest_gives_both_sizes(kdump: KdumpRunner, running: Path,
+                                              tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    r = kdump("export", str(running), "-o", str(out))
+    assert r.rc in (0, 1), r.err
+    manifest = json.loads((out / "_manifest.json").read_text())
+    assert manifest["files"]
+    for f in manifest["files"]:
+        written = out / f["file"]
+        assert (f["size"], f["disk_bytes"]) == (written.stat().st_size, _alloc(written))

@@ -61,6 +61,12 @@ def test_one_node_twice_is_named_and_not_compared(kdump: KdumpRunner, tmp_path: 
         "agree"]
 
 
+def test_lag_names_it_too(kdump: KdumpRunner, tmp_path: Path) -> None:
+    two_runs(tmp_path)
+    r = kdump("lag", "old", "b1", "b2", "--format", "json", cwd=tmp_path)
+    assert [o["kind"] for o in _objs(r.out) if o["type"] == "problem"] == ["node-twice"]
+
+
 def test_the_report_glance_has_no_divergence(kdump: KdumpRunner, tmp_path: Path) -> None:
     two_runs(tmp_path / "in")
     page = tmp_path / "r.html"
