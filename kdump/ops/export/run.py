@@ -36,7 +36,7 @@ from ...model import shape
 from ...parallel import Spilled, ordered_map, pool_pays
 from ...source import ReadCounter
 from ...version import __version__
-from .arrow import arrow_batches
+from .arrow import arrow_batches, keep_pandas_out
 from .formats import SUFFIX, sink
 from .output import OutputDir, safe_name
 from .rows import (
@@ -169,6 +169,7 @@ def export(paths: Iterable[str], opts: ExportOptions) -> Iterator[Problem | Expo
     out.check()
     read = ReadOptions(**{**opts.read.__dict__, "paths": tuple(inputs), "skip_damaged": True})
     opts = ExportOptions(**{**opts.__dict__, "read": read})
+    keep_pandas_out()  # before the pool forks: no worker imports pandas either
     # a segment past split_bytes is read (and written) as ranges cut at batch boundaries
     # its .index gives: files of their own, so --jobs spreads one big segment over workers;
     # the same ranges for any --jobs, so the dataset does not depend on it
