@@ -297,3 +297,42 @@ def test_the_export_manifest_gives_both_sizes(kdump: KdumpRunner, running: Path,
     for f in manifest["files"]:
         written = out / f["file"]
         assert (f["size"], f["disk_bytes"]) == (written.stat().st_size, _alloc(written))
+
+
+# ------------------------------------------------------------ export's memory
+
+
+def test_export_never_imports_pandas(tmp_path: Path) -> None:
+    """pa.array asks of every Python list whether it is a pandas array-like, importing
+    pandas to know (+50 MB resident): an internal topic's typed columns go through it.
+    kdump export tells pyarrow once that pandas is not there; what asks for pandas itself
+    still gets it."""
+    import sys
+
+    logdir = tmp_path / "in"
+    pw = w.PartitionWriter(logdir / "__consumer_offsets-0")
+    pw.append(w.v2_batch([gr.commit("g", "t", 0, o, NOW) for o in range(5)]))
+    pw.close()
+    code = (
+        "import sys\n"
+        "from kdump.cli import main\n"
+        "try:\n"
+        f"    main(['export', {str(logdir)!r}, '-o', {str(tmp_path / 'out')!r}])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code in (0, None), e.code\n"
+        "print('pandas' in sys.modules)\n"
+        "import pyarrow as pa\n"
+        "try:\n"
+        "    import pandas  # noqa: F401\n"
+        "except ImportError:\n"
+        "    print('no pandas installed')\n"
+        "else:\n"
+        "    print(type(pa.table({'a': [1]}).to_pandas()).__name__)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent)})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()[1:]  # after export's own line
+    assert lines[0] == "False"
+    assert lines[1] in ("DataFrame", "no pandas installed")
+    manifest = json.loads((tmp_path / "out" / "_manifest.json").read_text())
+    assert manifest["rows"] == 5
