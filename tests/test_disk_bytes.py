@@ -336,3 +336,24 @@ def test_export_never_imports_pandas(tmp_path: Path) -> None:
     assert lines[1] in ("DataFrame", "no pandas installed")
     manifest = json.loads((tmp_path / "out" / "_manifest.json").read_text())
     assert manifest["rows"] == 5
+
+
+# ------------------------------------------------------------ a real broker's log dir
+
+CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "kafka2-logdir"
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus is absent")
+def test_a_real_log_dir_matches_du(kdump: KdumpRunner) -> None:
+    """A Kafka 2.x broker's log dir (ZooKeeper mode): size-report's and retention's
+    allocated bytes are du's; its rules are 3.9's, said why."""
+    parts = [f for d in CORPUS.iterdir() if d.is_dir() and d.name.rpartition("-")[2].isdigit()
+             for f in d.iterdir() if f.is_file()]  # partition directories (not .idea)
+    total = _objs(kdump("size-report", str(CORPUS), "--format", "json").out)[-1]
+    assert (total["bytes"], total["disk_bytes"]) == (
+        sum(f.stat().st_size for f in parts), _du(*parts))
+    objs = _objs(kdump("retention", str(CORPUS), "--format", "json").out)
+    disk = next(o for o in objs if o["type"] == "retention_disk")
+    assert disk["disk_bytes"] == _du(CORPUS)
+    assert (objs[0]["kafka_version"], objs[0]["kafka_version_source"].split(" (")[0]) == (
+        "3.9", "meta.properties version=0 without directory.id")
