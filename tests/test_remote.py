@@ -337,6 +337,8 @@ def spark_s3(s3: s3server.S3Server, url: str) -> Iterator[object]:
 def test_spark_reads_the_bucket(spark_s3: object, kdump: KdumpRunner, local: Path, url: str,
                                 args: list[str]) -> None:
     a = kdump(*args, "--format", "json", str(local))
+    if args[0] == "size-report":
+        a = _unallocated(a, "json")  # a store keeps no block counts
     b = kdump("spark", *args, "--format", "json", url)
     assert (b.rc, b.out.replace(url, str(local))) == (a.rc, a.out), b.err
     assert a.rc == 0
