@@ -127,6 +127,9 @@ KINDS: Final[dict[str, str]] = {
     # kdump report: replicas, transactions
     "replica-diverged": "replicas of a partition hold different batches at the same offsets",
     "replica-lagging": "a replica of a partition ends before another (it was behind when copied)",
+    "node-twice": "two log dirs of one cluster claim the same node id and are not one broker's "
+    "JBOD dirs (they hold the same partitions, or the same directory.id): two copies or two "
+    "runs of one node, never compared as replicas of each other",
     "hanging-transaction": "a transaction with no marker, open longer than "
     "transaction.max.timeout.ms (15 minutes) by the partition's own clock",
     # schema registry (kdump/schemaregistry)
@@ -266,6 +269,9 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "written under different leaders",
     "replica-lagging": "kdump compare-replicas: a follower fetches behind its leader "
     "(replica.lag.time.max.ms decides when it leaves the ISR)",
+    "node-twice": "MetaPropertiesEnsemble.verify: one node's log dirs share its node.id and "
+    "cluster.id, each with its own directory.id (KIP-858 JBOD); LogManager.loadLogs refuses "
+    "a partition in two log dirs of one broker (\"Duplicate log directories for\")",
     "hanging-transaction": "TransactionCoordinator aborts a transaction older than its "
     "transaction.timeout.ms (transaction.max.timeout.ms bounds it): a partition still open "
     "after that is hanging (kafka-transactions.sh find-hanging)",

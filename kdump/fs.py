@@ -421,6 +421,29 @@ def getsize(path: str) -> int:
     return int(info.get("size") or 0)
 
 
+def getsizes(path: str) -> tuple[int, int | None]:
+    """A file's apparent size (``st_size``, as ``ls`` shows it) and its allocated size
+    (``st_blocks`` x 512, as ``du`` counts it; less than the apparent size for a sparse
+    file, such as a running broker's preallocated ``.index``); the allocated size is None
+    for a remote input (an object store keeps no block counts).  OSError when the file
+    cannot be had."""
+    if not is_url(path):
+        st = os.stat(path)
+        return st.st_size, disk_bytes_of(st)
+    return getsize(path), None
+
+
+def disk_bytes_of(st: os.stat_result) -> int:
+    """Bytes allocated to a file (POSIX ``st_blocks`` counts 512-byte units)."""
+    blocks = getattr(st, "st_blocks", None)  # absent on Windows: the apparent size
+    return st.st_size if blocks is None else int(blocks) * 512
+
+
+#: what an input without block counts says of its allocated bytes
+NO_BLOCK_COUNTS = ("an object store keeps no block counts: disk_bytes is unknown (null); "
+                   "bytes is the objects' size")
+
+
 def _remote_stat(path: str) -> os.stat_result | None:
     """A URL's stat; None when nothing is there.  A store that cannot answer (timeout,
     access denied, HTTP 500 ...) is an :class:`InputError`, not a missing file."""
@@ -655,6 +678,6 @@ class Listing:
         return [(n, base + n in t.dirs) for n in sorted(t.dirs[r])]
 
 
-__all__ = ["REMOTE_TIMEOUT", "Listing", "RemoteStats", "abspath", "display_url", "exists",
-           "filesystem", "getsize", "is_url", "isdir", "mtime_ms", "remote_timeout", "scrub",
-           "set_remote_timeout"]
+__all__ = ["NO_BLOCK_COUNTS", "REMOTE_TIMEOUT", "Listing", "RemoteStats", "abspath",
+           "disk_bytes_of", "display_url", "exists", "filesystem", "getsize", "getsizes",
+           "is_url", "isdir", "mtime_ms", "remote_timeout", "scrub", "set_remote_timeout"]

@@ -343,7 +343,13 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("topic?", "str", "rows of type topic/partition/segment"),
         ("partition?", "int", "rows of type partition/segment"),
         ("segment?", "str|null", "rows of type segment (null: the partition's files of no segment)"),
-        ("bytes", "int", "bytes on disk of every file of the row"), ("log_bytes", "int", ""),
+        ("bytes", "int", "apparent bytes of every file of the row (st_size, as ls shows them)"),
+        ("disk_bytes", "int|null",
+         "bytes allocated on disk to those files (st_blocks x 512, as du counts them): less "
+         "than bytes for sparse files (a running broker's preallocated .index and .timeindex, "
+         "segment.index.bytes each, hold no blocks where no entry was written); null for an "
+         "input without block counts (an object store)"),
+        ("log_bytes", "int", ""),
         ("index_bytes", "int", ""), ("time_index_bytes", "int", ""), ("txn_index_bytes", "int", ""),
         ("snapshot_bytes", "int", ""), ("other_bytes", "int", "leftovers and other files"),
         ("segments", "int", ""), ("batches", "int", "shallow entries, as FileRecords counts them"),
@@ -389,7 +395,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
          "the topic's figures count each partition once (its replica with the highest last "
          "offset)"),
         ("log_dirs?", "int", "total row: log dirs read"),
-        ("replica_bytes?", "int", "topic and total rows: bytes on disk over every replica"),
+        ("replica_bytes?", "int", "topic and total rows: bytes over every replica"),
+        ("replica_disk_bytes?", "int|null", "topic and total rows: disk_bytes over every "
+                                            "replica (null: no block counts)"),
     ]),
     "found": ("find-offset / find-time answer", [
         ("query", "str", "offset or timestamp"), ("target", "int", "what was asked"), ("file", "str", ""),
@@ -602,8 +610,11 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("now", "int", "the time the verdicts are for, epoch ms"),
         ("now_source", "str", "--now, or the clock"),
         ("kafka_version", "str", "the release whose rules apply (3.9 stands for every 3.x)"),
-        ("kafka_version_source", "str", "--kafka-version, the log dir's metadata.version, or "
-                                        "assumed"),
+        ("kafka_version_source", "str", "why: --kafka-version, the metadata.version of the KRaft "
+                                        "log or of a bootstrap.checkpoint among the inputs, "
+                                        "meta.properties version=0 without directory.id (a "
+                                        "ZooKeeper-mode broker's log dir: the last 3.x rules, "
+                                        "3.9), or assumed (the newest)"),
         ("metadata", "str|null", "the __cluster_metadata replica whose ConfigRecords were read "
                                  "(its last offset); null: none among the inputs"),
         ("server_properties", "list", "the --server-properties files, [{file, broker_id}]"),
@@ -632,7 +643,13 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("next_offset", "int", "its upper bound: the next segment's base offset, or the log "
                                "end offset"),
         ("size", "int", "bytes of the .log (LogSegment.size, what retention.bytes counts)"),
-        ("bytes", "int", "bytes on disk of the segment's files (.log and its indexes)"),
+        ("bytes", "int", "apparent bytes of the segment's files (.log and its indexes; st_size, "
+                         "as ls shows them: a running broker's active segment's .index and "
+                         ".timeindex are preallocated to segment.index.bytes)"),
+        ("disk_bytes", "int|null", "bytes allocated on disk to them (st_blocks x 512, as du "
+                                   "counts them: what deleting them gives the disk back; a "
+                                   "preallocated index is sparse); null: no block counts (an "
+                                   "object store)"),
         ("active", "bool", "the last segment"),
         ("largest_timestamp", "int", "LogSegment.largestTimestamp, epoch ms"),
         ("timestamp_source", "str", "time-index (its last entry), batches (read), or mtime "
@@ -650,7 +667,12 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
                                      "a segment deletable now; the check runs every "
                                      "log.retention.check.interval.ms); null when no time decides "
                                      "it: deletable now by size or log start offset, or kept until "
-                                     "something changes (detail says what)"),
+                                     "something changes (until says what)"),
+        ("until", "str|null", "a kept segment with no deletable_at: what must change before it "
+                              "can go (not before the high watermark reaches N, not before the "
+                              "log start offset reaches N under cleanup.policy=compact ...); "
+                              "text, table and the report show this same phrase; null when "
+                              "deletable now or dated"),
         ("detail", "str", "the verdict in words"),
         ("pinned_by", "object|null", "future-timestamp and pinned segments: {segment, reason, "
                                      "largest_timestamp, batch: {file, position, offset, "
@@ -696,11 +718,29 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("log_start_offset", "int", ""), ("log_end_offset", "int", ""),
         ("high_watermark", "int", "the one the walk used"),
         ("high_watermark_source", "str", "replication-offset-checkpoint, or what was assumed"),
-        ("segments", "int", ""), ("bytes", "int", "bytes on disk of its segments' files"),
-        ("deletable_bytes", "int", "deletable now"),
-        ("deletable_24h_bytes", "int", "deletable within 24 hours (now included)"),
-        ("deletable_7d_bytes", "int", "deletable within 7 days (now included)"),
-        ("held", "object", "bytes kept, by reason"),
+        ("segments", "int", ""), ("bytes", "int", "apparent bytes of its segments' files"),
+        ("disk_bytes", "int|null", "allocated bytes of its segments' files (st_blocks x 512, "
+                                   "as du counts them); null: no block counts (an object "
+                                   "store)"),
+        ("deletable_disk_bytes", "int|null", "what the disk gets back now: allocated bytes of "
+                                             "the segments deletable now (the new active "
+                                             "segment a deletion of the active one rolls "
+                                             "takes no block: rolled_bytes)"),
+        ("deletable_bytes", "int", "apparent bytes of the segments deletable now"),
+        ("deletable_24h_disk_bytes", "int|null", "allocated bytes deletable within 24 hours "
+                                                 "(now included)"),
+        ("deletable_24h_bytes", "int", "apparent, as deletable_bytes"),
+        ("deletable_7d_disk_bytes", "int|null", "allocated bytes deletable within 7 days (now "
+                                                "included)"),
+        ("deletable_7d_bytes", "int", "apparent, as deletable_bytes"),
+        ("held_disk", "object|null", "allocated bytes kept, by reason"),
+        ("held", "object", "apparent bytes kept, by reason"),
+        ("rolled_bytes", "int", "apparent bytes of the new active segment's .index and "
+                                ".timeindex when deleting the active segment (now or within 7 "
+                                "days) rolls one (UnifiedLog.deleteSegments; segment.index.bytes "
+                                "each, rounded down to whole entries: AbstractIndex's "
+                                "RandomAccessFile.setLength, sparse: no disk bytes until "
+                                "entries are written); 0 otherwise"),
         ("next_deletion", "int|null", "the earliest deletable_at after now"),
         ("pending_delete_bytes", "int", ".deleted files still on disk (LocalLog deletes them "
                                         "file.delete.delay.ms after renaming)"),
@@ -714,9 +754,29 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("scope", "str", "topic or log_dir"),
         ("log_dir", "str", ""), ("broker_id", "int|null", ""),
         ("topic", "str|null", "null for a log dir's total"),
-        ("partitions", "int", ""), ("segments", "int", ""), ("bytes", "int", ""),
-        ("deletable_bytes", "int", ""), ("deletable_24h_bytes", "int", ""),
-        ("deletable_7d_bytes", "int", ""), ("held", "object", "bytes kept, by reason"),
+        ("partitions", "int", ""), ("segments", "int", ""), ("bytes", "int", "apparent"),
+        ("disk_bytes", "int|null", "allocated bytes of its segments' files (st_blocks x 512, "
+                                   "as du counts them); null: no block counts (an object "
+                                   "store)"),
+        ("deletable_disk_bytes", "int|null", "what the disk gets back now: allocated bytes of "
+                                             "the segments deletable now (the new active "
+                                             "segment a deletion of the active one rolls "
+                                             "takes no block: rolled_bytes)"),
+        ("deletable_bytes", "int", "apparent bytes of the segments deletable now"),
+        ("deletable_24h_disk_bytes", "int|null", "allocated bytes deletable within 24 hours "
+                                                 "(now included)"),
+        ("deletable_24h_bytes", "int", "apparent, as deletable_bytes"),
+        ("deletable_7d_disk_bytes", "int|null", "allocated bytes deletable within 7 days (now "
+                                                "included)"),
+        ("deletable_7d_bytes", "int", "apparent, as deletable_bytes"),
+        ("held_disk", "object|null", "allocated bytes kept, by reason"),
+        ("held", "object", "apparent bytes kept, by reason"),
+        ("rolled_bytes", "int", "apparent bytes of the new active segment's .index and "
+                                ".timeindex when deleting the active segment (now or within 7 "
+                                "days) rolls one (UnifiedLog.deleteSegments; segment.index.bytes "
+                                "each, rounded down to whole entries: AbstractIndex's "
+                                "RandomAccessFile.setLength, sparse: no disk bytes until "
+                                "entries are written); 0 otherwise"),
         ("pending_delete_bytes", "int", ""),
     ]),
     "retention_held_dir": ("retention: a partition directory renamed aside (-delete, -future, "
@@ -730,7 +790,9 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
                            "future-replica (-future: an AlterReplicaLogDirs move in progress, "
                            "the bytes exist twice until it completes), stray-replica (-stray: "
                            "kept by the broker, 3.7 to 4.3 never delete it)"),
-        ("files", "int", "files in it"), ("bytes", "int", "bytes of its files"),
+        ("files", "int", "files in it"), ("bytes", "int", "apparent bytes of its files"),
+        ("disk_bytes", "int|null", "allocated bytes of its files (as du counts them); null: no "
+                                   "block counts"),
         ("segments", "int", ".log segments in it"),
         ("last_modified", "int|null", "the newest mtime of its files, epoch ms; null in an "
                                       "object store (its times are the upload's) or when "
@@ -748,21 +810,35 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
     ]),
     "retention_disk": ("retention: a log dir's bytes on disk, every file in one place "
                        "(segment_bytes + leftover_bytes + held_dir_bytes + other_bytes = "
-                       "disk_bytes); only for a log dir among or under the inputs", [
+                       "bytes, apparent; segment_disk_bytes + leftover_disk_bytes + "
+                       "held_dir_disk_bytes + other_disk_bytes = disk_bytes, allocated); only "
+                       "for a log dir among or under the inputs", [
         ("log_dir", "str", ""), ("broker_id", "int|null", ""),
-        ("disk_bytes", "int", "bytes of every file under the log dir (symlinks not followed)"),
+        ("disk_bytes", "int|null", "bytes allocated on disk under the log dir, files and "
+                                   "directories (st_blocks x 512: what du -s -B1 says, "
+                                   "symlinks not followed); null: no block counts (an object "
+                                   "store, said in notes)"),
+        ("bytes", "int", "apparent bytes of every file under the log dir (st_size, as ls "
+                         "shows them)"),
         ("files", "int", "files under the log dir"),
-        ("segment_bytes", "int", "the judged segments' .log and index files (the log dir "
-                                 "total's bytes)"),
+        ("segment_bytes", "int", "the judged segments' .log and index files, apparent (the log "
+                                 "dir total's bytes)"),
+        ("segment_disk_bytes", "int|null", "the same, allocated (the log dir total's "
+                                           "disk_bytes)"),
         ("leftover_bytes", "object", "files of partition directories awaiting removal or a "
                                      "rename, by kind: deleted, cleaned, swap, tmp, part"),
+        ("leftover_disk_bytes", "object|null", "the same, allocated"),
         ("held_dir_bytes", "object", "renamed-aside partition directories, by held_by: "
                                      "awaiting-deletion, future-replica, stray-replica"),
+        ("held_dir_disk_bytes", "object|null", "the same, allocated"),
         ("other_bytes", "int", "the remainder, which no retention rule frees"),
         ("other", "object", "the remainder by kind: log-dir-files (checkpoints, "
                             "meta.properties), producer-snapshots, partition-checkpoints "
                             "(leader-epoch-checkpoint, partition.metadata), kraft-snapshots, "
                             "indexes-without-segment, remote-storage-copies, other"),
+        ("other_disk_bytes", "int|null", "the remainder, allocated (the directories' own "
+                                         "blocks included)"),
+        ("other_disk", "object|null", "the same by kind, with directories: their own blocks"),
         ("notes", "list", "what becomes of each kind of leftover present (the broker's next "
                           "start, the next write ...), and what each kind of the remainder "
                           "is"),
@@ -776,6 +852,8 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("log_dir", "str", "the log dir holding it (one broker)"),
         ("broker_id", "int|null", "node.id / broker.id of the log dir's meta.properties"),
         ("rows", "int", "rows written"), ("size", "int", "bytes written"),
+        ("disk_bytes", "int|null", "bytes allocated on disk to the file written (st_blocks x "
+                                   "512, as du counts them)"),
         ("sha256", "str", "hex digest of the file written"),
         ("columns", "list", "the typed decoded columns it holds besides the kafka_log ones"),
     ]),
@@ -802,7 +880,11 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("file", "str", "path"),
         ("kind", "str", "as dump names it; other: a file the walk passes over (not a Kafka file)"),
         ("topic", "str|null", "null outside a partition"),
-        ("partition", "int|null", ""), ("size", "int|null", "bytes hashed; null when unreadable"),
+        ("partition", "int|null", ""), ("size", "int|null", "bytes hashed (apparent, as ls "
+                                                            "shows them); null when unreadable"),
+        ("disk_bytes", "int|null", "bytes allocated on disk (st_blocks x 512, as du counts "
+                                   "them: a preallocated .index is sparse); null when "
+                                   "unreadable or in an object store (no block counts)"),
         ("modified", "str|null", "modification time, ISO-8601 UTC (null when unknown)"),
         ("sha256", "str|null", "hex digest of the whole file, streamed; null when unreadable"),
         ("read", "bool", "false for files no check reads (unknown kinds, lock files) or could "

@@ -234,10 +234,12 @@ def test_size_report_top_and_levels(kdump: KdumpRunner, sample_dir: Path) -> Non
 
 def test_size_report_text_and_table(kdump: KdumpRunner, sample_dir: Path) -> None:
     text = kdump("size-report", str(sample_dir), "--by", "topic").lines
-    assert text[0].split()[:4] == ["name", "bytes", "segments", "batches"]
-    assert text[-1].startswith("TOTAL 33576 7 94 267 ")
+    assert text[0].split()[:5] == ["name", "bytes", "disk_bytes", "segments", "batches"]
+    allocated = sum(p.stat().st_blocks * 512 for p in sample_dir.rglob("*")
+                    if p.is_file() and "-" in p.parent.name)
+    assert text[-1].startswith(f"TOTAL 33576 {allocated} 7 94 267 ")
     table = kdump("size-report", str(sample_dir), "--format", "table").out
-    assert "size by partition" in table and "█" in table and "codecs" in table
+    assert "size by partition" in table and "on disk" in table and "codecs" in table
     assert max(len(line) for line in table.splitlines()) <= 100
 
 
@@ -275,7 +277,8 @@ def test_size_report_reads_a_segment_outside_a_partition_directory(kdump, tmp_pa
     single = kdump("size-report", "--format", "text", loose / "00000000000000000120.log",
                    cwd=tmp_path)
     assert whole.rc == single.rc == 0
+    du = (loose / "00000000000000000120.log").stat().st_blocks * 512
     for r in (whole, single):
         lines = r.out.splitlines()
-        assert lines[1].startswith("(unknown-partition) 6466 1 14 42 ")
-        assert lines[2].startswith("TOTAL 6466 1 14 42 ")
+        assert lines[1].startswith(f"(unknown-partition) 6466 {du} 1 14 42 ")
+        assert lines[2].startswith(f"TOTAL 6466 {du} 1 14 42 ")

@@ -189,6 +189,16 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
     assert (" ClearElrRecord changed partition_epoch 5 -> 6, elr [2] -> [], "
             "last_known_elr [2] -> [] ") in cluster
     glance = dom[dom.index("At a glance"):dom.index('<section id="custody">')]
+    # what the disk gets back: the held segments' allocated bytes, as the section's table
+    # of held segments gives them (its "On disk" cells)
+    from kdump.render.html import _size
+
+    table = dom[dom.index('id="retention-held"'):]
+    table = table[:table.index("</table>")]
+    held = sum(int(v) for v in re.findall(
+        r'<tr><td class="nowrap">.*?</td><td class="num">.*?</td><td class="num">.*?</td>'
+        r'<td class="num" data-v="(\d+)"', table))
+    assert held > 0
     # one line per kind of finding with its count: the warnings add up to the card's 10
     assert [_text(li).strip() for li in re.findall(r"<li>.*?</li>", glance)] == [
         "warning 5 partitions under-replicated",
@@ -197,8 +207,8 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
         "warning 1 hanging transaction",
         "warning 1 topic whose records name schema ids the registry does not hold (1 record "
         "key or value)",
-        "info 3.6 KB held back from deletion (a future timestamp, the high watermark, "
-        "remote copies)",
+        f"info {_size(held)} held back from deletion (a future timestamp, the high "
+        "watermark, remote copies)",
         "info largest consumer lag: 192 records (group audit)"]
     assert re.search(r'id="errors">0<', dom) and re.search(r'id="warnings">10<', dom)
     # a client id from the data is text: escaped, its bidi override made visible

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,13 @@ FUTURE = f"t-1.{UID}-future"
 
 def _tree_bytes(d: Path) -> int:
     return sum((Path(p) / n).lstat().st_size for p, _, names in os.walk(d) for n in names)
+
+
+def _tree_allocated(d: Path) -> int:
+    """Blocks x 512 of every file and directory under ``d`` (``d`` included): du -s -B1."""
+    return d.lstat().st_blocks * 512 + sum(
+        (Path(p) / n).lstat().st_blocks * 512 for p, dirs, names in os.walk(d)
+        for n in (*dirs, *names))
 
 
 def _max_mtime_ms(d: Path) -> int:
@@ -153,12 +161,21 @@ def test_each_log_dir_adds_up(kdump: KdumpRunner, world: Path) -> None:
               if o["type"] == "retention_total" and o["scope"] == "log_dir"}
     assert sorted(disks) == ["a", "b", "c"]
     for ld, d in disks.items():
-        assert d["disk_bytes"] == _tree_bytes(world / ld), ld
+        assert d["bytes"] == _tree_bytes(world / ld), ld
+        # allocated: what du says, the directories' own blocks included
+        du = subprocess.run(["du", "-s", "-B1", str(world / ld)], capture_output=True,
+                            text=True, check=True).stdout.split()[0]
+        assert d["disk_bytes"] == int(du) == _tree_allocated(world / ld), ld
         assert d["files"] == sum(len(n) for _, _, n in os.walk(world / ld)), ld
         assert (d["segment_bytes"] + sum(d["leftover_bytes"].values())
-                + sum(d["held_dir_bytes"].values()) + d["other_bytes"]) == d["disk_bytes"], ld
+                + sum(d["held_dir_bytes"].values()) + d["other_bytes"]) == d["bytes"], ld
+        assert (d["segment_disk_bytes"] + sum(d["leftover_disk_bytes"].values())
+                + sum(d["held_dir_disk_bytes"].values()) + d["other_disk_bytes"]
+                ) == d["disk_bytes"], ld
         assert d["other_bytes"] == sum(d["other"].values()), ld
+        assert d["other_disk_bytes"] == sum(d["other_disk"].values()), ld
         assert d["segment_bytes"] == (totals[ld]["bytes"] if ld in totals else 0), ld
+        assert d["segment_disk_bytes"] == (totals[ld]["disk_bytes"] if ld in totals else 0), ld
     a = disks["a"]
     t0 = world / "a" / "t-0"
     assert a["leftover_bytes"] == {
@@ -196,19 +213,25 @@ def test_text_and_table(kdump: KdumpRunner, world: Path) -> None:
     gone = next(o for o in objs if o.get("directory") == f"c/x-0.{UID}-delete")
     text = _run(kdump, world, fmt="text").out.splitlines()
     from kdump.render.common import iso_ms
+    from kdump.render.retention import both
     from kdump.render.rows import human
 
-    i = text.index(f"held dir x-0.{UID}-delete (broker 2): {human(gone['bytes'])} in "
+    i = text.index(f"held dir x-0.{UID}-delete (broker 2): "
+                   f"{both(gone['disk_bytes'], gone['bytes'])} in "
                    f"{gone['files']} files, awaiting-deletion; deleted by the broker no "
                    f"earlier than {iso_ms(gone['earliest_deletion'])}")
     assert text[i + 1] == "    " + gone["detail"]
-    assert text[i + 2] == (f"on disk c (broker 2): {human(d['disk_bytes'])} in {d['files']} "
+    assert text[i + 2] == (f"on disk c (broker 2): {human(d['disk_bytes'])} "
+                           f"({human(d['bytes'])} apparent) in {d['files']} "
                            f"files = segments judged 0 B + awaiting-deletion dirs "
-                           f"{human(d['held_dir_bytes']['awaiting-deletion'])} + other "
-                           f"{human(d['other_bytes'])} (other: log-dir-files "
-                           f"{human(d['other']['log-dir-files'])})")
-    assert text[i + 3:i + 4] == ["    log-dir-files: the log dir's own files: offset "
-                                 "checkpoints, meta.properties, .lock"]
+                           f"{human(d['held_dir_disk_bytes']['awaiting-deletion'])} + other "
+                           f"{human(d['other_disk_bytes'])} (other: directories "
+                           f"{human(d['other_disk']['directories'])}, log-dir-files "
+                           f"{human(d['other_disk']['log-dir-files'])})")
+    assert text[i + 3:i + 5] == ["    log-dir-files: the log dir's own files: offset "
+                                 "checkpoints, meta.properties, .lock",
+                                 "    directories: the directories' own blocks (du counts "
+                                 "them; ls shows no size)"]
     a = next(k for k, x in enumerate(text) if x.startswith("on disk a (broker 1): "))
     assert text[a + 1:a + 6] == [
         "    cleaned files: the log cleaner's output being written: deleted at the next start "
@@ -256,7 +279,9 @@ def test_report_section_shows_them(kdump: KdumpRunner, world: Path, tmp_path: Pa
     from kdump.render.html import _size
 
     glance = page[page.index("At a glance"):page.index('<section id="custody">')]
-    stray = _tree_bytes(world / "a" / STRAY)
+    # what the disk holds: the files' blocks
+    stray = sum((Path(p) / n).lstat().st_blocks * 512
+                for p, _, names in os.walk(world / "a" / STRAY) for n in names)
     assert (f"{_size(stray)} in -stray partition directories, which no Kafka release "
             "deletes") in glance
     assert "held back from deletion" not in glance  # no segment held by a notable reason
@@ -277,13 +302,14 @@ def test_names_from_the_data_never_drive_the_terminal(tmp_path: Path) -> None:
 def test_a_log_dir_in_object_storage_says_the_same(kdump: KdumpRunner, world: Path,
                                                     s3env: Any) -> None:  # noqa: F811
     """The same log dir on a real S3 API (tests/s3server.py): the same rows, but for the
-    files' times (the store's LastModified is the upload's)."""
+    files' times (the store's LastModified is the upload's) and their allocated bytes (a
+    store keeps no block counts: null, and a note says so)."""
     url = s3env.upload(world / "a", "held/broker-1/a")
-    times = ("last_modified", "earliest_deletion", "detail")
+    times = ("last_modified", "earliest_deletion", "detail", "notes")
 
     def rows(path: str) -> list[dict[str, Any]]:
         r = kdump("retention", path, "--now", str(NOW), "--format", "json", cwd=world)
-        return [{k: v for k, v in o.items() if k not in times}
+        return [{k: v for k, v in o.items() if k not in times and "disk" not in k}
                 for o in _objs(r.out.replace(url, "a"))
                 if o["type"] in ("retention_held_dir", "retention_disk",
                                  "retention_partition")]
@@ -291,6 +317,15 @@ def test_a_log_dir_in_object_storage_says_the_same(kdump: KdumpRunner, world: Pa
     local = rows("a")
     assert [o["type"] for o in local].count("retention_held_dir") == 2
     assert rows(url) == local
+    remote = _objs(kdump("retention", url, "--now", str(NOW), "--format", "json",
+                         cwd=world).out)
+    for o in remote:
+        for k in o:
+            if "disk" in k:
+                assert o[k] is None, (o["type"], k)
+    disk = next(o for o in remote if o["type"] == "retention_disk")
+    assert disk["notes"][-1] == ("an object store keeps no block counts: disk_bytes is "
+                                 "unknown (null); bytes is the objects' size")
     # the store's times are the upload's: none said, and no request per file for them
     r = kdump("retention", url, "--now", str(NOW), "--format", "json", cwd=world)
     gone = next(o for o in _objs(r.out) if o.get("directory", "").endswith(GONE))
@@ -355,7 +390,7 @@ def test_report_section_in_a_real_browser(world: Path, tmp_path: Path,
             disks = page.evaluate(
                 "Array.from(document.querySelectorAll('#retention-disk tbody tr'), "
                 "r => Array.from(r.cells).slice(2, 9).map(c => Number(c.dataset.v)))")
-            # on disk = segments + leftover files + -delete + -future + -stray + other
-            assert sorted(d[0] for d in disks) == sorted(_tree_bytes(world / ld)
+            # on disk (du) = segments + leftover files + -delete + -future + -stray + other
+            assert sorted(d[0] for d in disks) == sorted(_tree_allocated(world / ld)
                                                          for ld in ("a", "b", "c"))
             assert all(d[0] == sum(d[1:]) for d in disks), disks

@@ -8,7 +8,7 @@ from .exitcodes import ExitCode
 from .options import (
     KAFKA_VERSION_HELP,
     SIZE,
-    KafkaVersion,
+    KafkaVersionParam,
     format_option,
     is_terminal,
     key_value_decoder_options,
@@ -65,7 +65,7 @@ _DECODER_FLAGS = {
               help="Decode __remote_log_metadata records.  Implies --print-data-log.")
 @schema_decoder_option
 @schema_options
-@click.option("--kafka-version", "kafka_version", type=KafkaVersion(), default=None,
+@click.option("--kafka-version", "kafka_version", type=KafkaVersionParam(), default=None,
               help=KAFKA_VERSION_HELP)
 @click.option("--summary", is_flag=True,
               help="With the offsets decoder (or on __consumer_offsets partitions): instead of "

@@ -221,19 +221,30 @@ class DecoderName(click.ParamType):
             "LongDecoder, DefaultDecoder)", param, ctx)
 
 
-class KafkaVersion(click.ParamType):
-    """``--kafka-version X.Y``: a Kafka release line kdump has record definitions for."""
+class KafkaVersionParam(click.ParamType):
+    """``--kafka-version X.Y``: a Kafka release line kdump has record definitions for
+    (``retention``: whose retention rules, 3.0 on), parsed by
+    :class:`kdump.decoders.release.KafkaVersion` like every release kdump reads."""
 
     name = "X.Y"
 
+    def __init__(self, retention: bool = False) -> None:
+        self.retention = retention
+
     def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> str:
-        from ..decoders.release import check_release
+        from ..errors import UsageError
         from ..protocol.messages import SchemaError
 
         try:
+            if self.retention:
+                from ..ops.retention import check_release as check_rules
+
+                return check_rules(str(value))
+            from ..decoders.release import check_release
+
             return check_release(str(value))
-        except SchemaError as e:
-            self.fail(str(e), param, ctx)
+        except (SchemaError, UsageError) as e:
+            self.fail(e.message if isinstance(e, UsageError) else str(e), param, ctx)
 
 
 KAFKA_VERSION_HELP = ("The Kafka release (4.0, 4.1, 4.2, 4.3) that wrote the internal topics: "
@@ -254,7 +265,7 @@ DECODER_HELP = ("Payload decoder.  auto picks the internal-topic decoder from th
 
 def kafka_version_option(f: F) -> F:
     """``--kafka-version X.Y`` (every command that decodes internal topics' records)."""
-    return click.option("--kafka-version", "kafka_version", type=KafkaVersion(), default=None,
+    return click.option("--kafka-version", "kafka_version", type=KafkaVersionParam(), default=None,
                         help=KAFKA_VERSION_HELP)(f)
 
 

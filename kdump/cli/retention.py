@@ -2,29 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from .exitcodes import ExitCode
-from .options import format_option, max_batch_bytes_option, renderer, run
-
-
-class _Release(click.ParamType):
-    """``--kafka-version X.Y``: 3.x or 4.x (retention's rules are older than the record
-    layouts the other commands know)."""
-
-    name = "X.Y"
-
-    def convert(self, value: Any, param: click.Parameter | None,
-                ctx: click.Context | None) -> str:
-        from ..errors import UsageError
-        from ..ops.retention import check_release
-
-        try:
-            return check_release(str(value))
-        except UsageError as e:
-            self.fail(e.message, param, ctx)
+from .options import KafkaVersionParam, format_option, max_batch_bytes_option, renderer, run
 
 
 def _now(text: str | None) -> int | None:
@@ -54,10 +35,12 @@ def _now(text: str | None) -> int | None:
               help="A topic config, above every other source (e.g. "
               "orders:retention.ms=86400000): what kafka-configs --describe shows when the "
               "inputs hold no KRaft metadata, or a what-if.  Repeatable.")
-@click.option("--kafka-version", "kafka_version", type=_Release(), default=None,
+@click.option("--kafka-version", "kafka_version", type=KafkaVersionParam(retention=True), default=None,
               help="Whose rules: 3.x (any 3.x: the same walk) or 4.0-4.3 (4.2+: an empty "
               "cleanup.policy with remote storage applies local retention).  Default: the "
-              "log dir's metadata.version, else 4.3.")
+              "metadata.version of the KRaft log or a bootstrap.checkpoint among the inputs; "
+              "3.9 for a ZooKeeper-era log dir (meta.properties version=0 and no "
+              "directory.id); else 4.3.  The output says which and why.")
 @format_option()
 @max_batch_bytes_option
 def retention_command(paths: tuple[str, ...], now: str | None,

@@ -28,7 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kdump.protocol.definitions import RELEASES, RecordDef, definitions, release_key
+from kdump.protocol.definitions import (
+    RELEASES,
+    KafkaVersion,
+    RecordDef,
+    definitions,
+    release_key,
+)
 from kdump.protocol.messages import SchemaError, read_message, to_json
 
 __all__ = [
@@ -37,12 +43,14 @@ __all__ = [
     "METADATA_VERSION_RELEASES",
     "NO_EVIDENCE",
     "Evidence",
+    "KafkaVersion",
     "LayoutRead",
     "check_release",
     "evidence_for_logdir",
     "layout_of_note",
     "layouts",
     "log_dir_of",
+    "metadata_version_in",
     "newer_than_release",
     "read_layout",
     "release_of_metadata_version",
@@ -70,17 +78,21 @@ def release_of_metadata_version(level: int) -> tuple[str, str] | None:
     return METADATA_VERSION_RELEASES.get(level)
 
 
-def check_release(text: str) -> str:
-    """Validate a ``--kafka-version``: ``X.Y`` (a bugfix part ``X.Y.Z`` is dropped).
+def check_release(text: str, lowest: str = RELEASES[0], what: str = "") -> str:
+    """Validate a ``--kafka-version``: ``X.Y`` (a bugfix part ``X.Y.Z`` is dropped), no
+    older than ``lowest``.
 
-    Raises :class:`SchemaError` naming the releases kdump has definitions for."""
-    parts = text.strip().split(".")
-    if len(parts) in (2, 3) and all(p.isdigit() for p in parts):
-        release = f"{int(parts[0])}.{int(parts[1])}"
-        if release_key(release) >= release_key(RELEASES[0]):
-            return release
-    raise SchemaError(f"unsupported Kafka version {text!r}: kdump reads the record layouts of "
-                      f"Kafka {', '.join(RELEASES)} (and later releases as the newest of these)")
+    Raises :class:`SchemaError` saying what kdump knows (``what``: by default the record
+    layouts of :data:`RELEASES`)."""
+    try:
+        release = KafkaVersion.parse(text)
+    except SchemaError:
+        release = None
+    if release is not None and release.at_least(lowest):
+        return str(release)
+    raise SchemaError(f"unsupported Kafka version {text!r}: " + (
+        what or f"kdump reads the record layouts of Kafka {', '.join(RELEASES)} (and later "
+                 "releases as the newest of these)"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,7 +405,7 @@ def evidence_for_logdir(log_dir: str | None) -> Evidence:
     where = ""
     for path in files:
         try:
-            found = _metadata_version_in(path)
+            found = metadata_version_in(path)
         except (OSError, KdumpError, SchemaError):
             continue
         if found is not None:
@@ -409,8 +421,10 @@ def evidence_for_logdir(log_dir: str | None) -> Evidence:
     return Evidence(rel[0], True, f"metadata.version {level} ({rel[1]}) in {where}")
 
 
-def _metadata_version_in(path: str) -> int | None:
-    """The level of the last ``metadata.version`` FeatureLevelRecord of one file."""
+def metadata_version_in(path: str) -> int | None:
+    """The level of the last ``metadata.version`` FeatureLevelRecord of one file (a
+    segment, a snapshot, ``bootstrap.checkpoint``); OSError, KdumpError or SchemaError
+    when it cannot be read."""
     from kdump.records.file_records import LogReader
     from kdump.records.v2 import RecordBatch
     from kdump.source import FileSource

@@ -103,9 +103,15 @@ def input_file(f: KafkaFile, digest: Digest | None = None
                ) -> tuple[dict[str, Any], Problem | None]:
     sha, hashed, error = file_digest(f.path) if digest is None else digest
     mtime = kfs.mtime_ms(f.path)
+    allocated: int | None = None
+    if error is None:
+        try:
+            allocated = kfs.getsizes(f.path)[1]
+        except OSError:
+            pass
     obj = shape("input_file", {
         "file": f.path, "kind": f.kind, "topic": f.topic, "partition": f.partition,
-        "size": hashed if error is None else None,
+        "size": hashed if error is None else None, "disk_bytes": allocated,
         "modified": None if mtime is None else utc_iso(mtime),
         "sha256": sha, "read": f.kind not in UNREAD_KINDS and error is None,
         "error": error})

@@ -23,25 +23,30 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import fs as kfs
-from ..errors import KdumpError
-from ..files.logdir import KafkaFile, walk
+from ..files.logdir import walk
 from ..files.tiered import parse_remote_partition_dir
 from ..findings import WARNING, Problem
 from ..fs import Listing
 from ..model import shape
+from ..protocol.definitions import KafkaVersion
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
 from .cleanup.compaction import CleanerView, cleaner_view, open_transactions
 from .cleanup.config import (
     HOUR_MS,
     LONG_MAX,
-    MetadataConfigs,
     Resolver,
     ServerProperties,
     Setting,
     parse_override,
     read_server_properties,
     show,
+)
+from .cleanup.evidence import (
+    METADATA_TOPIC,
+    REMOTE_METADATA_TOPIC,
+    read_metadata,
+    release_of,
+    remote_offsets,
 )
 from .cleanup.held import HeldDir, disk_row, held_dir_rows, inside_inputs, read_held_dir
 from .cleanup.rules import HOLD_REASONS, RULES, LogState, Policy, Verdict, decide
@@ -52,13 +57,9 @@ from .cleanup.segments import (
     list_partition,
     read_largest_timestamp,
 )
+from .cleanup.tally import Tally, count, files_bytes, rolled_index_bytes
 from .replication.logdirs import LogDir, Replica, ReplicaSet, logdir_of, read_logdir
 
-DAY_MS = 24 * HOUR_MS
-#: the release whose rules apply when nothing says which (the newest kdump knows)
-NEWEST = "4.3"
-METADATA_TOPIC = "__cluster_metadata"
-REMOTE_METADATA_TOPIC = "__remote_log_metadata"
 #: the configs each partition's rows show (the rest are resolved, not shown)
 SHOWN = ("cleanup.policy", "retention.ms", "retention.bytes", "segment.bytes", "segment.ms",
          "delete.retention.ms", "min.compaction.lag.ms", "max.compaction.lag.ms",
@@ -102,50 +103,20 @@ def check_options(opts: RetentionOptions) -> Inputs:
 
 
 def check_release(text: str) -> str:
-    """``--kafka-version``: 3.x or 4.x (``X.Y`` or ``X.Y.Z``); UsageError otherwise."""
+    """``--kafka-version``: 3.x or 4.x (``X.Y`` or ``X.Y.Z``, read by
+    :class:`~kdump.decoders.release.KafkaVersion`); UsageError otherwise."""
+    from ..decoders.release import check_release as check
     from ..errors import UsageError
+    from ..protocol.messages import SchemaError
 
-    parts = text.strip().split(".")
-    if len(parts) in (2, 3) and all(p.isdigit() for p in parts):
-        major, minor = int(parts[0]), int(parts[1])
-        if major >= 3:
-            return f"{major}.{minor}"
-    raise UsageError(f"unsupported Kafka version {text!r}: kdump retention knows the rules of "
-                     "Kafka 3.x and 4.x (3.0 to 4.3; later releases as 4.3)")
+    try:
+        return check(text, "3.0", "kdump retention knows the rules of Kafka 3.x and 4.x (3.0 "
+                                  "to 4.3; later releases as 4.3)")
+    except SchemaError as e:
+        raise UsageError(str(e)) from None
 
 
 # ----------------------------------------------------------------------------- objects
-
-
-@dataclass(slots=True)
-class Tally:
-    """Bytes of a partition, a topic or a log dir: deletable now, soon, and held."""
-
-    partitions: int = 0
-    segments: int = 0
-    bytes: int = 0
-    now: int = 0
-    day: int = 0
-    week: int = 0
-    held: dict[str, int] = field(default_factory=dict)
-    pending_delete: int = 0
-
-    def add(self, o: Tally) -> None:
-        self.partitions += o.partitions
-        self.segments += o.segments
-        self.bytes += o.bytes
-        self.now += o.now
-        self.day += o.day
-        self.week += o.week
-        self.pending_delete += o.pending_delete
-        for k, v in o.held.items():
-            self.held[k] = self.held.get(k, 0) + v
-
-    def fields(self) -> dict[str, Any]:
-        return {"segments": self.segments, "bytes": self.bytes, "deletable_bytes": self.now,
-                "deletable_24h_bytes": self.day, "deletable_7d_bytes": self.week,
-                "held": dict(sorted(self.held.items(), key=lambda kv: (-kv[1], kv[0]))),
-                "pending_delete_bytes": self.pending_delete}
 
 
 @dataclass(slots=True)
@@ -154,6 +125,8 @@ class SegmentVerdict:
     segment: Segment
     next_offset: int
     bytes: int
+    #: allocated bytes of the segment's files (None: no block counts)
+    disk_bytes: int | None
     verdict: Verdict
     pinned_by: dict[str, Any] | None
 
@@ -163,11 +136,12 @@ class SegmentVerdict:
             "log_dir": self.replica.log_dir, "broker_id": self.replica.broker_id,
             "topic": self.replica.topic, "partition": self.replica.partition, "file": s.path,
             "base_offset": s.base_offset, "next_offset": self.next_offset, "size": s.size,
-            "bytes": self.bytes, "active": s.active,
+            "bytes": self.bytes, "disk_bytes": self.disk_bytes, "active": s.active,
             "largest_timestamp": s.largest_timestamp if s.largest_timestamp is not None else -1,
             "timestamp_source": s.timestamp_source, "timestamp_note": s.timestamp_note,
             "deletable": v.deletable, "rule": v.rule, "reason": v.reason,
-            "deletable_at": v.deletable_at, "detail": v.detail, "pinned_by": self.pinned_by})
+            "deletable_at": v.deletable_at, "until": v.until, "detail": v.detail,
+            "pinned_by": self.pinned_by})
 
 
 @dataclass(slots=True)
@@ -193,11 +167,7 @@ class PartitionVerdict:
             "highest_remote_offset": p.highest_remote_offset if p.remote else None,
             "log_start_offset": st.log_start_offset, "log_end_offset": st.log_end_offset,
             "high_watermark": st.high_watermark, "high_watermark_source": self.hw_source,
-            "segments": self.tally.segments, "bytes": self.tally.bytes,
-            "deletable_bytes": self.tally.now, "deletable_24h_bytes": self.tally.day,
-            "deletable_7d_bytes": self.tally.week,
-            "held": self.tally.fields()["held"], "next_deletion": self.next_deletion,
-            "pending_delete_bytes": self.tally.pending_delete,
+            **self.tally.fields(), "next_deletion": self.next_deletion,
             "leftover_bytes": dict(sorted(self.leftover_bytes.items()))})
 
 
@@ -248,85 +218,6 @@ class TotalRow:
 # ----------------------------------------------------------------------------- the run
 
 
-def _metadata(files: list[KafkaFile], max_batch_bytes: int
-              ) -> tuple[MetadataConfigs | None, int | None, list[Problem]]:
-    """The dynamic configs of the fullest ``__cluster_metadata`` replica among the
-    inputs, where each was set, and its metadata.version."""
-    from ..metadata import Replay, find_sources
-
-    dirs = sorted({kfs.dirname(f.path) for f in files
-                   if f.topic == METADATA_TOPIC and f.partition_state is None})
-    best = None
-    problems: list[Problem] = []
-    for d in dirs:
-        try:
-            sources = find_sources(d)
-        except KdumpError as e:
-            problems.append(Problem(d, None, "unreadable-file", e.message))
-            continue
-        where: dict[tuple[Any, ...], str] = {}
-
-        def on_event(ev: Any, where: dict[tuple[Any, ...], str] = where) -> None:
-            for c in ev.changes:
-                if c.key[0] == "config":
-                    at = ev.committed_at if ev.committed_at is not None else ev.offset
-                    where[c.key] = ("ConfigRecord in the snapshot" if at is None
-                                    else f"ConfigRecord at offset {at}")
-
-        r = Replay(sources, on_event=on_event, max_batch_bytes=max_batch_bytes).run()
-        if best is None or (r.offset or -1) > (best[0].offset or -1):
-            best = (r, where, d)
-    if best is None:
-        return None, None, problems
-    r, where, d = best
-    cfg = MetadataConfigs(source=f"{d} (to offset {r.offset})")
-    for key, obj in r.image.objects.items():
-        if key[0] != "config":
-            continue
-        rtype = obj["resource_type"]
-        cfg.configs.setdefault((rtype, obj["resource_name"]), {})[obj["name"]] = (
-            obj["value"], where.get(key, "ConfigRecord"))
-    level = None
-    feature = r.image.objects.get(("feature", "metadata.version"))
-    if feature is not None:
-        level = int(feature["level"])
-    return cfg, level, problems + [p for p in r.problems if p.is_failure]
-
-
-def _release(opts: RetentionOptions, level: int | None) -> tuple[str, str]:
-    from ..decoders.release import release_of_metadata_version
-
-    if opts.kafka_version:
-        return opts.kafka_version, "--kafka-version"
-    if level is not None:
-        known = release_of_metadata_version(level)
-        if known is not None:
-            return known[0], f"metadata.version {level}, {known[1]}"
-        if level < 22:
-            return "3.9", f"metadata.version {level}: a 3.x release"
-        return NEWEST, f"metadata.version {level}: newer than kdump knows"
-    return NEWEST, "assumed: no metadata.version among the inputs"
-
-
-def _remote_offsets(files: list[KafkaFile], max_batch_bytes: int) -> dict[tuple[str, int], int]:
-    """(topic, partition) -> the highest end offset __remote_log_metadata says was copied
-    (its last event COPY_SEGMENT_FINISHED)."""
-    logs = [f for f in files if f.topic == REMOTE_METADATA_TOPIC and f.kind == "log"
-            and f.leftover is None and f.partition_state is None]
-    if not logs:
-        return {}
-    from .tiered import read_metadata
-
-    out: dict[tuple[str, int], int] = {}
-    for m in read_metadata(logs, max_batch_bytes).values():
-        if m.state != "COPY_SEGMENT_FINISHED" or m.topic is None or m.partition is None \
-                or m.end_offset is None:
-            continue
-        key = (m.topic, m.partition)
-        out[key] = max(out.get(key, -1), m.end_offset)
-    return out
-
-
 def _now(opts: RetentionOptions) -> tuple[int, str]:
     if opts.now is not None:
         return opts.now, opts.now_source
@@ -341,13 +232,15 @@ def retention(paths: Iterable[str], opts: RetentionOptions,
         inputs = check_options(opts)
     now, now_source = _now(opts)
     files = [item for item in walk(paths) if not isinstance(item, Problem)]
-    metadata, level, meta_problems = _metadata(files, opts.max_batch_bytes)
-    release, release_source = _release(opts, level)
-    resolver = Resolver(overrides=inputs.overrides, metadata=metadata, servers=inputs.servers,
-                        timestamp_after_default=LONG_MAX if release.startswith("3.")
-                        else HOUR_MS)
-    remote = _remote_offsets(files, opts.max_batch_bytes)
+    metadata, level, meta_problems = read_metadata(files, opts.max_batch_bytes)
     rs = ReplicaSet(paths)
+    release, release_source = release_of(
+        opts.kafka_version, level, rs.logdirs.values(),
+        any(f.topic == METADATA_TOPIC and f.partition_state is None for f in files))
+    resolver = Resolver(overrides=inputs.overrides, metadata=metadata, servers=inputs.servers,
+                        timestamp_after_default=HOUR_MS
+                        if KafkaVersion.parse(release).at_least("4.0") else LONG_MAX)
+    remote = remote_offsets(files, opts.max_batch_bytes)
     notes = []
     if metadata is None:
         notes.append("no KRaft metadata (__cluster_metadata) among the inputs: topic configs "
@@ -420,20 +313,6 @@ def _logdir(ld: LogDir, rs: ReplicaSet, resolver: Resolver,
         yield TotalRow("log_dir", ld.path, ld.broker_id, None, total)
 
 
-def _files_bytes(seg: Segment, counted: set[str]) -> int:
-    """The segment's .log and index files, on disk (their paths added to ``counted``)."""
-    stem = seg.path[: -len(".log")]
-    total = seg.size
-    counted.add(seg.path)
-    for suffix in (".index", ".timeindex", ".txnindex"):
-        try:
-            total += kfs.getsize(stem + suffix)
-            counted.add(stem + suffix)
-        except OSError:
-            pass
-    return total
-
-
 def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, int], int],
                release: str, now: int, opts: RetentionOptions, tally: Tally,
                listing: Listing, counted: set[str]) -> Iterator[Any]:
@@ -490,26 +369,20 @@ def _partition(r: Replica, configs: dict[str, Setting], remote: dict[tuple[str, 
     next_deletion: int | None = None
     rows: list[SegmentVerdict] = []
     for i, (s, v) in enumerate(zip(segs, verdicts, strict=True)):
-        b = _files_bytes(s, counted)
+        b, disk = files_bytes(s, counted)
         pinned = _pinned_by(segs, i, v, problems, opts.max_batch_bytes)
         if pinned is not None and v.reason == "future-timestamp":
             problems.append(_future(s, v, pinned, now))
-        tally.segments += 1
-        tally.bytes += b
-        if v.deletable:
-            tally.now += b
-            tally.day += b
-            tally.week += b
-        else:
-            tally.held[v.reason] = tally.held.get(v.reason, 0) + b
-            if v.deletable_at is not None:
-                if v.deletable_at <= now + DAY_MS:
-                    tally.day += b
-                if v.deletable_at <= now + 7 * DAY_MS:
-                    tally.week += b
-                if next_deletion is None or v.deletable_at < next_deletion:
-                    next_deletion = v.deletable_at
-        rows.append(SegmentVerdict(r, s, state.upper(i), b, v, pinned))
+        count(tally, b, disk, v, now)
+        if s.active and (v.deletable or v.deletable_at is not None):
+            # deleting the active segment rolls a new one first (deleteSegments: every
+            # segment goes), its .index and .timeindex preallocated: apparent bytes that
+            # hold no block (the disk gets back all of the deleted ones' blocks)
+            tally.rolled = rolled_index_bytes(int(configs["segment.index.bytes"].value))
+        if v.deletable_at is not None and not v.deletable and (
+                next_deletion is None or v.deletable_at < next_deletion):
+            next_deletion = v.deletable_at
+        rows.append(SegmentVerdict(r, s, state.upper(i), b, disk, v, pinned))
     tally.partitions = 1
     tally.pending_delete = sum(lo.size for lo in pf.leftovers if lo.kind == "deleted")
     yield PartitionVerdict(r, configs, policy, state, hw_source, tally, next_deletion,

@@ -72,6 +72,9 @@ class SizeRow:
     partition: int | None = None
     segment: str | None = None
     bytes: int = 0
+    #: allocated bytes (st_blocks x 512, as du counts them); None: an input without block
+    #: counts (an object store)
+    disk_bytes: int | None = 0
     log_bytes: int = 0
     index_bytes: int = 0
     time_index_bytes: int = 0
@@ -127,6 +130,7 @@ class SizeRow:
                      "records_claimed", "records_readable", "offsets_lost"):
             setattr(self, name, getattr(self, name) + getattr(o, name))
         self.lost_ranges = self.lost_ranges + o.lost_ranges
+        self.disk_bytes = _plus(self.disk_bytes, o.disk_bytes)
         self.first_offset = _min(self.first_offset, o.first_offset)
         self.last_offset = _max(self.last_offset, o.last_offset)
         self.min_timestamp = _min(self.min_timestamp, o.min_timestamp)
@@ -159,7 +163,8 @@ class SizeRow:
         if self.level == "segment":
             obj["segment"] = self.segment
         obj.update(
-            bytes=self.bytes, log_bytes=self.log_bytes, index_bytes=self.index_bytes,
+            bytes=self.bytes, disk_bytes=self.disk_bytes, log_bytes=self.log_bytes,
+            index_bytes=self.index_bytes,
             time_index_bytes=self.time_index_bytes, txn_index_bytes=self.txn_index_bytes,
             snapshot_bytes=self.snapshot_bytes, other_bytes=self.other_bytes,
             segments=self.segments, batches=self.batches, records=self.records,
@@ -206,6 +211,11 @@ def _ratio(a: int, b: int) -> float | None:
     """uncompressed / stored; None when either is unknown (shallow reports do not
     decompress)."""
     return round(a / b, 4) if a and b else None
+
+
+def _plus(a: int | None, b: int | None) -> int | None:
+    """A sum of allocated bytes: unknown (None) once any part is."""
+    return None if a is None or b is None else a + b
 
 
 def _min(a: int | None, b: int | None) -> int | None:
@@ -446,7 +456,7 @@ class SizeTotals:
             if row is None:
                 row = topics[topic] = SizeRow("topic", topic, replica_stats={
                     "partitions": 0, "replicas": 0, "replication_factor": 0,
-                    "replica_bytes": 0})
+                    "replica_bytes": 0, "replica_disk_bytes": 0})
             row.merge(best)
             st = row.replica_stats
             assert st is not None
@@ -454,6 +464,8 @@ class SizeTotals:
             st["replicas"] += len(reps)
             st["replication_factor"] = max(st["replication_factor"], len(reps))
             st["replica_bytes"] += sum(r.bytes for r in reps)
+            for r in reps:
+                st["replica_disk_bytes"] = _plus(st["replica_disk_bytes"], r.disk_bytes)
         return list(topics.values())
 
     def _total(self, topic_rows: list[SizeRow] | None) -> SizeRow:
@@ -465,14 +477,16 @@ class SizeTotals:
             total = self.total
             total.replica_stats = {"counts": "replicas", "partitions": partitions,
                                    "replicas": len(self._replicas), "log_dirs": log_dirs,
-                                   "replica_bytes": total.bytes}
+                                   "replica_bytes": total.bytes,
+                                   "replica_disk_bytes": total.disk_bytes}
             return total
         total = SizeRow("all")
         for r in topic_rows:
             total.merge(r)
         total.replica_stats = {"counts": "partitions", "partitions": partitions,
                                "replicas": len(self._replicas), "log_dirs": log_dirs,
-                               "replica_bytes": self.total.bytes}
+                               "replica_bytes": self.total.bytes,
+                               "replica_disk_bytes": self.total.disk_bytes}
         return total
 
     def rows(self) -> list[SizeRow]:
@@ -526,11 +540,12 @@ def _account(f: KafkaFile, row: SizeRow, opts: SizeOptions, stop: int | None = N
              ) -> Generator[Problem, None, bool]:
     """A file's size and, for a log, its batches (up to ``stop``: see :func:`_read_log`)."""
     try:
-        size = kfs.getsize(f.path)
+        size, allocated = kfs.getsizes(f.path)
     except OSError as e:
         yield Problem(f.path, None, "unreadable-file", (e.strerror or str(e)).lower())
         return True
     row.bytes += size
+    row.disk_bytes = _plus(row.disk_bytes, allocated)
     name = _SIZE_FIELDS.get(f.kind)
     if name is None or f.leftover is not None:
         row.other_bytes += size

@@ -66,6 +66,7 @@ __all__ = [
     "DEFINITIONS",
     "FAMILIES",
     "RELEASES",
+    "KafkaVersion",
     "RecordDef",
     "Releases",
     "definitions",
@@ -557,14 +558,36 @@ record 6 VotersRecord v0 flex0+ 4.0+
 # ----------------------------------------------------------------------------- releases
 
 
+@dataclass(frozen=True, order=True, slots=True)
+class KafkaVersion:
+    """A Kafka release line, ``X.Y``: the one way kdump parses and orders a release
+    (``--kafka-version`` of every command, retention's rules, the layouts' release
+    lines).  ``X.Y.Z`` parses to its line (a bugfix release changes no layout or rule)."""
+
+    major: int
+    minor: int
+
+    @classmethod
+    def parse(cls, text: str) -> KafkaVersion:
+        """``"3.9"``, ``"4.1.2"`` -> the release line; :class:`SchemaError` otherwise."""
+        parts = str(text).strip().split(".")
+        if len(parts) in (2, 3) and all(p.isdigit() for p in parts):
+            return cls(int(parts[0]), int(parts[1]))
+        raise SchemaError(f"bad Kafka release {text!r} (expected MAJOR.MINOR, e.g. 4.1)")
+
+    def at_least(self, other: str | KafkaVersion) -> bool:
+        return self >= (other if isinstance(other, KafkaVersion) else KafkaVersion.parse(other))
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+
 @functools.lru_cache(maxsize=256)
 def release_key(release: str) -> tuple[int, int]:
-    """``"4.1"`` -> ``(4, 1)``, for ordering; :class:`SchemaError` when not ``X.Y``."""
-    try:
-        major, minor = release.split(".")
-        return int(major), int(minor)
-    except ValueError as e:
-        raise SchemaError(f"bad Kafka release {release!r} (expected MAJOR.MINOR, e.g. 4.1)") from e
+    """``"4.1"`` -> ``(4, 1)``, for ordering (:class:`KafkaVersion`); :class:`SchemaError`
+    when not a release."""
+    v = KafkaVersion.parse(release)
+    return v.major, v.minor
 
 
 @dataclass(frozen=True, slots=True)

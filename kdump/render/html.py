@@ -79,6 +79,10 @@ class HtmlReportRenderer:
         self.files = _Bounded()
         self.file_kinds: Counter[str] = Counter()
         self.file_bytes = 0
+        #: allocated bytes of the files (as du counts them); blocks_known False: an input
+        #: without block counts (an object store)
+        self.file_disk_bytes = 0
+        self.blocks_known = True
         self.unread_files = 0
         self.unreadable_files = 0
         self.meta: dict[str, _Bounded] = {}
@@ -147,6 +151,9 @@ class HtmlReportRenderer:
             self.files.add(obj)
             self.file_kinds[obj["kind"]] += 1
             self.file_bytes += obj["size"] or 0
+            if obj.get("disk_bytes") is None and obj["size"] is not None:
+                self.blocks_known = False
+            self.file_disk_bytes += obj.get("disk_bytes") or 0
             self.unread_files += not obj["read"]
             self.unreadable_files += obj["error"] is not None
         elif self.section == "cluster":
@@ -293,9 +300,10 @@ class HtmlReportRenderer:
         if p.get("offsets_lost") or p.get("records_claimed") != p.get("records_readable"):
             self.partition_damage = True
         t = self.topic_agg.setdefault(p["topic"], {
-            "topic": p["topic"], "bytes": 0, "replicas": 0, "partitions": 0, "records": 0,
-            "min_timestamp": None, "max_timestamp": None})
+            "topic": p["topic"], "bytes": 0, "disk_bytes": 0, "replicas": 0, "partitions": 0,
+            "records": 0, "min_timestamp": None, "max_timestamp": None})
         t["bytes"] += p["bytes"]
+        t["disk_bytes"] = _plus(t["disk_bytes"], p.get("disk_bytes"))
         t["replicas"] += 1
         key = (p["topic"], p["partition"])
         best = self.best_replica.get(key)
@@ -310,9 +318,10 @@ class HtmlReportRenderer:
             if v is not None and v >= 0:
                 t[f] = v if t[f] is None else pick(t[f], v)
         b = self.broker_agg.setdefault(p["log_dir"], {
-            "log_dir": p["log_dir"], "broker_id": p["broker_id"], "bytes": 0, "partitions": 0,
-            "records": 0})
+            "log_dir": p["log_dir"], "broker_id": p["broker_id"], "bytes": 0, "disk_bytes": 0,
+            "partitions": 0, "records": 0})
         b["bytes"] += p["bytes"]
+        b["disk_bytes"] = _plus(b["disk_bytes"], p.get("disk_bytes"))
         b["partitions"] += 1
         b["records"] += p["records"]
 
@@ -451,9 +460,9 @@ class HtmlReportRenderer:
         charts: dict[str, str] = {}
         topics = self._topics()
         if topics:
-            by_bytes = sorted(topics, key=lambda t: (-t["bytes"], t["topic"]))  # every topic
-            shown = [(t["topic"], t["bytes"]) for t in by_bytes[: self.top]]
-            rest = sum(t["bytes"] for t in by_bytes[self.top:])
+            by_bytes = sorted(topics, key=lambda t: (-_on_disk(t), t["topic"]))  # every topic
+            shown = [(t["topic"], _on_disk(t)) for t in by_bytes[: self.top]]
+            rest = sum(_on_disk(t) for t in by_bytes[self.top:])
             if rest:
                 shown.append((f"{len(topics) - self.top} other topics", rest))
             charts["topics"] = bar_chart("bytes", shown)
@@ -461,7 +470,7 @@ class HtmlReportRenderer:
         if len(brokers) > 1:
             charts["brokers"] = bar_chart("bytes", [
                 (f"broker {b['broker_id']}" if b["broker_id"] is not None
-                 else os.path.basename(b["log_dir"]) or b["log_dir"], b["bytes"])
+                 else os.path.basename(b["log_dir"]) or b["log_dir"], _on_disk(b))
                 for b in brokers[: self.top]])
         series = sorted(self.activity, key=lambda a: (-a["records"], a["topic"]))
         # internal topics (__consumer_offsets, the registry's _schemas) are not traffic
@@ -489,6 +498,17 @@ def _record_name(v: Any) -> str:
 
 def _keys_or_values(n: int) -> str:
     return f"{_num(n)} record key{'' if n == 1 else 's'} or value{'' if n == 1 else 's'}"
+
+
+def _on_disk(row: dict[str, Any]) -> int:
+    """A row's allocated bytes (what du counts), its apparent ones without block counts."""
+    disk = row.get("disk_bytes")
+    return int(row["bytes"] if disk is None else disk)
+
+
+def _plus(a: int | None, b: int | None) -> int | None:
+    """A sum of allocated bytes: unknown (None) once a part is."""
+    return None if a is None or b is None else a + b
 
 
 def _size(n: Any) -> str:

@@ -33,18 +33,50 @@ def _pin_text(p: dict[str, Any] | None) -> str:
             f"producer id {pid}")
 
 
+def when_text(d: dict[str, Any], minute: bool = False) -> str:
+    """When a segment goes, from its verdict: the one phrase the text, the table and the
+    report show (``minute``: a date to the minute)."""
+    at = d["deletable_at"]
+    if d["deletable"]:
+        return "now"
+    if at is not None:
+        return f"from {_minute(at) if minute else iso_ms(at)}"
+    return d.get("until") or "no date"
+
+
 def verdict_text(d: dict[str, Any]) -> str:
     """A segment's verdict in a few words."""
     at = d["deletable_at"]
     if d["deletable"]:
         return f"DELETABLE now: {d['rule']}" + (f" (since {iso_ms(at)})" if at is not None
                                                   else "")
-    when = f"deletable from {iso_ms(at)}" if at is not None else "no date"
+    when = f"deletable {when_text(d)}" if at is not None else when_text(d)
     return f"kept: {d['reason']}, {when}"
 
 
-def _held(held: dict[str, int]) -> str:
-    return ", ".join(f"{k} {human(v)}" for k, v in held.items()) or "nothing"
+def both(disk: int | None, apparent: int) -> str:
+    """Bytes as the disk counts them (du), the apparent size (ls) beside; the apparent
+    size alone where the input has no block counts (an object store)."""
+    if disk is None:
+        return f"{human(apparent)} apparent"
+    return f"{human(disk)} ({human(apparent)} apparent)"
+
+
+def _held(d: dict[str, Any]) -> str:
+    disk = d.get("held_disk")
+    return ", ".join(f"{k} {both(None if disk is None else disk.get(k, 0), v)}"
+                     for k, v in d["held"].items()) or "nothing"
+
+
+def _deletable(d: dict[str, Any], rolled: bool = True) -> str:
+    """Deletable now, within 24 h and 7 days: what the disk gets back first."""
+    text = (f"deletable now {both(d['deletable_disk_bytes'], d['deletable_bytes'])}, within "
+            f"24 h {both(d['deletable_24h_disk_bytes'], d['deletable_24h_bytes'])}, within 7 "
+            f"days {both(d['deletable_7d_disk_bytes'], d['deletable_7d_bytes'])}")
+    if rolled and d.get("rolled_bytes"):
+        text += (f" (deleting the active segment rolls a new one: its preallocated .index "
+                 f"and .timeindex, {human(d['rolled_bytes'])} apparent, take no disk block)")
+    return text
 
 
 def held_dir_text(d: dict[str, Any]) -> str:
@@ -57,18 +89,24 @@ def held_dir_text(d: dict[str, Any]) -> str:
         when = f"; the current replica {d['current_replica']} holds the same bytes"
     elif d["state"] == "stray":
         when = "; never deleted by the broker"
-    return (f"{os.path.basename(d['directory'])} ({_who(d)}): {human(d['bytes'])} in "
+    return (f"{os.path.basename(d['directory'])} ({_who(d)}): "
+            f"{both(d.get('disk_bytes'), d['bytes'])} in "
             f"{plural(d['files'], 'file')}, {d['held_by']}{when}")
 
 
 def disk_text(d: dict[str, Any]) -> str:
-    """A log dir's bytes, added up."""
-    parts = [f"segments judged {human(d['segment_bytes'])}"]
-    parts += [f"{k} files {human(v)}" for k, v in d["leftover_bytes"].items()]
-    parts += [f"{k} dirs {human(v)}" for k, v in d["held_dir_bytes"].items()]
-    parts.append(f"other {human(d['other_bytes'])}")
-    other = ", ".join(f"{k} {human(v)}" for k, v in d["other"].items())
-    return (f"on disk {d['log_dir']} ({_who(d)}): {human(d['disk_bytes'])} in "
+    """A log dir's bytes, added up: allocated (what du says) where the input has block
+    counts, the apparent total beside; apparent alone in an object store."""
+    known = d["disk_bytes"] is not None
+    sfx = "_disk" if known else ""
+    parts = [f"segments judged {human(d['segment' + sfx + '_bytes'])}"]
+    parts += [f"{k} files {human(v)}" for k, v in d["leftover" + sfx + "_bytes"].items()]
+    parts += [f"{k} dirs {human(v)}" for k, v in d["held_dir" + sfx + "_bytes"].items()]
+    parts.append(f"other {human(d['other' + sfx + '_bytes'])}")
+    other = ", ".join(f"{k} {human(v)}" for k, v in d["other" + sfx].items())
+    head = (f"{human(d['disk_bytes'])} ({human(d['bytes'])} apparent)" if known
+            else f"{human(d['bytes'])} apparent (no block counts)")
+    return (f"on disk {d['log_dir']} ({_who(d)}): {head} in "
             f"{plural(d['files'], 'file')} = " + " + ".join(parts)
             + (f" (other: {other})" if other else ""))
 
@@ -148,9 +186,7 @@ class RetentionTextRenderer(ObjectRenderer):
             f"{d['topic']}-{d['partition']} ({_who(d)}): log start {d['log_start_offset']}, "
             f"log end {d['log_end_offset']}, high watermark {d['high_watermark']} "
             f"({d['high_watermark_source']}), {plural(d['segments'], 'segment')}, "
-            f"{human(d['bytes'])}; deletable now {human(d['deletable_bytes'])}, within 24 h "
-            f"{human(d['deletable_24h_bytes'])}, within 7 days "
-            f"{human(d['deletable_7d_bytes'])}; held: {_held(d['held'])}"
+            f"{both(d['disk_bytes'], d['bytes'])}; {_deletable(d)}; held: {_held(d)}"
             + (f"; next deletion {iso_ms(d['next_deletion'])}" if d["next_deletion"] else "")
             + (f"; .deleted files {human(d['pending_delete_bytes'])}"
                if d["pending_delete_bytes"] else "")
@@ -198,9 +234,7 @@ class RetentionTextRenderer(ObjectRenderer):
         what = (f"topic {d['topic']}" if d["scope"] == "topic"
                 else f"log dir {d['log_dir']}")
         self._line(f"total {what} ({_who(d)}): {plural(d['partitions'], 'partition')}, "
-                   f"{human(d['bytes'])}; deletable now {human(d['deletable_bytes'])}, "
-                   f"within 24 h {human(d['deletable_24h_bytes'])}, within 7 days "
-                   f"{human(d['deletable_7d_bytes'])}; held: {_held(d['held'])}"
+                   f"{both(d['disk_bytes'], d['bytes'])}; {_deletable(d, False)}; held: {_held(d)}"
                    + (f"; .deleted files {human(d['pending_delete_bytes'])}"
                       if d["pending_delete_bytes"] else ""))
 
@@ -244,9 +278,8 @@ class RetentionTableRenderer(ObjectRenderer):
         elif t == "retention_total":
             what = f"topic {d['topic']}" if d["scope"] == "topic" else "log dir"
             self.lines.append(
-                f"total {what}: {human(d['bytes'])}; deletable now "
-                f"{human(d['deletable_bytes'])}, within 24 h {human(d['deletable_24h_bytes'])}, "
-                f"within 7 days {human(d['deletable_7d_bytes'])}; held: {_held(d['held'])}")
+                f"total {what}: {both(d['disk_bytes'], d['bytes'])}; {_deletable(d, False)}; held: "
+                f"{_held(d)}")
         elif t == "retention_held_dir":
             self.lines.append(f"held dir {held_dir_text(d)}")
         elif t == "retention_disk":
@@ -259,12 +292,13 @@ class RetentionTableRenderer(ObjectRenderer):
             first = self.segments[0]
             t = Table(title=f"{first['log_dir']} ({_who(first)})", title_justify="left")
             for name, justify in (("partition", "left"), ("segment", "right"),
-                                  ("bytes", "right"), ("largest timestamp", "left")):
+                                  ("on disk", "right"), ("largest timestamp", "left")):
                 t.add_column(name, justify=justify)  # type: ignore[arg-type]
             t.add_column("verdict", overflow="fold", ratio=1)
             for d in self.segments:
                 t.add_row(*_cells(f"{d['topic']}-{d['partition']}", str(d["base_offset"]),
-                                  human(d["bytes"]), _minute(d["largest_timestamp"]),
+                                  human(d["bytes"] if d["disk_bytes"] is None
+                                        else d["disk_bytes"]), _minute(d["largest_timestamp"]),
                                   _short_verdict(d)))
             self.console.print(t)
         for line in self.lines:
@@ -285,8 +319,7 @@ def _minute(ms: int | None) -> str:
 def _short_verdict(d: dict[str, Any]) -> str:
     if d["deletable"]:
         return f"DELETABLE now ({d['rule']})"
-    at = d["deletable_at"]
-    return f"{d['reason']}; " + ("never" if at is None else f"from {_minute(at)}")
+    return f"{d['reason']}; {when_text(d, minute=True)}"
 
 
 def _text(s: str) -> Any:
@@ -301,8 +334,8 @@ def _cells(*cells: str) -> list[Any]:
     return [_text(c) for c in cells]
 
 
-__all__ = ["RetentionTableRenderer", "RetentionTextRenderer", "disk_text", "held_dir_text",
-           "verdict_text"]
+__all__ = ["RetentionTableRenderer", "RetentionTextRenderer", "both", "disk_text",
+           "held_dir_text", "verdict_text", "when_text"]
 
 
 #: the holds the report's table of held segments shows (the others are the configured
@@ -336,20 +369,25 @@ class RetentionPage:
         elif t == "retention_partition":
             self._keep(self.partitions, d)
         elif t == "retention_segment" and not d["deletable"] and d["reason"] in NOTABLE_HOLDS:
-            self._keep(self.held_segments, d)
+            # the report's "Deletable from": the phrase the text and the table show
+            self._keep(self.held_segments, {**d, "when": when_text(d)})
         elif t == "retention_compaction":
             self._keep(self.compactions, d)
         elif t == "retention_total" and d["scope"] == "log_dir":
+            # what the disk gets back (allocated bytes), apparent ones without block counts
             self.logdirs.append(d)
-            self._count("deletable now", d["deletable_bytes"])
-            for k, v in d["held"].items():
+            known = d["disk_bytes"] is not None
+            self._count("deletable now", d["deletable_disk_bytes"] if known
+                        else d["deletable_bytes"])
+            for k, v in (d["held_disk"] if known else d["held"]).items():
                 self._count(k, v)
         elif t == "retention_held_dir":
             self._keep(self.held_dirs, d)
-            self._count(d["held_by"], d["bytes"])
+            self._count(d["held_by"], d["bytes"] if d["disk_bytes"] is None else d["disk_bytes"])
         elif t == "retention_disk":
             self.disks.append(d)
-            self._count("leftover files", sum(d["leftover_bytes"].values()))
+            left = d["leftover_bytes"] if d["disk_bytes"] is None else d["leftover_disk_bytes"]
+            self._count("leftover files", sum(left.values()))
 
     def _keep(self, rows: list[dict[str, Any]], d: dict[str, Any]) -> None:
         if len(rows) < self.keep:

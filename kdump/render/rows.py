@@ -11,6 +11,7 @@ from .common import iso_ms, plural, problem_line
 #: text columns of size-report: (header, JSON field)
 SIZE_COLUMNS = [
     ("bytes", "bytes"),
+    ("disk_bytes", "disk_bytes"),
     ("segments", "segments"),
     ("batches", "batches"),
     ("records", "records"),
@@ -177,6 +178,7 @@ class SizeTableRenderer(ObjectRenderer):
         t = Table(title=f"size by {level}", title_justify="left")
         t.add_column(level, no_wrap=True)
         t.add_column("size", justify="right", no_wrap=True)
+        t.add_column("on disk", justify="right", no_wrap=True)
         if bar_width:
             t.add_column("", width=bar_width, no_wrap=True)
         t.add_column("batches", justify="right", no_wrap=True)
@@ -190,7 +192,7 @@ class SizeTableRenderer(ObjectRenderer):
         for d in self.rows:
             bar = "█" * max(1 if d["bytes"] else 0, round(bar_width * d["bytes"] / biggest))
             offsets = "-" if d["first_offset"] is None else f"{d['first_offset']}–{d['last_offset']}"
-            t.add_row(_replica_name(d, several), human(d["bytes"]),
+            t.add_row(_replica_name(d, several), human(d["bytes"]), human(d["disk_bytes"]),
                       *([Text(bar, style="cyan")] if bar_width else []), f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), offsets)
@@ -201,7 +203,7 @@ class SizeTableRenderer(ObjectRenderer):
             if d.get("replicas", 0) > d.get("partitions", 0):
                 label += (" (replicas)" if d.get("counts") == "replicas"
                           else " (unique partitions)")
-            t.add_row(Text(label, style="bold"), human(d["bytes"]),
+            t.add_row(Text(label, style="bold"), human(d["bytes"]), human(d["disk_bytes"]),
                       *([""] if bar_width else []), f"{d['batches']:,}",
                       f"{d['records']:,}", human(d["payload_bytes"]), human(d["overhead_bytes"]),
                       _cell(d["compression_ratio"]), "")
@@ -213,7 +215,7 @@ class SizeTableRenderer(ObjectRenderer):
         from .table import natural_width
 
         # the bar gets what room the terminal leaves (none if need be): every number fits
-        for bar_width in (20, 12, 8, 0):
+        for bar_width in (20, 12, 8, 5, 3, 0):
             t = self._table(bar_width)
             if natural_width(self.console, t) <= self.console.width:
                 break

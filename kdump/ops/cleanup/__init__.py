@@ -14,8 +14,13 @@
   directories renamed ``-delete``/``-future``/``-stray``, leftover files (``.deleted``,
   ``.cleaned``, ``.swap``, ``.tmp``), and every file under the log dir put in one place
   so its bytes add up;
-* :mod:`.remote` - tiered storage: the highest offset ``__remote_log_metadata`` says was
-  copied, for local retention.
+* :mod:`.tally` - each segment's bytes, apparent (as ls) and allocated (as du: what
+  deleting gives the disk back), added up per partition, topic and log dir, and the
+  preallocated indexes a deletion of the active segment rolls;
+* :mod:`.evidence` - what the inputs say beside the segments: the KRaft log's configs and
+  metadata.version, the release whose rules apply and why (a ZooKeeper-era log dir: the
+  3.9 rules), and the highest offset ``__remote_log_metadata`` says was copied, for
+  local retention.
 
 :mod:`kdump.ops.retention` runs them and gives their public names in one place.
 """

@@ -70,6 +70,10 @@ KEYS: dict[str, Key] = {k.name: k for k in (
          ("log.retention.hours", HOUR_MS)), minimum=-1),
     Key("retention.bytes", "long", -1, (("log.retention.bytes", 1),)),
     Key("segment.bytes", "int", 1 << 30, (("log.segment.bytes", 1),), minimum=14),
+    # a new segment's .index and .timeindex are preallocated to it (AbstractIndex), 10 MiB
+    # (ServerLogConfigs.LOG_INDEX_SIZE_MAX_BYTES_DEFAULT, 3.9 and 4.x)
+    Key("segment.index.bytes", "int", 10 * 1024 * 1024, (("log.index.size.max.bytes", 1),),
+        minimum=4),
     Key("segment.ms", "long", 7 * 24 * HOUR_MS,
         (("log.roll.ms", 1), ("log.roll.hours", HOUR_MS)), minimum=1),
     Key("delete.retention.ms", "long", 24 * HOUR_MS,

@@ -98,6 +98,7 @@ OTHER_KINDS = {
     "indexes-without-segment": "index files whose .log is not there",
     "remote-storage-copies": "tiered storage's copies of remote segments in the log dir",
     "other": "files Kafka does not name",
+    "directories": "the directories' own blocks (du counts them; ls shows no size)",
 }
 
 _INDEX_SUFFIXES = (L.INDEX_SUFFIX, L.TIME_INDEX_SUFFIX, L.TXN_INDEX_SUFFIX)
@@ -114,9 +115,11 @@ def _join(directory: str, name: str) -> str:
         else os.path.join(directory, name)
 
 
-def _files(directory: str, listing: Listing) -> Iterator[tuple[str, list[str]]]:
+def _files(directory: str, listing: Listing, dirs: list[str] | None = None
+           ) -> Iterator[tuple[str, list[str]]]:
     """Every file under ``directory`` (symlinks not followed): its path and its names
-    below ``directory``."""
+    below ``directory``; ``dirs``, when given, gets every directory met (``directory``
+    itself included)."""
     stack: list[tuple[str, list[str]]] = [(directory, [])]
     while stack:
         d, parts = stack.pop()
@@ -124,6 +127,8 @@ def _files(directory: str, listing: Listing) -> Iterator[tuple[str, list[str]]]:
             entries = listing.entries(d)
         except OSError:
             continue
+        if dirs is not None:
+            dirs.append(d)
         for name, is_dir in entries:
             full = _join(d, name)
             if is_dir:
@@ -132,11 +137,15 @@ def _files(directory: str, listing: Listing) -> Iterator[tuple[str, list[str]]]:
                 yield full, [*parts, name]
 
 
-def _size(path: str, listing: Listing) -> int:
+def _sizes(path: str, listing: Listing) -> tuple[int, int | None]:
+    """(apparent bytes, allocated bytes: None in an object store); (0, 0) when gone."""
     try:
-        return int(listing.stat(path).st_size) if kfs.is_url(path) else os.lstat(path).st_size
+        if kfs.is_url(path):
+            return int(listing.stat(path).st_size), None
+        st = os.lstat(path)
+        return st.st_size, kfs.disk_bytes_of(st)
     except OSError:
-        return 0
+        return 0, 0
 
 
 @dataclass(slots=True)
@@ -149,6 +158,8 @@ class HeldDir:
     state: str
     files: int = 0
     bytes: int = 0
+    #: allocated bytes (None: no block counts)
+    disk_bytes: int | None = 0
     segments: int = 0
     #: the newest mtime of its files (epoch ms; None: none known)
     last_modified: int | None = None
@@ -163,7 +174,10 @@ def read_held_dir(path: str, listing: Listing) -> HeldDir | None:
     h = HeldDir(path, pd.topic, pd.partition, pd.state)
     for full, parts in _files(path, listing):
         h.files += 1
-        h.bytes += _size(full, listing)
+        size, allocated = _sizes(full, listing)
+        h.bytes += size
+        h.disk_bytes = None if h.disk_bytes is None or allocated is None \
+            else h.disk_bytes + allocated
         if parts[-1].endswith(L.LOG_SUFFIX) and parts[-1][: -len(L.LOG_SUFFIX)].isdigit():
             h.segments += 1
         # an object store's times are the upload's, not the broker's: none (and no request)
@@ -174,11 +188,9 @@ def read_held_dir(path: str, listing: Listing) -> HeldDir | None:
 
 
 @dataclass(slots=True)
-class DiskAccount:
-    """A log dir's bytes by where they are (they add up to ``disk``)."""
+class Parts:
+    """Bytes of a log dir by where they are (they add up)."""
 
-    disk: int = 0
-    files: int = 0
     segments: int = 0
     leftovers: dict[str, int] = field(default_factory=dict)
     held_dirs: dict[str, int] = field(default_factory=dict)
@@ -188,29 +200,59 @@ class DiskAccount:
         where[key] = where.get(key, 0) + n
 
 
+@dataclass(slots=True)
+class DiskAccount:
+    """A log dir's bytes by where they are: apparent ones (``apparent``, adding up to
+    ``bytes``) and allocated ones (``allocated``, adding up to ``disk``, directories'
+    own blocks included: what du says; None in an object store, which keeps no block
+    counts)."""
+
+    #: allocated bytes (st_blocks x 512, as du counts them); None: no block counts
+    disk: int | None = 0
+    #: apparent bytes (st_size, as ls shows them)
+    bytes: int = 0
+    files: int = 0
+    apparent: Parts = field(default_factory=Parts)
+    allocated: Parts = field(default_factory=Parts)
+
+
 def account(log_dir: str, segment_files: set[str], listing: Listing) -> DiskAccount:
     """Every file under ``log_dir`` put in one place: a judged segment's file (its path in
     ``segment_files``), a leftover, a renamed-aside directory, or the remainder by kind."""
     acc = DiskAccount()
     segment_files = {_norm(p) for p in segment_files}
-    for full, parts in _files(log_dir, listing):
-        n = _size(full, listing)
-        acc.disk += n
+    dirs: list[str] = []
+    for full, parts in _files(log_dir, listing, dirs):
+        size, allocated = _sizes(full, listing)
+        acc.bytes += size
+        acc.disk = None if acc.disk is None or allocated is None else acc.disk + allocated
         acc.files += 1
-        name = parts[-1]
-        if _norm(full) in segment_files:
-            acc.segments += n
-            continue
-        pd = parse_partition_dir(parts[0]) if len(parts) > 1 else None
-        if pd is not None and pd.state is not None:
-            acc.add(acc.held_dirs, pd.state, n)
-            continue
-        kind = leftover_kind(name)
-        if kind is not None:
-            acc.add(acc.leftovers, kind, n)
-            continue
-        acc.add(acc.other, _other_kind(parts, pd is not None), n)
+        for where, n in ((acc.apparent, size), (acc.allocated, allocated or 0)):
+            _place(where, full, parts, segment_files, n)
+    if acc.disk is not None:
+        # du counts each directory's own blocks too (4 KiB a directory on ext4)
+        blocks = sum(_sizes(d, listing)[1] or 0 for d in dirs)
+        if blocks:
+            acc.disk += blocks
+            acc.allocated.add(acc.allocated.other, "directories", blocks)
     return acc
+
+
+def _place(where: Parts, full: str, parts: list[str], segment_files: set[str], n: int
+           ) -> None:
+    name = parts[-1]
+    if _norm(full) in segment_files:
+        where.segments += n
+        return
+    pd = parse_partition_dir(parts[0]) if len(parts) > 1 else None
+    if pd is not None and pd.state is not None:
+        where.add(where.held_dirs, pd.state, n)
+        return
+    kind = leftover_kind(name)
+    if kind is not None:
+        where.add(where.leftovers, kind, n)
+        return
+    where.add(where.other, _other_kind(parts, pd is not None), n)
 
 
 def _norm(path: str) -> str:
@@ -281,24 +323,36 @@ def held_dir_rows(ld: LogDir, dirs: list[HeldDir], rs: ReplicaSet, resolver: Res
         yield shape("retention_held_dir", {
             "log_dir": ld.path, "broker_id": ld.broker_id, "topic": h.topic,
             "partition": h.partition, "directory": h.path, "state": h.state,
-            "held_by": held_by, "files": h.files, "bytes": h.bytes, "segments": h.segments,
+            "held_by": held_by, "files": h.files, "bytes": h.bytes, "disk_bytes": h.disk_bytes,
+            "segments": h.segments,
             "last_modified": h.last_modified, "file_delete_delay_ms": delay,
             "earliest_deletion": earliest, "current_replica": current, "detail": detail})
 
 
 def disk_row(ld: LogDir, listing: Listing, counted: set[str]) -> dict[str, Any]:
     """The log dir's ``retention_disk`` row: its bytes, every file in one place (they
-    add up); ``counted``: the judged segments' files."""
+    add up, apparent and allocated apart); ``counted``: the judged segments' files."""
     acc = account(ld.path, counted, listing)
-    held = {HELD_BY[k]: v for k, v in sorted(acc.held_dirs.items())}
-    other = dict(sorted(acc.other.items(), key=lambda kv: (-kv[1], kv[0])))
+    ap, al = acc.apparent, acc.allocated
+    known = acc.disk is not None
+    other = dict(sorted(ap.other.items(), key=lambda kv: (-kv[1], kv[0])))
+    other_disk = dict(sorted(al.other.items(), key=lambda kv: (-kv[1], kv[0])))
     return shape("retention_disk", {
         "log_dir": ld.path, "broker_id": ld.broker_id, "disk_bytes": acc.disk,
-        "files": acc.files, "segment_bytes": acc.segments,
-        "leftover_bytes": dict(sorted(acc.leftovers.items())), "held_dir_bytes": held,
+        "bytes": acc.bytes, "files": acc.files, "segment_bytes": ap.segments,
+        "segment_disk_bytes": al.segments if known else None,
+        "leftover_bytes": dict(sorted(ap.leftovers.items())),
+        "leftover_disk_bytes": dict(sorted(al.leftovers.items())) if known else None,
+        "held_dir_bytes": {HELD_BY[k]: v for k, v in sorted(ap.held_dirs.items())},
+        "held_dir_disk_bytes": ({HELD_BY[k]: v for k, v in sorted(al.held_dirs.items())}
+                                if known else None),
         "other_bytes": sum(other.values()), "other": other,
-        "notes": [f"{k} files: {LEFTOVER_FATE[k]}" for k in sorted(acc.leftovers)]
-        + [f"{k}: {OTHER_KINDS[k]}" for k in other]})
+        "other_disk_bytes": sum(other_disk.values()) if known else None,
+        "other_disk": other_disk if known else None,
+        "notes": [f"{k} files: {LEFTOVER_FATE[k]}" for k in sorted(ap.leftovers)]
+        + [f"{k}: {OTHER_KINDS[k]}" for k in other]
+        + ([f"directories: {OTHER_KINDS['directories']}"] if "directories" in other_disk else [])
+        + ([kfs.NO_BLOCK_COUNTS] if not known else [])})
 
 
 def inside_inputs(log_dir: str, paths: Iterable[str]) -> bool:
@@ -312,6 +366,6 @@ def inside_inputs(log_dir: str, paths: Iterable[str]) -> bool:
     return False
 
 
-__all__ = ["HELD_BY", "HELD_MEANING", "LEFTOVER_FATE", "OTHER_KINDS", "DiskAccount", "HeldDir",
+__all__ = ["HELD_BY", "HELD_MEANING", "LEFTOVER_FATE", "OTHER_KINDS", "DiskAccount", "HeldDir", "Parts",
            "account", "disk_row", "held_dir_rows", "inside_inputs", "leftover_kind",
            "read_held_dir"]

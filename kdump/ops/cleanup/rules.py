@@ -43,6 +43,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ...protocol.definitions import KafkaVersion
 from ...textsafe import inert
 from .segments import Segment
 
@@ -111,15 +112,9 @@ class Policy:
         if self.compact:
             return False, "compact-policy"
         # an empty cleanup.policy: 4.2+ applies local retention with remote copying
-        if self.remote_copy and _at_least(self.release, "4.2"):
+        if self.remote_copy and KafkaVersion.parse(self.release).at_least("4.2"):
             return True, None
         return False, "empty-policy"
-
-
-def _at_least(release: str, other: str) -> bool:
-    def key(r: str) -> tuple[int, ...]:
-        return tuple(int(p) for p in r.split(".") if p.isdigit())
-    return key(release) >= key(other)
 
 
 @dataclass(slots=True)
@@ -151,6 +146,9 @@ class Verdict:
     detail: str = ""
     #: the segment (index) whose timestamp sets the date, when not this one
     pinned_by: int | None = None
+    #: a kept segment with no date: what must change before it can go, in words (the one
+    #: phrase text, JSON and the report all show; None when deletable or dated)
+    until: str | None = None
 
 
 def _date(largest: int | None, retention_ms: int) -> int | None:
@@ -242,18 +240,22 @@ def decide(log: LogState, policy: Policy, now: int) -> list[Verdict]:
         own, own_date = _own_hold(seg, i, n, upper, log, policy, applied, not_applied,
                                   now, eligible(i, upper))
         if own_date is None:
-            out[i] = Verdict(False, own, None, None, _why(own, seg, upper, log, policy))
+            until = _until(own, upper, log, policy, applied)
+            out[i] = Verdict(False, own, None, None, _why(own, seg, upper, log, policy, until),
+                             until=until)
             if hard is None:
                 hard = (own, i)
             continue
         if hard is not None:
             v = _pinned(hard[1], segs, None)
             v.detail = f"kept behind {segs[hard[1]].name} ({hard[0]}), which has no date"
+            v.until = f"not before {segs[hard[1]].name} goes ({hard[0]})"
             out[i] = v
         elif best is not None and best[0] > own_date:
             out[i] = _pinned(best[1], segs, best[0])
         else:
-            out[i] = Verdict(False, own, None, own_date, _why(own, seg, upper, log, policy))
+            out[i] = Verdict(False, own, None, own_date,
+                             _why(own, seg, upper, log, policy, None))
         if best is None or own_date > best[0]:
             best = (own_date, i)
     verdicts = [v if v is not None else Verdict(False, "within-retention") for v in out]
@@ -301,10 +303,38 @@ def _pinned(by: int, segs: list[Segment], date: int | None) -> Verdict:
                    f"kept behind {b.name} (largest timestamp {_largest(b)})", pinned_by=by)
 
 
-def _why(reason: str, seg: Segment, upper: int, log: LogState, policy: Policy) -> str:
+def _until(reason: str, upper: int, log: LogState, policy: Policy, applied: bool) -> str:
+    """What must change before a kept segment with no date can go, in words."""
+    lso_only = ("cleanup.policy=compact" if policy.compact else "cleanup.policy is empty") + \
+        (": only the log-start-offset rule deletes (DeleteRecords, or a log start offset "
+         "moved past it); the log cleaner rewrites segments, it deletes none by age")
+    if reason == "high-watermark":
+        if applied:
+            return f"not before the high watermark reaches {upper}"
+        return (f"not before the high watermark and the log start offset reach {upper} "
+                f"({lso_only})")
+    if reason in ("compact-policy", "empty-policy"):
+        return f"not before the log start offset reaches {upper} ({lso_only})"
+    if reason == "empty-active-segment":
+        return "not while it is the log's empty last segment (a log keeps one segment)"
+    if reason == "not-copied-to-remote":
+        return f"not before its offsets up to {upper - 1} are copied to remote storage"
+    if reason == "no-time-retention":
+        return (f"not by time ({policy.time_name}={policy.retention_ms}): only when the size "
+                "rule or the log start offset reaches it")
+    if reason == "cleaner-disabled":
+        return "not while log.cleaner.enable=false"
+    if reason == "kraft-metadata":
+        return ("not by retention: the KRaft metadata log is trimmed after snapshots "
+                "(metadata.max.retention.ms/bytes)")
+    return HOLD_REASONS.get(reason, reason)
+
+
+def _why(reason: str, seg: Segment, upper: int, log: LogState, policy: Policy,
+         until: str | None) -> str:
     if reason == "high-watermark":
         return (f"the high watermark {log.high_watermark} is below its upper bound {upper}: "
-                f"it goes once the high watermark reaches {upper}")
+                f"{until or 'deletableSegments never passes it'}")
     if reason == "future-timestamp":
         return (f"its largest timestamp {_largest(seg)} is in the future: "
                 f"{policy.time_name}={policy.retention_ms} counts from it")

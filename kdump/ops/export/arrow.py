@@ -103,6 +103,35 @@ def plain_array(values: list[Any], typ: Any) -> Any:
     return pa.array(values, type=typ)
 
 
+def keep_pandas_out() -> None:
+    """Tell pyarrow, once per process, that pandas is not there for ``pa.array``.
+
+    ``pa.array`` asks of every Python list whether it is a pandas array-like
+    (``_is_array_like``, pyarrow's array.pxi), importing pandas to find out: 50 MB of
+    resident memory and 0.4 s for a log dir of a few kilobytes whose internal topics'
+    typed columns go through ``pa.array``, though kdump export never converts to or
+    from pandas.  pyarrow remembers the first answer (``_PandasAPIShim``) for that test
+    alone: what asks for pandas itself (``Table.to_pandas``) imports it still."""
+    import sys
+
+    if "pandas" in sys.modules:
+        return
+    import pyarrow as pa
+
+    class NoPandas:  # an import finder that answers "not installed" for pandas alone
+        @staticmethod
+        def find_spec(name: str, *_: Any) -> None:
+            if name == "pandas":
+                raise ModuleNotFoundError("No module named 'pandas'", name=name)
+
+    finder = NoPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        pa.array([0], type=pa.int8())
+    finally:
+        sys.meta_path.remove(finder)
+
+
 def arrow_batches(source: Iterable[Block], schema: Any, layout_: tuple[list[int], list[int]], *,
                   max_rows: int = 8192, max_bytes: int = 32 << 20,
                   extra: Callable[[list[Block]], list[Any]] | None = None) -> Iterator[Any]:

@@ -36,7 +36,7 @@ from ...model import shape
 from ...parallel import Spilled, ordered_map, pool_pays
 from ...source import ReadCounter
 from ...version import __version__
-from .arrow import arrow_batches
+from .arrow import arrow_batches, keep_pandas_out
 from .formats import SUFFIX, sink
 from .output import OutputDir, safe_name
 from .rows import (
@@ -89,13 +89,15 @@ class ExportedFile:
     size: int
     sha256: str
     columns: list[str] = field(default_factory=list)
+    #: bytes allocated on disk to it (st_blocks x 512, as du counts them)
+    disk_bytes: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return shape("export_file", {
             "file": self.file, "topic": self.topic, "partition": self.partition,
             "segment": self.segment, "source": self.source, "log_dir": self.log_dir,
             "broker_id": self.broker_id, "rows": self.rows, "size": self.size,
-            "sha256": self.sha256, "columns": self.columns})
+            "disk_bytes": self.disk_bytes, "sha256": self.sha256, "columns": self.columns})
 
 
 @dataclass
@@ -177,6 +179,7 @@ def _export(out: OutputDir, inputs: list[str], opts: ExportOptions
             ) -> Iterator[Problem | ExportedFile | ExportEnd]:
     read = ReadOptions(**{**opts.read.__dict__, "paths": tuple(inputs), "skip_damaged": True})
     opts = ExportOptions(**{**opts.__dict__, "read": read})
+    keep_pandas_out()  # before the pool forks: no worker imports pandas either
     # a segment past split_bytes is read (and written) as ranges cut at batch boundaries
     # its .index gives: files of their own, so --jobs spreads one big segment over workers;
     # the same ranges for any --jobs, so the dataset does not depend on it
@@ -320,6 +323,10 @@ def _export_slice(out: OutputDir, opts: ExportOptions, item: tuple[Slice, str]) 
                 raise
         exported = ExportedFile(rel, topic, partition, segment, path, log_dir, broker, nrows,
                                 fh.size, fh.sha256, [f.name for f, _ in typed])
+        try:
+            exported.disk_bytes = kfs.getsizes(os.path.join(out.path, rel))[1]
+        except OSError:
+            pass
     del pa
     src: dict[str, Any] | None = None
     size = (s[6] if s[6] is not None else kfs.getsize(path)) - s[5]

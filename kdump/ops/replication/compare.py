@@ -483,6 +483,18 @@ def _n(x: int | None) -> int:
 Item = PartitionComparison | OnlyHereBatch | CompareSummary | Problem
 
 
+def _apart(reps: list[Replica], rs: ReplicaSet) -> list[list[Replica]]:
+    """The replicas of a partition as compared: all together, but a replica in a log dir
+    that is one node twice with another's (ReplicaSet.apart: the warning names them)
+    stands alone, never compared with its twin nor, which of the two is the node's
+    current copy being unknown, with the others."""
+    twins = [r for r in reps if any(rs.apart(r.log_dir, o.log_dir) for o in reps)]
+    if not twins:
+        return [reps]
+    rest = [r for r in reps if r not in twins]
+    return ([rest] if rest else []) + [[r] for r in twins]
+
+
 def compare_replicas(paths: Iterable[str], opts: CompareOptions) -> Iterator[Item]:
     """One :class:`PartitionComparison` per partition found under ``paths`` (each
     followed, with ``print_data_log``, by the batches only one replica holds), the
@@ -509,13 +521,14 @@ def compare_replicas(paths: Iterable[str], opts: CompareOptions) -> Iterator[Ite
         reps = groups[(topic, partition)]
         have = {r.log_dir for r in reps}
         missing = [d for d in logdirs if d.path not in have] if not all_partition_dirs else []
-        c = _Comparer(topic, partition, reps, missing, opts)
-        yield from c.run()
-        comp, batches = c.finish()
-        counts[comp.status] += 1
-        damaged += comp.damaged
-        total_read += sum(s.walk.bytes_read for s in comp.states)
-        yield comp
-        yield from batches
+        for part in _apart(reps, rs):
+            c = _Comparer(topic, partition, part, missing, opts)
+            yield from c.run()
+            comp, batches = c.finish()
+            counts[comp.status] += 1
+            damaged += comp.damaged
+            total_read += sum(s.walk.bytes_read for s in comp.states)
+            yield comp
+            yield from batches
     yield CompareSummary(len(groups), counts["agree"], counts["lagging"], counts["diverged"],
                          counts["single"], damaged, logdirs, total_read)

@@ -25,6 +25,11 @@ class LogDir:
 
     path: str
     broker_id: int | None = None
+    #: meta.properties: ``version`` (0: ZooKeeper mode's, or missing), ``cluster.id``,
+    #: ``directory.id`` (KIP-858: one per log dir of a broker); None where not said
+    meta_version: int | None = None
+    cluster_id: str | None = None
+    directory_id: str | None = None
     high_watermarks: dict[tuple[str, int], int] = field(default_factory=dict)
     log_start_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
     cleaner_offsets: dict[tuple[str, int], int] = field(default_factory=dict)
@@ -38,17 +43,27 @@ _CHECKPOINTS = {
 }
 
 
-def _broker_id(path: str) -> tuple[int | None, Problem | None]:
+def _meta(path: str) -> tuple[dict[str, str] | None, Problem | None]:
     meta = os.path.join(path, "meta.properties")
     if not kfs.isfile(meta):  # local or a URL (kdump.fs)
         return None, None
     try:
         with FileSource(meta) as src:
-            props = read_properties(src)
-        raw = props.get("broker.id", props.get("node.id"))
-        return (int(raw) if raw is not None else None), None
-    except (KdumpError, ValueError) as e:
+            return dict(read_properties(src)), None
+    except KdumpError as e:
         return None, Problem(meta, None, "bad-file", str(e), severity=WARNING)
+
+
+def _broker_id(path: str) -> tuple[int | None, Problem | None]:
+    props, problem = _meta(path)
+    if props is None:
+        return None, problem
+    raw = props.get("broker.id", props.get("node.id"))
+    try:
+        return (int(raw) if raw is not None else None), None
+    except ValueError as e:
+        return None, Problem(os.path.join(path, "meta.properties"), None, "bad-file", str(e),
+                             severity=WARNING)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -64,6 +79,12 @@ def read_logdir(path: str) -> LogDir:
     d.broker_id, problem = _broker_id(path)
     if problem is not None:
         d.problems.append(problem)
+    props = _meta(path)[0] or {}
+    version = props.get("version")
+    d.meta_version = (int(version) if version is not None and version.strip().isdigit()
+                      else 0 if props else None)  # MetaProperties: no version is version 0
+    d.cluster_id = props.get("cluster.id") or None
+    d.directory_id = props.get("directory.id") or None
     for name, (attr, fname) in _CHECKPOINTS.items():
         p = os.path.join(path, name)
         if not kfs.isfile(p):
@@ -109,6 +130,56 @@ class Replica:
         return f"broker {b} ({self.path})" if b is not None else self.path
 
 
+def node_twice(logdirs: Iterable[LogDir], replicas: dict[tuple[str, int], list[Replica]]
+               ) -> list[tuple[LogDir, LogDir, list[tuple[str, int]]]]:
+    """Pairs of log dirs of one cluster.id claiming the same node id (broker.id / node.id)
+    that are not one broker's JBOD dirs, with the partitions both hold.
+
+    One broker's log dirs (KIP-858 JBOD) share its node.id and cluster.id and have
+    distinct directory.ids (MetaPropertiesEnsemble.verify; ZooKeeper-era ones have none),
+    and a partition lives in one of them only (LogManager.loadLogs refuses a second:
+    "Duplicate log directories for ...").  So two log dirs claiming one node are the same
+    node twice (two copies, or two runs of it) when they hold a partition in common or
+    have the same directory.id; otherwise they are JBOD siblings, one broker."""
+    groups: dict[tuple[str | None, int], list[LogDir]] = {}
+    for ld in logdirs:
+        if ld.broker_id is not None:
+            groups.setdefault((ld.cluster_id, ld.broker_id), []).append(ld)
+    if not any(len(g) > 1 for g in groups.values()):
+        return []
+    held: dict[str, set[tuple[str, int]]] = {}
+    for key, reps in replicas.items():
+        for r in reps:
+            held.setdefault(r.log_dir, set()).add(key)
+    out = []
+    for group in groups.values():
+        group.sort(key=lambda d: d.path)
+        for i, a in enumerate(group):
+            for b in group[i + 1:]:
+                common = sorted(held.get(a.path, set()) & held.get(b.path, set()))
+                same_id = a.directory_id is not None and a.directory_id == b.directory_id
+                if common or same_id:
+                    out.append((a, b, common))
+    return out
+
+
+def _twice_problem(a: LogDir, b: LogDir, common: list[tuple[str, int]]) -> Problem:
+    why = []
+    if common:
+        t, p = common[0]
+        why.append(f"{len(common)} partition{'s' if len(common) != 1 else ''} in both "
+                   f"(e.g. {t}-{p}), which one broker's log dirs never share")
+    if a.directory_id is not None and a.directory_id == b.directory_id:
+        why.append(f"the same directory.id {a.directory_id}")
+    cluster = f"cluster {a.cluster_id}" if a.cluster_id is not None else "an unnamed cluster"
+    return Problem(b.path, None, "node-twice",
+                   f"log dirs {a.path} and {b.path} both claim node {a.broker_id} of "
+                   f"{cluster} and are not one broker's JBOD dirs ({'; '.join(why)}): one "
+                   "node twice (two copies, or two runs of it), not two brokers; their "
+                   "partitions are not compared as replicas of each other",
+                   severity=WARNING)
+
+
 def logdir_of(partition_dir: str) -> str:
     """The log dir holding a partition directory (its parent)."""
     if kfs.is_url(partition_dir):
@@ -148,6 +219,15 @@ class ReplicaSet:
                 self.problems.extend(ld.problems)
             self.replicas.setdefault((item.topic, item.partition), []).append(
                 Replica(pdir, item.topic, item.partition, ld))
+        #: pairs of log dirs that are one node twice (:func:`node_twice`), by path
+        self.twins: set[frozenset[str]] = set()
+        for a, b, common in node_twice(self.logdirs.values(), self.replicas):
+            self.twins.add(frozenset((a.path, b.path)))
+            self.problems.append(_twice_problem(a, b, common))
+
+    def apart(self, a: str, b: str) -> bool:
+        """The log dirs ``a`` and ``b`` are one node twice: never replicas of each other."""
+        return frozenset((a, b)) in self.twins
 
     def all_logdirs(self) -> list[LogDir]:
         return list(self.logdirs.values())
