@@ -601,9 +601,10 @@ class CleanupPolicies:
         if dirs:
             from ..files.logdir import KafkaFile
             from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
-            from .retention import METADATA_TOPIC, _metadata
+            from .cleanup.evidence import read_metadata
+            from .retention import METADATA_TOPIC
 
-            metadata, _level, _problems = _metadata(
+            metadata, _level, _problems = read_metadata(
                 [KafkaFile(os.path.join(d, "00000000000000000000.log"), "log",
                            topic=METADATA_TOPIC, partition=0) for d in dirs],
                 max_batch_bytes or DEFAULT_MAX_BATCH_BYTES)

@@ -31,11 +31,11 @@ def _resolver(log_dir: str, max_batch_bytes: int) -> Resolver:
     except OSError:
         present = False
     if present:
-        from ..retention import _metadata  # the replay retention reads configs with
+        from .evidence import read_metadata  # the replay retention reads configs with
 
         files = [f for f in walk([meta_dir]) if not isinstance(f, Problem)]
         try:
-            metadata = _metadata(files, max_batch_bytes)[0]
+            metadata = read_metadata(files, max_batch_bytes)[0]
         except (KdumpError, OSError):  # an explanation never fails the check
             metadata = None
     return Resolver(metadata=metadata)

@@ -56,6 +56,11 @@ class OutputDir:
         with self.stage.file(rel) as fh:
             yield fh
 
+    def written_path(self, rel: str) -> str:
+        """Where ``DIR/rel`` lies now: in the staging area until :meth:`publish`."""
+        root = self.stage.root if not self.stage.published else None
+        return os.path.join(root or self.path, rel)
+
     def publish(self) -> None:
         self.stage.publish()
 

@@ -324,7 +324,7 @@ def _export_slice(out: OutputDir, opts: ExportOptions, item: tuple[Slice, str]) 
         exported = ExportedFile(rel, topic, partition, segment, path, log_dir, broker, nrows,
                                 fh.size, fh.sha256, [f.name for f, _ in typed])
         try:
-            exported.disk_bytes = kfs.getsizes(os.path.join(out.path, rel))[1]
+            exported.disk_bytes = kfs.getsizes(out.written_path(rel))[1]
         except OSError:
             pass
     del pa
