@@ -82,6 +82,20 @@ def pytest_configure(config: pytest.Config) -> None:
     _require_native()
 
 
+#: the test files that take longest (measured one by one with ``--durations``; the first
+#: two each hold one test of minutes: the fuzzer's fixed budget, export against Spark's):
+#: run first, so that under ``-n 2 --dist loadfile`` (.ci/run) no long file is left to
+#: start last while the other worker sits idle
+SLOWEST_FIRST = ("test_fuzz.py", "test_export.py", "test_spark_standalone.py", "test_spark.py",
+                 "test_bombs.py", "test_remote.py", "test_report.py", "test_hostile.py",
+                 "test_bounded.py", "test_kafka4.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: file order kept
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if metafunc.definition.get_closest_marker("both_modes") and "kdump" in metafunc.fixturenames:
         metafunc.parametrize("kdump", ["native", "pure"], indirect=True)
