@@ -5,7 +5,13 @@ optional: where no C compiler is available the build prints a warning and kdump
 installs and runs on its pure-Python code, which gives identical results
 (tests/test_speedups.py).  ``KDUMP_PURE_PYTHON=1`` selects the pure-Python code even
 when the extension is built.
+
+``KDUMP_REQUIRE_NATIVE=1`` (set by .ci/run) makes the extension required: a build
+failure fails the install, so CI cannot pass on the pure-Python code by accident (and
+tests/conftest.py then fails the session when the extension does not import).
 """
+
+import os
 
 from setuptools import Extension, setup
 
@@ -19,7 +25,7 @@ setup(
                      "kdump/_speedups_writers.c", "kdump/_speedups_runs.c",
                      "kdump/_speedups_packed.c"],
             depends=["kdump/_speedups.h", "kdump/_layouts.h"],
-            optional=True,
+            optional=os.environ.get("KDUMP_REQUIRE_NATIVE", "0") in ("", "0"),
             extra_compile_args=["-O2"],
         )
     ]

@@ -1,6 +1,6 @@
 /*
- * kdump._speedups, runs of whole batches over a buffer of a log, without the GIL: verify-crc's
- * walk (verify_run) and size-report's accounting (size_run).
+ * kdump._speedups, runs of whole batches over a buffer of a log, without the GIL:
+ * verify-crc's walk (verify_run) and size-report's accounting (size_run).
  *
  * Each entry point's pure-Python twin is named in _speedups.c's table; shared
  * declarations are in _speedups.h.

@@ -1,7 +1,10 @@
 /*
- * kdump._speedups, dump's writers: the text (DumpLogSegments) and JSON Lines record lines of a
- * v2 batch (text_record_lines, json_record_lines) and its batch line (text_batch_line,
- * batch_json), into a growing buffer (Buf).
+ * kdump._speedups, dump's writers: the text (DumpLogSegments) and JSON Lines record
+ * lines of a v2 batch (text_record_lines, json_record_lines) and its batch line
+ * (text_batch_line, batch_json), into a growing buffer (Buf).
+ *
+ * Size: about 830 lines, as it is one family: text and JSON share the buffer, the
+ * UTF-8 and escaping helpers and the slot layouts of RecordEvent/Record/Decoded.
  *
  * Each entry point's pure-Python twin is named in _speedups.c's table; shared
  * declarations are in _speedups.h.

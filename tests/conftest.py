@@ -5,6 +5,12 @@
   stderr captured, from a chosen working directory, and check that no input file was
   changed by the run (size, mtime and SHA-256 of every file under the watched paths).
 * ``sample_dir``: the deterministic sample log dir of ``tests/writer.py`` (built once).
+* ``@pytest.mark.both_modes``: a test of CLI cases runs twice through the ``kdump``
+  fixture, with the native extension and on the pure-Python code
+  (``KDUMP_PURE_PYTHON=1``, in a subprocess: the choice is made at import), holding
+  both to the same exact output.
+* ``KDUMP_REQUIRE_NATIVE=1`` (.ci/run sets it): the session fails at once when
+  ``kdump._speedups`` cannot be imported, instead of the native tests skipping.
 """
 
 from __future__ import annotations
@@ -46,6 +52,53 @@ def _sigint_as_on_a_terminal() -> None:
 
 
 _sigint_as_on_a_terminal()
+
+
+def _require_native() -> None:
+    """Under ``KDUMP_REQUIRE_NATIVE=1`` (CI) a missing or broken extension fails the run:
+    the tests that compare it with its twins would otherwise skip and CI pass."""
+    if os.environ.get("KDUMP_REQUIRE_NATIVE", "0") in ("", "0"):
+        return
+    import importlib
+
+    import kdump
+
+    try:
+        native = importlib.import_module("kdump._speedups")
+    except ImportError as e:
+        pytest.exit(f"KDUMP_REQUIRE_NATIVE=1 but kdump._speedups cannot be imported: {e} "
+                    "(build it: python setup.py build_ext --inplace, or pip install -e .)",
+                    returncode=3)
+    # another tree's build (an editable install's finder answers for a module the
+    # package's own directory lacks) is not this tree's extension
+    here = Path(kdump.__file__).resolve().parent
+    if Path(str(native.__file__)).resolve().parent != here:
+        pytest.exit(f"KDUMP_REQUIRE_NATIVE=1 but kdump._speedups comes from {native.__file__}, "
+                    f"not from {here} (build it there: python setup.py build_ext --inplace)",
+                    returncode=3)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _require_native()
+
+
+#: the test files that take longest (measured one by one with ``--durations``; the first
+#: two each hold one test of minutes: the fuzzer's fixed budget, export against Spark's):
+#: run first, so that under ``-n 2 --dist loadfile`` (.ci/run) no long file is left to
+#: start last while the other worker sits idle
+SLOWEST_FIRST = ("test_fuzz.py", "test_export.py", "test_spark_standalone.py", "test_spark.py",
+                 "test_bombs.py", "test_remote.py", "test_report.py", "test_hostile.py",
+                 "test_bounded.py", "test_kafka4.py")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: file order kept
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.definition.get_closest_marker("both_modes") and "kdump" in metafunc.fixturenames:
+        metafunc.parametrize("kdump", ["native", "pure"], indirect=True)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -125,24 +178,40 @@ def run_in_process(args: list[str], cwd: Path | None = None) -> Result:
 KdumpRunner = Callable[..., Result]
 
 
+def run_pure(args: list[str], cwd: Path | None = None) -> Result:
+    """``kdump ARGS`` on the pure-Python code: ``python -m kdump`` with
+    ``KDUMP_PURE_PYTHON=1`` (the extension is chosen at import, so not in-process)."""
+    import subprocess
+
+    env = dict(os.environ, KDUMP_PURE_PYTHON="1", PYTHONDONTWRITEBYTECODE="1")
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
+    p = subprocess.run([sys.executable, "-m", "kdump", *args], cwd=cwd, env=env,
+                       capture_output=True, stdin=subprocess.DEVNULL)
+    return Result(p.returncode, p.stdout.decode("utf-8", "surrogateescape"),
+                  p.stderr.decode("utf-8", "surrogateescape"))
+
+
 @pytest.fixture
-def kdump(monkeypatch: pytest.MonkeyPatch) -> KdumpRunner:
+def kdump(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> KdumpRunner:
     """``kdump("dump", "x.log", cwd=dir, watch=[paths])`` -> Result.
 
     Tables come out at 100 columns without colour.  Every file under ``watch`` (default:
     ``cwd``, or nothing) must be byte-for-byte unchanged, with the same mtime, afterwards.
+    In a test marked ``both_modes`` it is parametrized: ``native`` runs in-process (with
+    the extension when it is built), ``pure`` in a subprocess on the pure-Python code.
     """
     for name in _ENV_DROP:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("COLUMNS", "100")
     monkeypatch.setenv("LINES", "50")
     monkeypatch.setenv("TERM", "dumb")
+    runner = run_pure if getattr(request, "param", "native") == "pure" else run_in_process
 
     def run(*args: str | os.PathLike[str], cwd: Path | None = None,
             watch: Iterable[Path] | None = None) -> Result:
         watched = list(watch) if watch is not None else ([Path(cwd)] if cwd is not None else [])
         before = tree_state(watched)
-        result = run_in_process([str(a) for a in args], cwd)
+        result = runner([str(a) for a in args], cwd)
         after = tree_state(watched)
         assert after == before, "kdump changed its inputs"
         assert "Traceback" not in result.err, result.err

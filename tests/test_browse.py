@@ -29,9 +29,11 @@ from kdump.tui.app import BrowseApp, HexScreen, PartitionScreen, TreeScreen
 
 try:
     from tests import writer as w
+    from tests.browser import require_tool
     from tests.conftest import subprocess_env
 except ImportError:  # pragma: no cover - tests/ not importable as a package
     import writer as w  # type: ignore[no-redef, unused-ignore]
+    from browser import require_tool  # type: ignore[no-redef, unused-ignore]
     from conftest import subprocess_env  # type: ignore[no-redef, unused-ignore]
 
 SEG = "00000000000000000000.log"
@@ -476,10 +478,10 @@ TMUX = shutil.which("tmux")
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(TMUX is None, reason="tmux is not installed (.ci/run installs it)")
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
 def test_in_a_real_terminal(damaged: dict[str, Any], tmp_path: Path,
                             size: tuple[int, int]) -> None:
+    require_tool("tmux", TMUX, ".ci/run installs Debian's tmux package")
     session = f"kdump-browse-{os.getpid()}-{size[0]}"
     env = subprocess_env()
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")

@@ -331,6 +331,7 @@ def test_damage_problems_have_exact_positions(kdump, golden_fixture) -> None:
     assert r.rc == 1
 
 
+@pytest.mark.both_modes
 @pytest.mark.parametrize("case", [c for c in g.GOLDEN_CASES if "json" in c.formats],
                          ids=lambda c: c.name)
 def test_golden_json(kdump, golden_fixture, update_golden: bool, case: g.GoldenCase) -> None:

@@ -67,6 +67,7 @@ def test_index_tables(kdump, golden_fixture) -> None:
                      ["4", "17", "480"]]
 
 
+@pytest.mark.both_modes
 @pytest.mark.parametrize("case", [c for c in g.GOLDEN_CASES if "table" in c.formats],
                          ids=lambda c: c.name)
 def test_golden_table(kdump, golden_fixture, update_golden: bool, case: g.GoldenCase) -> None:

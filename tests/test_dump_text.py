@@ -895,6 +895,7 @@ def test_producer_snapshot_unknown_version(kdump, tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.both_modes
 @pytest.mark.parametrize("case", [c for c in g.GOLDEN_CASES if "text" in c.formats],
                          ids=lambda c: c.name)
 def test_golden_text(kdump, golden_fixture, update_golden: bool, case: g.GoldenCase) -> None:

@@ -194,6 +194,7 @@ def test_find_time_bad_timestamp_is_a_usage_error(kdump: KdumpRunner,
     assert r.rc == 2 and "ISO-8601" in r.err
 
 
+@pytest.mark.both_modes
 def test_size_report_counts_exactly(kdump: KdumpRunner,
                                    partition: tuple[Path, list[Written]]) -> None:
     part, written = partition
@@ -232,6 +233,7 @@ def test_size_report_top_and_levels(kdump: KdumpRunner, sample_dir: Path) -> Non
     assert sum(t["bytes"] for t in topics[:-1]) == topics[-1]["bytes"]
 
 
+@pytest.mark.both_modes
 def test_size_report_text_and_table(kdump: KdumpRunner, sample_dir: Path) -> None:
     text = kdump("size-report", str(sample_dir), "--by", "topic").lines
     assert text[0].split()[:5] == ["name", "bytes", "disk_bytes", "segments", "batches"]

@@ -212,8 +212,7 @@ def test_kraft_cluster_page_in_a_real_browser(kdump: KdumpRunner, tmp_path: Path
     """The page loads in Chromium with no console error and no request but the page
     itself, with JavaScript on and off; hostile names are text, never markup."""
     browser = pytest.importorskip("browser")
-    if browser.chromium_path() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
+    browser.require_chromium()
     cluster(tmp_path)
     out = tmp_path / "report.html"
     r = kdump("report", "b1", "b2", "-o", str(out), cwd=tmp_path, watch=[tmp_path / "b1",
@@ -379,12 +378,11 @@ def test_shared_corpus(kdump: KdumpRunner, tmp_path: Path) -> None:
         assert t in page
 
 
-@pytest.mark.skipif(shutil.which("pdftoppm") is None, reason="poppler-utils not installed")
 def test_print_pages(tmp_path: Path, sample: Path, kdump: KdumpRunner) -> None:
     """Printed, every folded table is unfolded (print CSS) and pages are A4."""
     browser = pytest.importorskip("browser")
-    if browser.chromium_path() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
+    browser.require_chromium()
+    browser.require_tool("pdftoppm", shutil.which("pdftoppm"), ".ci/run installs poppler-utils")
     out = tmp_path / "r.html"
     assert kdump("report", str(sample), "-o", str(out), "--top", "3").rc == 0
     with browser.Browser(javascript=False) as b:

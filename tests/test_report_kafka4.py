@@ -142,8 +142,7 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
     the group types, share-partitions, the streams topology, cordoned dirs and ClearElr;
     screenshots and the printed PDF have the expected sizes."""
     browser = pytest.importorskip("browser")
-    if browser.chromium_path() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
+    browser.require_chromium()
     out = tmp_path / "report.html"
     r = kdump("report", str(logdir), "-o", str(out), watch=[logdir])
     assert r.rc == 1, r.err  # FINDINGS

@@ -61,8 +61,7 @@ def _report(kdump: KdumpRunner, logdir: Path, out: Path) -> None:
 
 def test_no_table_runs_past_the_page(kdump: KdumpRunner, page: Path, tmp_path: Path) -> None:
     browser = pytest.importorskip("browser")
-    if browser.chromium_path() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
+    browser.require_chromium()
     out = tmp_path / "report.html"
     _report(kdump, page, out)
     seen: dict[int, dict[str, Any]] = {}
@@ -97,8 +96,7 @@ def test_print_is_unchanged(kdump: KdumpRunner, page: Path, tmp_path: Path) -> N
     """In print (A4) the boxes do not scroll and no column sticks: tables run over the
     page as before."""
     browser = pytest.importorskip("browser")
-    if browser.chromium_path() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
+    browser.require_chromium()
     out = tmp_path / "report.html"
     _report(kdump, page, out)
     with browser.Browser(width=1366, height=768) as b:
@@ -118,8 +116,7 @@ def test_repair_plan_fits_at_1366(kdump: KdumpRunner, page: Path, tmp_path: Path
     import shutil
 
     browser = pytest.importorskip("browser")
-    if browser.chromium_path() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
+    browser.require_chromium()
     ld = tmp_path / "b1"
     shutil.copytree(page, ld)
     seg = ld / f"{TOPICS[1]}-1" / "00000000000000000000.log"

@@ -705,8 +705,7 @@ def test_report_retention_section_in_a_real_browser(world: Any, tmp_path: Path,
     of bytes by reason, the future-stamped batch named among the held segments, every
     log dir; in Chromium with JavaScript on and off, no console error and no request."""
     browser = pytest.importorskip("browser")
-    if browser.chromium_path() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
+    browser.require_chromium()
     import io
 
     from kdump.ops import report as report_op

@@ -357,8 +357,7 @@ def test_report_section_in_a_real_browser(world: Path, tmp_path: Path,
     for what lies outside the judged segments, a row per renamed-aside directory, a row
     per log dir whose columns add up; no console error, no request."""
     browser = pytest.importorskip("browser")
-    if browser.chromium_path() is None:
-        pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
+    browser.require_chromium()
     import io
 
     from kdump.ops import report as report_op

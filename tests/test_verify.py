@@ -81,6 +81,7 @@ def test_clean_data_has_no_findings(kdump: KdumpRunner, tmp_path: Path) -> None:
     assert summary["batches"] == 22 and summary["valid_batches"] == 22 and summary["clean"]
 
 
+@pytest.mark.both_modes
 def test_crc_mismatch_at_its_batch(kdump: KdumpRunner, tmp_path: Path) -> None:
     parts = [bytearray(b) for b in batches(10)]
     parts[4][-5] ^= 0x01  # a flipped bit in a value, under the CRC
@@ -99,6 +100,7 @@ def test_crc_mismatch_at_its_batch(kdump: KdumpRunner, tmp_path: Path) -> None:
     ("magic", "bad-magic"),
     ("garbage", "bad-magic"),
 ])
+@pytest.mark.both_modes
 def test_unframeable_region_reported_and_every_intact_batch_recovered(
         kdump: KdumpRunner, tmp_path: Path, damage: str, kind: str) -> None:
     parts = [bytearray(b) for b in batches(12)]
@@ -155,6 +157,7 @@ def test_tails(kdump: KdumpRunner, tmp_path: Path) -> None:
     assert rc == 0 and [(p["kind"], p["severity"]) for p in probs] == [("in-flight", "info")]
 
 
+@pytest.mark.both_modes
 def test_batch_consistency_faults_under_a_valid_crc(kdump: KdumpRunner, tmp_path: Path) -> None:
     recs = [w.Rec(b"k", b"v", timestamp=1_700_000_000_000 + i) for i in range(3)]
     parts = [
@@ -189,6 +192,7 @@ def test_below_segment_base(kdump: KdumpRunner, tmp_path: Path) -> None:
     assert rc == 1 and [(p["kind"], p["position"]) for p in probs] == [("below-segment-base", 0)]
 
 
+@pytest.mark.both_modes
 def test_legacy_inner_message_crc(kdump: KdumpRunner, tmp_path: Path) -> None:
     inner = (w.legacy_message(1, b"a", b"1", offset=0, timestamp=5)
              + w.legacy_message(1, b"b", b"2", offset=1, timestamp=5, crc=12345))
@@ -200,6 +204,7 @@ def test_legacy_inner_message_crc(kdump: KdumpRunner, tmp_path: Path) -> None:
     assert "offset 1" in probs[0]["detail"]
 
 
+@pytest.mark.both_modes
 def test_text_and_table_renderings(kdump: KdumpRunner, tmp_path: Path) -> None:
     parts = [bytearray(b) for b in batches(3)]
     parts[1][-5] ^= 1
