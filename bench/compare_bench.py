@@ -43,7 +43,7 @@ def main(argv: list[str]) -> int:
                         str(data), size], check=True)
         print(f"generated in {time.monotonic() - t:.1f} s", file=sys.stderr)
     sys.path.insert(0, str(ROOT))
-    from kdump.ops.replicas import CompareOptions, PartitionComparison, compare_replicas
+    from kdump.ops.compare_replicas import CompareOptions, PartitionComparison, compare_replicas
 
     logs = sorted((data / "broker-1" / "bench-0").glob("*.log"))
     total = sum(p.stat().st_size for p in logs) * 2

@@ -126,7 +126,7 @@ def package_version(py: str, name: str) -> str:
 
 
 def native_loaded(env: dict[str, str]) -> bool:
-    code = "from kdump.records._native import speedups; print(speedups is not None)"
+    code = "from kdump.records.native import speedups; print(speedups is not None)"
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     return p.stdout.strip() == "True"
 

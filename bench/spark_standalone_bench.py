@@ -109,7 +109,7 @@ def machine() -> dict[str, str]:
 
     import pyspark
 
-    from kdump._native import speedups
+    from kdump.native import speedups
 
     model = first(["lscpu"], r"^Model name:(.*)$")
     cpus = first(["lscpu"], r"^CPU\(s\):(.*)$")
@@ -191,7 +191,7 @@ def warm_session(master: str, ship: bool, rounds: int) -> dict[str, Any]:
     import io
 
     from kdump.ops.size_report import SizeOptions
-    from kdump.ops.verify import VerifyOptions
+    from kdump.ops.verify_crc import VerifyOptions
     from kdump.render.registry import make_renderer
     from kdump.spark.jobs import size_report, verify_crc
     from kdump.spark.session import start

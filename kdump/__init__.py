@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from .files.logdir import KafkaFile
     from .findings import Problem
-    from .ops.verify import Summary
+    from .ops.verify_crc import Summary
     from .records.batch import Batch
     from .records.record import Record
 
@@ -119,7 +119,7 @@ def verify(path: str, *, deep: bool = True,
     """``kdump verify-crc`` as a function: checksums, framing and (``deep``) every
     record's consistency, for every log under ``path``."""
     from .findings import Problem
-    from .ops.verify import FileResult, VerifyOptions, verify_crc
+    from .ops.verify_crc import FileResult, VerifyOptions, verify_crc
 
     problems: list[Problem] = []
     summary: Summary | None = None

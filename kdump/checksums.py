@@ -6,7 +6,7 @@ from __future__ import annotations
 import zlib
 from typing import Any
 
-from ._native import speedups
+from .native import speedups
 
 if speedups is not None:
     # the extension's own CRC-32C (hardware instructions where the CPU has them): the

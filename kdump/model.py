@@ -604,7 +604,7 @@ SCHEMA: dict[str, tuple[str, Sequence[Declared | Field]]] = {
         ("segments", "int", "segments read"),
         ("tasks", "int", "Spark tasks run"),
     ]),
-    # kdump retention (kdump/ops/retention.py): what the broker deletes or compacts next
+    # kdump retention (kdump/ops/retention/__init__.py): what the broker deletes or compacts next
     "retention_run": ("opens kdump retention: the time and rules used, where configs came "
                       "from", [
         ("now", "int", "the time the verdicts are for, epoch ms"),

@@ -427,7 +427,7 @@ def test_staged_output_on_a_full_disk_leaves_nothing(tmp_path: Path) -> None:
 
 def test_an_internal_error_quoting_a_signed_url_is_scrubbed(kdump: KdumpRunner, logdir: Path,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    import kdump.ops.verify as verify
+    import kdump.ops.verify_crc as verify
 
     def boom(*args: Any, **kw: Any) -> Any:
         raise RuntimeError("GET https://b.s3.amazonaws.com/k?X-Amz-Signature=abcdef0123 "

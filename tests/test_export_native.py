@@ -25,7 +25,7 @@ pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
 pytest.importorskip("fastavro", reason="the schemas extra is not installed")
 
-from kdump._native import speedups  # noqa: E402
+from kdump.native import speedups  # noqa: E402
 from kdump.records.v2 import RecordBatch  # noqa: E402
 
 #: the module (the package's ``rows`` is a function of it)

@@ -121,13 +121,13 @@ def test_spilled_findings_come_back_in_order_and_leave_no_file(monkeypatch: pyte
 # --- dump --format json --jobs N: the operation renders in workers, render only writes ------
 def test_parallel_dump_gives_back_each_file_rendered_in_order(monkeypatch: pytest.MonkeyPatch,
                                                               tmp_path: Path) -> None:
-    """kdump.ops.dump_parallel with the JSON renderer of a serial dump: the same text as
+    """kdump.ops.dump.parallel with the JSON renderer of a serial dump: the same text as
     dump() rendered here, given back in chunks (multi-byte characters cut across them),
     problems as objects in their place, and no spool file left."""
     import tempfile
 
-    from kdump.ops import dump_parallel as dp
     from kdump.ops.dump import DumpOptions, dump
+    from kdump.ops.dump import parallel as dp
     from kdump.render.jsonl import JsonRenderer
     from kdump.render.spool import SpoolRenderer, file_renderer
 
@@ -195,7 +195,7 @@ def large(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _verify_out(paths: list[Path], jobs: int, **opts: Any) -> list[object]:
-    from kdump.ops.verify import VerifyOptions, verify_crc
+    from kdump.ops.verify_crc import VerifyOptions, verify_crc
 
     return list(verify_crc([str(p) for p in paths], VerifyOptions(**opts), jobs=jobs))
 

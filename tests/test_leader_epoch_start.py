@@ -16,7 +16,7 @@ import writer as w
 from conftest import KdumpRunner
 from test_remote import s3, s3env  # noqa: F401 (fixtures: a real S3 API on 127.0.0.1)
 
-from kdump.ops.indexes.state_files import truncate_from_start
+from kdump.ops.verify_index.state_files import truncate_from_start
 
 TOPIC = "t"
 #: (base offset, records, leader epoch): epoch 0 at 0, epoch 1 at 10, epoch 2 at 30

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from kdump.files.logdir import KafkaFile
 from kdump.findings import Problem
-from kdump.ops.verify import FileResult, VerifyOptions, verify_log
+from kdump.ops.verify_crc import FileResult, VerifyOptions, verify_log
 from kdump.records.control import parse_control
 from kdump.records.file_records import LogReader
 from kdump.records.legacy import LegacyBatch

@@ -17,7 +17,7 @@ import writer as w
 from conftest import KdumpRunner
 
 from kdump.model import fields_of
-from kdump.ops.replicas import EpochCache, follower_truncation
+from kdump.ops.compare_replicas import EpochCache, follower_truncation
 
 SEG = "00000000000000000000"
 

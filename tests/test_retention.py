@@ -536,14 +536,14 @@ def test_no_high_watermark_checkpoint_assumes_the_log_end(kdump: KdumpRunner, wo
 
 
 def _seg(base: int, size: int, largest: int, active: bool = False) -> Any:
-    from kdump.ops.cleanup.segments import Segment
+    from kdump.ops.retention.segment_ages import Segment
 
     return Segment(f"/x/{base:020d}.log", base, size, None, active, largest, "time-index")
 
 
 def _decide(segs: list[Any], *, hw: int | None = None, leo: int | None = None, **policy: Any
             ) -> list[tuple[bool, str, int | None]]:
-    from kdump.ops.cleanup.rules import LogState, Policy, decide
+    from kdump.ops.retention.rules import LogState, Policy, decide
 
     segs[-1].active = True
     leo = leo if leo is not None else segs[-1].base_offset + 10
@@ -585,7 +585,7 @@ def test_the_active_segment_with_and_without_remote_storage() -> None:
 
 
 def test_the_remote_roll_is_said() -> None:
-    from kdump.ops.cleanup.rules import LogState, Policy, decide
+    from kdump.ops.retention.rules import LogState, Policy, decide
 
     segs = [_seg(0, 10, 1, active=True)]
     st = LogState(segs, 10, 10, 0, 0)
@@ -608,7 +608,7 @@ def test_an_old_segment_behind_a_young_one_is_pinned_by_it() -> None:
 
 def test_config_precedence() -> None:
     from kdump.files.text import PropertyLine
-    from kdump.ops.cleanup.config import MetadataConfigs, Resolver, ServerProperties
+    from kdump.ops.topics.config import MetadataConfigs, Resolver, ServerProperties
 
     def props(**kv: str) -> ServerProperties:
         s = ServerProperties("server.properties")
@@ -646,7 +646,7 @@ def test_config_precedence() -> None:
 
 
 def test_server_properties_per_broker() -> None:
-    from kdump.ops.cleanup.config import Resolver, ServerProperties
+    from kdump.ops.topics.config import Resolver, ServerProperties
 
     a, b, c = ServerProperties("a", broker_id=1), ServerProperties("b", broker_id=2), \
         ServerProperties("c")

@@ -433,7 +433,7 @@ def test_no_pyspark_is_one_line(kdump: KdumpRunner, sample_dir: Path,
 
 
 def test_core_never_imports_pyspark() -> None:
-    code = ("import sys, kdump.cli, kdump.ops.dump, kdump.ops.verify, kdump.ops.size_report, "
+    code = ("import sys, kdump.cli, kdump.ops.dump, kdump.ops.verify_crc, kdump.ops.size_report, "
             "kdump.cli.spark, kdump.spark\n"
             "try:\n    kdump.cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
             "try:\n    kdump.cli.main(['spark', '--help'])\nexcept SystemExit:\n    pass\n"
@@ -456,7 +456,7 @@ def test_package_zip_for_executors(tmp_path: Path) -> None:
 
     with zipfile.ZipFile(package_zip(str(tmp_path))) as z:
         names = set(z.namelist())
-    assert {"kdump/__init__.py", "kdump/spark/tasks.py", "kdump/ops/size_report.py"} <= names
+    assert {"kdump/__init__.py", "kdump/spark/tasks.py", "kdump/ops/size_report/__init__.py"} <= names
     assert not any("__pycache__" in n or n.endswith(".pyc") for n in names)
 
 

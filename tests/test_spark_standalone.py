@@ -132,7 +132,7 @@ def test_nodes_python_has_no_kdump(nodes_python: str, tmp_path: Path) -> None:
     from kdump.spark.session import package_zip
 
     env["PYTHONPATH"] = package_zip(str(tmp_path))
-    r = subprocess.run([nodes_python, "-c", "import kdump.spark.tasks, kdump._native as n; "
+    r = subprocess.run([nodes_python, "-c", "import kdump.spark.tasks, kdump.native as n; "
                         "print(kdump.__file__, n.speedups)"], capture_output=True, text=True,
                        env=env, cwd=tmp_path, timeout=120)
     assert r.returncode == 0, r.stderr

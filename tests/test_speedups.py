@@ -36,9 +36,9 @@ from writer import (
 from kdump.findings import Problem
 from kdump.records import scan as scan_mod
 from kdump.records import v2 as v2_mod
-from kdump.records._native import speedups
 from kdump.records.faults import HEADER_COST, max_headers
 from kdump.records.file_records import LogReader
+from kdump.records.native import speedups
 from kdump.records.packed import unpack, wrap64
 from kdump.records.record import Record
 from kdump.records.scan import RecordScan, scan_v2_records_py
@@ -169,7 +169,7 @@ def sample_logdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 # --- selection ------------------------------------------------------------------------
 def test_pure_python_forced_by_environment() -> None:
-    code = ("import kdump.records._native as n, kdump.records.scan as s, kdump.records.v2 as v;"
+    code = ("import kdump.records.native as n, kdump.records.scan as s, kdump.records.v2 as v;"
             "print(n.speedups, s._native_scan, v._native_decode)")
     env = dict(os.environ, KDUMP_PURE_PYTHON="1")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
@@ -460,14 +460,14 @@ def test_json_record_lines_match_python(sample_logdir: Path) -> None:
     model's record, kdump.model) gives."""
     from kdump.decoders.base import Decoded
     from kdump.ops.events import RecordEvent
-    from kdump.render.jsonl import _dumps, _structured_of, record_object, record_prefix
+    from kdump.render.jsonl import json_text, record_object, record_prefix, structured_of
 
     assert speedups is not None
     handled = declined = 0
     for b, events in _render_cases(sample_logdir):
         for encoding, code in (("utf8", 0), ("base64", 1), ("hex", 2)):
             prefix = record_prefix(b)
-            got = speedups.json_record_lines(events, prefix, _dumps(b.timestamp_type), code,
+            got = speedups.json_record_lines(events, prefix, json_text(b.timestamp_type), code,
                                              RecordEvent, Record, Decoded, b.crc_valid)
             if got is NotImplemented:
                 # only events with structured payloads or decode errors are declined
@@ -476,7 +476,7 @@ def test_json_record_lines_match_python(sample_logdir: Path) -> None:
                     or ev.decoded.error) for ev in events)
                 declined += 1
                 continue
-            want = "".join(_dumps(record_object(b, ev, encoding, _structured_of(ev))) + "\n"
+            want = "".join(json_text(record_object(b, ev, encoding, structured_of(ev))) + "\n"
                            for ev in events)
             assert got == want
             handled += 1
@@ -508,7 +508,7 @@ def test_pure_twins_match_the_reference(sample_logdir: Path) -> None:
 def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
     from kdump.decoders.base import Decoded
     from kdump.ops.events import BatchEvent, RecordEvent
-    from kdump.render.jsonl import _dumps, _structured_of, record_object, record_prefix
+    from kdump.render.jsonl import json_text, record_object, record_prefix, structured_of
     from kdump.render.text import record_lines
 
     assert speedups is not None
@@ -519,7 +519,7 @@ def test_renderers_on_generated_payloads(recs: list[Rec]) -> None:
         assert speedups.text_record_lines(events, b.timestamp_type, False, True, RecordEvent,
                                           Record, Decoded) == want
         for encoding, code in (("utf8", 0), ("base64", 1), ("hex", 2)):
-            want = "".join(_dumps(record_object(b, ev, encoding, _structured_of(ev))) + "\n"
+            want = "".join(json_text(record_object(b, ev, encoding, structured_of(ev))) + "\n"
                            for ev in events)
             prefix = record_prefix(b)
             assert speedups.json_record_lines(events, prefix, '"CreateTime"', code, RecordEvent,
@@ -579,7 +579,7 @@ def _damaged_segments(root: Path) -> list[Path]:
 @pytest.mark.parametrize("deep", [True, False])
 def test_verify_fast_path_reports_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             chunk: int, deep: bool) -> None:
-    from kdump.ops import verify as verify_mod
+    from kdump.ops import verify_crc as verify_mod
     from kdump.source import Window
 
     logs = _damaged_segments(tmp_path)
@@ -710,7 +710,7 @@ def _fast_and_slow(monkeypatch: pytest.MonkeyPatch, paths: list[str], **opts: An
                    ) -> tuple[list[Any], list[Any], int]:
     """verify-crc's output with the native walk and without it, and the batches the
     native walk consumed."""
-    from kdump.ops import verify as verify_mod
+    from kdump.ops import verify_crc as verify_mod
     from kdump.records import file_records
 
     return _with_and_without(monkeypatch, file_records, "_native_run", lambda: list(
@@ -752,7 +752,7 @@ def test_verify_native_walk_on_fuzzed_segments(tmp_path_factory: pytest.TempPath
                                                edits: list[tuple[int, int]], deep: bool) -> None:
     """Bytes changed anywhere in a mixed segment (v0/v1, control, every codec): the
     same findings, counts and summary with the native walk and without it."""
-    from kdump.ops import verify as verify_mod
+    from kdump.ops import verify_crc as verify_mod
     from kdump.records import file_records
 
     seg = bytearray(_mixed_segment())
@@ -780,7 +780,7 @@ def test_verify_native_walk_of_a_file_cut_short_while_read(tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """A log cut short after it was opened (a broker's retention, a live segment): the
     native walk's reads come back short, never SIGBUS; the findings are Python's."""
-    from kdump.ops import verify as verify_mod
+    from kdump.ops import verify_crc as verify_mod
     from kdump.records import file_records
     from kdump.source import FileSource
 
@@ -822,7 +822,7 @@ def test_verify_of_many_ranges_holds_no_buffer_after_each(tmp_path: Path,
 
     from kdump.files.logdir import walk
     from kdump.files.splits import SegmentRange, segment_ranges
-    from kdump.ops import verify as verify_mod
+    from kdump.ops import verify_crc as verify_mod
     from kdump.records import file_records
     from kdump.source import ReadBuffer
 
@@ -972,7 +972,7 @@ def test_pools_count_plain_logs_at_a_discount(tmp_path: Path) -> None:
     from kdump import parallel
     from kdump.files.logdir import walk
     from kdump.ops import size_report as size_mod
-    from kdump.ops import verify as verify_mod
+    from kdump.ops import verify_crc as verify_mod
 
     plain, lz4, junk, legacy = (tmp_path / n for n in ("p-0", "l-0", "j-0", "v-0"))
     big_segment(plain, 200_000)
@@ -1133,7 +1133,7 @@ def _size_fast_and_slow(monkeypatch: pytest.MonkeyPatch, paths: list[str], **opt
                         ) -> tuple[list[Any], list[Any], int]:
     """size-report's output with the native walk and without it, and the batches the
     native walk accounted."""
-    from kdump.ops import size_run
+    from kdump.ops.size_report import size_run
 
     return _with_and_without(monkeypatch, size_run, "_native_size_run",
                              lambda: _size_out(paths, **opts))
@@ -1173,7 +1173,7 @@ def test_size_report_native_walk_of_ranges(tmp_path: Path, monkeypatch: pytest.M
     (``limit``), and each range's row and in-step answer are the Python path's."""
     from kdump.files.logdir import KafkaFile
     from kdump.ops import size_report as sr
-    from kdump.ops import size_run
+    from kdump.ops.size_report import size_run
     from kdump.records import file_records
 
     monkeypatch.setattr(file_records, "FAST_CHUNK", 4096)
@@ -1211,7 +1211,7 @@ def test_size_run_matches_python_twin() -> None:
     """size_run against size_run_py from every byte position (most are no batch), with
     every stop and end that cut or do not cut the last batch, with and without the
     next-header check: the same run, totals and producer ids."""
-    from kdump.ops.size_run import SCAN_HEADERS, size_run_py
+    from kdump.ops.size_report.size_run import SCAN_HEADERS, size_run_py
     from kdump.records.file_records import walk_decompress
 
     assert speedups is not None
@@ -1240,7 +1240,7 @@ def test_size_run_matches_python_twin() -> None:
        deep=st.booleans())
 def test_size_run_on_fuzzed_segments(edits: list[tuple[int, int]], which: int, check: bool,
                                      limit: int, deep: bool) -> None:
-    from kdump.ops.size_run import SCAN_HEADERS, size_run_py
+    from kdump.ops.size_report.size_run import SCAN_HEADERS, size_run_py
     from kdump.records.file_records import walk_decompress
 
     assert speedups is not None
@@ -1264,7 +1264,7 @@ def test_size_report_native_walk_on_fuzzed_segments(
         deep: bool) -> None:
     """Bytes changed anywhere in a mixed segment: the same size-report rows and findings
     with the native walk and without it."""
-    from kdump.ops import size_run
+    from kdump.ops.size_report import size_run
 
     seg = bytearray(_mixed_segment())
     for at, value in edits:

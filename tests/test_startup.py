@@ -148,7 +148,7 @@ def test_plain_verify_crc_loads_what_it_uses(segment: Path) -> None:
         "kdump.cli.exitcodes", "kdump.cli.options", "kdump.cli.progress", "kdump.cli.verify"]
     assert loaded(mods, {"kdump.protocol", "kdump.decoders", "kdump.metadata",
                          "kdump.files.splits", "kdump.render.table", "kdump.render.rows"}) == []
-    assert {"kdump.ops.verify", "kdump.records.v2"} <= mods
+    assert {"kdump.ops.verify_crc", "kdump.records.v2"} <= mods
 
 
 def test_verify_crc_with_jobs_asked_for_uses_a_pool(segment: Path) -> None:

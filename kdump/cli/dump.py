@@ -192,7 +192,7 @@ def dump_command(
 
     Redacted.reset()
     if fmt == "json" and n_jobs > 1:
-        from ..ops.dump_parallel import dump_parallel
+        from ..ops.dump.parallel import dump_parallel
         from ..render.spool import file_renderer
 
         return run(dump_parallel(targets, opts, n_jobs, file_renderer(payload_encoding)),

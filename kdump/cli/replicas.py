@@ -60,13 +60,13 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
     their records compared (each broker compacts on its own).  Exit 1 when replicas
     diverge or a replica is damaged.
     """
-    from ..ops.dump import DumpOptions
-    from ..ops.replicas import (
+    from ..ops.compare_replicas import (
         CompareOptions,
         CompareSummary,
         PartitionComparison,
         compare_replicas,
     )
+    from ..ops.dump import DumpOptions
 
     decoding = DumpOptions(print_data_log=True, max_batch_bytes=max_batch_bytes,
                            kafka_version=kafka_version,

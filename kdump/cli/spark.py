@@ -165,7 +165,7 @@ def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: s
                      verbose: bool, ship: bool) -> ExitCode:
     """kdump verify-crc on Spark: the same findings and summary, logs checked in parallel
     (one task per log).  Exit 1 when anything is wrong."""
-    from ..ops.verify import VerifyOptions
+    from ..ops.verify_crc import VerifyOptions
 
     opts = VerifyOptions(deep=not shallow, max_batch_bytes=max_batch_bytes, resync=not strict)
     out = renderer("findings", fmt)

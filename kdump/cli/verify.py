@@ -48,7 +48,7 @@ def verify_crc_command(paths: tuple[str, ...], shallow: bool, strict: bool,
     written that no batch holds are data lost (data-lost).  Exit 1 when anything is
     wrong.
     """
-    from ..ops.verify import VerifyOptions, verify_crc
+    from ..ops.verify_crc import VerifyOptions, verify_crc
 
     opts = VerifyOptions(deep=not shallow, max_batch_bytes=max_batch_bytes, resync=not strict,
                          policies=cleanup_policies(paths, overrides, max_batch_bytes))

@@ -13,7 +13,7 @@ import json
 import struct
 from typing import Any
 
-from .._native import speedups
+from ..native import speedups
 from .base import Decoded
 
 

@@ -218,7 +218,7 @@ def classify(path: str, partition: PartitionDir | None = None, *, in_partition: 
     name = os.path.basename(path)
     if partition is None and in_partition:
         parent = os.path.dirname(_abspath(path))
-        if not _looks_like_logdir(parent, listing):
+        if not looks_like_logdir(parent, listing):
             partition = parse_partition_dir(os.path.basename(parent))
     topic = partition.topic if partition else None
     part = partition.partition if partition else None
@@ -334,7 +334,7 @@ class Walker:
                 return
             self._seen_dirs.add(key)
             part = parse_partition_dir(os.path.basename(os.path.normpath(path)))
-            if part is not None and not _looks_like_logdir(path, self.fs):
+            if part is not None and not looks_like_logdir(path, self.fs):
                 yield from self._partition(path, part)
             elif depth == 0 and _names_a_file(path):
                 # asked for by a file's name (00000000000000000000.log, meta.properties,
@@ -401,7 +401,7 @@ class Walker:
             if is_dir:
                 if _names_a_file(full):  # 00000000000000000000.index/, leader-epoch-checkpoint/
                     yield Problem(full, None, "unreadable-file", "is a directory, not a file")
-                elif _looks_like_logdir(full, self.fs) or parse_partition_dir(name) is not None:
+                elif looks_like_logdir(full, self.fs) or parse_partition_dir(name) is not None:
                     # a log dir kept inside a folder named like a partition: read it
                     yield from self._path(full, 1)
                 else:
@@ -451,7 +451,7 @@ class Walker:
             part = parse_partition_dir(name)
             # kafka-logs-1 with meta.properties, checkpoints or partitions inside is a log
             # dir wherever it is met: a partition directory never holds partition dirs
-            if part is not None and not _looks_like_logdir(full, self.fs):
+            if part is not None and not looks_like_logdir(full, self.fs):
                 partitions.append(((part.topic, part.partition, part.state or ""), full, part))
             else:
                 others.append(full)
@@ -525,16 +525,16 @@ _SEGMENT_KINDS = frozenset({"log", "offset-index", "time-index", "txn-index",
                             "producer-snapshot"})
 
 #: files only a log dir's root holds
-_LOGDIR_MARKERS = L.LOG_DIR_FILES
+LOGDIR_MARKERS = L.LOG_DIR_FILES
 
 
-def _looks_like_logdir(path: str, listing: Listing | None = None) -> bool:
+def looks_like_logdir(path: str, listing: Listing | None = None) -> bool:
     """A directory named like a partition (``kafka-logs-1``, ``broker-0``) is a log dir
     when it holds a log dir's root files or partition directories: partition directories
     hold files only."""
     try:
         for name, is_dir in (listing or Listing()).entries(path):
-            if name in _LOGDIR_MARKERS:
+            if name in LOGDIR_MARKERS:
                 return True
             if parse_partition_dir(name) is not None and is_dir:
                 return True

@@ -39,9 +39,9 @@ from ..files.logdir import list_segments
 from ..findings import Problem
 from ..model import shape
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
+from .compare_replicas import Replica, ReplicaSet, log_end_offset
 from .offsets_digest import CommittedOffset, OffsetsDigest
 from .offsets_summary import OFFSETS_TOPIC, SHARE_STATE_TOPIC, ReplayState, replay_log, topic_names
-from .replicas import Replica, ReplicaSet, log_end_offset
 from .share_state import SharePartitionState, ShareStateDigest
 
 

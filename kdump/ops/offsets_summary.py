@@ -28,8 +28,8 @@ from ..records.control import parse_control
 from ..records.file_records import LogReader
 from ..records.v2 import RecordBatch
 from ..source import FileSource
+from .compare_replicas import log_end_offset
 from .offsets_digest import OffsetsDigest
-from .replicas import log_end_offset
 from .share_state import ShareStateDigest
 
 OFFSETS_TOPIC = "__consumer_offsets"

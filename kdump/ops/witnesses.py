@@ -420,7 +420,7 @@ def partition_witnesses(partition_dir: str, *, compacted: bool = False,
     """The witnesses of the partition directory ``partition_dir`` (its log dir is its
     parent: checkpoints are read once per log dir, :func:`kdump.files.text.checkpoint_value`).
     ``compacted``: the topic's cleanup.policy includes compact (resolve it with
-    :class:`kdump.ops.cleanup.config.Resolver`, Kafka's default is delete).
+    :class:`kdump.ops.topics.config.Resolver`, Kafka's default is delete).
     ``replicas``: other log dirs given in the same command; a partition directory of
     the same name in one of them, of the same cluster.id and another node, is a
     ``replica`` witness (its log end, read from its last segment: :func:`replica_log_end`).
@@ -569,7 +569,7 @@ def compacted_by_cleaner(partition_dir: str, topic: str, partition: int) -> bool
 
 class CleanupPolicies:
     """Is a topic compacted?  Its ``cleanup.policy`` as a broker resolves it
-    (:class:`kdump.ops.cleanup.config.Resolver`: ``--config``, the KRaft metadata's
+    (:class:`kdump.ops.topics.config.Resolver`: ``--config``, the KRaft metadata's
     ConfigRecords, the configs Kafka creates its own topics with, Kafka's default
     ``delete``), or a cleaner-offset-checkpoint entry for the partition (the cleaner has
     compacted it).  ``metadata``: the dynamic configs of a ``__cluster_metadata``
@@ -577,7 +577,7 @@ class CleanupPolicies:
 
     def __init__(self, overrides: Iterable[tuple[str, str, str]] = (),
                  metadata: Any = None) -> None:
-        from .cleanup.config import Resolver
+        from .topics.config import Resolver
 
         self.resolver = Resolver(overrides=overrides, metadata=metadata)
         self.metadata = metadata
@@ -590,7 +590,7 @@ class CleanupPolicies:
         a ``__cluster_metadata`` replica among the inputs (a log dir given, or one of
         the log dirs in a folder given); None when there is neither."""
         from ..errors import UsageError
-        from .cleanup.config import parse_override
+        from .topics.config import parse_override
 
         parsed = [parse_override(o) for o in overrides]
         for topic, key, _value in parsed:
@@ -601,8 +601,8 @@ class CleanupPolicies:
         if dirs:
             from ..files.logdir import KafkaFile
             from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
-            from .cleanup.evidence import read_metadata
             from .retention import METADATA_TOPIC
+            from .topics.evidence import read_metadata
 
             metadata, _level, _problems = read_metadata(
                 [KafkaFile(os.path.join(d, "00000000000000000000.log"), "log",

@@ -23,10 +23,10 @@ from ..codecs import decompress
 from ..errors import KdumpError, LimitExceeded
 from ..findings import ERROR, INFO, WARNING, Problem
 from ..source import FileSource, ReadAhead, Window, WindowReads
-from ._native import speedups
 from .batch import Batch
 from .faults import max_headers
 from .legacy import LegacyBatch
+from .native import speedups
 from .record import Record
 from .v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Sequence
 from itertools import accumulate, chain
 from typing import Any
 
-from ._native import speedups
+from .native import speedups
 
 #: a batch's records as twelve packed parts (the table above)
 Packed = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ._native import speedups
 from .faults import FaultTuple, max_headers
+from .native import speedups
 from .v2 import DEFAULT_MAX_BATCH_BYTES
 from .walk import WalkFault, walk_v2
 

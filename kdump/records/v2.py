@@ -14,8 +14,8 @@ from .. import layouts as L
 from ..checksums import crc32c_range
 from ..codecs import decompress
 from ..errors import KdumpError
-from ._native import speedups
 from .faults import DEFAULT_MAX_BATCH_BYTES, FaultTuple, RecordFault, located, max_headers
+from .native import speedups
 from .packed import Packed, pack_columns
 from .record import Record
 from .walk import WalkFault, walk_v2

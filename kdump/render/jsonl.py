@@ -24,13 +24,13 @@ from ..files.logdir import parse_partition_dir
 from ..findings import Problem
 from ..model import SCHEMA, fields_of, shape
 from ..ops import events as de  # the dump events, as de.BatchEvent ...
-from ..records._native import speedups
 from ..records.file_records import Batch
+from ..records.native import speedups
 from ..records.record import Record
 from .common import encode_payload
 
 # allow_nan=False: NaN and Infinity are not JSON; a value holding them (an Avro double,
-# a JSON payload's NaN token) is written with them as strings (see _dumps)
+# a JSON payload's NaN token) is written with them as strings (see json_text)
 _raw_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
 _native_json = None if speedups is None else speedups.json_record_lines
 _raw_jstr = json.encoder.encode_basestring  # what _raw_dumps writes a str with
@@ -57,7 +57,7 @@ def _escape(text: str) -> str:
     return _ESCAPED.sub(_escape_match, text)
 
 
-def _dumps(obj: Any) -> str:
+def json_text(obj: Any) -> str:
     """One object as kdump writes it: compact, UTF-8, the ``_ESCAPED`` set escaped; a
     float that is not finite as the string "NaN", "Infinity" or "-Infinity" (as
     protobuf's JSON mapping writes them), so every line is JSON."""
@@ -161,8 +161,8 @@ def _heads(path: str) -> tuple[str, str]:
     """The text a batch object and a record prefix of ``path`` start with (up to the
     file's value, and up to ``"batch_position":``), as Python's JSON writer writes it."""
     topic, partition = topic_partition(path)
-    batch = _dumps({"type": "batch", "file": path})[:-1]
-    record = _dumps({"type": "record", "file": path, "topic": topic,
+    batch = json_text({"type": "batch", "file": path})[:-1]
+    record = json_text({"type": "record", "file": path, "topic": topic,
                      "partition": partition})[:-1] + ',"batch_position":'
     return batch, record
 
@@ -177,7 +177,7 @@ def batch_lines(b: Batch) -> tuple[str, str]:
                             b.crc_valid, bh, rh)
         if got is not NotImplemented:
             return got
-    return _dumps(batch_object(b)) + "\n", record_prefix(b)
+    return json_text(batch_object(b)) + "\n", record_prefix(b)
 
 
 _TIMESTAMP_TYPE_JSON: dict[str, str] = {}
@@ -187,7 +187,7 @@ def record_prefix(b: Batch) -> str:
     """The JSON text every record object of ``b`` starts with, up to the offset's value:
     what the native writer continues (the same fields and order as ``record_object``,
     both from kdump.model)."""
-    text = _dumps(shape("record", _record_head(b), upto="offset"))
+    text = json_text(shape("record", _record_head(b), upto="offset"))
     return text[:-1] + ',"offset":'
 
 
@@ -294,7 +294,7 @@ def _json_lines_decoded(records: list[de.RecordEvent], prefix: str, timestamp_ty
     :func:`record_object` writes them (tests/test_schemaregistry.py compares the two)."""
     assert _native_json is not None
     bare = [de.RecordEvent(ev.record) for ev in records]
-    text = _native_json(bare, prefix, _dumps(timestamp_type), code, de.RecordEvent, Record,
+    text = _native_json(bare, prefix, json_text(timestamp_type), code, de.RecordEvent, Record,
                         Decoded, crc_valid)
     if text is NotImplemented:
         return text
@@ -319,7 +319,7 @@ def _json_lines_decoded(records: list[de.RecordEvent], prefix: str, timestamp_ty
             key_note = getattr(d, "key_note", None)
             if key_note and "key" in dec:
                 dec["key_note"] = key_note
-            tail = ',"decoded":' + _dumps(dec)
+            tail = ',"decoded":' + json_text(dec)
         if d.error:
             tail += ',"decode_error":' + _jstr(d.error)
         out.append(line[:-1] + tail + "}" if tail else line)
@@ -350,7 +350,7 @@ class JsonRenderer:
         self.structured = structured
 
     def _write(self, obj: dict[str, Any]) -> None:
-        self.out.write(_dumps(obj) + "\n")
+        self.out.write(json_text(obj) + "\n")
 
     def emit(self, item: object) -> None:
         w = self._write
@@ -373,7 +373,7 @@ class JsonRenderer:
                         tt = b.timestamp_type
                         tt_json = _TIMESTAMP_TYPE_JSON.get(tt)
                         if tt_json is None:
-                            tt_json = _TIMESTAMP_TYPE_JSON.setdefault(tt, _dumps(tt))
+                            tt_json = _TIMESTAMP_TYPE_JSON.setdefault(tt, json_text(tt))
                         text = _native_json(item.records, prefix, tt_json, code,
                                             de.RecordEvent, Record, Decoded, b.crc_valid)
                         if text is NotImplemented and not b.is_control:
@@ -385,7 +385,7 @@ class JsonRenderer:
                 for ev in item.records:
                     structured = self.structured
                     if structured is None:
-                        structured = _structured_of(ev)
+                        structured = structured_of(ev)
                     w(record_object(b, ev, self.encoding, structured))
         elif isinstance(item, Problem):
             w(problem_object(item))
@@ -449,7 +449,7 @@ class JsonRenderer:
         self.out.flush()
 
 
-def _structured_of(ev: de.RecordEvent) -> tuple[bool, bool]:
+def structured_of(ev: de.RecordEvent) -> tuple[bool, bool]:
     d = ev.decoded
     if d is None:
         return (False, False)
@@ -484,7 +484,7 @@ class FindJsonRenderer(JsonRenderer):
             rec, decoded = shown(rec, self.decoder, batch.path)
             ev = de.RecordEvent(rec)
             ev.decoded = decoded
-            r = record_object(batch, ev, self.encoding, _structured_of(ev))
+            r = record_object(batch, ev, self.encoding, structured_of(ev))
             values = {k: v for k, v in obj.items() if k != "type"}
             # the found kind's record fields, in the model's order
             values.update((k, r[k]) for k in _FOUND_RECORD_FIELDS if k in r)

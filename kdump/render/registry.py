@@ -26,7 +26,7 @@ FORMATS = ("text", "json", "table")
 RENDERERS: dict[str, dict[str, str]] = {
     "dump": {"json": "jsonl:JsonRenderer", "table": "table:DumpTableRenderer",
              "text": "text:DumpTextRenderer"},
-    # dump --format json --jobs N: the JSON workers rendered (kdump.ops.dump_parallel),
+    # dump --format json --jobs N: the JSON workers rendered (kdump.ops.dump.parallel),
     # written as it comes, among the events rendered here
     "dump-spooled": {"json": "spool:SpoolRenderer"},
     "offsets-summary": {"json": "jsonl:JsonRenderer", "table": "rows:DigestTableRenderer",

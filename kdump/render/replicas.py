@@ -11,10 +11,10 @@ from typing import Any, TextIO
 from ..decoders import KeyValueDecoder
 from ..decoders.redact import shown
 from ..findings import Problem
+from ..ops.compare_replicas import CompareSummary, OnlyHereBatch, PartitionComparison
 from ..ops.events import BatchEvent, RecordEvent
 from ..ops.lag import GroupLag, LagRow, OffsetsSource
 from ..ops.offsets_summary import SHARE_STATE_TOPIC
-from ..ops.replicas import CompareSummary, OnlyHereBatch, PartitionComparison
 from ..records.control import parse_control
 from ..textsafe import InertLines
 from .common import plural, problem_line
@@ -184,14 +184,14 @@ def compare_json(item: object, out: TextIO, encoding: str,
     their decoder makes of them (``decoded`` / ``decode_error``), as in dump."""
     if not isinstance(item, OnlyHereBatch):
         return False
-    from .jsonl import _dumps, _structured_of, batch_object, record_object
+    from .jsonl import batch_object, json_text, record_object, structured_of
 
     r = item.replica
     tag = {"replica": r.path, "log_dir": r.log_dir, "broker_id": r.broker_id}
     ev = _events(item, decoder_for is not None, decoder_for)
-    out.write(_dumps({**batch_object(item.batch), **tag}) + "\n")
+    out.write(json_text({**batch_object(item.batch), **tag}) + "\n")
     for rev in ev.records or ():
-        out.write(_dumps({**record_object(item.batch, rev, encoding, _structured_of(rev)),
+        out.write(json_text({**record_object(item.batch, rev, encoding, structured_of(rev)),
                           **tag}) + "\n")
     return True
 

@@ -1,10 +1,10 @@
 """``dump --format json --jobs N``'s writer: the JSON Lines renderer, which also writes
-the text workers already rendered (:class:`kdump.ops.dump_parallel.Rendered`) as it is.
+the text workers already rendered (:class:`kdump.ops.dump.parallel.Rendered`) as it is.
 
 The workers render a file's events with :func:`file_renderer`: the renderer a serial
 dump uses (the registry's ``dump`` family in ``json``), so the output is the same as
 ``--jobs 1``'s, byte for byte.  The walk, the pool and the spool files are the
-operation's (:mod:`kdump.ops.dump_parallel`).
+operation's (:mod:`kdump.ops.dump.parallel`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, TextIO
 
-from ..ops.dump_parallel import Rendered
+from ..ops.dump.parallel import Rendered
 from .jsonl import JsonRenderer
 from .registry import renderer_class
 

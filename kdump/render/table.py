@@ -196,9 +196,9 @@ def _extras(kind: str, shown: frozenset[str]) -> list[Field]:
 
 
 def _extra_text(obj: dict[str, Any], fields: list[Field]) -> str:
-    from .jsonl import _dumps
+    from .jsonl import json_text
 
-    return " · ".join(f"{f.name}={_dumps(obj[f.name])}" for f in fields if f.name in obj)
+    return " · ".join(f"{f.name}={json_text(obj[f.name])}" for f in fields if f.name in obj)
 
 
 class _Chunked:
@@ -318,9 +318,9 @@ class DumpTableRenderer:
             else:
                 kv = f"{_short(rec.key, 40)} = {_short(rec.value, 120)}"
             if record_extras:
-                from .jsonl import _structured_of, record_values
+                from .jsonl import record_values, structured_of
 
-                extra = _extra_text(record_values(b, ev, "utf8", _structured_of(ev)),
+                extra = _extra_text(record_values(b, ev, "utf8", structured_of(ev)),
                                     record_extras)
                 kv = f"{kv} · {extra}" if extra else kv
             t.add(f"  {rec.offset}", iso_ms(rec.timestamp), str(rec.size), kv,

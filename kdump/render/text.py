@@ -20,8 +20,8 @@ from ..decoders.base import Decoded, NotedDecoded
 from ..files.logdir import KafkaFile
 from ..findings import Problem
 from ..ops import events as de  # the dump events, as de.BatchEvent ...
-from ..records._native import speedups
 from ..records.file_records import Batch
+from ..records.native import speedups
 from ..records.record import Record
 from ..textsafe import inert
 from .common import jbool, optional_long, problem_line

@@ -57,11 +57,11 @@ class AvroReader:
         named: dict[str, Any] = {}
         seen: set[tuple[str, int]] = set()
         try:
-            for ref in _references_in_order(v, reg, seen, 0):
-                ref_schema = _load(ref.schema)
+            for ref in references_in_order(v, reg, seen, 0):
+                ref_schema = parse_avro_schema(ref.schema)
                 _check(ref_schema, named, 0)
                 fastavro.parse_schema(ref_schema, named_schemas=named)
-            schema = _load(v.schema)
+            schema = parse_avro_schema(v.schema)
             _check(schema, named, 0)
             self.parsed = fastavro.parse_schema(schema, named_schemas=named)
             recursive: set[str] = set()
@@ -96,7 +96,7 @@ def _reason(e: BaseException) -> str:
     return f"{e.__class__.__name__}: {text[:200]}" if text else e.__class__.__name__
 
 
-def _load(text: str) -> Any:
+def parse_avro_schema(text: str) -> Any:
     try:
         obj = json.loads(text)
     except RecursionError:
@@ -109,7 +109,7 @@ def _load(text: str) -> Any:
     return obj
 
 
-def _references_in_order(v: SchemaVersion, reg: Registry, seen: set[tuple[str, int]],
+def references_in_order(v: SchemaVersion, reg: Registry, seen: set[tuple[str, int]],
                          depth: int) -> list[SchemaVersion]:
     """The referenced schemas, depth first (a reference's own references before it)."""
     if depth > MAX_DEPTH:
@@ -125,7 +125,7 @@ def _references_in_order(v: SchemaVersion, reg: Registry, seen: set[tuple[str, i
         if key in seen:
             continue
         seen.add(key)
-        out += _references_in_order(target, reg, seen, depth + 1)
+        out += references_in_order(target, reg, seen, depth + 1)
         out.append(target)
     return out
 

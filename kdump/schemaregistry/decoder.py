@@ -176,7 +176,7 @@ class SchemaRegistryDecoder:
         self._versions: dict[int, SchemaVersion | None] = {}
         if self.key_mode == self.value_mode == "auto":
             # auto on both sides: a record that is not framed decodes as the string
-            # decoder decodes it; callers may build those themselves (kdump/ops/dump.py)
+            # decoder decodes it; callers may build those themselves (kdump/ops/dump/__init__.py)
             self.framed = _framed
         #: False: decoded payloads get no text form (``key_text``/``value_text`` None),
         #: for JSON output, which writes the structure only

@@ -5,7 +5,7 @@ files into tasks (:mod:`kdump.spark.tasks`), and Spark runs the tasks on executo
 which open and read the files themselves.  Back come per-file results only (a
 SizeRow, a FileResult, problems as dicts); the driver replays them in walk order
 through the very steps the local commands use (:class:`~kdump.ops.size_report.SizeTotals`,
-:class:`~kdump.ops.verify.Summary`), so the output is the local command's, object for
+:class:`~kdump.ops.verify_crc.Summary`), so the output is the local command's, object for
 object.
 """
 
@@ -22,7 +22,7 @@ from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
 from ..model import shape
 from ..ops.size_report import SizeOptions, SizeRow, SizeTotals
-from ..ops.verify import LOG_KINDS, FileResult, Summary, VerifyOptions, summarize
+from ..ops.verify_crc import LOG_KINDS, FileResult, Summary, VerifyOptions, summarize
 from ..ops.witnesses import LostTracker
 from .session import KdumpSpark
 from .tasks import (
@@ -91,7 +91,7 @@ def size_report(ks: KdumpSpark, paths: Iterable[str], opts: SizeOptions) -> Iter
 
 def verify_crc(ks: KdumpSpark, paths: Iterable[str],
                opts: VerifyOptions) -> Iterator[Problem | FileResult | Summary]:
-    """:func:`kdump.ops.verify.verify_crc`, with the logs read on executors (the
+    """:func:`kdump.ops.verify_crc.verify_crc`, with the logs read on executors (the
     partitions' witnesses read on the driver, as the walk is)."""
     paths = list(paths)
     walked, relative = _walked(paths)

@@ -22,7 +22,7 @@ from .. import fs as kfs
 from ..files.logdir import KafkaFile
 from ..findings import Problem
 from ..ops.size_report import CodecStats, SizeOptions, SizeRow, file_row
-from ..ops.verify import FileResult, VerifyOptions, verify_log
+from ..ops.verify_crc import FileResult, VerifyOptions, verify_log
 
 #: a file as sent to an executor: KafkaFile's fields, in order
 FileWire = tuple[Any, ...]
@@ -157,7 +157,7 @@ def size_task(task: list[Item], opts: tuple[Any, ...]) -> list[tuple[int, Any, l
 
 
 def verify_task(task: list[Item], opts: tuple[Any, ...]) -> list[tuple[int, Any, list[Any]]]:
-    """:func:`~kdump.ops.verify.verify_log` of each log: (seq, file result, problems)."""
+    """:func:`~kdump.ops.verify_crc.verify_log` of each log: (seq, file result, problems)."""
     o = VerifyOptions(*opts)
     out = []
     for seq, wire in task:

@@ -43,7 +43,7 @@ with atheris.instrument_imports(include=["kdump"]):
     import kdump.ops.dump
     import kdump.ops.find
     import kdump.ops.size_report
-    import kdump.ops.verify
+    import kdump.ops.verify_crc
     import kdump.ops.verify_index
     import kdump.protocol.control
     import kdump.render.jsonl

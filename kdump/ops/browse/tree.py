@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from ...files.logdir import KafkaFile, parse_partition_dir, walk
 from ...findings import ERROR, INFO, WARNING, Problem, finding_key
-from ..replication.logdirs import broker_id_of, logdir_of
+from ..compare_replicas.logdirs import broker_id_of, logdir_of
 
 #: the order severities are counted and shown in
 SEVERITIES = (ERROR, WARNING, INFO)
@@ -151,7 +151,7 @@ def partition_findings(node: PartitionNode, *, max_batch_bytes: int | None = Non
                        ) -> PartitionFindings:
     """Read the partition whole, as ``verify-crc`` and ``verify-index`` do: its records
     and every finding, each once, in offset order."""
-    from ..verify import FileResult, VerifyOptions, verify_crc
+    from ..verify_crc import FileResult, VerifyOptions, verify_crc
     from ..verify_index import VerifyIndexOptions, verify_index
 
     vopts = VerifyOptions() if max_batch_bytes is None else VerifyOptions(

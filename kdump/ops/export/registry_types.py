@@ -122,12 +122,12 @@ def _avro_named(v: Any, reg: Any) -> dict[str, Any]:
     """The named types of a schema's references (parsed as the reader parses them)."""
     import fastavro
 
-    from ...schemaregistry.avro import _load, _references_in_order
+    from ...schemaregistry.avro import parse_avro_schema, references_in_order
 
     named: dict[str, Any] = {}
     try:
-        for ref in _references_in_order(v, reg, set(), 0):
-            fastavro.parse_schema(_load(ref.schema), named_schemas=named)
+        for ref in references_in_order(v, reg, set(), 0):
+            fastavro.parse_schema(parse_avro_schema(ref.schema), named_schemas=named)
     except Exception:  # a reference that does not parse: its types as JSON text
         pass
     return named

@@ -35,7 +35,6 @@ from typing import Any
 
 from ... import fs as kfs
 from ... import layouts as L
-from ..._native import speedups
 from ...decoders import INTERNAL, TOPIC_DECODERS, KeyValueDecoder, Releases
 from ...decoders.base import Decoded, PayloadDecoder
 from ...decoders.redact import holds_metadata, redact_record, shown
@@ -45,13 +44,14 @@ from ...files.logdir import KafkaFile, walk
 from ...files.splits import split_points
 from ...findings import INFO, Problem
 from ...model import spark_fields
+from ...native import speedups
 from ...records.batch import Batch
 from ...records.file_records import LogReader
 from ...records.packed import Packed, pack_columns, unpack
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
 from ...source import FileSource
 from ..batch_findings import crc_problem, record_problem
-from ..replication.logdirs import broker_id_of, logdir_of
+from ..compare_replicas.logdirs import broker_id_of, logdir_of
 
 DEFAULT_SPLIT_BYTES = 128 << 20
 

@@ -36,7 +36,7 @@ from ...findings import Problem
 from ...model import shape
 from ...records.v2 import RecordBatch
 from ...source import FileSource
-from ..replicas import Head, HeaderWalk, read_batch, read_epoch_checkpoint
+from ..compare_replicas import Head, HeaderWalk, read_batch, read_epoch_checkpoint
 from ..witnesses import log_dir_identity
 
 

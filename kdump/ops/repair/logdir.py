@@ -45,8 +45,8 @@ from typing import Any
 from ...errors import KdumpError
 from ...files.logdir import classify
 from ...files.text import OFFSET_CHECKPOINTS, iter_checkpoint
-from ...model import shape
 from ...source import FileSource
+from .staging import file_entry
 
 #: the log-dir checkpoints, in the order the copy writes them, with their field names
 CHECKPOINTS = tuple(OFFSET_CHECKPOINTS.items())
@@ -158,7 +158,7 @@ def root_files(ctx: LogDirContext, files: list[str], partitions: list[dict[str, 
                   "checkpoints)")
         if why is not None:
             detail += f"; the input's does not parse ({why}): its entries were not used"
-        yield _file(src, rel, "rewritten", detail, n, h)
+        yield file_entry(src, rel, "rewritten", detail, n, h)
     for f in files:
         name = os.path.basename(f)
         if name in written:
@@ -166,33 +166,33 @@ def root_files(ctx: LogDirContext, files: list[str], partitions: list[dict[str, 
         kind = classify(f, in_partition=False).kind
         rel = os.path.join(target, name) if target else name
         if kind == "meta-properties":
-            yield _copy(f, rel, stage, "copied byte for byte")
+            yield copy_file(f, rel, stage, "copied byte for byte")
         elif kind == "clean-shutdown":
-            yield _file(f, None, "left-out", "not copied: without it the broker recovers the "
+            yield file_entry(f, None, "left-out", "not copied: without it the broker recovers the "
                         "copy's last segments and rebuilds producer state from the log "
                         "(LogManager.loadLogs, UnifiedLog.rebuildProducerState)", None, None)
         elif kind == "lock":
-            yield _file(f, None, "left-out", "the broker's lock file: the broker makes its own",
+            yield file_entry(f, None, "left-out", "the broker's lock file: the broker makes its own",
                         None, None)
         elif kind == "bootstrap-snapshot":
             why = intact_log(f)
             if why is None:
-                yield _copy(f, rel, stage, "copied byte for byte: every batch intact")
+                yield copy_file(f, rel, stage, "copied byte for byte: every batch intact")
             else:
-                yield _file(f, None, "left-out", f"damaged ({why}): not copied", None, None)
+                yield file_entry(f, None, "left-out", f"damaged ({why}): not copied", None, None)
         else:
-            yield _file(f, None, "left-out", "not a file Kafka writes at a log dir's root"
+            yield file_entry(f, None, "left-out", "not a file Kafka writes at a log dir's root"
                         + (" (a leftover: Kafka deletes it)" if classify(
                             f, in_partition=False).leftover else ""), None, None)
 
 
-def _copy(src: str, rel: str, stage: Any, detail: str) -> dict[str, Any]:
+def copy_file(src: str, rel: str, stage: Any, detail: str) -> dict[str, Any]:
     """A small file copied byte for byte; one that cannot be read (not a regular file,
     a read error) is left out, named."""
     try:
         s = FileSource(src)
     except KdumpError as e:
-        return _file(src, None, "left-out", f"cannot be read ({e.message}): not copied", None,
+        return file_entry(src, None, "left-out", f"cannot be read ({e.message}): not copied", None,
                      None)
     out = stage.create(rel)
     with s:
@@ -204,13 +204,8 @@ def _copy(src: str, rel: str, stage: Any, detail: str) -> dict[str, Any]:
             out.write(chunk)
             pos += len(chunk)
     n, h = stage.finish(out)
-    return _file(src, rel, "copied", detail, n, h)
+    return file_entry(src, rel, "copied", detail, n, h)
 
-
-def _file(src: str | None, rel: str | None, action: str, detail: str, size: int | None,
-          sha: str | None) -> dict[str, Any]:
-    return shape("repair_file", {"file": src, "output": rel, "action": action, "detail": detail,
-                                 "size": size, "sha256": sha})
 
 
 __all__ = ["CHECKPOINTS", "LogDirContext", "checkpoint_bytes", "clamp_checkpoints",

@@ -46,14 +46,14 @@ from ...findings import Problem
 from ...model import shape
 from ...records.file_records import LogReader
 from ...source import FileSource
-from ..replicas import read_epoch_checkpoint
+from ..compare_replicas import read_epoch_checkpoint
+from .copier import PartitionLog, SegmentCopier
 from .fill import Filler, ReplicaLogDir
 from .kafka_model import kafka_recovery
-from .logdir import LogDirContext, clamp_checkpoints, epoch_checkpoint_bytes
+from .logdir import LogDirContext, clamp_checkpoints, copy_file, epoch_checkpoint_bytes
 from .plan import PartitionInput
 from .reserve import Written, keep_highest_epoch, reserve_notes, written_by_witnesses
-from .segments import PartitionLog, SegmentCopier, _file
-from .staging import Stage
+from .staging import Stage, file_entry
 
 METADATA_TOPIC = "__cluster_metadata"
 #: how the detail of a file left out for damage begins (the run's exit code counts them)
@@ -171,7 +171,7 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
             if item.path and os.path.isfile(item.path):
                 hashes.before(item.path)  # passed over (an editor's or the OS's): still evidence
             if item.path:
-                left.append(_file(item.path, None, "left-out", item.detail, None, None))
+                left.append(file_entry(item.path, None, "left-out", item.detail, None, None))
             continue
         files.append(item)
     logs = {f.base_offset: f for f in files
@@ -262,7 +262,7 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
                        f"{epochs[-1][1]}, in the reserved offsets)")
         if src is not None:
             notes += _epoch_notes(src, epochs, leo)
-        yield _file(src, rel, "rebuilt", detail, n, h)
+        yield file_entry(src, rel, "rebuilt", detail, n, h)
     # producer snapshots
     kept_snaps: list[int] = []
     left_snaps: list[int] = []
@@ -271,12 +271,12 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
         why = _snapshot_problem(f, leo, plog.frontier)
         if why is None:
             kept_snaps.append(offset)
-            yield _copy(f.path, f"{pin.target}/{os.path.basename(f.path)}", stage,
+            yield copy_file(f.path, f"{pin.target}/{os.path.basename(f.path)}", stage,
                         "copied byte for byte: its CRC holds and every batch below its offset "
                         "was kept")
         else:
             left_snaps.append(offset)
-            yield _file(f.path, None, "left-out", why + "; the broker rebuilds producer state "
+            yield file_entry(f.path, None, "left-out", why + "; the broker rebuilds producer state "
                         "from the latest snapshot kept and the log after it "
                         "(UnifiedLog.rebuildProducerState)", None, None)
     # small files
@@ -288,10 +288,10 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
             if why is None:
                 if kind == "kraft-snapshot":
                     kraft_kept.append(f.base_offset or 0)
-                yield _copy(f.path, rel, stage, "copied byte for byte" + (
+                yield copy_file(f.path, rel, stage, "copied byte for byte" + (
                     ": every batch intact" if kind == "kraft-snapshot" else ""))
             else:
-                yield _file(f.path, None, "left-out", why, None, None)
+                yield file_entry(f.path, None, "left-out", why, None, None)
     consumed = {f.path for f in logs.values()}
     consumed |= {f.path for k in ("offset-index", "time-index", "txn-index")
                  for f in by_kind.get(k, []) if f.base_offset in logs}
@@ -300,7 +300,7 @@ def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stag
                  for f in by_kind.get(k, [])}
     for f in files:
         if f.path not in consumed:
-            left.append(_file(f.path, None, "left-out", _why_left(f), None, None))
+            left.append(file_entry(f.path, None, "left-out", _why_left(f), None, None))
     yield from left
     # checkpoints, Kafka's recovery, the partition
     checkpoints, cp_notes = clamp_checkpoints(ctx, topic, partition, leo, plog.first_offset,
@@ -528,11 +528,6 @@ def _why_left(f: KafkaFile) -> str:
         return "an index with no log of its name: Kafka deletes it (LogLoader.loadSegmentFiles)"
     return "not a file Kafka writes in a partition directory"
 
-
-def _copy(src: str, rel: str, stage: Stage, detail: str) -> dict[str, Any]:
-    from .logdir import _copy as copy
-
-    return copy(src, rel, stage, detail)
 
 
 __all__ = ["DAMAGED", "METADATA_TOPIC", "infer_interval", "intact_log", "repair_partition"]

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from ...errors import UsageError
 from ...files.logdir import (
     PartitionDir,
-    _looks_like_logdir,
     broker_label,
+    looks_like_logdir,
     not_data,
     parse_partition_dir,
 )
@@ -67,16 +67,16 @@ class RepairPlan:
         return [p for d in self.logdirs for p in d.partitions] + self.partitions
 
 
-def _is_partition_dir(path: str) -> PartitionDir | None:
+def is_partition_dir(path: str) -> PartitionDir | None:
     part = parse_partition_dir(os.path.basename(os.path.normpath(path)))
-    if part is None or _looks_like_logdir(path):
+    if part is None or looks_like_logdir(path):
         return None
     return part
 
 
-def _parent_logdir(path: str) -> str | None:
+def parent_logdir(path: str) -> str | None:
     parent = os.path.dirname(os.path.abspath(path))
-    return parent if _looks_like_logdir(parent) else None
+    return parent if looks_like_logdir(parent) else None
 
 
 def _broker_logdir(path: str) -> bool:
@@ -103,7 +103,7 @@ def check_into(into: str, inputs: list[str]) -> None:
     for p in inputs:
         real = os.path.realpath(p)
         protected.append((real, p))
-        if _is_partition_dir(p) is not None and _broker_logdir(os.path.dirname(real)):
+        if is_partition_dir(p) is not None and _broker_logdir(os.path.dirname(real)):
             # a directory added to a broker's log dir is one the broker tries to load
             # (LogManager.loadLogs parses every directory name as <topic>-<partition>)
             protected.append((os.path.dirname(real), f"{p}'s log dir"))
@@ -139,7 +139,7 @@ def plan_repair(paths: list[str], into: str) -> RepairPlan:
         seen[real] = p
     check_into(into, paths)
     plan = RepairPlan(into)
-    logdir_paths = [p for p in paths if _is_partition_dir(p) is None]
+    logdir_paths = [p for p in paths if is_partition_dir(p) is None]
     alone = len(paths) == 1 and len(logdir_paths) == 1
     labels: set[str] = set()
     targets: dict[str, str] = {}
@@ -153,10 +153,10 @@ def plan_repair(paths: list[str], into: str) -> RepairPlan:
         return target
 
     for p in paths:
-        part = _is_partition_dir(p)
+        part = is_partition_dir(p)
         if part is not None:
             name = safe_name(os.path.basename(os.path.normpath(p)))
-            plan.partitions.append(PartitionInput(p, claim(name, p), part, _parent_logdir(p)))
+            plan.partitions.append(PartitionInput(p, claim(name, p), part, parent_logdir(p)))
             continue
         if not _has_kafka(p):
             raise UsageError(f"{p} is neither a partition directory (<topic>-<partition>) nor "
@@ -179,7 +179,7 @@ def _has_kafka(path: str) -> bool:
         names = os.listdir(path)
     except OSError as e:
         raise UsageError(f"{path}: {e.strerror}") from None
-    return _looks_like_logdir(path) or any(
+    return looks_like_logdir(path) or any(
         parse_partition_dir(n) is not None and os.path.isdir(os.path.join(path, n)) for n in names)
 
 
@@ -196,7 +196,7 @@ def _logdir(path: str, target: str) -> LogDirInput:
         full = os.path.join(path, name)
         if os.path.isdir(full):
             part = parse_partition_dir(name)
-            if part is None or _looks_like_logdir(full):
+            if part is None or looks_like_logdir(full):
                 ld.skipped.append((full, not_data(name) or
                                    "not a partition directory (Kafka's loader skips it or "
                                    "refuses to start)"))

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..replicas import EpochCache
+from ..compare_replicas import EpochCache
 from ..witnesses import partition_witnesses
 
 

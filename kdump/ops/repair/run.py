@@ -278,14 +278,14 @@ def what_repair_would_do(partition_dirs: list[str], max_batch_bytes: int = DEFAU
     the same code with nothing written.  Directories that are not partitions are passed
     over."""
     from ...files.logdir import parse_partition_dir
-    from .plan import _is_partition_dir, _parent_logdir
+    from .plan import is_partition_dir, parent_logdir
 
     stage = Stage("", dry_run=True)
     for d in sorted(set(partition_dirs)):
-        name = _is_partition_dir(d)
+        name = is_partition_dir(d)
         if name is None or parse_partition_dir(os.path.basename(os.path.normpath(d))) is None:
             continue
-        logdir = _parent_logdir(d)
+        logdir = parent_logdir(d)
         pin = PartitionInput(d, os.path.basename(os.path.normpath(d)), name, logdir,
                              in_logdir=logdir is not None)
         ctx = read_context(logdir) if logdir is not None else None

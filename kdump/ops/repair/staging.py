@@ -19,8 +19,10 @@ the same bytes are produced and hashed, and nothing is written anywhere.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from ...errors import OutputError
+from ...model import shape
 from ...output import Staged, StagedFile, human
 
 MANIFEST = "kdump-repair-manifest.jsonl"
@@ -102,4 +104,11 @@ class Stage:
         self.out.abort()
 
 
-__all__ = ["MANIFEST", "Output", "Stage", "input_bytes"]
+def file_entry(src: str | None, rel: str | None, action: str, detail: str, size: int | None,
+               sha: str | None) -> dict[str, Any]:
+    """The ``repair_file`` object of one input file (``src``) or output file (``rel``)."""
+    return shape("repair_file", {"file": src, "output": rel, "action": action, "detail": detail,
+                                 "size": size, "sha256": sha})
+
+
+__all__ = ["MANIFEST", "Output", "Stage", "file_entry", "input_bytes"]

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ... import fs as kfs
-from .config import HOUR_MS
+from ..topics.config import HOUR_MS
 from .rules import Verdict
-from .segments import Segment
+from .segment_ages import Segment
 
 DAY_MS = 24 * HOUR_MS
 

@@ -40,11 +40,11 @@ from ...model import shape
 from ...records.file_records import LogReader, OversizedLegacyBatch, OversizedRecordBatch
 from ...records.v2 import RecordBatch
 from ...source import FileSource
-from ..indexes.options import _PartitionPass
-from ..indexes.segment_pass import _feed
 from ..rebuild import RecoverIndexes, offset_index_bytes, time_index_bytes, txn_index_bytes
+from ..verify_index.options import PartitionPass
+from ..verify_index.segment_pass import feed_batch
 from .kafka_model import SegmentFacts
-from .staging import Output, Stage
+from .staging import Output, Stage, file_entry
 
 _COPY_CHUNK = 8 << 20
 #: a region's severity decided by the offsets missing after it (see ``resolve``)
@@ -95,7 +95,7 @@ class PartitionLog:
     log_dir: str | None
     topic: str
     partition: int
-    pp: _PartitionPass = field(default_factory=_PartitionPass)
+    pp: PartitionPass = field(default_factory=PartitionPass)
     prev_last: int | None = None
     #: the smallest offset a data-losing region may have held (None: nothing lost)
     frontier: int | None = None
@@ -354,7 +354,7 @@ class SegmentCopier:
 
     def _keep_filled(self, h: Any) -> None:
         """A batch of another replica (a :class:`Head`) appended to the copy."""
-        from ..replicas import read_batch
+        from ..compare_replicas import read_batch
 
         b = read_batch(h, self.max_batch_bytes)
         if b is None:  # read and checked by the filler a moment ago
@@ -606,7 +606,7 @@ class SegmentCopier:
         if cur.first_offset is None:
             cur.first_offset = b.first_offset
         cur.last_offset = b.last_offset
-        _feed(p.pp, b)
+        feed_batch(p.pp, b)
         p.prev_last = b.last_offset
         p.last_kept = location or (raw.path, b.position, b.size)
         if p.first_offset is None:
@@ -664,12 +664,12 @@ class SegmentCopier:
                     detail += (f"; {seg.filled} of them filled from another broker's replica "
                                "(repair_fill)")
                 action = "repaired"
-        p.outputs.append(_file(seg.source or None, seg.rel, action, detail, size, sha))
+        p.outputs.append(file_entry(seg.source or None, seg.rel, action, detail, size, sha))
         offsets, times = seg.indexes.finish()
         for suffix, data in ((L.INDEX_SUFFIX, offset_index_bytes(seg.base, offsets)),
                              (L.TIME_INDEX_SUFFIX, time_index_bytes(seg.base, times))):
             n, h = self.stage.write(stem + suffix, data)
-            p.outputs.append(_file(None, stem + suffix, "rebuilt",
+            p.outputs.append(file_entry(None, stem + suffix, "rebuilt",
                                    f"as LogSegment.recover writes it (index.interval.bytes "
                                    f"{p.interval})", n, h))
         seg_end = seg.last_offset if seg.last_offset is not None else seg.base
@@ -680,16 +680,11 @@ class SegmentCopier:
             for t in txns:
                 p.txn_done.add(t[2])
             n, h = self.stage.write(stem + L.TXN_INDEX_SUFFIX, txn_index_bytes(txns))
-            p.outputs.append(_file(None, stem + L.TXN_INDEX_SUFFIX, "rebuilt",
+            p.outputs.append(file_entry(None, stem + L.TXN_INDEX_SUFFIX, "rebuilt",
                                    f"{len(txns)} aborted transactions (their ABORT markers are "
                                    "in this segment), as LogSegment.recover rebuilds it", n, h))
         p.segments_written += 1
 
-
-def _file(src: str | None, rel: str | None, action: str, detail: str, size: int | None,
-          sha: str | None) -> dict[str, Any]:
-    return shape("repair_file", {"file": src, "output": rel, "action": action, "detail": detail,
-                                 "size": size, "sha256": sha})
 
 
 __all__ = ["OutSegment", "PartitionLog", "Region", "SegmentCopier"]

@@ -19,32 +19,32 @@ from ...records.file_records import LogReader
 from ...records.v2 import RecordBatch
 from ...source import FileSource
 from ..batch_findings import NoBatch, crc_problem
-from ..cleanup.policy import gap_entry_problem
 from ..rebuild import RecoverIndexes
-from ..verify import Summary
-from .index_files import _order
-from .options import Segment, VerifyIndexOptions, _Entries, _PartitionPass, _Producer
-from .state_files import _check_snapshot
+from ..topics.policy import gap_entry_problem
+from ..verify_crc import Summary
+from .index_files import index_order
+from .options import IndexEntries, PartitionPass, ProducerState, Segment, VerifyIndexOptions
+from .state_files import check_snapshot
 
 
-def _segment_pass(
-    seg: Segment, active: bool, opts: VerifyIndexOptions, pp: _PartitionPass, summary: Summary,
+def check_segment(
+    seg: Segment, active: bool, opts: VerifyIndexOptions, pp: PartitionPass, summary: Summary,
 ) -> Iterator[Problem]:
     """One shallow pass over a segment's batches checks both indexes, rebuilds them, and
     feeds the partition-level producer, transaction and epoch state."""
     assert seg.log is not None
     base = seg.base
-    offset_entries = seg.offset_entries  # loaded by _sanity
+    offset_entries = seg.offset_entries  # loaded by index_sanity
     time_entries = seg.time_entries
-    empty = _Entries(array("i"), array("i"))
+    empty = IndexEntries(array("i"), array("i"))
     # offset entries merged with the batches by position, time entries by offset (both
     # ascend in a sane segment); entries matching no batch are kept by slot
     o_rel, o_pos = (offset_entries or empty).first, (offset_entries or empty).second
-    o_order = _order(o_pos)
+    o_order = index_order(o_pos)
     oj = 0
     unmatched = array("i")
     t_ts, t_rel = (time_entries or empty).first, (time_entries or empty).second
-    t_order = _order(t_rel)
+    t_order = index_order(t_rel)
     tj = 0
     index_path = seg.index.path if seg.index else seg.log.path
     time_path = seg.time_index.path if seg.time_index else seg.log.path
@@ -121,7 +121,7 @@ def _segment_pass(
                         # filterTo reports, and a lookup (LogSegment.findOffsetByTimestamp)
                         # starts at the offset index's position for it and scans forward:
                         # the next batch is found, as here.  Otherwise the offsets are lost
-                        # (cleanup.policy, kdump.ops.cleanup.policy)
+                        # (cleanup.policy, kdump.ops.topics.policy)
                         yield gap_entry_problem(time_path, where, slot, offset, b.first_offset,
                                                 b.last_offset, seg.log.path, seg.log.topic,
                                                 opts.max_batch_bytes)
@@ -145,8 +145,8 @@ def _segment_pass(
             prev_last = b.last_offset
             first = b.first_offset
             while pp.snapshots and (pp.snapshots[0].base_offset or 0) <= first:
-                yield from _check_snapshot(pp.snapshots.popleft(), pp)
-            _feed(pp, b)
+                yield from check_snapshot(pp.snapshots.popleft(), pp)
+            feed_batch(pp, b)
         if pending is not None:
             yield _entry_mismatch(index_path, *pending[:4])
         if (p := nothing.problem(src.size, framed, lambda: src.pread(0, 8),
@@ -199,7 +199,7 @@ def _fitting_entries(entries: list[tuple[int, int]], base: int, what: str) -> in
 
 
 def _compare_rebuilt(
-    seg: Segment, offset_entries: _Entries | None, time_entries: _Entries | None,
+    seg: Segment, offset_entries: IndexEntries | None, time_entries: IndexEntries | None,
     rebuilt_offsets: list[tuple[int, int]], rebuilt_times: list[tuple[int, int]], active: bool,
     opts: VerifyIndexOptions,
 ) -> Iterator[Problem]:
@@ -250,7 +250,7 @@ def _compare_rebuilt(
                                   "first_difference": first})
 
 
-def _feed(pp: _PartitionPass, b: Any) -> None:
+def feed_batch(pp: PartitionPass, b: Any) -> None:
     """Producer, transaction and leader-epoch state, batch by batch."""
     if pp.first_offset is None:
         pp.first_offset = b.base_offset
@@ -262,7 +262,7 @@ def _feed(pp: _PartitionPass, b: Any) -> None:
     pid = b.producer_id
     if pid < 0:
         return
-    prod = pp.producers.setdefault(pid, _Producer())
+    prod = pp.producers.setdefault(pid, ProducerState())
     if b.is_control:
         ctl_type = None
         try:

@@ -11,8 +11,31 @@ highest offset in remote storage from ``__remote_log_metadata`` when it is among
 inputs.  Several log dirs are several brokers: every row names its log dir and broker
 id, and totals never add replicas across log dirs.
 
-The work lives in :mod:`kdump.ops.cleanup` (configs, segments, the rules, the cleaner);
-this module runs it and gives the public names.
+This module runs the work of the modules below and gives their public names.
+
+Its modules:
+
+* :mod:`kdump.ops.topics.config` - the topic configs retention and the cleaner read, resolved in Kafka's
+  order (``--config``, topic ConfigRecords, the broker's and the cluster's dynamic
+  ConfigRecords, ``server.properties``, Kafka's defaults), each value with its source;
+* :mod:`.segment_ages` - a partition replica's segments: sizes, offsets, each segment's
+  largest timestamp as LogSegment.largestTimestamp gives it (the time index's last
+  entry, the batches, or the file's mtime) and the batch holding it;
+* :mod:`.rules` - UnifiedLog.deleteOldSegments over those segments: which are deletable
+  now and by which rule, why each other one is kept and when it goes;
+* :mod:`.compaction` - LogCleanerManager's view of a compacted log: dirty ratio, first
+  uncleanable offset, open transactions, tombstones and markers;
+* :mod:`.held` - what holds a log dir's bytes outside the judged segments: partition
+  directories renamed ``-delete``/``-future``/``-stray``, leftover files (``.deleted``,
+  ``.cleaned``, ``.swap``, ``.tmp``), and every file under the log dir put in one place
+  so its bytes add up;
+* :mod:`.tally` - each segment's bytes, apparent (as ls) and allocated (as du: what
+  deleting gives the disk back), added up per partition, topic and log dir, and the
+  preallocated indexes a deletion of the active segment rolls;
+* :mod:`kdump.ops.topics.evidence` - what the inputs say beside the segments: the KRaft log's configs and
+  metadata.version, the release whose rules apply and why (a ZooKeeper-era log dir: the
+  3.9 rules), and the highest offset ``__remote_log_metadata`` says was copied, for
+  local retention.
 """
 
 from __future__ import annotations
@@ -23,15 +46,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..files.logdir import walk
-from ..files.tiered import parse_remote_partition_dir
-from ..findings import WARNING, Problem
-from ..fs import Listing
-from ..model import shape
-from ..protocol.definitions import KafkaVersion
-from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
-from .cleanup.compaction import CleanerView, cleaner_view, open_transactions
-from .cleanup.config import (
+from ...files.logdir import walk
+from ...files.tiered import parse_remote_partition_dir
+from ...findings import WARNING, Problem
+from ...fs import Listing
+from ...model import shape
+from ...protocol.definitions import KafkaVersion
+from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
+from ..compare_replicas.logdirs import LogDir, Replica, ReplicaSet, logdir_of, read_logdir
+from ..topics.config import (
     HOUR_MS,
     LONG_MAX,
     Resolver,
@@ -41,24 +64,18 @@ from .cleanup.config import (
     read_server_properties,
     show,
 )
-from .cleanup.evidence import (
+from ..topics.evidence import (
     METADATA_TOPIC,
     REMOTE_METADATA_TOPIC,
     read_metadata,
     release_of,
     remote_offsets,
 )
-from .cleanup.held import HeldDir, disk_row, held_dir_rows, inside_inputs, read_held_dir
-from .cleanup.rules import HOLD_REASONS, RULES, LogState, Policy, Verdict, decide
-from .cleanup.segments import (
-    PartitionFiles,
-    Segment,
-    find_pin,
-    list_partition,
-    read_largest_timestamp,
-)
-from .cleanup.tally import Tally, count, files_bytes, rolled_index_bytes
-from .replication.logdirs import LogDir, Replica, ReplicaSet, logdir_of, read_logdir
+from .compaction import CleanerView, cleaner_view, open_transactions
+from .held import HeldDir, disk_row, held_dir_rows, inside_inputs, read_held_dir
+from .rules import HOLD_REASONS, RULES, LogState, Policy, Verdict, decide
+from .segment_ages import PartitionFiles, Segment, find_pin, list_partition, read_largest_timestamp
+from .tally import Tally, count, files_bytes, rolled_index_bytes
 
 #: the configs each partition's rows show (the rest are resolved, not shown)
 SHOWN = ("cleanup.policy", "retention.ms", "retention.bytes", "segment.bytes", "segment.ms",
@@ -105,9 +122,9 @@ def check_options(opts: RetentionOptions) -> Inputs:
 def check_release(text: str) -> str:
     """``--kafka-version``: 3.x or 4.x (``X.Y`` or ``X.Y.Z``, read by
     :class:`~kdump.decoders.release.KafkaVersion`); UsageError otherwise."""
-    from ..decoders.release import check_release as check
-    from ..errors import UsageError
-    from ..protocol.messages import SchemaError
+    from ...decoders.release import check_release as check
+    from ...errors import UsageError
+    from ...protocol.messages import SchemaError
 
     try:
         return check(text, "3.0", "kdump retention knows the rules of Kafka 3.x and 4.x (3.0 "

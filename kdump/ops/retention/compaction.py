@@ -38,7 +38,7 @@ from ...findings import Problem
 from ...records.scan import scan_v2_records
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ...source import FileSource
-from .segments import Leftover, Segment, first_batch_timestamp, iter_batches
+from .segment_ages import Leftover, Segment, first_batch_timestamp, iter_batches
 
 #: dirty data this much older than now in a cleanable log says the cleaner is not cleaning
 STUCK_AFTER_MS = 24 * 3_600_000

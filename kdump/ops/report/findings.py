@@ -2,7 +2,7 @@
 (from compare-replicas' ``partition_comparison``) and hanging transactions (from the
 ``transaction`` objects), so that the page's glance box, its cards and its findings
 list count one list (the cluster's health is :mod:`kdump.metadata.health`'s, the
-schema registry's :mod:`kdump.ops.report_schemas`')."""
+schema registry's :mod:`kdump.ops.report.schemas`')."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..findings import ERROR, INFO, WARNING, Problem
+from ...findings import ERROR, INFO, WARNING, Problem
 
 __all__ = ["hanging_finding", "replica_finding", "with_hanging_findings"]
 

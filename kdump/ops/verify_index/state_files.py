@@ -19,11 +19,11 @@ from ...files.text import checkpoint_value, read_checkpoint
 from ...files.txnindex import AbortedTxn, read_txn_index
 from ...findings import ERROR, WARNING, Problem
 from ...source import FileSource
-from .options import Segment, VerifyIndexOptions, _PartitionPass
+from .options import PartitionPass, Segment, VerifyIndexOptions
 
 
-def _check_txn_index(
-    seg: Segment, end: int | None, pp: _PartitionPass, opts: VerifyIndexOptions
+def check_txn_index(
+    seg: Segment, end: int | None, pp: PartitionPass, opts: VerifyIndexOptions
 ) -> Iterator[Problem]:
     """Compare a segment's .txnindex with the aborted transactions whose ABORT marker
     lies in ``[seg.base, end)``."""
@@ -81,7 +81,7 @@ def _check_txn_index(
         return
 
 
-def _check_snapshot(f: KafkaFile, pp: _PartitionPass) -> Iterator[Problem]:
+def check_snapshot(f: KafkaFile, pp: PartitionPass) -> Iterator[Problem]:
     try:
         with FileSource(f.path) as src:
             snap = read_producer_snapshot(src)
@@ -95,7 +95,7 @@ def _check_snapshot(f: KafkaFile, pp: _PartitionPass) -> Iterator[Problem]:
     yield from _compare_snapshot(snap, pp)
 
 
-def _snapshot_sanity(f: KafkaFile) -> Iterator[Problem]:
+def snapshot_sanity(f: KafkaFile) -> Iterator[Problem]:
     try:
         with FileSource(f.path) as src:
             snap = read_producer_snapshot(src)
@@ -107,7 +107,7 @@ def _snapshot_sanity(f: KafkaFile) -> Iterator[Problem]:
                       f"stored CRC-32C {snap.crc} does not match the computed {snap.computed_crc}")
 
 
-def _compare_snapshot(snap: ProducerSnapshot, pp: _PartitionPass) -> Iterator[Problem]:
+def _compare_snapshot(snap: ProducerSnapshot, pp: PartitionPass) -> Iterator[Problem]:
     for k, e in enumerate(snap.entries):
         where = L.SNAPSHOT_HEADER_SIZE + k * L.SNAPSHOT_ENTRY_SIZE
         prod = pp.producers.get(e.producer_id)
@@ -159,7 +159,7 @@ def log_start_offset(partition_dir: str, topic: str, partition: int) -> int | No
     return checkpoint_value(partition_dir, "log-start-offset-checkpoint", topic, partition)
 
 
-def _check_leader_epochs(f: KafkaFile, pp: _PartitionPass, log_start: int | None = None
+def check_leader_epochs(f: KafkaFile, pp: PartitionPass, log_start: int | None = None
                          ) -> Iterator[Problem]:
     """The checkpoint against the epochs the batches carry, as the broker would load it.
 

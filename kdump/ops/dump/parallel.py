@@ -27,12 +27,12 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Protocol
 
-from ..files.logdir import KafkaFile, walk
-from ..findings import Problem
-from ..parallel import ordered_map
-from ..tempfiles import private_dir, protect
-from ..tempfiles import remove as remove_dir
-from .dump import DumpOptions, dump_file
+from ...files.logdir import KafkaFile, walk
+from ...findings import Problem
+from ...parallel import ordered_map
+from ...tempfiles import private_dir, protect
+from ...tempfiles import remove as remove_dir
+from . import DumpOptions, dump_file
 
 #: bytes of spooled text given back at a time
 CHUNK = 1 << 20

@@ -5,7 +5,7 @@ next batch, is compaction's doing only in a compacted topic (LogCleaner.cleanInt
 the cleaned segment's time index; the offsets it removed leave gaps).  In a topic whose
 ``cleanup.policy`` is ``delete`` nothing removes offsets from the middle of a log: the
 gap is damage (a zeroed page, a lost region) or a log written elsewhere.  The policy is
-resolved as retention resolves it (:class:`~kdump.ops.cleanup.config.Resolver`): the
+resolved as retention resolves it (:class:`~kdump.ops.topics.config.Resolver`): the
 KRaft metadata of the log dir (its ``__cluster_metadata`` replica, a topic's dynamic
 config), Kafka's own topics' creation configs, the cluster default, Kafka's default
 (``delete``).  Read once per log dir, and only when a gap needs explaining.

@@ -13,7 +13,7 @@ from ... import fs as kfs
 from ...errors import KdumpError
 from ...files.logdir import KafkaFile
 from ...findings import Problem
-from ..replication.logdirs import LogDir
+from ..compare_replicas.logdirs import LogDir
 from .config import MetadataConfigs
 
 #: the release whose rules apply when nothing says which (the newest kdump knows)

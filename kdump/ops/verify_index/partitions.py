@@ -18,18 +18,18 @@ from ...files.logdir import KafkaFile, parse_partition_dir, walk
 from ...findings import INFO, Problem
 from ...parallel import Spilled, ordered_map, pool_pays
 from .. import tiered
-from ..verify import Summary
+from ..verify_crc import Summary
 from ..witnesses import LostTracker
 from .checkpoints import verify_root_checkpoints
-from .index_files import _sanity, orphan_index
-from .options import PartitionState, Segment, VerifyIndexOptions, _PartitionPass
-from .segment_pass import _segment_pass
+from .index_files import index_sanity, orphan_index
+from .options import PartitionPass, PartitionState, Segment, VerifyIndexOptions
+from .segment_pass import check_segment
 from .state_files import (
-    _check_leader_epochs,
-    _check_snapshot,
-    _check_txn_index,
-    _snapshot_sanity,
+    check_leader_epochs,
+    check_snapshot,
+    check_txn_index,
     log_start_offset,
+    snapshot_sanity,
 )
 
 
@@ -229,7 +229,7 @@ def verify_partition(
         elif f.kind == "txn-index":
             seg.txn_index = f
 
-    ppass = _PartitionPass()
+    ppass = PartitionPass()
     snaps = sorted(snapshots, key=lambda s: s.base_offset or 0)
     ppass.snapshots.extend(snaps)
     bases = sorted(segments)
@@ -239,11 +239,11 @@ def verify_partition(
             for idx_file in (seg.index, seg.time_index, seg.txn_index):
                 if idx_file is not None:
                     yield orphan_index(idx_file.path)
-        yield from _guarded(_sanity(seg, base == active_base), directory)
+        yield from _guarded(index_sanity(seg, base == active_base), directory)
         if opts.sanity_only or seg.log is None:
             continue
         before = ppass.next_offset
-        for p in _guarded(_segment_pass(seg, base == active_base, opts, ppass, summary),
+        for p in _guarded(check_segment(seg, base == active_base, opts, ppass, summary),
                           seg.log.path):
             if p.kind == "unreadable-file":
                 state.unreadable = True
@@ -252,19 +252,19 @@ def verify_partition(
             state.held.append((min(base, ppass.next_offset - 1), ppass.next_offset - 1))
     if opts.sanity_only:
         for snap in snaps:
-            yield from _snapshot_sanity(snap)
+            yield from snapshot_sanity(snap)
         return
     while ppass.snapshots:  # snapshots at or past the log end: the final state
-        yield from _check_snapshot(ppass.snapshots.popleft(), ppass)
+        yield from check_snapshot(ppass.snapshots.popleft(), ppass)
     # a segment's .txnindex holds the aborted transactions whose ABORT marker it holds
     for k, base in enumerate(bases):
         end = bases[k + 1] if k + 1 < len(bases) else None
-        yield from _check_txn_index(segments[base], end, ppass, opts)
+        yield from check_txn_index(segments[base], end, ppass, opts)
     if epoch_file is not None:
         special = parse_partition_dir(os.path.basename(directory))
         log_start = (log_start_offset(directory, special.topic, special.partition)
                      if special is not None and special.state is None else None)
-        yield from _check_leader_epochs(epoch_file, ppass, log_start)
+        yield from check_leader_epochs(epoch_file, ppass, log_start)
     state.first_offset = ppass.first_offset
     # Kafka's log end offset is the last segment's LogSegment.readNextOffset: after its
     # last batch, or its base offset when it is empty (an empty active segment named

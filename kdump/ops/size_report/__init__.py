@@ -10,7 +10,7 @@ headers (61 bytes in v2), record framing (length, attributes, deltas, length var
 and legacy message headers, the figure the articles on Kafka's message format measure.
 
 Size: over 600 lines, as it is one report: its rows, the accounting of a batch (and of
-a run of batches the native walk of :mod:`kdump.ops.size_run` accounted), the levels
+a run of batches the native walk of :mod:`kdump.ops.size_report.size_run` accounted), the levels
 they add up to and the pool that reads segments in ranges.
 """
 
@@ -22,21 +22,21 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from .. import fs as kfs
-from .. import layouts as L
-from ..errors import KdumpError, LimitExceeded
-from ..files.logdir import KafkaFile, walk
-from ..files.splits import SegmentRange, segment_ranges, window_for
-from ..findings import INFO, Problem
-from ..model import shape
-from ..parallel import log_work_bytes, ordered_map, pool_pays
-from ..records.batch import Batch
-from ..records.file_records import LogReader
-from ..records.scan import scan_v2_records
-from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..source import FileSource
-from .batch_findings import NoBatch
-from .replicas import broker_id_of, logdir_of
+from ... import fs as kfs
+from ... import layouts as L
+from ...errors import KdumpError, LimitExceeded
+from ...files.logdir import KafkaFile, walk
+from ...files.splits import SegmentRange, segment_ranges, window_for
+from ...findings import INFO, Problem
+from ...model import shape
+from ...parallel import log_work_bytes, ordered_map, pool_pays
+from ...records.batch import Batch
+from ...records.file_records import LogReader
+from ...records.scan import scan_v2_records
+from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ...source import FileSource
+from ..batch_findings import NoBatch
+from ..compare_replicas import broker_id_of, logdir_of
 from .size_run import install, native_size_run_available
 
 LEVELS = ("segment", "partition", "topic")
@@ -417,7 +417,7 @@ class SizeTotals:
         """Each partition directory read whole held against its witnesses
         (:mod:`kdump.ops.witnesses`): the ``data-lost`` findings, and each partition
         row's ``offsets_lost`` and ``lost_ranges``."""
-        from .witnesses import LostTracker
+        from ..witnesses import LostTracker
 
         tracker = LostTracker(paths, self.opts.policies)
         out: list[Problem] = []
@@ -568,7 +568,7 @@ def _read_log(f: KafkaFile, row: SizeRow, opts: SizeOptions, start: int, stop: i
         reader = LogReader(src, start=start, active=f.active, max_batch_bytes=opts.max_batch_bytes,
                            chunk=window_for(start, stop))
         in_step = stop is None
-        # runs of intact v2 batches accounted natively (kdump.ops.size_run)
+        # runs of intact v2 batches accounted natively (kdump.ops.size_report.size_run)
         install(reader, row, opts.max_batch_bytes, stop,
                 add_run if opts.deep else add_shallow_run, opts.deep)
         try:
@@ -624,7 +624,7 @@ def add_shallow_run(row: SizeRow, batches: int, totals: tuple[Any, ...]) -> None
 
 
 def add_run(row: SizeRow, batches: int, totals: tuple[Any, ...]) -> None:
-    """Add what the native walk (kdump.ops.size_run) accounted of a run of batches, as
+    """Add what the native walk (kdump.ops.size_report.size_run) accounted of a run of batches, as
     :func:`_batch` adds each of them."""
     (records, control_batches, control_records, txn_batches, txn_bytes, key_bytes,
      value_bytes, header_bytes, unc, overhead, first, last, lo, hi, codecs, claimed) = totals

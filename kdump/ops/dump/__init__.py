@@ -18,43 +18,43 @@ import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .. import fs as kfs
-from .. import layouts as L
-from ..decoders import INTERNAL, TOPIC_DECODERS, AutoKeyValueDecoder, KeyValueDecoder, Releases
-from ..decoders.base import Decoded, PayloadDecoder
-from ..decoders.redact import holds_metadata, shown
-from ..decoders.release import layout_of_note, log_dir_of
-from ..decoders.simple import StringDecoder
-from ..errors import CorruptDataError, KdumpError
-from ..files.index import (
+from ... import fs as kfs
+from ... import layouts as L
+from ...decoders import INTERNAL, TOPIC_DECODERS, AutoKeyValueDecoder, KeyValueDecoder, Releases
+from ...decoders.base import Decoded, PayloadDecoder
+from ...decoders.redact import holds_metadata, shown
+from ...decoders.release import layout_of_note, log_dir_of
+from ...decoders.simple import StringDecoder
+from ...errors import CorruptDataError, KdumpError
+from ...files.index import (
     OffsetIndex,
     TimeIndex,
     is_preallocated_zero,
     offset_index_sanity,
     time_index_sanity,
 )
-from ..files.logdir import KafkaFile, classify, parse_partition_dir, walk
-from ..files.snapshot import read_producer_snapshot
-from ..files.text import (
+from ...files.logdir import KafkaFile, classify, parse_partition_dir, walk
+from ...files.snapshot import read_producer_snapshot
+from ...files.text import (
     OFFSET_CHECKPOINTS,
     iter_checkpoint,
     read_json,
     read_partition_metadata,
     read_properties,
 )
-from ..files.txnindex import CURRENT_VERSION, partial_tail, read_txn_index
-from ..findings import ERROR, INFO, WARNING, Problem
-from ..protocol.messages import set_max_batch_bytes
-from ..records._native import speedups as _native
-from ..records.control import parse_control
-from ..records.file_records import Batch, LogReader
-from ..records.record import Record
-from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
-from ..schemaregistry.formats import SCHEMA_MODES
-from ..schemaregistry.source import SchemaSource
-from ..source import FileSource
-from .batch_findings import crc_problem, record_problem
-from .events import (
+from ...files.txnindex import CURRENT_VERSION, partial_tail, read_txn_index
+from ...findings import ERROR, INFO, WARNING, Problem
+from ...protocol.messages import set_max_batch_bytes
+from ...records.control import parse_control
+from ...records.file_records import Batch, LogReader
+from ...records.native import speedups as _native
+from ...records.record import Record
+from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
+from ...schemaregistry.formats import SCHEMA_MODES
+from ...schemaregistry.source import SchemaSource
+from ...source import FileSource
+from ..batch_findings import crc_problem, record_problem
+from ..events import (
     BatchEvent,
     CheckpointEntryEvent,
     FileStart,
@@ -562,7 +562,7 @@ def dump_offset_index(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
         log = _open_optional(log_path)
         if log is None:
             yield _no_log(f.path, log_path)
-        from .verify_index import offset_order_problem, past_log_end_problem
+        from ..verify_index import offset_order_problem, past_log_end_problem
 
         try:
             one_pass = _OnePass(log) if log is not None else None
@@ -613,7 +613,7 @@ def _no_log(path: str, log_path: str) -> Problem:
     """The index's log cannot be read: an orphan (no .log at all), as verify-index names
     it, or an unreadable log."""
     if not kfs.exists(log_path):
-        from .verify_index import orphan_index
+        from ..verify_index import orphan_index
         return orphan_index(path)
     return Problem(path, None, "unreadable-file",
                    f"its log {log_path} cannot be opened: entries are not verified")
@@ -625,8 +625,8 @@ def _zero_slots(f: KafkaFile, slot: int, slots: int, entry_size: int) -> Problem
     larger base offset (its log's flag, as the walk sets it)."""
     import dataclasses
 
-    from ..files.logdir import with_active_flag
-    from .verify_index import zero_slots_problem
+    from ...files.logdir import with_active_flag
+    from ..verify_index import zero_slots_problem
 
     log = dataclasses.replace(f, path=_log_path_for(f), kind="log", leftover=None,
                               active=False)
@@ -710,7 +710,7 @@ def _check_time_entry(
         # in a gap of offsets: the log cleaner's in a compacted topic (LogCleaner.cleanInto
         # writes the cleaned segment's time index; LogSegment.findOffsetByTimestamp scans
         # forward from it), lost otherwise; the words verify-index says
-        from .cleanup.policy import gap_entry_problem
+        from ..topics.policy import gap_entry_problem
 
         yield gap_entry_problem(path, where, slot, offset, found.base_offset,
                                 found.last_offset, log.path, topic, max_batch_bytes)
@@ -743,7 +743,7 @@ def _check_time_entry(
                       f"timestamp is {max_ts}",
                       extra={"check": "timestamp", "index_timestamp": timestamp,
                              "log_timestamp": max_ts})
-    from .verify_index import time_order_problem  # the one rule, verify-index's too
+    from ..verify_index import time_order_problem  # the one rule, verify-index's too
 
     order = time_order_problem(path, slot, timestamp, prev)
     if order is not None:

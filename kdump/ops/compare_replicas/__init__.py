@@ -24,15 +24,22 @@ Kafka's side, followed exactly:
   follower without epochs, or a leader that answers UNDEFINED_EPOCH_OFFSET, truncates to
   its high watermark.
 
-The code lives in :mod:`kdump.ops.replication`, one module per responsibility (log dirs,
+The code lives in the modules below, one per responsibility (log dirs,
 header walk, leader epochs, comparison); this module gives their public names, where
 the other commands (lag, size-report, offsets) and the renderers import them from.
+
+Its modules:
+
+* :mod:`.logdirs` - log dirs (broker id, offset checkpoints) and the replicas in them;
+* :mod:`.headers` - a partition's batch headers in offset order, its log end offset;
+* :mod:`.epochs` - Kafka's leader-epoch cache and a follower's truncation;
+* :mod:`.compare` - the comparison of a partition's replicas, batch header by header.
 """
 
 from __future__ import annotations
 
-from ..findings import ERROR
-from .replication.compare import (
+from ...findings import ERROR
+from .compare import (
     CompareOptions,
     CompareSummary,
     OnlyHereBatch,
@@ -43,15 +50,9 @@ from .replication.compare import (
     read_epoch_checkpoint,
     replica_json,
 )
-from .replication.epochs import (
-    UNDEFINED_EPOCH,
-    UNDEFINED_EPOCH_OFFSET,
-    EpochCache,
-    Truncation,
-    follower_truncation,
-)
-from .replication.headers import Head, HeaderWalk, log_end_offset
-from .replication.logdirs import LogDir, Replica, ReplicaSet, broker_id_of, logdir_of, read_logdir
+from .epochs import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, EpochCache, Truncation, follower_truncation
+from .headers import Head, HeaderWalk, log_end_offset
+from .logdirs import LogDir, Replica, ReplicaSet, broker_id_of, logdir_of, read_logdir
 
 __all__ = [
     "ERROR",

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 from ...protocol.definitions import KafkaVersion
 from ...textsafe import inert
-from .segments import Segment
+from .segment_ages import Segment
 
 LONG_MAX = 2**63 - 1
 

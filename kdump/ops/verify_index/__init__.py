@@ -17,31 +17,36 @@
 ``rebuild`` computes the index files Kafka would rebuild (LogSegment.recover) and can
 write them into a separate directory; inputs are never written.
 
-The code lives in :mod:`kdump.ops.indexes`, one module per responsibility (the run over
+The code lives in this package's modules, one per responsibility (the run over
 partitions, the index files alone, the pass over a segment's batches, the state files,
 the log dir's checkpoints); this module gives their public names, where the command line
 and ``dump`` import them from.
+
+Its modules:
+
+* :mod:`.options` - the options, and the state the checks share;
+* :mod:`.partitions` - the run: one job per partition, its segments in offset order;
+* :mod:`.index_files` - ``.index`` / ``.timeindex`` / ``.txnindex`` on their own;
+* :mod:`.segment_pass` - one pass over a segment's batches: entries checked, indexes
+  rebuilt, producer/transaction/epoch state fed;
+* :mod:`.state_files` - ``.txnindex``, producer snapshots, leader-epoch-checkpoint
+  against the batches;
+* :mod:`.checkpoints` - the log dir's checkpoint files against its partitions.
 """
 
 from __future__ import annotations
 
-from ..findings import ERROR
-from .indexes.checkpoints import verify_root_checkpoints
-from .indexes.index_files import (
+from ...findings import ERROR
+from .checkpoints import verify_root_checkpoints
+from .index_files import (
     offset_order_problem,
     orphan_index,
     past_log_end_problem,
     time_order_problem,
     zero_slots_problem,
 )
-from .indexes.options import (
-    MAX_INDEX_ENTRIES,
-    METADATA_TOPIC,
-    PartitionState,
-    Segment,
-    VerifyIndexOptions,
-)
-from .indexes.partitions import verify_index, verify_partition
+from .options import MAX_INDEX_ENTRIES, METADATA_TOPIC, PartitionState, Segment, VerifyIndexOptions
+from .partitions import verify_index, verify_partition
 
 __all__ = [
     "ERROR",

@@ -13,7 +13,7 @@ topic's records name the schema registry's ids (``schema_usage``).
 Groups: ``lag``'s objects, then the ``group`` and ``share_partition`` objects of the
 ``dump --summary`` replay (members, assignments, regular expressions, streams topologies,
 share-partition state) when ``__consumer_offsets`` or ``__share_group_state`` is among the
-inputs.  Schema registry (:mod:`kdump.ops.report_schemas`): when a ``_schemas``
+inputs.  Schema registry (:mod:`kdump.ops.report.schemas`): when a ``_schemas``
 partition is among or beside the inputs, the ``schema`` objects ``kdump schemas`` writes
 (records per id counted from the pass that gives ``schema_usage``: the payloads'
 framing and schema-id headers, nothing decoded).
@@ -41,17 +41,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from .. import fs as kfs
-from ..custody import Digest, HashingSource, file_digest, utc_iso
-from ..errors import KdumpError
-from ..files.logdir import KafkaFile, not_data, walk
-from ..findings import Problem, finding_key
-from ..model import shape
-from ..records.file_records import Batch, LogReader
-from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
-from ..source import FileSource, ReadCounter
-from ..version import __version__
-from .report_findings import replica_finding, with_hanging_findings
+from ... import fs as kfs
+from ...custody import Digest, HashingSource, file_digest, utc_iso
+from ...errors import KdumpError
+from ...files.logdir import KafkaFile, not_data, walk
+from ...findings import Problem, finding_key
+from ...model import shape
+from ...records.file_records import Batch, LogReader
+from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
+from ...source import FileSource, ReadCounter
+from ...version import __version__
+from .findings import replica_finding, with_hanging_findings
 
 #: the sections, in the order the stream (and the page) gives them: (name, title)
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -297,8 +297,8 @@ def _timeline_worthy(entry: dict[str, Any]) -> bool:
 def _metadata(files: list[KafkaFile], max_batch_bytes: int) -> Iterator[Any]:
     """The image at the end of the fullest ``__cluster_metadata`` replica, its timeline
     (leader and ISR changes, fencing, topics created and deleted), its problems."""
-    from ..metadata import Replay, find_sources
-    from ..metadata.output import history_object, image_objects, image_summary
+    from ...metadata import Replay, find_sources
+    from ...metadata.output import history_object, image_objects, image_summary
 
     dirs = sorted({kfs.dirname(f.path) for f in files
                    if f.topic == METADATA_TOPIC and f.partition_state is None})
@@ -348,8 +348,8 @@ def _group_objects(files: list[KafkaFile], paths: list[str], max_batch_bytes: in
     if not any(f.topic in GROUP_TOPICS and f.kind == "log" and f.leftover is None
                for f in files):
         return
-    from ..errors import UsageError
-    from .offsets_summary import DigestRow, offsets_summary
+    from ...errors import UsageError
+    from ..offsets_summary import DigestRow, offsets_summary
 
     try:
         for row in offsets_summary(paths, max_batch_bytes=max_batch_bytes):
@@ -371,8 +371,8 @@ def check_output(paths: list[str], output: str) -> None:
     OutputError, before anything is read."""
     import errno
 
-    from ..errors import InputError, OutputError, UsageError
-    from ..output import input_roots, inside
+    from ...errors import InputError, OutputError, UsageError
+    from ...output import input_roots, inside
 
     for p in paths:
         if not kfs.is_url(p) and not os.path.lexists(p):
@@ -435,10 +435,10 @@ def report(paths: Iterable[str], opts: ReportOptions) -> Iterator[Any]:
 
 def _sections(paths: list[str], opts: ReportOptions, started: float, files: list[KafkaFile]
               ) -> Iterator[Any]:
-    from ..ops.lag import LagOptions, lag
-    from ..ops.size_report import SizeOptions, size_report
-    from ..ops.verify import VerifyOptions, verify_crc
-    from ..ops.verify_index import VerifyIndexOptions, verify_index
+    from ..lag import LagOptions, lag
+    from ..size_report import SizeOptions, size_report
+    from ..verify_crc import VerifyOptions, verify_crc
+    from ..verify_index import VerifyIndexOptions, verify_index
 
     # the command line as given, less any secret it holds (a URL's password or query
     # string: kdump refuses such URLs, and the report does not repeat them)
@@ -486,7 +486,7 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
             yield row
     yield from activity_objects(acts)
     if len(_logdirs(files)) > 1:
-        from ..ops.replicas import CompareOptions, PartitionComparison, compare_replicas
+        from ..compare_replicas import CompareOptions, PartitionComparison, compare_replicas
 
         for c in compare_replicas(paths, CompareOptions(max_batch_bytes=opts.max_batch_bytes)):
             if isinstance(c, PartitionComparison):
@@ -495,7 +495,7 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
 
     yield section("findings")
     ReadCounter.new_pass()
-    from .repair import with_repair_plans  # per damaged partition, what repair would do
+    from ..repair import with_repair_plans  # per damaged partition, what repair would do
 
     yield from with_repair_plans(verify_crc(paths, VerifyOptions(
         max_batch_bytes=opts.max_batch_bytes), opts.jobs), opts.max_batch_bytes)
@@ -512,13 +512,13 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
     yield from with_hanging_findings(transaction_objects(acts))
 
     yield section("schemas")
-    from .report_schemas import schemas_section
+    from .schemas import schemas_section
 
     yield from schemas_section([f for f in files if _is_partition_log(f)], paths,
                                opts.max_batch_bytes)
 
-    yield section("retention")  # judged at the report's start (kdump/ops/retention.py)
-    from .retention import retention_section
+    yield section("retention")  # judged at the report's start (kdump/ops/retention/__init__.py)
+    from ..retention import retention_section
 
     yield from retention_section(paths, opts.max_batch_bytes, now=int(started))
 

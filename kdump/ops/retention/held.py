@@ -50,8 +50,8 @@ from ...files.logdir import LEFTOVERS, parse_partition_dir
 from ...files.tiered import parse_remote_partition_dir
 from ...fs import Listing
 from ...model import shape
-from ..replication.logdirs import LogDir, ReplicaSet
-from .config import Resolver
+from ..compare_replicas.logdirs import LogDir, ReplicaSet
+from ..topics.config import Resolver
 
 #: a renamed-aside directory's state -> what holds its bytes (the ``held_by`` of a
 #: retention_held_dir row)

@@ -48,8 +48,8 @@ class Segment:
     time_index: KafkaFile | None = None
     txn_index: KafkaFile | None = None
     #: index entries, loaded once by the sanity checks and reused by the log pass
-    offset_entries: _Entries | None = None
-    time_entries: _Entries | None = None
+    offset_entries: IndexEntries | None = None
+    time_entries: IndexEntries | None = None
 
 
 @dataclass(slots=True)
@@ -69,7 +69,7 @@ class PartitionState:
 
 
 @dataclass(slots=True)
-class _Producer:
+class ProducerState:
     epoch: int = -1
     last_sequence: int = -1
     last_offset: int = -1
@@ -78,10 +78,10 @@ class _Producer:
 
 
 @dataclass(slots=True)
-class _PartitionPass:
+class PartitionPass:
     """State carried across the segments of one partition."""
 
-    producers: dict[int, _Producer] = field(default_factory=dict)
+    producers: dict[int, ProducerState] = field(default_factory=dict)
     ongoing: dict[int, int] = field(default_factory=dict)  # pid -> first offset of open txn
     aborted: dict[int, list[tuple[int, int, int, int]]] = field(default_factory=dict)
     epochs: list[tuple[int, int]] = field(default_factory=list)  # (epoch, start offset)
@@ -91,7 +91,7 @@ class _PartitionPass:
 
 
 @dataclass(slots=True)
-class _Entries:
+class IndexEntries:
     """The used entries of an index, compact, by slot: a full 10 MiB index holds 1.3 M
     entries, which as objects (and a dict by position) took 700 MB.  Offset index:
     ``first`` relative offsets, ``second`` positions; time index: ``first`` timestamps,

@@ -18,7 +18,7 @@ from ...files.logdir import KafkaFile
 from ...files.txnindex import partial_tail, read_txn_index
 from ...findings import INFO, WARNING, Problem
 from ...source import FileSource
-from .options import MAX_INDEX_ENTRIES, METADATA_TOPIC, Segment, _Entries
+from .options import MAX_INDEX_ENTRIES, METADATA_TOPIC, IndexEntries, Segment
 
 
 def orphan_index(path: str) -> Problem:
@@ -30,7 +30,7 @@ def orphan_index(path: str) -> Problem:
                    severity=WARNING)
 
 
-def _sanity(seg: Segment, active: bool) -> Iterator[Problem]:
+def index_sanity(seg: Segment, active: bool) -> Iterator[Problem]:
     """The broker's startup checks, and entries ascending, for one segment's indexes."""
     log_size = None
     if seg.log is not None:
@@ -129,7 +129,7 @@ def past_log_end_problem(path: str, slot: int, key: int, pos: int, log_size: int
                    f"({log_size} bytes)", extra={"index_offset": key, "log_offset": -1})
 
 
-def _offset_order(path: str, e: _Entries, base: int, log_size: int | None) -> Iterator[Problem]:
+def _offset_order(path: str, e: IndexEntries, base: int, log_size: int | None) -> Iterator[Problem]:
     """Offset index entries ascend (offset and position) and point inside the log."""
     for slot in range(len(e)):
         key, pos = base + e.first[slot], e.second[slot]
@@ -165,7 +165,7 @@ def time_order_problem(path: str, slot: int, timestamp: int, prev: int) -> Probl
                           "previous_timestamp": prev})
 
 
-def _time_order(path: str, e: _Entries) -> Iterator[Problem]:
+def _time_order(path: str, e: IndexEntries) -> Iterator[Problem]:
     """Time index timestamps strictly increase, from above -1 (:func:`time_order_problem`)."""
     prev = L.NO_TIMESTAMP
     for slot in range(len(e)):
@@ -175,7 +175,7 @@ def _time_order(path: str, e: _Entries) -> Iterator[Problem]:
         prev = e.first[slot]
 
 
-def _load_entries(f: KafkaFile | None, cls: type, base: int) -> _Entries | None:
+def _load_entries(f: KafkaFile | None, cls: type, base: int) -> IndexEntries | None:
     if f is None:
         return None
     try:
@@ -185,7 +185,7 @@ def _load_entries(f: KafkaFile | None, cls: type, base: int) -> _Entries | None:
             if used > MAX_INDEX_ENTRIES:
                 return None
             st = L.OFFSET_INDEX_ENTRY if cls is OffsetIndex else L.TIME_INDEX_ENTRY
-            entries = _Entries(array("i" if cls is OffsetIndex else "q"), array("i"))
+            entries = IndexEntries(array("i" if cls is OffsetIndex else "q"), array("i"))
             step = 1 << 16
             for start in range(0, used, step):
                 data = src.pread(start * st.size, min(step, used - start) * st.size)
@@ -197,7 +197,7 @@ def _load_entries(f: KafkaFile | None, cls: type, base: int) -> _Entries | None:
         return None
 
 
-def _order(values: array[int]) -> Sequence[int]:
+def index_order(values: array[int]) -> Sequence[int]:
     """Slots in ascending order of ``values``, ties in slot order (no list when the
     values already ascend, as in a sane index)."""
     if all(a <= b for a, b in pairwise(values)):

@@ -20,14 +20,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import fs as kfs
-from ..errors import KdumpError
-from ..files.logdir import KafkaFile
-from ..findings import WARNING, Problem
-from ..model import shape
-from ..records.file_records import LogReader
-from ..records.v2 import RecordBatch
-from ..source import FileSource
+from ... import fs as kfs
+from ...errors import KdumpError
+from ...files.logdir import KafkaFile
+from ...findings import WARNING, Problem
+from ...model import shape
+from ...records.file_records import LogReader
+from ...records.v2 import RecordBatch
+from ...source import FileSource
 
 
 @dataclass(slots=True)
@@ -65,8 +65,8 @@ def _schema_usage(logs: list[KafkaFile], reg: Any, topic: str, max_batch_bytes: 
     replica listed, replicas never added up): the records whose key / value names each
     id, an id the registry does not hold, or no id -- by the one rule of
     :mod:`kdump.schemaregistry.framing`."""
-    from ..schemaregistry import wire
-    from ..schemaregistry.framing import CANDIDATE, ID, PLAIN, UNKNOWN, FramingRule
+    from ...schemaregistry import wire
+    from ...schemaregistry.framing import CANDIDATE, ID, PLAIN, UNKNOWN, FramingRule
 
     rule = FramingRule(reg)
     out: dict[str, _Usage] = {}
@@ -160,8 +160,8 @@ def schemas_section(logs: list[KafkaFile], paths: list[str], max_batch_bytes: in
     the inputs."""
     from dataclasses import replace
 
-    from ..schemaregistry.storage import DEFAULT_TOPIC, find_partitions, load
-    from ..schemaregistry.subjects import SchemaRow, schema_rows
+    from ...schemaregistry.storage import DEFAULT_TOPIC, find_partitions, load
+    from ...schemaregistry.subjects import SchemaRow, schema_rows
 
     if not find_partitions(paths, DEFAULT_TOPIC):
         return

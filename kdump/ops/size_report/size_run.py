@@ -17,13 +17,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .. import layouts as L
-from ..checksums import crc32c_range
-from ..records._native import speedups
-from ..records.faults import max_headers
-from ..records.file_records import LogReader, walk_decompress
-from ..records.scan import RecordScan, scan_v2_records_py
-from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
+from ... import layouts as L
+from ...checksums import crc32c_range
+from ...records.faults import max_headers
+from ...records.file_records import LogReader, walk_decompress
+from ...records.native import speedups
+from ...records.scan import RecordScan, scan_v2_records_py
+from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 
 _native_size_run = None if speedups is None else speedups.size_run
 
