@@ -64,8 +64,8 @@ def test_size_report_counts_the_records_of_a_failing_batch_apart(kdump: KdumpRun
     r = kdump("size-report", "--format", "text", str(b))
     assert r.err == ("size-report: 3 records in batches whose CRC fails are not counted in "
                      "records (invalid_records; verify-crc names the batches)\n")
-    assert r.out.splitlines()[-1].split()[:5] == ["TOTAL", str(rows["total"]["bytes"]), "1",
-                                                  "3", "6"]
+    assert r.out.splitlines()[-1].split()[:6] == ["TOTAL", str(rows["total"]["bytes"]),
+                                                  str(rows["total"]["disk_bytes"]), "1", "3", "6"]
     r = kdump("size-report", "--format", "json", "--shallow", str(b))
     total = next(o for o in _objs(r.out) if o["type"] == "total")
     assert (total["records"], total["invalid_records"]) == (9, 0)  # --shallow checks no CRC
