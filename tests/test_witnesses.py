@@ -197,6 +197,21 @@ def test_a_middle_segment_missing_from_a_delete_policy_topic(kdump: KdumpRunner,
     assert lost["witnesses"][2]["path"] == str(ld / "t-0" / f"{bases[2]:020d}.log")
 
 
+def test_a_torn_tail_of_a_compacted_single_segment_loses_only_what_it_cut(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    """A compacted partition whose one (active) segment is cut inside the batch at
+    offset 50 below the high watermark: offsets 50-99 lost, not 0-99 (the cleaner never
+    touches the active segment; seen on a real ZooKeeper-era __consumer_offsets copy)."""
+    ld = broker(tmp_path / "ld", hw=100, rp=100)
+    partition(ld / "t-0", 100)
+    log = ld / "t-0" / f"{SEG}.log"
+    log.write_bytes(log.read_bytes()[:batch_positions(log)[10] + 30])
+    rc, probs, _ = run(kdump, "verify-crc", ld, "--config", "t:cleanup.policy=compact")
+    assert rc == 1
+    assert [(p["kind"], p["lost_offsets"]) for p in probs] == [
+        ("truncated", [50, 99]), ("data-lost", [50, 99])]
+
+
 def test_a_gap_between_segments_of_a_compacted_topic_is_information(kdump: KdumpRunner,
                                                                     tmp_path: Path) -> None:
     """The log cleaner removes records of closed segments: the same gap in a compacted

@@ -324,8 +324,9 @@ class PartitionWitnesses:
             else:
                 out.append(LostRange(a, cut, _proving(a, cut, own),
                                      "cleanup.policy=compact: the log cleaner removes records"))
-        if cut < b:
-            out.append(LostRange(cut + 1, b, _proving(cut + 1, b, own)))
+        if cut < b:  # at or above the active segment's base: the cleaner never goes there
+            first = max(a, cut + 1)
+            out.append(LostRange(first, b, _proving(first, b, own)))
         return out
 
 
