@@ -130,6 +130,8 @@ KINDS: Final[dict[str, str]] = {
     "node-twice": "two log dirs of one cluster claim the same node id and are not one broker's "
     "JBOD dirs (they hold the same partitions, or the same directory.id): two copies or two "
     "runs of one node, never compared as replicas of each other",
+    "replica-topic-ids": "replicas of a partition name different topic ids in partition.metadata: "
+    "different partitions of a topic deleted and made again under its name, compared apart",
     "hanging-transaction": "a transaction with no marker, open longer than "
     "transaction.max.timeout.ms (15 minutes) by the partition's own clock",
     # schema registry (kdump/schemaregistry)
@@ -272,6 +274,10 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "node-twice": "MetaPropertiesEnsemble.verify: one node's log dirs share its node.id and "
     "cluster.id, each with its own directory.id (KIP-858 JBOD); LogManager.loadLogs refuses "
     "a partition in two log dirs of one broker (\"Duplicate log directories for\")",
+    "replica-topic-ids": "PartitionMetadataFile holds a partition's topic id; a broker looks "
+    "its log up by that id (BrokerMetadataPublisher.initializeManagers -> "
+    "newImage.topics.partitionReplicas(log.topicId, ...), LogManager.isStrayReplica, 4.3): a "
+    "log of another id is not that partition",
     "hanging-transaction": "TransactionCoordinator aborts a transaction older than its "
     "transaction.timeout.ms (transaction.max.timeout.ms bounds it): a partition still open "
     "after that is hanging (kafka-transactions.sh find-hanging)",

@@ -107,3 +107,28 @@ def test_the_same_directory_id_twice_is_one_node_twice(kdump: KdumpRunner,
     warn = [o for o in _objs(r.out) if o["type"] == "problem"]
     assert [o["kind"] for o in warn] == ["node-twice"]
     assert "(the same directory.id AAAAAAAAAAAAAAAAAAAAAQ)" in warn[0]["detail"]
+
+
+def test_replicas_of_other_topic_ids_are_other_partitions(kdump: KdumpRunner,
+                                                          tmp_path: Path) -> None:
+    """Brokers 1 and 2 hold orders-0 under two topic ids (the topic deleted and made
+    again while broker 1 was away): not a replica behind another, two partitions; a
+    third replica of broker 2's id is compared with broker 2's (seen on a real cluster)."""
+    ids = {1: b"\x01" * 16, 2: b"\x02" * 16, 3: b"\x02" * 16}
+    spans = {1: [(0, 5, 0)], 2: [(0, 10, 0), (10, 10, 0)], 3: [(0, 10, 0), (10, 10, 0)]}
+    for b in (1, 2, 3):
+        d = w.broker_logdir(tmp_path / f"b{b}", b)
+        w.write_replica(d / "orders-0", w.replica_batches(spans[b], tag=f"t{ids[b][0]}"))
+        (d / "orders-0" / "partition.metadata").write_bytes(w.partition_metadata(ids[b]))
+    r = kdump("compare-replicas", "b1", "b2", "b3", "--format", "json", cwd=tmp_path)
+    objs = _objs(r.out)
+    notes = [o for o in objs if o["type"] == "problem"]
+    assert [(n["kind"], n["severity"]) for n in notes] == [("replica-topic-ids", "info")]
+    assert notes[0]["detail"] == (
+        "the replicas of orders-0 name 2 topic ids (AQEBAQEBAQEBAQEBAQEBAQ in "
+        "b1; AgICAgICAgICAgICAgICAg in b2, b3): different partitions of a "
+        "topic made again under its name, each compared only with the replicas of its own "
+        "topic id")
+    comps = [o for o in objs if o["type"] == "partition_comparison"]
+    assert [(c["status"], len(c["replicas"])) for c in comps] == [("single", 1), ("agree", 2)]
+    assert r.rc == 0, r.out

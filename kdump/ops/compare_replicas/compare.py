@@ -35,7 +35,7 @@ from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ...source import FileSource
 from .epochs import EpochCache, Truncation, follower_truncation
 from .headers import Head, HeaderWalk
-from .logdirs import LogDir, Replica, ReplicaSet
+from .logdirs import LogDir, Replica, ReplicaSet, topic_id_of
 
 
 @dataclass(slots=True, eq=False)
@@ -483,16 +483,38 @@ def _n(x: int | None) -> int:
 Item = PartitionComparison | OnlyHereBatch | CompareSummary | Problem
 
 
-def _apart(reps: list[Replica], rs: ReplicaSet) -> list[list[Replica]]:
+def _apart(reps: list[Replica], rs: ReplicaSet) -> tuple[list[list[Replica]], Problem | None]:
     """The replicas of a partition as compared: all together, but a replica in a log dir
     that is one node twice with another's (ReplicaSet.apart: the warning names them)
     stands alone, never compared with its twin nor, which of the two is the node's
-    current copy being unknown, with the others."""
+    current copy being unknown, with the others; and replicas whose partition.metadata
+    names different topic ids are different partitions (a topic deleted and made again
+    under its name: a broker looks a log up by the topic id of its partition.metadata,
+    BrokerMetadataPublisher.initializeManagers and LogManager.isStrayReplica, 4.3),
+    compared only with the replicas of their own id (a replica without the file: with
+    the largest group), said in a note."""
     twins = [r for r in reps if any(rs.apart(r.log_dir, o.log_dir) for o in reps)]
-    if not twins:
-        return [reps]
     rest = [r for r in reps if r not in twins]
-    return ([rest] if rest else []) + [[r] for r in twins]
+    parts = [[r] for r in twins]
+    note = None
+    ids = {r.path: topic_id_of(r.path) for r in rest}
+    known = sorted({i for i in ids.values() if i is not None})
+    if len(known) > 1:
+        by_id: dict[str, list[Replica]] = {i: [r for r in rest if ids[r.path] == i] for i in known}
+        largest = max(known, key=lambda i: (len(by_id[i]), i))
+        by_id[largest].extend(r for r in rest if ids[r.path] is None)
+        r0 = rest[0]
+        note = Problem(r0.path, None, "replica-topic-ids",
+                       f"the replicas of {r0.name} name {len(known)} topic ids ("
+                       + "; ".join(f"{i} in {', '.join(r.log_dir for r in by_id[i])}"
+                                   for i in known)
+                       + "): different partitions of a topic made again under its name, "
+                       "each compared only with the replicas of its own topic id",
+                       severity=INFO)
+        parts = [by_id[i] for i in known] + parts
+    elif rest:
+        parts = [rest, *parts]
+    return parts, note
 
 
 def compare_replicas(paths: Iterable[str], opts: CompareOptions) -> Iterator[Item]:
@@ -521,7 +543,10 @@ def compare_replicas(paths: Iterable[str], opts: CompareOptions) -> Iterator[Ite
         reps = groups[(topic, partition)]
         have = {r.log_dir for r in reps}
         missing = [d for d in logdirs if d.path not in have] if not all_partition_dirs else []
-        for part in _apart(reps, rs):
+        parts, note = _apart(reps, rs)
+        if note is not None:
+            yield note
+        for part in parts:
             c = _Comparer(topic, partition, part, missing, opts)
             yield from c.run()
             comp, batches = c.finish()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from ... import fs as kfs
 from ...errors import KdumpError
 from ...files.logdir import walk
-from ...files.text import iter_checkpoint, read_properties
+from ...files.text import iter_checkpoint, read_partition_metadata, read_properties
 from ...findings import INFO, WARNING, Problem
 from ...source import FileSource
 
@@ -178,6 +178,19 @@ def _twice_problem(a: LogDir, b: LogDir, common: list[tuple[str, int]]) -> Probl
                    "node twice (two copies, or two runs of it), not two brokers; their "
                    "partitions are not compared as replicas of each other",
                    severity=WARNING)
+
+
+def topic_id_of(partition_dir: str) -> str | None:
+    """The topic id a partition directory's ``partition.metadata`` names (None: no such
+    file, or one that does not read)."""
+    path = f"{partition_dir.rstrip('/')}/partition.metadata"
+    try:
+        if not kfs.isfile(path):
+            return None
+        with FileSource(path) as src:
+            return str(read_partition_metadata(src)["topic_id"])
+    except (KdumpError, OSError, KeyError):
+        return None
 
 
 def logdir_of(partition_dir: str) -> str:
