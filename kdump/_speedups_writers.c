@@ -167,7 +167,7 @@ escaped_char(const unsigned char *s, Py_ssize_t i, Py_ssize_t n, int *len)
     return 0;
 }
 
-/* A JSON string of valid UTF-8 text, escaped as kdump.render.jsonl._dumps does:
+/* A JSON string of valid UTF-8 text, escaped as kdump.render.jsonl.json_text does:
  * json's encode_basestring with ensure_ascii=False (backslash, quote and control
  * characters), then the C1 and bidirectional-text controls as \\uXXXX. */
 static int
