@@ -1286,7 +1286,7 @@ def test_size_report_native_walk_on_fuzzed_segments(
 def _python_batch_lines(b: RecordBatch) -> tuple[str, str]:
     from kdump.render import jsonl
 
-    return jsonl._dumps(jsonl.batch_object(b)) + "\n", jsonl.record_prefix(b)
+    return jsonl.json_text(jsonl.batch_object(b)) + "\n", jsonl.record_prefix(b)
 
 
 _ODD_PATHS = ["/d/t-0/00000000000000000000.log", "/d/a\"b\\c-12/0.log",
