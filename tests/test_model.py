@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import pickle
 import shutil
+import subprocess
+import sys
 import warnings
 from pathlib import Path
 from typing import Any
@@ -40,13 +42,13 @@ from kdump.model import (
 )
 
 try:
-    from tests.conftest import KdumpRunner
+    from tests.conftest import KdumpRunner, subprocess_env
     from tests.test_internal_topics import _offsets_log
     from tests.test_metadata import scenario, write_log
     from tests.test_replicas import offsets_logdirs
     from tests.test_report import cluster
 except ImportError:  # pragma: no cover
-    from conftest import KdumpRunner  # type: ignore[no-redef]
+    from conftest import KdumpRunner, subprocess_env  # type: ignore[no-redef]
     from test_internal_topics import _offsets_log  # type: ignore[no-redef]
     from test_metadata import scenario, write_log  # type: ignore[no-redef]
     from test_replicas import offsets_logdirs  # type: ignore[no-redef]
@@ -407,3 +409,35 @@ def test_a_field_added_to_a_kind_shows_in_the_model_renderers(
     assert out == "index_entry file=a.index slot=0 colour=blue offset=3 position=0\n"
     out, _ = _render(ModelTableRenderer, [obj], width=100)
     assert "┃ file    ┃ slot ┃ colour ┃ offset ┃ position ┃" in out
+
+
+def test_schema_joins_the_families_in_order() -> None:
+    """SCHEMA is each family module's kinds (kdump/model/<family>.py), every one once, in
+    ORDER; a kind two families declare, or one declared and not ordered, stops the
+    import (assemble raises)."""
+    assert list(SCHEMA) == list(model.ORDER)
+    assert sum(len(family.KINDS) for family in model.FAMILIES) == len(SCHEMA)
+    for family in model.FAMILIES:
+        assert all(SCHEMA[kind] is decl for kind, decl in family.KINDS.items())
+    assert model.METADATA_SCHEMA is model.metadata.KINDS
+    note = SCHEMA["note"]
+    with pytest.raises(ValueError, match=r"declared by two families: \['note'\]"):
+        model.assemble(("note",), [{"note": note}, {"note": note}])
+    with pytest.raises(ValueError, match=r"not in ORDER, or ordered and not declared: \['log_end'\]"):
+        model.assemble(("note",), [{"note": note, "log_end": SCHEMA["log_end"]}])
+    with pytest.raises(ValueError, match=r"\['gone'\]"):
+        model.assemble(("note", "gone"), [{"note": note}])
+
+
+def test_the_model_imports_nothing_but_its_own_modules() -> None:
+    """Every command shapes through kdump.model (verify-crc too, tests/test_startup.py):
+    its family modules import only kdump/model/fields.py, which imports only typing's
+    collections; nothing of kdump's other floors, no json."""
+    child = ("import sys, kdump; before = set(sys.modules); import kdump.model; "
+             "print(' '.join(sorted(set(sys.modules) - before)))")
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True,
+                         env=subprocess_env(), check=True).stdout.split()
+    assert "kdump.model.repair" in out and "kdump.model.fields" in out
+    assert [m for m in out if not m.startswith("kdump.model")
+            and m not in {"collections.abc", "operator", "typing", "_typing", "typing.io",
+                          "typing.re"}] == []

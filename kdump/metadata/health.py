@@ -125,7 +125,7 @@ class Health:
                 f"{self.stop_broker} {self.stop_how} {where})")
 
     def summary(self) -> dict[str, Any]:
-        """The image object's fields (kdump/model.py: ``cluster_state``, ``stopped``,
+        """The image object's fields (kdump/model/metadata.py: ``cluster_state``, ``stopped``,
         ``partitions_without_leader``)."""
         stopped = None
         if self.state == "stopped":

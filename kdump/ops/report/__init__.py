@@ -5,7 +5,7 @@ verify-index, size-report, compare-replicas (several log dirs), lag, the KRaft m
 replay, retention -- and hands on their objects unchanged, each section opened by a ``section``
 object, so ``kdump report --format json`` is the report's data model and the HTML page
 (kdump/render/html.py) is one view over it.  Its own objects (documented in
-kdump/model.py) are the chain of custody (``report``, ``input_file``, ``report_end``),
+kdump/model/report.py) are the chain of custody (``report``, ``input_file``, ``report_end``),
 the records-over-time buckets (``activity``) and the open transactions
 (``transaction``), which one shallow pass over the batch headers gives, and how each data
 topic's records name the schema registry's ids (``schema_usage``).
