@@ -119,6 +119,24 @@ def test_tree_of_the_sample(sample_dir: Path) -> None:
     assert (f.records, f.by_severity) == (162, {"error": 0, "warning": 0, "info": 0})
 
 
+def test_a_sparse_preallocated_index_takes_no_disk_bytes(sample_dir: Path,
+                                                         tmp_path: Path) -> None:
+    """A running broker's active segment has 10 MiB .index/.timeindex files set by length
+    and never written (sparse): the tree counts what the disk holds, as du does."""
+    import shutil
+
+    ld = tmp_path / "ld"
+    shutil.copytree(sample_dir, ld)
+    d = ld / "customers-0"
+    before = browse_tree([str(ld)])[0].topics[0].partitions[0].disk_bytes
+    with open(d / "00000000000000000099.index", "wb") as f:
+        f.truncate(10 << 20)
+    (d / "00000000000000000099.log").write_bytes(b"")
+    assert (d / "00000000000000000099.index").stat().st_blocks == 0
+    after = browse_tree([str(ld)])[0].topics[0].partitions[0].disk_bytes
+    assert after == before
+
+
 def test_findings_of_a_damaged_partition_in_offset_order(damaged: dict[str, Any]) -> None:
     [ld] = browse_tree([str(damaged["dir"])])
     o0, o1 = ld.topics[1].partitions

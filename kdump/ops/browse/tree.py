@@ -13,6 +13,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ... import fs as kfs
 from ...files.logdir import KafkaFile, parse_partition_dir, walk
 from ...findings import ERROR, INFO, WARNING, Problem, finding_key
 from ..compare_replicas.logdirs import broker_id_of, logdir_of
@@ -87,11 +88,13 @@ class LogDirNode:
 
 
 def _disk_bytes(path: str) -> int:
+    """What ``du`` counts of the file (a sparse, preallocated index: what it holds, 0 when
+    it holds nothing); an object store keeps no block counts: its objects' size."""
     try:
-        st = os.lstat(path)
+        apparent, allocated = kfs.getsizes(path)
     except OSError:
         return 0
-    return getattr(st, "st_blocks", 0) * 512 or st.st_size
+    return apparent if allocated is None else allocated
 
 
 def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
