@@ -303,6 +303,19 @@ def test_a_text_file_is_not_kafka_data(kdump: KdumpRunner, tmp_path: Path, comma
         assert "clean" not in r.out
 
 
+@pytest.mark.parametrize("args", [("report", "-o", "r.html"), ("export", "-o", "out"),
+                                  ("schemas",)], ids=lambda a: a[0])
+def test_a_text_file_writes_nothing(kdump: KdumpRunner, tmp_path: Path,
+                                    args: tuple[str, ...]) -> None:
+    """The commands that write refuse it before writing: one line, exit 2, nothing made
+    (a page or a dataset of a text file would pass for a report of nothing wrong)."""
+    pytest.importorskip("pyarrow")
+    (tmp_path / "notes.txt").write_text("0 files, 0 batches: clean\n")
+    r = kdump(args[0], "notes.txt", *args[1:], cwd=tmp_path)
+    assert (r.rc, r.out, r.err_lines) == (2, "", [f"kdump: notes.txt: {NOT_KAFKA}"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
 def test_a_renamed_segment_given_by_name_is_read_as_one(kdump: KdumpRunner,
                                                        tmp_path: Path) -> None:
     data = b"".join(w.v2_batch(w.numbered_records(o, 5), base_offset=o) for o in range(0, 20, 5))

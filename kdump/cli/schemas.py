@@ -38,12 +38,14 @@ def schemas_command(paths: tuple[str, ...], schemas: tuple[str, ...], schemas_to
     """
     from .. import fs as kfs
     from ..errors import InputError
+    from ..files.logdir import refuse_not_kafka_data
     from ..schemaregistry.storage import load
     from ..schemaregistry.subjects import export, schema_rows
 
     for p in (*paths, *schemas):
         if not kfs.exists(p):  # a typo is not "no schemas": exit 2, as every command
             raise InputError("no such file or directory", path=p)
+    refuse_not_kafka_data(paths)  # nor is a text file given as PATH
     reg = load(paths, schemas_topic, schemas, max_batch_bytes)
     if export_dir is not None:
         written = export(reg, export_dir, list(paths) + list(schemas))

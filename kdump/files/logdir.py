@@ -348,10 +348,7 @@ class Walker:
                 if not holds_a_batch(path):
                     # given by name, named like nothing Kafka writes and holding no batch:
                     # not Kafka data; never "clean" (an input error, exit 2)
-                    yield Problem(path, None, "unreadable-file",
-                                  "not Kafka data: not a name Kafka gives its files "
-                                  "(<offset>.log, .index, .timeindex, .snapshot, a checkpoint "
-                                  "...) and no record batch at its start")
+                    yield Problem(path, None, "unreadable-file", NOT_KAFKA_DATA)
                     return
                 # a renamed segment: read as one (its base offset unknown)
                 yield Problem(path, None, "unknown-file",
@@ -481,6 +478,35 @@ class Walker:
             else:
                 yield Problem(full, None, "unknown-file", "not a partition directory; skipped",
                               severity=INFO)
+
+
+#: why a file given by name is no input: what the walk says and commands that write refuse
+NOT_KAFKA_DATA = ("not Kafka data: not a name Kafka gives its files (<offset>.log, .index, "
+                  ".timeindex, .snapshot, a checkpoint ...) and no record batch at its start")
+
+
+def not_kafka_data(path: str) -> str | None:
+    """:data:`NOT_KAFKA_DATA` for a local file named like nothing Kafka writes that holds
+    no record batch at its start; None for anything else (a directory, a URL, a Kafka
+    file, a renamed segment, a path that is not there).  No command calls such an input
+    clean; those that write refuse it before writing (exit 2)."""
+    if "://" in path or not os.path.isfile(path):
+        return None
+    f = classify(path)
+    if f.kind != "unknown" or f.leftover is not None or holds_a_batch(path):
+        return None
+    return NOT_KAFKA_DATA
+
+
+def refuse_not_kafka_data(paths: Iterable[str]) -> None:
+    """An :class:`~kdump.errors.InputError` (exit 2, one line) for the first input given
+    by name that is not Kafka data (:func:`not_kafka_data`)."""
+    from ..errors import InputError
+
+    for p in paths:
+        why = not_kafka_data(p)
+        if why is not None:
+            raise InputError(why, path=p)
 
 
 def holds_a_batch(path: str) -> bool:

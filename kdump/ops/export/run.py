@@ -31,6 +31,7 @@ from typing import Any
 
 from ... import fs as kfs
 from ...custody import HashingSource, resume_digest
+from ...files.logdir import refuse_not_kafka_data
 from ...findings import Problem
 from ...model import shape
 from ...parallel import Spilled, ordered_map, pool_pays
@@ -164,6 +165,8 @@ def export(paths: Iterable[str], opts: ExportOptions) -> Iterator[Problem | Expo
     """Export every segment under ``paths`` (see the module doc); yields the problems
     met (listing, damaged batches: skipped), each file written, then the closing
     :class:`ExportEnd`."""
+    paths = list(paths)
+    refuse_not_kafka_data(paths)  # no dataset of a text file: exit 2, DIR untouched
     inputs = [kfs.abspath(p) for p in paths]  # URLs as given
     out = OutputDir(opts.output, inputs)
     out.check()

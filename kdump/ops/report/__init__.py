@@ -372,11 +372,13 @@ def check_output(paths: list[str], output: str) -> None:
     import errno
 
     from ...errors import InputError, OutputError, UsageError
+    from ...files.logdir import refuse_not_kafka_data
     from ...output import input_roots, inside
 
     for p in paths:
         if not kfs.is_url(p) and not os.path.lexists(p):
             raise InputError("no such file or directory", path=p)
+    refuse_not_kafka_data(paths)  # no page on a text file: it holds no evidence
     target = os.path.realpath(os.path.abspath(output))
     parent = os.path.dirname(target)
     if not os.path.isdir(parent):
