@@ -47,10 +47,11 @@ from ...model import shape
 from ...records.file_records import LogReader
 from ...source import FileSource
 from ..compare_replicas import read_epoch_checkpoint
-from .copier import PartitionLog, SegmentCopier
+from .copier import SegmentCopier
 from .fill import Filler, ReplicaLogDir
 from .kafka_model import kafka_recovery
 from .logdir import LogDirContext, clamp_checkpoints, copy_file, epoch_checkpoint_bytes
+from .partition_log import PartitionLog
 from .plan import PartitionInput
 from .reserve import Written, keep_highest_epoch, reserve_notes, written_by_witnesses
 from .staging import Stage, file_entry
