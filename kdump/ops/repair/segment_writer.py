@@ -108,7 +108,10 @@ class SegmentWriter:
         self.cur: OutSegment | None = None
 
     def keep(self, b: Any, input_base: int, raw: FileSource, records: int,
-              location: tuple[str, int, int] | None = None) -> None:
+             location: tuple[str, int, int] | None = None) -> None:
+        """A kept batch (of input segment ``input_base``, read from ``raw``) appended byte
+        for byte to the open segment, or to a new one named as the module docstring says;
+        ``location``: where it was read when not from ``raw`` at its position."""
         p = self.p
         cur = self.cur
         if cur is not None and b.last_offset - cur.base > L.INT32_MAX:
@@ -141,6 +144,7 @@ class SegmentWriter:
         p.bytes += b.size
 
     def open(self, base: int, source: str) -> OutSegment:
+        """A new output segment named ``base`` (``source``: the input log it comes from)."""
         rel = f"{self.target}/{base:0{L.OFFSET_DIGITS}d}{L.LOG_SUFFIX}"
         seg = OutSegment(base, rel, source, self.stage.create(rel),
                          RecoverIndexes(base, self.p.interval))
@@ -171,6 +175,8 @@ class SegmentWriter:
                              f"({'; '.join(witnesses)})", action="reserved")
 
     def finish_segment(self, detail: str | None = None, action: str = "repaired") -> None:
+        """The open segment closed and listed, its ``.index``, ``.timeindex`` and (with
+        ABORT markers in it) ``.txnindex`` written as LogSegment.recover writes them."""
         seg = self.cur
         assert seg is not None
         self.cur = None
