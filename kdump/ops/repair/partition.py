@@ -51,7 +51,7 @@ from ..compare_replicas import read_epoch_checkpoint
 from .copier import SegmentCopier
 from .fill import Filler, ReplicaLogDir
 from .index_interval import infer_interval
-from .kafka_model import kafka_recovery
+from .kafka_model import KafkaOutcome, kafka_recovery
 from .logdir import LogDirContext, clamp_checkpoints, copy_file, epoch_checkpoint_bytes
 from .notes import epoch_notes, metadata_notes
 from .partition_log import PartitionLog
@@ -116,6 +116,8 @@ class PartitionRepair:
     kept_snaps: list[int]
     left_snaps: list[int]
     kraft_kept: list[int]
+    checkpoints: dict[str, list[int | None]]
+    kafka: KafkaOutcome
 
     def __init__(self, pin: PartitionInput, ctx: LogDirContext | None, stage: Stage,
                  hashes: Hashes, *, max_batch_bytes: int, interval_option: int | None,
@@ -132,7 +134,9 @@ class PartitionRepair:
         self.notes: list[str] = []
 
     def run(self) -> Iterator[dict[str, Any]]:
-        """The phases in order: what each yields comes out in this order."""
+        """The phases in order (what each yields comes out in this order): the inputs
+        read, the logs copied and closed, offsets reserved, the other files, then the
+        checkpoints, Kafka's recovery and the partition's object."""
         self.stage.mkdir(self.pin.target)
         self.read_inputs()
         self.choose_index_interval()
@@ -145,6 +149,7 @@ class PartitionRepair:
         yield from self.producer_snapshots()
         yield from self.small_files()
         yield from self.left_out()
+        self.checkpoints_and_recovery()
         yield self.summary()
 
     def read_inputs(self) -> None:
@@ -358,14 +363,13 @@ class PartitionRepair:
                 self.left.append(file_entry(f.path, None, "left-out", _why_left(f), None, None))
         yield from self.left
 
-    def summary(self) -> dict[str, Any]:
-        """The repair_partition object: the log-dir checkpoints clamped to the copy
-        (:func:`.logdir.clamp_checkpoints`: never above its log end), what Kafka's own
-        recovery would have done instead (:func:`.kafka_model.kafka_recovery`: LogLoader
-        and LogSegment.recover, skipped after a clean shutdown), and the notes: open
-        transactions whose marker may be gone (read_committed consumers stop at them), a
-        clean-shutdown marker that would have hidden the damage, the metadata log's holes
-        weighed against its snapshots."""
+    def checkpoints_and_recovery(self) -> None:
+        """The log-dir checkpoints clamped to the copy (:func:`.logdir.clamp_checkpoints`:
+        never above its log end), what Kafka's own recovery would have done instead
+        (:func:`.kafka_model.kafka_recovery`: LogLoader and LogSegment.recover, skipped
+        after a clean shutdown), and the notes: open transactions whose marker may be gone
+        (read_committed consumers stop at them), a clean-shutdown marker that would have
+        hidden the damage, the metadata log's holes weighed against its snapshots."""
         pin, ctx, plog, leo, reserved = self.pin, self.ctx, self.plog, self.leo, self.reserved
         topic, partition, metadata = self.topic, self.partition, self.metadata
         notes = self.notes
@@ -398,11 +402,19 @@ class PartitionRepair:
                          "(consumers fail on them); the copy has no such marker")
         if metadata:
             notes += metadata_notes(self.by_kind, self.bases, plog.holes, self.kraft_kept)
+        self.checkpoints, self.kafka = checkpoints, kafka
+
+    def summary(self) -> dict[str, Any]:
+        """The repair_partition object: what was kept, dropped, filled and reserved, the
+        rebuilt files' choices, the checkpoints and Kafka's recovery beside it; each note
+        once."""
+        pin, plog, reserved, kafka = self.pin, self.plog, self.reserved, self.kafka
         return shape("repair_partition", {
-            "log_dir": pin.log_dir, "topic": topic, "partition": partition, "input": pin.path,
-            "output": pin.target, "segments": plog.segments_written, "batches": plog.batches,
+            "log_dir": pin.log_dir, "topic": self.topic, "partition": self.partition,
+            "input": pin.path, "output": pin.target, "segments": plog.segments_written,
+            "batches": plog.batches,
             "records": plog.records, "bytes": plog.bytes, "first_offset": plog.first_offset,
-            "log_end_offset": leo,
+            "log_end_offset": self.leo,
             "input_log_end_offset": None if plog.input_last is None else plog.input_last + 1,
             "regions_dropped": plog.regions, "bytes_dropped": plog.bytes_dropped,
             "data_lost": plog.data_lost or reserved is not None, "reserved_offsets": reserved,
@@ -411,9 +423,9 @@ class PartitionRepair:
             "index_interval_bytes": self.interval, "index_interval_from": self.interval_from,
             "leader_epochs": [list(e) for e in self.epochs],
             "producer_snapshots": {"kept": self.kept_snaps, "left_out": self.left_snaps},
-            "checkpoints": checkpoints, "kafka": kafka.to_json(),
+            "checkpoints": self.checkpoints, "kafka": kafka.to_json(),
             "saved_batches": kafka.lost.batches, "saved_records": kafka.lost.records,
-            "saved_bytes": kafka.lost.bytes, "notes": list(dict.fromkeys(notes))})  # each once
+            "saved_bytes": kafka.lost.bytes, "notes": list(dict.fromkeys(self.notes))})  # each once
 
 
 def _log_end(plog: PartitionLog, bases: list[int], ctx: LogDirContext | None, topic: str,
