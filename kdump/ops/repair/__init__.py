@@ -2,10 +2,16 @@
 keeping every intact batch byte for byte, also past the damage.
 
 * :mod:`.plan` - which inputs, where each copy goes, DIR checked before anything is read;
-* :mod:`.segments` - a partition's logs copied batch by batch, damage left out and named,
-  segments named and indexed as Kafka loads them;
-* :mod:`.partition` - one partition directory: its other files (leader epochs, producer
-  snapshots, partition.metadata, KRaft snapshots) and its ``repair_partition`` object;
+* :mod:`.partition` - one partition directory, phase by phase (``PartitionRepair``): its
+  logs, its other files (leader epochs, producer snapshots, partition.metadata, KRaft
+  snapshots) and its ``repair_partition`` object; :mod:`.index_interval` the
+  index.interval.bytes the input's indexes tell, :mod:`.notes` the copy weighed against
+  the input's leader epochs and KRaft snapshots;
+* :mod:`.copier` - a partition's logs copied batch by batch, deciding what is kept;
+  :mod:`.regions` what is left out, named, and what it means for the offsets after it;
+  :mod:`.segment_writer` the kept batches in segments named and indexed as Kafka loads
+  them; :mod:`.gaps` a dropped range filled through the same writer;
+  :mod:`.partition_log` the state they share;
 * :mod:`.logdir` - what a log dir's checkpoints say, and the copy's root files;
 * :mod:`.reserve` - offsets never handed out twice: the highest offset the witnesses
   prove written, the empty active segment past it, the checkpoints and epochs with it;
