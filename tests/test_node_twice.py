@@ -132,3 +132,20 @@ def test_replicas_of_other_topic_ids_are_other_partitions(kdump: KdumpRunner,
     comps = [o for o in objs if o["type"] == "partition_comparison"]
     assert [(c["status"], len(c["replicas"])) for c in comps] == [("single", 1), ("agree", 2)]
     assert r.rc == 0, r.out
+
+
+def test_one_node_twice_told_apart_by_topic_ids(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """The older run of node 1 wrote orders-0 under another topic id than the later
+    cluster: its copy is another partition, so the later node 1 is compared with node 2
+    (they agree) and the older copy stands alone; the node-twice warning stays."""
+    two_runs(tmp_path)
+    for name, tid in (("old", b"\x01" * 16), ("b1", b"\x02" * 16), ("b2", b"\x02" * 16)):
+        (tmp_path / name / "orders-0" / "partition.metadata").write_bytes(
+            w.partition_metadata(tid))
+    r = kdump("compare-replicas", "old", "b1", "b2", "--format", "json", cwd=tmp_path)
+    objs = _objs(r.out)
+    assert sorted(o["kind"] for o in objs if o["type"] == "problem") == [
+        "node-twice", "replica-topic-ids"]
+    comps = [o for o in objs if o["type"] == "partition_comparison"]
+    assert sorted((c["status"], len(c["replicas"])) for c in comps) == [
+        ("agree", 2), ("single", 1)]

@@ -484,26 +484,24 @@ Item = PartitionComparison | OnlyHereBatch | CompareSummary | Problem
 
 
 def _apart(reps: list[Replica], rs: ReplicaSet) -> tuple[list[list[Replica]], Problem | None]:
-    """The replicas of a partition as compared: all together, but a replica in a log dir
-    that is one node twice with another's (ReplicaSet.apart: the warning names them)
-    stands alone, never compared with its twin nor, which of the two is the node's
-    current copy being unknown, with the others; and replicas whose partition.metadata
-    names different topic ids are different partitions (a topic deleted and made again
-    under its name: a broker looks a log up by the topic id of its partition.metadata,
-    BrokerMetadataPublisher.initializeManagers and LogManager.isStrayReplica, 4.3),
-    compared only with the replicas of their own id (a replica without the file: with
-    the largest group), said in a note."""
-    twins = [r for r in reps if any(rs.apart(r.log_dir, o.log_dir) for o in reps)]
-    rest = [r for r in reps if r not in twins]
-    parts = [[r] for r in twins]
+    """The replicas of a partition as compared.  Replicas whose partition.metadata names
+    different topic ids are different partitions (a topic deleted and made again under
+    its name: a broker looks a log up by the topic id of its partition.metadata,
+    BrokerMetadataPublisher.initializeManagers and LogManager.isStrayReplica, 4.3), each
+    compared only with the replicas of its own id (a replica without the file: with the
+    largest group), said in a note.  Within one id, a replica in a log dir that is one
+    node twice with another's (ReplicaSet.apart: the warning names them) stands alone,
+    never compared with its twin nor, which of the two is the node's current copy being
+    unknown, with the others."""
     note = None
-    ids = {r.path: topic_id_of(r.path) for r in rest}
+    ids = {r.path: topic_id_of(r.path) for r in reps}
     known = sorted({i for i in ids.values() if i is not None})
+    groups = [reps]
     if len(known) > 1:
-        by_id: dict[str, list[Replica]] = {i: [r for r in rest if ids[r.path] == i] for i in known}
+        by_id: dict[str, list[Replica]] = {i: [r for r in reps if ids[r.path] == i] for i in known}
         largest = max(known, key=lambda i: (len(by_id[i]), i))
-        by_id[largest].extend(r for r in rest if ids[r.path] is None)
-        r0 = rest[0]
+        by_id[largest].extend(r for r in reps if ids[r.path] is None)
+        r0 = reps[0]
         note = Problem(r0.path, None, "replica-topic-ids",
                        f"the replicas of {r0.name} name {len(known)} topic ids ("
                        + "; ".join(f"{i} in {', '.join(r.log_dir for r in by_id[i])}"
@@ -511,9 +509,12 @@ def _apart(reps: list[Replica], rs: ReplicaSet) -> tuple[list[list[Replica]], Pr
                        + "): different partitions of a topic made again under its name, "
                        "each compared only with the replicas of its own topic id",
                        severity=INFO)
-        parts = [by_id[i] for i in known] + parts
-    elif rest:
-        parts = [rest, *parts]
+        groups = [by_id[i] for i in known]
+    parts: list[list[Replica]] = []
+    for group in groups:
+        twins = [r for r in group if any(rs.apart(r.log_dir, o.log_dir) for o in group)]
+        rest = [r for r in group if r not in twins]
+        parts.extend(([rest] if rest else []) + [[r] for r in twins])
     return parts, note
 
 
