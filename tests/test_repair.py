@@ -462,9 +462,10 @@ def test_log_start_offset_never_above_the_log_end(kdump: KdumpRunner, tmp_path: 
     out = tmp_path / "out"
     run_repair(kdump, [root], out)
     p = of(manifest(out), "repair_partition")[0]
-    # the torn batch 50-59 lies below the high watermark 60: reserved, the copy's log end
+    # the torn batch 50-59 lies below the high watermark 60: reserved from the log start
+    # (offsets 50-54 below it were deleted by design, never lost), the copy's log end
     # stays 60, so the log start (55) is no longer above it and nothing is lowered
-    assert p["log_end_offset"] == 60 and p["reserved_offsets"] == [50, 59]
+    assert p["log_end_offset"] == 60 and p["reserved_offsets"] == [55, 59]
     assert p["checkpoints"] == {"recovery_point": [None, 60], "high_watermark": [60, 60],
                                 "log_start_offset": [55, 55], "cleaner_checkpoint": [58, 58]}
     assert (out / "log-start-offset-checkpoint").read_text() == "0\n1\nt 0 55\n"

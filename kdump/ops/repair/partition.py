@@ -272,7 +272,9 @@ class PartitionRepair:
         self.reserved = None
         witnessed = self.written.last
         if witnessed is not None and witnessed >= self.leo:
-            self.reserved = [self.leo, witnessed]
+            # offsets below the log start were deleted by design (retention, DeleteRecords):
+            # never lost, never reserved (a copy with no batch left starts at the old start)
+            self.reserved = [max(self.leo, self.written.start), witnessed]
             self.copier.reserved_segment(witnessed + 1, self.leo, self.written.witnesses)
             self.leo = witnessed + 1
 
