@@ -39,9 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r'''
 import json, random, struct, sys, time
-sys.path.insert(0, sys.argv[2])  # tests/ of this tree: the encoder and the specs
-import message_writer as sw
-import kafka4_specs as ks
+sys.path.append(sys.argv[2])  # this tree, for tests.support: the encoder and the specs
+from tests.support import message_writer as sw
+from tests.support import kafka4_specs as ks
 from kdump.decoders import internal_decoder
 
 n = int(sys.argv[1])
@@ -105,7 +105,7 @@ print(json.dumps(out))
 def run_child(kdump_root: Path, n: int) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=str(kdump_root), KDUMP_PURE_PYTHON=os.environ.get(
         "KDUMP_PURE_PYTHON", ""))
-    r = subprocess.run([sys.executable, "-c", CHILD, str(n), str(ROOT / "tests")],
+    r = subprocess.run([sys.executable, "-c", CHILD, str(n), str(ROOT)],
                        env=env, capture_output=True, text=True, check=True, cwd=kdump_root)
     out: dict[str, float] = json.loads(r.stdout)
     return out

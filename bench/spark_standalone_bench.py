@@ -59,9 +59,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "spark-std"
 README = ROOT / "bench" / "README.md"
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.append(str(ROOT))  # for tests.support: the encoder and its fixtures
 
-import sparkcluster as sc  # noqa: E402  (tests/, on the path above)
+from tests.support import sparkcluster as sc  # noqa: E402  (tests/, on the path above)
 
 MIB = 1 << 20
 #: dataset -> (partitions, bytes per partition)
@@ -74,7 +74,7 @@ BEGIN, END = "<!-- spark-standalone:begin -->", "<!-- spark-standalone:end -->"
 
 def ensure_data() -> dict[str, int]:
     """Write the datasets once; their sizes in bytes."""
-    import writer
+    from tests.support import writer
 
     want = {"datasets": DATASETS, "records_per_batch": RECORDS_PER_BATCH, "value_size": VALUE_SIZE}
     meta = DATA / "params.json"

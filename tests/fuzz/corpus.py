@@ -22,10 +22,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-try:
-    from tests import writer as w
-except ImportError:  # pragma: no cover - run from inside tests/
-    import writer as w  # type: ignore[no-redef, unused-ignore]
+from tests.support import writer as w
 
 TS = w.DEFAULT_TIMESTAMP
 
@@ -171,13 +168,9 @@ def kafka4_root(root: Path) -> Path:
 def _write_kafka4(dest: Path) -> None:
     """tests/report_fixture.py's broker log dir, moved to ``dest``."""
     import shutil
-    import sys
     import tempfile
 
-    tests_dir = str(Path(__file__).resolve().parents[1])
-    if tests_dir not in sys.path:  # tests/registry_writer.py imports its siblings by name
-        sys.path.append(tests_dir)
-    import report_fixture
+    from tests.support import report_fixture
     with tempfile.TemporaryDirectory() as tmp:
         shutil.move(str(report_fixture.kafka4_logdir(Path(tmp))), str(dest))
 

@@ -18,12 +18,8 @@ import random
 import struct
 from functools import cache
 
-try:
-    from tests import kafka4_specs as ks
-    from tests import message_writer as sw
-except ImportError:  # pragma: no cover - tests/ on sys.path
-    import kafka4_specs as ks  # type: ignore[no-redef, import-not-found, unused-ignore]
-    import message_writer as sw  # type: ignore[no-redef, import-not-found, unused-ignore]
+from tests.support import kafka4_specs as ks
+from tests.support import message_writer as sw
 
 Blob = tuple[bytes | None, bytes | None]
 
