@@ -8,7 +8,7 @@ The peer is kdump itself at REF (default ``8df7622``, the commit before the 4.x
 definitions and release-aware decoding), extracted with ``git archive`` into a temporary
 directory; this tree is the other side.  Each round runs both, one child process each,
 alternately, so that the load of the shared machine falls alike on both; every child
-decodes the same records (written by tests/message_writer.py from tests/kafka4_specs.py,
+decodes the same records (written by tests/support/message_writer.py from tests/support/kafka4_specs.py,
 fixed seeds) with the internal decoders and reports CPU time per record for each kind:
 
 - ``offset commit``: OffsetCommitValue v3 (most of a ``__consumer_offsets`` log);

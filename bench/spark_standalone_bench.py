@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """When does Spark pay?  ``kdump spark size-report`` and ``verify-crc`` on ``local[2]``
 and on a real standalone cluster (a master and one 2-core worker on 127.0.0.1, started
-with pyspark's ``bin/spark-class``: tests/sparkcluster.py), beside the local commands,
+with pyspark's ``bin/spark-class``: tests/support/sparkcluster.py), beside the local commands,
 on a tiny log dir and on 256 MiB and 1 GiB of segments: the fixed cost of a run and
 its cost per GiB, in one run.
 

@@ -411,7 +411,7 @@ def test_coordinator_partition_matches_the_corpus() -> None:
 
 
 def test_offsets_tables_cover_every_record_type() -> None:
-    # the record types of this (pre-4.0) table; Kafka 4.x's are in test_kafka4.py
+    # the record types of this (pre-4.0) table; Kafka 4.x's are in tests/decoders/test_kafka4_records.py
     assert set(RECORD_TYPES) < set(KEY_SCHEMAS) and sorted(KEY_SCHEMAS) == sorted(VALUE_SCHEMAS)
     for t, (key_name, value_name) in RECORD_TYPES.items():
         if t == 0:  # Kafka 4.1 renamed type 0 LegacyOffsetCommit{Key,Value}
@@ -772,7 +772,7 @@ def test_transaction_log_unknown_and_broken() -> None:
 
 
 def test_metadata_tables_cover_every_api_key() -> None:
-    # tests/writer.py describes the pre-4.x records; Kafka 4.x's full set: test_kafka4.py
+    # tests/support/kraft.py describes the pre-4.x records; Kafka 4.x's: test_kafka4_records.py
     assert set(METADATA_SCHEMAS) >= {s.api_key or 0 for s in METADATA.values()}
     for s in METADATA.values():
         assert METADATA_SCHEMAS[s.api_key or 0].v_valid.lo == s.valid[0]
@@ -789,7 +789,7 @@ def test_metadata_round_trip(name: str, version: int, seed: int) -> None:
     body = sw.encode(w, values, version, unknown_tags=[(90, b"\x01")] if seed % 2 else None)
     assert w.api_key is not None
     dec = ClusterMetadataDecoder()
-    dec.show_secrets = True  # every field compared, secrets too (redaction: test_bounded.py)
+    dec.show_secrets = True  # every field compared, secrets too (redaction: tests/hostile/test_bounded.py)
     out = dec.decode(None, frame(w.api_key, version, body), 11)
     want = {"type": w.type_name, "version": version, "data": sw.expected_json(w, values, version)}
     assert out.error is None, out.error
@@ -900,7 +900,7 @@ def test_metadata_log_and_snapshot_written_by_the_test_encoder() -> None:
     batch = records.next_batch()
     assert batch is not None
     dec = ClusterMetadataDecoder()
-    dec.show_secrets = True  # every field compared, secrets too (redaction: test_bounded.py)
+    dec.show_secrets = True  # every field compared, secrets too (redaction: tests/hostile/test_bounded.py)
     got = [dec.decode(r.key, r.value, r.offset) for r in batch]
     assert [g.value_json for g in got] == wants
     assert all(g.error is None for g in got)

@@ -2,7 +2,7 @@
 the 4.0 and 4.1 share-group layouts are told apart from the evidence, unknown types and
 versions are named (issue #23).
 
-Records are encoded by tests/message_writer.py from tests/kafka4_specs.py, descriptions
+Records are encoded by tests/support/message_writer.py from tests/support/kafka4_specs.py, descriptions
 written separately from kdump's definitions; kdump must give exactly what Kafka's JSON
 converters give for the values encoded.
 """
@@ -189,7 +189,7 @@ def test_kraft_record_round_trip(release: str, family: str, record_type: int, ve
     value = sw.uvarint(1) + sw.uvarint(record_type) + sw.uvarint(version) + body
     for evidence in (exact(release), NO_EVIDENCE):
         dec = ClusterMetadataDecoder(evidence)
-        dec.show_secrets = True  # every field compared, secrets too (redaction: test_bounded.py)
+        dec.show_secrets = True  # every field compared, secrets too (redaction: hostile/test_bounded.py)
         out = dec.decode(None, value, 3)
         want = {"type": schema.type_name, "version": version,
                 "data": sw.expected_json(schema, values, version)}

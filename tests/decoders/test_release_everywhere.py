@@ -3,8 +3,8 @@ dump --summary, lag, find-offset/find-time, compare-replicas, report and the Spa
 source, all through :class:`kdump.decoders.Releases`; the layout note in table
 output and, once per file and layout, on stderr in text output.
 
-The records are Kafka 4.0's ShareSnapshotValue (tests/kafka4_specs.py, encoded by
-tests/message_writer.py): read with 4.1's layout they do not fit.
+The records are Kafka 4.0's ShareSnapshotValue (tests/support/kafka4_specs.py, encoded by
+tests/support/message_writer.py): read with 4.1's layout they do not fit.
 """
 
 from __future__ import annotations

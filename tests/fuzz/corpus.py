@@ -11,7 +11,7 @@ transactional commit), ``__cluster_metadata-0`` (a KRaft log and a KRaft snapsho
 
 Beside it, ``kafka4_root(root)`` (``<root>-kafka4``) holds the family of cases that
 run the commands reading a whole log dir of Kafka 4.x records (tests/harness.py's
-:data:`~tests.fuzz.harness.KAFKA4_COMMANDS`): the log dir of tests/report_fixture.py,
+:data:`~tests.fuzz.harness.KAFKA4_COMMANDS`): the log dir of tests/support/report_fixture.py,
 with ``_schemas`` and the schema-registry data topics, ``__cluster_metadata`` (4.x
 records, metadata.version 27), ``__consumer_offsets`` (classic, consumer, streams and
 share groups) and ``__share_group_state``.
@@ -166,7 +166,7 @@ def kafka4_root(root: Path) -> Path:
 
 
 def _write_kafka4(dest: Path) -> None:
-    """tests/report_fixture.py's broker log dir, moved to ``dest``."""
+    """tests/support/report_fixture.py's broker log dir, moved to ``dest``."""
     import shutil
     import tempfile
 

@@ -1,7 +1,7 @@
 """The Kafka 4.x family of fuzz cases: whole-log-dir commands on Kafka 4.x records.
 
 A case (:func:`run_kafka4_case`, chosen for :data:`tests.fuzz.harness.KAFKA4_SHARE` of
-the cases) copies the whole log dir of tests/report_fixture.py (``_schemas`` and its
+the cases) copies the whole log dir of tests/support/report_fixture.py (``_schemas`` and its
 data topics, ``__cluster_metadata`` of 4.x records, ``__consumer_offsets`` with classic,
 consumer, streams and share groups, ``__share_group_state``), damages one file (mostly a
 log of the partitions in :data:`KAFKA4_TARGETS`: record bytes behind a valid CRC, a

@@ -157,7 +157,7 @@ _KAFKA4_FAMILY = {"offsets": "group", "share-group-state": "share",
 
 
 def _decoder_seeds(name: str) -> Callable[[], list[Blob]]:
-    """The records of tests/test_decoders.py's ``_valid_records()`` for decoder ``name``,
+    """The records of tests/decoders/test_decoders.py's ``_valid_records()`` for decoder ``name``,
     and every record type and version of Kafka 4.0-4.3 (tests/fuzz/kafka4_seeds.py)."""
     def seeds() -> list[Blob]:
         from tests.decoders.test_decoders import _valid_records
@@ -280,7 +280,7 @@ def _rw() -> Any:
 
 
 def _registry(extra: list[tuple[bytes, bytes]] = ()) -> Any:  # type: ignore[assignment]
-    """The sample registry (tests/registry_writer.py), plus ``extra`` _schemas records."""
+    """The sample registry (tests/support/registry_writer.py), plus ``extra`` _schemas records."""
     from kdump.schemaregistry.storage import Registry, _apply
 
     reg = Registry()

@@ -10,7 +10,7 @@ runs kdump subcommands on it; the rules each run keeps are in tests/fuzz/harness
 
 A longer run, for developers::
 
-    KDUMP_FUZZ_CASES=100000 .venv/bin/python -m pytest tests/test_fuzz.py
+    KDUMP_FUZZ_CASES=100000 .venv/bin/python -m pytest tests/hostile/test_fuzz.py
     .venv/bin/python -m tests.fuzz.run --cases 100000 --jobs 8 --seed $RANDOM --save /tmp/found
 """
 

@@ -31,7 +31,7 @@ CHILD = (
 
 #: never loaded by a command that does not use them
 HEAVY = {"rich", "multiprocessing", "concurrent.futures", "pyspark", "pyarrow"}
-#: the core's floors above the ground (tests/test_layering.py FLOORS), and the output model
+#: the core's floors above the ground (tests/house/test_layering.py FLOORS), and the output model
 CORE = {"kdump.protocol", "kdump.records", "kdump.files", "kdump.decoders", "kdump.ops",
         "kdump.metadata", "kdump.render", "kdump.spark", "kdump.model", "kdump.parallel",
         "kdump.source", "kdump.codecs"}

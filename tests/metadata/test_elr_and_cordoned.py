@@ -1,7 +1,7 @@
 """``kdump metadata`` over Kafka 4.x records: ClearElrRecord (4.0+) and cordoned log
 directories (RegisterBrokerRecord v4 / BrokerRegistrationChangeRecord v3, 4.3), checked
 against an independent replay written here; logs written by tests/writer.py with the
-records of tests/group_records.py."""
+records of tests/support/group_records.py."""
 
 from __future__ import annotations
 

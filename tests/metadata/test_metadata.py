@@ -784,7 +784,7 @@ def test_every_record_type_has_an_effect_or_is_named_as_having_none() -> None:
     assert names - {"ZK_MIGRATION_STATE_RECORD"} == \
         (APPLIED_TYPES | NO_EFFECT | TRANSACTION_TYPES) - {"ZK_MIGRATION_STATE_RECORD"}
     assert "ZK_MIGRATION_STATE_RECORD" in APPLIED_TYPES  # kept in the image object
-    assert "CLEAR_ELR_RECORD" in APPLIED_TYPES  # Kafka 4.0+: tests/test_metadata_kafka4.py
+    assert "CLEAR_ELR_RECORD" in APPLIED_TYPES  # Kafka 4.0+: tests/metadata/test_elr_and_cordoned.py
 
 
 def test_quorum_from_control_records_and_quorum_state(kdump: KdumpRunner, tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ FieldSpec's constructor makes ``""``: no default (ClassicMemberMetadata, the
 AssignmentEpochs and LastAssignmentConfigs of 4.2/4.3).
 
 The rule is written here once more (:func:`_kafka_default`), from the descriptions of
-tests/kafka4_specs.py, apart from kdump's; every tagged field of every record of every
-release and version is encoded by tests/message_writer.py holding its default and
+tests/support/kafka4_specs.py, apart from kdump's; every tagged field of every record of every
+release and version is encoded by tests/support/message_writer.py holding its default and
 values that are not, with its bytes present (``write_defaults``) and as Kafka writes
 it, and kdump's JSON must hold the field exactly when the rule says.
 """

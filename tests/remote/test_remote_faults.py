@@ -1,6 +1,6 @@
 """Remote reads fail within a bounded time, in one clear line, and never print a secret
 (issue #27).  Against real servers on 127.0.0.1: moto's S3 API server (authentication
-on; tests/s3server.py), the fault-injecting proxy in front of it (HTTP 500 to every
+on; tests/support/s3server.py), the fault-injecting proxy in front of it (HTTP 500 to every
 request), and a silent socket server that accepts connections and never answers (a
 hung proxy, a black-holed VPC endpoint).  Every line kdump writes is checked for the
 credentials it was given.

@@ -8,7 +8,7 @@ The log dir is the shape of a real one (Confluent's Avro serializer beside Kafka
 Streams): 8-byte big-endian keys (LongSerializer: they start with 0x00, as a frame
 does), values framed with the registry's id, a Streams changelog whose values start with
 their 8-byte timestamp, a topic with a subject whose record names an id the registry
-lacks, and text keys of 4 and 8 bytes.  Written with tests/registry_writer.py."""
+lacks, and text keys of 4 and 8 bytes.  Written with tests/support/registry_writer.py."""
 
 from __future__ import annotations
 

@@ -499,7 +499,7 @@ def test_datasource_decodes_schema_registry_payloads(spark: Any,
                                                      tmp_path_factory: pytest.TempPathFactory
                                                      ) -> None:
     """decoder=auto with the registry's _schemas beside the topics: value_decoded holds
-    the decoded JSON, as dump's decoded.value (tests/registry_writer.py's sample)."""
+    the decoded JSON, as dump's decoded.value (tests/support/registry_writer.py's sample)."""
     pytest.importorskip("fastavro", reason="the schemas extra is not installed")
     from tests.support import registry_writer
 

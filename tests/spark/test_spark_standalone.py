@@ -1,6 +1,6 @@
 """``kdump spark`` against a real Spark standalone cluster: a master and one worker
 (2 cores) started on 127.0.0.1 with the pip pyspark package's own launcher
-(``bin/spark-class``; tests/sparkcluster.py), driven by real ``kdump spark`` processes
+(``bin/spark-class``; tests/support/sparkcluster.py), driven by real ``kdump spark`` processes
 with ``--master spark://127.0.0.1:PORT``.
 
 Every command runs on three log dirs at once: tests/writer.py's sample, a damaged copy
@@ -105,7 +105,7 @@ def _paths(data: Path, mode: str) -> list[str]:
 
 @pytest.fixture(scope="session")
 def nodes_python(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A Python standing for a node where kdump is not installed (tests/sparkcluster.py)."""
+    """A Python standing for a node where kdump is not installed (tests/support/sparkcluster.py)."""
     return sc.python_without_kdump(tmp_path_factory.mktemp("nodes-python"))
 
 
@@ -242,7 +242,7 @@ def local_export(data: Path, tmp_path_factory: pytest.TempPathFactory
     the first cluster test asks for it, so its JVM starts while the cluster's do."""
     out = tmp_path_factory.mktemp("local-export") / "dataset"
     # as a user runs it: none of the PYSPARK_* an in-process session of this test run
-    # (tests/test_spark.py) may have left in the environment
+    # (tests/spark/test_spark.py) may have left in the environment
     env = {k: v for k, v in subprocess_env().items()
            if not k.startswith("PYSPARK_") and k != "PYTHONPATH"}
     group = sc.Group([*KDUMP, "spark", "export", *_paths(data, "ship"), "--output", str(out),

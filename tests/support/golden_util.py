@@ -201,13 +201,13 @@ def build_damaged(root: Path) -> None:
 
 
 def build_kafka41(root: Path) -> None:
-    """A Kafka 4.1 log dir's internal topics (tests/kafka4_fixtures.py)."""
+    """A Kafka 4.1 log dir's internal topics (tests/support/kafka4_fixtures.py)."""
     from tests.support import kafka4_fixtures as k4
     k4.build_kafka41(root)
 
 
 def build_share40(root: Path) -> None:
-    """Kafka 4.0-layout share-group state, no metadata (tests/kafka4_fixtures.py)."""
+    """Kafka 4.0-layout share-group state, no metadata (tests/support/kafka4_fixtures.py)."""
     from tests.support import kafka4_fixtures as k4
     k4.build_share40(root)
 

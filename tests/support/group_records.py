@@ -1,6 +1,6 @@
 """Kafka 4.x records for the ``groups`` tests, encoded with the test encoder
-(tests/message_writer.py) from the test-side specs of Kafka 4.3's definitions in
-tests/kafka4_specs.py (kdump's own definitions are not used): metadata records
+(tests/support/message_writer.py) from the test-side specs of Kafka 4.3's definitions in
+tests/support/kafka4_specs.py (kdump's own definitions are not used): metadata records
 (ClearElrRecord, RegisterBrokerRecord v4, BrokerRegistrationChangeRecord v3) and
 coordinator records of ``__consumer_offsets`` (KIP-848 consumer groups with regular
 expressions, KIP-1071 streams groups, KIP-932 share groups) and ``__share_group_state``

@@ -1,5 +1,5 @@
 """Golden fixtures of Kafka 4.x internal topics (issue #23), built with tests/writer.py and
-tests/message_writer.py from tests/kafka4_specs.py: fixed values, no clock, no randomness.
+tests/support/message_writer.py from tests/support/kafka4_specs.py: fixed values, no clock, no randomness.
 
 ``build_kafka41`` is a log dir written by a 4.1 cluster (metadata.version 27): KRaft
 metadata with 4.x records, ``__consumer_offsets`` with KIP-848 / KIP-1071 / KIP-932

@@ -1,4 +1,4 @@
-"""Kafka 4.0-4.3's on-disk records, described for the test encoder (tests/message_writer.py).
+"""Kafka 4.0-4.3's on-disk records, described for the test encoder (tests/support/message_writer.py).
 
 Written again from the JSON message definitions of Kafka's release branches 4.0, 4.1,
 4.2 and 4.3, separately from kdump's own definitions (kdump/protocol/definitions.py) and
@@ -807,7 +807,7 @@ ENUMS: dict[str, dict[int, dict[str, tuple[int, ...]]]] = {
 
 def fix_enums(family: str, record_type: int, values: Any) -> None:
     """Valid values (:data:`ENUMS`) where a broker writes an enum, in place of the random
-    integers a sample holds (tests/test_kafka4.py and the fuzzer's seeds)."""
+    integers a sample holds (tests/decoders/test_kafka4_records.py and the fuzzer's seeds)."""
     allowed = ENUMS.get(family, {}).get(record_type, {})
 
     def walk(obj: Any) -> None:

@@ -30,7 +30,7 @@ from tests.support.encoding import (
 # KRaft __cluster_metadata: metadata records, log segments and snapshot .checkpoint files
 # --------------------------------------------------------------------------------------------
 # Record schemas written again from metadata/src/main/resources/common/metadata/*.json
-# (apache/kafka trunk, 2024-10-25) and encoded with tests/message_writer.py; frame:
+# (apache/kafka trunk, 2024-10-25) and encoded with tests/support/message_writer.py; frame:
 # MetadataRecordSerde (uvarint frame version 1, uvarint api key, uvarint version, body).
 
 METADATA_DESCRIPTIONS = """

@@ -1,6 +1,6 @@
 """A realistic Kafka 4.x log dir for ``kdump report`` (issue #25): one broker's log dir
 written with Kafka 4.x records, built with the project's writers (tests/writer.py,
-tests/group_records.py, tests/registry_writer.py): fixed values, no clock.
+tests/support/group_records.py, tests/support/registry_writer.py): fixed values, no clock.
 
 ``kafka4_logdir(root)`` writes ``root/b1`` (broker 1) holding
 
@@ -20,7 +20,7 @@ tests/group_records.py, tests/registry_writer.py): fixed values, no clock.
   topology and a member, a share group with its initialized share-partitions;
 - ``__share_group_state-0``: ShareSnapshot / ShareUpdate records for the share group.
 
-``python tests/report_fixture.py DIR`` writes it (to look at a page by hand).
+``python tests/support/report_fixture.py DIR`` writes it (to look at a page by hand).
 """
 
 from __future__ import annotations
@@ -207,6 +207,6 @@ def kafka4_logdir(root: Path) -> Path:
 
 if __name__ == "__main__":
     if len(sys.argv) != 2:
-        print("usage: python tests/report_fixture.py DIR", file=sys.stderr)
+        print("usage: python tests/support/report_fixture.py DIR", file=sys.stderr)
         sys.exit(2)
     print(kafka4_logdir(Path(sys.argv[1])))

@@ -30,7 +30,7 @@ the topics, broker 2's dynamic ``log.retention.ms``):
 b2 (no metadata): ``timed-0`` with high watermark 12, ``plain-0`` (broker 2's dynamic
 log.retention.ms 1 hour).
 
-``python tests/retention_fixture.py DIR`` writes it.
+``python tests/support/retention_fixture.py DIR`` writes it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A real Spark standalone cluster on 127.0.0.1, for tests/test_spark_standalone.py and
+"""A real Spark standalone cluster on 127.0.0.1, for tests/spark/test_spark_standalone.py and
 bench/spark_standalone_bench.py: one master and one worker, each a JVM started with the
 pip pyspark package's own launcher, ``bin/spark-class``.
 

@@ -415,7 +415,7 @@ def test_data_is_inert(evil: Path) -> None:
     run(go())
 
 
-# --- snapshots (SVGs in tests/__snapshots__) -------------------------------------------
+# --- snapshots (SVGs in tests/ops/browse/__snapshots__) -------------------------------------------
 def _stable(monkeypatch: pytest.MonkeyPatch, d: Path) -> str:
     """Paths shown relative, so the screenshots do not hold the temporary directory."""
     monkeypatch.chdir(d.parent)

@@ -1,8 +1,8 @@
 """``dump --summary`` and ``lag`` over Kafka 4.x groups: KIP-848 consumer groups (regular
 expression subscriptions), KIP-1071 streams groups and KIP-932 share groups, whose
 position comes from ``__share_group_state``.  Records are encoded by
-tests/group_records.py (Kafka 4.3's layouts from the test-side specs of
-tests/kafka4_specs.py) into log dirs written by tests/writer.py; expectations are
+tests/support/group_records.py (Kafka 4.3's layouts from the test-side specs of
+tests/support/kafka4_specs.py) into log dirs written by tests/writer.py; expectations are
 written out by hand from the records below."""
 
 from __future__ import annotations
@@ -355,8 +355,8 @@ def test_group_strings_from_the_data_stay_inert(kdump: KdumpRunner, tmp_path: Pa
 
 
 def test_the_kafka41_golden_fixture(kdump: KdumpRunner, tmp_path: Path) -> None:
-    """tests/kafka4_fixtures.py's 4.1 log dir and 4.0 share state, written from another
-    test-side reading of Kafka's definitions (tests/kafka4_specs.py)."""
+    """tests/support/kafka4_fixtures.py's 4.1 log dir and 4.0 share state, written from another
+    test-side reading of Kafka's definitions (tests/support/kafka4_specs.py)."""
     from tests.support import kafka4_fixtures as kf
 
     kf.build_kafka41(tmp_path / "a")

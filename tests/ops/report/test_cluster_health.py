@@ -2,7 +2,7 @@
 stopped, as information, with the partitions its stop left without a leader; partitions
 without a leader while another broker runs are errors.  ``kdump metadata`` (text, JSON,
 table) and ``kdump report`` (the glance box, the Errors / Warnings cards and the
-findings list, which count one list) over the log dirs of tests/cluster_fixtures.py."""
+findings list, which count one list) over the log dirs of tests/support/cluster_fixtures.py."""
 
 from __future__ import annotations
 

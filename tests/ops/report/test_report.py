@@ -3,7 +3,7 @@ written from it, and the page opened in a real headless Chromium (no console err
 network request, screenshots and a PDF of the expected size, the expected DOM).
 
 Fixtures are the project's sample log dir (tests/writer.py), a two-broker KRaft cluster
-written here (a __cluster_metadata log from tests/test_metadata.py's scenario, a
+written here (a __cluster_metadata log from tests/metadata/test_metadata.py's scenario, a
 __consumer_offsets partition with commits, an open transaction, hostile names), and the
 shared corpus when ../shared exists."""
 
@@ -45,7 +45,7 @@ def cluster(root: Path) -> tuple[Path, Path]:
     """Two brokers' log dirs: orders-0 on both (broker 2 lagging), payments-0 on broker 1
     with a transaction left open 20 minutes before its last batch (hanging), a topic
     and a group with hostile names, __consumer_offsets-0 with commits, and broker 1's
-    __cluster_metadata-0 (tests/test_metadata.py's scenario)."""
+    __cluster_metadata-0 (tests/metadata/test_metadata.py's scenario)."""
     from tests.metadata.test_metadata import scenario, write_log
 
     b1 = w.broker_logdir(root / "b1", 1, high_watermarks=[("orders", 0, 40)])

@@ -1,7 +1,7 @@
 """``kdump report`` over a Kafka 4.x log dir (issue #25): the schema-registry section,
 consumer / share / streams groups, cordoned log dirs and ClearElr in the cluster section;
 the JSON model checked field by field and the page opened in headless Chromium.  The
-fixture is tests/report_fixture.py (written with the project's writers)."""
+fixture is tests/support/report_fixture.py (written with the project's writers)."""
 
 from __future__ import annotations
 

@@ -72,7 +72,7 @@ def test_no_table_runs_past_the_page(kdump: KdumpRunner, page: Path, tmp_path: P
             assert p.console_errors == []
             got = p.evaluate(TABLES_JS)
             seen[width] = got
-            # a look at the lag table (tests/browser.py's screenshots: the file viewer
+            # a look at the lag table (tests/support/browser.py's screenshots: the file viewer
             # shows them)
             p.evaluate("document.getElementById('lag').scrollIntoView()")
             p.screenshot(str(tmp_path / f"lag-{width}.png"))

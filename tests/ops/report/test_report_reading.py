@@ -10,7 +10,7 @@
   partition and log dir) in view: they wrap to a bounded width, and where a table still
   scrolls in its box (760 px) they stay put when it is scrolled all the way right.
 
-Screenshots are written beside the page (tests/browser.py): the file viewer shows them.
+Screenshots are written beside the page (tests/support/browser.py): the file viewer shows them.
 """
 
 from __future__ import annotations

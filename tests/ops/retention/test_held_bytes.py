@@ -5,7 +5,7 @@ AlterReplicaLogDirs move: the bytes twice) and ``-stray`` (kept, never deleted b
 bytes added up: judged segments + leftovers + renamed-aside directories + the rest =
 every file under the log dir.
 
-Log dirs are written by tests/writer.py and tests/retention_fixture.py; the expected
+Log dirs are written by tests/writer.py and tests/support/retention_fixture.py; the expected
 sizes are the files' own, summed here by ``os.walk``, never by kdump.
 """
 
@@ -301,7 +301,7 @@ def test_names_from_the_data_never_drive_the_terminal(tmp_path: Path) -> None:
 
 def test_a_log_dir_in_object_storage_says_the_same(kdump: KdumpRunner, world: Path,
                                                     s3env: Any) -> None:  # noqa: F811
-    """The same log dir on a real S3 API (tests/s3server.py): the same rows, but for the
+    """The same log dir on a real S3 API (tests/support/s3server.py): the same rows, but for the
     files' times (the store's LastModified is the upload's) and their allocated bytes (a
     store keeps no block counts: null, and a note says so)."""
     url = s3env.upload(world / "a", "held/broker-1/a")

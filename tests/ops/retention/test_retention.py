@@ -2,7 +2,7 @@
 would judge it, the cleaner's view of compacted logs, totals, configs with their source,
 bad input, the report's section, the shared corpus.
 
-Fixtures: tests/retention_fixture.py (two brokers' log dirs written with the project's
+Fixtures: tests/support/retention_fixture.py (two brokers' log dirs written with the project's
 encoders, KRaft metadata with ConfigRecords, a server.properties), judged at its
 ``NOW``; copies of it changed one file at a time for the time-index cases."""
 
