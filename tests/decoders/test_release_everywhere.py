@@ -17,18 +17,9 @@ import pytest
 
 from kdump.decoders import Releases
 from kdump.decoders.release import NO_EVIDENCE, Evidence, layout_of_note, log_dir_of
-
-try:
-    from tests.decoders.test_kafka4_records import _feature_level, _share_snapshot
-    from tests.support import kafka4_fixtures as kf
-    from tests.support import writer as w
-except ImportError:  # pragma: no cover - tests/ not importable as a package
-    from tests.decoders.test_kafka4_records import (  # type: ignore[no-redef, import-not-found, unused-ignore]
-        _feature_level,
-        _share_snapshot,
-    )
-    from tests.support import kafka4_fixtures as kf  # type: ignore[no-redef, import-not-found, unused-ignore]
-    from tests.support import writer as w  # type: ignore[no-redef, import-not-found, unused-ignore]
+from tests.decoders.test_kafka4_records import _feature_level, _share_snapshot
+from tests.support import kafka4_fixtures as kf
+from tests.support import writer as w
 
 SEG = "__share_group_state-0/00000000000000000000.log"
 FITS = ("read as ShareSnapshotValue (Kafka 4.0), the layout that fits (ShareSnapshotValue "

@@ -211,7 +211,7 @@ def test_cluster_report_json(kdump: KdumpRunner, tmp_path: Path) -> None:
 def test_kraft_cluster_page_in_a_real_browser(kdump: KdumpRunner, tmp_path: Path) -> None:
     """The page loads in Chromium with no console error and no request but the page
     itself, with JavaScript on and off; hostile names are text, never markup."""
-    browser = pytest.importorskip("browser")
+    browser = pytest.importorskip("tests.support.browser")
     browser.require_chromium()
     cluster(tmp_path)
     out = tmp_path / "report.html"
@@ -380,7 +380,7 @@ def test_shared_corpus(kdump: KdumpRunner, tmp_path: Path) -> None:
 
 def test_print_pages(tmp_path: Path, sample: Path, kdump: KdumpRunner) -> None:
     """Printed, every folded table is unfolded (print CSS) and pages are A4."""
-    browser = pytest.importorskip("browser")
+    browser = pytest.importorskip("tests.support.browser")
     browser.require_chromium()
     browser.require_tool("pdftoppm", shutil.which("pdftoppm"), ".ci/run installs poppler-utils")
     out = tmp_path / "r.html"

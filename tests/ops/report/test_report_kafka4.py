@@ -141,7 +141,7 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
     """No console error, no request; the DOM holds the subjects (deleted ones marked),
     the group types, share-partitions, the streams topology, cordoned dirs and ClearElr;
     screenshots and the printed PDF have the expected sizes."""
-    browser = pytest.importorskip("browser")
+    browser = pytest.importorskip("tests.support.browser")
     browser.require_chromium()
     out = tmp_path / "report.html"
     r = kdump("report", str(logdir), "-o", str(out), watch=[logdir])

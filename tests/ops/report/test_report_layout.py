@@ -61,7 +61,7 @@ def _report(kdump: KdumpRunner, logdir: Path, out: Path) -> None:
 
 
 def test_no_table_runs_past_the_page(kdump: KdumpRunner, page: Path, tmp_path: Path) -> None:
-    browser = pytest.importorskip("browser")
+    browser = pytest.importorskip("tests.support.browser")
     browser.require_chromium()
     out = tmp_path / "report.html"
     _report(kdump, page, out)
@@ -96,7 +96,7 @@ def test_no_table_runs_past_the_page(kdump: KdumpRunner, page: Path, tmp_path: P
 def test_print_is_unchanged(kdump: KdumpRunner, page: Path, tmp_path: Path) -> None:
     """In print (A4) the boxes do not scroll and no column sticks: tables run over the
     page as before."""
-    browser = pytest.importorskip("browser")
+    browser = pytest.importorskip("tests.support.browser")
     browser.require_chromium()
     out = tmp_path / "report.html"
     _report(kdump, page, out)
@@ -116,7 +116,7 @@ def test_repair_plan_fits_at_1366(kdump: KdumpRunner, page: Path, tmp_path: Path
     the regions it would leave out: both fit at 1366 px and scroll in their box at 1024."""
     import shutil
 
-    browser = pytest.importorskip("browser")
+    browser = pytest.importorskip("tests.support.browser")
     browser.require_chromium()
     ld = tmp_path / "b1"
     shutil.copytree(page, ld)

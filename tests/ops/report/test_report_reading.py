@@ -98,7 +98,7 @@ TOPICS_JS = r"""(() => {
 
 
 def _browser() -> Any:
-    browser = pytest.importorskip("browser")
+    browser = pytest.importorskip("tests.support.browser")
     if browser.chromium_path() is None:
         pytest.skip("chromium is not installed (.ci/run installs Debian's chromium package)")
     return browser

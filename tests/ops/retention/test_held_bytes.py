@@ -356,7 +356,7 @@ def test_report_section_in_a_real_browser(world: Path, tmp_path: Path,
     """The report's retention section in Chromium, JavaScript on and off: the chart's bars
     for what lies outside the judged segments, a row per renamed-aside directory, a row
     per log dir whose columns add up; no console error, no request."""
-    browser = pytest.importorskip("browser")
+    browser = pytest.importorskip("tests.support.browser")
     browser.require_chromium()
     import io
 

@@ -704,7 +704,7 @@ def test_report_retention_section_in_a_real_browser(world: Any, tmp_path: Path,
     """The report judged at the fixture's NOW (the report's start): the section's chart
     of bytes by reason, the future-stamped batch named among the held segments, every
     log dir; in Chromium with JavaScript on and off, no console error and no request."""
-    browser = pytest.importorskip("browser")
+    browser = pytest.importorskip("tests.support.browser")
     browser.require_chromium()
     import io
 
