@@ -15,7 +15,11 @@ from typing import Any
 import pytest
 
 from tests.conftest import subprocess_env
+from tests.ops.export import test_export
 from tests.ops.export.test_export import secrets_metadata_logdir
+
+# export's fixtures, shared here (pytest finds a fixture by the module's names)
+damaged, fleet, k4 = test_export.damaged, test_export.fleet, test_export.k4
 
 pa = pytest.importorskip("pyarrow")
 pq = pytest.importorskip("pyarrow.parquet")
