@@ -3,7 +3,7 @@
 ``kdump._speedups`` (C, CPython API) speeds up record scanning and decoding.  It is
 optional: where no C compiler is available the build prints a warning and kdump
 installs and runs on its pure-Python code, which gives identical results
-(tests/test_speedups.py).  ``KDUMP_PURE_PYTHON=1`` selects the pure-Python code even
+(tests/native/test_speedups.py).  ``KDUMP_PURE_PYTHON=1`` selects the pure-Python code even
 when the extension is built.
 
 ``KDUMP_REQUIRE_NATIVE=1`` (set by .ci/run) makes the extension required: a build

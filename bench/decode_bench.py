@@ -8,7 +8,7 @@ The peer is kdump itself at REF (default ``8df7622``, the commit before the 4.x
 definitions and release-aware decoding), extracted with ``git archive`` into a temporary
 directory; this tree is the other side.  Each round runs both, one child process each,
 alternately, so that the load of the shared machine falls alike on both; every child
-decodes the same records (written by tests/message_writer.py from tests/kafka4_specs.py,
+decodes the same records (written by tests/support/message_writer.py from tests/support/kafka4_specs.py,
 fixed seeds) with the internal decoders and reports CPU time per record for each kind:
 
 - ``offset commit``: OffsetCommitValue v3 (most of a ``__consumer_offsets`` log);
@@ -39,9 +39,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 CHILD = r'''
 import json, random, struct, sys, time
-sys.path.insert(0, sys.argv[2])  # tests/ of this tree: the encoder and the specs
-import message_writer as sw
-import kafka4_specs as ks
+sys.path.append(sys.argv[2])  # this tree, for tests.support: the encoder and the specs
+from tests.support import message_writer as sw
+from tests.support import kafka4_specs as ks
 from kdump.decoders import internal_decoder
 
 n = int(sys.argv[1])
@@ -105,7 +105,7 @@ print(json.dumps(out))
 def run_child(kdump_root: Path, n: int) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=str(kdump_root), KDUMP_PURE_PYTHON=os.environ.get(
         "KDUMP_PURE_PYTHON", ""))
-    r = subprocess.run([sys.executable, "-c", CHILD, str(n), str(ROOT / "tests")],
+    r = subprocess.run([sys.executable, "-c", CHILD, str(n), str(ROOT)],
                        env=env, capture_output=True, text=True, check=True, cwd=kdump_root)
     out: dict[str, float] = json.loads(r.stdout)
     return out

@@ -57,8 +57,8 @@ def ensure_segment(size: int) -> Path:
     part = root / "big-0"
     if (root / ".complete").exists():
         return root
-    sys.path.insert(0, str(ROOT / "tests"))
-    import writer  # the project's own encoder
+    sys.path.append(str(ROOT))  # for tests.support: the encoder and its fixtures
+    from tests.support import writer  # the project's own encoder
 
     shutil.rmtree(root, ignore_errors=True)
     print(f"bench: writing a {size // MB} MiB segment into {part} ...", file=sys.stderr,

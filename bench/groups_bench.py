@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.append(str(ROOT))  # for tests.support: the encoder and its fixtures
 
-import group_records as gr  # noqa: E402
-import writer as w  # noqa: E402
+from tests.support import group_records as gr  # noqa: E402
+from tests.support import writer as w  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 KDUMP = Path(sys.executable).parent / "kdump"

@@ -38,11 +38,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "jobs-logdir"
 KDUMP = Path(sys.executable).with_name("kdump")
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.append(str(ROOT))  # for tests.support: the encoder and its fixtures
 
 
 def write_logdir(root: Path, partitions: int = 4, per_partition: int = 150 << 20) -> None:
-    import writer as w
+    from tests.support import writer as w
 
     done = root / ".complete"
     if done.exists():
@@ -107,7 +107,7 @@ PLAIN = ROOT / "bench" / "data" / "jobs-plain"
 
 
 def write_plain(root: Path, partitions: int = 16, size: int = 16 << 20) -> None:
-    import writer as w
+    from tests.support import writer as w
 
     done = root / ".complete"
     if done.exists():

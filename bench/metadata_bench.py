@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.append(str(ROOT))  # for tests.support: the encoder and its fixtures
 
-import writer as w  # noqa: E402
+from tests.support import writer as w  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 KDUMP = Path(sys.executable).parent / "kdump"

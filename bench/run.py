@@ -79,8 +79,8 @@ def ensure_dataset(name: str) -> Path:
     if free < need:
         raise SystemExit(f"bench: {free // MB} MB free in {DATA}, {need // MB} MB needed for "
                          f"the {DATASETS[name][3]} segment")
-    sys.path.insert(0, str(ROOT / "tests"))
-    import writer  # the project's own encoder
+    sys.path.append(str(ROOT))  # for tests.support: the encoder and its fixtures
+    from tests.support import writer  # the project's own encoder
 
     codecs = {"none": writer.NONE, "lz4": writer.LZ4}
     print(f"bench: writing the {DATASETS[name][3]} segment into {part} ...", file=sys.stderr,

@@ -29,12 +29,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-
-import registry_writer as rw  # noqa: E402
-import writer as w  # noqa: E402
+sys.path.append(str(ROOT))  # for tests.support: the encoder and its fixtures
 
 from kdump.schemaregistry.wire import frame  # noqa: E402
+from tests.support import registry_writer as rw  # noqa: E402
+from tests.support import writer as w  # noqa: E402
 
 DATA = ROOT / "bench" / "data"
 KDUMP = Path(sys.executable).parent / "kdump"

@@ -58,8 +58,8 @@ VALUE_SIZE = 70
 
 def ensure_data() -> int:
     """Write the log dir once; its total bytes."""
-    sys.path.insert(0, str(ROOT / "tests"))
-    import writer
+    sys.path.append(str(ROOT))  # for tests.support: the encoder and its fixtures
+    from tests.support import writer
 
     meta = DATA / "params.json"
     want = {"partitions": PARTITIONS, "records_per_batch": RECORDS_PER_BATCH,

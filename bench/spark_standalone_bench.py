@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """When does Spark pay?  ``kdump spark size-report`` and ``verify-crc`` on ``local[2]``
 and on a real standalone cluster (a master and one 2-core worker on 127.0.0.1, started
-with pyspark's ``bin/spark-class``: tests/sparkcluster.py), beside the local commands,
+with pyspark's ``bin/spark-class``: tests/support/sparkcluster.py), beside the local commands,
 on a tiny log dir and on 256 MiB and 1 GiB of segments: the fixed cost of a run and
 its cost per GiB, in one run.
 
@@ -59,9 +59,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "bench" / "data" / "spark-std"
 README = ROOT / "bench" / "README.md"
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path.append(str(ROOT))  # for tests.support: the encoder and its fixtures
 
-import sparkcluster as sc  # noqa: E402  (tests/, on the path above)
+from tests.support import sparkcluster as sc  # noqa: E402  (tests/, on the path above)
 
 MIB = 1 << 20
 #: dataset -> (partitions, bytes per partition)
@@ -74,7 +74,7 @@ BEGIN, END = "<!-- spark-standalone:begin -->", "<!-- spark-standalone:end -->"
 
 def ensure_data() -> dict[str, int]:
     """Write the datasets once; their sizes in bytes."""
-    import writer
+    from tests.support import writer
 
     want = {"datasets": DATASETS, "records_per_batch": RECORDS_PER_BATCH, "value_size": VALUE_SIZE}
     meta = DATA / "params.json"

@@ -68,8 +68,8 @@ def small_segment() -> Path:
     part = DATA / "bench-one-0"
     log = part / "00000000000000000000.log"
     if not log.is_file():
-        sys.path.insert(0, str(ROOT / "tests"))
-        import writer
+        sys.path.append(str(ROOT))  # for tests.support: the encoder and its fixtures
+        from tests.support import writer
 
         part.mkdir(parents=True, exist_ok=True)
         log.write_bytes(writer.v2_batch([writer.Rec(key=b"k", value=b"v", timestamp=writer.TS0)],

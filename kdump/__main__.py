@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-#: what click's version option prints (tests/test_startup.py holds both to it)
+#: what click's version option prints (tests/house/test_startup.py holds both to it)
 VERSION_LINE = "kdump, version {}\n"
 
 

@@ -2,7 +2,7 @@
  * kdump._speedups: native versions of kdump's hottest loops.
  *
  * Every function here has a pure-Python twin that is the reference (the twin's
- * module names it); tests/test_speedups.py proves both give identical results on
+ * module names it); tests/native/test_speedups.py proves both give identical results on
  * every fixture, damaged ones included.  A function returns NotImplemented for input
  * outside the domain it handles (a buffer that is not ``bytes``, a number that does
  * not fit 64 bits ...), and the Python caller then runs the twin.

@@ -151,7 +151,7 @@ KINDS: Final[dict[str, str]] = {
 
 #: what each kind is argued from: the Kafka class or behaviour that makes it a problem
 #: (Kafka's source names; kdump's own bounds say so).  Same keys, same order as KINDS
-#: (tests/test_findings_kinds.py); docs/findings.md's and man/kdump.1's tables come from both.
+#: (tests/house/test_findings_kinds.py); docs/findings.md's and man/kdump.1's tables come from both.
 ARGUED_FROM: Final[dict[str, str]] = {
     "bad-length": "FileLogInputStream.nextBatch: a size below LegacyRecord.RECORD_OVERHEAD_V0 "
     "is a CorruptRecordException; LogSegment.recover truncates from there",
@@ -297,7 +297,7 @@ ARGUED_FROM: Final[dict[str, str]] = {
 
 
 def kinds_markdown() -> str:
-    """The kinds as a Markdown table (docs/findings.md embeds it; tests/test_findings_kinds.py
+    """The kinds as a Markdown table (docs/findings.md embeds it; tests/house/test_findings_kinds.py
     checks it is this)."""
     rows = ["| kind | what it means | argued from (Kafka) |", "|---|---|---|"]
     rows += [f"| `{k}` | {what} | {ARGUED_FROM[k]} |" for k, what in KINDS.items()]
@@ -326,7 +326,7 @@ class Problem:
 
     def __post_init__(self) -> None:
         # kinds and severities are those of the documented tables (ValueError otherwise:
-        # tests/test_findings_kinds.py keeps every kind kdump makes in KINDS)
+        # tests/house/test_findings_kinds.py keeps every kind kdump makes in KINDS)
         self.kind = Kind(self.kind)
         self.severity = Severity(self.severity)
 

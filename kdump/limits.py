@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 #: bound on one batch's records, decompressed or stored (``--max-batch-bytes``): the
 #: payload, its keys and values, their text and the output line (invalid UTF-8 printed
-#: as U+FFFD takes three bytes per byte) stay under 300 MB of RSS (tests/test_bombs.py);
+#: as U+FFFD takes three bytes per byte) stay under 300 MB of RSS (tests/records/test_decompression_bombs.py);
 #: Kafka's batches are at most 1 MiB (message.max.bytes) as stored, so 16x fits
 DEFAULT_MAX_BATCH_BYTES: Final = 16 << 20
 

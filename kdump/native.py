@@ -3,7 +3,7 @@
 ``speedups`` is the extension module when it was built (``pip install`` compiles it
 where a C compiler exists) and ``None`` otherwise, or when the environment variable
 ``KDUMP_PURE_PYTHON`` is set to anything but ``0``: then every caller runs its
-pure-Python twin, which gives identical results (tests/test_speedups.py proves it).
+pure-Python twin, which gives identical results (tests/native/test_speedups.py proves it).
 """
 
 from __future__ import annotations

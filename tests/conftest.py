@@ -26,10 +26,7 @@ from pathlib import Path
 
 import pytest
 
-try:
-    from tests import writer as w
-except ImportError:  # pragma: no cover - tests/ not importable as a package
-    import writer as w  # type: ignore[no-redef, unused-ignore]
+from tests.support import writer as w
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN_DIR = REPO / "golden" / "dump"
@@ -82,18 +79,26 @@ def pytest_configure(config: pytest.Config) -> None:
     _require_native()
 
 
-#: the test files that take longest (measured one by one with ``--durations``; the first
+#: the test files (paths under tests/) that take longest (measured one by one with ``--durations``; the first
 #: two each hold one test of minutes: the fuzzer's fixed budget, export against Spark's):
 #: run first, so that under ``-n 2 --dist loadfile`` (.ci/run) no long file is left to
 #: start last while the other worker sits idle
-SLOWEST_FIRST = ("test_fuzz.py", "test_export.py", "test_spark_standalone.py", "test_spark.py",
-                 "test_bombs.py", "test_remote.py", "test_report.py", "test_hostile.py",
-                 "test_bounded.py", "test_kafka4.py")
+SLOWEST_FIRST = ("hostile/test_fuzz.py", "ops/export/test_export.py", "spark/test_spark_standalone.py",
+                 "spark/test_spark.py", "records/test_decompression_bombs.py", "remote/test_remote.py",
+                 "ops/report/test_report.py", "hostile/test_hostile.py", "hostile/test_bounded.py",
+                 "decoders/test_kafka4_records.py")
+TESTS = Path(__file__).resolve().parent
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: file order kept
+
+    def key(item: pytest.Item) -> int:  # by path under tests/ (a name may repeat in two folders)
+        path = Path(item.path).resolve()
+        return rank.get(path.relative_to(TESTS).as_posix() if path.is_relative_to(TESTS) else "",
+                        len(rank))
+
+    items.sort(key=key)  # stable: file order kept
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -241,10 +246,7 @@ KDUMP_BIN = Path(sys.executable).with_name("kdump")
 @pytest.fixture(scope="session")
 def golden_fixture(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
     """``golden_fixture(name)``: the directory of golden case ``name``, built once."""
-    try:
-        from tests import golden_util as g
-    except ImportError:  # pragma: no cover
-        import golden_util as g  # type: ignore[no-redef, unused-ignore]
+    from tests.support import golden_util as g
 
     built: dict[str, Path] = {}
 

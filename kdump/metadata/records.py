@@ -75,7 +75,7 @@ def _uv(b: bytes, p: int) -> tuple[int, int]:
 
 def _partition_change(value: bytes, pos: int, version: int) -> dict[str, Any]:
     """PartitionChangeRecord v0-2, the record a busy log is mostly made of, read
-    directly (the generic reader gives the same message: tests/test_metadata.py)."""
+    directly (the generic reader gives the same message: tests/metadata/test_metadata.py)."""
     if len(value) < pos + 20:
         raise _Fallback
     pid, raw = _I32_UUID.unpack_from(value, pos)

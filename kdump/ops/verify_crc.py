@@ -38,7 +38,7 @@ from .witnesses import CleanupPolicies, LostTracker, witnesses_of
 
 if TYPE_CHECKING:
     # ranges of a log (--jobs): imported where used, so that a plain verify-crc does
-    # not load them (tests/test_startup.py)
+    # not load them (tests/house/test_startup.py)
     from ..files.splits import SegmentRange
 
 LOG_KINDS = ("log", "kraft-snapshot", "bootstrap-snapshot")

@@ -29,7 +29,7 @@ A v2 batch is packed straight from its bytes by the native ``packed_v2_records``
 (kdump/_speedups_packed.c), with no Record objects; its pure-Python twin
 :func:`kdump.records.v2.packed_v2_records_py` decodes the records and packs them with
 :func:`pack_columns`, which also packs the records of legacy batches and of paths that
-need Record objects (decoders, redaction).  tests/test_speedups.py proves both give the
+need Record objects (decoders, redaction).  tests/native/test_speedups.py proves both give the
 same bytes, faults included.
 
 Offsets and timestamps are Java longs in Kafka: ``baseOffset + offsetDelta`` and

@@ -10,7 +10,7 @@ clients/src/main/java/org/apache/kafka/common/record/DefaultRecord.java (readFro
 records count against the records present, and yields each record's fields; decoding
 (:mod:`kdump.records.v2`, which builds :class:`~kdump.records.record.Record` objects)
 and scanning (:mod:`kdump.records.scan`, which only counts) both run on it.  Its C
-twin is ``walk_v2`` in ``kdump/_speedups_walk.c``; tests/test_speedups.py proves they agree.
+twin is ``walk_v2`` in ``kdump/_speedups_walk.c``; tests/native/test_speedups.py proves they agree.
 Faults are raised as :class:`WalkFault` carrying a :data:`~kdump.records.faults.FaultTuple`.
 """
 

@@ -54,11 +54,7 @@ if __package__ in (None, ""):  # pragma: no cover
 
 from tests.fuzz.corpus import build_corpus
 from tests.fuzz.harness import check_run, run_kdump, tree_state
-
-try:
-    from tests import writer as w
-except ImportError:  # pragma: no cover
-    import writer as w  # type: ignore[no-redef, unused-ignore]
+from tests.support import writer as w
 
 #: first byte -> where the rest of the input goes
 TARGETS = [

@@ -1,7 +1,7 @@
 """Hostile schemas for the schema-registry surfaces (issue #27 item 6): small texts that
 declare enormous or endless things.  Used in-process by tests/fuzz/surfaces.py and
 through the CLI (``kdump dump --schemas``, ``kdump schemas``, ``kdump report``) by
-tests/test_fuzz_bombs.py.
+tests/hostile/test_fuzz_bombs.py.
 
 Each bomb is ``(name, subject, schema id, schema text, schema type, references,
 payload)``: the schema is registered under ``subject`` version 1 with that id, and the
@@ -77,7 +77,7 @@ SELF_REF_JSON = json.dumps({"$schema": "http://json-schema.org/draft-07/schema#"
 
 
 #: a payload that fills the million-field record (decoded whole: about 0.7 s and 100 MB
-#: in-process, so through the CLI only, tests/test_fuzz_bombs.py)
+#: in-process, so through the CLI only, tests/hostile/test_fuzz_bombs.py)
 MEGABYTE_OF_INTS = b"\x02" * (1 << 20)
 
 

@@ -11,7 +11,7 @@ transactional commit), ``__cluster_metadata-0`` (a KRaft log and a KRaft snapsho
 
 Beside it, ``kafka4_root(root)`` (``<root>-kafka4``) holds the family of cases that
 run the commands reading a whole log dir of Kafka 4.x records (tests/harness.py's
-:data:`~tests.fuzz.harness.KAFKA4_COMMANDS`): the log dir of tests/report_fixture.py,
+:data:`~tests.fuzz.harness.KAFKA4_COMMANDS`): the log dir of tests/support/report_fixture.py,
 with ``_schemas`` and the schema-registry data topics, ``__cluster_metadata`` (4.x
 records, metadata.version 27), ``__consumer_offsets`` (classic, consumer, streams and
 share groups) and ``__share_group_state``.
@@ -22,10 +22,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
-try:
-    from tests import writer as w
-except ImportError:  # pragma: no cover - run from inside tests/
-    import writer as w  # type: ignore[no-redef, unused-ignore]
+from tests.support import writer as w
 
 TS = w.DEFAULT_TIMESTAMP
 
@@ -169,15 +166,11 @@ def kafka4_root(root: Path) -> Path:
 
 
 def _write_kafka4(dest: Path) -> None:
-    """tests/report_fixture.py's broker log dir, moved to ``dest``."""
+    """tests/support/report_fixture.py's broker log dir, moved to ``dest``."""
     import shutil
-    import sys
     import tempfile
 
-    tests_dir = str(Path(__file__).resolve().parents[1])
-    if tests_dir not in sys.path:  # tests/registry_writer.py imports its siblings by name
-        sys.path.append(tests_dir)
-    import report_fixture
+    from tests.support import report_fixture
     with tempfile.TemporaryDirectory() as tmp:
         shutil.move(str(report_fixture.kafka4_logdir(Path(tmp))), str(dest))
 

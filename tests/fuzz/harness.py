@@ -7,7 +7,7 @@ mtimes and SHA-256 of everything under the case's log dir); ``--format json`` wr
 one JSON object per line; a non-zero exit says something.
 
 A quarter of the cases (:data:`KAFKA4_SHARE`) are of the Kafka 4.x family
-(tests/fuzz/kafka4_family.py): a whole log dir of 4.x records (tests/report_fixture.py's),
+(tests/fuzz/kafka4_family.py): a whole log dir of 4.x records (tests/support/report_fixture.py's),
 one file damaged, and report, lag, schemas, dump --summary ... run on it.
 
 Cases are numbered; case ``i`` of seed ``s`` is always the same case (its

@@ -1,7 +1,7 @@
 """The Kafka 4.x family of fuzz cases: whole-log-dir commands on Kafka 4.x records.
 
 A case (:func:`run_kafka4_case`, chosen for :data:`tests.fuzz.harness.KAFKA4_SHARE` of
-the cases) copies the whole log dir of tests/report_fixture.py (``_schemas`` and its
+the cases) copies the whole log dir of tests/support/report_fixture.py (``_schemas`` and its
 data topics, ``__cluster_metadata`` of 4.x records, ``__consumer_offsets`` with classic,
 consumer, streams and share groups, ``__share_group_state``), damages one file (mostly a
 log of the partitions in :data:`KAFKA4_TARGETS`: record bytes behind a valid CRC, a
@@ -15,6 +15,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from pathlib import Path
+
+from tests.support import writer as w
 
 from . import mutate as m
 from .harness import (
@@ -31,11 +33,6 @@ from .harness import (
     run_kdump,
     tree_state,
 )
-
-try:
-    from tests import writer as w
-except ImportError:  # pragma: no cover - run from inside tests/
-    import writer as w  # type: ignore[no-redef, unused-ignore]
 
 #: the partitions a Kafka 4.x case damages most: what report, lag and schemas read
 KAFKA4_TARGETS = {"_schemas-0": 4, "__cluster_metadata-0": 3, "__consumer_offsets-0": 3,
@@ -131,12 +128,8 @@ def schemas_bomb(rng: random.Random, data: bytes) -> tuple[bytes, str] | None:
     """A batch appended to ``_schemas``: a subject of the sample re-registered, under its
     id, with one of tests/fuzz/bombs.py's schemas, so the data topics' records that name
     the id meet the bomb."""
-    import sys
 
-    tests_dir = str(Path(__file__).resolve().parents[1])
-    if tests_dir not in sys.path:  # tests/registry_writer.py imports its siblings by name
-        sys.path.append(tests_dir)
-    import registry_writer as rw
+    from tests.support import registry_writer as rw
 
     from .bombs import bombs
 

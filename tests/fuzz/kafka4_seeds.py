@@ -1,8 +1,8 @@
 """Seeds of every Kafka 4.0-4.3 record for the payload surfaces (tests/fuzz/surfaces.py).
 
-Every record type and every version of each release line's table (tests/kafka4_specs.py,
+Every record type and every version of each release line's table (tests/support/kafka4_specs.py,
 Kafka's JSON message definitions written again for the test encoder
-tests/message_writer.py), encoded as tests/test_kafka4.py encodes them: coordinator
+tests/support/message_writer.py), encoded as tests/decoders/test_kafka4_records.py encodes them: coordinator
 records of ``__consumer_offsets`` (family ``group``), ``__share_group_state``
 (``share``) and ``__transaction_state`` (``transaction``) as ``(key, value)``; KRaft
 records of ``__cluster_metadata`` as ``(None, value)``; control records as their
@@ -18,12 +18,8 @@ import random
 import struct
 from functools import cache
 
-try:
-    from tests import kafka4_specs as ks
-    from tests import message_writer as sw
-except ImportError:  # pragma: no cover - tests/ on sys.path
-    import kafka4_specs as ks  # type: ignore[no-redef, import-not-found, unused-ignore]
-    import message_writer as sw  # type: ignore[no-redef, import-not-found, unused-ignore]
+from tests.support import kafka4_specs as ks
+from tests.support import message_writer as sw
 
 Blob = tuple[bytes | None, bytes | None]
 

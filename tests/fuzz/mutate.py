@@ -20,10 +20,7 @@ from dataclasses import dataclass
 
 import crc32c
 
-try:
-    from tests import writer as w
-except ImportError:  # pragma: no cover
-    import writer as w  # type: ignore[no-redef, unused-ignore]
+from tests.support import writer as w
 
 # ---------------------------------------------------------------------------------------
 # interesting values

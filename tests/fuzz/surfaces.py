@@ -157,13 +157,10 @@ _KAFKA4_FAMILY = {"offsets": "group", "share-group-state": "share",
 
 
 def _decoder_seeds(name: str) -> Callable[[], list[Blob]]:
-    """The records of tests/test_decoders.py's ``_valid_records()`` for decoder ``name``,
+    """The records of tests/decoders/test_decoders.py's ``_valid_records()`` for decoder ``name``,
     and every record type and version of Kafka 4.0-4.3 (tests/fuzz/kafka4_seeds.py)."""
     def seeds() -> list[Blob]:
-        try:
-            from tests.test_decoders import _valid_records
-        except ImportError:  # pragma: no cover - tests/ on sys.path
-            from test_decoders import _valid_records  # type: ignore[no-redef]
+        from tests.decoders.test_decoders import _valid_records
         from tests.fuzz import kafka4_seeds as k4
 
         out = [(k, v) for d, k, v in _valid_records() if d.name == name]
@@ -216,7 +213,7 @@ def _control_target(key: bytes | None, value: bytes | None) -> Any:
 
 
 def _control_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
-    from tests import writer as w
+    from tests.support import writer as w
 
     huge = w.uvarint(1 << 31)
     return [
@@ -232,14 +229,14 @@ def _control_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
 
 
 def _frame(api_key: int, version: int, body: bytes) -> bytes:
-    from tests import writer as w
+    from tests.support import writer as w
 
     return w.uvarint(1) + w.uvarint(api_key) + w.uvarint(version) + body
 
 
 def _metadata_bombs() -> list[tuple[str, bytes | None, bytes | None]]:
     """KRaft records that claim far more than they hold."""
-    from tests import writer as w
+    from tests.support import writer as w
 
     huge = w.uvarint(1 << 31)  # a compact length of 2^31 - 1
     return [
@@ -278,15 +275,12 @@ def _have(module: str) -> bool:
 
 
 def _rw() -> Any:
-    try:
-        from tests import registry_writer as rw
-    except ImportError:  # pragma: no cover - tests/ on sys.path
-        import registry_writer as rw  # type: ignore[import-not-found, no-redef]
+    from tests.support import registry_writer as rw
     return rw
 
 
 def _registry(extra: list[tuple[bytes, bytes]] = ()) -> Any:  # type: ignore[assignment]
-    """The sample registry (tests/registry_writer.py), plus ``extra`` _schemas records."""
+    """The sample registry (tests/support/registry_writer.py), plus ``extra`` _schemas records."""
     from kdump.schemaregistry.storage import Registry, _apply
 
     reg = Registry()

@@ -293,7 +293,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                     and isinstance(batch, RecordBatch) and batch.records_count <= RECORD_CHUNK:
                 # the fast path: records and their events built in one go (in C when the
                 # extension is built), the same objects the loop below builds
-                # (tests/test_speedups.py)
+                # (tests/native/test_speedups.py)
                 err: KdumpError | None
                 try:
                     recs, err = batch.decode_records(opts.max_batch_bytes)

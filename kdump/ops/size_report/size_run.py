@@ -8,7 +8,7 @@ and stops before the first batch that LogReader or ``_batch`` would have anythin
 about (damage, a v0/v1 entry, a payload that does not decompress, a batch over
 ``--max-batch-bytes``): Python frames and accounts that one as before.  Under
 ``--shallow`` the same walk accounts the headers only, as ``_batch`` does then.
-:func:`size_run_py` is its pure-Python twin (tests/test_speedups.py proves them alike);
+:func:`size_run_py` is its pure-Python twin (tests/native/test_speedups.py proves them alike);
 the command's output is the same bytes with or without the extension.
 """
 

@@ -1,0 +1,1 @@
+"""The tests, a folder per floor or command of kdump/ (helpers in tests/support)."""
