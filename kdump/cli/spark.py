@@ -22,7 +22,7 @@ from .options import (
     run,
     top_option,
 )
-from .verify import verify_crc_options
+from .verify_crc import verify_crc_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
