@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..limits import SPLIT_BYTES
 from .exitcodes import ExitCode
 from .options import (
     DECODER_CHOICES,
@@ -14,6 +15,7 @@ from .options import (
     renderer,
     resolve_jobs,
     run,
+    size_text,
 )
 
 EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
@@ -69,7 +71,7 @@ EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
 @click.option("--row-group-bytes", type=SIZE, default="64M", show_default=True,
               help="Most bytes of keys and values in a row group: memory is bounded by it, "
               "not by the segment.")
-@click.option("--split-bytes", type=SIZE, default="256M", show_default=True,
+@click.option("--split-bytes", type=SIZE, default=size_text(SPLIT_BYTES), show_default=True,
               help="A segment larger than this is read and written as byte ranges cut at "
               "batch boundaries found with its .index (a file per range: --jobs spreads a "
               "big segment over workers; the same files for any --jobs).")

@@ -29,6 +29,14 @@ def parse_size(value: str | int | None) -> int | None:
     return n << {"": 0, "k": 10, "m": 20, "g": 30}[m.group(2).lower()]
 
 
+def size_text(n: int) -> str:
+    """Bytes as a user types a size (``128M``): the largest unit that divides ``n``."""
+    for shift, unit in ((30, "G"), (20, "M"), (10, "K")):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return str(n)
+
+
 class SizeType(click.ParamType):
     name = "SIZE"
 

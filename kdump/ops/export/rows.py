@@ -43,6 +43,7 @@ from ...errors import KdumpError
 from ...files.logdir import KafkaFile, walk
 from ...files.splits import split_points
 from ...findings import INFO, Problem
+from ...limits import SPLIT_BYTES
 from ...model import spark_fields
 from ...native import speedups
 from ...records.batch import Batch
@@ -53,7 +54,8 @@ from ...source import FileSource
 from ..batch_findings import crc_problem, record_problem
 from ..compare_replicas.logdirs import broker_id_of, logdir_of
 
-DEFAULT_SPLIT_BYTES = 128 << 20
+#: the one default of ``split_bytes`` (kdump.limits.SPLIT_BYTES says why 128 MiB)
+DEFAULT_SPLIT_BYTES = SPLIT_BYTES
 
 #: the columns, from the output model (kdump.model.SPARK_COLUMNS)
 RECORD_FIELDS = spark_fields("record")
