@@ -114,12 +114,13 @@ def export_command(paths: tuple[str, ...], output: str, data_format: str, level:
     missing = [p for p in paths if not kfs.exists(p)]
     if missing and len(missing) == len(paths):
         raise InputError("no such file or directory", path=missing[0])
+    from ..decoders import KEY_VALUE
     from ..ops.export import ExportOptions, ReadOptions, export
 
     if no_decode:
         name: str | None = None
     elif key_decoder or value_decoder:
-        name = "kv"
+        name = KEY_VALUE
     else:
         name = decoder
     read = ReadOptions(

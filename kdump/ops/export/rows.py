@@ -35,7 +35,13 @@ from typing import Any
 
 from ... import fs as kfs
 from ... import layouts as L
-from ...decoders import INTERNAL, TOPIC_DECODERS, KeyValueDecoder, Releases
+from ...decoders import (
+    INTERNAL,
+    TOPIC_DECODERS,
+    KeyValueDecoder,
+    Releases,
+    key_value_pair,
+)
 from ...decoders.base import Decoded, PayloadDecoder
 from ...decoders.redact import holds_metadata, redact_record, shown
 from ...decoders.release import log_dir_of
@@ -87,7 +93,7 @@ class ReadOptions:
     #: ``kafka_version``: the release whose layouts internal topics are decoded with
     #: (None: each log dir's metadata.version, else the layout that fits)
     kafka_version: str | None = None
-    #: with ``decoder="kv"``: the decoders of keys and of values (simple or schema ones)
+    #: with ``decoder=KEY_VALUE`` (kdump.decoders): the decoders of keys and of values (simple or schema ones)
     key_decoder: str = "string"
     value_decoder: str = "string"
     #: secrets of metadata records written as the data holds them (``--show-secrets``)
@@ -181,8 +187,8 @@ def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None,
     schema-registry decoders (avro, protobuf, json-schema, schema-registry) read the
     registry's storage found with the paths (once per process); internal decoders read
     the layouts of the ``kafka_version`` option, else of the segment's log dir's
-    metadata.version (:class:`~kdump.decoders.Releases`); ``kv`` is
-    ``opts.key_decoder`` / ``opts.value_decoder``."""
+    metadata.version (:class:`~kdump.decoders.Releases`);
+    :data:`~kdump.decoders.KEY_VALUE` is ``opts.key_decoder`` / ``opts.value_decoder``."""
     from ...schemaregistry.formats import MODES
 
     if name == "auto":
@@ -197,10 +203,8 @@ def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None,
         if opts is not None and opts.show_secrets and hasattr(decoder, "show_secrets"):
             decoder.show_secrets = True
         return decoder
-    key, value = name, name
-    if name == "kv":
-        key = opts.key_decoder if opts is not None else "string"
-        value = opts.value_decoder if opts is not None else "string"
+    key, value = key_value_pair(name, opts.key_decoder if opts is not None else None,
+                                opts.value_decoder if opts is not None else None) or (name, name)
     if name in MODES or name == "schema-auto" or key in MODES or value in MODES:
         from ...schemaregistry.decoder import SchemaRegistryDecoder
 
