@@ -20,6 +20,29 @@ from .options import (
 
 EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
 
+#: --file-format (and its deprecated old name, --format)
+FILE_FORMATS = ("parquet", "arrow", "jsonl")
+#: what --format means for every other command: taken by --format here only to say so
+OUTPUT_FORMATS = ("text", "json", "table")
+
+
+def file_format(file_fmt: str | None, old: str | None) -> str:
+    """The files' format from --file-format and the deprecated --format: the old name
+    keeps runbooks working, with a note on stderr; an output format given to it (as
+    every other command takes --format) is a usage error saying what export takes."""
+    if old is None:
+        return file_fmt or FILE_FORMATS[0]
+    if old in OUTPUT_FORMATS:
+        raise click.UsageError(
+            f"--format {old}: export's --format was the files' format (parquet, arrow, jsonl), "
+            "now --file-format; its answer on stdout is text, or JSON Lines with --json")
+    if file_fmt is not None and file_fmt != old:
+        raise click.UsageError(f"--format {old} and --file-format {file_fmt} disagree: give "
+                               "--file-format only (--format is its deprecated old name)")
+    click.echo(f"kdump export: --format is deprecated: give --file-format {old} (the same "
+               "files)", err=True)
+    return old
+
 
 @click.command("export")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
@@ -28,9 +51,14 @@ EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
               "DIR/topic=T/partition=P/ (as kdump spark export partitions them), one per "
               "segment and log dir, with DIR/_findings and DIR/_manifest.json (the files "
               "with their SHA-256); all staged beside DIR and renamed onto it at once.")
-@click.option("--format", "data_format", type=click.Choice(["parquet", "arrow", "jsonl"]),
-              default="parquet", show_default=True,
-              help="Parquet, Arrow IPC (.arrow, Feather v2) or JSON Lines (binary as base64).")
+@click.option("--file-format", "data_format", type=click.Choice(FILE_FORMATS), default=None,
+              help="The files' format: Parquet, Arrow IPC (.arrow, Feather v2) or JSON Lines "
+              "(binary as base64).  [default: parquet]")
+@click.option("--format", "old_format", type=click.Choice([*FILE_FORMATS, *OUTPUT_FORMATS]),
+              default=None, metavar="[parquet|arrow|jsonl]",
+              help="Deprecated: the old name of --file-format, still taken (with a note on "
+              "stderr).  Elsewhere --format is the output's format; export's answer on stdout "
+              "is text, or JSON Lines with --json.")
 @click.option("--level", type=click.Choice(["record", "batch"]), default="record",
               show_default=True, help="One row per record (control records included, "
               "is_control true), or one per batch.")
@@ -84,7 +112,8 @@ EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
               help="The answer on stdout as JSON Lines: problems, each file written "
               "(export_file) and export_end.  Default: one line of text; problems on stderr.")
 @max_batch_bytes_option
-def export_command(paths: tuple[str, ...], output: str, data_format: str, level: str,
+def export_command(paths: tuple[str, ...], output: str, data_format: str | None,
+                   old_format: str | None, level: str,
                    decoder: str, key_decoder: str | None, value_decoder: str | None,
                    no_decode: bool, no_typed: bool, schemas: tuple[str, ...],
                    schemas_topic: str, kafka_version: str | None, show_secrets: bool,
@@ -103,6 +132,8 @@ def export_command(paths: tuple[str, ...], output: str, data_format: str, level:
     SIGTERM / SIGHUP.
     """
     import os
+
+    fmt = file_format(data_format, old_format)  # usage errors before anything is read
 
     from .. import fs as kfs
     from ..errors import InputError, UsageError
@@ -131,7 +162,7 @@ def export_command(paths: tuple[str, ...], output: str, data_format: str, level:
         key_decoder=key_decoder or "string", value_decoder=value_decoder or "string",
         show_secrets=show_secrets, skip_damaged=True, ignore_unreadable=True,
         split_bytes=max(1, split_bytes))
-    opts = ExportOptions(output=output, read=read, fmt=data_format,
+    opts = ExportOptions(output=output, read=read, fmt=fmt,
                          row_group_rows=row_group_rows, row_group_bytes=row_group_bytes,
                          typed=not no_typed, jobs=resolve_jobs(jobs))
     out = renderer("export", "json" if as_json else "text", default_text=True)
