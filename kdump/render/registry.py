@@ -33,7 +33,7 @@ RENDERERS: dict[str, dict[str, str]] = {
                         "text": "offsets_summary:DigestTextRenderer"},
     "findings": {"json": "jsonl:JsonRenderer", "table": "findings:FindingsTableRenderer",
                  "text": "findings:FindingsTextRenderer"},
-    "find": {"json": "jsonl:FindJsonRenderer", "table": "table:FindTableRenderer",
+    "find": {"json": "find:FindJsonRenderer", "table": "find:FindTableRenderer",
              "text": "find:FindTextRenderer"},
     "size-report": {"json": "jsonl:JsonRenderer", "table": "size_report:SizeTableRenderer",
                     "text": "size_report:SizeTextRenderer"},
