@@ -264,6 +264,23 @@ def test_jobs_write_the_same_files(kdump: KdumpRunner, fleet: Path, tmp_path: Pa
     assert digests[0] == digests[1] == digests[2] and len(digests[0]) > 10
 
 
+def test_split_bytes_has_one_default() -> None:
+    """kdump export, kdump spark export and the kafka_log data source cut big segments at
+    the same size, kdump.limits.SPLIT_BYTES (128M): export's CLI once said 256M."""
+    from kdump.cli.export import export_command
+    from kdump.cli.options import parse_size
+    from kdump.cli.spark import spark_export
+    from kdump.limits import SPLIT_BYTES
+    from kdump.ops.export import ReadOptions
+    from kdump.spark.segments import parse_options
+
+    defaults = [next(p.default for p in c.params if p.name == "split_bytes")
+                for c in (export_command, spark_export)]
+    assert defaults == ["128M", "128M"] and SPLIT_BYTES == parse_size("128M") == 128 << 20
+    assert ReadOptions(paths=()).split_bytes == SPLIT_BYTES
+    assert parse_options({"path": "x"}).split_bytes == SPLIT_BYTES
+
+
 def test_format_is_the_deprecated_name_of_file_format(kdump: KdumpRunner, sample_dir: Path,
                                                      tmp_path: Path) -> None:
     """--file-format names the files' format; the old --format still writes the same
