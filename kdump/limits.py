@@ -1,4 +1,5 @@
-"""Bounds on what one batch may expand to (``--max-batch-bytes``), for every floor.
+"""Bounds on what one batch may expand to (``--max-batch-bytes``), and the size of the
+byte ranges a big segment is exported in (``--split-bytes``), for every floor.
 
 The records layer (:mod:`kdump.records.faults`, which re-exports these names) and the
 message reader (:mod:`kdump.protocol.messages`) both bound their work by them; they live
@@ -26,10 +27,22 @@ OBJECT_COST: Final = 32
 HEADER_COST: Final = OBJECT_COST
 
 
+#: ``kdump export --split-bytes``, ``kdump spark export --split-bytes`` and the kafka_log
+#: data source's ``split_bytes``: a segment larger than this is read (and by export,
+#: written) as byte ranges cut at batch boundaries, one task or worker each.  128 MiB,
+#: as Spark sizes its own input splits (spark.sql.files.maxPartitionBytes) and kdump's
+#: Spark tasks (kdump.spark.tasks.TASK_BYTES): a segment of Kafka's default 1 GiB
+#: (log.segment.bytes) is 8 ranges, enough to keep 8 workers busy where 256 MiB left 4
+#: idle; memory is bounded by the row group, not the range (bench/README.md, "kdump
+#: export": the same peak RSS for 64 MiB and 1 GiB segments), so smaller ranges cost
+#: only a file each and one checked index lookup
+SPLIT_BYTES: Final = 128 << 20
+
+
 def max_objects(max_batch_bytes: int) -> int:
     """Objects (headers of a batch, elements of a decoded message) allowed under
     ``--max-batch-bytes``."""
     return max(max_batch_bytes, 0) // OBJECT_COST
 
 
-__all__ = ["DEFAULT_MAX_BATCH_BYTES", "HEADER_COST", "OBJECT_COST", "max_objects"]
+__all__ = ["DEFAULT_MAX_BATCH_BYTES", "HEADER_COST", "OBJECT_COST", "SPLIT_BYTES", "max_objects"]

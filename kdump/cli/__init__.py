@@ -4,7 +4,7 @@ Each subcommand parses options, calls an operation from :mod:`kdump.ops` (an ite
 of plain objects) and hands the objects to a renderer.  Heavy modules (rich, codecs,
 the core itself) are imported inside the commands, so ``kdump --help`` stays fast, and
 a command's module is imported only when that command runs (:class:`LazyGroup`): ``kdump
-verify-crc`` loads kdump/cli/verify.py, not the other commands' options and imports.
+verify-crc`` loads kdump/cli/verify_crc.py, not the other commands' options and imports.
 
 A command module defines plain Click commands (``@click.command("dump")``) and never
 imports this package: the group takes each command from the module
@@ -63,22 +63,22 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 #: tests/test_startup.py checks that every command of kdump/cli is in this table
 COMMAND_MODULES = {
     "browse": "browse",
-    "compare-replicas": "replicas",
-    "coordinator-partition": "coordinator",
+    "compare-replicas": "compare_replicas",
+    "coordinator-partition": "coordinator_partition",
     "dump": "dump",
     "export": "export",
     "find-offset": "find",
     "find-time": "find",
-    "lag": "replicas",
+    "lag": "lag",
     "metadata": "metadata",
     "repair": "repair",
     "report": "report",
     "retention": "retention",
     "schemas": "schemas",
-    "size-report": "find",
+    "size-report": "size_report",
     "spark": "spark",
-    "verify-crc": "verify",
-    "verify-index": "verify",
+    "verify-crc": "verify_crc",
+    "verify-index": "verify_index",
 }
 
 

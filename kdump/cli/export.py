@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ..limits import SPLIT_BYTES
 from .exitcodes import ExitCode
 from .options import (
     DECODER_CHOICES,
@@ -14,9 +15,33 @@ from .options import (
     renderer,
     resolve_jobs,
     run,
+    size_text,
 )
 
 EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
+
+#: --file-format (and its deprecated old name, --format)
+FILE_FORMATS = ("parquet", "arrow", "jsonl")
+#: what --format means for every other command: taken by --format here only to say so
+OUTPUT_FORMATS = ("text", "json", "table")
+
+
+def file_format(file_fmt: str | None, old: str | None) -> str:
+    """The files' format from --file-format and the deprecated --format: the old name
+    keeps runbooks working, with a note on stderr; an output format given to it (as
+    every other command takes --format) is a usage error saying what export takes."""
+    if old is None:
+        return file_fmt or FILE_FORMATS[0]
+    if old in OUTPUT_FORMATS:
+        raise click.UsageError(
+            f"--format {old}: export's --format was the files' format (parquet, arrow, jsonl), "
+            "now --file-format; its answer on stdout is text, or JSON Lines with --json")
+    if file_fmt is not None and file_fmt != old:
+        raise click.UsageError(f"--format {old} and --file-format {file_fmt} disagree: give "
+                               "--file-format only (--format is its deprecated old name)")
+    click.echo(f"kdump export: --format is deprecated: give --file-format {old} (the same "
+               "files)", err=True)
+    return old
 
 
 @click.command("export")
@@ -26,9 +51,14 @@ EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
               "DIR/topic=T/partition=P/ (as kdump spark export partitions them), one per "
               "segment and log dir, with DIR/_findings and DIR/_manifest.json (the files "
               "with their SHA-256); all staged beside DIR and renamed onto it at once.")
-@click.option("--format", "data_format", type=click.Choice(["parquet", "arrow", "jsonl"]),
-              default="parquet", show_default=True,
-              help="Parquet, Arrow IPC (.arrow, Feather v2) or JSON Lines (binary as base64).")
+@click.option("--file-format", "data_format", type=click.Choice(FILE_FORMATS), default=None,
+              help="The files' format: Parquet, Arrow IPC (.arrow, Feather v2) or JSON Lines "
+              "(binary as base64).  [default: parquet]")
+@click.option("--format", "old_format", type=click.Choice([*FILE_FORMATS, *OUTPUT_FORMATS]),
+              default=None, metavar="[parquet|arrow|jsonl]",
+              help="Deprecated: the old name of --file-format, still taken (with a note on "
+              "stderr).  Elsewhere --format is the output's format; export's answer on stdout "
+              "is text, or JSON Lines with --json.")
 @click.option("--level", type=click.Choice(["record", "batch"]), default="record",
               show_default=True, help="One row per record (control records included, "
               "is_control true), or one per batch.")
@@ -69,7 +99,7 @@ EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
 @click.option("--row-group-bytes", type=SIZE, default="64M", show_default=True,
               help="Most bytes of keys and values in a row group: memory is bounded by it, "
               "not by the segment.")
-@click.option("--split-bytes", type=SIZE, default="256M", show_default=True,
+@click.option("--split-bytes", type=SIZE, default=size_text(SPLIT_BYTES), show_default=True,
               help="A segment larger than this is read and written as byte ranges cut at "
               "batch boundaries found with its .index (a file per range: --jobs spreads a "
               "big segment over workers; the same files for any --jobs).")
@@ -82,7 +112,8 @@ EXTRA_HINT = "kdump export needs pyarrow: pip install 'kdump[export]'"
               help="The answer on stdout as JSON Lines: problems, each file written "
               "(export_file) and export_end.  Default: one line of text; problems on stderr.")
 @max_batch_bytes_option
-def export_command(paths: tuple[str, ...], output: str, data_format: str, level: str,
+def export_command(paths: tuple[str, ...], output: str, data_format: str | None,
+                   old_format: str | None, level: str,
                    decoder: str, key_decoder: str | None, value_decoder: str | None,
                    no_decode: bool, no_typed: bool, schemas: tuple[str, ...],
                    schemas_topic: str, kafka_version: str | None, show_secrets: bool,
@@ -102,6 +133,8 @@ def export_command(paths: tuple[str, ...], output: str, data_format: str, level:
     """
     import os
 
+    fmt = file_format(data_format, old_format)  # usage errors before anything is read
+
     from .. import fs as kfs
     from ..errors import InputError, UsageError
 
@@ -112,12 +145,13 @@ def export_command(paths: tuple[str, ...], output: str, data_format: str, level:
     missing = [p for p in paths if not kfs.exists(p)]
     if missing and len(missing) == len(paths):
         raise InputError("no such file or directory", path=missing[0])
+    from ..decoders import KEY_VALUE
     from ..ops.export import ExportOptions, ReadOptions, export
 
     if no_decode:
         name: str | None = None
     elif key_decoder or value_decoder:
-        name = "kv"
+        name = KEY_VALUE
     else:
         name = decoder
     read = ReadOptions(
@@ -128,7 +162,7 @@ def export_command(paths: tuple[str, ...], output: str, data_format: str, level:
         key_decoder=key_decoder or "string", value_decoder=value_decoder or "string",
         show_secrets=show_secrets, skip_damaged=True, ignore_unreadable=True,
         split_bytes=max(1, split_bytes))
-    opts = ExportOptions(output=output, read=read, fmt=data_format,
+    opts = ExportOptions(output=output, read=read, fmt=fmt,
                          row_group_rows=row_group_rows, row_group_bytes=row_group_bytes,
                          typed=not no_typed, jobs=resolve_jobs(jobs))
     out = renderer("export", "json" if as_json else "text", default_text=True)

@@ -1,4 +1,4 @@
-"""``kdump find-offset``, ``kdump find-time`` and ``kdump size-report``."""
+"""``kdump find-offset`` and ``kdump find-time``."""
 
 from __future__ import annotations
 
@@ -9,10 +9,7 @@ import click
 from .exitcodes import ExitCode
 from .options import (
     F,
-    cleanup_policies,
-    cleanup_policy_option,
     format_option,
-    jobs_option,
     kafka_version_option,
     key_value_decoder_options,
     max_batch_bytes_option,
@@ -20,11 +17,9 @@ from .options import (
     payload_options,
     renderer,
     resolve_format,
-    resolve_jobs,
     run,
     schema_decoder_option,
     schema_options,
-    top_option,
 )
 
 
@@ -177,34 +172,3 @@ def find_time_command(path: str, timestamp: str, print_data_log: bool, decoder: 
                          key_decoder, value_decoder, schemas, schemas_topic,
                          validate_json_schema, max_batch_bytes, kafka_version)
     return _lookup(path, out, lambda: find_time(path, target, max_batch_bytes=max_batch_bytes))
-
-
-@click.command("size-report")
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
-@click.option("--by", type=click.Choice(["topic", "partition", "segment"]), default="partition",
-              show_default=True, help="One row per topic, partition or segment.")
-@top_option
-@click.option("--shallow", is_flag=True,
-              help="Batch headers only: no decompression, no per-record sizes (as fast as "
-              "reading the headers allows).")
-@cleanup_policy_option
-@format_option()
-@max_batch_bytes_option
-@jobs_option
-def size_report_command(paths: tuple[str, ...], by: str, top: int | None, shallow: bool,
-                        overrides: tuple[str, ...], fmt: str | None, max_batch_bytes: int,
-                        jobs: int | None) -> ExitCode:
-    """What takes the space: bytes, batches, records, payload vs format overhead,
-    compression per codec, offsets, times, producers, indexes.
-
-    Batches are counted as Kafka's FileRecords counts them (an uncompressed v0/v1
-    message is one batch).  Rows come sorted by name, or largest first with --top;
-    a total closes the report.
-    """
-    from ..ops.size_report import SizeOptions, size_report
-
-    opts = SizeOptions(by=by, top=top, deep=not shallow, max_batch_bytes=max_batch_bytes,
-                       policies=cleanup_policies(paths, overrides, max_batch_bytes))
-    return run(size_report(paths, opts, resolve_jobs(jobs)), renderer("size-report", fmt),
-               progress=paths,
-               label="size-report")

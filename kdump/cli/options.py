@@ -29,6 +29,14 @@ def parse_size(value: str | int | None) -> int | None:
     return n << {"": 0, "k": 10, "m": 20, "g": 30}[m.group(2).lower()]
 
 
+def size_text(n: int) -> str:
+    """Bytes as a user types a size (``128M``): the largest unit that divides ``n``."""
+    for shift, unit in ((30, "G"), (20, "M"), (10, "K")):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift}{unit}"
+    return str(n)
+
+
 class SizeType(click.ParamType):
     name = "SIZE"
 
@@ -332,6 +340,7 @@ def payload_options(decoder: str, key_decoder: str | None, value_decoder: str | 
     """The decoder fields of :class:`~kdump.ops.dump.DumpOptions` from the options dump,
     find-offset, find-time and compare-replicas share (``decoder``: --decoder, or the
     internal-topic flag chosen): one way to pick a record's decoder for every command."""
+    from ..decoders import KEY_VALUE
     from ..schemaregistry.source import SchemaSource
 
     if (key_decoder or value_decoder) and decoder == "auto":
@@ -340,7 +349,7 @@ def payload_options(decoder: str, key_decoder: str | None, value_decoder: str | 
         # a simple or schema decoder named by --decoder: keys and values alike
         key_decoder, value_decoder = key_decoder or decoder, value_decoder or decoder
         decoder = "string"
-    return {"decoder": "kv" if decoder == "string" else decoder,
+    return {"decoder": KEY_VALUE if decoder == "string" else decoder,
             "key_decoder": key_decoder or "string", "value_decoder": value_decoder or "string",
             "schema": SchemaSource(schemas=schemas, topic=schemas_topic, validate=validate,
                                    roots=roots, max_batch_bytes=max_batch_bytes)}

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from .exitcodes import ExitCode
@@ -104,18 +102,12 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     opts = RepairOptions(into=into, dry_run=dry_run, max_batch_bytes=max_batch_bytes,
                          index_interval_bytes=index_interval_bytes, replicas=list(replicas))
     job = Repair(list(paths), opts)
-    ended: list[dict[str, Any]] = []
-
-    def items() -> Any:
-        for obj in job:
-            if obj.get("type") == "repair_end":
-                ended.append(obj)
-            yield obj
-
     try:
-        code = run(items(), renderer("repair", fmt), progress=paths, label="repair")
+        code = run(job, renderer("repair", fmt), progress=paths, label="repair")
     finally:
         job.close()
     if code != ExitCode.OK:
         return code
-    return ExitCode.OK if ended and ended[-1]["clean"] else ExitCode.PROBLEMS
+    # the operation's verdict (Repair.clean), not a reading of its objects: 1 when damage
+    # was repaired around, or when the run did not end
+    return ExitCode.OK if job.clean else ExitCode.PROBLEMS

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 import click
 
+from ..limits import SPLIT_BYTES
 from .exitcodes import ExitCode
 from .options import (
     DECODER_CHOICES,
@@ -20,9 +21,10 @@ from .options import (
     max_batch_bytes_option,
     renderer,
     run,
+    size_text,
     top_option,
 )
-from .verify import verify_crc_options
+from .verify_crc import verify_crc_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -204,7 +206,8 @@ def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: s
 @click.option("--mode", type=click.Choice(["errorifexists", "overwrite", "append"]),
               default="errorifexists", show_default=True,
               help="What to do when the output already exists.")
-@click.option("--split-bytes", type=str, default="128M", show_default=True, metavar="SIZE",
+@click.option("--split-bytes", type=str, default=size_text(SPLIT_BYTES), show_default=True,
+              metavar="SIZE",
               help="Segments larger than this are read by several tasks, cut at batch "
               "boundaries found with their .index.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default=None,

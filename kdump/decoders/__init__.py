@@ -50,6 +50,22 @@ TOPIC_DECODERS = {
     "__remote_log_metadata": "remote-log-metadata",
 }
 
+#: the decoder name of keys and values decoded apart, each by its own simple or
+#: schema-registry decoder (--key-decoder / --value-decoder, or a simple decoder --decoder
+#: names for both): the commands' options come to it, and :func:`key_value_pair` says
+#: what it means; no other module spells it
+KEY_VALUE = "kv"
+
+
+def key_value_pair(name: str | None, key_decoder: str | None,
+                   value_decoder: str | None) -> tuple[str, str] | None:
+    """The decoders of keys and of values (their names; ``string`` where none is given)
+    when ``name`` is :data:`KEY_VALUE`, else None: dump's, find's, compare-replicas' and
+    export's one reading of it."""
+    if name != KEY_VALUE:
+        return None
+    return key_decoder or "string", value_decoder or "string"
+
 
 def simple_decoder(name: str) -> PayloadDecoder:
     from . import simple
@@ -187,6 +203,7 @@ class AutoKeyValueDecoder(KeyValueDecoder):
 __all__ = [
     "INTERNAL",
     "JAVA_CLASSES",
+    "KEY_VALUE",
     "RELEASE_AWARE",
     "SIMPLE",
     "TOPIC_DECODERS",
@@ -196,5 +213,6 @@ __all__ = [
     "PayloadDecoder",
     "Releases",
     "internal_decoder",
+    "key_value_pair",
     "simple_decoder",
 ]

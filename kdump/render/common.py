@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import re
+from typing import Any
 
 from ..findings import Problem
 from ..textsafe import inert
@@ -77,3 +79,25 @@ def plural(n: int, word: str, many: str | None = None, *, grouped: bool = False)
         many = (word[:-1] + "ies" if word.endswith("y") and word[-2:-1] not in "aeiou"
                 else word + "es" if word.endswith(("s", "x", "ch", "sh")) else word + "s")
     return f"{num} {many}"
+
+
+#: C0 and C1 controls and DEL: never written to a terminal as they are (a file name, a
+#: topic or a record may hold an escape sequence)
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+
+
+def escape_controls(line: str) -> str:
+    """``line`` with its control characters as ``\\xNN`` (compare-replicas and lag)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line)
+
+
+def plain_cells(*cells: str) -> list[Any]:
+    """Table cells as plain text: neither rich markup nor control characters."""
+    from rich.text import Text
+
+    return [Text(escape_controls(c)) for c in cells]
+
+
+def dash(v: int | None) -> str:
+    """A number, or '-' for none."""
+    return "-" if v is None else str(v)

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Any, TextIO
 
 from ..decoders.base import Decoded
-from ..decoders.redact import REDACTED, RedactedRecord, shown
+from ..decoders.redact import REDACTED, RedactedRecord
 from ..files.logdir import parse_partition_dir
 from ..findings import Problem
 from ..model import SCHEMA, fields_of, shape
@@ -455,38 +455,3 @@ def structured_of(ev: de.RecordEvent) -> tuple[bool, bool]:
         return (False, False)
     # internal-topic decoders always give structure; simple ones say so per side
     return (d.key_json is not None, d.value_json is not None)
-
-
-#: the optional fields of a ``found`` object that are the record's (--print-data-log)
-_FOUND_RECORD_FIELDS = [f.name for f in fields_of("found") if f.optional]
-
-
-class FindJsonRenderer(JsonRenderer):
-    """A find result as one object; with ``print_data_log`` the record's key, value and
-    headers are added under ``--payload-encoding``."""
-
-    def __init__(self, out: TextIO, *, payload_encoding: str = "utf8",
-                 print_data_log: bool = False, decoder: Any = None) -> None:
-        super().__init__(out, payload_encoding=payload_encoding)
-        self.print_data = print_data_log
-        #: the payload decoder (internal topics decoded, as in dump), or None
-        self.decoder = decoder
-
-    def emit(self, item: object) -> None:
-        to_json = getattr(item, "to_json", None)
-        if to_json is None or isinstance(item, Problem):
-            super().emit(item)
-            return
-        obj = to_json()
-        rec = getattr(item, "record", None)
-        batch = getattr(item, "batch", None)
-        if self.print_data and rec is not None and batch is not None:
-            rec, decoded = shown(rec, self.decoder, batch.path)
-            ev = de.RecordEvent(rec)
-            ev.decoded = decoded
-            r = record_object(batch, ev, self.encoding, structured_of(ev))
-            values = {k: v for k, v in obj.items() if k != "type"}
-            # the found kind's record fields, in the model's order
-            values.update((k, r[k]) for k in _FOUND_RECORD_FIELDS if k in r)
-            obj = shape(obj["type"], values)
-        self._write(obj)

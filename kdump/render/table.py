@@ -143,7 +143,7 @@ def _compact(obj: object, text: str | None) -> str:
     return text if text is not None else "null"
 
 
-def _short(data: bytes | None, n: int = 40) -> str:
+def short_bytes(data: bytes | None, n: int = 40) -> str:
     if data is None:
         return "null"
     try:
@@ -316,7 +316,7 @@ class DumpTableRenderer:
                     # the error, unless it restates the text shown (DumpLogSegments' own)
                     kv = f"{kv} · error: {d.error}"
             else:
-                kv = f"{_short(rec.key, 40)} = {_short(rec.value, 120)}"
+                kv = f"{short_bytes(rec.key, 40)} = {short_bytes(rec.value, 120)}"
             if record_extras:
                 from .jsonl import record_values, structured_of
 
@@ -386,100 +386,3 @@ class DumpTableRenderer:
 
     def close(self) -> None:
         self._flush()
-
-
-class FindTableRenderer:
-    """``find-offset`` / ``find-time --format table``: the answer as a name/value table
-    (times in ISO-8601 UTC beside the milliseconds), then the batch and the record."""
-
-    def __init__(self, out: TextIO, err: TextIO, *, print_data_log: bool = False,
-                 decoder: Any = None, width: int | None = None) -> None:
-        self.console = make_console(out, width)
-        self.err = make_console(err, width)
-        self.print_data = print_data_log
-        self.decoder = decoder
-
-    def _kv(self, title: str, rows: list[tuple[str, Any]], style: str | None = None) -> None:
-        t = Table(title=title, title_justify="left", show_header=False)
-        t.add_column(no_wrap=True, style="bold")
-        t.add_column(overflow="fold", ratio=1)
-        for k, v in rows:
-            if v is not None and v != "":
-                t.add_row(k, v if isinstance(v, Text) else str(v), style=style)
-        self.console.print(t)
-
-    def emit(self, item: object) -> None:
-        from ..ops.find import FindResult
-        from .common import iso_ms
-
-        if isinstance(item, Problem):
-            self.err.print(safe_text(problem_line(item), "red"), soft_wrap=True)
-            return
-        if not isinstance(item, FindResult):
-            return
-        d = item.to_json()
-        target = (f"{item.target} ({iso_ms(item.target)})" if item.query == "timestamp"
-                  else str(item.target))
-        rows: list[tuple[str, Any]] = [
-            ("answer", Text("found", style="green") if item.found
-             else Text("not found", style="red")),
-            (f"target {item.query}", target)]
-        if not item.found:
-            rows += [("reason", item.reason), ("nearest below", item.nearest_below),
-                     ("nearest above", item.nearest_above)]
-        for k in ("file", "position", "offset", "base_offset", "last_offset", "method"):
-            rows.append((k.replace("_", " "), d.get(k)))
-        if d.get("timestamp") is not None:
-            rows.append(("timestamp", f"{iso_ms(d['timestamp'])} ({d['timestamp']})"))
-        if item.index_entry:
-            e = item.index_entry
-            rows.append(("index entry", f"slot {e['slot']} offset {e['offset']} "
-                                        f"position {e['position']}"))
-        rows += [("bytes scanned", f"{item.bytes_scanned:,}"),
-                 ("bytes read", f"{item.bytes_read:,}")]
-        rows += [("note", n) for n in item.notes]
-        self._kv(f"{'find-offset' if item.query == 'offset' else 'find-time'} "
-                 f"{item.target}", rows)
-        b = item.batch
-        if b is not None:
-            self._kv("batch", [
-                ("offsets", f"{b.base_offset}–{b.last_offset}"), ("count", b.count),
-                ("position", b.position), ("size", b.size), ("magic", b.magic),
-                ("codec", b.compression_name),
-                ("max timestamp", f"{iso_ms(b.max_timestamp)} ({b.max_timestamp})"),
-                ("producer", None if b.producer_id < 0
-                 else f"{b.producer_id}/{b.producer_epoch}"),
-                ("sequences", None if b.magic < 2
-                 else f"{b.base_sequence}–{b.last_sequence}"),
-                ("leader epoch", getattr(b, "partition_leader_epoch", None)),
-                ("transactional", "yes" if b.is_transactional else None),
-                ("control", "yes" if b.is_control else None),
-                ("crc", "ok" if b.crc_valid else Text("BAD", style="red"))])
-        r = item.record
-        if r is not None:
-            rrows: list[tuple[str, Any]] = [
-                ("offset", r.offset), ("timestamp", f"{iso_ms(r.timestamp)} ({r.timestamp})"),
-                ("size", r.size)]
-            if self.print_data:
-                from ..decoders.redact import shown
-
-                r, dd = shown(r, self.decoder, getattr(item.batch, "path", None))
-                if dd is not None:
-                    key = "null" if dd.key_text is None else dd.key_text
-                    value = "null" if dd.value_text is None else dd.value_text
-                    in_text = any(t and dd.error and t in dd.error
-                                  for t in (dd.key_text, dd.value_text))
-                    extra = [("layout", compact_layout(dd.note) if dd.note else None),
-                             ("error", None if in_text else dd.error)]
-                else:
-                    key, value = _short(r.key, 4096), _short(r.value, 65536)
-                    extra = []
-                rrows += [("key", key), ("value", value), *extra]
-                for hk, hv in getattr(r, "headers", None) or ():
-                    name = hk.decode("utf-8", "backslashreplace") if isinstance(hk, bytes) \
-                        else str(hk)
-                    rrows.append((f"header {name}", _short(hv, 4096)))
-            self._kv("record", rrows)
-
-    def close(self) -> None:
-        pass

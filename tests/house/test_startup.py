@@ -140,7 +140,7 @@ def test_plain_verify_crc_loads_what_it_uses(segment: Path) -> None:
     # only its own command module, and no message table, decoder, renderer of rows or
     # range splitting
     assert sorted(m for m in mods if m.startswith("kdump.cli.")) == [
-        "kdump.cli.exitcodes", "kdump.cli.options", "kdump.cli.progress", "kdump.cli.verify"]
+        "kdump.cli.exitcodes", "kdump.cli.options", "kdump.cli.progress", "kdump.cli.verify_crc"]
     assert loaded(mods, {"kdump.protocol", "kdump.decoders", "kdump.metadata",
                          "kdump.files.splits", "kdump.render.table", "kdump.render.rows"}) == []
     assert {"kdump.ops.verify_crc", "kdump.records.v2"} <= mods

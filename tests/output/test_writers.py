@@ -172,7 +172,7 @@ def wait_for(proc: subprocess.Popen[bytes], base: Path, pattern: str, what: str)
 def test_export_on_a_full_disk_leaves_the_target_as_it_was(small: Small, big: Path,
                                                           sample_dir: Path) -> None:
     out = small.path / "out"
-    r = small.run("export", big, "-o", out, "--format", "jsonl")
+    r = small.run("export", big, "-o", out, "--file-format", "jsonl")
     assert r.returncode == 2 and r.stdout == ""
     assert re.fullmatch(
         rf"kdump: {out}/topic=big/partition=0/ld-0{{20}}\.jsonl: cannot write: No space left on "
@@ -181,7 +181,7 @@ def test_export_on_a_full_disk_leaves_the_target_as_it_was(small: Small, big: Pa
     assert sorted(os.listdir(small.path)) == []  # absent, and no staging area
     # an existing empty directory stays the empty directory it was
     (small.path / "empty").mkdir()
-    r = small.run("export", big, "-o", small.path / "empty", "--format", "jsonl", "--jobs", "2")
+    r = small.run("export", big, "-o", small.path / "empty", "--file-format", "jsonl", "--jobs", "2")
     assert r.returncode == 2 and "No space left on device" in one_line(r.stderr)
     assert sorted(os.listdir(small.path)) == ["empty"] and os.listdir(small.path / "empty") == []
     # and the rerun (of what fits) works, into the same empty directory

@@ -20,7 +20,15 @@ from dataclasses import dataclass, field
 
 from ... import fs as kfs
 from ... import layouts as L
-from ...decoders import INTERNAL, TOPIC_DECODERS, AutoKeyValueDecoder, KeyValueDecoder, Releases
+from ...decoders import (
+    INTERNAL,
+    KEY_VALUE,
+    TOPIC_DECODERS,
+    AutoKeyValueDecoder,
+    KeyValueDecoder,
+    Releases,
+    key_value_pair,
+)
 from ...decoders.base import Decoded, PayloadDecoder
 from ...decoders.redact import holds_metadata, shown
 from ...decoders.release import layout_of_note, log_dir_of
@@ -137,8 +145,9 @@ class DumpOptions:
                 # is there; keys of 8 or 4 bytes that are not text shown as numbers
                 name = "schema-auto" if self.schema.registry(f.path) else "auto-kv"
         elif name == "string":
-            name = "kv"
-        if name == "kv" and self.forced_schema:
+            name = KEY_VALUE  # the string decoder's keys and values, or those asked for
+        pair = key_value_pair(name, self.key_decoder, self.value_decoder)
+        if pair is not None and self.forced_schema:
             name = "schema-forced"  # --key-decoder / --value-decoder avro, protobuf ...
         if name in INTERNAL:
             # the path every command takes: --kafka-version, else the log dir's
@@ -160,7 +169,8 @@ class DumpOptions:
                 self._cache[key] = self.schema.decoder(f.path, self.key_decoder,
                                                        self.value_decoder)
             else:
-                self._cache[key] = KeyValueDecoder(self.key_decoder, self.value_decoder)
+                self._cache[key] = KeyValueDecoder(*(pair or (self.key_decoder,
+                                                              self.value_decoder)))
         return self._cache[key]
 
     @property

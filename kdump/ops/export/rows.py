@@ -31,11 +31,17 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from ... import fs as kfs
 from ... import layouts as L
-from ...decoders import INTERNAL, TOPIC_DECODERS, KeyValueDecoder, Releases
+from ...decoders import (
+    INTERNAL,
+    TOPIC_DECODERS,
+    KeyValueDecoder,
+    Releases,
+    key_value_pair,
+)
 from ...decoders.base import Decoded, PayloadDecoder
 from ...decoders.redact import holds_metadata, redact_record, shown
 from ...decoders.release import log_dir_of
@@ -43,6 +49,7 @@ from ...errors import KdumpError
 from ...files.logdir import KafkaFile, walk
 from ...files.splits import split_points
 from ...findings import INFO, Problem
+from ...limits import SPLIT_BYTES
 from ...model import spark_fields
 from ...native import speedups
 from ...records.batch import Batch
@@ -53,7 +60,8 @@ from ...source import FileSource
 from ..batch_findings import crc_problem, record_problem
 from ..compare_replicas.logdirs import broker_id_of, logdir_of
 
-DEFAULT_SPLIT_BYTES = 128 << 20
+#: the one default of ``split_bytes`` (kdump.limits.SPLIT_BYTES says why 128 MiB)
+DEFAULT_SPLIT_BYTES = SPLIT_BYTES
 
 #: the columns, from the output model (kdump.model.SPARK_COLUMNS)
 RECORD_FIELDS = spark_fields("record")
@@ -85,7 +93,7 @@ class ReadOptions:
     #: ``kafka_version``: the release whose layouts internal topics are decoded with
     #: (None: each log dir's metadata.version, else the layout that fits)
     kafka_version: str | None = None
-    #: with ``decoder="kv"``: the decoders of keys and of values (simple or schema ones)
+    #: with ``decoder=KEY_VALUE`` (kdump.decoders): the decoders of keys and of values (simple or schema ones)
     key_decoder: str = "string"
     value_decoder: str = "string"
     #: secrets of metadata records written as the data holds them (``--show-secrets``)
@@ -179,8 +187,8 @@ def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None,
     schema-registry decoders (avro, protobuf, json-schema, schema-registry) read the
     registry's storage found with the paths (once per process); internal decoders read
     the layouts of the ``kafka_version`` option, else of the segment's log dir's
-    metadata.version (:class:`~kdump.decoders.Releases`); ``kv`` is
-    ``opts.key_decoder`` / ``opts.value_decoder``."""
+    metadata.version (:class:`~kdump.decoders.Releases`);
+    :data:`~kdump.decoders.KEY_VALUE` is ``opts.key_decoder`` / ``opts.value_decoder``."""
     from ...schemaregistry.formats import MODES
 
     if name == "auto":
@@ -195,10 +203,8 @@ def make_decoder(name: str, topic: str | None, opts: ReadOptions | None = None,
         if opts is not None and opts.show_secrets and hasattr(decoder, "show_secrets"):
             decoder.show_secrets = True
         return decoder
-    key, value = name, name
-    if name == "kv":
-        key = opts.key_decoder if opts is not None else "string"
-        value = opts.value_decoder if opts is not None else "string"
+    key, value = key_value_pair(name, opts.key_decoder if opts is not None else None,
+                                opts.value_decoder if opts is not None else None) or (name, name)
     if name in MODES or name == "schema-auto" or key in MODES or value in MODES:
         from ...schemaregistry.decoder import SchemaRegistryDecoder
 
@@ -309,7 +315,37 @@ def _batches(s: Slice, opts: ReadOptions, findings: Findings, source: SourceWrap
         yield item
 
 
-#: a block of rows from one batch: the values every row of it shares (in the order of
+class SharedColumns(NamedTuple):
+    """The values every record row of one batch shares, named as the output model's
+    columns (:data:`kdump.model.SPARK_COLUMNS`) and in their order: :func:`layout` checks
+    that these are its shared columns, so a column added to the model and not here (or
+    the other way round) fails at once rather than shifting values into the wrong
+    column."""
+
+    topic: str | None
+    partition: int | None
+    segment: str
+    file: str
+    log_dir: str | None
+    broker_id: int | None
+    position: int
+    timestamp_type: Any
+    base_offset: int
+    last_offset: int
+    batch_size: int
+    magic: int
+    compression: str
+    partition_leader_epoch: int
+    producer_id: int
+    producer_epoch: int
+    base_sequence: int
+    is_transactional: bool
+    is_control: bool
+    crc: int
+
+
+#: a block of rows from one batch: the values every row of it shares (record level:
+#: :class:`SharedColumns`; batch level: the whole row; in the order of
 #: :func:`layout`'s first list), the per-record columns, the row count, and (record
 #: level, with a decoder) each record's :class:`Decoded` or None.  At record level the
 #: per-record columns are the batch's records packed (:data:`~kdump.records.packed.Packed`:
@@ -335,6 +371,8 @@ def layout(opts: ReadOptions) -> tuple[list[int], list[int]]:
     per_record = [i for i, n in enumerate(names) if n in _PER_RECORD]
     # the packed columns lead, in Packed's order (the model's order is theirs)
     assert [names[i] for i in per_record[:N_PACKED]] == list(_PER_RECORD[:N_PACKED])
+    # the shared values are SharedColumns, by name and in the model's order
+    assert [names[i] for i in shared] == list(SharedColumns._fields)
     return shared, per_record
 
 
@@ -345,6 +383,8 @@ def batch_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
     log_dir, broker = slice_log_dir(s)
     verify = opts.verify
     for b in _batches(s, opts, findings, source):
+        # one row per batch, in BATCH_FIELDS' order (a tuple: BATCH_FIELDS has a
+        # ``count``, which a NamedTuple cannot name without hiding tuple.count)
         row: tuple[Any, ...] = (
             topic, partition, segment, path, log_dir, broker, b.position, b.base_offset,
             b.last_offset, b.count, b.size, b.magic, b.compression_name, b.timestamp_type,
@@ -413,10 +453,14 @@ def record_blocks(s: Slice, opts: ReadOptions, findings: Findings = None, *,
             n = len(records)
         if not n:
             continue
-        shared = (topic, partition, segment, path, log_dir, broker, b.position,
-                  b.timestamp_type, b.base_offset if v2 else records[0].offset, b.last_offset,
-                  b.size, b.magic, b.compression_name, b.partition_leader_epoch, b.producer_id,
-                  b.producer_epoch, b.base_sequence, b.is_transactional, b.is_control, b.crc)
+        shared = SharedColumns(
+            topic=topic, partition=partition, segment=segment, file=path, log_dir=log_dir,
+            broker_id=broker, position=b.position, timestamp_type=b.timestamp_type,
+            base_offset=b.base_offset if v2 else records[0].offset, last_offset=b.last_offset,
+            batch_size=b.size, magic=b.magic, compression=b.compression_name,
+            partition_leader_epoch=b.partition_leader_epoch, producer_id=b.producer_id,
+            producer_epoch=b.producer_epoch, base_sequence=b.base_sequence,
+            is_transactional=b.is_transactional, is_control=b.is_control, crc=b.crc)
         if packed is None:
             # offset, timestamp, key, value, headers, sequence from the Record objects
             six = record_columns(records)

@@ -123,6 +123,14 @@ class Repair:
     def __next__(self) -> dict[str, Any]:
         return next(self._gen)
 
+    @property
+    def clean(self) -> bool | None:
+        """The run's verdict, its exit status: True when it ended with nothing dropped
+        (zeros preallocated at the end of an active segment aside), False when damage was
+        found and repaired around, None while it has not ended (an error, Ctrl-C).  The
+        manifest's ``repair_end`` says the same (``clean``)."""
+        return not self.totals.dirty if self._done else None
+
     def close(self) -> None:
         self._gen.close()
         if not self._done:

@@ -256,10 +256,52 @@ def test_jobs_write_the_same_files(kdump: KdumpRunner, fleet: Path, tmp_path: Pa
     assert digests[0] == digests[1] == digests[2] and len(digests[0]) > 10
 
 
+def test_split_bytes_has_one_default() -> None:
+    """kdump export, kdump spark export and the kafka_log data source cut big segments at
+    the same size, kdump.limits.SPLIT_BYTES (128M): export's CLI once said 256M."""
+    from kdump.cli.export import export_command
+    from kdump.cli.options import parse_size
+    from kdump.cli.spark import spark_export
+    from kdump.limits import SPLIT_BYTES
+    from kdump.ops.export import ReadOptions
+    from kdump.spark.segments import parse_options
+
+    defaults = [next(p.default for p in c.params if p.name == "split_bytes")
+                for c in (export_command, spark_export)]
+    assert defaults == ["128M", "128M"] and SPLIT_BYTES == parse_size("128M") == 128 << 20
+    assert ReadOptions(paths=()).split_bytes == SPLIT_BYTES
+    assert parse_options({"path": "x"}).split_bytes == SPLIT_BYTES
+
+
+def test_format_is_the_deprecated_name_of_file_format(kdump: KdumpRunner, sample_dir: Path,
+                                                     tmp_path: Path) -> None:
+    """--file-format names the files' format; the old --format still writes the same
+    files, saying on stderr that it is deprecated; an output format given to it, or a
+    --file-format it disagrees with, is a usage error that says what export takes."""
+    new = export(kdump, sample_dir, "-o", tmp_path / "new", "--file-format", "jsonl")
+    old = export(kdump, sample_dir, "-o", tmp_path / "old", "--format", "jsonl")
+    assert (new.rc, new.err, old.rc) == (0, "", 0)
+    assert old.err == "kdump export: --format is deprecated: give --file-format jsonl (the same files)\n"
+    assert old.out == new.out.replace(str(tmp_path / "new"), str(tmp_path / "old"))
+
+    def digests(d: Path) -> list[tuple[str, str]]:
+        return [(f["file"], f["sha256"]) for f in json.loads((d / "_manifest.json").read_text())["files"]]
+
+    assert digests(tmp_path / "old") == digests(tmp_path / "new") and digests(tmp_path / "new")
+    r = export(kdump, sample_dir, "-o", tmp_path / "json", "--format", "json")
+    assert r.rc == 2 and r.err.endswith(
+        "Error: --format json: export's --format was the files' format (parquet, arrow, jsonl), "
+        "now --file-format; its answer on stdout is text, or JSON Lines with --json\n")
+    r = export(kdump, sample_dir, "-o", tmp_path / "both", "--format", "jsonl", "--file-format", "arrow")
+    assert r.rc == 2 and r.err.endswith("Error: --format jsonl and --file-format arrow disagree: "
+                                        "give --file-format only (--format is its deprecated old name)\n")
+    assert not (tmp_path / "json").exists() and not (tmp_path / "both").exists()
+
+
 @pytest.mark.parametrize("fmt", ["arrow", "jsonl"])
 def test_other_formats(kdump: KdumpRunner, sample_dir: Path, tmp_path: Path, fmt: str) -> None:
     out = tmp_path / "out"
-    assert export(kdump, sample_dir, "-o", out, "--format", fmt).rc == 0
+    assert export(kdump, sample_dir, "-o", out, "--file-format", fmt).rc == 0
     want = _want(dump_rows(kdump, sample_dir))
     if fmt == "arrow":
         assert arrow_rows(out, "arrow") == want
@@ -546,7 +588,7 @@ def test_interrupted_between_row_groups_prints_one_line(sample_dir: Path, tmp_pa
         "run.arrow_batches = batches\n"
         "import kdump.cli\n"
         f"sys.exit(kdump.cli.main(['export', {str(sample_dir)!r}, '-o', "
-        f"{str(tmp_path / 'o')!r}, '--format', {fmt!r}, '--row-group-rows', '5']))\n")
+        f"{str(tmp_path / 'o')!r}, '--file-format', {fmt!r}, '--row-group-rows', '5']))\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=subprocess_env(), timeout=120)
     assert (r.returncode, r.stdout, r.stderr) == (130, "", "kdump: interrupted\n")

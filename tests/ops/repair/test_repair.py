@@ -519,6 +519,27 @@ def test_dry_run_writes_nothing(kdump: KdumpRunner, ev: Path, tmp_path: Path) ->
     assert r2.rc == 1 and dry == real
 
 
+def test_the_run_gives_its_verdict(ev: Path, tmp_path: Path) -> None:
+    """Repair.clean, the verdict the CLI's exit status follows: None until the run has
+    ended, then the manifest's own ``clean`` (True intact, False when damage was dropped)."""
+    from kdump.ops.repair import Repair, RepairOptions
+
+    for name, damage in (("intact", None), ("damaged", zero_page)):
+        src = tmp_path / name
+        shutil.copytree(ev, src)
+        if damage is not None:
+            damage(src / "orders-0")
+        job = Repair([str(src)], RepairOptions(into=str(tmp_path / f"{name}-out")))
+        try:
+            first = next(job)
+            assert first["type"] == "repair" and job.clean is None
+            objs = [first, *job]
+        finally:
+            job.close()
+        assert objs[-1]["type"] == "repair_end"
+        assert job.clean is objs[-1]["clean"] is (damage is None), name
+
+
 def test_text_output(kdump: KdumpRunner, ev: Path, tmp_path: Path) -> None:
     flip_byte(ev / "orders-0")
     out = tmp_path / "out"

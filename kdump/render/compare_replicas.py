@@ -1,10 +1,9 @@
-"""Renderers for ``compare-replicas`` and ``lag``: text (lines for people and ``grep``)
-and tables (rich).  JSON Lines is :class:`~kdump.render.jsonl.JsonRenderer`, plus the
+"""Renderers for ``compare-replicas``: text (lines for people and ``grep``) and tables
+(rich).  JSON Lines is :class:`~kdump.render.jsonl.JsonRenderer`, plus the
 ``record`` objects of ``--print-data-log`` built here."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, TextIO
 
@@ -13,32 +12,14 @@ from ..decoders.redact import shown
 from ..findings import Problem
 from ..ops.compare_replicas import CompareSummary, OnlyHereBatch, PartitionComparison
 from ..ops.events import BatchEvent, RecordEvent
-from ..ops.lag import GroupLag, LagRow, OffsetsSource
-from ..ops.offsets_summary import SHARE_STATE_TOPIC
 from ..records.control import parse_control
 from ..textsafe import InertLines
-from .common import plural, problem_line
+from .common import dash, escape_controls, plain_cells, plural, problem_line
 
 _DECODER: KeyValueDecoder | None = None
 #: the decoder of a replica's records, by partition directory (``kdump.ops.dump.
 #: DumpOptions.decoder_for_path``: as dump decodes them); None: the string decoder
 DecoderFor = Callable[[str], Any] | None
-#: C0 and C1 controls and DEL: never written to a terminal as they are (a file name, a
-#: topic or a record may hold an escape sequence)
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-
-
-def _safe(line: str) -> str:
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", line)
-
-
-def _cells(*cells: str) -> list[Any]:
-    """Table cells as plain text: neither rich markup nor control characters."""
-    from rich.text import Text
-
-    return [Text(_safe(c)) for c in cells]
-
-
 def _events(item: OnlyHereBatch, decode: bool, decoder_for: DecoderFor = None) -> BatchEvent:
     """The batch and its records, as ``dump --print-data-log`` shows them."""
     global _DECODER
@@ -136,24 +117,24 @@ class CompareTextRenderer:
         if isinstance(item, PartitionComparison):
             self._replica = None
             for line in comparison_lines(item):
-                self.out.write(_safe(line) + "\n")
+                self.out.write(escape_controls(line) + "\n")
         elif isinstance(item, OnlyHereBatch):
             r = item.replica
             if self._replica != r.path:
                 self._replica = r.path
                 who = f"broker {r.broker_id} " if r.broker_id is not None else ""
-                self.out.write(_safe(f"Replica: {who}{r.path} (records only here)") + "\n")
+                self.out.write(escape_controls(f"Replica: {who}{r.path} (records only here)") + "\n")
             ev = _events(item, True, self.decoder_for)
             self._layout_notes(r.path, ev)
-            self.out.write(_safe(batch_line(item.batch)) + "\n")
+            self.out.write(escape_controls(batch_line(item.batch)) + "\n")
             for line in record_lines(ev, False, True):
-                self.out.write(_safe(line) + "\n")
+                self.out.write(escape_controls(line) + "\n")
         elif isinstance(item, Problem):
-            self.err.write(_safe(problem_line(item)) + "\n")
+            self.err.write(escape_controls(problem_line(item)) + "\n")
         elif isinstance(item, CompareSummary):
             d = item.to_json()
             self.err.write(
-                f"compare-replicas: {_plural(d['partitions'], 'partition')}: {d['agree']} agree, "
+                f"compare-replicas: {plural(d['partitions'], 'partition')}: {d['agree']} agree, "
                 f"{d['lagging']} lagging, {d['diverged']} diverged, "
                 f"{d['only_one_replica']} with one replica, {d['damaged']} damaged; "
                 f"{plural(d['bytes_read'], 'byte')} read\n")
@@ -169,7 +150,7 @@ class CompareTextRenderer:
                 key = (replica, layout_of_note(note))
                 if key not in self._noted and len(self._noted) < 64:
                     self._noted.add(key)
-                    self.err.write(_safe(f"{replica}: note: record layout: {note} (offset "
+                    self.err.write(escape_controls(f"{replica}: note: record layout: {note} (offset "
                                          f"{rev.record.offset})") + "\n")
 
     def close(self) -> None:
@@ -244,13 +225,13 @@ class CompareTableRenderer:
                 self.rows.append((
                     d["partition"] if k == 0 else "", status,
                     f"broker {r['broker_id']}" if r["broker_id"] is not None else r["log_dir"],
-                    r["role"], _s(r["log_start_offset"]), _s(r["log_end_offset"]),
-                    _s(r["high_watermark"]), epochs_text(r["epochs"]),
-                    str(r["records_only_here"]), _s(trunc)))
+                    r["role"], dash(r["log_start_offset"]), dash(r["log_end_offset"]),
+                    dash(r["high_watermark"]), epochs_text(r["epochs"]),
+                    str(r["records_only_here"]), dash(trunc)))
         elif isinstance(item, OnlyHereBatch):
             self.text.emit(item)
         elif isinstance(item, Problem):
-            self.err.write(_safe(problem_line(item)) + "\n")
+            self.err.write(escape_controls(problem_line(item)) + "\n")
         elif isinstance(item, CompareSummary):
             self.summary = item
 
@@ -264,122 +245,8 @@ class CompareTableRenderer:
                                                "cut at") else "left"
             t.add_column(name, justify=justify, overflow="fold")
         for row in self.rows:
-            t.add_row(*_cells(*row))
+            t.add_row(*plain_cells(*row))
         self.console.print(t)
         if self.summary is not None:
             self.text.emit(self.summary)
         self.text.close()
-
-
-def _plural(n: int, word: str) -> str:
-    return plural(n, word)
-
-
-def _s(v: int | None) -> str:
-    return "-" if v is None else str(v)
-
-
-# ------------------------------------------------------------------ lag
-
-_LAG_COLUMNS = ("GROUP", "TYPE", "TOPIC", "PARTITION", "COMMITTED-OFFSET", "LOG-END-OFFSET",
-                "HIGH-WATERMARK", "LAG")
-
-
-class LagTextRenderer:
-    """kafka-consumer-groups --describe-like columns (largest lag first), a line per
-    group after them; where each figure comes from and the findings on stderr.  TYPE is
-    the group's type ('-': only offset commits name it); a share group's
-    COMMITTED-OFFSET is its share-partition start offset."""
-
-    def __init__(self, out: TextIO, err: TextIO) -> None:
-        self.out = InertLines(out)
-        self.err = InertLines(err)
-        self.rows: list[tuple[str, ...]] = []
-        self.groups: list[GroupLag] = []
-        self.empty_sources = 0
-        self.empty_share_sources = 0
-
-    def emit(self, item: object) -> None:
-        if isinstance(item, LagRow):
-            self.rows.append((item.group, item.group_type or "-", item.topic, str(item.partition),
-                              _s(item.committed_offset), _s(item.log_end_offset),
-                              _s(item.high_watermark), _s(item.lag)))
-        elif isinstance(item, GroupLag):
-            self.groups.append(item)
-        elif isinstance(item, OffsetsSource):
-            c = item.chosen
-            if item.records == 0 and c.replicas <= 1:
-                # a broker has 50 __consumer_offsets partitions, most of them empty: count
-                # them, one line at the end, rather than a line each
-                if c.replica.topic == SHARE_STATE_TOPIC:
-                    self.empty_share_sources += 1
-                else:
-                    self.empty_sources += 1
-                return
-            what = ("share-group state" if c.replica.topic == SHARE_STATE_TOPIC
-                    else "committed offsets")
-            who = f"broker {c.replica.broker_id} " if c.replica.broker_id is not None else ""
-            extra = (f", chosen of {plural(c.replicas, 'replica')} for the highest log end offset"
-                     if c.replicas > 1 else "")
-            self.err.write(_safe(f"{what}: {who}{c.replica.path} (log end offset "
-                                 f"{_s(c.log_end_offset)}{extra}): "
-                                 f"{plural(item.records, 'record')} applied, "
-                                 f"{item.aborted_records} aborted") + "\n")
-        elif isinstance(item, Problem):
-            self.err.write(_safe(problem_line(item)) + "\n")
-
-    def close(self) -> None:
-        rows = [_LAG_COLUMNS, *self.rows]
-        widths = [max(len(r[k]) for r in rows) for k in range(len(_LAG_COLUMNS))]
-        for r in rows:
-            self.out.write(_safe(" ".join(c.ljust(w) for c, w in zip(r, widths, strict=True))
-                                 .rstrip()) + "\n")
-        if self.groups:
-            self.out.write("\n")
-        for g in self.groups:
-            gtype = f" ({g.group_type})" if g.group_type else ""
-            self.out.write(_safe(f"group {g.group}{gtype}: {_plural(g.partitions, 'partition')}, total lag "
-                           f"{g.total_lag}, max lag {_s(g.max_lag)}"
-                           + (f", {g.partitions_without_log} without a log in the inputs"
-                              if g.partitions_without_log else "")) + "\n")
-        if self.empty_sources:
-            empty = _plural(self.empty_sources, "empty __consumer_offsets partition")
-            self.err.write(f"committed offsets: {empty} (no commits to replay)\n")
-        if self.empty_share_sources:
-            empty = _plural(self.empty_share_sources, "empty __share_group_state partition")
-            self.err.write(f"share-group state: {empty} (no state to replay)\n")
-        self.out.flush()
-        self.err.flush()
-
-
-class LagTableRenderer:
-    def __init__(self, out: TextIO, err: TextIO, *, width: int | None = None) -> None:
-        from .table import make_console
-
-        self.console = make_console(out, width)
-        self.text = LagTextRenderer(out, err)
-
-    def emit(self, item: object) -> None:
-        self.text.emit(item)
-
-    def close(self) -> None:
-        from rich.table import Table
-
-        t = Table(title="consumer lag (largest first)", title_justify="left")
-        for name in ("group", "type", "topic", "partition", "committed", "log end",
-                     "high watermark", "lag"):
-            t.add_column(name, justify="left" if name in ("group", "type", "topic")
-                         else "right", overflow="fold")
-        for row in self.text.rows:
-            t.add_row(*_cells(*row))
-        self.console.print(t)
-        if self.text.groups:
-            g = Table(title="per group", title_justify="left")
-            for name in ("group", "type", "partitions", "total lag", "max lag", "no log"):
-                g.add_column(name, justify="left" if name in ("group", "type") else "right")
-            for x in self.text.groups:
-                g.add_row(*_cells(x.group, x.group_type or "-", str(x.partitions),
-                                  str(x.total_lag), _s(x.max_lag),
-                                  str(x.partitions_without_log)))
-            self.console.print(g)
-        self.text.err.flush()
