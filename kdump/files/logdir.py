@@ -5,6 +5,9 @@ inside a partition the segments by base offset with each segment's files togethe
 storage/src/main/java/org/apache/kafka/storage/internals/log/LogFileUtils.java,
 core/src/main/scala/kafka/log/LocalLog.scala (``-delete``/``-future``/``-stray`` dirs),
 raft/src/main/java/org/apache/kafka/snapshot/Snapshots.java.
+
+Size: one module because naming a file (``classify``), walking paths in Kafka's order and
+telling what is not Kafka data read the same tables of names and suffixes.
 """
 
 from __future__ import annotations
