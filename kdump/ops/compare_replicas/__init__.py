@@ -10,19 +10,8 @@ damage (the CRC does not match) from divergence, and compaction (each broker's c
 keeps a v2 batch's base and last offset and its epoch and drops records: the records at
 the offsets both keep must be the same) from a real difference.
 
-Kafka's side, followed exactly:
-
-* storage/.../epoch/LeaderEpochFileCache.java: ``assign`` (monotonic entries),
-  ``truncateFromEnd`` / ``truncateFromStart`` (the log loader applies both with the log
-  end and log start offsets) and ``endOffsetFor`` (the largest epoch <= the requested
-  one, and the start offset of the next epoch, or the log end offset for the latest);
-* core/.../server/AbstractFetcherThread.scala ``getOffsetTruncationState``: the follower
-  asks the leader for the end offset of its latest epoch; when the leader answers with an
-  epoch the follower does not know, the follower truncates to its own end offset for the
-  largest epoch below it and asks again; otherwise it truncates to
-  min(leader's end offset, its own end offset for that epoch, its log end offset).  A
-  follower without epochs, or a leader that answers UNDEFINED_EPOCH_OFFSET, truncates to
-  its high watermark.
+Kafka's side (the leader-epoch cache and where a follower's truncation lands) is
+followed exactly, and cited, in :mod:`.epochs`.
 
 The code lives in the modules below, one per responsibility (log dirs,
 header walk, leader epochs, comparison); this module gives their public names, where
