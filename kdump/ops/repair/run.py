@@ -14,6 +14,7 @@ from typing import Any
 from ...custody import HashingSource, file_digest, utc_iso
 from ...errors import UsageError
 from ...model import shape
+from ...output import inside
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ...source import FileSource
 from ...version import __version__
@@ -102,9 +103,8 @@ class Repair:
                             *(p.log_dir for p in self.plan.partitions)], opts.into)
         for r in opts.replicas:
             for p in paths:
-                if os.path.realpath(r) == os.path.realpath(p) or \
-                        os.path.realpath(p).startswith(os.path.realpath(r) + os.sep) or \
-                        os.path.realpath(r).startswith(os.path.realpath(p) + os.sep):
+                real_r, real_p = os.path.realpath(r), os.path.realpath(p)
+                if inside(real_r, [real_p]) or inside(real_p, [real_r]):
                     raise UsageError(f"--replica {r} overlaps the input {p}: give another "
                                      "broker's log dir")
         # what the copy takes: the partitions and root files it copies (kdump/output.py)
