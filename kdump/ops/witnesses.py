@@ -76,10 +76,10 @@ from typing import Any
 from .. import fs as kfs
 from ..errors import KdumpError
 from ..files.index import OffsetIndex, TimeIndex, offset_index_sanity, written_entries
-from ..files.logdir import classify, parse_partition_dir
+from ..files.logdir import KafkaFile, classify, parse_partition_dir
 from ..files.text import checkpoint_value, iter_checkpoint, read_properties
 from ..files.txnindex import read_txn_index
-from ..findings import INFO, Problem
+from ..findings import ERROR, INFO, Problem
 from ..fs import Listing
 from ..source import FileSource
 
@@ -783,6 +783,80 @@ def witnesses_of(directory: str) -> PartitionWitnesses | None:
                               list(pw.skipped_replicas))
 
 
+def _written_past(f: KafkaFile, prev_last: int | None) -> tuple[int, int, str] | None:
+    """The offsets past an active segment's last batch that the partition's witnesses
+    prove written (:mod:`kdump.ops.witnesses`: the log dir's checkpoints, the leader
+    epochs, the index entries, the producer snapshot names...): ``(first, last,
+    "high watermark 25, recovery point 30")``; None when none does."""
+    if f.topic is None or f.partition is None or f.partition_state is not None \
+            or kfs.is_url(f.path):
+        return None  # local log dirs only (LostTracker)
+    pw = witnesses_of(kfs.dirname(f.path))
+    first = prev_last + 1 if prev_last is not None else f.base_offset
+    if pw is None or first is None:
+        return None
+    end, _ = pw.highest_written(include_replicas=False)
+    if end <= first:
+        return None
+    which = [w for w in pw.witnesses if w.end > first and w.name != "segment-name"]
+    return first, end - 1, ", ".join(w.label for w in sorted(
+        which, key=lambda w: (_WITNESS_ORDER.get(w.name, 99), w.end)))
+
+
+_WITNESS_ORDER = {"high-watermark": 0, "recovery-point": 1}
+
+
+def _zeros_where_written(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
+    """Zeros ending an active segment are preallocation or writes never made (info),
+    unless the partition's witnesses (its log dir's replication-offset-checkpoint: high
+    watermark, committed; recovery-point-offset-checkpoint: flushed; index entries,
+    snapshot names...) say offsets past its last batch were written: then those batches
+    are lost on this replica (an error, ``lost_offsets``), as ``kdump repair`` judges the
+    same zeros."""
+    past = _written_past(f, prev_last)
+    if past is None:
+        return p
+    first, last, which = past
+    return Problem(p.path, p.position, p.kind,
+                   f"{p.length if p.length is not None else 0} zero bytes from here to the end "
+                   f"of the file, where the log dir's checkpoints say batches were written "
+                   f"({which}): offset{'s' if last > first else ''} "
+                   f"{first}{f'-{last}' if last > first else ''} lost on this replica",
+                   base_offset=p.base_offset, length=p.length, severity=ERROR,
+                   extra={**(p.extra or {}), "lost_offsets": [first, last]})
+
+
+def _not_in_flight(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
+    """A torn last batch of an active segment is a live broker's append in flight
+    (info) only past every witness: below the high watermark, the recovery point or any
+    other witness, the batch was written whole and is cut short (an error)."""
+    past = _written_past(f, prev_last)
+    if past is None:
+        return p
+    first, last, which = past
+    # no header at all is trailing bytes (LogReader._tail); a header, a batch cut short
+    return Problem(p.path, p.position, "truncated" if p.base_offset is not None
+                   else "trailing-bytes",
+                   f"{p.detail}; not in flight: the partition's witnesses say batches were "
+                   f"written past it ({which}): offset{'s' if last > first else ''} "
+                   f"{first}{f'-{last}' if last > first else ''} lost on this replica",
+                   base_offset=p.base_offset, length=p.length, severity=ERROR,
+                   extra={**(p.extra or {}), "lost_offsets": [first, last]})
+
+
+def judge_tail(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
+    """An active segment's ``zero-tail`` or ``in-flight`` finding as the partition's
+    witnesses judge it (``prev_last``: the last offset of the batch before it): an error
+    naming the lost offsets when they prove batches written past it, else as it was.
+    verify-crc and dump judge the same tail the same way."""
+    if f.kind != "log" or not f.active:
+        return p
+    if p.kind == "zero-tail":
+        return _zeros_where_written(p, f, prev_last)
+    if p.kind == "in-flight":
+        return _not_in_flight(p, f, prev_last)
+    return p
+
 __all__ = ["WITNESS_KINDS", "CleanupPolicies", "LostRange", "LostTracker", "PartitionWitnesses",
-           "SegmentFiles", "Witness", "compacted_by_cleaner", "log_dir_identity", "lost_problem",
-           "partition_witnesses", "replica_log_end", "witnesses_of"]
+           "SegmentFiles", "Witness", "compacted_by_cleaner", "judge_tail", "log_dir_identity",
+           "lost_problem", "partition_witnesses", "replica_log_end", "witnesses_of"]

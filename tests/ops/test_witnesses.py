@@ -198,6 +198,21 @@ def test_a_middle_segment_missing_from_a_delete_policy_topic(kdump: KdumpRunner,
     assert lost["witnesses"][2]["path"] == str(ld / "t-0" / f"{bases[2]:020d}.log")
 
 
+def test_dump_judges_a_torn_tail_as_verify_crc_does(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """The same cut batch below the high watermark: dump's finding is verify-crc's
+    (truncated, an error naming the lost offsets), not a batch in flight."""
+    ld = broker(tmp_path / "ld", hw=100, rp=100)
+    partition(ld / "t-0", 100)
+    log = ld / "t-0" / f"{SEG}.log"
+    log.write_bytes(log.read_bytes()[:batch_positions(log)[10] + 30])
+    rc, probs, _ = run(kdump, "dump", log)
+    _, vprobs, _ = run(kdump, "verify-crc", log)
+    assert rc == 1
+    assert [(p["kind"], p["severity"], p["lost_offsets"], p["detail"]) for p in probs] == [
+        (p["kind"], p["severity"], p["lost_offsets"], p["detail"]) for p in vprobs
+        if p["kind"] == "truncated"] == [("truncated", "error", [50, 99], vprobs[0]["detail"])]
+
+
 def test_a_torn_tail_of_a_compacted_single_segment_loses_only_what_it_cut(
         kdump: KdumpRunner, tmp_path: Path) -> None:
     """A compacted partition whose one (active) segment is cut inside the batch at
