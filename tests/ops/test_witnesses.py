@@ -198,9 +198,9 @@ def test_a_middle_segment_missing_from_a_delete_policy_topic(kdump: KdumpRunner,
     assert lost["witnesses"][2]["path"] == str(ld / "t-0" / f"{bases[2]:020d}.log")
 
 
-def test_dump_judges_a_torn_tail_as_verify_crc_does(kdump: KdumpRunner, tmp_path: Path) -> None:
-    """The same cut batch below the high watermark: dump's finding is verify-crc's
-    (truncated, an error naming the lost offsets), not a batch in flight."""
+def test_dump_and_retention_judge_a_torn_tail_as_verify_crc_does(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """The same cut batch below the high watermark: dump's and retention's finding is
+    verify-crc's (truncated, an error naming the lost offsets), not a batch in flight."""
     ld = broker(tmp_path / "ld", hw=100, rp=100)
     partition(ld / "t-0", 100)
     log = ld / "t-0" / f"{SEG}.log"
@@ -211,6 +211,10 @@ def test_dump_judges_a_torn_tail_as_verify_crc_does(kdump: KdumpRunner, tmp_path
     assert [(p["kind"], p["severity"], p["lost_offsets"], p["detail"]) for p in probs] == [
         (p["kind"], p["severity"], p["lost_offsets"], p["detail"]) for p in vprobs
         if p["kind"] == "truncated"] == [("truncated", "error", [50, 99], vprobs[0]["detail"])]
+    # retention reads the same tail for the segment's largest timestamp: the same verdict
+    _, rprobs, _ = run(kdump, "retention", ld)
+    assert [(p["kind"], p["lost_offsets"]) for p in rprobs if p["kind"] in (
+        "truncated", "in-flight")] == [("truncated", [50, 99])]
 
 
 def test_a_torn_tail_of_a_compacted_single_segment_loses_only_what_it_cut(

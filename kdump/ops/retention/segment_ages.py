@@ -24,19 +24,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ... import fs as kfs
 from ... import layouts as L
 from ...errors import KdumpError
 from ...files.index import OffsetIndex, TimeIndex, time_index_sanity
-from ...files.logdir import LEFTOVERS
+from ...files.logdir import LEFTOVERS, classify
 from ...findings import Problem
 from ...fs import Listing
 from ...records.batch import Batch
 from ...records.file_records import LogReader
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ...source import FileSource
+from ..witnesses import judge_tail
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,13 +267,19 @@ def _position_of(seg: Segment, offset: int) -> int:
 def iter_batches(seg: Segment, start: int, problems: list[Problem],
                  max_batch_bytes: int) -> Iterator[Batch]:
     """The batches of ``seg`` from byte ``start``; damage goes to ``problems``."""
+    prev_last: int | None = None
     try:
         with FileSource(seg.path) as src:
             for item in LogReader(src, start=start, active=seg.active,
                                   max_batch_bytes=max_batch_bytes):
                 if isinstance(item, Problem):
+                    if item.kind in ("in-flight", "zero-tail"):
+                        # a torn or zeroed tail as verify-crc and dump judge it
+                        f = replace(classify(seg.path), active=seg.active)
+                        item = judge_tail(item, f, prev_last)
                     problems.append(item)
                 else:
+                    prev_last = item.last_offset
                     yield item
     except KdumpError as e:
         problems.append(Problem(e.path or seg.path, e.position, "unreadable-file", e.message))
