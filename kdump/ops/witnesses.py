@@ -602,8 +602,7 @@ class CleanupPolicies:
         if dirs:
             from ..files.logdir import KafkaFile
             from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
-            from .retention import METADATA_TOPIC
-            from .topics.evidence import read_metadata
+            from .topics.evidence import METADATA_TOPIC, read_metadata
 
             metadata, _level, _problems = read_metadata(
                 [KafkaFile(os.path.join(d, "00000000000000000000.log"), "log",
