@@ -360,3 +360,32 @@ def test_streams_group_metadata_of_kafka_4_4(stored: int, failed: int) -> None:
     out = ConsumerOffsetsDecoder(exact("4.3")).decode(key, value, 0)
     assert out.value_text == json_text({"version": "0", "data": data})
     assert out.error == ("; ".join(newer) or None)
+
+
+def test_a_3_9_share_group_partition_metadata_is_the_groups_share_state() -> None:
+    """Kafka 3.9's type 9 (initialized and deleting topics) is what 4.0 calls type 15:
+    the share group's state partitions, in the groups digest (dump --summary, lag)."""
+    from kdump.ops.offsets_digest import OffsetsDigest
+
+    key_w, value_w = ks.SPECS["3.9"][("group", 9)]
+    meta_key, meta_value = ks.SPECS["3.9"][("group", 11)]
+    assert key_w is not None and meta_key is not None
+    dec = ConsumerOffsetsDecoder(exact("3.9"))
+    digest = OffsetsDigest()
+    for key, value in (
+            (i16(11) + sw.encode(meta_key, {"groupId": "sg"}, 0),
+             i16(0) + sw.encode(meta_value, {"epoch": 2}, 0)),
+            (i16(9) + sw.encode(key_w, {"groupId": "sg"}, 0),
+             i16(0) + sw.encode(value_w, {"initializedTopics": [
+                 {"topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "topicName": "orders",
+                  "partitions": [1, 0]}], "deletingTopics": [
+                 {"topicId": "AAAAAAAAAAAAAAAAAAAAAg", "topicName": "old"}]}, 0))):
+        out = dec.decode(key, value, 0)
+        assert out.error is None
+        digest.add(out.key_json, out.value_json)
+    (row,) = digest.group_rows()
+    assert (row["group_type"], row["share_partitions"]) == ("share", {
+        "initialized": [{"topic_id": "AAAAAAAAAAAAAAAAAAAAAQ", "topic": "orders",
+                         "partitions": [0, 1]}],
+        "initializing": [],
+        "deleting": [{"topic_id": "AAAAAAAAAAAAAAAAAAAAAg", "topic": "old"}]})
