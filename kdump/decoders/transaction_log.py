@@ -14,7 +14,11 @@ The text is what ``TransactionLog.formatRecordKeyAndValue`` gives DumpLogSegment
 (one line; Kafka 3.9's and 4.0's text).  Kafka 4.1+ prints JSON instead, like the other coordinator
 records (``{"type":"0","data":{...}}`` / ``{"version":"1","data":{...}}``); kdump does
 so when the evidence says 4.1 or later (``--kafka-version``, the log dir's
-metadata.version).  ``partitions`` is the ``toString`` of a Scala ``mutable.HashSet``,
+metadata.version).  Kafka 4.4's DumpLogSegments (``TransactionLogMessageParser.valueAsJson``)
+puts the state's name in place of the ``transactionStatus`` id in that JSON
+(``"transactionStatus":"Ongoing"``; an id no state has: the id as a string); kdump's
+text does so when the evidence says 4.4 or later, its JSON output (``decoded``) keeps
+the JsonConverter's id.  ``partitions`` is the ``toString`` of a Scala ``mutable.HashSet``,
 whose iteration order depends on the TopicPartition hash codes and the table size; kdump
 reproduces that order (see :func:`scala_hashset_order`).
 
@@ -149,6 +153,11 @@ class TransactionLogDecoder:
         #: the 3.9 / 4.0 text otherwise.
         self.json_text = (evidence.release is not None
                           and release_key(evidence.release) >= release_key("4.1"))
+        #: Kafka 4.4+ DumpLogSegments prints the state's name as transactionStatus
+        #: (TransactionLogMessageParser.valueAsJson: TransactionState.fromId(id).stateName(),
+        #: the id as a string when no state has it)
+        self.status_names = (evidence.release is not None
+                             and release_key(evidence.release) >= release_key("4.4"))
 
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
         try:
@@ -207,7 +216,11 @@ class TransactionLogDecoder:
             if state is None:
                 notes.append(f"TransactionStatus {status} is not a transaction state id")
             value_obj = {"version": str(version), "data": data}
-            return Decoded(key_text, json_text(value_obj), key_json, value_obj, "; ".join(notes) or None)
+            shown = value_obj
+            if self.status_names:
+                shown = {"version": str(version),
+                         "data": {**data, "transactionStatus": state or str(status)}}
+            return Decoded(key_text, json_text(shown), key_json, value_obj, "; ".join(notes) or None)
         if state is None:
             text = f"Unknown transaction state id {status} from the transaction status message"
             return Decoded(key_text, None, key_json, _raw_json(value), text)

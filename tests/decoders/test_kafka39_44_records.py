@@ -389,3 +389,38 @@ def test_a_3_9_share_group_partition_metadata_is_the_groups_share_state() -> Non
                          "partitions": [0, 1]}],
         "initializing": [],
         "deleting": [{"topic_id": "AAAAAAAAAAAAAAAAAAAAAg", "topic": "old"}]})
+
+
+def test_kafka_4_4_prints_the_transaction_state_by_name(kdump: Any, tmp_path: Path) -> None:
+    """DumpLogSegments 4.4 (TransactionLogMessageParser.valueAsJson) puts
+    TransactionState.fromId(id).stateName() in place of transactionStatus, the id as a
+    string when no state has it; 4.1-4.3 print the id; JSON output keeps the id."""
+    key_w, value_w = ks.SPECS["4.4"][("transaction", 0)]
+    assert key_w is not None
+    key = i16(0) + sw.encode(key_w, {"transactionalId": "tx"}, 0)
+    values = {"producerId": 7, "producerEpoch": 1, "transactionTimeoutMs": 60000,
+              "transactionStatus": 3, "transactionPartitions": [],
+              "transactionLastUpdateTimestampMs": 5, "transactionStartTimestampMs": 4}
+    data = sw.expected_json(value_w, values, 1)
+    for status, shown in ((3, "PrepareAbort"), (9, "9")):
+        value = i16(1) + sw.encode(value_w, {**values, "transactionStatus": status}, 1)
+        want = {"version": "1", "data": {**data, "transactionStatus": status}}
+        out = TransactionLogDecoder(exact("4.4")).decode(key, value, 0)
+        assert out.value_text == json_text(
+            {"version": "1", "data": {**data, "transactionStatus": shown}})
+        assert out.value_json == want
+        assert TransactionLogDecoder(exact("4.3")).decode(key, value, 0).value_text == \
+            json_text(want)
+    assert '"transactionStatus":"PrepareAbort","transactionPartitions"' in (
+        TransactionLogDecoder(exact("4.4")).decode(
+            key, i16(1) + sw.encode(value_w, values, 1), 0).value_text or "")
+    pw = w.PartitionWriter(tmp_path / "__transaction_state-0")
+    pw.append(w.v2_batch([w.Rec(key, i16(1) + sw.encode(value_w, values, 1))]))
+    pw.close()
+    r = kdump("dump", "--print-data-log", "--kafka-version", "4.4", "__transaction_state-0",
+              cwd=tmp_path)
+    assert r.rc == 0, r.err
+    (line,) = [x for x in r.lines if " key: " in x]
+    assert line.endswith(' key: {"type":"0","data":{"transactionalId":"tx"}} payload: '
+                         + json_text({"version": "1", "data": {
+                             **data, "transactionStatus": "PrepareAbort"}}))
