@@ -137,7 +137,7 @@ def dump_command(
     damaged batch does not end the dump: kdump reports it on stderr and carries on
     with the next intact batch.  Internal topics (__consumer_offsets,
     __share_group_state, __transaction_state, __cluster_metadata) are decoded with the
-    record layouts of Kafka 4.0, 4.1, 4.2 and 4.3 (see --kafka-version).
+    record layouts of Kafka 3.9, 4.0, 4.1, 4.2, 4.3 and 4.4 (see --kafka-version).
 
     Secrets in __cluster_metadata (SCRAM salts and keys, password-like config values
     such as ssl.keystore.password and sasl.jaas.config) are printed as [redacted], raw

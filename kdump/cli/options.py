@@ -255,13 +255,14 @@ class KafkaVersionParam(click.ParamType):
             self.fail(e.message if isinstance(e, UsageError) else str(e), param, ctx)
 
 
-KAFKA_VERSION_HELP = ("The Kafka release (4.0, 4.1, 4.2, 4.3) that wrote the internal topics: "
-                      "their records are read with that release's layouts, where 4.0 and 4.1 "
-                      "differ at the same version (share groups), and printed as its "
-                      "DumpLogSegments does (4.1+: __transaction_state as JSON).  Default: "
-                      "the log dir's own metadata.version (__cluster_metadata, "
-                      "bootstrap.checkpoint), else the one layout that reads each record "
-                      "exactly.  Later releases read as 4.3.")
+KAFKA_VERSION_HELP = ("The Kafka release (3.9, 4.0, 4.1, 4.2, 4.3, 4.4) that wrote the "
+                      "internal topics: their records are read with that release's layouts, "
+                      "where releases differ at the same version (share groups: 3.9 and 4.0, "
+                      "4.0 and 4.1), and printed as its DumpLogSegments does (4.1+: "
+                      "__transaction_state as JSON).  Default: the log dir's own "
+                      "metadata.version (__cluster_metadata, bootstrap.checkpoint), 3.9 for a "
+                      "ZooKeeper-era log dir, else the one layout that reads each record "
+                      "exactly.  Later releases read as 4.4.")
 
 
 DECODER_HELP = ("Payload decoder.  auto picks the internal-topic decoder from the partition "

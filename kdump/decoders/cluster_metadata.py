@@ -13,7 +13,7 @@ there).  Control records (leader change, snapshot header/footer, KRaft version,
 voters) are in control batches and decoded by :mod:`kdump.protocol.control`.
 
 Definitions: :mod:`kdump.protocol.definitions`, family ``metadata``
-(``metadata/src/main/resources/common/metadata/*.json`` of Kafka 4.0-4.3); the frame
+(``metadata/src/main/resources/common/metadata/*.json`` of Kafka 3.9-4.4); the frame
 (``AbstractApiMessageSerde`` / ``MetadataRecordSerde``) is read by
 :mod:`kdump.protocol.frame`.
 """

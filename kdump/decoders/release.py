@@ -1,18 +1,23 @@
 """Which Kafka release's layout a record is read with (release-aware decoding).
 
-Most records read the same in every 4.x release: a later release only adds tagged
+Most records read the same in every release 3.9-4.4: a later release only adds tagged
 fields, which :mod:`kdump.protocol.definitions` reads in every release.  A few layouts
 differ *at the same version* (Kafka 4.0's and 4.1's ``ShareSnapshotValue``,
 ``ShareUpdateValue``, ``ShareGroupMetadataValue``, ``ShareGroupStatePartitionMetadataValue``;
-type 0 of ``__consumer_offsets``).  For those, the layout is picked from the evidence,
-in this order:
+type 0 of ``__consumer_offsets``; Kafka 3.9's and 4.0's ``ShareGroupPartitionMetadataValue``,
+type 9).  For those, the layout is picked from the evidence, in this order:
 
 1. the release the user names (``--kafka-version X.Y``): that release's layout;
 2. the cluster's own ``metadata.version`` (the last ``FeatureLevelRecord`` of
    ``metadata.version`` in the log dir's ``__cluster_metadata-0``, else its
    ``bootstrap.checkpoint``): brokers run at least the release of that level, so layouts
-   of older releases only are set aside;
-3. otherwise the one layout that reads the record *exactly*: every byte consumed and
+   of older releases only are set aside (a 3.x level says nothing: 3.9 is the oldest
+   release kdump reads, and 4.x brokers run at 3.x levels until upgraded);
+3. a ZooKeeper-era log dir (``meta.properties`` version 0 without ``directory.id``, and
+   neither ``__cluster_metadata-0`` nor ``bootstrap.checkpoint``): written by a
+   ZooKeeper-mode broker, so by 3.9 at the latest (4.0 removed ZooKeeper mode, KIP-500):
+   3.9's layouts;
+4. otherwise the one layout that reads the record *exactly*: every byte consumed and
    every enum-like value (``in...`` in the definitions) valid.
 
 When two layouts fit with different results, or none fits, the record says so (which
@@ -40,6 +45,7 @@ from kdump.protocol.messages import SchemaError, read_message, to_json
 __all__ = [
     "BY_METADATA_VERSION",
     "EVIDENCE_SCAN_BYTES",
+    "LAST_ZOOKEEPER_RELEASE",
     "METADATA_VERSION_RELEASES",
     "NO_EVIDENCE",
     "Evidence",
@@ -55,10 +61,13 @@ __all__ = [
     "read_layout",
     "release_of_metadata_version",
     "unstable_note",
+    "zookeeper_era",
 ]
 
 #: metadata.version feature level -> (Kafka release, MetadataVersion name); from
-#: ``server-common/.../MetadataVersion.java`` of the 4.x branches (levels 22-30)
+#: ``server-common/.../MetadataVersion.java`` of the 4.x branches (levels 22-33: 4.4's
+#: branch defines 4.4-IV0 to 4.4-IV2).  Levels 1-21 are 3.0-IV1 to 3.9-IV0: a 3.x floor,
+#: at or below the oldest release kdump reads (3.9), so they choose no layout.
 METADATA_VERSION_RELEASES: dict[int, tuple[str, str]] = {
     22: ("4.0", "4.0-IV0"),
     23: ("4.0", "4.0-IV1"),
@@ -69,12 +78,16 @@ METADATA_VERSION_RELEASES: dict[int, tuple[str, str]] = {
     28: ("4.2", "4.2-IV0"),
     29: ("4.2", "4.2-IV1"),
     30: ("4.3", "4.3-IV0"),
+    31: ("4.4", "4.4-IV0"),
+    32: ("4.4", "4.4-IV1"),
+    33: ("4.4", "4.4-IV2"),
 }
 
 
 def release_of_metadata_version(level: int) -> tuple[str, str] | None:
     """The (release, name) of a ``metadata.version`` level; levels below 22 are 3.x
-    (None: no 4.x release floor), levels above 30 are newer than kdump knows."""
+    (None: no release floor above 3.9, the oldest kdump reads), levels above 33 are newer
+    than kdump knows."""
     return METADATA_VERSION_RELEASES.get(level)
 
 
@@ -359,7 +372,8 @@ EVIDENCE_SCAN_BYTES = 256 << 20
 
 def evidence_for_logdir(log_dir: str | None) -> Evidence:
     """The ``metadata.version`` release floor of a log dir (:data:`NO_EVIDENCE` when it
-    holds no readable ``metadata.version``, or only a 3.x one).
+    holds no readable ``metadata.version``, or only a 3.x one), or, for a ZooKeeper-era
+    log dir (:func:`zookeeper_era`), Kafka 3.9 (the last release with ZooKeeper mode).
 
     Reads the ``FeatureLevelRecord`` records of ``__cluster_metadata-0`` (the newest
     snapshot, which holds the image, then the segments from the one holding the
@@ -399,6 +413,8 @@ def evidence_for_logdir(log_dir: str | None) -> Evidence:
         boot = join("bootstrap.checkpoint")
         if not files and kfs.exists(boot):
             files = [boot]
+        if not files and not kfs.isdir(meta_dir):
+            return zookeeper_era(join("meta.properties"))
     except (OSError, KdumpError):
         return NO_EVIDENCE
     level: int | None = None
@@ -419,6 +435,42 @@ def evidence_for_logdir(log_dir: str | None) -> Evidence:
             return Evidence(newest, True, f"metadata.version {level} in {where}")
         return NO_EVIDENCE
     return Evidence(rel[0], True, f"metadata.version {level} ({rel[1]}) in {where}")
+
+
+#: the last Kafka release with ZooKeeper mode (4.0 removed it, KIP-500)
+LAST_ZOOKEEPER_RELEASE = "3.9"
+
+
+def zookeeper_era(meta_properties: str) -> Evidence:
+    """Kafka 3.9 (:data:`LAST_ZOOKEEPER_RELEASE`, exact for the layouts: kdump reads no
+    older release) when a log dir's ``meta.properties`` is a ZooKeeper-mode broker's:
+    ``version`` 0 (or none: ``MetaProperties`` reads a missing version as 0) and no
+    ``directory.id``.  KRaft brokers write ``version=1`` (``MetaPropertiesVersion.V1``,
+    3.x-4.x), and ``directory.id`` into every log dir they start on
+    (``KafkaRaftServer.initializeLogDirs``, 3.7+); a ZooKeeper-mode broker writes
+    ``directory.id`` only while migrating to KRaft (``KafkaServer``, 3.7-3.9), when its
+    records may already be read by a 4.x broker.  :data:`NO_EVIDENCE` otherwise (no
+    file, an unreadable one).  The caller has found neither ``__cluster_metadata-0`` nor
+    ``bootstrap.checkpoint`` in the log dir: a KRaft broker's log dir holds one of them
+    unless it is one of several log dirs (then ``directory.id`` says KRaft)."""
+    from kdump import fs as kfs
+    from kdump.errors import KdumpError
+    from kdump.files.text import read_properties
+    from kdump.source import FileSource
+
+    try:
+        if not kfs.isfile(meta_properties):
+            return NO_EVIDENCE
+        with FileSource(meta_properties) as src:
+            props = read_properties(src)
+    except (OSError, KdumpError):
+        return NO_EVIDENCE
+    version = (props.get("version") or "0").strip()
+    if version != "0" or props.get("directory.id"):
+        return NO_EVIDENCE
+    return Evidence(LAST_ZOOKEEPER_RELEASE, False,
+                    f"a ZooKeeper-era log dir ({meta_properties}: version=0, no directory.id; "
+                    "no __cluster_metadata-0): Kafka 3.9 at the latest")
 
 
 def metadata_version_in(path: str) -> int | None:

@@ -18,7 +18,7 @@ layout's release (or the ``--kafka-version``).
 
 Definitions: :mod:`kdump.protocol.definitions`, family ``share``
 (``share-coordinator/src/main/resources/common/message/Share{Snapshot,Update}{Key,Value}.json``
-of Kafka 4.0-4.3).
+of Kafka 4.0-4.4; 3.9 has no share coordinator).
 """
 
 from __future__ import annotations

@@ -1,8 +1,9 @@
 """``--transaction-log-decoder``: records of ``__transaction_state``.
 
 Key = int16 version (0) + TransactionalId; value = int16 version (0 non-flexible, 1
-flexible with tagged PreviousProducerId / NextProducerId / ClientTransactionVersion and,
-from Kafka 4.1, NextProducerEpoch) + TransactionLogValue; null value = tombstone.
+flexible; from Kafka 4.0 with tagged PreviousProducerId / NextProducerId /
+ClientTransactionVersion and, from 4.1, NextProducerEpoch) + TransactionLogValue; null
+value = tombstone.
 
 The text is what ``TransactionLog.formatRecordKeyAndValue`` gives DumpLogSegments::
 
@@ -10,16 +11,20 @@ The text is what ``TransactionLog.formatRecordKeyAndValue`` gives DumpLogSegment
     payload: producerId:1000,producerEpoch:2,state=Ongoing,partitions=[t-0,t-1],
              txnLastUpdateTimestamp=1700000000000,txnTimeoutMs=60000
 
-(one line; Kafka 4.0's text).  Kafka 4.1+ prints JSON instead, like the other coordinator
+(one line; Kafka 3.9's and 4.0's text).  Kafka 4.1+ prints JSON instead, like the other coordinator
 records (``{"type":"0","data":{...}}`` / ``{"version":"1","data":{...}}``); kdump does
 so when the evidence says 4.1 or later (``--kafka-version``, the log dir's
-metadata.version).  ``partitions`` is the ``toString`` of a Scala ``mutable.HashSet``,
+metadata.version).  Kafka 4.4's DumpLogSegments (``TransactionLogMessageParser.valueAsJson``)
+puts the state's name in place of the ``transactionStatus`` id in that JSON
+(``"transactionStatus":"Ongoing"``; an id no state has: the id as a string); kdump's
+text does so when the evidence says 4.4 or later, its JSON output (``decoded``) keeps
+the JsonConverter's id.  ``partitions`` is the ``toString`` of a Scala ``mutable.HashSet``,
 whose iteration order depends on the TopicPartition hash codes and the table size; kdump
 reproduces that order (see :func:`scala_hashset_order`).
 
 Definitions: :mod:`kdump.protocol.definitions`, family ``transaction``
 (``transaction-coordinator/src/main/resources/common/message/TransactionLog{Key,Value}.json``
-of Kafka 4.0-4.3); format: ``core/src/main/scala/kafka/coordinator/transaction/TransactionLog.scala``.
+of Kafka 3.9-4.4); format: ``core/src/main/scala/kafka/coordinator/transaction/TransactionLog.scala``.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ from typing import Any
 from kdump.decoders.base import Decoded
 from kdump.decoders.consumer_offsets import java_string_hashcode
 from kdump.decoders.release import NO_EVIDENCE, Evidence
-from kdump.protocol.definitions import release_key, schema_table
+from kdump.protocol.definitions import RELEASES, release_key, schema_table
 from kdump.protocol.messages import Schema, SchemaError, json_text, read_message, to_json
 
 __all__ = [
@@ -45,6 +50,9 @@ __all__ = [
 #: the key and value definitions (:mod:`kdump.protocol.definitions`, family ``transaction``)
 TRANSACTION_LOG_KEY: Schema = schema_table("transaction", "key")[0]
 TRANSACTION_LOG_VALUE: Schema = schema_table("transaction", "value")[0]
+
+#: the release lines kdump reads, for messages ("3.9-4.4")
+_RELEASES = f"{RELEASES[0]}-{RELEASES[-1]}"
 
 #: TransactionState ids (``TransactionMetadata.scala``); the names are the case objects'.
 TRANSACTION_STATES: dict[int, str] = {
@@ -140,11 +148,16 @@ class TransactionLogDecoder:
     def __init__(self, evidence: Evidence = NO_EVIDENCE) -> None:
         self.evidence = evidence
         #: Kafka 4.1+ DumpLogSegments prints the records as JSON (CoordinatorRecordMessageParser);
-        #: 4.0 printed TransactionLog.formatRecordKeyAndValue's text.  kdump prints the JSON
+        #: 3.9 and 4.0 printed TransactionLog.formatRecordKeyAndValue's text.  kdump prints the JSON
         #: when the evidence (``--kafka-version``, the log dir's metadata.version) says 4.1+,
-        #: the 4.0 text otherwise.
+        #: the 3.9 / 4.0 text otherwise.
         self.json_text = (evidence.release is not None
                           and release_key(evidence.release) >= release_key("4.1"))
+        #: Kafka 4.4+ DumpLogSegments prints the state's name as transactionStatus
+        #: (TransactionLogMessageParser.valueAsJson: TransactionState.fromId(id).stateName(),
+        #: the id as a string when no state has it)
+        self.status_names = (evidence.release is not None
+                             and release_key(evidence.release) >= release_key("4.4"))
 
     def decode(self, key: bytes | None, value: bytes | None, offset: int) -> Decoded:
         try:
@@ -165,7 +178,7 @@ class TransactionLogDecoder:
                 _raw_json(key),
                 _raw_json(value),
                 f"unknown record type {key_version} of __transaction_state: not a type of Kafka "
-                "4.0-4.3 (known: 0); raw bytes kept",
+                f"{_RELEASES} (known: 0); raw bytes kept",
             )
         key_msg, key_end = read_message(TRANSACTION_LOG_KEY, key, key_version, pos=2)
         txn_id = key_msg["transactionalId"]
@@ -185,7 +198,7 @@ class TransactionLogDecoder:
             raise SchemaError("the value is too short to hold a version")
         version = int.from_bytes(value[:2], "big", signed=True)
         if version not in TRANSACTION_LOG_VALUE.v_valid:
-            why = (f"TransactionLogValue version {version} is not a version of Kafka 4.0-4.3 "
+            why = (f"TransactionLogValue version {version} is not a version of Kafka {_RELEASES} "
                    f"(known {TRANSACTION_LOG_VALUE.v_valid}); raw bytes kept")
             if self.json_text:
                 text = (f"Error at offset {offset}, skipping. Found an unknown record version "
@@ -203,7 +216,11 @@ class TransactionLogDecoder:
             if state is None:
                 notes.append(f"TransactionStatus {status} is not a transaction state id")
             value_obj = {"version": str(version), "data": data}
-            return Decoded(key_text, json_text(value_obj), key_json, value_obj, "; ".join(notes) or None)
+            shown = value_obj
+            if self.status_names:
+                shown = {"version": str(version),
+                         "data": {**data, "transactionStatus": state or str(status)}}
+            return Decoded(key_text, json_text(shown), key_json, value_obj, "; ".join(notes) or None)
         if state is None:
             text = f"Unknown transaction state id {status} from the transaction status message"
             return Decoded(key_text, None, key_json, _raw_json(value), text)

@@ -408,6 +408,12 @@ class MetadataImage:
             "features": [feats[k] for k in sorted(feats)],
         }, out)
 
+    def _unregister_controller(self, m: dict[str, Any], out: list[Change]) -> None:
+        # Kafka 4.4's UnregisterControllerRecord (api key 29): the registration is gone,
+        # as ClusterDelta.replay(UnregisterControllerRecord) drops it from the image (like
+        # an UnregisterBrokerRecord, no error when none was registered)
+        self._set(("controller", m["controllerId"]), None, out)
+
     # quotas, ACLs, producer ids, SCRAM, tokens ---------------------------------
     def _quota(self, m: dict[str, Any], out: list[Change]) -> None:
         entity: dict[str, str | None] = {}
@@ -507,6 +513,7 @@ _HANDLERS = {
     "UNFENCE_BROKER_RECORD": MetadataImage._unfence,
     "BROKER_REGISTRATION_CHANGE_RECORD": MetadataImage._broker_change,
     "REGISTER_CONTROLLER_RECORD": MetadataImage._register_controller,
+    "UNREGISTER_CONTROLLER_RECORD": MetadataImage._unregister_controller,
     "CLIENT_QUOTA_RECORD": MetadataImage._quota,
     "ACCESS_CONTROL_ENTRY_RECORD": MetadataImage._acl,
     "REMOVE_ACCESS_CONTROL_ENTRY_RECORD": MetadataImage._remove_acl,

@@ -90,7 +90,7 @@ KINDS: Kinds = typed({
          "--value-decoder) made of the payload: {key?, value?, layout?, key_note?}, objects; "
          "internal topics as Kafka's JSON converters render them ({type, data} / "
          "{version, data}, metadata {type, version, data}), read with the record "
-         "layouts of Kafka 4.0-4.3; a value kdump cannot read exactly holds raw "
+         "layouts of Kafka 3.9-4.4; a value kdump cannot read exactly holds raw "
          "(base64) besides; layout (text) says which Kafka release's layout read "
          "the value when the type has several at that version and why "
          "(--kafka-version, metadata.version, or the only one that fits); for "

@@ -383,13 +383,15 @@ class OffsetsDigest:
                                         "timestamp": as_int(data.get("timestamp"))}
         elif rtype == 23:
             g.topology = None if value is None else _topology(data)
-        elif rtype == 15:
+        elif rtype == 15 or (rtype == 9 and value is not None and "initializedTopics" in data):
+            # type 9 in Kafka 3.9's layout (ShareGroupPartitionMetadataValue: initialized
+            # and deleting topics) is what 4.0 calls type 15
             g.share_state = None if value is None else {
                 "initialized": _topic_partitions(data.get("initializedTopics"), self.topic_names),
                 "initializing": _topic_partitions(data.get("initializingTopics"),
                                                   self.topic_names),
                 "deleting": _topic_partitions(data.get("deletingTopics"), self.topic_names)}
-        elif rtype in (4, 9) and value is not None:  # subscription metadata (4.0)
+        elif rtype in (4, 9) and value is not None:  # subscription metadata (4.0's type 9)
             _topic_partitions(data.get("topics"), self.topic_names)
 
     # ----------------------------------------------------------------- results

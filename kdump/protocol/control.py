@@ -9,7 +9,7 @@ DumpLogSegments renders them with the JSON converter at the version the body nam
 
 Definitions: :mod:`kdump.protocol.definitions`, family ``control``
 (``clients/src/main/resources/common/message/{LeaderChangeMessage,SnapshotHeaderRecord,
-SnapshotFooterRecord,KRaftVersionRecord,VotersRecord}.json`` of Kafka 4.0-4.3).
+SnapshotFooterRecord,KRaftVersionRecord,VotersRecord}.json`` of Kafka 3.9-4.4).
 """
 
 from __future__ import annotations

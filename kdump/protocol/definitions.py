@@ -1,12 +1,13 @@
-"""Kafka's on-disk record definitions, release by release, as data (Kafka 4.0-4.3).
+"""Kafka's on-disk record definitions, release by release, as data (Kafka 3.9-4.4).
 
-Every record a 4.0-4.3 broker or controller keeps on disk is described once, in
+Every record a 3.9-4.4 broker or controller keeps on disk is described once, in
 :data:`DEFINITIONS` below, in kdump's own compact notation: coordinator keys and values
 of ``__consumer_offsets`` (family ``group``), ``__share_group_state`` (``share``) and
 ``__transaction_state`` (``transaction``), KRaft metadata records (``metadata``) and
 KRaft control records (``control``).  The facts come from the JSON message definitions
-of Kafka's release branches 4.0, 4.1, 4.2 and 4.3 (directories named per family
-below); the text here is kdump's, nothing is copied.  A new Kafka release is a change
+of Kafka's release branches 3.9, 4.0, 4.1, 4.2, 4.3 and 4.4 (directories named per
+family below; 3.9 has no ``share-coordinator`` module: no ``__share_group_state``); the
+text here is kdump's, nothing is copied.  A new Kafka release is a change
 to this text (a field, a version, a new layout line), not to code.
 
 Notation
@@ -19,14 +20,15 @@ Notation
 body); ``type`` is the record type (the key's int16 for coordinator records, the api
 key for metadata records, the control type for control records); ``v0-4`` the valid
 versions, ``flex4+`` / ``flex-`` the flexible ones; ``releases`` the Kafka lines that
-define the record with *this layout* (``4.0``, ``4.1+``, ``4.0-4.2``); ``v4@4.3`` says
+define the record with *this layout* (``4.0``, ``4.1+``, ``3.9-4.0``); ``v4@4.3`` says
 version 4 first appears in Kafka 4.3; ``unstable@4.3`` that the highest version is
-``latestVersionUnstable`` there (none is, in 4.0-4.3).  Layouts of one type are listed
+``latestVersionUnstable`` there (none is, in 3.9-4.4).  Layouts of one type are listed
 oldest release first.  When one type has two header lines whose release ranges do not
-overlap, the layouts differ *at the same version*
-(the 4.0 and 4.1 share-group layouts): :mod:`kdump.decoders.layouts` picks one from the
-evidence.  Compatible changes (a new tagged field) are not a new layout: the field is
-annotated with the release that added it and read in every release.
+overlap, the layouts differ *at the same version* (the 4.0 and 4.1 share-group layouts;
+3.9's and 4.0's ShareGroupPartitionMetadataValue, type 9): :mod:`kdump.decoders.release`
+picks one from the evidence.  Compatible changes (a new tagged field) are not a new
+layout: the field is annotated with the release that added it (``+4.0`` on 4.0's tagged
+fields of TransactionLogValue, which 3.9 lacks) and read in every release.
 
 Fields follow, indented two spaces per struct level::
 
@@ -35,7 +37,7 @@ Fields follow, indented two spaces per struct level::
 ``v`` defaults to ``0+`` (to the tagged versions for a tagged field, as in Kafka);
 ``=null`` is Kafka's string default ``"null"`` only: a JSON ``"default": null`` (a JSON
 null, as ConsumerGroupMemberMetadataValue's ClassicMemberMetadata and the
-AssignmentEpochs / LastAssignmentConfigs of 4.2-4.3 declare it) is no default at all,
+AssignmentEpochs / LastAssignmentConfigs of 4.2-4.4 declare it) is no default at all,
 since Kafka's generator reads it as a Java null and FieldSpec's constructor makes that
 ``""`` (the empty array or struct): their generated JsonConverter prints a null and
 leaves ``[]`` (an empty struct) out;
@@ -48,10 +50,10 @@ Unstable versions: a JSON definition may mark its highest version
 ``latestVersionUnstable`` (written only by brokers with unstable features enabled).
 kdump includes such a version when its layout is known and says "unstable in X.Y" on
 each record read with it (``unstable@X.Y`` in the header).  No on-disk record of the
-released 4.0-4.3 lines is so marked.
+3.9-4.4 lines is so marked.
 
 Size: over 600 lines because it is the data: one line per field of the ~130
-record layouts of four release lines, kept in one place on purpose (a new Kafka release
+record layouts of six release lines, kept in one place on purpose (a new Kafka release
 is an edit here); the code that reads it is the last ~200 lines.
 """
 
@@ -75,7 +77,7 @@ __all__ = [
 ]
 
 #: the Kafka release lines these definitions cover, oldest first
-RELEASES: tuple[str, ...] = ("4.0", "4.1", "4.2", "4.3")
+RELEASES: tuple[str, ...] = ("3.9", "4.0", "4.1", "4.2", "4.3", "4.4")
 
 #: family -> the Kafka source directory of its JSON definitions (from the ``##`` lines)
 FAMILIES: dict[str, str] = {}
@@ -118,11 +120,11 @@ struct StreamsTopicInfo
     key:string
     value:string
 
-key 0 LegacyOffsetCommitKey v0 flex- 4.0+
+key 0 LegacyOffsetCommitKey v0 flex- 3.9+
   group:string
   topic:string
   partition:int32
-value 0 OffsetCommitValue v0-4 flex4+ 4.0
+value 0 OffsetCommitValue v0-4 flex4+ 3.9-4.0
   offset:int64
   leaderEpoch:int32 v3+ =-1
   metadata:string
@@ -132,20 +134,20 @@ value 0 LegacyOffsetCommitValue v0 flex- 4.1+
   offset:int64
   metadata:string
   commitTimestamp:int64
-key 1 OffsetCommitKey v0 flex- 4.0+
+key 1 OffsetCommitKey v0 flex- 3.9+
   group:string
   topic:string
   partition:int32
-value 1 OffsetCommitValue v0-4 flex4+ 4.0+
+value 1 OffsetCommitValue v0-4 flex4+ 3.9+
   offset:int64
   leaderEpoch:int32 v3+ =-1
   metadata:string
   commitTimestamp:int64
   expireTimestamp:int64 v1 =-1
   topicId:uuid v4+ tag0@4+ +4.1
-key 2 GroupMetadataKey v0 flex- 4.0+
+key 2 GroupMetadataKey v0 flex- 3.9+
   group:string
-value 2 GroupMetadataValue v0-4 flex4+ 4.0+
+value 2 GroupMetadataValue v0-4 flex4+ 3.9+
   protocolType:string
   generation:int32
   protocol:string null0+
@@ -160,19 +162,19 @@ value 2 GroupMetadataValue v0-4 flex4+ 4.0+
     sessionTimeout:int32
     subscription:bytes
     assignment:bytes
-key 3 ConsumerGroupMetadataKey v0 flex- 4.0+
+key 3 ConsumerGroupMetadataKey v0 flex- 3.9+
   GroupId:string
-value 3 ConsumerGroupMetadataValue v0 flex0+ 4.0+
+value 3 ConsumerGroupMetadataValue v0 flex0+ 3.9+
   Epoch:int32
   MetadataHash:int64 tag0@0+ =0 +4.1
-key 4 ConsumerGroupPartitionMetadataKey v0 flex- 4.0+
+key 4 ConsumerGroupPartitionMetadataKey v0 flex- 3.9+
   GroupId:string
-value 4 ConsumerGroupPartitionMetadataValue v0 flex0+ 4.0+
+value 4 ConsumerGroupPartitionMetadataValue v0 flex0+ 3.9+
   Topics:[]TopicMetadata
-key 5 ConsumerGroupMemberMetadataKey v0 flex- 4.0+
+key 5 ConsumerGroupMemberMetadataKey v0 flex- 3.9+
   GroupId:string
   MemberId:string
-value 5 ConsumerGroupMemberMetadataValue v0 flex0+ 4.0+
+value 5 ConsumerGroupMemberMetadataValue v0 flex0+ 3.9+
   InstanceId:string null0+
   RackId:string null0+
   ClientId:string
@@ -186,40 +188,43 @@ value 5 ConsumerGroupMemberMetadataValue v0 flex0+ 4.0+
     SupportedProtocols:[]ClassicProtocol
       Name:string
       Metadata:bytes
-key 6 ConsumerGroupTargetAssignmentMetadataKey v0 flex- 4.0+
+key 6 ConsumerGroupTargetAssignmentMetadataKey v0 flex- 3.9+
   GroupId:string
-value 6 ConsumerGroupTargetAssignmentMetadataValue v0 flex0+ 4.0+
+value 6 ConsumerGroupTargetAssignmentMetadataValue v0 flex0+ 3.9+
   AssignmentEpoch:int32
   AssignmentTimestamp:int64 tag0@0+ =0 +4.3
-key 7 ConsumerGroupTargetAssignmentMemberKey v0 flex- 4.0+
+key 7 ConsumerGroupTargetAssignmentMemberKey v0 flex- 3.9+
   GroupId:string
   MemberId:string
-value 7 ConsumerGroupTargetAssignmentMemberValue v0 flex0+ 4.0+
+value 7 ConsumerGroupTargetAssignmentMemberValue v0 flex0+ 3.9+
   TopicPartitions:[]TopicPartition
-key 8 ConsumerGroupCurrentMemberAssignmentKey v0 flex- 4.0+
+key 8 ConsumerGroupCurrentMemberAssignmentKey v0 flex- 3.9+
   GroupId:string
   MemberId:string
-value 8 ConsumerGroupCurrentMemberAssignmentValue v0 flex0+ 4.0+
+value 8 ConsumerGroupCurrentMemberAssignmentValue v0 flex0+ 3.9+
   MemberEpoch:int32
   PreviousMemberEpoch:int32
   State:int8 in0,1,2,127
   AssignedPartitions:[]ConsumerTopicPartitions
   PartitionsPendingRevocation:[]ConsumerTopicPartitions
-key 9 ShareGroupPartitionMetadataKey v0 flex- 4.0
+key 9 ShareGroupPartitionMetadataKey v0 flex- 3.9-4.0
   GroupId:string
+value 9 ShareGroupPartitionMetadataValue v0 flex0+ 3.9
+  InitializedTopics:[]TopicPartitionsInfo
+  DeletingTopics:[]TopicInfo
 value 9 ShareGroupPartitionMetadataValue v0 flex0+ 4.0
   Topics:[]TopicMetadata
-key 10 ShareGroupMemberMetadataKey v0 flex- 4.0+
+key 10 ShareGroupMemberMetadataKey v0 flex- 3.9+
   GroupId:string
   MemberId:string
-value 10 ShareGroupMemberMetadataValue v0 flex0+ 4.0+
+value 10 ShareGroupMemberMetadataValue v0 flex0+ 3.9+
   RackId:string null0+
   ClientId:string
   ClientHost:string
   SubscribedTopicNames:[]string
-key 11 ShareGroupMetadataKey v0 flex- 4.0+
+key 11 ShareGroupMetadataKey v0 flex- 3.9+
   GroupId:string
-value 11 ShareGroupMetadataValue v0 flex0+ 4.0
+value 11 ShareGroupMetadataValue v0 flex0+ 3.9-4.0
   Epoch:int32
 value 11 ShareGroupMetadataValue v0 flex0+ 4.1+
   Epoch:int32
@@ -267,6 +272,8 @@ value 17 StreamsGroupMetadataValue v0 flex0+ 4.1+
   LastAssignmentConfigs:[]LastAssignmentConfig null0+ tag1@0+ +4.2
     Key:string
     Value:string
+  StoredDescriptionTopologyEpoch:int32 tag2@0+ =-1 +4.4
+  FailedDescriptionTopologyEpoch:int32 tag3@0+ =-1 +4.4
 key 19 StreamsGroupMemberMetadataKey v0 flex- 4.1+
   GroupId:string
   MemberId:string
@@ -368,12 +375,12 @@ value 1 ShareUpdateValue v0 flex0+ 4.1+
   StateBatches:[]StateBatch
 
 ## transaction transaction-coordinator/src/main/resources/common/message
-key 0 TransactionLogKey v0 flex- 4.0+
+key 0 TransactionLogKey v0 flex- 3.9+
   TransactionalId:string
-value 0 TransactionLogValue v0-1 flex1+ 4.0+
+value 0 TransactionLogValue v0-1 flex1+ 3.9+
   ProducerId:int64
-  PreviousProducerId:int64 tag0@1+ =-1
-  NextProducerId:int64 tag1@1+ =-1
+  PreviousProducerId:int64 tag0@1+ =-1 +4.0
+  NextProducerId:int64 tag1@1+ =-1 +4.0
   ProducerEpoch:int16
   NextProducerEpoch:int16 tag3@1+ =-1 +4.1
   TransactionTimeoutMs:int32
@@ -383,7 +390,7 @@ value 0 TransactionLogValue v0-1 flex1+ 4.0+
     PartitionIds:[]int32
   TransactionLastUpdateTimestampMs:int64
   TransactionStartTimestampMs:int64
-  ClientTransactionVersion:int16 tag2@1+ =0
+  ClientTransactionVersion:int16 tag2@1+ =0 +4.0
 
 ## metadata metadata/src/main/resources/common/metadata
 struct Endpoint
@@ -396,7 +403,7 @@ struct Feature
   MinSupportedVersion:int16
   MaxSupportedVersion:int16
 
-record 0 RegisterBrokerRecord v0-4 flex0+ 4.0+ v4@4.3
+record 0 RegisterBrokerRecord v0-4 flex0+ 3.9+ v4@4.3
   BrokerId:int32
   IsMigratingZkBroker:bool v2+ =false
   IncarnationId:uuid
@@ -408,13 +415,13 @@ record 0 RegisterBrokerRecord v0-4 flex0+ 4.0+ v4@4.3
   InControlledShutdown:bool v1+ =false
   LogDirs:[]uuid v3+ tag0@3+
   CordonedLogDirs:[]uuid v4+ null4+ tag1@4+ =null +4.3
-record 1 UnregisterBrokerRecord v0 flex0+ 4.0+
+record 1 UnregisterBrokerRecord v0 flex0+ 3.9+
   BrokerId:int32
   BrokerEpoch:int64
-record 2 TopicRecord v0 flex0+ 4.0+
+record 2 TopicRecord v0 flex0+ 3.9+
   Name:string
   TopicId:uuid
-record 3 PartitionRecord v0-2 flex0+ 4.0+
+record 3 PartitionRecord v0-2 flex0+ 3.9+
   PartitionId:int32 =-1
   TopicId:uuid
   Replicas:[]int32
@@ -428,12 +435,12 @@ record 3 PartitionRecord v0-2 flex0+ 4.0+
   Directories:[]uuid v1+
   EligibleLeaderReplicas:[]int32 v2+ null2+ tag1@2+ =null
   LastKnownElr:[]int32 v2+ null2+ tag2@2+ =null
-record 4 ConfigRecord v0 flex0+ 4.0+
+record 4 ConfigRecord v0 flex0+ 3.9+
   ResourceType:int8
   ResourceName:string
   Name:string
   Value:string null0+
-record 5 PartitionChangeRecord v0-2 flex0+ 4.0+
+record 5 PartitionChangeRecord v0-2 flex0+ 3.9+
   PartitionId:int32 =-1
   TopicId:uuid
   Isr:[]int32 null0+ tag0@0+ =null
@@ -445,15 +452,15 @@ record 5 PartitionChangeRecord v0-2 flex0+ 4.0+
   Directories:[]uuid v1+ null1+ tag8@1+ =null
   EligibleLeaderReplicas:[]int32 v2+ null2+ tag6@2+ =null
   LastKnownElr:[]int32 v2+ null2+ tag7@2+ =null
-record 7 FenceBrokerRecord v0 flex0+ 4.0+
+record 7 FenceBrokerRecord v0 flex0+ 3.9+
   Id:int32
   Epoch:int64
-record 8 UnfenceBrokerRecord v0 flex0+ 4.0+
+record 8 UnfenceBrokerRecord v0 flex0+ 3.9+
   Id:int32
   Epoch:int64
-record 9 RemoveTopicRecord v0 flex0+ 4.0+
+record 9 RemoveTopicRecord v0 flex0+ 3.9+
   TopicId:uuid
-record 10 DelegationTokenRecord v0 flex0+ 4.0+
+record 10 DelegationTokenRecord v0 flex0+ 3.9+
   Owner:string
   Requester:string
   Renewers:[]string
@@ -461,35 +468,35 @@ record 10 DelegationTokenRecord v0 flex0+ 4.0+
   MaxTimestamp:int64
   ExpirationTimestamp:int64
   TokenId:string
-record 11 UserScramCredentialRecord v0 flex0+ 4.0+
+record 11 UserScramCredentialRecord v0 flex0+ 3.9+
   Name:string
   Mechanism:int8
   Salt:bytes
   StoredKey:bytes
   ServerKey:bytes
   Iterations:int32
-record 12 FeatureLevelRecord v0 flex0+ 4.0+
+record 12 FeatureLevelRecord v0 flex0+ 3.9+
   Name:string
   FeatureLevel:int16
-record 14 ClientQuotaRecord v0 flex0+ 4.0+
+record 14 ClientQuotaRecord v0 flex0+ 3.9+
   Entity:[]EntityData
     EntityType:string
     EntityName:string null0+
   Key:string
   Value:float64
   Remove:bool
-record 15 ProducerIdsRecord v0 flex0+ 4.0+
+record 15 ProducerIdsRecord v0 flex0+ 3.9+
   BrokerId:int32
   BrokerEpoch:int64 =-1
   NextProducerId:int64
-record 17 BrokerRegistrationChangeRecord v0-3 flex0+ 4.0+ v3@4.3
+record 17 BrokerRegistrationChangeRecord v0-3 flex0+ 3.9+ v3@4.3
   BrokerId:int32
   BrokerEpoch:int64
   Fenced:int8 tag0@0+
   InControlledShutdown:int8 v1+ tag1@1+
   LogDirs:[]uuid v2+ tag2@2+
   CordonedLogDirs:[]uuid v3+ null3+ tag3@3+ =null +4.3
-record 18 AccessControlEntryRecord v0 flex0+ 4.0+
+record 18 AccessControlEntryRecord v0 flex0+ 3.9+
   Id:uuid
   ResourceType:int8
   ResourceName:string
@@ -498,22 +505,22 @@ record 18 AccessControlEntryRecord v0 flex0+ 4.0+
   Host:string
   Operation:int8
   PermissionType:int8
-record 19 RemoveAccessControlEntryRecord v0 flex0+ 4.0+
+record 19 RemoveAccessControlEntryRecord v0 flex0+ 3.9+
   Id:uuid
-record 20 NoOpRecord v0 flex0+ 4.0+
-record 21 ZkMigrationStateRecord v0 flex0+ 4.0+
+record 20 NoOpRecord v0 flex0+ 3.9+
+record 21 ZkMigrationStateRecord v0 flex0+ 3.9+
   ZkMigrationState:int8
-record 22 RemoveUserScramCredentialRecord v0 flex0+ 4.0+
+record 22 RemoveUserScramCredentialRecord v0 flex0+ 3.9+
   Name:string
   Mechanism:int8
-record 23 BeginTransactionRecord v0 flex0+ 4.0+
+record 23 BeginTransactionRecord v0 flex0+ 3.9+
   Name:string null0+ tag0@0+ =null
-record 24 EndTransactionRecord v0 flex0+ 4.0+
-record 25 AbortTransactionRecord v0 flex0+ 4.0+
+record 24 EndTransactionRecord v0 flex0+ 3.9+
+record 25 AbortTransactionRecord v0 flex0+ 3.9+
   Reason:string null0+ tag0@0+ =null
-record 26 RemoveDelegationTokenRecord v0 flex0+ 4.0+
+record 26 RemoveDelegationTokenRecord v0 flex0+ 3.9+
   TokenId:string
-record 27 RegisterControllerRecord v0 flex0+ 4.0+
+record 27 RegisterControllerRecord v0 flex0+ 3.9+
   ControllerId:int32
   IncarnationId:uuid
   ZkMigrationReady:bool
@@ -521,26 +528,28 @@ record 27 RegisterControllerRecord v0 flex0+ 4.0+
   Features:[]Feature
 record 28 ClearElrRecord v0 flex0+ 4.0+
   TopicName:string
+record 29 UnregisterControllerRecord v0 flex0+ 4.4+
+  ControllerId:int32
 
 ## control clients/src/main/resources/common/message
 struct Voter
   VoterId:int32
   VoterDirectoryId:uuid v1+
 
-record 2 LeaderChangeMessage v0-1 flex0+ 4.0+
+record 2 LeaderChangeMessage v0-1 flex0+ 3.9+
   Version:int16
   LeaderId:int32
   Voters:[]Voter
   GrantingVoters:[]Voter
-record 3 SnapshotHeaderRecord v0 flex0+ 4.0+
+record 3 SnapshotHeaderRecord v0 flex0+ 3.9+
   Version:int16
   LastContainedLogTimestamp:int64
-record 4 SnapshotFooterRecord v0 flex0+ 4.0+
+record 4 SnapshotFooterRecord v0 flex0+ 3.9+
   Version:int16
-record 5 KRaftVersionRecord v0 flex0+ 4.0+
+record 5 KRaftVersionRecord v0 flex0+ 3.9+
   Version:int16
   KRaftVersion:int16
-record 6 VotersRecord v0 flex0+ 4.0+
+record 6 VotersRecord v0 flex0+ 3.9+
   Version:int16
   Voters:[]Voter
     VoterId:int32

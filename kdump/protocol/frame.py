@@ -38,7 +38,7 @@ def record_type_name(schema_name: str) -> str:
 
 
 #: api key -> record schema (newest layout of each type; :mod:`kdump.protocol.definitions`,
-#: family ``metadata``; unassigned in Kafka 4.0-4.3: 6, 13, 16)
+#: family ``metadata``; unassigned in Kafka 3.9-4.4: 6, 13, 16)
 METADATA_SCHEMAS: dict[int, Schema] = schema_table("metadata", "record")
 
 

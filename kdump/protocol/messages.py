@@ -558,7 +558,7 @@ def read_message(schema: Schema, data: bytes, version: int, *, pos: int = 0) -> 
 
 
 def _is_default(field: Field, value: Any) -> bool:
-    """Kafka's ``FieldSpec.generateNonDefaultValueCheck`` (4.0-4.3), negated: what the
+    """Kafka's ``FieldSpec.generateNonDefaultValueCheck`` (3.9-4.4), negated: what the
     generated ``*JsonConverter.write`` leaves out of a tagged field.  A nullable array,
     bytes, string, uuid or struct whose default is not ``"null"`` is not default when
     null (``x == null || !x.isEmpty()``); one whose default is ``"null"`` is default only

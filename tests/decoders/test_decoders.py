@@ -21,6 +21,7 @@ from kdump.decoders.consumer_offsets import (
     coordinator_partition,
     java_string_hashcode,
 )
+from kdump.decoders.release import layouts
 from kdump.decoders.remote_log_metadata import RemoteLogMetadataDecoder
 from kdump.decoders.share_group_state import ShareGroupStateDecoder
 from kdump.decoders.transaction_log import TransactionLogDecoder, scala_hashset_order
@@ -440,9 +441,10 @@ def test_offsets_round_trip(record_type: int, version: int, seed: int) -> None:
     key = i16(record_type) + sw.encode(key_w, k, record_type)
     value = i16(version) + sw.encode(value_w, v, version, unknown_tags=unknown)
     out = ConsumerOffsetsDecoder().decode(key, value, 7)
-    if record_type in (11, 15):  # this table holds Kafka 4.0's layout; 4.1 changed it
+    if record_type in (9, 11, 15):  # this table holds Kafka 4.0's layout; 3.9 or 4.1 differ
+        (layout,) = [d for d in layouts("group", "value", record_type) if "4.0" in d.releases]
         assert out.note is not None and out.note.startswith(
-            f"read as {RECORD_TYPES[record_type][1]} (Kafka 4.0), the layout that fits (")
+            f"read as {layout.label}, the layout that fits (")
         out = dataclasses.replace(out, note=None)
     want_key = {"type": str(record_type), "data": sw.expected_json(key_w, k, record_type)}
     want_value = {"version": str(version), "data": sw.expected_json(value_w, v, version)}
@@ -605,7 +607,7 @@ def test_offsets_unknown_and_broken_records() -> None:
     assert out.key_text == "Unknown record type 18 at offset 12, skipping."
     assert out.value_text is None and out.error == (
         "unknown record type 18 of __consumer_offsets, value version 0: not a type of Kafka "
-        "4.0-4.3 (known: 0-17, 19-23); raw bytes kept")
+        "3.9-4.4 (known: 0-17, 19-23); raw bytes kept")
     assert out.key_json == {"type": "18", "raw": base64.b64encode(i16(18) + b"\x00\x01g").decode()}
 
     out = d.decode(b"\x00", None, 3)
@@ -640,7 +642,7 @@ def test_offsets_unknown_value_version_is_named_not_read() -> None:
     assert out.key_text == "Error at offset 0, skipping. Found an unknown record version 9 for 1 type"
     assert out.value_text is None
     assert out.value_json == {"version": "9", "raw": base64.b64encode(i16(9) + v4[2:]).decode()}
-    assert out.error == ("OffsetCommitValue version 9 is not a version of Kafka 4.0-4.3 "
+    assert out.error == ("OffsetCommitValue version 9 is not a version of Kafka 3.9-4.4 "
                          "(known: 0-4); raw bytes kept")
 
 
@@ -756,7 +758,7 @@ def test_transaction_log_unknown_and_broken() -> None:
     key = i16(0) + b"\x00\x01x"
     out = d.decode(key, i16(2) + b"\x00", 3)
     assert out.error == ("Unknown version 2 from the transaction log message value: "
-                         "TransactionLogValue version 2 is not a version of Kafka 4.0-4.3 "
+                         "TransactionLogValue version 2 is not a version of Kafka 3.9-4.4 "
                          "(known 0-1); raw bytes kept")
     out = d.decode(key, _txn_value(9, []), 3)
     assert out.error == "Unknown transaction state id 9 from the transaction status message"
@@ -847,7 +849,7 @@ def test_metadata_errors() -> None:
         "Unknown metadata id 6"
     )
     assert out.error == out.value_text + (
-        " (metadata record type 6, version 0: not a type of Kafka 4.0-4.3; raw bytes kept)")
+        " (metadata record type 6, version 0: not a type of Kafka 3.9-4.4; raw bytes kept)")
     assert isinstance(out.value_json, dict) and out.value_json["apiKey"] == 6
     assert d.decode(None, frame(2, 0, body + b"\x00"), 5).value_text == (
         "Error at 5, skipping. Found 1 byte(s) of garbage after 2"

@@ -1,4 +1,4 @@
-"""Kafka 4.0-4.3 records: every type and version of every release line decodes exactly,
+"""Kafka 3.9-4.4 records: every type and version of every release line decodes exactly,
 the 4.0 and 4.1 share-group layouts are told apart from the evidence, unknown types and
 versions are named (issue #23).
 
@@ -29,7 +29,7 @@ from kdump.decoders.release import (
     read_layout,
 )
 from kdump.decoders.share_group_state import ShareGroupStateDecoder
-from kdump.decoders.transaction_log import TransactionLogDecoder
+from kdump.decoders.transaction_log import TRANSACTION_STATES, TransactionLogDecoder
 from kdump.protocol.control import decode_control_value
 from kdump.protocol.definitions import RELEASES, definitions, schema_table
 from kdump.protocol.messages import SchemaError, json_text
@@ -84,8 +84,8 @@ def test_every_layout_names_its_releases() -> None:
     for d in definitions():
         by_type.setdefault((d.family, d.role, d.record_type), []).append(d)
     shared = {k: v for k, v in by_type.items() if len(v) > 1}
-    assert sorted(shared) == [("group", "value", 0), ("group", "value", 11), ("group", "value", 15),
-                              ("share", "value", 0), ("share", "value", 1)]
+    assert sorted(shared) == [("group", "value", 0), ("group", "value", 9), ("group", "value", 11),
+                              ("group", "value", 15), ("share", "value", 0), ("share", "value", 1)]
     for defs in shared.values():
         for a in defs:
             for b in defs:
@@ -142,25 +142,28 @@ def test_coordinator_record_round_trip(release: str, family: str, record_type: i
         if family == "transaction":
             assert isinstance(out.value_json, dict) and out.value_json["data"] == value_data
             assert isinstance(out.key_json, dict) and out.key_json["data"] == key_data
-            if evidence.release is not None and release != "4.0":  # 4.1+ prints JSON
+            if evidence.release is not None and release not in ("3.9", "4.0"):  # 4.1+: JSON
                 assert out.key_text == json_text({"type": "0", "data": key_data})
-                assert out.value_text == json_text({"version": str(version), "data": value_data})
+                shown = value_data
+                if release == "4.4":  # DumpLogSegments 4.4 names the state
+                    shown = {**value_data, "transactionStatus": TRANSACTION_STATES[
+                        value_data["transactionStatus"]]}
+                assert out.value_text == json_text({"version": str(version), "data": shown})
             continue
         label = "type" if family == "share" and release == "4.0" else "version"
         want_key = {"type": str(record_type), "data": key_data}
         want_value = {label: str(version), "data": value_data}
         assert (out.key_text, out.value_text) == (json_text(want_key), json_text(want_value))
         assert (out.key_json, out.value_json) == (want_key, want_value)
-        several = len([d for d in definitions(family) if d.role == "value"
-                       and d.record_type == record_type and version in d.schema.v_valid]) > 1
-        if not several:
+        candidates = [d for d in definitions(family) if d.role == "value"
+                      and d.record_type == record_type and version in d.schema.v_valid]
+        (layout,) = [d for d in candidates if release in d.releases]
+        if len(candidates) == 1:
             assert out.note is None
         elif evidence.release is not None:
-            assert out.note is not None and out.note.endswith(f", by --kafka-version {release}")
-            assert "(Kafka 4.0)" in out.note if release == "4.0" else "(Kafka 4.1+)" in out.note
+            assert out.note == f"read as {layout.label}, by --kafka-version {release}"
         elif out.note is not None:  # the layouts gave different fields: the one that fits
-            assert out.note.startswith("read as ") and ", the layout that fits (" in out.note
-            assert ("(Kafka 4.0), the" in out.note) == (release == "4.0")
+            assert out.note.startswith(f"read as {layout.label}, the layout that fits (")
 
 
 def _kraft_cases() -> list[tuple[str, str, int, int, int]]:
@@ -252,7 +255,7 @@ def test_a_record_fitting_two_layouts_says_so_and_keeps_its_bytes() -> None:
     assert out.value_text == json_text({"version": "0",
                                         "data": {"epoch": 5, "metadataHash": metadata_hash}})
     assert out.error == (
-        "ambiguous: the record fits ShareGroupMetadataValue (Kafka 4.0), ShareGroupMetadataValue "
+        "ambiguous: the record fits ShareGroupMetadataValue (Kafka 3.9-4.0), ShareGroupMetadataValue "
         "(Kafka 4.1+) with different fields; shown as ShareGroupMetadataValue (Kafka 4.1+), raw "
         "bytes kept; give --kafka-version to choose")
     assert isinstance(out.value_json, dict)
@@ -291,22 +294,22 @@ def test_unknown_types_and_versions_are_named() -> None:
     out = d.decode(i16(24) + b"\x00\x01g", i16(0), 40)
     assert out.key_text == "Unknown record type 24 at offset 40, skipping."
     assert out.error == ("unknown record type 24 of __consumer_offsets, value version 0: not a "
-                         "type of Kafka 4.0-4.3 (known: 0-17, 19-23); raw bytes kept")
+                         "type of Kafka 3.9-4.4 (known: 0-17, 19-23); raw bytes kept")
     out = ShareGroupStateDecoder().decode(i16(2) + b"\x00\x01g", None, 41)
     assert out.error == ("unknown record type 2 of __share_group_state: not a type of Kafka "
-                         "4.0-4.3 (known: 0-1); raw bytes kept")
+                         "3.9-4.4 (known: 0-1); raw bytes kept")
     key = i16(3) + b"\x00\x01g"
     out = d.decode(key, i16(1) + b"\x00\x00\x00\x01\x00", 42)
     assert out.key_text == "Error at offset 42, skipping. Found an unknown record version 1 for 3 type"
-    assert out.error == ("ConsumerGroupMetadataValue version 1 is not a version of Kafka 4.0-4.3 "
+    assert out.error == ("ConsumerGroupMetadataValue version 1 is not a version of Kafka 3.9-4.4 "
                          "(known: 0); raw bytes kept")
-    value = bytes([1, 29, 0]) + b"\x00"
+    value = bytes([1, 30, 0]) + b"\x00"
     out = ClusterMetadataDecoder().decode(None, value, 43)
     assert out.value_text == ("Error at 43, skipping. org.apache.kafka.common.errors."
-                              "UnsupportedVersionException: Unknown metadata id 29")
-    assert out.error == out.value_text + (" (metadata record type 29, version 0: not a type of "
-                                          "Kafka 4.0-4.3; raw bytes kept)")
-    assert out.value_json == {"apiKey": 29, "version": 0, "raw": base64.b64encode(value).decode()}
+                              "UnsupportedVersionException: Unknown metadata id 30")
+    assert out.error == out.value_text + (" (metadata record type 30, version 0: not a type of "
+                                          "Kafka 3.9-4.4; raw bytes kept)")
+    assert out.value_json == {"apiKey": 30, "version": 0, "raw": base64.b64encode(value).decode()}
 
 
 def test_a_type_the_named_release_does_not_write_is_said() -> None:
@@ -384,11 +387,11 @@ def test_dump_kafka_version_option(kdump: Any, tmp_path: Path) -> None:
     assert r.rc == 0, r.err
     payload = [line for line in r.lines if " key: " in line]
     assert len(payload) == 1 and ' payload: {"type":"0","data":{"snapshotEpoch":1,' in payload[0]
-    r = kdump("dump", "--print-data-log", "--kafka-version", "3.9", "__share_group_state-0",
+    r = kdump("dump", "--print-data-log", "--kafka-version", "3.8", "__share_group_state-0",
               cwd=tmp_path)
     assert r.rc == 2
-    assert "unsupported Kafka version '3.9': kdump reads the record layouts of Kafka 4.0, 4.1, " \
-           "4.2, 4.3" in r.err
+    assert "unsupported Kafka version '3.8': kdump reads the record layouts of Kafka 3.9, 4.0, " \
+           "4.1, 4.2, 4.3, 4.4" in r.err
 
 
 def test_a_field_newer_than_the_named_release_is_said() -> None:
@@ -414,24 +417,25 @@ def test_evidence_from_the_bootstrap_checkpoint(tmp_path: Path) -> None:
         "4.2", True, f"metadata.version 29 (4.2-IV1) in {tmp_path / 'bootstrap.checkpoint'}")
     # a level newer than kdump knows: at least its newest release
     (tmp_path / "bootstrap.checkpoint").write_bytes(
-        w.v2_batch([w.Rec(None, _feature_level(31))]))
-    assert evidence_for_logdir(str(tmp_path)).release == "4.3"
+        w.v2_batch([w.Rec(None, _feature_level(34))]))
+    assert evidence_for_logdir(str(tmp_path)).release == "4.4"
 
 
 def test_kafka_version_values() -> None:
     assert check_release("4.1") == "4.1"
     assert check_release("4.2.1") == "4.2"
-    assert check_release("4.4") == "4.4"  # a later release: read with the newest layouts
-    for bad in ("3.9", "4", "four", "4.1.x", ""):
+    assert check_release("3.9") == "3.9"
+    assert check_release("4.5") == "4.5"  # a later release: read with the newest layouts
+    for bad in ("3.8", "4", "four", "4.1.x", ""):
         with pytest.raises(SchemaError):
             check_release(bad)
     key, v41, _ = _share_snapshot("4.1")
-    assert ShareGroupStateDecoder(exact("4.4")).decode(key, v41, 0).note == (
-        "read as ShareSnapshotValue (Kafka 4.1+), by --kafka-version 4.4")
+    assert ShareGroupStateDecoder(exact("4.5")).decode(key, v41, 0).note == (
+        "read as ShareSnapshotValue (Kafka 4.1+), by --kafka-version 4.5")
 
 
 def test_an_unstable_version_is_read_and_said(monkeypatch: pytest.MonkeyPatch) -> None:
-    """No 4.0-4.3 on-disk record is latestVersionUnstable; the notation can say so, and a
+    """No 3.9-4.4 on-disk record is latestVersionUnstable; the notation can say so, and a
     record read with such a version says it."""
     from kdump.decoders import release
     from kdump.protocol import definitions as defs
@@ -596,7 +600,7 @@ TAGGED_NULL_CASES = _tagged_null_cases()
 
 
 def test_the_tagged_nullable_structs_are_found() -> None:
-    """The check below can fail: it runs on the one such field of Kafka 4.0-4.3's records."""
+    """The check below can fail: it runs on the one such field of Kafka 3.9-4.4's records."""
     assert {(r, f, t, role, v, p) for r, f, t, role, v, p in TAGGED_NULL_CASES} >= {
         (release, "group", 5, "value", 0, "classicMemberMetadata") for release in RELEASES}
 
@@ -685,7 +689,7 @@ def test_classic_member_metadata_null_absent_or_present_and_set_through_dump(
     """Kafka 4.0's ConsumerGroupMemberMetadataValue: ClassicMemberMetadata declares
     ``"default": null``, a JSON null, which Kafka's generator reads as no default
     (FieldSpec's constructor: ``fieldDefault == null ? "" : fieldDefault``), so its
-    default is the empty struct.  The generated writer (4.0-4.3) leaves the empty struct
+    default is the empty struct.  The generated writer (3.9-4.4) leaves the empty struct
     out and writes a null as present (tag 0, size 1, marker 0:
     ``if (classicMemberMetadata == null || !classicMemberMetadata.equals(new
     ClassicMemberMetadata()))``), and its JsonConverter prints that null.  Dumped as JSON

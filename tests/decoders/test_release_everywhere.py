@@ -157,8 +157,8 @@ def test_summary_and_lag_take_the_kafka_version(kdump: Any, tmp_path: Path) -> N
         assert r.rc == 0, r.err
         assert [(x["group"], x["partition"], x["committed_offset"])
                 for x in _objects(r.out, "lag")] == [("g", 3, 100)] * shares
-    r = kdump("lag", ".", "--kafka-version", "3.9", cwd=tmp_path)
-    assert r.rc == 2 and "unsupported Kafka version '3.9'" in r.err
+    r = kdump("lag", ".", "--kafka-version", "3.8", cwd=tmp_path)
+    assert r.rc == 2 and "unsupported Kafka version '3.8'" in r.err
 
 
 def test_summary_reads_the_log_dirs_metadata_version(kdump: Any, tmp_path: Path) -> None:
@@ -444,7 +444,7 @@ def test_combined_state_is_the_highest_delivery_info_per_offset() -> None:
 ])
 def test_every_command_checks_the_kafka_version(kdump: Any, tmp_path: Path,
                                                 args: list[str]) -> None:
-    r = kdump(*args, "--kafka-version", "3.9", cwd=tmp_path)
+    r = kdump(*args, "--kafka-version", "3.8", cwd=tmp_path)
     assert r.rc == 2
-    assert "Invalid value for '--kafka-version': unsupported Kafka version '3.9': kdump reads " \
-           "the record layouts of Kafka 4.0, 4.1, 4.2, 4.3" in r.err
+    assert "Invalid value for '--kafka-version': unsupported Kafka version '3.8': kdump reads " \
+           "the record layouts of Kafka 3.9, 4.0, 4.1, 4.2, 4.3, 4.4" in r.err

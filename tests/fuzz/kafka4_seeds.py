@@ -1,4 +1,4 @@
-"""Seeds of every Kafka 4.0-4.3 record for the payload surfaces (tests/fuzz/surfaces.py).
+"""Seeds of every Kafka 3.9-4.4 record for the payload surfaces (tests/fuzz/surfaces.py).
 
 Every record type and every version of each release line's table (tests/support/kafka4_specs.py,
 Kafka's JSON message definitions written again for the test encoder

@@ -158,7 +158,7 @@ _KAFKA4_FAMILY = {"offsets": "group", "share-group-state": "share",
 
 def _decoder_seeds(name: str) -> Callable[[], list[Blob]]:
     """The records of tests/decoders/test_decoders.py's ``_valid_records()`` for decoder ``name``,
-    and every record type and version of Kafka 4.0-4.3 (tests/fuzz/kafka4_seeds.py)."""
+    and every record type and version of Kafka 3.9-4.4 (tests/fuzz/kafka4_seeds.py)."""
     def seeds() -> list[Blob]:
         from tests.decoders.test_decoders import _valid_records
         from tests.fuzz import kafka4_seeds as k4

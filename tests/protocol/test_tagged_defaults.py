@@ -1,6 +1,6 @@
 """Tagged fields in kdump's JSON exactly as Kafka's generated JsonConverter prints them.
 
-Kafka's ``JsonConverterGenerator.generateWrite`` (4.0-4.3) writes a tagged field only
+Kafka's ``JsonConverterGenerator.generateWrite`` (3.9-4.4) writes a tagged field only
 when ``FieldSpec.generateNonDefaultValueCheck`` says it differs from its default:
 
 * array: default ``"null"`` -> present unless null (so ``[]`` prints); otherwise, when
@@ -49,7 +49,7 @@ def _declared(f: sw.WField) -> str:
 
 
 def _kafka_default(f: sw.WField, value: Any) -> bool:
-    """``!generateNonDefaultValueCheck(f)`` for ``value`` (Kafka 4.0-4.3)."""
+    """``!generateNonDefaultValueCheck(f)`` for ``value`` (Kafka 3.9-4.4)."""
     d = _declared(f)
     if f.is_array or f.type == "bytes":
         if d == "null":
@@ -174,7 +174,7 @@ def _layout(release: str, family: str, record_type: int, role: str) -> RecordDef
 
 
 def test_the_cases_reach_every_kind_of_tagged_field() -> None:
-    """The check below can fail: it meets every kind of tagged field 4.0-4.3's records
+    """The check below can fail: it meets every kind of tagged field 3.9-4.4's records
     have: nullable arrays with a JSON null default (none) and with ``"null"``, arrays that
     are not nullable, a nullable struct, a nullable string with default ``"null"``, uuids,
     numbers with declared defaults (-1, -2) and without.  (No on-disk record has a tagged

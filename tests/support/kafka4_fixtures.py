@@ -78,7 +78,7 @@ def build_kafka41(root: Path) -> None:
         _meta("4.1", 28, 0, {"topicName": "orders"}),
         _meta("4.1", 17, 2, {"brokerId": 1, "brokerEpoch": 10, "fenced": 0,
                              "inControlledShutdown": 0, "logDirs": [DIR1]}),
-        sw.uvarint(1) + sw.uvarint(29) + sw.uvarint(0) + b"\x00",  # no such type in 4.x
+        sw.uvarint(1) + sw.uvarint(30) + sw.uvarint(0) + b"\x00",  # no such type in 3.9-4.4
     ])
     ml.close()
 

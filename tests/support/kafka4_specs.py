@@ -1,7 +1,7 @@
-"""Kafka 4.0-4.3's on-disk records, described for the test encoder (tests/support/message_writer.py).
+"""Kafka 3.9-4.4's on-disk records, described for the test encoder (tests/support/message_writer.py).
 
-Written again from the JSON message definitions of Kafka's release branches 4.0, 4.1,
-4.2 and 4.3, separately from kdump's own definitions (kdump/protocol/definitions.py) and
+Written again from the JSON message definitions of Kafka's release branches 3.9, 4.0,
+4.1, 4.2, 4.3 and 4.4, separately from kdump's own definitions (kdump/protocol/definitions.py) and
 in another notation (message_writer's), so that a record encoded from these and decoded
 by kdump checks two readings of the same facts.
 
@@ -10,6 +10,9 @@ coordinator records (families ``group``, ``share``, ``transaction``) and
 ``{("metadata" | "control", type): (None, record)}`` for KRaft records.  Each release's
 table is the previous one's with that release's changes applied (the text blocks below
 are the changes), so a layout a release did not change is the same object in both.
+Kafka 3.9's table is 4.0's text with 3.9's differences (:data:`_GROUP_39`,
+:data:`_TRANSACTION_39`) and without the types 4.0 added (:data:`_NOT_YET`); 3.9 has no
+share coordinator.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from tests.support import message_writer as sw
 
 __all__ = ["ENUMS", "RELEASES", "SPECS", "coordinator_types"]
 
-RELEASES = ("4.0", "4.1", "4.2", "4.3")
+RELEASES = ("3.9", "4.0", "4.1", "4.2", "4.3", "4.4")
 
 # ----------------------------------------------------------------------------- Kafka 4.0
 
@@ -465,6 +468,43 @@ R6 versions=0 flexible=0+ typeName=VotersRecord
       maxSupportedVersion int16
 """
 
+# ----------------------------------------------------------------------------- Kafka 3.9
+
+#: 3.9's group-coordinator differs from 4.0's at type 9 (early-access share groups:
+#: ShareGroupPartitionMetadataValue holds what 4.0 calls the share group's state
+#: partition metadata) and has no types 12-16
+_GROUP_39 = """
+V9 versions=0 flexible=0+
+  initializedTopics []
+    topicId uuid
+    topicName string
+    partitions []int32
+  deletingTopics []
+    topicId uuid
+    topicName string
+"""
+
+#: 3.9's TransactionLogValue: no tagged fields
+_TRANSACTION_39 = """
+K0 versions=0
+  transactionalId string
+
+V0 versions=0-1 flexible=1+
+  producerId int64
+  producerEpoch int16
+  transactionTimeoutMs int32
+  transactionStatus int8
+  transactionPartitions [] null=0+
+    topic string
+    partitionIds []int32
+  transactionLastUpdateTimestampMs int64
+  transactionStartTimestampMs int64
+"""
+
+#: (family, record type) that 4.0 added: not in 3.9
+_NOT_YET = {("group", 12), ("group", 13), ("group", 14), ("group", 15), ("group", 16),
+            ("metadata", 28)}
+
 # ----------------------------------------------------------------------------- Kafka 4.1
 
 _GROUP_41 = """
@@ -775,8 +815,31 @@ R17 versions=0-3 flexible=0+ typeName=BROKER_REGISTRATION_CHANGE_RECORD
   cordonedLogDirs []uuid v=3+ null=3+ tag=3 tagv=3+ default=null
 """
 
+# ----------------------------------------------------------------------------- Kafka 4.4
+
+_GROUP_44 = """
+V17 versions=0 flexible=0+
+  epoch int32
+  metadataHash int64
+  validatedTopologyEpoch int32 tag=0 tagv=0+ default=-1
+  lastAssignmentConfigs [] v=0+ null=0+ tag=1 tagv=0+
+    key string
+    value string
+  storedDescriptionTopologyEpoch int32 tag=2 tagv=0+ default=-1
+  failedDescriptionTopologyEpoch int32 tag=3 tagv=0+ default=-1
+"""
+
+_METADATA_44 = """
+R29 versions=0 flexible=0+ typeName=UNREGISTER_CONTROLLER_RECORD
+  controllerId int32
+"""
+
 #: (release, family) -> the blocks that release changes
 _CHANGES: dict[tuple[str, str], str] = {
+    ("3.9", "group"): _GROUP_40 + _GROUP_39,  # a later block of one name replaces it
+    ("3.9", "transaction"): _TRANSACTION_39,
+    ("3.9", "metadata"): _METADATA_40,
+    ("3.9", "control"): _CONTROL_40,
     ("4.0", "group"): _GROUP_40,
     ("4.0", "share"): _SHARE_40,
     ("4.0", "transaction"): _TRANSACTION_40,
@@ -789,6 +852,8 @@ _CHANGES: dict[tuple[str, str], str] = {
     ("4.2", "share"): _SHARE_42,
     ("4.3", "group"): _GROUP_43,
     ("4.3", "metadata"): _METADATA_43,
+    ("4.4", "group"): _GROUP_44,
+    ("4.4", "metadata"): _METADATA_44,
 }
 #: (release, family, record type) that the release removes
 _REMOVED = {("4.1", "group", 9)}
@@ -846,6 +911,9 @@ def _build() -> dict[str, dict[tuple[str, int], tuple[sw.WSchema | None, sw.WSch
                 current[(family, t)] = (key, schema)
         for removed_in, family, t in _REMOVED:
             if removed_in == release:
+                del current[(family, t)]
+        if release == "3.9":
+            for family, t in _NOT_YET:
                 del current[(family, t)]
         out[release] = current
     return out

@@ -275,7 +275,7 @@ def test_one_kafka_version() -> None:
             KafkaVersion.parse(bad)
     assert (check_release("4.2.1"), retention_release("3.7.1")) == ("4.2", "3.7")
     with pytest.raises(SchemaError):
-        check_release("3.9")  # no record layouts of 3.x
+        check_release("3.8")  # no record layouts before 3.9
     with pytest.raises(UsageError):
         retention_release("2.8")
 
@@ -284,8 +284,8 @@ def test_kafka_version_options(kdump: KdumpRunner, running: Path) -> None:
     r = kdump("retention", str(running), "--kafka-version", "2.8")
     assert r.rc == 2 and ("unsupported Kafka version '2.8': kdump retention knows the rules of "
                           "Kafka 3.x and 4.x") in r.err
-    r = kdump("dump", str(running), "--kafka-version", "3.9")
-    assert r.rc == 2 and "unsupported Kafka version '3.9': kdump reads the record layouts" in r.err
+    r = kdump("dump", str(running), "--kafka-version", "3.8")
+    assert r.rc == 2 and "unsupported Kafka version '3.8': kdump reads the record layouts" in r.err
 
 
 def test_the_export_manifest_gives_both_sizes(kdump: KdumpRunner, running: Path,
