@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from ... import fs as kfs
 from ...errors import KdumpError
 from ...files.logdir import walk
-from ...files.text import iter_checkpoint, read_partition_metadata, read_properties
+from ...files.text import iter_checkpoint, read_properties
 from ...findings import INFO, WARNING, Problem
 from ...source import FileSource
+from ..replica_groups import Identity, ReplicaGroup, group_replicas, topic_id_of
 
 
 @dataclass(slots=True)
@@ -100,6 +101,9 @@ def read_logdir(path: str) -> LogDir:
     return d
 
 
+_UNREAD = object()
+
+
 @dataclass(slots=True)
 class Replica:
     """One copy of a partition: a partition directory inside a broker's log dir."""
@@ -108,6 +112,10 @@ class Replica:
     topic: str
     partition: int
     logdir: LogDir
+    _topic_id: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._topic_id = _UNREAD
 
     @property
     def name(self) -> str:
@@ -124,6 +132,13 @@ class Replica:
     @property
     def high_watermark(self) -> int | None:
         return self.logdir.high_watermarks.get((self.topic, self.partition))
+
+    @property
+    def topic_id(self) -> str | None:
+        """The topic id of its partition.metadata (read once; None without one)."""
+        if self._topic_id is _UNREAD:
+            self._topic_id = topic_id_of(self.path)
+        return self._topic_id if isinstance(self._topic_id, str) else None
 
     def label(self) -> str:
         b = self.broker_id
@@ -180,17 +195,9 @@ def _twice_problem(a: LogDir, b: LogDir, common: list[tuple[str, int]]) -> Probl
                    severity=WARNING)
 
 
-def topic_id_of(partition_dir: str) -> str | None:
-    """The topic id a partition directory's ``partition.metadata`` names (None: no such
-    file, or one that does not read)."""
-    path = f"{partition_dir.rstrip('/')}/partition.metadata"
-    try:
-        if not kfs.isfile(path):
-            return None
-        with FileSource(path) as src:
-            return str(read_partition_metadata(src)["topic_id"])
-    except (KdumpError, OSError, KeyError):
-        return None
+def replica_identity(r: Replica) -> Identity:
+    """A replica as :func:`kdump.ops.replica_groups.group_replicas` groups it."""
+    return Identity(r.topic, r.partition, r.logdir.cluster_id, r.topic_id, r.log_dir)
 
 
 def logdir_of(partition_dir: str) -> str:
@@ -237,6 +244,13 @@ class ReplicaSet:
         for a, b, common in node_twice(self.logdirs.values(), self.replicas):
             self.twins.add(frozenset((a.path, b.path)))
             self.problems.append(_twice_problem(a, b, common))
+
+    def groups(self) -> tuple[list[ReplicaGroup[Replica]], list[Problem]]:
+        """The replicas in replica groups (:func:`kdump.ops.replica_groups.group_replicas`:
+        one partition of one cluster, of one topic id where known), and the notes on
+        partitions whose replicas name several topic ids."""
+        reps = [r for rs in self.replicas.values() for r in rs]
+        return group_replicas(reps, replica_identity)
 
     def apart(self, a: str, b: str) -> bool:
         """The log dirs ``a`` and ``b`` are one node twice: never replicas of each other."""

@@ -1,0 +1,237 @@
+"""Replica groups (issue 46, What 4; kdump/ops/replica_groups.py): a replica group is one
+cluster, one topic name and partition number, and one topic id where partition.metadata
+says it.  ZooKeeper-era brokers (meta.properties version 0, broker.id, no
+partition.metadata) in log dirs named like partitions (``kafka-1``), two clusters
+sharing a node id, an older incarnation of a topic under another id, the real kafka2
+corpus.  Log dirs are written by tests/writer.py.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kdump.ops.replica_groups import Identity, group_replicas
+from tests.conftest import KdumpRunner
+from tests.support import writer as w
+
+CORPUS = Path(__file__).resolve().parents[4] / "shared" / "corpus"
+
+
+def _objs(out: str) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in out.splitlines()]
+
+
+def _zk_broker(root: Path, broker: int, parts: list[tuple[str, int]],
+               cluster: str | None = None) -> Path:
+    """A ZooKeeper-era broker's log dir: meta.properties version 0 with broker.id (and
+    cluster.id when given, as brokers since 0.10.1 write it), no partition.metadata."""
+    root.mkdir(parents=True)
+    props = {"version": "0", "broker.id": str(broker)}
+    if cluster is not None:
+        props["cluster.id"] = cluster
+    (root / "meta.properties").write_bytes(w.meta_properties(props))
+    for topic, p in parts:
+        w.write_replica(root / f"{topic}-{p}", w.replica_batches([(0, 5, 0)], tag=f"b{broker}"))
+    return root
+
+
+def zk_three(root: Path, cluster: str | None = None) -> None:
+    """Orders-2 on broker 1, Orders-0 on broker 2, __consumer_offsets-1 on broker 3, each
+    the only replica of its partition, in log dirs named kafka-1, kafka-2, kafka-3."""
+    for b, parts in ((1, [("Orders", 2)]), (2, [("Orders", 0)]),
+                     (3, [("__consumer_offsets", 1)])):
+        _zk_broker(root / f"kafka-{b}", b, parts, cluster)
+
+
+def test_zookeeper_brokers_never_group_other_partitions(kdump: KdumpRunner,
+                                                         tmp_path: Path) -> None:
+    zk_three(tmp_path)
+    r = kdump("compare-replicas", "kafka-1", "kafka-2", "kafka-3", cwd=tmp_path)
+    assert r.rc == 0, r.out
+    assert r.out.splitlines() == [
+        "Orders-0: only one replica (not in: 1, 3)",
+        "  broker 2 kafka-2/Orders-0 (single): log start 0, log end 5, epochs 0@0 "
+        "(leader-epoch-checkpoint), 5 records only here",
+        "Orders-2: only one replica (not in: 2, 3)",
+        "  broker 1 kafka-1/Orders-2 (single): log start 0, log end 5, epochs 0@0 "
+        "(leader-epoch-checkpoint), 5 records only here",
+        "__consumer_offsets-1: only one replica (not in: 1, 2)",
+        "  broker 3 kafka-3/__consumer_offsets-1 (single): log start 0, log end 5, epochs 0@0 "
+        "(leader-epoch-checkpoint), 5 records only here",
+    ]
+    assert r.err.splitlines() == [
+        "compare-replicas: 3 partitions: 0 agree, 0 lagging, 0 diverged, 3 with one replica, "
+        "0 damaged; 363 bytes read"]
+
+
+def test_zookeeper_json_partition_names_its_own_replicas(kdump: KdumpRunner,
+                                                         tmp_path: Path) -> None:
+    zk_three(tmp_path, cluster="zkCluster")
+    r = kdump("compare-replicas", "--format", "json", "kafka-1", "kafka-2", "kafka-3",
+              cwd=tmp_path)
+    assert r.rc == 0
+    comps = [o for o in _objs(r.out) if o["type"] == "partition_comparison"]
+    assert [(c["partition"], c["status"], c["cluster_id"], c["topic_id"],
+             [x["path"] for x in c["replicas"]]) for c in comps] == [
+        ("Orders-0", "single", "zkCluster", None, ["kafka-2/Orders-0"]),
+        ("Orders-2", "single", "zkCluster", None, ["kafka-1/Orders-2"]),
+        ("__consumer_offsets-1", "single", "zkCluster", None, ["kafka-3/__consumer_offsets-1"]),
+    ]
+    assert comps[0]["replicas"][0]["joined"] == (
+        "Orders-0 in kafka-2: cluster.id zkCluster, no topic id (no partition.metadata)")
+    assert [o for o in _objs(r.out) if o["type"] == "problem"] == []
+
+
+def test_zookeeper_replicas_of_one_partition_still_compared(kdump: KdumpRunner,
+                                                            tmp_path: Path) -> None:
+    """Two ZooKeeper-era replicas of Orders-0 (no partition.metadata, no cluster.id): one
+    group by name, compared; they agree."""
+    for b in (1, 2):
+        _zk_broker(tmp_path / f"kafka-{b}", b, [("Orders", 0)])
+    for b in (1, 2):  # the same batches on both
+        d = tmp_path / f"kafka-{b}" / "Orders-0"
+        for f in d.iterdir():
+            f.unlink()
+        w.write_replica(d, w.replica_batches([(0, 5, 0)]))
+    r = kdump("compare-replicas", "kafka-1", "kafka-2", cwd=tmp_path)
+    assert (r.rc, r.out.splitlines()[0]) == (0, "Orders-0: replicas agree")
+
+
+def test_report_glance_of_zookeeper_brokers_has_no_divergence(kdump: KdumpRunner,
+                                                              tmp_path: Path) -> None:
+    zk_three(tmp_path / "in")
+    page = tmp_path / "r.html"
+    r = kdump("report", "kafka-1", "kafka-2", "kafka-3", "-o", str(page), cwd=tmp_path / "in")
+    assert r.rc == 0, r.err
+    html = page.read_text(encoding="utf-8")
+    glance = html[html.index("At a glance"):html.index('<section id="custody">')]
+    assert "diverge" not in glance and "replica-" not in glance
+
+
+def two_clusters(root: Path) -> None:
+    """Clusters A and B, each one KRaft node 1 (node.id=1), each with its own
+    __cluster_metadata-0 and orders-0."""
+    for name, cluster in (("a", "clusterAAAAAAAAAAAAAAA"), ("b", "clusterBBBBBBBBBBBBBBB")):
+        d = root / name
+        d.mkdir(parents=True)
+        (d / "meta.properties").write_bytes(w.meta_properties({
+            "version": "1", "node.id": "1", "cluster.id": cluster,
+            "directory.id": f"dir{name.upper()}AAAAAAAAAAAAAAAAAA"}))
+        for topic in ("__cluster_metadata", "orders"):
+            w.write_replica(d / f"{topic}-0", w.replica_batches([(0, 5, 0)], tag=name))
+
+
+def test_two_clusters_sharing_a_node_id_are_never_replicas(kdump: KdumpRunner,
+                                                           tmp_path: Path) -> None:
+    two_clusters(tmp_path)
+    r = kdump("compare-replicas", "a", "b", cwd=tmp_path)
+    assert r.rc == 0, r.out
+    assert [x for x in r.out.splitlines() if not x.startswith("  ")] == [
+        "__cluster_metadata-0 (cluster clusterAAAAAAAAAAAAAAA): only one replica",
+        "__cluster_metadata-0 (cluster clusterBBBBBBBBBBBBBBB): only one replica",
+        "orders-0 (cluster clusterAAAAAAAAAAAAAAA): only one replica",
+        "orders-0 (cluster clusterBBBBBBBBBBBBBBB): only one replica",
+    ]
+    assert r.err.splitlines() == [
+        "compare-replicas: 4 partitions: 0 agree, 0 lagging, 0 diverged, 4 with one replica, "
+        "0 damaged; 464 bytes read"]
+    j = kdump("compare-replicas", "--format", "json", "a", "b", cwd=tmp_path)
+    objs = _objs(j.out)
+    assert [o for o in objs if o["type"] == "problem"] == []  # no node-twice
+    assert [(c["partition"], c["cluster_id"], c["missing_from"]) for c in objs
+            if c["type"] == "partition_comparison"] == [
+        ("__cluster_metadata-0", "clusterAAAAAAAAAAAAAAA", []),
+        ("__cluster_metadata-0", "clusterBBBBBBBBBBBBBBB", []),
+        ("orders-0", "clusterAAAAAAAAAAAAAAA", []),
+        ("orders-0", "clusterBBBBBBBBBBBBBBB", [])]
+
+
+def test_two_clusters_lag_and_glance(kdump: KdumpRunner, tmp_path: Path) -> None:
+    two_clusters(tmp_path / "in")
+    page = tmp_path / "r.html"
+    kdump("report", "a", "b", "-o", str(page), cwd=tmp_path / "in")
+    html = page.read_text(encoding="utf-8")
+    glance = html[html.index("At a glance"):html.index('<section id="custody">')]
+    assert "diverge" not in glance and "node-twice" not in glance
+
+
+def incarnations(root: Path) -> None:
+    """orders-0 on brokers 1-3 of one cluster: broker 1 holds the older incarnation (topic
+    id 1), brokers 2 and 3 the new one (id 2); broker 4's copy has no partition.metadata."""
+    ids = {1: b"\x01" * 16, 2: b"\x02" * 16, 3: b"\x02" * 16}
+    for b in (1, 2, 3, 4):
+        d = w.broker_logdir(root / f"b{b}", b)
+        spans = [(0, 5, 0)] if b == 1 else [(0, 10, 0), (10, 10, 0)]
+        w.write_replica(d / "orders-0", w.replica_batches(spans, tag=f"t{ids.get(b, ids[2])[0]}"))
+        if b in ids:
+            (d / "orders-0" / "partition.metadata").write_bytes(w.partition_metadata(ids[b]))
+
+
+def test_an_older_incarnation_is_its_own_group(kdump: KdumpRunner, tmp_path: Path) -> None:
+    incarnations(tmp_path)
+    r = kdump("compare-replicas", "b1", "b2", "b3", "b4", cwd=tmp_path)
+    assert r.rc == 0, r.out
+    assert [x for x in r.out.splitlines() if not x.startswith("  ")] == [
+        "orders-0 (topic id unknown): only one replica",
+        "orders-0 (topic id AQEBAQEBAQEBAQEBAQEBAQ): only one replica",
+        "orders-0 (topic id AgICAgICAgICAgICAgICAg): replicas agree",
+    ]
+    assert r.err.splitlines() == [
+        "b1/orders-0: replica-topic-ids [info]: the replicas of orders-0 name 2 topic ids "
+        "(AQEBAQEBAQEBAQEBAQEBAQ in b1; AgICAgICAgICAgICAgICAg in b2, b3): different "
+        "partitions of a topic made again under its name, each compared only with the "
+        "replicas of its own topic id; b4 with no partition.metadata, told from none, each "
+        "alone",
+        "compare-replicas: 3 partitions: 1 agree, 0 lagging, 0 diverged, 2 with one replica, "
+        "0 damaged; 1267 bytes read"]
+
+
+def test_a_replica_without_partition_metadata_joins_the_one_topic_id(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    incarnations(tmp_path)
+    r = kdump("compare-replicas", "--format", "json", "b2", "b3", "b4", cwd=tmp_path)
+    assert r.rc == 0
+    comps = [o for o in _objs(r.out) if o["type"] == "partition_comparison"]
+    assert [(c["status"], c["topic_id"], [x["joined"] for x in c["replicas"]])
+            for c in comps] == [("agree", "AgICAgICAgICAgICAgICAg", [
+                "orders-0 in b2: cluster.id kdump-test-cluster, topic id AgICAgICAgICAgICAgICAg",
+                "orders-0 in b3: cluster.id kdump-test-cluster, topic id AgICAgICAgICAgICAgICAg",
+                "orders-0 in b4: cluster.id kdump-test-cluster, no partition.metadata: the one "
+                "topic id its cluster's replicas of orders-0 name (AgICAgICAgICAgICAgICAg)"])]
+
+
+def test_group_replicas_rule() -> None:
+    """The rule on identities alone: cluster first (a log dir naming none joins the only
+    one named), then name, then topic id."""
+    ids = [Identity("t", 0, "A", None, "x"), Identity("t", 0, None, None, "y"),
+           Identity("t", 1, "A", None, "x"), Identity("t", 0, "A", "id1", "z")]
+    groups, notes = group_replicas(ids, lambda i: i)
+    assert [(g.key.name, g.cluster_id, g.topic_id, [m.log_dir for m in g.members])
+            for g in groups] == [("t-0", "A", "id1", ["x", "y", "z"]), ("t-1", "A", None, ["x"])]
+    assert notes == []
+    groups, _ = group_replicas([*ids, Identity("t", 0, "B", None, "w")], lambda i: i)
+    # two clusters named: y (none) is of neither
+    assert [(g.label, [m.log_dir for m in g.members]) for g in groups] == [
+        ("t-0 (no named cluster)", ["y"]), ("t-0 (cluster A)", ["x", "z"]),
+        ("t-0 (cluster B)", ["w"]), ("t-1", ["x"])]
+
+
+@pytest.mark.skipif(not (CORPUS / "kafka2-logdir").is_dir(), reason="../shared/corpus is absent")
+def test_the_real_kafka2_corpus_shows_no_divergence(kdump: KdumpRunner) -> None:
+    r = kdump("compare-replicas", "--format", "json", "kafka2-logdir", cwd=CORPUS,
+              watch=[CORPUS / "kafka2-logdir"])
+    # one broker's log dir: every partition compared with none, then exit 2 (usage)
+    assert (r.rc, r.err.splitlines()) == (2, [
+        "compare-replicas: the inputs hold one broker's log dir only: give two or more "
+        "brokers' log dirs (or partition directories) to compare"])
+    objs = _objs(r.out)
+    comps = [o for o in objs if o["type"] == "partition_comparison"]
+    assert len(comps) == 54
+    assert {(c["status"], c["cluster_id"], c["topic_id"]) for c in comps} == {
+        ("single", "lRaQCIBoRh2xRKLuP9CAQg", None)}
+    assert all(c["partition"] == c["replicas"][0]["path"].split("/")[-1] for c in comps)
+    assert objs[-1]["diverged"] == 0 and objs[-1]["only_one_replica"] == 54
