@@ -99,20 +99,25 @@ def log_dir_identity(log_dir: str) -> LogDirIdentity:
 
 
 def same_cluster(a: LogDirIdentity, b: LogDirIdentity) -> tuple[bool, str]:
-    """Are two log dirs of one cluster, and how it is known: both name the same
+    """Is the log dir ``b`` of ``a``'s cluster, and how it is known: both name the same
     cluster.id; or neither names one and both are ZooKeeper-mode dirs (meta.properties
     version 0 with a broker.id: brokers before 0.10.1 wrote no cluster.id, KIP-78), the
-    one case where nothing on disk can tell two clusters apart."""
+    one case where nothing on disk can tell two clusters apart.  The reason is said from
+    ``a``'s side (``a``: the input, ``b``: the other)."""
     if a.cluster_id is not None and b.cluster_id is not None:
         if a.cluster_id == b.cluster_id:
             return True, f"both name cluster.id {a.cluster_id}"
-        return False, f"cluster.id {b.cluster_id} is not {a.cluster_id}"
-    if a.cluster_id is None and b.cluster_id is None and a.meta_version == 0 \
-            and b.meta_version == 0 and a.node_key == "broker.id" and b.node_key == "broker.id":
-        return True, ("neither names a cluster.id (ZooKeeper brokers before 0.10.1 wrote "
-                      "none): taken as one cluster")
-    return False, (f"{'one' if (a.cluster_id is None) != (b.cluster_id is None) else 'neither'}"
-                   " names a cluster.id: not proved to be one cluster")
+        return False, f"cluster.id {b.cluster_id} is not the input's {a.cluster_id}"
+    if a.cluster_id is None and b.cluster_id is None:
+        if a.meta_version == 0 and b.meta_version == 0 and a.node_key == "broker.id" \
+                and b.node_key == "broker.id":
+            return True, ("neither names a cluster.id (ZooKeeper brokers before 0.10.1 wrote "
+                          "none): taken as one cluster")
+        return False, "neither names a cluster.id and they are not both ZooKeeper-era log dirs"
+    if a.cluster_id is None:
+        return False, (f"it names cluster.id {b.cluster_id}, the input none: not proved to be "
+                       "one cluster")
+    return False, f"it names no cluster.id, the input {a.cluster_id}: not proved to be one cluster"
 
 
 def topic_id_of(partition_dir: str) -> str | None:

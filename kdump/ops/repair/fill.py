@@ -37,7 +37,7 @@ from ...model import shape
 from ...records.v2 import RecordBatch
 from ...source import FileSource
 from ..compare_replicas import Head, HeaderWalk, read_batch, read_epoch_checkpoint
-from ..witnesses import log_dir_identity
+from ..replica_groups import log_dir_identity, same_cluster
 
 
 @dataclass(slots=True)
@@ -46,21 +46,11 @@ class ReplicaLogDir:
 
     path: str
     broker_id: int
-    cluster_id: str
+    #: None: a ZooKeeper-era log dir naming none (brokers before 0.10.1), as its input
+    cluster_id: str | None
 
     def label(self) -> str:
         return f"broker {self.broker_id} ({self.path})"
-
-
-def _meta(path: str) -> tuple[str | None, int | None, str | None]:
-    """(cluster.id, node.id or broker.id, why one is missing) of a log dir's
-    meta.properties (:func:`kdump.ops.witnesses.log_dir_identity`)."""
-    cluster, node = log_dir_identity(path)
-    meta = os.path.join(path, "meta.properties")
-    why = None if cluster is not None and node is not None else (
-        f"{meta}: no such file" if not os.path.isfile(meta) else
-        f"{meta} names none, or cannot be read")
-    return cluster, node, why
 
 
 def check_replicas(replicas: list[str], input_logdirs: Sequence[str | None], into: str
@@ -75,37 +65,40 @@ def check_replicas(replicas: list[str], input_logdirs: Sequence[str | None], int
     if not replicas:
         return []
     out: list[ReplicaLogDir] = []
-    inputs: list[tuple[str, str, int]] = []
+    inputs = []
     for ld in input_logdirs:
         if ld is None:
             raise UsageError("--replica: an input partition is not inside a broker log dir (no "
                              "meta.properties beside it): its cluster.id and node.id are "
                              "unknown, so no replica can be proved to be another broker of "
                              "its cluster; give its log dir's path")
-        cid, node, why = _meta(ld)
-        if cid is None or node is None:
-            raise UsageError(f"--replica: the input log dir {ld} names no cluster.id and node.id "
-                             f"({why or 'meta.properties lacks them'}): a replica cannot be "
-                             "proved to be of the same cluster")
-        inputs.append((ld, cid, node))
+        ident = log_dir_identity(ld)
+        if ident.node_id is None:
+            raise UsageError(f"--replica: the input log dir {ld} names no node.id or broker.id "
+                             f"({ident.why}): a replica cannot be proved to be of the same "
+                             "cluster")
+        inputs.append(ident)
     for r in replicas:
         if not os.path.isdir(r):
             raise UsageError(f"--replica {r}: not a directory (give another broker's log dir)")
-        cid, node, why = _meta(r)
-        if cid is None or node is None:
-            raise UsageError(f"--replica {r}: not a broker log dir with cluster.id and node.id "
-                             f"({why or 'meta.properties lacks them'})")
-        for ld, icid, inode in inputs:
+        rid = log_dir_identity(r)
+        if rid.node_id is None:
+            raise UsageError(f"--replica {r}: not a broker log dir with a node.id or broker.id "
+                             f"({rid.why})")
+        for ident in inputs:
+            ld = ident.path
             if os.path.realpath(ld) == os.path.realpath(r):
                 raise UsageError(f"--replica {r} is the input log dir itself: a fill needs "
                                  "another broker's copy")
-            if cid != icid:
-                raise UsageError(f"--replica {r}: cluster.id {cid} is not the input's {icid} "
-                                 f"({ld}): never filled from another cluster")
-            if node == inode:
-                raise UsageError(f"--replica {r}: node {node} is the input's own node ({ld}): "
-                                 "never filled from the same broker")
-        out.append(ReplicaLogDir(r, node, cid))
+            # kdump.ops.replica_groups: one cluster.id, or two ZooKeeper-era dirs naming none
+            same, why = same_cluster(ident, rid)
+            if not same:
+                raise UsageError(f"--replica {r}: {why} ({ld}): never filled from another "
+                                 "cluster")
+            if rid.node_id == ident.node_id:
+                raise UsageError(f"--replica {r}: node {rid.node_id} is the input's own node "
+                                 f"({ld}): never filled from the same broker")
+        out.append(ReplicaLogDir(r, rid.node_id, rid.cluster_id))
     check_into(into, replicas)
     return out
 
