@@ -235,3 +235,23 @@ def test_the_real_kafka2_corpus_shows_no_divergence(kdump: KdumpRunner) -> None:
         ("single", "lRaQCIBoRh2xRKLuP9CAQg", None)}
     assert all(c["partition"] == c["replicas"][0]["path"].split("/")[-1] for c in comps)
     assert objs[-1]["diverged"] == 0 and objs[-1]["only_one_replica"] == 54
+
+
+def test_size_report_counts_each_cluster_and_incarnation_apart(kdump: KdumpRunner,
+                                                                tmp_path: Path) -> None:
+    """--by topic counts a partition once per replica group: two clusters' orders-0 are two
+    partitions of replication factor 1 (it said one partition, replicated twice)."""
+    two_clusters(tmp_path / "c")
+    r = kdump("size-report", "--by", "topic", "--format", "json", "a", "b", cwd=tmp_path / "c")
+    objs = _objs(r.out)
+    assert [(o.get("topic"), o["records"], o["partitions"], o["replicas"],
+             o.get("replication_factor")) for o in objs] == [
+        ("__cluster_metadata", 10, 2, 2, 1), ("orders", 10, 2, 2, 1), (None, 20, 4, 4, None)]
+    incarnations(tmp_path / "i")
+    r = kdump("size-report", "--by", "topic", "--format", "json", "b1", "b2", "b3", "b4",
+              cwd=tmp_path / "i")
+    objs = _objs(r.out)
+    # the older id (5 records, broker 1), the newer (20, brokers 2-3), broker 4's alone (20)
+    assert [(o.get("topic"), o["records"], o["partitions"], o["replicas"],
+             o.get("replication_factor")) for o in objs] == [
+        ("orders", 45, 3, 4, 2), (None, 45, 3, 4, None)]
