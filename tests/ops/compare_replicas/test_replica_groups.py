@@ -255,3 +255,27 @@ def test_size_report_counts_each_cluster_and_incarnation_apart(kdump: KdumpRunne
     assert [(o.get("topic"), o["records"], o["partitions"], o["replicas"],
              o.get("replication_factor")) for o in objs] == [
         ("orders", 45, 3, 4, 2), (None, 45, 3, 4, None)]
+
+
+def test_lag_reads_each_cluster_apart(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """Clusters A and B, each node 1 alone, each with its own __consumer_offsets-7 and
+    orders-0: group "app" of A is 25 behind A's log, "app" of B 3 behind B's (one row
+    merged from both clusters before: B's newer commit against A's log end)."""
+    ts = 1_700_000_000_000
+    for name, commit, n in (("a", 15, 40), ("b", 2, 5)):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "meta.properties").write_bytes(w.meta_properties({
+            "version": "1", "node.id": "1", "cluster.id": f"cluster{name.upper()}"}))
+        w.write_replica(d / "__consumer_offsets-7", [w.v2_batch([w.Rec(
+            w.offset_commit_key("app", "orders", 0),
+            w.offset_commit_value_v3(commit, ts + (name == "b")))], base_offset=0)])
+        w.write_replica(d / "orders-0", w.replica_batches([(0, n, 0)]))
+    r = kdump("lag", "--format", "json", "a", "b", cwd=tmp_path)
+    assert r.rc == 0, r.err
+    objs = _objs(r.out)
+    assert [(o["path"], o["replicas"]) for o in objs if o["type"] == "offsets_source"] == [
+        ("a/__consumer_offsets-7", 1), ("b/__consumer_offsets-7", 1)]
+    assert [(o["group"], o["committed_offset"], o["log_end_offset"], o["lag"],
+             o["log_end_offset_from"]["path"]) for o in objs if o["type"] == "lag"] == [
+        ("app", 15, 40, 25, "a/orders-0"), ("app", 2, 5, 3, "b/orders-0")]
