@@ -148,6 +148,8 @@ class _ReplicaActivity:
     """One partition replica's records over time and open transactions."""
 
     log_dir: str
+    #: its partition directory
+    path: str = ""
     width: int = MIN_BUCKET_MS
     buckets: dict[int, int] = field(default_factory=dict)  # bucket start -> records
     records: int = 0
@@ -208,7 +210,7 @@ def _first_pass(files: list[KafkaFile], max_batch_bytes: int
         pdir = kfs.dirname(f.path)
         act = current.get(pdir)
         if act is None:
-            act = current[pdir] = _ReplicaActivity(kfs.dirname(pdir))
+            act = current[pdir] = _ReplicaActivity(kfs.dirname(pdir), pdir)
             out.setdefault((f.topic, f.partition), []).append(act)
         try:
             with FileSource(f.path) as src:
@@ -227,6 +229,23 @@ def _first_pass(files: list[KafkaFile], max_batch_bytes: int
     return out, digests
 
 
+def _partitions(acts: dict[tuple[str, int], list[_ReplicaActivity]]
+                ) -> list[tuple[tuple[str, int], list[_ReplicaActivity]]]:
+    """The replicas by partition: replica groups (:mod:`kdump.ops.replica_groups`: one
+    cluster, topic, partition and topic id where known), in order."""
+    from ..replica_groups import Identity, group_replicas, log_dir_identity, topic_id_of
+
+    clusters: dict[str, str | None] = {}
+    for reps in acts.values():
+        for a in reps:
+            if a.log_dir not in clusters:
+                clusters[a.log_dir] = log_dir_identity(a.log_dir).cluster_id
+    members = [(k, a) for k, reps in acts.items() for a in reps]
+    groups, _notes = group_replicas(members, lambda m: Identity(
+        m[0][0], m[0][1], clusters[m[1].log_dir], topic_id_of(m[1].path), m[1].log_dir))
+    return [(g.members[0][0], [a for _k, a in g.members]) for g in groups]
+
+
 def _chosen(replicas: list[_ReplicaActivity]) -> _ReplicaActivity:
     """The replica with the most records (the first on a tie): replicas never add up."""
     return max(replicas, key=lambda r: r.records)
@@ -239,15 +258,15 @@ def activity_objects(acts: dict[tuple[str, int], list[_ReplicaActivity]]
     until all of them together span fewer than :data:`MAX_BUCKETS` (one partition's
     batches in 1970 and another's today would otherwise make the chart's axis, which
     runs from the first bucket to the last, tens of millions of minutes long)."""
-    chosen = {k: _chosen(v) for k, v in acts.items()}
-    width = max((a.width for a in chosen.values()), default=MIN_BUCKET_MS)
-    starts = [k for a in chosen.values() for k in a.buckets]
+    chosen = [(k, _chosen(v)) for k, v in _partitions(acts)]
+    width = max((a.width for _k, a in chosen), default=MIN_BUCKET_MS)
+    starts = [k for _p, a in chosen for k in a.buckets]
     if starts:
         lo, hi = min(starts), max(starts)
         while (hi - (hi % width)) - (lo - (lo % width)) >= width * MAX_BUCKETS:
             width *= 2
     per_topic: dict[str, dict[int, int]] = {}
-    for (topic, _p), a in sorted(chosen.items()):
+    for (topic, _p), a in chosen:
         t = per_topic.setdefault(topic, {})
         for k, v in a.buckets.items():
             nk = k - k % width
@@ -264,7 +283,7 @@ def transaction_objects(acts: dict[tuple[str, int], list[_ReplicaActivity]]
                         ) -> Iterator[dict[str, Any]]:
     """Transactions with no marker yet at the end of each partition's fullest replica."""
     rows = []
-    for (topic, partition), reps in sorted(acts.items()):
+    for (topic, partition), reps in _partitions(acts):
         a = _chosen(reps)
         for pid, o in sorted(a.open.items()):
             age = None

@@ -279,3 +279,19 @@ def test_lag_reads_each_cluster_apart(kdump: KdumpRunner, tmp_path: Path) -> Non
     assert [(o["group"], o["committed_offset"], o["log_end_offset"], o["lag"],
              o["log_end_offset_from"]["path"]) for o in objs if o["type"] == "lag"] == [
         ("app", 15, 40, 25, "a/orders-0"), ("app", 2, 5, 3, "b/orders-0")]
+
+
+def test_report_activity_counts_each_cluster(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """The report's activity adds each cluster's orders-0 (5 records each): replicas of one
+    partition never add up, partitions of two clusters do (it kept one of them)."""
+    two_clusters(tmp_path)
+    r = kdump("report", "--format", "json", "a", "b", cwd=tmp_path)
+    objs = _objs(r.out)
+    assert [(o["topic"], o["records"]) for o in objs if o["type"] == "activity"] == [
+        ("__cluster_metadata", 10), ("orders", 10)]
+    assert [(o["partition"], o["cluster_id"], o["status"]) for o in objs
+            if o["type"] == "partition_comparison"] == [
+        ("__cluster_metadata-0", "clusterAAAAAAAAAAAAAAA", "single"),
+        ("__cluster_metadata-0", "clusterBBBBBBBBBBBBBBB", "single"),
+        ("orders-0", "clusterAAAAAAAAAAAAAAA", "single"),
+        ("orders-0", "clusterBBBBBBBBBBBBBBB", "single")]
