@@ -147,8 +147,9 @@ class Replica:
 
 def node_twice(logdirs: Iterable[LogDir], replicas: dict[tuple[str, int], list[Replica]]
                ) -> list[tuple[LogDir, LogDir, list[tuple[str, int]]]]:
-    """Pairs of log dirs of one cluster.id claiming the same node id (broker.id / node.id)
-    that are not one broker's JBOD dirs, with the partitions both hold.
+    """Pairs of log dirs of one cluster claiming the same node id (broker.id / node.id)
+    that are not one broker's JBOD dirs, with the partitions both hold.  Two log dirs
+    naming different cluster.ids are two clusters, never one node twice.
 
     One broker's log dirs (KIP-858 JBOD) share its node.id and cluster.id and have
     distinct directory.ids (MetaPropertiesEnsemble.verify; ZooKeeper-era ones have none),
@@ -156,10 +157,15 @@ def node_twice(logdirs: Iterable[LogDir], replicas: dict[tuple[str, int], list[R
     "Duplicate log directories for ...").  So two log dirs claiming one node are the same
     node twice (two copies, or two runs of it) when they hold a partition in common or
     have the same directory.id; otherwise they are JBOD siblings, one broker."""
+    logdirs = list(logdirs)
+    # a log dir naming no cluster.id is of the only cluster the inputs name, as
+    # kdump.ops.replica_groups groups its replicas
+    named = {ld.cluster_id for ld in logdirs if ld.cluster_id is not None}
+    only = next(iter(named)) if len(named) == 1 else None
     groups: dict[tuple[str | None, int], list[LogDir]] = {}
     for ld in logdirs:
         if ld.broker_id is not None:
-            groups.setdefault((ld.cluster_id, ld.broker_id), []).append(ld)
+            groups.setdefault((ld.cluster_id or only, ld.broker_id), []).append(ld)
     if not any(len(g) > 1 for g in groups.values()):
         return []
     held: dict[str, set[tuple[str, int]]] = {}
@@ -186,7 +192,8 @@ def _twice_problem(a: LogDir, b: LogDir, common: list[tuple[str, int]]) -> Probl
                    f"(e.g. {t}-{p}), which one broker's log dirs never share")
     if a.directory_id is not None and a.directory_id == b.directory_id:
         why.append(f"the same directory.id {a.directory_id}")
-    cluster = f"cluster {a.cluster_id}" if a.cluster_id is not None else "an unnamed cluster"
+    cid = a.cluster_id or b.cluster_id
+    cluster = f"cluster {cid}" if cid is not None else "an unnamed cluster"
     return Problem(b.path, None, "node-twice",
                    f"log dirs {a.path} and {b.path} both claim node {a.broker_id} of "
                    f"{cluster} and are not one broker's JBOD dirs ({'; '.join(why)}): one "

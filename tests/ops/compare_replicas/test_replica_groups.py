@@ -295,3 +295,22 @@ def test_report_activity_counts_each_cluster(kdump: KdumpRunner, tmp_path: Path)
         ("__cluster_metadata-0", "clusterBBBBBBBBBBBBBBB", "single"),
         ("orders-0", "clusterAAAAAAAAAAAAAAA", "single"),
         ("orders-0", "clusterBBBBBBBBBBBBBBB", "single")]
+
+
+def test_a_log_dir_naming_no_cluster_is_one_node_twice_with_its_namesake(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    """``old`` names broker.id 1 and no cluster.id (so is of the only cluster named, the
+    test cluster); b1 is node 1 of that cluster too and both hold orders-0: one node twice,
+    as when both name the cluster, never compared as two replicas."""
+    for b in (1, 2):
+        d = w.broker_logdir(tmp_path / f"b{b}", b)
+        w.write_replica(d / "orders-0", w.replica_batches([(0, 10, 0)]))
+    _zk_broker(tmp_path / "old", 1, [("orders", 0)])
+    r = kdump("compare-replicas", "--format", "json", "old", "b1", "b2", cwd=tmp_path)
+    objs = _objs(r.out)
+    assert [(o["kind"], o["file"]) for o in objs if o["type"] == "problem"] == [
+        ("node-twice", "old")]
+    assert "both claim node 1 of cluster kdump-test-cluster" in objs[0]["detail"]
+    assert sorted((c["status"], tuple(x["log_dir"] for x in c["replicas"])) for c in objs
+                  if c["type"] == "partition_comparison") == [
+        ("single", ("b1",)), ("single", ("b2",)), ("single", ("old",))]
