@@ -7,7 +7,9 @@ A replica group is one partition of one cluster:
 * **one cluster**: the log dir's ``cluster.id`` (meta.properties, every release since
   0.10.1, ZooKeeper's version 0 file as KRaft's version 1).  Two log dirs naming
   different cluster.ids are never replicas of each other, whatever node ids they claim
-  (two clusters, not one node twice).  A log dir naming none (a ZooKeeper broker before
+  (two clusters, not one node twice).  MetaProperties (3.9-4.3): ``cluster.id`` "may be
+  Optional.empty in V0", ``broker.id`` "Only in V0", ``node.id`` "Replaces broker.id in
+  V1".  A log dir naming none (a ZooKeeper broker before
   0.10.1, or no meta.properties at all) belongs to the only cluster the inputs name, if
   they name exactly one; otherwise to no named cluster.
 * **one topic name and partition number**: the partition directory's name
@@ -15,12 +17,15 @@ A replica group is one partition of one cluster:
   the paths given are called (a log dir named ``kafka-1`` is a log dir, not a partition
   of a topic ``kafka``).
 * **one topic id where ``partition.metadata`` says it** (PartitionMetadataFile, written
-  since 2.8): a topic deleted and made again under its name is another partition (a
-  broker finds its log by the topic id: LogManager.isStrayReplica /
-  BrokerMetadataPublisher, 3.9-4.3), so an older incarnation under another id is its own
-  group.  A replica without the file joins the one topic id its cluster's replicas of the
-  partition name; when they name several it is told from none of them and stands alone;
-  when none names one (every broker before 2.8) the replicas are one group by name.
+  since 2.8; UnifiedLog.assignTopicId writes it once and refuses another id,
+  InconsistentTopicIdException): a topic deleted and made again under its name is
+  another partition (a broker looks its log's topic id up in the metadata image and
+  deletes the log as stray when the id is gone: LogManager.isStrayKraftReplica, 3.9;
+  LogManager.isStrayReplica from BrokerMetadataPublisher, 4.3), so an older incarnation
+  under another id is its own group.  A replica without the file joins the one topic
+  id its cluster's replicas of the partition name; when they name several it is told
+  from none of them and stands alone; when none names one (every broker before 2.8)
+  the replicas are one group by name.
 
 :func:`group_replicas` applies the rule to any members (compare-replicas' ``Replica``,
 size-report's rows ...) through a function saying each member's :class:`Identity`;
