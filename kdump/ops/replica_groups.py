@@ -4,13 +4,15 @@ size-report's replicas, repair's ``--replica``).
 
 A replica group is one partition of one cluster:
 
-* **one cluster**: the log dir's ``cluster.id`` (meta.properties, every release since
-  0.10.1, ZooKeeper's version 0 file as KRaft's version 1).  Two log dirs naming
+* **one cluster**: the log dir's ``cluster.id`` (meta.properties: ZooKeeper brokers write it
+  in their version 0 file since 2.4, BrokerMetadataCheckpoint.write, and rewrite the
+  file with it at start-up, refusing another cluster's: KafkaServer.startup,
+  InconsistentClusterIdException; KRaft's version 1 file always has it).  Two log dirs naming
   different cluster.ids are never replicas of each other, whatever node ids they claim
   (two clusters, not one node twice).  MetaProperties (3.9-4.3): ``cluster.id`` "may be
   Optional.empty in V0", ``broker.id`` "Only in V0", ``node.id`` "Replaces broker.id in
   V1".  A log dir naming none (a ZooKeeper broker before
-  0.10.1, or no meta.properties at all) belongs to the only cluster the inputs name, if
+  2.4, or no meta.properties at all) belongs to the only cluster the inputs name, if
   they name exactly one; otherwise to no named cluster.
 * **one topic name and partition number**: the partition directory's name
   (``Log.parseTopicPartitionName``); a partition is never grouped with another, whatever
@@ -77,7 +79,8 @@ class LogDirIdentity:
 def log_dir_identity(log_dir: str) -> LogDirIdentity:
     """The cluster and node a log dir's meta.properties names: ``node.id`` (KRaft, version
     1) or ``broker.id`` (ZooKeeper mode, version 0: its only id before KRaft), and
-    ``cluster.id`` where written (ZooKeeper brokers since 0.10.1, KIP-78)."""
+    ``cluster.id`` where written (ZooKeeper brokers since 2.4: BrokerMetadataCheckpoint.write;
+    2.3 and earlier wrote ``version`` and ``broker.id`` only)."""
     meta = os.path.join(log_dir, "meta.properties")
     if not kfs.isfile(meta):
         return LogDirIdentity(log_dir, None, None, None, None, f"{meta}: no such file")
@@ -106,7 +109,7 @@ def log_dir_identity(log_dir: str) -> LogDirIdentity:
 def same_cluster(a: LogDirIdentity, b: LogDirIdentity) -> tuple[bool, str]:
     """Is the log dir ``b`` of ``a``'s cluster, and how it is known: both name the same
     cluster.id; or neither names one and both are ZooKeeper-mode dirs (meta.properties
-    version 0 with a broker.id: brokers before 0.10.1 wrote no cluster.id, KIP-78), the
+    version 0 with a broker.id: brokers before 2.4 wrote no cluster.id there), the
     one case where nothing on disk can tell two clusters apart.  The reason is said from
     ``a``'s side (``a``: the input, ``b``: the other)."""
     if a.cluster_id is not None and b.cluster_id is not None:
@@ -116,7 +119,7 @@ def same_cluster(a: LogDirIdentity, b: LogDirIdentity) -> tuple[bool, str]:
     if a.cluster_id is None and b.cluster_id is None:
         if a.meta_version == 0 and b.meta_version == 0 and a.node_key == "broker.id" \
                 and b.node_key == "broker.id":
-            return True, ("neither names a cluster.id (ZooKeeper brokers before 0.10.1 wrote "
+            return True, ("neither names a cluster.id (ZooKeeper brokers before 2.4 wrote "
                           "none): taken as one cluster")
         return False, "neither names a cluster.id and they are not both ZooKeeper-era log dirs"
     if a.cluster_id is None:

@@ -46,7 +46,7 @@ class ReplicaLogDir:
 
     path: str
     broker_id: int
-    #: None: a ZooKeeper-era log dir naming none (brokers before 0.10.1), as its input
+    #: None: a ZooKeeper-era log dir naming none (brokers before 2.4), as its input
     cluster_id: str | None
 
     def label(self) -> str:

@@ -28,7 +28,7 @@ def _objs(out: str) -> list[dict[str, Any]]:
 def _zk_broker(root: Path, broker: int, parts: list[tuple[str, int]],
                cluster: str | None = None) -> Path:
     """A ZooKeeper-era broker's log dir: meta.properties version 0 with broker.id (and
-    cluster.id when given, as brokers since 0.10.1 write it), no partition.metadata."""
+    cluster.id when given, as brokers since 2.4 write it), no partition.metadata."""
     root.mkdir(parents=True)
     props = {"version": "0", "broker.id": str(broker)}
     if cluster is not None:

@@ -1,5 +1,5 @@
 """repair --replica on ZooKeeper-era log dirs (issue 46, Why 6): meta.properties version 0
-names the broker by ``broker.id`` (its node id) and, before 0.10.1, no cluster.id; the
+names the broker by ``broker.id`` (its node id) and, before 2.4, no cluster.id; the
 identity check is kdump/ops/replica_groups.py's (log_dir_identity, same_cluster).
 Log dirs are written by tests/writer.py."""
 
