@@ -50,8 +50,8 @@ from ..files.text import read_partition_metadata, read_properties
 from ..findings import INFO, Problem
 from ..source import FileSource
 
-__all__ = ["GroupKey", "Identity", "LogDirIdentity", "ReplicaGroup", "group_replicas",
-           "log_dir_identity", "same_cluster", "topic_id_of"]
+__all__ = ["ZERO_TOPIC_ID", "GroupKey", "Identity", "LogDirIdentity", "ReplicaGroup",
+           "group_replicas", "log_dir_identity", "same_cluster", "topic_id_of"]
 
 T = TypeVar("T")
 
@@ -128,17 +128,22 @@ def same_cluster(a: LogDirIdentity, b: LogDirIdentity) -> tuple[bool, str]:
     return False, f"it names no cluster.id, the input {a.cluster_id}: not proved to be one cluster"
 
 
+#: Uuid.ZERO_UUID, which PartitionMetadataReadBuffer.read refuses as a topic id (3.9-4.3)
+ZERO_TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAA"
+
+
 def topic_id_of(partition_dir: str) -> str | None:
     """The topic id a partition directory's ``partition.metadata`` names (None: no such
-    file, or one that does not read)."""
+    file, one that does not read, or the zero id Kafka refuses)."""
     path = f"{partition_dir.rstrip('/')}/partition.metadata"
     try:
         if not kfs.isfile(path):
             return None
         with FileSource(path) as src:
-            return str(read_partition_metadata(src)["topic_id"])
+            tid = str(read_partition_metadata(src)["topic_id"])
     except (KdumpError, OSError, KeyError):
         return None
+    return None if tid == ZERO_TOPIC_ID else tid
 
 
 @dataclass(frozen=True, slots=True)

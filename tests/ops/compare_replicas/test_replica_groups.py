@@ -314,3 +314,22 @@ def test_a_log_dir_naming_no_cluster_is_one_node_twice_with_its_namesake(
     assert sorted((c["status"], tuple(x["log_dir"] for x in c["replicas"])) for c in objs
                   if c["type"] == "partition_comparison") == [
         ("single", ("b1",)), ("single", ("b2",)), ("single", ("old",))]
+
+
+def test_identity_of_log_dirs_and_topic_ids(tmp_path: Path) -> None:
+    from kdump.ops.replica_groups import log_dir_identity, same_cluster, topic_id_of
+
+    zk = _zk_broker(tmp_path / "zk", 3, [("t", 0)])
+    (zk / "t-0" / "partition.metadata").write_bytes(w.partition_metadata(b"\x00" * 16))
+    assert topic_id_of(str(zk / "t-0")) is None  # the zero id: Kafka refuses it
+    (zk / "t-0" / "partition.metadata").write_bytes(w.partition_metadata(b"\x01" * 16))
+    assert topic_id_of(str(zk / "t-0")) == "AQEBAQEBAQEBAQEBAQEBAQ"
+    a = log_dir_identity(str(zk))
+    assert (a.cluster_id, a.node_id, a.node_key, a.meta_version, a.why) == (
+        None, 3, "broker.id", 0, f"{zk}/meta.properties names no cluster.id")
+    b = log_dir_identity(str(_zk_broker(tmp_path / "zk4", 4, [])))
+    assert same_cluster(a, b) == (True, "neither names a cluster.id (ZooKeeper brokers before "
+                                        "2.4 wrote none): taken as one cluster")
+    k = log_dir_identity(str(tmp_path / "nothing"))
+    assert (k.node_id, k.meta_version, k.why) == (
+        None, None, f"{tmp_path / 'nothing'}/meta.properties: no such file")
