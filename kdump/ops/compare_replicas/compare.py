@@ -564,5 +564,5 @@ def compare_replicas(paths: Iterable[str], opts: CompareOptions) -> Iterator[Ite
             total_read += sum(s.walk.bytes_read for s in comp.states)
             yield comp
             yield from batches
-    yield CompareSummary(sum(counts.values()), counts["agree"], counts["lagging"], counts["diverged"],
+    yield CompareSummary(len(groups), counts["agree"], counts["lagging"], counts["diverged"],
                          counts["single"], damaged, logdirs, total_read)
