@@ -37,7 +37,7 @@ from ...model import shape
 from ...records.v2 import RecordBatch
 from ...source import FileSource
 from ..compare_replicas import Head, HeaderWalk, read_batch, read_epoch_checkpoint
-from ..replica_groups import log_dir_identity, same_cluster
+from ..replica_groups import log_dir_identity, same_cluster, topic_id_of
 
 
 @dataclass(slots=True)
@@ -148,8 +148,13 @@ class Filler:
 
     def __init__(self, replicas: list[ReplicaLogDir], topic: str, partition: int,
                  own_epochs: list[tuple[int, int]] | None, max_batch_bytes: int,
-                 on_read: Callable[[str], None] | None = None) -> None:
+                 on_read: Callable[[str], None] | None = None,
+                 topic_id: str | None = None) -> None:
         self.replicas = replicas
+        #: the input partition's topic id (partition.metadata), None where unknown: a
+        #: replica naming another is another partition (kdump.ops.replica_groups)
+        self.topic_id = topic_id
+        self._not_replica: dict[str, str] = {}
         #: called with each replica file before it is first read (its SHA-256 taken)
         self.on_read = on_read
         self.topic = topic
@@ -161,8 +166,15 @@ class Filler:
     def _partition(self, r: ReplicaLogDir) -> _Partition | None:
         if r.path not in self._read:
             pdir = os.path.join(r.path, f"{self.topic}-{self.partition}")
+            theirs = topic_id_of(pdir) if self.topic_id is not None else None
             if not os.path.isdir(pdir):
                 self._read[r.path] = None
+            elif theirs is not None and theirs != self.topic_id:
+                self._read[r.path] = None
+                self._not_replica[r.path] = (
+                    f"{r.label()}'s {self.topic}-{self.partition} names topic id {theirs}, "
+                    f"the input's {self.topic_id}: another partition of a topic made again "
+                    "under its name, nothing filled")
             else:
                 if self.on_read is not None:
                     try:
@@ -198,7 +210,7 @@ class Filler:
         p = self._partition(r)
         name = f"{self.topic}-{self.partition}"
         if p is None:
-            fill.why = f"{r.label()} holds no replica of {name}"
+            fill.why = self._not_replica.get(r.path, f"{r.label()} holds no replica of {name}")
             return fill
         items = p.items
         k = 0

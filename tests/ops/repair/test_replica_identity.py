@@ -52,3 +52,28 @@ def test_zookeeper_identity_refusals(kdump: KdumpRunner, tmp_path: Path) -> None
                 if line else f"kdump: --replica {replica}: node 1 is the input's own node "
                 f"({a}): never filled from the same broker")
         assert (r.rc, r.err.splitlines()) == (2, [want])
+
+
+def test_a_replica_under_another_topic_id_fills_nothing(kdump: KdumpRunner,
+                                                        tmp_path: Path) -> None:
+    """Broker 2's t-0 names another topic id than the input's (the topic made again under
+    its name): another partition, never a source of bytes, even where its batches match."""
+    from tests.ops.repair.test_repair_fill import broker
+
+    b1, b2 = broker(tmp_path, 1), broker(tmp_path, 2)
+    (b1 / "t-0" / "partition.metadata").write_bytes(w.partition_metadata(b"\x01" * 16))
+    (b2 / "t-0" / "partition.metadata").write_bytes(w.partition_metadata(b"\x02" * 16))
+    flip(b1 / "t-0" / f"{SEG0}.log", 2)
+    r = kdump("repair", b1, "--into", tmp_path / "out", "--replica", b2, "--format", "json",
+              watch=[b1, b2])
+    fills = [o for o in (json.loads(x) for x in r.out.splitlines()) if o["type"] == "repair_fill"]
+    assert [(f["filled"], f["detail"]) for f in fills] == [(False, (
+        f"broker 2 ({b2})'s t-0 names topic id AgICAgICAgICAgICAgICAg, the input's "
+        "AQEBAQEBAQEBAQEBAQEBAQ: another partition of a topic made again under its name, "
+        "nothing filled"))]
+    # the same ids on both: filled
+    (b2 / "t-0" / "partition.metadata").write_bytes(w.partition_metadata(b"\x01" * 16))
+    r = kdump("repair", b1, "--into", tmp_path / "out2", "--replica", b2, "--format", "json",
+              watch=[b1, b2])
+    fills = [o for o in (json.loads(x) for x in r.out.splitlines()) if o["type"] == "repair_fill"]
+    assert [f["filled"] for f in fills] == [True]
