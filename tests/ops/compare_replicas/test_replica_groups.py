@@ -333,3 +333,22 @@ def test_identity_of_log_dirs_and_topic_ids(tmp_path: Path) -> None:
     k = log_dir_identity(str(tmp_path / "nothing"))
     assert (k.node_id, k.meta_version, k.why) == (
         None, None, f"{tmp_path / 'nothing'}/meta.properties: no such file")
+
+
+def test_offsets_summary_replays_each_clusters_partition(kdump: KdumpRunner,
+                                                         tmp_path: Path) -> None:
+    """dump --summary over two clusters' __consumer_offsets-7: two partitions, each
+    replayed (it replayed one and skipped the other as a replica of it)."""
+    for name in ("a", "b"):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "meta.properties").write_bytes(w.meta_properties({
+            "version": "1", "node.id": "1", "cluster.id": f"cluster{name.upper()}"}))
+        w.write_replica(d / "__consumer_offsets-7", [w.v2_batch([w.Rec(
+            w.offset_commit_key(f"app-{name}", "orders", 0),
+            w.offset_commit_value_v3(3, 1_700_000_000_000))], base_offset=0)])
+    r = kdump("dump", "--summary", "--format", "json", "a", "b", cwd=tmp_path)
+    objs = _objs(r.out)
+    assert (objs[-1]["partitions"], objs[-1]["skipped_replicas"]) == (2, [])
+    assert [(o["group"], o["offset"]) for o in objs if o["type"] == "committed_offset"] == [
+        ("app-a", 3), ("app-b", 3)]
