@@ -154,7 +154,7 @@ def _replica_groups(by_partition: dict[tuple[str | None, int | None], list[str]]
             clusters[ld] = log_dir_identity(ld).cluster_id
     groups, _notes = group_replicas(named, lambda m: Identity(
         str(m[0]), int(m[1]) if m[1] is not None else 0, clusters[logdir_of(m[2])],
-        topic_id_of(m[2]), logdir_of(m[2])))
+        None, logdir_of(m[2])), lambda m: topic_id_of(m[2]))
     out: list[tuple[tuple[str | None, int | None], list[str]]] = [
         ((g.key.topic, g.key.partition), [d for _t, _p, d in g.members]) for g in groups]
     return out + [(k, ds) for k, ds in by_partition.items() if k[0] is None or k[1] is None]

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Generic, TypeVar
 
 from .. import fs as kfs
@@ -209,15 +209,23 @@ def _clusters(ids: Iterable[Identity]) -> tuple[dict[str, str], set[str]]:
     return {i.log_dir: (i.cluster_id or only or "") for i in ids}, named
 
 
-def group_replicas(members: Iterable[T], identity: Callable[[T], Identity]
+def group_replicas(members: Iterable[T], identity: Callable[[T], Identity],
+                   topic_id: Callable[[T], str | None] | None = None
                    ) -> tuple[list[ReplicaGroup[T]], list[Problem]]:
     """``members`` in replica groups (sorted by topic, partition, cluster, topic id), and
-    an info note per partition whose replicas name several topic ids."""
+    an info note per partition whose replicas name several topic ids.  ``topic_id``:
+    read a member's topic id only where it can matter, when its cluster holds another
+    replica of its name (one partition.metadata read per replica spared for the rest,
+    a request each in an object store); the ``identity``'s topic id is used otherwise."""
     items = [(m, identity(m)) for m in members]
     cluster_of, named = _clusters(i for _m, i in items)
     by_name: dict[tuple[str, int, str], list[tuple[T, Identity]]] = {}
     for m, i in items:
         by_name.setdefault((i.topic, i.partition, cluster_of[i.log_dir]), []).append((m, i))
+    if topic_id is not None:
+        for reps in by_name.values():
+            if len(reps) > 1:
+                reps[:] = [(m, replace(i, topic_id=topic_id(m))) for m, i in reps]
     names_in_clusters: dict[tuple[str, int], set[str]] = {}
     for t, p, c in by_name:
         names_in_clusters.setdefault((t, p), set()).add(c)

@@ -242,7 +242,8 @@ def _partitions(acts: dict[tuple[str, int], list[_ReplicaActivity]]
                 clusters[a.log_dir] = log_dir_identity(a.log_dir).cluster_id
     members = [(k, a) for k, reps in acts.items() for a in reps]
     groups, _notes = group_replicas(members, lambda m: Identity(
-        m[0][0], m[0][1], clusters[m[1].log_dir], topic_id_of(m[1].path), m[1].log_dir))
+        m[0][0], m[0][1], clusters[m[1].log_dir], None, m[1].log_dir),
+        lambda m: topic_id_of(m[1].path))
     return [(g.members[0][0], [a for _k, a in g.members]) for g in groups]
 
 

@@ -452,12 +452,12 @@ class SizeTotals:
         clusters = {ld: log_dir_identity(ld).cluster_id if ld is not None else None
                     for _t, _p, ld in named}
 
-        def identity(k: tuple[Any, ...]) -> Identity:
+        def tid(k: tuple[Any, ...]) -> str | None:
             held = self._held.get(k)
-            return Identity(k[0], k[1], clusters[k[2]],
-                            topic_id_of(held[0]) if held is not None else None, str(k[2]))
+            return topic_id_of(held[0]) if held is not None else None
 
-        groups, _notes = group_replicas(named, identity)
+        groups, _notes = group_replicas(
+            named, lambda k: Identity(k[0], k[1], clusters[k[2]], None, str(k[2])), tid)
         out = [g.members for g in groups]
         loose: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
         for k in self._replicas:

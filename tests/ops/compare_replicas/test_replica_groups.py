@@ -352,3 +352,22 @@ def test_offsets_summary_replays_each_clusters_partition(kdump: KdumpRunner,
     assert (objs[-1]["partitions"], objs[-1]["skipped_replicas"]) == (2, [])
     assert [(o["group"], o["offset"]) for o in objs if o["type"] == "committed_offset"] == [
         ("app-a", 3), ("app-b", 3)]
+
+
+def test_topic_ids_read_only_where_they_can_matter() -> None:
+    """size-report, dump --summary and the report pass ``topic_id``: it is asked only for
+    members whose cluster holds another replica of their name."""
+    asked: list[str] = []
+
+    def tid(i: Identity) -> str | None:
+        asked.append(i.log_dir)
+        return {"x": "id1", "y": "id2"}.get(i.log_dir)
+
+    ids = [Identity("t", 0, "A", None, "x"), Identity("t", 0, "A", None, "y"),
+           Identity("t", 1, "A", None, "x"), Identity("t", 0, "B", None, "z")]
+    groups, notes = group_replicas(ids, lambda i: i, tid)
+    assert sorted(asked) == ["x", "y"]
+    assert [(g.label, [m.log_dir for m in g.members]) for g in groups] == [
+        ("t-0 (cluster A, topic id id1)", ["x"]), ("t-0 (cluster A, topic id id2)", ["y"]),
+        ("t-0 (cluster B)", ["z"]), ("t-1", ["x"])]
+    assert [n.kind for n in notes] == ["replica-topic-ids"]
