@@ -121,8 +121,12 @@ def two_clusters(root: Path) -> None:
         (d / "meta.properties").write_bytes(w.meta_properties({
             "version": "1", "node.id": "1", "cluster.id": cluster,
             "directory.id": f"dir{name.upper()}AAAAAAAAAAAAAAAAAA"}))
-        for topic in ("__cluster_metadata", "orders"):
-            w.write_replica(d / f"{topic}-0", w.replica_batches([(0, 5, 0)], tag=name))
+        w.write_replica(d / "orders-0", w.replica_batches([(0, 5, 0)], tag=name))
+        # each cluster's own metadata log: orders made under its own topic id
+        lw = w.MetadataLogWriter(d / "__cluster_metadata-0")
+        lw.append([w.metadata_record("TopicRecord", {
+            "name": "orders", "topicId": w.uuid_of(1 if name == "a" else 2)})])
+        lw.close()
 
 
 def test_two_clusters_sharing_a_node_id_are_never_replicas(kdump: KdumpRunner,
@@ -138,7 +142,7 @@ def test_two_clusters_sharing_a_node_id_are_never_replicas(kdump: KdumpRunner,
     ]
     assert r.err.splitlines() == [
         "compare-replicas: 4 partitions: 0 agree, 0 lagging, 0 diverged, 4 with one replica, "
-        "0 damaged; 464 bytes read"]
+        "0 damaged; 422 bytes read"]
     j = kdump("compare-replicas", "--format", "json", "a", "b", cwd=tmp_path)
     objs = _objs(j.out)
     assert [o for o in objs if o["type"] == "problem"] == []  # no node-twice
@@ -246,7 +250,7 @@ def test_size_report_counts_each_cluster_and_incarnation_apart(kdump: KdumpRunne
     objs = _objs(r.out)
     assert [(o.get("topic"), o["records"], o["partitions"], o["replicas"],
              o.get("replication_factor")) for o in objs] == [
-        ("__cluster_metadata", 10, 2, 2, 1), ("orders", 10, 2, 2, 1), (None, 20, 4, 4, None)]
+        ("__cluster_metadata", 2, 2, 2, 1), ("orders", 10, 2, 2, 1), (None, 12, 4, 4, None)]
     incarnations(tmp_path / "i")
     r = kdump("size-report", "--by", "topic", "--format", "json", "b1", "b2", "b3", "b4",
               cwd=tmp_path / "i")
@@ -282,13 +286,14 @@ def test_lag_reads_each_cluster_apart(kdump: KdumpRunner, tmp_path: Path) -> Non
 
 
 def test_report_activity_counts_each_cluster(kdump: KdumpRunner, tmp_path: Path) -> None:
-    """The report's activity adds each cluster's orders-0 (5 records each): replicas of one
-    partition never add up, partitions of two clusters do (it kept one of them)."""
+    """The report's activity adds each cluster's orders-0 (5 records each) and metadata log
+    (1 each): replicas of one partition never add up, partitions of two clusters do (it
+    kept one of them)."""
     two_clusters(tmp_path)
     r = kdump("report", "--format", "json", "a", "b", cwd=tmp_path)
     objs = _objs(r.out)
     assert [(o["topic"], o["records"]) for o in objs if o["type"] == "activity"] == [
-        ("__cluster_metadata", 10), ("orders", 10)]
+        ("__cluster_metadata", 2), ("orders", 10)]
     assert [(o["partition"], o["cluster_id"], o["status"]) for o in objs
             if o["type"] == "partition_comparison"] == [
         ("__cluster_metadata-0", "clusterAAAAAAAAAAAAAAA", "single"),
@@ -371,3 +376,26 @@ def test_topic_ids_read_only_where_they_can_matter() -> None:
         ("t-0 (cluster A, topic id id1)", ["x"]), ("t-0 (cluster A, topic id id2)", ["y"]),
         ("t-0 (cluster B)", ["z"]), ("t-1", ["x"])]
     assert [n.kind for n in notes] == ["replica-topic-ids"]
+
+
+@pytest.mark.parametrize("shape", ["zookeeper-three", "two-clusters"])
+@pytest.mark.parametrize("command", ["verify-crc", "verify-index", "size-report",
+                                     "compare-replicas", "lag", "report"])
+def test_every_command_calls_these_shapes_clean(kdump: KdumpRunner, tmp_path: Path,
+                                                shape: str, command: str) -> None:
+    """Issue 46 What 6's replica rows: three ZooKeeper-era brokers each holding other
+    partitions, and two clusters sharing a node id, are healthy: exit 0 in every command
+    and no replica finding anywhere."""
+    if shape == "zookeeper-three":
+        zk_three(tmp_path)
+        dirs = ["kafka-1", "kafka-2", "kafka-3"]
+    else:
+        two_clusters(tmp_path)
+        dirs = ["a", "b"]
+    extra = ["--format", "json"] if command in ("report", "compare-replicas", "lag") else []
+    r = kdump(command, *extra, *dirs, cwd=tmp_path)
+    assert r.rc == 0, (r.out, r.err)
+    text = r.out + r.err
+    for bad in ('"diverged":true', "replicas diverge", "replica-diverged", "replica-lagging",
+                "node-twice", "replica-topic-ids"):
+        assert bad not in text, bad
