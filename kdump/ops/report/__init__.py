@@ -45,7 +45,7 @@ from ... import fs as kfs
 from ...custody import Digest, HashingSource, file_digest, utc_iso
 from ...errors import KdumpError
 from ...files.logdir import KafkaFile, not_data, walk
-from ...findings import Problem, finding_key
+from ...findings import INFO, Problem, finding_key
 from ...model import shape
 from ...records.file_records import Batch, LogReader
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
@@ -319,10 +319,15 @@ def _metadata(files: list[KafkaFile], max_batch_bytes: int) -> Iterator[Any]:
     (leader and ISR changes, fencing, topics created and deleted), its problems."""
     from ...metadata import Replay, find_sources
     from ...metadata.output import history_object, image_objects, image_summary
+    from ..replica_groups import log_dir_identity
 
     dirs = sorted({kfs.dirname(f.path) for f in files
                    if f.topic == METADATA_TOPIC and f.partition_state is None})
     best: tuple[Any, deque[dict[str, Any]], int] | None = None
+    best_dir = ""
+    # one cluster's metadata log: another cluster's is never a replica of it
+    # (kdump.ops.replica_groups); the others are named in a note
+    cluster_of = {d: log_dir_identity(kfs.dirname(d)).cluster_id for d in dirs}
     for d in dirs:
         try:
             sources = find_sources(d)
@@ -345,9 +350,21 @@ def _metadata(files: list[KafkaFile], max_batch_bytes: int) -> Iterator[Any]:
                    max_batch_bytes=max_batch_bytes).run()
         if best is None or (r.offset or -1) > (best[0].offset or -1):
             best = (r, kept, total[0])
+            best_dir = d
     if best is None:
         return
     r, kept, changes = best
+    shown = cluster_of[best_dir]
+    others = sorted({c for c in cluster_of.values() if c is not None and c != shown})
+    if others:
+        yield Problem(best_dir, None, "several-clusters",
+                      f"the inputs hold the metadata logs of {len(others) + 1} clusters: this "
+                      f"section shows cluster {shown}'s (the fullest of its replicas, "
+                      f"{best_dir}); not shown: "
+                      + "; ".join(f"cluster {c} ({', '.join(d for d in dirs if cluster_of[d] == c)})"
+                                  for c in others)
+                      + ". Never replicas of each other, every section keeps them apart",
+                      severity=INFO)
     yield from image_objects(r.image)
     yield image_summary(r)
     yield shape("timeline", {"changes": changes, "shown": len(kept),
