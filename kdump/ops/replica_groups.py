@@ -231,6 +231,9 @@ def group_replicas(members: Iterable[T], identity: Callable[[T], Identity],
         names_in_clusters.setdefault((t, p), set()).add(c)
     groups: dict[GroupKey, ReplicaGroup[T]] = {}
     notes: list[Problem] = []
+    #: partitions whose replicas name several topic ids, by how their log dirs split
+    split: dict[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]],
+                list[tuple[str, str, list[str], dict[str, list[str]]]]] = {}
 
     def add(key: GroupKey, m: T, why: str, qualifier: str) -> None:
         g = groups.get(key)
@@ -274,14 +277,26 @@ def group_replicas(members: Iterable[T], identity: Callable[[T], Identity],
         if len(known) > 1:
             dirs = {t: sorted(i.log_dir for _m, i in reps if i.topic_id == t) for t in known}
             alone = sorted(i.log_dir for _m, i in reps if i.topic_id is None)
-            r0 = reps[0][1]
-            notes.append(Problem(
-                os.path.join(r0.log_dir, name), None, "replica-topic-ids",
-                f"the replicas of {name} name {len(known)} topic ids ("
-                + "; ".join(f"{t} in {', '.join(dirs[t])}" for t in known)
-                + "): different partitions of a topic made again under its name, each "
-                "compared only with the replicas of its own topic id"
-                + (f"; {', '.join(alone)} with no partition.metadata, told from none, "
-                   "each alone" if alone else ""),
-                severity=INFO))
+            # partitions whose log dirs split alike (a log dir of an older run holding
+            # every partition under other ids) share one note
+            pattern = (tuple(sorted(tuple(d) for d in dirs.values())), tuple(alone))
+            split.setdefault(pattern, []).append((name, reps[0][1].log_dir, known, dirs))
+    for (_pattern, alone_t), parts in split.items():
+        name, log_dir, known, dirs = parts[0]
+        alone = list(alone_t)
+        if len(parts) == 1:
+            detail = (f"the replicas of {name} name {len(known)} topic ids ("
+                      + "; ".join(f"{t} in {', '.join(dirs[t])}" for t in known) + ")")
+        else:
+            detail = (f"the replicas of {len(parts)} partitions name other topic ids in "
+                      + " than in ".join(', '.join(d) for d in sorted(dirs.values()))
+                      + f" (e.g. {name}: "
+                      + "; ".join(f"{t} in {', '.join(dirs[t])}" for t in known) + ")")
+        notes.append(Problem(
+            os.path.join(log_dir, name), None, "replica-topic-ids",
+            detail + ": different partitions of a topic made again under its name, each "
+            "compared only with the replicas of its own topic id"
+            + (f"; {', '.join(alone)} with no partition.metadata, told from none, "
+               "each alone" if alone else ""),
+            severity=INFO))
     return [groups[k] for k in sorted(groups)], notes

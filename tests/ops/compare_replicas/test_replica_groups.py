@@ -415,3 +415,24 @@ def test_report_cluster_section_names_the_clusters_not_shown(kdump: KdumpRunner,
         "clusterAAAAAAAAAAAAAAA's (the fullest of its replicas, a/__cluster_metadata-0); not "
         "shown: cluster clusterBBBBBBBBBBBBBBB (b/__cluster_metadata-0). Never replicas of "
         "each other, every section keeps them apart")]
+
+
+def test_an_older_run_under_other_topic_ids_is_one_note(kdump: KdumpRunner,
+                                                        tmp_path: Path) -> None:
+    """``old`` (node 3, an earlier run of the cluster) holds orders-0 and orders-1 under
+    other topic ids than brokers 1 and 2 (seen on a real cluster reusing its volumes): one
+    note for both partitions, each incarnation compared apart."""
+    for b, tid in ((1, b"\x02" * 16), (2, b"\x02" * 16), (3, b"\x01" * 16)):
+        d = w.broker_logdir(tmp_path / ("old" if b == 3 else f"b{b}"), b)
+        for p in (0, 1):
+            w.write_replica(d / f"orders-{p}", w.replica_batches([(0, 5, 0)], tag=f"t{tid[0]}"))
+            (d / f"orders-{p}" / "partition.metadata").write_bytes(w.partition_metadata(tid))
+    r = kdump("compare-replicas", "b1", "b2", "old", cwd=tmp_path)
+    assert r.rc == 0, r.out
+    assert r.err.splitlines() == [
+        "b1/orders-0: replica-topic-ids [info]: the replicas of 2 partitions name other "
+        "topic ids in b1, b2 than in old (e.g. orders-0: AQEBAQEBAQEBAQEBAQEBAQ in old; "
+        "AgICAgICAgICAgICAgICAg in b1, b2): different partitions of a topic made again under "
+        "its name, each compared only with the replicas of its own topic id",
+        "compare-replicas: 4 partitions: 2 agree, 0 lagging, 0 diverged, 2 with one replica, "
+        "0 damaged; 726 bytes read"]
