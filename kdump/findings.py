@@ -132,6 +132,9 @@ KINDS: Final[dict[str, str]] = {
     "runs of one node, never compared as replicas of each other",
     "replica-topic-ids": "replicas of a partition name different topic ids in partition.metadata: "
     "different partitions of a topic deleted and made again under its name, compared apart",
+    "several-clusters": "the inputs hold log dirs of several clusters (cluster.ids): never "
+    "replicas of each other; the report's cluster section shows one cluster's metadata log, "
+    "naming the others",
     "hanging-transaction": "a transaction with no marker, open longer than "
     "transaction.max.timeout.ms (15 minutes) by the partition's own clock",
     # schema registry (kdump/schemaregistry)
@@ -278,6 +281,10 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "its log up by that id (BrokerMetadataPublisher.initializeManagers -> "
     "newImage.topics.partitionReplicas(log.topicId, ...), LogManager.isStrayReplica, 4.3): a "
     "log of another id is not that partition",
+    "several-clusters": "MetaPropertiesEnsemble.verify (3.9-4.3): the cluster.id \"must be the "
+    "same in all directories\" of a node; in ZooKeeper mode KafkaServer.startup refuses a log "
+    "dir of another cluster than ZooKeeper's (InconsistentClusterIdException, 2.4-3.6; "
+    "MetaPropertiesEnsemble.verify with ZooKeeper's cluster id, 3.7-3.9)",
     "hanging-transaction": "TransactionCoordinator aborts a transaction older than its "
     "transaction.timeout.ms (transaction.max.timeout.ms bounds it): a partition still open "
     "after that is hanging (kafka-transactions.sh find-hanging)",

@@ -44,10 +44,13 @@ def compare_replicas_command(paths: tuple[str, ...], print_data_log: bool, leade
                              kafka_version: str | None) -> ExitCode:
     """Compare the replicas of each partition across brokers' log dirs.
 
-    Each PATH is one broker's log dir (or a folder of log dirs, or one partition
-    directory: several partition directories are compared with each other whatever
-    their names).  Partitions are matched by directory name; a partition found in one
-    log dir only is reported.  Per partition: each replica's log start and end offsets,
+    Each PATH is one broker's log dir (or a folder of log dirs, or a partition
+    directory).  Replicas are grouped by what they are: one cluster (the log dirs'
+    cluster.id; never two clusters, whatever node ids they claim), one topic name and
+    partition number (the partition directory's name, never a log dir's: kafka-1 is a
+    log dir), and one topic id where partition.metadata says it (a topic made again
+    under its name is another partition).  A partition found in one log dir only is
+    reported.  Per partition: each replica's log start and end offsets,
     its leader-epoch history (leader-epoch-checkpoint and the batches' leader epochs),
     the divergence offset (the first offset where two replicas hold different batches),
     and where Kafka's truncation (OffsetsForLeaderEpoch: the end offset of the largest

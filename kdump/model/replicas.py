@@ -11,6 +11,12 @@ from .fields import Kinds, typed
 KINDS: Kinds = typed({
     "partition_comparison": ("compare-replicas: one partition's replicas", [
         ("partition", "str", "<topic>-<partition>, the directory name"), ("topic", "str", ""),
+        ("cluster_id", "str|null", "the cluster.id of the replicas' log dirs (a log dir naming "
+                                   "none: the only one the inputs name); null when none"),
+        ("topic_id", "str|null", "the topic id their partition.metadata names; null when none "
+                                 "does (brokers before 2.8). Replicas are grouped by cluster, "
+                                 "topic, partition and topic id: a partition made again under "
+                                 "another id is another comparison"),
         ("status", "str", "agree, lagging (a replica is a prefix of another), diverged, or single "
                           "(found in one log dir only)"),
         ("diverged", "bool", "two replicas hold different batches at some offset"),
@@ -31,7 +37,8 @@ KINDS: Kinds = typed({
          "holds them), epochs_source, checkpoint_epochs, batch_epochs, latest_epoch, "
          "truncation_offset, truncation_reason, batch_at_divergence ({file, position, "
          "base_offset, last_offset, partition_leader_epoch, crc, magic, count, size} or "
-         "null), damage ([{file, position, kind, base_offset, detail}]), bytes_read"),
+         "null), damage ([{file, position, kind, base_offset, detail}]), bytes_read, joined (why "
+         "it is a replica of this partition: its cluster, its topic id or why none)"),
     ]),
     "replicas_summary": ("closes compare-replicas", [
         ("partitions", "int", ""), ("agree", "int", ""), ("lagging", "int", ""), ("diverged", "int", ""),

@@ -173,6 +173,24 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
     group."""
     rs = ReplicaSet(paths)
     yield from rs.problems
+    for replicas in by_cluster(rs):
+        yield from _lag(replicas, opts)
+
+
+def by_cluster(rs: ReplicaSet) -> list[dict[tuple[str, int], list[Replica]]]:
+    """The replicas by partition name, one map per cluster (:mod:`kdump.ops.replica_groups`:
+    two clusters' ``__consumer_offsets-0`` are never one partition, nor their groups one
+    group); a cluster's replicas of a name under several topic ids stay together (the
+    replica with the highest log end offset answers, as for any partition)."""
+    out: dict[str, dict[tuple[str, int], list[Replica]]] = {}
+    for g in rs.groups()[0]:
+        out.setdefault(g.key.cluster_id, {}).setdefault(
+            (g.key.topic, g.key.partition), []).extend(g.members)
+    return [out[c] for c in sorted(out)] or [{}]
+
+
+def _lag(replicas: dict[tuple[str, int], list[Replica]], opts: LagOptions) -> Iterator[Item]:
+    """:func:`lag` over one cluster's replicas."""
     problems: list[Problem] = []
     releases = Releases(opts.kafka_version)
     committed: dict[tuple[str, str, int], tuple[CommittedOffset, str]] = {}
@@ -188,11 +206,11 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
     consumer_groups: set[str] = set()
     share_groups: set[str] = set()
     streams_groups: set[str] = set()
-    data_topics = sorted({t for t, _p in rs.replicas if t not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC)})
-    for (topic, partition) in sorted(rs.replicas):
+    data_topics = sorted({t for t, _p in replicas if t not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC)})
+    for (topic, partition) in sorted(replicas):
         if topic not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC):
             continue
-        chosen = choose(rs.replicas[(topic, partition)], opts.max_batch_bytes, problems)
+        chosen = choose(replicas[(topic, partition)], opts.max_batch_bytes, problems)
         state = ReplayState.new() if topic == OFFSETS_TOPIC else ReplayState.share()
         segs = list_segments(chosen.replica.path)
         for k, (_base, seg) in enumerate(segs):
@@ -236,7 +254,7 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
             # newer commit wins
             if prev is None or o.commit_timestamp >= prev[0].commit_timestamp:
                 committed[gkey] = (o, chosen.replica.path)
-    names = _share_topic_names(topic_ids, rs, {k[1] for k in shares} | {k[1] for k in assigned})
+    names = _share_topic_names(topic_ids, replicas, {k[1] for k in shares} | {k[1] for k in assigned})
     members_of: dict[tuple[str, str, int], list[str]] = {}
     for (group, tid, partition), members in assigned.items():
         members_of[(group, names.get(tid, tid), partition)] = sorted(set(members))
@@ -276,12 +294,12 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
         topic = topic_or_none if topic_or_none is not None else (share.topic_id if share else "")
         key = (topic, partition)
         if key not in leo_cache:
-            reps = rs.replicas.get(key) if topic_or_none is not None else None
+            reps = replicas.get(key) if topic_or_none is not None else None
             leo_cache[key] = choose(reps, opts.max_batch_bytes, problems) if reps else None
         src = leo_cache[key]
         hw: int | None = None
         hw_from: str | None = None
-        for rep in rs.replicas.get(key, []) if topic_or_none is not None else []:
+        for rep in replicas.get(key, []) if topic_or_none is not None else []:
             v = rep.high_watermark
             if v is not None and (hw is None or v > hw):
                 hw, hw_from = v, rep.log_dir
@@ -289,7 +307,7 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
                            src.log_end_offset if src else None, hw, ts, meta, src,
                            None if hw_from is None else
                            f"replication-offset-checkpoint of {hw_from} (the highest of "
-                           f"{sum(1 for x in rs.replicas.get(key, []) if x.high_watermark is not None)})",
+                           f"{sum(1 for x in replicas.get(key, []) if x.high_watermark is not None)})",
                            from_path, "share" if share is not None else group_types.get(group),
                            share, members_of.get((group, topic, partition), [])
                            if group in with_assignments else None))
@@ -307,7 +325,8 @@ def lag(paths: Iterable[str], opts: LagOptions) -> Iterator[Item]:
                        sum(known), max(known) if known else None, sorted({r.topic for r in rs_}))
 
 
-def _share_topic_names(from_records: dict[str, str], rs: ReplicaSet,
+def _share_topic_names(from_records: dict[str, str],
+                       replicas: dict[tuple[str, int], list[Replica]],
                        wanted: set[str]) -> dict[str, str]:
     """Topic id -> name: share-group records first, then the replicas'
     ``partition.metadata`` files."""
@@ -316,13 +335,14 @@ def _share_topic_names(from_records: dict[str, str], rs: ReplicaSet,
     digest = OffsetsDigest()
     digest.topic_names.update(from_records)
     files = {}
-    for (topic, _p), reps in sorted(rs.replicas.items()):
+    for (topic, _p), reps in sorted(replicas.items()):
         if topic not in files and topic not in (OFFSETS_TOPIC, SHARE_STATE_TOPIC):
             files[topic] = reps[0].path.rstrip("/") + "/partition.metadata"
     return topic_names(digest, files, wanted)
 
 
-__all__ = ["GroupLag", "LagOptions", "LagRow", "OffsetsSource", "lag", "streams_task_partitions"]
+__all__ = ["GroupLag", "LagOptions", "LagRow", "OffsetsSource", "by_cluster", "lag",
+           "streams_task_partitions"]
 
 
 #: a quantified group whose body holds a quantifier or an alternation: ``(a+)+``,

@@ -28,7 +28,7 @@ from ..records.control import parse_control
 from ..records.file_records import LogReader
 from ..records.v2 import RecordBatch
 from ..source import FileSource
-from .compare_replicas import log_end_offset
+from .compare_replicas import log_end_offset, logdir_of
 from .offsets_digest import OffsetsDigest
 from .share_state import ShareStateDigest
 
@@ -137,6 +137,29 @@ def replay_log(path: str, active: bool, state: ReplayState, *, decoder: Any = No
                     digest.add(d.key_json, d.value_json, log_offset=rec.offset)
 
 
+def _replica_groups(by_partition: dict[tuple[str | None, int | None], list[str]]
+                    ) -> list[tuple[tuple[str | None, int | None], list[str]]]:
+    """The partition directories by replica group (:mod:`kdump.ops.replica_groups`: one
+    cluster, topic, partition and topic id where known: two clusters'
+    ``__consumer_offsets-7`` are two partitions, each replayed); loose logs (no partition
+    directory) by name as found."""
+    from .replica_groups import Identity, group_replicas, log_dir_identity, topic_id_of
+
+    named = [(t, p, d) for (t, p), ds in by_partition.items() if t is not None and p is not None
+             for d in ds]
+    clusters: dict[str, str | None] = {}
+    for _t, _p, d in named:
+        ld = logdir_of(d)
+        if ld not in clusters:
+            clusters[ld] = log_dir_identity(ld).cluster_id
+    groups, _notes = group_replicas(named, lambda m: Identity(
+        str(m[0]), int(m[1]) if m[1] is not None else 0, clusters[logdir_of(m[2])],
+        None, logdir_of(m[2])), lambda m: topic_id_of(m[2]))
+    out: list[tuple[tuple[str | None, int | None], list[str]]] = [
+        ((g.key.topic, g.key.partition), [d for _t, _p, d in g.members]) for g in groups]
+    return out + [(k, ds) for k, ds in by_partition.items() if k[0] is None or k[1] is None]
+
+
 def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
                     max_batch_bytes: int = 256 << 20, kafka_version: str | None = None
                     ) -> Iterator[DigestRow | DigestTotals | Problem]:
@@ -177,7 +200,7 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
             by_partition.setdefault((f.topic, f.partition), []).append(pdir)
         dirs[pdir].append(f)
     skipped: list[str] = []
-    for (topic, partition), pdirs in by_partition.items():
+    for (topic, _partition), pdirs in _replica_groups(by_partition):
         chosen = pdirs[0]
         if len(pdirs) > 1 and topic is not None:
             best = None
@@ -186,7 +209,7 @@ def offsets_summary(paths: Iterable[str], *, all_topics: bool = False,
                 if leo is not None and (best is None or leo > best):
                     best, chosen = leo, d
             skipped.extend(d for d in pdirs if d != chosen)
-        partitions.add(f"{topic}-{partition}")
+        partitions.add(chosen)  # one replica group: one partition
         is_share = topic == SHARE_STATE_TOPIC and not all_topics
         for f in dirs[chosen] if topic is not None else [x for d in pdirs for x in dirs[d]]:
             decoder = releases.decoder("share-group-state" if is_share else "offsets",

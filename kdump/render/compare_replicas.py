@@ -58,7 +58,7 @@ def _who(r: dict[str, Any]) -> str:
 
 def comparison_lines(c: PartitionComparison) -> list[str]:
     d = c.to_json()
-    head = f"{d['partition']}: "
+    head = f"{c.label}: "
     if d["status"] == "single":
         where = ", ".join(str(m["broker_id"]) if m["broker_id"] is not None else m["log_dir"]
                           for m in d["missing_from"])
@@ -223,7 +223,7 @@ class CompareTableRenderer:
                 elif k:
                     status = ""
                 self.rows.append((
-                    d["partition"] if k == 0 else "", status,
+                    item.label if k == 0 else "", status,
                     f"broker {r['broker_id']}" if r["broker_id"] is not None else r["log_dir"],
                     r["role"], dash(r["log_start_offset"]), dash(r["log_end_offset"]),
                     dash(r["high_watermark"]), epochs_text(r["epochs"]),

@@ -25,7 +25,6 @@ from typing import Any
 from ... import fs as kfs
 from ... import layouts as L
 from ...errors import KdumpError
-from ...files.logdir import parse_partition_dir
 from ...files.text import iter_checkpoint
 from ...findings import INFO, WARNING, Problem
 from ...model import shape
@@ -33,9 +32,10 @@ from ...records.batch import Batch
 from ...records.file_records import make_batch
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ...source import FileSource
+from ..replica_groups import ReplicaGroup
 from .epochs import EpochCache, Truncation, follower_truncation
 from .headers import Head, HeaderWalk
-from .logdirs import LogDir, Replica, ReplicaSet, topic_id_of
+from .logdirs import LogDir, Replica, ReplicaSet
 
 
 @dataclass(slots=True, eq=False)
@@ -117,10 +117,18 @@ class PartitionComparison:
     leader_reason: str
     compacted_differences: int
     missing_from: list[LogDir]
+    #: the replica group compared (:mod:`kdump.ops.replica_groups`); None: made by hand
+    group: ReplicaGroup[Replica] | None = None
 
     @property
     def name(self) -> str:
         return f"{self.topic}-{self.partition}"
+
+    @property
+    def label(self) -> str:
+        """Its name, and what tells it from a namesake among the inputs (a cluster, a
+        topic id) where one is there."""
+        return self.group.label if self.group is not None else self.name
 
     @property
     def diverged(self) -> bool:
@@ -131,7 +139,10 @@ class PartitionComparison:
         return any(s.damage for s in self.states)
 
     def to_json(self) -> dict[str, Any]:
+        g = self.group
+        why = dict(zip((id(m) for m in g.members), g.why, strict=True)) if g else {}
         return shape("partition_comparison", {"partition": self.name, "topic": self.topic,
+            "cluster_id": g.cluster_id if g else None, "topic_id": g.topic_id if g else None,
             "status": self.status, "diverged": self.diverged,
             "divergence_offset": self.divergence_offset,
             "truncation_offset": self.truncation_offset,
@@ -140,7 +151,8 @@ class PartitionComparison:
             "compacted_differences": self.compacted_differences,
             "missing_from": [{"log_dir": d.path, "broker_id": d.broker_id}
                              for d in self.missing_from],
-            "replicas": [replica_json(s) for s in self.states],
+            "replicas": [{**replica_json(s), "joined": why.get(id(s.replica))}
+                         for s in self.states],
         })
 
 
@@ -237,7 +249,9 @@ def _record_view(b: Batch, max_batch_bytes: int
 
 class _Comparer:
     def __init__(self, topic: str, partition: int, replicas: list[Replica],
-                 missing: list[LogDir], opts: CompareOptions) -> None:
+                 missing: list[LogDir], opts: CompareOptions,
+                 group: ReplicaGroup[Replica] | None = None) -> None:
+        self.group = group
         self.topic = topic
         self.partition = partition
         self.opts = opts
@@ -435,7 +449,7 @@ class _Comparer:
             status = "agree"
         comp = PartitionComparison(self.topic, self.partition, self.states, status,
                                    self.divergence, min(trunc_offsets) if trunc_offsets else None,
-                                   reason, self.compacted, self.missing)
+                                   reason, self.compacted, self.missing, self.group)
         return comp, batches
 
     def _batch_at(self, path: str, pos: int) -> Batch | None:
@@ -483,39 +497,36 @@ def _n(x: int | None) -> int:
 Item = PartitionComparison | OnlyHereBatch | CompareSummary | Problem
 
 
-def _apart(reps: list[Replica], rs: ReplicaSet) -> tuple[list[list[Replica]], Problem | None]:
-    """The replicas of a partition as compared.  Replicas whose partition.metadata names
-    different topic ids are different partitions (a topic deleted and made again under
-    its name: a broker looks a log up by the topic id of its partition.metadata,
-    BrokerMetadataPublisher.initializeManagers and LogManager.isStrayReplica, 4.3), each
-    compared only with the replicas of its own id (a replica without the file: with the
-    largest group), said in a note.  Within one id, a replica in a log dir that is one
-    node twice with another's (ReplicaSet.apart: the warning names them) stands alone,
-    never compared with its twin nor, which of the two is the node's current copy being
-    unknown, with the others."""
-    note = None
-    ids = {r.path: topic_id_of(r.path) for r in reps}
-    known = sorted({i for i in ids.values() if i is not None})
-    groups = [reps]
-    if len(known) > 1:
-        by_id: dict[str, list[Replica]] = {i: [r for r in reps if ids[r.path] == i] for i in known}
-        largest = max(known, key=lambda i: (len(by_id[i]), i))
-        by_id[largest].extend(r for r in reps if ids[r.path] is None)
-        r0 = reps[0]
-        note = Problem(r0.path, None, "replica-topic-ids",
-                       f"the replicas of {r0.name} name {len(known)} topic ids ("
-                       + "; ".join(f"{i} in {', '.join(r.log_dir for r in by_id[i])}"
-                                   for i in known)
-                       + "): different partitions of a topic made again under its name, "
-                       "each compared only with the replicas of its own topic id",
-                       severity=INFO)
-        groups = [by_id[i] for i in known]
-    parts: list[list[Replica]] = []
-    for group in groups:
-        twins = [r for r in group if any(rs.apart(r.log_dir, o.log_dir) for o in group)]
-        rest = [r for r in group if r not in twins]
-        parts.extend(([rest] if rest else []) + [[r] for r in twins])
-    return parts, note
+def _apart(group: ReplicaGroup[Replica], rs: ReplicaSet) -> list[list[Replica]]:
+    """The replicas of a replica group (:mod:`kdump.ops.replica_groups`: one partition of
+    one cluster, of one topic id where known) as compared: a replica in a log dir that is
+    one node twice with another's (ReplicaSet.apart: the warning names them) stands
+    alone, never compared with its twin nor, which of the two is the node's current copy
+    being unknown, with the others."""
+    reps = group.members
+    twins = [r for r in reps if any(rs.apart(r.log_dir, o.log_dir) for o in reps)]
+    rest = [r for r in reps if r not in twins]
+    return ([rest] if rest else []) + [[r] for r in twins]
+
+
+def _given_partition_dirs(paths: list[str], rs: ReplicaSet) -> bool:
+    """Every PATH is itself a partition directory holding a replica (not a log dir,
+    whatever its name: a log dir called ``kafka-1`` is no partition of a topic ``kafka``)."""
+    held = {_norm(r.path) for reps in rs.replicas.values() for r in reps}
+    return bool(paths) and all(_norm(p) in held for p in paths)
+
+
+def _norm(p: str) -> str:
+    return p.rstrip("/") if kfs.is_url(p) else os.path.normpath(p)
+
+
+def _of_cluster(d: LogDir, group: ReplicaGroup[Replica], logdirs: list[LogDir]) -> bool:
+    """The log dir ``d`` is of the group's cluster (a log dir naming no cluster.id: of
+    the only one the inputs name, as :mod:`kdump.ops.replica_groups` has it)."""
+    if d.cluster_id is not None:
+        return d.cluster_id == (group.cluster_id or None)
+    named = {x.cluster_id for x in logdirs if x.cluster_id is not None}
+    return (next(iter(named)) if len(named) == 1 else None) == (group.cluster_id or None)
 
 
 def compare_replicas(paths: Iterable[str], opts: CompareOptions) -> Iterator[Item]:
@@ -525,30 +536,27 @@ def compare_replicas(paths: Iterable[str], opts: CompareOptions) -> Iterator[Ite
     paths = list(paths)
     rs = ReplicaSet(paths)
     yield from rs.problems
-    groups = rs.replicas
-    all_partition_dirs = all(
-        parse_partition_dir(os.path.basename(p.rstrip("/") if kfs.is_url(p)
-                                             else os.path.normpath(p))) is not None
-        and kfs.isdir(p) for p in paths)
-    if all_partition_dirs and len(groups) > 1:
-        # PATHs that are partition directories compare with each other, whatever their
-        # names (a restored copy, a directory renamed aside)
-        merged: list[Replica] = [r for reps in groups.values() for r in reps]
-        first = merged[0]
-        groups = {(first.topic, first.partition): merged}
+    groups, notes = rs.groups()
+    yield from notes
+    # PATHs that are partition directories: the replicas given, no log dir's absence said
+    partition_dirs = _given_partition_dirs(paths, rs)
     logdirs = rs.all_logdirs()
     counts = {"agree": 0, "lagging": 0, "diverged": 0, "single": 0}
     damaged = 0
     total_read = 0
-    for (topic, partition) in sorted(groups):
-        reps = groups[(topic, partition)]
-        have = {r.log_dir for r in reps}
-        missing = [d for d in logdirs if d.path not in have] if not all_partition_dirs else []
-        parts, note = _apart(reps, rs)
-        if note is not None:
-            yield note
-        for part in parts:
-            c = _Comparer(topic, partition, part, missing, opts)
+    named: dict[tuple[str, int], set[str]] = {}
+    for g in groups:
+        named.setdefault((g.key.topic, g.key.partition), set()).update(
+            r.log_dir for r in g.members)
+    for group in groups:
+        # a log dir holding the partition under another topic id does hold its name
+        have = named[(group.key.topic, group.key.partition)]
+        # absent from the log dirs of its own cluster only: another cluster's log dir
+        # never held it
+        missing = [] if partition_dirs else [
+            d for d in logdirs if d.path not in have and _of_cluster(d, group, logdirs)]
+        for part in _apart(group, rs):
+            c = _Comparer(group.key.topic, group.key.partition, part, missing, opts, group)
             yield from c.run()
             comp, batches = c.finish()
             counts[comp.status] += 1

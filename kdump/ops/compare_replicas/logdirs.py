@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from ... import fs as kfs
 from ...errors import KdumpError
 from ...files.logdir import walk
-from ...files.text import iter_checkpoint, read_partition_metadata, read_properties
+from ...files.text import iter_checkpoint, read_properties
 from ...findings import INFO, WARNING, Problem
 from ...source import FileSource
+from ..replica_groups import Identity, ReplicaGroup, group_replicas, topic_id_of
 
 
 @dataclass(slots=True)
@@ -100,6 +101,9 @@ def read_logdir(path: str) -> LogDir:
     return d
 
 
+_UNREAD = object()
+
+
 @dataclass(slots=True)
 class Replica:
     """One copy of a partition: a partition directory inside a broker's log dir."""
@@ -108,6 +112,10 @@ class Replica:
     topic: str
     partition: int
     logdir: LogDir
+    _topic_id: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._topic_id = _UNREAD
 
     @property
     def name(self) -> str:
@@ -125,6 +133,13 @@ class Replica:
     def high_watermark(self) -> int | None:
         return self.logdir.high_watermarks.get((self.topic, self.partition))
 
+    @property
+    def topic_id(self) -> str | None:
+        """The topic id of its partition.metadata (read once; None without one)."""
+        if self._topic_id is _UNREAD:
+            self._topic_id = topic_id_of(self.path)
+        return self._topic_id if isinstance(self._topic_id, str) else None
+
     def label(self) -> str:
         b = self.broker_id
         return f"broker {b} ({self.path})" if b is not None else self.path
@@ -132,8 +147,9 @@ class Replica:
 
 def node_twice(logdirs: Iterable[LogDir], replicas: dict[tuple[str, int], list[Replica]]
                ) -> list[tuple[LogDir, LogDir, list[tuple[str, int]]]]:
-    """Pairs of log dirs of one cluster.id claiming the same node id (broker.id / node.id)
-    that are not one broker's JBOD dirs, with the partitions both hold.
+    """Pairs of log dirs of one cluster claiming the same node id (broker.id / node.id)
+    that are not one broker's JBOD dirs, with the partitions both hold.  Two log dirs
+    naming different cluster.ids are two clusters, never one node twice.
 
     One broker's log dirs (KIP-858 JBOD) share its node.id and cluster.id and have
     distinct directory.ids (MetaPropertiesEnsemble.verify; ZooKeeper-era ones have none),
@@ -141,10 +157,15 @@ def node_twice(logdirs: Iterable[LogDir], replicas: dict[tuple[str, int], list[R
     "Duplicate log directories for ...").  So two log dirs claiming one node are the same
     node twice (two copies, or two runs of it) when they hold a partition in common or
     have the same directory.id; otherwise they are JBOD siblings, one broker."""
+    logdirs = list(logdirs)
+    # a log dir naming no cluster.id is of the only cluster the inputs name, as
+    # kdump.ops.replica_groups groups its replicas
+    named = {ld.cluster_id for ld in logdirs if ld.cluster_id is not None}
+    only = next(iter(named)) if len(named) == 1 else None
     groups: dict[tuple[str | None, int], list[LogDir]] = {}
     for ld in logdirs:
         if ld.broker_id is not None:
-            groups.setdefault((ld.cluster_id, ld.broker_id), []).append(ld)
+            groups.setdefault((ld.cluster_id or only, ld.broker_id), []).append(ld)
     if not any(len(g) > 1 for g in groups.values()):
         return []
     held: dict[str, set[tuple[str, int]]] = {}
@@ -171,7 +192,8 @@ def _twice_problem(a: LogDir, b: LogDir, common: list[tuple[str, int]]) -> Probl
                    f"(e.g. {t}-{p}), which one broker's log dirs never share")
     if a.directory_id is not None and a.directory_id == b.directory_id:
         why.append(f"the same directory.id {a.directory_id}")
-    cluster = f"cluster {a.cluster_id}" if a.cluster_id is not None else "an unnamed cluster"
+    cid = a.cluster_id or b.cluster_id
+    cluster = f"cluster {cid}" if cid is not None else "an unnamed cluster"
     return Problem(b.path, None, "node-twice",
                    f"log dirs {a.path} and {b.path} both claim node {a.broker_id} of "
                    f"{cluster} and are not one broker's JBOD dirs ({'; '.join(why)}): one "
@@ -180,17 +202,9 @@ def _twice_problem(a: LogDir, b: LogDir, common: list[tuple[str, int]]) -> Probl
                    severity=WARNING)
 
 
-def topic_id_of(partition_dir: str) -> str | None:
-    """The topic id a partition directory's ``partition.metadata`` names (None: no such
-    file, or one that does not read)."""
-    path = f"{partition_dir.rstrip('/')}/partition.metadata"
-    try:
-        if not kfs.isfile(path):
-            return None
-        with FileSource(path) as src:
-            return str(read_partition_metadata(src)["topic_id"])
-    except (KdumpError, OSError, KeyError):
-        return None
+def replica_identity(r: Replica) -> Identity:
+    """A replica as :func:`kdump.ops.replica_groups.group_replicas` groups it."""
+    return Identity(r.topic, r.partition, r.logdir.cluster_id, r.topic_id, r.log_dir)
 
 
 def logdir_of(partition_dir: str) -> str:
@@ -237,6 +251,13 @@ class ReplicaSet:
         for a, b, common in node_twice(self.logdirs.values(), self.replicas):
             self.twins.add(frozenset((a.path, b.path)))
             self.problems.append(_twice_problem(a, b, common))
+
+    def groups(self) -> tuple[list[ReplicaGroup[Replica]], list[Problem]]:
+        """The replicas in replica groups (:func:`kdump.ops.replica_groups.group_replicas`:
+        one partition of one cluster, of one topic id where known), and the notes on
+        partitions whose replicas name several topic ids."""
+        reps = [r for rs in self.replicas.values() for r in rs]
+        return group_replicas(reps, replica_identity)
 
     def apart(self, a: str, b: str) -> bool:
         """The log dirs ``a`` and ``b`` are one node twice: never replicas of each other."""

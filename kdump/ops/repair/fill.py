@@ -37,7 +37,7 @@ from ...model import shape
 from ...records.v2 import RecordBatch
 from ...source import FileSource
 from ..compare_replicas import Head, HeaderWalk, read_batch, read_epoch_checkpoint
-from ..witnesses import log_dir_identity
+from ..replica_groups import log_dir_identity, same_cluster, topic_id_of
 
 
 @dataclass(slots=True)
@@ -46,21 +46,11 @@ class ReplicaLogDir:
 
     path: str
     broker_id: int
-    cluster_id: str
+    #: None: a ZooKeeper-era log dir naming none (brokers before 2.4), as its input
+    cluster_id: str | None
 
     def label(self) -> str:
         return f"broker {self.broker_id} ({self.path})"
-
-
-def _meta(path: str) -> tuple[str | None, int | None, str | None]:
-    """(cluster.id, node.id or broker.id, why one is missing) of a log dir's
-    meta.properties (:func:`kdump.ops.witnesses.log_dir_identity`)."""
-    cluster, node = log_dir_identity(path)
-    meta = os.path.join(path, "meta.properties")
-    why = None if cluster is not None and node is not None else (
-        f"{meta}: no such file" if not os.path.isfile(meta) else
-        f"{meta} names none, or cannot be read")
-    return cluster, node, why
 
 
 def check_replicas(replicas: list[str], input_logdirs: Sequence[str | None], into: str
@@ -75,37 +65,40 @@ def check_replicas(replicas: list[str], input_logdirs: Sequence[str | None], int
     if not replicas:
         return []
     out: list[ReplicaLogDir] = []
-    inputs: list[tuple[str, str, int]] = []
+    inputs = []
     for ld in input_logdirs:
         if ld is None:
             raise UsageError("--replica: an input partition is not inside a broker log dir (no "
                              "meta.properties beside it): its cluster.id and node.id are "
                              "unknown, so no replica can be proved to be another broker of "
                              "its cluster; give its log dir's path")
-        cid, node, why = _meta(ld)
-        if cid is None or node is None:
-            raise UsageError(f"--replica: the input log dir {ld} names no cluster.id and node.id "
-                             f"({why or 'meta.properties lacks them'}): a replica cannot be "
-                             "proved to be of the same cluster")
-        inputs.append((ld, cid, node))
+        ident = log_dir_identity(ld)
+        if ident.node_id is None:
+            raise UsageError(f"--replica: the input log dir {ld} names no node.id or broker.id "
+                             f"({ident.why}): a replica cannot be proved to be of the same "
+                             "cluster")
+        inputs.append(ident)
     for r in replicas:
         if not os.path.isdir(r):
             raise UsageError(f"--replica {r}: not a directory (give another broker's log dir)")
-        cid, node, why = _meta(r)
-        if cid is None or node is None:
-            raise UsageError(f"--replica {r}: not a broker log dir with cluster.id and node.id "
-                             f"({why or 'meta.properties lacks them'})")
-        for ld, icid, inode in inputs:
+        rid = log_dir_identity(r)
+        if rid.node_id is None:
+            raise UsageError(f"--replica {r}: not a broker log dir with a node.id or broker.id "
+                             f"({rid.why})")
+        for ident in inputs:
+            ld = ident.path
             if os.path.realpath(ld) == os.path.realpath(r):
                 raise UsageError(f"--replica {r} is the input log dir itself: a fill needs "
                                  "another broker's copy")
-            if cid != icid:
-                raise UsageError(f"--replica {r}: cluster.id {cid} is not the input's {icid} "
-                                 f"({ld}): never filled from another cluster")
-            if node == inode:
-                raise UsageError(f"--replica {r}: node {node} is the input's own node ({ld}): "
-                                 "never filled from the same broker")
-        out.append(ReplicaLogDir(r, node, cid))
+            # kdump.ops.replica_groups: one cluster.id, or two ZooKeeper-era dirs naming none
+            same, why = same_cluster(ident, rid)
+            if not same:
+                raise UsageError(f"--replica {r}: {why} ({ld}): never filled from another "
+                                 "cluster")
+            if rid.node_id == ident.node_id:
+                raise UsageError(f"--replica {r}: node {rid.node_id} is the input's own node "
+                                 f"({ld}): never filled from the same broker")
+        out.append(ReplicaLogDir(r, rid.node_id, rid.cluster_id))
     check_into(into, replicas)
     return out
 
@@ -155,8 +148,13 @@ class Filler:
 
     def __init__(self, replicas: list[ReplicaLogDir], topic: str, partition: int,
                  own_epochs: list[tuple[int, int]] | None, max_batch_bytes: int,
-                 on_read: Callable[[str], None] | None = None) -> None:
+                 on_read: Callable[[str], None] | None = None,
+                 topic_id: str | None = None) -> None:
         self.replicas = replicas
+        #: the input partition's topic id (partition.metadata), None where unknown: a
+        #: replica naming another is another partition (kdump.ops.replica_groups)
+        self.topic_id = topic_id
+        self._not_replica: dict[str, str] = {}
         #: called with each replica file before it is first read (its SHA-256 taken)
         self.on_read = on_read
         self.topic = topic
@@ -168,8 +166,15 @@ class Filler:
     def _partition(self, r: ReplicaLogDir) -> _Partition | None:
         if r.path not in self._read:
             pdir = os.path.join(r.path, f"{self.topic}-{self.partition}")
+            theirs = topic_id_of(pdir) if self.topic_id is not None else None
             if not os.path.isdir(pdir):
                 self._read[r.path] = None
+            elif theirs is not None and theirs != self.topic_id:
+                self._read[r.path] = None
+                self._not_replica[r.path] = (
+                    f"{r.label()}'s {self.topic}-{self.partition} names topic id {theirs}, "
+                    f"the input's {self.topic_id}: another partition of a topic made again "
+                    "under its name, nothing filled")
             else:
                 if self.on_read is not None:
                     try:
@@ -205,7 +210,7 @@ class Filler:
         p = self._partition(r)
         name = f"{self.topic}-{self.partition}"
         if p is None:
-            fill.why = f"{r.label()} holds no replica of {name}"
+            fill.why = self._not_replica.get(r.path, f"{r.label()} holds no replica of {name}")
             return fill
         items = p.items
         k = 0

@@ -48,6 +48,7 @@ from ...model import shape
 from ...records.file_records import LogReader
 from ...source import FileSource
 from ..compare_replicas import read_epoch_checkpoint
+from ..replica_groups import topic_id_of
 from .copier import SegmentCopier
 from .fill import Filler, ReplicaLogDir
 from .index_interval import infer_interval
@@ -217,7 +218,8 @@ class PartitionRepair:
             self.own_epochs, _ = read_epoch_checkpoint(os.path.dirname(epoch_inputs[0].path))
         if self.replicas and not self.metadata:
             plog.filler = Filler(self.replicas, topic, partition, self.own_epochs,
-                                 self.max_batch_bytes, on_read=self.hashes.before)
+                                 self.max_batch_bytes, on_read=self.hashes.before,
+                                 topic_id=topic_id_of(self.pin.path))
         self.plog = plog
         self.copier = SegmentCopier(plog, self.stage, self.pin.target, self.max_batch_bytes)
 

@@ -45,7 +45,7 @@ from ... import fs as kfs
 from ...custody import Digest, HashingSource, file_digest, utc_iso
 from ...errors import KdumpError
 from ...files.logdir import KafkaFile, not_data, walk
-from ...findings import Problem, finding_key
+from ...findings import INFO, Problem, finding_key
 from ...model import shape
 from ...records.file_records import Batch, LogReader
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
@@ -148,6 +148,8 @@ class _ReplicaActivity:
     """One partition replica's records over time and open transactions."""
 
     log_dir: str
+    #: its partition directory
+    path: str = ""
     width: int = MIN_BUCKET_MS
     buckets: dict[int, int] = field(default_factory=dict)  # bucket start -> records
     records: int = 0
@@ -208,7 +210,7 @@ def _first_pass(files: list[KafkaFile], max_batch_bytes: int
         pdir = kfs.dirname(f.path)
         act = current.get(pdir)
         if act is None:
-            act = current[pdir] = _ReplicaActivity(kfs.dirname(pdir))
+            act = current[pdir] = _ReplicaActivity(kfs.dirname(pdir), pdir)
             out.setdefault((f.topic, f.partition), []).append(act)
         try:
             with FileSource(f.path) as src:
@@ -227,6 +229,24 @@ def _first_pass(files: list[KafkaFile], max_batch_bytes: int
     return out, digests
 
 
+def _partitions(acts: dict[tuple[str, int], list[_ReplicaActivity]]
+                ) -> list[tuple[tuple[str, int], list[_ReplicaActivity]]]:
+    """The replicas by partition: replica groups (:mod:`kdump.ops.replica_groups`: one
+    cluster, topic, partition and topic id where known), in order."""
+    from ..replica_groups import Identity, group_replicas, log_dir_identity, topic_id_of
+
+    clusters: dict[str, str | None] = {}
+    for reps in acts.values():
+        for a in reps:
+            if a.log_dir not in clusters:
+                clusters[a.log_dir] = log_dir_identity(a.log_dir).cluster_id
+    members = [(k, a) for k, reps in acts.items() for a in reps]
+    groups, _notes = group_replicas(members, lambda m: Identity(
+        m[0][0], m[0][1], clusters[m[1].log_dir], None, m[1].log_dir),
+        lambda m: topic_id_of(m[1].path))
+    return [(g.members[0][0], [a for _k, a in g.members]) for g in groups]
+
+
 def _chosen(replicas: list[_ReplicaActivity]) -> _ReplicaActivity:
     """The replica with the most records (the first on a tie): replicas never add up."""
     return max(replicas, key=lambda r: r.records)
@@ -239,15 +259,15 @@ def activity_objects(acts: dict[tuple[str, int], list[_ReplicaActivity]]
     until all of them together span fewer than :data:`MAX_BUCKETS` (one partition's
     batches in 1970 and another's today would otherwise make the chart's axis, which
     runs from the first bucket to the last, tens of millions of minutes long)."""
-    chosen = {k: _chosen(v) for k, v in acts.items()}
-    width = max((a.width for a in chosen.values()), default=MIN_BUCKET_MS)
-    starts = [k for a in chosen.values() for k in a.buckets]
+    chosen = [(k, _chosen(v)) for k, v in _partitions(acts)]
+    width = max((a.width for _k, a in chosen), default=MIN_BUCKET_MS)
+    starts = [k for _p, a in chosen for k in a.buckets]
     if starts:
         lo, hi = min(starts), max(starts)
         while (hi - (hi % width)) - (lo - (lo % width)) >= width * MAX_BUCKETS:
             width *= 2
     per_topic: dict[str, dict[int, int]] = {}
-    for (topic, _p), a in sorted(chosen.items()):
+    for (topic, _p), a in chosen:
         t = per_topic.setdefault(topic, {})
         for k, v in a.buckets.items():
             nk = k - k % width
@@ -264,7 +284,7 @@ def transaction_objects(acts: dict[tuple[str, int], list[_ReplicaActivity]]
                         ) -> Iterator[dict[str, Any]]:
     """Transactions with no marker yet at the end of each partition's fullest replica."""
     rows = []
-    for (topic, partition), reps in sorted(acts.items()):
+    for (topic, partition), reps in _partitions(acts):
         a = _chosen(reps)
         for pid, o in sorted(a.open.items()):
             age = None
@@ -299,10 +319,15 @@ def _metadata(files: list[KafkaFile], max_batch_bytes: int) -> Iterator[Any]:
     (leader and ISR changes, fencing, topics created and deleted), its problems."""
     from ...metadata import Replay, find_sources
     from ...metadata.output import history_object, image_objects, image_summary
+    from ..replica_groups import log_dir_identity
 
     dirs = sorted({kfs.dirname(f.path) for f in files
                    if f.topic == METADATA_TOPIC and f.partition_state is None})
     best: tuple[Any, deque[dict[str, Any]], int] | None = None
+    best_dir = ""
+    # one cluster's metadata log: another cluster's is never a replica of it
+    # (kdump.ops.replica_groups); the others are named in a note
+    cluster_of = {d: log_dir_identity(kfs.dirname(d)).cluster_id for d in dirs}
     for d in dirs:
         try:
             sources = find_sources(d)
@@ -325,9 +350,21 @@ def _metadata(files: list[KafkaFile], max_batch_bytes: int) -> Iterator[Any]:
                    max_batch_bytes=max_batch_bytes).run()
         if best is None or (r.offset or -1) > (best[0].offset or -1):
             best = (r, kept, total[0])
+            best_dir = d
     if best is None:
         return
     r, kept, changes = best
+    shown = cluster_of[best_dir]
+    others = sorted({c for c in cluster_of.values() if c is not None and c != shown})
+    if others:
+        yield Problem(best_dir, None, "several-clusters",
+                      f"the inputs hold the metadata logs of {len(others) + 1} clusters: this "
+                      f"section shows cluster {shown}'s (the fullest of its replicas, "
+                      f"{best_dir}); not shown: "
+                      + "; ".join(f"cluster {c} ({', '.join(d for d in dirs if cluster_of[d] == c)})"
+                                  for c in others)
+                      + ". Never replicas of each other, every section keeps them apart",
+                      severity=INFO)
     yield from image_objects(r.image)
     yield image_summary(r)
     yield shape("timeline", {"changes": changes, "shown": len(kept),

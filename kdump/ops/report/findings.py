@@ -61,7 +61,7 @@ def replica_finding(c: Any) -> list[Problem]:
     ends = ", ".join(f"{who(s)} at {s.leo if s.leo is not None else '–'}" for s in c.states)
     severity = ERROR
     if c.status == "diverged":
-        detail = (f"{c.name}: the replicas hold different batches from offset "
+        detail = (f"{c.label}: the replicas hold different batches from offset "
                   f"{c.divergence_offset} (replicas end: {ends})")
     else:
         hws = [s.replica.high_watermark for s in c.states
@@ -69,7 +69,7 @@ def replica_finding(c: Any) -> list[Problem]:
         committed = max(hws) if hws else None
         behind = [s for s in c.states
                   if committed is not None and s.leo is not None and s.leo < committed]
-        detail = f"{c.name}: a replica ends before another (log end offsets: {ends})"
+        detail = f"{c.label}: a replica ends before another (log end offsets: {ends})"
         if behind:
             severity = WARNING
             detail += (f"; {', '.join(who(s) for s in behind)} below the high watermark "

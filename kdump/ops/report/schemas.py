@@ -67,16 +67,23 @@ def _schema_usage(logs: list[KafkaFile], reg: Any, topic: str, max_batch_bytes: 
     :mod:`kdump.schemaregistry.framing`."""
     from ...schemaregistry import wire
     from ...schemaregistry.framing import CANDIDATE, ID, PLAIN, UNKNOWN, FramingRule
+    from ..replica_groups import log_dir_identity
 
     rule = FramingRule(reg)
     out: dict[str, _Usage] = {}
-    seen: dict[tuple[str, int], str] = {}
+    seen: dict[tuple[str | None, str, int], str] = {}
+    clusters: dict[str, str | None] = {}
     for f in logs:
         if f.topic == topic or f.topic is None or f.topic.startswith("__") \
                 or f.partition is None:
             continue
         pdir = kfs.dirname(f.path)
-        if seen.setdefault((f.topic, f.partition), pdir) != pdir:
+        ld = kfs.dirname(pdir)
+        if ld not in clusters:
+            clusters[ld] = log_dir_identity(ld).cluster_id
+        # one partition of one cluster (kdump.ops.replica_groups): another cluster's
+        # namesake is another partition, listed too
+        if seen.setdefault((clusters[ld], f.topic, f.partition), pdir) != pdir:
             continue  # another broker's replica of the partition
         u = out.setdefault(f.topic, _Usage())
         try:

@@ -441,16 +441,39 @@ class SizeTotals:
             self.total.offsets_lost += n
         return out
 
+    def _partition_groups(self) -> list[list[tuple[Any, ...]]]:
+        """The replicas' keys by partition: replica groups of
+        :mod:`kdump.ops.replica_groups` (one cluster, topic, partition and topic id where
+        known: two clusters' ``orders-0`` are two partitions); a file of no partition
+        directory by its name."""
+        from ..replica_groups import Identity, group_replicas, log_dir_identity, topic_id_of
+
+        named = [k for k in self._replicas if k[0] is not None and k[1] is not None]
+        clusters = {ld: log_dir_identity(ld).cluster_id if ld is not None else None
+                    for _t, _p, ld in named}
+
+        def tid(k: tuple[Any, ...]) -> str | None:
+            held = self._held.get(k)
+            return topic_id_of(held[0]) if held is not None else None
+
+        groups, _notes = group_replicas(
+            named, lambda k: Identity(k[0], k[1], clusters[k[2]], None, str(k[2])), tid)
+        out = [g.members for g in groups]
+        loose: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+        for k in self._replicas:
+            if k[0] is None or k[1] is None:
+                loose.setdefault(k[:2], []).append(k)
+        return out + list(loose.values())
+
     def _topic_rows(self) -> list[SizeRow]:
         """--by topic: each partition counted once (its replica with the highest last
         offset, then the most bytes), with its replication: ``replicas`` found,
         ``replication_factor`` (the most replicas of any of its partitions) and
         ``replica_bytes`` (bytes on disk over every replica)."""
-        parts: dict[tuple[Any, ...], list[SizeRow]] = {}
-        for (topic, partition, _ld), rep in self._replicas.items():
-            parts.setdefault((topic, partition), []).append(rep)
         topics: dict[Any, SizeRow] = {}
-        for (topic, _p), reps in parts.items():
+        for keys in self._partition_groups():
+            reps = [self._replicas[k] for k in keys]
+            topic = keys[0][0]
             best = max(reps, key=lambda r: (_n(r.last_offset), r.bytes))
             row = topics.get(topic)
             if row is None:
@@ -471,7 +494,7 @@ class SizeTotals:
     def _total(self, topic_rows: list[SizeRow] | None) -> SizeRow:
         """The total: over every replica (what is on disk), or under --by topic over
         unique partitions; ``counts`` says which."""
-        partitions = len({(t, p) for t, p, _ in self._replicas})
+        partitions = len(self._partition_groups())
         log_dirs = len({ld for _, _, ld in self._replicas})
         if topic_rows is None:
             total = self.total

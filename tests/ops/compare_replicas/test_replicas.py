@@ -254,7 +254,7 @@ def test_partition_on_one_side_only(kdump: KdumpRunner, tmp_path: Path) -> None:
     assert t.out.splitlines()[0] == "invoice-0: only one replica (not in: 1)"
 
 
-def test_partition_directories_compared_whatever_their_names(
+def test_partition_directories_given_are_compared(
         kdump: KdumpRunner, tmp_path: Path) -> None:
     _b1, _b2 = unclean(tmp_path)
     r = kdump("compare-replicas", "--format", "json", "b1/orders-0", "b2/orders-0",

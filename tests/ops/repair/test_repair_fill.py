@@ -374,7 +374,7 @@ def test_a_replica_refused_where_it_cannot_be_proved_or_would_hold_the_copy(
     w.write_replica(alone, w.replica_batches(SPANS))
     for args, line in (
             ([alone, "--into", tmp_path / "o1", "--replica", b2],
-             f"--replica: the input log dir {alone.parent} names no cluster.id and node.id "
+             f"--replica: the input log dir {alone.parent} names no node.id or broker.id "
              f"({alone.parent / 'meta.properties'}: no such file): a replica cannot be proved "
              "to be of the same cluster"),
             ([b1, "--into", b2 / "copy", "--replica", b2],
