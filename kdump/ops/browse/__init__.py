@@ -23,6 +23,7 @@ from .tree import (
     browse_tree,
     finding_order,
     partition_findings,
+    what_is_there,
 )
 
 __all__ = [
@@ -44,4 +45,5 @@ __all__ = [
     "hex_model",
     "locate_single_bit",
     "partition_findings",
+    "what_is_there",
 ]

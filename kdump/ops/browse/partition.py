@@ -185,8 +185,14 @@ class PartitionView:
     def read_rows(self, seg: int, start: int = 0, limit: int = PAGE_ROWS,
                   stop: int | None = None) -> tuple[list[BatchRow], int | None]:
         """Up to ``limit`` rows of segment ``seg`` from byte ``start`` (a batch's start)
-        up to ``stop``; and where the next page starts (None: the segment's end)."""
-        src = self.source(seg)
+        up to ``stop``; and where the next page starts (None: the segment's end).  A
+        segment that cannot be opened (deleted by retention on a live broker, permission
+        denied) is one row that says so (``unreadable-file``)."""
+        try:
+            src = self.source(seg)
+        except KdumpError as e:
+            return [BatchRow(seg, start, 0, problem=Problem(
+                self.segments[seg].path, start, "unreadable-file", e.message))], None
         end = src.size if stop is None else min(stop, src.size)
         reader = LogReader(src, start=start, end=end, active=self.segments[seg].active,
                            max_batch_bytes=self.max_batch_bytes, chunk=ROW_CHUNK)
@@ -244,12 +250,35 @@ class PartitionView:
             return 0 if position <= FAR_BYTES else position
         return best
 
+    def last_position(self, seg: int) -> int | None:
+        """Where the last row of segment ``seg`` starts (a batch or a damaged region), or
+        None when it holds none: read from an offset index entry near its end, or (no
+        entry near) through the whole segment at scan speed, a page at a time."""
+        try:
+            size = self.source(seg).size
+        except KdumpError:
+            return None
+        start = self.earlier_start(seg, size) if size else 0
+        if start >= size:
+            start = 0
+        last = None
+        while True:
+            rows, nxt = self.read_rows(seg, start, limit=PAGE_ROWS * 25)
+            if rows:
+                last = rows[-1].position
+            if nxt is None:
+                return last
+            start = nxt
+
     def _starts_batch(self, seg: int, position: int) -> bool:
         return self.batch_at(seg, position) is not None
 
     def batch_at(self, seg: int, position: int) -> Batch | None:
         """The batch that starts at ``position`` (read again), or None."""
-        src = self.source(seg)
+        try:
+            src = self.source(seg)
+        except KdumpError:
+            return None
         reader = LogReader(src, start=position, resync=False, chunk=ROW_CHUNK,
                            max_batch_bytes=self.max_batch_bytes)
         try:
