@@ -27,9 +27,9 @@ from ..ops.browse import (
 )
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ..textsafe import inert
-from .partition import HexScreen, PartitionScreen
+from .partition import PartitionScreen
 from .tree import TreeScreen
-from .widgets import HelpScreen
+from .widgets import HelpScreen, HexScreen
 
 __all__ = ["BrowseApp", "HexScreen", "PartitionScreen", "TreeScreen"]
 

@@ -11,7 +11,6 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
@@ -30,6 +29,7 @@ from ..ops.browse import (
 from .widgets import (
     SEVERITY_STYLE,
     DetailScreen,
+    HexScreen,
     Prompt,
     RecordScreen,
     bad_line,
@@ -568,35 +568,6 @@ class PartitionScreen(Screen[None]):
             return
         text = hex_text(m)
         self.app.push_screen(HexScreen(text, bad_line(m, text)))
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-
-class HexScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
-
-    def __init__(self, text: Text, bad: int | None = None) -> None:
-        super().__init__()
-        self.text = text
-        #: the line of the first bad byte: scrolled into view when the view opens
-        self.bad = bad
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="hexscroll"):
-            yield Static(self.text, id="hex")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        box = self.query_one("#hexscroll", VerticalScroll)
-        box.focus()
-        if self.bad is not None:
-            bad = self.bad
-            self.call_after_refresh(
-                lambda: box.scroll_to(y=max(0, bad - box.size.height // 2), animate=False))
-
-    def on_key(self, event: events.Key) -> None:
-        pass_on(self, event)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -1,5 +1,6 @@
-"""Small pieces of ``kdump browse``'s screens: inert text, sizes, the hex view's lines,
-and the modal screens (a prompt, the keys, a record in full)."""
+"""Small pieces of ``kdump browse``'s screens: inert text, sizes, tables sized from their
+rows, the hex view's lines and screen, and the modal screens (a prompt, the keys, a text
+in full: a finding, a batch, a record)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Footer, Static
 
 from ..ops.browse import HexModel, RecordRow
 from ..textsafe import inert
@@ -306,3 +307,32 @@ def hex_text(m: HexModel) -> Text:
             t.append(ch, style=BAD_STYLE if i == m.bad else "")
         t.append("|\n")
     return t
+
+
+class HexScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
+
+    def __init__(self, text: Text, bad: int | None = None) -> None:
+        super().__init__()
+        self.text = text
+        #: the line of the first bad byte: scrolled into view when the view opens
+        self.bad = bad
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="hexscroll"):
+            yield Static(self.text, id="hex")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        box = self.query_one("#hexscroll", VerticalScroll)
+        box.focus()
+        if self.bad is not None:
+            bad = self.bad
+            self.call_after_refresh(
+                lambda: box.scroll_to(y=max(0, bad - box.size.height // 2), animate=False))
+
+    def on_key(self, event: events.Key) -> None:
+        pass_on(self, event)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
