@@ -269,6 +269,7 @@ class PartitionScreen(Screen[None]):
         avg = max(1.0, sum(known) / len(known)) if known else 1.0
         exact_n = self.seg == 0 and self.window_start == 0
         n = i + 1 if exact_n else int(before / avg) + 1
+        at_end = self.next_pos is None and self.seg == len(self.view.segments) - 1
         checked = self.node.checked
         if checked is not None and checked.batches and self.node.unreadable is None:
             total, exact_total = checked.batches, True
@@ -279,7 +280,9 @@ class PartitionScreen(Screen[None]):
         if exact_total and not exact_n:
             n = int(before * total / total_bytes) + 1
         n = min(n, total) if not exact_n else n
-        pct = min(100, before * 100 // total_bytes)
+        if at_end and exact_total and not exact_n:  # counted back from the last batch
+            n, exact_n = total - (len(self.rows) - 1 - i), True
+        pct = min(100, (before + row.size) * 100 // total_bytes)  # read through it
         self.titles["batches"] = (f"batches: batch {'' if exact_n else '~'}{n:,} of "
                                   f"{'' if exact_total else '~'}{total:,}, {pct}%")
         self._titles()
@@ -410,9 +413,10 @@ class PartitionScreen(Screen[None]):
             t = safe(f"byte {row.position}: {p.kind} ({p.severity}): {p.detail}",
                      SEVERITY_STYLE.get(str(p.severity), ""))
             if full:
-                t.append_text(safe(f"\nfile {p.path}\n{row.size} bytes"
-                                   + (f", base offset {p.base_offset}"
-                                      if p.base_offset is not None else "")))
+                t.append("\nfile ")
+                t.append_text(safe(p.path))
+                t.append(f"\n{row.size} bytes" + (f", base offset {p.base_offset}"
+                                                  if p.base_offset is not None else ""))
             elif len(t) > 120:
                 t.append("  (Enter: in full)", style="dim")
             return t

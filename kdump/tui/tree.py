@@ -96,8 +96,10 @@ def problem_label(p: Problem) -> Text:
 
 def problem_text(p: Problem) -> Text:
     """A finding in full."""
-    t = safe(f"{p.kind} ({p.severity})\n", "bold")
-    t.append_text(safe(f"file {p.path}\n"))
+    t = safe(f"{p.kind} ({p.severity})", "bold")
+    t.append("\nfile ")
+    t.append_text(safe(p.path))
+    t.append("\n")
     if p.position is not None:
         t.append(f"byte {p.position}\n")
     if p.base_offset is not None:
@@ -231,7 +233,8 @@ class TreeScreen(Screen[None]):
         if total == 0:
             t = Text("Nothing to show: no Kafka partition was found.\n", style="bold")
             for line in what_is_there(self.app_.paths):
-                t.append_text(safe(line + "\n"))
+                t.append_text(safe(line))
+                t.append("\n")
             t.append("kdump browse shows log dirs, partition directories "
                      "(<topic>-<partition>) and segments (<offset>.log).", style="dim")
             box.update(t)

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ... import fs as kfs
+from ... import layouts as L
 from ...files.logdir import KafkaFile, parse_partition_dir, walk
 from ...findings import ERROR, INFO, WARNING, Problem, finding_key
 from ..compare_replicas.logdirs import broker_id_of, logdir_of
@@ -219,7 +220,7 @@ def partition_findings(node: PartitionNode, *, max_batch_bytes: int | None = Non
         return PartitionFindings(findings=[node.unreadable])
     vopts = VerifyOptions() if max_batch_bytes is None else VerifyOptions(
         max_batch_bytes=max_batch_bytes)
-    scope = node.given or [node.path]
+    scope = _with_indexes(node.given) if node.given else [node.path]
     out = PartitionFindings()
     seen: set[tuple[object, ...]] = set()
 
@@ -239,6 +240,19 @@ def partition_findings(node: PartitionNode, *, max_batch_bytes: int | None = Non
         if isinstance(item, Problem):
             add(item)
     out.findings.sort(key=lambda p: finding_order(p, node))
+    return out
+
+
+def _with_indexes(files: list[str]) -> list[str]:
+    """The files given and, beside each segment, its indexes (a segment given alone is
+    checked against its own .index/.timeindex, as verify-index checks the partition)."""
+    out = list(files)
+    for f in files:
+        if f.endswith(L.LOG_SUFFIX):
+            for suffix in (L.INDEX_SUFFIX, L.TIME_INDEX_SUFFIX, L.TXN_INDEX_SUFFIX):
+                sibling = f[: -len(L.LOG_SUFFIX)] + suffix
+                if sibling not in out and os.path.exists(sibling):
+                    out.append(sibling)
     return out
 
 
