@@ -33,6 +33,7 @@ from .widgets import (
     Prompt,
     RecordScreen,
     bad_line,
+    fit_lines,
     fits,
     hex_text,
     human,
@@ -95,6 +96,11 @@ class PartitionScreen(Screen[None]):
         self._shown: BatchRow | None = None
         #: the row a jump selected: its highlight keeps the jump's words in the status
         self._held: int | None = None
+        #: the status line's text whole
+        self.said = Text("")
+        #: the finding ``n``/``N`` went to last, and the row it selected (Enter on that
+        #: row shows the finding whole)
+        self._finding: tuple[Text, BatchRow | None] | None = None
         self._checking = False
         #: the cells of ``rows`` (the batches table is rebuilt from them when a row
         #: read later is wider than its column)
@@ -155,13 +161,18 @@ class PartitionScreen(Screen[None]):
                 if t.row_count:
                     t.move_cursor(row=t.cursor_row, animate=False)
         self.call_after_refresh(keep)
+        self.call_after_refresh(lambda: self.status(self.said))
 
     def on_unmount(self) -> None:
         self.view.close()
 
     # --- rows ------------------------------------------------------------------------
     def status(self, text: Text) -> None:
-        self.query_one("#status", Static).update(text)
+        """The status line: ``text``, cut to its two lines with a hint when longer (the
+        whole of it: :attr:`said`, and Enter)."""
+        self.said = text
+        box = self.query_one("#status", Static)
+        box.update(fit_lines(self.app.console, text, box.size.width or self.app.size.width))
 
     def load(self, seg: int, start: int, select: int | None = None,
              record: int | None = None) -> None:
@@ -368,6 +379,9 @@ class PartitionScreen(Screen[None]):
         if row is None:
             return
         t = self._describe(row, None, False, full=True)
+        if self._finding is not None and self._finding[1] is row:
+            t.append("\n\n")
+            t.append_text(self._finding[0])
         recs = self.query_one("#records", DataTable)
         if 0 <= recs.cursor_row < len(self.records):
             t.append("\n\nselected record\n", style="bold underline")
@@ -559,6 +573,7 @@ class PartitionScreen(Screen[None]):
         t.append_text(safe(f" {', '.join(where)}{' ' if where else ''}in "
                            f"{p.path.rsplit('/', 1)[-1]}: {p.detail}"))
         self.status(t)
+        self._finding = (t, self.current())
         self.query_one("#batches", DataTable).focus()
 
     def action_hex(self) -> None:

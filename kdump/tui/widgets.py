@@ -58,6 +58,26 @@ def fits(table: DataTable[Any], rows: Sequence[Sequence[Text]]) -> bool:
     return all(c.cell_len <= col.width for r in rows for c, col in zip(r, cols, strict=False))
 
 
+#: what a status line cut to its lines ends with
+CUT_HINT = " … (Enter: in full)"
+
+
+def fit_lines(console: Any, text: Text, width: int, lines: int = 2) -> Text:
+    """``text`` as it fits ``lines`` lines of ``width`` cells; when it does not, cut,
+    ending in :data:`CUT_HINT` (never a silent cut: Enter shows it whole)."""
+    width = max(len(CUT_HINT) + 10, width)
+    wrapped = text.wrap(console, width)
+    if len(wrapped) <= lines:
+        return text
+    kept = list(wrapped)[:lines]
+    last = kept[-1]
+    last.rstrip()
+    last.truncate(width - len(CUT_HINT))
+    last.rstrip()
+    last.append(CUT_HINT, style="dim")
+    return Text("\n").join(kept)
+
+
 def human(n: int) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":

@@ -574,3 +574,24 @@ def test_an_internal_error_in_a_real_terminal_exit_2_one_line(sample_dir: Path,
                        "EXIT=2", "READY$"]
     finally:
         t.close()
+
+
+def test_a_long_status_is_cut_with_a_hint_and_enter_shows_it(
+        damaged: dict[str, Any]) -> None:  # noqa: F811
+    async def go() -> None:
+        app = BrowseApp([str(damaged["dir"])], check=False)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("slash", *"orders-0", "enter", "n")
+            await pilot.pause()
+            scr = app.screen
+            assert isinstance(scr, PartitionScreen)
+            whole = scr.said.plain
+            assert whole.startswith("finding 1/1: crc-mismatch (error) offset 15, byte ")
+            shown = str(scr.query_one("#status").render())
+            assert shown.endswith(" … (Enter: in full)") and len(shown.splitlines()) == 2
+            assert len(whole) > len(shown)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert isinstance(app.screen, DetailScreen)
+            assert "\n\n" + whole + "\n\nselected record\noffset 15 " in app.screen.text.plain
+    run(go())
