@@ -325,6 +325,7 @@ def test_no_check_says_so_and_one_is_singular(tmp_path: Path) -> None:
         pw = PartitionWriter(d / name)
         pw.append(w.v2_batch([w.Rec(key=b"k", value=b"v", timestamp=w.TS0) for _ in range(n)]))
         pw.close()
+    (d / ".stray").mkdir()  # what the walk passes over: a row of the log dir
 
     async def go(check: bool) -> None:
         app = BrowseApp([str(d)], check=check)
@@ -339,6 +340,17 @@ def test_no_check_says_so_and_one_is_singular(tmp_path: Path) -> None:
                 assert label_of(app, "one-0").endswith(
                     "  not read (--no-check; n reads a partition)")
             assert str(app.tree_screen.query_one("#status").render()) == "2 partitions"
+            tree = app.tree_screen.query_one("#tree")
+            [ldn] = tree.root.children  # type: ignore[attr-defined]
+            assert str(ldn.label) == f"{d}  broker ?  2 partitions  1 unplaced file"
+            stray = ldn.children[-1]
+            assert str(stray.label) == ".stray  unknown-file (info): not a partition " \
+                "directory; skipped"
+            tree.select_node(stray)  # type: ignore[attr-defined]
+            await pilot.pause()
+            assert isinstance(app.screen, DetailScreen)
+            assert app.screen.text.plain == (f"unknown-file (info)\nfile {d / '.stray'}\n"
+                                             "not a partition directory; skipped")
     run(go(True))
     run(go(False))
 
