@@ -479,6 +479,10 @@ class PartitionScreen(Screen[None]):
                 self.action_last()  # past the end: the last batch, and why
                 self.status(safe(f"{jump.message}; the last batch selected", "yellow"))
                 return
+            if not jump.found and "below the log start" in jump.message:
+                self.action_first()  # before the start: the first batch, and why
+                self.status(safe(f"{jump.message}; the first batch selected", "yellow"))
+                return
             self._go(jump)
 
         self.app.push_screen(Prompt("Go to offset (g again: the first batch):", {"g": "gg"}),

@@ -159,6 +159,15 @@ class TreeScreen(Screen[None]):
         tree.focus()
         tree.cursor_line = 0  # the cursor on the first row: Enter works at once
 
+    def on_resize(self, event: events.Resize) -> None:
+        """The selected row kept in view at the new size."""
+        tree = self.query_one("#tree", Tree)
+
+        def keep() -> None:
+            if tree.cursor_node is not None:
+                tree.scroll_to_node(tree.cursor_node, animate=False)
+        self.call_after_refresh(keep)
+
     @property
     def app_(self) -> Browser:
         app: Browser = self.app  # type: ignore[assignment]

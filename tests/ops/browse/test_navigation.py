@@ -607,3 +607,41 @@ def test_a_long_status_is_cut_with_a_hint_and_enter_shows_it(
             assert isinstance(app.screen, DetailScreen)
             assert "\n\n" + whole + "\n\nselected record\noffset 15 " in app.screen.text.plain
     run(go())
+
+
+def test_before_the_start_selects_the_first_batch_and_the_tree_keeps_its_row(
+        tmp_path: Path) -> None:
+    d = tmp_path / "ld"
+    for name in ("late-0", *(f"other-{k}" for k in range(30))):
+        pw = PartitionWriter(d / name)
+        if name == "late-0":
+            # the log starts at offset 100 (its older segments deleted)
+            pw.append(w.v2_batch([w.Rec(key=b"k", value=b"v", timestamp=w.TS0)],
+                                 base_offset=100))
+        else:
+            pw.append(w.v2_batch([w.Rec(key=b"k", value=b"v", timestamp=w.TS0)]))
+        pw.close()
+
+    async def go() -> None:
+        app = BrowseApp([str(d)], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            tree = app.tree_screen.query_one("#tree")
+            last = app.tree_screen.leaves[id(app.logdirs[0].topics[-1].partitions[-1])]
+            tree.move_cursor(last)  # type: ignore[attr-defined]
+            await pilot.pause()
+            await pilot.resize_terminal(60, 12)
+            await pilot.pause()
+            await pilot.pause()
+            assert tree.cursor_node is last  # type: ignore[attr-defined]
+            assert tree.scroll_y <= tree.cursor_line < tree.scroll_y + tree.size.height  # type: ignore[attr-defined]
+            await pilot.resize_terminal(100, 30)
+            await pilot.press("slash", *"late", "enter")
+            await pilot.pause()
+            scr = app.screen
+            assert isinstance(scr, PartitionScreen)
+            await pilot.press("g", "5", "enter")
+            await pilot.pause()
+            assert scr.current() is not None and scr.current().base_offset == 100  # type: ignore[union-attr]
+            assert status(scr) == ("offset 5: below the log start (nearest above: 100); "
+                                   "the first batch selected")
+    run(go())
