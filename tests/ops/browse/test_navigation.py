@@ -207,19 +207,37 @@ def test_a_vanished_segment_is_a_message_not_a_traceback(sample_dir: Path,
     run(go())
 
 
+@pytest.mark.parametrize("how", ["chmod", "listing"])
 def test_an_unlistable_partition_is_a_row_with_its_finding(
-        damaged: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    """chmod 000 does not stop root (the tests' user): the directory's listing fails
-    through the walker's own error path instead (Listing.listdir raising EACCES)."""
+        damaged: dict[str, Any], monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+        how: str) -> None:
+    """chmod 000 where it binds; it does not stop root (as the tests usually run): there
+    the directory's listing fails through the walker's own error path instead
+    (Listing.listdir raising EACCES, as the system call would)."""
     locked = str(damaged["dir"] / "orders-1")
-    listdir = Listing.listdir
+    if how == "chmod":
+        if os.geteuid() == 0:
+            pytest.skip("root lists a chmod 000 directory: the 'listing' case stands for it")
+        os.chmod(locked, 0)
+        request_cleanup = locked
+    else:
+        request_cleanup = None
+        listdir = Listing.listdir
 
-    def deny(self: Listing, path: str) -> list[str]:
-        if os.path.normpath(path) == locked:
-            raise PermissionError(13, "Permission denied", path)
-        return listdir(self, path)
+        def deny(self: Listing, path: str) -> list[str]:
+            if os.path.normpath(path) == locked:
+                raise PermissionError(13, "Permission denied", path)
+            return listdir(self, path)
 
-    monkeypatch.setattr(Listing, "listdir", deny)
+        monkeypatch.setattr(Listing, "listdir", deny)
+    try:
+        _unlistable(damaged, locked)
+    finally:
+        if request_cleanup is not None:
+            os.chmod(request_cleanup, 0o755)
+
+
+def _unlistable(damaged: dict[str, Any], locked: str) -> None:  # noqa: F811
     crc = [p for p in verify_crc([str(damaged["dir"])], VerifyOptions(), jobs=1)
            if getattr(p, "path", None) == locked]
     assert [(p.kind, p.detail) for p in crc] == [("unreadable-file",  # type: ignore[union-attr]
@@ -403,6 +421,12 @@ def test_keys_of_the_partition(sample_dir: Path) -> None:
             await pilot.pause()
             assert (scr.seg, scr.current().position) == (1, 0)  # type: ignore[union-attr]
             await pilot.press("up")
+            await pilot.pause()
+            assert (scr.seg, scr.current().position) == (0, ends[0][-1][0])  # type: ignore[union-attr]
+            await pilot.press("pagedown")
+            await pilot.pause()
+            assert (scr.seg, scr.current().position) == (1, 0)  # type: ignore[union-attr]
+            await pilot.press("pageup")
             await pilot.pause()
             assert (scr.seg, scr.current().position) == (0, ends[0][-1][0])  # type: ignore[union-attr]
             # Enter after a jump: the batch and the record jumped to, whole
