@@ -36,7 +36,6 @@ from .widgets import (
     fit_lines,
     fits,
     hex_text,
-    human,
     pass_on,
     plural,
     record_text,
@@ -123,7 +122,7 @@ class PartitionScreen(Screen[None]):
     def on_mount(self) -> None:
         segs = self.query_one("#segments", DataTable)
         set_rows(segs, SEGMENT_COLUMNS, [
-            [Text(str(s.base_offset)), safe(s.path.rsplit("/", 1)[-1]), Text(human(s.size)),
+            [Text(str(s.base_offset)), safe(s.path.rsplit("/", 1)[-1]), Text(str(s.size)),
              Text("active" if s.active else "")] for s in self.view.segments])
         segs.styles.height = min(len(self.view.segments), 3) + 2
         n = len(self.view.segments)
