@@ -276,7 +276,12 @@ class PartitionScreen(Screen[None]):
         total_bytes = max(1, sum(sizes))
         before = sum(sizes[:self.seg]) + row.position
         known = [r.size for r in self.rows if r.size > 0]
-        avg = max(1.0, sum(known) / len(known)) if known else 1.0
+        if not known:  # nothing read here to count by (a segment that cannot be read)
+            self.titles["batches"] = (f"batches: byte {before:,} of the partition's "
+                                      f"{sum(sizes):,}")
+            self._titles()
+            return
+        avg = max(1.0, sum(known) / len(known))
         exact_n = self.seg == 0 and self.window_start == 0
         n = i + 1 if exact_n else int(before / avg) + 1
         at_end = self.next_pos is None and self.seg == len(self.view.segments) - 1

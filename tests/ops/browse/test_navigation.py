@@ -189,6 +189,10 @@ def test_a_vanished_segment_is_a_message_not_a_traceback(sample_dir: Path,
             row = scr.rows[0]
             assert row.problem is not None and row.problem.kind == "unreadable-file"
             assert row.problem.path == str(gone)
+            seg0 = (d / "orders-0" / SEG).stat().st_size
+            total = seg0 + sum(s.size for s in scr.view.segments[1:])
+            assert str(scr.query_one("#batches").border_title) == \
+                f"» batches: byte {seg0:,} of the partition's {total:,}"
             await pilot.press("x")  # its bytes: said, not raised
             await pilot.pause()
             assert isinstance(app.screen, PartitionScreen)
