@@ -108,10 +108,9 @@ class PartitionScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         p = self.node
-        title = safe(p.name, "bold")
-        title.append("  ")
+        title = safe(p.name, "bold")  # the log dir last: a narrow screen cuts it first
+        title.append(f"  broker {p.broker_id if p.broker_id is not None else '?'}  ")
         title.append_text(safe(p.log_dir))
-        title.append(f"  broker {p.broker_id if p.broker_id is not None else '?'}")
         yield Static(title, id="title")
         yield DataTable(id="segments", cursor_type="row", zebra_stripes=False)
         yield DataTable(id="batches", cursor_type="row")

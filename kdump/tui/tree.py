@@ -78,11 +78,14 @@ def _counted(t: Text, records: int | None, counts: dict[str, int] | None,
 
 
 def logdir_label(ld: LogDirNode) -> Text:
-    t = safe(ld.path, "bold")
-    t.append(f"  broker {ld.broker_id if ld.broker_id is not None else '?'}")
+    """The broker and the counts first, the path last: a screen too narrow for a long path
+    cuts the path, never a count."""
+    t = Text(f"broker {ld.broker_id if ld.broker_id is not None else '?'}", style="bold")
     t.append(f"  {plural(len(ld.partitions), 'partition')}")
     if ld.problems:
         t.append(f"  {plural(len(ld.problems), 'unplaced file')}", style="yellow")
+    t.append("  ")
+    t.append_text(safe(ld.path, "bold"))
     return t
 
 

@@ -364,7 +364,7 @@ def test_no_check_says_so_and_one_is_singular(tmp_path: Path) -> None:
             assert str(app.tree_screen.query_one("#status").render()) == "2 partitions"
             tree = app.tree_screen.query_one("#tree")
             [ldn] = tree.root.children  # type: ignore[attr-defined]
-            assert str(ldn.label) == f"{d}  broker ?  2 partitions  1 unplaced file"
+            assert str(ldn.label) == f"broker ?  2 partitions  1 unplaced file  {d}"
             stray = ldn.children[-1]
             assert str(stray.label) == ".stray  unknown-file (info): not a partition " \
                 "directory; skipped"
