@@ -94,7 +94,7 @@ Tree
   s          sort by name, size, findings (in turn)
   j / k      down / up
 Partition
-  Tab        next pane (segments, batches, records; the focused one marked)
+  Tab        next pane (segments, batches, records; the focused: »)
   Enter      the batch, its finding and its selected record in full
              (records pane: the record; segments pane: its batches)
   Home / gg  the partition's first batch
