@@ -82,8 +82,11 @@ def logdir_label(ld: LogDirNode) -> Text:
     cuts the path, never a count."""
     t = Text(f"broker {ld.broker_id if ld.broker_id is not None else '?'}", style="bold")
     t.append(f"  {plural(len(ld.partitions), 'partition')}")
-    if ld.problems:
-        t.append(f"  {plural(len(ld.problems), 'unplaced file')}", style="yellow")
+    unplaced = sum(1 for p in ld.problems if p.kind == "unknown-file")
+    if unplaced:  # what the walk passed over
+        t.append(f"  {plural(unplaced, 'unplaced file')}", style="yellow")
+    if len(ld.problems) > unplaced:  # what it could not read (or found no Kafka data in)
+        t.append(f"  {plural(len(ld.problems) - unplaced, 'finding')}", style="bold red")
     t.append("  ")
     t.append_text(safe(ld.path, "bold"))
     return t

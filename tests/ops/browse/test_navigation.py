@@ -673,3 +673,44 @@ def test_before_the_start_selects_the_first_batch_and_the_tree_keeps_its_row(
             assert status(scr) == ("offset 5: below the log start (nearest above: 100); "
                                    "the first batch selected")
     run(go())
+
+
+# --- snapshots (SVGs in tests/ops/browse/__snapshots__/test_navigation) ----------------------
+def test_snapshot_tree_with_an_unreadable_partition(
+        snap_compare: Any, damaged: dict[str, Any],  # noqa: F811
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import kdump.ops.browse.tree as tree
+
+    monkeypatch.setattr(tree, "_disk_bytes", lambda p: os.stat(p).st_size)
+    (damaged["dir"] / ".stray").mkdir()
+    monkeypatch.chdir(damaged["dir"].parent)
+    locked = os.path.join(damaged["dir"].name, "orders-1")
+    listdir = Listing.listdir
+
+    def deny(self: Listing, path: str) -> list[str]:
+        if os.path.normpath(path) == locked:
+            raise PermissionError(13, "Permission denied", path)
+        return listdir(self, path)
+
+    monkeypatch.setattr(Listing, "listdir", deny)
+    app = BrowseApp([damaged["dir"].name])
+
+    async def wait(pilot: Any) -> None:
+        await settle(app, pilot)
+        await pilot.press("s")  # by size
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=wait)
+
+
+def test_snapshot_empty_state(snap_compare: Any, tmp_path: Path,
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    d = tmp_path / "nothing"
+    d.mkdir()
+    (d / "notes.txt").write_text("hello\n")
+    monkeypatch.chdir(tmp_path)
+    app = BrowseApp(["nothing"])
+
+    async def wait(pilot: Any) -> None:
+        await settle(app, pilot)
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=wait)
