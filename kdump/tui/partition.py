@@ -1,6 +1,8 @@
 """``kdump browse``'s partition: its segments, a window of its batches (damaged regions
-as rows of their own) and the selected batch's records; ``g``/``t`` jumps, ``n``/``N``
-findings, ``x`` the batch's bytes (:class:`HexScreen`)."""
+as rows of their own) and the selected batch's records, each pane titled and its columns
+sized from the rows in view; ``g``/``t`` jumps, Home/``gg`` and End/``G`` the first and
+last batch, ``n``/``N`` findings, ``x`` the batch's bytes (:class:`~.widgets.HexScreen`),
+Enter the batch whole.  A read that fails is said on the screen, never raised."""
 
 from __future__ import annotations
 
