@@ -27,6 +27,7 @@ from ..ops.browse import (
     RecordRow,
     hex_model,
     partition_findings,
+    position_label,
 )
 from .widgets import (
     SEVERITY_STYLE,
@@ -57,8 +58,6 @@ SEGMENT_COLUMNS = ("segment", "file", "bytes", "")
 BATCH_COLUMNS = ("position", "offsets", "crc", "recs", "size", "codec", "max time", "producer",
                  "txn/ctl")
 RECORD_COLUMNS = ("offset", "key", "value", "time", "headers")
-#: the panes' titles (the focused one is marked)
-PANE_TITLES = {"segments": "segments", "batches": "batches", "records": "records"}
 
 
 def cell(s: str) -> Text:
@@ -106,7 +105,8 @@ class PartitionScreen(Screen[None]):
         #: the cells of ``rows`` (the batches table is rebuilt from them when a row
         #: read later is wider than its column)
         self.cells: list[list[Text]] = []
-        self.titles = dict(PANE_TITLES)
+        #: the panes' titles (the focused one is marked)
+        self.titles = {"segments": "segments", "batches": "batches", "records": "records"}
 
     def compose(self) -> ComposeResult:
         p = self.node
@@ -265,42 +265,14 @@ class PartitionScreen(Screen[None]):
         self._where(i)
 
     def _where(self, i: int) -> None:
-        """The batches pane's title: where the selected batch is in the partition, "batch
-        12,345 of ~667,000, 43%" (``~``: estimated from the bytes before it and the size of
-        the batches read; exact when counted from the partition's start, or read whole)."""
-        if not (0 <= i < len(self.rows)):
-            self.titles["batches"] = "batches"
-            self._titles()
-            return
-        row = self.rows[i]
-        sizes = [s.size for s in self.view.segments]
-        total_bytes = max(1, sum(sizes))
-        before = sum(sizes[:self.seg]) + row.position
-        known = [r.size for r in self.rows if r.size > 0]
-        if not known:  # nothing read here to count by (a segment that cannot be read)
-            self.titles["batches"] = (f"batches: byte {before:,} of the partition's "
-                                      f"{sum(sizes):,}")
-            self._titles()
-            return
-        avg = max(1.0, sum(known) / len(known))
-        exact_n = self.seg == 0 and self.window_start == 0
-        n = i + 1 if exact_n else int(before / avg) + 1
-        at_end = self.next_pos is None and self.seg == len(self.view.segments) - 1
+        """The batches pane's title: where the selected batch is in the partition."""
         checked = self.node.checked
-        if checked is not None and checked.batches and self.node.unreadable is None:
-            total, exact_total = checked.batches, True
-        else:
-            total, exact_total = max(n, round(total_bytes / avg)), False
-        if exact_n and self.next_pos is None and len(self.view.segments) == 1:
-            total, exact_total = len(self.rows), True
-        if exact_total and not exact_n:
-            n = int(before * total / total_bytes) + 1
-        n = min(n, total) if not exact_n else n
-        if at_end and exact_total and not exact_n:  # counted back from the last batch
-            n, exact_n = total - (len(self.rows) - 1 - i), True
-        pct = min(100, (before + row.size) * 100 // total_bytes)  # read through it
-        self.titles["batches"] = (f"batches: batch {'' if exact_n else '~'}{n:,} of "
-                                  f"{'' if exact_total else '~'}{total:,}, {pct}%")
+        counted = checked.batches if checked is not None and checked.batches and \
+            self.node.unreadable is None else None
+        where = "" if not (0 <= i < len(self.rows)) else ": " + position_label(
+            [s.size for s in self.view.segments], self.seg, self.rows, i, self.window_start,
+            self.next_pos is None, counted)
+        self.titles["batches"] = "batches" + where
         self._titles()
 
     def on_key(self, event: events.Key) -> None:

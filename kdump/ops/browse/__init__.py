@@ -13,6 +13,7 @@ from .partition import (
     PartitionView,
     RecordRow,
     RecordsPage,
+    position_label,
 )
 from .tree import (
     LogDirNode,
@@ -45,5 +46,6 @@ __all__ = [
     "hex_model",
     "locate_single_bit",
     "partition_findings",
+    "position_label",
     "what_is_there",
 ]

@@ -391,3 +391,35 @@ class PartitionView:
                                         ("above:", getattr(res, "nearest_above", None)))
                 if v is not None]
         return Jump(False, f"{what}: {reason}" + (f" (nearest {', '.join(near)})" if near else ""))
+
+
+def position_label(sizes: list[int], seg: int, rows: list[BatchRow], i: int,
+                   window_start: int, segment_end: bool, counted: int | None) -> str:
+    """Where ``rows[i]`` (of segment ``seg``, the rows read from ``window_start``;
+    ``segment_end``: through its end) is in a partition of segments of ``sizes`` bytes:
+    "batch 12,345 of ~667,000, 43%" (the percentage: bytes up to the batch's end).
+    ``~`` marks an estimate, made from the bytes before it and the size of the batches
+    read; a number is exact when counted from the partition's start, or back from its
+    end once ``counted`` (the batches verify-crc read) is known."""
+    row = rows[i]
+    total_bytes = max(1, sum(sizes))
+    before = sum(sizes[:seg]) + row.position
+    known = [r.size for r in rows if r.size > 0]
+    if not known:  # nothing read here to count by (a segment that cannot be read)
+        return f"byte {before:,} of the partition's {sum(sizes):,}"
+    avg = max(1.0, sum(known) / len(known))
+    exact_n = seg == 0 and window_start == 0
+    n = i + 1 if exact_n else int(before / avg) + 1
+    if counted is not None:
+        total, exact_total = counted, True
+    else:
+        total, exact_total = max(n, round(total_bytes / avg)), False
+    if exact_n and segment_end and len(sizes) == 1:
+        total, exact_total = len(rows), True
+    if exact_total and not exact_n:
+        n = int(before * total / total_bytes) + 1
+    n = n if exact_n else min(n, total)
+    if segment_end and seg == len(sizes) - 1 and exact_total and not exact_n:
+        n, exact_n = total - (len(rows) - 1 - i), True  # counted back from the last batch
+    pct = min(100, (before + row.size) * 100 // total_bytes)
+    return f"batch {'' if exact_n else '~'}{n:,} of {'' if exact_total else '~'}{total:,}, {pct}%"

@@ -714,3 +714,22 @@ def test_snapshot_empty_state(snap_compare: Any, tmp_path: Path,
         await settle(app, pilot)
 
     assert snap_compare(app, terminal_size=(80, 24), run_before=wait)
+
+
+def test_position_label() -> None:
+    from kdump.ops.browse import BatchRow, position_label
+
+    rows = [BatchRow(1, 1000 * k, 1000) for k in range(10)]
+    # the second of three 10,000-byte segments, read from a later window: estimated
+    assert position_label([10_000] * 3, 1, rows, 4, 2000, False, None) == \
+        "batch ~15 of ~30, 50%"
+    # the batches counted (verify-crc): the total exact, the number still estimated
+    assert position_label([10_000] * 3, 1, rows, 4, 2000, False, 33) == \
+        "batch ~16 of 33, 50%"
+    # read from the partition's start: exact; counted back from the end: exact
+    assert position_label([10_000] * 3, 0, rows, 4, 0, False, None) == \
+        "batch 5 of ~30, 16%"
+    assert position_label([10_000] * 3, 2, rows, 9, 0, True, 33) == "batch 33 of 33, 100%"
+    # a row of no bytes only (a segment that cannot be read): the byte, no count
+    assert position_label([10_000] * 3, 1, [BatchRow(1, 0, 0)], 0, 0, True, None) == \
+        "byte 10,000 of the partition's 30,000"
