@@ -35,9 +35,12 @@ def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int)
            g  go to an offset      t  go to a time (ISO-8601 or epoch ms)
            n / N  next / previous finding (verify-crc, verify-index)
            x  the selected batch's bytes       Escape  back
-           ?  the keys                          q  quit
+           Home/gg  End/G  first / last batch    j/k  down / up
+           e  errors/warnings only     s  sort by name, size, findings
+           ?  the keys                          q, Ctrl+C  quit
 
-    Needs the tui extra (pip install 'kdump[tui]') and a terminal; exit 0 on q.
+    Needs the tui extra (pip install 'kdump[tui]') and a terminal; exit 0 when you
+    quit, 2 (one line, the terminal restored) if it stops on an internal error.
     """
     try:
         import textual  # noqa: F401
@@ -54,6 +57,11 @@ def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int)
         return ExitCode.ERROR
     from ..tui.app import BrowseApp
 
-    app = BrowseApp(paths, max_batch_bytes=max_batch_bytes, check=not no_check)
-    app.run()
-    return ExitCode.OK
+    try:
+        app = BrowseApp(paths, max_batch_bytes=max_batch_bytes, check=not no_check)
+        app.run()
+    except Exception as e:  # the terminal could not be driven, the tree not walked
+        click.echo(f"kdump: browse: {type(e).__name__}: {e}".splitlines()[0], err=True)
+        return ExitCode.ERROR
+    # 0 only when the user quit (q, Ctrl+C); an internal error has printed its one line
+    return ExitCode.OK if app.return_code == 0 else ExitCode.ERROR

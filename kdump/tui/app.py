@@ -1,7 +1,11 @@
 """``kdump browse``: the tree of log dirs (:mod:`.tree`), a partition's batches and
 records and a batch's bytes (:mod:`.partition`).  Keys: ``/`` filter, Enter open, ``g``
 offset, ``t`` time, ``n``/``N`` findings, ``x`` bytes, Escape back, ``?`` keys, ``q``
-quit.  Read-only: it only reads files."""
+or Ctrl+C quit.  Read-only: it only reads files.
+
+Exits: :attr:`BrowseApp.return_code` is 0 only when the user quit; an error no screen
+caught ends it with one line (:attr:`BrowseApp.failure`), not a traceback, the terminal
+restored, and the command exits 2."""
 
 from __future__ import annotations
 
@@ -9,14 +13,23 @@ import threading
 from collections.abc import Sequence
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import App
 from textual.binding import Binding, BindingType
 
-from ..ops.browse import LogDirNode, PartitionNode, browse_tree, partition_findings
+from ..findings import Problem
+from ..ops.browse import (
+    LogDirNode,
+    PartitionFindings,
+    PartitionNode,
+    browse_tree,
+    partition_findings,
+)
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
-from .partition import HexScreen, PartitionScreen
+from ..textsafe import inert
+from .partition import PartitionScreen
 from .tree import TreeScreen
-from .widgets import HelpScreen
+from .widgets import HelpScreen, HexScreen
 
 __all__ = ["BrowseApp", "HexScreen", "PartitionScreen", "TreeScreen"]
 
@@ -36,6 +49,7 @@ class BrowseApp(App[int]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit_browse", "Quit"),
+        Binding("ctrl+c,ctrl+q", "quit_browse", "Quit", show=False, priority=True),
         Binding("question_mark", "keys", "Keys", key_display="?"),
     ]
 
@@ -50,9 +64,14 @@ class BrowseApp(App[int]):
         self.checked = threading.Event()
         self._stop = threading.Event()
         self.tree_screen = TreeScreen()
+        #: the one line an internal error ended the run with (None: it did not)
+        self.failure: str | None = None
 
     def on_mount(self) -> None:
         self.push_screen(self.tree_screen)
+        parts = [p for ld in self.logdirs for p in ld.partitions]
+        if len(parts) == 1 and parts[0].unreadable is None:
+            self.open_partition(parts[0])  # one partition given: opened (Escape: the tree)
         if self.check:
             threading.Thread(target=self._check_all, name="kdump-browse-check",
                              daemon=True).start()
@@ -69,8 +88,10 @@ class BrowseApp(App[int]):
                 if p.checked is None:
                     try:
                         p.checked = partition_findings(p, max_batch_bytes=self.max_batch_bytes)
-                    except Exception:  # a partition that cannot be read: no count
-                        continue
+                    except Exception as e:  # said on its row, never raised in a thread
+                        why = getattr(e, "message", None) or f"{type(e).__name__}: {e}"
+                        p.checked = PartitionFindings(findings=[Problem(
+                            p.path, None, "unreadable-file", f"could not be read: {why}")])
                     if self._stop.is_set():
                         return
                     try:
@@ -92,3 +113,14 @@ class BrowseApp(App[int]):
     def action_quit_browse(self) -> None:
         self._stop.set()
         self.exit(0)
+
+    def _fatal_error(self) -> None:
+        """Textual's end after an error nothing caught: one line instead of its traceback
+        (the terminal is restored as on quit; the return code is not 0, so the command
+        exits 2).  Read errors never come here: every screen says them itself."""
+        e = self._exception
+        self._stop.set()
+        self.failure = inert(f"kdump: browse stopped on an internal error: "
+                             f"{type(e).__name__}: {e}".splitlines()[0] if e else
+                             "kdump: browse stopped on an internal error")
+        self.panic(Text(self.failure))

@@ -1,6 +1,8 @@
 """``kdump browse``'s partition: its segments, a window of its batches (damaged regions
-as rows of their own) and the selected batch's records; ``g``/``t`` jumps, ``n``/``N``
-findings, ``x`` the batch's bytes (:class:`HexScreen`)."""
+as rows of their own) and the selected batch's records, each pane titled and its columns
+sized from the rows in view; ``g``/``t`` jumps, Home/``gg`` and End/``G`` the first and
+last batch, ``n``/``N`` findings, ``x`` the batch's bytes (:class:`~.widgets.HexScreen`),
+Enter the batch whole.  A read that fails is said on the screen, never raised."""
 
 from __future__ import annotations
 
@@ -11,10 +13,10 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
+from ..errors import KdumpError
 from ..findings import Problem
 from ..ops.browse import (
     PAGE_ROWS,
@@ -25,16 +27,23 @@ from ..ops.browse import (
     RecordRow,
     hex_model,
     partition_findings,
+    position_label,
 )
 from .widgets import (
     SEVERITY_STYLE,
+    DetailScreen,
+    HexScreen,
     Prompt,
     RecordScreen,
     bad_line,
+    fit_lines,
+    fits,
     hex_text,
-    human,
     pass_on,
+    plural,
+    record_text,
     safe,
+    set_rows,
 )
 
 #: rows kept above a jump's target (read from an offset index entry before it)
@@ -44,6 +53,11 @@ SYNC_CHECK_BYTES = 64 << 20
 
 #: characters of a key, value or headers shown in the records table (Enter shows all)
 CELL_CHARS = 200
+#: the columns of the three panes
+SEGMENT_COLUMNS = ("segment", "file", "bytes", "")
+BATCH_COLUMNS = ("position", "offsets", "crc", "recs", "size", "codec", "max time", "producer",
+                 "txn/ctl")
+RECORD_COLUMNS = ("offset", "key", "value", "time", "headers")
 
 
 def cell(s: str) -> Text:
@@ -56,6 +70,10 @@ def cell(s: str) -> Text:
 
 
 class PartitionScreen(Screen[None]):
+    DEFAULT_CSS = """
+    PartitionScreen DataTable { border-top: solid $panel-lighten-2; }
+    PartitionScreen DataTable:focus { border-top: heavy $accent; }
+    """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("g", "goto_offset", "Offset"),
@@ -78,14 +96,23 @@ class PartitionScreen(Screen[None]):
         self._shown: BatchRow | None = None
         #: the row a jump selected: its highlight keeps the jump's words in the status
         self._held: int | None = None
+        #: the status line's text whole
+        self.said = Text("")
+        #: the finding ``n``/``N`` went to last, and the row it selected (Enter on that
+        #: row shows the finding whole)
+        self._finding: tuple[Text, BatchRow | None] | None = None
         self._checking = False
+        #: the cells of ``rows`` (the batches table is rebuilt from them when a row
+        #: read later is wider than its column)
+        self.cells: list[list[Text]] = []
+        #: the panes' titles (the focused one is marked)
+        self.titles = {"segments": "segments", "batches": "batches", "records": "records"}
 
     def compose(self) -> ComposeResult:
         p = self.node
-        title = safe(p.name, "bold")
-        title.append("  ")
+        title = safe(p.name, "bold")  # the log dir last: a narrow screen cuts it first
+        title.append(f"  broker {p.broker_id if p.broker_id is not None else '?'}  ")
         title.append_text(safe(p.log_dir))
-        title.append(f"  broker {p.broker_id if p.broker_id is not None else '?'}")
         yield Static(title, id="title")
         yield DataTable(id="segments", cursor_type="row", zebra_stripes=False)
         yield DataTable(id="batches", cursor_type="row")
@@ -95,28 +122,57 @@ class PartitionScreen(Screen[None]):
 
     def on_mount(self) -> None:
         segs = self.query_one("#segments", DataTable)
-        segs.add_columns("segment", "file", "bytes", "")
-        for i, s in enumerate(self.view.segments):
-            segs.add_row(Text(str(s.base_offset)), safe(s.path.rsplit("/", 1)[-1]),
-                         Text(human(s.size)), Text("active" if s.active else ""), key=str(i))
-        segs.styles.height = min(len(self.view.segments), 3) + 1
+        set_rows(segs, SEGMENT_COLUMNS, [
+            [Text(str(s.base_offset)), safe(s.path.rsplit("/", 1)[-1]), Text(str(s.size)),
+             Text("active" if s.active else "")] for s in self.view.segments])
+        segs.styles.height = min(len(self.view.segments), 3) + 2
+        n = len(self.view.segments)
+        self.titles["segments"] = f"segments ({n}{' given' if self.node.given else ''})"
         batches = self.query_one("#batches", DataTable)
-        batches.add_columns("position", "offsets", "crc", "recs", "size", "codec", "max time",
-                            "producer", "txn/ctl")
-        recs = self.query_one("#records", DataTable)
-        recs.add_columns("offset", "key", "value", "time", "headers")
+        set_rows(batches, BATCH_COLUMNS, [])
+        set_rows(self.query_one("#records", DataTable), RECORD_COLUMNS, [])
         if self.view.segments:
             self.load(0, 0)
+        elif self.node.unreadable is not None:
+            p = self.node.unreadable
+            self.status(safe(f"{p.kind}: {p.detail} ({p.path})", "bold red"))
         else:
             self.status(Text("no segments in this partition"))
         batches.focus()
+        self._titles()
+
+    def _titles(self) -> None:
+        """Each pane titled, the focused one marked (» and a heavy line)."""
+        for name, title in self.titles.items():
+            table = self.query_one(f"#{name}", DataTable)
+            table.border_title = ("» " if table.has_focus else "") + title
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        self._titles()
+
+    def on_descendant_blur(self, event: events.DescendantBlur) -> None:
+        self._titles()
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The selection kept in view at the new size."""
+        def keep() -> None:
+            for name in ("segments", "batches", "records"):
+                t = self.query_one(f"#{name}", DataTable)
+                if t.row_count:
+                    t.move_cursor(row=t.cursor_row, animate=False)
+        self.call_after_refresh(keep)
+        self.call_after_refresh(lambda: self.status(self.said))
 
     def on_unmount(self) -> None:
         self.view.close()
 
     # --- rows ------------------------------------------------------------------------
     def status(self, text: Text) -> None:
-        self.query_one("#status", Static).update(text)
+        """The status line: ``text``, cut to its two lines with a hint when longer (the
+        whole of it: :attr:`said`, and Enter)."""
+        self.said = text
+        box = self.query_one("#status", Static)
+        box.update(fit_lines(self.app.console, text, box.size.width or self.app.size.width))
 
     def load(self, seg: int, start: int, select: int | None = None,
              record: int | None = None) -> None:
@@ -163,9 +219,8 @@ class PartitionScreen(Screen[None]):
 
     def _fill(self) -> None:
         batches = self.query_one("#batches", DataTable)
-        batches.clear()
-        for i, r in enumerate(self.rows):
-            batches.add_row(*self._cells(r), key=str(i))
+        self.cells = [self._cells(r) for r in self.rows]
+        set_rows(batches, BATCH_COLUMNS, self.cells)
         self._shown = None
 
     def _more_rows(self) -> None:
@@ -173,9 +228,16 @@ class PartitionScreen(Screen[None]):
             return
         more, self.next_pos = self.view.read_rows(self.seg, self.next_pos, PAGE_ROWS)
         batches = self.query_one("#batches", DataTable)
-        for r in more:
-            batches.add_row(*self._cells(r), key=str(len(self.rows)))
-            self.rows.append(r)
+        cells = [self._cells(r) for r in more]
+        self.rows.extend(more)
+        self.cells.extend(cells)
+        if fits(batches, cells):
+            for c in cells:
+                batches.add_row(*c, key=str(batches.row_count))
+            return
+        cur = batches.cursor_row  # a wider value below: every column sized again
+        set_rows(batches, BATCH_COLUMNS, self.cells)
+        batches.move_cursor(row=cur, animate=False)
 
     def _earlier_rows(self) -> None:
         if self.window_start <= 0 or not self.rows:
@@ -200,6 +262,18 @@ class PartitionScreen(Screen[None]):
             self._more_rows()
         held, self._held = self._held, None
         self._show_records(i, None, quiet=held == i)
+        self._where(i)
+
+    def _where(self, i: int) -> None:
+        """The batches pane's title: where the selected batch is in the partition."""
+        checked = self.node.checked
+        counted = checked.batches if checked is not None and checked.batches and \
+            self.node.unreadable is None else None
+        where = "" if not (0 <= i < len(self.rows)) else ": " + position_label(
+            [s.size for s in self.view.segments], self.seg, self.rows, i, self.window_start,
+            self.next_pos is None, counted)
+        self.titles["batches"] = "batches" + where
+        self._titles()
 
     def on_key(self, event: events.Key) -> None:
         """The partition's keys, run here in the order typed (a binding would run them
@@ -207,20 +281,65 @@ class PartitionScreen(Screen[None]):
         if pass_on(self, event):
             return
         key = event.key
+        batches = self.query_one("#batches", DataTable)
         actions = {"g": self.action_goto_offset, "t": self.action_goto_time,
                    "n": lambda: self.action_finding(1), "N": lambda: self.action_finding(-1),
-                   "x": self.action_hex}
+                   "x": self.action_hex, "G": self.action_last}
+        if batches.has_focus:
+            actions |= {"home": self.action_first, "end": self.action_last}
+        focused = self.focused
+        if isinstance(focused, DataTable):
+            actions |= {"j": focused.action_cursor_down, "k": focused.action_cursor_up}
         if key in actions:
             event.stop()
             event.prevent_default()
             actions[key]()
             return
-        batches = self.query_one("#batches", DataTable)
-        if key in ("up", "pageup", "home") and batches.has_focus and batches.cursor_row == 0:
-            self._earlier_rows()
+        if not batches.has_focus:
+            return
+        if key in ("up", "pageup") and batches.cursor_row == 0:
+            if self.window_start > 0:
+                self._earlier_rows()
+            elif self.seg > 0:  # on into the previous segment, at its last batch
+                event.stop()
+                event.prevent_default()
+                self._segment_end(self.seg - 1)
+        elif key in ("down", "pagedown") and batches.cursor_row >= len(self.rows) - 1 \
+                and self.next_pos is None and self.seg + 1 < len(self.view.segments):
+            event.stop()
+            event.prevent_default()
+            self.load(self.seg + 1, 0)  # on into the next segment, at its first batch
+            self.status(safe(f"segment {self.view.segments[self.seg].base_offset}"))
+
+    def action_first(self) -> None:
+        """The partition's first batch (Home, ``gg``)."""
+        if self.view.segments:
+            self.load(0, 0)
+            self.status(Text("the partition's first batch"))
+        self.query_one("#batches", DataTable).focus()
+
+    def action_last(self) -> None:
+        """The partition's last batch (End, ``G``): the real last one, read from the last
+        segment's offset index entry near its end, not the last row read so far."""
+        for seg in range(len(self.view.segments) - 1, -1, -1):
+            if self._segment_end(seg):
+                self.status(Text("the partition's last batch"))
+                break
+        else:
+            self.status(Text("no batch in this partition"))
+        self.query_one("#batches", DataTable).focus()
+
+    def _segment_end(self, seg: int) -> bool:
+        pos = self.view.last_position(seg)
+        if pos is None:
+            return False
+        self.load(seg, self.view.earlier_start(seg, pos), select=pos)
+        return True
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.data_table.id == "segments":
+        if event.data_table.id == "batches":
+            self.action_detail()
+        elif event.data_table.id == "segments":
             seg = event.cursor_row
             if 0 <= seg < len(self.view.segments):
                 self.load(seg, 0)
@@ -229,6 +348,23 @@ class PartitionScreen(Screen[None]):
             i = event.cursor_row
             if 0 <= i < len(self.records):
                 self.app.push_screen(RecordScreen(self.records[i]))
+
+    def action_detail(self) -> None:
+        """The selected batch in full: where it is, its finding (every word of it) and
+        its selected record, key, value and headers whole (Enter in the batches pane)."""
+        row = self.current()
+        if row is None:
+            return
+        t = self._describe(row, None, False, full=True)
+        if self._finding is not None and self._finding[1] is row:
+            t.append("\n\n")
+            t.append_text(self._finding[0])
+        recs = self.query_one("#records", DataTable)
+        if 0 <= recs.cursor_row < len(self.records):
+            t.append("\n\nselected record\n", style="bold underline")
+            record_text(self.records[recs.cursor_row], t)
+        self.app.push_screen(DetailScreen(t, f"byte {row.position} of "
+                                             f"{self.view.segments[row.segment].path}"))
 
     def current(self) -> BatchRow | None:
         i = self.query_one("#batches", DataTable).cursor_row
@@ -246,11 +382,13 @@ class PartitionScreen(Screen[None]):
         self._shown = row
         page = self.view.records(row)
         self.records = page.records
-        recs.clear()
-        for k, r in enumerate(page.records):
-            heads = ", ".join(f"{hk}={hv}" for hk, hv in r.headers)
-            recs.add_row(Text(str(r.offset)), cell(r.key), cell(r.value), Text(r.time),
-                         cell(heads), key=str(k))
+        set_rows(recs, RECORD_COLUMNS, [
+            [Text(str(r.offset)), cell(r.key), cell(r.value), Text(r.time),
+             cell(", ".join(f"{hk}={hv}" for hk, hv in r.headers))] for r in page.records])
+        self.titles["records"] = (f"records of batch {row.offsets} ({len(page.records)}"
+                                  f"{'+' if page.more else ''})" if not row.is_region
+                                  else "records (none: a damaged region)")
+        self._titles()
         where = 0
         if record is not None:
             where = next((k for k, r in enumerate(page.records) if r.offset == record), 0)
@@ -259,13 +397,29 @@ class PartitionScreen(Screen[None]):
         if not quiet:
             self.status(self._describe(row, page.error, page.more))
 
-    def _describe(self, row: BatchRow, error: str | None, more: bool) -> Text:
+    def _describe(self, row: BatchRow, error: str | None, more: bool,
+                  full: bool = False) -> Text:
         if row.problem is not None:
-            t = safe(f"byte {row.position}: {row.problem.kind}: {row.problem.detail}",
-                     SEVERITY_STYLE.get(str(row.problem.severity), ""))
+            p = row.problem
+            t = safe(f"byte {row.position}: {p.kind} ({p.severity}): {p.detail}",
+                     SEVERITY_STYLE.get(str(p.severity), ""))
+            if full:
+                t.append("\nfile ")
+                t.append_text(safe(p.path))
+                t.append(f"\n{row.size} bytes" + (f", base offset {p.base_offset}"
+                                                  if p.base_offset is not None else ""))
+            elif len(t) > 120:
+                t.append("  (Enter: in full)", style="dim")
             return t
         t = Text(f"batch {row.offsets} at byte {row.position}, {row.size} bytes, "
                  f"crc {row.crc_state}")
+        if full:
+            t.append(f"\n{plural(row.count or 0, 'record')}, codec {row.codec or 'none'}, "
+                     f"max time {row.time or '-'}, producer {row.producer_id}/"
+                     f"{row.producer_epoch}, transactional {row.transactional}, "
+                     f"control {row.control}, stored crc {row.stored_crc}"
+                     + (f", computed {row.computed_crc}" if row.computed_crc is not None
+                        else ""))
         if row.note:
             t.append(" ")
             t.append_text(safe(row.note, "yellow"))
@@ -291,12 +445,25 @@ class PartitionScreen(Screen[None]):
             if answer is None or not answer.strip():
                 return
             text = answer.strip()
+            if text == "gg":
+                self.action_first()
+                return
             if not text.lstrip("-").isdigit() or len(text) > 20:
                 self.status(safe(f"{text!r} is not an offset (a whole number)", "yellow"))
                 return
-            self._go(self.view.find_offset(int(text)))
+            jump = self.view.find_offset(int(text))
+            if not jump.found and "above the log end" in jump.message:
+                self.action_last()  # past the end: the last batch, and why
+                self.status(safe(f"{jump.message}; the last batch selected", "yellow"))
+                return
+            if not jump.found and "below the log start" in jump.message:
+                self.action_first()  # before the start: the first batch, and why
+                self.status(safe(f"{jump.message}; the first batch selected", "yellow"))
+                return
+            self._go(jump)
 
-        self.app.push_screen(Prompt("Go to offset:"), done)
+        self.app.push_screen(Prompt("Go to offset (g again: the first batch):", {"g": "gg"}),
+                             done)
 
     def action_goto_time(self) -> None:
         def done(answer: str | None) -> None:
@@ -313,7 +480,12 @@ class PartitionScreen(Screen[None]):
             if sum(s.size for s in node.segments) > SYNC_CHECK_BYTES:
                 self._check_then(step)  # a large partition: read in the background
                 return
-            node.checked = partition_findings(node, max_batch_bytes=self.view.max_batch_bytes)
+            try:
+                node.checked = partition_findings(node,
+                                                  max_batch_bytes=self.view.max_batch_bytes)
+            except KdumpError as e:
+                self.status(safe(f"the partition could not be read: {e.message}", "bold red"))
+                return
             self.app_refresh(node)
         findings = node.checked.findings
         if not findings:
@@ -382,44 +554,20 @@ class PartitionScreen(Screen[None]):
         t.append_text(safe(f" {', '.join(where)}{' ' if where else ''}in "
                            f"{p.path.rsplit('/', 1)[-1]}: {p.detail}"))
         self.status(t)
+        self._finding = (t, self.current())
         self.query_one("#batches", DataTable).focus()
 
     def action_hex(self) -> None:
         row = self.current()
         if row is None:
             return
-        m = hex_model(self.view, row)
+        try:
+            m = hex_model(self.view, row)
+        except KdumpError as e:  # the segment vanished, or cannot be read
+            self.status(safe(f"the batch's bytes cannot be read: {e.message}", "bold red"))
+            return
         text = hex_text(m)
         self.app.push_screen(HexScreen(text, bad_line(m, text)))
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-
-class HexScreen(Screen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
-
-    def __init__(self, text: Text, bad: int | None = None) -> None:
-        super().__init__()
-        self.text = text
-        #: the line of the first bad byte: scrolled into view when the view opens
-        self.bad = bad
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="hexscroll"):
-            yield Static(self.text, id="hex")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        box = self.query_one("#hexscroll", VerticalScroll)
-        box.focus()
-        if self.bad is not None:
-            bad = self.bad
-            self.call_after_refresh(
-                lambda: box.scroll_to(y=max(0, bad - box.size.height // 2), animate=False))
-
-    def on_key(self, event: events.Key) -> None:
-        pass_on(self, event)
 
     def action_back(self) -> None:
         self.app.pop_screen()

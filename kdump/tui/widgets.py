@@ -1,8 +1,10 @@
-"""Small pieces of ``kdump browse``'s screens: inert text, sizes, the hex view's lines,
-and the modal screens (a prompt, the keys, a record in full)."""
+"""Small pieces of ``kdump browse``'s screens: inert text, sizes, tables sized from their
+rows, the hex view's lines and screen, and the modal screens (a prompt, the keys, a text
+in full: a finding, a batch, a record)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -11,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Static
+from textual.widgets import DataTable, Footer, Static
 
 from ..ops.browse import HexModel, RecordRow
 from ..textsafe import inert
@@ -32,6 +34,50 @@ def safe(s: object, style: str = "") -> Text:
     return Text(inert(str(s)), style=style)
 
 
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 record``, ``2 records``, ``1,234 records``."""
+    return f"{n:,} {word if n == 1 else (many or word + 's')}"
+
+
+def set_rows(table: DataTable[Any], labels: Sequence[str], rows: Sequence[Sequence[Text]]
+             ) -> None:
+    """Fill ``table`` with ``rows`` under columns ``labels``, each column as wide as its
+    widest cell in these rows (never a digit cut: Textual measures auto-width columns
+    only when idle, and a row drawn before that is cut to the old width)."""
+    widths = [max([len(label)] + [r[i].cell_len for r in rows]) for i, label in enumerate(labels)]
+    table.clear(columns=True)
+    for label, width in zip(labels, widths, strict=True):
+        table.add_column(Text(label), width=width, key=label)
+    for i, r in enumerate(rows):
+        table.add_row(*r, key=str(i))
+
+
+def fits(table: DataTable[Any], rows: Sequence[Sequence[Text]]) -> bool:
+    """Whether every cell of ``rows`` fits its column of ``table`` as it is."""
+    cols = table.ordered_columns
+    return all(c.cell_len <= col.width for r in rows for c, col in zip(r, cols, strict=False))
+
+
+#: what a status line cut to its lines ends with
+CUT_HINT = " … (Enter: in full)"
+
+
+def fit_lines(console: Any, text: Text, width: int, lines: int = 2) -> Text:
+    """``text`` as it fits ``lines`` lines of ``width`` cells; when it does not, cut,
+    ending in :data:`CUT_HINT` (never a silent cut: Enter shows it whole)."""
+    width = max(len(CUT_HINT) + 10, width)
+    wrapped = text.wrap(console, width)
+    if len(wrapped) <= lines:
+        return text
+    kept = list(wrapped)[:lines]
+    last = kept[-1]
+    last.rstrip()
+    last.truncate(width - len(CUT_HINT))
+    last.rstrip()
+    last.append(CUT_HINT, style="dim")
+    return Text("\n").join(kept)
+
+
 def human(n: int) -> str:
     for unit in ("B", "KiB", "MiB", "GiB"):
         if n < 1024 or unit == "GiB":
@@ -43,10 +89,18 @@ def human(n: int) -> str:
 KEYS = """\
 Tree
   /          filter partitions by name (Enter opens the first match)
-  Enter      open the selected partition
+  Enter      open the selected partition; a finding in full
+  e          only partitions with errors or warnings (again: all)
+  s          sort by name, size, findings (in turn)
+  j / k      down / up
 Partition
-  Tab        next pane (segments, batches, records)
-  Enter      a record in full; a segment's batches (segments pane)
+  Tab        next pane (segments, batches, records; the focused: »)
+  Enter      the batch, its finding and its selected record in full
+             (records pane: the record; segments pane: its batches)
+  Home / gg  the partition's first batch
+  End / G    the partition's last batch
+  PgUp/PgDn  a page up / down (on into the next or previous segment)
+  j / k      down / up
   g          go to an offset: its batch and record selected
   t          go to a time (ISO-8601 or epoch ms): first record at/after
   n / N      next / previous finding (verify-crc and verify-index)
@@ -54,7 +108,7 @@ Partition
 Everywhere
   Escape     back
   ?          these keys
-  q          quit
+  q, Ctrl+C  quit
 """
 
 
@@ -106,10 +160,12 @@ class Prompt(ModalScreen[str | None]):
                       background: $panel; }
     """
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, shortcuts: dict[str, str] | None = None) -> None:
         super().__init__()
         self.question = question
         self.line = LineEditor()
+        #: keys that answer at once while nothing is typed (``g`` after ``g``: "gg")
+        self.shortcuts = shortcuts or {}
 
     def compose(self) -> ComposeResult:
         yield Static(self._text(), id="prompt")
@@ -121,6 +177,11 @@ class Prompt(ModalScreen[str | None]):
         return t
 
     def on_key(self, event: events.Key) -> None:
+        if not self.line.text and event.character in self.shortcuts:
+            event.stop()
+            event.prevent_default()
+            self.dismiss(self.shortcuts[event.character])
+            return
         what = self.line.key(event)
         if what is None:
             return
@@ -151,43 +212,62 @@ class HelpScreen(ModalScreen[None]):
         self.dismiss(None)
 
 
-class RecordScreen(ModalScreen[None]):
-    """One record, key, value and headers in full (wrapped, inert)."""
+class DetailScreen(ModalScreen[None]):
+    """A text in full (a finding, a batch, a record): wrapped, scrolled, inert."""
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape,enter", "close", "Back"),
                                               Binding("q", "app.quit_browse", "Quit")]
     DEFAULT_CSS = """
-    RecordScreen > VerticalScroll { border: round $accent; background: $panel; }
+    DetailScreen > VerticalScroll { border: round $accent; background: $panel; }
     """
 
-    def __init__(self, rec: RecordRow) -> None:
+    def __init__(self, text: Text, title: str = "in full") -> None:
         super().__init__()
-        self.rec = rec
+        self.text = text
+        self.title_text = title
 
     def compose(self) -> ComposeResult:
-        r = self.rec
-        t = Text()
-        t.append(f"offset {r.offset}   {r.time}\n", style="bold")
-        t.append("key: ", style="bold")
-        t.append_text(safe(r.key))
-        t.append("\nvalue: ", style="bold")
-        t.append_text(safe(r.value[:FULL_CHARS]))
-        if len(r.value) > FULL_CHARS:
-            t.append(f" … ({len(r.value) - FULL_CHARS} more characters: kdump dump shows "
-                     "them all)", style="dim")
-        for k, v in r.headers:
-            t.append("\nheader ", style="bold")
-            t.append_text(safe(k))
-            t.append(" = ")
-            t.append_text(safe(v))
-        if r.note:
-            t.append("\nnote: ", style="bold")
-            t.append_text(safe(r.note))
-        with VerticalScroll():
-            yield Static(t, id="record")
+        box = VerticalScroll()
+        box.border_title = self.title_text
+        box.border_subtitle = "Escape back"
+        with box:
+            yield Static(self.text, id="record")
+
+    def on_mount(self) -> None:
+        self.query_one(VerticalScroll).focus()
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def record_text(r: RecordRow, t: Text | None = None) -> Text:
+    """A record, key, value and headers in full (at most FULL_CHARS of a value)."""
+    t = Text() if t is None else t
+    t.append(f"offset {r.offset}   {r.time}\n", style="bold")
+    t.append("key: ", style="bold")
+    t.append_text(safe(r.key))
+    t.append("\nvalue: ", style="bold")
+    t.append_text(safe(r.value[:FULL_CHARS]))
+    if len(r.value) > FULL_CHARS:
+        t.append(f" … ({len(r.value) - FULL_CHARS} more characters: kdump dump shows "
+                 "them all)", style="dim")
+    for k, v in r.headers:
+        t.append("\nheader ", style="bold")
+        t.append_text(safe(k))
+        t.append(" = ")
+        t.append_text(safe(v))
+    if r.note:
+        t.append("\nnote: ", style="bold")
+        t.append_text(safe(r.note))
+    return t
+
+
+class RecordScreen(DetailScreen):
+    """One record, key, value and headers in full (wrapped, inert)."""
+
+    def __init__(self, rec: RecordRow) -> None:
+        super().__init__(record_text(rec), f"record at offset {rec.offset}")
+        self.rec = rec
 
 
 def bad_line(m: HexModel, text: Text) -> int | None:
@@ -247,3 +327,32 @@ def hex_text(m: HexModel) -> Text:
             t.append(ch, style=BAD_STYLE if i == m.bad else "")
         t.append("|\n")
     return t
+
+
+class HexScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "back", "Back")]
+
+    def __init__(self, text: Text, bad: int | None = None) -> None:
+        super().__init__()
+        self.text = text
+        #: the line of the first bad byte: scrolled into view when the view opens
+        self.bad = bad
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="hexscroll"):
+            yield Static(self.text, id="hex")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        box = self.query_one("#hexscroll", VerticalScroll)
+        box.focus()
+        if self.bad is not None:
+            bad = self.bad
+            self.call_after_refresh(
+                lambda: box.scroll_to(y=max(0, bad - box.size.height // 2), animate=False))
+
+    def on_key(self, event: events.Key) -> None:
+        pass_on(self, event)
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

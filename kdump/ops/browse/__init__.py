@@ -13,6 +13,7 @@ from .partition import (
     PartitionView,
     RecordRow,
     RecordsPage,
+    position_label,
 )
 from .tree import (
     LogDirNode,
@@ -23,6 +24,7 @@ from .tree import (
     browse_tree,
     finding_order,
     partition_findings,
+    what_is_there,
 )
 
 __all__ = [
@@ -44,4 +46,6 @@ __all__ = [
     "hex_model",
     "locate_single_bit",
     "partition_findings",
+    "position_label",
+    "what_is_there",
 ]

@@ -193,6 +193,12 @@ def hex_model(view: PartitionView, row: BatchRow) -> HexModel:
                 where += " (past the bytes shown)"
             m.bad_why = (f"{said}: one flipped bit explains it exactly: byte {m.bad} of the "
                          f"batch (file byte {row.position + m.bad}), bit {k}, {where}")
+        elif length - start > LOCATE_LIMIT:
+            m.bad = crc_at
+            m.bad_why = (f"{said}: a single flipped bit was not looked for: locating one "
+                         f"stops at {LOCATE_LIMIT >> 20} MiB of checked bytes and this batch "
+                         f"checks {length - start}; the damage is somewhere in bytes "
+                         f"{start}..{length - 1} of the batch (the checked bytes)")
         else:
             m.bad = crc_at
             m.bad_why = (f"{said}: no single flipped bit explains it; the damage is somewhere "

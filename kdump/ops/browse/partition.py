@@ -185,8 +185,14 @@ class PartitionView:
     def read_rows(self, seg: int, start: int = 0, limit: int = PAGE_ROWS,
                   stop: int | None = None) -> tuple[list[BatchRow], int | None]:
         """Up to ``limit`` rows of segment ``seg`` from byte ``start`` (a batch's start)
-        up to ``stop``; and where the next page starts (None: the segment's end)."""
-        src = self.source(seg)
+        up to ``stop``; and where the next page starts (None: the segment's end).  A
+        segment that cannot be opened (deleted by retention on a live broker, permission
+        denied) is one row that says so (``unreadable-file``)."""
+        try:
+            src = self.source(seg)
+        except KdumpError as e:
+            return [BatchRow(seg, start, 0, problem=Problem(
+                self.segments[seg].path, start, "unreadable-file", e.message))], None
         end = src.size if stop is None else min(stop, src.size)
         reader = LogReader(src, start=start, end=end, active=self.segments[seg].active,
                            max_batch_bytes=self.max_batch_bytes, chunk=ROW_CHUNK)
@@ -244,12 +250,35 @@ class PartitionView:
             return 0 if position <= FAR_BYTES else position
         return best
 
+    def last_position(self, seg: int) -> int | None:
+        """Where the last row of segment ``seg`` starts (a batch or a damaged region), or
+        None when it holds none: read from an offset index entry near its end, or (no
+        entry near) through the whole segment at scan speed, a page at a time."""
+        try:
+            size = self.source(seg).size
+        except KdumpError:
+            return None
+        start = self.earlier_start(seg, size) if size else 0
+        if start >= size:
+            start = 0
+        last = None
+        while True:
+            rows, nxt = self.read_rows(seg, start, limit=PAGE_ROWS * 25)
+            if rows:
+                last = rows[-1].position
+            if nxt is None:
+                return last
+            start = nxt
+
     def _starts_batch(self, seg: int, position: int) -> bool:
         return self.batch_at(seg, position) is not None
 
     def batch_at(self, seg: int, position: int) -> Batch | None:
         """The batch that starts at ``position`` (read again), or None."""
-        src = self.source(seg)
+        try:
+            src = self.source(seg)
+        except KdumpError:
+            return None
         reader = LogReader(src, start=position, resync=False, chunk=ROW_CHUNK,
                            max_batch_bytes=self.max_batch_bytes)
         try:
@@ -362,3 +391,35 @@ class PartitionView:
                                         ("above:", getattr(res, "nearest_above", None)))
                 if v is not None]
         return Jump(False, f"{what}: {reason}" + (f" (nearest {', '.join(near)})" if near else ""))
+
+
+def position_label(sizes: list[int], seg: int, rows: list[BatchRow], i: int,
+                   window_start: int, segment_end: bool, counted: int | None) -> str:
+    """Where ``rows[i]`` (of segment ``seg``, the rows read from ``window_start``;
+    ``segment_end``: through its end) is in a partition of segments of ``sizes`` bytes:
+    "batch 12,345 of ~667,000, 43%" (the percentage: bytes up to the batch's end).
+    ``~`` marks an estimate, made from the bytes before it and the size of the batches
+    read; a number is exact when counted from the partition's start, or back from its
+    end once ``counted`` (the batches verify-crc read) is known."""
+    row = rows[i]
+    total_bytes = max(1, sum(sizes))
+    before = sum(sizes[:seg]) + row.position
+    known = [r.size for r in rows if r.size > 0]
+    if not known:  # nothing read here to count by (a segment that cannot be read)
+        return f"byte {before:,} of the partition's {sum(sizes):,}"
+    avg = max(1.0, sum(known) / len(known))
+    exact_n = seg == 0 and window_start == 0
+    n = i + 1 if exact_n else int(before / avg) + 1
+    if counted is not None:
+        total, exact_total = counted, True
+    else:
+        total, exact_total = max(n, round(total_bytes / avg)), False
+    if exact_n and segment_end and len(sizes) == 1:
+        total, exact_total = len(rows), True
+    if exact_total and not exact_n:
+        n = int(before * total / total_bytes) + 1
+    n = n if exact_n else min(n, total)
+    if segment_end and seg == len(sizes) - 1 and exact_total and not exact_n:
+        n, exact_n = total - (len(rows) - 1 - i), True  # counted back from the last batch
+    pct = min(100, (before + row.size) * 100 // total_bytes)
+    return f"batch {'' if exact_n else '~'}{n:,} of {'' if exact_total else '~'}{total:,}, {pct}%"

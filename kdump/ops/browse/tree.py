@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ... import fs as kfs
+from ... import layouts as L
 from ...files.logdir import KafkaFile, parse_partition_dir, walk
 from ...findings import ERROR, INFO, WARNING, Problem, finding_key
 from ..compare_replicas.logdirs import broker_id_of, logdir_of
@@ -62,6 +63,13 @@ class PartitionNode:
     disk_bytes: int = 0
     #: None until :func:`partition_findings` has read the partition
     checked: PartitionFindings | None = None
+    #: why the directory cannot be read (permission denied, vanished): the walk's
+    #: finding; the partition is a row of the tree all the same, with this finding
+    unreadable: Problem | None = None
+    #: the files of it given by name (``kdump browse .../00000000000000000000.log``):
+    #: its bytes, records and findings are theirs, not the whole partition's; None when
+    #: the directory was given (or found under a log dir)
+    given: list[str] | None = None
 
     @property
     def name(self) -> str:
@@ -100,9 +108,12 @@ def _disk_bytes(path: str) -> int:
 def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
     """Every partition under ``paths``, by log dir (in the order given) and topic (by
     name).  Only names and ``stat`` are read here, and each log dir's meta.properties."""
+    paths = list(paths)
     dirs: dict[str, LogDirNode] = {}
     parts: dict[str, PartitionNode] = {}
     loose: list[Problem] = []
+    named = {os.path.abspath(p) for p in paths if "://" not in p and os.path.isfile(p)}
+    scoped: dict[str, list[str]] = {}  # partition dir -> its files, given by name or not
     for item in walk(paths):
         if isinstance(item, Problem):
             loose.append(item)
@@ -113,27 +124,29 @@ def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
         directory = os.path.dirname(f.path)
         node = parts.get(directory)
         if node is None:
-            log_dir = logdir_of(directory)
-            ld = dirs.get(log_dir)
-            if ld is None:
-                ld = dirs[log_dir] = LogDirNode(log_dir, broker_id_of(log_dir))
-            pd = parse_partition_dir(os.path.basename(directory))
-            node = parts[directory] = PartitionNode(
-                log_dir, ld.broker_id, f.topic, f.partition, directory,
-                state=pd.state if pd is not None else None)
-            topic = next((t for t in ld.topics if t.name == f.topic), None)
-            if topic is None:
-                topic = TopicNode(f.topic)
-                ld.topics.append(topic)
-            topic.partitions.append(node)
+            node = parts[directory] = _partition_node(dirs, directory, f.topic, f.partition)
+        scoped.setdefault(directory, []).append(f.path)
         node.disk_bytes += _disk_bytes(f.path)
         if f.kind == "log" and f.leftover is None and f.base_offset is not None:
             node.segments.append(SegmentInfo(f.base_offset, f.path, _size(f.path), f.active))
+    for directory, files in scoped.items():
+        if named and all(os.path.abspath(f) in named for f in files):
+            parts[directory].given = files
     for prob in loose:
+        pd = parse_partition_dir(os.path.basename(os.path.normpath(prob.path)))
+        if pd is not None and prob.kind == "unreadable-file" and prob.path not in parts:
+            # a partition directory that cannot be listed: a row of its own, with its
+            # finding (verify-crc names it unreadable-file too), not a silent absence
+            node = parts[prob.path] = _partition_node(dirs, prob.path, pd.topic, pd.partition)
+            node.unreadable = prob
+            node.checked = PartitionFindings(findings=[prob])
+            continue
         ld = dirs.get(logdir_of(os.path.dirname(prob.path))) or dirs.get(
-            os.path.dirname(prob.path))
-        if ld is not None:
-            ld.problems.append(prob)
+            os.path.dirname(prob.path)) or dirs.get(prob.path)
+        if ld is None:  # nothing of Kafka's beside it: a log dir node that holds only it
+            where = prob.path if os.path.isdir(prob.path) else os.path.dirname(prob.path)
+            ld = dirs[where or "."] = LogDirNode(where or ".", None)
+        ld.problems.append(prob)
     for ld in dirs.values():
         ld.topics.sort(key=lambda t: t.name)
         for t in ld.topics:
@@ -141,6 +154,52 @@ def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
             for p in t.partitions:
                 p.segments.sort(key=lambda s: s.base_offset)
     return list(dirs.values())
+
+
+def _partition_node(dirs: dict[str, LogDirNode], directory: str, topic_name: str,
+                    partition: int) -> PartitionNode:
+    """A new partition of ``directory``, in its log dir's node and topic (made if new)."""
+    log_dir = logdir_of(directory)
+    ld = dirs.get(log_dir)
+    if ld is None:
+        ld = dirs[log_dir] = LogDirNode(log_dir, broker_id_of(log_dir))
+    pd = parse_partition_dir(os.path.basename(os.path.normpath(directory)))
+    node = PartitionNode(log_dir, ld.broker_id, topic_name, partition, directory,
+                         state=pd.state if pd is not None else None)
+    topic = next((t for t in ld.topics if t.name == topic_name), None)
+    if topic is None:
+        topic = TopicNode(topic_name)
+        ld.topics.append(topic)
+    topic.partitions.append(node)
+    return node
+
+
+def what_is_there(paths: Iterable[str]) -> list[str]:
+    """Why nothing is shown: for each path, what it is (missing, an empty directory, a
+    directory whose entries are none of Kafka's, a file that is no segment), a line each."""
+    out = []
+    for p in paths:
+        if "://" in p:
+            out.append(f"{p}: no Kafka partition found")
+            continue
+        try:
+            if os.path.isdir(p):
+                names = sorted(os.listdir(p))
+                if not names:
+                    out.append(f"{p}: an empty directory")
+                    continue
+                shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+                n = len(names)
+                out.append(f"{p}: a directory of {n} entr{'ies' if n != 1 else 'y'} ({shown}), "
+                           "none a partition directory (<topic>-<partition>) or a segment")
+            elif os.path.exists(p):
+                out.append(f"{p}: a file of {os.path.getsize(p)} bytes that is not Kafka data "
+                           "(not named as Kafka names its files, no record batch at its start)")
+            else:
+                out.append(f"{p}: no such file or directory")
+        except OSError as e:
+            out.append(f"{p}: cannot be read ({e.strerror or e})")
+    return out
 
 
 def _size(path: str) -> int:
@@ -152,13 +211,16 @@ def _size(path: str) -> int:
 
 def partition_findings(node: PartitionNode, *, max_batch_bytes: int | None = None
                        ) -> PartitionFindings:
-    """Read the partition whole, as ``verify-crc`` and ``verify-index`` do: its records
-    and every finding, each once, in offset order."""
+    """Read the partition whole (or the files of it given by name), as ``verify-crc``
+    and ``verify-index`` do: its records and every finding, each once, in offset order."""
     from ..verify_crc import FileResult, VerifyOptions, verify_crc
     from ..verify_index import VerifyIndexOptions, verify_index
 
+    if node.unreadable is not None:
+        return PartitionFindings(findings=[node.unreadable])
     vopts = VerifyOptions() if max_batch_bytes is None else VerifyOptions(
         max_batch_bytes=max_batch_bytes)
+    scope = _with_indexes(node.given) if node.given else [node.path]
     out = PartitionFindings()
     seen: set[tuple[object, ...]] = set()
 
@@ -168,16 +230,29 @@ def partition_findings(node: PartitionNode, *, max_batch_bytes: int | None = Non
             seen.add(key)
             out.findings.append(p)
 
-    for item in verify_crc([node.path], vopts, jobs=1):
+    for item in verify_crc(scope, vopts, jobs=1):
         if isinstance(item, Problem):
             add(item)
         elif isinstance(item, FileResult):
             out.records += item.records
             out.batches += item.batches
-    for item in verify_index([node.path], VerifyIndexOptions(), jobs=1):
+    for item in verify_index(scope, VerifyIndexOptions(), jobs=1):
         if isinstance(item, Problem):
             add(item)
     out.findings.sort(key=lambda p: finding_order(p, node))
+    return out
+
+
+def _with_indexes(files: list[str]) -> list[str]:
+    """The files given and, beside each segment, its indexes (a segment given alone is
+    checked against its own .index/.timeindex, as verify-index checks the partition)."""
+    out = list(files)
+    for f in files:
+        if f.endswith(L.LOG_SUFFIX):
+            for suffix in (L.INDEX_SUFFIX, L.TIME_INDEX_SUFFIX, L.TXN_INDEX_SUFFIX):
+                sibling = f[: -len(L.LOG_SUFFIX)] + suffix
+                if sibling not in out and os.path.exists(sibling):
+                    out.append(sibling)
     return out
 
 
