@@ -57,7 +57,15 @@ KINDS: Kinds = typed({
         ("log_end_offset", "int", "the copy's log end offset"),
         ("input_log_end_offset", "int|null", "after the input's last intact batch"),
         ("regions_dropped", "int", "repair_dropped objects of this partition"),
-        ("bytes_dropped", "int", ""), ("data_lost", "bool", "a region holding data was dropped"),
+        ("bytes_dropped", "int", ""),
+        ("data_lost", "bool", "the copy lacks offsets a witness proves written (lost_offsets is "
+                              "not empty); false after a complete fill"),
+        ("lost_offsets", "list", "[[first, last]] offset ranges the copy holds no batch of that "
+                                 "were written: a dropped region's unfilled gap, the reserved "
+                                 "offsets, a gap between batches of a delete-policy topic (a "
+                                 "segment gone from the middle), a range the partition's "
+                                 "witnesses prove written; verify-crc on the copy names the "
+                                 "same ranges data-lost"),
         ("reserved_offsets", "list|null", "[first, last] offsets the witnesses prove written that "
                                           "the copy holds no batch of: its next offset is last + "
                                           "1 (an empty active segment there), so none is handed "

@@ -120,6 +120,9 @@ class RepairTextRenderer(ObjectRenderer):
             w(f"  reserved offsets {first}-{last}: next offset {last + 1}, proved written by "
               f"{'; '.join(d['witnesses'])}\n")
         self.out.writelines(self.pending.pop(_norm(d["input"]), []))
+        if d.get("lost_offsets"):
+            ranges = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in d["lost_offsets"])
+            w(f"  data lost: offsets {ranges} (written, and in no batch of the copy)\n")
         for note in dict.fromkeys(d["notes"]):  # each note once
             w(f"  {note}\n")
 

@@ -105,7 +105,7 @@ class SegmentCopier:
                     magic_at = item.position  # the batch read as magic 2 follows
                     continue
                 self._whole = False
-                yield from self.regions.problem_region(item, active, base)
+                yield from self.regions.problem_region(item, f, active, base)
                 continue
             b = item
             if magic_at is not None and b.position == magic_at:

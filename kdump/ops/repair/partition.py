@@ -53,6 +53,7 @@ from .fill import Filler, ReplicaLogDir
 from .index_interval import infer_interval
 from .kafka_model import KafkaOutcome, kafka_recovery
 from .logdir import LogDirContext, clamp_checkpoints, copy_file, epoch_checkpoint_bytes
+from .losses import Loss, copy_losses, is_compacted, missing_segment_notes
 from .notes import epoch_notes, metadata_notes
 from .partition_log import PartitionLog
 from .plan import PartitionInput
@@ -82,14 +83,14 @@ def intact_log(path: str, max_batch_bytes: int) -> str | None:
 
 def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stage,
                      hashes: Hashes, *, max_batch_bytes: int, interval_option: int | None,
-                     assumed: str, replicas: list[ReplicaLogDir] | None = None
-                     ) -> Iterator[dict[str, Any]]:
+                     assumed: str, replicas: list[ReplicaLogDir] | None = None,
+                     policies: Any = None) -> Iterator[dict[str, Any]]:
     """The objects of one partition: repair_dropped, repair_fill and repair_file as they
     come, then its repair_partition.  ``replicas``: other brokers' log dirs a dropped range
     is filled from (:mod:`.fill`).  The phases are :class:`PartitionRepair`'s."""
     yield from PartitionRepair(pin, ctx, stage, hashes, max_batch_bytes=max_batch_bytes,
                                interval_option=interval_option, assumed=assumed,
-                               replicas=replicas).run()
+                               replicas=replicas, policies=policies).run()
 
 
 class PartitionRepair:
@@ -118,11 +119,17 @@ class PartitionRepair:
     kraft_kept: list[int]
     checkpoints: dict[str, list[int | None]]
     kafka: KafkaOutcome
+    compacted: bool
+    losses: list[Loss]
 
     def __init__(self, pin: PartitionInput, ctx: LogDirContext | None, stage: Stage,
                  hashes: Hashes, *, max_batch_bytes: int, interval_option: int | None,
-                 assumed: str, replicas: list[ReplicaLogDir] | None = None) -> None:
+                 assumed: str, replicas: list[ReplicaLogDir] | None = None,
+                 policies: Any = None) -> None:
         self.pin, self.ctx, self.stage, self.hashes = pin, ctx, stage, hashes
+        #: the topics' cleanup policies (a witnesses.CleanupPolicies; None: the
+        #: cleaner's checkpoint and Kafka's own compacted topics decide)
+        self.policies = policies
         self.max_batch_bytes = max_batch_bytes
         self.interval_option = interval_option
         self.assumed = assumed
@@ -144,6 +151,7 @@ class PartitionRepair:
         yield from self.copy_segments()
         yield from self.close_log()
         self.reserve_offsets()
+        self.judge_losses()
         yield from self.name_inputs()
         yield from self.leader_epoch_checkpoint()
         yield from self.producer_snapshots()
@@ -194,20 +202,18 @@ class PartitionRepair:
             self.interval, self.interval_from = L.DEFAULT_INDEX_INTERVAL_BYTES, "Kafka's default"
 
     def read_witnesses(self) -> None:
-        """What the log dir and the partition's own files prove was written: the high
-        watermark and recovery point (replication-offset-checkpoint,
-        recovery-point-offset-checkpoint: zeros below them in the active segment are lost
-        batches), the witnesses of the highest offset written (:mod:`.reserve`), the
+        """What the log dir and the partition's own files prove was written: the topic's
+        cleanup policy (a gap between batches of a delete-policy topic is lost, a compacted
+        topic's may be the cleaner's), the witnesses of the highest offset written
+        (:mod:`.reserve`; an active segment's torn or zeroed end is judged by them, as
+        verify-crc judges it: :meth:`.regions.Regions.problem_region`), the
         input's leader-epoch-checkpoint (LeaderEpochFileCache) a replica's batches are
         checked against; then the replicas a dropped range is filled from and the copier.
         The metadata log has none of these (KafkaMetadataLog keeps no log-dir
         checkpoints)."""
         topic, partition = self.topic, self.partition
         plog = PartitionLog(self.pin.path, self.interval, self.pin.log_dir, topic, partition)
-        if self.ctx is not None and not self.metadata:
-            marks = [self.ctx.value(k, topic, partition)
-                     for k in ("replication-offset-checkpoint", "recovery-point-offset-checkpoint")]
-            plog.written_end = max((m for m in marks if m is not None), default=None)
+        self.compacted = is_compacted(self.policies, self.pin.path, topic, partition)
         self.written = Written() if self.metadata else written_by_witnesses(self.pin.path)
         witnessed = self.written.last
         plog.witnessed_end = None if witnessed is None else witnessed + 1
@@ -223,9 +229,9 @@ class PartitionRepair:
 
     def copy_segments(self) -> Iterator[dict[str, Any]]:
         """Every input segment in offset order, as LogLoader loads them, batch by batch
-        (:class:`.copier.SegmentCopier`); offsets lost with a segment whose ``.log`` is gone
-        (its indexes still name it) offered to the replicas between the segments around
-        it."""
+        (:class:`.copier.SegmentCopier`); offsets lost with a segment gone from between
+        two others (its ``.log``, or all its files in a delete-policy topic) offered to the
+        replicas between the segments around it."""
         plog, copier, bases = self.plog, self.copier, self.bases
         has_index = {f.base_offset for f in self.indexes}
         for k, base in enumerate(bases):
@@ -234,10 +240,13 @@ class PartitionRepair:
                 raw = FileSource(f.path)
             except KdumpError as e:
                 raise KdumpError(f"cannot read: {e.message}", path=f.path) from None
-            if k > 0 and plog.filler is not None and plog.prev_last is not None and any(
-                    bases[k - 1] < m < base for m in self.written.missing_logs):
-                # a segment between them lost its .log (its indexes still name it): offered
-                # to the replicas, between the last kept batch and this log's first batch
+            if k > 0 and plog.filler is not None and plog.prev_last is not None and \
+                    not plog.pending and (not self.compacted or any(
+                        bases[k - 1] < m < base for m in self.written.missing_logs)):
+                # offsets between the last kept batch and this log's first batch (a segment
+                # gone from the middle, with or without its indexes; a compacted topic's only
+                # when its indexes still name it) offered to the replicas; after a dropped
+                # region the next kept batch offers its gap (copier.resolve)
                 yield from copier.fill_between(plog.prev_last + 1, f.path)
             with raw:
                 yield from copier.copy_log(f, k == len(bases) - 1,
@@ -277,6 +286,14 @@ class PartitionRepair:
             self.reserved = [max(self.leo, self.written.start), witnessed]
             self.copier.reserved_segment(witnessed + 1, self.leo, self.written.witnesses)
             self.leo = witnessed + 1
+
+    def judge_losses(self) -> None:
+        """The offsets the copy lacks that were written (:func:`.losses.copy_losses`): the
+        manifest's ``lost_offsets``, and ``data_lost`` when there are any; those no dropped
+        region or reservation names (a segment gone from the middle) said in the notes."""
+        self.losses = copy_losses(self.written.pw, self.plog.held, self.plog.holes,
+                                  self.reserved, self.compacted)
+        self.notes += missing_segment_notes(self.losses, bool(self.replicas))
 
     def name_inputs(self) -> Iterator[dict[str, Any]]:
         """The segments and their rebuilt indexes, each index beside the input's of the same
@@ -419,7 +436,9 @@ class PartitionRepair:
             "log_end_offset": self.leo,
             "input_log_end_offset": None if plog.input_last is None else plog.input_last + 1,
             "regions_dropped": plog.regions, "bytes_dropped": plog.bytes_dropped,
-            "data_lost": plog.data_lost or reserved is not None, "reserved_offsets": reserved,
+            "data_lost": bool(self.losses),
+            "lost_offsets": [[x.first, x.last] for x in self.losses],
+            "reserved_offsets": reserved,
             "witnesses": self.written.witnesses,
             "filled_offsets": [list(f) for f in plog.filled],
             "index_interval_bytes": self.interval, "index_interval_from": self.interval_from,

@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..compare_replicas import EpochCache
-from ..witnesses import partition_witnesses
+from ..witnesses import PartitionWitnesses, partition_witnesses
 
 
 @dataclass(slots=True)
@@ -55,6 +55,8 @@ class Written:
     start: int = 0
     #: base offsets of segments whose .log is gone while other files name them
     missing_logs: list[int] = field(default_factory=list)
+    #: every witness of the partition (None: no partition directory's name)
+    pw: PartitionWitnesses | None = None
 
 
 def written_by_witnesses(partition_dir: str) -> Written:
@@ -68,7 +70,8 @@ def written_by_witnesses(partition_dir: str) -> Written:
     if pw is None:
         return Written()
     end, ws = pw.highest_written(include_replicas=False)
-    out = Written(start=pw.expected_start(), missing_logs=[s.base for s in pw.missing_logs()])
+    out = Written(start=pw.expected_start(), missing_logs=[s.base for s in pw.missing_logs()],
+                  pw=pw)
     if end > 0:
         out.last, out.witnesses = end - 1, [f"{w.label} ({w.path})" for w in ws]
     return out

@@ -18,6 +18,7 @@ from ...output import inside
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ...source import FileSource
 from ...version import __version__
+from ..witnesses import CleanupPolicies
 from .fill import check_replicas
 from .logdir import LogDirContext, read_context, root_files
 from .partition import DAMAGED, intact_log, repair_partition
@@ -112,6 +113,9 @@ class Repair:
             [*(p.path for p in self.plan.all_partitions()),
              *(f for d in self.plan.logdirs for f in d.root_files)]))
         self.hashes = InputHashes()
+        #: the topics' cleanup.policy from the KRaft metadata among the inputs (a gap
+        #: between batches of a delete-policy topic is lost, a compacted one's may not be)
+        self.policies = CleanupPolicies.for_inputs(list(paths), (), opts.max_batch_bytes)
         self._manifest: Output | None = None
         self._done = False
         self.totals = _Totals()
@@ -215,7 +219,7 @@ class Repair:
         return repair_partition(pin, ctx, self.stage, self.hashes,
                                 max_batch_bytes=self.opts.max_batch_bytes,
                                 interval_option=self.opts.index_interval_bytes, assumed=assumed,
-                                replicas=self.replicas)
+                                replicas=self.replicas, policies=self.policies)
 
 
 @dataclass(slots=True)
@@ -235,16 +239,18 @@ class _Totals:
     dirty: bool = False
     filled: int = 0
     reserved: int = 0
+    #: the partition being read has dropped a region that is damage (not info)
+    _damaged: bool = False
 
     def seen(self, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
         if kind == "repair_partition":
             self.partitions += 1
-            self.damaged += obj["regions_dropped"] > 0 or obj["reserved_offsets"] is not None \
-                or bool(obj["filled_offsets"])
+            self.damaged += self._damaged or obj["data_lost"] or bool(obj["filled_offsets"])
+            self._damaged = False
             # offsets written that the copy holds no batch of: lost, even with no region
-            # to drop (a .log gone)
-            self.dirty = self.dirty or obj["reserved_offsets"] is not None
+            # to drop (a .log gone, a segment gone from the middle)
+            self.dirty = self.dirty or obj["data_lost"]
             self.batches += obj["batches"]
             self.records += obj["records"]
             self.regions += obj["regions_dropped"]
@@ -258,6 +264,8 @@ class _Totals:
             self.dirty = True
             self.filled += obj["batches"] if obj["filled"] else 0
         elif kind == "repair_dropped":
+            # zeros preallocated or a batch in flight past every witness: not damage
+            self._damaged = self._damaged or obj["severity"] != "info"
             self.dirty = self.dirty or obj["severity"] != "info"
         elif kind == "repair_file":
             if obj["output"] is not None:

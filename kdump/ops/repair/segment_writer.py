@@ -135,6 +135,7 @@ class SegmentWriter:
             cur.first_offset = b.first_offset
         cur.last_offset = b.last_offset
         feed_batch(p.pp, b)
+        p.held.append((first_record_offset(b), b.last_offset))
         p.prev_last = b.last_offset
         p.last_kept = location or (raw.path, b.position, b.size)
         if p.first_offset is None:

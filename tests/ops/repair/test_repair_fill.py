@@ -106,6 +106,13 @@ def test_a_torn_tail_below_the_high_watermark_keeps_the_next_offset(kdump: Kdump
     assert r.rc == 1, r.err
     (p,) = of(objs(r), "repair_partition")
     assert (p["log_end_offset"], p["reserved_offsets"], p["data_lost"]) == (60, [40, 59], True)
+    assert p["lost_offsets"] == [[40, 59]]
+    # cut below the high watermark: truncated and lost, as verify-crc says, not in flight
+    (d,) = of(objs(r), "repair_dropped")
+    assert (d["reason"], d["severity"], d["missing_offsets"]) == ("truncated", "error", [40, 59])
+    crc = kdump("verify-crc", ld, "--format", "json")
+    assert [(o["kind"], o["severity"]) for o in objs(crc) if o["type"] == "problem"
+            and o["kind"] != "data-lost"] == [("truncated", "error")]
     assert p["witnesses"] == [f"time index entry 59 ({ld}/t-0/{SEG0}.timeindex)",
                               f"high watermark 60 ({ld}/replication-offset-checkpoint)",
                               f"recovery point 60 ({ld}/recovery-point-offset-checkpoint)"]
@@ -148,6 +155,15 @@ def test_a_torn_tail_past_every_witness_reserves_nothing(kdump: KdumpRunner,
     (p,) = of(objs(r), "repair_partition")
     assert (p["log_end_offset"], p["reserved_offsets"]) == (50, None)
     assert not (tmp_path / "out" / "t-0" / "00000000000000000050.log").exists()
+    # in flight, as verify-crc says (info, exit 0): not damage, nothing lost
+    (d,) = of(objs(r), "repair_dropped")
+    assert (d["reason"], d["severity"], d["missing_offsets"]) == ("in-flight", "info", None)
+    assert (p["data_lost"], p["lost_offsets"]) == (False, [])
+    assert (r.rc, objs(r)[-1]["clean"], objs(r)[-1]["damaged_partitions"]) == (0, True, 0)
+    r = kdump("verify-crc", ld, "--format", "json")
+    assert [(o["kind"], o["severity"]) for o in objs(r) if o["type"] == "problem"] == [
+        ("in-flight", "info")]
+    assert r.rc == 0
 
 
 def test_a_partition_whose_only_log_is_gone_is_an_empty_log_at_its_old_end(
@@ -434,7 +450,7 @@ def test_a_replica_shorter_than_the_witnesses_fills_what_it_has(kdump: KdumpRunn
     assert (p["log_end_offset"], p["reserved_offsets"], p["filled_offsets"]) == (
         60, [50, 59], [[40, 49]])
     (d,) = of(objs(r), "repair_dropped")
-    assert d["missing_offsets"] == [50, None]
+    assert d["missing_offsets"] == [50, 59]  # the reserved range: up to the high watermark
     assert (out / "t-0" / "00000000000000000040.log").read_bytes() == \
         (b2 / "t-0" / f"{SEG0}.log").read_bytes()[positions(b2 / "t-0" / f"{SEG0}.log")[4][0]:]
     assert (out / "t-0" / "00000000000000000060.log").read_bytes() == b""
