@@ -108,12 +108,6 @@ def copy_losses(pw: PartitionWitnesses | None, held: list[tuple[int, int]],
     if reserved is not None:
         add(reserved[0], reserved[1], "reserved: the partition's witnesses prove them "
             "written past the last batch kept")
-    spans = _merge(held)
-    if not compacted:
-        for (_, last), (first, _) in itertools.pairwise(spans):
-            add(last + 1, first - 1, f"between two batches of a delete-policy topic: the batch "
-                f"at offset {first} proves the offsets below it written (offsets are given "
-                "one after another: only compaction removes them)")
     if pw is not None:
         pw.compacted = compacted
         for r in pw.lost_ranges(held):
@@ -123,6 +117,12 @@ def copy_losses(pw: PartitionWitnesses | None, held: list[tuple[int, int]],
             why = f"written ({r.witnesses_text})" + "".join(
                 f"; segment {g}'s .log is missing" for g in gone)
             add(r.first, r.last, why)
+    spans = _merge(held)
+    if not compacted:
+        for (_, last), (first, _) in itertools.pairwise(spans):
+            add(last + 1, first - 1, f"between two batches of a delete-policy topic: the batch "
+                f"at offset {first} proves the offsets below it written (offsets are given "
+                "one after another: only compaction removes them)")
     return sorted(found, key=lambda x: x.first)
 
 
@@ -133,9 +133,9 @@ def missing_segment_notes(losses: list[Loss], replicas_given: bool) -> list[str]
     for loss in losses:
         if loss.why.startswith(("a dropped region", "reserved")):
             continue
-        notes.append(f"{loss.text} are in no segment of the input and no replica filled "
+        notes.append(f"{loss.text} are in no batch of the input and no replica filled "
                      f"them: {loss.why}" if replicas_given else
-                     f"{loss.text} are in no segment of the input: {loss.why}")
+                     f"{loss.text} are in no batch of the input: {loss.why}")
     return notes
 
 

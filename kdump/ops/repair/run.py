@@ -315,14 +315,19 @@ def what_repair_would_do(partition_dirs: list[str], max_batch_bytes: int = DEFAU
 def with_repair_plans(findings: Iterable[Any], max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
                       ) -> Iterator[Any]:
     """verify-crc's objects as they come, then :func:`what_repair_would_do` for each local
-    partition directory they found a damaged log in (``kdump report``'s findings)."""
+    partition directory they found damage in (``kdump report``'s findings): a damaged log,
+    or offsets lost with no log to blame (``data-lost`` on the partition directory: a
+    segment gone from the middle, a ``.log`` gone)."""
     from ...findings import Problem
 
     damaged: set[str] = set()
     for found in findings:
         if isinstance(found, Problem) and found.severity != "info" and found.path \
-                and found.path.endswith(".log") and "://" not in found.path:
-            damaged.add(os.path.dirname(found.path))
+                and "://" not in found.path:
+            if found.path.endswith(".log"):
+                damaged.add(os.path.dirname(found.path))
+            elif found.kind == "data-lost" and os.path.isdir(found.path):
+                damaged.add(os.path.normpath(found.path))
         yield found
     yield from what_repair_would_do(sorted(damaged), max_batch_bytes)
 
