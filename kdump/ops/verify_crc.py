@@ -34,7 +34,8 @@ from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 from .batch_findings import NoBatch, crc_problem, record_problem
-from .witnesses import CleanupPolicies, LostTracker, judge_tail
+from .verdict import CleanupPolicies, LostTracker, cleanup_of, judge_tail
+from .verdict.tail import loss_extra
 
 if TYPE_CHECKING:
     # ranges of a log (--jobs): imported where used, so that a plain verify-crc does
@@ -72,6 +73,11 @@ class FileResult:
     #: offset; None: no batch framed): what the partition's witnesses are held against
     first_offset: int | None = None
     last_offset: int | None = None
+    #: offsets between two of its batches that no batch holds (first, last, inclusive),
+    #: looked for in a delete-policy topic's segment: the partition's verdict says them
+    gaps: list[tuple[int, int]] = field(default_factory=list)
+    #: an active segment (its tail is judged as a live broker's)
+    active: bool = False
 
 
 @dataclass(slots=True)
@@ -221,6 +227,8 @@ _COUNTS = ("batches", "valid_batches", "invalid_batches", "records", "invalid_re
 def _add_counts(into: FileResult | Summary, part: FileResult) -> None:
     if isinstance(into, FileResult):
         into.size += part.size
+        into.gaps += part.gaps
+        into.active = into.active or part.active
         if part.first_offset is not None:
             into.first_offset = part.first_offset if into.first_offset is None \
                 else min(into.first_offset, part.first_offset)
@@ -265,10 +273,12 @@ def summarize(items: Iterable[object], summary: Summary, lost: LostTracker | Non
         for p in _counted(problems, result, summary):
             if lost is not None and p.kind == "unreadable-file":
                 lost.unreadable(result.path)
+            elif lost is not None and p.kind in TAIL_PROBLEMS and p.path == result.path:
+                lost.tail(p, result.active)
             yield p
         summary.add_file(result)
         if lost is not None:
-            lost.held(result.path, result.first_offset, result.last_offset)
+            lost.held(result.path, result.first_offset, result.last_offset, result.gaps)
         yield result
     if lost is not None:
         yield from _lost(lost.finish(), summary)
@@ -345,6 +355,8 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
         return
     if ended is None:
         ended = RangeEnd()
+    result.active = f.active
+    gaps = _gaps_wanted(f, opts)
     with src:
         if start == 0:
             result.size = src.size
@@ -365,7 +377,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
             prev_last = last
 
         reader.skip_clean_batches(lambda: prev_last, segment_base, opts.deep, on_run,
-                                     limit=stop)
+                                  limit=stop, gaps=gaps)
         ended.in_step = stop is None
         nothing = NoBatch(f.path) if start == 0 and stop is None and f.kind == "log" else None
         try:
@@ -390,6 +402,11 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                 if crc_failed:
                     yield crc_problem(batch)
                 first = batch.first_offset
+                if gaps and (isinstance(batch, RecordBatch) or not batch.is_compressed):
+                    after = prev_last if prev_last is not None else (
+                        segment_base - 1 if segment_base is not None else None)
+                    if after is not None and first > after + 1:
+                        result.gaps.append((after + 1, first - 1))
                 if ended.min_last is None or batch.last_offset < ended.min_last:
                     ended.min_last = batch.last_offset
                 if prev_last is None and segment_base is not None and batch.last_offset < segment_base:
@@ -438,6 +455,19 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                     result.first_offset = min(f.base_offset, prev_last)
 
 
+#: the findings that say how a log ends (its tail: kdump.ops.verdict.Tail)
+TAIL_PROBLEMS = frozenset({"in-flight", "zero-tail", "truncated", "trailing-bytes"})
+
+
+def _gaps_wanted(f: KafkaFile, opts: VerifyOptions) -> bool:
+    """Look for gaps between batches in this log: a local segment of a delete-policy
+    topic (a compacted topic's gaps are the cleaner's: the walk stays fast there)."""
+    if f.kind != "log" or f.topic is None or f.partition is None \
+            or f.partition_state is not None or kfs.is_url(f.path):
+        return False
+    return not cleanup_of(kfs.dirname(f.path), f.topic, f.partition, opts.policies).compacted
+
+
 def _last_offset_at(src: FileSource, position: int) -> int | None:
     """The last offset of the v2 batch at ``position`` (None: not a v2 batch header)."""
     head = src.pread(position, L.RECORD_BATCH_OVERHEAD)
@@ -470,7 +500,7 @@ def _with_lost_offsets(p: Problem, f: KafkaFile, prev_last: int | None) -> Probl
     last = nxt - 1
     p.detail += (f"; offsets {first}-{last} lost (the next segment starts at {nxt})"
                  if last > first else f"; offset {first} lost (the next segment starts at {nxt})")
-    p.extra = {**(p.extra or {}), "lost_offsets": [first, last]}
+    p.extra = loss_extra(p, f, first, last)
     return p
 
 

@@ -77,7 +77,7 @@ from ..events import (
     TimeIndexEntryEvent,
     TxnIndexEntryEvent,
 )
-from ..witnesses import judge_tail
+from ..verdict import judge_tail
 
 Event = (
     FileStart | BatchEvent | LogEnd | IndexEntryEvent | TimeIndexEntryEvent | IndexStatus

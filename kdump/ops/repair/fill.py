@@ -37,7 +37,7 @@ from ...model import shape
 from ...records.v2 import RecordBatch
 from ...source import FileSource
 from ..compare_replicas import Head, HeaderWalk, read_batch, read_epoch_checkpoint
-from ..witnesses import log_dir_identity
+from ..verdict import log_dir_identity
 
 
 @dataclass(slots=True)

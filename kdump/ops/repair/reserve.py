@@ -40,7 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..compare_replicas import EpochCache
-from ..witnesses import PartitionWitnesses, partition_witnesses
+from ..verdict import PartitionWitnesses, partition_witnesses
 
 
 @dataclass(slots=True)

@@ -417,7 +417,7 @@ class SizeTotals:
         """Each partition directory read whole held against its witnesses
         (:mod:`kdump.ops.witnesses`): the ``data-lost`` findings, and each partition
         row's ``offsets_lost`` and ``lost_ranges``."""
-        from ..witnesses import LostTracker
+        from ..verdict import LostTracker
 
         tracker = LostTracker(paths, self.opts.policies)
         out: list[Problem] = []

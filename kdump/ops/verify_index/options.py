@@ -16,7 +16,7 @@ from ...files.logdir import KafkaFile
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 
 if TYPE_CHECKING:
-    from ..witnesses import CleanupPolicies
+    from ..verdict import CleanupPolicies
 
 #: KRaft's metadata log: no indexes or recovery-point entry needed (KafkaMetadataLog)
 METADATA_TOPIC = "__cluster_metadata"

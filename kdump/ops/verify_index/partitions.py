@@ -18,8 +18,8 @@ from ...files.logdir import KafkaFile, parse_partition_dir, walk
 from ...findings import INFO, Problem
 from ...parallel import Spilled, ordered_map, pool_pays
 from .. import tiered
+from ..verdict import LostTracker
 from ..verify_crc import Summary
-from ..witnesses import LostTracker
 from .checkpoints import verify_root_checkpoints
 from .index_files import index_sanity, orphan_index
 from .options import PartitionPass, PartitionState, Segment, VerifyIndexOptions
