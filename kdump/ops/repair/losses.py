@@ -8,16 +8,13 @@ A range is lost in the copy when
   no replica filled it (:mod:`.regions`, :mod:`.gaps`);
 * the copy reserves it (:mod:`.reserve`: the partition's witnesses prove it written past
   the last batch kept);
-* it lies between two batches of a topic whose ``cleanup.policy`` is ``delete``: Kafka
-  assigns offsets from the log end, one after another (``UnifiedLog.append`` →
-  ``LogValidator`` from ``nextOffsetMetadata``), and rolls a segment at the log end
-  (``UnifiedLog.roll``), so the batch after a gap proves the offsets below it written;
-  only the log cleaner removes offsets from the middle of a log (``LogCleaner.cleanSegments``),
-  and only of a compacted topic (a segment gone with all its files, say);
-* or the partition's own witnesses prove it written and nothing explains it
-  (:meth:`kdump.ops.witnesses.PartitionWitnesses.lost_ranges`: a compacted topic's
-  segment whose ``.log`` is gone while its indexes name it, index entries in a gap, the
-  log start and checkpoints of a partition whose directory is gone).
+* or the partition's verdict says it lost (:func:`kdump.ops.verdict.judge_partition` of
+  the copy's batches against the input's witnesses): between two batches of a topic whose
+  ``cleanup.policy`` is ``delete`` (the batch after a gap proves the offsets below it
+  written: Kafka assigns offsets from the log end one after another, and only the log
+  cleaner removes offsets from the middle of a log, of a compacted topic), a compacted
+  topic's segment whose ``.log`` is gone while its indexes name it, the log start and
+  checkpoints of a partition whose directory is gone.
 
 ``kdump verify-crc`` and ``kdump verify-index`` run on the copy name the same ranges
 ``data-lost`` (tests/ops/repair/test_repair_losses.py).
@@ -25,15 +22,10 @@ A range is lost in the copy when
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..witnesses import PartitionWitnesses, compacted_by_cleaner
-
-#: topics Kafka creates compacted (their configs, when no KRaft metadata says otherwise;
-#: the same list as :class:`kdump.ops.witnesses.LostTracker`'s)
-COMPACTED_INTERNAL = ("__consumer_offsets", "__transaction_state", "_schemas")
+from ..verdict import PartitionVerdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,17 +40,6 @@ class Loss:
     def text(self) -> str:
         return f"offset {self.first}" if self.first == self.last \
             else f"offsets {self.first}-{self.last}"
-
-
-def is_compacted(policies: object, directory: str, topic: str, partition: int) -> bool:
-    """The topic's cleanup.policy includes compact: as ``policies`` (a
-    :class:`kdump.ops.witnesses.CleanupPolicies`, from ``--config`` and the KRaft metadata
-    among the inputs) resolves it, else a cleaner-offset-checkpoint entry or one of the
-    topics Kafka creates compacted."""
-    compacted = getattr(policies, "compacted", None)
-    if compacted is not None:
-        return bool(compacted(directory, topic, partition))
-    return compacted_by_cleaner(directory, topic, partition) or topic in COMPACTED_INTERNAL
 
 
 def _merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -88,12 +69,12 @@ def _minus(a: int, b: int, taken: list[tuple[int, int]]) -> list[tuple[int, int]
     return out
 
 
-def copy_losses(pw: PartitionWitnesses | None, held: list[tuple[int, int]],
-                region_holes: list[tuple[int, int]], reserved: list[int] | None,
-                compacted: bool) -> list[Loss]:
+def copy_losses(verdict: PartitionVerdict | None, region_holes: list[tuple[int, int]],
+                reserved: list[int] | None) -> list[Loss]:
     """The ranges the copy lacks that were written (see the module docstring), each once,
-    in offset order, with why it is known written.  ``held``: the copy's batches (kept or
-    filled); ``region_holes``: what dropped regions left missing between kept batches."""
+    in offset order, with why it is known written.  ``verdict``: the partition judged on
+    the copy's batches (kept or filled); ``region_holes``: what dropped regions left
+    missing between kept batches."""
     found: list[Loss] = []
     taken: list[tuple[int, int]] = []
 
@@ -108,21 +89,13 @@ def copy_losses(pw: PartitionWitnesses | None, held: list[tuple[int, int]],
     if reserved is not None:
         add(reserved[0], reserved[1], "reserved: the partition's witnesses prove them "
             "written past the last batch kept")
-    if pw is not None:
-        pw.compacted = compacted
-        for r in pw.lost_ranges(held):
+    if verdict is not None:
+        for r in verdict.lost:
             if r.explained is not None:
                 continue
-            gone = [s.base for s in pw.missing_logs() if r.first <= s.base <= r.last]
-            why = f"written ({r.witnesses_text})" + "".join(
-                f"; segment {g}'s .log is missing" for g in gone)
-            add(r.first, r.last, why)
-    spans = _merge(held)
-    if not compacted:
-        for (_, last), (first, _) in itertools.pairwise(spans):
-            add(last + 1, first - 1, f"between two batches of a delete-policy topic: the batch "
-                f"at offset {first} proves the offsets below it written (offsets are given "
-                "one after another: only compaction removes them)")
+            gone = [s.base for s in verdict.missing_logs if r.first <= s.base <= r.last]
+            add(r.first, r.last, f"written ({r.witnesses_text})" + "".join(
+                f"; segment {g}'s .log is missing" for g in gone))
     return sorted(found, key=lambda x: x.first)
 
 
@@ -139,4 +112,4 @@ def missing_segment_notes(losses: list[Loss], replicas_given: bool) -> list[str]
     return notes
 
 
-__all__ = ["COMPACTED_INTERNAL", "Loss", "copy_losses", "is_compacted", "missing_segment_notes"]
+__all__ = ["Loss", "copy_losses", "missing_segment_notes"]

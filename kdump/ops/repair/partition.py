@@ -48,12 +48,13 @@ from ...model import shape
 from ...records.file_records import LogReader
 from ...source import FileSource
 from ..compare_replicas import read_epoch_checkpoint
+from ..verdict import cleanup_of, judge_partition
 from .copier import SegmentCopier
 from .fill import Filler, ReplicaLogDir
 from .index_interval import infer_interval
 from .kafka_model import KafkaOutcome, kafka_recovery
 from .logdir import LogDirContext, clamp_checkpoints, copy_file, epoch_checkpoint_bytes
-from .losses import Loss, copy_losses, is_compacted, missing_segment_notes
+from .losses import Loss, copy_losses, missing_segment_notes
 from .notes import epoch_notes, metadata_notes
 from .partition_log import PartitionLog
 from .plan import PartitionInput
@@ -213,7 +214,7 @@ class PartitionRepair:
         checkpoints)."""
         topic, partition = self.topic, self.partition
         plog = PartitionLog(self.pin.path, self.interval, self.pin.log_dir, topic, partition)
-        self.compacted = is_compacted(self.policies, self.pin.path, topic, partition)
+        self.compacted = cleanup_of(self.pin.path, topic, partition, self.policies).compacted
         self.written = Written() if self.metadata else written_by_witnesses(self.pin.path)
         witnessed = self.written.last
         plog.witnessed_end = None if witnessed is None else witnessed + 1
@@ -291,8 +292,9 @@ class PartitionRepair:
         """The offsets the copy lacks that were written (:func:`.losses.copy_losses`): the
         manifest's ``lost_offsets``, and ``data_lost`` when there are any; those no dropped
         region or reservation names (a segment gone from the middle) said in the notes."""
-        self.losses = copy_losses(self.written.pw, self.plog.held, self.plog.holes,
-                                  self.reserved, self.compacted)
+        verdict = judge_partition(self.pin.path, self.plog.held, policies=self.policies,
+                                  witnesses=self.written.pw)
+        self.losses = copy_losses(verdict, self.plog.holes, self.reserved)
         self.notes += missing_segment_notes(self.losses, bool(self.replicas))
 
     def name_inputs(self) -> Iterator[dict[str, Any]]:

@@ -26,7 +26,7 @@ from typing import Any
 from ...files.logdir import KafkaFile
 from ...findings import INFO, Problem
 from ...model import shape
-from ..witnesses import judge_tail
+from ..verdict import judge_tail
 from .partition_log import PartitionLog, Region
 
 #: a region's severity decided by the offsets missing after it (see ``Regions.resolve``)

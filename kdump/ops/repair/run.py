@@ -18,7 +18,7 @@ from ...output import inside
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ...source import FileSource
 from ...version import __version__
-from ..witnesses import CleanupPolicies
+from ..verdict import CleanupPolicies
 from .fill import check_replicas
 from .logdir import LogDirContext, read_context, root_files
 from .partition import DAMAGED, intact_log, repair_partition

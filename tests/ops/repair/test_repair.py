@@ -247,37 +247,49 @@ def run_repair(kdump: KdumpRunner, inputs: list[Path], out: Path, *extra: str) -
     return r
 
 
-def lost_in_copy(out: Path) -> dict[tuple[str, int], list[list[int]]]:
-    """Per partition, the offset ranges the manifest says the copy lacks: the holes
-    between kept batches around a dropped region, and the reserved offsets."""
-    ranges: dict[tuple[str, int], list[list[int]]] = {}
-    for o in manifest(out):
-        key = (o.get("topic"), o.get("partition"))
-        if o["type"] == "repair_dropped" and o["missing_offsets"] and \
-                o["missing_offsets"][1] is not None:
-            ranges.setdefault(key, []).append(o["missing_offsets"])
-        elif o["type"] == "repair_partition" and o["reserved_offsets"]:
-            ranges.setdefault(key, []).append(o["reserved_offsets"])
-    return ranges
+def lost_in_copy(out: Path) -> dict[tuple[str, int], set[int]]:
+    """Per partition, the offsets the manifest says the copy lacks though written
+    (``repair_partition.lost_offsets``: one meaning of lost)."""
+    return {(o["topic"], o["partition"]): {x for a, b in o["lost_offsets"]
+                                           for x in range(a, b + 1)}
+            for o in manifest(out) if o["type"] == "repair_partition" and o["lost_offsets"]}
 
 
-def verify_clean(kdump: KdumpRunner, out: Path, lost: list[list[int]] | None = None) -> None:
-    """Every batch of the copy intact and its indexes right; the only errors verify-crc
-    and verify-index may find are the copy's own witnesses proving the offsets the manifest says are
-    missing (data-lost: the copy holds what the input held, and no more); ``lost``, when
-    given: exactly those ranges are found."""
+def verify_clean(kdump: KdumpRunner, out: Path, lost: list[list[int]] | None = None,
+                 gaps: dict[tuple[str, int], set[int]] | None = None) -> None:
+    """Every batch of the copy intact and its indexes right; verify-crc and verify-index
+    name exactly the losses the manifest names (data-lost, the same offsets of the same
+    partitions) and nothing else; ``lost``, when given: exactly those ranges are found.
+    ``gaps``: lost offsets of a compacted topic that the copy alone cannot tell from the
+    cleaner's work (verify-crc names them ``offset-gap``, information)."""
     expected = lost_in_copy(out)
+    for key, offsets in (gaps or {}).items():
+        expected[key] -= offsets
+        if not expected[key]:
+            del expected[key]
     for cmd in ("verify-crc", "verify-index"):
         r = kdump(cmd, out, "--format", "json")
-        problems = [json.loads(line) for line in r.out.splitlines()]
-        problems = [p for p in problems if p["type"] == "problem" and p["severity"] != "info"]
+        objs = [json.loads(line) for line in r.out.splitlines()]
+        problems = [p for p in objs if p["type"] == "problem" and p["severity"] != "info"]
+        if cmd == "verify-crc":
+            for key, offsets in (gaps or {}).items():
+                assert any(p["kind"] == "offset-gap" and (p["topic"], p["partition"]) == key
+                           and set(range(p["lost_offsets"][0], p["lost_offsets"][1] + 1))
+                           == offsets for p in objs if p["type"] == "problem"), r.out
+        found: dict[tuple[str, int], set[int]] = {}
         for p in problems:
             assert p["kind"] == "data-lost", r.out
             first, last = p["lost_offsets"]
-            assert any(a <= first and last <= b
-                       for a, b in expected.get((p["topic"], p["partition"]), [])), r.out
+            found.setdefault((p["topic"], p["partition"]), set()).update(range(first, last + 1))
+        if cmd == "verify-crc":
+            assert found == expected, (cmd, r.out)
+        else:
+            # verify-index does not yet see a gap between two batches of one segment
+            # (issue 46: the verdict's held ranges are verify-crc's so far); what it names
+            # is the manifest's
+            assert all(found[k] <= expected.get(k, set()) for k in found), (cmd, r.out)
         assert r.rc == (1 if problems else 0), r.out
-        if lost is not None:
+        if lost is not None and cmd == "verify-crc":
             assert [p["lost_offsets"] for p in problems] == lost, r.out
 
 
@@ -475,7 +487,10 @@ def test_log_start_offset_never_above_the_log_end(kdump: KdumpRunner, tmp_path: 
     k = p["kafka"]
     assert k["deleted_segments"] == [str(root / "t-0" / f"{SEG0}.log")]
     assert p["saved_batches"] == 5 and p["saved_records"] == 50
-    verify_clean(kdump, out)
+    assert p["lost_offsets"] == [[55, 59]]
+    # the cleaner-offset-checkpoint names t-0 (compacted): in the copy, whose active
+    # segment is the reserved one at 60, the gap could be the cleaner's
+    verify_clean(kdump, out, gaps={("t", 0): set(range(55, 60))})
 
 
 def test_legacy_magic_segments(kdump: KdumpRunner, ev: Path, tmp_path: Path) -> None:
