@@ -71,7 +71,8 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     would have truncated instead (the batches, records and bytes the copy saves).  The copy
     is written in .kdump-staging-<DIR's name>-<pid>.incomplete beside DIR and renamed onto
     DIR when whole, manifest and all: DIR holds nothing, then the complete copy.  A
-    filesystem with less free space than the inputs' size is refused before writing.  A
+    filesystem with less free space than what the inputs hold on disk (allocated, not
+    apparent: preallocated sparse indexes count what they hold) is refused before writing.  A
     full disk, an error, Ctrl-C, SIGTERM or SIGHUP removes the partial copy and leaves DIR
     as it was; after a kill -9 the next run clears the dead run's staging area and says
     so.  --dry-run writes nothing.
