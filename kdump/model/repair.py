@@ -40,7 +40,8 @@ KINDS: Kinds = typed({
         ("file", "str|null", "the input file; null for a file the repair writes from nothing"),
         ("output", "str|null", "the output file, relative to DIR; null when left out"),
         ("action", "str", "copied (byte for byte), repaired (a log, damage left out), rebuilt "
-                          "(indexes, leader-epoch-checkpoint), rewritten (log-dir checkpoints), "
+                          "(indexes, leader-epoch-checkpoint, a gone directory's "
+                          "partition.metadata), rewritten (log-dir checkpoints), "
                           "reserved (an empty active segment at the next offset: the offsets "
                           "below it written, none kept), left-out"),
         ("detail", "str", "why, in words"),
@@ -49,8 +50,11 @@ KINDS: Kinds = typed({
     ]),
     "repair_partition": ("repair: one partition (replica) copied", [
         ("log_dir", "str|null", "the input log dir, when known"), ("topic", "str", ""),
-        ("partition", "int", ""), ("input", "str", "the partition directory read"),
-        ("output", "str", "its copy, relative to DIR"),
+        ("partition", "int", ""),
+        ("input", "str", "the partition directory read (where it was, when it is gone while "
+                         "the log dir's checkpoints name it)"),
+        ("output", "str|null", "its copy, relative to DIR; null when nothing was written (a "
+                               "gone partition directory whose topic id is unknown)"),
         ("segments", "int", "segments written"), ("batches", "int", "batches kept"),
         ("records", "int", "records in them"), ("bytes", "int", "bytes of them"),
         ("first_offset", "int|null", "first kept offset"),

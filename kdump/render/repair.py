@@ -100,7 +100,8 @@ class RepairTextRenderer(ObjectRenderer):
     def _partition(self, d: dict[str, Any]) -> None:
         w = self.out.write
         where = f" ({d['log_dir']})" if d["log_dir"] else ""
-        w(f"{d['topic']}-{d['partition']}{where} -> {d['output'] or '.'}: kept "
+        target = "nothing written" if d["output"] is None else (d["output"] or ".")
+        w(f"{d['topic']}-{d['partition']}{where} -> {target}: kept "
           f"{plural(d['batches'], 'batch', 'batches')} ({plural(d['records'], 'record')}, "
           f"{plural(d['bytes'], 'byte')}) in {plural(d['segments'], 'segment')}, log end offset "
           f"{d['log_end_offset']}")

@@ -60,6 +60,7 @@ from .partition_log import PartitionLog
 from .plan import PartitionInput
 from .reserve import Written, keep_highest_epoch, reserve_notes, written_by_witnesses
 from .staging import Stage, file_entry
+from .topic_ids import TopicIds, not_recreated, partition_metadata_bytes
 
 METADATA_TOPIC = "__cluster_metadata"
 #: how the detail of a file left out for damage begins (the run's exit code counts them)
@@ -85,13 +86,15 @@ def intact_log(path: str, max_batch_bytes: int) -> str | None:
 def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stage,
                      hashes: Hashes, *, max_batch_bytes: int, interval_option: int | None,
                      assumed: str, replicas: list[ReplicaLogDir] | None = None,
-                     policies: Any = None) -> Iterator[dict[str, Any]]:
+                     policies: Any = None, topic_ids: TopicIds | None = None
+                     ) -> Iterator[dict[str, Any]]:
     """The objects of one partition: repair_dropped, repair_fill and repair_file as they
     come, then its repair_partition.  ``replicas``: other brokers' log dirs a dropped range
     is filled from (:mod:`.fill`).  The phases are :class:`PartitionRepair`'s."""
     yield from PartitionRepair(pin, ctx, stage, hashes, max_batch_bytes=max_batch_bytes,
                                interval_option=interval_option, assumed=assumed,
-                               replicas=replicas, policies=policies).run()
+                               replicas=replicas, policies=policies,
+                               topic_ids=topic_ids).run()
 
 
 class PartitionRepair:
@@ -126,11 +129,15 @@ class PartitionRepair:
     def __init__(self, pin: PartitionInput, ctx: LogDirContext | None, stage: Stage,
                  hashes: Hashes, *, max_batch_bytes: int, interval_option: int | None,
                  assumed: str, replicas: list[ReplicaLogDir] | None = None,
-                 policies: Any = None) -> None:
+                 policies: Any = None, topic_ids: TopicIds | None = None) -> None:
         self.pin, self.ctx, self.stage, self.hashes = pin, ctx, stage, hashes
         #: the topics' cleanup policies (a witnesses.CleanupPolicies; None: the
         #: cleaner's checkpoint and Kafka's own compacted topics decide)
         self.policies = policies
+        #: a gone directory's topic id, and where it was read (None: unknown)
+        self.topic_id: tuple[str, str] | None = None
+        if pin.missing is not None and topic_ids is not None and pin.log_dir is not None:
+            self.topic_id = topic_ids.find(pin.name.topic, pin.log_dir)
         self.max_batch_bytes = max_batch_bytes
         self.interval_option = interval_option
         self.assumed = assumed
@@ -145,6 +152,9 @@ class PartitionRepair:
         """The phases in order (what each yields comes out in this order): the inputs
         read, the logs copied and closed, offsets reserved, the other files, then the
         checkpoints, Kafka's recovery and the partition's object."""
+        if self.pin.missing is not None and self.topic_id is None:
+            yield self.not_recreated()
+            return
         self.stage.mkdir(self.pin.target)
         self.read_inputs()
         self.choose_index_interval()
@@ -168,7 +178,7 @@ class PartitionRepair:
         logs hashed now (the logs are hashed as they are read).  What the walk cannot place
         is left out, named, and still hashed: it is evidence."""
         self.files, self.left = [], []
-        for item in walk([self.pin.path], verbose=True):
+        for item in walk([self.pin.path] if self.pin.missing is None else [], verbose=True):
             if isinstance(item, Problem):
                 if item.path and os.path.isfile(item.path):
                     self.hashes.before(item.path)  # passed over (an editor's or the OS's)
@@ -285,7 +295,12 @@ class PartitionRepair:
             # offsets below the log start were deleted by design (retention, DeleteRecords):
             # never lost, never reserved (a copy with no batch left starts at the old start)
             self.reserved = [max(self.leo, self.written.start), witnessed]
-            self.copier.reserved_segment(witnessed + 1, self.leo, self.written.witnesses)
+            if self.plog.segments_written == 0:
+                # no segment left (a .log or the whole directory gone): an empty one at
+                # the old log start, so the copy's log starts where the input's did
+                self.copier.writer.start_segment(self.reserved[0], witnessed)
+            self.copier.reserved_segment(witnessed + 1, self.reserved[0],
+                                         self.written.witnesses)
             self.leo = witnessed + 1
 
     def judge_losses(self) -> None:
@@ -353,8 +368,17 @@ class PartitionRepair:
         """partition.metadata copied when it parses (else the broker writes it again,
         UnifiedLog.assignTopicId), quorum-state copied, a KRaft snapshot copied when every
         batch in it is intact (else KafkaMetadataLog.recoverSnapshots starts from an older
-        one)."""
+        one).  A gone directory's partition.metadata written from its topic id
+        (:mod:`.topic_ids`: a KRaft broker takes a log with none for a stray,
+        LogManager.isStrayKraftReplica)."""
         self.kraft_kept = []
+        if self.pin.missing is not None and self.topic_id is not None:
+            tid, where = self.topic_id
+            rel = f"{self.pin.target}/partition.metadata"
+            n, h = self.stage.write(rel, partition_metadata_bytes(tid))
+            yield file_entry(None, rel, "rebuilt", f"topic id {tid}, from {where}: the "
+                             "partition directory is gone, recreated as an empty log at its "
+                             "old end", n, h)
         for kind in ("partition-metadata", "quorum-state", "kraft-snapshot"):
             for f in self.by_kind.get(kind, []):
                 rel = f"{self.pin.target}/{os.path.basename(f.path)}"
@@ -398,7 +422,7 @@ class PartitionRepair:
                                                   self.live, metadata)
         notes += cp_notes
         if reserved is not None:
-            notes += reserve_notes(checkpoints, reserved, leo, plog.batches == 0)
+            notes += reserve_notes(reserved, leo)
         if not pin.in_logdir and checkpoints:
             notes.append("a partition given alone: the log-dir checkpoints are not written; the "
                          "values shown are what the log dir holding the copy should say")
@@ -424,6 +448,11 @@ class PartitionRepair:
         if metadata:
             notes += metadata_notes(self.by_kind, self.bases, plog.holes, self.kraft_kept)
         self.checkpoints, self.kafka = checkpoints, kafka
+
+    def not_recreated(self) -> dict[str, Any]:
+        """A gone partition directory whose topic id nothing given says
+        (:func:`.topic_ids.not_recreated`)."""
+        return not_recreated(self.pin, self.ctx, self.interval_option)
 
     def summary(self) -> dict[str, Any]:
         """The repair_partition object: what was kept, dropped, filled and reserved, the

@@ -25,6 +25,7 @@ from ...files.logdir import (
     parse_partition_dir,
 )
 from ...output import Staged, inside, is_broker_log_dir, safe_name
+from ..verdict import MissingPartition, judge_log_dir
 
 
 @dataclass(slots=True)
@@ -40,6 +41,9 @@ class PartitionInput:
     log_dir: str | None
     #: part of a log dir input: the log dir's checkpoints are rewritten for it
     in_logdir: bool = False
+    #: the directory is gone while the log dir's checkpoints name it (a
+    #: :class:`kdump.ops.verdict.MissingPartition`: its lost range and witnesses)
+    missing: MissingPartition | None = None
 
 
 @dataclass(slots=True)
@@ -170,7 +174,7 @@ def plan_repair(paths: list[str], into: str) -> RepairPlan:
                 target, n = f"{base}-{n}", n + 1
             labels.add(target)
             claim(target, p)
-        plan.logdirs.append(_logdir(p, target))
+        plan.logdirs.append(_logdir(p, target, logdir_paths))
     return plan
 
 
@@ -183,9 +187,12 @@ def _has_kafka(path: str) -> bool:
         parse_partition_dir(n) is not None and os.path.isdir(os.path.join(path, n)) for n in names)
 
 
-def _logdir(path: str, target: str) -> LogDirInput:
+def _logdir(path: str, target: str, others: list[str]) -> LogDirInput:
     """A log dir's partitions (by topic and partition, as Kafka's walk orders them) and
-    root files; what is not copied, and why."""
+    root files; what is not copied, and why.  A partition its checkpoints name whose
+    directory is gone (and that Kafka's own work does not explain:
+    :func:`kdump.ops.verdict.judge_log_dir`, ``others`` the other log dirs given) is a
+    partition to repair too: its offsets were written and are lost."""
     ld = LogDirInput(path, target)
     try:
         names = sorted(os.listdir(path))
@@ -212,6 +219,14 @@ def _logdir(path: str, target: str) -> LogDirInput:
             ld.root_files.append(full)
         else:
             ld.skipped.append((full, "not a regular file or directory"))
+    for m in judge_log_dir(path, others).missing:
+        name = f"{m.topic}-{m.partition}"
+        part = parse_partition_dir(name)
+        if not m.data_lost or part is None:
+            continue
+        rel = safe_name(name) if not target else os.path.join(target, safe_name(name))
+        parts.append(((m.topic, m.partition, ""),
+                      PartitionInput(m.directory, rel, part, path, in_logdir=True, missing=m)))
     ld.partitions = [p for _, p in sorted(parts, key=lambda x: x[0])]
     return ld
 

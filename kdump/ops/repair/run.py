@@ -24,6 +24,7 @@ from .logdir import LogDirContext, read_context, root_files
 from .partition import DAMAGED, intact_log, repair_partition
 from .plan import PartitionInput, RepairPlan, plan_repair
 from .staging import MANIFEST, Output, Stage, input_bytes
+from .topic_ids import TopicIds
 
 
 @dataclass(slots=True)
@@ -116,6 +117,9 @@ class Repair:
         #: the topics' cleanup.policy from the KRaft metadata among the inputs (a gap
         #: between batches of a delete-policy topic is lost, a compacted one's may not be)
         self.policies = CleanupPolicies.for_inputs(list(paths), (), opts.max_batch_bytes)
+        #: a gone partition directory's topic id (recreated only with it)
+        self.topic_ids = TopicIds([*(ld.path for ld in self.plan.logdirs),
+                                   *(r.path for r in self.replicas)], opts.max_batch_bytes)
         self._manifest: Output | None = None
         self._done = False
         self.totals = _Totals()
@@ -219,7 +223,8 @@ class Repair:
         return repair_partition(pin, ctx, self.stage, self.hashes,
                                 max_batch_bytes=self.opts.max_batch_bytes,
                                 interval_option=self.opts.index_interval_bytes, assumed=assumed,
-                                replicas=self.replicas, policies=self.policies)
+                                replicas=self.replicas, policies=self.policies,
+                                topic_ids=self.topic_ids)
 
 
 @dataclass(slots=True)

@@ -166,6 +166,17 @@ class SegmentWriter:
                              "own recovery leaves it so too (LogSegment.recover truncates it to "
                              "0 bytes), which keeps the log end offset at its base")
 
+    def start_segment(self, base: int, last: int) -> None:
+        """An empty segment at ``base``, the input's log start, when no segment of the
+        input is left (its ``.log``, or its whole directory, gone): the copy's log starts
+        where the input's did (LogLoader takes the larger of the log start checkpoint and
+        the first segment's base), so offsets ``base``..``last`` lie inside its log,
+        reserved and visibly lost, rather than below its start."""
+        self.open(base, "")
+        self.finish_segment(detail=f"empty segment at the input's log start {base}: offsets "
+                            f"{base}-{last} lie inside the copy's log, reserved, not below its "
+                            "start", action="reserved")
+
     def reserved_segment(self, base: int, first: int, witnesses: list[str]) -> None:
         """The empty active segment at ``base`` after offsets ``first``..``base - 1`` that
         the witnesses prove written and no kept batch holds (:mod:`.reserve`)."""

@@ -185,3 +185,121 @@ def test_free_space_is_judged_by_what_the_copy_writes(tmp_path: Path,
         f"cannot write: No space left on device (the copy needs about {output.human(held)}, "
         "what its inputs hold on disk; 1.0 KiB are free there); nothing was written")
     assert not (tmp_path / "out2").exists()
+
+
+# --- a partition directory gone while the checkpoints name it -----------------------------------
+TOPIC_ID = bytes(range(16))
+
+
+def gone_partition(root: Path, bid: int, *, with_id: bool) -> Path:
+    """Broker ``bid`` with t-0 (gone) and t-1 (there, with partition.metadata when
+    ``with_id``), its checkpoints naming both: t-0's high watermark 60, log start 20."""
+    ld = w.broker_logdir(root / f"b{bid}", bid,
+                         high_watermarks=[("t", 0, 60), ("t", 1, 10)],
+                         log_start_offsets=[("t", 0, 20)])
+    (ld / "recovery-point-offset-checkpoint").write_bytes(
+        w.offset_checkpoint([("t", 0, 60), ("t", 1, 10)]))
+    w.write_replica(ld / "t-1", w.replica_batches([(0, 10, 0)]))
+    if with_id:
+        (ld / "t-1" / "partition.metadata").write_bytes(w.partition_metadata(TOPIC_ID))
+    return ld
+
+
+def test_a_gone_partition_directory_is_recreated_at_its_old_end(kdump: KdumpRunner,
+                                                                tmp_path: Path) -> None:
+    """Its topic id known (t-1's partition.metadata): an empty log from the old log start
+    (20) to the old end (60), partition.metadata written, checkpoints consistent; the
+    copy's verdict names offsets 20-59 lost, as the manifest does."""
+    ld = gone_partition(tmp_path, 1, with_id=True)
+    out = tmp_path / "out"
+    r = repair(kdump, [ld], out)
+    assert r.rc == 1, r.err
+    (p,) = [o for o in of(objs(r), "repair_partition") if o["partition"] == 0]
+    assert (p["input"], p["output"], p["batches"], p["log_end_offset"]) == (
+        str(ld / "t-0"), "t-0", 0, 60)
+    assert (p["data_lost"], p["lost_offsets"], p["reserved_offsets"]) == (True, [[20, 59]],
+                                                                         [20, 59])
+    assert p["checkpoints"] == {"recovery_point": [60, 60], "high_watermark": [60, 60],
+                                "log_start_offset": [20, 20]}
+    tid = w.uuid_str(TOPIC_ID)
+    assert (out / "t-0" / "partition.metadata").read_text() == f"version: 0\ntopic_id: {tid}"
+    assert sorted(x.name for x in (out / "t-0").iterdir()) == [
+        "00000000000000000020.index", "00000000000000000020.log",
+        "00000000000000000020.timeindex", "00000000000000000060.index",
+        "00000000000000000060.log", "00000000000000000060.timeindex", "partition.metadata"]
+    (meta,) = [f for f in of(objs(r), "repair_file") if f["output"] == "t-0/partition.metadata"]
+    assert meta["detail"] == (f"topic id {tid}, from {ld / 't-1' / 'partition.metadata'}: the "
+                              "partition directory is gone, recreated as an empty log at its "
+                              "old end")
+    assert (out / "recovery-point-offset-checkpoint").read_text() == "0\n2\nt 0 60\nt 1 10\n"
+    assert (out / "log-start-offset-checkpoint").read_text() == "0\n1\nt 0 20\n"
+    end = objs(r)[-1]
+    assert (end["damaged_partitions"], end["reserved_partitions"], end["clean"]) == (1, 1, False)
+    verify_lost(kdump, out, [20, 59])
+
+
+def test_a_gone_partition_directory_without_a_topic_id_is_named_not_recreated(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    """No topic id anywhere: not recreated (a KRaft broker would take it for a stray and
+    start it again at 0), said exactly, its checkpoint entries kept as they were, so the
+    copy's log dir names the same loss."""
+    ld = gone_partition(tmp_path, 1, with_id=False)
+    out = tmp_path / "out"
+    r = repair(kdump, [ld], out)
+    assert r.rc == 1, r.err
+    (p,) = [o for o in of(objs(r), "repair_partition") if o["partition"] == 0]
+    assert (p["output"], p["data_lost"], p["lost_offsets"], p["log_end_offset"]) == (
+        None, True, [[20, 59]], 60)
+    assert p["checkpoints"] == {"high_watermark": [60, 60], "recovery_point": [60, 60],
+                                "log_start_offset": [20, 20]}
+    assert p["notes"][0].startswith(
+        "the partition directory t-0 is gone while the log dir's checkpoints name it: offsets "
+        "20-59 were written (high watermark 60, recovery point 60) and are lost. Not "
+        "recreated: its topic id is unknown (no KRaft metadata among the inputs names the "
+        "topic, and no partition.metadata of it in a log dir of the cluster: give the log dir "
+        "holding __cluster_metadata-0, or another broker's log dir with --replica). Without "
+        "partition.metadata a KRaft broker takes the log for a stray "
+        "(LogManager.isStrayKraftReplica)")
+    assert p["witnesses"] == [f"high watermark 60 ({ld / 'replication-offset-checkpoint'})",
+                              f"recovery point 60 ({ld / 'recovery-point-offset-checkpoint'})"]
+    assert not (out / "t-0").exists()
+    assert (out / "replication-offset-checkpoint").read_text() == "0\n2\nt 0 60\nt 1 10\n"
+    assert (out / "log-start-offset-checkpoint").read_text() == "0\n1\nt 0 20\n"
+    r = kdump("verify-crc", out, "--format", "json")
+    lost = [(o["kind"], o["lost_offsets"]) for o in objs(r)
+            if o["type"] == "problem" and o["severity"] != "info"]
+    assert lost == [("data-lost", [20, 59])] and r.rc == 1, r.out
+
+
+def test_a_gone_partition_directory_is_filled_from_a_replica(kdump: KdumpRunner,
+                                                             tmp_path: Path) -> None:
+    """The replica holds t-0 with its partition.metadata: the topic id is its, and the
+    offsets from the log start on are filled byte for byte: nothing lost."""
+    ld = gone_partition(tmp_path, 1, with_id=False)
+    b2 = three_segments(tmp_path, 2)
+    (b2 / "t-0" / "partition.metadata").write_bytes(w.partition_metadata(TOPIC_ID))
+    (ld / "log-start-offset-checkpoint").unlink()  # the log started at 0
+    out = tmp_path / "out"
+    r = repair(kdump, [ld], out, "--replica", b2)
+    assert r.rc == 1, r.err
+    (f,) = of(objs(r), "repair_fill")
+    assert (f["filled"], f["first_offset"], f["last_offset"], f["filled_offsets"]) == (
+        True, 0, 59, [0, 59])
+    (p,) = [o for o in of(objs(r), "repair_partition") if o["partition"] == 0]
+    assert (p["data_lost"], p["lost_offsets"], p["filled_offsets"], p["log_end_offset"]) == (
+        False, [], [[0, 59]], 60)
+    assert (out / "t-0" / "partition.metadata").read_bytes() == \
+        (b2 / "t-0" / "partition.metadata").read_bytes()
+    assert dumped_offsets(kdump, out / "t-0") == list(range(60))
+    verify_clean(kdump, out)
+
+
+def test_the_text_says_a_gone_partition_was_not_recreated(kdump: KdumpRunner,
+                                                          tmp_path: Path) -> None:
+    ld = gone_partition(tmp_path, 1, with_id=False)
+    r = repair(kdump, [ld], tmp_path / "out", fmt="text")
+    lines = r.out.splitlines()
+    at = lines.index(f"t-0 ({ld}) -> nothing written: kept 0 batches (0 records, 0 bytes) in 0 "
+                     "segments, log end offset 60")
+    assert lines[at + 1] == "  data lost: offsets 20-59 (written, and in no batch of the copy)"
+    assert lines[at + 2].startswith("  the partition directory t-0 is gone while")
