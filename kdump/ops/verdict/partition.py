@@ -18,7 +18,7 @@ from typing import Any
 
 from ... import fs as kfs
 from ...errors import KdumpError
-from ...files.logdir import parse_partition_dir
+from ...files.logdir import KafkaFile, parse_partition_dir
 from ...findings import ERROR, INFO, Problem
 from .witnesses import (
     CleanupPolicies,
@@ -87,6 +87,20 @@ def cleanup_of(directory: str, topic: str, partition: int,
     if topic == "__cluster_metadata":
         return Cleanup(False, "the KRaft metadata log (never cleaned)", True)
     return Cleanup(False, "cleanup.policy=delete, Kafka's default", False)
+
+
+#: the findings that say how a log ends (its tail)
+TAIL_PROBLEMS = frozenset({"in-flight", "zero-tail", "truncated", "trailing-bytes"})
+
+
+def finds_gaps(f: KafkaFile, policies: CleanupPolicies | None = None) -> bool:
+    """Should a scan of the log ``f`` note the gaps between its batches?  A local
+    segment of a live partition of a delete-policy topic: there a gap is lost data (a
+    compacted topic's gaps are the cleaner's, and a scan stays fast there)."""
+    if f.kind != "log" or f.topic is None or f.partition is None \
+            or f.partition_state is not None or kfs.is_url(f.path):
+        return False
+    return not cleanup_of(kfs.dirname(f.path), f.topic, f.partition, policies).compacted
 
 
 @dataclass(frozen=True, slots=True)
@@ -349,5 +363,15 @@ def judge_partition(directory: str, held: Iterable[tuple[int, int]] = (),
         tails_, tuple(lost), tuple(damage), pw)
 
 
-__all__ = ["COMPACTED_INTERNAL", "TAIL_KINDS", "Cleanup", "PartitionVerdict", "Tail",
-           "cleanup_of", "held_pieces", "judge_partition"]
+__all__ = [
+    "COMPACTED_INTERNAL",
+    "TAIL_KINDS",
+    "TAIL_PROBLEMS",
+    "Cleanup",
+    "PartitionVerdict",
+    "Tail",
+    "cleanup_of",
+    "finds_gaps",
+    "held_pieces",
+    "judge_partition",
+]

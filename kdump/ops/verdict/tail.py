@@ -13,6 +13,7 @@ from typing import Any
 from ... import fs as kfs
 from ...files.logdir import KafkaFile
 from ...findings import ERROR, Problem
+from ...fs import Listing
 from .witnesses import witnesses_of
 
 
@@ -105,4 +106,33 @@ def judge_tail(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
     return p
 
 
-__all__ = ["judge_tail", "loss_extra"]
+def _next_segment_base(f: KafkaFile) -> int | None:
+    """The base offset of the segment after ``f`` in its partition directory, if any."""
+    try:
+        names = Listing().listdir(kfs.dirname(f.path))
+    except OSError:
+        return None
+    bases = [int(n[:-4]) for n in names
+             if n.endswith(".log") and len(n) == 24 and n[:20].isdigit()]
+    later = [b for b in bases if f.base_offset is not None and b > f.base_offset]
+    return min(later) if later else None
+
+
+def judge_closed_tail(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
+    """A closed segment cut short (``truncated``) loses every offset from the cut batch up
+    to the next segment's base offset: say which (``lost_offsets``: first and last,
+    inclusive) and the witnesses proving them, as a ``data-lost`` finding would."""
+    if f.kind != "log" or f.active or p.kind != "truncated":
+        return p
+    nxt = _next_segment_base(f)
+    first = prev_last + 1 if prev_last is not None else p.base_offset
+    if nxt is None or first is None or first >= nxt:
+        return p
+    last = nxt - 1
+    p.detail += (f"; offsets {first}-{last} lost (the next segment starts at {nxt})"
+                 if last > first else f"; offset {first} lost (the next segment starts at {nxt})")
+    p.extra = loss_extra(p, f, first, last)
+    return p
+
+
+__all__ = ["judge_closed_tail", "judge_tail", "loss_extra"]
