@@ -35,7 +35,7 @@ from ...records.file_records import LogReader
 from ...records.scan import scan_v2_records
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ...source import FileSource
-from ..batch_findings import NoBatch
+from ..batch_findings import NoBatch, crc_problem
 from ..compare_replicas import broker_id_of, logdir_of
 from ..verdict import TAIL_PROBLEMS, LostTracker, Tail, finds_gaps, held_pieces, judge_tail
 from ..verdict.tail import judge_closed_tail
@@ -631,6 +631,11 @@ def _read_items(reader: LogReader, row: SizeRow, opts: SizeOptions, stop: int | 
         if isinstance(item, RecordBatch) or not item.is_compressed:
             row.see_first(item.first_offset)
         err = _batch(item, row, opts)
+        if opts.deep and not item.crc_valid:
+            # not what was written: a problem (exit 1, as verify-crc), its records counted
+            # apart (invalid_records), the row's records no longer exact (issue 46)
+            row.exact_records = False
+            yield crc_problem(item)
         if err is not None:
             # its records were not counted: the totals are a lower bound
             row.exact_records = False

@@ -11,9 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ... import fs as kfs
+from ...errors import KdumpError
 from ...files.logdir import KafkaFile
-from ...findings import ERROR, Problem
+from ...findings import ERROR, INFO, Problem
 from ...fs import Listing
+from ...source import FileSource
 from .witnesses import witnesses_of
 
 
@@ -102,8 +104,29 @@ def judge_tail(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
     if p.kind == "zero-tail":
         return _zeros_where_written(p, f, prev_last)
     if p.kind == "in-flight":
+        if p.position == 0 and prev_last is None and not _begins_as_batch(f):
+            # nothing that is not a batch is in flight: bytes at a segment's start that
+            # do not begin with its base offset (as its first batch would) are no batch;
+            # the file's no-batch finding says what it is (issue 46)
+            return Problem(p.path, p.position, "trailing-bytes",
+                           f"{p.detail}: not a batch being written (its first bytes are "
+                           "not the segment's base offset)", base_offset=None,
+                           length=p.length, severity=INFO, extra=p.extra)
         return _not_in_flight(p, f, prev_last)
     return p
+
+
+def _begins_as_batch(f: KafkaFile) -> bool:
+    """The log's first bytes are its base offset, as its first batch's would be
+    (:class:`kdump.ops.batch_findings.NoBatch` reads the same)."""
+    if f.base_offset is None or not 0 <= f.base_offset < 1 << 63:
+        return True
+    try:
+        with FileSource(f.path) as src:
+            head = src.pread(0, 8)
+    except KdumpError:
+        return True
+    return bool(head) and head[:8] == f.base_offset.to_bytes(8, "big")[:len(head[:8])]
 
 
 def _next_segment_base(f: KafkaFile) -> int | None:
