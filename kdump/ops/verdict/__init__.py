@@ -37,6 +37,7 @@ from .partition import (
     Tail,
     cleanup_of,
     finds_gaps,
+    gap_lost,
     held_pieces,
     judge_partition,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "cleanup_of",
     "compacted_by_cleaner",
     "finds_gaps",
+    "gap_lost",
     "held_pieces",
     "is_log_dir",
     "judge_log_dir",

@@ -140,6 +140,31 @@ class Tail:
         return self.kind in ("in-flight", "zeros-preallocated")
 
 
+def _policy_note(p: Problem, cleanup: Cleanup, topic: str) -> None:
+    """A gap between batches lost in a topic only Kafka's default calls delete-policy:
+    say how to tell kdump it is compacted."""
+    if not cleanup.known and not cleanup.compacted:
+        p.detail += ("; cleanup.policy is Kafka's default delete here (nothing read says "
+                     f"otherwise): if the topic is compacted, say so with --config "
+                     f"{topic}:cleanup.policy=compact")
+
+
+def gap_lost(log_path: str, first: int, last: int) -> Problem | None:
+    """The ``data-lost`` finding of offsets ``first``..``last`` missing between two
+    batches of the log ``log_path`` (a delete-policy topic's), with the partition's
+    witnesses, as its verdict names it: for a command that reads one log at a time
+    (dump).  None when the log is no live partition's."""
+    pw = witnesses_of(kfs.dirname(log_path))
+    if pw is None:
+        return None
+    for r in pw.lost_ranges([(first - 1, first - 1), (last + 1, last + 1)]):
+        if r.first == first and r.last == last:
+            p = lost_problem(pw, r)
+            _policy_note(p, cleanup_of(pw.directory, pw.topic, pw.partition), pw.topic)
+            return p
+    return None
+
+
 def held_pieces(first: int | None, last: int | None,
                 gaps: Iterable[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """A log's offsets ``first``..``last`` less the ``gaps`` between its batches (each
@@ -270,11 +295,8 @@ class PartitionVerdict:
             out += [t.problem for t in self.tails]
         for r in self.lost:
             p = lost_problem(pw, r)
-            if r.explained is None and not self.cleanup.known and not self.cleanup.compacted \
-                    and not r.tail and self._inside_a_segment(r):
-                p.detail += ("; cleanup.policy is Kafka's default delete here (nothing read "
-                             "says otherwise): if the topic is compacted, say so with --config "
-                             f"{self.topic}:cleanup.policy=compact")
+            if r.explained is None and not r.tail and self._inside_a_segment(r):
+                _policy_note(p, self.cleanup, self.topic)
             out.append(p)
         return out
 
@@ -372,6 +394,7 @@ __all__ = [
     "Tail",
     "cleanup_of",
     "finds_gaps",
+    "gap_lost",
     "held_pieces",
     "judge_partition",
 ]
