@@ -354,7 +354,7 @@ declined:
 }
 /* ---------------------------------------------------------------------------------
  * size_run(data, start, stop, end, check_next, max_headers, max_batch_bytes,
- *          decompress, producer_ids, deep)
+ *          decompress, producer_ids, deep[, gaps])
  *   -> (position, batches, last_offset, totals) | (start, 0, 0, None)
  *
  * size-report's accounting, ``deep`` or --shallow (twin: kdump.ops.size_run.size_run_py),
@@ -397,14 +397,16 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_buffer view;
     const unsigned char *d;
     int64_t start, stop, end, headers_max, max_batch_bytes, pos, batches = 0, last = 0;
-    int check_next, deep, rc, failed = 0, i;
+    int check_next, deep, rc, failed = 0, i, gaps = 0;
     PyObject *decompress, *producer_ids, *codecs = NULL, *res;
     SizeAcc a;
 
-    if (nargs != 10) {
-        PyErr_SetString(PyExc_TypeError, "size_run takes 10 arguments");
+    if (nargs != 10 && nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "size_run takes 10 or 11 arguments");
         return NULL;
     }
+    if (nargs == 11 && (gaps = PyObject_IsTrue(args[10])) < 0)
+        return NULL;
     if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &stop)) ||
         (rc = arg_i64(args[3], &end)) || (rc = arg_i64(args[5], &headers_max)) ||
         (rc = arg_i64(args[6], &max_batch_bytes))) {
@@ -451,6 +453,8 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (__builtin_add_overflow(offset, (int64_t)be32(b + KL_V2_LAST_OFFSET_DELTA_OFFSET),
                                    &last_offset))
             break;
+        if (gaps && batches && offset - 1 != last)
+            break; /* not contiguous: a run's first offset is then its lowest */
         if (check_next) {
             /* LogReader._next_ok, else the CRC (a batch failing both is Python's) */
             int ok;

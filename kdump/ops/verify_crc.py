@@ -25,7 +25,6 @@ from .. import layouts as L
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..findings import ERROR, INFO, Problem
-from ..fs import Listing
 from ..model import shape
 from ..parallel import Spilled, log_work_bytes, ordered_map, pool_pays
 from ..records.control import parse_control
@@ -34,8 +33,8 @@ from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 from .batch_findings import NoBatch, crc_problem, record_problem
-from .verdict import CleanupPolicies, LostTracker, cleanup_of, judge_tail
-from .verdict.tail import loss_extra
+from .verdict import TAIL_PROBLEMS, CleanupPolicies, LostTracker, finds_gaps, judge_tail
+from .verdict.tail import judge_closed_tail
 
 if TYPE_CHECKING:
     # ranges of a log (--jobs): imported where used, so that a plain verify-crc does
@@ -356,7 +355,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
     if ended is None:
         ended = RangeEnd()
     result.active = f.active
-    gaps = _gaps_wanted(f, opts)
+    gaps = finds_gaps(f, opts.policies)
     with src:
         if start == 0:
             result.size = src.size
@@ -387,7 +386,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                     break
                 if isinstance(item, Problem):
                     if item.kind == "truncated" and f.kind == "log" and not f.active:
-                        item = _with_lost_offsets(item, f, prev_last)
+                        item = judge_closed_tail(item, f, prev_last)
                     elif item.kind == "zero-tail" and f.kind == "log" and f.active:
                         item = judge_tail(item, f, prev_last)
                     elif item.kind == "in-flight" and f.kind == "log" and f.active:
@@ -455,19 +454,6 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                     result.first_offset = min(f.base_offset, prev_last)
 
 
-#: the findings that say how a log ends (its tail: kdump.ops.verdict.Tail)
-TAIL_PROBLEMS = frozenset({"in-flight", "zero-tail", "truncated", "trailing-bytes"})
-
-
-def _gaps_wanted(f: KafkaFile, opts: VerifyOptions) -> bool:
-    """Look for gaps between batches in this log: a local segment of a delete-policy
-    topic (a compacted topic's gaps are the cleaner's: the walk stays fast there)."""
-    if f.kind != "log" or f.topic is None or f.partition is None \
-            or f.partition_state is not None or kfs.is_url(f.path):
-        return False
-    return not cleanup_of(kfs.dirname(f.path), f.topic, f.partition, opts.policies).compacted
-
-
 def _last_offset_at(src: FileSource, position: int) -> int | None:
     """The last offset of the v2 batch at ``position`` (None: not a v2 batch header)."""
     head = src.pread(position, L.RECORD_BATCH_OVERHEAD)
@@ -476,32 +462,6 @@ def _last_offset_at(src: FileSource, position: int) -> int | None:
     base, _size = L.LOG_HEADER.unpack_from(head, 0)
     last_delta = L.V2_HEADER.unpack_from(head, 0)[6]
     return int(base) + int(last_delta)
-
-
-def _next_segment_base(f: KafkaFile) -> int | None:
-    """The base offset of the segment after ``f`` in its partition directory, if any."""
-    try:
-        names = Listing().listdir(kfs.dirname(f.path))
-    except OSError:
-        return None
-    bases = [int(n[:-4]) for n in names
-             if n.endswith(".log") and len(n) == 24 and n[:20].isdigit()]
-    later = [b for b in bases if f.base_offset is not None and b > f.base_offset]
-    return min(later) if later else None
-
-
-def _with_lost_offsets(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
-    """A closed segment cut short loses every offset from the cut batch up to the next
-    segment's base offset: say which (``lost_offsets``: first and last, inclusive)."""
-    nxt = _next_segment_base(f)
-    first = prev_last + 1 if prev_last is not None else p.base_offset
-    if nxt is None or first is None or first >= nxt:
-        return p
-    last = nxt - 1
-    p.detail += (f"; offsets {first}-{last} lost (the next segment starts at {nxt})"
-                 if last > first else f"; offset {first} lost (the next segment starts at {nxt})")
-    p.extra = loss_extra(p, f, first, last)
-    return p
 
 
 def check_records(batch: Batch, max_batch_bytes: int) -> Iterator[Problem | int]:

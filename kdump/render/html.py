@@ -216,7 +216,8 @@ class HtmlReportRenderer:
         if isinstance(obj.get("records"), int):
             self.kind_records[kind] += obj["records"]
         lost = obj.get("lost_offsets")
-        if kind == "data-lost" and isinstance(lost, list) and len(lost) == 2:
+        if isinstance(lost, list) and len(lost) == 2 and sev == "error":
+            # data-lost's, and a torn or zeroed tail's that names its loss (issue 46)
             self.kind_offsets[kind] += lost[1] - lost[0] + 1
         if isinstance(obj.get("broker"), int) and kind == "broker-fenced":
             ids = self.kind_brokers.setdefault(kind, [])
@@ -398,7 +399,9 @@ class HtmlReportRenderer:
         if kind == "schema-deleted-in-use":
             return (f"{plural(n, 'deleted schema')} still named by records "
                     f"({_keys_or_values(records)})")
-        return f"{plural(n, kind + ' finding')}"
+        lost = self.kind_offsets.get(kind, 0)
+        return f"{plural(n, kind + ' finding')}" + (
+            f": {plural(lost, 'offset')} written and lost" if lost else "")
 
     def _sections(self) -> list[dict[str, Any]]:
         """The sections the stream opened, in its order, with the count the

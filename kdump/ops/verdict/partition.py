@@ -18,7 +18,7 @@ from typing import Any
 
 from ... import fs as kfs
 from ...errors import KdumpError
-from ...files.logdir import parse_partition_dir
+from ...files.logdir import KafkaFile, parse_partition_dir
 from ...findings import ERROR, INFO, Problem
 from .witnesses import (
     CleanupPolicies,
@@ -89,6 +89,20 @@ def cleanup_of(directory: str, topic: str, partition: int,
     return Cleanup(False, "cleanup.policy=delete, Kafka's default", False)
 
 
+#: the findings that say how a log ends (its tail)
+TAIL_PROBLEMS = frozenset({"in-flight", "zero-tail", "truncated", "trailing-bytes"})
+
+
+def finds_gaps(f: KafkaFile, policies: CleanupPolicies | None = None) -> bool:
+    """Should a scan of the log ``f`` note the gaps between its batches?  A local
+    segment of a live partition of a delete-policy topic: there a gap is lost data (a
+    compacted topic's gaps are the cleaner's, and a scan stays fast there)."""
+    if f.kind != "log" or f.topic is None or f.partition is None \
+            or f.partition_state is not None or kfs.is_url(f.path):
+        return False
+    return not cleanup_of(kfs.dirname(f.path), f.topic, f.partition, policies).compacted
+
+
 @dataclass(frozen=True, slots=True)
 class Tail:
     """How a log ends, as judged: ``kind`` a key of :data:`TAIL_KINDS`; the byte
@@ -124,6 +138,31 @@ class Tail:
     @property
     def in_flight(self) -> bool:
         return self.kind in ("in-flight", "zeros-preallocated")
+
+
+def _policy_note(p: Problem, cleanup: Cleanup, topic: str) -> None:
+    """A gap between batches lost in a topic only Kafka's default calls delete-policy:
+    say how to tell kdump it is compacted."""
+    if not cleanup.known and not cleanup.compacted:
+        p.detail += ("; cleanup.policy is Kafka's default delete here (nothing read says "
+                     f"otherwise): if the topic is compacted, say so with --config "
+                     f"{topic}:cleanup.policy=compact")
+
+
+def gap_lost(log_path: str, first: int, last: int) -> Problem | None:
+    """The ``data-lost`` finding of offsets ``first``..``last`` missing between two
+    batches of the log ``log_path`` (a delete-policy topic's), with the partition's
+    witnesses, as its verdict names it: for a command that reads one log at a time
+    (dump).  None when the log is no live partition's."""
+    pw = witnesses_of(kfs.dirname(log_path))
+    if pw is None:
+        return None
+    for r in pw.lost_ranges([(first - 1, first - 1), (last + 1, last + 1)]):
+        if r.first == first and r.last == last:
+            p = lost_problem(pw, r)
+            _policy_note(p, cleanup_of(pw.directory, pw.topic, pw.partition), pw.topic)
+            return p
+    return None
 
 
 def held_pieces(first: int | None, last: int | None,
@@ -256,11 +295,8 @@ class PartitionVerdict:
             out += [t.problem for t in self.tails]
         for r in self.lost:
             p = lost_problem(pw, r)
-            if r.explained is None and not self.cleanup.known and not self.cleanup.compacted \
-                    and not r.tail and self._inside_a_segment(r):
-                p.detail += ("; cleanup.policy is Kafka's default delete here (nothing read "
-                             "says otherwise): if the topic is compacted, say so with --config "
-                             f"{self.topic}:cleanup.policy=compact")
+            if r.explained is None and not r.tail and self._inside_a_segment(r):
+                _policy_note(p, self.cleanup, self.topic)
             out.append(p)
         return out
 
@@ -349,5 +385,16 @@ def judge_partition(directory: str, held: Iterable[tuple[int, int]] = (),
         tails_, tuple(lost), tuple(damage), pw)
 
 
-__all__ = ["COMPACTED_INTERNAL", "TAIL_KINDS", "Cleanup", "PartitionVerdict", "Tail",
-           "cleanup_of", "held_pieces", "judge_partition"]
+__all__ = [
+    "COMPACTED_INTERNAL",
+    "TAIL_KINDS",
+    "TAIL_PROBLEMS",
+    "Cleanup",
+    "PartitionVerdict",
+    "Tail",
+    "cleanup_of",
+    "finds_gaps",
+    "gap_lost",
+    "held_pieces",
+    "judge_partition",
+]

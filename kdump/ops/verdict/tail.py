@@ -11,8 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from ... import fs as kfs
+from ...errors import KdumpError
 from ...files.logdir import KafkaFile
-from ...findings import ERROR, Problem
+from ...findings import ERROR, INFO, Problem
+from ...fs import Listing
+from ...source import FileSource
 from .witnesses import witnesses_of
 
 
@@ -101,8 +104,58 @@ def judge_tail(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
     if p.kind == "zero-tail":
         return _zeros_where_written(p, f, prev_last)
     if p.kind == "in-flight":
+        if p.position == 0 and prev_last is None and not _begins_as_batch(f):
+            # nothing that is not a batch is in flight: bytes at a segment's start that
+            # do not begin with its base offset (as its first batch would) are no batch;
+            # the file's no-batch finding says what it is (issue 46)
+            return Problem(p.path, p.position, "trailing-bytes",
+                           f"{p.detail}: not a batch being written (its first bytes are "
+                           "not the segment's base offset)", base_offset=None,
+                           length=p.length, severity=INFO, extra=p.extra)
         return _not_in_flight(p, f, prev_last)
     return p
 
 
-__all__ = ["judge_tail", "loss_extra"]
+def _begins_as_batch(f: KafkaFile) -> bool:
+    """The log's first bytes are its base offset, as its first batch's would be
+    (:class:`kdump.ops.batch_findings.NoBatch` reads the same)."""
+    if f.base_offset is None or not 0 <= f.base_offset < 1 << 63:
+        return True
+    try:
+        with FileSource(f.path) as src:
+            head = src.pread(0, 8)
+    except KdumpError:
+        return True
+    return bool(head) and head[:8] == f.base_offset.to_bytes(8, "big")[:len(head[:8])]
+
+
+def _next_segment_base(f: KafkaFile) -> int | None:
+    """The base offset of the segment after ``f`` in its partition directory, if any."""
+    try:
+        names = Listing().listdir(kfs.dirname(f.path))
+    except OSError:
+        return None
+    bases = [int(n[:-4]) for n in names
+             if n.endswith(".log") and len(n) == 24 and n[:20].isdigit()]
+    later = [b for b in bases if f.base_offset is not None and b > f.base_offset]
+    return min(later) if later else None
+
+
+def judge_closed_tail(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
+    """A closed segment cut short (``truncated``) loses every offset from the cut batch up
+    to the next segment's base offset: say which (``lost_offsets``: first and last,
+    inclusive) and the witnesses proving them, as a ``data-lost`` finding would."""
+    if f.kind != "log" or f.active or p.kind != "truncated":
+        return p
+    nxt = _next_segment_base(f)
+    first = prev_last + 1 if prev_last is not None else p.base_offset
+    if nxt is None or first is None or first >= nxt:
+        return p
+    last = nxt - 1
+    p.detail += (f"; offsets {first}-{last} lost (the next segment starts at {nxt})"
+                 if last > first else f"; offset {first} lost (the next segment starts at {nxt})")
+    p.extra = loss_extra(p, f, first, last)
+    return p
+
+
+__all__ = ["judge_closed_tail", "judge_tail", "loss_extra"]
