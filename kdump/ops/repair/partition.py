@@ -60,7 +60,7 @@ from .partition_log import PartitionLog
 from .plan import PartitionInput
 from .reserve import Written, keep_highest_epoch, reserve_notes, written_by_witnesses
 from .staging import Stage, file_entry
-from .topic_ids import TopicIds, not_recreated, partition_metadata_bytes
+from .topic_ids import TopicIds, not_recreated, partition_metadata_bytes, zookeeper_era
 
 METADATA_TOPIC = "__cluster_metadata"
 #: how the detail of a file left out for damage begins (the run's exit code counts them)
@@ -136,8 +136,12 @@ class PartitionRepair:
         self.policies = policies
         #: a gone directory's topic id, and where it was read (None: unknown)
         self.topic_id: tuple[str, str] | None = None
+        #: a gone directory is recreated: its topic id is known, or its broker takes one
+        #: from the controller (a ZooKeeper-era log dir)
+        self.recreate = pin.missing is None
         if pin.missing is not None and topic_ids is not None and pin.log_dir is not None:
             self.topic_id = topic_ids.find(pin.name.topic, pin.log_dir)
+            self.recreate = self.topic_id is not None or zookeeper_era(pin.log_dir)
         self.max_batch_bytes = max_batch_bytes
         self.interval_option = interval_option
         self.assumed = assumed
@@ -152,9 +156,17 @@ class PartitionRepair:
         """The phases in order (what each yields comes out in this order): the inputs
         read, the logs copied and closed, offsets reserved, the other files, then the
         checkpoints, Kafka's recovery and the partition's object."""
-        if self.pin.missing is not None and self.topic_id is None:
+        if not self.recreate:
             yield self.not_recreated()
             return
+        if self.pin.missing is not None and self.topic_id is None:
+            self.notes.append(
+                f"the partition directory {self.topic}-{self.partition} is gone while the log "
+                "dir's checkpoints name it: recreated with no partition.metadata, its topic id "
+                "being unknown; this log dir is a ZooKeeper-mode broker's, which takes the id "
+                "from the controller's LeaderAndIsrRequest (ReplicaManager."
+                "becomeLeaderOrFollower, UnifiedLog.assignTopicId, 3.9); a KRaft broker would "
+                "take it for a stray (LogManager.isStrayKraftReplica)")
         self.stage.mkdir(self.pin.target)
         self.read_inputs()
         self.choose_index_interval()

@@ -13,6 +13,9 @@ lost offsets out a second time.  The topic id is taken, first found, from:
 * another partition directory of the topic in a log dir of the same cluster (the input
   log dirs, the ``--replica`` log dirs): its ``partition.metadata`` (a topic id is the
   topic's, every partition's the same: ``PartitionMetadataFile``).
+
+A ZooKeeper-era log dir (:func:`zookeeper_era`) needs none: its broker takes the topic id
+from the controller, so the directory is recreated without one.
 """
 
 from __future__ import annotations
@@ -92,6 +95,28 @@ class TopicIds:
         return found
 
 
+def zookeeper_era(log_dir: str) -> bool:
+    """A ZooKeeper-mode broker's log dir: meta.properties version 0, naming ``broker.id``
+    with no ``node.id`` nor ``directory.id`` (a 3.7+ broker writes one: KIP-858), and no
+    KRaft metadata (``__cluster_metadata-0``, ``bootstrap.checkpoint``) beside it.  Such
+    a broker accepts a log with no topic id and takes the id from the controller's
+    LeaderAndIsrRequest (ReplicaManager.becomeLeaderOrFollower: hasConsistentTopicId;
+    UnifiedLog.assignTopicId, 3.9); brokers before 2.8 wrote no partition.metadata at
+    all."""
+    from ...files.text import read_properties
+
+    if os.path.exists(os.path.join(log_dir, METADATA_DIR)) or \
+            os.path.exists(os.path.join(log_dir, "bootstrap.checkpoint")):
+        return False
+    try:
+        with FileSource(os.path.join(log_dir, "meta.properties")) as src:
+            props = read_properties(src)
+    except KdumpError:
+        return False
+    return props.get("version") == "0" and "broker.id" in props and \
+        "node.id" not in props and "directory.id" not in props
+
+
 def _from_partition_metadata(log_dir: str, topic: str) -> tuple[str, str] | None:
     try:
         names = sorted(os.listdir(log_dir))
@@ -165,4 +190,4 @@ def not_recreated(pin: PartitionInput, ctx: LogDirContext | None,
         "saved_records": 0, "saved_bytes": 0, "notes": [note]})
 
 
-__all__ = ["TopicIds", "not_recreated", "partition_metadata_bytes"]
+__all__ = ["TopicIds", "not_recreated", "partition_metadata_bytes", "zookeeper_era"]

@@ -191,12 +191,17 @@ def test_free_space_is_judged_by_what_the_copy_writes(tmp_path: Path,
 TOPIC_ID = bytes(range(16))
 
 
-def gone_partition(root: Path, bid: int, *, with_id: bool) -> Path:
+def gone_partition(root: Path, bid: int, *, with_id: bool, kraft: bool = True) -> Path:
     """Broker ``bid`` with t-0 (gone) and t-1 (there, with partition.metadata when
-    ``with_id``), its checkpoints naming both: t-0's high watermark 60, log start 20."""
+    ``with_id``), its checkpoints naming both: t-0's high watermark 60, log start 20.
+    ``kraft``: a KRaft broker's meta.properties (version 1, node.id), else a ZooKeeper-mode
+    one's (version 0, broker.id)."""
     ld = w.broker_logdir(root / f"b{bid}", bid,
                          high_watermarks=[("t", 0, 60), ("t", 1, 10)],
                          log_start_offsets=[("t", 0, 20)])
+    if kraft:
+        (ld / "meta.properties").write_bytes(w.meta_properties(
+            {"version": "1", "node.id": str(bid), "cluster.id": "kdump-test-cluster"}))
     (ld / "recovery-point-offset-checkpoint").write_bytes(
         w.offset_checkpoint([("t", 0, 60), ("t", 1, 10)]))
     w.write_replica(ld / "t-1", w.replica_batches([(0, 10, 0)]))
@@ -303,3 +308,25 @@ def test_the_text_says_a_gone_partition_was_not_recreated(kdump: KdumpRunner,
                      "segments, log end offset 60")
     assert lines[at + 1] == "  data lost: offsets 20-59 (written, and in no batch of the copy)"
     assert lines[at + 2].startswith("  the partition directory t-0 is gone while")
+
+
+def test_a_zookeeper_brokers_gone_partition_is_recreated_without_a_topic_id(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    """A ZooKeeper-mode log dir (meta.properties version 0, broker.id): its broker takes
+    the topic id from the controller, so the directory is recreated with none."""
+    ld = gone_partition(tmp_path, 1, with_id=False, kraft=False)
+    out = tmp_path / "out"
+    r = repair(kdump, [ld], out)
+    assert r.rc == 1, r.err
+    (p,) = [o for o in of(objs(r), "repair_partition") if o["partition"] == 0]
+    assert (p["output"], p["lost_offsets"], p["log_end_offset"]) == ("t-0", [[20, 59]], 60)
+    assert sorted(x.name for x in (out / "t-0").glob("*.log")) == [
+        "00000000000000000020.log", "00000000000000000060.log"]
+    assert not (out / "t-0" / "partition.metadata").exists()
+    assert ("the partition directory t-0 is gone while the log dir's checkpoints name it: "
+            "recreated with no partition.metadata, its topic id being unknown; this log dir is "
+            "a ZooKeeper-mode broker's, which takes the id from the controller's "
+            "LeaderAndIsrRequest (ReplicaManager.becomeLeaderOrFollower, "
+            "UnifiedLog.assignTopicId, 3.9); a KRaft broker would take it for a stray "
+            "(LogManager.isStrayKraftReplica)") in p["notes"]
+    verify_lost(kdump, out, [20, 59])
