@@ -222,6 +222,11 @@ def _logdir(path: str, target: str, others: list[str]) -> LogDirInput:
     for m in judge_log_dir(path, others).missing:
         name = f"{m.topic}-{m.partition}"
         part = parse_partition_dir(name)
+        if m.explained is not None:
+            ld.skipped.append((m.directory, "named by the log dir's checkpoints, with no "
+                               f"directory here: {m.explained}; its entries are not carried "
+                               "into the copy's checkpoints (a broker writes none for a log it "
+                               "does not hold)"))
         if not m.data_lost or part is None:
             continue
         rel = safe_name(name) if not target else os.path.join(target, safe_name(name))

@@ -330,3 +330,23 @@ def test_a_zookeeper_brokers_gone_partition_is_recreated_without_a_topic_id(
             "UnifiedLog.assignTopicId, 3.9); a KRaft broker would take it for a stray "
             "(LogManager.isStrayKraftReplica)") in p["notes"]
     verify_lost(kdump, out, [20, 59])
+
+
+def test_a_gone_partition_kafka_deleted_is_named_not_repaired(kdump: KdumpRunner,
+                                                              tmp_path: Path) -> None:
+    """t-0 renamed -delete (LogManager.asyncDelete) while the checkpoints still name it:
+    Kafka's own work, not a loss; named, its entries not carried into the copy."""
+    ld = gone_partition(tmp_path, 1, with_id=True)
+    w.write_replica(ld / "t-0.0123456789abcdef0123456789abcdef-delete",
+                    w.replica_batches([(0, 10, 0)]))
+    out = tmp_path / "out"
+    r = repair(kdump, [ld], out)
+    assert r.rc == 0, r.err
+    assert [(p["topic"], p["partition"]) for p in of(objs(r), "repair_partition")] == [("t", 1)]
+    (f,) = [f for f in of(objs(r), "repair_file") if f["file"] == str(ld / "t-0")]
+    assert (f["action"], f["detail"]) == (
+        "left-out", "named by the log dir's checkpoints, with no directory here: its directory "
+        "was renamed t-0.0123456789abcdef0123456789abcdef-delete to be deleted (the topic or "
+        "the replica was deleted: LogManager.asyncDelete); its entries are not carried into "
+        "the copy's checkpoints (a broker writes none for a log it does not hold)")
+    assert (out / "replication-offset-checkpoint").read_text() == "0\n1\nt 1 10\n"
