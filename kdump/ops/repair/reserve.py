@@ -42,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..compare_replicas import EpochCache
-from ..verdict import PartitionWitnesses, partition_witnesses
+from ..verdict import PartitionWitnesses, judge_partition, partition_witnesses
 
 
 @dataclass(slots=True)
@@ -63,19 +63,22 @@ class Written:
 
 def written_by_witnesses(partition_dir: str) -> Written:
     """The highest offset the partition's own witnesses prove written (None: none proves
-    one), and the witnesses that prove it, in words (:mod:`kdump.ops.witnesses`: its log
-    dir's checkpoints, leader epochs, index entries, snapshot and segment names,
+    one), and the witnesses that prove it, in words: the partition's verdict
+    (:func:`kdump.ops.verdict.judge_partition`: ``highest_written``,
+    ``highest_witnesses``, ``expected_start``, ``missing_logs``; its log dir's
+    checkpoints, leader epochs, index entries, snapshot and segment names,
     ``.txnindex``).  Other brokers' replicas are not counted: offsets only a leader ahead
     of this broker holds were never written here; a broker loading the copy fetches them
     from that leader above its log end (--replica fills a dropped range from them)."""
     pw = partition_witnesses(partition_dir)
-    if pw is None:
+    verdict = None if pw is None else judge_partition(partition_dir, witnesses=pw)
+    if pw is None or verdict is None:
         return Written()
-    end, ws = pw.highest_written(include_replicas=False)
-    out = Written(start=pw.expected_start(), missing_logs=[s.base for s in pw.missing_logs()],
-                  pw=pw)
-    if end > 0:
-        out.last, out.witnesses = end - 1, [f"{w.label} ({w.path})" for w in ws]
+    out = Written(start=verdict.expected_start,
+                  missing_logs=[s.base for s in verdict.missing_logs], pw=pw)
+    if verdict.highest_written > 0:
+        out.last = verdict.highest_written - 1
+        out.witnesses = [f"{w.label} ({w.path})" for w in verdict.highest_witnesses]
     return out
 
 
