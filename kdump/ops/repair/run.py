@@ -299,20 +299,32 @@ def what_repair_would_do(partition_dirs: list[str], max_batch_bytes: int = DEFAU
     the same code with nothing written.  Directories that are not partitions are passed
     over."""
     from ...files.logdir import parse_partition_dir
+    from ..verdict import judge_log_dir
     from .plan import is_partition_dir, parent_logdir
 
     stage = Stage("", dry_run=True)
     for d in sorted(set(partition_dirs)):
-        name = is_partition_dir(d)
-        if name is None or parse_partition_dir(os.path.basename(os.path.normpath(d))) is None:
-            continue
+        base = os.path.basename(os.path.normpath(d))
         logdir = parent_logdir(d)
-        pin = PartitionInput(d, os.path.basename(os.path.normpath(d)), name, logdir,
-                             in_logdir=logdir is not None)
+        missing = None
+        if not os.path.isdir(d):  # gone while its log dir's checkpoints name it
+            missing = next((m for m in (judge_log_dir(logdir).missing if logdir else ())
+                            if m.data_lost and os.path.normpath(m.directory) ==
+                            os.path.normpath(os.path.abspath(d))), None)
+            if missing is None:
+                continue
+            name = parse_partition_dir(base)
+        else:
+            name = is_partition_dir(d)
+        if name is None or parse_partition_dir(base) is None:
+            continue
+        pin = PartitionInput(d, base, name, logdir, in_logdir=logdir is not None,
+                             missing=missing)
         ctx = read_context(logdir) if logdir is not None else None
+        ids = TopicIds([logdir] if logdir is not None else [], max_batch_bytes)
         for obj in repair_partition(pin, ctx, stage, _NoHashes(), max_batch_bytes=max_batch_bytes,
                                     interval_option=None, assumed="" if ctx else
-                                    "assumed: no log dir beside it"):
+                                    "assumed: no log dir beside it", topic_ids=ids):
             if obj["type"] in ("repair_dropped", "repair_partition"):
                 yield obj
 
@@ -323,6 +335,7 @@ def with_repair_plans(findings: Iterable[Any], max_batch_bytes: int = DEFAULT_MA
     partition directory they found damage in (``kdump report``'s findings): a damaged log,
     or offsets lost with no log to blame (``data-lost`` on the partition directory: a
     segment gone from the middle, a ``.log`` gone)."""
+    from ...files.logdir import parse_partition_dir
     from ...findings import Problem
 
     damaged: set[str] = set()
@@ -331,7 +344,9 @@ def with_repair_plans(findings: Iterable[Any], max_batch_bytes: int = DEFAULT_MA
                 and "://" not in found.path:
             if found.path.endswith(".log"):
                 damaged.add(os.path.dirname(found.path))
-            elif found.kind == "data-lost" and os.path.isdir(found.path):
+            elif found.kind == "data-lost" and parse_partition_dir(
+                    os.path.basename(os.path.normpath(found.path))) is not None:
+                # the partition directory itself (a segment gone), or where it was
                 damaged.add(os.path.normpath(found.path))
         yield found
     yield from what_repair_would_do(sorted(damaged), max_batch_bytes)

@@ -350,3 +350,14 @@ def test_a_gone_partition_kafka_deleted_is_named_not_repaired(kdump: KdumpRunner
         "the replica was deleted: LogManager.asyncDelete); its entries are not carried into "
         "the copy's checkpoints (a broker writes none for a log it does not hold)")
     assert (out / "replication-offset-checkpoint").read_text() == "0\n1\nt 1 10\n"
+
+
+def test_the_report_plans_a_gone_partition_directory(kdump: KdumpRunner,
+                                                     tmp_path: Path) -> None:
+    """verify-crc names the gone t-0 data-lost (the log dir's verdict): the report says
+    what repair would do with it, as repair does."""
+    ld = gone_partition(tmp_path, 1, with_id=True)
+    r = kdump("report", ld, "--format", "json", watch=[ld])
+    plans = of(objs(r), "repair_partition")
+    assert [(p["topic"], p["partition"], p["output"], p["lost_offsets"], p["log_end_offset"])
+            for p in plans] == [("t", 0, "t-0", [[20, 59]], 60)]
