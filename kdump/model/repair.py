@@ -32,7 +32,8 @@ KINDS: Kinds = typed({
                                          "end); null when no offset is missing (duplicate, zeros)"),
         ("severity", "str", "error (data lost), warning (a duplicate or an overlap, or zeros "
                             "ending a closed segment with no offset missing after them) or info "
-                            "(zeros ending the active segment: preallocation)"),
+                            "(zeros or a batch in flight ending the active segment past every "
+                            "witness, as verify-crc judges them: not damage)"),
         ("log_dir", "str|null", "the input log dir, when known"),
         ("topic", "str", ""), ("partition", "int", ""),
     ]),
@@ -118,7 +119,9 @@ KINDS: Kinds = typed({
     ]),
     "repair_end": ("closes kdump repair's manifest (the manifest file's last line)", [
         ("into", "str", "DIR"), ("dry_run", "bool", ""),
-        ("partitions", "int", ""), ("damaged_partitions", "int", "partitions with a region dropped"),
+        ("partitions", "int", ""),
+        ("damaged_partitions", "int", "partitions with damage: a region dropped that is not "
+                                      "information, offsets lost, or a range filled"),
         ("batches", "int", "kept"), ("records", "int", "kept"),
         ("regions_dropped", "int", ""), ("bytes_dropped", "int", ""),
         ("saved_batches", "int", "intact batches Kafka's own recovery would have lost"),
@@ -130,6 +133,7 @@ KINDS: Kinds = typed({
                                        "written but not kept"),
         ("manifest", "str|null", "the manifest file, relative to DIR; null with --dry-run"),
         ("complete", "bool", "the copy is whole and in place (false with --dry-run)"),
-        ("clean", "bool", "nothing had to be dropped"),
+        ("clean", "bool", "nothing had to be dropped and nothing is lost (zeros preallocated "
+                          "or a batch in flight past every witness aside): exit 0"),
     ]),
 })

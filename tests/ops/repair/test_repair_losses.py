@@ -361,3 +361,25 @@ def test_the_report_plans_a_gone_partition_directory(kdump: KdumpRunner,
     plans = of(objs(r), "repair_partition")
     assert [(p["topic"], p["partition"], p["output"], p["lost_offsets"], p["log_end_offset"])
             for p in plans] == [("t", 0, "t-0", [[20, 59]], 60)]
+
+
+def test_a_future_replicas_torn_tail_is_in_flight(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """A -future directory (a replica moving between log dirs, still catching up)
+    witnesses nothing of its own, and the live replica's high watermark is not its: its
+    torn tail is in flight, as verify-crc says, not lost (the verdict map's "seen" case)."""
+    from tests.ops.repair.test_repair_fill import tear
+
+    ld = three_segments(tmp_path, 1)
+    future = ld / "t-0.0123456789abcdef0123456789abcdef-future"
+    w.write_replica(future, w.replica_batches(SPANS[:4]), epochs=EPOCHS)
+    for suffix in (".index", ".timeindex"):
+        (future / f"00000000000000000000{suffix}").unlink()
+    tear(future / "00000000000000000000.log", 3)
+    r = repair(kdump, [ld], tmp_path / "out")
+    assert r.rc == 0, r.err
+    (d,) = of(objs(r), "repair_dropped")
+    assert (d["file"], d["reason"], d["severity"], d["missing_offsets"]) == (
+        str(future / "00000000000000000000.log"), "in-flight", "info", None)
+    crc = kdump("verify-crc", ld, "--format", "json")
+    assert [(o["kind"], o["severity"]) for o in objs(crc) if o["type"] == "problem"] == [
+        ("in-flight", "info")]
