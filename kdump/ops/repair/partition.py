@@ -237,6 +237,7 @@ class PartitionRepair:
         topic, partition = self.topic, self.partition
         plog = PartitionLog(self.pin.path, self.interval, self.pin.log_dir, topic, partition)
         self.compacted = cleanup_of(self.pin.path, topic, partition, self.policies).compacted
+        plog.compacted = self.compacted
         self.written = Written() if self.metadata else written_by_witnesses(self.pin.path)
         witnessed = self.written.last
         plog.witnessed_end = None if witnessed is None else witnessed + 1

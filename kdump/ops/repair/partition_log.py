@@ -65,6 +65,8 @@ class PartitionLog:
     held: list[tuple[int, int]] = field(default_factory=list)
     #: the replicas a dropped range is filled from (``--replica``: a fill.Filler)
     filler: Any = None
+    #: the topic is compacted (a gap between batches may be the cleaner's, never filled)
+    compacted: bool = False
     #: one past the highest offset the witnesses prove written (a torn tail is filled up
     #: to it, never beyond); None: no witness
     witnessed_end: int | None = None

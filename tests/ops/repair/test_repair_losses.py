@@ -383,3 +383,27 @@ def test_a_future_replicas_torn_tail_is_in_flight(kdump: KdumpRunner, tmp_path: 
     crc = kdump("verify-crc", ld, "--format", "json")
     assert [(o["kind"], o["severity"]) for o in objs(crc) if o["type"] == "problem"] == [
         ("in-flight", "info")]
+
+
+def test_a_batch_cut_from_the_middle_is_filled_from_a_replica(kdump: KdumpRunner,
+                                                              tmp_path: Path) -> None:
+    """Batch 10-19 cut out of segment 0 (every byte left intact): the gap between the
+    batches either side is filled from the replica, byte for byte."""
+    from tests.ops.repair.test_repair_fill import broker, positions
+
+    b1, b2 = broker(tmp_path, 1), broker(tmp_path, 2)
+    log = b1 / "t-0" / "00000000000000000000.log"
+    _first, (p1, s1), *_ = positions(log)
+    data = log.read_bytes()
+    log.write_bytes(data[:p1] + data[p1 + s1:])
+    out = tmp_path / "out"
+    r = repair(kdump, [b1], out, "--replica", b2)
+    assert r.rc == 1, r.err
+    (f,) = of(objs(r), "repair_fill")
+    assert (f["filled"], f["first_offset"], f["last_offset"], f["filled_offsets"]) == (
+        True, 10, 19, [10, 19])
+    (p,) = of(objs(r), "repair_partition")
+    assert (p["data_lost"], p["lost_offsets"], p["filled_offsets"]) == (False, [], [[10, 19]])
+    assert (out / "t-0" / "00000000000000000000.log").read_bytes() == \
+        (b2 / "t-0" / "00000000000000000000.log").read_bytes()
+    verify_clean(kdump, out)
