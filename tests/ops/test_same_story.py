@@ -323,3 +323,38 @@ def test_the_sample_and_a_healthy_partition_tell_no_loss(kdump: KdumpRunner,
         _rc, objs = _json(kdump, command, sample)
         assert not [p for p in _problems(objs) if p["kind"] == "data-lost"], command
     shutil.rmtree(sample)
+
+
+@pytest.mark.parametrize(("assigned", "said"), [
+    ({"u": [1, 2]}, None),  # assigned here: lost
+    ({"u": [2, 3]}, "assigns it to brokers 2, 3, not this one (1): the replica was moved "
+                    "away"),
+    ({}, "holds no topic u: it was deleted"),
+])
+def test_a_gone_directory_the_kraft_metadata_explains(
+        kdump: KdumpRunner, tmp_path: Path, assigned: dict[str, list[int]],
+        said: str | None) -> None:
+    """A partition directory gone while the checkpoints name it: data-lost, unless the
+    log dir's KRaft metadata says the topic was deleted or the replica moved to other
+    brokers (information, exit 0) -- in every command."""
+    ld = tmp_path / "ld"
+    lost_directory(ld)
+    lw = w.MetadataLogWriter(ld / "__cluster_metadata-0")
+    records = []
+    for n, (topic, replicas) in enumerate({"t": [1], **assigned}.items()):
+        tid = w.uuid_of(n + 1)
+        records.append(w.metadata_record("TopicRecord", {"name": topic, "topicId": tid}))
+        records.append(w.metadata_record("PartitionRecord", {
+            "partitionId": 0, "topicId": tid, "replicas": replicas, "isr": replicas,
+            "leader": replicas[0], "leaderEpoch": 0, "partitionEpoch": 0}))
+    lw.append(records)
+    lw.close()
+    for command in ("verify-crc", "verify-index", "size-report"):
+        rc, objs = _json(kdump, command, ld)
+        gone = [p for p in _problems(objs) if p["file"] == str(ld / "u-0")]
+        if said is None:
+            assert rc == 1 and [_fact(p) for p in gone] == [("data-lost", (4, 35), "error")]
+        else:
+            assert [(p["kind"], p["severity"]) for p in gone] == [("checkpoint", "info")]
+            assert said in gone[0]["detail"], command
+            assert rc == 0, command
