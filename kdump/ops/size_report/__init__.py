@@ -624,6 +624,9 @@ def _read_items(reader: LogReader, row: SizeRow, opts: SizeOptions, stop: int | 
                 item = judge_closed_tail(judge_tail(item, f, row.last_offset), f,
                                          row.last_offset)
                 row.tails.append((item, f.active))
+                nothing.see(item)
+                yield item  # the tail as verify-crc says it, in flight included
+                continue
             nothing.see(item)
             if item.severity != INFO:
                 yield item

@@ -133,9 +133,15 @@ def log_dirs_of(paths: Iterable[str]) -> list[str]:
     return out
 
 
-def judge_log_dir(log_dir: str, others: Iterable[str] = ()) -> LogDirVerdict:
+def judge_log_dir(log_dir: str, others: Iterable[str] = (),
+                  assignments: dict[tuple[str, int], list[int]] | None = None,
+                  metadata_source: str = "") -> LogDirVerdict:
     """The verdict of ``log_dir``; ``others``: the other log dirs given (a partition's
-    live directory in one of the same broker explains its absence here)."""
+    live directory in one of the same broker explains its absence here);
+    ``assignments``: each partition's replicas as the KRaft metadata image says
+    (None: no metadata read): a topic it no longer holds was deleted, a partition it
+    assigns to other brokers only was moved away (ReplicaManager.applyDelta deletes
+    the local replica: its checkpoint entries go with the next checkpoint)."""
     log_dir = kfs.abspath(log_dir).rstrip("/") or "/"
     cluster, node = log_dir_identity(log_dir)
     try:
@@ -186,6 +192,8 @@ def judge_log_dir(log_dir: str, others: Iterable[str] = ()) -> LogDirVerdict:
         if explained is None and key in moved:
             explained = (f"its directory is in another log dir of this broker, {moved[key]} "
                          "(moved by alterReplicaLogDirs)")
+        if explained is None and assignments is not None:
+            explained = _by_metadata(key, node, assignments, metadata_source)
         if lost is None and explained is None:
             continue
         missing.append(MissingPartition(log_dir, key[0], key[1],
@@ -193,6 +201,23 @@ def judge_log_dir(log_dir: str, others: Iterable[str] = ()) -> LogDirVerdict:
                                         top, tuple(sorted(ws, key=lambda w: w.end)), lost,
                                         explained, key in starts))
     return LogDirVerdict(log_dir, cluster, node, tuple(missing))
+
+
+def _by_metadata(key: tuple[str, int], node: int | None,
+                 assignments: dict[tuple[str, int], list[int]], source: str) -> str | None:
+    """Why the KRaft metadata says the partition is not here (None: it says nothing
+    that explains it, or it assigns the partition to this broker)."""
+    where = f"the KRaft metadata ({source})" if source else "the KRaft metadata"
+    if not any(t == key[0] for t, _p in assignments):
+        return f"{where} holds no topic {key[0]}: it was deleted"
+    replicas = assignments.get(key)
+    if replicas is None:
+        return f"{where} holds no partition {key[1]} of {key[0]}"
+    if node is not None and node not in replicas:
+        return (f"{where} assigns it to broker{'s' if len(replicas) != 1 else ''} "
+                f"{', '.join(map(str, replicas))}, not this one ({node}): the replica was "
+                "moved away")
+    return None
 
 
 def _moved_to(log_dir: str, cluster: str | None, node: int | None, others: Iterable[str]

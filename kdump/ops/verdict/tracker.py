@@ -121,8 +121,11 @@ class LostTracker:
         """Each log dir given: the partitions its checkpoints name with no directory."""
         dirs = log_dirs_of(self.inputs)
         out: list[Problem] = []
+        meta = self.policies.metadata if self.policies is not None else None
+        assignments = getattr(meta, "assignments", None)
+        source = str(getattr(meta, "source", "") or "")
         for d in dirs:
-            v = judge_log_dir(d, [o for o in dirs if o != d])
+            v = judge_log_dir(d, [o for o in dirs if o != d], assignments, source)
             self.log_dirs[d] = v
             out += v.findings()
         return out

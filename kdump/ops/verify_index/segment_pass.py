@@ -77,6 +77,9 @@ def check_segment(
                     item = judge_closed_tail(judge_tail(item, seg.log, prev_last), seg.log,
                                              prev_last)
                     pp.tails.append((item, active))
+                    nothing.see(item)
+                    yield item  # the tail as verify-crc says it, in flight included
+                    continue
                 nothing.see(item)
                 if item.severity != INFO:
                     yield item  # damage counted in the summary is never "clean"
