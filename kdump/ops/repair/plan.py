@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...errors import UsageError
 from ...files.logdir import (
@@ -121,10 +122,13 @@ def check_into(into: str, inputs: list[str]) -> None:
     Staged(into, kind="dir", option="--into").check_target()
 
 
-def plan_repair(paths: list[str], into: str) -> RepairPlan:
+def plan_repair(paths: list[str], into: str, metadata: Any = None) -> RepairPlan:
     """Classify the inputs and place their copies; :class:`UsageError` for an input that
     is neither a partition directory nor a log dir, two inputs whose copies would meet,
-    or a DIR :func:`check_into` refuses."""
+    or a DIR :func:`check_into` refuses.  ``metadata``: the KRaft metadata among the
+    inputs (a :class:`kdump.ops.topics.config.MetadataConfigs`: its partition
+    assignments say whether a partition the checkpoints name with no directory was
+    deleted or moved away, rather than lost)."""
     if not paths:
         raise UsageError("no input given")
     for p in paths:
@@ -174,7 +178,7 @@ def plan_repair(paths: list[str], into: str) -> RepairPlan:
                 target, n = f"{base}-{n}", n + 1
             labels.add(target)
             claim(target, p)
-        plan.logdirs.append(_logdir(p, target, logdir_paths))
+        plan.logdirs.append(_logdir(p, target, logdir_paths, metadata))
     return plan
 
 
@@ -187,7 +191,7 @@ def _has_kafka(path: str) -> bool:
         parse_partition_dir(n) is not None and os.path.isdir(os.path.join(path, n)) for n in names)
 
 
-def _logdir(path: str, target: str, others: list[str]) -> LogDirInput:
+def _logdir(path: str, target: str, others: list[str], metadata: Any = None) -> LogDirInput:
     """A log dir's partitions (by topic and partition, as Kafka's walk orders them) and
     root files; what is not copied, and why.  A partition its checkpoints name whose
     directory is gone (and that Kafka's own work does not explain:
@@ -219,7 +223,10 @@ def _logdir(path: str, target: str, others: list[str]) -> LogDirInput:
             ld.root_files.append(full)
         else:
             ld.skipped.append((full, "not a regular file or directory"))
-    for m in judge_log_dir(path, others).missing:
+    assignments = getattr(metadata, "assignments", None)
+    source = str(getattr(metadata, "source", "") or "")
+    for m in judge_log_dir(path, [o for o in others if o != path], assignments,
+                           source).missing:
         name = f"{m.topic}-{m.partition}"
         part = parse_partition_dir(name)
         if m.explained is not None:

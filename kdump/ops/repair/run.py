@@ -99,7 +99,13 @@ class Repair:
                  plan: RepairPlan | None = None) -> None:
         self.paths = paths
         self.opts = opts
-        self.plan = plan if plan is not None else plan_repair(paths, opts.into)
+        #: the topics' cleanup.policy from the KRaft metadata among the inputs (a gap
+        #: between batches of a delete-policy topic is lost, a compacted one's may not be),
+        #: and its partition assignments (a gone directory deleted or moved away)
+        self.policies = CleanupPolicies.for_inputs(
+            [p for p in paths if "://" not in p], (), opts.max_batch_bytes)
+        self.plan = plan if plan is not None else plan_repair(
+            paths, opts.into, self.policies.metadata if self.policies is not None else None)
         self.replicas = check_replicas(
             opts.replicas, [*(ld.path for ld in self.plan.logdirs),
                             *(p.log_dir for p in self.plan.partitions)], opts.into)
@@ -114,9 +120,6 @@ class Repair:
             [*(p.path for p in self.plan.all_partitions()),
              *(f for d in self.plan.logdirs for f in d.root_files)]))
         self.hashes = InputHashes()
-        #: the topics' cleanup.policy from the KRaft metadata among the inputs (a gap
-        #: between batches of a delete-policy topic is lost, a compacted one's may not be)
-        self.policies = CleanupPolicies.for_inputs(list(paths), (), opts.max_batch_bytes)
         #: a gone partition directory's topic id (recreated only with it)
         self.topic_ids = TopicIds([*(ld.path for ld in self.plan.logdirs),
                                    *(r.path for r in self.replicas)], opts.max_batch_bytes)

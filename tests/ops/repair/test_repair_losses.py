@@ -407,3 +407,57 @@ def test_a_batch_cut_from_the_middle_is_filled_from_a_replica(kdump: KdumpRunner
     assert (out / "t-0" / "00000000000000000000.log").read_bytes() == \
         (b2 / "t-0" / "00000000000000000000.log").read_bytes()
     verify_clean(kdump, out)
+
+
+def _kraft_metadata(ld: Path, topics: dict[str, list[int]]) -> dict[str, str]:
+    """A __cluster_metadata-0 in ``ld`` naming each topic (partition 0 on ``replicas``);
+    the topic ids by name."""
+    lw = w.MetadataLogWriter(ld / "__cluster_metadata-0")
+    records, ids = [], {}
+    for n, (topic, replicas) in enumerate(topics.items()):
+        ids[topic] = tid = w.uuid_of(n + 1)
+        records.append(w.metadata_record("TopicRecord", {"name": topic, "topicId": tid}))
+        records.append(w.metadata_record("PartitionRecord", {
+            "partitionId": 0, "topicId": tid, "replicas": replicas, "isr": replicas,
+            "leader": replicas[0], "leaderEpoch": 0, "partitionEpoch": 0}))
+    lw.append(records)
+    lw.close()
+    return ids
+
+
+def test_a_gone_partition_takes_its_topic_id_from_the_kraft_metadata(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    """No partition.metadata anywhere, but the log dir's KRaft metadata names topic t
+    assigned to this broker: recreated with that topic id."""
+    ld = gone_partition(tmp_path, 1, with_id=False)
+    ids = _kraft_metadata(ld, {"t": [1, 2]})
+    out = tmp_path / "out"
+    r = repair(kdump, [ld], out)
+    assert r.rc == 1, r.err
+    (p,) = [o for o in of(objs(r), "repair_partition")
+            if (o["topic"], o["partition"]) == ("t", 0)]
+    assert (p["output"], p["lost_offsets"]) == ("t-0", [[20, 59]])
+    assert (out / "t-0" / "partition.metadata").read_text() == \
+        f"version: 0\ntopic_id: {ids['t']}"
+    (meta,) = [f for f in of(objs(r), "repair_file") if f["output"] == "t-0/partition.metadata"]
+    assert meta["detail"].startswith(
+        f"topic id {ids['t']}, from the KRaft metadata ({ld / '__cluster_metadata-0'}): "
+        "TopicRecord t")
+
+
+@pytest.mark.parametrize(("assigned", "said"), [
+    ({"t": [2, 3]}, "assigns it to brokers 2, 3, not this one (1): the replica was moved "
+                    "away"),
+    ({"x": [1]}, "holds no topic t: it was deleted"),
+])
+def test_a_gone_partition_the_kraft_metadata_explains_is_not_repaired(
+        kdump: KdumpRunner, tmp_path: Path, assigned: dict[str, list[int]], said: str) -> None:
+    """The log dir's KRaft metadata says t was deleted, or its partition moved to other
+    brokers: Kafka's own work, not a loss (as verify-crc says): named, not recreated."""
+    ld = gone_partition(tmp_path, 1, with_id=True)
+    _kraft_metadata(ld, assigned)
+    r = repair(kdump, [ld], tmp_path / "out")
+    assert r.rc == 0, r.err
+    assert ("t", 0) not in [(p["topic"], p["partition"]) for p in of(objs(r), "repair_partition")]
+    (f,) = [f for f in of(objs(r), "repair_file") if f["file"] == str(ld / "t-0")]
+    assert f["action"] == "left-out" and said in f["detail"]
