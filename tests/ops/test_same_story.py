@@ -286,10 +286,45 @@ def browse(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     return _told(1 if fails else 0, probs)
 
 
+#: the region reasons of a repair that name the end of a log (their missing offsets are
+#: the tail's lost range)
+_REPAIR_TAILS = frozenset({"truncated", "zero-tail", "in-flight", "trailing-bytes"})
+
+
+def repair(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    """kdump repair's manifest: each region it drops is a fact (a tail with the offsets
+    it misses, other damage with none), each range it names lost that no region names is
+    ``data-lost``; and its copy, through verify-crc and verify-index, names exactly the
+    ranges its manifest names lost (``lost_offsets``)."""
+    topic, _, part = shape.partition.rpartition("-")
+    out = ld.parent / "repaired"
+    rc, objs = _json(kdump, "repair", ld, "--into", out)
+    mine = [o for o in objs if (o.get("topic"), o.get("partition")) == (topic, int(part))]
+    facts: list[dict[str, Any]] = []
+    named: list[tuple[int, int]] = []
+    for d in (o for o in mine if o["type"] == "repair_dropped"):
+        missing = d["missing_offsets"]
+        if missing and missing[1] is not None:
+            named.append((missing[0], missing[1]))
+        facts.append({"kind": d["reason"], "severity": d["severity"],
+                      "lost_offsets": missing if d["reason"] in _REPAIR_TAILS else None})
+    [p] = [o for o in mine if o["type"] == "repair_partition"]
+    for a, b in p["lost_offsets"]:
+        if not any(x <= a and b <= y for x, y in named):
+            facts.append({"kind": "data-lost", "severity": "error", "lost_offsets": [a, b]})
+    assert p["data_lost"] is bool(p["lost_offsets"])
+    for command in ("verify-crc", "verify-index"):
+        _rc, copy = _json(kdump, command, out)
+        said = sorted(list(q["lost_offsets"]) for q in _problems(copy)
+                      if q["kind"] == "data-lost" and q["severity"] == "error")
+        assert said == p["lost_offsets"], (command, said, p["lost_offsets"])
+    return _told(rc, facts)
+
+
 #: a command of the table: (kdump, log dir, shape) -> what it told (None: not its shape)
 ADAPTERS: dict[str, Callable[[KdumpRunner, Path, Shape], Told | None]] = {
     "verify-crc": verify_crc, "verify-index": verify_index, "size-report": size_report,
-    "report": report, "dump": dump, "browse": browse,
+    "report": report, "dump": dump, "browse": browse, "repair": repair,
 }
 
 
