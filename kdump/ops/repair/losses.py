@@ -11,13 +11,15 @@ A range is lost in the copy when
 * or the partition's verdict says it lost (:func:`kdump.ops.verdict.judge_partition` of
   the copy's batches against the input's witnesses): between two batches of a topic whose
   ``cleanup.policy`` is ``delete`` (the batch after a gap proves the offsets below it
-  written: Kafka assigns offsets from the log end one after another, and only the log
-  cleaner removes offsets from the middle of a log, of a compacted topic), a compacted
+  written: Kafka assigns offsets one after another from the log end, UnifiedLog.append
+  taking ``localLog.logEndOffset()`` into ``LogValidator.validateMessagesAndAssignOffsets``,
+  4.1; only the log cleaner removes offsets from the middle of a log, of a compacted
+  topic, LogCleaner.cleanSegments), a compacted
   topic's segment whose ``.log`` is gone while its indexes name it, the log start and
   checkpoints of a partition whose directory is gone.
 
 ``kdump verify-crc`` and ``kdump verify-index`` run on the copy name the same ranges
-``data-lost`` (tests/ops/repair/test_repair_losses.py).
+``data-lost`` (tests/ops/repair/test_repair_story.py, tests/ops/test_same_story.py).
 """
 
 from __future__ import annotations
