@@ -61,7 +61,8 @@ class PartitionLog:
     #: [first, last] offsets the copy lacks between kept batches where a dropped region
     #: was (holes, not the end), after any fill
     holes: list[tuple[int, int]] = field(default_factory=list)
-    #: [first, last] offsets of every batch the copy holds (kept or filled), in order
+    #: [first, last] offset ranges the copy's batches hold (kept or filled), in order,
+    #: contiguous batches as one range
     held: list[tuple[int, int]] = field(default_factory=list)
     #: the replicas a dropped range is filled from (``--replica``: a fill.Filler)
     filler: Any = None

@@ -135,7 +135,11 @@ class SegmentWriter:
             cur.first_offset = b.first_offset
         cur.last_offset = b.last_offset
         feed_batch(p.pp, b)
-        p.held.append((first_record_offset(b), b.last_offset))
+        held_from = first_record_offset(b)
+        if p.held and p.held[-1][1] + 1 == held_from:  # contiguous: one range (memory is
+            p.held[-1] = (p.held[-1][0], b.last_offset)  # bounded by gaps, not batches)
+        else:
+            p.held.append((held_from, b.last_offset))
         p.prev_last = b.last_offset
         p.last_kept = location or (raw.path, b.position, b.size)
         if p.first_offset is None:
