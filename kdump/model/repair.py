@@ -28,8 +28,10 @@ KINDS: Kinds = typed({
                                      "the checksum fails); null when no header can be read"),
         ("last_offset", "int|null", "the last offset its batch header names; null as above"),
         ("missing_offsets", "list|null", "[first, last] offsets the copy lacks around it (between "
-                                         "the kept batches either side; last null at the log's "
-                                         "end); null when no offset is missing (duplicate, zeros)"),
+                                         "the kept batches either side; at the log's end up to "
+                                         "the highest offset a witness proves written, last "
+                                         "null when none does); null when no offset is missing "
+                                         "(duplicate, zeros, a batch in flight, a gap filled)"),
         ("severity", "str", "error (data lost), warning (a duplicate or an overlap, or zeros "
                             "ending a closed segment with no offset missing after them) or info "
                             "(zeros or a batch in flight ending the active segment past every "
