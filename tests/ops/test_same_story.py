@@ -137,6 +137,14 @@ def lost_directory(ld: Path) -> None:
     _partition(ld / "t-0", 20)
 
 
+def emptied_directory(ld: Path) -> None:
+    """Every file of a partition gone, its directory left."""
+    _hw(ld, 30, 30)
+    _partition(ld / "t-0", 30)
+    for p in (ld / "t-0").iterdir():
+        p.unlink()
+
+
 def cut_batch(ld: Path) -> None:
     """The batch at offset 25 cut out of the middle of a delete-policy topic's segment,
     every other batch intact, the high watermark past it."""
@@ -183,6 +191,8 @@ SHAPES: dict[str, Shape] = {
         ("data-lost", (20, 39), "error")}), 1),
     "lost partition directory": Shape(lost_directory, frozenset({
         ("data-lost", (4, 35), "error")}), 1, "u-0"),
+    "emptied partition directory": Shape(emptied_directory, frozenset({
+        ("data-lost", (0, 29), "error")}), 1),
     "batch cut from the middle": Shape(cut_batch, frozenset({
         ("data-lost", (25, 29), "error")}), 1),
     "flipped byte": Shape(flipped_byte, frozenset({("crc-mismatch", None, "error")}), 1),
@@ -237,8 +247,11 @@ def size_report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     # its partition row counts the same loss: every range the story names lost
     lost = sorted(r for _k, r, sev in shape.story if r is not None and sev == "error")
     rows = [o for o in objs if o["type"] == "partition" and o["topic"] == "t"]
-    assert [list(r) for r in lost if shape.partition == "t-0"] == \
-        [x for row in rows for x in row["lost_ranges"]]
+    if rows:
+        assert [list(r) for r in lost if shape.partition == "t-0"] == \
+            [x for row in rows for x in row["lost_ranges"]]
+    [total] = [o for o in objs if o["type"] == "total"]
+    assert total["offsets_lost"] == sum(b - a + 1 for a, b in lost)
     return told
 
 
@@ -251,7 +264,8 @@ def report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
 
 
 def dump(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
-    if shape.build in (lost_directory, lost_log, lost_middle, lost_middle_log):
+    if shape.build in (lost_directory, lost_log, lost_middle, lost_middle_log,
+                       emptied_directory):
         return None  # dump reads one log at a time: these are no bytes of a log
     rc, objs = _json(kdump, "dump", ld / shape.partition)
     return _told(rc, _problems(objs))
@@ -262,8 +276,8 @@ def browse(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     row's label (a tail row says what the panel says)."""
     from kdump.ops.browse import PartitionView, browse_tree, partition_findings
 
-    if shape.build is lost_directory:
-        return None  # no directory: no partition to open (the log dir's verdict says it)
+    if shape.build in (lost_directory, emptied_directory):
+        return None  # no segment: no partition to open (the log dir's verdict says it)
     [tree] = browse_tree([str(ld)])
     [node] = [p for t in tree.topics for p in t.partitions if p.name == shape.partition]
     found = partition_findings(node)

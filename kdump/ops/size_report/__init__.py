@@ -459,8 +459,12 @@ class SizeTotals:
                 row.offsets_lost += n
                 row.lost_ranges = row.lost_ranges + ranges
             self.total.offsets_lost += n
-        # the partitions each log dir's checkpoints name with no directory
+        # the partitions each log dir's checkpoints name with no directory, and those
+        # whose directory holds no file at all (no row here: the total counts them)
+        rowed = set(tracker.verdicts)
         out += tracker.finish()
+        self.total.offsets_lost += sum(v.offsets_lost for d, v in tracker.verdicts.items()
+                                       if d not in rowed)
         for v in tracker.log_dirs.values():
             self.total.offsets_lost += sum(m.lost.count for m in v.missing
                                            if m.data_lost and m.lost is not None)

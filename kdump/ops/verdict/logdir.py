@@ -133,6 +133,23 @@ def log_dirs_of(paths: Iterable[str]) -> list[str]:
     return out
 
 
+def live_partition_dirs(log_dir: str) -> list[str]:
+    """The live partition directories of a log dir (not ``-delete``/``-future``/
+    ``-stray``, not a tiered copy), sorted."""
+    log_dir = kfs.abspath(log_dir).rstrip("/") or "/"
+    try:
+        names = sorted(os.listdir(log_dir))
+    except OSError:
+        return []
+    out = []
+    for n in names:
+        part = parse_partition_dir(n)
+        if part is not None and part.state is None and part.topic_id is None \
+                and os.path.isdir(os.path.join(log_dir, n)):
+            out.append(os.path.join(log_dir, n))
+    return out
+
+
 def judge_log_dir(log_dir: str, others: Iterable[str] = (),
                   assignments: dict[tuple[str, int], list[int]] | None = None,
                   metadata_source: str = "") -> LogDirVerdict:
@@ -241,4 +258,4 @@ def _moved_to(log_dir: str, cluster: str | None, node: int | None, others: Itera
 
 
 __all__ = ["CHECKPOINT_WITNESSES", "LogDirVerdict", "MissingPartition", "is_log_dir",
-           "judge_log_dir", "log_dirs_of"]
+           "judge_log_dir", "live_partition_dirs", "log_dirs_of"]

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from ... import fs as kfs
 from ...findings import Problem
-from .logdir import LogDirVerdict, judge_log_dir, log_dirs_of
+from .logdir import LogDirVerdict, judge_log_dir, live_partition_dirs, log_dirs_of
 from .partition import PartitionVerdict, Tail, held_pieces, judge_partition
 from .witnesses import CleanupPolicies, LostRange, PartitionWitnesses
 
@@ -48,6 +48,8 @@ class LostTracker:
         self._held: list[tuple[int, int]] = []
         self._tails: list[Tail] = []
         self._logdirs_done = False
+        #: partition directories the walk met (judged, or not: a read failed there)
+        self._seen: set[str] = set()
         #: every partition's witnesses and lost ranges, as judged (size-report, report)
         self.judged: dict[str, tuple[PartitionWitnesses, list[LostRange]]] = {}
         #: every partition's verdict, by directory
@@ -128,10 +130,28 @@ class LostTracker:
             v = judge_log_dir(d, [o for o in dirs if o != d], assignments, source)
             self.log_dirs[d] = v
             out += v.findings()
+            out += self._unwalked(d)
+        return out
+
+    def _unwalked(self, log_dir: str) -> list[Problem]:
+        """The partition directories of ``log_dir`` the walk met no file in (every
+        segment and index gone): judged with no batch, as a directory gone is."""
+        out: list[Problem] = []
+        for d in live_partition_dirs(log_dir):
+            if d in self._seen:
+                continue
+            self._seen.add(d)
+            v = judge_partition(d, (), (), policies=self.policies)
+            if v is not None and v.source is not None:
+                self.verdicts[d] = v
+                self.judged[d] = (v.source, list(v.lost))
+                out += v.findings()
         return out
 
     def _judge(self) -> list[Problem]:
         d = self._dir
+        if d is not None:
+            self._seen.add(d)
         if d is None or self._spoiled or not self._whole(d):
             return []
         v = judge_partition(d, self._held, self._tails, policies=self.policies)
