@@ -70,6 +70,13 @@ def middle_segment_gone(root: Path) -> Path:
     return ld
 
 
+def every_file_gone(root: Path) -> Path:
+    ld = three_segments(root, 1)
+    for f in _part(ld).iterdir():
+        f.unlink()
+    return ld
+
+
 def partition_dir_gone(root: Path) -> Path:
     return gone_partition(root, 1, with_id=True)
 
@@ -97,6 +104,7 @@ SHAPES: dict[str, tuple[Callable[[Path], Path], list[list[int]], bool]] = {
     "lost .log": (only_log_gone, [[0, 59]], True),
     "lost middle segment, indexes left": (middle_log_gone, [[20, 39]], True),
     "lost middle segment, all its files": (middle_segment_gone, [[20, 39]], True),
+    "every file of the directory gone": (every_file_gone, [[0, 59]], True),
     "lost partition directory": (partition_dir_gone, [[20, 59]], True),
     "a batch cut from the middle": (batch_cut_from_the_middle, [[10, 19]], True),
     "a flipped byte": (flipped_byte, [[10, 19]], False),
