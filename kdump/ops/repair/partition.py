@@ -167,6 +167,13 @@ class PartitionRepair:
                 "from the controller's LeaderAndIsrRequest (ReplicaManager."
                 "becomeLeaderOrFollower, UnifiedLog.assignTopicId, 3.9); a KRaft broker would "
                 "take it for a stray (LogManager.isStrayKraftReplica)")
+        elif self.pin.missing is not None and self.topic_id is not None:
+            self.notes.append(
+                f"the partition directory {self.topic}-{self.partition} is gone while the log "
+                f"dir's checkpoints name it: recreated with partition.metadata (topic id "
+                f"{self.topic_id[0]}, from {self.topic_id[1]}), as an empty log from its old "
+                "log start to its old end (a broker given no directory would create it at "
+                "offset 0: LogManager.getOrCreateLog)")
         self.stage.mkdir(self.pin.target)
         self.read_inputs()
         self.choose_index_interval()

@@ -238,6 +238,12 @@ def test_a_gone_partition_directory_is_recreated_at_its_old_end(kdump: KdumpRunn
                               "old end")
     assert (out / "recovery-point-offset-checkpoint").read_text() == "0\n2\nt 0 60\nt 1 10\n"
     assert (out / "log-start-offset-checkpoint").read_text() == "0\n1\nt 0 20\n"
+    assert p["notes"][0] == (
+        "the partition directory t-0 is gone while the log dir's checkpoints name it: "
+        f"recreated with partition.metadata (topic id {tid}, from "
+        f"{ld / 't-1' / 'partition.metadata'}), as an empty log from its old log start to its "
+        "old end (a broker given no directory would create it at offset 0: "
+        "LogManager.getOrCreateLog)")
     end = objs(r)[-1]
     assert (end["damaged_partitions"], end["reserved_partitions"], end["clean"]) == (1, 1, False)
     verify_lost(kdump, out, [20, 59])
