@@ -122,7 +122,8 @@ class Repair:
         self.hashes = InputHashes()
         #: a gone partition directory's topic id (recreated only with it)
         self.topic_ids = TopicIds([*(ld.path for ld in self.plan.logdirs),
-                                   *(r.path for r in self.replicas)], opts.max_batch_bytes)
+                                   *(r.path for r in self.replicas)], opts.max_batch_bytes,
+                                  on_read=self.hashes.before)
         self._manifest: Output | None = None
         self._done = False
         self.totals = _Totals()

@@ -21,6 +21,7 @@ from the controller, so the directory is recreated without one.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,8 @@ class TopicIds:
     _where: str = ""
     _read: bool = False
     _cache: dict[tuple[str, str | None], tuple[str, str] | None] = field(default_factory=dict)
+    #: called with a file before it is read (the run hashes it: it is evidence used)
+    on_read: Callable[[str], None] | None = None
 
     def _image(self) -> dict[str, str]:
         """The topic ids of the fullest ``__cluster_metadata-0`` among the log dirs."""
@@ -88,7 +91,7 @@ class TopicIds:
             for ld in [log_dir, *(x for x in self.log_dirs if x != log_dir)]:
                 if ld != log_dir and (cluster is None or log_dir_identity(ld)[0] != cluster):
                     continue  # another cluster's topic of that name is another topic
-                found = _from_partition_metadata(ld, topic)
+                found = _from_partition_metadata(ld, topic, self.on_read)
                 if found is not None:
                     break
         self._cache[key] = found
@@ -117,7 +120,9 @@ def zookeeper_era(log_dir: str) -> bool:
         "node.id" not in props and "directory.id" not in props
 
 
-def _from_partition_metadata(log_dir: str, topic: str) -> tuple[str, str] | None:
+def _from_partition_metadata(log_dir: str, topic: str,
+                             on_read: Callable[[str], None] | None = None
+                             ) -> tuple[str, str] | None:
     try:
         names = sorted(os.listdir(log_dir))
     except OSError:
@@ -129,6 +134,8 @@ def _from_partition_metadata(log_dir: str, topic: str) -> tuple[str, str] | None
         path = os.path.join(log_dir, name, "partition.metadata")
         if not os.path.isfile(path):
             continue
+        if on_read is not None:
+            on_read(path)
         try:
             with FileSource(path) as src:
                 tid = read_partition_metadata(src).get("topic_id")

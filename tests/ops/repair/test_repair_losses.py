@@ -301,6 +301,9 @@ def test_a_gone_partition_directory_is_filled_from_a_replica(kdump: KdumpRunner,
         False, [], [[0, 59]], 60)
     assert (out / "t-0" / "partition.metadata").read_bytes() == \
         (b2 / "t-0" / "partition.metadata").read_bytes()
+    # the replica's partition.metadata, read for the topic id, is hashed as evidence
+    assert str(b2 / "t-0" / "partition.metadata") in [
+        i["file"] for i in of(objs(r), "repair_input") if i["unchanged"]]
     assert dumped_offsets(kdump, out / "t-0") == list(range(60))
     verify_clean(kdump, out)
 
