@@ -4,12 +4,14 @@
  *
  * Each entry point's pure-Python twin is named in _speedups.c's table; shared
  * declarations are in _speedups.h.
+ *
+ * Size: one file as both walks frame the same batches with the same header checks.
  */
 #include "_speedups.h"
 
 /* ---------------------------------------------------------------------------------
  * verify_run(data, start, stop, prev_last, segment_base, deep, max_headers,
- *            max_batch_bytes, decompress)
+ *            max_batch_bytes, decompress[, gaps])
  *   -> (position, batches, records, last offset | None)
  *
  * verify-crc's walk over a buffer of a log (issue 33): from data[start], while a whole
@@ -29,6 +31,11 @@
  *   batch's records are all well-formed ABORT/COMMIT markers.
  * - v0/v1 (size field at least RECORD_OVERHEAD_V0): CRC-32 matches, offsets as above;
  *   with ``deep``: uncompressed, key and value lengths filling the message exactly.
+ *
+ * With ``gaps`` true (a delete-policy topic: kdump.ops.verdict), the walk also stops
+ * before a v2 batch, or an uncompressed v0/v1 message, whose first offset is not the
+ * one after the previous batch's last (or, first of a segment, not ``segment_base``):
+ * Python records the gap (offsets no batch holds) and goes on.
  *
  * The walk runs without the GIL (taken back for ``decompress`` only).
  * --------------------------------------------------------------------------------- */
@@ -229,14 +236,16 @@ sp_verify_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     const unsigned char *d;
     int64_t start, stop, prev_last = 0, segment_base = 0, pos, batches = 0, records = 0;
     int64_t last = 0, headers_max, max_batch_bytes;
-    int have_prev, have_base, deep, rc, failed = 0;
+    int have_prev, have_base, deep, rc, failed = 0, gaps = 0;
     PyObject *decompress;
     PyThreadState *ts;
 
-    if (nargs != 9) {
-        PyErr_SetString(PyExc_TypeError, "verify_run takes 9 arguments");
+    if (nargs != 9 && nargs != 10) {
+        PyErr_SetString(PyExc_TypeError, "verify_run takes 9 or 10 arguments");
         return NULL;
     }
+    if (nargs == 10 && (gaps = PyObject_IsTrue(args[9])) < 0)
+        return NULL;
     if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &stop)) ||
         (rc = arg_i64(args[6], &headers_max)) || (rc = arg_i64(args[7], &max_batch_bytes)))
         goto declined_rc;
@@ -275,6 +284,8 @@ sp_verify_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 break;
             if (have_prev ? last_offset <= prev_last : (have_base && last_offset < segment_base))
                 break;
+            if (gaps && (have_prev ? offset - 1 > prev_last : (have_base && offset > segment_base)))
+                break;
             stored = (uint32_t)be32(b + KL_V2_CRC_OFFSET);
             if (crc32c_impl(0, b + KL_V2_ATTRIBUTES_OFFSET,
                             (size_t)(total - KL_V2_ATTRIBUTES_OFFSET)) != stored)
@@ -304,6 +315,9 @@ sp_verify_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 break;
             last_offset = offset;
             if (have_prev ? last_offset <= prev_last : (have_base && last_offset < segment_base))
+                break;
+            if (gaps && !(b[KL_LEGACY_ATTRIBUTES_OFFSET] & KL_LEGACY_COMPRESSION_MASK) &&
+                (have_prev ? offset - 1 > prev_last : (have_base && offset > segment_base)))
                 break;
             stored = (uint32_t)be32(b + KL_LEGACY_CRC_OFFSET);
             if (crc32_ieee(b + KL_MAGIC_OFFSET, (size_t)(total - KL_MAGIC_OFFSET)) != stored)
@@ -340,7 +354,7 @@ declined:
 }
 /* ---------------------------------------------------------------------------------
  * size_run(data, start, stop, end, check_next, max_headers, max_batch_bytes,
- *          decompress, producer_ids, deep)
+ *          decompress, producer_ids, deep[, gaps])
  *   -> (position, batches, last_offset, totals) | (start, 0, 0, None)
  *
  * size-report's accounting, ``deep`` or --shallow (twin: kdump.ops.size_run.size_run_py),
@@ -383,14 +397,16 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_buffer view;
     const unsigned char *d;
     int64_t start, stop, end, headers_max, max_batch_bytes, pos, batches = 0, last = 0;
-    int check_next, deep, rc, failed = 0, i;
+    int check_next, deep, rc, failed = 0, i, gaps = 0;
     PyObject *decompress, *producer_ids, *codecs = NULL, *res;
     SizeAcc a;
 
-    if (nargs != 10) {
-        PyErr_SetString(PyExc_TypeError, "size_run takes 10 arguments");
+    if (nargs != 10 && nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "size_run takes 10 or 11 arguments");
         return NULL;
     }
+    if (nargs == 11 && (gaps = PyObject_IsTrue(args[10])) < 0)
+        return NULL;
     if ((rc = arg_i64(args[1], &start)) || (rc = arg_i64(args[2], &stop)) ||
         (rc = arg_i64(args[3], &end)) || (rc = arg_i64(args[5], &headers_max)) ||
         (rc = arg_i64(args[6], &max_batch_bytes))) {
@@ -437,6 +453,8 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (__builtin_add_overflow(offset, (int64_t)be32(b + KL_V2_LAST_OFFSET_DELTA_OFFSET),
                                    &last_offset))
             break;
+        if (gaps && batches && offset - 1 != last)
+            break; /* not contiguous: a run's first offset is then its lowest */
         if (check_next) {
             /* LogReader._next_ok, else the CRC (a batch failing both is Python's) */
             int ok;

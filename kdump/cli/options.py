@@ -101,7 +101,7 @@ def cleanup_policies(paths: Iterable[str], overrides: tuple[str, ...],
     """The topics' cleanup.policy for the witnesses' verdicts (kdump.ops.witnesses), or
     None (Kafka's own compacted topics and cleaner-offset-checkpoint entries, else
     delete) when no --config is given and no KRaft metadata is among the inputs."""
-    from ..ops.witnesses import CleanupPolicies
+    from ..ops.verdict import CleanupPolicies
 
     return CleanupPolicies.for_inputs(list(paths), overrides, max_batch_bytes)
 

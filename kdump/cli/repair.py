@@ -71,7 +71,8 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     would have truncated instead (the batches, records and bytes the copy saves).  The copy
     is written in .kdump-staging-<DIR's name>-<pid>.incomplete beside DIR and renamed onto
     DIR when whole, manifest and all: DIR holds nothing, then the complete copy.  A
-    filesystem with less free space than the inputs' size is refused before writing.  A
+    filesystem with less free space than what the inputs hold on disk (allocated, not
+    apparent: preallocated sparse indexes count what they hold) is refused before writing.  A
     full disk, an error, Ctrl-C, SIGTERM or SIGHUP removes the partial copy and leaves DIR
     as it was; after a kill -9 the next run clears the dead run's staging area and says
     so.  --dry-run writes nothing.
@@ -82,10 +83,19 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     watermark, a .log gone), the copy ends with an empty active segment named one past the
     highest of them, so the broker's next offset lies above every offset ever written
     (reserved_offsets, with the witnesses, in the manifest).  A partition whose .log is
-    gone comes out as an empty log at its old end offset, never restarted at 0.
+    gone comes out as an empty log from its old log start to its old end offset, never
+    restarted at 0; so does a partition directory gone while the log dir's checkpoints
+    name it, when its topic id is known (the KRaft metadata among the inputs, another
+    partition.metadata of the topic): without one a KRaft broker takes the log for a
+    stray and starts it at 0 (LogManager.isStrayKraftReplica), so it is not recreated and
+    the manifest says why.  Every range the copy lacks that was written (a dropped
+    region's gap, the reserved offsets, a segment gone from the middle, a gap between
+    batches of a delete-policy topic) is in lost_offsets, and data_lost is true exactly
+    then; verify-crc and verify-index on the copy name the same ranges.  A batch in
+    flight at the end of the active segment, past every witness, is not damage (info).
 
     With --replica LOGDIR (another broker of the same cluster), each dropped range (and the
-    offsets of a segment whose .log is gone while its indexes name it) is filled from that
+    offsets of a segment or a partition directory gone) is filled from that
     broker's copy of the partition, batch by batch and byte for byte, where the two
     replicas agree around it: the batches either side of the gap the same
     bytes on both, every filled batch's checksum intact and its leader epoch the one both
@@ -93,8 +103,9 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     filled and the manifest says why (repair_fill).  A replica of another cluster
     (cluster.id) or of the input's own node is refused (exit 2).
 
-    Exit 0 when nothing had to be dropped (zeros preallocated at the end of an active
-    segment aside), 1 when damage was found and repaired around, 2 on a usage or I/O error,
+    Exit 0 when nothing had to be dropped and nothing is lost (zeros preallocated or a
+    batch in flight at the end of an active segment aside), 1 when damage was found and
+    repaired around, 2 on a usage or I/O error,
     130 / 143 / 129 on SIGINT / SIGTERM / SIGHUP.
     """
     from ..ops.repair import Repair, RepairOptions

@@ -332,6 +332,21 @@ def checkpoint_value(partition_dir: str, name: str, topic: str, partition: int) 
     return _checkpoint_values(path, name, *key).get((topic, partition))
 
 
+def checkpoint_entries(log_dir: str, name: str) -> dict[tuple[str, int], int]:
+    """Every entry of the log dir's offset checkpoint ``name`` (topic, partition ->
+    offset; empty when the file is missing or unreadable)."""
+    path = kfs.abspath(log_dir).rstrip("/") + "/" + name
+    try:
+        if kfs.is_url(path):
+            key: tuple[int, int | None] = (kfs.getsize(path), None)
+        else:
+            st = os.stat(path)
+            key = (st.st_size, st.st_mtime_ns)
+    except OSError:
+        return {}
+    return dict(_checkpoint_values(path, name, *key))
+
+
 @lru_cache(maxsize=8)
 def _checkpoint_values(path: str, name: str, _size: int, _mtime_ns: int | None
                        ) -> dict[tuple[str, int], int]:

@@ -28,11 +28,14 @@ KINDS: Kinds = typed({
                                      "the checksum fails); null when no header can be read"),
         ("last_offset", "int|null", "the last offset its batch header names; null as above"),
         ("missing_offsets", "list|null", "[first, last] offsets the copy lacks around it (between "
-                                         "the kept batches either side; last null at the log's "
-                                         "end); null when no offset is missing (duplicate, zeros)"),
+                                         "the kept batches either side; at the log's end up to "
+                                         "the highest offset a witness proves written, last "
+                                         "null when none does); null when no offset is missing "
+                                         "(duplicate, zeros, a batch in flight, a gap filled)"),
         ("severity", "str", "error (data lost), warning (a duplicate or an overlap, or zeros "
                             "ending a closed segment with no offset missing after them) or info "
-                            "(zeros ending the active segment: preallocation)"),
+                            "(zeros or a batch in flight ending the active segment past every "
+                            "witness, as verify-crc judges them: not damage)"),
         ("log_dir", "str|null", "the input log dir, when known"),
         ("topic", "str", ""), ("partition", "int", ""),
     ]),
@@ -40,7 +43,8 @@ KINDS: Kinds = typed({
         ("file", "str|null", "the input file; null for a file the repair writes from nothing"),
         ("output", "str|null", "the output file, relative to DIR; null when left out"),
         ("action", "str", "copied (byte for byte), repaired (a log, damage left out), rebuilt "
-                          "(indexes, leader-epoch-checkpoint), rewritten (log-dir checkpoints), "
+                          "(indexes, leader-epoch-checkpoint, a gone directory's "
+                          "partition.metadata), rewritten (log-dir checkpoints), "
                           "reserved (an empty active segment at the next offset: the offsets "
                           "below it written, none kept), left-out"),
         ("detail", "str", "why, in words"),
@@ -49,15 +53,26 @@ KINDS: Kinds = typed({
     ]),
     "repair_partition": ("repair: one partition (replica) copied", [
         ("log_dir", "str|null", "the input log dir, when known"), ("topic", "str", ""),
-        ("partition", "int", ""), ("input", "str", "the partition directory read"),
-        ("output", "str", "its copy, relative to DIR"),
+        ("partition", "int", ""),
+        ("input", "str", "the partition directory read (where it was, when it is gone while "
+                         "the log dir's checkpoints name it)"),
+        ("output", "str|null", "its copy, relative to DIR; null when nothing was written (a "
+                               "gone partition directory whose topic id is unknown)"),
         ("segments", "int", "segments written"), ("batches", "int", "batches kept"),
         ("records", "int", "records in them"), ("bytes", "int", "bytes of them"),
         ("first_offset", "int|null", "first kept offset"),
         ("log_end_offset", "int", "the copy's log end offset"),
         ("input_log_end_offset", "int|null", "after the input's last intact batch"),
         ("regions_dropped", "int", "repair_dropped objects of this partition"),
-        ("bytes_dropped", "int", ""), ("data_lost", "bool", "a region holding data was dropped"),
+        ("bytes_dropped", "int", ""),
+        ("data_lost", "bool", "the copy lacks offsets a witness proves written (lost_offsets is "
+                              "not empty); false after a complete fill"),
+        ("lost_offsets", "list", "[[first, last]] offset ranges the copy holds no batch of that "
+                                 "were written: a dropped region's unfilled gap, the reserved "
+                                 "offsets, a gap between batches of a delete-policy topic (a "
+                                 "segment gone from the middle), a range the partition's "
+                                 "witnesses prove written; verify-crc on the copy names the "
+                                 "same ranges data-lost"),
         ("reserved_offsets", "list|null", "[first, last] offsets the witnesses prove written that "
                                           "the copy holds no batch of: its next offset is last + "
                                           "1 (an empty active segment there), so none is handed "
@@ -106,7 +121,9 @@ KINDS: Kinds = typed({
     ]),
     "repair_end": ("closes kdump repair's manifest (the manifest file's last line)", [
         ("into", "str", "DIR"), ("dry_run", "bool", ""),
-        ("partitions", "int", ""), ("damaged_partitions", "int", "partitions with a region dropped"),
+        ("partitions", "int", ""),
+        ("damaged_partitions", "int", "partitions with damage: a region dropped that is not "
+                                      "information, offsets lost, or a range filled"),
         ("batches", "int", "kept"), ("records", "int", "kept"),
         ("regions_dropped", "int", ""), ("bytes_dropped", "int", ""),
         ("saved_batches", "int", "intact batches Kafka's own recovery would have lost"),
@@ -118,6 +135,7 @@ KINDS: Kinds = typed({
                                        "written but not kept"),
         ("manifest", "str|null", "the manifest file, relative to DIR; null with --dry-run"),
         ("complete", "bool", "the copy is whole and in place (false with --dry-run)"),
-        ("clean", "bool", "nothing had to be dropped"),
+        ("clean", "bool", "nothing had to be dropped and nothing is lost (zeros preallocated "
+                          "or a batch in flight past every witness aside): exit 0"),
     ]),
 })

@@ -25,7 +25,6 @@ from .. import layouts as L
 from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..findings import ERROR, INFO, Problem
-from ..fs import Listing
 from ..model import shape
 from ..parallel import Spilled, log_work_bytes, ordered_map, pool_pays
 from ..records.control import parse_control
@@ -34,7 +33,8 @@ from ..records.scan import scan_v2_records
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ..source import FileSource
 from .batch_findings import NoBatch, crc_problem, record_problem
-from .witnesses import CleanupPolicies, LostTracker, judge_tail
+from .verdict import TAIL_PROBLEMS, CleanupPolicies, LostTracker, finds_gaps, judge_tail
+from .verdict.tail import judge_closed_tail
 
 if TYPE_CHECKING:
     # ranges of a log (--jobs): imported where used, so that a plain verify-crc does
@@ -72,6 +72,11 @@ class FileResult:
     #: offset; None: no batch framed): what the partition's witnesses are held against
     first_offset: int | None = None
     last_offset: int | None = None
+    #: offsets between two of its batches that no batch holds (first, last, inclusive),
+    #: looked for in a delete-policy topic's segment: the partition's verdict says them
+    gaps: list[tuple[int, int]] = field(default_factory=list)
+    #: an active segment (its tail is judged as a live broker's)
+    active: bool = False
 
 
 @dataclass(slots=True)
@@ -221,6 +226,8 @@ _COUNTS = ("batches", "valid_batches", "invalid_batches", "records", "invalid_re
 def _add_counts(into: FileResult | Summary, part: FileResult) -> None:
     if isinstance(into, FileResult):
         into.size += part.size
+        into.gaps += part.gaps
+        into.active = into.active or part.active
         if part.first_offset is not None:
             into.first_offset = part.first_offset if into.first_offset is None \
                 else min(into.first_offset, part.first_offset)
@@ -265,10 +272,12 @@ def summarize(items: Iterable[object], summary: Summary, lost: LostTracker | Non
         for p in _counted(problems, result, summary):
             if lost is not None and p.kind == "unreadable-file":
                 lost.unreadable(result.path)
+            elif lost is not None and p.kind in TAIL_PROBLEMS and p.path == result.path:
+                lost.tail(p, result.active)
             yield p
         summary.add_file(result)
         if lost is not None:
-            lost.held(result.path, result.first_offset, result.last_offset)
+            lost.held(result.path, result.first_offset, result.last_offset, result.gaps)
         yield result
     if lost is not None:
         yield from _lost(lost.finish(), summary)
@@ -345,6 +354,8 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
         return
     if ended is None:
         ended = RangeEnd()
+    result.active = f.active
+    gaps = finds_gaps(f, opts.policies)
     with src:
         if start == 0:
             result.size = src.size
@@ -365,7 +376,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
             prev_last = last
 
         reader.skip_clean_batches(lambda: prev_last, segment_base, opts.deep, on_run,
-                                     limit=stop)
+                                  limit=stop, gaps=gaps)
         ended.in_step = stop is None
         nothing = NoBatch(f.path) if start == 0 and stop is None and f.kind == "log" else None
         try:
@@ -375,7 +386,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                     break
                 if isinstance(item, Problem):
                     if item.kind == "truncated" and f.kind == "log" and not f.active:
-                        item = _with_lost_offsets(item, f, prev_last)
+                        item = judge_closed_tail(item, f, prev_last)
                     elif item.kind == "zero-tail" and f.kind == "log" and f.active:
                         item = judge_tail(item, f, prev_last)
                     elif item.kind == "in-flight" and f.kind == "log" and f.active:
@@ -390,6 +401,11 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                 if crc_failed:
                     yield crc_problem(batch)
                 first = batch.first_offset
+                if gaps and (isinstance(batch, RecordBatch) or not batch.is_compressed):
+                    after = prev_last if prev_last is not None else (
+                        segment_base - 1 if segment_base is not None else None)
+                    if after is not None and first > after + 1:
+                        result.gaps.append((after + 1, first - 1))
                 if ended.min_last is None or batch.last_offset < ended.min_last:
                     ended.min_last = batch.last_offset
                 if prev_last is None and segment_base is not None and batch.last_offset < segment_base:
@@ -446,32 +462,6 @@ def _last_offset_at(src: FileSource, position: int) -> int | None:
     base, _size = L.LOG_HEADER.unpack_from(head, 0)
     last_delta = L.V2_HEADER.unpack_from(head, 0)[6]
     return int(base) + int(last_delta)
-
-
-def _next_segment_base(f: KafkaFile) -> int | None:
-    """The base offset of the segment after ``f`` in its partition directory, if any."""
-    try:
-        names = Listing().listdir(kfs.dirname(f.path))
-    except OSError:
-        return None
-    bases = [int(n[:-4]) for n in names
-             if n.endswith(".log") and len(n) == 24 and n[:20].isdigit()]
-    later = [b for b in bases if f.base_offset is not None and b > f.base_offset]
-    return min(later) if later else None
-
-
-def _with_lost_offsets(p: Problem, f: KafkaFile, prev_last: int | None) -> Problem:
-    """A closed segment cut short loses every offset from the cut batch up to the next
-    segment's base offset: say which (``lost_offsets``: first and last, inclusive)."""
-    nxt = _next_segment_base(f)
-    first = prev_last + 1 if prev_last is not None else p.base_offset
-    if nxt is None or first is None or first >= nxt:
-        return p
-    last = nxt - 1
-    p.detail += (f"; offsets {first}-{last} lost (the next segment starts at {nxt})"
-                 if last > first else f"; offset {first} lost (the next segment starts at {nxt})")
-    p.extra = {**(p.extra or {}), "lost_offsets": [first, last]}
-    return p
 
 
 def check_records(batch: Batch, max_batch_bytes: int) -> Iterator[Problem | int]:

@@ -156,12 +156,14 @@ class LogReader:
     def skip_clean_batches(self, prev_last: Callable[[], int | None],
                            segment_base: int | None, deep: bool,
                            on_run: Callable[[int, int, int], None],
-                           limit: int | None = None) -> bool:
+                           limit: int | None = None, gaps: bool = False) -> bool:
         """``verify-crc``'s fast path: the native walker (``verify_run`` in
         kdump/_speedups_runs.c) consumes every run of batches, v2 and v0/v1, it would report
         nothing about (CRC, offsets and, with ``deep``, the records) after the last
         offset ``prev_last()`` (or, first, from ``segment_base``), calling
         ``on_run(batches, records, last offset)`` for each run (see :meth:`skip_batches`).
+        ``gaps``: stop at a batch whose first offset does not follow the one before too
+        (a gap in a delete-policy topic's offsets is lost data: kdump.ops.verdict).
         False (and nothing changed) when the extension is not built."""
         if _native_run is None:
             return False
@@ -170,7 +172,8 @@ class LogReader:
 
         def run(data: object, i: int, stop: int, end_index: int) -> tuple[int, int, int | None]:
             j, batches, records, last = _native_run(
-                data, i, stop, prev_last(), segment_base, deep, headers, max_bytes, payload)
+                data, i, stop, prev_last(), segment_base, deep, headers, max_bytes, payload,
+                gaps)
             if batches:
                 on_run(batches, records, last)
             return j, batches, last

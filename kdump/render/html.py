@@ -103,7 +103,7 @@ class HtmlReportRenderer:
         #: (schema kinds), the brokers they name (broker-fenced), its first detail
         self.kind_section: dict[str, str] = {}
         self.kind_records: Counter[str] = Counter()
-        #: offsets named lost (data-lost findings' lost_offsets), per kind
+        #: offsets named lost (findings' lost_offsets: data-lost, a tail's), per kind
         self.kind_offsets: Counter[str] = Counter()
         #: some partition has records it cannot read or offsets lost: the partitions
         #: table shows claimed, readable and lost (issue 39)
@@ -215,8 +215,8 @@ class HtmlReportRenderer:
         self.kind_detail.setdefault(kind, obj["detail"])
         if isinstance(obj.get("records"), int):
             self.kind_records[kind] += obj["records"]
-        lost = obj.get("lost_offsets")
-        if kind == "data-lost" and isinstance(lost, list) and len(lost) == 2:
+        if isinstance(lost := obj.get("lost_offsets"), list) and len(lost) == 2 \
+                and sev == "error":  # data-lost's, and a torn or zeroed tail's (issue 46)
             self.kind_offsets[kind] += lost[1] - lost[0] + 1
         if isinstance(obj.get("broker"), int) and kind == "broker-fenced":
             ids = self.kind_brokers.setdefault(kind, [])
@@ -398,7 +398,8 @@ class HtmlReportRenderer:
         if kind == "schema-deleted-in-use":
             return (f"{plural(n, 'deleted schema')} still named by records "
                     f"({_keys_or_values(records)})")
-        return f"{plural(n, kind + ' finding')}"
+        lost = self.kind_offsets.get(kind, 0)  # a torn or zeroed tail's loss (issue 46)
+        return plural(n, kind + " finding") + (f": {plural(lost, 'offset')} lost" if lost else "")
 
     def _sections(self) -> list[dict[str, Any]]:
         """The sections the stream opened, in its order, with the count the

@@ -100,7 +100,8 @@ class RepairTextRenderer(ObjectRenderer):
     def _partition(self, d: dict[str, Any]) -> None:
         w = self.out.write
         where = f" ({d['log_dir']})" if d["log_dir"] else ""
-        w(f"{d['topic']}-{d['partition']}{where} -> {d['output'] or '.'}: kept "
+        target = "nothing written" if d["output"] is None else (d["output"] or ".")
+        w(f"{d['topic']}-{d['partition']}{where} -> {target}: kept "
           f"{plural(d['batches'], 'batch', 'batches')} ({plural(d['records'], 'record')}, "
           f"{plural(d['bytes'], 'byte')}) in {plural(d['segments'], 'segment')}, log end offset "
           f"{d['log_end_offset']}")
@@ -120,6 +121,9 @@ class RepairTextRenderer(ObjectRenderer):
             w(f"  reserved offsets {first}-{last}: next offset {last + 1}, proved written by "
               f"{'; '.join(d['witnesses'])}\n")
         self.out.writelines(self.pending.pop(_norm(d["input"]), []))
+        if d.get("lost_offsets"):
+            ranges = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in d["lost_offsets"])
+            w(f"  data lost: offsets {ranges} (written, and in no batch of the copy)\n")
         for note in dict.fromkeys(d["notes"]):  # each note once
             w(f"  {note}\n")
 

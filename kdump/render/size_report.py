@@ -200,5 +200,5 @@ def _invalid_note(err: InertLines, total: dict[str, Any]) -> None:
     n = total.get("invalid_records") or 0
     if n:
         err.write(f"size-report: {n:,} record{'s' if n != 1 else ''} in batches whose CRC "
-                  "fails are not counted in records (invalid_records; verify-crc names the "
-                  "batches)\n")
+                  "fails are not counted in records (invalid_records; the crc-mismatch findings "
+                  "name the batches)\n")

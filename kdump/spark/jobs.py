@@ -22,8 +22,8 @@ from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
 from ..model import shape
 from ..ops.size_report import SizeOptions, SizeRow, SizeTotals
+from ..ops.verdict import LostTracker
 from ..ops.verify_crc import LOG_KINDS, FileResult, Summary, VerifyOptions, summarize
-from ..ops.witnesses import LostTracker
 from .session import KdumpSpark
 from .tasks import (
     Item,

@@ -92,23 +92,21 @@ def test_a_copy_torn_below_the_high_watermark_loses_offsets(kdump: KdumpRunner,
     log.write_bytes(log.read_bytes()[:cut])
     rc, probs, objs = run(kdump, "verify-crc", ld)
     assert rc == 1
-    torn, lost = probs
+    # one finding per fact (issue 46): the torn tail names the offsets it lost, with
+    # the witnesses; no second data-lost for the same range
+    (torn,) = probs
     assert (torn["kind"], torn["severity"], torn["position"], torn["lost_offsets"]) == (
         "truncated", "error", cut - 30, [50, 99])
     assert "; not in flight: the partition's witnesses say batches were written past it " \
            "(high watermark 100, recovery point 100, time index entry 99)" in torn["detail"]
-    assert (lost["kind"], lost["severity"], lost["file"], lost["lost_offsets"]) == (
-        "data-lost", "error", str(ld / "t-0"), [50, 99])
-    assert lost["detail"] == (
-        "offsets 50-99 (50 offsets) were written (high watermark 100, recovery point 100, "
-        "time index entry 99) and no batch on disk holds them: lost on this replica")
-    assert witness_names(lost) == [("high-watermark", 100), ("recovery-point", 100),
+    assert (torn["topic"], torn["partition"]) == ("t", 0)
+    assert witness_names(torn) == [("high-watermark", 100), ("recovery-point", 100),
                                    ("time-index", 100)]
-    assert lost["witnesses"][0]["path"] == str(ld / "replication-offset-checkpoint")
+    assert torn["witnesses"][0]["path"] == str(ld / "replication-offset-checkpoint")
     summary = objs[-1]
     assert summary["in_flight"] == 0 and summary["clean"] is False
     r = kdump("verify-crc", "--format", "text", ld)
-    assert r.err_lines[-1] == ("verify-crc: 1 file, 10 batches, 30 unreadable bytes: 2 errors, "
+    assert r.err_lines[-1] == ("verify-crc: 1 file, 10 batches, 30 unreadable bytes: 1 error, "
                                "0 warnings")
 
 
@@ -153,10 +151,10 @@ def test_a_missing_log_named_by_its_indexes_and_checkpoints(kdump: KdumpRunner,
     assert names[:2] == ["high-watermark", "recovery-point"]
     assert "offset-index" in names and "time-index" in names
     rc, probs, _ = run(kdump, "verify-index", ld)
-    # the log dir's checkpoints past the log end are warnings of their own
+    # the checkpoints past the log end are the data-lost's witnesses, not findings of
+    # their own (issue 46: one finding per fact)
     assert rc == 1 and [(p["kind"], p["severity"]) for p in probs] == [
-        ("orphan-index", "warning"), ("orphan-index", "warning"), ("data-lost", "error"),
-        ("checkpoint", "warning"), ("checkpoint", "warning")]
+        ("orphan-index", "warning"), ("orphan-index", "warning"), ("data-lost", "error")]
     assert probs[2]["lost_offsets"] == [0, 99]
     rc, probs, rows = run(kdump, "size-report", ld)
     assert rc == 1 and [p["kind"] for p in probs] == ["data-lost"]
@@ -228,8 +226,8 @@ def test_a_torn_tail_of_a_compacted_single_segment_loses_only_what_it_cut(
     log.write_bytes(log.read_bytes()[:batch_positions(log)[10] + 30])
     rc, probs, _ = run(kdump, "verify-crc", ld, "--config", "t:cleanup.policy=compact")
     assert rc == 1
-    assert [(p["kind"], p["lost_offsets"]) for p in probs] == [
-        ("truncated", [50, 99]), ("data-lost", [50, 99])]
+    # one finding per fact (issue 46): the cut names its loss, no data-lost again
+    assert [(p["kind"], p["lost_offsets"]) for p in probs] == [("truncated", [50, 99])]
 
 
 def test_a_gap_between_segments_of_a_compacted_topic_is_information(kdump: KdumpRunner,
@@ -380,7 +378,8 @@ def test_size_report_claimed_readable_lost(kdump: KdumpRunner, tmp_path: Path) -
     raw[pos[3] + 70] ^= 0xFF  # a record byte of the batch at offset 15
     log.write_bytes(bytes(raw))
     rc, probs, rows = run(kdump, "size-report", ld)
-    assert rc == 1 and [p["kind"] for p in probs] == ["data-lost"]
+    # the CRC failure is a finding of size-report's own now (issue 46 item 5)
+    assert rc == 1 and [p["kind"] for p in probs] == ["crc-mismatch", "data-lost"]
     part, total = rows
     # records: those read (the batch whose CRC fails counted apart: invalid_records)
     assert (part["records"], part["invalid_records"], part["records_claimed"],
@@ -408,14 +407,15 @@ def test_report_glance_and_partition_row(kdump: KdumpRunner, tmp_path: Path) -> 
     out.mkdir()
     rc, probs, objs = run(kdump, "report", ld)
     assert rc == 1
-    # verify-crc and verify-index say the same loss: one finding
-    assert [p["lost_offsets"] for p in probs if p["kind"] == "data-lost"] == [[50, 99]]
+    # verify-crc and verify-index say the same loss: one finding, the torn tail naming
+    # the offsets it lost (issue 46: not a second data-lost for the same range)
+    assert [(p["kind"], p["lost_offsets"]) for p in probs if "lost_offsets" in p] == [
+        ("truncated", [50, 99])]
     [row] = [o for o in objs if o["type"] == "partition"]
     assert (row["records_claimed"], row["records_readable"], row["offsets_lost"]) == (50, 50, 50)
     r = kdump("report", "--output", out / "r.html", ld)
     page = (out / "r.html").read_text()
-    assert "50 offsets written (the partitions&#39; witnesses say) and held by no batch: lost " \
-           "(1 range)" in page
+    assert "1 truncated finding: 50 offsets lost" in page
     assert "Lost offsets" in page and r.rc == 1
 
 

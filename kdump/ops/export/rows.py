@@ -59,6 +59,8 @@ from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RECORD_CHUNK, RecordBatch
 from ...source import FileSource
 from ..batch_findings import crc_problem, record_problem
 from ..compare_replicas.logdirs import broker_id_of, logdir_of
+from ..verdict import TAIL_PROBLEMS, judge_tail
+from ..verdict.tail import judge_closed_tail
 
 #: the one default of ``split_bytes`` (kdump.limits.SPLIT_BYTES says why 128 MiB)
 DEFAULT_SPLIT_BYTES = SPLIT_BYTES
@@ -293,12 +295,19 @@ def _batches(s: Slice, opts: ReadOptions, findings: Findings, source: SourceWrap
     # under another base offset), named as verify-crc names it; its rows are written as
     # read (intact batches), so the finding is what tells a query they are there twice
     first = findings is not None and s[5] == 0 and s[3].isdigit()
+    prev_last: int | None = None  # the last offset of the batch before a tail
     for item in slice_items(s, max_batch_bytes=opts.max_batch_bytes,
                             ignore_unreadable=opts.ignore_unreadable, source=source):
         if isinstance(item, Problem):
             if findings is not None:
+                if item.kind in TAIL_PROBLEMS and (prev_last is not None or s[5] == 0):
+                    # the tail as the partition's verdict judges it (verify-crc's words)
+                    f = KafkaFile(s[0], "log", base_offset=int(s[3]) if s[3].isdigit()
+                                  else None, topic=s[1], partition=s[2], active=s[4])
+                    item = judge_closed_tail(judge_tail(item, f, prev_last), f, prev_last)
                 findings(item)
             continue
+        prev_last = item.last_offset
         if first:
             first = False
             base = int(s[3])

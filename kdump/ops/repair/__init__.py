@@ -14,7 +14,12 @@ keeping every intact batch byte for byte, also past the damage.
   :mod:`.partition_log` the state they share;
 * :mod:`.logdir` - what a log dir's checkpoints say, and the copy's root files;
 * :mod:`.reserve` - offsets never handed out twice: the highest offset the witnesses
-  prove written, the empty active segment past it, the checkpoints and epochs with it;
+  prove written (the partition's verdict, :mod:`kdump.ops.verdict`), the empty active
+  segment past it, the checkpoints and epochs with it;
+* :mod:`.losses` - what the copy lacks that was written (``lost_offsets``, ``data_lost``):
+  the verdict of the copy's batches, the dropped regions' gaps, the reserved range;
+* :mod:`.topic_ids` - a gone partition directory's topic id (the KRaft metadata, another
+  partition.metadata), without which a KRaft broker takes it for a stray;
 * :mod:`.fill` - dropped ranges filled from another broker's replica (``--replica``)
   where the replicas agree around them;
 * :mod:`.kafka_model` - what Kafka's own recovery would have truncated instead;

@@ -105,7 +105,7 @@ class SegmentCopier:
                     magic_at = item.position  # the batch read as magic 2 follows
                     continue
                 self._whole = False
-                yield from self.regions.problem_region(item, active, base)
+                yield from self.regions.problem_region(item, f, active, base)
                 continue
             b = item
             if magic_at is not None and b.position == magic_at:
@@ -237,7 +237,14 @@ class SegmentCopier:
                 f"(up to {p.prev_last}): a batch cannot be cut, the first copy is kept",
                 "warning", held.first_offset, held.last_offset))
             return nxt
+        offered = bool(p.pending)  # the dropped regions' gap is offered in resolve
         yield from self.resolve(held.first_offset, (raw.path, held.position, held.size))
+        if not offered and p.filler is not None and not p.compacted and p.prev_last is not None and \
+                held.first_offset > p.prev_last + 1:
+            # offsets cut out between two intact batches of a delete-policy topic (no
+            # region of this input names them): lost, offered to the replicas like any gap
+            yield from self.gaps.fill_range(p.prev_last + 1, held.first_offset - 1,
+                                            (raw.path, held.position, held.size))
         records = batch_records(held)
         facts.kept_batch(records, held.size)
         self.writer.keep(held, base, raw, records)

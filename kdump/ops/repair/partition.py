@@ -49,16 +49,19 @@ from ...records.file_records import LogReader
 from ...source import FileSource
 from ..compare_replicas import read_epoch_checkpoint
 from ..replica_groups import topic_id_of
+from ..verdict import cleanup_of, judge_partition
 from .copier import SegmentCopier
 from .fill import Filler, ReplicaLogDir
 from .index_interval import infer_interval
 from .kafka_model import KafkaOutcome, kafka_recovery
 from .logdir import LogDirContext, clamp_checkpoints, copy_file, epoch_checkpoint_bytes
+from .losses import Loss, copy_losses, missing_segment_notes
 from .notes import epoch_notes, metadata_notes
 from .partition_log import PartitionLog
 from .plan import PartitionInput
 from .reserve import Written, keep_highest_epoch, reserve_notes, written_by_witnesses
 from .staging import Stage, file_entry
+from .topic_ids import TopicIds, not_recreated, partition_metadata_bytes, zookeeper_era
 
 METADATA_TOPIC = "__cluster_metadata"
 #: how the detail of a file left out for damage begins (the run's exit code counts them)
@@ -83,14 +86,16 @@ def intact_log(path: str, max_batch_bytes: int) -> str | None:
 
 def repair_partition(pin: PartitionInput, ctx: LogDirContext | None, stage: Stage,
                      hashes: Hashes, *, max_batch_bytes: int, interval_option: int | None,
-                     assumed: str, replicas: list[ReplicaLogDir] | None = None
+                     assumed: str, replicas: list[ReplicaLogDir] | None = None,
+                     policies: Any = None, topic_ids: TopicIds | None = None
                      ) -> Iterator[dict[str, Any]]:
     """The objects of one partition: repair_dropped, repair_fill and repair_file as they
     come, then its repair_partition.  ``replicas``: other brokers' log dirs a dropped range
     is filled from (:mod:`.fill`).  The phases are :class:`PartitionRepair`'s."""
     yield from PartitionRepair(pin, ctx, stage, hashes, max_batch_bytes=max_batch_bytes,
                                interval_option=interval_option, assumed=assumed,
-                               replicas=replicas).run()
+                               replicas=replicas, policies=policies,
+                               topic_ids=topic_ids).run()
 
 
 class PartitionRepair:
@@ -119,11 +124,25 @@ class PartitionRepair:
     kraft_kept: list[int]
     checkpoints: dict[str, list[int | None]]
     kafka: KafkaOutcome
+    compacted: bool
+    losses: list[Loss]
 
     def __init__(self, pin: PartitionInput, ctx: LogDirContext | None, stage: Stage,
                  hashes: Hashes, *, max_batch_bytes: int, interval_option: int | None,
-                 assumed: str, replicas: list[ReplicaLogDir] | None = None) -> None:
+                 assumed: str, replicas: list[ReplicaLogDir] | None = None,
+                 policies: Any = None, topic_ids: TopicIds | None = None) -> None:
         self.pin, self.ctx, self.stage, self.hashes = pin, ctx, stage, hashes
+        #: the topics' cleanup policies (a witnesses.CleanupPolicies; None: the
+        #: cleaner's checkpoint and Kafka's own compacted topics decide)
+        self.policies = policies
+        #: a gone directory's topic id, and where it was read (None: unknown)
+        self.topic_id: tuple[str, str] | None = None
+        #: a gone directory is recreated: its topic id is known, or its broker takes one
+        #: from the controller (a ZooKeeper-era log dir)
+        self.recreate = pin.missing is None
+        if pin.missing is not None and topic_ids is not None and pin.log_dir is not None:
+            self.topic_id = topic_ids.find(pin.name.topic, pin.log_dir)
+            self.recreate = self.topic_id is not None or zookeeper_era(pin.log_dir)
         self.max_batch_bytes = max_batch_bytes
         self.interval_option = interval_option
         self.assumed = assumed
@@ -138,6 +157,24 @@ class PartitionRepair:
         """The phases in order (what each yields comes out in this order): the inputs
         read, the logs copied and closed, offsets reserved, the other files, then the
         checkpoints, Kafka's recovery and the partition's object."""
+        if not self.recreate:
+            yield self.not_recreated()
+            return
+        if self.pin.missing is not None and self.topic_id is None:
+            self.notes.append(
+                f"the partition directory {self.topic}-{self.partition} is gone while the log "
+                "dir's checkpoints name it: recreated with no partition.metadata, its topic id "
+                "being unknown; this log dir is a ZooKeeper-mode broker's, which takes the id "
+                "from the controller's LeaderAndIsrRequest (ReplicaManager."
+                "becomeLeaderOrFollower, UnifiedLog.assignTopicId, 3.9); a KRaft broker would "
+                "take it for a stray (LogManager.isStrayKraftReplica)")
+        elif self.pin.missing is not None and self.topic_id is not None:
+            self.notes.append(
+                f"the partition directory {self.topic}-{self.partition} is gone while the log "
+                f"dir's checkpoints name it: recreated with partition.metadata (topic id "
+                f"{self.topic_id[0]}, from {self.topic_id[1]}), as an empty log from its old "
+                "log start to its old end (a broker given no directory would create it at "
+                "offset 0: LogManager.getOrCreateLog)")
         self.stage.mkdir(self.pin.target)
         self.read_inputs()
         self.choose_index_interval()
@@ -145,6 +182,7 @@ class PartitionRepair:
         yield from self.copy_segments()
         yield from self.close_log()
         self.reserve_offsets()
+        self.judge_losses()
         yield from self.name_inputs()
         yield from self.leader_epoch_checkpoint()
         yield from self.producer_snapshots()
@@ -160,7 +198,7 @@ class PartitionRepair:
         logs hashed now (the logs are hashed as they are read).  What the walk cannot place
         is left out, named, and still hashed: it is evidence."""
         self.files, self.left = [], []
-        for item in walk([self.pin.path], verbose=True):
+        for item in walk([self.pin.path] if self.pin.missing is None else [], verbose=True):
             if isinstance(item, Problem):
                 if item.path and os.path.isfile(item.path):
                     self.hashes.before(item.path)  # passed over (an editor's or the OS's)
@@ -195,20 +233,19 @@ class PartitionRepair:
             self.interval, self.interval_from = L.DEFAULT_INDEX_INTERVAL_BYTES, "Kafka's default"
 
     def read_witnesses(self) -> None:
-        """What the log dir and the partition's own files prove was written: the high
-        watermark and recovery point (replication-offset-checkpoint,
-        recovery-point-offset-checkpoint: zeros below them in the active segment are lost
-        batches), the witnesses of the highest offset written (:mod:`.reserve`), the
+        """What the log dir and the partition's own files prove was written: the topic's
+        cleanup policy (a gap between batches of a delete-policy topic is lost, a compacted
+        topic's may be the cleaner's), the witnesses of the highest offset written
+        (:mod:`.reserve`; an active segment's torn or zeroed end is judged by them, as
+        verify-crc judges it: :meth:`.regions.Regions.problem_region`), the
         input's leader-epoch-checkpoint (LeaderEpochFileCache) a replica's batches are
         checked against; then the replicas a dropped range is filled from and the copier.
         The metadata log has none of these (KafkaMetadataLog keeps no log-dir
         checkpoints)."""
         topic, partition = self.topic, self.partition
         plog = PartitionLog(self.pin.path, self.interval, self.pin.log_dir, topic, partition)
-        if self.ctx is not None and not self.metadata:
-            marks = [self.ctx.value(k, topic, partition)
-                     for k in ("replication-offset-checkpoint", "recovery-point-offset-checkpoint")]
-            plog.written_end = max((m for m in marks if m is not None), default=None)
+        self.compacted = cleanup_of(self.pin.path, topic, partition, self.policies).compacted
+        plog.compacted = self.compacted
         self.written = Written() if self.metadata else written_by_witnesses(self.pin.path)
         witnessed = self.written.last
         plog.witnessed_end = None if witnessed is None else witnessed + 1
@@ -219,15 +256,16 @@ class PartitionRepair:
         if self.replicas and not self.metadata:
             plog.filler = Filler(self.replicas, topic, partition, self.own_epochs,
                                  self.max_batch_bytes, on_read=self.hashes.before,
-                                 topic_id=topic_id_of(self.pin.path))
+                                 topic_id=topic_id_of(self.pin.path)
+                                 or (self.topic_id[0] if self.topic_id else None))
         self.plog = plog
         self.copier = SegmentCopier(plog, self.stage, self.pin.target, self.max_batch_bytes)
 
     def copy_segments(self) -> Iterator[dict[str, Any]]:
         """Every input segment in offset order, as LogLoader loads them, batch by batch
-        (:class:`.copier.SegmentCopier`); offsets lost with a segment whose ``.log`` is gone
-        (its indexes still name it) offered to the replicas between the segments around
-        it."""
+        (:class:`.copier.SegmentCopier`); offsets lost with a segment gone from between
+        two others (its ``.log``, or all its files in a delete-policy topic) offered to the
+        replicas between the segments around it."""
         plog, copier, bases = self.plog, self.copier, self.bases
         has_index = {f.base_offset for f in self.indexes}
         for k, base in enumerate(bases):
@@ -236,10 +274,13 @@ class PartitionRepair:
                 raw = FileSource(f.path)
             except KdumpError as e:
                 raise KdumpError(f"cannot read: {e.message}", path=f.path) from None
-            if k > 0 and plog.filler is not None and plog.prev_last is not None and any(
-                    bases[k - 1] < m < base for m in self.written.missing_logs):
-                # a segment between them lost its .log (its indexes still name it): offered
-                # to the replicas, between the last kept batch and this log's first batch
+            if k > 0 and plog.filler is not None and plog.prev_last is not None and \
+                    not plog.pending and (not self.compacted or any(
+                        bases[k - 1] < m < base for m in self.written.missing_logs)):
+                # offsets between the last kept batch and this log's first batch (a segment
+                # gone from the middle, with or without its indexes; a compacted topic's only
+                # when its indexes still name it) offered to the replicas; after a dropped
+                # region the next kept batch offers its gap (copier.resolve)
                 yield from copier.fill_between(plog.prev_last + 1, f.path)
             with raw:
                 yield from copier.copy_log(f, k == len(bases) - 1,
@@ -277,8 +318,22 @@ class PartitionRepair:
             # offsets below the log start were deleted by design (retention, DeleteRecords):
             # never lost, never reserved (a copy with no batch left starts at the old start)
             self.reserved = [max(self.leo, self.written.start), witnessed]
-            self.copier.reserved_segment(witnessed + 1, self.leo, self.written.witnesses)
+            if self.plog.segments_written == 0:
+                # no segment left (a .log or the whole directory gone): an empty one at
+                # the old log start, so the copy's log starts where the input's did
+                self.copier.writer.start_segment(self.reserved[0], witnessed)
+            self.copier.reserved_segment(witnessed + 1, self.reserved[0],
+                                         self.written.witnesses)
             self.leo = witnessed + 1
+
+    def judge_losses(self) -> None:
+        """The offsets the copy lacks that were written (:func:`.losses.copy_losses`): the
+        manifest's ``lost_offsets``, and ``data_lost`` when there are any; those no dropped
+        region or reservation names (a segment gone from the middle) said in the notes."""
+        verdict = judge_partition(self.pin.path, self.plog.held, policies=self.policies,
+                                  witnesses=self.written.pw)
+        self.losses = copy_losses(verdict, self.plog.holes, self.reserved)
+        self.notes += missing_segment_notes(self.losses, bool(self.replicas))
 
     def name_inputs(self) -> Iterator[dict[str, Any]]:
         """The segments and their rebuilt indexes, each index beside the input's of the same
@@ -336,8 +391,17 @@ class PartitionRepair:
         """partition.metadata copied when it parses (else the broker writes it again,
         UnifiedLog.assignTopicId), quorum-state copied, a KRaft snapshot copied when every
         batch in it is intact (else KafkaMetadataLog.recoverSnapshots starts from an older
-        one)."""
+        one).  A gone directory's partition.metadata written from its topic id
+        (:mod:`.topic_ids`: a KRaft broker takes a log with none for a stray,
+        LogManager.isStrayKraftReplica)."""
         self.kraft_kept = []
+        if self.pin.missing is not None and self.topic_id is not None:
+            tid, where = self.topic_id
+            rel = f"{self.pin.target}/partition.metadata"
+            n, h = self.stage.write(rel, partition_metadata_bytes(tid))
+            yield file_entry(None, rel, "rebuilt", f"topic id {tid}, from {where}: the "
+                             "partition directory is gone, recreated as an empty log at its "
+                             "old end", n, h)
         for kind in ("partition-metadata", "quorum-state", "kraft-snapshot"):
             for f in self.by_kind.get(kind, []):
                 rel = f"{self.pin.target}/{os.path.basename(f.path)}"
@@ -381,7 +445,7 @@ class PartitionRepair:
                                                   self.live, metadata)
         notes += cp_notes
         if reserved is not None:
-            notes += reserve_notes(checkpoints, reserved, leo, plog.batches == 0)
+            notes += reserve_notes(reserved, leo)
         if not pin.in_logdir and checkpoints:
             notes.append("a partition given alone: the log-dir checkpoints are not written; the "
                          "values shown are what the log dir holding the copy should say")
@@ -408,6 +472,11 @@ class PartitionRepair:
             notes += metadata_notes(self.by_kind, self.bases, plog.holes, self.kraft_kept)
         self.checkpoints, self.kafka = checkpoints, kafka
 
+    def not_recreated(self) -> dict[str, Any]:
+        """A gone partition directory whose topic id nothing given says
+        (:func:`.topic_ids.not_recreated`)."""
+        return not_recreated(self.pin, self.ctx, self.interval_option)
+
     def summary(self) -> dict[str, Any]:
         """The repair_partition object: what was kept, dropped, filled and reserved, the
         rebuilt files' choices, the checkpoints and Kafka's recovery beside it; each note
@@ -421,7 +490,9 @@ class PartitionRepair:
             "log_end_offset": self.leo,
             "input_log_end_offset": None if plog.input_last is None else plog.input_last + 1,
             "regions_dropped": plog.regions, "bytes_dropped": plog.bytes_dropped,
-            "data_lost": plog.data_lost or reserved is not None, "reserved_offsets": reserved,
+            "data_lost": bool(self.losses),
+            "lost_offsets": [[x.first, x.last] for x in self.losses],
+            "reserved_offsets": reserved,
             "witnesses": self.written.witnesses,
             "filled_offsets": [list(f) for f in plog.filled],
             "index_interval_bytes": self.interval, "index_interval_from": self.interval_from,

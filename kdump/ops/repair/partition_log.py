@@ -45,11 +45,9 @@ class PartitionLog:
     pending: list[Region] = field(default_factory=list)
     regions: int = 0
     bytes_dropped: int = 0
+    #: a region holding data was dropped (the producer-snapshot and transaction notes);
+    #: the manifest's data_lost is :func:`.losses.lost_offsets`' verdict on the copy
     data_lost: bool = False
-    #: the highest offset the input's log dir says was written below it (high watermark,
-    #: recovery point): zeros in the active segment below it are lost batches, not
-    #: preallocation (None: unknown)
-    written_end: int | None = None
     batches: int = 0
     records: int = 0
     bytes: int = 0
@@ -60,10 +58,16 @@ class PartitionLog:
     facts: list[SegmentFacts] = field(default_factory=list)
     #: aborted transactions already written to a .txnindex (by marker offset)
     txn_done: set[int] = field(default_factory=set)
-    #: [first, last] offsets the copy lacks between kept batches (holes, not the end)
+    #: [first, last] offsets the copy lacks between kept batches where a dropped region
+    #: was (holes, not the end), after any fill
     holes: list[tuple[int, int]] = field(default_factory=list)
+    #: [first, last] offset ranges the copy's batches hold (kept or filled), in order,
+    #: contiguous batches as one range
+    held: list[tuple[int, int]] = field(default_factory=list)
     #: the replicas a dropped range is filled from (``--replica``: a fill.Filler)
     filler: Any = None
+    #: the topic is compacted (a gap between batches may be the cleaner's, never filled)
+    compacted: bool = False
     #: one past the highest offset the witnesses prove written (a torn tail is filled up
     #: to it, never beyond); None: no witness
     witnessed_end: int | None = None

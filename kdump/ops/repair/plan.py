@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...errors import UsageError
 from ...files.logdir import (
@@ -25,6 +26,7 @@ from ...files.logdir import (
     parse_partition_dir,
 )
 from ...output import Staged, inside, is_broker_log_dir, safe_name
+from ..verdict import MissingPartition, judge_log_dir
 
 
 @dataclass(slots=True)
@@ -40,6 +42,9 @@ class PartitionInput:
     log_dir: str | None
     #: part of a log dir input: the log dir's checkpoints are rewritten for it
     in_logdir: bool = False
+    #: the directory is gone while the log dir's checkpoints name it (a
+    #: :class:`kdump.ops.verdict.MissingPartition`: its lost range and witnesses)
+    missing: MissingPartition | None = None
 
 
 @dataclass(slots=True)
@@ -117,10 +122,13 @@ def check_into(into: str, inputs: list[str]) -> None:
     Staged(into, kind="dir", option="--into").check_target()
 
 
-def plan_repair(paths: list[str], into: str) -> RepairPlan:
+def plan_repair(paths: list[str], into: str, metadata: Any = None) -> RepairPlan:
     """Classify the inputs and place their copies; :class:`UsageError` for an input that
     is neither a partition directory nor a log dir, two inputs whose copies would meet,
-    or a DIR :func:`check_into` refuses."""
+    or a DIR :func:`check_into` refuses.  ``metadata``: the KRaft metadata among the
+    inputs (a :class:`kdump.ops.topics.config.MetadataConfigs`: its partition
+    assignments say whether a partition the checkpoints name with no directory was
+    deleted or moved away, rather than lost)."""
     if not paths:
         raise UsageError("no input given")
     for p in paths:
@@ -170,7 +178,7 @@ def plan_repair(paths: list[str], into: str) -> RepairPlan:
                 target, n = f"{base}-{n}", n + 1
             labels.add(target)
             claim(target, p)
-        plan.logdirs.append(_logdir(p, target))
+        plan.logdirs.append(_logdir(p, target, logdir_paths, metadata))
     return plan
 
 
@@ -183,9 +191,12 @@ def _has_kafka(path: str) -> bool:
         parse_partition_dir(n) is not None and os.path.isdir(os.path.join(path, n)) for n in names)
 
 
-def _logdir(path: str, target: str) -> LogDirInput:
+def _logdir(path: str, target: str, others: list[str], metadata: Any = None) -> LogDirInput:
     """A log dir's partitions (by topic and partition, as Kafka's walk orders them) and
-    root files; what is not copied, and why."""
+    root files; what is not copied, and why.  A partition its checkpoints name whose
+    directory is gone (and that Kafka's own work does not explain:
+    :func:`kdump.ops.verdict.judge_log_dir`, ``others`` the other log dirs given) is a
+    partition to repair too: its offsets were written and are lost."""
     ld = LogDirInput(path, target)
     try:
         names = sorted(os.listdir(path))
@@ -212,6 +223,22 @@ def _logdir(path: str, target: str) -> LogDirInput:
             ld.root_files.append(full)
         else:
             ld.skipped.append((full, "not a regular file or directory"))
+    assignments = getattr(metadata, "assignments", None)
+    source = str(getattr(metadata, "source", "") or "")
+    for m in judge_log_dir(path, [o for o in others if o != path], assignments,
+                           source).missing:
+        name = f"{m.topic}-{m.partition}"
+        part = parse_partition_dir(name)
+        if m.explained is not None:
+            ld.skipped.append((m.directory, "named by the log dir's checkpoints, with no "
+                               f"directory here: {m.explained}; its entries are not carried "
+                               "into the copy's checkpoints (a broker writes none for a log it "
+                               "does not hold)"))
+        if not m.data_lost or part is None:
+            continue
+        rel = safe_name(name) if not target else os.path.join(target, safe_name(name))
+        parts.append(((m.topic, m.partition, ""),
+                      PartitionInput(m.directory, rel, part, path, in_logdir=True, missing=m)))
     ld.partitions = [p for _, p in sorted(parts, key=lambda x: x[0])]
     return ld
 

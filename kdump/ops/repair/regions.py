@@ -20,11 +20,13 @@ reported here.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 from ...files.logdir import KafkaFile
-from ...findings import Problem
+from ...findings import INFO, Problem
 from ...model import shape
+from ..verdict import judge_tail
 from .partition_log import PartitionLog, Region
 
 #: a region's severity decided by the offsets missing after it (see ``Regions.resolve``)
@@ -106,7 +108,11 @@ class Regions:
                     and r.gap_from >= self.p.witnessed_end:
                 missing: list[int | None] | None = None
             elif next_first is None:
-                missing = [r.gap_from, None]
+                # at the log's end: up to the highest offset a witness proves written (the
+                # range reserved), else unknown
+                end = self.p.witnessed_end
+                missing = [r.gap_from, end - 1 if end is not None and end > r.gap_from
+                           else None]
             elif next_first - 1 >= r.gap_from:
                 missing = [r.gap_from, next_first - 1]
                 if not self.p.holes or self.p.holes[-1] != (r.gap_from, next_first - 1):
@@ -151,31 +157,34 @@ class Regions:
             "copied (no byte is rewritten)", "error", b.first_offset, b.last_offset,
             self.gap_from(base)))
 
-    def problem_region(self, item: Problem, active: bool, base: int) -> Iterator[dict[str, Any]]:
-        """A fault the reader reported (in segment ``base``; ``active``: the last one)."""
+    def problem_region(self, item: Problem, f: KafkaFile, active: bool, base: int
+                       ) -> Iterator[dict[str, Any]]:
+        """A fault the reader reported (in segment ``base`` of ``f``; ``active``: the
+        last one).  An active segment's ``zero-tail`` or ``in-flight`` end is judged by the
+        partition's witnesses exactly as verify-crc judges it
+        (:func:`kdump.ops.witnesses.judge_tail`): past every witness it is preallocation
+        or an append in flight (info: not damage, nothing lost, nothing to fill); below a
+        witness it is lost batches (an error: ``zero-tail`` still, or ``truncated`` for a
+        batch cut short, as verify-crc names it)."""
         length = item.length if item.length is not None else 0
-        detail = item.detail
-        if item.kind == "zero-tail" and active:
-            # preallocation, or writes never made; unless the log dir's checkpoints say
-            # offsets from here on were written: a committed (high watermark) or flushed
-            # (recovery point) batch of which only zeros are left
-            start = self.gap_from(base)
-            end = self.p.written_end
-            if end is not None and end > start:
-                severity, gap = "error", start
-                detail += (f"; the log dir's checkpoints say offsets up to {end - 1} were "
-                           "written (high watermark or recovery point): lost")
-            else:
-                severity, gap = "info", None
-        elif item.kind == "zero-tail":
-            severity, gap = BY_GAP, self.gap_from(base)
-        else:
-            severity = "error"
-            gap = self.gap_from(base)
-        if item.kind == "in-flight":
-            detail += "; not copied (a batch never fully written is no batch)"
+        if active and item.kind in ("zero-tail", "in-flight"):
+            judged = judge_tail(item, replace(f, active=True), self.p.prev_last)
+            if judged.severity == INFO:
+                detail = judged.detail
+                if judged.kind == "in-flight":
+                    detail += "; not copied (a batch never fully written is no batch)"
+                yield from self.add(Region(item.path or "", item.position or 0, length,
+                                           judged.kind, detail, INFO, item.base_offset, None,
+                                           None))
+                return
+            yield from self.add(Region(item.path or "", item.position or 0, length, judged.kind,
+                                       judged.detail, "error", item.base_offset, None,
+                                       self.gap_from(base)))
+            return
+        severity = BY_GAP if item.kind == "zero-tail" else "error"
         yield from self.add(Region(item.path or "", item.position or 0, length, item.kind,
-                                detail, severity, item.base_offset, None, gap))
+                                   item.detail, severity, item.base_offset, None,
+                                   self.gap_from(base)))
 
 
 __all__ = ["BY_GAP", "Regions"]

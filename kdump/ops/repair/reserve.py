@@ -19,8 +19,8 @@ copy ends with an empty active segment named at that next offset N, with empty
   the higher segments (LogSegments.higherSegment) up to the empty one, and answers with
   no records and no error (``FetchDataInfo(nextOffsetMetadata, MemoryRecords.EMPTY)``;
   OFFSET_OUT_OF_RANGE only for X above the log end offset, or below the first segment:
-  a copy holding no batch starts at N, and a consumer below it resets by its
-  auto.offset.reset).  The consumer waits at X, and
+  a copy holding no batch still starts at the input's log start, below).  The consumer
+  waits at X, and
   once a batch is appended at N the same read returns it (LogSegment.read: the first
   batch whose last offset is at or above X): the consumer skips the lost offsets, and no
   committed offset ever points at a record written after the repair under an old number.
@@ -28,9 +28,11 @@ copy ends with an empty active segment named at that next offset N, with empty
 The checkpoints follow Kafka's checks: recovery point = N (LogLoader keeps
 min(recovery point, log end)); the high watermark is kept (at most N: UnifiedLog.
 updateHighWatermark clamps it into [log start, log end]); a log start offset entry stays
-(LogLoader takes max(checkpoint, first segment's base), so a partition whose only segment
-is the reserved one starts at N: the entry is raised to N, the high watermark with it,
-as the broker would); the leader-epoch checkpoint keeps the input's highest epoch when
+(LogLoader takes max(checkpoint, first segment's base)); a copy with no segment left (a
+``.log`` or the whole partition directory gone) gets an empty segment at the input's log
+start besides the one at N, so its log starts where the input's did and the reserved
+offsets lie inside it, where a fetch waits for N as above and verify-crc names them
+lost, rather than below its start; the leader-epoch checkpoint keeps the input's highest epoch when
 its start offset lies in the reserved range (LogLoader truncates the cache from the end
 at the log end offset N only: LeaderEpochFileCache.truncateFromEndAsyncFlush).
 """
@@ -40,7 +42,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..compare_replicas import EpochCache
-from ..witnesses import partition_witnesses
+from ..verdict import PartitionWitnesses, judge_partition, partition_witnesses
 
 
 @dataclass(slots=True)
@@ -55,22 +57,28 @@ class Written:
     start: int = 0
     #: base offsets of segments whose .log is gone while other files name them
     missing_logs: list[int] = field(default_factory=list)
+    #: every witness of the partition (None: no partition directory's name)
+    pw: PartitionWitnesses | None = None
 
 
 def written_by_witnesses(partition_dir: str) -> Written:
     """The highest offset the partition's own witnesses prove written (None: none proves
-    one), and the witnesses that prove it, in words (:mod:`kdump.ops.witnesses`: its log
-    dir's checkpoints, leader epochs, index entries, snapshot and segment names,
+    one), and the witnesses that prove it, in words: the partition's verdict
+    (:func:`kdump.ops.verdict.judge_partition`: ``highest_written``,
+    ``highest_witnesses``, ``expected_start``, ``missing_logs``; its log dir's
+    checkpoints, leader epochs, index entries, snapshot and segment names,
     ``.txnindex``).  Other brokers' replicas are not counted: offsets only a leader ahead
     of this broker holds were never written here; a broker loading the copy fetches them
     from that leader above its log end (--replica fills a dropped range from them)."""
     pw = partition_witnesses(partition_dir)
-    if pw is None:
+    verdict = None if pw is None else judge_partition(partition_dir, witnesses=pw)
+    if pw is None or verdict is None:
         return Written()
-    end, ws = pw.highest_written(include_replicas=False)
-    out = Written(start=pw.expected_start(), missing_logs=[s.base for s in pw.missing_logs()])
-    if end > 0:
-        out.last, out.witnesses = end - 1, [f"{w.label} ({w.path})" for w in ws]
+    out = Written(start=verdict.expected_start,
+                  missing_logs=[s.base for s in verdict.missing_logs], pw=pw)
+    if verdict.highest_written > 0:
+        out.last = verdict.highest_written - 1
+        out.witnesses = [f"{w.label} ({w.path})" for w in verdict.highest_witnesses]
     return out
 
 
@@ -87,31 +95,14 @@ def keep_highest_epoch(epochs: list[tuple[int, int]], input_epochs: list[tuple[i
     return list(cache.entries)
 
 
-def reserve_notes(checkpoints: dict[str, list[int | None]], reserved: list[int], leo: int,
-                  empty: bool) -> list[str]:
-    """What the reservation means, in words; with no batch kept, the log start offset and
-    high watermark entries raised to the log end as LogLoader and UnifiedLog would."""
+def reserve_notes(reserved: list[int], leo: int) -> list[str]:
+    """What the reservation means, in words."""
     first, last = reserved
-    consumers = (
-        f"a consumer at a reserved offset gets OFFSET_OUT_OF_RANGE (LocalLog.read: no segment "
-        f"at or below it, the log starts at {leo}) and resets by its auto.offset.reset "
-        f"(earliest: {leo})" if empty else
-        f"a consumer at a reserved offset gets no records until a batch is appended at {leo}, "
-        "then that batch (LocalLog.read)")
-    notes = [f"offsets {first}-{last} reserved, never handed out again: the copy ends with an "
-             f"empty active segment at offset {leo}, so a broker loading it appends at {leo} "
-             f"(the highest offset the witnesses prove written is {last}); {consumers}"]
-    if empty:
-        for name, what in (("log_start_offset", "log start offset"),
-                           ("high_watermark", "high watermark")):
-            pair = checkpoints.get(name)
-            if pair is not None and pair[1] is not None and pair[1] < leo:
-                notes.append(f"{what} {pair[1]} raised to {leo}: the copy holds no batch, its "
-                             f"only segment starts at {leo} (LogLoader takes the larger of the "
-                             "checkpoint and the first segment's base; UnifiedLog."
-                             "updateHighWatermark keeps the high watermark at or above it)")
-                pair[1] = leo
-    return notes
+    return [f"offsets {first}-{last} reserved, never handed out again: the copy ends with an "
+            f"empty active segment at offset {leo}, so a broker loading it appends at {leo} "
+            f"(the highest offset the witnesses prove written is {last}); a consumer at a "
+            f"reserved offset gets no records until a batch is appended at {leo}, then that "
+            "batch (LocalLog.read)"]
 
 
 __all__ = ["Written", "keep_highest_epoch", "reserve_notes", "written_by_witnesses"]

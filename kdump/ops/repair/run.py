@@ -18,11 +18,13 @@ from ...output import inside
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ...source import FileSource
 from ...version import __version__
+from ..verdict import CleanupPolicies
 from .fill import check_replicas
 from .logdir import LogDirContext, read_context, root_files
 from .partition import DAMAGED, intact_log, repair_partition
 from .plan import PartitionInput, RepairPlan, plan_repair
 from .staging import MANIFEST, Output, Stage, input_bytes
+from .topic_ids import TopicIds
 
 
 @dataclass(slots=True)
@@ -97,7 +99,13 @@ class Repair:
                  plan: RepairPlan | None = None) -> None:
         self.paths = paths
         self.opts = opts
-        self.plan = plan if plan is not None else plan_repair(paths, opts.into)
+        #: the topics' cleanup.policy from the KRaft metadata among the inputs (a gap
+        #: between batches of a delete-policy topic is lost, a compacted one's may not be),
+        #: and its partition assignments (a gone directory deleted or moved away)
+        self.policies = CleanupPolicies.for_inputs(
+            [p for p in paths if "://" not in p], (), opts.max_batch_bytes)
+        self.plan = plan if plan is not None else plan_repair(
+            paths, opts.into, self.policies.metadata if self.policies is not None else None)
         self.replicas = check_replicas(
             opts.replicas, [*(ld.path for ld in self.plan.logdirs),
                             *(p.log_dir for p in self.plan.partitions)], opts.into)
@@ -112,6 +120,10 @@ class Repair:
             [*(p.path for p in self.plan.all_partitions()),
              *(f for d in self.plan.logdirs for f in d.root_files)]))
         self.hashes = InputHashes()
+        #: a gone partition directory's topic id (recreated only with it)
+        self.topic_ids = TopicIds([*(ld.path for ld in self.plan.logdirs),
+                                   *(r.path for r in self.replicas)], opts.max_batch_bytes,
+                                  on_read=self.hashes.before)
         self._manifest: Output | None = None
         self._done = False
         self.totals = _Totals()
@@ -215,7 +227,8 @@ class Repair:
         return repair_partition(pin, ctx, self.stage, self.hashes,
                                 max_batch_bytes=self.opts.max_batch_bytes,
                                 interval_option=self.opts.index_interval_bytes, assumed=assumed,
-                                replicas=self.replicas)
+                                replicas=self.replicas, policies=self.policies,
+                                topic_ids=self.topic_ids)
 
 
 @dataclass(slots=True)
@@ -235,16 +248,18 @@ class _Totals:
     dirty: bool = False
     filled: int = 0
     reserved: int = 0
+    #: the partition being read has dropped a region that is damage (not info)
+    _damaged: bool = False
 
     def seen(self, obj: dict[str, Any]) -> None:
         kind = obj.get("type")
         if kind == "repair_partition":
             self.partitions += 1
-            self.damaged += obj["regions_dropped"] > 0 or obj["reserved_offsets"] is not None \
-                or bool(obj["filled_offsets"])
+            self.damaged += self._damaged or obj["data_lost"] or bool(obj["filled_offsets"])
+            self._damaged = False
             # offsets written that the copy holds no batch of: lost, even with no region
-            # to drop (a .log gone)
-            self.dirty = self.dirty or obj["reserved_offsets"] is not None
+            # to drop (a .log gone, a segment gone from the middle)
+            self.dirty = self.dirty or obj["data_lost"]
             self.batches += obj["batches"]
             self.records += obj["records"]
             self.regions += obj["regions_dropped"]
@@ -258,6 +273,8 @@ class _Totals:
             self.dirty = True
             self.filled += obj["batches"] if obj["filled"] else 0
         elif kind == "repair_dropped":
+            # zeros preallocated or a batch in flight past every witness: not damage
+            self._damaged = self._damaged or obj["severity"] != "info"
             self.dirty = self.dirty or obj["severity"] != "info"
         elif kind == "repair_file":
             if obj["output"] is not None:
@@ -286,20 +303,32 @@ def what_repair_would_do(partition_dirs: list[str], max_batch_bytes: int = DEFAU
     the same code with nothing written.  Directories that are not partitions are passed
     over."""
     from ...files.logdir import parse_partition_dir
+    from ..verdict import judge_log_dir
     from .plan import is_partition_dir, parent_logdir
 
     stage = Stage("", dry_run=True)
     for d in sorted(set(partition_dirs)):
-        name = is_partition_dir(d)
-        if name is None or parse_partition_dir(os.path.basename(os.path.normpath(d))) is None:
-            continue
+        base = os.path.basename(os.path.normpath(d))
         logdir = parent_logdir(d)
-        pin = PartitionInput(d, os.path.basename(os.path.normpath(d)), name, logdir,
-                             in_logdir=logdir is not None)
+        missing = None
+        if not os.path.isdir(d):  # gone while its log dir's checkpoints name it
+            missing = next((m for m in (judge_log_dir(logdir).missing if logdir else ())
+                            if m.data_lost and os.path.normpath(m.directory) ==
+                            os.path.normpath(os.path.abspath(d))), None)
+            if missing is None:
+                continue
+            name = parse_partition_dir(base)
+        else:
+            name = is_partition_dir(d)
+        if name is None or parse_partition_dir(base) is None:
+            continue
+        pin = PartitionInput(d, base, name, logdir, in_logdir=logdir is not None,
+                             missing=missing)
         ctx = read_context(logdir) if logdir is not None else None
+        ids = TopicIds([logdir] if logdir is not None else [], max_batch_bytes)
         for obj in repair_partition(pin, ctx, stage, _NoHashes(), max_batch_bytes=max_batch_bytes,
                                     interval_option=None, assumed="" if ctx else
-                                    "assumed: no log dir beside it"):
+                                    "assumed: no log dir beside it", topic_ids=ids):
             if obj["type"] in ("repair_dropped", "repair_partition"):
                 yield obj
 
@@ -307,14 +336,22 @@ def what_repair_would_do(partition_dirs: list[str], max_batch_bytes: int = DEFAU
 def with_repair_plans(findings: Iterable[Any], max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
                       ) -> Iterator[Any]:
     """verify-crc's objects as they come, then :func:`what_repair_would_do` for each local
-    partition directory they found a damaged log in (``kdump report``'s findings)."""
+    partition directory they found damage in (``kdump report``'s findings): a damaged log,
+    or offsets lost with no log to blame (``data-lost`` on the partition directory: a
+    segment gone from the middle, a ``.log`` gone)."""
+    from ...files.logdir import parse_partition_dir
     from ...findings import Problem
 
     damaged: set[str] = set()
     for found in findings:
         if isinstance(found, Problem) and found.severity != "info" and found.path \
-                and found.path.endswith(".log") and "://" not in found.path:
-            damaged.add(os.path.dirname(found.path))
+                and "://" not in found.path:
+            if found.path.endswith(".log"):
+                damaged.add(os.path.dirname(found.path))
+            elif found.kind == "data-lost" and parse_partition_dir(
+                    os.path.basename(os.path.normpath(found.path))) is not None:
+                # the partition directory itself (a segment gone), or where it was
+                damaged.add(os.path.normpath(found.path))
         yield found
     yield from what_repair_would_do(sorted(damaged), max_batch_bytes)
 

@@ -135,6 +135,11 @@ class SegmentWriter:
             cur.first_offset = b.first_offset
         cur.last_offset = b.last_offset
         feed_batch(p.pp, b)
+        held_from = first_record_offset(b)
+        if p.held and p.held[-1][1] + 1 == held_from:  # contiguous: one range (memory is
+            p.held[-1] = (p.held[-1][0], b.last_offset)  # bounded by gaps, not batches)
+        else:
+            p.held.append((held_from, b.last_offset))
         p.prev_last = b.last_offset
         p.last_kept = location or (raw.path, b.position, b.size)
         if p.first_offset is None:
@@ -164,6 +169,17 @@ class SegmentWriter:
         self.finish_segment(detail="empty: every batch of this segment was left out; Kafka's "
                              "own recovery leaves it so too (LogSegment.recover truncates it to "
                              "0 bytes), which keeps the log end offset at its base")
+
+    def start_segment(self, base: int, last: int) -> None:
+        """An empty segment at ``base``, the input's log start, when no segment of the
+        input is left (its ``.log``, or its whole directory, gone): the copy's log starts
+        where the input's did (LogLoader takes the larger of the log start checkpoint and
+        the first segment's base), so offsets ``base``..``last`` lie inside its log,
+        reserved and visibly lost, rather than below its start."""
+        self.open(base, "")
+        self.finish_segment(detail=f"empty segment at the input's log start {base}: offsets "
+                            f"{base}-{last} lie inside the copy's log, reserved, not below its "
+                            "start", action="reserved")
 
     def reserved_segment(self, base: int, first: int, witnesses: list[str]) -> None:
         """The empty active segment at ``base`` after offsets ``first``..``base - 1`` that

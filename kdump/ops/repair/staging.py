@@ -11,7 +11,8 @@ Ctrl-C, SIGTERM or SIGHUP removes the staging area and leaves DIR as it was.  A 
 -9`` or a power loss leaves only the staging area beside DIR, which no broker loads (its
 name never parses as ``<topic>-<partition>``: LocalLog.parseTopicPartitionName throws)
 and which the next run for DIR clears, saying so.  Before anything is written, the run
-compares the inputs' size with the free space of DIR's filesystem and refuses when it
+compares what the inputs hold on disk (allocated bytes: a preallocated sparse index
+counts the entries it holds) with the free space of DIR's filesystem and refuses when it
 is clearly too small (a copy is about as large as what it copies).  With ``--dry-run``
 the same bytes are produced and hashed, and nothing is written anywhere.
 """
@@ -31,12 +32,23 @@ MANIFEST = "kdump-repair-manifest.jsonl"
 Output = StagedFile
 
 
+def _held_bytes(st: os.stat_result) -> int:
+    """What a file holds on disk: its allocated blocks, never more than its size.  A
+    broker preallocates an active segment's ``.index`` and ``.timeindex``
+    (``AbstractIndex``: ``RandomAccessFile.setLength`` to segment.index.bytes, 10 MiB by
+    default), a sparse file whose unwritten slots take no block; the copy rebuilds them
+    with the entries they hold, so their apparent size says nothing of what it writes."""
+    blocks = getattr(st, "st_blocks", None)
+    return st.st_size if blocks is None else min(st.st_size, blocks * 512)
+
+
 def input_bytes(paths: list[str]) -> int:
-    """The bytes of the regular files ``paths`` are or hold (what a copy of them takes)."""
+    """The bytes the regular files ``paths`` are or hold take on disk (allocated, not
+    apparent: :func:`_held_bytes`), about what a copy of them writes."""
     total = 0
     for p in paths:
         if os.path.isfile(p) and not os.path.islink(p):
-            total += os.path.getsize(p)
+            total += _held_bytes(os.stat(p))
             continue
         for root, _dirs, files in os.walk(p):
             for f in files:
@@ -45,7 +57,7 @@ def input_bytes(paths: list[str]) -> int:
                 except OSError:
                     continue
                 if not os.path.islink(os.path.join(root, f)):
-                    total += st.st_size
+                    total += _held_bytes(st)
     return total
 
 
@@ -71,7 +83,7 @@ class Stage:
         free = self.out.free_at_start
         if self.needed is not None and free is not None and free < self.needed:
             raise OutputError(f"cannot write: No space left on device (the copy needs about "
-                              f"{human(self.needed)}, the size of its inputs; "
+                              f"{human(self.needed)}, what its inputs hold on disk; "
                               f"{human(free)} are free there); nothing was written",
                               path=self.into)
         self.out.open()

@@ -472,6 +472,17 @@ def report(paths: Iterable[str], opts: ReportOptions) -> Iterator[Any]:
                                "clean": counts["error"] == 0 and counts["warning"] == 0})
 
 
+def _policies(paths: list[str], max_batch_bytes: int) -> Any:
+    """The topics' cleanup policies from the KRaft metadata among the inputs (None: none
+    read; an unreadable metadata log is its own finding elsewhere)."""
+    from ..verdict import CleanupPolicies
+
+    try:
+        return CleanupPolicies.for_inputs(paths, max_batch_bytes=max_batch_bytes)
+    except KdumpError:
+        return None
+
+
 def _sections(paths: list[str], opts: ReportOptions, started: float, files: list[KafkaFile]
               ) -> Iterator[Any]:
     from ..lag import LagOptions, lag
@@ -519,8 +530,11 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
 
     yield section("data")
     ReadCounter.new_pass()
-    for row in size_report(paths, SizeOptions(by="partition", max_batch_bytes=opts.max_batch_bytes),
-                           opts.jobs):
+    # every check judges a topic's gaps by its cleanup policy as verify-crc does (the
+    # KRaft metadata's configs among the inputs; kdump.ops.verdict)
+    policies = _policies(paths, opts.max_batch_bytes)
+    for row in size_report(paths, SizeOptions(by="partition", max_batch_bytes=opts.max_batch_bytes,
+                                              policies=policies), opts.jobs):
         if not isinstance(row, Problem):  # the same damage verify-crc reports
             yield row
     yield from activity_objects(acts)
@@ -537,10 +551,11 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
     from ..repair import with_repair_plans  # per damaged partition, what repair would do
 
     yield from with_repair_plans(verify_crc(paths, VerifyOptions(
-        max_batch_bytes=opts.max_batch_bytes), opts.jobs), opts.max_batch_bytes)
+        max_batch_bytes=opts.max_batch_bytes, policies=policies), opts.jobs),
+        opts.max_batch_bytes)
     ReadCounter.new_pass()
-    yield from verify_index(paths, VerifyIndexOptions(max_batch_bytes=opts.max_batch_bytes),
-                            opts.jobs)
+    yield from verify_index(paths, VerifyIndexOptions(max_batch_bytes=opts.max_batch_bytes,
+                                                      policies=policies), opts.jobs)
 
     yield section("groups")
     yield from lag(paths, LagOptions(max_batch_bytes=opts.max_batch_bytes,

@@ -37,7 +37,7 @@ from ...records.batch import Batch
 from ...records.file_records import LogReader
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ...source import FileSource
-from ..witnesses import judge_tail
+from ..verdict import judge_tail
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,8 +35,10 @@ from ...records.file_records import LogReader
 from ...records.scan import scan_v2_records
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ...source import FileSource
-from ..batch_findings import NoBatch
+from ..batch_findings import NoBatch, crc_problem
 from ..compare_replicas import broker_id_of, logdir_of
+from ..verdict import TAIL_PROBLEMS, LostTracker, Tail, finds_gaps, held_pieces, judge_tail
+from ..verdict.tail import judge_closed_tail
 from .size_run import install, native_size_run_available
 
 LEVELS = ("segment", "partition", "topic")
@@ -120,6 +122,22 @@ class SizeRow:
     lost_ranges: list[list[int]] = field(default_factory=list)
     #: the partition directory a segment row's files are in (not output)
     directory: str | None = None
+    #: look for gaps between batches (a delete-policy topic's segment rows; not output),
+    #: the offset before the first batch when the row starts its segment, the gaps found
+    find_gaps: bool = False
+    gap_base: int | None = None
+    gaps: list[tuple[int, int]] = field(default_factory=list)
+    #: its logs' tail findings as judged (kdump.ops.verdict.tail), and whether active
+    tails: list[tuple[Problem, bool]] = field(default_factory=list)
+
+    def see_first(self, first: int) -> None:
+        """The next batch starts at offset ``first``: a gap after the last one is noted
+        (:attr:`find_gaps`)."""
+        if not self.find_gaps:
+            return
+        after = self.last_offset if self.last_offset is not None else self.gap_base
+        if after is not None and first > after + 1:
+            self.gaps.append((after + 1, first - 1))
 
     def merge(self, o: SizeRow) -> None:
         for name in ("bytes", "log_bytes", "index_bytes", "time_index_bytes", "txn_index_bytes",
@@ -382,6 +400,8 @@ class SizeTotals:
         self._held: dict[tuple[Any, ...], tuple[str, list[tuple[int, int]]]] = {}
         #: partition directories a read failed in: nothing judged lost there
         self.unreadable: set[str] = set()
+        #: each replica's judged tails (kdump.ops.verdict.Tail)
+        self._tails: dict[tuple[Any, ...], list[Tail]] = {}
 
     def add(self, seg_row: SizeRow) -> None:
         by = self.opts.by
@@ -394,7 +414,9 @@ class SizeTotals:
                 first = seg_row.first_offset
                 if seg_row.segment is not None and seg_row.segment.isdigit():
                     first = min(first, int(seg_row.segment))
-                held.append((first, seg_row.last_offset))
+                held += held_pieces(first, seg_row.last_offset, seg_row.gaps)
+            self._tails.setdefault(rkey, []).extend(
+                t for p, active in seg_row.tails if (t := Tail.of(p, active)) is not None)
         rep = self._replicas.get(rkey)
         if rep is None:
             rep = self._replicas[rkey] = SizeRow("partition", seg_row.topic, seg_row.partition,
@@ -417,21 +439,19 @@ class SizeTotals:
         """Each partition directory read whole held against its witnesses
         (:mod:`kdump.ops.witnesses`): the ``data-lost`` findings, and each partition
         row's ``offsets_lost`` and ``lost_ranges``."""
-        from ..witnesses import LostTracker
-
         tracker = LostTracker(paths, self.opts.policies)
         out: list[Problem] = []
         for rkey, (directory, held) in sorted(self._held.items(), key=lambda kv: kv[1][0]):
             if kfs.abspath(directory) in self.unreadable:
                 out += tracker.partition_unreadable(directory)
                 continue
-            out += tracker.partition(directory, held)
-            judged = tracker.judged.get(kfs.abspath(directory))
-            if judged is None:
+            out += tracker.partition(directory, held, self._tails.get(rkey, ()))
+            verdict = tracker.verdicts.get(kfs.abspath(directory))
+            if verdict is None:
                 continue
-            lost = [r for r in judged[1] if r.explained is None]
-            n = sum(r.count for r in lost)
-            ranges = [[r.first, r.last] for r in lost]
+            # the partition's verdict: its lost ranges, a tail's included
+            n = verdict.offsets_lost
+            ranges = [list(r) for r in verdict.lost_ranges]
             rows = [self._replicas[rkey]] if rkey in self._replicas else []
             if self.opts.by == "partition" and rkey in self._rows:
                 rows.append(self._rows[rkey])
@@ -439,6 +459,15 @@ class SizeTotals:
                 row.offsets_lost += n
                 row.lost_ranges = row.lost_ranges + ranges
             self.total.offsets_lost += n
+        # the partitions each log dir's checkpoints name with no directory, and those
+        # whose directory holds no file at all (no row here: the total counts them)
+        rowed = set(tracker.verdicts)
+        out += tracker.finish()
+        self.total.offsets_lost += sum(v.offsets_lost for d, v in tracker.verdicts.items()
+                                       if d not in rowed)
+        for v in tracker.log_dirs.values():
+            self.total.offsets_lost += sum(m.lost.count for m in v.missing
+                                           if m.data_lost and m.lost is not None)
         return out
 
     def _partition_groups(self) -> list[list[tuple[Any, ...]]]:
@@ -587,23 +616,25 @@ def _read_log(f: KafkaFile, row: SizeRow, opts: SizeOptions, start: int, stop: i
     """Account the batches of a log from ``start``: to its end, or (``stop`` given) those
     starting before ``stop``.  Returns whether the reading ended in step: at the end, or
     at an intact batch starting exactly at ``stop``."""
+    row.find_gaps = finds_gaps(f, opts.policies)
+    row.gap_base = f.base_offset - 1 if start == 0 and f.base_offset is not None else None
     with FileSource(f.path) as src:
         reader = LogReader(src, start=start, active=f.active, max_batch_bytes=opts.max_batch_bytes,
                            chunk=window_for(start, stop))
         in_step = stop is None
         # runs of intact v2 batches accounted natively (kdump.ops.size_report.size_run)
         install(reader, row, opts.max_batch_bytes, stop,
-                add_run if opts.deep else add_shallow_run, opts.deep)
+                add_run if opts.deep else add_shallow_run, opts.deep, row.find_gaps)
         try:
-            in_step = yield from _read_items(reader, row, opts, stop)
+            in_step = yield from _read_items(reader, row, opts, stop, f)
         finally:
             reader.close()
         row.unreadable_bytes += reader.unreadable_bytes
     return in_step
 
 
-def _read_items(reader: LogReader, row: SizeRow, opts: SizeOptions, stop: int | None
-                ) -> Generator[Problem, None, bool]:
+def _read_items(reader: LogReader, row: SizeRow, opts: SizeOptions, stop: int | None,
+                f: KafkaFile | None = None) -> Generator[Problem, None, bool]:
     """The items of ``reader`` accounted into ``row`` (see :func:`_read_log`)."""
     in_step = stop is None
     whole = reader.start == 0 and stop is None
@@ -614,11 +645,27 @@ def _read_items(reader: LogReader, row: SizeRow, opts: SizeOptions, stop: int | 
             in_step = item.position == stop and not isinstance(item, Problem)
             break
         if isinstance(item, Problem):
+            if f is not None and f.kind == "log" and item.kind in TAIL_PROBLEMS \
+                    and item.path == f.path:
+                # the tail as the partition's witnesses judge it (verify-crc's words)
+                item = judge_closed_tail(judge_tail(item, f, row.last_offset), f,
+                                         row.last_offset)
+                row.tails.append((item, f.active))
+                nothing.see(item)
+                yield item  # the tail as verify-crc says it, in flight included
+                continue
             nothing.see(item)
             if item.severity != INFO:
                 yield item
             continue
+        if isinstance(item, RecordBatch) or not item.is_compressed:
+            row.see_first(item.first_offset)
         err = _batch(item, row, opts)
+        if opts.deep and not item.crc_valid:
+            # not what was written: a problem (exit 1, as verify-crc), its records counted
+            # apart (invalid_records), the row's records no longer exact (issue 46)
+            row.exact_records = False
+            yield crc_problem(item)
         if err is not None:
             # its records were not counted: the totals are a lower bound
             row.exact_records = False
@@ -651,6 +698,7 @@ def add_run(row: SizeRow, batches: int, totals: tuple[Any, ...]) -> None:
     :func:`_batch` adds each of them."""
     (records, control_batches, control_records, txn_batches, txn_bytes, key_bytes,
      value_bytes, header_bytes, unc, overhead, first, last, lo, hi, codecs, claimed) = totals
+    row.see_first(first)
     row.batches += batches
     row.records += records
     row.records_claimed += claimed  # the run's batches all have a valid CRC

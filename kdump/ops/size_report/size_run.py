@@ -40,10 +40,13 @@ def native_size_run_available() -> bool:
 
 
 def install(reader: LogReader, row: Any, max_batch_bytes: int, limit: int | None,
-            add: Callable[[Any, int, tuple[Any, ...]], None], deep: bool = True) -> bool:
+            add: Callable[[Any, int, tuple[Any, ...]], None], deep: bool = True,
+            gaps: bool = False) -> bool:
     """Give ``reader`` the native walk (records scanned, or with ``deep`` false the
     headers only, as --shallow): each run's totals added to ``row`` by
-    ``add(row, batches, totals)``.  False (nothing changed) without the extension."""
+    ``add(row, batches, totals)``; ``gaps``: a run also ends before a batch whose first
+    offset does not follow the last one's (a delete-policy topic's gap is lost data).
+    False (nothing changed) without the extension."""
     run_c = _native_size_run
     if run_c is None:
         return False
@@ -52,7 +55,8 @@ def install(reader: LogReader, row: Any, max_batch_bytes: int, limit: int | None
 
     def run(data: Any, i: int, stop: int, end_index: int) -> tuple[int, int, int | None]:
         j, batches, last, totals = run_c(data, i, stop, end_index, check, SCAN_HEADERS,
-                                         max_batch_bytes, walk_decompress, producers, deep)
+                                         max_batch_bytes, walk_decompress, producers, deep,
+                                         gaps)
         if batches:
             add(row, batches, totals)
         return j, batches, last
@@ -64,7 +68,7 @@ def install(reader: LogReader, row: Any, max_batch_bytes: int, limit: int | None
 def size_run_py(data: bytes, start: int, stop: int, end: int, check_next: bool,
                 headers: int, max_batch_bytes: int,
                 decompress: Callable[[int, bytes, int], bytes | None],
-                producer_ids: set[int], deep: bool = True) -> RunResult:
+                producer_ids: set[int], deep: bool = True, gaps: bool = False) -> RunResult:
     """The pure-Python twin of the native ``size_run`` (see kdump/_speedups_runs.c), for the
     headers bound ``_batch`` scans with (``headers`` must be :data:`SCAN_HEADERS`)."""
     if headers != SCAN_HEADERS:
@@ -98,6 +102,8 @@ def size_run_py(data: bytes, start: int, stop: int, end: int, check_next: bool,
         last_offset = offset + last_delta
         if last_offset >= i64:
             break
+        if gaps and batches and offset - 1 != last:
+            break  # not contiguous: a run's first offset is then its lowest
         if check_next:
             nxt = pos + total
             if nxt >= end:

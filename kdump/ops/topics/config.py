@@ -340,6 +340,8 @@ class MetadataConfigs:
         default_factory=dict)
     #: where the image was read (the __cluster_metadata directory, its last offset)
     source: str = ""
+    #: each partition's replicas (broker ids) as the image assigns them (None: not read)
+    assignments: dict[tuple[str, int], list[int]] | None = None
 
     def get(self, rtype: str, rname: str, name: str) -> tuple[str | None, str] | None:
         return self.configs.get((rtype, rname), {}).get(name)

@@ -53,7 +53,12 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
     if best is None:
         return None, None, problems
     r, where, d = best
-    cfg = MetadataConfigs(source=f"{d} (to offset {r.offset})")
+    assignments: dict[tuple[str, int], list[int]] = {}
+    for key, obj in r.image.objects.items():
+        if key[0] == "partition" and obj is not None:  # PartitionRecord, its changes
+            assignments[(str(obj["topic"]), int(obj["partition"]))] = [
+                int(b) for b in obj["replicas"]]
+    cfg = MetadataConfigs(source=f"{d} (to offset {r.offset})", assignments=assignments)
     for key, obj in r.image.objects.items():
         if key[0] != "config":
             continue

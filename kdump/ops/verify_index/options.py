@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING
 
 from ... import layouts as L
 from ...files.logdir import KafkaFile
+from ...findings import Problem
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 
 if TYPE_CHECKING:
-    from ..witnesses import CleanupPolicies
+    from ..verdict import CleanupPolicies
 
 #: KRaft's metadata log: no indexes or recovery-point entry needed (KafkaMetadataLog)
 METADATA_TOPIC = "__cluster_metadata"
@@ -66,6 +67,10 @@ class PartitionState:
     held: list[tuple[int, int]] = field(default_factory=list)
     #: a log could not be read (an I/O error): nothing is judged lost
     unreadable: bool = False
+    #: offsets between two batches no batch holds (a delete-policy topic's only)
+    gaps: list[tuple[int, int]] = field(default_factory=list)
+    #: each log's tail finding, judged (kdump.ops.verdict.tail), and whether it is active
+    tails: list[tuple[Problem, bool]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -88,6 +93,11 @@ class PartitionPass:
     first_offset: int | None = None
     next_offset: int | None = None
     snapshots: deque[KafkaFile] = field(default_factory=deque)
+    #: look for gaps between batches (a delete-policy topic), and those found
+    find_gaps: bool = False
+    gaps: list[tuple[int, int]] = field(default_factory=list)
+    #: each log's tail finding as judged, and whether its segment is active
+    tails: list[tuple[Problem, bool]] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -18,8 +18,8 @@ from ...files.logdir import KafkaFile, parse_partition_dir, walk
 from ...findings import INFO, Problem
 from ...parallel import Spilled, ordered_map, pool_pays
 from .. import tiered
+from ..verdict import LostTracker, Tail, cleanup_of, held_pieces
 from ..verify_crc import Summary
-from ..witnesses import LostTracker
 from .checkpoints import verify_root_checkpoints
 from .index_files import index_sanity, orphan_index
 from .options import PartitionPass, PartitionState, Segment, VerifyIndexOptions
@@ -183,7 +183,11 @@ def _verify_all(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary
                 setattr(summary, name, getattr(summary, name) + getattr(counts, name))
         if not opts.sanity_only:
             yield from (lost.partition_unreadable(state.path) if state.unreadable
-                        else lost.partition(state.path, state.held))
+                        else lost.partition(state.path, [
+                            piece for a, b in state.held
+                            for piece in held_pieces(a, b, state.gaps)],
+                            [t for p, active in state.tails
+                             if (t := Tail.of(p, active)) is not None]))
         logdir = os.path.dirname(kfs.abspath(state.path))
         special = parse_partition_dir(os.path.basename(state.path))
         if special is None or special.state is not None:
@@ -192,6 +196,8 @@ def _verify_all(paths: Iterable[str], opts: VerifyIndexOptions, summary: Summary
     if not opts.sanity_only:
         for logdir, files in roots.items():
             yield from verify_root_checkpoints(files, partitions.get(logdir, {}))
+        # the partitions the log dirs' checkpoints name with no directory
+        yield from lost.finish()
         yield from tiered.check(remote_logs, metadata_logs)
 
 
@@ -230,6 +236,10 @@ def verify_partition(
             seg.txn_index = f
 
     ppass = PartitionPass()
+    part = parse_partition_dir(os.path.basename(directory))
+    ppass.find_gaps = part is not None and part.state is None and part.topic_id is None \
+        and not kfs.is_url(directory) and not cleanup_of(
+            directory, part.topic, part.partition, opts.policies).compacted
     snaps = sorted(snapshots, key=lambda s: s.base_offset or 0)
     ppass.snapshots.extend(snaps)
     bases = sorted(segments)
@@ -266,6 +276,7 @@ def verify_partition(
                      if special is not None and special.state is None else None)
         yield from check_leader_epochs(epoch_file, ppass, log_start)
     state.first_offset = ppass.first_offset
+    state.gaps, state.tails = ppass.gaps, ppass.tails
     # Kafka's log end offset is the last segment's LogSegment.readNextOffset: after its
     # last batch, or its base offset when it is empty (an empty active segment named
     # above the last batch, as kdump repair writes one to reserve offsets: 4.0-4.3)

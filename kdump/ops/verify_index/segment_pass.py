@@ -21,6 +21,8 @@ from ...source import FileSource
 from ..batch_findings import NoBatch, crc_problem
 from ..rebuild import RecoverIndexes
 from ..topics.policy import gap_entry_problem
+from ..verdict import TAIL_PROBLEMS, judge_tail
+from ..verdict.tail import judge_closed_tail
 from ..verify_crc import Summary
 from .index_files import index_order
 from .options import IndexEntries, PartitionPass, ProducerState, Segment, VerifyIndexOptions
@@ -70,6 +72,14 @@ def check_segment(
         for item in reader:
             if isinstance(item, Problem):
                 rebuilding = False  # recover() truncates at the first invalid batch
+                if item.kind in TAIL_PROBLEMS and item.path == seg.log.path:
+                    # the tail as the partition's witnesses judge it (verify-crc's words)
+                    item = judge_closed_tail(judge_tail(item, seg.log, prev_last), seg.log,
+                                             prev_last)
+                    pp.tails.append((item, active))
+                    nothing.see(item)
+                    yield item  # the tail as verify-crc says it, in flight included
+                    continue
                 nothing.see(item)
                 if item.severity != INFO:
                     yield item  # damage counted in the summary is never "clean"
@@ -142,6 +152,10 @@ def check_segment(
                                "log_timestamp": b.max_timestamp})
             if rebuilding:
                 recovered.add(b.last_offset, b.max_timestamp, b.size)
+            if pp.find_gaps and (isinstance(b, RecordBatch) or not b.is_compressed):
+                after = prev_last if prev_last is not None else base - 1
+                if b.first_offset > after + 1:
+                    pp.gaps.append((after + 1, b.first_offset - 1))
             prev_last = b.last_offset
             first = b.first_offset
             while pp.snapshots and (pp.snapshots[0].base_offset or 0) <= first:

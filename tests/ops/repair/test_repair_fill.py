@@ -106,6 +106,13 @@ def test_a_torn_tail_below_the_high_watermark_keeps_the_next_offset(kdump: Kdump
     assert r.rc == 1, r.err
     (p,) = of(objs(r), "repair_partition")
     assert (p["log_end_offset"], p["reserved_offsets"], p["data_lost"]) == (60, [40, 59], True)
+    assert p["lost_offsets"] == [[40, 59]]
+    # cut below the high watermark: truncated and lost, as verify-crc says, not in flight
+    (d,) = of(objs(r), "repair_dropped")
+    assert (d["reason"], d["severity"], d["missing_offsets"]) == ("truncated", "error", [40, 59])
+    crc = kdump("verify-crc", ld, "--format", "json")
+    assert [(o["kind"], o["severity"]) for o in objs(crc) if o["type"] == "problem"
+            and o["kind"] != "data-lost"] == [("truncated", "error")]
     assert p["witnesses"] == [f"time index entry 59 ({ld}/t-0/{SEG0}.timeindex)",
                               f"high watermark 60 ({ld}/replication-offset-checkpoint)",
                               f"recovery point 60 ({ld}/recovery-point-offset-checkpoint)"]
@@ -148,6 +155,15 @@ def test_a_torn_tail_past_every_witness_reserves_nothing(kdump: KdumpRunner,
     (p,) = of(objs(r), "repair_partition")
     assert (p["log_end_offset"], p["reserved_offsets"]) == (50, None)
     assert not (tmp_path / "out" / "t-0" / "00000000000000000050.log").exists()
+    # in flight, as verify-crc says (info, exit 0): not damage, nothing lost
+    (d,) = of(objs(r), "repair_dropped")
+    assert (d["reason"], d["severity"], d["missing_offsets"]) == ("in-flight", "info", None)
+    assert (p["data_lost"], p["lost_offsets"]) == (False, [])
+    assert (r.rc, objs(r)[-1]["clean"], objs(r)[-1]["damaged_partitions"]) == (0, True, 0)
+    r = kdump("verify-crc", ld, "--format", "json")
+    assert [(o["kind"], o["severity"]) for o in objs(r) if o["type"] == "problem"] == [
+        ("in-flight", "info")]
+    assert r.rc == 0
 
 
 def test_a_partition_whose_only_log_is_gone_is_an_empty_log_at_its_old_end(
@@ -163,21 +179,29 @@ def test_a_partition_whose_only_log_is_gone_is_an_empty_log_at_its_old_end(
     # the input's epochs kept, the highest (3) among them: LogLoader truncates the cache
     # only from the log end (60) and the log start checkpoint (none: 0)
     assert (out / "t-0" / "leader-epoch-checkpoint").read_text() == "0\n2\n0 0\n3 30\n"
+    # an empty segment at the old log start (0) and the reserved one at 60: the copy's
+    # log starts where the input's did (LogLoader: the first segment's base)
     assert sorted(x.name for x in (out / "t-0").iterdir()) == [
+        f"{SEG0}.index", f"{SEG0}.log", f"{SEG0}.timeindex",
         "00000000000000000060.index", "00000000000000000060.log",
         "00000000000000000060.timeindex", "leader-epoch-checkpoint"]
-    assert (out / "t-0" / "00000000000000000060.log").read_bytes() == b""
+    for base in (SEG0, "00000000000000000060"):
+        assert (out / "t-0" / f"{base}.log").read_bytes() == b""
+    reserved = [f for f in of(objs(r), "repair_file") if f["action"] == "reserved"]
+    assert [f["output"] for f in reserved] == [f"t-0/{SEG0}.log", "t-0/00000000000000000060.log"]
+    assert reserved[0]["detail"] == ("empty segment at the input's log start 0: offsets 0-59 lie "
+                                     "inside the copy's log, reserved, not below its start")
     assert objs(r)[-1]["damaged_partitions"] == 1
-    # the copy's log starts at 60 (LogLoader: its first segment's base): nothing below
-    # it is expected readable, so verify-crc finds it clean
-    verify_clean(kdump, out)
+    assert (p["data_lost"], p["lost_offsets"]) == (True, [[0, 59]])
+    # the copy says the loss its manifest says
+    verify_lost(kdump, out, [0, 59])
     assert dumped_offsets(kdump, out / "t-0") == []
 
 
 def test_a_log_start_entry_follows_the_reserved_segment(kdump: KdumpRunner,
                                                         tmp_path: Path) -> None:
-    """With no batch left, LogLoader starts the log at the reserved segment's base: the
-    log start offset entry is raised to it, and the high watermark with it."""
+    """With no segment left, the copy starts at the input's log start (20): an empty
+    segment there, the reserved one at 60; the log start and high watermark stay."""
     ld = broker(tmp_path, 1, hw=45)
     (ld / "log-start-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, 20)]))
     (ld / "recovery-point-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, 60)]))
@@ -185,13 +209,12 @@ def test_a_log_start_entry_follows_the_reserved_segment(kdump: KdumpRunner,
     r = repair(kdump, [ld], tmp_path / "out")
     (p,) = of(objs(r), "repair_partition")
     assert p["log_end_offset"] == 60
-    assert p["checkpoints"] == {"recovery_point": [60, 60], "high_watermark": [45, 60],
-                                "log_start_offset": [20, 60]}
-    assert "log start offset 20 raised to 60: the copy holds no batch, its only segment " \
-           "starts at 60 (LogLoader takes the larger of the checkpoint and the first segment's " \
-           "base; UnifiedLog.updateHighWatermark keeps the high watermark at or above it)" \
-           in p["notes"]
-    verify_clean(kdump, tmp_path / "out")
+    assert p["checkpoints"] == {"recovery_point": [60, 60], "high_watermark": [45, 45],
+                                "log_start_offset": [20, 20]}
+    assert (p["reserved_offsets"], p["lost_offsets"]) == ([20, 59], [[20, 59]])
+    assert sorted(x.name for x in (tmp_path / "out" / "t-0").glob("*.log")) == [
+        "00000000000000000020.log", "00000000000000000060.log"]
+    verify_lost(kdump, tmp_path / "out", [20, 59])
 
 
 # --- part 5: fill from a healthy replica -------------------------------------------------------
@@ -434,7 +457,7 @@ def test_a_replica_shorter_than_the_witnesses_fills_what_it_has(kdump: KdumpRunn
     assert (p["log_end_offset"], p["reserved_offsets"], p["filled_offsets"]) == (
         60, [50, 59], [[40, 49]])
     (d,) = of(objs(r), "repair_dropped")
-    assert d["missing_offsets"] == [50, None]
+    assert d["missing_offsets"] == [50, 59]  # the reserved range: up to the high watermark
     assert (out / "t-0" / "00000000000000000040.log").read_bytes() == \
         (b2 / "t-0" / f"{SEG0}.log").read_bytes()[positions(b2 / "t-0" / f"{SEG0}.log")[4][0]:]
     assert (out / "t-0" / "00000000000000000060.log").read_bytes() == b""

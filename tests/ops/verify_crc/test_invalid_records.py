@@ -61,9 +61,16 @@ def test_size_report_counts_the_records_of_a_failing_batch_apart(kdump: KdumpRun
     for kind in ("partition", "total"):
         assert (rows[kind]["records"], rows[kind]["invalid_records"], rows[kind]["batches"]) \
             == (6, 3, 3), kind
+    assert rows["partition"]["records_exact"] is False
+    # a CRC failure is a finding here too, exit 1 by the one rule (issue 46)
+    [crc] = [o for o in _objs(r.out) if o["type"] == "problem"]
+    assert (crc["kind"], crc["base_offset"], r.rc) == ("crc-mismatch", 2, 1)
     r = kdump("size-report", "--format", "text", str(b))
-    assert r.err == ("size-report: 3 records in batches whose CRC fails are not counted in "
-                     "records (invalid_records; verify-crc names the batches)\n")
+    assert r.rc == 1
+    assert r.err.splitlines()[-1] == (
+        "size-report: 3 records in batches whose CRC fails are not counted in records "
+        "(invalid_records; the crc-mismatch findings name the batches)")
+    assert ": crc-mismatch: " in r.err.splitlines()[0]
     assert r.out.splitlines()[-1].split()[:6] == ["TOTAL", str(rows["total"]["bytes"]),
                                                   str(rows["total"]["disk_bytes"]), "1", "3", "6"]
     r = kdump("size-report", "--format", "json", "--shallow", str(b))

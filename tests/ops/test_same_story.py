@@ -1,0 +1,409 @@
+"""Every command tells the same story of a partition (issue 46): one table of damage
+shapes, built with the project's encoder, each run through every command that judges a
+partition; each must name the same kinds, the same lost offsets and the same severities
+(kdump.ops.verdict makes the one judgment), and its exit code must follow the one rule
+(1 when it names an error or a warning, else 0).
+
+A command is one small adapter (:data:`ADAPTERS`): it runs the command on a log dir and
+gives back its exit code, every finding it made (kind, severity) and its story (the
+findings about what the partition holds, lost or in flight: :data:`STORY_KINDS`, each as
+``(kind, lost offsets, severity)``).  An adapter may say a shape is outside what it
+reads (dump reads one log at a time: a partition gone whole is no log of its own).  A
+shape is one function writing a log dir (:data:`SHAPES`) and the story it must give.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import KdumpRunner
+from tests.support import writer as w
+
+SEG = "00000000000000000000"
+#: the findings about what a partition holds: lost, in flight, damaged
+STORY_KINDS = frozenset({"data-lost", "truncated", "zero-tail", "in-flight", "trailing-bytes",
+                         "crc-mismatch", "offset-gap"})
+
+Fact = tuple[str, tuple[int, int] | None, str]
+
+
+# --- the shapes --------------------------------------------------------------------------
+
+
+def _broker(root: Path, checkpoints: dict[str, list[tuple[str, int, int]]]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "meta.properties").write_bytes(w.meta_properties(
+        {"version": "1", "node.id": "1", "cluster.id": "kdump-test-cluster"}))
+    for name, entries in checkpoints.items():
+        (root / name).write_bytes(w.offset_checkpoint(entries))
+    return root
+
+
+def _partition(d: Path, n: int, *, roll_every: int | None = None) -> w.PartitionWriter:
+    """Offsets 0..n-1 in batches of 5 records, rolled every ``roll_every`` offsets."""
+    pw = w.PartitionWriter(d)
+    for o in range(0, n, 5):
+        if roll_every and o and o % roll_every == 0:
+            pw.roll()
+        pw.append(w.v2_batch(w.numbered_records(o, 5), base_offset=o))
+    pw.write_leader_epoch_checkpoint()
+    pw.close()
+    return pw
+
+
+def _positions(log: Path) -> list[int]:
+    out, pos = [0], 0
+    for e in w._iter_entries(log.read_bytes()):
+        pos += e.size
+        out.append(pos)
+    return out  # each batch's start, then the end
+
+
+def _hw(ld: Path, hw: int, rp: int | None = None) -> None:
+    _broker(ld, {"replication-offset-checkpoint": [("t", 0, hw)],
+                 **({"recovery-point-offset-checkpoint": [("t", 0, rp)]} if rp else {})})
+
+
+def torn_below(ld: Path) -> None:
+    """The active segment cut inside the batch at offset 50, the high watermark at 100."""
+    _hw(ld, 100)
+    _partition(ld / "t-0", 100)
+    log = ld / "t-0" / f"{SEG}.log"
+    log.write_bytes(log.read_bytes()[:_positions(log)[10] + 30])
+
+
+def torn_past(ld: Path) -> None:
+    """A live broker's copy: its last batch half written, every witness below it."""
+    _hw(ld, 50)
+    pw = w.PartitionWriter(ld / "t-0")
+    for o in range(0, 60, 5):
+        pw.append(w.v2_batch(w.numbered_records(o, 5), base_offset=o))
+    pw.close()
+    for p in (ld / "t-0").iterdir():
+        if p.suffix in (".index", ".timeindex", ".snapshot"):
+            p.unlink()
+    log = ld / "t-0" / f"{SEG}.log"
+    log.write_bytes(log.read_bytes()[:-20])
+
+
+def zeroed_tail(ld: Path) -> None:
+    """The active segment's last batches zeroed (a crash before the page reached the
+    disk) while the high watermark says offsets 0-39 were committed."""
+    _hw(ld, 40)
+    _partition(ld / "t-0", 40)
+    for p in (ld / "t-0").iterdir():
+        if p.suffix in (".index", ".timeindex", ".snapshot"):
+            p.unlink()
+    log = ld / "t-0" / f"{SEG}.log"
+    data = log.read_bytes()
+    cut = _positions(log)[6]
+    log.write_bytes(data[:cut] + bytes(len(data) - cut))
+
+
+def lost_log(ld: Path) -> None:
+    """The only .log gone, its indexes left naming it."""
+    _hw(ld, 100, 100)
+    _partition(ld / "t-0", 100)
+    (ld / "t-0" / f"{SEG}.log").unlink()
+
+
+def lost_middle(ld: Path) -> None:
+    """The middle of three segments gone with its indexes."""
+    _hw(ld, 60)
+    _partition(ld / "t-0", 60, roll_every=20)
+    for p in (ld / "t-0").glob("00000000000000000020.*"):
+        p.unlink()
+
+
+def lost_middle_log(ld: Path) -> None:
+    """The middle segment's .log gone, its indexes left."""
+    _hw(ld, 60)
+    _partition(ld / "t-0", 60, roll_every=20)
+    (ld / "t-0" / "00000000000000000020.log").unlink()
+
+
+def lost_directory(ld: Path) -> None:
+    """A partition directory gone while the log dir's checkpoints still name it."""
+    _broker(ld, {"replication-offset-checkpoint": [("t", 0, 20), ("u", 0, 36)],
+                 "recovery-point-offset-checkpoint": [("t", 0, 20), ("u", 0, 36)],
+                 "log-start-offset-checkpoint": [("u", 0, 4)]})
+    _partition(ld / "t-0", 20)
+
+
+def emptied_directory(ld: Path) -> None:
+    """Every file of a partition gone, its directory left."""
+    _hw(ld, 30, 30)
+    _partition(ld / "t-0", 30)
+    for p in (ld / "t-0").iterdir():
+        p.unlink()
+
+
+def cut_batch(ld: Path) -> None:
+    """The batch at offset 25 cut out of the middle of a delete-policy topic's segment,
+    every other batch intact, the high watermark past it."""
+    _hw(ld, 50)
+    _partition(ld / "t-0", 50)
+    for p in (ld / "t-0").iterdir():
+        if p.suffix in (".index", ".timeindex"):
+            p.unlink()  # no stale index entry left to hint at it
+    log = ld / "t-0" / f"{SEG}.log"
+    data, pos = log.read_bytes(), _positions(log)
+    log.write_bytes(data[:pos[5]] + data[pos[6]:])
+
+
+def flipped_byte(ld: Path) -> None:
+    """One bit flipped inside the batch at offset 10: its CRC fails, nothing is lost."""
+    _hw(ld, 30)
+    _partition(ld / "t-0", 30)
+    log = ld / "t-0" / f"{SEG}.log"
+    data, pos = bytearray(log.read_bytes()), _positions(log)
+    data[pos[3] - 5] ^= 0x04
+    log.write_bytes(bytes(data))
+
+
+@dataclass(frozen=True)
+class Shape:
+    build: Callable[[Path], None]
+    story: frozenset[Fact]
+    #: the exit code every command gives (the one rule: an error or a warning is 1)
+    rc: int
+    #: the partition directory's name (browse opens it)
+    partition: str = "t-0"
+
+
+SHAPES: dict[str, Shape] = {
+    "torn below the witnesses": Shape(torn_below, frozenset({
+        ("truncated", (50, 99), "error")}), 1),
+    "torn past every witness": Shape(torn_past, frozenset({
+        ("in-flight", None, "info")}), 0),
+    "zeroed tail": Shape(zeroed_tail, frozenset({("zero-tail", (30, 39), "error")}), 1),
+    "lost .log": Shape(lost_log, frozenset({("data-lost", (0, 99), "error")}), 1),
+    "lost middle segment": Shape(lost_middle, frozenset({
+        ("data-lost", (20, 39), "error")}), 1),
+    "lost middle .log, indexes left": Shape(lost_middle_log, frozenset({
+        ("data-lost", (20, 39), "error")}), 1),
+    "lost partition directory": Shape(lost_directory, frozenset({
+        ("data-lost", (4, 35), "error")}), 1, "u-0"),
+    "emptied partition directory": Shape(emptied_directory, frozenset({
+        ("data-lost", (0, 29), "error")}), 1),
+    "batch cut from the middle": Shape(cut_batch, frozenset({
+        ("data-lost", (25, 29), "error")}), 1),
+    "flipped byte": Shape(flipped_byte, frozenset({("crc-mismatch", None, "error")}), 1),
+}
+
+
+# --- the commands ----------------------------------------------------------------------
+
+
+@dataclass
+class Told:
+    """What one command said of a shape: its exit code, every finding's severity, and
+    its story."""
+
+    rc: int
+    severities: list[str]
+    story: frozenset[Fact]
+
+
+def _fact(p: dict[str, Any]) -> Fact:
+    lost = p.get("lost_offsets")
+    return (p["kind"], tuple(lost) if lost else None, p["severity"])  # type: ignore[return-value]
+
+
+def _told(rc: int, problems: list[dict[str, Any]]) -> Told:
+    return Told(rc, [p["severity"] for p in problems],
+                frozenset(_fact(p) for p in problems if p["kind"] in STORY_KINDS))
+
+
+def _json(kdump: KdumpRunner, *args: object) -> tuple[int, list[dict[str, Any]]]:
+    r = kdump(*[str(a) for a in args], "--format", "json")
+    return r.rc, [json.loads(x) for x in r.out.splitlines() if x.startswith("{")]
+
+
+def _problems(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [o for o in objs if o["type"] == "problem"]
+
+
+def verify_crc(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    rc, objs = _json(kdump, "verify-crc", ld)
+    return _told(rc, _problems(objs))
+
+
+def verify_index(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    rc, objs = _json(kdump, "verify-index", ld)
+    return _told(rc, _problems(objs))
+
+
+def size_report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    rc, objs = _json(kdump, "size-report", ld)
+    told = _told(rc, _problems(objs))
+    # its partition row counts the same loss: every range the story names lost
+    lost = sorted(r for _k, r, sev in shape.story if r is not None and sev == "error")
+    rows = [o for o in objs if o["type"] == "partition" and o["topic"] == "t"]
+    if rows:
+        assert [list(r) for r in lost if shape.partition == "t-0"] == \
+            [x for row in rows for x in row["lost_ranges"]]
+    [total] = [o for o in objs if o["type"] == "total"]
+    assert total["offsets_lost"] == sum(b - a + 1 for a, b in lost)
+    return told
+
+
+def report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    rc, objs = _json(kdump, "report", ld)
+    probs = _problems(objs)
+    # verify-crc's and verify-index's findings of one fact are one (finding_key): the
+    # story is told once whichever check said it
+    return _told(rc, probs)
+
+
+def dump(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    if shape.build in (lost_directory, lost_log, lost_middle, lost_middle_log,
+                       emptied_directory):
+        return None  # dump reads one log at a time: these are no bytes of a log
+    rc, objs = _json(kdump, "dump", ld / shape.partition)
+    return _told(rc, _problems(objs))
+
+
+def browse(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    """browse's data (kdump.ops.browse): the partition's findings panel, and each batch
+    row's label (a tail row says what the panel says)."""
+    from kdump.ops.browse import PartitionView, browse_tree, partition_findings
+
+    if shape.build in (lost_directory, emptied_directory):
+        return None  # no segment: no partition to open (the log dir's verdict says it)
+    [tree] = browse_tree([str(ld)])
+    [node] = [p for t in tree.topics for p in t.partitions if p.name == shape.partition]
+    found = partition_findings(node)
+    probs = [{"kind": str(p.kind), "severity": str(p.severity),
+              "lost_offsets": (p.extra or {}).get("lost_offsets")} for p in found.findings]
+    view = PartitionView(node)
+    try:
+        for seg in range(len(view.segments)):
+            rows, _ = view.read_rows(seg)
+            for row in rows:
+                if row.problem is not None and str(row.problem.kind) in STORY_KINDS:
+                    fact = _fact({"kind": str(row.problem.kind),
+                                  "severity": str(row.problem.severity),
+                                  "lost_offsets": (row.problem.extra or {}).get(
+                                      "lost_offsets")})
+                    assert fact in shape.story, (fact, shape.story)
+    finally:
+        view.close()
+    fails = any(s in ("error", "warning") for s in found.by_severity if found.by_severity[s])
+    return _told(1 if fails else 0, probs)
+
+
+#: the region reasons of a repair that name the end of a log (their missing offsets are
+#: the tail's lost range)
+_REPAIR_TAILS = frozenset({"truncated", "zero-tail", "in-flight", "trailing-bytes"})
+
+
+def repair(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    """kdump repair's manifest: each region it drops is a fact (a tail with the offsets
+    it misses, other damage with none), each range it names lost that no region names is
+    ``data-lost``; and its copy, through verify-crc and verify-index, names exactly the
+    ranges its manifest names lost (``lost_offsets``)."""
+    topic, _, part = shape.partition.rpartition("-")
+    out = ld.parent / "repaired"
+    rc, objs = _json(kdump, "repair", ld, "--into", out)
+    mine = [o for o in objs if (o.get("topic"), o.get("partition")) == (topic, int(part))]
+    facts: list[dict[str, Any]] = []
+    named: list[tuple[int, int]] = []
+    for d in (o for o in mine if o["type"] == "repair_dropped"):
+        missing = d["missing_offsets"]
+        if missing and missing[1] is not None:
+            named.append((missing[0], missing[1]))
+        facts.append({"kind": d["reason"], "severity": d["severity"],
+                      "lost_offsets": missing if d["reason"] in _REPAIR_TAILS else None})
+    [p] = [o for o in mine if o["type"] == "repair_partition"]
+    for a, b in p["lost_offsets"]:
+        if not any(x <= a and b <= y for x, y in named):
+            facts.append({"kind": "data-lost", "severity": "error", "lost_offsets": [a, b]})
+    assert p["data_lost"] is bool(p["lost_offsets"])
+    for command in ("verify-crc", "verify-index"):
+        _rc, copy = _json(kdump, command, out)
+        said = sorted(list(q["lost_offsets"]) for q in _problems(copy)
+                      if q["kind"] == "data-lost" and q["severity"] == "error")
+        assert said == p["lost_offsets"], (command, said, p["lost_offsets"])
+    return _told(rc, facts)
+
+
+#: a command of the table: (kdump, log dir, shape) -> what it told (None: not its shape)
+ADAPTERS: dict[str, Callable[[KdumpRunner, Path, Shape], Told | None]] = {
+    "verify-crc": verify_crc, "verify-index": verify_index, "size-report": size_report,
+    "report": report, "dump": dump, "browse": browse, "repair": repair,
+}
+
+
+@pytest.mark.parametrize("command", list(ADAPTERS))
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_every_command_tells_the_same_story(kdump: KdumpRunner, tmp_path: Path,
+                                            shape: str, command: str) -> None:
+    s = SHAPES[shape]
+    ld = tmp_path / "ld"
+    s.build(ld)
+    told = ADAPTERS[command](kdump, ld, s)
+    if told is None:
+        return
+    assert told.story == s.story, (command, shape)
+    # the one exit rule: 1 when any finding is an error or a warning, else 0
+    assert told.rc == (1 if {"error", "warning"} & set(told.severities) else 0)
+    # every shape's story is its exit code's: no command calls these clean
+    if s.rc:
+        assert told.rc == 1
+
+
+def test_the_sample_and_a_healthy_partition_tell_no_loss(kdump: KdumpRunner,
+                                                         tmp_path: Path) -> None:
+    """No false alarm: the sample log dirs (transactions, compaction, legacy messages,
+    KRaft metadata) and an intact partition give no loss in any command."""
+    from tests.support.samples import write_sample_logdir
+
+    sample = tmp_path / "sample"
+    write_sample_logdir(sample)
+    for command in ("verify-crc", "verify-index", "size-report"):
+        _rc, objs = _json(kdump, command, sample)
+        assert not [p for p in _problems(objs) if p["kind"] == "data-lost"], command
+    shutil.rmtree(sample)
+
+
+@pytest.mark.parametrize(("assigned", "said"), [
+    ({"u": [1, 2]}, None),  # assigned here: lost
+    ({"u": [2, 3]}, "assigns it to brokers 2, 3, not this one (1): the replica was moved "
+                    "away"),
+    ({}, "holds no topic u: it was deleted"),
+])
+def test_a_gone_directory_the_kraft_metadata_explains(
+        kdump: KdumpRunner, tmp_path: Path, assigned: dict[str, list[int]],
+        said: str | None) -> None:
+    """A partition directory gone while the checkpoints name it: data-lost, unless the
+    log dir's KRaft metadata says the topic was deleted or the replica moved to other
+    brokers (information, exit 0) -- in every command."""
+    ld = tmp_path / "ld"
+    lost_directory(ld)
+    lw = w.MetadataLogWriter(ld / "__cluster_metadata-0")
+    records = []
+    for n, (topic, replicas) in enumerate({"t": [1], **assigned}.items()):
+        tid = w.uuid_of(n + 1)
+        records.append(w.metadata_record("TopicRecord", {"name": topic, "topicId": tid}))
+        records.append(w.metadata_record("PartitionRecord", {
+            "partitionId": 0, "topicId": tid, "replicas": replicas, "isr": replicas,
+            "leader": replicas[0], "leaderEpoch": 0, "partitionEpoch": 0}))
+    lw.append(records)
+    lw.close()
+    for command in ("verify-crc", "verify-index", "size-report"):
+        rc, objs = _json(kdump, command, ld)
+        gone = [p for p in _problems(objs) if p["file"] == str(ld / "u-0")]
+        if said is None:
+            assert rc == 1 and [_fact(p) for p in gone] == [("data-lost", (4, 35), "error")]
+        else:
+            assert [(p["kind"], p["severity"]) for p in gone] == [("checkpoint", "info")]
+            assert said in gone[0]["detail"], command
+            assert rc == 0, command
