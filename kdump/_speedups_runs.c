@@ -48,8 +48,8 @@ typedef struct {
 #define VR_VARINT(max_, lim_, out)                                                          \
     do {                                                                                    \
         uint64_t u_;                                                                        \
-        if (pos + 1 < (lim_) && buf[pos] < 0x80)                                            \
-            u_ = buf[pos++];                                                                \
+        if (__builtin_expect(pos < (lim_), 1) && buf[pos] < 0x80)                           \
+            u_ = buf[pos++]; /* the last byte of a record too (its header count) */        \
         else if (pos + 1 < (lim_) && buf[pos + 1] < 0x80) {                                 \
             u_ = (uint64_t)(buf[pos] & 0x7F) | ((uint64_t)buf[pos + 1] << 7);               \
             pos += 2;                                                                       \
@@ -66,7 +66,8 @@ static int
 verify_records(const unsigned char *buf, int64_t pos, int64_t end, int64_t count,
                int64_t headers_left, int control, VStats *s)
 {
-    int64_t rec;
+    int64_t rec, n = 0, first_delta = -1, last_delta = -1, max_ts = 0;
+    int ascending = 1;
     s->n = 0;
     s->ascending = 1;
     s->first_delta = s->last_delta = -1;
@@ -117,6 +118,7 @@ verify_records(const unsigned char *buf, int64_t pos, int64_t end, int64_t count
         }
         if (pos != limit)
             return 1;
+        pos = limit; /* the next record's start hangs on this one's length only */
         if (control) {
             /* kdump.records.control.parse_control: ABORT/COMMIT with their value;
              * anything else (KRaft control records: a schema to read) is Python's */
@@ -129,19 +131,24 @@ verify_records(const unsigned char *buf, int64_t pos, int64_t end, int64_t count
             if (vlen < KL_END_TXN_MARKER_VALUE_SIZE || be16(buf + value_at) < 0)
                 return 1;
         }
-        if (s->n == 0) {
-            s->first_delta = od;
-            s->max_ts = ts;
+        if (n == 0) {
+            first_delta = od;
+            max_ts = ts;
         }
         else {
-            if (od <= s->last_delta)
-                s->ascending = 0;
-            if (ts > s->max_ts)
-                s->max_ts = ts;
+            if (od <= last_delta)
+                ascending = 0;
+            if (ts > max_ts)
+                max_ts = ts;
         }
-        s->last_delta = od;
-        s->n += 1;
+        last_delta = od;
+        n += 1;
     }
+    s->n = n;
+    s->ascending = ascending;
+    s->first_delta = first_delta;
+    s->last_delta = last_delta;
+    s->max_ts = max_ts;
     return pos != end;
 }
 

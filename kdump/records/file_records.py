@@ -648,7 +648,7 @@ def native_walk_available() -> bool:
 def read_ahead_pays(n: int) -> bool:
     """Does a thread reading ahead pay for a walk over ``n`` bytes?  When they span
     several stretches and a second CPU is free for it (this process may run on two, and
-    the load average leaves one idle): the copy from the page cache then costs no time
+    the load average leaves at least half of one idle): the copy from the page cache then costs no time
     of its own.  On a machine whose CPUs are all busy it would only add the handing over
     (issue 49: about 5% more CPU time).  :data:`READ_AHEAD` decides instead when set."""
     import os
@@ -663,7 +663,7 @@ def read_ahead_pays(n: int) -> bool:
         busy = os.getloadavg()[0]
     except OSError:
         busy = 0.0
-    return n > 2 * FAST_CHUNK and cpus > 1 and busy <= cpus - 1
+    return n > 2 * FAST_CHUNK and cpus > 1 and busy < cpus - 0.5
 
 
 def walk_decompress(codec: int, data: bytes, limit: int) -> bytes | None:
