@@ -959,6 +959,11 @@ def test_crc32c_matches_the_crc32c_package() -> None:
             chunk = data[start : start + n]
             assert speedups.crc32c(chunk) == crc32c.crc32c(chunk)
             assert speedups.crc32c(data, start, start + n) == crc32c.crc32c(chunk)
+    # around the carry-less fold's steps (256 bytes, from 512: issue 49), every length
+    for start in (0, 5, 64):
+        for n in [*range(480, 1100), 2047, 2048, 2049, 65_535, 65_536, 65_537]:
+            chunk = data[start : start + n]
+            assert speedups.crc32c(data, start, start + n) == crc32c.crc32c(chunk), (start, n)
     assert speedups.crc32c(b"abc", 2, 99) == crc32c.crc32c(b"c")
     assert speedups.crc32c(b"abc", 3, 1) == 0
 
