@@ -648,13 +648,18 @@ def native_walk_available() -> bool:
 def read_ahead_pays(n: int) -> bool:
     """Does a thread reading ahead pay for a walk over ``n`` bytes?  When they span
     several stretches and a second CPU is free for it (this process may run on two, and
-    the load average leaves at least half of one idle): the copy from the page cache then costs no time
-    of its own.  On a machine whose CPUs are all busy it would only add the handing over
-    (issue 49: about 5% more CPU time).  :data:`READ_AHEAD` decides instead when set."""
+    the load average leaves at least half of one idle): the copy from the page cache
+    then costs no time of its own.  On a machine whose CPUs are all busy it would only
+    add the handing over (issue 49: about 5% more CPU time), and so in a worker of
+    ``--jobs``.  :data:`READ_AHEAD` decides instead when set."""
     import os
+    import sys
 
     if READ_AHEAD is not None:
         return READ_AHEAD and n > 2 * FAST_CHUNK
+    mp = sys.modules.get("multiprocessing")  # imported in a worker of --jobs, not here
+    if mp is not None and mp.parent_process() is not None:
+        return False  # a worker of a pool: the pool has the CPUs busy already
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
