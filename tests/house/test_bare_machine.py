@@ -170,3 +170,16 @@ def test_the_tool_tests_skip_naming_the_tool_and_fail_under_ci(tmp_path: Path) -
     assert failed, ci.stdout
     for _, reason in failed:
         assert "under CI this is a failure, not a skip" in reason, reason
+
+
+def test_hypothesis_times_nothing() -> None:
+    """No hypothesis test fails by the clock (issue 49): no per-example deadline and no
+    too-slow health check by default (tests/conftest.py), and no test sets a deadline."""
+    from hypothesis import HealthCheck, settings
+
+    assert settings.default.deadline is None
+    assert HealthCheck.too_slow in settings.default.suppress_health_check
+    timed = [f"{p.relative_to(ROOT)}:{n}" for p in sorted(TESTS.rglob("*.py"))
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"\bdeadline=(?!None\b)[\w(]", line)]  # a keyword, not a variable
+    assert timed == []
