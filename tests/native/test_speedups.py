@@ -50,7 +50,16 @@ native = pytest.mark.skipif(speedups is None, reason="kdump._speedups is not bui
 #: how verify-crc's native walk gets the bytes of a local file (kdump.records.file_records):
 #: it reads them itself (pread in C), with or without a thread reading ahead, or Python
 #: reads them into buffers it hands to the walk
-READS = {"native+ahead": (True, True), "native": (True, False), "python": (False, None)}
+READS = {"native+ahead": (True, True), "native": (True, False), "python": (False, None),
+         # back to Python every 1000 bytes (NATIVE_STEP: each run ends where a batch
+         # would start past it)
+         "native+ahead, short steps": (True, True)}
+
+
+def _set_reads(file_records: Any, how: str, setattr: Callable[[Any, str, Any], None]) -> None:
+    setattr(file_records, "NATIVE_READS", READS[how][0])
+    setattr(file_records, "READ_AHEAD", READS[how][1])
+    setattr(file_records, "NATIVE_STEP", 1000 if "short steps" in how else 64 << 20)
 
 
 @pytest.fixture(params=list(READS))
@@ -58,9 +67,7 @@ def reads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> st
     """Each way of reading, in turn (the findings must not depend on it)."""
     from kdump.records import file_records
 
-    native_reads, ahead = READS[request.param]
-    monkeypatch.setattr(file_records, "NATIVE_READS", native_reads)
-    monkeypatch.setattr(file_records, "READ_AHEAD", ahead)
+    _set_reads(file_records, request.param, monkeypatch.setattr)
     return str(request.param)
 
 RECORD_FIELDS = tuple(Record.__slots__)
@@ -785,16 +792,18 @@ def test_verify_native_walk_on_fuzzed_segments(tmp_path_factory: pytest.TempPath
     def run() -> list[Any]:
         return list(verify_mod.verify_crc([str(d)], verify_mod.VerifyOptions(deep=deep)))
 
-    saved = file_records.NATIVE_READS, file_records.READ_AHEAD, file_records.FAST_CHUNK
+    saved = (file_records.NATIVE_READS, file_records.READ_AHEAD, file_records.FAST_CHUNK,
+             file_records.NATIVE_STEP)
     try:
-        file_records.NATIVE_READS, file_records.READ_AHEAD = READS[reads]
+        _set_reads(file_records, reads, setattr)
         file_records.FAST_CHUNK = fast_chunk
         fast = run()
         file_records._native_run = None
         slow = run()
     finally:
         file_records._native_run = native_run
-        file_records.NATIVE_READS, file_records.READ_AHEAD, file_records.FAST_CHUNK = saved
+        (file_records.NATIVE_READS, file_records.READ_AHEAD, file_records.FAST_CHUNK,
+         file_records.NATIVE_STEP) = saved
     assert fast == slow
 
 
