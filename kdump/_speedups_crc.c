@@ -2,7 +2,8 @@
  * kdump._speedups, CRC-32C (crc32c) and CRC-32 (crc32): one slicing-by-8 routine
  * serves both polynomials, one argument reader both entry points; CRC-32C uses SSE 4.2
  * instructions where the CPU has them (three interleaved streams of crc32q), and from
- * 512 bytes carry-less multiplication (AVX-512 VPCLMULQDQ) where it has those too.
+ * 512 bytes carry-less multiplication (VPCLMULQDQ, on 512-bit registers with AVX-512,
+ * else on 256-bit ones with AVX2) where it has those too.
  *
  * Each entry point's pure-Python twin is named in _speedups.c's table; shared
  * declarations are in _speedups.h.
@@ -331,6 +332,58 @@ crc32c_fold(uint32_t crc, const unsigned char *p, size_t len)
     state = (uint32_t)_mm_crc32_u64(state, (uint64_t)_mm_extract_epi64(x, 1));
     return crc32c_hw(state ^ 0xffffffffu, p, len);
 }
+
+/* The same with 256-bit registers, where the CPU has VPCLMULQDQ and AVX2 but not
+ * AVX-512 (AMD Zen 3, Intel Alder Lake and later client parts): four accumulators of
+ * two lanes, 128 bytes a step. */
+static uint64_t fold_1024[2], fold_256[2];
+
+#define FOLD256_TARGET __attribute__((target("avx2,vpclmulqdq,pclmul,sse4.2")))
+
+FOLD256_TARGET static inline __m256i
+fold256(__m256i acc, __m256i k, __m256i data)
+{
+    return _mm256_xor_si256(_mm256_xor_si256(_mm256_clmulepi64_epi128(acc, k, 0x00),
+                                             _mm256_clmulepi64_epi128(acc, k, 0x11)),
+                            data);
+}
+
+FOLD256_TARGET static uint32_t
+crc32c_fold256(uint32_t crc, const unsigned char *p, size_t len)
+{
+    __m256i a0, a1, a2, a3, k;
+    __m128i k1, x;
+    uint32_t state;
+    if (len < 512)
+        return crc32c_hw(crc, p, len);
+    k = _mm256_set_epi64x((long long)fold_1024[1], (long long)fold_1024[0],
+                          (long long)fold_1024[1], (long long)fold_1024[0]);
+    a0 = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p),
+                          _mm256_set_epi32(0, 0, 0, 0, 0, 0, 0, (int)(crc ^ 0xffffffffu)));
+    a1 = _mm256_loadu_si256((const __m256i *)(p + 32));
+    a2 = _mm256_loadu_si256((const __m256i *)(p + 64));
+    a3 = _mm256_loadu_si256((const __m256i *)(p + 96));
+    p += 128;
+    len -= 128;
+    while (len >= 128) {
+        a0 = fold256(a0, k, _mm256_loadu_si256((const __m256i *)p));
+        a1 = fold256(a1, k, _mm256_loadu_si256((const __m256i *)(p + 32)));
+        a2 = fold256(a2, k, _mm256_loadu_si256((const __m256i *)(p + 64)));
+        a3 = fold256(a3, k, _mm256_loadu_si256((const __m256i *)(p + 96)));
+        p += 128;
+        len -= 128;
+    }
+    k = _mm256_set_epi64x((long long)fold_256[1], (long long)fold_256[0],
+                          (long long)fold_256[1], (long long)fold_256[0]);
+    a0 = fold256(a0, k, a1);
+    a0 = fold256(a0, k, a2);
+    a0 = fold256(a0, k, a3);
+    k1 = _mm_set_epi64x((long long)fold_128[1], (long long)fold_128[0]);
+    x = fold128(_mm256_castsi256_si128(a0), k1, _mm256_extracti128_si256(a0, 1));
+    state = (uint32_t)_mm_crc32_u64(0, (uint64_t)_mm_cvtsi128_si64(x));
+    state = (uint32_t)_mm_crc32_u64(state, (uint64_t)_mm_extract_epi64(x, 1));
+    return crc32c_hw(state ^ 0xffffffffu, p, len);
+}
 #endif
 
 void
@@ -344,15 +397,21 @@ crc_init(void)
         crc_zeros(crc_long, CRC_LONG);
         crc_zeros(crc_short, CRC_SHORT);
         crc32c_impl = crc32c_hw;
-        if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-            __builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("pclmul")) {
+        if (__builtin_cpu_supports("vpclmulqdq") && __builtin_cpu_supports("pclmul")) {
             fold_2048[0] = fold_constant(2048 + 32);
             fold_2048[1] = fold_constant(2048 - 32);
+            fold_1024[0] = fold_constant(1024 + 32);
+            fold_1024[1] = fold_constant(1024 - 32);
             fold_512[0] = fold_constant(512 + 32);
             fold_512[1] = fold_constant(512 - 32);
+            fold_256[0] = fold_constant(256 + 32);
+            fold_256[1] = fold_constant(256 - 32);
             fold_128[0] = fold_constant(128 + 32);
             fold_128[1] = fold_constant(128 - 32);
-            crc32c_impl = crc32c_fold;
+            if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl"))
+                crc32c_impl = crc32c_fold;
+            else if (__builtin_cpu_supports("avx2"))
+                crc32c_impl = crc32c_fold256;
         }
     }
 #endif
