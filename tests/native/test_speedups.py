@@ -886,6 +886,35 @@ def test_verify_native_reads_of_a_file_cut_short_during_the_walk(
 
 
 @native
+@pytest.mark.parametrize("ahead", [True, False])
+def test_verify_native_reads_stop_at_a_read_error(tmp_path: Path, ahead: bool) -> None:
+    """A read that fails (EIO from a failing disk; here ESPIPE, a pipe's descriptor) ends
+    the native walk where its bytes end, as a short read does: no exception, nothing
+    consumed past them; Python's own read of that batch then reports the error."""
+    from kdump.records.file_records import walk_decompress
+
+    assert speedups is not None
+    seg = b"".join(v2_batch(rich_records(5), base_offset=i * 5) for i in range(50))
+    r, w = os.pipe()
+    try:
+        os.write(w, seg[:1000])
+        assert speedups.verify_run(r, 0, len(seg), None, 0, True, 1 << 20, 1 << 20,
+                                   walk_decompress, None, 4096, ahead) == (0, 0, 0, None)
+    finally:
+        os.close(r)
+        os.close(w)
+    log = tmp_path / "00000000000000000000.log"
+    log.write_bytes(seg)
+    fd = os.open(log, os.O_RDONLY)
+    try:  # the same file readable: every batch consumed
+        got = speedups.verify_run(fd, 0, len(seg), None, 0, True, 1 << 20, 1 << 20,
+                                  walk_decompress, None, 4096, ahead)
+    finally:
+        os.close(fd)
+    assert got[:3] == (len(seg), 50, 250)
+
+
+@native
 def test_verify_of_many_ranges_holds_no_buffer_after_each(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker of ``verify-crc --jobs`` verifies range after range: when one is done its
