@@ -255,6 +255,7 @@ verify_legacy_message(const unsigned char *b, int64_t total, int magic)
  * live broker into SIGBUS.  pread makes that a short read: the walk ends there and
  * Python reads that batch again and says what it is.
  * --------------------------------------------------------------------------------- */
+#include <errno.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -296,6 +297,8 @@ pread_full(int fd, unsigned char *to, int64_t n, int64_t pos)
     int64_t got = 0;
     while (got < n) {
         ssize_t k = pread(fd, to + got, (size_t)(n - got), (off_t)(pos + got));
+        if (k < 0 && errno == EINTR)
+            continue;
         if (k <= 0)
             break; /* the end (the file shrank) or an error: a short read */
         got += k;
