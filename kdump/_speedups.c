@@ -136,8 +136,9 @@ static PyMethodDef methods[] = {
               "crc32(data, start=0, end=len(data)): CRC-32 (zlib's) of data[start:end]."),
     KD_METHOD(verify_run,
               "verify_run(data, start, stop, prev_last, segment_base, deep, max_headers, max_batch_bytes, "
-              "decompress[, gaps]): consume the batches from data[start] verify-crc reports nothing "
-              "about (see kdump.ops.verify); gaps: stop at a gap in the offsets too."),
+              "decompress[, soft_stop, chunk, read_ahead][, gaps]): consume the batches from data[start] "
+              "(data a buffer, or a file descriptor the walk reads) verify-crc reports nothing about "
+              "(see kdump.ops.verify); gaps: stop at a gap in the offsets too."),
     KD_METHOD(text_record_lines,
               "text_record_lines(events, timestamp_type, skip_metadata, print_contents, RecordEvent, "
               "Record, Decoded): DumpLogSegments' record lines of a v2 batch."),

@@ -191,6 +191,11 @@ class FileSource:
         self._count(position, got)
         return got
 
+    def note_read(self, position: int, n: int) -> None:
+        """``n`` bytes at ``position`` were read from :attr:`fd` by native code (the
+        walk of ``verify-crc``, which reads the file itself): counted as read here."""
+        self._count(position, n)
+
     def _count(self, position: int, n: int) -> None:
         self.bytes_read += n
         ReadCounter.total += n

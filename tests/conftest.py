@@ -31,6 +31,24 @@ from tests.support import writer as w
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN_DIR = REPO / "golden" / "dump"
 
+
+
+def _hypothesis_times_nothing() -> None:
+    """No test measures speed (issue 49): hypothesis's per-example deadline (200 ms by
+    default) and its too-slow health check fail a test by the clock, which a machine
+    busy with other work runs slow.  The default profile here has neither; a test's
+    own ``@settings`` only adds to it."""
+    try:
+        from hypothesis import HealthCheck, settings
+    except ImportError:
+        return
+    settings.register_profile("kdump", deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow])
+    settings.load_profile("kdump")
+
+
+_hypothesis_times_nothing()
+
 #: environment variables that would change kdump's or rich's output
 _ENV_DROP = ("KDUMP_FORMAT", "KDUMP_DEBUG", "FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE",
              "TTY_INTERACTIVE", "CLICOLOR_FORCE", "JUPYTER_COLUMNS", "JUPYTER_LINES")

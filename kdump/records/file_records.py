@@ -36,6 +36,15 @@ _native_run = None if speedups is None else speedups.verify_run
 #: the fast path's read buffer (see LogReader.skip_clean_batches): small enough that
 #: the bytes just read are still in the CPU's cache when the walk checks them
 FAST_CHUNK = 1 << 20
+#: verify-crc's native walk reads a local file itself (pread in C, a POSIX thread reading
+#: ahead: no Python between stretches, issue 49); False: Python reads it into
+#: FAST_CHUNK buffers for the walk (a remote file always is; tests run both)
+NATIVE_READS = True
+#: the native reads return to Python after this many bytes (the progress count moves)
+NATIVE_STEP = 64 << 20
+#: whether the native reads use a thread reading ahead: None decides by the machine
+#: (:func:`read_ahead_pays`); tests set it
+READ_AHEAD: bool | None = None
 _NONZERO = re.compile(rb"[^\x00]")
 _MAGIC_BYTE = re.compile(rb"[\x00-\x02]")
 _SCAN_CHUNK = 4 << 20
@@ -161,10 +170,13 @@ class LogReader:
         kdump/_speedups_runs.c) consumes every run of batches, v2 and v0/v1, it would report
         nothing about (CRC, offsets and, with ``deep``, the records) after the last
         offset ``prev_last()`` (or, first, from ``segment_base``), calling
-        ``on_run(batches, records, last offset)`` for each run (see :meth:`skip_batches`).
-        ``gaps``: stop at a batch whose first offset does not follow the one before too
-        (a gap in a delete-policy topic's offsets is lost data: kdump.ops.verdict).
-        False (and nothing changed) when the extension is not built."""
+        ``on_run(batches, records, last offset)`` for each run.  A local file it reads
+        itself (:meth:`skip_native_reads`: pread in C, no Python between stretches, issue
+        49); a remote one, or with :data:`NATIVE_READS` off, is read by Python into
+        buffers handed to it (:meth:`skip_batches`).  ``gaps``: stop at a batch whose first
+        offset does not follow the one before too (a gap in a delete-policy topic's offsets
+        is lost data: kdump.ops.verdict).  False (and nothing changed) when the extension
+        is not built."""
         if _native_run is None:
             return False
         headers, max_bytes = max_headers(self.max_batch_bytes), self.max_batch_bytes
@@ -178,10 +190,47 @@ class LogReader:
                 on_run(batches, records, last)
             return j, batches, last
 
-        self.skip_batches(run, limit)
+        def run_file(fd: int, pos: int, stop: int, soft: int,
+                     ahead: bool) -> tuple[int, int, int | None]:
+            j, batches, records, last = _native_run(
+                fd, pos, stop, prev_last(), segment_base, deep, headers, max_bytes, payload,
+                soft, FAST_CHUNK, ahead, gaps)
+            if batches:
+                on_run(batches, records, last)
+            return j, batches, last
+
+        if NATIVE_READS and self.source.fd >= 0:
+            self.skip_native_reads(run_file, limit)
+        else:
+            self.skip_batches(run, limit)
         return True
 
     skip_clean_v2_batches = skip_clean_batches  # its name before v0/v1 batches joined
+
+    def skip_native_reads(self, run: Callable[[int, int, int, int, bool],
+                                              tuple[int, int, int | None]],
+                          limit: int | None) -> None:
+        """Install :attr:`skip` for a walk that reads the file itself: ``run(fd, pos, stop,
+        soft, ahead)`` reads from ``pos`` and consumes a run of batches that end by
+        ``stop`` and start before ``soft`` (position after them, batches, last offset),
+        with a thread reading ahead when ``ahead``.  Python frames the batch a run stops at
+        (with its own reads: a file that shrank is a short read there)."""
+        end = self.end if limit is None else min(self.end, limit)
+        source = self.source
+        ahead = read_ahead_pays(end - self.start)
+        source.advise_sequential()
+
+        def skip(pos: int) -> int:
+            while end - pos >= L.HEADER_SIZE_UP_TO_MAGIC:
+                j, batches, last = run(source.fd, pos, end, min(pos + NATIVE_STEP, end), ahead)
+                if not batches:
+                    return pos  # something to report (or cut short): Python's
+                source.note_read(pos, j - pos)
+                self._prev_last_offset = last
+                pos = self.valid_end = j
+            return pos
+
+        self.skip = skip
 
     def skip_batches(self, run: Callable[..., tuple[int, int, int | None]],
                    limit: int | None) -> None:
@@ -597,6 +646,32 @@ class LogReader:
 def native_walk_available() -> bool:
     """Does verify-crc's fast path run natively here (the extension is built)?"""
     return _native_run is not None
+
+
+def read_ahead_pays(n: int) -> bool:
+    """Does a thread reading ahead pay for a walk over ``n`` bytes?  When they span
+    several stretches and a second CPU is free for it (this process may run on two, and
+    the load average leaves at least half of one idle): the copy from the page cache
+    then costs no time of its own.  On a machine whose CPUs are all busy it would only
+    add the handing over (issue 49: about 5% more CPU time), and so in a worker of
+    ``--jobs``.  :data:`READ_AHEAD` decides instead when set."""
+    import os
+    import sys
+
+    if READ_AHEAD is not None:
+        return READ_AHEAD and n > 2 * FAST_CHUNK
+    mp = sys.modules.get("multiprocessing")  # imported in a worker of --jobs, not here
+    if mp is not None and mp.parent_process() is not None:
+        return False  # a worker of a pool: the pool has the CPUs busy already
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cpus = os.cpu_count() or 1
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:
+        busy = 0.0
+    return n > 2 * FAST_CHUNK and cpus > 1 and busy < cpus - 0.5
 
 
 def walk_decompress(codec: int, data: bytes, limit: int) -> bytes | None:

@@ -11,7 +11,6 @@ import random
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -235,15 +234,13 @@ def test_files_option_in_a_real_process(sample_dir: Path) -> None:
 
 
 @pytest.mark.parametrize("args", [("--version",), ("--help",), ("dump", "--help")])
-def test_version_and_help_are_fast(args: tuple[str, ...]) -> None:
-    # the real 0.3 s target is measured in bench/; here only a generous bound
-    best = 99.0
-    for _ in range(3):
-        t0 = time.perf_counter()
-        r = run_cli(*args)
-        best = min(best, time.perf_counter() - t0)
-        assert r.returncode == 0
-    assert best < 1.0, f"kdump {' '.join(args)} took {best:.2f} s"
+def test_version_and_help_run(args: tuple[str, ...]) -> None:
+    # how fast is bench/startup_bench.py's business (0.3 s target); what they import is
+    # tests/house/test_startup.py's
+    r = run_cli(*args)
+    assert r.returncode == 0 and r.stdout.startswith(
+        "kdump, version" if args == ("--version",) else "Usage: kdump"), r.stdout
+    assert r.stderr == ""
 
 
 def test_version_output() -> None:

@@ -47,6 +47,29 @@ from tests.support.writer import (
 
 native = pytest.mark.skipif(speedups is None, reason="kdump._speedups is not built")
 
+#: how verify-crc's native walk gets the bytes of a local file (kdump.records.file_records):
+#: it reads them itself (pread in C), with or without a thread reading ahead, or Python
+#: reads them into buffers it hands to the walk
+READS = {"native+ahead": (True, True), "native": (True, False), "python": (False, None),
+         # back to Python every 1000 bytes (NATIVE_STEP: each run ends where a batch
+         # would start past it)
+         "native+ahead, short steps": (True, True)}
+
+
+def _set_reads(file_records: Any, how: str, setattr: Callable[[Any, str, Any], None]) -> None:
+    setattr(file_records, "NATIVE_READS", READS[how][0])
+    setattr(file_records, "READ_AHEAD", READS[how][1])
+    setattr(file_records, "NATIVE_STEP", 1000 if "short steps" in how else 64 << 20)
+
+
+@pytest.fixture(params=list(READS))
+def reads(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each way of reading, in turn (the findings must not depend on it)."""
+    from kdump.records import file_records
+
+    _set_reads(file_records, request.param, monkeypatch.setattr)
+    return str(request.param)
+
 RECORD_FIELDS = tuple(Record.__slots__)
 SCAN_FIELDS = tuple(RecordScan.__slots__)
 
@@ -578,7 +601,7 @@ def _damaged_segments(root: Path) -> list[Path]:
 @pytest.mark.parametrize("chunk", [128, 1000, 5000, 8 << 20])
 @pytest.mark.parametrize("deep", [True, False])
 def test_verify_fast_path_reports_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                            chunk: int, deep: bool) -> None:
+                                            chunk: int, deep: bool, reads: str) -> None:
     from kdump.ops import verify_crc as verify_mod
     from kdump.source import Window
 
@@ -723,7 +746,7 @@ def _fast_and_slow(monkeypatch: pytest.MonkeyPatch, paths: list[str], **opts: An
 @pytest.mark.parametrize("deep", [True, False])
 def test_verify_native_walk_legacy_control_compressed(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fast_chunk: int,
-        max_batch_bytes: int, deep: bool) -> None:
+        max_batch_bytes: int, deep: bool, reads: str) -> None:
     """v0/v1 messages, control and compressed batches: the native walk consumes the
     ones verify-crc has nothing to say about and stops at every other one, so the
     findings, counts and summary are the pure-Python path's, exactly."""
@@ -756,11 +779,14 @@ def test_verify_native_walk_legacy_control_compressed(
 @native
 @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1,
-                max_size=6), st.booleans())
+                max_size=6), st.booleans(), st.sampled_from(list(READS)),
+       st.sampled_from([97, 4096, 1 << 20]))
 def test_verify_native_walk_on_fuzzed_segments(tmp_path_factory: pytest.TempPathFactory,
-                                               edits: list[tuple[int, int]], deep: bool) -> None:
+                                               edits: list[tuple[int, int]], deep: bool,
+                                               reads: str, fast_chunk: int) -> None:
     """Bytes changed anywhere in a mixed segment (v0/v1, control, every codec): the
-    same findings, counts and summary with the native walk and without it."""
+    same findings, counts and summary with the native walk and without it, whoever
+    reads the file and in whatever stretches."""
     from kdump.ops import verify_crc as verify_mod
     from kdump.records import file_records
 
@@ -775,18 +801,25 @@ def test_verify_native_walk_on_fuzzed_segments(tmp_path_factory: pytest.TempPath
     def run() -> list[Any]:
         return list(verify_mod.verify_crc([str(d)], verify_mod.VerifyOptions(deep=deep)))
 
+    saved = (file_records.NATIVE_READS, file_records.READ_AHEAD, file_records.FAST_CHUNK,
+             file_records.NATIVE_STEP)
     try:
+        _set_reads(file_records, reads, setattr)
+        file_records.FAST_CHUNK = fast_chunk
         fast = run()
         file_records._native_run = None
         slow = run()
     finally:
         file_records._native_run = native_run
+        (file_records.NATIVE_READS, file_records.READ_AHEAD, file_records.FAST_CHUNK,
+         file_records.NATIVE_STEP) = saved
     assert fast == slow
 
 
 @native
 def test_verify_native_walk_of_a_file_cut_short_while_read(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+                                                            monkeypatch: pytest.MonkeyPatch,
+                                                            reads: str) -> None:
     """A log cut short after it was opened (a broker's retention, a live segment): the
     native walk's reads come back short, never SIGBUS; the findings are Python's."""
     from kdump.ops import verify_crc as verify_mod
@@ -821,6 +854,76 @@ def test_verify_native_walk_of_a_file_cut_short_while_read(tmp_path: Path,
 
 
 @native
+@pytest.mark.parametrize("ahead", [True, False])
+def test_verify_native_reads_of_a_file_cut_short_during_the_walk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ahead: bool) -> None:
+    """The native walk reads the file itself (issue 49): a log truncated while the walk
+    is in it (here: when it hands a compressed batch to Python) gives short reads, never
+    SIGBUS; the walk stops where its bytes end and Python reports the cut batch."""
+    from kdump.ops import verify_crc as verify_mod
+    from kdump.records import file_records
+
+    monkeypatch.setattr(file_records, "FAST_CHUNK", 4096)
+    monkeypatch.setattr(file_records, "NATIVE_READS", True)
+    monkeypatch.setattr(file_records, "READ_AHEAD", ahead)
+    d = tmp_path / "t-0"
+    d.mkdir()
+    log = d / "00000000000000000000.log"
+    batches = [v2_batch(rich_records(5), base_offset=i * 5, codec=GZIP if i == 20 else NONE)
+               for i in range(200)]
+    log.write_bytes(b"".join(batches))
+    cut = sum(len(b) for b in batches[:120]) + 30  # inside batch 120
+    real = file_records.walk_decompress
+    calls = []
+
+    def truncating(codec: int, data: bytes, limit: int) -> bytes | None:
+        if not calls:
+            os.truncate(log, cut)
+        calls.append(codec)
+        return real(codec, data, limit)
+
+    monkeypatch.setattr(file_records, "walk_decompress", truncating)
+    out = list(verify_mod.verify_crc([str(d)], verify_mod.VerifyOptions()))
+    assert calls == [GZIP]
+    problems = [p for p in out if hasattr(p, "kind")]
+    # the active segment's last batch, cut: in flight, where the file now ends (the cut
+    # lies 100 batches past batch 20, beyond what was read before it: two 4096-byte
+    # stretches)
+    assert [(p.kind, p.position) for p in problems] == [
+        ("in-flight", sum(len(b) for b in batches[:120]))], problems
+    assert out[-1].batches == 120
+
+
+@native
+@pytest.mark.parametrize("ahead", [True, False])
+def test_verify_native_reads_stop_at_a_read_error(tmp_path: Path, ahead: bool) -> None:
+    """A read that fails (EIO from a failing disk; here ESPIPE, a pipe's descriptor) ends
+    the native walk where its bytes end, as a short read does: no exception, nothing
+    consumed past them; Python's own read of that batch then reports the error."""
+    from kdump.records.file_records import walk_decompress
+
+    assert speedups is not None
+    seg = b"".join(v2_batch(rich_records(5), base_offset=i * 5) for i in range(50))
+    r, w = os.pipe()
+    try:
+        os.write(w, seg[:1000])
+        assert speedups.verify_run(r, 0, len(seg), None, 0, True, 1 << 20, 1 << 20,
+                                   walk_decompress, None, 4096, ahead) == (0, 0, 0, None)
+    finally:
+        os.close(r)
+        os.close(w)
+    log = tmp_path / "00000000000000000000.log"
+    log.write_bytes(seg)
+    fd = os.open(log, os.O_RDONLY)
+    try:  # the same file readable: every batch consumed
+        got = speedups.verify_run(fd, 0, len(seg), None, 0, True, 1 << 20, 1 << 20,
+                                  walk_decompress, None, 4096, ahead)
+    finally:
+        os.close(fd)
+    assert got[:3] == (len(seg), 50, 250)
+
+
+@native
 def test_verify_of_many_ranges_holds_no_buffer_after_each(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker of ``verify-crc --jobs`` verifies range after range: when one is done its
@@ -836,6 +939,7 @@ def test_verify_of_many_ranges_holds_no_buffer_after_each(tmp_path: Path,
     from kdump.source import ReadBuffer
 
     monkeypatch.setattr(file_records, "FAST_CHUNK", 4096)
+    monkeypatch.setattr(file_records, "NATIVE_READS", False)  # Python's buffers, these
     d = tmp_path / "r-0"
     big_segment(d, 400_000, records_per_batch=10)
     ranges = [r for r in segment_ranges(walk([str(d)]), lambda f: True, split_bytes=16384)
@@ -902,6 +1006,11 @@ def test_crc32c_matches_the_crc32c_package() -> None:
             chunk = data[start : start + n]
             assert speedups.crc32c(chunk) == crc32c.crc32c(chunk)
             assert speedups.crc32c(data, start, start + n) == crc32c.crc32c(chunk)
+    # around the carry-less fold's steps (256 bytes, from 512: issue 49), every length
+    for start in (0, 5, 64):
+        for n in [*range(480, 1100), 2047, 2048, 2049, 65_535, 65_536, 65_537]:
+            chunk = data[start : start + n]
+            assert speedups.crc32c(data, start, start + n) == crc32c.crc32c(chunk), (start, n)
     assert speedups.crc32c(b"abc", 2, 99) == crc32c.crc32c(b"c")
     assert speedups.crc32c(b"abc", 3, 1) == 0
 

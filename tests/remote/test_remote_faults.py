@@ -1,4 +1,5 @@
-"""Remote reads fail within a bounded time, in one clear line, and never print a secret
+"""Remote reads fail after a bounded number of requests, each bounded in time, in one
+clear line, and never print a secret
 (issue #27).  Against real servers on 127.0.0.1: moto's S3 API server (authentication
 on; tests/support/s3server.py), the fault-injecting proxy in front of it (HTTP 500 to every
 request), and a silent socket server that accepts connections and never answers (a
@@ -14,7 +15,6 @@ import base64
 import socket
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -90,7 +90,6 @@ class Run:
     rc: int
     out: str
     err: str
-    seconds: float
 
     @property
     def lines(self) -> list[str]:
@@ -98,11 +97,11 @@ class Run:
 
 
 def run(env: dict[str, str], *args: str, timeout: float = 120) -> Run:
-    start = time.monotonic()
+    """kdump in a process; ``timeout``: a generous guard against a hang, no speed claim
+    (what bounds the time is the number of requests, which the tests count)."""
     r = subprocess.run([str(KDUMP_BIN), *args], capture_output=True, env={**subprocess_env(), **env},
                        timeout=timeout)
-    return Run(r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace"),
-               time.monotonic() - start)
+    return Run(r.returncode, r.stdout.decode(errors="replace"), r.stderr.decode(errors="replace"))
 
 
 def no_secret(r: Run, *secrets: str) -> None:
@@ -128,13 +127,13 @@ COMMANDS = [["verify-crc"], ["dump", "--format", "json"], ["size-report"]]
 
 
 @pytest.mark.parametrize("cmd", COMMANDS)
-def test_a_silent_endpoint_is_one_line_within_the_timeout(s3: s3server.S3Server,
+def test_a_silent_endpoint_is_one_line_after_one_request(s3: s3server.S3Server,
                                                           silent: SilentServer, cmd: list[str]
                                                           ) -> None:
     url = "s3://kdump-test/faults"
     r = run(creds(s3, silent.endpoint), *cmd, "--remote-timeout", "3", url)
     assert r.rc == 2
-    assert r.seconds < 20, r.seconds
+    assert len(silent.conns) == 1  # one request waited for (its timeout), then the line
     no_secret(r, s3.secret, s3.key_id)
     said = [x for x in r.lines if "timeout" in x]
     assert said == [f"{url}: unreadable-file: no answer within the time allowed (timeout; 3 s "
@@ -148,7 +147,7 @@ def test_a_silent_endpoint_under_a_segment_read(s3: s3server.S3Server, silent: S
     environment variable sets the bound as the option does."""
     url = f"s3://kdump-test/faults/{SEGMENT}"
     r = run(creds(s3, silent.endpoint, KDUMP_REMOTE_TIMEOUT="2"), "find-offset", url, "3")
-    assert r.rc == 2 and r.seconds < 15, (r.seconds, r.lines)
+    assert r.rc == 2 and len(silent.conns) == 1, (len(silent.conns), r.lines)
     no_secret(r, s3.secret, s3.key_id)
     assert len(r.lines) == 1 and url in r.lines[0] and "timeout; 2 s" in r.lines[0], r.lines
 
@@ -160,7 +159,7 @@ def test_http_500_everywhere_gives_up_in_bounded_time(s3: s3server.S3Server) -> 
         r = run(creds(s3, proxy.endpoint), "verify-crc", url)
     finally:
         proxy.stop()
-    assert r.rc == 2 and r.seconds < 30, (r.seconds, r.lines)
+    assert r.rc == 2, r.lines
     no_secret(r, s3.secret, s3.key_id)
     assert r.out.splitlines() == [f"{url}: unreadable-file: HTTP 500 InternalError injected by "
                                   "the test"]
@@ -207,6 +206,7 @@ class HangingReads:
 
         host, port = upstream.removeprefix("http://").split(":")
         release = self.release = threading.Event()
+        hung = self.hung = []  # the .log reads left unanswered (their paths)
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -216,6 +216,7 @@ class HangingReads:
 
             def do_GET(self) -> None:
                 if "?" not in self.path and self.path.endswith(".log"):
+                    hung.append(self.path)
                     release.wait(120)  # never answered while the test runs
                     return
                 conn = http.client.HTTPConnection(host, int(port), timeout=30)
@@ -260,7 +261,8 @@ def test_an_endpoint_that_dies_after_the_listing_costs_one_timeout(s3: s3server.
     # every log named, each with the reason; the first waited for, the rest at once
     assert len(failed) >= 5 and all(x.startswith(f"{url}/") and "timeout; 3 s" in x
                                     for x in failed), r.lines
-    assert r.seconds < 3 * 3, r.seconds
+    # waited for once: one read left unanswered, not one per log
+    assert len(proxy.hung) == 1, proxy.hung
 
 
 # --- scrub: what a message may never hold ---------------------------------------------------

@@ -60,6 +60,17 @@ def require_chromium() -> str:
                         ".ci/run installs Debian's chromium package")
 
 
+#: the tools of poppler-utils the report tests run on a printed page
+POPPLER = ("pdftotext", "pdfinfo")
+
+
+def require_poppler(*names: str) -> None:
+    """Each of poppler-utils' ``names`` (default: :data:`POPPLER`) on PATH, or a skip (a
+    failure under CI) naming the first one missing: see :func:`require_tool`."""
+    for name in names or POPPLER:
+        require_tool(name, shutil.which(name), ".ci/run installs Debian's poppler-utils package")
+
+
 @dataclass
 class Page:
     browser: Browser
@@ -229,4 +240,5 @@ class Browser:
         self.close()
 
 
-__all__ = ["Browser", "Page", "chromium_path"]
+__all__ = ["POPPLER", "Browser", "Page", "chromium_path", "require_chromium", "require_poppler",
+           "require_tool"]

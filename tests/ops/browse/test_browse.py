@@ -225,7 +225,6 @@ def test_opening_a_large_segment_reads_kilobytes(big: Path) -> None:
     [ld] = browse_tree([str(big)])
     [p] = ld.partitions
     v = PartitionView(p)
-    t0 = time.monotonic()
     rows, nxt = v.read_rows(0)
     assert len(rows) == 200 and nxt == rows[-1].end
     # a page of rows reads its batches (their CRCs are checked) and no more than the
@@ -237,7 +236,6 @@ def test_opening_a_large_segment_reads_kilobytes(big: Path) -> None:
     after, _ = v.read_rows(0, j.position or 0)
     assert j.found and after[0].holds(600_000) and 0 < len(above) < 100
     assert (j.position or 0) > 40 << 20
-    assert time.monotonic() - t0 < 1.0
     assert v.bytes_read < 4 << 20  # of a 64 MiB segment: two pages and the way back
     v.close()
 
@@ -247,12 +245,12 @@ def test_the_interface_on_a_large_segment_stays_lazy(big: Path) -> None:
     async def go() -> None:
         app = BrowseApp([str(big)], check=False)
         async with app.run_test(size=(80, 24)) as pilot:
-            t0 = time.monotonic()
             await pilot.press("slash", *"big", "enter")
             await pilot.pause()
             scr = app.screen
             assert isinstance(scr, PartitionScreen)
-            assert time.monotonic() - t0 < 2.0
+            # lazy: a page of a 64 MiB segment read, not the segment (what is read, never
+            # how long it took: the machine may be busy with other work)
             assert scr.view.bytes_read < 2 << 20
             await pilot.press("g", *"600123", "enter")
             await pilot.pause()

@@ -14,7 +14,6 @@ import io
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -382,7 +381,7 @@ def test_print_pages(tmp_path: Path, sample: Path, kdump: KdumpRunner) -> None:
     """Printed, every folded table is unfolded (print CSS) and pages are A4."""
     browser = pytest.importorskip("tests.support.browser")
     browser.require_chromium()
-    browser.require_tool("pdftoppm", shutil.which("pdftoppm"), ".ci/run installs poppler-utils")
+    browser.require_poppler("pdftotext", "pdfinfo")
     out = tmp_path / "r.html"
     assert kdump("report", str(sample), "-o", str(out), "--top", "3").rc == 0
     with browser.Browser(javascript=False) as b:

@@ -143,6 +143,7 @@ def test_kafka4_page_in_a_real_browser(kdump: KdumpRunner, logdir: Path, tmp_pat
     screenshots and the printed PDF have the expected sizes."""
     browser = pytest.importorskip("tests.support.browser")
     browser.require_chromium()
+    browser.require_poppler("pdftotext")
     out = tmp_path / "report.html"
     r = kdump("report", str(logdir), "-o", str(out), watch=[logdir])
     assert r.rc == 1, r.err  # FINDINGS
