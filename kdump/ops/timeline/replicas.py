@@ -1,0 +1,278 @@
+"""A replica's own events, read from its batch headers only (61 bytes a batch, no record
+decoding; a control batch, ~80 bytes, is read whole for its marker), plus its files:
+
+* ``leader-epoch-checkpoint``: an epoch's start is dated by the first batch at or after
+  its start offset whose partitionLeaderEpoch is the epoch (LeaderEpochFileCache.assign,
+  storage/.../epoch/LeaderEpochFileCache.java, 3.9-4.3: an epoch starts where the leader
+  appended its first batch); an epoch in the batches the checkpoint lacks is said too;
+* segment rolls: a segment's name is its base offset; it was rolled at about its first
+  batch's time (an estimate, the previous segment's last batch bounds it from below);
+* the log start: ``log-start-offset-checkpoint`` holds only the current one, and a move
+  has no time of its own: it is placed at the first batch kept (an estimate);
+* producers from the headers: an epoch going up (a new session of a transactional id,
+  or a fencing), a transaction's first batch, its COMMIT or ABORT marker with the
+  coordinator epoch (the leader writes the marker with its own clock:
+  KafkaApis.handleWriteTxnMarkersRequest -> MemoryRecords.withEndTransactionMarker,
+  System.currentTimeMillis(), 4.0), and transactions still open at the log's end;
+* damage the header walk finds (a finding), placed after the last good batch before it;
+* each log dir's ``.kafka_cleanshutdown`` (the last stop was clean) or its absence,
+  placed at the log dir's last batch (an estimate).
+
+A batch's time is its maxTimestamp: the producer's clock under CreateTime, the leader's
+under LogAppendTime (attribute bit 3; FORMATS.md §4.3).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from ... import fs as kfs
+from ... import layouts as L
+from ...errors import KdumpError
+from ...findings import INFO, Problem
+from ...records.control import parse_control
+from ...records.file_records import make_batch
+from ...records.v2 import RecordBatch
+from ...source import FileSource
+from ..compare_replicas import Head, HeaderWalk, Replica, read_epoch_checkpoint
+from .event import TimelineEvent, duration, iso
+
+
+def batch_clock(attributes: int) -> str:
+    return "broker" if attributes & L.V2_TIMESTAMP_TYPE_MASK else "producer"
+
+
+class LogDirEnd:
+    """What a log dir's replicas saw last: its shutdown event's time."""
+
+    def __init__(self) -> None:
+        self.last_time: int | None = None
+        self.clock = "producer"
+
+    def saw(self, t: int, clock: str) -> None:
+        if t >= 0 and (self.last_time is None or t > self.last_time):
+            self.last_time = t
+            self.clock = clock
+
+
+class _Markers:
+    """Reads control batches whole, keeping the last file open."""
+
+    def __init__(self) -> None:
+        self.src: FileSource | None = None
+        self.bytes_read = 0
+
+    def read(self, h: Head) -> Any:
+        try:
+            if self.src is None or self.src.path != h.path:
+                self.close()
+                self.src = FileSource(h.path)
+            data = self.src.pread(h.position, h.size)
+        except KdumpError:
+            return None
+        self.bytes_read += len(data)
+        if len(data) < h.size:
+            return None
+        b = make_batch(h.path, h.position, data, 0)
+        if not isinstance(b, RecordBatch):
+            return None
+        try:
+            for rec in b.records(1 << 20):
+                return parse_control(rec)
+        except KdumpError:
+            return None
+        return None
+
+    def close(self) -> None:
+        if self.src is not None:
+            self.src.close()
+            self.src = None
+
+
+class ReplicaStream:
+    """One replica's events (see the module docstring), in the order its bytes are read."""
+
+    def __init__(self, replica: Replica, end: LogDirEnd, max_batch_bytes: int) -> None:
+        self.replica = replica
+        self.end = end
+        self.max_batch_bytes = max_batch_bytes
+        self.bytes_read = 0
+        self.problems: list[Problem] = []
+
+    def _ev(self, time: int | None, clock: str, kind: str, text: str, *,
+            h: Head | None = None, **kw: Any) -> TimelineEvent:
+        r = self.replica
+        if h is not None:
+            kw.setdefault("file", h.path)
+            kw.setdefault("position", h.position)
+            kw.setdefault("offset", h.base)
+        kw.setdefault("source", "replica")
+        return TimelineEvent(time, clock, kind, kw.pop("source"), f"{r.topic}/{r.partition}",
+                             text, broker=r.broker_id, log_dir=r.log_dir, topic=r.topic,
+                             partition=r.partition, where=self.on, **kw)
+
+    @property
+    def on(self) -> str:
+        r = self.replica
+        return f"on broker {r.broker_id}" if r.broker_id is not None else f"in {r.log_dir}"
+
+    def __iter__(self) -> Iterator[TimelineEvent]:
+        r = self.replica
+        on = self.on
+        epochs, problem = read_epoch_checkpoint(r.path)
+        if problem is not None:
+            self.problems.append(problem)
+        pending = sorted(epochs or [], key=lambda e: (e[1], e[0]))
+        in_checkpoint = {e for e, _ in pending}
+        seen_epochs: set[int] = set()
+        log_start_ckpt = r.logdir.log_start_offsets.get((r.topic, r.partition))
+        producers: dict[int, int] = {}  # producer id -> epoch
+        open_txn: dict[int, tuple[int, int, int]] = {}  # pid -> (first offset, time, epoch)
+        markers = _Markers()
+        walk = HeaderWalk(r.path, max_batch_bytes=self.max_batch_bytes)
+        self.problems.extend(walk.problems)
+        prev: Head | None = None
+        prev_time = -1
+        seg_path: str | None = None
+        try:
+            for item in walk:
+                if isinstance(item, Problem):
+                    if item.severity == INFO:
+                        continue
+                    ev = self._ev(prev_time, "producer" if prev is None else
+                                  batch_clock(prev.attributes), "finding",
+                                  f"{item.kind}: {item.detail}", estimate=True,
+                                  source="finding", file=item.path, position=item.position,
+                                  offset=item.base_offset, severity=item.severity)
+                    ev.problem = item
+                    yield ev
+                    continue
+                h = item
+                t = h.max_timestamp
+                clock = batch_clock(h.attributes)
+                self.end.saw(t, clock)
+                if prev is None:
+                    yield from self._log_start(h, log_start_ckpt, on)
+                elif h.path != seg_path:
+                    yield self._ev(t, clock, "segment-roll",
+                                   f"segment {os.path.basename(h.path)} rolled {on} at offset "
+                                   f"{h.base} (at about its first batch's time; the previous "
+                                   f"segment's last batch: {iso(prev_time if prev_time >= 0 else None)})",
+                                   h=h, estimate=True)
+                seg_path = h.path
+                # epochs: the checkpoint's, dated by the first batch of each
+                if h.magic >= 2 and h.epoch >= 0:
+                    while pending and pending[0][1] <= h.last:
+                        e, start = pending[0]
+                        if h.epoch < e:
+                            break
+                        pending.pop(0)
+                        seen_epochs.add(e)
+                        if h.epoch == e:
+                            yield self._ev(t, clock, "epoch-start",
+                                           f"epoch {e} starts at offset {start:,} {on}",
+                                           h=h, keys=(("epoch", r.topic, r.partition, e),))
+                        else:
+                            yield self._ev(t, clock, "epoch-start",
+                                           f"epoch {e} starts at offset {start:,} {on} "
+                                           f"(leader-epoch-checkpoint); no batch of it: the "
+                                           f"next batch is epoch {h.epoch}'s", h=h,
+                                           estimate=True,
+                                           keys=(("epoch", r.topic, r.partition, e),))
+                    if h.epoch not in seen_epochs and h.epoch not in in_checkpoint:
+                        seen_epochs.add(h.epoch)
+                        yield self._ev(t, clock, "epoch-start",
+                                       f"epoch {h.epoch} first seen at offset {h.base:,} {on} "
+                                       "(batches; not in leader-epoch-checkpoint)", h=h,
+                                       keys=(("epoch", r.topic, r.partition, h.epoch),))
+                    yield from self._producer(h, t, clock, producers, open_txn, markers)
+                prev, prev_time = h, (t if t >= 0 else prev_time)
+        finally:
+            markers.close()
+            self.bytes_read += walk.bytes_read + markers.bytes_read
+        end_time = prev_time if prev_time >= 0 else None
+        for e, start in pending:
+            yield self._ev(end_time, "producer" if prev is None else batch_clock(prev.attributes),
+                           "epoch-start", f"epoch {e} starts at offset {start:,} {on} "
+                           "(leader-epoch-checkpoint); no batch of it yet", estimate=True,
+                           file=os.path.join(r.path, "leader-epoch-checkpoint"),
+                           keys=(("epoch", r.topic, r.partition, e),))
+        for pid, (first, since, epoch) in sorted(open_txn.items()):
+            held = f", {duration(end_time - since)} before the log's last batch" \
+                if end_time is not None and since >= 0 else ""
+            yield self._ev(end_time, "producer" if prev is None else batch_clock(prev.attributes),
+                           "txn-open", f"transaction of producer {pid} epoch {epoch} still "
+                           f"open at the log's end {on}: begun at offset {first:,} "
+                           f"({iso(since if since >= 0 else None)}){held}; it holds the last "
+                           "stable offset back", estimate=True, offset=first, producer_id=pid,
+                           source="producer",
+                           keys=(("producer", pid),))
+
+    def _log_start(self, h: Head, ckpt: int | None, on: str) -> Iterator[TimelineEvent]:
+        t = h.max_timestamp
+        seg_base = int(os.path.basename(h.path).split(".")[0] or 0)
+        if ckpt is not None and ckpt > h.base:
+            text = (f"log start offset {ckpt:,} {on} (log-start-offset-checkpoint), inside its "
+                    f"first segment (base {seg_base:,}): records below it were deleted "
+                    "(deleteRecords, retention or the cleaner) after this batch")
+        elif seg_base > 0 or h.base > 0:
+            text = (f"log starts at offset {h.base:,} {on}: offsets below it were deleted "
+                    "(retention, deleteRecords or the cleaner) after this batch")
+        else:
+            text = f"log starts at offset {h.base:,} {on}"
+        yield self._ev(t, batch_clock(h.attributes), "log-start", text, h=h, estimate=True)
+
+    def _producer(self, h: Head, t: int, clock: str, producers: dict[int, int],
+                  open_txn: dict[int, tuple[int, int, int]], markers: _Markers
+                  ) -> Iterator[TimelineEvent]:
+        pid, pe = h.producer_id, h.producer_epoch
+        if pid < 0:
+            return
+        was = producers.get(pid)
+        producers[pid] = pe if was is None else max(was, pe)
+        if was is not None and pe > was:
+            yield self._ev(t, clock, "producer-epoch", f"producer {pid} epoch {was} -> {pe} "
+                           "(a new session of its transactional id, or a fencing)", h=h,
+                           source="producer", producer_id=pid, keys=(("producer", pid),))
+        control = bool(h.attributes & L.V2_CONTROL_FLAG)
+        if control:
+            ctl = markers.read(h)
+            if ctl is None or ctl.type_id not in (L.CONTROL_ABORT, L.CONTROL_COMMIT):
+                return
+            began = open_txn.pop(pid, None)
+            word = "committed" if ctl.type_id == L.CONTROL_COMMIT else "aborted"
+            span = "" if began is None else f", begun at offset {began[0]:,}"
+            yield self._ev(t, "broker", "txn-commit" if word == "committed" else "txn-abort",
+                           f"transaction of producer {pid} epoch {pe} {word} (coordinator "
+                           f"epoch {ctl.coordinator_epoch}){span}", h=h, source="producer",
+                           producer_id=pid, keys=(("producer", pid),))
+        elif h.attributes & L.V2_TRANSACTIONAL_FLAG and pid not in open_txn:
+            open_txn[pid] = (h.base, t, pe)
+            yield self._ev(t, clock, "txn-begin", f"transaction of producer {pid} epoch {pe} "
+                           f"begins at offset {h.base:,}", h=h, source="producer",
+                           producer_id=pid)
+
+
+def clean_shutdown_event(log_dir: str, broker: int | None, end: LogDirEnd
+                         ) -> TimelineEvent:
+    """The log dir's last stop: clean (``.kafka_cleanshutdown``, CleanShutdownFileHandler,
+    3.7+ with the broker epoch in it) or not (the broker recovers from the recovery point
+    on its next start: LogManager.loadLogs, 3.9-4.3)."""
+    marker = os.path.join(log_dir, ".kafka_cleanshutdown")
+    who = f"broker {broker}" if broker is not None else log_dir
+    try:
+        clean = kfs.isfile(marker)
+    except OSError:
+        clean = False
+    if clean:
+        return TimelineEvent(end.last_time, end.clock, "clean-shutdown", "logdir", who,
+                             "last stop was clean (.kafka_cleanshutdown), after the log dir's "
+                             "last batch", estimate=True, file=marker, broker=broker,
+                             log_dir=log_dir)
+    return TimelineEvent(end.last_time, end.clock, "unclean-shutdown", "logdir", who,
+                         "last stop was not clean (no .kafka_cleanshutdown; or the copy was "
+                         "taken while it ran): the broker recovers its logs from the recovery "
+                         "point on its next start", estimate=True, broker=broker,
+                         log_dir=log_dir)
