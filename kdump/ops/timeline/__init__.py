@@ -179,7 +179,8 @@ class Timeline:
                 self.problems.append(Problem(e.path or m.path, e.position, "metadata-record",
                                              e.message))
             else:
-                self._metadata = MetadataStream(sources, opts.max_batch_bytes)
+                self._metadata = MetadataStream(sources, opts.max_batch_bytes, {
+                    k for k in rs.replicas if k[0] != METADATA_TOPIC})
                 streams.append(self._metadata)
                 self.end.sources.append({"source": "metadata", "path": m.path,
                                          "broker": m.broker_id})

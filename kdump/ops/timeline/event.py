@@ -15,6 +15,7 @@ sources are nearly ordered already, and a late event is said to be one.
 
 from __future__ import annotations
 
+import functools
 import heapq
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
@@ -127,6 +128,17 @@ def iso(ms: int | None, tz: Any = None) -> str:
     ``-`` for no time."""
     if ms is None:
         return "-"
+    if tz is None:
+        return _iso_utc(ms)
+    return _iso(ms, tz)
+
+
+@functools.lru_cache(maxsize=4096)
+def _iso_utc(ms: int) -> str:
+    return _iso(ms, None)
+
+
+def _iso(ms: int, tz: Any) -> str:
     try:
         dt = datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
     except (OverflowError, OSError, ValueError):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from typing import Any
 
 from ...findings import Problem
@@ -23,8 +23,10 @@ from ...metadata.replay import Event, Replay, Sources
 from ...records.v2 import RecordBatch
 from .event import TimelineEvent, iso
 
-#: events waiting between the replay's thread and the merge
-QUEUE_EVENTS = 2048
+#: chunks of events waiting between the replay's thread and the merge
+QUEUE_CHUNKS = 16
+#: events handed over at once
+CHUNK_EVENTS = 256
 
 _DONE = object()
 
@@ -75,20 +77,27 @@ _SIMPLE_KINDS = {"topic": "topic", "config": "config", "feature": "feature",
                  "controller": "controller"}
 
 
-def change_events(ev: Event) -> Iterator[TimelineEvent]:
-    """The timeline events of one record's changes."""
+def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = None
+                  ) -> Iterator[TimelineEvent]:
+    """The timeline events of one record's changes; ``replicated``: the partitions whose
+    replicas are read (only their leader changes can meet an epoch start; None: all)."""
     for c in ev.changes:
         obj = c.after if c.after is not None else c.before
         if obj is None:
             continue
-        action, fields, text = describe(c.before, c.after)
         t = obj.get("type")
-        if t == "topic" and action == "changed" and \
-                all(f["field"] == "partitions" for f in fields):
-            continue  # the count of its partitions: each partition-created says it
-        if t == "partition" and action == "changed":
-            text = ", ".join(f"{f['field']} {_show(f['from'])} -> {_show(f['to'])}"
-                             for f in fields if f["field"] not in _QUIET) or text
+        if t == "partition" and c.before is not None and c.after is not None:
+            # the most frequent change, said without describe()'s every-field pass
+            before, after = c.before, c.after
+            action = "changed"
+            text = ", ".join(f"{k} {_show(before.get(k))} -> {_show(v)}"
+                             for k, v in after.items()
+                             if k not in _QUIET and before.get(k) != v) or "unchanged"
+        else:
+            action, fields, text = describe(c.before, c.after)
+            if t == "topic" and action == "changed" and \
+                    all(f["field"] == "partitions" for f in fields):
+                continue  # the count of its partitions: each partition-created says it
         keys: tuple[tuple[Any, ...], ...] = ()
         broker = topic = partition = None
         if t == "broker":
@@ -114,7 +123,7 @@ def change_events(ev: Event) -> Iterator[TimelineEvent]:
                 text = (f"created: replicas {_ids(obj['replicas'])}, leader {obj['leader']}, "
                         f"epoch {obj['leader_epoch']}")
             key_list: list[tuple[Any, ...]] = []
-            if c.after is not None:
+            if c.after is not None and (replicated is None or (topic, partition) in replicated):
                 key_list.append(("epoch", topic, partition, int(c.after["leader_epoch"])))
             if c.before is not None and c.after is not None:
                 gone = set(c.before.get("isr", [])) - set(c.after.get("isr", []))
@@ -135,8 +144,9 @@ def change_events(ev: Event) -> Iterator[TimelineEvent]:
                             broker=broker, topic=topic, partition=partition, keys=keys)
 
 
-#: partition fields every change bumps, or that say where, not what
-_QUIET = frozenset({"partition_epoch", "directories"})
+#: partition fields every change bumps, that say where, not what, or name it
+_QUIET = frozenset({"partition_epoch", "directories", "type", "topic", "topic_id",
+                    "partition"})
 
 
 def _show(v: Any) -> str:
@@ -153,15 +163,17 @@ class MetadataStream:
     """The metadata log's events, streamed from a replay in a thread (see the module
     docstring); its problems and counts once it has ended."""
 
-    def __init__(self, sources: Sources, max_batch_bytes: int) -> None:
+    def __init__(self, sources: Sources, max_batch_bytes: int,
+                 replicated: Container[tuple[str, int]] | None = None) -> None:
         self.sources = sources
+        self.replicated = replicated
         self.max_batch_bytes = max_batch_bytes
         self.replay: Replay | None = None
         self.problems: list[Problem] = []
         self.snapshot_records = 0
 
     def __iter__(self) -> Iterator[TimelineEvent]:
-        q: queue.Queue[Any] = queue.Queue(QUEUE_EVENTS)
+        q: queue.Queue[Any] = queue.Queue(QUEUE_CHUNKS)
         stop = threading.Event()
         snapshot: list[int | None] = []
 
@@ -175,14 +187,22 @@ class MetadataStream:
                 except queue.Full:
                     continue
 
+        chunk: list[TimelineEvent] = []
+
+        def flush() -> None:
+            if chunk:
+                put(list(chunk))
+                chunk.clear()
+
         def on_event(ev: Event) -> None:
             if ev.offset is None:  # loaded from a snapshot: the image, not its history
                 self.snapshot_records += 1
                 if not snapshot:
                     snapshot.append(ev.timestamp)
                 return
-            for tev in change_events(ev):
-                put(tev)
+            chunk.extend(change_events(ev, self.replicated))
+            if len(chunk) >= CHUNK_EVENTS:
+                flush()
 
         def on_control(path: str, batch: RecordBatch, ctl: Any) -> None:
             if ctl.type_name != "LEADER_CHANGE" or ctl.error or not ctl.data:
@@ -190,12 +210,11 @@ class MetadataStream:
             data = ctl.data
             leader = int(data.get("leaderId", -1))
             voters = [int(v["voterId"]) for v in data.get("voters", [])]
-            put(TimelineEvent(batch.max_timestamp, "controller", "quorum-leader", "metadata",
-                              "quorum", f"controller {leader} leads the quorum, epoch "
-                              f"{batch.partition_leader_epoch}"
-                              + (f" (voters {_ids(voters)})" if voters else ""),
-                              file=path, position=batch.position, offset=batch.base_offset,
-                              broker=leader))
+            chunk.append(TimelineEvent(
+                batch.max_timestamp, "controller", "quorum-leader", "metadata", "quorum",
+                f"controller {leader} leads the quorum, epoch {batch.partition_leader_epoch}"
+                + (f" (voters {_ids(voters)})" if voters else ""),
+                file=path, position=batch.position, offset=batch.base_offset, broker=leader))
 
         replay = self.replay = Replay(self.sources, earliest=True, on_event=on_event,
                                       on_control=on_control,
@@ -204,6 +223,7 @@ class MetadataStream:
         def work() -> None:
             try:
                 replay.run()
+                flush()
                 put(_DONE)
             except _Stop:
                 pass
@@ -226,7 +246,7 @@ class MetadataStream:
                 if first and snapshot:
                     yield self._snapshot_event(snapshot[0])
                 first = False
-                yield item
+                yield from item
         finally:
             stop.set()
             th.join()
