@@ -44,11 +44,13 @@ _MEMBER = {5: "consumer", 10: "share", 19: "streams"}
 
 
 class _Commits:
-    __slots__ = ("count", "file", "first_offset", "first_time", "last_offset", "last_time",
-                 "position")
+    __slots__ = ("back", "count", "file", "first_offset", "first_time", "last_offset",
+                 "last_time", "position")
 
     def __init__(self, offset: int, t: int, file: str, position: int) -> None:
         self.count = 0
+        #: the first commit below the one before it: (from, to) - a reset, or a rewind
+        self.back: tuple[int, int] | None = None
         self.first_offset = self.last_offset = offset
         self.first_time = self.last_time = t
         self.file, self.position = file, position
@@ -66,6 +68,9 @@ class CoordinatorStream:
         self.groups: dict[str, tuple[int, dict[str, str]]] = {}  # generation, members
         self.epochs: dict[str, int] = {}
         self.commits: dict[tuple[str, str, int], _Commits] = {}
+        #: the last offset committed per group, topic and partition (the window's first
+        #: commit is compared with it)
+        self.last_commit: dict[tuple[str, str, int], int] = {}
         self.txns: dict[str, tuple[int, int, str]] = {}  # id -> producer id, epoch, state
 
     def _ev(self, t: int | None, kind: str, source: str, obj: str, text: str, path: str,
@@ -120,10 +125,12 @@ class CoordinatorStream:
         group, topic, partition = key
         what = (f"offset {c.last_offset:,}" if c.first_offset == c.last_offset
                 else f"offsets {c.first_offset:,} -> {c.last_offset:,}")
-        times = "" if c.count == 1 else f" {c.count} times since {iso(c.first_time)}"
+        times = "" if c.count == 1 else f" ({c.count} commits since {iso(c.first_time)})"
+        back = "" if c.back is None else \
+            f"; went back from {c.back[0]:,} to {c.back[1]:,} (an offset reset or rewind)"
         return self._ev(c.last_time, "offsets-committed", "group", f"group {group}",
-                        f"committed {what} on {topic}/{partition}{times}", c.file, c.position,
-                        None, group=group, topic=topic, partition=partition)
+                        f"committed {what} on {topic}/{partition}{times}{back}", c.file,
+                        c.position, None, group=group, topic=topic, partition=partition)
 
     def _flush_group(self, group: str) -> Iterator[TimelineEvent]:
         for key in sorted(k for k in self.commits if k[0] == group):
@@ -149,6 +156,7 @@ class CoordinatorStream:
             if value is None:
                 if k in self.commits:
                     yield self._flush(k)
+                self.last_commit.pop(k, None)
                 yield self._ev(ts, "offsets-deleted", "group", f"group {group}",
                                f"committed offset on {topic}/{part} deleted or expired "
                                "(tombstone)", path, pos, offset, group=group, topic=topic,
@@ -160,8 +168,12 @@ class CoordinatorStream:
                 return
             t = ts if t is None or t < 0 else t
             c = self.commits.get(k)
+            before = self.last_commit.get(k)
             if c is None:
                 c = self.commits[k] = _Commits(off, t, path, pos)
+            if before is not None and off < before and c.back is None:
+                c.back = (before, off)
+            self.last_commit[k] = off
             c.count += 1
             c.last_offset, c.last_time = off, max(c.last_time, t)
             c.file, c.position = path, pos

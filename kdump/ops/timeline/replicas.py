@@ -40,8 +40,12 @@ from ..compare_replicas import Head, HeaderWalk, Replica, read_epoch_checkpoint
 from .event import TimelineEvent, duration, iso
 
 
-def batch_clock(attributes: int) -> str:
-    return "broker" if attributes & L.V2_TIMESTAMP_TYPE_MASK else "producer"
+def batch_clock(attributes: int, internal: bool = False) -> str:
+    """Whose clock a batch's maxTimestamp is on: the leader's under LogAppendTime, else
+    its producer's (for an internal topic's batch, the coordinator that wrote it)."""
+    if attributes & L.V2_TIMESTAMP_TYPE_MASK:
+        return "broker"
+    return "coordinator" if internal else "producer"
 
 
 class LogDirEnd:
@@ -100,6 +104,8 @@ class ReplicaStream:
         self.max_batch_bytes = max_batch_bytes
         self.bytes_read = 0
         self.problems: list[Problem] = []
+        #: Kafka's own topics (__consumer_offsets, ...): their coordinators write them
+        self.internal = replica.topic.startswith("__")
 
     def _ev(self, time: int | None, clock: str, kind: str, text: str, *,
             h: Head | None = None, **kw: Any) -> TimelineEvent:
@@ -112,6 +118,10 @@ class ReplicaStream:
         return TimelineEvent(time, clock, kind, kw.pop("source"), f"{r.topic}/{r.partition}",
                              text, broker=r.broker_id, log_dir=r.log_dir, topic=r.topic,
                              partition=r.partition, where=self.on, **kw)
+
+    @property
+    def clock0(self) -> str:
+        return "coordinator" if self.internal else "producer"
 
     @property
     def on(self) -> str:
@@ -141,8 +151,8 @@ class ReplicaStream:
                 if isinstance(item, Problem):
                     if item.severity == INFO:
                         continue
-                    ev = self._ev(prev_time, "producer" if prev is None else
-                                  batch_clock(prev.attributes), "finding",
+                    ev = self._ev(prev_time, self.clock0 if prev is None else
+                                  batch_clock(prev.attributes, self.internal), "finding",
                                   f"{item.kind}: {item.detail}", estimate=True,
                                   source="finding", file=item.path, position=item.position,
                                   offset=item.base_offset, severity=item.severity)
@@ -151,7 +161,7 @@ class ReplicaStream:
                     continue
                 h = item
                 t = h.max_timestamp
-                clock = batch_clock(h.attributes)
+                clock = batch_clock(h.attributes, self.internal)
                 self.end.saw(t, clock)
                 if prev is None:
                     yield from self._log_start(h, log_start_ckpt, on)
@@ -193,22 +203,22 @@ class ReplicaStream:
             markers.close()
             self.bytes_read += walk.bytes_read + markers.bytes_read
         end_time = prev_time if prev_time >= 0 else None
-        for e, start in pending:
-            yield self._ev(end_time, "producer" if prev is None else batch_clock(prev.attributes),
-                           "epoch-start", f"epoch {e} starts at offset {start:,} {on} "
+        last_clock = self.clock0 if prev is None else batch_clock(prev.attributes, self.internal)
+        # an empty replica's epochs have no time at all: not events of a timeline
+        for e, start in pending if prev is not None else ():
+            yield self._ev(end_time, last_clock, "epoch-start", f"epoch {e} starts at offset {start:,} {on} "
                            "(leader-epoch-checkpoint); no batch of it yet", estimate=True,
                            file=os.path.join(r.path, "leader-epoch-checkpoint"),
                            keys=(("epoch", r.topic, r.partition, e),))
         for pid, (first, since, epoch) in sorted(open_txn.items()):
             held = f", {duration(end_time - since)} before the log's last batch" \
                 if end_time is not None and since >= 0 else ""
-            yield self._ev(end_time, "producer" if prev is None else batch_clock(prev.attributes),
-                           "txn-open", f"transaction of producer {pid} epoch {epoch} still "
-                           f"open at the log's end {on}: begun at offset {first:,} "
+            yield self._ev(end_time, last_clock, "txn-open",
+                           f"transaction of producer {pid} epoch {epoch} still open at the "
+                           f"log's end {on}: begun at offset {first:,} "
                            f"({iso(since if since >= 0 else None)}){held}; it holds the last "
                            "stable offset back", estimate=True, offset=first, producer_id=pid,
-                           source="producer",
-                           keys=(("producer", pid),))
+                           source="producer", keys=(("producer", pid),))
 
     def _log_start(self, h: Head, ckpt: int | None, on: str) -> Iterator[TimelineEvent]:
         t = h.max_timestamp
@@ -222,7 +232,7 @@ class ReplicaStream:
                     "(retention, deleteRecords or the cleaner) after this batch")
         else:
             text = f"log starts at offset {h.base:,} {on}"
-        yield self._ev(t, batch_clock(h.attributes), "log-start", text, h=h, estimate=True)
+        yield self._ev(t, batch_clock(h.attributes, self.internal), "log-start", text, h=h, estimate=True)
 
     def _producer(self, h: Head, t: int, clock: str, producers: dict[int, int],
                   open_txn: dict[int, tuple[int, int, int]], markers: _Markers

@@ -141,7 +141,7 @@ def test_group_events_summarise_commits_per_partition(cluster: list[str]) -> Non
         "1 member",
         "35000 coordinator offsets-committed group payments: committed offset 4 on orders/1",
         "45000 coordinator offsets-committed group payments: committed offsets 5 -> 15 on "
-        "orders/0 3 times since 2023-11-14T22:13:55.000Z",
+        "orders/0 (3 commits since 2023-11-14T22:13:55.000Z)",
         "70000 coordinator group-rebalance group payments: generation 1 -> 2, protocol range, "
         "2 members, joined pay-app-m2",
         "75000 coordinator offsets-committed group payments: committed offset 20 on orders/0",
@@ -294,3 +294,22 @@ def test_data_topics_are_read_by_batch_headers(tmp_path: Path) -> None:
     # other headers alone (kdump.ops.compare_replicas.headers)
     assert end.bytes_read == (256 << 10) + 37 * 61
     assert size > 40 * 100_000
+
+
+def test_an_offset_going_back_is_said(tmp_path: Path) -> None:
+    """A commit below the one before it (kafka-consumer-groups --reset-offsets, a rewind)
+    is said on its window's summary; internal topics' batches are on the coordinator's
+    clock."""
+    from tests.support.timeline_fixture import _commit
+
+    b = w.broker_logdir(tmp_path / "b", 1)
+    recs = [_commit(0, 5, TS + 1000), _commit(0, 10, TS + 2000), _commit(0, 2, TS + 3000)]
+    w.write_replica(b / "__consumer_offsets-0",
+                    [w.v2_batch([r], base_offset=k, first_timestamp=r.timestamp)
+                     for k, r in enumerate(recs)])
+    got = lines(events([str(b)], kinds=("offsets", "log-start")))
+    assert got == [
+        "~1000 coordinator log-start __consumer_offsets/0: log starts at offset 0 on broker 1",
+        "3000 coordinator offsets-committed group payments: committed offsets 5 -> 2 on "
+        "orders/0 (3 commits since 2023-11-14T22:13:21.000Z); went back from 10 to 2 (an "
+        "offset reset or rewind)"]
