@@ -40,7 +40,7 @@ from .coordinators import OFFSETS_TOPIC, TRANSACTION_TOPIC, CoordinatorStream
 from .correlate import correlate
 from .event import TimelineEvent, coalesce, iso, merge
 from .metadata import MetadataStream
-from .replicas import LogDirEnd, ReplicaStream, clean_shutdown_event
+from .replicas import LogDirEnd, PartitionReplicas, ReplicaStream, clean_shutdown_event
 
 __all__ = ["TimelineCount", "TimelineEnd", "TimelineEvent", "TimelineOptions", "iso",
            "partition_events", "timeline"]
@@ -187,7 +187,7 @@ class Timeline:
         else:
             streams.extend([_no_metadata_event(ld)] for ld in rs.all_logdirs())
         releases = Releases(opts.kafka_version)
-        by_dir: dict[str, list[Replica]] = {}
+        by_dir: dict[str, list[tuple[Replica, PartitionReplicas | None]]] = {}
         for (topic, partition), copies in sorted(rs.replicas.items()):
             if topic == METADATA_TOPIC:
                 continue
@@ -199,13 +199,15 @@ class Timeline:
                 streams.append(c)
                 self.end.sources.append({"source": "coordinator", "path": c.replica.path,
                                          "broker": c.replica.broker_id})
-            for r in copies:
-                if opts.reads(topic, partition, r.broker_id):
-                    by_dir.setdefault(r.log_dir, []).append(r)
+            read = [r for r in copies if opts.reads(topic, partition, r.broker_id)]
+            together = PartitionReplicas(len(read)) if len(read) > 1 else None
+            for r in read:
+                by_dir.setdefault(r.log_dir, []).append((r, together))
         for ld in sorted(by_dir, key=lambda d: (rs.logdirs[d].broker_id or -1, d)):
             logdir = rs.logdirs[ld]
             end = LogDirEnd()
-            reps = [ReplicaStream(r, end, opts.max_batch_bytes) for r in by_dir[ld]]
+            reps = [ReplicaStream(r, end, opts.max_batch_bytes, together)
+                    for r, together in by_dir[ld]]
             self._replicas.extend(reps)
             streams.append(itertools.chain(merge(list(reps)), _shutdown(logdir, end)))
             self.end.sources.append({"source": "log_dir", "path": ld,

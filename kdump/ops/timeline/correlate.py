@@ -39,7 +39,7 @@ _SIDES: dict[str, dict[str, str]] = {
     "broker-down": {"broker-fenced": "broker", "broker-shutdown": "broker",
                     "isr-change": "partition", "leader-change": "partition"},
     "epoch": {"leader-change": "leader", "partition-created": "leader",
-              "epoch-start": "replica"},
+              "epoch-start": "replica", "truncation": "replica"},
     "producer": {"txn-open": "open", "producer-epoch": "state", "txn-state": "state"},
 }
 _WINDOWED = frozenset({"broker-down"})

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ... import fs as kfs
@@ -36,7 +37,14 @@ from ...records.control import parse_control
 from ...records.file_records import make_batch
 from ...records.v2 import RecordBatch
 from ...source import FileSource
-from ..compare_replicas import Head, HeaderWalk, Replica, read_epoch_checkpoint
+from ..compare_replicas import (
+    EpochCache,
+    Head,
+    HeaderWalk,
+    Replica,
+    follower_truncation,
+    read_epoch_checkpoint,
+)
 from .event import TimelineEvent, duration, iso
 
 
@@ -95,20 +103,76 @@ class _Markers:
             self.src = None
 
 
+@dataclass(slots=True)
+class ReplicaEnd:
+    """What a replica's walk found at its end: its leader epochs (the checkpoint's, else
+    the batches'), its log end offset and the time of its last batch."""
+
+    stream: ReplicaStream
+    epochs: list[tuple[int, int]]
+    leo: int
+    last_time: int | None
+    clock: str
+
+
+class PartitionReplicas:
+    """A partition's replicas, gathered as each one's walk ends; when the last one ends,
+    the truncations Kafka would make of followers whose log diverged from the leader's
+    (compare-replicas' rules: kdump.ops.compare_replicas.epochs.follower_truncation,
+    AbstractFetcherThread's OffsetsForLeaderEpoch exchange) are events of that walk.
+
+    The leader is taken to be the replica with the latest leader epoch (then the longest
+    log): the files do not say which replica leads."""
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.ends: list[ReplicaEnd] = []
+
+    def done(self, end: ReplicaEnd) -> Iterator[TimelineEvent]:
+        self.ends.append(end)
+        if len(self.ends) < self.count or len(self.ends) < 2:
+            return
+        caches = [(e, EpochCache(e.epochs)) for e in self.ends if e.epochs]
+        if len(caches) < 2:
+            return
+        lead, lcache = max(caches, key=lambda c: (c[1].latest_epoch() or -1, c[0].leo))
+        lr = lead.stream.replica
+        for e, cache in caches:
+            if e is lead:
+                continue
+            r = e.stream.replica
+            t = follower_truncation(lcache, lead.leo, cache, e.leo, r.high_watermark)
+            if t.offset is None or t.offset >= e.leo:
+                continue
+            ahead = next(((ep, s) for ep, s in lcache.entries if s >= t.offset), None)
+            keys = () if ahead is None else (("epoch", r.topic, r.partition, ahead[0]),)
+            why = "" if ahead is None else f" (epoch {ahead[0]} starts at offset {ahead[1]:,} there)"
+            when = max((x for x in (e.last_time, lead.last_time) if x is not None),
+                       default=None)
+            yield e.stream.ev(when, e.clock, "truncation",
+                              f"offsets {t.offset:,} to {e.leo - 1:,} {e.stream.on} are not "
+                              f"on broker {lr.broker_id}'s replica{why}: following it, this "
+                              f"replica truncates to offset {t.offset:,} ({t.reason})",
+                              estimate=True, offset=t.offset, keys=keys)
+
+
 class ReplicaStream:
     """One replica's events (see the module docstring), in the order its bytes are read."""
 
-    def __init__(self, replica: Replica, end: LogDirEnd, max_batch_bytes: int) -> None:
+    def __init__(self, replica: Replica, end: LogDirEnd, max_batch_bytes: int,
+                 partition: PartitionReplicas | None = None) -> None:
         self.replica = replica
         self.end = end
+        self.partition = partition
         self.max_batch_bytes = max_batch_bytes
         self.bytes_read = 0
         self.problems: list[Problem] = []
         #: Kafka's own topics (__consumer_offsets, ...): their coordinators write them
         self.internal = replica.topic.startswith("__")
 
-    def _ev(self, time: int | None, clock: str, kind: str, text: str, *,
-            h: Head | None = None, **kw: Any) -> TimelineEvent:
+    def ev(self, time: int | None, clock: str, kind: str, text: str, *,
+           h: Head | None = None, **kw: Any) -> TimelineEvent:
+        """An event of this replica (``h``: the batch it is read from)."""
         r = self.replica
         if h is not None:
             kw.setdefault("file", h.path)
@@ -137,6 +201,7 @@ class ReplicaStream:
         pending = sorted(epochs or [], key=lambda e: (e[1], e[0]))
         in_checkpoint = {e for e, _ in pending}
         seen_epochs: set[int] = set()
+        batch_epochs: list[tuple[int, int]] = []  # (epoch, first offset) from the batches
         log_start_ckpt = r.logdir.log_start_offsets.get((r.topic, r.partition))
         producers: dict[int, int] = {}  # producer id -> epoch
         open_txn: dict[int, tuple[int, int, int]] = {}  # pid -> (first offset, time, epoch)
@@ -151,7 +216,7 @@ class ReplicaStream:
                 if isinstance(item, Problem):
                     if item.severity == INFO:
                         continue
-                    ev = self._ev(prev_time, self.clock0 if prev is None else
+                    ev = self.ev(prev_time, self.clock0 if prev is None else
                                   batch_clock(prev.attributes, self.internal), "finding",
                                   f"{item.kind}: {item.detail}", estimate=True,
                                   source="finding", file=item.path, position=item.position,
@@ -166,7 +231,7 @@ class ReplicaStream:
                 if prev is None:
                     yield from self._log_start(h, log_start_ckpt, on)
                 elif h.path != seg_path:
-                    yield self._ev(t, clock, "segment-roll",
+                    yield self.ev(t, clock, "segment-roll",
                                    f"segment {os.path.basename(h.path)} rolled {on} at offset "
                                    f"{h.base} (at about its first batch's time; the previous "
                                    f"segment's last batch: {iso(prev_time if prev_time >= 0 else None)})",
@@ -174,6 +239,8 @@ class ReplicaStream:
                 seg_path = h.path
                 # epochs: the checkpoint's, dated by the first batch of each
                 if h.magic >= 2 and h.epoch >= 0:
+                    if not batch_epochs or batch_epochs[-1][0] < h.epoch:
+                        batch_epochs.append((h.epoch, h.base))
                     while pending and pending[0][1] <= h.last:
                         e, start = pending[0]
                         if h.epoch < e:
@@ -181,11 +248,11 @@ class ReplicaStream:
                         pending.pop(0)
                         seen_epochs.add(e)
                         if h.epoch == e:
-                            yield self._ev(t, clock, "epoch-start",
+                            yield self.ev(t, clock, "epoch-start",
                                            f"epoch {e} starts at offset {start:,} {on}",
                                            h=h, keys=(("epoch", r.topic, r.partition, e),))
                         else:
-                            yield self._ev(t, clock, "epoch-start",
+                            yield self.ev(t, clock, "epoch-start",
                                            f"epoch {e} starts at offset {start:,} {on} "
                                            f"(leader-epoch-checkpoint); no batch of it: the "
                                            f"next batch is epoch {h.epoch}'s", h=h,
@@ -193,7 +260,7 @@ class ReplicaStream:
                                            keys=(("epoch", r.topic, r.partition, e),))
                     if h.epoch not in seen_epochs and h.epoch not in in_checkpoint:
                         seen_epochs.add(h.epoch)
-                        yield self._ev(t, clock, "epoch-start",
+                        yield self.ev(t, clock, "epoch-start",
                                        f"epoch {h.epoch} first seen at offset {h.base:,} {on} "
                                        "(batches; not in leader-epoch-checkpoint)", h=h,
                                        keys=(("epoch", r.topic, r.partition, h.epoch),))
@@ -206,19 +273,23 @@ class ReplicaStream:
         last_clock = self.clock0 if prev is None else batch_clock(prev.attributes, self.internal)
         # an empty replica's epochs have no time at all: not events of a timeline
         for e, start in pending if prev is not None else ():
-            yield self._ev(end_time, last_clock, "epoch-start", f"epoch {e} starts at offset {start:,} {on} "
+            yield self.ev(end_time, last_clock, "epoch-start", f"epoch {e} starts at offset {start:,} {on} "
                            "(leader-epoch-checkpoint); no batch of it yet", estimate=True,
                            file=os.path.join(r.path, "leader-epoch-checkpoint"),
                            keys=(("epoch", r.topic, r.partition, e),))
         for pid, (first, since, epoch) in sorted(open_txn.items()):
             held = f", {duration(end_time - since)} before the log's last batch" \
                 if end_time is not None and since >= 0 else ""
-            yield self._ev(end_time, last_clock, "txn-open",
+            yield self.ev(end_time, last_clock, "txn-open",
                            f"transaction of producer {pid} epoch {epoch} still open at the "
                            f"log's end {on}: begun at offset {first:,} "
                            f"({iso(since if since >= 0 else None)}){held}; it holds the last "
                            "stable offset back", estimate=True, offset=first, producer_id=pid,
                            source="producer", keys=(("producer", pid),))
+        if self.partition is not None:
+            derived = batch_epochs if not epochs else list(epochs)
+            yield from self.partition.done(ReplicaEnd(
+                self, derived, (prev.last + 1) if prev is not None else 0, end_time, last_clock))
 
     def _log_start(self, h: Head, ckpt: int | None, on: str) -> Iterator[TimelineEvent]:
         t = h.max_timestamp
@@ -232,7 +303,7 @@ class ReplicaStream:
                     "(retention, deleteRecords or the cleaner) after this batch")
         else:
             text = f"log starts at offset {h.base:,} {on}"
-        yield self._ev(t, batch_clock(h.attributes, self.internal), "log-start", text, h=h, estimate=True)
+        yield self.ev(t, batch_clock(h.attributes, self.internal), "log-start", text, h=h, estimate=True)
 
     def _producer(self, h: Head, t: int, clock: str, producers: dict[int, int],
                   open_txn: dict[int, tuple[int, int, int]], markers: _Markers
@@ -243,7 +314,7 @@ class ReplicaStream:
         was = producers.get(pid)
         producers[pid] = pe if was is None else max(was, pe)
         if was is not None and pe > was:
-            yield self._ev(t, clock, "producer-epoch", f"producer {pid} epoch {was} -> {pe} "
+            yield self.ev(t, clock, "producer-epoch", f"producer {pid} epoch {was} -> {pe} "
                            "(a new session of its transactional id, or a fencing)", h=h,
                            source="producer", producer_id=pid, keys=(("producer", pid),))
         control = bool(h.attributes & L.V2_CONTROL_FLAG)
@@ -254,13 +325,13 @@ class ReplicaStream:
             began = open_txn.pop(pid, None)
             word = "committed" if ctl.type_id == L.CONTROL_COMMIT else "aborted"
             span = "" if began is None else f", begun at offset {began[0]:,}"
-            yield self._ev(t, "broker", "txn-commit" if word == "committed" else "txn-abort",
+            yield self.ev(t, "broker", "txn-commit" if word == "committed" else "txn-abort",
                            f"transaction of producer {pid} epoch {pe} {word} (coordinator "
                            f"epoch {ctl.coordinator_epoch}){span}", h=h, source="producer",
                            producer_id=pid, keys=(("producer", pid),))
         elif h.attributes & L.V2_TRANSACTIONAL_FLAG and pid not in open_txn:
             open_txn[pid] = (h.base, t, pe)
-            yield self._ev(t, clock, "txn-begin", f"transaction of producer {pid} epoch {pe} "
+            yield self.ev(t, clock, "txn-begin", f"transaction of producer {pid} epoch {pe} "
                            f"begins at offset {h.base:,}", h=h, source="producer",
                            producer_id=pid)
 

@@ -313,3 +313,32 @@ def test_an_offset_going_back_is_said(tmp_path: Path) -> None:
         "3000 coordinator offsets-committed group payments: committed offsets 5 -> 2 on "
         "orders/0 (3 commits since 2023-11-14T22:13:21.000Z); went back from 10 to 2 (an "
         "offset reset or rewind)"]
+
+
+def test_a_diverged_replica_is_a_truncation_next_to_the_leader_change(tmp_path: Path) -> None:
+    """Broker 2 led orders-0 in epoch 0 and wrote offsets 20-29 that broker 1, leader in
+    epoch 1 from offset 20, does not have: following broker 1, broker 2 truncates to 20
+    (compare-replicas' rules), and the metadata log's leader change to epoch 1 says why."""
+    tid = w.uuid_of(7)
+    dirs = []
+    for bid in (1, 2):
+        b = w.broker_logdir(tmp_path / f"b{bid}", bid)
+        ml = w.MetadataLogWriter(b / "__cluster_metadata-0")
+        ml.append([w.metadata_record("TopicRecord", {"name": "orders", "topicId": tid}),
+                   w.metadata_record("PartitionRecord", {
+                       "partitionId": 0, "topicId": tid, "replicas": [1, 2], "isr": [1, 2],
+                       "leader": 2, "leaderEpoch": 0, "partitionEpoch": 0})], timestamp=TS)
+        ml.append([w.metadata_record("PartitionChangeRecord", {
+            "partitionId": 0, "topicId": tid, "leader": 1, "isr": [1]})], timestamp=TS + 500)
+        ml.close()
+        spans = [(0, 20, 0), (20, 10, 1 if bid == 1 else 0)]
+        w.write_replica(b / "orders-0", w.replica_batches(spans, tag=f"b{bid}-"))
+        dirs.append(str(b))
+    cut = [e for e in events(dirs) if e.kind == "truncation"]
+    assert lines(cut) == [
+        "~29 producer truncation orders/0: offsets 20 to 29 on broker 2 are not on broker 1's "
+        "replica (epoch 1 starts at offset 20 there): following it, this replica truncates to "
+        "offset 20 (end offset of epoch 0, the largest epoch both hold (leader: 20, "
+        "follower: 30))"]
+    assert cut[0].related == ["orders/0: leader 2 -> 1, epoch 1, isr [1,2] -> [1] "
+                              "(2023-11-14T22:13:20.500Z, metadata offset 2)"]
