@@ -42,7 +42,7 @@ from .event import TimelineEvent, coalesce, iso, merge
 from .metadata import MetadataStream
 from .replicas import LogDirEnd, PartitionReplicas, ReplicaStream, clean_shutdown_event
 
-__all__ = ["TimelineCount", "TimelineEnd", "TimelineEvent", "TimelineOptions", "iso",
+__all__ = ["Timeline", "TimelineCount", "TimelineEnd", "TimelineEvent", "TimelineOptions", "iso",
            "partition_events", "timeline"]
 
 METADATA_TOPIC = "__cluster_metadata"
