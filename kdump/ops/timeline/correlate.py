@@ -108,13 +108,20 @@ def correlate(events: Iterable[TimelineEvent]) -> Iterator[TimelineEvent]:
             for other_side, others in entry.items():
                 if other_side == side:
                     continue
-                for other in others:
-                    if windowed and (other.time is None or ev.time is None or
-                                     abs(other.time - ev.time) > WINDOW_MS):
+                if windowed:
+                    if ev.time is None:
                         continue
-                    if len(ev.related) >= MAX_RELATED:
-                        ev.related_more += 1  # counted, not described
-                        continue
+                    # the stream goes forward in time: what is out of the window now
+                    # stays out
+                    while others and (others[0].time is None or
+                                      others[0].time < ev.time - WINDOW_MS):
+                        others.popleft()
+                room = MAX_RELATED - len(ev.related)
+                if len(others) > room:
+                    ev.related_more += len(others) - max(room, 0)  # counted, not said
+                for k, other in enumerate(others):
+                    if k >= room:
+                        break
                     ev.relate(other.describe())
                     if other.event is not None:
                         if me is None:

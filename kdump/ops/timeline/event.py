@@ -251,6 +251,9 @@ def coalesce(events: Iterable[TimelineEvent]) -> Iterator[TimelineEvent]:
             held.clear()
             n = 0
         now = ev.time
+        if ev.where is None and not n:  # not a replica's, nothing held: as it comes
+            yield ev
+            continue
         key = _same(ev)
         held.setdefault(key if key is not None else ("one", id(ev)), []).append(ev)
         n += 1
