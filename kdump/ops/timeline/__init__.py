@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,8 +42,9 @@ from .event import TimelineEvent, coalesce, iso, merge
 from .metadata import MetadataStream
 from .replicas import LogDirEnd, PartitionReplicas, ReplicaStream, clean_shutdown_event
 
-__all__ = ["Timeline", "TimelineCount", "TimelineEnd", "TimelineEvent", "TimelineOptions", "iso",
-           "partition_events", "timeline"]
+__all__ = ["Reader", "ReplicaResult", "Timeline", "TimelineCount", "TimelineEnd", "TimelineEvent",
+           "TimelineOptions", "iso", "partition_events", "read_coordinator", "read_partition",
+           "timeline"]
 
 METADATA_TOPIC = "__cluster_metadata"
 #: --summary: minutes counted at once (older ones are written as newer ones come)
@@ -153,6 +154,45 @@ def _no_metadata_event(ld: LogDir) -> TimelineEvent:
                          "read from the files", broker=ld.broker_id, log_dir=ld.path)
 
 
+@dataclass(slots=True)
+class ReplicaResult:
+    """One replica's (or coordinator partition's) events, read whole: what ``kdump spark
+    timeline``'s executors send back (:func:`read_partition`, :func:`read_coordinator`)."""
+
+    events: list[TimelineEvent]
+    problems: list[Problem]
+    bytes_read: int
+    last_time: int | None = None
+    clock: str = "producer"
+
+
+def read_partition(replicas: list[Replica], max_batch_bytes: int) -> dict[str, ReplicaResult]:
+    """The events of a partition's replicas, by replica path (its truncations with the
+    last one's): a partition's whole work, as one Spark task does it."""
+    together = PartitionReplicas(len(replicas)) if len(replicas) > 1 else None
+    out = {}
+    for r in replicas:
+        end = LogDirEnd()
+        s = ReplicaStream(r, end, max_batch_bytes, together)
+        events = list(s)
+        out[r.path] = ReplicaResult(events, s.problems, s.bytes_read, end.last_time, end.clock)
+    return out
+
+
+def read_coordinator(replica: Replica, max_batch_bytes: int, kafka_version: str | None
+                     ) -> ReplicaResult:
+    """A coordinator partition's events, read whole (a Spark task's work)."""
+    c = CoordinatorStream(replica, Releases(kafka_version), max_batch_bytes)
+    events = list(c)
+    return ReplicaResult(events, [p for p in c.problems if p.severity != INFO], c.bytes_read)
+
+
+#: a reader of the replicas and coordinator partitions elsewhere (Spark): given each
+#: partition's replicas to read and the coordinator replicas, their results by path
+Reader = Callable[[list[list[Replica]], list[Replica]],
+                  tuple[dict[str, ReplicaResult], dict[str, ReplicaResult]]]
+
+
 class Timeline:
     """One run: its streams, then its events (:meth:`events`) and its closing object."""
 
@@ -163,9 +203,13 @@ class Timeline:
         self.problems: list[Problem] = []
         self._replicas: list[ReplicaStream] = []
         self._coordinators: list[CoordinatorStream] = []
+        self._results: list[ReplicaResult] = []
         self._metadata: MetadataStream | None = None
 
-    def streams(self) -> list[Iterable[TimelineEvent]]:
+    def streams(self, reader: Reader | None = None) -> list[Iterable[TimelineEvent]]:
+        """Every source's stream; with ``reader``, the replicas and coordinator
+        partitions are read by it (whole, elsewhere) and their events streamed from
+        what it gives back."""
         opts = self.opts
         rs = ReplicaSet(self.paths)
         self.problems.extend(rs.problems)
@@ -186,32 +230,80 @@ class Timeline:
                                          "broker": m.broker_id})
         else:
             streams.extend([_no_metadata_event(ld)] for ld in rs.all_logdirs())
-        releases = Releases(opts.kafka_version)
-        by_dir: dict[str, list[tuple[Replica, PartitionReplicas | None]]] = {}
+        jobs: list[list[Replica]] = []
+        coordinators: list[Replica] = []
         for (topic, partition), copies in sorted(rs.replicas.items()):
             if topic == METADATA_TOPIC:
                 continue
             if topic in (OFFSETS_TOPIC, TRANSACTION_TOPIC) and not (
                     opts.brokers and not any(r.broker_id in opts.brokers for r in copies)):
-                c = CoordinatorStream(_chosen(copies, opts.max_batch_bytes), releases,
-                                      opts.max_batch_bytes)
-                self._coordinators.append(c)
-                streams.append(c)
-                self.end.sources.append({"source": "coordinator", "path": c.replica.path,
-                                         "broker": c.replica.broker_id})
+                coordinators.append(_chosen(copies, opts.max_batch_bytes))
             read = [r for r in copies if opts.reads(topic, partition, r.broker_id)]
-            together = PartitionReplicas(len(read)) if len(read) > 1 else None
-            for r in read:
-                by_dir.setdefault(r.log_dir, []).append((r, together))
-        for ld in sorted(by_dir, key=lambda d: (rs.logdirs[d].broker_id or -1, d)):
-            logdir = rs.logdirs[ld]
+            if read:
+                jobs.append(read)
+        for c in coordinators:
+            self.end.sources.append({"source": "coordinator", "path": c.path,
+                                     "broker": c.broker_id})
+        if reader is None:
+            streams.extend(self._local(jobs, coordinators))
+        else:
+            streams.extend(self._read(reader, jobs, coordinators))
+        for ld in sorted({r.log_dir for job in jobs for r in job},
+                         key=lambda d: (rs.logdirs[d].broker_id or -1, d)):
+            self.end.sources.append({"source": "log_dir", "path": ld,
+                                     "broker": rs.logdirs[ld].broker_id})
+        return streams
+
+    def _by_dir(self, jobs: list[list[Replica]]) -> list[tuple[LogDir, list[Replica]]]:
+        by_dir: dict[str, list[Replica]] = {}
+        logdirs: dict[str, LogDir] = {}
+        for job in jobs:
+            for r in job:
+                by_dir.setdefault(r.log_dir, []).append(r)
+                logdirs[r.log_dir] = r.logdir
+        order = sorted(by_dir, key=lambda d: (logdirs[d].broker_id or -1, d))
+        return [(logdirs[d], by_dir[d]) for d in order]
+
+    def _local(self, jobs: list[list[Replica]], coordinators: list[Replica]
+               ) -> list[Iterable[TimelineEvent]]:
+        """Streams reading the files as the merge asks (one open segment a replica)."""
+        opts = self.opts
+        releases = Releases(opts.kafka_version)
+        streams: list[Iterable[TimelineEvent]] = []
+        for r in coordinators:
+            c = CoordinatorStream(r, releases, opts.max_batch_bytes)
+            self._coordinators.append(c)
+            streams.append(c)
+        together: dict[str, PartitionReplicas | None] = {}
+        for job in jobs:
+            shared = PartitionReplicas(len(job)) if len(job) > 1 else None
+            together.update((r.path, shared) for r in job)
+        for logdir, replicas in self._by_dir(jobs):
             end = LogDirEnd()
-            reps = [ReplicaStream(r, end, opts.max_batch_bytes, together)
-                    for r, together in by_dir[ld]]
+            reps = [ReplicaStream(r, end, opts.max_batch_bytes, together[r.path])
+                    for r in replicas]
             self._replicas.extend(reps)
             streams.append(itertools.chain(merge(list(reps)), _shutdown(logdir, end)))
-            self.end.sources.append({"source": "log_dir", "path": ld,
-                                     "broker": logdir.broker_id})
+        return streams
+
+    def _read(self, reader: Reader, jobs: list[list[Replica]], coordinators: list[Replica]
+              ) -> list[Iterable[TimelineEvent]]:
+        """Streams of what ``reader`` read."""
+        replicas, coords = reader(jobs, coordinators)
+        streams: list[Iterable[TimelineEvent]] = []
+        for r in coordinators:
+            res = coords[r.path]
+            self._results.append(res)
+            streams.append(res.events)
+        for logdir, reps in self._by_dir(jobs):
+            end = LogDirEnd()
+            for r in reps:
+                res = replicas[r.path]
+                self._results.append(res)
+                if res.last_time is not None:
+                    end.saw(res.last_time, res.clock)
+            streams.append(itertools.chain(merge([replicas[r.path].events for r in reps]),
+                                           _shutdown(logdir, end)))
         return streams
 
     def events(self, streams: list[Iterable[TimelineEvent]]) -> Iterator[TimelineEvent]:
@@ -232,6 +324,9 @@ class Timeline:
         for c in self._coordinators:
             out.extend(p for p in c.problems if p.severity != INFO)
             self.end.bytes_read += c.bytes_read
+        for res in self._results:
+            out.extend(res.problems)
+            self.end.bytes_read += res.bytes_read
         return out
 
 
@@ -241,14 +336,16 @@ def _shutdown(logdir: LogDir, end: LogDirEnd) -> Iterator[TimelineEvent]:
     yield clean_shutdown_event(logdir.path, logdir.broker_id, end)
 
 
-def timeline(paths: Iterable[str], opts: TimelineOptions | None = None
+def timeline(paths: Iterable[str], opts: TimelineOptions | None = None, *,
+             reader: Reader | None = None
              ) -> Iterator[TimelineEvent | TimelineCount | TimelineEnd | Problem]:
     """The run: events (or, with ``summary``, counts per kind per minute) in time order,
     each finding's Problem right after its event (the exit code counts it, filtered or
-    not), the problems of the sources, and a closing :class:`TimelineEnd`."""
+    not), the problems of the sources, and a closing :class:`TimelineEnd`.  ``reader``:
+    the replicas are read by it (``kdump spark timeline``), else here as streams."""
     opts = opts or TimelineOptions()
     run = Timeline(paths, opts)
-    streams = run.streams()
+    streams = run.streams(reader)
     yield from run.problems
     counts: dict[int, Counter[str]] = {}
     for ev in run.events(streams):
