@@ -32,6 +32,7 @@ from typing import Any
 from ... import fs as kfs
 from ... import layouts as L
 from ...errors import KdumpError
+from ...files.text import read_json
 from ...findings import INFO, Problem
 from ...records.control import parse_control
 from ...records.file_records import make_batch
@@ -348,9 +349,17 @@ def clean_shutdown_event(log_dir: str, broker: int | None, end: LogDirEnd
     except OSError:
         clean = False
     if clean:
+        epoch = ""
+        try:  # {"version": 0, "brokerEpoch": N} (3.7+); empty before
+            with FileSource(marker) as src:
+                content = read_json(src)
+            if isinstance(content, dict) and isinstance(content.get("brokerEpoch"), int):
+                epoch = f" with broker epoch {content['brokerEpoch']}"
+        except (KdumpError, OSError):
+            pass
         return TimelineEvent(end.last_time, end.clock, "clean-shutdown", "logdir", who,
-                             "last stop was clean (.kafka_cleanshutdown), after the log dir's "
-                             "last batch", estimate=True, file=marker, broker=broker,
+                             f"last stop was clean (.kafka_cleanshutdown{epoch}), after the "
+                             "log dir's last batch", estimate=True, file=marker, broker=broker,
                              log_dir=log_dir)
     return TimelineEvent(end.last_time, end.clock, "unclean-shutdown", "logdir", who,
                          "last stop was not clean (no .kafka_cleanshutdown; or the copy was "

@@ -6,6 +6,7 @@ segments.  Expectations are written out by hand from the fixtures' records."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -342,3 +343,39 @@ def test_a_diverged_replica_is_a_truncation_next_to_the_leader_change(tmp_path: 
         "follower: 30))"]
     assert cut[0].related == ["orders/0: leader 2 -> 1, epoch 1, isr [1,2] -> [1] "
                               "(2023-11-14T22:13:20.500Z, metadata offset 2)"]
+
+
+def test_a_clean_shutdown_names_its_broker_epoch(tmp_path: Path) -> None:
+    """3.7+ write {"version": 0, "brokerEpoch": N} in .kafka_cleanshutdown
+    (CleanShutdownFileHandler); older brokers leave it empty."""
+    b = w.broker_logdir(tmp_path / "b", 1)
+    w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0)]))
+    (b / ".kafka_cleanshutdown").write_text('{"version":0,"brokerEpoch":25}')
+    (stop,) = [e for e in events([str(b)]) if e.kind == "clean-shutdown"]
+    assert stop.text == ("last stop was clean (.kafka_cleanshutdown with broker epoch 25), "
+                         "after the log dir's last batch")
+
+
+def test_correlation_holds_a_bounded_window() -> None:
+    """Events come out of the correlation once a minute of later ones has come, or past
+    MAX_HELD held: never the whole stream."""
+    from kdump.ops.timeline.correlate import MAX_HELD, WINDOW_MS, correlate
+
+    pulled = 0
+
+    def stream() -> Iterator[Ev]:
+        nonlocal pulled
+        for k in range(3 * MAX_HELD):
+            pulled += 1
+            yield Ev(TS, "controller", "isr-change", "metadata", f"t/{k}", "isr [1,2] -> [1]",
+                     keys=(("broker-down", 2),))
+        pulled += 1
+        yield Ev(TS + WINDOW_MS + 1, "controller", "broker-fenced", "metadata", "broker 2",
+                 "fenced", keys=(("broker-down", 2),))
+
+    out = correlate(stream())
+    first = next(out)
+    assert first.object == "t/0" and pulled == MAX_HELD + 1
+    rest = list(out)
+    assert rest[-1].kind == "broker-fenced" and rest[-1].related == []  # a minute too late
+    assert rest[0].related_more == 0 and rest[-2].related == []
