@@ -57,7 +57,8 @@ def timeline_options(f: F) -> F:
         click.option("--partition", "partitions", multiple=True, type=click.IntRange(min=0),
                      metavar="N", help="Only events about partition N (repeatable)."),
         click.option("--broker", "brokers", multiple=True, type=int, metavar="ID",
-                     help="Only events about broker ID or read from its log dirs "
+                     help="Only events about broker ID (a partition change naming it among "
+                     "the replicas, ISR or leader included) or read from its log dirs "
                      "(repeatable)."),
         click.option("--group", "groups", multiple=True, metavar="GROUP",
                      help="Only events of this consumer group (repeatable)."),

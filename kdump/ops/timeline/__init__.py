@@ -73,7 +73,8 @@ class TimelineOptions:
             return False
         if self.partitions and ev.partition not in self.partitions:
             return False
-        if self.brokers and ev.broker not in self.brokers:
+        if self.brokers and ev.broker not in self.brokers and \
+                not any(b in self.brokers for b in ev.involves):
             return False
         if self.groups and ev.group not in self.groups:
             return False

@@ -35,7 +35,8 @@ class TimelineEvent:
     """One event: its time and whose clock, where its bytes are, what it is about and
     what changed in words (the ``timeline_event`` kind of kdump/model/timeline.py)."""
 
-    __slots__ = ("broker", "clock", "estimate", "file", "group", "keys", "kind", "late",
+    __slots__ = ("broker", "clock", "estimate", "file", "group", "involves", "keys", "kind",
+                 "late",
                  "log_dir", "object", "offset", "partition", "position", "problem", "producer_id",
                  "related", "related_more", "replicas", "seq", "severity", "source", "text", "time",
                  "topic", "transactional_id", "where")
@@ -47,7 +48,8 @@ class TimelineEvent:
                  topic: str | None = None, partition: int | None = None,
                  producer_id: int | None = None, transactional_id: str | None = None,
                  group: str | None = None, severity: str | None = None,
-                 keys: tuple[tuple[Any, ...], ...] = (), where: str | None = None) -> None:
+                 keys: tuple[tuple[Any, ...], ...] = (), where: str | None = None,
+                 involves: tuple[int, ...] = ()) -> None:
         self.time = time if time is not None and time >= 0 else None
         self.clock = clock if self.time is not None else "unknown"
         self.kind = kind
@@ -79,6 +81,9 @@ class TimelineEvent:
         #: replica events: the words in ``text`` naming the replica ("on broker 2"), so
         #: the same event on several replicas is said once (:func:`coalesce`)
         self.where = where
+        #: other brokers the event is about (a partition's replicas, ISR and leader):
+        #: --broker keeps it too
+        self.involves = involves
         #: the replicas an event coalesced from several is on: [{broker, log_dir, file,
         #: position}]
         self.replicas: list[dict[str, Any]] | None = None
@@ -231,6 +236,7 @@ def _said_once(group: list[TimelineEvent]) -> TimelineEvent:
     first.where = on
     first.broker = None
     first.log_dir = None
+    first.involves = tuple(b for b in brokers if b is not None)
     for e in group[1:]:
         first.keys = tuple(dict.fromkeys(first.keys + e.keys))
     return first

@@ -99,6 +99,7 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                     all(f["field"] == "partitions" for f in fields):
                 continue  # the count of its partitions: each partition-created says it
         keys: tuple[tuple[Any, ...], ...] = ()
+        involves: tuple[int, ...] = ()
         broker = topic = partition = None
         if t == "broker":
             kind = _broker_kind(action, c.before, c.after)
@@ -132,6 +133,9 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                         c.before.get("leader", -1) >= 0:
                     key_list.append(("broker-down", c.before["leader"]))
             keys = tuple(key_list)
+            involves = tuple(sorted({b for o in (c.before, c.after) if o is not None
+                                     for b in (*o.get("replicas", ()), *o.get("isr", ()),
+                                               o.get("leader", -1)) if b >= 0}))
         else:
             base = _SIMPLE_KINDS.get(str(t), "metadata")
             kind = f"{base}-{_ACTIONS.get(action, 'change')}"
@@ -141,7 +145,8 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                 broker = int(obj["id"])
         yield TimelineEvent(ev.timestamp, "controller", kind, "metadata", object_label(obj),
                             text, file=ev.path, position=ev.position, offset=ev.offset,
-                            broker=broker, topic=topic, partition=partition, keys=keys)
+                            broker=broker, topic=topic, partition=partition, keys=keys,
+                            involves=involves)
 
 
 #: partition fields every change bumps, that say where, not what, or name it

@@ -205,6 +205,8 @@ def test_filters(cluster: list[str]) -> None:
     assert [e.kind for e in around] == ["broker-shutdown", "leader-change", "isr-change",
                                         "isr-change", "isr-change", "broker-fenced"]
     assert {e.object for e in events(cluster, brokers=(2,), kinds=("broker",))} == {"broker 2"}
+    # a partition change naming broker 2 among its replicas, ISR or leader is about it too
+    assert [e.object for e in events(cluster, brokers=(3,), kinds=("leader",))] == ["orders/1"]
     only = events(cluster, topics=("orders",), partitions=(1,), kinds=("epoch",))
     assert [e.text for e in only] == ["epoch 0 starts at offset 0 on brokers 1, 2, 3",
                                       "epoch 1 starts at offset 10 on brokers 1, 2, 3"]
