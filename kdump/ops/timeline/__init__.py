@@ -47,6 +47,10 @@ __all__ = ["Reader", "ReplicaResult", "Timeline", "TimelineCount", "TimelineEnd"
            "timeline"]
 
 METADATA_TOPIC = "__cluster_metadata"
+#: events a replica's reorder heap holds (its events are sparse: epoch starts, rolls,
+#: transactions); a replica with fewer is read whole as the merge starts, its files
+#: closed, so thousands of partitions never hold thousands of open files
+REPLICA_REORDER = 1000
 #: --summary: minutes counted at once (older ones are written as newer ones come)
 SUMMARY_MINUTES = 32
 
@@ -284,7 +288,8 @@ class Timeline:
             reps = [ReplicaStream(r, end, opts.max_batch_bytes, together[r.path])
                     for r in replicas]
             self._replicas.extend(reps)
-            streams.append(itertools.chain(merge(list(reps)), _shutdown(logdir, end)))
+            streams.append(itertools.chain(merge(list(reps), REPLICA_REORDER),
+                                           _shutdown(logdir, end)))
         return streams
 
     def _read(self, reader: Reader, jobs: list[list[Replica]], coordinators: list[Replica]
@@ -303,8 +308,9 @@ class Timeline:
                 self._results.append(res)
                 if res.last_time is not None:
                     end.saw(res.last_time, res.clock)
-            streams.append(itertools.chain(merge([replicas[r.path].events for r in reps]),
-                                           _shutdown(logdir, end)))
+            streams.append(itertools.chain(
+                merge([replicas[r.path].events for r in reps], REPLICA_REORDER),
+                _shutdown(logdir, end)))
         return streams
 
     def events(self, streams: list[Iterable[TimelineEvent]]) -> Iterator[TimelineEvent]:

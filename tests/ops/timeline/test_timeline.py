@@ -381,3 +381,20 @@ def test_correlation_holds_a_bounded_window() -> None:
     rest = list(out)
     assert rest[-1].kind == "broker-fenced" and rest[-1].related == []  # a minute too late
     assert rest[0].related_more == 0 and rest[-2].related == []
+
+
+def test_many_partitions_do_not_hold_many_open_files(tmp_path: Path) -> None:
+    """A replica with few events is read whole as the merge starts (its reorder heap,
+    REPLICA_REORDER events, takes them all), its files closed: 300 partitions merged
+    hold a handful of descriptors, not 300."""
+    import os
+
+    b = w.broker_logdir(tmp_path / "b", 1)
+    for p in range(300):
+        w.write_replica(b / f"t-{p}", w.replica_batches([(0, 2, 0), (2, 2, 1)]))
+    fds = []
+    for k, _ in enumerate(timeline([str(b)])):
+        if k == 100:
+            fds.append(len(os.listdir("/proc/self/fd")))
+    baseline = len(os.listdir("/proc/self/fd"))
+    assert fds and fds[0] - baseline < 10
