@@ -398,3 +398,28 @@ def test_many_partitions_do_not_hold_many_open_files(tmp_path: Path) -> None:
             fds.append(len(os.listdir("/proc/self/fd")))
     baseline = len(os.listdir("/proc/self/fd"))
     assert fds and fds[0] - baseline < 10
+
+
+def test_history_before_a_snapshot_is_said_to_be_missing(tmp_path: Path) -> None:
+    """A log starting after a snapshot: the snapshot's records are the image, not its
+    history - one event says so; the log's records after it are events as usual."""
+    b = w.broker_logdir(tmp_path / "b", 1)
+    meta = b / "__cluster_metadata-0"
+    meta.mkdir()
+    w.metadata_snapshot(meta / "00000000000000000005-0000000001.checkpoint", [
+        w.metadata_record("FeatureLevelRecord", {"name": "metadata.version",
+                                                 "featureLevel": 21}),
+        w.metadata_record("RegisterBrokerRecord", {
+            "brokerId": 1, "incarnationId": w.uuid_of(1), "brokerEpoch": 10,
+            "endPoints": [], "rack": None, "fenced": False})], timestamp=TS)
+    ml = w.MetadataLogWriter(meta)
+    ml.skip(5)
+    ml.append([w.metadata_record("BrokerRegistrationChangeRecord", {
+        "brokerId": 1, "brokerEpoch": 10, "fenced": 1})], timestamp=TS + 1000)
+    ml.close()
+    got = lines([e for e in events([str(b)]) if e.source == "metadata"])
+    assert got == [
+        "0 controller metadata-snapshot metadata log: history starts from a snapshot: the "
+        "image as of offset 4 (2023-11-14T22:13:20.000Z); events before it are not in the "
+        "log",
+        "1000 controller broker-fenced broker 1: fenced"]
