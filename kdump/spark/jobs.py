@@ -168,11 +168,15 @@ def timeline(ks: KdumpSpark, paths: Iterable[str], opts: Any) -> Iterator[Any]:
     paths = list(paths)
     relative = any(not os.path.isabs(p) and not kfs.is_url(p) for p in paths)
 
-    def reader(jobs: list[list[Any]], coordinators: list[Any]
+    def reader(jobs: list[list[Any]], coordinators: list[Any], context: Any
                ) -> tuple[dict[str, ReplicaResult], dict[str, ReplicaResult]]:
-        items = [("p", [(r.path, r.topic, r.partition, r.log_dir) for r in job])
+        # whether each partition is compacted is judged here (the policies come from the
+        # metadata log the driver reads), shipped as a flag with the log dirs given
+        items = [("p", [(r.path, r.topic, r.partition, r.log_dir,
+                         context.compacted(r.path, r.topic, r.partition)) for r in job])
                  for job in jobs]
-        items += [("c", [(r.path, r.topic, r.partition, r.log_dir)]) for r in coordinators]
+        items += [("c", [(r.path, r.topic, r.partition, r.log_dir, True)])
+                  for r in coordinators]
         replicas: dict[str, ReplicaResult] = {}
         coords: dict[str, ReplicaResult] = {}
         if not items:
@@ -182,7 +186,8 @@ def timeline(ks: KdumpSpark, paths: Iterable[str], opts: Any) -> Iterator[Any]:
         tasks = [items[i::n] for i in range(n)]
         sc.setJobDescription(f"kdump timeline: {len(items)} partitions in {n} tasks")
         work = functools.partial(in_dir, os.getcwd() if relative else None, timeline_task,
-                                 opts=(opts.max_batch_bytes, opts.kafka_version))
+                                 opts=(opts.max_batch_bytes, opts.kafka_version,
+                                       context.log_dirs))
         for kind, results in sc.parallelize(tasks, n).flatMap(work).collect():
             (coords if kind == "c" else replicas).update(results)
         return replicas, coords

@@ -36,15 +36,34 @@ from ...metadata.replay import find_sources
 from ...model import shape
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ..compare_replicas import LogDir, Replica, ReplicaSet, log_end_offset
+from ..witnesses import CleanupPolicies
 from .coordinators import OFFSETS_TOPIC, TRANSACTION_TOPIC, CoordinatorStream
 from .correlate import correlate
 from .event import TimelineEvent, coalesce, iso, merge
 from .metadata import MetadataStream
-from .replicas import LogDirEnd, PartitionReplicas, ReplicaStream, clean_shutdown_event
+from .replicas import (
+    LogDirEnd,
+    PartitionReplicas,
+    ReplicaStream,
+    WitnessContext,
+    clean_shutdown_event,
+)
 
-__all__ = ["Reader", "ReplicaResult", "Timeline", "TimelineCount", "TimelineEnd", "TimelineEvent",
-           "TimelineOptions", "iso", "partition_events", "read_coordinator", "read_partition",
-           "timeline"]
+__all__ = [
+    "Reader",
+    "ReplicaResult",
+    "Timeline",
+    "TimelineCount",
+    "TimelineEnd",
+    "TimelineEvent",
+    "TimelineOptions",
+    "WitnessContext",
+    "iso",
+    "partition_events",
+    "read_coordinator",
+    "read_partition",
+    "timeline",
+]
 
 METADATA_TOPIC = "__cluster_metadata"
 #: events a replica's reorder heap holds (its events are sparse: epoch starts, rolls,
@@ -171,14 +190,15 @@ class ReplicaResult:
     clock: str = "producer"
 
 
-def read_partition(replicas: list[Replica], max_batch_bytes: int) -> dict[str, ReplicaResult]:
+def read_partition(replicas: list[Replica], max_batch_bytes: int,
+                   context: WitnessContext | None = None) -> dict[str, ReplicaResult]:
     """The events of a partition's replicas, by replica path (its truncations with the
     last one's): a partition's whole work, as one Spark task does it."""
     together = PartitionReplicas(len(replicas)) if len(replicas) > 1 else None
     out = {}
     for r in replicas:
         end = LogDirEnd()
-        s = ReplicaStream(r, end, max_batch_bytes, together)
+        s = ReplicaStream(r, end, max_batch_bytes, together, context)
         events = list(s)
         out[r.path] = ReplicaResult(events, s.problems, s.bytes_read, end.last_time, end.clock)
     return out
@@ -193,8 +213,9 @@ def read_coordinator(replica: Replica, max_batch_bytes: int, kafka_version: str 
 
 
 #: a reader of the replicas and coordinator partitions elsewhere (Spark): given each
-#: partition's replicas to read and the coordinator replicas, their results by path
-Reader = Callable[[list[list[Replica]], list[Replica]],
+#: partition's replicas to read, the coordinator replicas and what judging data lost
+#: needs, their results by path
+Reader = Callable[[list[list[Replica]], list[Replica], WitnessContext],
                   tuple[dict[str, ReplicaResult], dict[str, ReplicaResult]]]
 
 
@@ -279,23 +300,33 @@ class Timeline:
             c = CoordinatorStream(r, releases, opts.max_batch_bytes)
             self._coordinators.append(c)
             streams.append(c)
+        context = self._witness_context(jobs)
         together: dict[str, PartitionReplicas | None] = {}
         for job in jobs:
             shared = PartitionReplicas(len(job)) if len(job) > 1 else None
             together.update((r.path, shared) for r in job)
         for logdir, replicas in self._by_dir(jobs):
             end = LogDirEnd()
-            reps = [ReplicaStream(r, end, opts.max_batch_bytes, together[r.path])
+            reps = [ReplicaStream(r, end, opts.max_batch_bytes, together[r.path], context)
                     for r in replicas]
             self._replicas.extend(reps)
             streams.append(itertools.chain(merge(list(reps), REPLICA_REORDER),
                                            _shutdown(logdir, end)))
         return streams
 
+    def _witness_context(self, jobs: list[list[Replica]]) -> WitnessContext:
+        """The topics' cleanup policies (the KRaft metadata among the inputs) and the log
+        dirs given, for the data-lost judgement."""
+        try:
+            policies = CleanupPolicies.for_inputs(self.paths, (), self.opts.max_batch_bytes)
+        except KdumpError:
+            policies = None
+        return WitnessContext(policies, sorted({r.log_dir for job in jobs for r in job}))
+
     def _read(self, reader: Reader, jobs: list[list[Replica]], coordinators: list[Replica]
               ) -> list[Iterable[TimelineEvent]]:
         """Streams of what ``reader`` read."""
-        replicas, coords = reader(jobs, coordinators)
+        replicas, coords = reader(jobs, coordinators, self._witness_context(jobs))
         streams: list[Iterable[TimelineEvent]] = []
         for r in coordinators:
             res = coords[r.path]

@@ -46,6 +46,12 @@ from ..compare_replicas import (
     follower_truncation,
     read_epoch_checkpoint,
 )
+from ..witnesses import (
+    CleanupPolicies,
+    compacted_by_cleaner,
+    lost_problem,
+    partition_witnesses,
+)
 from .event import TimelineEvent, duration, iso
 
 
@@ -157,12 +163,64 @@ class PartitionReplicas:
                               estimate=True, offset=t.offset, keys=keys)
 
 
+class HeldRanges:
+    """The offsets a replica's batches hold, as ranges merged as they come, each with
+    the times of its first and last batch (the data-lost events are placed by them)."""
+
+    def __init__(self) -> None:
+        #: [first offset, last offset, first batch's time, last batch's time]
+        self.spans: list[list[int]] = []
+
+    def add(self, first: int, last: int, t: int) -> None:
+        s = self.spans
+        if s and first <= s[-1][1] + 1:
+            s[-1][1] = max(s[-1][1], last)
+            s[-1][3] = t if t >= 0 else s[-1][3]
+        else:
+            s.append([first, last, t, t])
+
+    def ranges(self) -> list[tuple[int, int]]:
+        return [(a, b) for a, b, _, _ in self.spans]
+
+    def around(self, first: int, last: int) -> tuple[int | None, int | None]:
+        """The time of the last batch below ``first`` and of the first one above
+        ``last`` (None: there is none, or it has no time)."""
+        after = before = None
+        for a, b, t0, t1 in self.spans:
+            if b < first and t1 >= 0:
+                after = t1
+            if a > last and before is None and t0 >= 0:
+                before = t0
+        return after, before
+
+
+@dataclass(slots=True)
+class WitnessContext:
+    """What judging data lost needs beyond a replica: the topics' cleanup policies and
+    the other log dirs given (replica witnesses)."""
+
+    policies: CleanupPolicies | None
+    log_dirs: list[str]
+    #: partition directory -> compacted, judged already (what a Spark task is given)
+    judged: dict[str, bool] | None = None
+
+    def compacted(self, partition_dir: str, topic: str, partition: int) -> bool:
+        if self.judged is not None and partition_dir in self.judged:
+            return self.judged[partition_dir]
+        if self.policies is None:
+            return topic.startswith("__") or compacted_by_cleaner(partition_dir, topic,
+                                                                  partition)
+        return self.policies.compacted(partition_dir, topic, partition)
+
+
 class ReplicaStream:
     """One replica's events (see the module docstring), in the order its bytes are read."""
 
     def __init__(self, replica: Replica, end: LogDirEnd, max_batch_bytes: int,
-                 partition: PartitionReplicas | None = None) -> None:
+                 partition: PartitionReplicas | None = None,
+                 witnesses: WitnessContext | None = None) -> None:
         self.replica = replica
+        self.witnesses = witnesses
         self.end = end
         self.partition = partition
         self.max_batch_bytes = max_batch_bytes
@@ -203,6 +261,7 @@ class ReplicaStream:
         in_checkpoint = {e for e, _ in pending}
         seen_epochs: set[int] = set()
         batch_epochs: list[tuple[int, int]] = []  # (epoch, first offset) from the batches
+        held = HeldRanges()
         log_start_ckpt = r.logdir.log_start_offsets.get((r.topic, r.partition))
         producers: dict[int, int] = {}  # producer id -> epoch
         open_txn: dict[int, tuple[int, int, int]] = {}  # pid -> (first offset, time, epoch)
@@ -266,6 +325,7 @@ class ReplicaStream:
                                        "(batches; not in leader-epoch-checkpoint)", h=h,
                                        keys=(("epoch", r.topic, r.partition, h.epoch),))
                     yield from self._producer(h, t, clock, producers, open_txn, markers)
+                held.add(h.base, h.last, t)
                 prev, prev_time = h, (t if t >= 0 else prev_time)
         finally:
             markers.close()
@@ -279,18 +339,49 @@ class ReplicaStream:
                            file=os.path.join(r.path, "leader-epoch-checkpoint"),
                            keys=(("epoch", r.topic, r.partition, e),))
         for pid, (first, since, epoch) in sorted(open_txn.items()):
-            held = f", {duration(end_time - since)} before the log's last batch" \
+            held_for = f", {duration(end_time - since)} before the log's last batch" \
                 if end_time is not None and since >= 0 else ""
             yield self.ev(end_time, last_clock, "txn-open",
                            f"transaction of producer {pid} epoch {epoch} still open at the "
                            f"log's end {on}: begun at offset {first:,} "
-                           f"({iso(since if since >= 0 else None)}){held}; it holds the last "
+                           f"({iso(since if since >= 0 else None)}){held_for}; it holds the last "
                            "stable offset back", estimate=True, offset=first, producer_id=pid,
                            source="producer", keys=(("producer", pid),))
+        yield from self._lost(held, last_clock)
         if self.partition is not None:
             derived = batch_epochs if not epochs else list(epochs)
             yield from self.partition.done(ReplicaEnd(
                 self, derived, (prev.last + 1) if prev is not None else 0, end_time, last_clock))
+
+    def _lost(self, held: HeldRanges, clock: str) -> Iterator[TimelineEvent]:
+        """``data-lost``: offsets the partition's witnesses prove written that no batch
+        holds (kdump.ops.witnesses, verify-crc's judgement), placed between the batches
+        around them (an estimate); a gap the cleaner or a replica behind explains is no
+        event."""
+        r = self.replica
+        if self.witnesses is None:
+            return
+        try:
+            pw = partition_witnesses(r.path, compacted=self.witnesses.compacted(
+                r.path, r.topic, r.partition), replicas=self.witnesses.log_dirs)
+        except (KdumpError, OSError):
+            return
+        if pw is None:
+            return
+        for lost in pw.lost_ranges(held.ranges()):
+            if lost.explained is not None:
+                continue
+            p = lost_problem(pw, lost)
+            after, before = held.around(lost.first, lost.last)
+            between = f" (after {iso(after)}" + (f", before {iso(before)})" if before is not
+                                                 None else ": the log's tail)")
+            ev = self.ev(after, clock, "data-lost",
+                         f"{lost.offsets_text} ({lost.count:,}) lost {self.on}: written "
+                         f"({lost.witnesses_text}), in no batch on disk{between}",
+                         source="finding", estimate=True, file=r.path, offset=lost.first,
+                         severity=p.severity)
+            ev.problem = p
+            yield ev
 
     def _log_start(self, h: Head, ckpt: int | None, on: str) -> Iterator[TimelineEvent]:
         t = h.max_timestamp

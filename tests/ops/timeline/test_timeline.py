@@ -423,3 +423,25 @@ def test_history_before_a_snapshot_is_said_to_be_missing(tmp_path: Path) -> None
         "image as of offset 4 (2023-11-14T22:13:20.000Z); events before it are not in the "
         "log",
         "1000 controller broker-fenced broker 1: fenced"]
+
+
+def test_data_lost_is_placed_between_the_batches_around_it(tmp_path: Path) -> None:
+    """Offsets the witnesses prove written and no batch holds (verify-crc's data-lost):
+    a lost segment (the witnesses of offsets 10-19: the high watermark, its time index's
+    entry, the next segment's name) and a torn tail (the high watermark), each an error
+    finding placed after the batch before it and before the one after it."""
+    b = w.broker_logdir(tmp_path / "b", 1, high_watermarks=[("orders", 0, 40)])
+    w.write_replica(b / "orders-0", w.replica_batches([(0, 10, 0), (10, 10, 0), (20, 10, 0)]),
+                    roll_before={1, 2})
+    (b / "orders-0" / "00000000000000000010.log").unlink()
+    items = list(timeline([str(b)]))
+    lost = [e for e in items if isinstance(e, TimelineEvent) and e.kind == "data-lost"]
+    assert lines(lost) == [
+        "~9 producer data-lost orders/0: offsets 10-19 (10) lost on broker 1: written "
+        "(high watermark 40, time index entry 19, segment 20), in no batch on disk (after "
+        "2023-11-14T22:13:20.009Z, before 2023-11-14T22:13:20.029Z)",
+        "~29 producer data-lost orders/0: offsets 30-39 (10) lost on broker 1: written "
+        "(high watermark 40), in no batch on disk (after 2023-11-14T22:13:20.029Z: the "
+        "log's tail)"]
+    assert all(e.problem is not None and e.problem.kind == "data-lost" for e in lost)
+    assert sum(isinstance(p, Problem) and p.kind == "data-lost" for p in items) == 2
