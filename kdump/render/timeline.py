@@ -20,6 +20,8 @@ from .jsonl import JsonRenderer
 
 #: text columns: clock, kind and object widths (longer values push the line on)
 _CLOCK, _KIND, _OBJECT = 11, 20, 26
+#: rows a --format table draws (it is drawn at the end: the rest are counted)
+TABLE_ROWS = 5000
 
 
 def zone(tz: str | None) -> Any:
@@ -77,9 +79,11 @@ class TimelineTextRenderer:
         if self.seen.shown(item):
             return
         if isinstance(item, TimelineEvent):
-            self.out.write(event_line(item, self.tz) + "\n")
+            line = event_line(item, self.tz)
+            self.out.write(line + "\n")
+            indent = " " * (len(iso(item.time, self.tz)) + 3)  # under the clock
             for r in item.related_list():
-                self.out.write(f"{'':27}related: {r}\n")
+                self.out.write(f"{indent}related: {r}\n")
         elif isinstance(item, TimelineCount):
             minute = "-" if item.minute < 0 else iso(item.minute, self.tz)
             self.out.write(f"{minute}  {item.kind:<{_KIND}} {item.count}\n")
@@ -134,9 +138,15 @@ class TimelineTableRenderer:
         self.counts: list[tuple[str, ...]] = []
         self.end: TimelineEnd | None = None
         self.seen = _Seen()
+        #: rows past TABLE_ROWS: counted, not drawn (a table is read on a screen)
+        self.left_out = 0
 
     def emit(self, item: object) -> None:
         if self.seen.shown(item):
+            return
+        if isinstance(item, (TimelineEvent, TimelineCount)) and \
+                len(self.rows) + len(self.counts) >= TABLE_ROWS:
+            self.left_out += 1
             return
         if isinstance(item, TimelineEvent):
             what = item.text + "".join(f"\n  related: {r}" for r in item.related_list())
@@ -169,5 +179,8 @@ class TimelineTableRenderer:
                 t.add_row(*(Text(inert(c) if "\n" not in c else
                                  "\n".join(inert(x) for x in c.split("\n"))) for c in row))
             self.console.print(t)
+        if self.left_out:
+            self.err.write(f"timeline: {plural(self.left_out, 'more row')} not drawn (a table "
+                           f"holds {TABLE_ROWS:,}): --format text or json writes them all\n")
         if self.end is not None:
             self.err.write(end_line(self.end, self.tz) + "\n")

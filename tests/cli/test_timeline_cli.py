@@ -100,10 +100,18 @@ def test_json_lines_have_the_declared_types(kdump: KdumpRunner, root: Path) -> N
         "type": "timeline_count", "minute": 1700000100000, "kind": "txn-abort", "count": 1}
 
 
-def test_table(kdump: KdumpRunner, root: Path) -> None:
+def test_table(kdump: KdumpRunner, root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     r = kdump("timeline", *BROKERS, "--kind", "txn-abort", "--format", "table", cwd=root)
     assert r.rc == 0
     assert "txn-abort" in r.out and "coordinator epoch 5" in r.out
+    # drawn at the end, so bounded: the rows past the bound (10 broker events, 3 drawn)
+    # are counted, not kept
+    import kdump.render.timeline as rt
+
+    monkeypatch.setattr(rt, "TABLE_ROWS", 3)
+    r = kdump("timeline", *BROKERS, "--kind", "broker", "--format", "table", cwd=root)
+    assert r.err.splitlines()[0] == ("timeline: 7 more rows not drawn (a table holds 3): "
+                                     "--format text or json writes them all")
 
 
 def test_damage_exits_1_whatever_the_filters(kdump: KdumpRunner, tmp_path: Path) -> None:
