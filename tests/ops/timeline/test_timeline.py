@@ -445,3 +445,35 @@ def test_data_lost_is_placed_between_the_batches_around_it(tmp_path: Path) -> No
         "log's tail)"]
     assert all(e.problem is not None and e.problem.kind == "data-lost" for e in lost)
     assert sum(isinstance(p, Problem) and p.kind == "data-lost" for p in items) == 2
+
+
+def test_new_group_protocols_epochs_members_and_deletions(tmp_path: Path) -> None:
+    """KIP-848 consumer and KIP-1071 streams groups (Kafka 4.3's records, encoded by
+    tests/support/group_records.py): a group epoch is a rebalance, a member record a join
+    (its tombstone a leave), a metadata tombstone the group's deletion; dated by their
+    batch (the coordinator's clock)."""
+    from tests.support import group_records as gr
+
+    cr = gr.coordinator_record
+    member = {"instanceId": None, "rackId": None, "clientId": "c1", "clientHost": "/h",
+              "subscribedTopicNames": ["orders"], "subscribedTopicRegex": None,
+              "rebalanceTimeoutMs": 30000, "serverAssignor": "uniform"}
+    recs = [cr("ConsumerGroupMetadata", {"groupId": "cg"}, {"epoch": 4}),
+            cr("ConsumerGroupMemberMetadata", {"groupId": "cg", "memberId": "m1"}, member),
+            cr("ConsumerGroupMetadata", {"groupId": "cg"}, {"epoch": 5}),
+            cr("ConsumerGroupMemberMetadata", {"groupId": "cg", "memberId": "m1"}, None),
+            cr("StreamsGroupMetadata", {"groupId": "sg"}, {"epoch": 3, "metadataHash": 7}),
+            cr("ConsumerGroupMetadata", {"groupId": "cg"}, None)]
+    b = w.broker_logdir(tmp_path / "b", 1)
+    w.write_replica(b / "__consumer_offsets-0",
+                    [w.v2_batch([w.Rec(r.key, r.value, timestamp=TS + 1000 * k)],
+                                base_offset=k, first_timestamp=TS + 1000 * k)
+                     for k, r in enumerate(recs)])
+    assert lines(events([str(b)], kinds=("group",))) == [
+        "0 coordinator group-rebalance group cg: consumer group epoch 4",
+        "1000 coordinator group-member group cg: consumer group member m1 (c1) joined or "
+        "updated",
+        "2000 coordinator group-rebalance group cg: consumer group epoch 4 -> 5",
+        "3000 coordinator group-member group cg: consumer group member m1 left",
+        "4000 coordinator group-rebalance group sg: streams group epoch 3",
+        "5000 coordinator group-deleted group cg: consumer group deleted (tombstone)"]
