@@ -1,5 +1,5 @@
 """The sample data's command line, where README.md names it: ``python tests/writer.py
-sample DIR`` (and ``big``, ``replicas``, ``schemas``).  The encoder itself is the
+sample DIR`` (and ``big``, ``replicas``, ``schemas``, ``cluster``).  The encoder itself is the
 package tests/support (``tests.support.writer`` and the modules it gathers)."""
 
 from __future__ import annotations

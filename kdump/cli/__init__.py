@@ -77,6 +77,7 @@ COMMAND_MODULES = {
     "schemas": "schemas",
     "size-report": "size_report",
     "spark": "spark",
+    "timeline": "timeline",
     "verify-crc": "verify_crc",
     "verify-index": "verify_index",
 }

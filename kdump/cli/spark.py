@@ -24,6 +24,7 @@ from .options import (
     size_text,
     top_option,
 )
+from .timeline import timeline_options, timeline_opts
 from .verify_crc import verify_crc_options
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -176,6 +177,35 @@ def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: s
         from ..spark.jobs import verify_crc
 
         return run(verify_crc(ks, paths, opts), out)
+
+    return _spark_job(master, conf, verbose, ship, body, paths)
+
+
+@spark_group.command("timeline")
+@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@timeline_options
+@format_option()
+@max_batch_bytes_option
+@kafka_version_option
+@spark_options
+def spark_timeline(paths: tuple[str, ...], start: str | None, end: str | None,
+                   around: str | None, window: int, topics: tuple[str, ...],
+                   partitions: tuple[int, ...], brokers: tuple[int, ...],
+                   groups: tuple[str, ...], kinds: tuple[str, ...], summary: bool,
+                   tz: str | None, fmt: str | None, max_batch_bytes: int,
+                   kafka_version: str | None, master: str | None, conf: tuple[str, ...],
+                   verbose: bool, ship: bool) -> ExitCode:
+    """kdump timeline on Spark: the same events, each partition's replicas (and each
+    coordinator partition) read on the executors, the metadata log replayed and the
+    streams merged on the driver.  Exit 1 when damage is found."""
+    opts = timeline_opts(start, end, around, window, topics, partitions, brokers, groups,
+                         kinds, summary, tz, max_batch_bytes, kafka_version)
+    out = renderer("timeline", fmt, tz=tz)
+
+    def body(ks: Any) -> ExitCode:
+        from ..spark.jobs import timeline
+
+        return run(timeline(ks, paths, opts), out)
 
     return _spark_job(master, conf, verbose, ship, body, paths)
 

@@ -156,6 +156,9 @@ class Event:
     changes: list[Change]
     #: records of a transaction: the END record's offset, where they took effect
     committed_at: int | None = None
+    #: the file and byte position of the batch holding the record (kdump timeline)
+    path: str | None = None
+    position: int | None = None
 
 
 @dataclass(slots=True)
@@ -176,11 +179,13 @@ class Replay:
 
     def __init__(self, sources: Sources, target: Target = Target(), *, earliest: bool = False,
                  on_event: Callable[[Event], None] | None = None,
+                 on_control: Callable[[str, RecordBatch, Any], None] | None = None,
                  max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> None:
         self.sources = sources
         self.target = target
         self.earliest = earliest
         self.on_event = on_event
+        self.on_control = on_control  # (path, batch, ControlRecord): timeline's quorum leaders
         self.max_batch_bytes = max_batch_bytes
         self.image = MetadataImage()
         self.problems: list[Problem] = []
@@ -446,6 +451,8 @@ class Replay:
             self._problem(path, batch.position, "invalid-control", ctl.error,
                           base_offset=batch.base_offset)
             return
+        if self.on_control is not None:
+            self.on_control(path, batch, ctl)
         data = ctl.data or {}
         img = self.image
         if ctl.type_name == "LEADER_CHANGE":
@@ -507,7 +514,8 @@ class Replay:
         if changes:
             self.moments.observe(changes, offset, ts)
         if self.on_event is not None and changes:
-            self.on_event(Event(offset, ts, name, changes, committed_at))
+            pos = None if batch is None else batch.position
+            self.on_event(Event(offset, ts, name, changes, committed_at, path, pos))
 
     def _transaction(self, path: str, batch: RecordBatch, offset: int, ts: int | None,
                      name: str, message: dict[str, Any]) -> None:

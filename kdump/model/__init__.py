@@ -79,6 +79,7 @@ from . import (
     retention,
     schemas,
     size_report,
+    timeline,
 )
 from .dump import BATCH_FIELDS
 from .export import SPARK_COLUMNS, Column, spark_fields, spark_markdown
@@ -95,7 +96,7 @@ __all__ = [
 
 #: the modules declaring :data:`SCHEMA`'s kinds, one per family of commands
 FAMILIES = (dump, schemas, findings, size_report, find, replicas, export, retention, report,
-            repair)
+            repair, timeline)
 
 #: every kind of :data:`SCHEMA`, in the order docs/json-schema.md (and ``SCHEMA``) lists them
 ORDER = (
@@ -112,6 +113,7 @@ ORDER = (
     "report_end",
     "repair", "repair_dropped", "repair_file", "repair_partition", "repair_fill", "repair_input",
     "repair_end",
+    "timeline_event", "timeline_count", "timeline_end",
 )
 
 

@@ -135,4 +135,39 @@ def time_chart(series: list[tuple[str, list[tuple[int, int]]]], width_ms: int,
     return _svg(chart)
 
 
-__all__ = ["COLOURS", "bar_chart", "time_chart"]
+#: the most points an events chart draws (its minutes merged two by two beyond it)
+MAX_EVENT_POINTS = 240
+#: kinds drawn as lines of their own (the rest are one line, "other kinds")
+MAX_EVENT_KINDS = 8
+
+
+def events_chart(counts: list[dict[str, Any]]) -> str:
+    """kdump timeline's events per minute by kind (the report's timeline section), from
+    its ``timeline_count`` objects: a line per kind (the most frequent ones), buckets of
+    a minute doubled until there are at most :data:`MAX_EVENT_POINTS`."""
+    timed = [c for c in counts if c["minute"] >= 0]
+    if not timed:
+        return ""
+    lo = min(c["minute"] for c in timed)
+    hi = max(c["minute"] for c in timed)
+    width = 60_000
+    while (hi - lo) // width + 1 > MAX_EVENT_POINTS:
+        width *= 2
+    totals: dict[str, int] = {}
+    for c in timed:
+        totals[c["kind"]] = totals.get(c["kind"], 0) + c["count"]
+    kinds = sorted(totals, key=lambda k: (-totals[k], k))
+    shown = set(kinds[:MAX_EVENT_KINDS])
+    series: dict[str, dict[int, int]] = {}
+    for c in timed:
+        name = c["kind"] if c["kind"] in shown else "other kinds"
+        t = lo + (c["minute"] - lo) // width * width
+        pts = series.setdefault(name, {})
+        pts[t] = pts.get(t, 0) + c["count"]
+    order = [k for k in kinds if k in shown] + (["other kinds"] if "other kinds" in series
+                                                 else [])
+    return time_chart([(k, sorted(series[k].items())) for k in order], width)
+
+
+__all__ = ["COLOURS", "MAX_EVENT_KINDS", "MAX_EVENT_POINTS", "bar_chart", "events_chart",
+           "time_chart"]

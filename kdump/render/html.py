@@ -9,6 +9,9 @@ request: inline CSS, no fonts or scripts from anywhere, a Content-Security-Polic
 forbids any fetch, and a small inline script (allowed by its hash) that only adds
 sorting and filtering to tables that read fine without it.
 
+Size: one renderer gathers every section's objects for the one template that draws
+the page; split by section, the page's shared state would be scattered over modules.
+
 The page is written through :mod:`kdump.output` (staged beside ``-o``, renamed over it
 when whole); a run that does not finish (an error, a full disk, a signal) leaves no
 file, and "wrote" is said only once the page is in place.
@@ -456,7 +459,7 @@ class HtmlReportRenderer:
         return {k: v.items for k, v in self.meta.items()}
 
     def _charts(self) -> dict[str, str]:
-        from .charts import bar_chart, time_chart
+        from .charts import bar_chart, events_chart, time_chart
 
         charts: dict[str, str] = {}
         topics = self._topics()
@@ -485,6 +488,9 @@ class HtmlReportRenderer:
                                             min(firsts) if firsts else None)
         if self.retention.by_reason:
             charts["retention"] = self.retention.chart()
+        counts = self.extra.get("timeline", {}).get("timeline_count")
+        if counts is not None and counts.items:
+            charts["timeline"] = events_chart(counts.items)
         return charts
 
 

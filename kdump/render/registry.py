@@ -55,6 +55,8 @@ RENDERERS: dict[str, dict[str, str]] = {
                "text": "repair:RepairTextRenderer"},
     "retention": {"json": "jsonl:JsonRenderer", "table": "retention:RetentionTableRenderer",
                   "text": "retention:RetentionTextRenderer"},
+    "timeline": {"json": "timeline:TimelineJsonRenderer", "table": "timeline:TimelineTableRenderer",
+                 "text": "timeline:TimelineTextRenderer"},
     # kdump export: problems on stderr and one line (text), or JSON Lines
     "export": {"json": "jsonl:JsonRenderer", "table": "export:LocalExportTextRenderer",
                "text": "export:LocalExportTextRenderer"},

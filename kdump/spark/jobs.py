@@ -156,6 +156,45 @@ def export(ks: KdumpSpark, paths: Iterable[str], output: str, *, options: dict[s
     yield ExportResult(output, read_opts.level, rows, segments, len(slices))
 
 
+def timeline(ks: KdumpSpark, paths: Iterable[str], opts: Any) -> Iterator[Any]:
+    """:func:`kdump.ops.timeline.timeline`, with the partitions' replicas and the
+    coordinator partitions read on executors (each partition's replicas in one task, so
+    its truncations are judged there), the metadata log replayed and every stream merged
+    on the driver: the same events as the local command."""
+    from ..ops.timeline import ReplicaResult
+    from ..ops.timeline import timeline as local_timeline
+    from .tasks import timeline_task
+
+    paths = list(paths)
+    relative = any(not os.path.isabs(p) and not kfs.is_url(p) for p in paths)
+
+    def reader(jobs: list[list[Any]], coordinators: list[Any], context: Any
+               ) -> tuple[dict[str, ReplicaResult], dict[str, ReplicaResult]]:
+        # whether each partition is compacted is judged here (the policies come from the
+        # metadata log the driver reads), shipped as a flag with the log dirs given
+        items = [("p", [(r.path, r.topic, r.partition, r.log_dir,
+                         context.compacted(r.path, r.topic, r.partition)) for r in job])
+                 for job in jobs]
+        items += [("c", [(r.path, r.topic, r.partition, r.log_dir, True)])
+                  for r in coordinators]
+        replicas: dict[str, ReplicaResult] = {}
+        coords: dict[str, ReplicaResult] = {}
+        if not items:
+            return replicas, coords
+        sc = ks.sc
+        n = min(len(items), 4 * max(sc.defaultParallelism, 1))
+        tasks = [items[i::n] for i in range(n)]
+        sc.setJobDescription(f"kdump timeline: {len(items)} partitions in {n} tasks")
+        work = functools.partial(in_dir, os.getcwd() if relative else None, timeline_task,
+                                 opts=(opts.max_batch_bytes, opts.kafka_version,
+                                       context.log_dirs))
+        for kind, results in sc.parallelize(tasks, n).flatMap(work).collect():
+            (coords if kind == "c" else replicas).update(results)
+        return replicas, coords
+
+    yield from local_timeline(paths, opts, reader=reader)
+
+
 def _json_list(items: list[str]) -> str:
     import json
 

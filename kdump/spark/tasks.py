@@ -167,3 +167,33 @@ def verify_task(task: list[Item], opts: tuple[Any, ...]) -> list[tuple[int, Any,
         result.problems = len(problems)
         out.append((seq, result_to_wire(result), problems))
     return out
+
+
+def timeline_task(task: list[tuple[str, list[tuple[str, str, int, str, bool]]]],
+                  opts: tuple[Any, ...]) -> list[tuple[str, dict[str, Any]]]:
+    """kdump timeline's reading of partitions (``"p"``: a partition's replicas, read
+    together for their truncations) and coordinator partitions (``"c"``), each named by
+    (path, topic, partition, log dir, compacted): ``(kind, {path: ReplicaResult})``."""
+    from ..ops.compare_replicas import Replica, read_logdir
+    from ..ops.timeline import WitnessContext, read_coordinator, read_partition
+
+    max_batch_bytes, kafka_version, log_dirs = opts
+    context = WitnessContext(None, list(log_dirs),
+                             {w[0]: w[4] for _kind, wires in task for w in wires})
+    logdirs: dict[str, Any] = {}
+
+    def replica(path: str, topic: str, partition: int, log_dir: str, _compacted: bool
+                ) -> Replica:
+        if log_dir not in logdirs:
+            logdirs[log_dir] = read_logdir(log_dir)
+        return Replica(path, topic, partition, logdirs[log_dir])
+
+    out: list[tuple[str, dict[str, Any]]] = []
+    for kind, wires in task:
+        reps = [replica(*w) for w in wires]
+        if kind == "c":
+            out.append((kind, {reps[0].path: read_coordinator(reps[0], max_batch_bytes,
+                                                              kafka_version)}))
+        else:
+            out.append((kind, dict(read_partition(reps, max_batch_bytes, context))))
+    return out

@@ -44,6 +44,9 @@ def sample_cwd(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # the schema registry's tour (needs the schemas extra, in the test extra)
     subprocess.run([sys.executable, str(ROOT / "tests" / "writer.py"), "schemas",
                     str(d / "schemas")], check=True)
+    # three brokers' KRaft log dirs with a story (docs/timeline.md)
+    subprocess.run([sys.executable, str(ROOT / "tests" / "writer.py"), "cluster",
+                    str(d / "cluster")], check=True)
     return d
 
 

@@ -137,3 +137,31 @@ def test_compare_replicas_of_one_broker_is_a_usage_error(kdump) -> None:  # type
     assert r.err.splitlines()[-1] == (
         "compare-replicas: the inputs hold one broker's log dir only: give two or more brokers' "
         "log dirs (or partition directories) to compare")
+
+
+def test_timeline_of_a_zookeeper_era_log_dir() -> None:
+    """kdump timeline on the Kafka 2 log dir: no metadata log (said once, first), each
+    data partition's start, the groups' rebalances and commits, an offset reset the
+    files show (commits going back to 0, twice), the clean last stop; in time order."""
+    from tests.conftest import run_in_process, tree_state
+
+    before = tree_state([LOGDIR])
+    r = run_in_process(["timeline", "kafka2-logdir", "--format", "json"], cwd=CORPUS)
+    assert tree_state([LOGDIR]) == before
+    assert r.rc == 0, r.err
+    objs = [json.loads(x) for x in r.out.splitlines()]
+    events = [o for o in objs if o["type"] == "timeline_event"]
+    assert events[0]["kind"] == "no-metadata-log" and events[0]["time"] is None
+    assert events[-1]["kind"] == "clean-shutdown"
+    times = [e["time"] for e in events[1:]]
+    assert times == sorted(times)
+    kinds = Counter(e["kind"] for e in events)
+    assert kinds["group-rebalance"] == 30 and kinds["group-deleted"] == 2
+    assert kinds["log-start"] == kinds["epoch-start"] == 9  # the partitions with batches
+    # two resets of my-first-application to offset 0, each after commits at 11, 12, 18
+    resets = [e["text"] for e in events if "went back" in e["text"]]
+    assert resets == [
+        f"committed offset 0 on first_topic/{p}{since}; went back from {o} to 0 (an offset "
+        "reset or rewind)" for since in ("", " (3 commits since 2020-04-22T19:19:36.229Z)")
+        for p, o in ((0, 11), (1, 12), (2, 18))]
+    assert objs[-1]["type"] == "timeline_end" and objs[-1]["late"] == 0

@@ -567,3 +567,26 @@ def test_starvation_is_relayed_once(tmp_path: Path) -> None:
     with relay_starvation(KdumpSpark(None, False, None, None), borrowed.append):
         pass
     assert borrowed == []
+
+
+@needs_spark
+def test_timeline_matches_local(spark: Any, kdump: KdumpRunner, tmp_path: Path) -> None:
+    """kdump spark timeline: each partition's replicas and each coordinator partition
+    read on the executors, the same events as the local command (the three-broker
+    cluster of tests/support/timeline_fixture.py, a diverged replica and a lost segment
+    among them)."""
+    from tests.support.timeline_fixture import write_cluster
+
+    dirs = write_cluster(tmp_path / "c")
+    w.write_replica(dirs[0] / "solo-0", w.replica_batches([(0, 5, 0), (5, 5, 2)]))
+    w.write_replica(dirs[1] / "solo-0", w.replica_batches([(0, 8, 0)]))
+    w.write_replica(dirs[2] / "gap-0", w.replica_batches([(0, 5, 0), (5, 5, 0), (10, 5, 0)]),
+                    roll_before={1, 2})
+    (dirs[2] / "gap-0" / "00000000000000000005.log").unlink()  # data lost
+    local = kdump("timeline", *dirs, "--format", "json")
+    dist = kdump("spark", "timeline", *dirs, "--format", "json")
+    assert (dist.rc, dist.out) == (local.rc, local.out)
+    assert local.rc == 1
+    kinds = {json.loads(line).get("kind") for line in local.out.splitlines()}
+    assert {"truncation", "txn-abort", "group-rebalance", "broker-fenced",
+            "data-lost"} <= kinds

@@ -440,8 +440,8 @@ def _size(text: str) -> int:
 
 def _main(argv: list[str]) -> int:
     usage = ("usage: writer.py sample DIR | writer.py big DIR SIZE [CODEC] [TOPIC] | "
-             "writer.py replicas DIR SIZE | writer.py schemas DIR")
-    if len(argv) >= 2 and argv[0] in ("sample", "big", "replicas", "schemas"):
+             "writer.py replicas DIR SIZE | writer.py schemas DIR | writer.py cluster DIR")
+    if len(argv) >= 2 and argv[0] in ("sample", "big", "replicas", "schemas", "cluster"):
         target = Path(argv[1])
         if target.exists() and (not target.is_dir() or any(target.iterdir())):
             print(f"refusing to write into non-empty {target}", file=sys.stderr)
@@ -474,6 +474,12 @@ def _main(argv: list[str]) -> int:
 
             with tempfile.TemporaryDirectory() as scratch:
                 registry_writer.write_sample(target, Path(scratch))
+            return 0
+        if argv[0] == "cluster" and len(argv) == 2:
+            # three brokers' KRaft log dirs with a story (kdump timeline's worked example)
+            from tests.support.timeline_fixture import write_cluster
+
+            write_cluster(target)
             return 0
         if argv[0] == "replicas" and len(argv) == 3:
             replicas_pair(target, _size(argv[2]))

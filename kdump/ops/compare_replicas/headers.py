@@ -35,15 +35,21 @@ class Head:
         "count",
         "crc",
         "epoch",
+        "first_timestamp",
         "last",
         "magic",
+        "max_timestamp",
         "path",
         "position",
+        "producer_epoch",
+        "producer_id",
         "size",
     )
 
     def __init__(self, base: int, last: int, epoch: int, crc: int, magic: int, count: int,
-                 size: int, path: str, position: int, attributes: int, compressed: bool) -> None:
+                 size: int, path: str, position: int, attributes: int, compressed: bool,
+                 first_timestamp: int = -1, max_timestamp: int = -1, producer_id: int = -1,
+                 producer_epoch: int = -1) -> None:
         self.base = base
         self.last = last
         self.epoch = epoch
@@ -55,6 +61,12 @@ class Head:
         self.position = position
         self.attributes = attributes
         self.compressed = compressed
+        #: v2: the header's baseTimestamp / maxTimestamp, producerId / producerEpoch
+        #: (kdump timeline dates and follows producers by them); -1 for legacy batches
+        self.first_timestamp = first_timestamp
+        self.max_timestamp = max_timestamp
+        self.producer_id = producer_id
+        self.producer_epoch = producer_epoch
 
     @property
     def identity(self) -> tuple[int, int, int, int, int]:
@@ -70,12 +82,14 @@ def _head_of(b: Batch, prev_last: int | None) -> Head:
     if isinstance(b, RecordBatch):
         return Head(b.base_offset, b.last_offset, b.partition_leader_epoch, b.crc, b.magic,
                     max(b.records_count, 0), b.size, b.path, b.position, b.attributes,
-                    b.is_compressed)
+                    b.is_compressed, b.base_timestamp, b.max_timestamp, b.producer_id,
+                    b.producer_epoch)
     base = b.last_offset if not b.is_compressed else (
         b.last_offset if prev_last is None else min(prev_last + 1, b.last_offset))
+    ts = b.max_timestamp if b.magic == 1 else -1
     return Head(base, b.last_offset, UNDEFINED_EPOCH, b.crc, b.magic,
                 1 if not b.is_compressed else b.last_offset - base + 1, b.size, b.path,
-                b.position, b.attributes, b.is_compressed)
+                b.position, b.attributes, b.is_compressed, ts, ts)
 
 
 class HeaderWalk:
@@ -154,14 +168,14 @@ class HeaderWalk:
         if magic == 2:
             if length < L.V2_MIN_BATCH_LENGTH or avail < L.RECORD_BATCH_OVERHEAD:
                 return None
-            (base, _len, epoch, _m, crc, attributes, delta, _bt, _mt, _pid, _pe, _bs,
+            (base, _len, epoch, _m, crc, attributes, delta, first_ts, max_ts, pid, pe, _bs,
              count) = L.V2_HEADER.unpack_from(buf, i)
             if attributes & ~0x7F or (attributes & 7) > 4 or delta < 0 or count < 0:
                 return None
             if prev_last is not None and base <= prev_last:
                 return None
             return Head(base, base + delta, epoch, crc, 2, count, total, path, pos,
-                        attributes, bool(attributes & 7))
+                        attributes, bool(attributes & 7), first_ts, max_ts, pid, pe)
         if length < L.RECORD_OVERHEAD_V0 or avail <= L.LEGACY_ATTRIBUTES_OFFSET:
             return None
         _o, _s, crc, _m, attributes = L.LEGACY_HEADER.unpack_from(buf, i)
@@ -173,9 +187,12 @@ class HeaderWalk:
         compressed = bool(attributes & 7)
         base = offset if not compressed else (
             offset if prev_last is None else min(prev_last + 1, offset))
+        ts = -1
+        if magic == 1 and avail >= L.LEGACY_V1_TIMESTAMP_OFFSET + 8:
+            (ts,) = L.INT64.unpack_from(buf, i + L.LEGACY_V1_TIMESTAMP_OFFSET)
         return Head(base, offset, UNDEFINED_EPOCH, crc, magic,
                     1 if not compressed else offset - base + 1, total, path, pos,
-                    attributes, compressed)
+                    attributes, compressed, ts, ts)
 
     def _resync(self, src: FileSource, start: int, active: bool, prev_last: int | None
                 ) -> Iterator[Head | Problem]:

@@ -63,6 +63,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("transactions", "Transactions"),
     ("schemas", "Schema registry"),
     ("retention", "Retention"),
+    ("timeline", "Timeline"),
 )
 #: file kinds whose content no check reads (listed, hashed, marked read: false)
 UNREAD_KINDS = ("unknown", "lock", "other")
@@ -576,9 +577,15 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
 
     yield from retention_section(paths, opts.max_batch_bytes, now=int(started))
 
+    yield section("timeline")  # kdump timeline's events per minute, and around the first error
+    ReadCounter.new_pass()
+    from .timeline import timeline_section
+
+    yield from timeline_section(paths, opts.max_batch_bytes, opts.kafka_version)
+
 
 #: the passes over the inputs that :func:`report` starts (ReadCounter.new_pass): what a
 #: progress bar's 100% is
-PASSES = 4
+PASSES = 5
 
 __all__ = ["PASSES", "SECTIONS", "ReportOptions", "check_output", "report"]

@@ -78,7 +78,7 @@ def test_json_is_the_report_model(kdump: KdumpRunner, sample: Path) -> None:
     assert objs[0]["type"] == "report" and objs[-1]["type"] == "report_end"
     assert [o["name"] for o in objs if o["type"] == "section"] == [
         "custody", "cluster", "data", "findings", "groups", "transactions", "schemas",
-        "retention"]
+        "retention", "timeline"]
     for o in objs:  # every object documented in kdump/model.py
         assert o["type"] in SCHEMA, o["type"]
         documented = {n.rstrip("?") for n, _ in fields_of(o["type"])}
@@ -510,7 +510,7 @@ def test_a_new_section_or_object_type_is_one_entry(tmp_path: Path) -> None:
         r.emit(item)
     r.close()
     page = out.read_text(encoding="utf-8")
-    assert '<h2>9 · Access control</h2>' in page
+    assert '<h2>10 · Access control</h2>' in page
     assert '<a href="#acls">Access control</a>' in page
     assert "<td>orders-value</td><td>[1,2]</td><td>no</td>" in page
     groups = page[page.index('<section id="groups">'):page.index('<section id="transactions">')]

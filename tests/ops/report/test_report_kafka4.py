@@ -61,7 +61,7 @@ def test_kafka4_report_json(kdump: KdumpRunner, logdir: Path) -> None:
     assert r.rc == 1, r.err  # FINDINGS, all warnings
     by = _sections(r.out)
     assert list(by) == ["", "custody", "cluster", "data", "findings", "groups", "transactions",
-                        "schemas", "retention"]
+                        "schemas", "retention", "timeline"]
     for name, objs in by.items():
         for o in objs:  # every object documented in kdump/model.py
             schema = METADATA_SCHEMA if name == "cluster" and o["type"] in METADATA_SCHEMA \
@@ -112,7 +112,7 @@ def test_kafka4_report_json(kdump: KdumpRunner, logdir: Path) -> None:
 
     assert [(name, o["kind"], o["detail"]) for name, objs in by.items() for o in objs
             if o["type"] == "problem" and o["severity"] != "info"] == FINDINGS
-    end = by["retention"][-1]
+    end = by["timeline"][-1]
     assert (end["type"], end["errors"], end["warnings"]) == ("report_end", 0, len(FINDINGS))
     brokers = {o["id"]: o for o in by["cluster"] if o["type"] == "broker"}
     assert brokers[1]["cordoned_log_dirs"] == [fx.DIR2, fx.DIR1]

@@ -1,0 +1,427 @@
+"""``kdump timeline``: what happened, when, across the whole cluster, from its log dirs.
+
+One time-ordered stream of typed events (:class:`TimelineEvent`), each with its time,
+whose clock it is on (or that it is an estimate), the file and byte position it comes
+from, what it is about and what changed in words.  Sources, one stream each:
+
+* the KRaft metadata log, through the one metadata replay (:mod:`.metadata`);
+* each replica's batch headers and files (:mod:`.replicas`): epoch starts, segment
+  rolls, the log start, producers and transactions, damage, each log dir's last stop;
+* the coordinators' partitions, ``__consumer_offsets`` and ``__transaction_state``,
+  decoded record by record from one replica each (the one with the highest log end
+  offset: the others are copies) (:mod:`.coordinators`).
+
+The streams are merged by time in bounded memory (:mod:`.event`: a reorder heap per
+stream, then ``heapq.merge``; an event out of order past the heap is marked ``late``),
+annotated where events explain each other (:mod:`.correlate`), then filtered.  A log
+dir with no metadata log (ZooKeeper era) gives what its files hold and one event saying
+that no metadata log is there.
+
+``partition_events`` is the public entry for one partition's timeline (for ``kdump
+browse``'s key).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...decoders import Releases
+from ...errors import KdumpError
+from ...findings import INFO, Problem
+from ...metadata.replay import find_sources
+from ...model import shape
+from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
+from ..compare_replicas import LogDir, Replica, ReplicaSet, log_end_offset
+from ..witnesses import CleanupPolicies
+from .coordinators import OFFSETS_TOPIC, TRANSACTION_TOPIC, CoordinatorStream
+from .correlate import correlate
+from .event import TimelineEvent, coalesce, iso, merge
+from .metadata import MetadataStream
+from .replicas import (
+    LogDirEnd,
+    PartitionReplicas,
+    ReplicaStream,
+    WitnessContext,
+    clean_shutdown_event,
+)
+
+__all__ = [
+    "Reader",
+    "ReplicaResult",
+    "Timeline",
+    "TimelineCount",
+    "TimelineEnd",
+    "TimelineEvent",
+    "TimelineOptions",
+    "WitnessContext",
+    "iso",
+    "partition_events",
+    "read_coordinator",
+    "read_partition",
+    "timeline",
+]
+
+METADATA_TOPIC = "__cluster_metadata"
+#: events a replica's reorder heap holds (its events are sparse: epoch starts, rolls,
+#: transactions); a replica with fewer is read whole as the merge starts, its files
+#: closed, so thousands of partitions never hold thousands of open files
+REPLICA_REORDER = 1000
+#: --summary: minutes counted at once (older ones are written as newer ones come)
+SUMMARY_MINUTES = 32
+
+
+@dataclass(slots=True)
+class TimelineOptions:
+    start: int | None = None  # --from (epoch ms, inclusive)
+    end: int | None = None  # --to (inclusive)
+    topics: tuple[str, ...] = ()
+    partitions: tuple[int, ...] = ()
+    brokers: tuple[int, ...] = ()
+    groups: tuple[str, ...] = ()
+    kinds: tuple[str, ...] = ()
+    summary: bool = False
+    max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+    kafka_version: str | None = None
+
+    def wants(self, ev: TimelineEvent) -> bool:
+        if self.start is not None and (ev.time is None or ev.time < self.start):
+            return False
+        if self.end is not None and (ev.time is None or ev.time > self.end):
+            return False
+        if self.topics and ev.topic not in self.topics:
+            return False
+        if self.partitions and ev.partition not in self.partitions:
+            return False
+        if self.brokers and ev.broker not in self.brokers and \
+                not any(b in self.brokers for b in ev.involves):
+            return False
+        if self.groups and ev.group not in self.groups:
+            return False
+        return not self.kinds or any(ev.kind == k or ev.kind.startswith(k + "-")
+                                     for k in self.kinds)
+
+    def reads(self, topic: str, partition: int, broker: int | None) -> bool:
+        """A replica whose events the filters can keep (others are not read)."""
+        if self.topics and topic not in self.topics:
+            return False
+        if self.partitions and partition not in self.partitions:
+            return False
+        return not (self.brokers and broker not in self.brokers)
+
+
+@dataclass(slots=True)
+class TimelineCount:
+    """--summary: events of a kind in one minute."""
+
+    minute: int
+    kind: str
+    count: int
+
+    def to_json(self) -> dict[str, Any]:
+        return shape("timeline_count", {"minute": self.minute, "kind": self.kind,
+                                        "count": self.count})
+
+
+@dataclass(slots=True)
+class TimelineEnd:
+    events: int = 0
+    shown: int = 0
+    sources: list[dict[str, Any]] = field(default_factory=list)
+    first_time: int | None = None
+    last_time: int | None = None
+    late: int = 0
+    bytes_read: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return shape("timeline_end", {
+            "events": self.events, "shown": self.shown, "sources": self.sources,
+            "first_time": self.first_time, "last_time": self.last_time, "late": self.late,
+            "bytes_read": self.bytes_read})
+
+
+def _metadata_copy(copies: list[Replica]) -> Replica:
+    """The copy of ``__cluster_metadata-0`` that reaches furthest (every broker and
+    controller holds one: one replay is enough)."""
+    if len(copies) == 1:
+        return copies[0]
+    best, best_leo = copies[0], -1
+    for r in copies:
+        leo, _ = log_end_offset(r.path)
+        if leo is not None and leo > best_leo:
+            best, best_leo = r, leo
+    return best
+
+
+def _chosen(copies: list[Replica], max_batch_bytes: int) -> Replica:
+    if len(copies) == 1:
+        return copies[0]
+    best, best_leo = copies[0], -1
+    for r in copies:
+        leo, _ = log_end_offset(r.path, max_batch_bytes)
+        if leo is not None and leo > best_leo:
+            best, best_leo = r, leo
+    return best
+
+
+def _no_metadata_event(ld: LogDir) -> TimelineEvent:
+    who = f"broker {ld.broker_id}" if ld.broker_id is not None else ld.path
+    era = " (meta.properties version 0: a ZooKeeper-era log dir)" if ld.meta_version == 0 \
+        else ""
+    return TimelineEvent(None, "unknown", "no-metadata-log", "logdir", who,
+                         f"no KRaft metadata log among the inputs{era}: brokers, leaders, "
+                         "ISRs, topics and configs have no history here (ZooKeeper or "
+                         "another log dir holds it); replicas, producers and groups are "
+                         "read from the files", broker=ld.broker_id, log_dir=ld.path)
+
+
+@dataclass(slots=True)
+class ReplicaResult:
+    """One replica's (or coordinator partition's) events, read whole: what ``kdump spark
+    timeline``'s executors send back (:func:`read_partition`, :func:`read_coordinator`)."""
+
+    events: list[TimelineEvent]
+    problems: list[Problem]
+    bytes_read: int
+    last_time: int | None = None
+    clock: str = "producer"
+
+
+def read_partition(replicas: list[Replica], max_batch_bytes: int,
+                   context: WitnessContext | None = None) -> dict[str, ReplicaResult]:
+    """The events of a partition's replicas, by replica path (its truncations with the
+    last one's): a partition's whole work, as one Spark task does it."""
+    together = PartitionReplicas(len(replicas)) if len(replicas) > 1 else None
+    out = {}
+    for r in replicas:
+        end = LogDirEnd()
+        s = ReplicaStream(r, end, max_batch_bytes, together, context)
+        events = list(s)
+        out[r.path] = ReplicaResult(events, s.problems, s.bytes_read, end.last_time, end.clock)
+    return out
+
+
+def read_coordinator(replica: Replica, max_batch_bytes: int, kafka_version: str | None
+                     ) -> ReplicaResult:
+    """A coordinator partition's events, read whole (a Spark task's work)."""
+    c = CoordinatorStream(replica, Releases(kafka_version), max_batch_bytes)
+    events = list(c)
+    return ReplicaResult(events, [p for p in c.problems if p.severity != INFO], c.bytes_read)
+
+
+#: a reader of the replicas and coordinator partitions elsewhere (Spark): given each
+#: partition's replicas to read, the coordinator replicas and what judging data lost
+#: needs, their results by path
+Reader = Callable[[list[list[Replica]], list[Replica], WitnessContext],
+                  tuple[dict[str, ReplicaResult], dict[str, ReplicaResult]]]
+
+
+class Timeline:
+    """One run: its streams, then its events (:meth:`events`) and its closing object."""
+
+    def __init__(self, paths: Iterable[str], opts: TimelineOptions) -> None:
+        self.paths = list(paths)
+        self.opts = opts
+        self.end = TimelineEnd()
+        self.problems: list[Problem] = []
+        self._replicas: list[ReplicaStream] = []
+        self._coordinators: list[CoordinatorStream] = []
+        self._results: list[ReplicaResult] = []
+        self._metadata: MetadataStream | None = None
+
+    def streams(self, reader: Reader | None = None) -> list[Iterable[TimelineEvent]]:
+        """Every source's stream; with ``reader``, the replicas and coordinator
+        partitions are read by it (whole, elsewhere) and their events streamed from
+        what it gives back."""
+        opts = self.opts
+        rs = ReplicaSet(self.paths)
+        self.problems.extend(rs.problems)
+        streams: list[Iterable[TimelineEvent]] = []
+        meta_copies = rs.replicas.get((METADATA_TOPIC, 0), [])
+        if meta_copies:
+            m = _metadata_copy(meta_copies)
+            try:
+                sources = find_sources(m.path)
+            except KdumpError as e:
+                self.problems.append(Problem(e.path or m.path, e.position, "metadata-record",
+                                             e.message))
+            else:
+                self._metadata = MetadataStream(sources, opts.max_batch_bytes, {
+                    k for k in rs.replicas if k[0] != METADATA_TOPIC})
+                streams.append(self._metadata)
+                self.end.sources.append({"source": "metadata", "path": m.path,
+                                         "broker": m.broker_id})
+        else:
+            streams.extend([_no_metadata_event(ld)] for ld in rs.all_logdirs())
+        jobs: list[list[Replica]] = []
+        coordinators: list[Replica] = []
+        for (topic, partition), copies in sorted(rs.replicas.items()):
+            if topic == METADATA_TOPIC:
+                continue
+            if topic in (OFFSETS_TOPIC, TRANSACTION_TOPIC) and not (
+                    opts.brokers and not any(r.broker_id in opts.brokers for r in copies)):
+                coordinators.append(_chosen(copies, opts.max_batch_bytes))
+            read = [r for r in copies if opts.reads(topic, partition, r.broker_id)]
+            if read:
+                jobs.append(read)
+        for c in coordinators:
+            self.end.sources.append({"source": "coordinator", "path": c.path,
+                                     "broker": c.broker_id})
+        if reader is None:
+            streams.extend(self._local(jobs, coordinators))
+        else:
+            streams.extend(self._read(reader, jobs, coordinators))
+        for ld in sorted({r.log_dir for job in jobs for r in job},
+                         key=lambda d: (rs.logdirs[d].broker_id or -1, d)):
+            self.end.sources.append({"source": "log_dir", "path": ld,
+                                     "broker": rs.logdirs[ld].broker_id})
+        return streams
+
+    def _by_dir(self, jobs: list[list[Replica]]) -> list[tuple[LogDir, list[Replica]]]:
+        by_dir: dict[str, list[Replica]] = {}
+        logdirs: dict[str, LogDir] = {}
+        for job in jobs:
+            for r in job:
+                by_dir.setdefault(r.log_dir, []).append(r)
+                logdirs[r.log_dir] = r.logdir
+        order = sorted(by_dir, key=lambda d: (logdirs[d].broker_id or -1, d))
+        return [(logdirs[d], by_dir[d]) for d in order]
+
+    def _local(self, jobs: list[list[Replica]], coordinators: list[Replica]
+               ) -> list[Iterable[TimelineEvent]]:
+        """Streams reading the files as the merge asks (one open segment a replica)."""
+        opts = self.opts
+        releases = Releases(opts.kafka_version)
+        streams: list[Iterable[TimelineEvent]] = []
+        for r in coordinators:
+            c = CoordinatorStream(r, releases, opts.max_batch_bytes)
+            self._coordinators.append(c)
+            streams.append(c)
+        context = self._witness_context(jobs)
+        together: dict[str, PartitionReplicas | None] = {}
+        for job in jobs:
+            shared = PartitionReplicas(len(job)) if len(job) > 1 else None
+            together.update((r.path, shared) for r in job)
+        for logdir, replicas in self._by_dir(jobs):
+            end = LogDirEnd()
+            reps = [ReplicaStream(r, end, opts.max_batch_bytes, together[r.path], context)
+                    for r in replicas]
+            self._replicas.extend(reps)
+            streams.append(itertools.chain(merge(list(reps), REPLICA_REORDER),
+                                           _shutdown(logdir, end)))
+        return streams
+
+    def _witness_context(self, jobs: list[list[Replica]]) -> WitnessContext:
+        """The topics' cleanup policies (the KRaft metadata among the inputs) and the log
+        dirs given, for the data-lost judgement."""
+        try:
+            policies = CleanupPolicies.for_inputs(self.paths, (), self.opts.max_batch_bytes)
+        except KdumpError:
+            policies = None
+        return WitnessContext(policies, sorted({r.log_dir for job in jobs for r in job}))
+
+    def _read(self, reader: Reader, jobs: list[list[Replica]], coordinators: list[Replica]
+              ) -> list[Iterable[TimelineEvent]]:
+        """Streams of what ``reader`` read."""
+        replicas, coords = reader(jobs, coordinators, self._witness_context(jobs))
+        streams: list[Iterable[TimelineEvent]] = []
+        for r in coordinators:
+            res = coords[r.path]
+            self._results.append(res)
+            streams.append(res.events)
+        for logdir, reps in self._by_dir(jobs):
+            end = LogDirEnd()
+            for r in reps:
+                res = replicas[r.path]
+                self._results.append(res)
+                if res.last_time is not None:
+                    end.saw(res.last_time, res.clock)
+            streams.append(itertools.chain(
+                merge([replicas[r.path].events for r in reps], REPLICA_REORDER),
+                _shutdown(logdir, end)))
+        return streams
+
+    def events(self, streams: list[Iterable[TimelineEvent]]) -> Iterator[TimelineEvent]:
+        for ev in correlate(coalesce(merge(streams))):
+            self.end.events += 1
+            if ev.late:
+                self.end.late += 1
+            yield ev
+
+    def finish(self) -> list[Problem]:
+        """The sources' problems, once their streams have ended."""
+        out: list[Problem] = []
+        if self._metadata is not None:
+            out.extend(self._metadata.problems)
+        for s in self._replicas:
+            out.extend(s.problems)
+            self.end.bytes_read += s.bytes_read
+        for c in self._coordinators:
+            out.extend(p for p in c.problems if p.severity != INFO)
+            self.end.bytes_read += c.bytes_read
+        for res in self._results:
+            out.extend(res.problems)
+            self.end.bytes_read += res.bytes_read
+        return out
+
+
+def _shutdown(logdir: LogDir, end: LogDirEnd) -> Iterator[TimelineEvent]:
+    """The log dir's last stop, once its replicas have been read (their last batch
+    dates it)."""
+    yield clean_shutdown_event(logdir.path, logdir.broker_id, end)
+
+
+def timeline(paths: Iterable[str], opts: TimelineOptions | None = None, *,
+             reader: Reader | None = None
+             ) -> Iterator[TimelineEvent | TimelineCount | TimelineEnd | Problem]:
+    """The run: events (or, with ``summary``, counts per kind per minute) in time order,
+    each finding's Problem right after its event (the exit code counts it, filtered or
+    not), the problems of the sources, and a closing :class:`TimelineEnd`.  ``reader``:
+    the replicas are read by it (``kdump spark timeline``), else here as streams."""
+    opts = opts or TimelineOptions()
+    run = Timeline(paths, opts)
+    streams = run.streams(reader)
+    yield from run.problems
+    counts: dict[int, Counter[str]] = {}
+    for ev in run.events(streams):
+        keep = opts.wants(ev)
+        if keep:
+            run.end.shown += 1
+            if ev.time is not None:
+                if run.end.first_time is None or ev.time < run.end.first_time:
+                    run.end.first_time = ev.time
+                if run.end.last_time is None or ev.time > run.end.last_time:
+                    run.end.last_time = ev.time
+            if opts.summary:
+                minute = -1 if ev.time is None else ev.time - ev.time % 60_000
+                counts.setdefault(minute, Counter())[ev.kind] += 1
+                while len(counts) > SUMMARY_MINUTES:
+                    yield from _counts(counts, min(counts))
+            else:
+                yield ev
+        if ev.problem is not None:
+            yield ev.problem
+    while counts:
+        yield from _counts(counts, min(counts))
+    yield from run.finish()
+    yield run.end
+
+
+def _counts(counts: dict[int, Counter[str]], minute: int) -> Iterator[TimelineCount]:
+    for kind, n in sorted(counts.pop(minute).items()):
+        yield TimelineCount(minute, kind, n)
+
+
+def partition_events(paths: Iterable[str], topic: str, partition: int, *,
+                     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> Iterator[TimelineEvent]:
+    """One partition's timeline (its replicas under ``paths``, and the metadata log's
+    events about it), events only: what ``kdump browse`` shows for a partition."""
+    opts = TimelineOptions(topics=(topic,), partitions=(partition,),
+                           max_batch_bytes=max_batch_bytes)
+    for item in timeline(paths, opts):
+        if isinstance(item, TimelineEvent):
+            yield item
+

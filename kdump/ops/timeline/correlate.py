@@ -1,0 +1,148 @@
+"""Events that explain each other, said on both where the stream still holds both.
+
+Three rules, each on a key the sources give their events (``TimelineEvent.keys``), with
+two sides: an event of one side is related to the events of the other side of its key.
+
+* ``("broker-down", b)``: a partition's ISR losing broker b, or b losing the leadership
+  (side ``partition``), within ``WINDOW_MS`` of broker b being fenced or entering
+  controlled shutdown (side ``broker``; the controller writes the partition changes just
+  before the broker's fencing: ReplicationControlManager.handleBrokerFenced /
+  handleBrokerInControlledShutdown, 3.9-4.3);
+* ``("epoch", topic, partition, epoch)``: a replica's epoch start (side ``replica``) and
+  the leader change that began that leader epoch in the metadata log (side ``leader``;
+  the same number: exact, whatever the time between them);
+* ``("producer", pid)``: a transaction still open at a log's end (side ``open``) and its
+  producer's state in ``__transaction_state`` or a bump of its epoch (side ``state``).
+
+The stream passes through a delay of ``WINDOW_MS`` (at most ``MAX_HELD`` events), so an
+event can be annotated by one that comes after it.  Memory is bounded: per key and side
+the last ``PER_SIDE`` events are remembered (as their time and description, not the
+events), for at most ``MAX_KEYS`` keys.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, deque
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .event import MAX_RELATED, TimelineEvent, iso
+
+WINDOW_MS = 60_000
+MAX_HELD = 5_000
+MAX_KEYS = 50_000
+#: events remembered per key and side (a broker's fencing touches every partition it held)
+PER_SIDE = 64
+
+#: key -> kind -> side; a kind not named has no side on that key
+_SIDES: dict[str, dict[str, str]] = {
+    "broker-down": {"broker-fenced": "broker", "broker-shutdown": "broker",
+                    "isr-change": "partition", "leader-change": "partition"},
+    "epoch": {"leader-change": "leader", "partition-created": "leader",
+              "epoch-start": "replica", "truncation": "replica"},
+    "producer": {"txn-open": "open", "producer-epoch": "state", "txn-state": "state"},
+}
+_WINDOWED = frozenset({"broker-down"})
+
+
+def describe(ev: TimelineEvent) -> str:
+    """How a related event names ``ev``: object, what changed, time, source offset."""
+    return _describe(ev.object, ev.where, ev.text, ev.time, ev.source, ev.offset)
+
+
+def _describe(obj: str, where: str | None, text: str, time: int | None, source: str,
+              offset: int | None) -> str:
+    at = f", {source} offset {offset}" if offset is not None else ""
+    on = f" {where}" if where is not None and where not in text else ""
+    return f"{obj}{on}: {text} ({iso(time)}{at})"
+
+
+class _Seen:
+    """What a key's side remembers of an event: enough to describe it, and the event
+    itself while the stream still holds it."""
+
+    __slots__ = ("event", "fields", "text", "time")
+
+    def __init__(self, ev: TimelineEvent) -> None:
+        self.time = ev.time
+        self.text: str | None = None
+        self.event: TimelineEvent | None = ev
+        self.fields: tuple[Any, ...] | None = None
+
+    def describe(self) -> str:
+        if self.text is None:
+            if self.event is not None:
+                self.text = describe(self.event)
+            else:
+                assert self.fields is not None
+                self.text = _describe(*self.fields)
+        return self.text
+
+    def release(self) -> None:
+        ev = self.event
+        if ev is not None and self.text is None:
+            self.fields = (ev.object, ev.where, ev.text, ev.time, ev.source, ev.offset)
+        self.event = None
+
+
+def correlate(events: Iterable[TimelineEvent]) -> Iterator[TimelineEvent]:
+    """``events`` as they come, annotated (``related``) where they explain each other."""
+    held: deque[tuple[TimelineEvent, list[_Seen]]] = deque()
+    seen: OrderedDict[tuple[Any, ...], dict[str, deque[_Seen]]] = OrderedDict()
+    for ev in events:
+        mine: list[_Seen] = []
+        for key in dict.fromkeys(ev.keys) if ev.keys else ():
+            sides = _SIDES.get(key[0])
+            side = sides.get(ev.kind) if sides is not None else None
+            if side is None:
+                continue
+            entry = seen.get(key)
+            if entry is None:
+                entry = seen[key] = {}
+                if len(seen) > MAX_KEYS:
+                    seen.popitem(last=False)
+            else:
+                seen.move_to_end(key)
+            me: _Seen | None = None
+            windowed = key[0] in _WINDOWED
+            for other_side, others in entry.items():
+                if other_side == side:
+                    continue
+                if windowed:
+                    if ev.time is None:
+                        continue
+                    # the stream goes forward in time: what is out of the window now
+                    # stays out
+                    while others and (others[0].time is None or
+                                      others[0].time < ev.time - WINDOW_MS):
+                        others.popleft()
+                room = MAX_RELATED - len(ev.related)
+                if len(others) > room:
+                    ev.related_more += len(others) - max(room, 0)  # counted, not said
+                for k, other in enumerate(others):
+                    if k >= room:
+                        break
+                    ev.relate(other.describe())
+                    if other.event is not None:
+                        if me is None:
+                            me = _Seen(ev)
+                        other.event.relate(me.describe())
+            if me is None:
+                me = _Seen(ev)
+            entry.setdefault(side, deque(maxlen=PER_SIDE)).append(me)
+            mine.append(me)
+        held.append((ev, mine))
+        now = ev.time
+        while held and (len(held) > MAX_HELD or (
+                now is not None and held[0][0].time is not None
+                and held[0][0].time < now - WINDOW_MS)):
+            yield _release(held.popleft())
+    while held:
+        yield _release(held.popleft())
+
+
+def _release(item: tuple[TimelineEvent, list[_Seen]]) -> TimelineEvent:
+    ev, mine = item
+    for s in mine:
+        s.release()
+    return ev

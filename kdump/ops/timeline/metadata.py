@@ -1,0 +1,279 @@
+"""The KRaft metadata log's events, from the one metadata replay (kdump.metadata.replay,
+never a second decoder): each record's changes to the image become events dated by
+its batch's timestamp, the active controller's clock (the raft client appends a batch
+with its own time: raft/.../internals/BatchAccumulator.java, ``appendTimestamp``, 3.9-4.3),
+and the quorum's ``LeaderChangeMessage`` control records become quorum-leader events.
+
+The replay calls back; a thread runs it and hands events over through a bounded queue,
+so the log is streamed whatever its size.  Records loaded from a snapshot are the image
+as of its offset, not its history: they are one event, saying what the log no longer
+holds (FORMATS.md §22).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Container, Iterator
+from typing import Any
+
+from ...findings import Problem
+from ...metadata.output import describe, object_label
+from ...metadata.replay import Event, Replay, Sources
+from ...records.v2 import RecordBatch
+from .event import TimelineEvent, iso
+
+#: chunks of events waiting between the replay's thread and the merge
+QUEUE_CHUNKS = 16
+#: events handed over at once
+CHUNK_EVENTS = 256
+
+_DONE = object()
+
+
+class _Stop(Exception):
+    """The consumer went away: stop the replay."""
+
+
+def _broker_kind(action: str, before: dict[str, Any] | None, after: dict[str, Any] | None
+                 ) -> str:
+    if action == "created":
+        return "broker-registered"
+    if action == "removed":
+        return "broker-unregistered"
+    assert before is not None and after is not None
+    if before.get("epoch") != after.get("epoch") or \
+            before.get("incarnation_id") != after.get("incarnation_id"):
+        return "broker-registered"
+    if before.get("fenced") != after.get("fenced"):
+        return "broker-fenced" if after.get("fenced") else "broker-unfenced"
+    if before.get("in_controlled_shutdown") != after.get("in_controlled_shutdown"):
+        return "broker-shutdown"
+    return "broker-change"
+
+
+def _partition_kind(action: str, before: dict[str, Any] | None,
+                    after: dict[str, Any] | None) -> str:
+    if action == "created":
+        return "partition-created"
+    if action == "removed":
+        return "partition-deleted"
+    assert before is not None and after is not None
+    if before.get("leader") != after.get("leader") or \
+            before.get("leader_epoch") != after.get("leader_epoch"):
+        return "leader-change"
+    if before.get("isr") != after.get("isr"):
+        return "isr-change"
+    if before.get("elr") != after.get("elr") or \
+            before.get("last_known_elr") != after.get("last_known_elr"):
+        return "elr-change"
+    if before.get("replicas") != after.get("replicas"):
+        return "reassignment"
+    return "partition-change"
+
+
+_ACTIONS = {"created": "created", "removed": "deleted"}
+_SIMPLE_KINDS = {"topic": "topic", "config": "config", "feature": "feature",
+                 "controller": "controller"}
+
+
+def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = None
+                  ) -> Iterator[TimelineEvent]:
+    """The timeline events of one record's changes; ``replicated``: the partitions whose
+    replicas are read (only their leader changes can meet an epoch start; None: all)."""
+    for c in ev.changes:
+        obj = c.after if c.after is not None else c.before
+        if obj is None:
+            continue
+        t = obj.get("type")
+        if t == "partition" and c.before is not None and c.after is not None:
+            # the most frequent change, said without describe()'s every-field pass
+            before, after = c.before, c.after
+            action = "changed"
+            text = ", ".join(f"{k} {_show(before.get(k))} -> {_show(v)}"
+                             for k, v in after.items()
+                             if k not in _QUIET and before.get(k) != v) or "unchanged"
+        else:
+            action, fields, text = describe(c.before, c.after)
+            if t == "topic" and action == "changed" and \
+                    all(f["field"] == "partitions" for f in fields):
+                continue  # the count of its partitions: each partition-created says it
+        keys: tuple[tuple[Any, ...], ...] = ()
+        involves: tuple[int, ...] = ()
+        broker = topic = partition = None
+        if t == "broker":
+            kind = _broker_kind(action, c.before, c.after)
+            broker = int(obj["id"])
+            if kind == "broker-registered" and c.before is not None and c.after is not None:
+                text = (f"re-registered (a restart): epoch {c.before.get('epoch')} -> "
+                        f"{c.after.get('epoch')}" + (", fenced" if c.after.get("fenced") else ""))
+            elif kind == "broker-registered":
+                text = (f"registered, epoch {obj.get('epoch')}"
+                        + (", fenced" if obj.get("fenced") else ""))
+            if kind in ("broker-fenced", "broker-shutdown"):
+                keys = (("broker-down", broker),)
+        elif t == "partition":
+            kind = _partition_kind(action, c.before, c.after)
+            topic, partition = str(obj["topic"]), int(obj["partition"])
+            if kind == "leader-change" and c.before is not None and c.after is not None:
+                text = (f"leader {c.before['leader']} -> {c.after['leader']}, epoch "
+                        f"{c.after['leader_epoch']}"
+                        + ("" if c.before.get("isr") == c.after.get("isr") else
+                           f", isr {_ids(c.before['isr'])} -> {_ids(c.after['isr'])}"))
+            elif action == "created":
+                text = (f"created: replicas {_ids(obj['replicas'])}, leader {obj['leader']}, "
+                        f"epoch {obj['leader_epoch']}")
+            key_list: list[tuple[Any, ...]] = []
+            if c.after is not None and (replicated is None or (topic, partition) in replicated):
+                key_list.append(("epoch", topic, partition, int(c.after["leader_epoch"])))
+            if c.before is not None and c.after is not None:
+                gone = set(c.before.get("isr", [])) - set(c.after.get("isr", []))
+                key_list.extend(("broker-down", b) for b in sorted(gone))
+                if c.before.get("leader") != c.after.get("leader") and \
+                        c.before.get("leader", -1) >= 0:
+                    key_list.append(("broker-down", c.before["leader"]))
+            keys = tuple(key_list)
+            involves = tuple(sorted({b for o in (c.before, c.after) if o is not None
+                                     for b in (*o.get("replicas", ()), *o.get("isr", ()),
+                                               o.get("leader", -1)) if b >= 0}))
+        else:
+            base = _SIMPLE_KINDS.get(str(t), "metadata")
+            kind = f"{base}-{_ACTIONS.get(action, 'change')}"
+            if t == "topic":
+                topic = str(obj["name"])
+            elif t == "controller":
+                broker = int(obj["id"])
+        yield TimelineEvent(ev.timestamp, "controller", kind, "metadata", object_label(obj),
+                            text, file=ev.path, position=ev.position, offset=ev.offset,
+                            broker=broker, topic=topic, partition=partition, keys=keys,
+                            involves=involves)
+
+
+#: partition fields every change bumps, that say where, not what, or name it
+_QUIET = frozenset({"partition_epoch", "directories", "type", "topic", "topic_id",
+                    "partition"})
+
+
+def _show(v: Any) -> str:
+    if isinstance(v, list):
+        return "[" + ",".join(str(x) for x in v) + "]"
+    return "null" if v is None else str(v)
+
+
+def _ids(v: Any) -> str:
+    return "[" + ",".join(str(x) for x in v) + "]" if isinstance(v, list) else str(v)
+
+
+class MetadataStream:
+    """The metadata log's events, streamed from a replay in a thread (see the module
+    docstring); its problems and counts once it has ended."""
+
+    def __init__(self, sources: Sources, max_batch_bytes: int,
+                 replicated: Container[tuple[str, int]] | None = None) -> None:
+        self.sources = sources
+        self.replicated = replicated
+        self.max_batch_bytes = max_batch_bytes
+        self.replay: Replay | None = None
+        self.problems: list[Problem] = []
+        self.snapshot_records = 0
+
+    def __iter__(self) -> Iterator[TimelineEvent]:
+        q: queue.Queue[Any] = queue.Queue(QUEUE_CHUNKS)
+        stop = threading.Event()
+        snapshot: list[int | None] = []
+
+        def put(item: Any) -> None:
+            while True:
+                if stop.is_set():
+                    raise _Stop
+                try:
+                    q.put(item, timeout=0.2)
+                    return
+                except queue.Full:
+                    continue
+
+        chunk: list[TimelineEvent] = []
+
+        def flush() -> None:
+            if chunk:
+                put(list(chunk))
+                chunk.clear()
+
+        def on_event(ev: Event) -> None:
+            if ev.offset is None:  # loaded from a snapshot: the image, not its history
+                self.snapshot_records += 1
+                if not snapshot:
+                    snapshot.append(ev.timestamp)
+                return
+            chunk.extend(change_events(ev, self.replicated))
+            if len(chunk) >= CHUNK_EVENTS:
+                flush()
+
+        def on_control(path: str, batch: RecordBatch, ctl: Any) -> None:
+            if ctl.type_name != "LEADER_CHANGE" or ctl.error or not ctl.data:
+                return
+            data = ctl.data
+            leader = int(data.get("leaderId", -1))
+            voters = [int(v["voterId"]) for v in data.get("voters", [])]
+            chunk.append(TimelineEvent(
+                batch.max_timestamp, "controller", "quorum-leader", "metadata", "quorum",
+                f"controller {leader} leads the quorum, epoch {batch.partition_leader_epoch}"
+                + (f" (voters {_ids(voters)})" if voters else ""),
+                file=path, position=batch.position, offset=batch.base_offset, broker=leader))
+
+        replay = self.replay = Replay(self.sources, earliest=True, on_event=on_event,
+                                      on_control=on_control,
+                                      max_batch_bytes=self.max_batch_bytes)
+
+        def work() -> None:
+            try:
+                replay.run()
+                flush()
+                put(_DONE)
+            except _Stop:
+                pass
+            except BaseException as e:  # handed to the consumer, raised there
+                try:
+                    put(e)
+                except _Stop:
+                    pass
+
+        th = threading.Thread(target=work, name="kdump-timeline-metadata", daemon=True)
+        th.start()
+        first = True
+        try:
+            while True:
+                item = q.get()
+                if item is _DONE:
+                    break
+                if isinstance(item, BaseException):
+                    raise item
+                if first and snapshot:
+                    yield self._snapshot_event(snapshot[0])
+                first = False
+                yield from item
+        finally:
+            stop.set()
+            th.join()
+        if first and snapshot:
+            yield self._snapshot_event(snapshot[0])
+        r = self.replay
+        if r is not None:
+            self.problems = list(r.problems)
+            if r.pending_transaction is not None:
+                p = r.pending_transaction
+                yield TimelineEvent(r.timestamp, "controller", "metadata-transaction-open",
+                                    "metadata", "metadata log",
+                                    f"metadata transaction begun at offset {p['begin_offset']} "
+                                    f"has no End record ({p['records']} records not applied)",
+                                    offset=p["begin_offset"])
+
+    def _snapshot_event(self, ts: int | None) -> TimelineEvent:
+        r = self.replay
+        snap = r.snapshot if r is not None else None
+        end = snap.end_offset if snap is not None else None
+        return TimelineEvent(ts, "controller", "metadata-snapshot", "metadata", "metadata log",
+                             f"history starts from a snapshot: the image as of offset "
+                             f"{'?' if end is None else end - 1} ({iso(ts)}); events before "
+                             "it are not in the log",
+                             file=None if snap is None else snap.path, offset=end)

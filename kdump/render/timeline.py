@@ -1,0 +1,186 @@
+"""``kdump timeline`` renderers: ``text`` (one aligned line per event, UTC or ``--tz``,
+``~`` before an estimated time, the events that explain it on indented lines below),
+``json`` (JSON Lines: the ``timeline_event`` / ``timeline_count`` / ``timeline_end``
+objects of kdump/model/timeline.py) and ``table`` (rich).
+
+A finding is an event (placed in time) and a Problem (which the exit code counts): the
+Problem that comes right after its event is not written a second time.  Everything
+quoted from the data (topic, group, transactional ids) is made inert.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from ..findings import Problem
+from ..ops.timeline import TimelineCount, TimelineEnd, TimelineEvent, iso
+from ..textsafe import InertLines, inert
+from .common import plural, problem_line
+from .jsonl import JsonRenderer
+
+#: text columns: clock, kind and object widths (longer values push the line on)
+_CLOCK, _KIND, _OBJECT = 11, 20, 26
+#: rows a --format table draws (it is drawn at the end: the rest are counted)
+TABLE_ROWS = 5000
+
+
+def zone(tz: str | None) -> Any:
+    """The tzinfo ``--tz`` names (None: UTC, written with Z)."""
+    if tz is None or tz.upper() in ("UTC", "Z"):
+        return None
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(tz)
+
+
+def source_of(ev: TimelineEvent) -> str:
+    if ev.file is None:
+        return ""
+    return ev.file if ev.position is None else f"{ev.file}:{ev.position}"
+
+
+def event_line(ev: TimelineEvent, tz: Any = None) -> str:
+    """``~2023-11-14T22:13:20.009Z producer    segment-roll  orders/0  text  @ file:pos``."""
+    mark = "~" if ev.estimate else " "
+    t = iso(ev.time, tz)
+    late = " [late]" if ev.late else ""
+    src = source_of(ev)
+    where = f"  @ {src}" if src else ""
+    return (f"{mark}{t}  {ev.clock:<{_CLOCK}} {ev.kind:<{_KIND}} {ev.object:<{_OBJECT}} "
+            f"{ev.text}{late}{where}").rstrip()
+
+
+class _Seen:
+    """The finding shown last, so its Problem is not written twice."""
+
+    def __init__(self) -> None:
+        self.problem: Problem | None = None
+
+    def shown(self, item: object) -> bool:
+        if isinstance(item, TimelineEvent):
+            self.problem = item.problem
+            return False
+        if isinstance(item, Problem) and item is self.problem:
+            self.problem = None
+            return True
+        return False
+
+
+class TimelineTextRenderer:
+    """Events on stdout, one line each; problems and the closing line on stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO, *, tz: str | None = None) -> None:
+        self.out = InertLines(out)
+        self.err = InertLines(err)
+        self.tz = zone(tz)
+        self.seen = _Seen()
+
+    def emit(self, item: object) -> None:
+        if self.seen.shown(item):
+            return
+        if isinstance(item, TimelineEvent):
+            line = event_line(item, self.tz)
+            self.out.write(line + "\n")
+            indent = " " * (len(iso(item.time, self.tz)) + 3)  # under the clock
+            for r in item.related_list():
+                self.out.write(f"{indent}related: {r}\n")
+        elif isinstance(item, TimelineCount):
+            minute = "-" if item.minute < 0 else iso(item.minute, self.tz)
+            self.out.write(f"{minute}  {item.kind:<{_KIND}} {item.count}\n")
+        elif isinstance(item, Problem):
+            self.err.write(problem_line(item) + "\n")
+        elif isinstance(item, TimelineEnd):
+            self.err.write(end_line(item, self.tz) + "\n")
+
+    def close(self) -> None:
+        pass
+
+
+def end_line(end: TimelineEnd, tz: Any = None) -> str:
+    kinds: dict[str, int] = {}
+    for s in end.sources:
+        kinds[s["source"]] = kinds.get(s["source"], 0) + 1
+    names = {"metadata": "metadata log", "log_dir": "log dir",
+             "coordinator": "coordinator partition"}
+    read = ", ".join(plural(n, names.get(k, k)) for k, n in kinds.items()) or "nothing"
+    span = "" if end.first_time is None else \
+        f", {iso(end.first_time, tz)} to {iso(end.last_time, tz)}"
+    late = f", {end.late} out of order (late)" if end.late else ""
+    return (f"timeline: {plural(end.shown, 'event')} shown of {end.events} from {read}"
+            f"{span}{late}")
+
+
+class TimelineJsonRenderer:
+    """JSON Lines (kdump/model/timeline.py), a finding's Problem not written twice."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.json = JsonRenderer(out)
+        self.seen = _Seen()
+
+    def emit(self, item: object) -> None:
+        if not self.seen.shown(item):
+            self.json.emit(item)
+
+    def close(self) -> None:
+        self.json.close()
+
+
+class TimelineTableRenderer:
+    """A rich table of the events (or of the counts), written at the end."""
+
+    def __init__(self, out: TextIO, err: TextIO, *, tz: str | None = None) -> None:
+        from .table import make_console
+
+        self.console = make_console(out)
+        self.err = InertLines(err)
+        self.tz = zone(tz)
+        self.rows: list[tuple[str, ...]] = []
+        self.counts: list[tuple[str, ...]] = []
+        self.end: TimelineEnd | None = None
+        self.seen = _Seen()
+        #: rows past TABLE_ROWS: counted, not drawn (a table is read on a screen)
+        self.left_out = 0
+
+    def emit(self, item: object) -> None:
+        if self.seen.shown(item):
+            return
+        if isinstance(item, (TimelineEvent, TimelineCount)) and \
+                len(self.rows) + len(self.counts) >= TABLE_ROWS:
+            self.left_out += 1
+            return
+        if isinstance(item, TimelineEvent):
+            what = item.text + "".join(f"\n  related: {r}" for r in item.related_list())
+            self.rows.append((("~" if item.estimate else "") + iso(item.time, self.tz),
+                              item.clock, item.kind, item.object, what, source_of(item)))
+        elif isinstance(item, TimelineCount):
+            self.counts.append(("-" if item.minute < 0 else iso(item.minute, self.tz),
+                                item.kind, str(item.count)))
+        elif isinstance(item, Problem):
+            self.err.write(problem_line(item) + "\n")
+        elif isinstance(item, TimelineEnd):
+            self.end = item
+
+    def close(self) -> None:
+        from rich.table import Table
+        from rich.text import Text
+
+        if self.counts:
+            t = Table(title="events per minute", title_justify="left")
+            for c in ("minute", "kind", "count"):
+                t.add_column(c, justify="right" if c == "count" else "left")
+            for row in self.counts:
+                t.add_row(*(Text(inert(c)) for c in row))
+            self.console.print(t)
+        elif self.rows or self.end is None or not self.counts:
+            t = Table(title="timeline", title_justify="left")
+            for c in ("time", "clock", "kind", "object", "what", "source"):
+                t.add_column(c, overflow="fold")
+            for row in self.rows:
+                t.add_row(*(Text(inert(c) if "\n" not in c else
+                                 "\n".join(inert(x) for x in c.split("\n"))) for c in row))
+            self.console.print(t)
+        if self.left_out:
+            self.err.write(f"timeline: {plural(self.left_out, 'more row')} not drawn (a table "
+                           f"holds {TABLE_ROWS:,}): --format text or json writes them all\n")
+        if self.end is not None:
+            self.err.write(end_line(self.end, self.tz) + "\n")

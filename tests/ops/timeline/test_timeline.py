@@ -1,0 +1,479 @@
+"""``kdump timeline``'s events, source by source, on log dirs written by the project's
+encoder: the three-broker KRaft cluster of tests/support/timeline_fixture.py (a broker
+restart, a leader change, a rebalance, an aborted transaction, a hanging one), the
+fenced cluster of tests/support/cluster_fixtures.py, a ZooKeeper-era log dir and damaged
+segments.  Expectations are written out by hand from the fixtures' records."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from kdump.findings import Problem
+from kdump.model import type_errors
+from kdump.ops.timeline import (
+    TimelineCount,
+    TimelineEnd,
+    TimelineEvent,
+    TimelineOptions,
+    partition_events,
+    timeline,
+)
+from kdump.ops.timeline.event import TimelineEvent as Ev
+from kdump.ops.timeline.event import coalesce, merge, reorder
+from tests.support import writer as w
+from tests.support.cluster_fixtures import fenced_cluster
+from tests.support.timeline_fixture import TS, write_cluster
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    return [str(p) for p in write_cluster(tmp_path_factory.mktemp("timeline") / "c")]
+
+
+def events(paths: list[str], **opts: object) -> list[TimelineEvent]:
+    return [e for e in timeline(paths, TimelineOptions(**opts))  # type: ignore[arg-type]
+            if isinstance(e, TimelineEvent)]
+
+
+def lines(evs: list[TimelineEvent]) -> list[str]:
+    return [f"{'~' if e.estimate else ''}{(e.time or 0) - TS} {e.clock} {e.kind} {e.object}: "
+            f"{e.text}" for e in evs]
+
+
+def test_metadata_events_brokers_restart_and_leaders(cluster: list[str]) -> None:
+    got = lines([e for e in events(cluster) if e.source == "metadata"])
+    assert got == [
+        "0 controller quorum-leader quorum: controller 1 leads the quorum, epoch 1 (voters [1,2,3])",
+        "0 controller feature-created features/metadata.version: created",
+        "0 controller broker-registered broker 1: registered, epoch 10, fenced",
+        "0 controller broker-registered broker 2: registered, epoch 20, fenced",
+        "0 controller broker-registered broker 3: registered, epoch 30, fenced",
+        "1000 controller broker-unfenced broker 1: unfenced",
+        "1000 controller broker-unfenced broker 2: unfenced",
+        "1000 controller broker-unfenced broker 3: unfenced",
+        "2000 controller topic-created orders: created",
+        "2000 controller partition-created orders/0: created: replicas [1,2,3], leader 1, epoch 0",
+        "2000 controller partition-created orders/1: created: replicas [1,2,3], leader 2, epoch 0",
+        "2000 controller topic-created __consumer_offsets: created",
+        "2000 controller partition-created __consumer_offsets/0: created: replicas [1,2,3], "
+        "leader 1, epoch 0",
+        "2000 controller topic-created __transaction_state: created",
+        "2000 controller partition-created __transaction_state/0: created: replicas [1,2,3], "
+        "leader 1, epoch 0",
+        "60000 controller broker-shutdown broker 2: in controlled shutdown",
+        "60050 controller leader-change orders/1: leader 2 -> 3, epoch 1, isr [1,2,3] -> [1,3]",
+        "60050 controller isr-change orders/0: isr [1,2,3] -> [1,3]",
+        "60050 controller isr-change __consumer_offsets/0: isr [1,2,3] -> [1,3]",
+        "60050 controller isr-change __transaction_state/0: isr [1,2,3] -> [1,3]",
+        "60080 controller broker-fenced broker 2: fenced",
+        "90000 controller broker-registered broker 2: re-registered (a restart): epoch 20 -> 25, "
+        "fenced",
+        "91000 controller broker-unfenced broker 2: unfenced",
+        "100000 controller isr-change orders/0: isr [1,3] -> [1,3,2]",
+        "100000 controller isr-change orders/1: isr [1,3] -> [3,1,2]",
+        "100000 controller isr-change __consumer_offsets/0: isr [1,3] -> [1,3,2]",
+        "100000 controller isr-change __transaction_state/0: isr [1,3] -> [1,3,2]",
+    ]
+    fence = next(e for e in events(cluster) if e.kind == "broker-fenced")
+    assert fence.file is not None and fence.file.endswith(
+        "broker-1/__cluster_metadata-0/00000000000000000000.log")
+    assert (fence.offset, fence.position) == (20, 1604)
+
+
+def test_replica_events_epochs_rolls_log_start_and_last_stop(cluster: list[str]) -> None:
+    got = lines([e for e in events(cluster) if e.source in ("replica", "logdir")
+                 and e.topic in ("orders", None)])
+    assert got == [
+        "~5009 producer log-start orders/0: log starts at offset 0 on brokers 1, 2, 3",
+        "5009 producer epoch-start orders/0: epoch 0 starts at offset 0 on brokers 1, 2, 3",
+        "~6009 producer log-start orders/1: log starts at offset 0 on brokers 1, 2, 3",
+        "6009 producer epoch-start orders/1: epoch 0 starts at offset 0 on brokers 1, 2, 3",
+        "65009 producer epoch-start orders/1: epoch 1 starts at offset 10 on brokers 1, 2, 3",
+        "~110004 producer segment-roll orders/0: segment 00000000000000000020.log rolled on "
+        "broker 1 at offset 20 (at about its first batch's time; the previous segment's last "
+        "batch: 2023-11-14T22:13:30.009Z)",
+        "~180004 producer clean-shutdown broker 1: last stop was clean (.kafka_cleanshutdown), "
+        "after the log dir's last batch",
+        "~180004 producer unclean-shutdown broker 2: last stop was not clean (no "
+        ".kafka_cleanshutdown; or the copy was taken while it ran): the broker recovers its "
+        "logs from the recovery point on its next start",
+        "~180004 producer clean-shutdown broker 3: last stop was clean (.kafka_cleanshutdown), "
+        "after the log dir's last batch",
+    ]
+    epoch1 = next(e for e in events(cluster) if e.kind == "epoch-start" and e.offset == 10)
+    assert epoch1.replicas is not None and [r["broker"] for r in epoch1.replicas] == [1, 2, 3]
+    assert epoch1.related == ["orders/1: leader 2 -> 3, epoch 1, isr [1,2,3] -> [1,3] "
+                              "(2023-11-14T22:14:20.050Z, metadata offset 16)"]
+
+
+def test_producer_events_from_batch_headers(cluster: list[str]) -> None:
+    got = lines([e for e in events(cluster) if e.source == "producer" or e.kind == "txn-open"])
+    on = "(on brokers 1, 2, 3)"
+    assert got == [
+        f"110004 producer txn-begin orders/0: transaction of producer 4001 epoch 0 begins at "
+        f"offset 20 {on}",
+        f"120000 broker txn-abort orders/0: transaction of producer 4001 epoch 0 aborted "
+        f"(coordinator epoch 5), begun at offset 20 {on}",
+        f"140004 producer producer-epoch orders/0: producer 4001 epoch 0 -> 1 (a new session of "
+        f"its transactional id, or a fencing) {on}",
+        f"140004 producer txn-begin orders/0: transaction of producer 4001 epoch 1 begins at "
+        f"offset 26 {on}",
+        f"150000 broker txn-commit orders/0: transaction of producer 4001 epoch 1 committed "
+        f"(coordinator epoch 5), begun at offset 26 {on}",
+        f"170002 producer txn-begin orders/0: transaction of producer 4002 epoch 0 begins at "
+        f"offset 32 {on}",
+        "~180004 producer txn-open orders/0: transaction of producer 4002 epoch 0 still open at "
+        "the log's end on brokers 1, 2, 3: begun at offset 32 (2023-11-14T22:16:10.002Z), 10s "
+        "before the log's last batch; it holds the last stable offset back",
+    ]
+    hanging = next(e for e in events(cluster) if e.kind == "txn-open")
+    assert hanging.related == [
+        "transactional id stuck-tx: producer 4002 epoch 0: Ongoing, partitions orders-0, begun "
+        "2023-11-14T22:16:09.000Z (2023-11-14T22:16:09.000Z, transaction-state offset 6)"]
+
+
+def test_group_events_summarise_commits_per_partition(cluster: list[str]) -> None:
+    got = lines(events(cluster, groups=("payments",)))
+    assert got == [
+        "30000 coordinator group-rebalance group payments: generation 1, protocol range, "
+        "1 member",
+        "35000 coordinator offsets-committed group payments: committed offset 4 on orders/1",
+        "45000 coordinator offsets-committed group payments: committed offsets 5 -> 15 on "
+        "orders/0 (3 commits since 2023-11-14T22:13:55.000Z)",
+        "70000 coordinator group-rebalance group payments: generation 1 -> 2, protocol range, "
+        "2 members, joined pay-app-m2",
+        "75000 coordinator offsets-committed group payments: committed offset 20 on orders/0",
+        "76000 coordinator offsets-committed group payments: committed offset 12 on orders/1",
+        "95000 coordinator group-rebalance group payments: generation 2 -> 3, protocol range, "
+        "1 member, left pay-app-m2",
+        "175000 coordinator offsets-committed group payments: committed offset 35 on orders/0",
+    ]
+
+
+def test_transaction_coordinator_events(cluster: list[str]) -> None:
+    got = lines([e for e in events(cluster, kinds=("txn-state",))])
+    assert got == [
+        "109000 coordinator txn-state transactional id payments-tx: producer 4001 epoch 0: "
+        "Ongoing, partitions orders-0, begun 2023-11-14T22:15:09.000Z",
+        "119000 coordinator txn-state transactional id payments-tx: producer 4001 epoch 0: "
+        "PrepareAbort, partitions orders-0, begun 2023-11-14T22:15:09.000Z",
+        "120500 coordinator txn-state transactional id payments-tx: producer 4001 epoch 0: "
+        "CompleteAbort, partitions orders-0",
+        "139000 coordinator txn-state transactional id payments-tx: producer 4001 epoch 1: "
+        "Ongoing, epoch 0 -> 1, partitions orders-0, begun 2023-11-14T22:15:39.000Z",
+        "149000 coordinator txn-state transactional id payments-tx: producer 4001 epoch 1: "
+        "PrepareCommit, partitions orders-0, begun 2023-11-14T22:15:39.000Z",
+        "150500 coordinator txn-state transactional id payments-tx: producer 4001 epoch 1: "
+        "CompleteCommit, partitions orders-0",
+        "169000 coordinator txn-state transactional id stuck-tx: producer 4002 epoch 0: "
+        "Ongoing, partitions orders-0, begun 2023-11-14T22:16:09.000Z",
+    ]
+
+
+def test_isr_shrinks_and_the_fencing_explain_each_other(tmp_path: Path) -> None:
+    dirs = [str(p) for p in fenced_cluster(tmp_path)]
+    evs = events(dirs, kinds=("isr-change", "leader-change", "broker-fenced"))
+    fence = evs[-1]
+    assert fence.kind == "broker-fenced"
+    assert fence.related == [
+        "orders/0: isr [1,2,3] -> [1,2] (2023-11-14T23:13:20.000Z, metadata offset 13)",
+        "orders/1: isr [1,2,3] -> [1,2] (2023-11-14T23:13:20.000Z, metadata offset 14)",
+        "orders/2: leader 3 -> 1, epoch 1, isr [1,2,3] -> [1,2] (2023-11-14T23:13:20.000Z, "
+        "metadata offset 15)",
+        "solo/0: leader 3 -> -1, epoch 1 (2023-11-14T23:13:20.000Z, metadata offset 16)"]
+    assert [e.related for e in evs[:-1]] == [
+        ["broker 3: fenced (2023-11-14T23:13:20.000Z, metadata offset 17)"]] * 4
+
+
+def test_events_are_in_time_order_and_match_the_model(cluster: list[str]) -> None:
+    items = list(timeline(cluster))
+    evs = [e for e in items if isinstance(e, TimelineEvent)]
+    times = [e.time for e in evs if e.time is not None]
+    assert times == sorted(times) and not any(e.late for e in evs)
+    end = items[-1]
+    assert isinstance(end, TimelineEnd)
+    assert (end.events, end.shown, end.late) == (len(evs), len(evs), 0)
+    for obj in [e.to_json() for e in evs] + [end.to_json()]:
+        assert type_errors(obj) == [], obj
+
+
+def test_filters(cluster: list[str]) -> None:
+    around = events(cluster, start=TS + 60_000, end=TS + 60_080)
+    assert [e.kind for e in around] == ["broker-shutdown", "leader-change", "isr-change",
+                                        "isr-change", "isr-change", "broker-fenced"]
+    assert {e.object for e in events(cluster, brokers=(2,), kinds=("broker",))} == {"broker 2"}
+    # a partition change naming broker 2 among its replicas, ISR or leader is about it too
+    assert [e.object for e in events(cluster, brokers=(3,), kinds=("leader",))] == ["orders/1"]
+    only = events(cluster, topics=("orders",), partitions=(1,), kinds=("epoch",))
+    assert [e.text for e in only] == ["epoch 0 starts at offset 0 on brokers 1, 2, 3",
+                                      "epoch 1 starts at offset 10 on brokers 1, 2, 3"]
+    assert [e.text for e in partition_events(cluster, "orders", 1)][:2] == [
+        "created: replicas [1,2,3], leader 2, epoch 0", "log starts at offset 0 on brokers 1, 2, 3"]
+
+
+def test_summary_counts_per_kind_per_minute(cluster: list[str]) -> None:
+    got = [(c.minute - TS + TS % 60_000, c.kind, c.count)
+           for c in timeline(cluster, TimelineOptions(summary=True, kinds=("broker", "txn")))
+           if isinstance(c, TimelineCount)]
+    assert got == [(0, "broker-registered", 3), (0, "broker-unfenced", 3),
+                   (60_000, "broker-fenced", 1), (60_000, "broker-registered", 1),
+                   (60_000, "broker-shutdown", 1), (60_000, "broker-unfenced", 1),
+                   (120_000, "txn-abort", 1), (120_000, "txn-begin", 2),
+                   (120_000, "txn-commit", 1), (120_000, "txn-state", 6),
+                   (180_000, "txn-begin", 1), (180_000, "txn-open", 1),
+                   (180_000, "txn-state", 1)]
+
+
+def test_zookeeper_era_log_dir_says_it_has_no_metadata_log(tmp_path: Path) -> None:
+    b = w.broker_logdir(tmp_path / "zk", 0)  # meta.properties version 0
+    w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0), (5, 5, 3)]))
+    got = lines(events([str(b)]))
+    assert got[0] == (
+        f"{-TS} unknown no-metadata-log broker 0: no KRaft metadata log among the inputs "
+        "(meta.properties version 0: a ZooKeeper-era log dir): brokers, leaders, ISRs, "
+        "topics and configs have no history here (ZooKeeper or another log dir holds it); "
+        "replicas, producers and groups are read from the files")
+    assert [g.split(": ", 1)[1] for g in got[1:]] == [
+        "log starts at offset 0 on broker 0", "epoch 0 starts at offset 0 on broker 0",
+        "epoch 3 starts at offset 5 on broker 0",
+        "last stop was not clean (no .kafka_cleanshutdown; or the copy was taken while it "
+        "ran): the broker recovers its logs from the recovery point on its next start"]
+
+
+def test_damage_is_a_finding_placed_after_the_last_good_batch(tmp_path: Path) -> None:
+    b = w.broker_logdir(tmp_path / "b", 1)
+    w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0), (5, 5, 0), (10, 5, 0)]))
+    seg = b / "orders-0" / "00000000000000000000.log"
+    data = bytearray(seg.read_bytes())
+    second = 12 + int.from_bytes(data[8:12], "big")  # the first batch's size
+    data[second + 16] = 7  # the second batch's magic: headers stop framing there
+    seg.write_bytes(bytes(data))
+    items = list(timeline([str(b)]))
+    finding = next(e for e in items if isinstance(e, TimelineEvent) and e.kind == "finding")
+    problems = [p for p in items if isinstance(p, Problem)]
+    assert finding.estimate and finding.severity == "error"
+    assert finding.problem in problems
+    assert finding.time == w.TS0 + 4  # the first batch's last record
+    assert finding.text.split(":")[0] == problems[0].kind
+
+
+def test_reorder_puts_nearby_disorder_right_and_marks_the_rest_late() -> None:
+    evs = [Ev(t, "producer", "x", "replica", "o", str(t)) for t in (5, 3, 4, 1, 9, 2)]
+    out = list(reorder(evs, size=2))
+    # a heap of 2: 3 goes first; 1 comes after it (late); 4; 2 (late); then 5 and 9
+    assert [(e.time, e.late) for e in out] == [(3, False), (1, True), (4, False), (2, True),
+                                               (5, False), (9, False)]
+    merged = list(merge([[Ev(1, "c", "a", "s", "o", ""), Ev(4, "c", "a", "s", "o", "")],
+                         [Ev(2, "c", "b", "s", "o", "")]]))
+    assert [e.time for e in merged] == [1, 2, 4]
+
+
+def test_coalesce_says_an_event_of_several_replicas_once() -> None:
+    def ev(b: int, t: int = 7) -> Ev:
+        return Ev(t, "producer", "epoch-start", "replica", "t/0",
+                  f"epoch 1 starts at offset 3 on broker {b}", broker=b, offset=3,
+                  where=f"on broker {b}", file=f"b{b}/x.log", position=0)
+
+    out = list(coalesce([ev(1), ev(2), ev(3, t=8)]))
+    assert [e.text for e in out] == ["epoch 1 starts at offset 3 on brokers 1, 2",
+                                     "epoch 1 starts at offset 3 on broker 3"]
+    assert out[0].replicas == [{"broker": 1, "log_dir": None, "file": "b1/x.log", "position": 0},
+                               {"broker": 2, "log_dir": None, "file": "b2/x.log", "position": 0}]
+
+
+def test_data_topics_are_read_by_batch_headers(tmp_path: Path) -> None:
+    """A replica of large batches costs about 61 bytes a batch, not its size."""
+    b = w.broker_logdir(tmp_path / "big", 1)
+    recs = [w.Rec(key=b"k", value=b"x" * 20_000, timestamp=w.TS0 + i) for i in range(5)]
+    w.write_replica(b / "big-0", [w.v2_batch(recs, base_offset=5 * k) for k in range(40)])
+    size = (b / "big-0" / "00000000000000000000.log").stat().st_size
+    items = list(timeline([str(b)]))
+    end = items[-1]
+    assert isinstance(end, TimelineEnd)
+    # the first 256 KiB window (it holds the first three headers), then each of the 37
+    # other headers alone (kdump.ops.compare_replicas.headers)
+    assert end.bytes_read == (256 << 10) + 37 * 61
+    assert size > 40 * 100_000
+
+
+def test_an_offset_going_back_is_said(tmp_path: Path) -> None:
+    """A commit below the one before it (kafka-consumer-groups --reset-offsets, a rewind)
+    is said on its window's summary; internal topics' batches are on the coordinator's
+    clock."""
+    from tests.support.timeline_fixture import _commit
+
+    b = w.broker_logdir(tmp_path / "b", 1)
+    recs = [_commit(0, 5, TS + 1000), _commit(0, 10, TS + 2000), _commit(0, 2, TS + 3000)]
+    w.write_replica(b / "__consumer_offsets-0",
+                    [w.v2_batch([r], base_offset=k, first_timestamp=r.timestamp)
+                     for k, r in enumerate(recs)])
+    got = lines(events([str(b)], kinds=("offsets", "log-start")))
+    assert got == [
+        "~1000 coordinator log-start __consumer_offsets/0: log starts at offset 0 on broker 1",
+        "3000 coordinator offsets-committed group payments: committed offsets 5 -> 2 on "
+        "orders/0 (3 commits since 2023-11-14T22:13:21.000Z); went back from 10 to 2 (an "
+        "offset reset or rewind)"]
+
+
+def test_a_diverged_replica_is_a_truncation_next_to_the_leader_change(tmp_path: Path) -> None:
+    """Broker 2 led orders-0 in epoch 0 and wrote offsets 20-29 that broker 1, leader in
+    epoch 1 from offset 20, does not have: following broker 1, broker 2 truncates to 20
+    (compare-replicas' rules), and the metadata log's leader change to epoch 1 says why."""
+    tid = w.uuid_of(7)
+    dirs = []
+    for bid in (1, 2):
+        b = w.broker_logdir(tmp_path / f"b{bid}", bid)
+        ml = w.MetadataLogWriter(b / "__cluster_metadata-0")
+        ml.append([w.metadata_record("TopicRecord", {"name": "orders", "topicId": tid}),
+                   w.metadata_record("PartitionRecord", {
+                       "partitionId": 0, "topicId": tid, "replicas": [1, 2], "isr": [1, 2],
+                       "leader": 2, "leaderEpoch": 0, "partitionEpoch": 0})], timestamp=TS)
+        ml.append([w.metadata_record("PartitionChangeRecord", {
+            "partitionId": 0, "topicId": tid, "leader": 1, "isr": [1]})], timestamp=TS + 500)
+        ml.close()
+        spans = [(0, 20, 0), (20, 10, 1 if bid == 1 else 0)]
+        w.write_replica(b / "orders-0", w.replica_batches(spans, tag=f"b{bid}-"))
+        dirs.append(str(b))
+    cut = [e for e in events(dirs) if e.kind == "truncation"]
+    assert lines(cut) == [
+        "~29 producer truncation orders/0: offsets 20 to 29 on broker 2 are not on broker 1's "
+        "replica (epoch 1 starts at offset 20 there): following it, this replica truncates to "
+        "offset 20 (end offset of epoch 0, the largest epoch both hold (leader: 20, "
+        "follower: 30))"]
+    assert cut[0].related == ["orders/0: leader 2 -> 1, epoch 1, isr [1,2] -> [1] "
+                              "(2023-11-14T22:13:20.500Z, metadata offset 2)"]
+
+
+def test_a_clean_shutdown_names_its_broker_epoch(tmp_path: Path) -> None:
+    """3.7+ write {"version": 0, "brokerEpoch": N} in .kafka_cleanshutdown
+    (CleanShutdownFileHandler); older brokers leave it empty."""
+    b = w.broker_logdir(tmp_path / "b", 1)
+    w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0)]))
+    (b / ".kafka_cleanshutdown").write_text('{"version":0,"brokerEpoch":25}')
+    (stop,) = [e for e in events([str(b)]) if e.kind == "clean-shutdown"]
+    assert stop.text == ("last stop was clean (.kafka_cleanshutdown with broker epoch 25), "
+                         "after the log dir's last batch")
+
+
+def test_correlation_holds_a_bounded_window() -> None:
+    """Events come out of the correlation once a minute of later ones has come, or past
+    MAX_HELD held: never the whole stream."""
+    from kdump.ops.timeline.correlate import MAX_HELD, WINDOW_MS, correlate
+
+    pulled = 0
+
+    def stream() -> Iterator[Ev]:
+        nonlocal pulled
+        for k in range(3 * MAX_HELD):
+            pulled += 1
+            yield Ev(TS, "controller", "isr-change", "metadata", f"t/{k}", "isr [1,2] -> [1]",
+                     keys=(("broker-down", 2),))
+        pulled += 1
+        yield Ev(TS + WINDOW_MS + 1, "controller", "broker-fenced", "metadata", "broker 2",
+                 "fenced", keys=(("broker-down", 2),))
+
+    out = correlate(stream())
+    first = next(out)
+    assert first.object == "t/0" and pulled == MAX_HELD + 1
+    rest = list(out)
+    assert rest[-1].kind == "broker-fenced" and rest[-1].related == []  # a minute too late
+    assert rest[0].related_more == 0 and rest[-2].related == []
+
+
+def test_many_partitions_do_not_hold_many_open_files(tmp_path: Path) -> None:
+    """A replica with few events is read whole as the merge starts (its reorder heap,
+    REPLICA_REORDER events, takes them all), its files closed: 300 partitions merged
+    hold a handful of descriptors, not 300."""
+    import os
+
+    b = w.broker_logdir(tmp_path / "b", 1)
+    for p in range(300):
+        w.write_replica(b / f"t-{p}", w.replica_batches([(0, 2, 0), (2, 2, 1)]))
+    fds = []
+    for k, _ in enumerate(timeline([str(b)])):
+        if k == 100:
+            fds.append(len(os.listdir("/proc/self/fd")))
+    baseline = len(os.listdir("/proc/self/fd"))
+    assert fds and fds[0] - baseline < 10
+
+
+def test_history_before_a_snapshot_is_said_to_be_missing(tmp_path: Path) -> None:
+    """A log starting after a snapshot: the snapshot's records are the image, not its
+    history - one event says so; the log's records after it are events as usual."""
+    b = w.broker_logdir(tmp_path / "b", 1)
+    meta = b / "__cluster_metadata-0"
+    meta.mkdir()
+    w.metadata_snapshot(meta / "00000000000000000005-0000000001.checkpoint", [
+        w.metadata_record("FeatureLevelRecord", {"name": "metadata.version",
+                                                 "featureLevel": 21}),
+        w.metadata_record("RegisterBrokerRecord", {
+            "brokerId": 1, "incarnationId": w.uuid_of(1), "brokerEpoch": 10,
+            "endPoints": [], "rack": None, "fenced": False})], timestamp=TS)
+    ml = w.MetadataLogWriter(meta)
+    ml.skip(5)
+    ml.append([w.metadata_record("BrokerRegistrationChangeRecord", {
+        "brokerId": 1, "brokerEpoch": 10, "fenced": 1})], timestamp=TS + 1000)
+    ml.close()
+    got = lines([e for e in events([str(b)]) if e.source == "metadata"])
+    assert got == [
+        "0 controller metadata-snapshot metadata log: history starts from a snapshot: the "
+        "image as of offset 4 (2023-11-14T22:13:20.000Z); events before it are not in the "
+        "log",
+        "1000 controller broker-fenced broker 1: fenced"]
+
+
+def test_data_lost_is_placed_between_the_batches_around_it(tmp_path: Path) -> None:
+    """Offsets the witnesses prove written and no batch holds (verify-crc's data-lost):
+    a lost segment (the witnesses of offsets 10-19: the high watermark, its time index's
+    entry, the next segment's name) and a torn tail (the high watermark), each an error
+    finding placed after the batch before it and before the one after it."""
+    b = w.broker_logdir(tmp_path / "b", 1, high_watermarks=[("orders", 0, 40)])
+    w.write_replica(b / "orders-0", w.replica_batches([(0, 10, 0), (10, 10, 0), (20, 10, 0)]),
+                    roll_before={1, 2})
+    (b / "orders-0" / "00000000000000000010.log").unlink()
+    items = list(timeline([str(b)]))
+    lost = [e for e in items if isinstance(e, TimelineEvent) and e.kind == "data-lost"]
+    assert lines(lost) == [
+        "~9 producer data-lost orders/0: offsets 10-19 (10) lost on broker 1: written "
+        "(high watermark 40, time index entry 19, segment 20), in no batch on disk (after "
+        "2023-11-14T22:13:20.009Z, before 2023-11-14T22:13:20.029Z)",
+        "~29 producer data-lost orders/0: offsets 30-39 (10) lost on broker 1: written "
+        "(high watermark 40), in no batch on disk (after 2023-11-14T22:13:20.029Z: the "
+        "log's tail)"]
+    assert all(e.problem is not None and e.problem.kind == "data-lost" for e in lost)
+    assert sum(isinstance(p, Problem) and p.kind == "data-lost" for p in items) == 2
+
+
+def test_new_group_protocols_epochs_members_and_deletions(tmp_path: Path) -> None:
+    """KIP-848 consumer and KIP-1071 streams groups (Kafka 4.3's records, encoded by
+    tests/support/group_records.py): a group epoch is a rebalance, a member record a join
+    (its tombstone a leave), a metadata tombstone the group's deletion; dated by their
+    batch (the coordinator's clock)."""
+    from tests.support import group_records as gr
+
+    cr = gr.coordinator_record
+    member = {"instanceId": None, "rackId": None, "clientId": "c1", "clientHost": "/h",
+              "subscribedTopicNames": ["orders"], "subscribedTopicRegex": None,
+              "rebalanceTimeoutMs": 30000, "serverAssignor": "uniform"}
+    recs = [cr("ConsumerGroupMetadata", {"groupId": "cg"}, {"epoch": 4}),
+            cr("ConsumerGroupMemberMetadata", {"groupId": "cg", "memberId": "m1"}, member),
+            cr("ConsumerGroupMetadata", {"groupId": "cg"}, {"epoch": 5}),
+            cr("ConsumerGroupMemberMetadata", {"groupId": "cg", "memberId": "m1"}, None),
+            cr("StreamsGroupMetadata", {"groupId": "sg"}, {"epoch": 3, "metadataHash": 7}),
+            cr("ConsumerGroupMetadata", {"groupId": "cg"}, None)]
+    b = w.broker_logdir(tmp_path / "b", 1)
+    w.write_replica(b / "__consumer_offsets-0",
+                    [w.v2_batch([w.Rec(r.key, r.value, timestamp=TS + 1000 * k)],
+                                base_offset=k, first_timestamp=TS + 1000 * k)
+                     for k, r in enumerate(recs)])
+    assert lines(events([str(b)], kinds=("group",))) == [
+        "0 coordinator group-rebalance group cg: consumer group epoch 4",
+        "1000 coordinator group-member group cg: consumer group member m1 (c1) joined or "
+        "updated",
+        "2000 coordinator group-rebalance group cg: consumer group epoch 4 -> 5",
+        "3000 coordinator group-member group cg: consumer group member m1 left",
+        "4000 coordinator group-rebalance group sg: streams group epoch 3",
+        "5000 coordinator group-deleted group cg: consumer group deleted (tombstone)"]
