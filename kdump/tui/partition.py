@@ -26,10 +26,10 @@ from ..ops.browse import (
     hex_model,
     partition_findings,
 )
+from .search import SearchScreen
 from .widgets import (
     SEVERITY_STYLE,
     Prompt,
-    RecordScreen,
     bad_line,
     hex_text,
     human,
@@ -55,7 +55,7 @@ def cell(s: str) -> Text:
     return t
 
 
-class PartitionScreen(Screen[None]):
+class PartitionScreen(SearchScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("g", "goto_offset", "Offset"),
@@ -207,6 +207,10 @@ class PartitionScreen(Screen[None]):
         if pass_on(self, event):
             return
         key = event.key
+        if self.search_key(key):  # / n N Escape f y r (kdump/tui/search.py)
+            event.stop()
+            event.prevent_default()
+            return
         actions = {"g": self.action_goto_offset, "t": self.action_goto_time,
                    "n": lambda: self.action_finding(1), "N": lambda: self.action_finding(-1),
                    "x": self.action_hex}
@@ -228,7 +232,7 @@ class PartitionScreen(Screen[None]):
         elif event.data_table.id == "records":
             i = event.cursor_row
             if 0 <= i < len(self.records):
-                self.app.push_screen(RecordScreen(self.records[i]))
+                self.action_record()
 
     def current(self) -> BatchRow | None:
         i = self.query_one("#batches", DataTable).cursor_row
@@ -359,6 +363,9 @@ class PartitionScreen(Screen[None]):
         checked = getattr(self.app, "partition_checked", None)
         if checked is not None:
             checked(node)
+
+    def go_finding(self, p: Problem) -> None:
+        self._go_finding(p)
 
     def _go_finding(self, p: Problem) -> None:
         n = self.finding

@@ -14,6 +14,7 @@ from textual.widgets import Footer, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from ..ops.browse import LogDirNode, PartitionNode, TopicNode
+from .search import logdir_findings
 from .widgets import SEVERITY_STYLE, LineEditor, human, pass_on, safe
 
 
@@ -22,7 +23,11 @@ class Browser(Protocol):
 
     logdirs: list[LogDirNode]
 
+    max_batch_bytes: int
+
     def open_partition(self, p: PartitionNode) -> None: ...
+
+    def reread(self) -> None: ...
 
 
 def partition_label(p: PartitionNode) -> Text:
@@ -80,6 +85,8 @@ class TreeScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("f", "findings", "Findings", show=False),
+        Binding("r", "app.reread", "Re-read", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -160,6 +167,13 @@ class TreeScreen(Screen[None]):
                 event.stop()
                 event.prevent_default()
                 self.action_filter()
+            elif event.key in ("f", "r"):  # findings, re-read (kdump/tui/search.py)
+                event.stop()
+                event.prevent_default()
+                if event.key == "f":
+                    self.action_findings()
+                else:
+                    self.app_.reread()
             return
         what = self.line.key(event)
         if what is None:
@@ -178,6 +192,11 @@ class TreeScreen(Screen[None]):
         else:
             self._show_filter()
             self.rebuild(self.line.text)
+
+    def action_findings(self) -> None:
+        node = self.query_one("#tree", Tree).cursor_node
+        logdir_findings(self, self.app_.logdirs, node.data if node is not None else None,
+                        self.app_.open_partition, self.app_.max_batch_bytes)
 
     def status_filter(self, text: str) -> None:
         if text:

@@ -44,6 +44,8 @@ KEYS = """\
 Tree
   /          filter partitions by name (Enter opens the first match)
   Enter      open the selected partition
+  f          every finding of the log dir (Enter opens it)
+  r          re-read the log dirs (new partitions, segments, sizes)
 Partition
   Tab        next pane (segments, batches, records)
   Enter      a record in full; a segment's batches (segments pane)
@@ -51,6 +53,14 @@ Partition
   t          go to a time (ISO-8601 or epoch ms): first record at/after
   n / N      next / previous finding (verify-crc and verify-index)
   x          the batch's bytes: fields named, first bad byte marked
+  /          search keys, values, headers: text, re:REGEX, hex:BYTES
+  n / N      next / previous match (once searched); Escape stops it
+  f          every finding of the partition, sortable; Enter jumps
+  y          copy the offset, key, value or position (OSC 52)
+  r          re-read the partition (sizes, new segments, findings)
+Record (Enter on a record)
+  v          rendering: auto, text, JSON, hex, base64
+  y          copy the offset, key, value or position
 Everywhere
   Escape     back
   ?          these keys

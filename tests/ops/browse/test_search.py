@@ -1,0 +1,564 @@
+"""``kdump browse``'s search, findings list, renderings, copying and re-reading (issue 47,
+What 5-7): the core search (kdump/ops/browse/search.py) as a plain iterator, its bytes read
+bounded; then each key driven by Textual's pilot."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("textual")
+
+from kdump.ops.browse import PartitionView, browse_tree, partition_findings
+from kdump.ops.browse.renderings import key_text, render
+from kdump.ops.browse.search import (
+    SEARCH_CHUNK,
+    Match,
+    Place,
+    Progress,
+    QueryError,
+    Search,
+    parse_query,
+)
+from kdump.tui.app import BrowseApp, PartitionScreen, TreeScreen
+from kdump.tui.findings import FindingsScreen
+from kdump.tui.record import CopyMenu, RecordView
+from tests.support import writer as w
+
+SEG = "00000000000000000000.log"
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def status(scr: Any) -> str:
+    return str(scr.query_one("#status").render())
+
+
+async def until(pilot: Any, cond: Any, what: str = "") -> None:
+    for _ in range(400):
+        if cond():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError(f"never: {what}")
+
+
+def partition(root: Path, name: str) -> Any:
+    return next(p for ld in browse_tree([str(root)]) for p in ld.partitions if p.name == name)
+
+
+@pytest.fixture
+def shop(tmp_path: Path) -> Path:
+    """orders-0: three batches (the second gzip), JSON values, one binary key, headers;
+    a second segment from offset 9."""
+    d = tmp_path / "ld" / "orders-0"
+    d.mkdir(parents=True)
+    b0 = w.v2_batch([w.Rec(key=b"alpha", value=b'{"item": "apple", "n": 1}',
+                           timestamp=w.TS0),
+                     w.Rec(key=b"beta", value=b'{"item": "Banana", "n": 2}',
+                           headers=[("trace", b"needle-h")], timestamp=w.TS0 + 1),
+                     w.Rec(key=b"\xff\x00\x01", value=b"\x00\x01binary\xfe", timestamp=w.TS0 + 2)],
+                    base_offset=0)
+    b1 = w.v2_batch([w.Rec(key=b"gamma", value=b"a needle in a gzip", timestamp=w.TS0 + 3),
+                     w.Rec(key=b"delta", value=b"plain", timestamp=w.TS0 + 4)],
+                    base_offset=3, codec=w.GZIP)
+    b2 = w.v2_batch([w.Rec(key=b"eps", value=b"needle third", timestamp=w.TS0 + 5)],
+                    base_offset=5)
+    (d / SEG).write_bytes(b0 + b1 + b2)
+    (d / "00000000000000000009.log").write_bytes(
+        w.v2_batch([w.Rec(key=b"zeta", value=b"NEEDLE upper", timestamp=w.TS0 + 9)],
+                   base_offset=9))
+    return d.parent
+
+
+# --- the core ------------------------------------------------------------------------------
+def test_queries() -> None:
+    q = parse_query("needle")
+    assert (q.kind, q.needle, q.fold) == ("text", b"needle", True)
+    assert parse_query("Needle").fold is False
+    assert parse_query("hex:ff 00 01").needle == b"\xff\x00\x01"
+    assert parse_query("hex:0xff00").needle == b"\xff\x00"
+    assert parse_query("re:ne+dle").kind == "re"
+    for bad, words in (("re:(", "not a regular expression: missing ), unterminated "
+                                  "subpattern at position 0"),
+                       ("hex:abc", "hex: needs pairs of hex digits, not 'abc'"),
+                       ("hex:", "hex: needs at least one byte"), ("", "nothing to search for")):
+        with pytest.raises(QueryError) as e:
+            parse_query(bad)
+        assert str(e.value) == words
+
+
+def test_every_match_in_order_keys_values_headers_compressed(shop: Path) -> None:
+    node = partition(shop, "orders-0")
+    first = node.segments[0]
+    data = Path(first.path).read_bytes()
+    b1 = len(data) - len(w.v2_batch([w.Rec(key=b"eps", value=b"needle third",
+                                           timestamp=w.TS0 + 5)], base_offset=5))
+    got = list(Search(node.segments, parse_query("needle")).matches())
+    assert [(m.segment, m.offset, m.field) for m in got] == [
+        (0, 1, "header trace"), (0, 3, "value"), (0, 5, "value"), (1, 9, "value")]
+    assert got[2].position == b1
+    assert [m.offset for m in Search(node.segments, parse_query("Needle")).matches()] == []
+    assert [m.offset for m in Search(node.segments, parse_query("NEEDLE")).matches()] == [9]
+    assert [(m.offset, m.field) for m in
+            Search(node.segments, parse_query("hex:ff0001")).matches()] == [(2, "key")]
+    assert [m.offset for m in
+            Search(node.segments, parse_query(r're:"n": [12]\}$')).matches()] == [0, 1]
+    assert [m.offset for m in Search(node.segments, parse_query("re:^pl")).matches()] == [4]
+
+
+def test_forward_backward_and_wrap(shop: Path) -> None:
+    node = partition(shop, "orders-0")
+    s = Search(node.segments, parse_query("needle"))
+
+    def first(items: Any) -> Match | None:
+        return next((i for i in items if isinstance(i, Match)), None)
+
+    at3 = first(s.forward(Place(0, 0, 1)))
+    assert at3 is not None and (at3.offset, at3.wrapped) == (3, False)
+    m = first(s.forward(Place(at3.segment, at3.position, 3)))
+    assert m is not None and m.offset == 5
+    m = first(s.forward(Place(1, 0, 9)))  # the last: from the start again
+    assert m is not None and (m.offset, m.wrapped) == (1, True)
+    assert first(s.forward(Place(1, 0, 9), wrap=False)) is None
+    m = first(s.backward(Place(at3.segment, at3.position, 3)))
+    assert m is not None and (m.offset, m.wrapped) == (1, False)
+    m = first(s.backward(Place(0, 0, 1)))  # the first: from the end again
+    assert m is not None and (m.offset, m.wrapped) == (9, True)
+    m = first(s.backward(Place(1, 0, 9)))
+    assert m is not None and m.offset == 5
+    sizes = [Path(x.path).stat().st_size for x in node.segments]
+    none = Search(node.segments, parse_query("absent"))
+    assert first(none.forward(Place(0, 0, 0), wrap=False)) is None
+    assert none.bytes_read == sum(sizes)  # the partition once
+    none = Search(node.segments, parse_query("absent"))
+    assert first(none.forward(Place(0, 0, 0))) is None
+    assert none.bytes_read == sum(sizes) + sizes[0]  # and the first segment's window again
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One 24 MiB segment: keys k<offset>, 100 records a batch (~7.3 KB)."""
+    root = tmp_path_factory.mktemp("bigsearch")
+    w.big_segment(root / "big-0", 24 << 20)
+    return root
+
+
+def test_search_reads_to_the_match_and_no_more(big: Path) -> None:
+    node = partition(big, "big-0")
+    size = node.segments[0].size
+    s = Search(node.segments, parse_query("k123456"), progress_bytes=1 << 20)
+    items = list(s.forward(Place(0, 0, 0)))
+    m = items[-1]
+    assert isinstance(m, Match) and (m.offset, m.field) == (123456, "key")
+    progress = [i for i in items if isinstance(i, Progress)]
+    assert len(progress) == m.position >> 20  # one a MiB read
+    assert all(p.total == size for p in progress)
+    # streaming: the bytes up to the match's batch and at most the reader's window past it
+    assert m.position < s.bytes_read <= m.position + 2 * SEARCH_CHUNK
+    # from the match on: the bytes between, not the partition again
+    s2 = Search(node.segments, parse_query("k123457"))
+    items = list(s2.forward(Place(0, m.position, 123456)))
+    assert isinstance(items[-1], Match) and items[-1].offset == 123457
+    assert s2.bytes_read <= 2 * SEARCH_CHUNK
+    # a search that finds nothing reads the partition once, in windows (a batch a window
+    # cuts is read again with the next: under 1%)
+    s3 = Search(node.segments, parse_query("re:k9{7}"))
+    assert not any(isinstance(i, Match) for i in s3.forward(Place(0, 0, 0), wrap=False))
+    assert size <= s3.bytes_read < size + size // 100
+
+
+def test_renderings() -> None:
+    assert key_text(b"\xff\x00") == "0xff00" and key_text(b"ok") == "ok"
+    assert key_text(None) == "null"
+    v = b'{"a": [1, "x\\u001b"]}'
+    assert render(v, "json") == '{\n  "a": [\n    1,\n    "x\\u001b"\n  ]\n}'
+    assert render(b"\x00ab\xff", "text") == "\x00ab\\xff"
+    assert render(b"\x00ab\xff", "auto") == "00000000  00 61 62 ff" + " " * 36 + "  |.ab.|"
+    assert render(b"\x00ab\xff", "base64") == "AGFi/w=="
+    assert render(b"nope", "json") == "not JSON: Expecting value: line 1 column 1 (char 0)"
+    assert render(b"\xff", "json") == "not JSON: not UTF-8 (invalid start byte at byte 0)"
+    assert render(None, "hex") == "null"
+    assert render(b"x", "auto", "decoded") == "decoded"
+
+
+# --- the screens ---------------------------------------------------------------------------
+async def open_part(app: BrowseApp, pilot: Any, name: str) -> PartitionScreen:
+    await pilot.press("slash", *name, "enter")
+    await pilot.pause()
+    scr = app.screen
+    assert isinstance(scr, PartitionScreen)
+    return scr
+
+
+async def search_wait(scr: PartitionScreen, pilot: Any) -> None:
+    await until(pilot, lambda: scr.search_done is not None and scr.search_done.is_set()
+                and scr.running is None, "the search ends")
+    await pilot.pause()
+
+
+def selected(scr: PartitionScreen) -> tuple[int, int | None]:
+    row = scr.current()
+    rec = scr.selected_record()
+    assert row is not None
+    return row.position, rec.offset if rec is not None else None
+
+
+def test_slash_n_N_text_regex_hex_and_wrap(shop: Path) -> None:
+    node = partition(shop, "orders-0")
+    v = PartitionView(node)
+    rows = v.read_rows(0)[0]
+    v.close()
+
+    async def go() -> None:
+        app = BrowseApp([str(shop)], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            scr = await open_part(app, pilot, "orders-0")
+            await pilot.press("slash", *"needle", "enter")
+            await search_wait(scr, pilot)
+            assert selected(scr) == (rows[0].position, 1)
+            assert status(scr).startswith(
+                "match for 'needle': header trace of the record at offset 1 (batch at byte 0)")
+            await pilot.press("n")
+            await search_wait(scr, pilot)
+            assert selected(scr) == (rows[1].position, 3)
+            await pilot.press("n")
+            await search_wait(scr, pilot)
+            assert selected(scr) == (rows[2].position, 5)
+            await pilot.press("n")
+            await search_wait(scr, pilot)
+            assert scr.seg == 1 and selected(scr) == (0, 9)
+            await pilot.press("n")
+            await search_wait(scr, pilot)
+            assert scr.seg == 0 and selected(scr) == (0, 1)
+            assert "search wrapped: no more matches that way, continued from the other end" \
+                in status(scr)
+            await pilot.press("N")
+            await search_wait(scr, pilot)
+            assert scr.seg == 1 and selected(scr) == (0, 9)
+            await pilot.press("N")
+            await search_wait(scr, pilot)
+            assert selected(scr) == (rows[2].position, 5) and "wrapped" not in status(scr)
+            await pilot.press("slash", *"re:^pl", "enter")
+            await search_wait(scr, pilot)
+            assert selected(scr) == (rows[1].position, 4)
+            assert "value of the record at offset 4" in status(scr)
+            await pilot.press("slash", *"hex:ff0001", "enter")
+            await search_wait(scr, pilot)
+            assert selected(scr) == (0, 2) and "key of the record at offset 2" in status(scr)
+            await pilot.press("slash", *"absent", "enter")
+            await search_wait(scr, pilot)
+            assert status(scr).startswith("no match for 'absent' in this partition's keys, "
+                                          "values or headers (")
+            assert selected(scr) == (0, 2)
+            await pilot.press("slash", *"re:(", "enter")
+            await pilot.pause()
+            assert status(scr) == ("not a regular expression: missing ), unterminated "
+                                   "subpattern at position 0")
+    run(go())
+
+
+def test_escape_stops_a_search_and_a_big_one_reads_bounded(
+        big: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kdump.tui.search as tui_search
+
+    gate = threading.Event()
+    waiting = threading.Event()
+    walk = Search.walk
+
+    def slow_walk(self: Search, *a: Any, **k: Any) -> Any:
+        for item in walk(self, *a, **k):
+            if isinstance(item, Progress) and self.query.typed == "zzz" and not gate.is_set():
+                waiting.set()
+                gate.wait(30)
+            yield item
+
+    monkeypatch.setattr(Search, "walk", slow_walk)
+    monkeypatch.setattr(tui_search, "PROGRESS_EVERY", 0.0)
+
+    async def go() -> None:
+        app = BrowseApp([str(big)], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            scr = await open_part(app, pilot, "big")
+            before = selected(scr)
+            await pilot.press("slash", *"zzz", "enter")
+            await until(pilot, waiting.is_set, "the search reads")
+            assert scr.running is not None
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, PartitionScreen)  # Escape stopped, not back
+            assert status(scr) == "search for 'zzz' stopped after 1.0 MiB of 24.0 MiB"
+            gate.set()
+            await until(pilot, lambda: scr.search_done is not None and scr.search_done.is_set())
+            await pilot.pause()
+            assert selected(scr) == before and scr.running is None
+            assert "stopped" in status(scr)
+            # a search across the segment: at scan speed, bytes read bounded by the match
+            await pilot.press("slash", *"k200123", "enter")
+            await until(pilot, lambda: scr.search_done is not None and scr.search_done.is_set()
+                        and scr.running is None)
+            await pilot.pause()
+            row, off = selected(scr)
+            assert off == 200123 and scr.last_search is not None
+            assert scr.last_search.bytes_read <= row + 2 * SEARCH_CHUNK
+            assert scr.view.bytes_read < 4 << 20  # the first page, the rows around the match
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, TreeScreen)
+    run(go())
+
+
+@pytest.fixture
+def damaged(shop: Path) -> dict[str, Any]:
+    """shop, with one flipped bit in orders-0's first batch and a second partition with
+    40 bytes of garbage over its second batch's header."""
+    seg = shop / "orders-0" / SEG
+    data = bytearray(seg.read_bytes())
+    data[70] ^= 0x10
+    seg.write_bytes(bytes(data))
+    d = shop / "orders-1"
+    d.mkdir()
+    one = w.v2_batch([w.Rec(key=b"a", value=b"x" * 50, timestamp=w.TS0)], base_offset=0)
+    two = w.v2_batch([w.Rec(key=b"b", value=b"y" * 50, timestamp=w.TS0)], base_offset=1)
+    three = w.v2_batch([w.Rec(key=b"c", value=b"z" * 50, timestamp=w.TS0)], base_offset=2)
+    junk = bytes(range(100, 140)) + two[40:]
+    (d / SEG).write_bytes(one + junk + three)
+    return {"dir": shop, "garbage": len(one)}
+
+
+def test_f_lists_sorts_and_jumps(damaged: dict[str, Any]) -> None:
+    async def go() -> None:
+        app = BrowseApp([str(damaged["dir"])], check=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            scr = await open_part(app, pilot, "orders-1")
+            await pilot.press("f")
+            await pilot.pause()
+            fs = app.screen
+            assert isinstance(fs, FindingsScreen)
+            await until(pilot, lambda: fs.loaded, "findings read")
+            await pilot.pause()
+            kinds = [(str(f.problem.kind), f.severity, f.problem.position)
+                     for f in fs.findings]
+            assert kinds == [("index-missing", "warning", None),
+                             ("bad-magic", "error", damaged["garbage"])]
+            await pilot.press("down")
+            await pilot.pause()
+            whole = str(fs.query_one("#fwhole").render())
+            assert whole.startswith("bad-magic (error)  orders-1\nfile ")
+            assert f"\nbyte {damaged['garbage']}, " in whole
+            assert whole.endswith("\n" + fs.findings[1].problem.detail)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert app.screen is scr
+            row = scr.current()
+            assert row is not None and row.position == damaged["garbage"] and row.is_region
+            assert status(scr).startswith("finding 2/2: bad-magic (error)")
+            await pilot.press("escape")
+            await pilot.pause()
+            # from the tree: the log dir's findings, by severity, Enter opens the partition
+            await pilot.press("f")
+            await pilot.pause()
+            fs = app.screen
+            assert isinstance(fs, FindingsScreen)
+            await until(pilot, lambda: fs.loaded, "findings read")
+            await pilot.press("s")
+            await pilot.pause()
+            sev = [f.severity for f in fs.findings]
+            assert sev == sorted(sev, key=["error", "warning", "info"].index)
+            names = {f.node.name for f in fs.findings if f.node is not None}
+            assert names == {"orders-0", "orders-1"}
+            crc = next(i for i, f in enumerate(fs.findings) if f.problem.kind == "crc-mismatch")
+            await pilot.press(*["down"] * crc, "enter")
+            await pilot.pause()
+            await pilot.pause()
+            top = app.screen
+            assert isinstance(top, PartitionScreen) and top.node.name == "orders-0"
+            row = top.current()
+            assert row is not None and row.position == 0 and row.crc_state == "BAD"
+            assert "crc-mismatch (error)" in status(top)
+            await pilot.press("escape", "f")
+            await pilot.pause()
+            fs = app.screen
+            assert isinstance(fs, FindingsScreen)
+            await until(pilot, lambda: fs.loaded)
+            await pilot.press("p")
+            await pilot.pause()
+            assert [f.node.name for f in fs.findings if f.node is not None] == sorted(
+                f.node.name for f in fs.findings if f.node is not None)
+    run(go())
+
+
+def test_record_view_cycles_renderings_and_shows_binary_as_hex(shop: Path) -> None:
+    async def go() -> None:
+        app = BrowseApp([str(shop)], check=False)
+        async with app.run_test(size=(100, 40)) as pilot:
+            scr = await open_part(app, pilot, "orders-0")
+            cells = [str(c) for c in scr.query_one("#records").get_row_at(2)]  # type: ignore[attr-defined]
+            assert cells[1:3] == ["0xff0001", "0x000162696e617279fe"]
+            assert "\ufffd" not in "".join(cells)
+            await pilot.press("tab", "enter")
+            await pilot.pause()
+            rv = app.screen
+            assert isinstance(rv, RecordView) and rv.rec.offset == 0
+            seen = []
+            for _ in range(5):
+                body = str(rv.query_one("#record").render())
+                seen.append((rv.mode, body))
+                await pilot.press("v")
+                await pilot.pause()
+            assert [m for m, _ in seen] == ["auto", "text", "json", "hex", "base64"]
+            assert rv.mode == "auto"
+            assert 'value (25 bytes), auto:\n{"item": "apple", "n": 1}' in seen[0][1]
+            assert 'value (25 bytes), json:\n{\n  "item": "apple",\n  "n": 1\n}' in seen[2][1]
+            assert "key (5 bytes), hex:\n00000000  61 6c 70 68 61" in seen[3][1]
+            assert "key (5 bytes), base64:\nYWxwaGE=" in seen[4][1]
+            assert "key (5 bytes), json:\nnot JSON: Expecting value" in seen[2][1]
+            await pilot.press("escape", "down", "down", "enter")
+            await pilot.pause()
+            rv = app.screen
+            assert isinstance(rv, RecordView) and rv.rec.offset == 2
+            body = str(rv.query_one("#record").render())
+            assert "key (3 bytes), auto:\n0xff0001" in body and "\ufffd" not in body
+            await pilot.press("v")
+            await pilot.pause()
+            body = str(rv.query_one("#record").render())
+            assert "key (3 bytes), text:\n\\xff\\x00\\x01" in body
+    run(go())
+
+
+def test_y_copies_with_osc52_or_says_why_not(shop: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TERM_PROGRAM", raising=False)
+
+    async def go() -> None:
+        app = BrowseApp([str(shop)], check=False)
+        async with app.run_test(size=(120, 30)) as pilot:
+            scr = await open_part(app, pilot, "orders-0")
+            await pilot.press("tab", "down", "y")
+            await pilot.pause()
+            assert isinstance(app.screen, CopyMenu)
+            await pilot.press("o")
+            await pilot.pause()
+            assert app.clipboard == "1"
+            assert status(scr).startswith("copied the offset (1 characters) to the clipboard "
+                                          "(OSC 52; ")
+            await pilot.press("y", "v")
+            await pilot.pause()
+            assert app.clipboard == '{"item": "Banana", "n": 2}'
+            await pilot.press("y", "p")
+            await pilot.pause()
+            assert app.clipboard == "0"
+            await pilot.press("y", "escape")
+            await pilot.pause()
+            assert app.clipboard == "0" and app.screen is scr
+            monkeypatch.setenv("TERM_PROGRAM", "Apple_Terminal")
+            await pilot.press("y", "k")
+            await pilot.pause()
+            assert app.clipboard == "0"
+            assert status(scr) == ("cannot copy the key here (macOS Terminal does not take "
+                                   "OSC 52); it is: beta")
+            monkeypatch.delenv("TERM_PROGRAM")
+            await pilot.press("enter", "y", "k")  # in the record view too
+            await pilot.pause()
+            assert app.clipboard == "beta"
+            assert "copied the key (4 characters)" in str(
+                app.screen.query_one("#recstatus").render())
+    run(go())
+
+
+def test_r_picks_up_a_new_segment_and_new_findings(shop: Path) -> None:
+    async def go() -> None:
+        app = BrowseApp([str(shop)], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            scr = await open_part(app, pilot, "orders-0")
+            assert len(scr.view.segments) == 2
+            new = w.v2_batch([w.Rec(key=b"new", value=b"needle new", timestamp=w.TS0 + 20)],
+                             base_offset=20)
+            (shop / "orders-0" / "00000000000000000020.log").write_bytes(new[:-3])  # torn
+            await pilot.press("r")
+            await until(pilot, lambda: scr.reread_done is not None and scr.reread_done.is_set())
+            await pilot.pause()
+            assert [s.base_offset for s in scr.view.segments] == [0, 9, 20]
+            assert scr.query_one("#segments").row_count == 3  # type: ignore[attr-defined]
+            assert scr.node.checked is not None
+            assert status(scr).startswith("re-read orders-0: 3 segments (1 new), ")
+            want = partition_findings(partition(shop, "orders-0"))
+            assert status(scr).endswith(
+                f"; 7 records, {len(want.findings)} findings (f lists them)")
+            assert [str(p.kind) for p in scr.node.checked.findings
+                    if p.path.endswith("20.log")] == [str(p.kind) for p in want.findings
+                                                      if p.path.endswith("20.log")] != []
+            # and the search sees it
+            await pilot.press("slash", *"needle new", "enter")
+            await search_wait(scr, pilot)
+            assert "no match" in status(scr)  # torn: its record cannot be read
+            (shop / "orders-0" / "00000000000000000020.log").write_bytes(new)
+            await pilot.press("r")
+            await until(pilot, lambda: scr.reread_done is not None and scr.reread_done.is_set())
+            await pilot.pause()
+            want = partition_findings(partition(shop, "orders-0"))
+            assert status(scr).endswith(
+                f"; 8 records, {len(want.findings)} findings (f lists them)")
+            assert not [p for p in want.findings if p.path.endswith("20.log")
+                        and p.position is not None]
+            await pilot.press("slash", *"needle new", "enter")
+            await search_wait(scr, pilot)
+            assert scr.seg == 2 and selected(scr) == (0, 20)
+            # from the tree: a new partition
+            await pilot.press("escape")
+            await pilot.pause()
+            shutil.copytree(shop / "orders-0", shop / "orders-7")
+            await pilot.press("r")
+            await pilot.pause()
+            assert sorted(p.name for ld in app.logdirs for p in ld.partitions) == [
+                "orders-0", "orders-7"]
+    run(go())
+
+
+def test_found_and_shown_data_stays_inert(tmp_path: Path) -> None:
+    d = tmp_path / "evil" / "evil-0"
+    d.mkdir(parents=True)
+    value = json.dumps({"k": "[bold]markup[/] \x1b]0;title\x07"}).encode() + b""
+    (d / SEG).write_bytes(w.v2_batch([
+        w.Rec(key=b"\x1b[2Jwiped[red]", value=value, timestamp=w.TS0),
+        w.Rec(key=b"[link=http://x]k[/link]", value=b"\x1b[31m\xe2\x80\xaeevil\n[b]x",
+              headers=[("h[i]", b"\x9b2J")], timestamp=w.TS0 + 1)]))
+
+    async def go() -> None:
+        app = BrowseApp([str(d.parent)], check=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            scr = await open_part(app, pilot, "evil")
+            await pilot.press("slash", *"[/link]", "enter")
+            await search_wait(scr, pilot)
+            assert selected(scr) == (0, 1)
+            assert "match for '[/link]': key" in status(scr)
+            await pilot.press("enter")
+            await pilot.pause()
+            rv = app.screen
+            assert isinstance(rv, RecordView)
+            for _ in range(5):
+                body = str(rv.query_one("#record").render())
+                svg = app.export_screenshot()
+                assert "\x1b" not in body and "\x9b" not in body and "\u202e" not in body
+                assert "\x1b" not in svg and "\u202e" not in svg
+                await pilot.press("v")
+                await pilot.pause()
+            body = str(rv.query_one("#record").render())
+            assert "key (23 bytes), auto:\n[link=http://x]k[/link]" in body
+            assert "\\x1b[31m\\u202eevil\n[b]x" in body  # the line break kept, inert
+            await pilot.press("escape", "up", "enter")
+            await pilot.pause()
+            rv = app.screen
+            assert isinstance(rv, RecordView)
+            await pilot.press("v", "v")
+            await pilot.pause()
+            body = str(rv.query_one("#record").render())
+            assert '"k": "[bold]markup[/] \\u001b]0;title\\u0007"' in body
+    run(go())
