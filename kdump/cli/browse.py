@@ -37,6 +37,15 @@ def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int)
            x  the selected batch's bytes       Escape  back
            ?  the keys                          q  quit
 
+    \b
+    Search and tools:
+           /  (a partition) search keys, values, headers: text, re:REGEX, hex:BYTES
+           n / N  next / previous match, once searched; Escape stops a search
+           f  every finding of the partition or log dir, sortable; Enter jumps
+           v  (a record) rendering: auto, text, JSON, hex, base64
+           y  copy offset, key, value or position (OSC 52)
+           r  re-read a live directory (sizes, new segments, findings)
+
     Needs the tui extra (pip install 'kdump[tui]') and a terminal; exit 0 on q.
     """
     try:

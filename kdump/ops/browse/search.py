@@ -22,7 +22,9 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ... import layouts as L
 from ...errors import KdumpError
+from ...files.index import OffsetIndex
 from ...findings import Problem
 from ...records.file_records import LogReader
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
@@ -30,6 +32,8 @@ from ...source import FileSource
 from .renderings import key_text
 from .tree import SegmentInfo
 
+#: the first window :meth:`Search.last_in` reads back from a place
+BACK_WINDOW = 1 << 20
 #: a Progress at least this many bytes of the partition apart
 PROGRESS_BYTES = 1 << 20
 #: the reader's window
@@ -252,15 +256,38 @@ class Search:
                     return
 
     def backward(self, before: Place, *, wrap: bool = True) -> Iterator[Item]:
-        """The last match before ``before`` (each segment read from its start up to
-        it, nearest first; then, with ``wrap``, from the partition's end down to
-        ``before`` itself)."""
-        lo = FIRST
+        """The last match before ``before`` (the nearest segment first, each read back
+        from its end in windows: :meth:`last_in`); then, with ``wrap``, from the
+        partition's end down to ``before`` itself."""
         below = (before.key[0], before.key[1], before.key[2] - 1)
         for seg in range(before.segment, -1, -1):
-            found: Match | None = None
             hi = below if seg == before.segment else LAST
-            for item in self.walk(seg, 0, lo, hi, first=False):
+            for item in self.last_in(seg, FIRST, hi):
+                yield item
+                if isinstance(item, Match):
+                    return
+        if not wrap:
+            return
+        for seg in range(len(self.segments) - 1, before.segment - 1, -1):
+            lo = below if seg == before.segment else FIRST
+            for item in self.last_in(seg, lo, LAST, wrapped=True):
+                yield item
+                if isinstance(item, Match):
+                    return
+
+    def last_in(self, seg: int, lo: tuple[int, int, int], hi: tuple[int, int, int],
+                *, wrapped: bool = False) -> Iterator[Item]:
+        """The last match of segment ``seg`` between ``lo`` and ``hi``, read back from
+        ``hi`` in windows of batches that double (1 MiB, 2 MiB ...), each starting at an
+        offset index entry (a batch start): a match near ``hi`` is found by reading
+        near it, not the segment from its start."""
+        end = self.segments[seg].size if hi[0] > seg else hi[1] + 1
+        window = BACK_WINDOW
+        while end > 0:
+            start = self.batch_start_before(seg, end - window) if end > window else 0
+            top = min(hi, (seg, end - 1, LAST[2]))
+            found: Match | None = None
+            for item in self.walk(seg, start, lo, top, wrapped=wrapped, first=False):
                 if isinstance(item, Match):
                     found = item
                 else:
@@ -268,20 +295,32 @@ class Search:
             if found is not None:
                 yield found
                 return
-        if not wrap:
-            return
-        for seg in range(len(self.segments) - 1, before.segment - 1, -1):
-            found = None
-            low = (before.key[0], before.key[1], before.key[2] - 1) if seg == before.segment \
-                else FIRST
-            for item in self.walk(seg, 0, low, LAST, wrapped=True, first=False):
-                if isinstance(item, Match):
-                    found = Match(item.segment, item.position, item.offset, item.field, True)
-                else:
-                    yield item
-            if found is not None:
-                yield found
+            if start <= 0 or (seg, start) <= lo[:2]:
                 return
+            end, window = start, window * 2
+
+    def batch_start_before(self, seg: int, position: int) -> int:
+        """The position of the segment's offset index entry at or before ``position``
+        (entries point at batch starts), else 0."""
+        path = self.segments[seg].path
+        if not path.endswith(L.LOG_SUFFIX):
+            return 0
+        try:
+            with FileSource(path[: -len(L.LOG_SUFFIX)] + L.INDEX_SUFFIX) as src:
+                idx = OffsetIndex(src, self.segments[seg].base_offset, chunk=4 << 10)
+                lo, hi, best = 0, idx.used_slots() - 1, 0
+                while lo <= hi:
+                    mid = (lo + hi) // 2
+                    pos = idx.entry(mid).position
+                    if pos <= position:
+                        best = max(best, pos)
+                        lo = mid + 1
+                    else:
+                        hi = mid - 1
+                self.bytes_read += src.bytes_read
+        except KdumpError:
+            return 0
+        return best
 
     def matches(self, after: Place | None = None) -> Iterator[Match]:
         """Every match from ``after`` (default: the partition's start) to the end."""

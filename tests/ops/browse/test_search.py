@@ -168,6 +168,20 @@ def test_search_reads_to_the_match_and_no_more(big: Path) -> None:
     items = list(s2.forward(Place(0, m.position, 123456)))
     assert isinstance(items[-1], Match) and items[-1].offset == 123457
     assert s2.bytes_read <= 2 * SEARCH_CHUNK
+    # backwards: read back from the place in windows from the offset index, not from the
+    # segment's start
+    s4 = Search(node.segments, parse_query("k123400"))
+    items = list(s4.backward(Place(0, m.position, 123456)))
+    assert isinstance(items[-1], Match) and items[-1].offset == 123400
+    assert s4.bytes_read <= 3 * SEARCH_CHUNK
+    s5 = Search(node.segments, parse_query("re:k12(0|9)99[09]$"))
+    items = list(s5.backward(Place(0, m.position, 123456)))
+    assert isinstance(items[-1], Match) and items[-1].offset == 120999
+    assert s5.bytes_read <= 4 * SEARCH_CHUNK  # 24 KB of batches back: the second window
+    s6 = Search(node.segments, parse_query("re:^k5$"))
+    items = list(s6.backward(Place(0, m.position, 123456)))
+    assert isinstance(items[-1], Match) and (items[-1].offset, items[-1].wrapped) == (5, False)
+    assert s6.bytes_read < m.position + 8 * SEARCH_CHUNK  # windows back to the start
     # a search that finds nothing reads the partition once, in windows (a batch a window
     # cuts is read again with the next: under 1%)
     s3 = Search(node.segments, parse_query("re:k9{7}"))
