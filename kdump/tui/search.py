@@ -78,6 +78,8 @@ class SearchScreen(Screen[None]):
     pending: Problem | None = None
     #: bumped at each search started or stopped: a late answer of an older one is dropped
     generation: int = 0
+    #: ``n`` (+1) and ``N`` (-1) typed while a search ran: run in turn once it lands
+    pending_steps: int = 0
     #: set when a search ends, stopped or not (tests wait on it)
     search_done: threading.Event | None = None
     #: set when ``r`` has counted the findings again (tests wait on it)
@@ -93,7 +95,11 @@ class SearchScreen(Screen[None]):
         if key == "slash":
             self.action_search()
         elif key in ("n", "N") and self.search_query is not None:
-            self.action_search_next(1 if key == "n" else -1)
+            step = 1 if key == "n" else -1
+            if self.running is not None:  # typed ahead: run once this search lands
+                self.pending_steps += step
+            else:
+                self.action_search_next(step)
         elif key == "escape" and self.running is not None:
             self.action_stop_search()
         elif key == "f":
@@ -123,6 +129,7 @@ class SearchScreen(Screen[None]):
         def done(answer: str | None) -> None:
             if answer is None or not answer:
                 return
+            self.pending_steps = 0
             try:
                 self.search_query = parse_query(answer)
             except QueryError as e:
@@ -186,6 +193,7 @@ class SearchScreen(Screen[None]):
 
     def action_stop_search(self) -> None:
         search = self.running
+        self.pending_steps = 0
         if search is not None and self.stop_search():
             self.status(safe(f"search for {self.search_query.typed if self.search_query else ''!r} stopped "
                              f"after {human(search.scanned)} of {human(search.total)}",
@@ -209,6 +217,7 @@ class SearchScreen(Screen[None]):
         self.searcher = None
         q = self.search_query.typed
         if m is None:
+            self.pending_steps = 0
             self.status(safe(f"no match for {q!r} in this partition's keys, values or "
                              f"headers ({human(search.scanned if search else 0)} read)",
                              "yellow"))
@@ -223,6 +232,10 @@ class SearchScreen(Screen[None]):
         t.append("  n / N next / previous", style="dim")
         self.status(t)
         self.query_one("#records", DataTable).focus()
+        if self.pending_steps:
+            step = 1 if self.pending_steps > 0 else -1
+            self.pending_steps -= step
+            self.start_search(step)
 
     # --- findings ----------------------------------------------------------------------------
     def action_findings(self) -> None:

@@ -243,7 +243,7 @@ def test_slash_n_N_text_regex_hex_and_wrap(shop: Path) -> None:
             await pilot.press("n")
             await search_wait(scr, pilot)
             assert selected(scr) == (rows[1].position, 3)
-            await pilot.press("n")
+            await pilot.press("N", "n", "n")  # typed ahead of the search: each in turn
             await search_wait(scr, pilot)
             assert selected(scr) == (rows[2].position, 5)
             await pilot.press("n")
@@ -576,3 +576,76 @@ def test_found_and_shown_data_stays_inert(tmp_path: Path) -> None:
             body = str(rv.query_one("#record").render())
             assert '"k": "[bold]markup[/] \\u001b]0;title\\u0007"' in body
     run(go())
+
+
+TMUX = shutil.which("tmux")
+
+
+@pytest.mark.slow
+def test_search_and_findings_in_a_real_terminal(damaged: dict[str, Any]) -> None:
+    """/ n f y v in tmux at 80x24, keys sent in bursts as a person typing over SSH."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    from tests.conftest import subprocess_env
+    from tests.support.browser import require_tool
+
+    require_tool("tmux", TMUX, ".ci/run installs Debian's tmux package")
+    root = Path(__file__).resolve().parents[3]
+    session = f"kdump-search-{os.getpid()}"
+    env = subprocess_env()
+    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("TMUX", None)
+    env.pop("TERM_PROGRAM", None)
+    sock = ["-L", f"kdump-search-{os.getpid()}"]
+    subprocess.run(["tmux", *sock, "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
+                    "env PS1='READY$ ' bash --norc --noprofile"], env=env, check=True)
+    try:
+        def keys(*k: str) -> None:
+            subprocess.run(["tmux", *sock, "send-keys", "-t", session, *k], check=True)
+
+        def pane() -> str:
+            return subprocess.run(["tmux", *sock, "capture-pane", "-p", "-t", session],
+                                  capture_output=True, text=True, check=True).stdout
+
+        def wait_for(text: str) -> str:
+            end = time.monotonic() + 60
+            screen = ""
+            while time.monotonic() < end:
+                screen = pane()
+                if text in screen:
+                    return screen
+                time.sleep(0.2)
+            raise AssertionError(f"{text!r} not on the screen:\n{screen}")
+
+        wait_for("READY$")
+        keys(f"{sys.executable} -m kdump browse --no-check {damaged['dir']}; echo EXIT=$?",
+             "Enter")
+        wait_for("orders-1")
+        keys("/", *"orders-0", "Enter", "/", *"needle", "Enter")
+        wait_for("match for 'needle': header trace of the record at offset 1")
+        keys("n")
+        wait_for("value of the record at offset 3")
+        keys("N", "N")  # back to 1, then past the start: from the end, offset 9
+        screen = wait_for("value of the record at offset 9")
+        assert "NEEDLE upper" in screen
+        keys("f")
+        screen = wait_for("findings, by position")
+        assert "crc-mismatch" in screen
+        keys("Escape")
+        wait_for("NEEDLE upper")
+        keys("Enter")  # the records pane has the focus after a match
+        wait_for("rendering:")
+        keys("v", "v")
+        screen = wait_for("json:")
+        keys("Escape")
+        time.sleep(0.5)
+        keys("Escape")
+        wait_for("log dirs, topics, partitions")
+        keys("q")
+        screen = wait_for("EXIT=0")
+        assert screen.rstrip().endswith("READY$")
+    finally:
+        subprocess.run(["tmux", *sock, "kill-server"], capture_output=True)
