@@ -23,6 +23,11 @@ from .widgets import safe
 
 #: characters of a rendering the record view shows (kdump dump shows everything)
 VIEW_CHARS = 256 << 10
+#: bytes of a key or value rendered (hex and base64 of a 16 MiB value would take
+#: seconds and hundreds of MB): the first ones, and how many are left
+VIEW_BYTES = 32 << 10
+#: ... except for JSON, which needs the whole text
+JSON_BYTES = 4 << 20
 #: most bytes sent through OSC 52 (terminals cap it: xterm and tmux near 100 kB)
 COPY_MAX = 74_994
 
@@ -132,11 +137,17 @@ class RecordView(ModalScreen[None]):
         t.append("  (v cycles, y copies)", style="dim")
         return t
 
-    def shown(self, raw: bytes | None, decoded: str) -> str:
+    def shown(self, raw: bytes | None, decoded: str, whole: bool = False) -> str:
         """A key or value in the current rendering (null, a tombstone: its words)."""
         if raw is None:
             return decoded
-        return render(raw, self.mode, decoded if self.mode == "auto" else None)
+        if self.mode == "auto" and decoded is not None:
+            return decoded
+        cap = len(raw) if whole else JSON_BYTES if self.mode == "json" else VIEW_BYTES
+        text = render(raw[:cap], self.mode)
+        if len(raw) > cap:
+            text += f"\n… (the first {cap} of {len(raw)} bytes: kdump dump shows them all)"
+        return text
 
     def body(self) -> Text:
         r = self.rec
@@ -174,8 +185,8 @@ class RecordView(ModalScreen[None]):
             r = self.rec
             what, text = {
                 "o": ("offset", str(r.offset)),
-                "k": ("key", self.shown(r.raw_key, r.key)),
-                "v": ("value", self.shown(r.raw_value, r.value)),
+                "k": ("key", self.shown(r.raw_key, r.key, whole=True)),
+                "v": ("value", self.shown(r.raw_value, r.value, whole=True)),
                 "p": ("position", str(self.position)),
             }[choice]
             self.query_one("#recstatus", Static).update(copy_out(self.app, what, text))

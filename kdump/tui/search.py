@@ -91,6 +91,9 @@ class SearchScreen(Screen[None]):
             p, self.pending = self.pending, None
             self.go_finding(p)
 
+    def on_unmount(self) -> None:
+        self.stop_search()
+
     def search_key(self, key: str) -> bool:
         if key == "slash":
             self.action_search()
@@ -147,6 +150,9 @@ class SearchScreen(Screen[None]):
     def start_search(self, step: int) -> None:
         assert self.search_query is not None
         self.stop_search()
+        if not self.view.segments:
+            self.status(Text("no segments in this partition: nothing to search", style="yellow"))
+            return
         self.generation += 1
         gen = self.generation
         search = Search(list(self.view.segments), self.search_query,
@@ -176,6 +182,10 @@ class SearchScreen(Screen[None]):
                         self.app.call_from_thread(self.search_progress, gen, item)
                 if not worker.is_cancelled:
                     self.app.call_from_thread(self.search_ended, gen, found)
+            except Exception as e:  # said on the status line, never a traceback
+                if not worker.is_cancelled:
+                    msg = f"the search stopped: {e}"
+                    self.app.call_from_thread(self.search_failed, gen, msg)
             finally:
                 done.set()
 
@@ -200,7 +210,7 @@ class SearchScreen(Screen[None]):
                              "yellow"))
 
     def search_progress(self, gen: int, p: Progress) -> None:
-        if gen != self.generation or self.search_query is None:
+        if gen != self.generation or self.search_query is None or not self.is_mounted:
             return
         pct = 100 * p.scanned // max(1, p.total)
         t = safe(f"searching for {self.search_query.typed!r}: {human(p.scanned)} of "
@@ -209,8 +219,14 @@ class SearchScreen(Screen[None]):
                  f"{', from the start again' if p.wrapped else ''} (Escape stops)")
         self.status(t)
 
+    def search_failed(self, gen: int, msg: str) -> None:
+        if gen == self.generation and self.is_mounted:
+            self.running = self.searcher = None
+            self.pending_steps = 0
+            self.status(safe(msg, "bold red"))
+
     def search_ended(self, gen: int, m: Match | None) -> None:
-        if gen != self.generation or self.search_query is None:
+        if gen != self.generation or self.search_query is None or not self.is_mounted:
             return
         search = self.running
         self.running = None

@@ -249,7 +249,7 @@ class Search:
                     return
         if not wrap:
             return
-        for seg in range(0, after.segment + 1):
+        for seg in range(0, min(after.segment + 1, len(self.segments))):
             for item in self.walk(seg, 0, FIRST, after.key, wrapped=True):
                 yield item
                 if isinstance(item, Match):
@@ -260,7 +260,7 @@ class Search:
         from its end in windows: :meth:`last_in`); then, with ``wrap``, from the
         partition's end down to ``before`` itself."""
         below = (before.key[0], before.key[1], before.key[2] - 1)
-        for seg in range(before.segment, -1, -1):
+        for seg in range(min(before.segment, len(self.segments) - 1), -1, -1):
             hi = below if seg == before.segment else LAST
             for item in self.last_in(seg, FIRST, hi):
                 yield item

@@ -525,6 +525,17 @@ def test_r_picks_up_a_new_segment_and_new_findings(shop: Path) -> None:
             await pilot.press("slash", *"needle new", "enter")
             await search_wait(scr, pilot)
             assert scr.seg == 2 and selected(scr) == (0, 20)
+            # retention deletes a segment: gone from the list, the search does not miss it
+            (shop / "orders-0" / "00000000000000000009.log").unlink()
+            await pilot.press("r")
+            await until(pilot, lambda: scr.reread_done is not None and scr.reread_done.is_set())
+            await pilot.pause()
+            assert [s.base_offset for s in scr.view.segments] == [0, 20]
+            assert status(scr).startswith("re-read orders-0: 2 segments (0 new, 1 gone), ")
+            assert scr.seg == 1 and selected(scr) == (0, 20)  # where it was
+            await pilot.press("slash", *"needle third", "enter")
+            await search_wait(scr, pilot)
+            assert scr.seg == 0 and selected(scr)[1] == 5 and "wrapped" in status(scr)
             # from the tree: a new partition
             await pilot.press("escape")
             await pilot.pause()
@@ -649,3 +660,36 @@ def test_search_and_findings_in_a_real_terminal(damaged: dict[str, Any]) -> None
         assert screen.rstrip().endswith("READY$")
     finally:
         subprocess.run(["tmux", *sock, "kill-server"], capture_output=True)
+
+
+def test_a_large_value_is_rendered_in_part_and_too_large_to_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TERM_PROGRAM", raising=False)
+    from kdump.tui.record import VIEW_BYTES
+
+    d = tmp_path / "ld" / "large-0"
+    d.mkdir(parents=True)
+    (d / SEG).write_bytes(w.v2_batch([w.Rec(key=b"k", value=b"\x01" * 200_000,
+                                            timestamp=w.TS0)]))
+
+    async def go() -> None:
+        app = BrowseApp([str(d.parent)], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            scr = await open_part(app, pilot, "large")
+            await pilot.press("tab", "enter", "v", "v", "v")
+            await pilot.pause()
+            rv = app.screen
+            assert isinstance(rv, RecordView) and rv.mode == "hex"
+            body = str(rv.query_one("#record").render())
+            assert "\n00007ff0  01 01 01" in body
+            assert body.endswith(f"… (the first {VIEW_BYTES} of 200000 bytes: kdump dump "
+                                 "shows them all)")
+            await pilot.press("y", "v")
+            await pilot.pause()
+            assert app.clipboard == ""
+            assert str(rv.query_one("#recstatus").render()).startswith(
+                "cannot copy the value here (")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is scr
+    run(go())
