@@ -72,8 +72,8 @@ def describe(f: Finding) -> Text:
 
 
 class FindingsScreen(Screen[Finding | None]):
-    """The findings ``load`` returns (run in a thread: it may read partitions whole);
-    dismissed with the finding Enter chose."""
+    """The findings ``load(say)`` returns (run in a thread: it may read partitions whole,
+    and ``say`` what it is reading); dismissed with the finding Enter chose."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
@@ -86,7 +86,8 @@ class FindingsScreen(Screen[Finding | None]):
     FindingsScreen > #fdetail { height: 8; border-top: solid $accent; }
     """
 
-    def __init__(self, title: str, load: Callable[[], list[Finding]]) -> None:
+    def __init__(self, title: str,
+                 load: Callable[[Callable[[str], None]], list[Finding]]) -> None:
         super().__init__()
         self.title_text = title
         self.load = load
@@ -111,8 +112,13 @@ class FindingsScreen(Screen[Finding | None]):
 
     @work(thread=True, exclusive=True, group="findings", exit_on_error=False)
     def read(self) -> None:
+        def say(words: str) -> None:
+            if not self.loaded:
+                self.app.call_from_thread(
+                    lambda: self.query_one("#fwhole", Static).update(safe(words)))
+
         try:
-            found = self.load()
+            found = self.load(say)
         except Exception as e:  # a partition that cannot be read: said, not raised
             msg = f"the findings could not be read: {e}"
             self.app.call_from_thread(
@@ -162,8 +168,14 @@ class FindingsScreen(Screen[Finding | None]):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         f = self.selected()
-        if f is not None:
-            self.dismiss(f)
+        if f is None:
+            return
+        if f.node is None:  # a file of the log dir no partition holds
+            t = describe(f)
+            t.append("\n(in no partition: nothing to open)", style="dim")
+            self.query_one("#fwhole", Static).update(t)
+            return
+        self.dismiss(f)
 
     def on_key(self, event: events.Key) -> None:
         pass_on(self, event)

@@ -258,9 +258,13 @@ class SearchScreen(Screen[None]):
         node = self.node
         mbb = self.view.max_batch_bytes
 
-        def load() -> list[Finding]:
-            checked = node.checked or partition_findings(node, max_batch_bytes=mbb)
-            node.checked = checked
+        def load(say: Callable[[str], None]) -> list[Finding]:
+            checked = node.checked
+            if checked is None:
+                checked = node.checked = partition_findings(node, max_batch_bytes=mbb)
+                counted = getattr(self.app, "partition_checked", None)
+                if counted is not None:  # the tree's label shows the count too
+                    self.app.call_from_thread(counted, node)
             return [Finding(node, p) for p in checked.findings]
 
         def done(f: Finding | None) -> None:
@@ -388,13 +392,21 @@ def logdir_findings(screen: Screen[None], logdirs: list[LogDirNode], chosen: obj
     dirs = [ld for ld in logdirs if ld is chosen or any(
         chosen is t or any(chosen is p for p in t.partitions) for t in ld.topics)] or logdirs
 
-    def load() -> list[Finding]:
+    def load(say: Callable[[str], None]) -> list[Finding]:
         out: list[Finding] = []
+        total = sum(len(ld.partitions) for ld in dirs)
+        done = 0
         for ld in dirs:
             out.extend(Finding(None, p) for p in ld.problems)
             for node in ld.partitions:
+                done += 1
                 if node.checked is None:
+                    say(f"reading {node.name} ({done} of {total} partitions) for its "
+                        "findings (verify-crc, verify-index) …")
                     node.checked = partition_findings(node, max_batch_bytes=max_batch_bytes)
+                    counted = getattr(screen.app, "partition_checked", None)
+                    if counted is not None:  # the tree's label shows the count too
+                        screen.app.call_from_thread(counted, node)
                 out.extend(Finding(node, p) for p in node.checked.findings)
         return out
 

@@ -388,6 +388,10 @@ def test_f_lists_sorts_and_jumps(damaged: dict[str, Any]) -> None:
             assert sev == sorted(sev, key=["error", "warning", "info"].index)
             names = {f.node.name for f in fs.findings if f.node is not None}
             assert names == {"orders-0", "orders-1"}
+            labels = [str(leaf.label) for leaf in app.tree_screen.leaves.values()]
+            [label] = labels  # the tree's label counted too (its disk bytes: st_blocks)
+            assert label.startswith("orders-1  ")
+            assert label.endswith("  2 records  1 error  1 warning")
             crc = next(i for i, f in enumerate(fs.findings) if f.problem.kind == "crc-mismatch")
             await pilot.press(*["down"] * crc, "enter")
             await pilot.pause()
@@ -556,10 +560,27 @@ def test_found_and_shown_data_stays_inert(tmp_path: Path) -> None:
         w.Rec(key=b"[link=http://x]k[/link]", value=b"\x1b[31m\xe2\x80\xaeevil\n[b]x",
               headers=[("h[i]", b"\x9b2J")], timestamp=w.TS0 + 1)]))
 
+    named = d.parent / "ev\x1b]0;t\x07[b]il-0"  # a directory name is data too
+    named.mkdir()
+    (named / SEG).write_bytes(b"\x00" * 30 + b"[red]x\x1b[2J" * 4)
+
     async def go() -> None:
         app = BrowseApp([str(d.parent)], check=False)
         async with app.run_test(size=(120, 40)) as pilot:
-            scr = await open_part(app, pilot, "evil")
+            await pilot.press("f")
+            await pilot.pause()
+            fs = app.screen
+            assert isinstance(fs, FindingsScreen)
+            await until(pilot, lambda: fs.loaded)
+            await pilot.pause()
+            names = {str(fs.query_one("#ftable").get_row_at(i)[3])  # type: ignore[attr-defined]
+                     for i in range(len(fs.findings))}
+            assert "ev\\x1b]0;t\\x07[b]il-0" in names
+            svg = app.export_screenshot()
+            assert "\x1b" not in svg and "\x07" not in svg
+            await pilot.press("escape")
+            await pilot.pause()
+            scr = await open_part(app, pilot, "evil-0")
             await pilot.press("slash", *"[/link]", "enter")
             await search_wait(scr, pilot)
             assert selected(scr) == (0, 1)
