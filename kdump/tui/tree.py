@@ -14,7 +14,6 @@ from textual.widgets import Footer, Static, Tree
 from textual.widgets.tree import TreeNode
 
 from ..ops.browse import LogDirNode, PartitionNode, TopicNode
-from .search import logdir_findings
 from .widgets import SEVERITY_STYLE, LineEditor, human, pass_on, safe
 
 
@@ -86,7 +85,7 @@ class TreeScreen(Screen[None]):
         Binding("slash", "filter", "Filter"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("f", "findings", "Findings", show=False),
-        Binding("r", "app.reread", "Re-read", show=False),
+        Binding("r", "reread", "Re-read", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -167,13 +166,6 @@ class TreeScreen(Screen[None]):
                 event.stop()
                 event.prevent_default()
                 self.action_filter()
-            elif event.key in ("f", "r"):  # findings, re-read (kdump/tui/search.py)
-                event.stop()
-                event.prevent_default()
-                if event.key == "f":
-                    self.action_findings()
-                else:
-                    self.app_.reread()
             return
         what = self.line.key(event)
         if what is None:
@@ -194,9 +186,15 @@ class TreeScreen(Screen[None]):
             self.rebuild(self.line.text)
 
     def action_findings(self) -> None:
+        """``f``: the findings of the log dir the cursor is in (kdump/tui/search.py)."""
+        from .search import logdir_findings
+
         node = self.query_one("#tree", Tree).cursor_node
         logdir_findings(self, self.app_.logdirs, node.data if node is not None else None,
                         self.app_.open_partition, self.app_.max_batch_bytes)
+
+    def action_reread(self) -> None:
+        self.app_.reread()
 
     def status_filter(self, text: str) -> None:
         if text:
