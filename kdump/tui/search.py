@@ -187,6 +187,9 @@ class SearchScreen(Screen[None]):
                     msg = f"the search stopped: {e}"
                     self.app.call_from_thread(self.search_failed, gen, msg)
             finally:
+                close = getattr(items, "close", None)
+                if close is not None:
+                    close()  # the segment it was reading closed now, not when collected
                 done.set()
 
         self.searcher = self.run_worker(run, name="kdump-browse-search", group="search",
