@@ -289,10 +289,10 @@ def test_escape_stops_a_search_and_a_big_one_reads_bounded(
 
     def slow_walk(self: Search, *a: Any, **k: Any) -> Any:
         for item in walk(self, *a, **k):
+            yield item  # the progress line drawn (call_from_thread waits for it), then:
             if isinstance(item, Progress) and self.query.typed == "zzz" and not gate.is_set():
                 waiting.set()
                 gate.wait(30)
-            yield item
 
     monkeypatch.setattr(Search, "walk", slow_walk)
     monkeypatch.setattr(tui_search, "PROGRESS_EVERY", 0.0)
@@ -305,6 +305,10 @@ def test_escape_stops_a_search_and_a_big_one_reads_bounded(
             await pilot.press("slash", *"zzz", "enter")
             await until(pilot, waiting.is_set, "the search reads")
             assert scr.running is not None
+            await pilot.pause()
+            assert status(scr) == ("searching for 'zzz': 1.0 MiB of 24.0 MiB read (4%), at "
+                                   "offset 14000 in segment 0 "
+                                   "(Escape stops)")
             await pilot.press("escape")
             await pilot.pause()
             assert isinstance(app.screen, PartitionScreen)  # Escape stopped, not back
