@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
+from textual.worker import get_current_worker
 
 from ..findings import Problem
 from ..ops.browse.tree import PartitionNode, finding_order
@@ -71,6 +72,10 @@ def describe(f: Finding) -> Text:
     return t
 
 
+class Closed(Exception):
+    """The findings list was closed while its findings were being read."""
+
+
 class FindingsScreen(Screen[Finding | None]):
     """The findings ``load(say)`` returns (run in a thread: it may read partitions whole,
     and ``say`` what it is reading); dismissed with the finding Enter chose."""
@@ -112,13 +117,17 @@ class FindingsScreen(Screen[Finding | None]):
 
     @work(thread=True, exclusive=True, group="findings", exit_on_error=False)
     def read(self) -> None:
+        worker = get_current_worker()
+
         def say(words: str) -> None:
-            if not self.loaded:
-                self.app.call_from_thread(
-                    lambda: self.query_one("#fwhole", Static).update(safe(words)))
+            if worker.is_cancelled:  # the list was closed: read no further
+                raise Closed
+            self.app.call_from_thread(self.reading, words)
 
         try:
             found = self.load(say)
+        except Closed:
+            return
         except Exception as e:  # a partition that cannot be read: said, not raised
             msg = f"the findings could not be read: {e}"
             self.app.call_from_thread(
@@ -126,7 +135,13 @@ class FindingsScreen(Screen[Finding | None]):
             return
         self.app.call_from_thread(self.show, found)
 
+    def reading(self, words: str) -> None:
+        if self.is_mounted and not self.loaded:
+            self.query_one("#fwhole", Static).update(safe(words))
+
     def show(self, found: list[Finding]) -> None:
+        if not self.is_mounted:
+            return
         self.findings = found
         self.loaded = True
         self.action_sort(self.order)
@@ -156,6 +171,11 @@ class FindingsScreen(Screen[Finding | None]):
         else:
             self.query_one("#fwhole", Static).update(
                 Text("no findings (verify-crc, verify-index)", style="green"))
+
+    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+        """A click on the severity column's header sorts by severity, on another's by
+        position."""
+        self.action_sort("severity" if event.column_index == 1 else "position")
 
     def selected(self) -> Finding | None:
         i = self.query_one("#ftable", DataTable).cursor_row

@@ -718,3 +718,41 @@ def test_a_large_value_is_rendered_in_part_and_too_large_to_copy(
             await pilot.pause()
             assert app.screen is scr
     run(go())
+
+
+def test_closing_the_findings_list_stops_its_reading(
+        damaged: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    import kdump.tui.search as tui_search
+
+    gate = threading.Event()
+    read: list[str] = []
+    real = tui_search.partition_findings
+
+    def slow(node: Any, **k: Any) -> Any:
+        read.append(node.name)
+        gate.wait(30)
+        return real(node, **k)
+
+    monkeypatch.setattr(tui_search, "partition_findings", slow)
+
+    async def go() -> None:
+        app = BrowseApp([str(damaged["dir"])], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("f")
+            await pilot.pause()
+            fs = app.screen
+            assert isinstance(fs, FindingsScreen)
+            await until(pilot, lambda: read == ["orders-0"])
+            await pilot.pause()
+            assert str(fs.query_one("#fwhole").render()) == (
+                "reading orders-0 (1 of 2 partitions) for its findings (verify-crc, "
+                "verify-index) …")
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, TreeScreen)
+            gate.set()
+            await pilot.pause(0.3)
+            assert read == ["orders-0"]  # the second partition is not read
+            await pilot.press("q")
+        assert app.return_code == 0
+    run(go())
