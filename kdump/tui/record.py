@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from ..ops.browse.partition import RecordRow
-from ..ops.browse.renderings import RENDERINGS, next_rendering, render
+from ..ops.browse.renderings import RENDERINGS, is_json, next_rendering, render
 from ..textsafe import inert_lines
 from .widgets import safe
 
@@ -144,7 +144,7 @@ class RecordView(ModalScreen[None]):
         if self.mode == "auto" and decoded is not None:
             return decoded
         cap = len(raw) if whole else JSON_BYTES if self.mode == "json" else VIEW_BYTES
-        text = render(raw[:cap], self.mode)
+        text = render(raw[:cap], self.mode, decoded if self.mode == "json" else None)
         if len(raw) > cap:
             text += f"\n… (the first {cap} of {len(raw)} bytes: kdump dump shows them all)"
         return text
@@ -158,7 +158,11 @@ class RecordView(ModalScreen[None]):
         for name, raw, decoded in (("key", r.raw_key, r.key), ("value", r.raw_value, r.value)):
             text = self.shown(raw, decoded)
             size = "" if raw is None else f" ({len(raw)} bytes)"
-            t.append(f"\n{name}{size}, {self.mode}:\n", style="bold")
+            t.append(f"\n{name}{size}, {self.mode}", style="bold")
+            if self.mode == "json" and raw is not None and len(raw) <= JSON_BYTES and \
+                    not is_json(raw) and not text.startswith("not JSON"):
+                t.append(" (dump's decoding: the bytes are not JSON)", style="dim")
+            t.append(":\n", style="bold")
             t.append_text(lines(text[:VIEW_CHARS]))
             if len(text) > VIEW_CHARS:
                 t.append(f" … ({len(text) - VIEW_CHARS} more characters: kdump dump shows "

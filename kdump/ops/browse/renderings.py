@@ -27,6 +27,14 @@ def is_utf8(data: bytes) -> bool:
     return True
 
 
+def is_json(data: bytes) -> bool:
+    try:
+        json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+        return False
+    return True
+
+
 def key_text(data: bytes | None) -> str:
     """A key (or header) in one line: its text when it is UTF-8, else ``0x`` and its
     bytes in hex (a binary key: never replacement characters)."""
@@ -58,7 +66,8 @@ def hex_lines(data: bytes, width: int = 16) -> str:
 
 def render(data: bytes | None, mode: str, decoded: str | None = None) -> str:
     """``data`` (None: null) in ``mode``; ``decoded``: ``dump``'s text of it, which
-    ``auto`` shows when there is one."""
+    ``auto`` shows when there is one, and ``json`` pretty-prints when the bytes are not
+    JSON but it is (``__consumer_offsets``' binary keys and values)."""
     if data is None:
         return "null"
     if mode == "auto":
@@ -71,9 +80,16 @@ def render(data: bytes | None, mode: str, decoded: str | None = None) -> str:
         try:
             return json.dumps(json.loads(data.decode("utf-8")), indent=2, ensure_ascii=False)
         except UnicodeDecodeError as e:
-            return f"not JSON: not UTF-8 ({e.reason} at byte {e.start})"
+            why = f"not JSON: not UTF-8 ({e.reason} at byte {e.start})"
         except (ValueError, RecursionError) as e:
-            return f"not JSON: {e}"
+            why = f"not JSON: {e}"
+        if decoded is not None:  # dump's decoding of binary (internal topics ...) may be
+            try:
+                pretty = json.dumps(json.loads(decoded), indent=2, ensure_ascii=False)
+            except (ValueError, RecursionError):
+                return why
+            return pretty
+        return why
     if mode == "hex":
         return hex_lines(data)
     if mode == "base64":

@@ -756,3 +756,38 @@ def test_closing_the_findings_list_stops_its_reading(
             await pilot.press("q")
         assert app.return_code == 0
     run(go())
+
+
+def test_json_of_a_binary_value_pretty_prints_dumps_decoding() -> None:
+    assert render(b"\x00\x01", "json", '{"group": "g"}') == '{\n  "group": "g"\n}'
+    assert render(b"\xff", "json", "plain words") == (
+        "not JSON: not UTF-8 (invalid start byte at byte 0)")
+
+
+def test_json_of_a_consumer_offsets_record_and_a_search_in_its_bytes(tmp_path: Path) -> None:
+    from tests.support.group_records import commit
+
+    d = tmp_path / "ld" / "__consumer_offsets-0"
+    d.mkdir(parents=True)
+    rec = commit("payments-app", "orders", 3, 1234, w.TS0)
+    rec.timestamp = w.TS0
+    (d / SEG).write_bytes(w.v2_batch([rec]))
+
+    async def go() -> None:
+        app = BrowseApp([str(d.parent)], check=False)
+        async with app.run_test(size=(100, 40)) as pilot:
+            scr = await open_part(app, pilot, "__consumer_offsets-0")
+            await pilot.press("slash", *"payments-app", "enter")  # in the binary key's bytes
+            await search_wait(scr, pilot)
+            assert selected(scr) == (0, 0) and "key of the record at offset 0" in status(scr)
+            await pilot.press("enter", "v", "v")
+            await pilot.pause()
+            rv = app.screen
+            assert isinstance(rv, RecordView) and rv.mode == "json"
+            body = str(rv.query_one("#record").render())
+            assert "json (dump's decoding: the bytes are not JSON):\n{\n" in body
+            assert '"group": "payments-app"' in body and '"offset": 1234' in body
+            await pilot.press("y", "k")
+            await pilot.pause()
+            assert app.clipboard.startswith("{\n") and app.clipboard.endswith("}")
+    run(go())
