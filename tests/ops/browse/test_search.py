@@ -618,8 +618,10 @@ TMUX = shutil.which("tmux")
 
 
 @pytest.mark.slow
-def test_search_and_findings_in_a_real_terminal(damaged: dict[str, Any]) -> None:
-    """/ n f y v in tmux at 80x24, keys sent in bursts as a person typing over SSH."""
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)])
+def test_search_and_findings_in_a_real_terminal(damaged: dict[str, Any],
+                                                size: tuple[int, int]) -> None:
+    """/ n N f v in tmux, keys sent in bursts as a person typing over SSH."""
     import os
     import subprocess
     import sys
@@ -630,13 +632,14 @@ def test_search_and_findings_in_a_real_terminal(damaged: dict[str, Any]) -> None
 
     require_tool("tmux", TMUX, ".ci/run installs Debian's tmux package")
     root = Path(__file__).resolve().parents[3]
-    session = f"kdump-search-{os.getpid()}"
+    session = f"kdump-search-{os.getpid()}-{size[0]}"
     env = subprocess_env()
     env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("TMUX", None)
     env.pop("TERM_PROGRAM", None)
-    sock = ["-L", f"kdump-search-{os.getpid()}"]
-    subprocess.run(["tmux", *sock, "new-session", "-d", "-s", session, "-x", "80", "-y", "24",
+    sock = ["-L", f"kdump-search-{os.getpid()}-{size[0]}"]
+    subprocess.run(["tmux", *sock, "new-session", "-d", "-s", session, "-x", str(size[0]),
+                    "-y", str(size[1]),
                     "env PS1='READY$ ' bash --norc --noprofile"], env=env, check=True)
     try:
         def keys(*k: str) -> None:
