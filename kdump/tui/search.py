@@ -33,6 +33,20 @@ from .widgets import Prompt, human, safe
 PROGRESS_EVERY = 0.1
 
 
+def fill(table: DataTable[object], rows: list[list[Text]]) -> None:
+    """``table`` holding ``rows`` under its columns as they are, each column made as wide
+    as its widest cell (a new segment's larger offset or size is never cut to the
+    width the first rows gave)."""
+    labels = [c.label.copy() for c in table.ordered_columns]
+    widths = [max([label.cell_len] + [r[i].cell_len for r in rows])
+              for i, label in enumerate(labels)]
+    table.clear(columns=True)
+    for label, width in zip(labels, widths, strict=True):
+        table.add_column(label, width=width, key=label.plain)
+    for i, r in enumerate(rows):
+        table.add_row(*r, key=str(i))
+
+
 class SearchScreen(Screen[None]):
     """Keys ``/ n N Escape f y r`` of a partition; ``search_key`` is called first with
     every key the screen gets (True: taken)."""
@@ -331,11 +345,13 @@ class SearchScreen(Screen[None]):
         self.view.close()
         self.view.segments = list(node.segments)
         segs = self.query_one("#segments", DataTable)
-        segs.clear()
-        for i, s in enumerate(self.view.segments):
-            segs.add_row(Text(str(s.base_offset)), safe(s.path.rsplit("/", 1)[-1]),
-                         Text(human(s.size)), Text("active" if s.active else ""), key=str(i))
-        segs.styles.height = min(len(self.view.segments), 3) + 1
+        fill(segs, [[Text(str(s.base_offset)), safe(s.path.rsplit("/", 1)[-1]),
+                     Text(str(s.size)), Text("active" if s.active else "")]
+                    for s in self.view.segments])
+        height = segs.styles.height
+        if height is not None and height.is_cells:  # its rows (up to 3) and its chrome
+            segs.styles.height = int(height.value) - min(len(before), 3) + min(
+                len(self.view.segments), 3)
         new = [s for s in self.view.segments if s.base_offset not in before]
         gone = len(before - {s.base_offset for s in self.view.segments})
         seg = next((i for i, s in enumerate(self.view.segments) if s.base_offset == base), 0)

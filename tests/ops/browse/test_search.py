@@ -544,6 +544,19 @@ def test_r_picks_up_a_new_segment_and_new_findings(shop: Path) -> None:
             await pilot.press("slash", *"needle third", "enter")
             await search_wait(scr, pilot)
             assert scr.seg == 0 and selected(scr)[1] == 5 and "wrapped" in status(scr)
+            # a segment whose base offset and size are longer than any before: not cut
+            big = w.v2_batch([w.Rec(key=b"far", value=b"v" * 20_000, timestamp=w.TS0 + 30)],
+                             base_offset=12_345_678_901)
+            (shop / "orders-0" / "00000000012345678901.log").write_bytes(big)
+            await pilot.press("r")
+            await until(pilot, lambda: scr.reread_done is not None and scr.reread_done.is_set())
+            await pilot.pause()
+            segs = scr.query_one("#segments")
+            cells = segs.get_row_at(2)  # type: ignore[attr-defined]
+            assert [str(c) for c in cells] == ["12345678901", "00000000012345678901.log",
+                                               str(len(big)), "active"]
+            widths = [c.width for c in segs.ordered_columns]  # type: ignore[attr-defined]
+            assert all(c.cell_len <= wd for c, wd in zip(cells, widths, strict=True))
             # from the tree: a new partition
             await pilot.press("escape")
             await pilot.pause()
