@@ -72,6 +72,20 @@ def describe(f: Finding) -> Text:
     return t
 
 
+def fill(table: DataTable[object], rows: list[list[Text]]) -> None:
+    """``table`` holding ``rows`` under its columns as they are, each column made as wide
+    as its widest cell (a new segment's larger offset or size is never cut to the
+    width the first rows gave)."""
+    labels = [c.label.copy() for c in table.ordered_columns]
+    widths = [max([label.cell_len] + [r[i].cell_len for r in rows])
+              for i, label in enumerate(labels)]
+    table.clear(columns=True)
+    for label, width in zip(labels, widths, strict=True):
+        table.add_column(label, width=width, key=label.plain)
+    for i, r in enumerate(rows):
+        table.add_row(*r, key=str(i))
+
+
 class Closed(Exception):
     """The findings list was closed while its findings were being read."""
 
@@ -150,17 +164,18 @@ class FindingsScreen(Screen[Finding | None]):
         self.order = order
         self.findings.sort(key=severity_key if order == "severity" else position_key)
         table = self.query_one("#ftable", DataTable)
-        table.clear()
+        rows = []
         for i, f in enumerate(self.findings):
             p = f.problem
             detail = p.detail if len(p.detail) <= DETAIL_CHARS else p.detail[:DETAIL_CHARS] + "…"
-            table.add_row(
+            rows.append([
                 Text(str(i + 1)), safe(f.severity, SEVERITY_STYLE.get(f.severity, "")),
                 safe(p.kind), safe(f.node.name if f.node is not None else "(log dir)"),
                 safe(os.path.basename(p.path)),
                 Text("" if p.position is None else str(p.position)),
                 Text("" if p.base_offset is None else str(p.base_offset)),
-                safe(detail), key=str(i))
+                safe(detail)])
+        fill(table, rows)  # every column as wide as its widest cell: no digit cut
         count = Text(f"{len(self.findings)} finding{'s' if len(self.findings) != 1 else ''}"
                      f", by {order} (p position, s severity, Enter jumps to it)")
         self.query_one("#ftitle", Static).update(

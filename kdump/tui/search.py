@@ -25,26 +25,12 @@ from ..findings import Problem
 from ..ops.browse.partition import BatchRow, PartitionView, RecordRow
 from ..ops.browse.search import Match, Place, Progress, Query, QueryError, Search, parse_query
 from ..ops.browse.tree import LogDirNode, PartitionNode, browse_tree, partition_findings
-from .findings import Finding, FindingsScreen
+from .findings import Finding, FindingsScreen, fill
 from .record import CopyMenu, RecordView, copy_choices, copy_out
 from .widgets import Prompt, human, safe
 
 #: least time between two progress lines (a search reads hundreds of MB a second)
 PROGRESS_EVERY = 0.1
-
-
-def fill(table: DataTable[object], rows: list[list[Text]]) -> None:
-    """``table`` holding ``rows`` under its columns as they are, each column made as wide
-    as its widest cell (a new segment's larger offset or size is never cut to the
-    width the first rows gave)."""
-    labels = [c.label.copy() for c in table.ordered_columns]
-    widths = [max([label.cell_len] + [r[i].cell_len for r in rows])
-              for i, label in enumerate(labels)]
-    table.clear(columns=True)
-    for label, width in zip(labels, widths, strict=True):
-        table.add_column(label, width=width, key=label.plain)
-    for i, r in enumerate(rows):
-        table.add_row(*r, key=str(i))
 
 
 class SearchScreen(Screen[None]):

@@ -390,6 +390,11 @@ def test_f_lists_sorts_and_jumps(damaged: dict[str, Any]) -> None:
             await pilot.pause()
             sev = [f.severity for f in fs.findings]
             assert sev == sorted(sev, key=["error", "warning", "info"].index)
+            table = fs.query_one("#ftable")
+            widths = [c.width for c in table.ordered_columns]  # type: ignore[attr-defined]
+            for i in range(len(fs.findings)):  # every cell whole in its column
+                cells = table.get_row_at(i)  # type: ignore[attr-defined]
+                assert all(c.cell_len <= wd for c, wd in zip(cells, widths, strict=True))
             names = {f.node.name for f in fs.findings if f.node is not None}
             assert names == {"orders-0", "orders-1"}
             labels = [str(leaf.label) for leaf in app.tree_screen.leaves.values()]
