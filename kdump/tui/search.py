@@ -215,7 +215,7 @@ class SearchScreen(Screen[None]):
     def search_progress(self, gen: int, p: Progress) -> None:
         if gen != self.generation or self.search_query is None or not self.is_mounted:
             return
-        pct = 100 * p.scanned // max(1, p.total)
+        pct = min(100, 100 * p.scanned // max(1, p.total))  # a live segment grows
         t = safe(f"searching for {self.search_query.typed!r}: {human(p.scanned)} of "
                  f"{human(p.total)} read ({pct}%), at offset {p.offset} in segment "
                  f"{self.view.segments[p.segment].base_offset}"

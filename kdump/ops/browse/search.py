@@ -200,7 +200,10 @@ class Search:
         last = start
         try:
             for item in reader:
-                if isinstance(item, Problem):
+                if isinstance(item, Problem):  # a damaged stretch: read past, counted
+                    if item.position is not None and item.length:
+                        self.scanned += max(0, item.position + item.length - last)
+                        last = max(last, item.position + item.length)
                     continue
                 if (seg, item.position) > hi[:2]:
                     break

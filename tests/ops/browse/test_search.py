@@ -812,3 +812,15 @@ def test_json_of_a_consumer_offsets_record_and_a_search_in_its_bytes(tmp_path: P
             await pilot.pause()
             assert app.clipboard.startswith("{\n") and app.clipboard.endswith("}")
     run(go())
+
+
+def test_a_search_reads_past_damage(damaged: dict[str, Any]) -> None:
+    node = partition(damaged["dir"], "orders-1")
+    size = node.segments[0].size
+    s = Search(node.segments, parse_query("zzz"))
+    got = list(s.matches())
+    assert [(m.offset, m.field) for m in got] == [(2, "value")]  # after the garbage
+    assert s.scanned == size  # the damaged stretch counted as read
+    assert [m.offset for m in Search(node.segments, parse_query("yyy")).matches()] == []
+    crc = partition(damaged["dir"], "orders-0")  # a batch failing its CRC is searched
+    assert [m.offset for m in Search(crc.segments, parse_query("apple")).matches()] == [0]
