@@ -1,6 +1,6 @@
 """``kdump browse``'s search, findings list, renderings, copying and re-reading (issue 47,
-What 5-7): the core search (kdump/ops/browse/search.py) as a plain iterator, its bytes read
-bounded; then each key driven by Textual's pilot."""
+What 5-7), each key driven by Textual's pilot, and a run in tmux (the core search without
+Textual: test_search_core.py)."""
 
 from __future__ import annotations
 
@@ -16,16 +16,7 @@ import pytest
 pytest.importorskip("textual")
 
 from kdump.ops.browse import PartitionView, browse_tree, partition_findings
-from kdump.ops.browse.renderings import key_text, render
-from kdump.ops.browse.search import (
-    SEARCH_CHUNK,
-    Match,
-    Place,
-    Progress,
-    QueryError,
-    Search,
-    parse_query,
-)
+from kdump.ops.browse.search import SEARCH_CHUNK, Progress, Search
 from kdump.tui.app import BrowseApp, PartitionScreen, TreeScreen
 from kdump.tui.findings import FindingsScreen
 from kdump.tui.record import CopyMenu, RecordView
@@ -54,156 +45,6 @@ def partition(root: Path, name: str) -> Any:
     return next(p for ld in browse_tree([str(root)]) for p in ld.partitions if p.name == name)
 
 
-@pytest.fixture
-def shop(tmp_path: Path) -> Path:
-    """orders-0: three batches (the second gzip), JSON values, one binary key, headers;
-    a second segment from offset 9."""
-    d = tmp_path / "ld" / "orders-0"
-    d.mkdir(parents=True)
-    b0 = w.v2_batch([w.Rec(key=b"alpha", value=b'{"item": "apple", "n": 1}',
-                           timestamp=w.TS0),
-                     w.Rec(key=b"beta", value=b'{"item": "Banana", "n": 2}',
-                           headers=[("trace", b"needle-h")], timestamp=w.TS0 + 1),
-                     w.Rec(key=b"\xff\x00\x01", value=b"\x00\x01binary\xfe", timestamp=w.TS0 + 2)],
-                    base_offset=0)
-    b1 = w.v2_batch([w.Rec(key=b"gamma", value=b"a needle in a gzip", timestamp=w.TS0 + 3),
-                     w.Rec(key=b"delta", value=b"plain", timestamp=w.TS0 + 4)],
-                    base_offset=3, codec=w.GZIP)
-    b2 = w.v2_batch([w.Rec(key=b"eps", value=b"needle third", timestamp=w.TS0 + 5)],
-                    base_offset=5)
-    (d / SEG).write_bytes(b0 + b1 + b2)
-    (d / "00000000000000000009.log").write_bytes(
-        w.v2_batch([w.Rec(key=b"zeta", value=b"NEEDLE upper", timestamp=w.TS0 + 9)],
-                   base_offset=9))
-    return d.parent
-
-
-# --- the core ------------------------------------------------------------------------------
-def test_queries() -> None:
-    q = parse_query("needle")
-    assert (q.kind, q.needle, q.fold) == ("text", b"needle", True)
-    assert parse_query("Needle").fold is False
-    assert parse_query("hex:ff 00 01").needle == b"\xff\x00\x01"
-    assert parse_query("hex:0xff00").needle == b"\xff\x00"
-    assert parse_query("re:ne+dle").kind == "re"
-    for bad, words in (("re:(", "not a regular expression: missing ), unterminated "
-                                  "subpattern at position 0"),
-                       ("hex:abc", "hex: needs pairs of hex digits, not 'abc'"),
-                       ("hex:", "hex: needs at least one byte"), ("", "nothing to search for")):
-        with pytest.raises(QueryError) as e:
-            parse_query(bad)
-        assert str(e.value) == words
-
-
-def test_every_match_in_order_keys_values_headers_compressed(shop: Path) -> None:
-    node = partition(shop, "orders-0")
-    first = node.segments[0]
-    data = Path(first.path).read_bytes()
-    b1 = len(data) - len(w.v2_batch([w.Rec(key=b"eps", value=b"needle third",
-                                           timestamp=w.TS0 + 5)], base_offset=5))
-    got = list(Search(node.segments, parse_query("needle")).matches())
-    assert [(m.segment, m.offset, m.field) for m in got] == [
-        (0, 1, "header trace"), (0, 3, "value"), (0, 5, "value"), (1, 9, "value")]
-    assert got[2].position == b1
-    assert [m.offset for m in Search(node.segments, parse_query("Needle")).matches()] == []
-    assert [m.offset for m in Search(node.segments, parse_query("NEEDLE")).matches()] == [9]
-    assert [(m.offset, m.field) for m in
-            Search(node.segments, parse_query("hex:ff0001")).matches()] == [(2, "key")]
-    assert [m.offset for m in
-            Search(node.segments, parse_query(r're:"n": [12]\}$')).matches()] == [0, 1]
-    assert [m.offset for m in Search(node.segments, parse_query("re:^pl")).matches()] == [4]
-
-
-def test_forward_backward_and_wrap(shop: Path) -> None:
-    node = partition(shop, "orders-0")
-    s = Search(node.segments, parse_query("needle"))
-
-    def first(items: Any) -> Match | None:
-        return next((i for i in items if isinstance(i, Match)), None)
-
-    at3 = first(s.forward(Place(0, 0, 1)))
-    assert at3 is not None and (at3.offset, at3.wrapped) == (3, False)
-    m = first(s.forward(Place(at3.segment, at3.position, 3)))
-    assert m is not None and m.offset == 5
-    m = first(s.forward(Place(1, 0, 9)))  # the last: from the start again
-    assert m is not None and (m.offset, m.wrapped) == (1, True)
-    assert first(s.forward(Place(1, 0, 9), wrap=False)) is None
-    m = first(s.backward(Place(at3.segment, at3.position, 3)))
-    assert m is not None and (m.offset, m.wrapped) == (1, False)
-    m = first(s.backward(Place(0, 0, 1)))  # the first: from the end again
-    assert m is not None and (m.offset, m.wrapped) == (9, True)
-    m = first(s.backward(Place(1, 0, 9)))
-    assert m is not None and m.offset == 5
-    sizes = [Path(x.path).stat().st_size for x in node.segments]
-    none = Search(node.segments, parse_query("absent"))
-    assert first(none.forward(Place(0, 0, 0), wrap=False)) is None
-    assert none.bytes_read == sum(sizes)  # the partition once
-    none = Search(node.segments, parse_query("absent"))
-    assert first(none.forward(Place(0, 0, 0))) is None
-    assert none.bytes_read == sum(sizes) + sizes[0]  # and the first segment's window again
-
-
-@pytest.fixture(scope="module")
-def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One 24 MiB segment: keys k<offset>, 100 records a batch (~7.3 KB)."""
-    root = tmp_path_factory.mktemp("bigsearch")
-    w.big_segment(root / "big-0", 24 << 20)
-    return root
-
-
-def test_search_reads_to_the_match_and_no_more(big: Path) -> None:
-    node = partition(big, "big-0")
-    size = node.segments[0].size
-    s = Search(node.segments, parse_query("k123456"), progress_bytes=1 << 20)
-    items = list(s.forward(Place(0, 0, 0)))
-    m = items[-1]
-    assert isinstance(m, Match) and (m.offset, m.field) == (123456, "key")
-    progress = [i for i in items if isinstance(i, Progress)]
-    assert len(progress) == m.position >> 20  # one a MiB read
-    assert all(p.total == size for p in progress)
-    # streaming: the bytes up to the match's batch and at most the reader's window past it
-    assert m.position < s.bytes_read <= m.position + 2 * SEARCH_CHUNK
-    # from the match on: the bytes between, not the partition again
-    s2 = Search(node.segments, parse_query("k123457"))
-    items = list(s2.forward(Place(0, m.position, 123456)))
-    assert isinstance(items[-1], Match) and items[-1].offset == 123457
-    assert s2.bytes_read <= 2 * SEARCH_CHUNK
-    # backwards: read back from the place in windows from the offset index, not from the
-    # segment's start
-    s4 = Search(node.segments, parse_query("k123400"))
-    items = list(s4.backward(Place(0, m.position, 123456)))
-    assert isinstance(items[-1], Match) and items[-1].offset == 123400
-    assert s4.bytes_read <= 3 * SEARCH_CHUNK
-    s5 = Search(node.segments, parse_query("re:k12(0|9)99[09]$"))
-    items = list(s5.backward(Place(0, m.position, 123456)))
-    assert isinstance(items[-1], Match) and items[-1].offset == 120999
-    assert s5.bytes_read <= 4 * SEARCH_CHUNK  # 24 KB of batches back: the second window
-    s6 = Search(node.segments, parse_query("re:^k5$"))
-    items = list(s6.backward(Place(0, m.position, 123456)))
-    assert isinstance(items[-1], Match) and (items[-1].offset, items[-1].wrapped) == (5, False)
-    assert s6.bytes_read < m.position + 8 * SEARCH_CHUNK  # windows back to the start
-    # a search that finds nothing reads the partition once, in windows (a batch a window
-    # cuts is read again with the next: under 1%)
-    s3 = Search(node.segments, parse_query("re:k9{7}"))
-    assert not any(isinstance(i, Match) for i in s3.forward(Place(0, 0, 0), wrap=False))
-    assert size <= s3.bytes_read < size + size // 100
-
-
-def test_renderings() -> None:
-    assert key_text(b"\xff\x00") == "0xff00" and key_text(b"ok") == "ok"
-    assert key_text(None) == "null"
-    v = b'{"a": [1, "x\\u001b"]}'
-    assert render(v, "json") == '{\n  "a": [\n    1,\n    "x\\u001b"\n  ]\n}'
-    assert render(b"\x00ab\xff", "text") == "\x00ab\\xff"
-    assert render(b"\x00ab\xff", "auto") == "00000000  00 61 62 ff" + " " * 36 + "  |.ab.|"
-    assert render(b"\x00ab\xff", "base64") == "AGFi/w=="
-    assert render(b"nope", "json") == "not JSON: Expecting value: line 1 column 1 (char 0)"
-    assert render(b"\xff", "json") == "not JSON: not UTF-8 (invalid start byte at byte 0)"
-    assert render(None, "hex") == "null"
-    assert render(b"x", "auto", "decoded") == "decoded"
-
-
-# --- the screens ---------------------------------------------------------------------------
 async def open_part(app: BrowseApp, pilot: Any, name: str) -> PartitionScreen:
     await pilot.press("slash", *name, "enter")
     await pilot.pause()
@@ -280,7 +121,7 @@ def test_slash_n_N_text_regex_hex_and_wrap(shop: Path) -> None:
 
 
 def test_escape_stops_a_search_and_a_big_one_reads_bounded(
-        big: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        big24: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import kdump.tui.search as tui_search
 
     gate = threading.Event()
@@ -298,7 +139,7 @@ def test_escape_stops_a_search_and_a_big_one_reads_bounded(
     monkeypatch.setattr(tui_search, "PROGRESS_EVERY", 0.0)
 
     async def go() -> None:
-        app = BrowseApp([str(big)], check=False)
+        app = BrowseApp([str(big24)], check=False)
         async with app.run_test(size=(100, 30)) as pilot:
             scr = await open_part(app, pilot, "big")
             before = selected(scr)
@@ -333,27 +174,9 @@ def test_escape_stops_a_search_and_a_big_one_reads_bounded(
     run(go())
 
 
-@pytest.fixture
-def damaged(shop: Path) -> dict[str, Any]:
-    """shop, with one flipped bit in orders-0's first batch and a second partition with
-    40 bytes of garbage over its second batch's header."""
-    seg = shop / "orders-0" / SEG
-    data = bytearray(seg.read_bytes())
-    data[70] ^= 0x10
-    seg.write_bytes(bytes(data))
-    d = shop / "orders-1"
-    d.mkdir()
-    one = w.v2_batch([w.Rec(key=b"a", value=b"x" * 50, timestamp=w.TS0)], base_offset=0)
-    two = w.v2_batch([w.Rec(key=b"b", value=b"y" * 50, timestamp=w.TS0)], base_offset=1)
-    three = w.v2_batch([w.Rec(key=b"c", value=b"z" * 50, timestamp=w.TS0)], base_offset=2)
-    junk = bytes(range(100, 140)) + two[40:]
-    (d / SEG).write_bytes(one + junk + three)
-    return {"dir": shop, "garbage": len(one)}
-
-
-def test_f_lists_sorts_and_jumps(damaged: dict[str, Any]) -> None:
+def test_f_lists_sorts_and_jumps(shop_damaged: dict[str, Any]) -> None:
     async def go() -> None:
-        app = BrowseApp([str(damaged["dir"])], check=False)
+        app = BrowseApp([str(shop_damaged["dir"])], check=False)
         async with app.run_test(size=(120, 36)) as pilot:
             scr = await open_part(app, pilot, "orders-1")
             await pilot.press("f")
@@ -365,18 +188,18 @@ def test_f_lists_sorts_and_jumps(damaged: dict[str, Any]) -> None:
             kinds = [(str(f.problem.kind), f.severity, f.problem.position)
                      for f in fs.findings]
             assert kinds == [("index-missing", "warning", None),
-                             ("bad-magic", "error", damaged["garbage"])]
+                             ("bad-magic", "error", shop_damaged["garbage"])]
             await pilot.press("down")
             await pilot.pause()
             whole = str(fs.query_one("#fwhole").render())
             assert whole.startswith("bad-magic (error)  orders-1\nfile ")
-            assert f"\nbyte {damaged['garbage']}, " in whole
+            assert f"\nbyte {shop_damaged['garbage']}, " in whole
             assert whole.endswith("\n" + fs.findings[1].problem.detail)
             await pilot.press("enter")
             await pilot.pause()
             assert app.screen is scr
             row = scr.current()
-            assert row is not None and row.position == damaged["garbage"] and row.is_region
+            assert row is not None and row.position == shop_damaged["garbage"] and row.is_region
             assert status(scr).startswith("finding 2/2: bad-magic (error)")
             await pilot.press("escape")
             await pilot.pause()
@@ -637,7 +460,7 @@ TMUX = shutil.which("tmux")
 
 @pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
-def test_search_and_findings_in_a_real_terminal(damaged: dict[str, Any],
+def test_search_and_findings_in_a_real_terminal(shop_damaged: dict[str, Any],
                                                 size: tuple[int, int]) -> None:
     """/ n N f v in tmux, keys sent in bursts as a person typing over SSH."""
     import os
@@ -678,7 +501,7 @@ def test_search_and_findings_in_a_real_terminal(damaged: dict[str, Any],
             raise AssertionError(f"{text!r} not on the screen:\n{screen}")
 
         wait_for("READY$")
-        keys(f"{sys.executable} -m kdump browse --no-check {damaged['dir']}; echo EXIT=$?",
+        keys(f"{sys.executable} -m kdump browse --no-check {shop_damaged['dir']}; echo EXIT=$?",
              "Enter")
         wait_for("orders-1")
         keys("/", *"orders-0", "Enter", "/", *"needle", "Enter")
@@ -742,7 +565,7 @@ def test_a_large_value_is_rendered_in_part_and_too_large_to_copy(
 
 
 def test_closing_the_findings_list_stops_its_reading(
-        damaged: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+        shop_damaged: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     import kdump.tui.search as tui_search
 
     gate = threading.Event()
@@ -757,7 +580,7 @@ def test_closing_the_findings_list_stops_its_reading(
     monkeypatch.setattr(tui_search, "partition_findings", slow)
 
     async def go() -> None:
-        app = BrowseApp([str(damaged["dir"])], check=False)
+        app = BrowseApp([str(shop_damaged["dir"])], check=False)
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.press("f")
             await pilot.pause()
@@ -777,12 +600,6 @@ def test_closing_the_findings_list_stops_its_reading(
             await pilot.press("q")
         assert app.return_code == 0
     run(go())
-
-
-def test_json_of_a_binary_value_pretty_prints_dumps_decoding() -> None:
-    assert render(b"\x00\x01", "json", '{"group": "g"}') == '{\n  "group": "g"\n}'
-    assert render(b"\xff", "json", "plain words") == (
-        "not JSON: not UTF-8 (invalid start byte at byte 0)")
 
 
 def test_json_of_a_consumer_offsets_record_and_a_search_in_its_bytes(tmp_path: Path) -> None:
@@ -814,13 +631,3 @@ def test_json_of_a_consumer_offsets_record_and_a_search_in_its_bytes(tmp_path: P
     run(go())
 
 
-def test_a_search_reads_past_damage(damaged: dict[str, Any]) -> None:
-    node = partition(damaged["dir"], "orders-1")
-    size = node.segments[0].size
-    s = Search(node.segments, parse_query("zzz"))
-    got = list(s.matches())
-    assert [(m.offset, m.field) for m in got] == [(2, "value")]  # after the garbage
-    assert s.scanned == size  # the damaged stretch counted as read
-    assert [m.offset for m in Search(node.segments, parse_query("yyy")).matches()] == []
-    crc = partition(damaged["dir"], "orders-0")  # a batch failing its CRC is searched
-    assert [m.offset for m in Search(crc.segments, parse_query("apple")).matches()] == [0]
