@@ -24,7 +24,6 @@ from ...records.control import parse_control
 from ...records.file_records import LogReader
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ...source import FileSource
-from .renderings import key_text, no_replacement
 from .tree import PartitionNode, SegmentInfo
 
 #: bytes a window of rows reads at a time: a page of rows touches tens of kilobytes
@@ -287,6 +286,7 @@ class PartitionView:
             return RecordsPage([], "the batch cannot be read again (the file changed?)")
         from ...decoders.base import KeyNoteDecoded, decode_record
         from ...decoders.redact import shown
+        from .renderings import key_text, no_replacement
 
         decoder = self._decoder_for(row.segment)
         out: list[RecordRow] = []
