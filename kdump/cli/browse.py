@@ -30,14 +30,6 @@ def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int)
     fields named and the first bad byte marked.  Read-only.
 
     \b
-    Keys:  /  filter the tree by name (Enter opens the first match)
-           Enter  open a partition / a record in full / a segment's batches
-           g  go to an offset      t  go to a time (ISO-8601 or epoch ms)
-           n / N  next / previous finding (verify-crc, verify-index)
-           x  the selected batch's bytes       Escape  back
-           ?  the keys                          q  quit
-
-    \b
     Search and tools:
            /  (a partition) search keys, values, headers: text, re:REGEX, hex:BYTES
            n / N  next / previous match, once searched; Escape stops a search
@@ -45,6 +37,14 @@ def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int)
            v  (a record) rendering: auto, text, JSON, hex, base64
            y  copy offset, key, value or position (OSC 52)
            r  re-read a live directory (sizes, new segments, findings)
+
+    \b
+    Keys:  /  filter the tree by name (Enter opens the first match)
+           Enter  open a partition / a record in full / a segment's batches
+           g  go to an offset      t  go to a time (ISO-8601 or epoch ms)
+           n / N  next / previous finding (verify-crc, verify-index)
+           x  the selected batch's bytes       Escape  back
+           ?  the keys                          q  quit
 
     Needs the tui extra (pip install 'kdump[tui]') and a terminal; exit 0 on q.
     """
