@@ -44,8 +44,6 @@ KEYS = """\
 Tree
   /          filter partitions by name (Enter opens the first match)
   Enter      open the selected partition
-  f          every finding of the log dir (Enter opens it)
-  r          re-read the log dirs (new partitions, segments, sizes)
 Partition
   Tab        next pane (segments, batches, records)
   Enter      a record in full; a segment's batches (segments pane)
@@ -55,9 +53,9 @@ Partition
   x          the batch's bytes: fields named, first bad byte marked
   /          search keys, values, headers: text, re:REGEX, hex:BYTES
   n / N      next / previous match (once searched); Escape stops it
-  f          every finding of the partition, sortable; Enter jumps
+  f          every finding, sortable; Enter jumps (tree: the log dir's)
   y          copy the offset, key, value or position (OSC 52)
-  r          re-read the partition (sizes, new segments, findings)
+  r          re-read: sizes, new segments, findings (tree: the log dirs)
 Record (Enter on a record)
   v          rendering: auto, text, JSON, hex, base64
   y          copy the offset, key, value or position
