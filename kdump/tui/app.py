@@ -62,40 +62,44 @@ class BrowseApp(App[int]):
     def _check_all(self) -> None:
         """Every partition read once (verify-crc, verify-index) in the background; each
         label updated as it is done.  A daemon thread: quitting does not wait for it."""
-        stop, checked, logdirs = self._stop, self.checked, self.logdirs  # r: a new round
-        for ld in logdirs:
+        for ld in self.logdirs:
             for p in ld.partitions:
-                if stop.is_set():
+                if self._stop.is_set():
                     return
                 if p.checked is None:
                     try:
                         p.checked = partition_findings(p, max_batch_bytes=self.max_batch_bytes)
                     except Exception:  # a partition that cannot be read: no count
                         continue
-                    if stop.is_set():
+                    if self._stop.is_set():
                         return
                     try:
                         self.call_from_thread(self.partition_checked, p)
                     except RuntimeError:
                         return  # the app has stopped
-        checked.set()
+        self.checked.set()
 
     def reread(self) -> None:
         """``r`` in the tree: the log dirs listed again (new partitions and segments,
-        sizes) and, unless --no-check, every partition counted again."""
+        sizes) and, unless --no-check, every partition counted again: the round under
+        way is stopped, and the next starts once it has (in a thread: a partition being
+        read is read to its end first)."""
         self._stop.set()
-        self._stop = threading.Event()
         self.logdirs = browse_tree(self.paths)
         self.checked = threading.Event()
         self.tree_screen.rebuild("")
-        self.start_check()
-
-    def start_check(self) -> None:
-        if self.check:
-            threading.Thread(target=self._check_all, name="kdump-browse-check",
-                             daemon=True).start()
-        else:
+        if not self.check:
             self.checked.set()
+            return
+        running = [t for t in threading.enumerate() if t.name == "kdump-browse-check"]
+
+        def again() -> None:
+            for t in running:
+                t.join()
+            self._stop = threading.Event()
+            self._check_all()
+
+        threading.Thread(target=again, name="kdump-browse-check", daemon=True).start()
 
     def partition_checked(self, p: PartitionNode) -> None:
         self.tree_screen.refresh_partition(p)

@@ -631,3 +631,21 @@ def test_json_of_a_consumer_offsets_record_and_a_search_in_its_bytes(tmp_path: P
     run(go())
 
 
+
+
+def test_r_in_the_tree_counts_a_new_partition(shop: Path) -> None:
+    async def go() -> None:
+        app = BrowseApp([str(shop)])
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, app.checked.is_set, "the first round")
+            shutil.copytree(shop / "orders-0", shop / "orders-3")
+            await pilot.press("r")
+            await pilot.pause()
+            await until(pilot, app.checked.is_set, "the second round")
+            await pilot.pause()
+            labels = {p.name: str(app.tree_screen.leaves[id(p)].label)
+                      for ld in app.logdirs for p in ld.partitions}
+            assert sorted(labels) == ["orders-0", "orders-3"]
+            assert labels["orders-3"].endswith(labels["orders-0"].split("  ", 2)[2])
+            assert "  7 records  " in labels["orders-3"]
+    run(go())
