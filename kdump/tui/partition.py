@@ -206,11 +206,11 @@ class PartitionScreen(SearchScreen):
         after the keys that follow in a burst had passed)."""
         if pass_on(self, event):
             return
-        key = event.key
-        if self.search_key(key):  # / n N Escape f y r (kdump/tui/search.py)
+        if self.search_key(event.key):  # / n N Escape f y r (kdump/tui/search.py)
             event.stop()
             event.prevent_default()
             return
+        key = event.key
         actions = {"g": self.action_goto_offset, "t": self.action_goto_time,
                    "n": lambda: self.action_finding(1), "N": lambda: self.action_finding(-1),
                    "x": self.action_hex}
