@@ -30,6 +30,15 @@ def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int)
     fields named and the first bad byte marked.  Read-only.
 
     \b
+    Search and tools:
+           /  (a partition) search keys, values, headers: text, re:REGEX, hex:BYTES
+           n / N  next / previous match, once searched; Escape stops a search
+           f  every finding of the partition or log dir, sortable; Enter jumps
+           v  (a record) rendering: auto, text, JSON, hex, base64
+           y  copy offset, key, value or position (OSC 52)
+           r  re-read a live directory (sizes, new segments, findings)
+
+    \b
     Keys:  /  filter the tree by name (Enter opens the first match)
            Enter  open a partition / a record in full / a segment's batches
            g  go to an offset      t  go to a time (ISO-8601 or epoch ms)

@@ -100,6 +100,28 @@ class BrowseApp(App[int]):
                         return  # the app has stopped
         self.checked.set()
 
+    def reread(self) -> None:
+        """``r`` in the tree: the log dirs listed again (new partitions and segments,
+        sizes) and, unless --no-check, every partition counted again: the round under
+        way is stopped, and the next starts once it has (in a thread: a partition being
+        read is read to its end first)."""
+        self._stop.set()
+        self.logdirs = browse_tree(self.paths)
+        self.checked = threading.Event()
+        self.tree_screen.rebuild("")
+        if not self.check:
+            self.checked.set()
+            return
+        running = [t for t in threading.enumerate() if t.name == "kdump-browse-check"]
+
+        def again() -> None:
+            for t in running:
+                t.join()
+            self._stop = threading.Event()
+            self._check_all()
+
+        threading.Thread(target=again, name="kdump-browse-check", daemon=True).start()
+
     def partition_checked(self, p: PartitionNode) -> None:
         self.tree_screen.refresh_partition(p)
 

@@ -13,7 +13,6 @@ from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from ..errors import KdumpError
@@ -29,12 +28,12 @@ from ..ops.browse import (
     partition_findings,
     position_label,
 )
+from .search import SearchScreen
 from .widgets import (
     SEVERITY_STYLE,
     DetailScreen,
     HexScreen,
     Prompt,
-    RecordScreen,
     bad_line,
     fit_lines,
     fits,
@@ -69,7 +68,7 @@ def cell(s: str) -> Text:
     return t
 
 
-class PartitionScreen(Screen[None]):
+class PartitionScreen(SearchScreen):
     DEFAULT_CSS = """
     PartitionScreen DataTable { border-top: solid $panel-lighten-2; }
     PartitionScreen DataTable:focus { border-top: heavy $accent; }
@@ -280,6 +279,10 @@ class PartitionScreen(Screen[None]):
         after the keys that follow in a burst had passed)."""
         if pass_on(self, event):
             return
+        if self.search_key(event.key):  # / n N Escape f y r (kdump/tui/search.py)
+            event.stop()
+            event.prevent_default()
+            return
         key = event.key
         batches = self.query_one("#batches", DataTable)
         actions = {"g": self.action_goto_offset, "t": self.action_goto_time,
@@ -347,7 +350,7 @@ class PartitionScreen(Screen[None]):
         elif event.data_table.id == "records":
             i = event.cursor_row
             if 0 <= i < len(self.records):
-                self.app.push_screen(RecordScreen(self.records[i]))
+                self.action_record()
 
     def action_detail(self) -> None:
         """The selected batch in full: where it is, its finding (every word of it) and
@@ -531,6 +534,9 @@ class PartitionScreen(Screen[None]):
         checked = getattr(self.app, "partition_checked", None)
         if checked is not None:
             checked(node)
+
+    def go_finding(self, p: Problem) -> None:
+        self._go_finding(p)
 
     def _go_finding(self, p: Problem) -> None:
         n = self.finding

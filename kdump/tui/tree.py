@@ -30,7 +30,11 @@ class Browser(Protocol):
     paths: list[str]
     check: bool
 
+    max_batch_bytes: int
+
     def open_partition(self, p: PartitionNode) -> None: ...
+
+    def reread(self) -> None: ...
 
 
 def partition_label(p: PartitionNode, check: bool = True) -> Text:
@@ -144,6 +148,8 @@ class TreeScreen(Screen[None]):
         Binding("e", "problems_only", "Errors only"),
         Binding("s", "sort", "Sort"),
         Binding("escape", "clear_filter", "Clear filter", show=False),
+        Binding("f", "findings", "Findings", show=False),
+        Binding("r", "reread", "Re-read", show=False),
     ]
 
     def compose(self) -> ComposeResult:
@@ -330,6 +336,17 @@ class TreeScreen(Screen[None]):
         else:
             self._show_filter()
             self.rebuild(self.line.text)
+
+    def action_findings(self) -> None:
+        """``f``: the findings of the log dir the cursor is in (kdump/tui/search.py)."""
+        from .search import logdir_findings
+
+        node = self.query_one("#tree", Tree).cursor_node
+        logdir_findings(self, self.app_.logdirs, node.data if node is not None else None,
+                        self.app_.open_partition, self.app_.max_batch_bytes)
+
+    def action_reread(self) -> None:
+        self.app_.reread()
 
     def status_filter(self, text: str) -> None:
         if text:

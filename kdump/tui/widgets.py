@@ -105,6 +105,14 @@ Partition
   t          go to a time (ISO-8601 or epoch ms): first record at/after
   n / N      next / previous finding (verify-crc and verify-index)
   x          the batch's bytes: fields named, first bad byte marked
+  /          search keys, values, headers: text, re:REGEX, hex:BYTES
+  n / N      next / previous match (once searched); Escape stops it
+  f          every finding, sortable; Enter jumps (tree: the log dir's)
+  y          copy the offset, key, value or position (OSC 52)
+  r          re-read: sizes, new segments, findings (tree: the log dirs)
+Record (Enter on a record)
+  v          rendering: auto, text, JSON, hex, base64
+  y          copy the offset, key, value or position
 Everywhere
   Escape     back
   ?          these keys
@@ -260,14 +268,6 @@ def record_text(r: RecordRow, t: Text | None = None) -> Text:
         t.append("\nnote: ", style="bold")
         t.append_text(safe(r.note))
     return t
-
-
-class RecordScreen(DetailScreen):
-    """One record, key, value and headers in full (wrapped, inert)."""
-
-    def __init__(self, rec: RecordRow) -> None:
-        super().__init__(record_text(rec), f"record at offset {rec.offset}")
-        self.rec = rec
 
 
 def bad_line(m: HexModel, text: Text) -> int | None:

@@ -116,6 +116,9 @@ class RecordRow:
     value: str
     headers: list[tuple[str, str]] = field(default_factory=list)
     note: str | None = None
+    #: the key and value as stored (the record view's renderings, ``y``)
+    raw_key: bytes | None = None
+    raw_value: bytes | None = None
 
     @property
     def time(self) -> str:
@@ -141,10 +144,6 @@ class Jump:
     segment: int | None = None
     position: int | None = None
     offset: int | None = None
-
-
-def _text(b: bytes | None) -> str:
-    return "null" if b is None else b.decode("utf-8", errors="replace")
 
 
 class PartitionView:
@@ -333,6 +332,7 @@ class PartitionView:
             return RecordsPage([], "the batch cannot be read again (the file changed?)")
         from ...decoders.base import KeyNoteDecoded, decode_record
         from ...decoders.redact import shown
+        from .renderings import key_text, no_replacement
 
         decoder = self._decoder_for(row.segment)
         out: list[RecordRow] = []
@@ -343,7 +343,7 @@ class PartitionView:
                 if len(out) >= limit:
                     more = True
                     break
-                headers = [(k if isinstance(k, str) else _text(k), _text(v))
+                headers = [(k if isinstance(k, str) else key_text(k), key_text(v))
                            for k, v in (rec.headers or [])]
                 if batch.is_control:
                     c = parse_control(rec)
@@ -351,23 +351,24 @@ class PartitionView:
                                            if c.coordinator_epoch is not None else "")
                     if c.data is not None:
                         value += f" {c.data}"
-                    out.append(RecordRow(rec.offset, rec.timestamp, _text(rec.key), value,
-                                         headers, c.error))
+                    out.append(RecordRow(rec.offset, rec.timestamp, key_text(rec.key), value,
+                                         headers, c.error, rec.key, rec.value))
                     continue
                 if self._redacting:
                     rec, decoded = shown(rec, decoder, None, show_secrets=False, metadata=True)
                 else:
                     decoded = decode_record(decoder, rec)
-                key = decoded.key_text if decoded is not None and decoded.key_text is not None \
-                    else _text(rec.key)
-                value = decoded.value_text if decoded is not None and \
-                    decoded.value_text is not None else _text(rec.value)
+                key = no_replacement(decoded.key_text if decoded is not None else None,
+                                     rec.key)
+                value = no_replacement(decoded.value_text if decoded is not None else None,
+                                       rec.value)
                 note = None if decoded is None else decoded.error
                 if isinstance(decoded, KeyNoteDecoded) and decoded.key_note:
                     key += f" ({decoded.key_note})"
                 if rec.value is None:
                     value = "null (tombstone)"
-                out.append(RecordRow(rec.offset, rec.timestamp, key, value, headers, note))
+                out.append(RecordRow(rec.offset, rec.timestamp, key, value, headers, note,
+                                     rec.key, rec.value))
         except KdumpError as e:
             error = e.message
         return RecordsPage(out, error, more)
