@@ -202,6 +202,10 @@ def test_size_report_counts_exactly(kdump: KdumpRunner,
     for extra in ((), ("--shallow",)):
         r = kdump("size-report", str(part), "--by", "segment", "--format", "json", *extra)
         rows = [json.loads(x) for x in r.out.splitlines()]
+        # the fixture's offsets leave gaps between batches (find's cases): a delete-policy
+        # topic's gaps are data-lost findings (issue 46), the rows count the same
+        assert {x["kind"] for x in rows if x["type"] == "problem"} <= {"data-lost"}
+        rows = [x for x in rows if x["type"] != "problem"]
         total = rows[-1]
         assert total["type"] == "total"
         assert total["records"] == len(written)
