@@ -300,10 +300,20 @@ def browse(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     return _told(1 if fails else 0, probs)
 
 
+def retention(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    """retention reads each segment's batches for its largest timestamp: the tails it
+    meets are told as verify-crc tells them (what the partition lost elsewhere is not
+    retention's to say)."""
+    if shape.build not in (torn_below, torn_past, zeroed_tail):
+        return None
+    rc, objs = _json(kdump, "retention", ld)
+    return _told(rc, _problems(objs))
+
+
 #: a command of the table: (kdump, log dir, shape) -> what it told (None: not its shape)
 ADAPTERS: dict[str, Callable[[KdumpRunner, Path, Shape], Told | None]] = {
     "verify-crc": verify_crc, "verify-index": verify_index, "size-report": size_report,
-    "report": report, "dump": dump, "browse": browse,
+    "report": report, "dump": dump, "browse": browse, "retention": retention,
 }
 
 
