@@ -16,6 +16,7 @@ from kdump.ops.verdict import (
     judge_log_dir,
     judge_partition,
 )
+from tests.conftest import KdumpRunner
 from tests.ops.test_same_story import cut_batch, lost_directory, torn_below, torn_past
 
 SEG = "00000000000000000000"
@@ -94,3 +95,55 @@ def test_the_tracker_keeps_every_verdict(tmp_path: Path) -> None:
     assert [p.kind for p in found] == ["data-lost"]
     assert set(t.verdicts) == {str(ld / "t-0")} and not t.verdicts[str(ld / "t-0")].data_lost
     assert t.log_dirs[str(ld)].data_lost
+
+
+def test_no_false_alarm_from_kafkas_own_gaps(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """Gaps Kafka makes are no loss: a compacted topic's (its cleaner-offset-checkpoint
+    names it), in its active segment too (a follower appends its leader's cleaned
+    batches as they are); a log start moved by deleteRecords past the first batches;
+    transactional markers, legacy v0/v1 messages and compressed wrappers."""
+    import json
+
+    from tests.support import writer as w
+
+    ld = tmp_path / "ld"
+    ld.mkdir()
+    (ld / "meta.properties").write_bytes(w.meta_properties(
+        {"version": "1", "node.id": "1", "cluster.id": "c"}))
+    (ld / "replication-offset-checkpoint").write_bytes(w.offset_checkpoint(
+        [("c", 0, 93), ("d", 0, 30), ("l", 0, 30), ("x", 0, 7)]))
+    (ld / "cleaner-offset-checkpoint").write_bytes(w.offset_checkpoint([("c", 0, 50)]))
+    (ld / "log-start-offset-checkpoint").write_bytes(w.offset_checkpoint([("d", 0, 12)]))
+    pw = w.PartitionWriter(ld / "c-0")
+    for o in (0, 7, 20, 33, 50, 64, 90):  # gaps everywhere, the active segment's too
+        if o == 50:
+            pw.roll()
+        pw.append(w.v2_batch(w.numbered_records(o, 3), base_offset=o))
+    pw.close()
+    pw = w.PartitionWriter(ld / "d-0")
+    for o in range(0, 30, 5):
+        pw.append(w.v2_batch(w.numbered_records(o, 5), base_offset=o))
+    pw.close()
+    pw = w.PartitionWriter(ld / "l-0")
+    off = 0
+    for _ in range(3):
+        for _ in range(5):
+            pw.append(w.legacy_message(1, b"k", b"v", offset=off, timestamp=w.TS0 + off))
+            off += 1
+        recs = [w.Rec(b"k", b"c", timestamp=w.TS0 + off + i) for i in range(5)]
+        pw.append(w.legacy_compressed(1, recs, last_offset=off + 4, codec=w.GZIP),
+                  first_offset=off)
+        off += 5
+    pw.close()
+    pw = w.PartitionWriter(ld / "x-0")
+    pw.append(w.v2_batch(w.numbered_records(0, 3), base_offset=0, transactional=True,
+                         producer_id=7, producer_epoch=0))
+    pw.append(w.end_txn_marker_batch(False, base_offset=3, producer_id=7, producer_epoch=0,
+                                     coordinator_epoch=0))
+    pw.append(w.v2_batch(w.numbered_records(4, 3), base_offset=4))
+    pw.close()
+    for command in ("verify-crc", "verify-index", "size-report"):
+        r = kdump(command, "--format", "json", ld)
+        probs = [json.loads(x) for x in r.out.splitlines() if '"problem"' in x]
+        assert not [p for p in probs if p["severity"] != "info"], (command, probs)
+        assert r.rc == 0, command
