@@ -264,10 +264,11 @@ def report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
 
 
 def dump(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
-    if shape.build in (lost_directory, lost_log, lost_middle, lost_middle_log,
-                       emptied_directory):
+    if shape.build in (lost_log, lost_middle, lost_middle_log, emptied_directory):
         return None  # dump reads one log at a time: these are no bytes of a log
-    rc, objs = _json(kdump, "dump", ld / shape.partition)
+    # a log dir given: the partitions its checkpoints name with no directory too
+    rc, objs = _json(kdump, "dump", ld if shape.build is lost_directory
+                     else ld / shape.partition)
     return _told(rc, _problems(objs))
 
 
