@@ -22,7 +22,8 @@ KINDS: Kinds = typed({
         ("next?", "int", "offset gaps"),
         ("lost_offsets?", "list", "data-lost, offset-gap, zero-tail and truncated: [first, last] "
                                   "offsets written (the witnesses say) that no batch holds"),
-        ("witnesses?", "list", "data-lost and offset-gap: what proves the offsets written, each "
+        ("witnesses?", "list", "data-lost, offset-gap, and a zero-tail or truncated finding "
+                               "naming lost_offsets: what proves the offsets written, each "
                                "{witness, path, end (offsets below it were written), offset?, "
                                "broker_id?}; the README's verify-crc section says which proves "
                                "what"),

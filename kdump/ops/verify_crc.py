@@ -193,6 +193,9 @@ def _merged_ranges(opts: VerifyOptions, first: Any, rest: Iterator[Any], merged:
             _discard(problems)
         elif ended.in_step and (rng.start == 0 or (
                 prev is not None and ended.min_last is not None and ended.min_last > prev)):
+            if rng.start and prev is not None and ended.first is not None \
+                    and ended.first > prev + 1 and finds_gaps(rng.file, opts.policies):
+                part.gaps.insert(0, (prev + 1, ended.first - 1))  # at the range's start
             yield from problems
             prev = ended.max_last if prev is None or ended.max_last is None \
                 else max(prev, ended.max_last)
@@ -335,6 +338,9 @@ class RangeEnd:
     min_last: int | None = None
     #: the highest last offset read (the next range's "previous last offset")
     max_last: int | None = None
+    #: the first offset of the v2 batch the range starts at (a gap before it: the ranges
+    #: before it end below it)
+    first: int | None = None
 
 
 def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int = 0,
@@ -361,6 +367,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
             result.size = src.size
         else:
             ended.min_last = _last_offset_at(src, start)
+            ended.first = _first_offset_at(src, start)
         reader = LogReader(src, start=start, active=f.active, resync=opts.resync,
                            max_batch_bytes=opts.max_batch_bytes, chunk=_window(start, stop))
         prev_last: int | None = prev
@@ -452,6 +459,14 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
                 result.last_offset = prev_last
                 if start == 0 and f.base_offset is not None and f.kind == "log":
                     result.first_offset = min(f.base_offset, prev_last)
+
+
+def _first_offset_at(src: FileSource, position: int) -> int | None:
+    """The base offset of the v2 batch at ``position`` (None: not a v2 batch header)."""
+    head = src.pread(position, L.RECORD_BATCH_OVERHEAD)
+    if len(head) < L.RECORD_BATCH_OVERHEAD or head[L.MAGIC_OFFSET] != 2:
+        return None
+    return int(L.LOG_HEADER.unpack_from(head, 0)[0])
 
 
 def _last_offset_at(src: FileSource, position: int) -> int | None:

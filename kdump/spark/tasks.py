@@ -58,6 +58,9 @@ def row_to_wire(r: SizeRow) -> dict[str, Any]:
     d = {f.name: getattr(r, f.name) for f in dataclasses.fields(SizeRow)}
     d["producer_ids"] = sorted(r.producer_ids)
     d["codecs"] = {k: (c.batches, c.stored_bytes, c.uncompressed_bytes) for k, c in r.codecs.items()}
+    # the judged tails (kdump.ops.verdict) travel as plain problems
+    d["tails"] = [(problem_to_wire(p), active) for p, active in r.tails]
+    d["gaps"] = [list(g) for g in r.gaps]
     return d
 
 
@@ -65,6 +68,8 @@ def row_from_wire(d: dict[str, Any]) -> SizeRow:
     d = dict(d)
     d["producer_ids"] = set(d["producer_ids"])
     d["codecs"] = {k: CodecStats(*v) for k, v in d["codecs"].items()}
+    d["tails"] = [(problem_from_wire(p), bool(active)) for p, active in d.get("tails", [])]
+    d["gaps"] = [(int(a), int(b)) for a, b in d.get("gaps", [])]
     return SizeRow(**d)
 
 
@@ -73,6 +78,8 @@ def result_to_wire(r: FileResult) -> dict[str, Any]:
 
 
 def result_from_wire(d: dict[str, Any]) -> FileResult:
+    d = dict(d)
+    d["gaps"] = [(int(a), int(b)) for a, b in d.get("gaps", [])]
     return FileResult(**d)
 
 

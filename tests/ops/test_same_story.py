@@ -264,10 +264,11 @@ def report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
 
 
 def dump(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
-    if shape.build in (lost_directory, lost_log, lost_middle, lost_middle_log,
-                       emptied_directory):
+    if shape.build in (lost_log, lost_middle, lost_middle_log, emptied_directory):
         return None  # dump reads one log at a time: these are no bytes of a log
-    rc, objs = _json(kdump, "dump", ld / shape.partition)
+    # a log dir given: the partitions its checkpoints name with no directory too
+    rc, objs = _json(kdump, "dump", ld if shape.build is lost_directory
+                     else ld / shape.partition)
     return _told(rc, _problems(objs))
 
 
@@ -335,10 +336,21 @@ def repair(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     return _told(rc, facts)
 
 
+def retention(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    """retention reads each segment's batches for its largest timestamp: the tails it
+    meets are told as verify-crc tells them (what the partition lost elsewhere is not
+    retention's to say)."""
+    if shape.build not in (torn_below, torn_past, zeroed_tail):
+        return None
+    rc, objs = _json(kdump, "retention", ld)
+    return _told(rc, _problems(objs))
+
+
 #: a command of the table: (kdump, log dir, shape) -> what it told (None: not its shape)
 ADAPTERS: dict[str, Callable[[KdumpRunner, Path, Shape], Told | None]] = {
     "verify-crc": verify_crc, "verify-index": verify_index, "size-report": size_report,
     "report": report, "dump": dump, "browse": browse, "repair": repair,
+    "retention": retention,
 }
 
 

@@ -38,7 +38,11 @@ def test_parent_of_log_dirs_named_like_partitions(kdump: KdumpRunner, sample_dir
             f.unlink()
     _, probs1, one = findings(kdump, "verify-crc", sample_dir)
     rc, probs, total = findings(kdump, "verify-crc", parent)
-    assert rc == 0 and len(probs) == 3 * len(probs1)
+    # kafka-logs-2 has no cleaner-offset-checkpoint to say customers-0 is compacted: the
+    # gap the cleaner left inside its closed segment is a note there (issue 46), not a loss
+    gaps = [p for p in probs if p["kind"] == "offset-gap"]
+    assert [p["file"] for p in gaps] == [str(parent / "kafka-logs-2" / "customers-0")]
+    assert rc == 0 and len(probs) == 3 * len(probs1) + len(gaps)
     for key in ("files", "batches", "records", "bytes"):
         assert total[key] == 3 * one[key], key
     assert total["files"] > 0
@@ -232,9 +236,9 @@ def test_checkpoints_ahead_of_a_copied_log(kdump: KdumpRunner, tmp_path: Path) -
     assert (lost["kind"], lost["lost_offsets"]) == ("data-lost", [19, 24])
     assert lost["detail"].endswith("; unless this is a copy of a running broker's log dir "
                                    "whose checkpoints were copied after its segments")
-    cps = [p for p in probs if p["kind"] == "checkpoint"]
-    assert len(cps) == 2 and all("normal in a copy of a live broker's log dir" in p["detail"]
-                                 for p in cps)
+    # the checkpoints past the log end are the data-lost's witnesses, not findings of
+    # their own (issue 46: one finding per fact)
+    assert not [p for p in probs if p["kind"] == "checkpoint"]
     eps = [p for p in probs if p["kind"] == "leader-epoch"]
     assert eps and all("normal in a copy of a live broker's log dir" in p["detail"] for p in eps)
 

@@ -77,7 +77,7 @@ from ..events import (
     TimeIndexEntryEvent,
     TxnIndexEntryEvent,
 )
-from ..verdict import finds_gaps, gap_lost, judge_tail
+from ..verdict import LostTracker, finds_gaps, gap_lost, judge_tail
 from ..verdict.tail import judge_closed_tail
 
 Event = (
@@ -211,6 +211,9 @@ def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
             yield item
             continue
         yield from dump_file(item, opts)
+    # the partitions a log dir's checkpoints name with no directory: lost, as every
+    # command says (kdump.ops.verdict.logdir)
+    yield from LostTracker(paths).missing_partitions()
 
 
 def dump_file(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:

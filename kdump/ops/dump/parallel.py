@@ -32,6 +32,7 @@ from ...findings import Problem
 from ...parallel import ordered_map
 from ...tempfiles import private_dir, protect
 from ...tempfiles import remove as remove_dir
+from ..verdict import LostTracker
 from . import DumpOptions, dump_file
 
 #: bytes of spooled text given back at a time
@@ -113,6 +114,8 @@ def dump_parallel(paths: Iterable[str], opts: DumpOptions, jobs: int, render: Re
                         yield piece
             else:
                 yield item
+        # as dump() ends: the partitions the log dirs' checkpoints name with no directory
+        yield from LostTracker(paths).missing_partitions()
     finally:
         remove_dir(spool_dir)
 

@@ -37,7 +37,8 @@ from ...records.batch import Batch
 from ...records.file_records import LogReader
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ...source import FileSource
-from ..verdict import judge_tail
+from ..verdict import TAIL_PROBLEMS, judge_tail
+from ..verdict.tail import judge_closed_tail
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,10 +274,10 @@ def iter_batches(seg: Segment, start: int, problems: list[Problem],
             for item in LogReader(src, start=start, active=seg.active,
                                   max_batch_bytes=max_batch_bytes):
                 if isinstance(item, Problem):
-                    if item.kind in ("in-flight", "zero-tail"):
-                        # a torn or zeroed tail as verify-crc and dump judge it
+                    if item.kind in TAIL_PROBLEMS and (prev_last is not None or start == 0):
+                        # a tail as the partition's verdict judges it (verify-crc's words)
                         f = replace(classify(seg.path), active=seg.active)
-                        item = judge_tail(item, f, prev_last)
+                        item = judge_closed_tail(judge_tail(item, f, prev_last), f, prev_last)
                     problems.append(item)
                 else:
                     prev_last = item.last_offset

@@ -126,13 +126,17 @@ class SizeRow:
     #: the offset before the first batch when the row starts its segment, the gaps found
     find_gaps: bool = False
     gap_base: int | None = None
+    #: the row's first batch's first offset, when that batch names it exactly
+    first_exact: int | None = None
     gaps: list[tuple[int, int]] = field(default_factory=list)
     #: its logs' tail findings as judged (kdump.ops.verdict.tail), and whether active
     tails: list[tuple[Problem, bool]] = field(default_factory=list)
 
     def see_first(self, first: int) -> None:
-        """The next batch starts at offset ``first``: a gap after the last one is noted
-        (:attr:`find_gaps`)."""
+        """The next batch starts at offset ``first`` (exactly: a v2 batch, an uncompressed
+        v0/v1 message): a gap after the last one is noted (:attr:`find_gaps`)."""
+        if self.last_offset is None and self.first_exact is None:
+            self.first_exact = first
         if not self.find_gaps:
             return
         after = self.last_offset if self.last_offset is not None else self.gap_base
@@ -412,7 +416,9 @@ class SizeTotals:
                 # from the segment's base offset: a v0/v1 compressed wrapper's offset is
                 # its last inner message's, so its first batch may name a later one
                 first = seg_row.first_offset
-                if seg_row.segment is not None and seg_row.segment.isdigit():
+                ranged = seg_row.gap_base is None and seg_row.find_gaps and \
+                    seg_row.first_exact == first  # a range of a segment, from its batch
+                if seg_row.segment is not None and seg_row.segment.isdigit() and not ranged:
                     first = min(first, int(seg_row.segment))
                 held += held_pieces(first, seg_row.last_offset, seg_row.gaps)
             self._tails.setdefault(rkey, []).extend(

@@ -125,7 +125,7 @@ def log_dirs_of(paths: Iterable[str]) -> list[str]:
             cands = [a]
         else:
             try:
-                cands = [os.path.join(a, n) for n in sorted(os.listdir(a))]
+                cands = [os.path.join(a, n) for n in sorted(kfs.listdir(a))]
             except OSError:
                 cands = []
             cands = [c for c in cands if is_log_dir(c)]
@@ -138,7 +138,7 @@ def live_partition_dirs(log_dir: str) -> list[str]:
     ``-stray``, not a tiered copy), sorted."""
     log_dir = kfs.abspath(log_dir).rstrip("/") or "/"
     try:
-        names = sorted(os.listdir(log_dir))
+        names = sorted(kfs.listdir(log_dir))
     except OSError:
         return []
     out = []
@@ -150,7 +150,7 @@ def live_partition_dirs(log_dir: str) -> list[str]:
     return out
 
 
-def judge_log_dir(log_dir: str, others: Iterable[str] = (),
+def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
                   assignments: dict[tuple[str, int], list[int]] | None = None,
                   metadata_source: str = "") -> LogDirVerdict:
     """The verdict of ``log_dir``; ``others``: the other log dirs given (a partition's
@@ -159,10 +159,10 @@ def judge_log_dir(log_dir: str, others: Iterable[str] = (),
     (None: no metadata read): a topic it no longer holds was deleted, a partition it
     assigns to other brokers only was moved away (ReplicaManager.applyDelta deletes
     the local replica: its checkpoint entries go with the next checkpoint)."""
-    log_dir = kfs.abspath(log_dir).rstrip("/") or "/"
+    log_dir = kfs.abspath(os.fspath(log_dir)).rstrip("/") or "/"
     cluster, node = log_dir_identity(log_dir)
     try:
-        names = sorted(os.listdir(log_dir))
+        names = sorted(kfs.listdir(log_dir))
     except OSError:
         names = []
     live: set[tuple[str, int]] = set()
@@ -247,7 +247,7 @@ def _moved_to(log_dir: str, cluster: str | None, node: int | None, others: Itera
         if o == log_dir or node is None or log_dir_identity(o) != (cluster, node):
             continue
         try:
-            names = os.listdir(o)
+            names = kfs.listdir(o)
         except OSError:
             continue
         for n in names:

@@ -20,6 +20,7 @@ from ... import fs as kfs
 from ...errors import KdumpError
 from ...files.logdir import KafkaFile, parse_partition_dir
 from ...findings import ERROR, INFO, Problem
+from ...source import FileSource
 from .witnesses import (
     CleanupPolicies,
     LostRange,
@@ -78,7 +79,8 @@ def cleanup_of(directory: str, topic: str, partition: int,
             return Cleanup(True, f"cleanup.policy={','.join(value)}, {source}", True)
         if compacted_by_cleaner(directory, topic, partition):
             return Cleanup(True, "cleaner-offset-checkpoint names it", True)
-        known = policies.metadata is not None or not source.startswith("default")
+        known = policies.metadata is not None or not source.startswith("default") \
+            or _cleaner_checkpoint_beside(directory)
         return Cleanup(False, f"cleanup.policy={','.join(value)}, {source}", known)
     if topic in COMPACTED_INTERNAL:
         return Cleanup(True, "cleanup.policy=compact, Kafka's own topic", True)
@@ -86,7 +88,22 @@ def cleanup_of(directory: str, topic: str, partition: int,
         return Cleanup(True, "cleaner-offset-checkpoint names it", True)
     if topic == "__cluster_metadata":
         return Cleanup(False, "the KRaft metadata log (never cleaned)", True)
+    if _cleaner_checkpoint_beside(directory):
+        return Cleanup(False, "cleanup.policy=delete: the log dir's cleaner-offset-checkpoint "
+                       "does not name it (the cleaner never compacted it)", True)
     return Cleanup(False, "cleanup.policy=delete, Kafka's default", False)
+
+
+def _cleaner_checkpoint_beside(directory: str) -> bool:
+    """The partition's log dir holds a cleaner-offset-checkpoint: the log cleaner (on by
+    default) creates it at start-up (CheckpointFile creates a missing file) and keeps an
+    entry for every log it has cleaned while that log lives (LogCleanerManager
+    .updateCheckpoints), so one that does not name a partition says the cleaner never
+    compacted it."""
+    if kfs.is_url(directory):
+        return False
+    return os.path.isfile(os.path.join(kfs.dirname(kfs.abspath(directory)),
+                                       "cleaner-offset-checkpoint"))
 
 
 #: the findings that say how a log ends (its tail)
@@ -157,10 +174,12 @@ def gap_lost(log_path: str, first: int, last: int) -> Problem | None:
     pw = witnesses_of(kfs.dirname(log_path))
     if pw is None:
         return None
+    cleanup = cleanup_of(pw.directory, pw.topic, pw.partition)
+    pw.compacted, pw.policy_known = cleanup.compacted, cleanup.known
     for r in pw.lost_ranges([(first - 1, first - 1), (last + 1, last + 1)]):
-        if r.first == first and r.last == last:
+        if r.first == first and r.last == last and r.explained is None:
             p = lost_problem(pw, r)
-            _policy_note(p, cleanup_of(pw.directory, pw.topic, pw.partition), pw.topic)
+            _policy_note(p, cleanup, pw.topic)
             return p
     return None
 
@@ -327,10 +346,12 @@ class PartitionVerdict:
 def _topic_id(directory: str) -> str | None:
     """partition.metadata's ``topic_id`` (PartitionMetadataFile, Kafka 2.8+)."""
     path = os.path.join(directory, "partition.metadata")
+    if not os.path.isfile(path):
+        return None
     try:
-        with open(path, "rb") as fh:
-            text = fh.read(4096).decode("utf-8", "replace")
-    except OSError:
+        with FileSource(path) as src:  # O_NOATIME, as every input is read
+            text = src.pread(0, min(src.size, 4096)).decode("utf-8", "replace")
+    except KdumpError:
         return None
     for line in text.splitlines():
         key, _, value = line.partition(":")
@@ -339,7 +360,7 @@ def _topic_id(directory: str) -> str | None:
     return None
 
 
-def judge_partition(directory: str, held: Iterable[tuple[int, int]] = (),
+def judge_partition(directory: str | os.PathLike[str], held: Iterable[tuple[int, int]] = (),
                     tails: Iterable[Tail] = (), *, policies: CleanupPolicies | None = None,
                     damage: Iterable[Problem] = (), replicas: Iterable[str] = (),
                     witnesses: PartitionWitnesses | None = None) -> PartitionVerdict | None:
@@ -350,7 +371,7 @@ def judge_partition(directory: str, held: Iterable[tuple[int, int]] = (),
     ``replica`` witnesses: a range only they hold is replication lag).  None when the
     directory is no live partition's (a ``-delete``/``-future``/``-stray`` directory's
     files witness nothing)."""
-    directory = kfs.abspath(directory)
+    directory = kfs.abspath(os.fspath(directory))
     part = parse_partition_dir(os.path.basename(os.path.normpath(directory)))
     if part is None:
         return None
@@ -365,7 +386,7 @@ def judge_partition(directory: str, held: Iterable[tuple[int, int]] = (),
     if pw is None:
         return None
     cleanup = cleanup_of(directory, pw.topic, pw.partition, policies)
-    pw.compacted = cleanup.compacted
+    pw.compacted, pw.policy_known = cleanup.compacted, cleanup.known
     held_ = sorted(h for h in held if h[1] >= h[0])
     tails_ = tuple(tails)
     ranges = pw.lost_ranges(held_, include_replicas=bool(replicas))

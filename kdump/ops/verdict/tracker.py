@@ -119,6 +119,21 @@ class LostTracker:
             out += self.log_dir_findings()
         return out
 
+    def missing_partitions(self) -> list[Problem]:
+        """Each log dir given, its partitions named by its checkpoints with no directory
+        only (:class:`LogDirVerdict`): for a command that judges no partition it reads
+        (dump)."""
+        dirs = log_dirs_of(self.inputs)
+        meta = self.policies.metadata if self.policies is not None else None
+        out: list[Problem] = []
+        for d in dirs:
+            v = judge_log_dir(d, [o for o in dirs if o != d],
+                              getattr(meta, "assignments", None),
+                              str(getattr(meta, "source", "") or ""))
+            self.log_dirs[d] = v
+            out += v.findings()
+        return out
+
     def log_dir_findings(self) -> list[Problem]:
         """Each log dir given: the partitions its checkpoints name with no directory."""
         dirs = log_dirs_of(self.inputs)

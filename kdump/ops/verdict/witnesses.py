@@ -217,6 +217,8 @@ class PartitionWitnesses:
     witnesses: list[Witness] = field(default_factory=list)
     segments: dict[int, SegmentFiles] = field(default_factory=dict)
     skipped_replicas: list[tuple[str, str]] = field(default_factory=list)
+    #: something beyond Kafka's default says the cleanup policy (kdump.ops.verdict.Cleanup)
+    policy_known: bool = True
 
     def add(self, w: Witness) -> None:
         """One more witness (a caller's own: e.g. a replica read elsewhere)."""
@@ -301,6 +303,13 @@ class PartitionWitnesses:
             # compacted: a hole between two batches is the cleaner's (or a follower's
             # copy of its leader's cleaned segments, appended to its active segment)
             cut = None if inside else active
+            if inside and not self.compacted and not self.policy_known \
+                    and active is not None and b < active \
+                    and not any(a < base <= b + 1 for base in self.segments):
+                # between two batches of a closed segment, and nothing says the topic is
+                # not compacted (no cleaner-offset-checkpoint beside it, no config read)
+                out.append(LostRange(a, b, _proving(a, b, own), UNKNOWN_POLICY))
+                continue
             if a < end <= b:  # the part only a replica proves: split it off
                 out.extend(self._judge(a, end - 1, own, cut))
                 out.append(self._replica_range(end, b, every))
@@ -339,6 +348,14 @@ class PartitionWitnesses:
             first = max(a, cut + 1)
             out.append(LostRange(first, b, _proving(first, b, own)))
         return out
+
+
+#: why a gap between two batches of a closed segment is not called lost when nothing says
+#: the topic's cleanup policy (a partition directory given without its log dir)
+UNKNOWN_POLICY = ("nothing here says the topic's cleanup.policy (no cleaner-offset-checkpoint "
+                  "beside it, no --config, no KRaft metadata): the log cleaner of a compacted "
+                  "topic leaves such gaps (--config TOPIC:cleanup.policy=delete says they are "
+                  "lost)")
 
 
 def _proving(a: int, b: int, ws: Sequence[Witness]) -> tuple[Witness, ...]:
@@ -711,7 +728,7 @@ def witnesses_of(directory: str) -> PartitionWitnesses | None:
         return None
     return PartitionWitnesses(pw.directory, pw.topic, pw.partition, pw.compacted,
                               pw.log_start, list(pw.witnesses), dict(pw.segments),
-                              list(pw.skipped_replicas))
+                              list(pw.skipped_replicas), pw.policy_known)
 
 
 __all__ = ["WITNESS_KINDS", "CleanupPolicies", "LostRange", "PartitionWitnesses", "SegmentFiles",

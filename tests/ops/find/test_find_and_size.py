@@ -202,6 +202,12 @@ def test_size_report_counts_exactly(kdump: KdumpRunner,
     for extra in ((), ("--shallow",)):
         r = kdump("size-report", str(part), "--by", "segment", "--format", "json", *extra)
         rows = [json.loads(x) for x in r.out.splitlines()]
+        # the fixture's offsets leave gaps between batches (find's cases): the partition's
+        # verdict names them (issue 46: notes here, as nothing beside the directory says
+        # the topic's cleanup policy; data-lost in the active segment), the rows the same
+        assert {x["kind"] for x in rows if x["type"] == "problem"} <= {"data-lost",
+                                                                      "offset-gap"}
+        rows = [x for x in rows if x["type"] != "problem"]
         total = rows[-1]
         assert total["type"] == "total"
         assert total["records"] == len(written)

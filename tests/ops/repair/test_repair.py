@@ -1112,3 +1112,12 @@ def test_text_lines_stand_under_their_own_broker_and_partition(kdump: KdumpRunne
         "dry run: 20 files would be written; nothing was",
         "4 partitions, 1 damaged partition: kept 7 batches (21 records), dropped 1 region "
         "(94 bytes); saved from Kafka's recovery: 0 batches (0 records, 0 bytes)"]
+
+
+def _offsets_named(line: str) -> tuple[int, int] | None:
+    """The offsets a ``data-lost`` line (or an ``offset-gap`` note, where nothing says the
+    topic's cleanup policy) of the text output names (None: another line)."""
+    import re
+
+    m = re.search(r": (?:data-lost|offset-gap \[info\]): offsets? (\d+)(?:-(\d+))? ", line)
+    return None if m is None else (int(m[1]), int(m[2] or m[1]))
