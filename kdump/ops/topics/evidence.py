@@ -10,14 +10,16 @@ from collections.abc import Iterable
 from typing import Any
 
 from ... import fs as kfs
+from ...decoders.release import LAST_ZOOKEEPER_RELEASE
 from ...errors import KdumpError
 from ...files.logdir import KafkaFile
 from ...findings import Problem
+from ...protocol.definitions import RELEASES
 from ..compare_replicas.logdirs import LogDir
 from .config import MetadataConfigs
 
 #: the release whose rules apply when nothing says which (the newest kdump knows)
-NEWEST = "4.3"
+NEWEST = RELEASES[-1]
 METADATA_TOPIC = "__cluster_metadata"
 REMOTE_METADATA_TOPIC = "__remote_log_metadata"
 
@@ -73,8 +75,8 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
 
 
 #: the last release with ZooKeeper mode (4.0 removed it: KIP-500); a ZooKeeper-era log
-#: dir is judged by its rules
-LAST_ZOOKEEPER = "3.9"
+#: dir is judged by its rules (one fact: the decoders' release evidence says it too)
+LAST_ZOOKEEPER = LAST_ZOOKEEPER_RELEASE
 
 
 def release_of(kafka_version: str | None, level: int | None, logdirs: Iterable[LogDir],

@@ -240,7 +240,7 @@ def test_a_kraft_log_dir_without_metadata_is_assumed_the_newest(kdump: KdumpRunn
         "version": "1", "node.id": "1", "cluster.id": "c", "directory.id": "AAAAAAAAAAAAAAAAAAAAAQ"}))
     run = _run_of(kdump, running)
     assert (run["kafka_version"], run["kafka_version_source"]) == (
-        "4.3", "assumed: no metadata.version among the inputs")
+        "4.4", "assumed: no metadata.version among the inputs")
 
 
 def test_the_bootstrap_checkpoint_says_the_release(kdump: KdumpRunner, running: Path) -> None:
