@@ -64,7 +64,9 @@ class PartitionNode:
     #: None until :func:`partition_findings` has read the partition
     checked: PartitionFindings | None = None
     #: why the directory cannot be read (permission denied, vanished): the walk's
-    #: finding; the partition is a row of the tree all the same, with this finding
+    #: finding; or, the directory gone while the log dir's checkpoints name it, the
+    #: verdict's data-lost finding (:func:`missing_partitions`); the partition is a row
+    #: of the tree all the same, with this finding
     unreadable: Problem | None = None
     #: the files of it given by name (``kdump browse .../00000000000000000000.log``):
     #: its bytes, records and findings are theirs, not the whole partition's; None when
@@ -147,6 +149,14 @@ def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
             where = prob.path if os.path.isdir(prob.path) else os.path.dirname(prob.path)
             ld = dirs[where or "."] = LogDirNode(where or ".", None)
         ld.problems.append(prob)
+    for prob in missing_partitions(paths):
+        if prob.path in parts:
+            continue
+        extra = prob.extra or {}
+        topic_name, partition = str(extra["topic"]), int(extra["partition"])
+        node = parts[prob.path] = _partition_node(dirs, prob.path, topic_name, partition)
+        node.unreadable = prob
+        node.checked = PartitionFindings(findings=[prob])
     for ld in dirs.values():
         ld.topics.sort(key=lambda t: t.name)
         for t in ld.topics:
@@ -154,6 +164,16 @@ def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
             for p in t.partitions:
                 p.segments.sort(key=lambda s: s.base_offset)
     return list(dirs.values())
+
+
+def missing_partitions(paths: Iterable[str]) -> list[Problem]:
+    """The partitions the log dirs given name in their checkpoints with no directory,
+    lost (kdump.ops.verdict's LogDirVerdict): each its ``data-lost`` finding, as
+    verify-crc names it (the log dir's checkpoints only are read: no batch)."""
+    from ..verdict import LostTracker
+
+    return [p for p in LostTracker(list(paths)).missing_partitions()
+            if p.kind == "data-lost" and isinstance(p.extra, dict) and "topic" in p.extra]
 
 
 def _partition_node(dirs: dict[str, LogDirNode], directory: str, topic_name: str,

@@ -733,3 +733,41 @@ def test_position_label() -> None:
     # a row of no bytes only (a segment that cannot be read): the byte, no count
     assert position_label([10_000] * 3, 1, [BatchRow(1, 0, 0)], 0, 0, True, None) == \
         "byte 10,000 of the partition's 30,000"
+
+
+def test_a_partition_gone_while_checkpoints_name_it_is_a_row(tmp_path: Path) -> None:
+    """The log dir's verdict (kdump.ops.verdict LogDirVerdict): a partition its
+    checkpoints name with no directory is a row of its own, with verify-crc's data-lost
+    finding, counted in its log dir and topic."""
+    from tests.support.logdirs import broker_logdir
+
+    ld = broker_logdir(tmp_path / "ld", 1, high_watermarks=[("orders", 0, 3), ("gone", 0, 10)])
+    (ld / "orders-0").mkdir()
+    (ld / "orders-0" / SEG).write_bytes(w.v2_batch(
+        [w.Rec(key=b"k", value=b"v", timestamp=w.TS0)] * 3, base_offset=0))
+    crc = [p for p in verify_crc([str(ld)], VerifyOptions(), jobs=1)
+           if getattr(p, "kind", None) == "data-lost"]
+    assert [p.path for p in crc] == [str(ld / "gone-0")]  # type: ignore[union-attr]
+
+    async def go() -> None:
+        app = BrowseApp([str(ld)])
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(app, pilot)
+            assert label_of(app, "gone-0") == (
+                f"gone-0  data-lost: {crc[0].detail}")  # type: ignore[union-attr]
+            scr = app.tree_screen
+            [ldn] = app.logdirs
+            assert str(scr.query_one("#tree").root.children[0].label).startswith(  # type: ignore[attr-defined]
+                "broker 1  2 partitions  ")
+            assert str(scr.topics[id(ldn.topics[0])].label) == \
+                "gone  1 partition  0 B  0 records  1 error"
+            await pilot.press("s", "s")  # by findings: its error first
+            await pilot.pause()
+            assert [p.name for p in scr.matches] == ["gone-0", "orders-0"]
+            scr.query_one("#tree").select_node(scr.leaves[id(ldn.partitions[0])])  # type: ignore[attr-defined]
+            await pilot.pause()
+            assert isinstance(app.screen, DetailScreen)
+            assert app.screen.text.plain == (
+                f"data-lost (error)\nfile {ld / 'gone-0'}\nbase offset 0\n"
+                f"{crc[0].detail}")  # type: ignore[union-attr]
+    run(go())
