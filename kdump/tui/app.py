@@ -1,6 +1,6 @@
 """``kdump browse``: the tree of log dirs (:mod:`.tree`), a partition's batches and
 records and a batch's bytes (:mod:`.partition`).  Keys: ``/`` filter, Enter open, ``g``
-offset, ``t`` time, ``n``/``N`` findings, ``x`` bytes, Escape back, ``?`` keys, ``q``
+offset, ``t`` time, ``n``/``N`` findings, ``x`` bytes, ``T`` timeline, Escape back, ``?`` keys, ``q``
 or Ctrl+C quit.  Read-only: it only reads files.
 
 Exits: :attr:`BrowseApp.return_code` is 0 only when the user quit; an error no screen
@@ -28,10 +28,11 @@ from ..ops.browse import (
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ..textsafe import inert
 from .partition import PartitionScreen
+from .timeline import TimelineScreen
 from .tree import TreeScreen
 from .widgets import HelpScreen, HexScreen
 
-__all__ = ["BrowseApp", "HexScreen", "PartitionScreen", "TreeScreen"]
+__all__ = ["BrowseApp", "HexScreen", "PartitionScreen", "TimelineScreen", "TreeScreen"]
 
 
 class BrowseApp(App[int]):
@@ -127,6 +128,19 @@ class BrowseApp(App[int]):
 
     def open_partition(self, p: PartitionNode) -> None:
         self.push_screen(PartitionScreen(p, self.max_batch_bytes))
+
+    def open_timeline(self, p: PartitionNode) -> None:
+        """``T``: the timeline of ``p``'s topic-partition (kdump/tui/timeline.py)."""
+        self.push_screen(TimelineScreen(self.paths, p, self.logdirs, self.max_batch_bytes))
+
+    def open_partition_at(self, p: PartitionNode, path: str, position: int) -> None:
+        """The batch at byte ``position`` of ``path`` (a segment of ``p``): in the
+        partition screen on top when it is ``p``'s, else in a new one."""
+        top = self.screen
+        if isinstance(top, PartitionScreen) and top.node is p:
+            top.go_position(path, position)
+        else:
+            self.push_screen(PartitionScreen(p, self.max_batch_bytes, at=(path, position)))
 
     def action_keys(self) -> None:
         if not isinstance(self.screen, HelpScreen):

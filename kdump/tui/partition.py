@@ -82,9 +82,12 @@ class PartitionScreen(SearchScreen):
         Binding("x", "hex", "Bytes"),
     ]
 
-    def __init__(self, node: PartitionNode, max_batch_bytes: int) -> None:
+    def __init__(self, node: PartitionNode, max_batch_bytes: int,
+                 at: tuple[str, int] | None = None) -> None:
         super().__init__()
         self.node = node
+        #: the batch to open at (a segment's path, a byte): the timeline's Enter
+        self.at = at
         self.view = PartitionView(node, max_batch_bytes=max_batch_bytes)
         self.seg = 0
         self.rows: list[BatchRow] = []
@@ -139,6 +142,21 @@ class PartitionScreen(SearchScreen):
             self.status(Text("no segments in this partition"))
         batches.focus()
         self._titles()
+        if self.at is not None:
+            self.go_position(*self.at)
+
+    def go_position(self, path: str, position: int) -> None:
+        """The batch at byte ``position`` of segment ``path`` selected (the timeline's
+        Enter on an event of this partition)."""
+        seg = self.view.segment_of(path)
+        if seg is None:
+            self.status(safe(f"{path} is not a segment of this partition", "yellow"))
+            return
+        self.load(seg, self.view.earlier_start(seg, position), select=position)
+        self.query_one("#batches", DataTable).focus()
+        row = self.current()
+        if row is not None:
+            self.status(self._describe(row, None, False))
 
     def _titles(self) -> None:
         """Each pane titled, the focused one marked (» and a heavy line)."""
@@ -287,7 +305,7 @@ class PartitionScreen(SearchScreen):
         batches = self.query_one("#batches", DataTable)
         actions = {"g": self.action_goto_offset, "t": self.action_goto_time,
                    "n": lambda: self.action_finding(1), "N": lambda: self.action_finding(-1),
-                   "x": self.action_hex, "G": self.action_last}
+                   "x": self.action_hex, "G": self.action_last, "T": self.action_timeline}
         if batches.has_focus:
             actions |= {"home": self.action_first, "end": self.action_last}
         focused = self.focused
@@ -574,6 +592,12 @@ class PartitionScreen(SearchScreen):
             return
         text = hex_text(m)
         self.app.push_screen(HexScreen(text, bad_line(m, text)))
+
+    def action_timeline(self) -> None:
+        """``T``: this partition's timeline (kdump/tui/timeline.py)."""
+        opener = getattr(self.app, "open_timeline", None)
+        if opener is not None:
+            opener(self.node)
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -93,6 +93,7 @@ Tree
   e          only partitions with errors or warnings (again: all)
   s          sort by name, size, findings (in turn)
   j / k      down / up
+  T          the selected partition's timeline
 Partition
   Tab        next pane (segments, batches, records; the focused: »)
   Enter      the batch, its finding and its selected record in full
@@ -110,6 +111,10 @@ Partition
   f          every finding, sortable; Enter jumps (tree: the log dir's)
   y          copy the offset, key, value or position (OSC 52)
   r          re-read: sizes, new segments, findings (tree: the log dirs)
+  T          the partition's timeline (every replica given, the metadata log)
+Timeline (T)
+  Enter      an event of a batch of this partition: that batch; else in full
+  Escape     stop reading, back
 Record (Enter on a record)
   v          rendering: auto, text, JSON, hex, base64
   y          copy the offset, key, value or position
