@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -770,4 +771,86 @@ def test_a_partition_gone_while_checkpoints_name_it_is_a_row(tmp_path: Path) -> 
             assert app.screen.text.plain == (
                 f"data-lost (error)\nfile {ld / 'gone-0'}\nbase offset 0\n"
                 f"{crc[0].detail}")  # type: ignore[union-attr]
+    run(go())
+
+
+def test_end_on_a_segment_with_no_index_near_its_end_reads_in_the_background(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """End/G on a segment it must read whole (no offset index): a worker on a view of
+    its own, a progress line, Escape stops it (counted in steps of the read, each
+    SCAN_ROWS rows); G again reads to the last batch."""
+    from kdump.ops.browse import LastScan
+    from kdump.ops.browse import partition as bp
+    from kdump.tui import partition as tp
+    from kdump.tui.widgets import human
+    from tests.support.samples import big_segment
+
+    big_segment(tmp_path / "ld" / "big-0", 2 << 20)
+    (tmp_path / "ld" / "big-0" / "00000000000000000000.index").unlink()
+    monkeypatch.setattr(tp, "SYNC_SCAN_BYTES", 256 << 10)
+    monkeypatch.setattr(bp, "SCAN_ROWS", 20)
+    [ld] = browse_tree([str(tmp_path / "ld")])
+    view = PartitionView(ld.partitions[0])
+    whole = LastScan(view, 0)
+    while not whole.step():
+        pass
+    last, steps = whole.last, whole.steps
+    assert whole.start == 0 and steps == 14 and last == view.last_position(0)
+    two = LastScan(view, 0)
+    two.step()
+    two.step()
+    view.close()
+    expected = (f"reading segment 0 to its last batch (no offset index entry near its end): "
+                f"{human(two.at)} of {human(two.size)} ({100 * two.at // two.size}%) "
+                "(Escape stops)")
+
+    gate = threading.Event()
+    calls: list[int] = []
+    step = LastScan.step
+
+    def counted(self: LastScan) -> bool:
+        calls.append(1)
+        if len(calls) == 3:
+            gate.wait(10)
+        return step(self)
+
+    monkeypatch.setattr(LastScan, "step", counted)
+
+    async def go() -> None:
+        app = BrowseApp([str(tmp_path / "ld")], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            scr = app.screen
+            assert isinstance(scr, PartitionScreen)
+            read_before = scr.view.bytes_read
+            await pilot.press("end")
+            for _ in range(200):
+                if len(calls) == 3:
+                    break
+                await pilot.pause(0.02)
+            await pilot.pause()
+            assert status(scr) == expected
+            # the screen's reader: the one chunk that tells where the read starts, not
+            # the segment (the worker reads on a view of its own)
+            assert scr.view.bytes_read - read_before == 64 << 10
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is scr  # Escape stopped the read, did not leave
+            assert status(scr) == "the read to the last batch stopped (End or G: again)"
+            gate.set()
+            for _ in range(200):
+                if not any(wk.is_running for wk in app.workers):
+                    break
+                await pilot.pause(0.02)
+            assert len(calls) == 3  # no step after the stop
+            assert scr.current().position == 0  # type: ignore[union-attr]
+            await pilot.press("G")
+            for _ in range(400):
+                if scr.scanner is None:
+                    break
+                await pilot.pause(0.02)
+            await pilot.pause()
+            assert len(calls) == 3 + steps
+            assert scr.current().position == last  # type: ignore[union-attr]
+            assert status(scr) == "the partition's last batch"
     run(go())
