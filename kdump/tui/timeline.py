@@ -27,7 +27,7 @@ from textual.worker import get_current_worker
 
 from ..ops.browse import LogDirNode, PartitionNode
 from ..ops.timeline import TimelineEvent, iso, partition_events
-from .widgets import DetailScreen, fits, pass_on, plural, safe, set_rows
+from .widgets import DetailScreen, fit_lines, fits, pass_on, plural, safe, set_rows
 
 #: rows drawn at most (the events past them are counted, and said)
 MAX_ROWS = 2000
@@ -102,6 +102,7 @@ def event_text(ev: TimelineEvent) -> Text:
 class TimelineScreen(Screen[None]):
     DEFAULT_CSS = """
     TimelineScreen #events { height: 1fr; border-top: heavy $accent; }
+    TimelineScreen #event { height: 2; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
@@ -131,6 +132,7 @@ class TimelineScreen(Screen[None]):
         title.append("  timeline: every replica given and the metadata log (UTC, ~ estimate)")
         yield Static(title, id="title")
         yield DataTable(id="events", cursor_type="row")
+        yield Static(Text(""), id="event")
         yield Static(Text("reading the timeline ... (Escape stops)"), id="status")
         yield Footer()
 
@@ -215,6 +217,19 @@ class TimelineScreen(Screen[None]):
             event.prevent_default()
             table = self.query_one("#events", DataTable)
             (table.action_cursor_down if event.key == "j" else table.action_cursor_up)()
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """The selected event's words and source whole, under the table (a narrow
+        screen cuts the table's last columns)."""
+        i = event.cursor_row
+        if 0 <= i < len(self.events):
+            ev = self.events[i]
+            t = safe(f"{ev.object}: {ev.text}", "bold")
+            if ev.file is not None:
+                t.append_text(safe(f"  @ {ev.file}" + ("" if ev.position is None
+                                                       else f":{ev.position}"), "dim"))
+            box = self.query_one("#event", Static)
+            box.update(fit_lines(self.app.console, t, box.size.width or self.app.size.width))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_open()

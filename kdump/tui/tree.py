@@ -152,6 +152,7 @@ class TreeScreen(Screen[None]):
         Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("f", "findings", "Findings", show=False),
         Binding("r", "reread", "Re-read", show=False),
+        Binding("T", "timeline", "Timeline", key_display="T"),
     ]
 
     def compose(self) -> ComposeResult:
