@@ -2,7 +2,11 @@
 as rows of their own) and the selected batch's records, each pane titled and its columns
 sized from the rows in view; ``g``/``t`` jumps, Home/``gg`` and End/``G`` the first and
 last batch, ``n``/``N`` findings, ``x`` the batch's bytes (:class:`~.widgets.HexScreen`),
-Enter the batch whole.  A read that fails is said on the screen, never raised."""
+Enter the batch whole, ``T`` the timeline.  A read that fails is said on the screen,
+never raised.
+
+Size: over 600 lines, as it is one screen: its panes, the window of rows, the jumps,
+the findings and End's background read all move the one selection it keeps."""
 
 from __future__ import annotations
 
