@@ -23,6 +23,9 @@ from ..ops.browse import (
     PartitionFindings,
     PartitionNode,
     browse_tree,
+    drop_explained,
+    is_missing_row,
+    missing_partitions,
     partition_findings,
 )
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
@@ -78,6 +81,37 @@ class BrowseApp(App[int]):
                              daemon=True).start()
         else:
             self.checked.set()
+        self._judge_missing()
+
+    def _judge_missing(self) -> None:
+        """The partitions the checkpoints name with no directory, judged again with the
+        KRaft metadata among the inputs, as verify-crc judges them (a deleted topic's is
+        Kafka's own work): in a daemon thread, as the metadata log may be long; the rows
+        it explains leave the tree.  ``judged`` is set when done (tests wait on it)."""
+        self.judged = threading.Event()
+        if not any(is_missing_row(p) for ld in self.logdirs for p in ld.partitions):
+            self.judged.set()
+            return
+        judged, logdirs = self.judged, self.logdirs
+
+        def run() -> None:
+            from ..ops.verdict import CleanupPolicies
+
+            try:
+                policies = CleanupPolicies.for_inputs(self.paths, (), self.max_batch_bytes)
+                if policies is not None:
+                    lost = [p.path for p in missing_partitions(self.paths, policies)]
+                    self.call_from_thread(self._missing_judged, logdirs, lost)
+            except Exception:  # the judgement without the metadata stands
+                pass
+            finally:
+                judged.set()
+
+        threading.Thread(target=run, name="kdump-browse-verdict", daemon=True).start()
+
+    def _missing_judged(self, logdirs: list[LogDirNode], lost: list[str]) -> None:
+        if logdirs is self.logdirs and drop_explained(self.logdirs, lost):
+            self.tree_screen.rebuild(self.tree_screen.pattern)
 
     def _check_all(self) -> None:
         """Every partition read once (verify-crc, verify-index) in the background; each
@@ -110,6 +144,7 @@ class BrowseApp(App[int]):
         self.logdirs = browse_tree(self.paths)
         self.checked = threading.Event()
         self.tree_screen.rebuild("")
+        self._judge_missing()
         if not self.check:
             self.checked.set()
             return

@@ -854,3 +854,46 @@ def test_end_on_a_segment_with_no_index_near_its_end_reads_in_the_background(
             assert scr.current().position == last  # type: ignore[union-attr]
             assert status(scr) == "the partition's last batch"
     run(go())
+
+
+def test_a_gone_partition_the_metadata_explains_leaves_the_tree(tmp_path: Path) -> None:
+    """With the KRaft metadata among the inputs the rows are judged again as verify-crc
+    judges them: a deleted topic's partition (the metadata holds no such topic) is
+    Kafka's own work and leaves the tree; orders-1, assigned to broker 1 and gone from
+    its log dir, stays data-lost."""
+    import shutil
+
+    from kdump.cli.options import cleanup_policies
+    from tests.support.files import offset_checkpoint
+    from tests.support.timeline_fixture import write_cluster
+
+    write_cluster(tmp_path)
+    b1 = tmp_path / "broker-1"
+    (b1 / "replication-offset-checkpoint").write_bytes(
+        offset_checkpoint([("orders", 1, 20), ("deleted", 0, 10)]))
+    shutil.rmtree(b1 / "orders-1")
+    opts = VerifyOptions(policies=cleanup_policies([str(tmp_path)], (), 16 << 20))
+    crc = {(p.path, str(p.kind)) for p in verify_crc([str(tmp_path)], opts, jobs=1)
+           if getattr(p, "kind", None) in ("data-lost", "checkpoint")}
+    assert crc == {(str(b1 / "orders-1"), "data-lost"), (str(b1 / "deleted-0"), "checkpoint")}
+    [first, *_] = browse_tree([str(tmp_path)])
+    assert [p.name for p in first.partitions if p.unreadable is not None] == \
+        ["deleted-0", "orders-1"]  # the checkpoints alone: both lost
+
+    async def go() -> None:
+        app = BrowseApp([str(tmp_path)], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            for _ in range(400):
+                if app.judged.is_set():
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
+            ld = app.logdirs[0]
+            assert [(p.name, p.unreadable.kind if p.unreadable else None)
+                    for p in ld.partitions] == [
+                ("__cluster_metadata-0", None), ("__consumer_offsets-0", None),
+                ("__transaction_state-0", None), ("orders-0", None),
+                ("orders-1", "data-lost")]
+            assert label_of(app, "orders-0")  # the tree rebuilt from them
+            assert id(ld.partitions[4]) in app.tree_screen.leaves
+    run(go())
