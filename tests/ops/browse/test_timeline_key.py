@@ -209,3 +209,16 @@ def test_escape_stops_the_read(cluster: Path, monkeypatch: pytest.MonkeyPatch) -
                 await pilot.pause(0.02)
             assert len(pulled) == 3
     run(go())
+
+
+def test_every_string_of_an_event_is_inert() -> None:
+    ev = TimelineEvent(1_700_000_000_000, "producer", "epoch-start", "replica",
+                       "t[bold]/0", "epoch 0 starts \x1b[31m[red]x[/]", estimate=True,
+                       file="/ld/t[bold]-0/00000000000000000000.log", position=7, broker=2)
+    cells = tl.event_cells(ev)
+    assert [c.plain for c in cells] == [
+        "~2023-11-14T22:13:20.000Z", "producer", "2", "epoch-start",
+        "epoch 0 starts \\x1b[31m[red]x[/]", "t[bold]-0/00000000000000000000.log:7"]
+    assert all(not c.spans or all(s.style in ("yellow", "bold", "dim", "") for s in c.spans)
+               for c in cells)
+    assert tl.event_text(ev).plain.splitlines()[2] == "epoch 0 starts \\x1b[31m[red]x[/]"
