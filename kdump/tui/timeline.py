@@ -107,6 +107,7 @@ class TimelineScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("enter", "open", "Open batch"),
+        Binding("i", "detail", "In full", show=False),
     ]
 
     def __init__(self, paths: Sequence[str], node: PartitionNode, logdirs: list[LogDirNode],
@@ -229,7 +230,8 @@ class TimelineScreen(Screen[None]):
                 t.append_text(safe(f"  @ {ev.file}" + ("" if ev.position is None
                                                        else f":{ev.position}"), "dim"))
             box = self.query_one("#event", Static)
-            box.update(fit_lines(self.app.console, t, box.size.width or self.app.size.width))
+            box.update(fit_lines(self.app.console, t, box.size.width or self.app.size.width,
+                                 hint=" … (i: in full)"))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         self.action_open()
@@ -246,6 +248,13 @@ class TimelineScreen(Screen[None]):
             if node is self.node:
                 return node, f, pos
         return found[0] if found else None
+
+    def action_detail(self) -> None:
+        """``i``: the selected event in full (Enter on a batch's event opens the batch)."""
+        table = self.query_one("#events", DataTable)
+        if 0 <= table.cursor_row < len(self.events):
+            ev = self.events[table.cursor_row]
+            self.app.push_screen(DetailScreen(event_text(ev), ev.kind))
 
     def action_open(self) -> None:
         table = self.query_one("#events", DataTable)

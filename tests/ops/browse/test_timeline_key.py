@@ -96,7 +96,19 @@ def test_T_in_the_tree_and_enter_on_a_batch_of_it(cluster: Path) -> None:
             assert rows(scr) == ROWS
             assert status(scr) == "8 events  (Enter on a batch's event: the batch)"
             assert str(scr.query_one("#title").render()).startswith("orders-1  timeline: ")
-            await pilot.press(*["down"] * 5, "enter")  # epoch 1 starts at offset 10
+            await pilot.press(*["down"] * 5)  # epoch 1 starts at offset 10
+            await pilot.pause()
+            b1 = cluster / "broker-1" / "orders-1" / SEG
+            assert str(scr.query_one("#event").render()) == (
+                f"orders/1: epoch 1 starts at offset 10 on brokers 1, 2, 3  @ {b1}:171")
+            await pilot.press("i")  # in full: the replicas each
+            await pilot.pause()
+            assert isinstance(app.screen, DetailScreen)
+            assert [ln for ln in app.screen.text.plain.splitlines()
+                    if ln.startswith("source")] == [
+                f"source (broker {b}): {cluster / f'broker-{b}' / 'orders-1' / SEG} byte 171"
+                for b in (1, 2, 3)]
+            await pilot.press("escape", "enter")
             await pilot.pause()
             part = app.screen
             assert isinstance(part, PartitionScreen)
