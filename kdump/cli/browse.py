@@ -46,7 +46,13 @@ def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int)
            x  the selected batch's bytes       Escape  back
            Home/gg  End/G  first / last batch    j/k  down / up
            e  errors/warnings only     s  sort by name, size, findings
+           T  the partition's timeline (every replica given, the metadata
+              log; Enter on a batch's event: that batch; Escape stops)
            ?  the keys                          q, Ctrl+C  quit
+
+    End/G on a segment with no offset index entry near its end reads it in the
+    background with a progress line (Escape stops); a partition the log dir's
+    checkpoints name with no directory is a row of the tree with its data-lost finding.
 
     Needs the tui extra (pip install 'kdump[tui]') and a terminal; exit 0 when you
     quit, 2 (one line, the terminal restored) if it stops on an internal error.

@@ -1,6 +1,6 @@
 """``kdump browse``: the tree of log dirs (:mod:`.tree`), a partition's batches and
 records and a batch's bytes (:mod:`.partition`).  Keys: ``/`` filter, Enter open, ``g``
-offset, ``t`` time, ``n``/``N`` findings, ``x`` bytes, Escape back, ``?`` keys, ``q``
+offset, ``t`` time, ``n``/``N`` findings, ``x`` bytes, ``T`` timeline, Escape back, ``?`` keys, ``q``
 or Ctrl+C quit.  Read-only: it only reads files.
 
 Exits: :attr:`BrowseApp.return_code` is 0 only when the user quit; an error no screen
@@ -23,15 +23,19 @@ from ..ops.browse import (
     PartitionFindings,
     PartitionNode,
     browse_tree,
+    drop_explained,
+    is_missing_row,
+    missing_partitions,
     partition_findings,
 )
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ..textsafe import inert
 from .partition import PartitionScreen
+from .timeline import TimelineScreen
 from .tree import TreeScreen
 from .widgets import HelpScreen, HexScreen
 
-__all__ = ["BrowseApp", "HexScreen", "PartitionScreen", "TreeScreen"]
+__all__ = ["BrowseApp", "HexScreen", "PartitionScreen", "TimelineScreen", "TreeScreen"]
 
 
 class BrowseApp(App[int]):
@@ -77,6 +81,37 @@ class BrowseApp(App[int]):
                              daemon=True).start()
         else:
             self.checked.set()
+        self._judge_missing()
+
+    def _judge_missing(self) -> None:
+        """The partitions the checkpoints name with no directory, judged again with the
+        KRaft metadata among the inputs, as verify-crc judges them (a deleted topic's is
+        Kafka's own work): in a daemon thread, as the metadata log may be long; the rows
+        it explains leave the tree.  ``judged`` is set when done (tests wait on it)."""
+        self.judged = threading.Event()
+        if not any(is_missing_row(p) for ld in self.logdirs for p in ld.partitions):
+            self.judged.set()
+            return
+        judged, logdirs = self.judged, self.logdirs
+
+        def run() -> None:
+            from ..ops.verdict import CleanupPolicies
+
+            try:
+                policies = CleanupPolicies.for_inputs(self.paths, (), self.max_batch_bytes)
+                if policies is not None:
+                    lost = [p.path for p in missing_partitions(self.paths, policies)]
+                    self.call_from_thread(self._missing_judged, logdirs, lost)
+            except Exception:  # the judgement without the metadata stands
+                pass
+            finally:
+                judged.set()
+
+        threading.Thread(target=run, name="kdump-browse-verdict", daemon=True).start()
+
+    def _missing_judged(self, logdirs: list[LogDirNode], lost: list[str]) -> None:
+        if logdirs is self.logdirs and drop_explained(self.logdirs, lost):
+            self.tree_screen.rebuild(self.tree_screen.pattern)
 
     def _check_all(self) -> None:
         """Every partition read once (verify-crc, verify-index) in the background; each
@@ -109,6 +144,7 @@ class BrowseApp(App[int]):
         self.logdirs = browse_tree(self.paths)
         self.checked = threading.Event()
         self.tree_screen.rebuild("")
+        self._judge_missing()
         if not self.check:
             self.checked.set()
             return
@@ -127,6 +163,19 @@ class BrowseApp(App[int]):
 
     def open_partition(self, p: PartitionNode) -> None:
         self.push_screen(PartitionScreen(p, self.max_batch_bytes))
+
+    def open_timeline(self, p: PartitionNode) -> None:
+        """``T``: the timeline of ``p``'s topic-partition (kdump/tui/timeline.py)."""
+        self.push_screen(TimelineScreen(self.paths, p, self.logdirs, self.max_batch_bytes))
+
+    def open_partition_at(self, p: PartitionNode, path: str, position: int) -> None:
+        """The batch at byte ``position`` of ``path`` (a segment of ``p``): in the
+        partition screen on top when it is ``p``'s, else in a new one."""
+        top = self.screen
+        if isinstance(top, PartitionScreen) and top.node is p:
+            top.go_position(path, position)
+        else:
+            self.push_screen(PartitionScreen(p, self.max_batch_bytes, at=(path, position)))
 
     def action_keys(self) -> None:
         if not isinstance(self.screen, HelpScreen):

@@ -2,7 +2,11 @@
 as rows of their own) and the selected batch's records, each pane titled and its columns
 sized from the rows in view; ``g``/``t`` jumps, Home/``gg`` and End/``G`` the first and
 last batch, ``n``/``N`` findings, ``x`` the batch's bytes (:class:`~.widgets.HexScreen`),
-Enter the batch whole.  A read that fails is said on the screen, never raised."""
+Enter the batch whole, ``T`` the timeline.  A read that fails is said on the screen,
+never raised.
+
+Size: over 600 lines, as it is one screen: its panes, the window of rows, the jumps,
+the findings and End's background read all move the one selection it keeps."""
 
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable, Footer, Static
+from textual.worker import Worker, get_current_worker
 
 from ..errors import KdumpError
 from ..findings import Problem
@@ -21,6 +26,7 @@ from ..ops.browse import (
     PAGE_ROWS,
     BatchRow,
     Jump,
+    LastScan,
     PartitionNode,
     PartitionView,
     RecordRow,
@@ -38,6 +44,7 @@ from .widgets import (
     fit_lines,
     fits,
     hex_text,
+    human,
     pass_on,
     plural,
     record_text,
@@ -49,6 +56,10 @@ from .widgets import (
 ROWS_ABOVE = 40
 #: partitions up to this many bytes are read for ``n`` at once, larger ones in the background
 SYNC_CHECK_BYTES = 64 << 20
+
+#: End/G, or Up into the segment before, reads in the background a segment it would read
+#: more than this of (no offset index entry near its end): a progress line, Escape stops
+SYNC_SCAN_BYTES = 4 << 20
 
 #: characters of a key, value or headers shown in the records table (Enter shows all)
 CELL_CHARS = 200
@@ -74,17 +85,24 @@ class PartitionScreen(SearchScreen):
     PartitionScreen DataTable:focus { border-top: heavy $accent; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
+        # the footer at 80 columns: the keys needed most, ``?`` for the rest (the
+        # screen's keys run from on_key; these say them)
         Binding("escape", "back", "Back"),
         Binding("g", "goto_offset", "Offset"),
         Binding("t", "goto_time", "Time"),
-        Binding("n", "finding(1)", "Next finding"),
-        Binding("N", "finding(-1)", "Prev finding", key_display="N"),
-        Binding("x", "hex", "Bytes"),
+        Binding("n", "finding(1)", "Finding", key_display="n/N"),
+        Binding("N", "finding(-1)", "Prev finding", key_display="N", show=False),
+        Binding("slash", "search", "Search", key_display="/"),
+        Binding("x", "hex", "Bytes", show=False),
+        Binding("T", "timeline", "Timeline", key_display="T"),
     ]
 
-    def __init__(self, node: PartitionNode, max_batch_bytes: int) -> None:
+    def __init__(self, node: PartitionNode, max_batch_bytes: int,
+                 at: tuple[str, int] | None = None) -> None:
         super().__init__()
         self.node = node
+        #: the batch to open at (a segment's path, a byte): the timeline's Enter
+        self.at = at
         self.view = PartitionView(node, max_batch_bytes=max_batch_bytes)
         self.seg = 0
         self.rows: list[BatchRow] = []
@@ -101,6 +119,9 @@ class PartitionScreen(SearchScreen):
         #: row shows the finding whole)
         self._finding: tuple[Text, BatchRow | None] | None = None
         self._checking = False
+        #: End/G's background read to a segment's last batch (None: none running)
+        self.scanner: Worker[None] | None = None
+        self._scan_gen = 0
         #: the cells of ``rows`` (the batches table is rebuilt from them when a row
         #: read later is wider than its column)
         self.cells: list[list[Text]] = []
@@ -139,6 +160,21 @@ class PartitionScreen(SearchScreen):
             self.status(Text("no segments in this partition"))
         batches.focus()
         self._titles()
+        if self.at is not None:
+            self.go_position(*self.at)
+
+    def go_position(self, path: str, position: int) -> None:
+        """The batch at byte ``position`` of segment ``path`` selected (the timeline's
+        Enter on an event of this partition)."""
+        seg = self.view.segment_of(path)
+        if seg is None:
+            self.status(safe(f"{path} is not a segment of this partition", "yellow"))
+            return
+        self.load(seg, self.view.earlier_start(seg, position), select=position)
+        self.query_one("#batches", DataTable).focus()
+        row = self.current()
+        if row is not None:
+            self.status(self._describe(row, None, False))
 
     def _titles(self) -> None:
         """Each pane titled, the focused one marked (» and a heavy line)."""
@@ -279,6 +315,11 @@ class PartitionScreen(SearchScreen):
         after the keys that follow in a burst had passed)."""
         if pass_on(self, event):
             return
+        if event.key == "escape" and self.scanner is not None:
+            event.stop()
+            event.prevent_default()
+            self.stop_scan()
+            return
         if self.search_key(event.key):  # / n N Escape f y r (kdump/tui/search.py)
             event.stop()
             event.prevent_default()
@@ -287,7 +328,7 @@ class PartitionScreen(SearchScreen):
         batches = self.query_one("#batches", DataTable)
         actions = {"g": self.action_goto_offset, "t": self.action_goto_time,
                    "n": lambda: self.action_finding(1), "N": lambda: self.action_finding(-1),
-                   "x": self.action_hex, "G": self.action_last}
+                   "x": self.action_hex, "G": self.action_last, "T": self.action_timeline}
         if batches.has_focus:
             actions |= {"home": self.action_first, "end": self.action_last}
         focused = self.focused
@@ -324,20 +365,107 @@ class PartitionScreen(SearchScreen):
     def action_last(self) -> None:
         """The partition's last batch (End, ``G``): the real last one, read from the last
         segment's offset index entry near its end, not the last row read so far."""
-        for seg in range(len(self.view.segments) - 1, -1, -1):
-            if self._segment_end(seg):
-                self.status(Text("the partition's last batch"))
-                break
-        else:
-            self.status(Text("no batch in this partition"))
+        self._go_last(len(self.view.segments) - 1, 0, "the partition's last batch")
         self.query_one("#batches", DataTable).focus()
 
-    def _segment_end(self, seg: int) -> bool:
-        pos = self.view.last_position(seg)
-        if pos is None:
-            return False
+    def _segment_end(self, seg: int) -> None:
+        self._go_last(seg, seg, None)
+
+    def _go_last(self, seg: int, down_to: int, said: str | None) -> None:
+        """The last batch of segment ``seg``, else of the one before ... down to
+        ``down_to``; a segment with no offset index entry near its end, read whole, is
+        read in the background (:meth:`_scan_last`)."""
+        if self.scanner is not None:
+            return  # one read to the end at a time
+        for s in range(seg, down_to - 1, -1):
+            scan = LastScan(self.view, s)
+            if scan.to_read > SYNC_SCAN_BYTES:
+                self._scan_last(s, down_to, said)
+                return
+            while not scan.step():
+                pass
+            if scan.last is not None:
+                self._at_last(s, scan.last, said)
+                return
+        if said is not None:
+            self.status(Text("no batch in this partition"))
+
+    def _at_last(self, seg: int, pos: int, said: str | None) -> None:
         self.load(seg, self.view.earlier_start(seg, pos), select=pos)
-        return True
+        if said is not None:
+            self.status(Text(said))
+
+    def _scan_last(self, seg: int, down_to: int, said: str | None) -> None:
+        """Segments ``seg`` down to ``down_to`` read to their last batch in a worker, on a
+        view of its own (the screen's stays free for the keys), its progress on the status
+        line; Escape stops it (:meth:`stop_scan`)."""
+        self._scan_gen += 1
+        gen = self._scan_gen
+        node, mbb = self.node, self.view.max_batch_bytes
+
+        def run() -> None:
+            worker = get_current_worker()
+            view = PartitionView(node, max_batch_bytes=mbb)
+            try:
+                for s in range(seg, down_to - 1, -1):
+                    scan = LastScan(view, s)
+                    while True:
+                        self.app.call_from_thread(self._scan_progress, gen, s, scan)
+                        if worker.is_cancelled:
+                            return
+                        if scan.step():
+                            break
+                    if scan.last is not None:
+                        if not worker.is_cancelled:
+                            self.app.call_from_thread(self._scan_ended, gen, s, scan.last,
+                                                      said)
+                        return
+                if not worker.is_cancelled:
+                    self.app.call_from_thread(self._scan_ended, gen, None, None, said)
+            except Exception as e:  # said on the status line, never raised in a thread
+                if not worker.is_cancelled:
+                    msg = f"the read to the last batch stopped: {e}"
+                    self.app.call_from_thread(self._scan_failed, gen, msg)
+            finally:
+                view.close()
+
+        self.scanner = self.run_worker(run, name="kdump-browse-last", group="last",
+                                       exclusive=True, thread=True, exit_on_error=False)
+
+    def _scan_progress(self, gen: int, seg: int, scan: LastScan) -> None:
+        if gen != self._scan_gen or not self.is_mounted:
+            return
+        pct = min(100, 100 * (scan.at - scan.start) // max(1, scan.size - scan.start))
+        self.status(Text(f"reading segment {self.view.segments[seg].base_offset} to its last "
+                         f"batch (no offset index entry near its end): {human(scan.at)} of "
+                         f"{human(scan.size)} ({pct}%) (Escape stops)"))
+
+    def _scan_ended(self, gen: int, seg: int | None, pos: int | None,
+                    said: str | None) -> None:
+        if gen != self._scan_gen or not self.is_mounted:
+            return
+        self.scanner = None
+        if seg is None or pos is None:
+            self.status(Text("no batch in this partition"))
+            return
+        self._at_last(seg, pos, said or f"segment {self.view.segments[seg].base_offset}'s "
+                                         "last batch")
+        self.query_one("#batches", DataTable).focus()
+
+    def _scan_failed(self, gen: int, msg: str) -> None:
+        if gen == self._scan_gen and self.is_mounted:
+            self.scanner = None
+            self.status(safe(msg, "bold red"))
+
+    def stop_scan(self) -> None:
+        """Escape while End/G reads: stopped where it is, the rows shown stay."""
+        if self.scanner is None:
+            return
+        self.scanner.cancel()
+        self.scanner = None
+        self._scan_gen += 1
+        self.status(Text("the read to the last batch stopped (End or G: again)",
+                         style="yellow"))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         if event.data_table.id == "batches":
@@ -574,6 +702,12 @@ class PartitionScreen(SearchScreen):
             return
         text = hex_text(m)
         self.app.push_screen(HexScreen(text, bad_line(m, text)))
+
+    def action_timeline(self) -> None:
+        """``T``: this partition's timeline (kdump/tui/timeline.py)."""
+        opener = getattr(self.app, "open_timeline", None)
+        if opener is not None:
+            opener(self.node)
 
     def action_back(self) -> None:
         self.app.pop_screen()

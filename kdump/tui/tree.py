@@ -36,6 +36,8 @@ class Browser(Protocol):
 
     def reread(self) -> None: ...
 
+    def open_timeline(self, p: PartitionNode) -> None: ...
+
 
 def partition_label(p: PartitionNode, check: bool = True) -> Text:
     t = safe(p.name, "bold")
@@ -150,6 +152,7 @@ class TreeScreen(Screen[None]):
         Binding("escape", "clear_filter", "Clear filter", show=False),
         Binding("f", "findings", "Findings", show=False),
         Binding("r", "reread", "Re-read", show=False),
+        Binding("T", "timeline", "Timeline", key_display="T"),
     ]
 
     def compose(self) -> ComposeResult:
@@ -310,7 +313,7 @@ class TreeScreen(Screen[None]):
             return
         if self.line is None:
             keys = {"slash": self.action_filter, "e": self.action_problems_only,
-                    "s": self.action_sort}
+                    "s": self.action_sort, "T": self.action_timeline}
             tree = self.query_one("#tree", Tree)
             if tree.has_focus:
                 keys |= {"j": tree.action_cursor_down, "k": tree.action_cursor_up}
@@ -347,6 +350,15 @@ class TreeScreen(Screen[None]):
 
     def action_reread(self) -> None:
         self.app_.reread()
+
+    def action_timeline(self) -> None:
+        """``T`` on a partition: its timeline (kdump/tui/timeline.py)."""
+        node = self.query_one("#tree", Tree).cursor_node
+        if node is not None and isinstance(node.data, PartitionNode):
+            self.app_.open_timeline(node.data)
+        else:
+            self.query_one("#status", Static).update(
+                Text("T: select a partition first (its timeline)", style="yellow"))
 
     def status_filter(self, text: str) -> None:
         if text:

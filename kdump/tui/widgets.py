@@ -62,19 +62,20 @@ def fits(table: DataTable[Any], rows: Sequence[Sequence[Text]]) -> bool:
 CUT_HINT = " … (Enter: in full)"
 
 
-def fit_lines(console: Any, text: Text, width: int, lines: int = 2) -> Text:
+def fit_lines(console: Any, text: Text, width: int, lines: int = 2,
+              hint: str = CUT_HINT) -> Text:
     """``text`` as it fits ``lines`` lines of ``width`` cells; when it does not, cut,
-    ending in :data:`CUT_HINT` (never a silent cut: Enter shows it whole)."""
-    width = max(len(CUT_HINT) + 10, width)
+    ending in ``hint`` (never a silent cut: Enter, or the key it names, shows it whole)."""
+    width = max(len(hint) + 10, width)
     wrapped = text.wrap(console, width)
     if len(wrapped) <= lines:
         return text
     kept = list(wrapped)[:lines]
     last = kept[-1]
     last.rstrip()
-    last.truncate(width - len(CUT_HINT))
+    last.truncate(width - len(hint))
     last.rstrip()
-    last.append(CUT_HINT, style="dim")
+    last.append(hint, style="dim")
     return Text("\n").join(kept)
 
 
@@ -93,6 +94,7 @@ Tree
   e          only partitions with errors or warnings (again: all)
   s          sort by name, size, findings (in turn)
   j / k      down / up
+  T          the selected partition's timeline
 Partition
   Tab        next pane (segments, batches, records; the focused: »)
   Enter      the batch, its finding and its selected record in full
@@ -110,6 +112,11 @@ Partition
   f          every finding, sortable; Enter jumps (tree: the log dir's)
   y          copy the offset, key, value or position (OSC 52)
   r          re-read: sizes, new segments, findings (tree: the log dirs)
+  T          the partition's timeline (every replica given, the metadata log)
+Timeline (T)
+  Enter      an event of a batch of this partition: that batch; else in full
+  i          the event in full
+  Escape     stop reading, back
 Record (Enter on a record)
   v          rendering: auto, text, JSON, hex, base64
   y          copy the offset, key, value or position

@@ -277,8 +277,9 @@ def browse(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     row's label (a tail row says what the panel says)."""
     from kdump.ops.browse import PartitionView, browse_tree, partition_findings
 
-    if shape.build in (lost_directory, emptied_directory):
-        return None  # no segment: no partition to open (the log dir's verdict says it)
+    if shape.build is emptied_directory:
+        return None  # no file: no partition in the tree (the log dir's verdict says it)
+    # a partition directory gone: the tree's row of its own with the log dir's verdict
     [tree] = browse_tree([str(ld)])
     [node] = [p for t in tree.topics for p in t.partitions if p.name == shape.partition]
     found = partition_findings(node)
@@ -419,3 +420,15 @@ def test_a_gone_directory_the_kraft_metadata_explains(
             assert [(p["kind"], p["severity"]) for p in gone] == [("checkpoint", "info")]
             assert said in gone[0]["detail"], command
             assert rc == 0, command
+    # browse: the tree's row of its own, judged again with the metadata (kdump/tui/app.py
+    # drops the rows it explains)
+    from kdump.ops.browse import browse_tree, missing_partitions
+    from kdump.ops.verdict import CleanupPolicies
+
+    [tree] = browse_tree([str(ld)])
+    rows = [p.unreadable for p in tree.partitions if p.path == str(ld / "u-0")]
+    assert [(str(p.kind), p.extra["lost_offsets"]) for p in rows if p and p.extra] == \
+        [("data-lost", [4, 35])]  # the checkpoints alone
+    policies = CleanupPolicies.for_inputs([str(ld)])
+    kept = [p.path for p in missing_partitions([str(ld)], policies)]
+    assert kept == ([str(ld / "u-0")] if said is None else [])

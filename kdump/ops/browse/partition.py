@@ -269,22 +269,12 @@ class PartitionView:
     def last_position(self, seg: int) -> int | None:
         """Where the last row of segment ``seg`` starts (a batch or a damaged region), or
         None when it holds none: read from an offset index entry near its end, or (no
-        entry near) through the whole segment at scan speed, a page at a time."""
-        try:
-            size = self.source(seg).size
-        except KdumpError:
-            return None
-        start = self.earlier_start(seg, size) if size else 0
-        if start >= size:
-            start = 0
-        last = None
-        while True:
-            rows, nxt = self.read_rows(seg, start, limit=PAGE_ROWS * 25)
-            if rows:
-                last = rows[-1].position
-            if nxt is None:
-                return last
-            start = nxt
+        entry near) through the whole segment at scan speed, a page at a time
+        (:class:`LastScan`, which ``kdump browse`` runs in the background)."""
+        scan = LastScan(self, seg)
+        while not scan.step():
+            pass
+        return scan.last
 
     def _starts_batch(self, seg: int, position: int) -> bool:
         return self.batch_at(seg, position) is not None
@@ -441,3 +431,50 @@ def position_label(sizes: list[int], seg: int, rows: list[BatchRow], i: int,
         n, exact_n = total - (len(rows) - 1 - i), True  # counted back from the last batch
     pct = min(100, (before + row.size) * 100 // total_bytes)
     return f"batch {'' if exact_n else '~'}{n:,} of {'' if exact_total else '~'}{total:,}, {pct}%"
+
+
+#: rows a step of :class:`LastScan` reads
+SCAN_ROWS = PAGE_ROWS * 25
+
+
+class LastScan:
+    """The read of segment ``seg`` to its last row, from an offset index entry near its
+    end, else from its start (a large segment with no index entry near its end is read
+    whole): :meth:`step` reads :data:`SCAN_ROWS` rows at a time, so the read can report
+    its progress (``at`` of ``size`` bytes) and be stopped between steps."""
+
+    def __init__(self, view: PartitionView, seg: int) -> None:
+        self.view = view
+        self.seg = seg
+        try:
+            self.size = view.source(seg).size
+        except KdumpError:
+            self.size = 0
+        start = view.earlier_start(seg, self.size) if self.size else 0
+        #: where the read starts, and where it is
+        self.start = self.at = 0 if start >= self.size else start
+        #: where the last row read starts (None: none read yet)
+        self.last: int | None = None
+        #: steps taken
+        self.steps = 0
+        self.done = self.size == 0
+
+    @property
+    def to_read(self) -> int:
+        """Bytes still to read (to the segment's size when the scan began)."""
+        return max(0, self.size - self.at)
+
+    def step(self) -> bool:
+        """Read the next rows; True when the segment's end is reached."""
+        if self.done:
+            return True
+        self.steps += 1
+        rows, nxt = self.view.read_rows(self.seg, self.at, limit=SCAN_ROWS)
+        if rows:
+            self.last = rows[-1].position
+        if nxt is None:
+            self.done = True
+            self.at = max(self.at, self.size)
+        else:
+            self.at = nxt
+        return self.done

@@ -12,12 +12,16 @@ import os
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ... import fs as kfs
 from ... import layouts as L
 from ...files.logdir import KafkaFile, parse_partition_dir, walk
 from ...findings import ERROR, INFO, WARNING, Problem, finding_key
 from ..compare_replicas.logdirs import broker_id_of, logdir_of
+
+if TYPE_CHECKING:
+    from ..verdict import CleanupPolicies
 
 #: the order severities are counted and shown in
 SEVERITIES = (ERROR, WARNING, INFO)
@@ -64,7 +68,9 @@ class PartitionNode:
     #: None until :func:`partition_findings` has read the partition
     checked: PartitionFindings | None = None
     #: why the directory cannot be read (permission denied, vanished): the walk's
-    #: finding; the partition is a row of the tree all the same, with this finding
+    #: finding; or, the directory gone while the log dir's checkpoints name it, the
+    #: verdict's data-lost finding (:func:`missing_partitions`); the partition is a row
+    #: of the tree all the same, with this finding
     unreadable: Problem | None = None
     #: the files of it given by name (``kdump browse .../00000000000000000000.log``):
     #: its bytes, records and findings are theirs, not the whole partition's; None when
@@ -147,6 +153,14 @@ def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
             where = prob.path if os.path.isdir(prob.path) else os.path.dirname(prob.path)
             ld = dirs[where or "."] = LogDirNode(where or ".", None)
         ld.problems.append(prob)
+    for prob in missing_partitions(paths):
+        if prob.path in parts:
+            continue
+        extra = prob.extra or {}
+        topic_name, partition = str(extra["topic"]), int(extra["partition"])
+        node = parts[prob.path] = _partition_node(dirs, prob.path, topic_name, partition)
+        node.unreadable = prob
+        node.checked = PartitionFindings(findings=[prob])
     for ld in dirs.values():
         ld.topics.sort(key=lambda t: t.name)
         for t in ld.topics:
@@ -154,6 +168,40 @@ def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
             for p in t.partitions:
                 p.segments.sort(key=lambda s: s.base_offset)
     return list(dirs.values())
+
+
+def missing_partitions(paths: Iterable[str], policies: CleanupPolicies | None = None
+                       ) -> list[Problem]:
+    """The partitions the log dirs given name in their checkpoints with no directory,
+    lost (kdump.ops.verdict's LogDirVerdict): each its ``data-lost`` finding, as
+    verify-crc names it.  Without ``policies`` (a CleanupPolicies) only the log dirs'
+    checkpoints are read; with them, the KRaft metadata's assignments too (a topic it
+    no longer holds was deleted: Kafka's own work, no loss)."""
+    from ..verdict import LostTracker
+
+    tracker = LostTracker(list(paths), policies)
+    return [p for p in tracker.missing_partitions()
+            if p.kind == "data-lost" and isinstance(p.extra, dict) and "topic" in p.extra]
+
+
+def is_missing_row(node: PartitionNode) -> bool:
+    """A row :func:`missing_partitions` made (no directory: the checkpoints name it)."""
+    return node.unreadable is not None and node.unreadable.kind == "data-lost"
+
+
+def drop_explained(logdirs: list[LogDirNode], lost: Iterable[str]) -> int:
+    """Remove the missing rows whose directory is not in ``lost`` (judged again with the
+    metadata: Kafka's own work); topics left empty go too.  How many went."""
+    keep = set(lost)
+    gone = 0
+    for ld in logdirs:
+        for t in ld.topics:
+            before = len(t.partitions)
+            t.partitions = [p for p in t.partitions
+                            if not is_missing_row(p) or p.path in keep]
+            gone += before - len(t.partitions)
+        ld.topics = [t for t in ld.topics if t.partitions]
+    return gone
 
 
 def _partition_node(dirs: dict[str, LogDirNode], directory: str, topic_name: str,

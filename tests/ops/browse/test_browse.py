@@ -540,6 +540,12 @@ def test_in_a_real_terminal(damaged: dict[str, Any], tmp_path: Path,
         end = time.monotonic() + 30
         while "next / previous finding" in pane() and time.monotonic() < end:
             time.sleep(0.2)
+        keys("T")  # the partition's timeline: its replica's events, the footer whole
+        screen = wait_for("(Enter on a batch's event: the batch)")
+        assert "orders-1  timeline:" in screen and "epoch-start" in screen
+        assert screen.rstrip().splitlines()[-1].strip() == "esc Back  q Quit  ? Keys"
+        keys("Escape")
+        wait_for("esc Back  g Offset")
         keys("q")
         screen = wait_for("EXIT=0")
         assert screen.rstrip().endswith("READY$")  # the shell's prompt again: restored

@@ -12,6 +12,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -733,3 +734,166 @@ def test_position_label() -> None:
     # a row of no bytes only (a segment that cannot be read): the byte, no count
     assert position_label([10_000] * 3, 1, [BatchRow(1, 0, 0)], 0, 0, True, None) == \
         "byte 10,000 of the partition's 30,000"
+
+
+def test_a_partition_gone_while_checkpoints_name_it_is_a_row(tmp_path: Path) -> None:
+    """The log dir's verdict (kdump.ops.verdict LogDirVerdict): a partition its
+    checkpoints name with no directory is a row of its own, with verify-crc's data-lost
+    finding, counted in its log dir and topic."""
+    from tests.support.logdirs import broker_logdir
+
+    ld = broker_logdir(tmp_path / "ld", 1, high_watermarks=[("orders", 0, 3), ("gone", 0, 10)])
+    (ld / "orders-0").mkdir()
+    (ld / "orders-0" / SEG).write_bytes(w.v2_batch(
+        [w.Rec(key=b"k", value=b"v", timestamp=w.TS0)] * 3, base_offset=0))
+    crc = [p for p in verify_crc([str(ld)], VerifyOptions(), jobs=1)
+           if getattr(p, "kind", None) == "data-lost"]
+    assert [p.path for p in crc] == [str(ld / "gone-0")]  # type: ignore[union-attr]
+
+    async def go() -> None:
+        app = BrowseApp([str(ld)])
+        async with app.run_test(size=(100, 30)) as pilot:
+            await settle(app, pilot)
+            assert label_of(app, "gone-0") == (
+                f"gone-0  data-lost: {crc[0].detail}")  # type: ignore[union-attr]
+            scr = app.tree_screen
+            [ldn] = app.logdirs
+            assert str(scr.query_one("#tree").root.children[0].label).startswith(  # type: ignore[attr-defined]
+                "broker 1  2 partitions  ")
+            assert str(scr.topics[id(ldn.topics[0])].label) == \
+                "gone  1 partition  0 B  0 records  1 error"
+            await pilot.press("s", "s")  # by findings: its error first
+            await pilot.pause()
+            assert [p.name for p in scr.matches] == ["gone-0", "orders-0"]
+            scr.query_one("#tree").select_node(scr.leaves[id(ldn.partitions[0])])  # type: ignore[attr-defined]
+            await pilot.pause()
+            assert isinstance(app.screen, DetailScreen)
+            assert app.screen.text.plain == (
+                f"data-lost (error)\nfile {ld / 'gone-0'}\nbase offset 0\n"
+                f"{crc[0].detail}")  # type: ignore[union-attr]
+    run(go())
+
+
+def test_end_on_a_segment_with_no_index_near_its_end_reads_in_the_background(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """End/G on a segment it must read whole (no offset index): a worker on a view of
+    its own, a progress line, Escape stops it (counted in steps of the read, each
+    SCAN_ROWS rows); G again reads to the last batch."""
+    from kdump.ops.browse import LastScan
+    from kdump.ops.browse import partition as bp
+    from kdump.tui import partition as tp
+    from kdump.tui.widgets import human
+    from tests.support.samples import big_segment
+
+    big_segment(tmp_path / "ld" / "big-0", 2 << 20)
+    (tmp_path / "ld" / "big-0" / "00000000000000000000.index").unlink()
+    monkeypatch.setattr(tp, "SYNC_SCAN_BYTES", 256 << 10)
+    monkeypatch.setattr(bp, "SCAN_ROWS", 20)
+    [ld] = browse_tree([str(tmp_path / "ld")])
+    view = PartitionView(ld.partitions[0])
+    whole = LastScan(view, 0)
+    while not whole.step():
+        pass
+    last, steps = whole.last, whole.steps
+    assert whole.start == 0 and steps == 14 and last == view.last_position(0)
+    two = LastScan(view, 0)
+    two.step()
+    two.step()
+    view.close()
+    expected = (f"reading segment 0 to its last batch (no offset index entry near its end): "
+                f"{human(two.at)} of {human(two.size)} ({100 * two.at // two.size}%) "
+                "(Escape stops)")
+
+    gate = threading.Event()
+    calls: list[int] = []
+    step = LastScan.step
+
+    def counted(self: LastScan) -> bool:
+        calls.append(1)
+        if len(calls) == 3:
+            gate.wait(10)
+        return step(self)
+
+    monkeypatch.setattr(LastScan, "step", counted)
+
+    async def go() -> None:
+        app = BrowseApp([str(tmp_path / "ld")], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.pause()
+            scr = app.screen
+            assert isinstance(scr, PartitionScreen)
+            read_before = scr.view.bytes_read
+            await pilot.press("end")
+            for _ in range(200):
+                if len(calls) == 3:
+                    break
+                await pilot.pause(0.02)
+            await pilot.pause()
+            assert status(scr) == expected
+            # the screen's reader: the one chunk that tells where the read starts, not
+            # the segment (the worker reads on a view of its own)
+            assert scr.view.bytes_read - read_before == 64 << 10
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is scr  # Escape stopped the read, did not leave
+            assert status(scr) == "the read to the last batch stopped (End or G: again)"
+            gate.set()
+            for _ in range(200):
+                if not any(wk.is_running for wk in app.workers):
+                    break
+                await pilot.pause(0.02)
+            assert len(calls) == 3  # no step after the stop
+            assert scr.current().position == 0  # type: ignore[union-attr]
+            await pilot.press("G")
+            for _ in range(400):
+                if scr.scanner is None:
+                    break
+                await pilot.pause(0.02)
+            await pilot.pause()
+            assert len(calls) == 3 + steps
+            assert scr.current().position == last  # type: ignore[union-attr]
+            assert status(scr) == "the partition's last batch"
+    run(go())
+
+
+def test_a_gone_partition_the_metadata_explains_leaves_the_tree(tmp_path: Path) -> None:
+    """With the KRaft metadata among the inputs the rows are judged again as verify-crc
+    judges them: a deleted topic's partition (the metadata holds no such topic) is
+    Kafka's own work and leaves the tree; orders-1, assigned to broker 1 and gone from
+    its log dir, stays data-lost."""
+    import shutil
+
+    from kdump.cli.options import cleanup_policies
+    from tests.support.files import offset_checkpoint
+    from tests.support.timeline_fixture import write_cluster
+
+    write_cluster(tmp_path)
+    b1 = tmp_path / "broker-1"
+    (b1 / "replication-offset-checkpoint").write_bytes(
+        offset_checkpoint([("orders", 1, 20), ("deleted", 0, 10)]))
+    shutil.rmtree(b1 / "orders-1")
+    opts = VerifyOptions(policies=cleanup_policies([str(tmp_path)], (), 16 << 20))
+    crc = {(p.path, str(p.kind)) for p in verify_crc([str(tmp_path)], opts, jobs=1)
+           if getattr(p, "kind", None) in ("data-lost", "checkpoint")}
+    assert crc == {(str(b1 / "orders-1"), "data-lost"), (str(b1 / "deleted-0"), "checkpoint")}
+    [first, *_] = browse_tree([str(tmp_path)])
+    assert [p.name for p in first.partitions if p.unreadable is not None] == \
+        ["deleted-0", "orders-1"]  # the checkpoints alone: both lost
+
+    async def go() -> None:
+        app = BrowseApp([str(tmp_path)], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            for _ in range(400):
+                if app.judged.is_set():
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
+            ld = app.logdirs[0]
+            assert [(p.name, p.unreadable.kind if p.unreadable else None)
+                    for p in ld.partitions] == [
+                ("__cluster_metadata-0", None), ("__consumer_offsets-0", None),
+                ("__transaction_state-0", None), ("orders-0", None),
+                ("orders-1", "data-lost")]
+            assert label_of(app, "orders-0")  # the tree rebuilt from them
+            assert id(ld.partitions[4]) in app.tree_screen.leaves
+    run(go())
