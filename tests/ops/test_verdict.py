@@ -15,6 +15,7 @@ from kdump.ops.verdict import (
     held_pieces,
     judge_log_dir,
     judge_partition,
+    log_dirs_of,
 )
 from tests.conftest import KdumpRunner
 from tests.ops.test_same_story import cut_batch, lost_directory, torn_below, torn_past
@@ -147,3 +148,17 @@ def test_no_false_alarm_from_kafkas_own_gaps(kdump: KdumpRunner, tmp_path: Path)
         probs = [json.loads(x) for x in r.out.splitlines() if '"problem"' in x]
         assert not [p for p in probs if p["severity"] != "info"], (command, probs)
         assert r.rc == 0, command
+
+
+def test_a_log_dir_named_like_a_partition_is_still_a_log_dir(
+        kdump: KdumpRunner, tmp_path: Path) -> None:
+    """Log dirs are often named broker-1, kafka-0: their name parses as a partition
+    directory's, but their own files (meta.properties, checkpoints) say what they are, and
+    a partition their checkpoints name with no directory is judged as in any log dir."""
+    ld = tmp_path / "broker-1"
+    lost_directory(ld)
+    assert log_dirs_of([str(ld)]) == [str(ld)]
+    r = kdump("verify-crc", ld)
+    assert r.rc == 1 and r.lines[0].startswith(f"{ld / 'u-0'}: data-lost: offsets 4-35 "), r.out
+    # a real partition directory given alone names no log dir
+    assert log_dirs_of([str(ld / "t-0")]) == []

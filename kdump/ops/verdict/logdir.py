@@ -119,10 +119,10 @@ def log_dirs_of(paths: Iterable[str]) -> list[str]:
         if kfs.is_url(p) or not os.path.isdir(p):
             continue
         a = kfs.abspath(p).rstrip("/") or "/"
-        if parse_partition_dir(os.path.basename(a)) is not None:
-            continue
-        if is_log_dir(a):
+        if is_log_dir(a):  # first: a log dir may be named like a partition (broker-1, kafka-0)
             cands = [a]
+        elif parse_partition_dir(os.path.basename(a)) is not None:
+            continue
         else:
             try:
                 cands = [os.path.join(a, n) for n in sorted(kfs.listdir(a))]
