@@ -4,16 +4,17 @@ its batch's timestamp, the active controller's clock (the raft client appends a 
 with its own time: raft/.../internals/BatchAccumulator.java, ``appendTimestamp``, 3.9-4.3),
 and the quorum's ``LeaderChangeMessage`` control records become quorum-leader events.
 
-The replay calls back; a thread runs it and hands events over through a bounded queue,
-so the log is streamed whatever its size.  Records loaded from a snapshot are the image
+The replay calls back; it runs in steps of one batch (``Replay.steps``), each step's
+events handed on before the next batch is read, so the log is streamed whatever its
+size, in one thread (a thread and a queue cost more than the work, the GIL held by one
+or the other).  Records loaded from a snapshot are the image
 as of its offset, not its history: they are one event, saying what the log no longer
 holds (FORMATS.md §22).
 """
 
 from __future__ import annotations
 
-import queue
-import threading
+import itertools
 from collections.abc import Container, Iterator
 from typing import Any
 
@@ -22,17 +23,6 @@ from ...metadata.output import describe, object_label
 from ...metadata.replay import Event, Replay, Sources
 from ...records.v2 import RecordBatch
 from .event import TimelineEvent, iso
-
-#: chunks of events waiting between the replay's thread and the merge
-QUEUE_CHUNKS = 16
-#: events handed over at once
-CHUNK_EVENTS = 256
-
-_DONE = object()
-
-
-class _Stop(Exception):
-    """The consumer went away: stop the replay."""
 
 
 def _broker_kind(action: str, before: dict[str, Any] | None, after: dict[str, Any] | None
@@ -178,26 +168,9 @@ class MetadataStream:
         self.snapshot_records = 0
 
     def __iter__(self) -> Iterator[TimelineEvent]:
-        q: queue.Queue[Any] = queue.Queue(QUEUE_CHUNKS)
-        stop = threading.Event()
         snapshot: list[int | None] = []
-
-        def put(item: Any) -> None:
-            while True:
-                if stop.is_set():
-                    raise _Stop
-                try:
-                    q.put(item, timeout=0.2)
-                    return
-                except queue.Full:
-                    continue
-
         chunk: list[TimelineEvent] = []
-
-        def flush() -> None:
-            if chunk:
-                put(list(chunk))
-                chunk.clear()
+        replicated = self.replicated
 
         def on_event(ev: Event) -> None:
             if ev.offset is None:  # loaded from a snapshot: the image, not its history
@@ -205,9 +178,7 @@ class MetadataStream:
                 if not snapshot:
                     snapshot.append(ev.timestamp)
                 return
-            chunk.extend(change_events(ev, self.replicated))
-            if len(chunk) >= CHUNK_EVENTS:
-                flush()
+            chunk.extend(change_events(ev, replicated))
 
         def on_control(path: str, batch: RecordBatch, ctl: Any) -> None:
             if ctl.type_name != "LEADER_CHANGE" or ctl.error or not ctl.data:
@@ -224,37 +195,17 @@ class MetadataStream:
         replay = self.replay = Replay(self.sources, earliest=True, on_event=on_event,
                                       on_control=on_control,
                                       max_batch_bytes=self.max_batch_bytes)
-
-        def work() -> None:
-            try:
-                replay.run()
-                flush()
-                put(_DONE)
-            except _Stop:
-                pass
-            except BaseException as e:  # handed to the consumer, raised there
-                try:
-                    put(e)
-                except _Stop:
-                    pass
-
-        th = threading.Thread(target=work, name="kdump-timeline-metadata", daemon=True)
-        th.start()
         first = True
-        try:
-            while True:
-                item = q.get()
-                if item is _DONE:
-                    break
-                if isinstance(item, BaseException):
-                    raise item
-                if first and snapshot:
-                    yield self._snapshot_event(snapshot[0])
-                first = False
-                yield from item
-        finally:
-            stop.set()
-            th.join()
+        # the replay steps batch by batch in this thread: each batch's events are handed
+        # on before the next batch is read (memory: one batch's events)
+        for _ in itertools.chain(replay.steps(), (None,)):  # and once at the end
+            if not chunk:
+                continue
+            if first and snapshot:
+                yield self._snapshot_event(snapshot[0])
+            first = False
+            yield from chunk
+            chunk.clear()
         if first and snapshot:
             yield self._snapshot_event(snapshot[0])
         r = self.replay

@@ -477,3 +477,25 @@ def test_new_group_protocols_epochs_members_and_deletions(tmp_path: Path) -> Non
         "3000 coordinator group-member group cg: consumer group member m1 left",
         "4000 coordinator group-rebalance group sg: streams group epoch 3",
         "5000 coordinator group-deleted group cg: consumer group deleted (tombstone)"]
+
+
+def test_fast_json_lines_are_the_model_objects_written(cluster: list[str],
+                                                       tmp_path: Path) -> None:
+    """``--format json`` writes events by a template (render/timeline.py event_json): the
+    same line as the model object written by json_text, whatever the event holds
+    (estimates, late, related and more, severity, replicas, text needing escapes)."""
+    from kdump.render.jsonl import json_text
+    from kdump.render.timeline import event_fields_match_model, event_json
+
+    assert event_fields_match_model()
+    evs = events(cluster) + events([str(p) for p in fenced_cluster(tmp_path)])
+    odd = Ev(None, "controller", "finding", "finding", "t\u202e/0", 'a "b"\\\x1b\x85 \udc80',
+             estimate=True, severity="error", file="/d/t-0/0.log", position=7)
+    odd.late = True
+    for k in range(7):
+        odd.relate(f"r{k} \u2066")
+    odd.replicas = [{"broker": 1, "log_dir": "/d\udcff", "file": None, "position": 3}]
+    evs.append(odd)
+    assert len({e.kind for e in evs}) > 20
+    for ev in evs:
+        assert event_json(ev) == json_text(ev.to_json()) + "\n", ev
