@@ -10,6 +10,9 @@ and log overlap and where offsets are missing are said in the result.
 
 Memory: batches are streamed (one at a time); only the image is held, plus the records
 of a transaction still open.
+
+Size: over 600 lines, as it is one subject: choosing the snapshot and segments, walking
+them in order (``steps``) and applying each record, the problems said as they are met.
 """
 
 from __future__ import annotations
