@@ -14,8 +14,10 @@ holds (FORMATS.md §22).
 
 from __future__ import annotations
 
+import functools
 import itertools
-from collections.abc import Container, Iterator
+import operator
+from collections.abc import Callable, Container, Iterator
 from typing import Any
 
 from ...findings import Problem
@@ -67,15 +69,22 @@ _SIMPLE_KINDS = {"topic": "topic", "config": "config", "feature": "feature",
                  "controller": "controller"}
 
 
-def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = None
-                  ) -> Iterator[TimelineEvent]:
+def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = None, *,
+                  fast: bool = True) -> Iterator[TimelineEvent]:
     """The timeline events of one record's changes; ``replicated``: the partitions whose
-    replicas are read (only their leader changes can meet an epoch start; None: all)."""
+    replicas are read (only their leader changes can meet an epoch start; None: all).
+    ``fast``: a partition's change (most of a busy log) by :func:`_partition_changed`
+    (the same event: tests/ops/timeline)."""
     for c in ev.changes:
         obj = c.after if c.after is not None else c.before
         if obj is None:
             continue
         t = obj.get("type")
+        if fast and t == "partition" and c.before is not None and c.after is not None:
+            fev = _partition_changed(ev, c.before, c.after, replicated)
+            if fev is not None:
+                yield fev
+                continue
         if t == "partition" and c.before is not None and c.after is not None:
             # the most frequent change, said without describe()'s every-field pass
             before, after = c.before, c.after
@@ -139,6 +148,66 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                             involves=involves)
 
 
+def _partition_changed(ev: Event, before: dict[str, Any], after: dict[str, Any],
+                       replicated: Container[tuple[str, int]] | None
+                       ) -> TimelineEvent | None:
+    """:func:`change_events`' event of a partition's change, its fields compared at once
+    (:func:`_shown_fields`); None when the two objects' fields differ (the general path
+    says it)."""
+    if before.keys() != after.keys():
+        return None
+    shown, values = _shown_fields(tuple(after))
+    changed = [(k, b, a) for k, b, a in zip(shown, values(before), values(after), strict=True)
+               if b != a]
+    diff = [k for k, _, _ in changed]
+    topic, partition = str(after["topic"]), int(after["partition"])
+    isr_changed = "isr" in diff
+    b_leader, a_leader = before["leader"], after["leader"]
+    if "leader" in diff or "leader_epoch" in diff:
+        kind = "leader-change"
+        text = (f"leader {b_leader} -> {a_leader}, epoch {after['leader_epoch']}"
+                + (f", isr {_ids(before['isr'])} -> {_ids(after['isr'])}" if isr_changed
+                   else ""))
+    else:
+        text = ", ".join([f"{k} {_show(b)} -> {_show(a)}" for k, b, a in changed]) \
+            or "unchanged"
+        if isr_changed:
+            kind = "isr-change"
+        elif "elr" in diff or "last_known_elr" in diff:
+            kind = "elr-change"
+        elif "replicas" in diff:
+            kind = "reassignment"
+        else:
+            kind = "partition-change"
+    keys: list[tuple[Any, ...]] = []
+    if replicated is None or (topic, partition) in replicated:
+        keys.append(("epoch", topic, partition, int(after["leader_epoch"])))
+    b_isr, a_isr = before["isr"], after["isr"]
+    if isr_changed:
+        keys.extend(("broker-down", b) for b in sorted(set(b_isr) - set(a_isr)))
+    if b_leader != a_leader and b_leader >= 0:
+        keys.append(("broker-down", b_leader))
+    ids = sorted({*before["replicas"], *after["replicas"], *b_isr, *a_isr, b_leader,
+                  a_leader})
+    if ids and ids[0] < 0:
+        ids = [b for b in ids if b >= 0]
+    return TimelineEvent(ev.timestamp, "controller", kind, "metadata",
+                         f"{after['topic']}/{after['partition']}", text, file=ev.path,
+                         position=ev.position, offset=ev.offset, topic=topic,
+                         partition=partition, keys=tuple(keys), involves=tuple(ids))
+
+
+@functools.lru_cache(maxsize=64)
+def _shown_fields(fields: tuple[str, ...]
+                  ) -> tuple[tuple[str, ...], Callable[[dict[str, Any]], tuple[Any, ...]]]:
+    """A partition object's fields a change says (not :data:`_QUIET`), in its order, and
+    a getter of their values (objects of one metadata version have one field order)."""
+    shown = tuple(k for k in fields if k not in _QUIET)
+    if len(shown) > 1:
+        return shown, operator.itemgetter(*shown)
+    return shown, lambda o: tuple(o[k] for k in shown)
+
+
 #: partition fields every change bumps, that say where, not what, or name it
 _QUIET = frozenset({"partition_epoch", "directories", "type", "topic", "topic_id",
                     "partition"})
@@ -146,7 +215,7 @@ _QUIET = frozenset({"partition_epoch", "directories", "type", "topic", "topic_id
 
 def _show(v: Any) -> str:
     if isinstance(v, list):
-        return "[" + ",".join(str(x) for x in v) + "]"
+        return "[" + ",".join(map(str, v)) + "]"
     return "null" if v is None else str(v)
 
 

@@ -499,3 +499,45 @@ def test_fast_json_lines_are_the_model_objects_written(cluster: list[str],
     assert len({e.kind for e in evs}) > 20
     for ev in evs:
         assert event_json(ev) == json_text(ev.to_json()) + "\n", ev
+
+
+def test_partition_changes_fast_path_is_the_general_path(cluster: list[str],
+                                                         tmp_path: Path) -> None:
+    """A partition's change is said by metadata._partition_changed (one pass over its
+    fields); the general path (describe's every-field text, then the kind, keys and
+    brokers involved) gives the same event, for every kind of change."""
+    from kdump.metadata.image import Change
+    from kdump.metadata.replay import Event, Replay, find_sources
+    from kdump.ops.timeline.metadata import change_events
+
+    got: list[Event] = []
+    for d in (cluster[0], str(fenced_cluster(tmp_path)[0])):
+        Replay(find_sources(f"{d}/__cluster_metadata-0"), earliest=True,
+               on_event=got.append).run()
+    base = next(c.after for e in got for c in e.changes
+                if c.after is not None and c.after["type"] == "partition")
+    assert base is not None
+    variants = [{"leader": 2, "leader_epoch": base["leader_epoch"] + 1},
+                {"leader": -1, "leader_epoch": 9, "isr": []},
+                {"isr": [1]}, {"isr": [3, 2, 1, 4]}, {"elr": [2]}, {"last_known_elr": [3]},
+                {"replicas": [1, 2, 3, 4], "adding_replicas": [4]},
+                {"leader_recovery_state": "RECOVERING"}, {"partition_epoch": 99}, {}]
+    made = [Event(7, TS, "PartitionChangeRecord",
+                  [Change(("partition", "x", 0), base, {**base, **v})], None, "/m/0.log", 3)
+            for v in variants]
+    odd = {k: v for k, v in base.items() if k != "elr"}  # fields differ: the general path
+    made.append(Event(8, TS, "PartitionChangeRecord",
+                      [Change(("partition", "x", 0), odd, {**odd, "isr": [1]})], None, None,
+                      None))
+    changes = 0
+    for ev in got + made:
+        for replicated in (None, set(), {(str(base["topic"]), int(base["partition"]))}):
+            fast = list(change_events(ev, replicated))
+            slow = list(change_events(ev, replicated, fast=False))
+            assert [(e.to_json(), e.keys, e.involves, e.where) for e in fast] == \
+                [(e.to_json(), e.keys, e.involves, e.where) for e in slow]
+            changes += sum(e.source == "metadata" and "/" in e.object for e in fast)
+    kinds = {e.kind for ev in made for e in change_events(ev)}
+    assert kinds == {"leader-change", "isr-change", "elr-change", "reassignment",
+                     "partition-change"}
+    assert changes > 3 * len(made)
