@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import functools
 import heapq
+import operator
+from collections import deque
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from typing import Any
@@ -173,39 +175,86 @@ def reorder(events: Iterable[TimelineEvent], size: int = REORDER_EVENTS
             ) -> Iterator[TimelineEvent]:
     """``events`` in time order, given a heap of ``size`` events to put them right; an
     event older than one already given is given as it comes, marked ``late``."""
+    for _, ev in _reordered(events, size):
+        yield ev
+
+
+def _reordered(events: Iterable[TimelineEvent], size: int
+               ) -> Iterator[tuple[int, TimelineEvent]]:
+    """:func:`reorder`'s events with their sort times.  While events come in time order
+    they are held in a deque (a sorted list is a heap: popping its first is popping the
+    heap's least); the first one out of order turns it into the heap it stands for."""
+    run: deque[tuple[int, int, TimelineEvent]] = deque()
     heap: list[tuple[int, int, TimelineEvent]] = []
     n = 0
-    last = NO_TIME
+    last = NO_TIME  # the time last given
+    top = NO_TIME  # the latest time in ``run``
     for ev in events:
         n += 1
-        heapq.heappush(heap, (ev.sort_time, n, ev))
-        if len(heap) > size:
+        t = ev.time
+        if t is None:
+            t = NO_TIME
+        if heap:
+            heapq.heappush(heap, (t, n, ev))
+            if len(heap) <= size:
+                continue
             t, _, out = heapq.heappop(heap)
-            if t < last:
-                out.late = True
+        else:
+            if t >= top:
+                top = t
+                run.append((t, n, ev))
             else:
-                last = t
-            yield out
+                heap = list(run)
+                run.clear()
+                heapq.heappush(heap, (t, n, ev))
+                if len(heap) <= size:
+                    continue
+                t, _, out = heapq.heappop(heap)
+                if t < last:
+                    out.late = True
+                else:
+                    last = t
+                yield t, out
+                continue
+            if len(run) <= size:
+                continue
+            t, _, out = run.popleft()
+        if t < last:
+            out.late = True
+        else:
+            last = t
+        yield t, out
+    for t, _, out in run:
+        if t < last:
+            out.late = True
+        else:
+            last = t
+        yield t, out
     while heap:
         t, _, out = heapq.heappop(heap)
         if t < last:
             out.late = True
         else:
             last = t
-        yield out
+        yield t, out
 
 
 def merge(streams: list[Iterable[TimelineEvent]], size: int = REORDER_EVENTS
           ) -> Iterator[TimelineEvent]:
     """One stream of the given ones, each reordered (:func:`reorder`), merged by time;
     ties keep the order of ``streams`` (the metadata log first)."""
-    def numbered(k: int, s: Iterable[TimelineEvent]) -> Iterator[TimelineEvent]:
-        for ev in reorder(s, size):
+    def numbered(k: int, s: Iterable[TimelineEvent]
+                 ) -> Iterator[tuple[int, int, TimelineEvent]]:
+        for t, ev in _reordered(s, size):
             ev.seq = k
-            yield ev
+            yield t, k, ev
 
-    return heapq.merge(*[numbered(k, s) for k, s in enumerate(streams)],
-                       key=TimelineEvent.sort_key)
+    if len(streams) == 1:
+        return (ev for _, _, ev in numbered(0, streams[0]))
+    # (time, stream, event): no two streams' entries compare equal, so events are never
+    # compared; the same order as by sort_key
+    return map(operator.itemgetter(2),
+               heapq.merge(*[numbered(k, s) for k, s in enumerate(streams)]))
 
 
 #: events of one time held to say an event seen on several replicas once

@@ -541,3 +541,45 @@ def test_partition_changes_fast_path_is_the_general_path(cluster: list[str],
     assert kinds == {"leader-change", "isr-change", "elr-change", "reassignment",
                      "partition-change"}
     assert changes > 3 * len(made)
+
+
+def _reorder_by_heap(times: list[int | None], size: int) -> list[tuple[int, bool]]:
+    """reorder as a plain heap does it (the deque of in-order runs must give the same)."""
+    import heapq
+
+    heap: list[tuple[int, int]] = []
+    out: list[tuple[int, bool]] = []
+    last = -(1 << 62)
+
+    def give(t: int, k: int) -> None:
+        nonlocal last
+        out.append((k, t < last))
+        last = max(last, t)
+
+    for k, t in enumerate(times):
+        heapq.heappush(heap, (-(1 << 62) if t is None else t, k))
+        if len(heap) > size:
+            give(*heapq.heappop(heap))
+    while heap:
+        give(*heapq.heappop(heap))
+    return out
+
+
+def test_reorder_gives_what_a_heap_gives() -> None:
+    import random
+
+    rng = random.Random(48)
+    for trial in range(300):
+        n, size = rng.randrange(0, 40), rng.randrange(1, 8)
+        times: list[int | None] = sorted(rng.randrange(0, 30) for _ in range(n))
+        for _ in range(rng.randrange(0, 4)):  # some disorder, some events with no time
+            if times:
+                times[rng.randrange(len(times))] = rng.choice([None, rng.randrange(0, 30)])
+        evs = [Ev(t, "producer", "x", "replica", "t/0", str(k)) for k, t in enumerate(times)]
+        got = [(int(e.text), e.late) for e in reorder(evs, size)]
+        assert got == _reorder_by_heap(times, size), (trial, times, size)
+    a = [Ev(t, "producer", "x", "replica", "a", "") for t in (1, 2, 2, 5)]
+    b = [Ev(t, "producer", "x", "replica", "b", "") for t in (2, 0, 5)]
+    assert [(e.time, e.object, e.seq) for e in merge([a, b], 1)] == [
+        (0, "b", 1), (1, "a", 0), (2, "a", 0), (2, "a", 0), (2, "b", 1), (5, "a", 0),
+        (5, "b", 1)]  # ties: the first stream's first
