@@ -320,13 +320,17 @@ class Timeline:
         return streams
 
     def _witness_context(self, jobs: list[list[Replica]]) -> WitnessContext:
-        """The topics' cleanup policies (the KRaft metadata among the inputs) and the log
-        dirs given, for the data-lost judgement."""
+        """The topics' cleanup policies (the KRaft metadata among the inputs, read when
+        a partition first needs them: a replay of its own) and the log dirs given, for
+        the data-lost judgement."""
+        return WitnessContext(None, sorted({r.log_dir for job in jobs for r in job}),
+                              load=self._policies)
+
+    def _policies(self) -> CleanupPolicies | None:
         try:
-            policies = CleanupPolicies.for_inputs(self.paths, (), self.opts.max_batch_bytes)
+            return CleanupPolicies.for_inputs(self.paths, (), self.opts.max_batch_bytes)
         except KdumpError:
-            policies = None
-        return WitnessContext(policies, sorted({r.log_dir for job in jobs for r in job}))
+            return None
 
     def _read(self, reader: Reader, jobs: list[list[Replica]], coordinators: list[Replica]
               ) -> list[Iterable[TimelineEvent]]:

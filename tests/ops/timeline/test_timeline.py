@@ -6,6 +6,7 @@ segments.  Expectations are written out by hand from the fixtures' records."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -583,3 +584,39 @@ def test_reorder_gives_what_a_heap_gives() -> None:
     assert [(e.time, e.object, e.seq) for e in merge([a, b], 1)] == [
         (0, "b", 1), (1, "a", 0), (2, "a", 0), (2, "a", 0), (2, "b", 1), (5, "a", 0),
         (5, "b", 1)]  # ties: the first stream's first
+
+
+def test_topic_policies_are_read_only_for_offsets_to_judge(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """The cleanup policies (a replay of the metadata log of their own) are read when a
+    partition first has offsets witnesses prove written and no batch holds: a gap below
+    the active segment is the cleaner's in a compacted topic (no event), lost in a
+    deleting one; with no such gap they are never read."""
+    from kdump.ops.verdict.witnesses import CleanupPolicies
+
+    reads: list[list[str]] = []
+    real = CleanupPolicies.for_inputs
+
+    def counted(paths: list[str], *args: object, **kw: object) -> CleanupPolicies | None:
+        reads.append(list(paths))
+        return real(paths, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(CleanupPolicies, "for_inputs", staticmethod(counted))
+    b = w.broker_logdir(tmp_path / "b", 1)
+    lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+    lw.append([w.metadata_record("ConfigRecord", {"resourceType": 2, "resourceName": "cmp",
+                                                  "name": "cleanup.policy",
+                                                  "value": "compact"})], timestamp=TS)
+    lw.close()
+    for topic in ("cmp", "del"):
+        w.write_replica(b / f"{topic}-0", w.replica_batches([(0, 10, 0), (20, 10, 0)]),
+                        roll_before={1})
+    w.write_replica(b / "whole-0", w.replica_batches([(0, 10, 0)]))
+    lost = [(e.topic, e.text.split(" lost")[0]) for e in events([str(b)], kinds=("data",))]
+    assert lost == [("del", "offsets 10-19 (10)")]
+    assert reads == [[str(b)]]
+    reads.clear()
+    for topic in ("cmp", "del"):
+        shutil.rmtree(b / f"{topic}-0")
+    assert events([str(b)], kinds=("data",)) == [] and reads == []
