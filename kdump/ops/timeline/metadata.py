@@ -154,9 +154,13 @@ def _partition_changed(ev: Event, before: dict[str, Any], after: dict[str, Any],
     """:func:`change_events`' event of a partition's change, its fields compared at once
     (:func:`_shown_fields`); None when the two objects' fields differ (the general path
     says it)."""
-    if before.keys() != after.keys():
+    fields = tuple(after)
+    if tuple(before) != fields:
         return None
-    shown, values = _shown_fields(tuple(after))
+    layout = _LAYOUT[0]
+    if layout[0] != fields:
+        layout = _LAYOUT[0] = (fields, *_shown_fields(fields))
+    _, shown, values = layout
     changed = [(k, b, a) for k, b, a in zip(shown, values(before), values(after), strict=True)
                if b != a]
     diff = [k for k, _, _ in changed]
@@ -195,6 +199,12 @@ def _partition_changed(ev: Event, before: dict[str, Any], after: dict[str, Any],
                          f"{after['topic']}/{after['partition']}", text, file=ev.path,
                          position=ev.position, offset=ev.offset, topic=topic,
                          partition=partition, keys=tuple(keys), involves=tuple(ids))
+
+
+#: the last partition field order seen, with its :func:`_shown_fields` (one metadata
+#: version writes one order: no cache lookup per change)
+_LAYOUT: list[tuple[tuple[str, ...], tuple[str, ...],
+                    Callable[[dict[str, Any]], tuple[Any, ...]]]] = [((), (), lambda o: ())]
 
 
 @functools.lru_cache(maxsize=64)

@@ -620,3 +620,28 @@ def test_topic_policies_are_read_only_for_offsets_to_judge(tmp_path: Path,
     for topic in ("cmp", "del"):
         shutil.rmtree(b / f"{topic}-0")
     assert events([str(b)], kinds=("data",)) == [] and reads == []
+
+
+def test_merge_gives_what_heapq_merge_gives() -> None:
+    """merge keeps a stream in front while it holds the least: the same order (time, then
+    the order of the streams) as heapq.merge of the reordered streams."""
+    import heapq
+    import random
+
+    rng = random.Random(4848)
+    for trial in range(500):
+        streams = [[rng.choice([None, rng.randrange(20)]) if rng.random() < 0.2
+                    else rng.randrange(20) for _ in range(rng.randrange(12))]
+                   for _ in range(rng.randrange(1, 5))]
+        size = rng.randrange(1, 6)
+
+        def made(streams: list[list[int | None]] = streams) -> list[list[Ev]]:
+            return [[Ev(t, "producer", "x", "replica", f"{k}.{i}", "")
+                     for i, t in enumerate(s)] for k, s in enumerate(streams)]
+
+        want = [(e.object, e.late) for e in heapq.merge(
+            *[[(-(1 << 62) if e.time is None else e.time, k, e) for e in reorder(s, size)]
+              for k, s in enumerate(made())])
+            for e in [e[2]]]
+        got = [(e.object, e.late) for e in merge(made(), size)]
+        assert got == want, (trial, streams, size)
