@@ -161,28 +161,21 @@ def _partition_changed(ev: Event, before: dict[str, Any], after: dict[str, Any],
     if layout[0] != fields:
         layout = _LAYOUT[0] = (fields, *_shown_fields(fields))
     _, shown, values = layout
-    changed = [(k, b, a) for k, b, a in zip(shown, values(before), values(after), strict=True)
-               if b != a]
-    diff = [k for k, _, _ in changed]
+    bv, av = values(before), values(after)
+    flags = tuple(map(operator.ne, bv, av))
+    what = _DIFFS.get((shown, flags))
+    if what is None:
+        what = _DIFFS[(shown, flags)] = _diff(shown, flags)
+    kind, isr_changed, changed = what
     topic, partition = str(after["topic"]), int(after["partition"])
-    isr_changed = "isr" in diff
     b_leader, a_leader = before["leader"], after["leader"]
-    if "leader" in diff or "leader_epoch" in diff:
-        kind = "leader-change"
+    if kind == "leader-change":
         text = (f"leader {b_leader} -> {a_leader}, epoch {after['leader_epoch']}"
                 + (f", isr {_ids(before['isr'])} -> {_ids(after['isr'])}" if isr_changed
                    else ""))
     else:
-        text = ", ".join([f"{k} {_show(b)} -> {_show(a)}" for k, b, a in changed]) \
+        text = ", ".join([f"{k} {_show(bv[i])} -> {_show(av[i])}" for i, k in changed]) \
             or "unchanged"
-        if isr_changed:
-            kind = "isr-change"
-        elif "elr" in diff or "last_known_elr" in diff:
-            kind = "elr-change"
-        elif "replicas" in diff:
-            kind = "reassignment"
-        else:
-            kind = "partition-change"
     keys: list[tuple[Any, ...]] = []
     if replicated is None or (topic, partition) in replicated:
         keys.append(("epoch", topic, partition, int(after["leader_epoch"])))
@@ -199,6 +192,30 @@ def _partition_changed(ev: Event, before: dict[str, Any], after: dict[str, Any],
                          f"{after['topic']}/{after['partition']}", text, file=ev.path,
                          position=ev.position, offset=ev.offset, topic=topic,
                          partition=partition, keys=tuple(keys), involves=tuple(ids))
+
+
+#: (fields said, which of them changed) -> what :func:`_diff` makes of it
+_DIFFS: dict[tuple[tuple[str, ...], tuple[bool, ...]],
+             tuple[str, bool, tuple[tuple[int, str], ...]]] = {}
+
+
+def _diff(shown: tuple[str, ...], flags: tuple[bool, ...]
+          ) -> tuple[str, bool, tuple[tuple[int, str], ...]]:
+    """The kind of a partition's change whose fields ``shown`` changed where ``flags``
+    say, whether its ISR changed, and the changed fields (index, name)."""
+    changed = tuple((i, k) for i, (k, f) in enumerate(zip(shown, flags, strict=True)) if f)
+    diff = {k for _, k in changed}
+    if "leader" in diff or "leader_epoch" in diff:
+        kind = "leader-change"
+    elif "isr" in diff:
+        kind = "isr-change"
+    elif "elr" in diff or "last_known_elr" in diff:
+        kind = "elr-change"
+    elif "replicas" in diff:
+        kind = "reassignment"
+    else:
+        kind = "partition-change"
+    return kind, "isr" in diff, changed
 
 
 #: the last partition field order seen, with its :func:`_shown_fields` (one metadata
