@@ -274,6 +274,15 @@ class MetadataStream:
                 if not snapshot:
                     snapshot.append(ev.timestamp)
                 return
+            changes = ev.changes
+            if len(changes) == 1:  # most records: one partition's change, said directly
+                c = changes[0]
+                if c.before is not None and c.after is not None and \
+                        c.after.get("type") == "partition":
+                    fev = _partition_changed(ev, c.before, c.after, replicated)
+                    if fev is not None:
+                        chunk.append(fev)
+                        return
             chunk.extend(change_events(ev, replicated))
 
         def on_control(path: str, batch: RecordBatch, ctl: Any) -> None:
