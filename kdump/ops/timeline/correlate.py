@@ -9,8 +9,9 @@ two sides: an event of one side is related to the events of the other side of it
   before the broker's fencing: ReplicationControlManager.handleBrokerFenced /
   handleBrokerInControlledShutdown, 3.9-4.3);
 * ``("epoch", topic, partition, epoch)``: a replica's epoch start (side ``replica``) and
-  the leader change that began that leader epoch in the metadata log (side ``leader``;
-  the same number: exact, whatever the time between them);
+  the partition change that began that leader epoch in the metadata log (side
+  ``leader``: a leader change, or an ISR shrink or reassignment bumping the same
+  leader's epoch; the same number: exact, whatever the time between them);
 * ``("producer", pid)``: a transaction still open at a log's end (side ``open``) and its
   producer's state in ``__transaction_state`` or a bump of its epoch (side ``state``).
 
@@ -38,7 +39,10 @@ PER_SIDE = 64
 _SIDES: dict[str, dict[str, str]] = {
     "broker-down": {"broker-fenced": "broker", "broker-shutdown": "broker",
                     "isr-change": "partition", "leader-change": "partition"},
+    # a partition change carries its epoch key only when it began the epoch
     "epoch": {"leader-change": "leader", "partition-created": "leader",
+              "isr-change": "leader", "elr-change": "leader", "reassignment": "leader",
+              "partition-change": "leader",
               "epoch-start": "replica", "truncation": "replica"},
     "producer": {"txn-open": "open", "producer-epoch": "state", "txn-state": "state"},
 }

@@ -51,8 +51,12 @@ def _partition_kind(action: str, before: dict[str, Any] | None,
     if action == "removed":
         return "partition-deleted"
     assert before is not None and after is not None
-    if before.get("leader") != after.get("leader") or \
-            before.get("leader_epoch") != after.get("leader_epoch"):
+    # the leader's epoch alone bumped is no leader change: the controller bumps it on an
+    # ISR shrink (metadata.version before 3.6) or a reassignment by setting the same
+    # leader again (PartitionChangeBuilder.triggerLeaderEpochBumpForIsrShrinkIfNeeded,
+    # triggerLeaderEpochBumpForReplicaReassignmentIfNeeded, 3.9-4.3); the change is said
+    # by what else changed
+    if before.get("leader") != after.get("leader"):
         return "leader-change"
     if before.get("isr") != after.get("isr"):
         return "isr-change"
@@ -123,7 +127,10 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                 text = (f"created: replicas {_ids(obj['replicas'])}, leader {obj['leader']}, "
                         f"epoch {obj['leader_epoch']}")
             key_list: list[tuple[Any, ...]] = []
-            if c.after is not None and (replicated is None or (topic, partition) in replicated):
+            if c.after is not None and (replicated is None or (topic, partition) in replicated) \
+                    and (c.before is None or
+                         c.before.get("leader_epoch") != c.after.get("leader_epoch")):
+                # the change that began this leader epoch
                 key_list.append(("epoch", topic, partition, int(c.after["leader_epoch"])))
             if c.before is not None and c.after is not None:
                 gone = set(c.before.get("isr", [])) - set(c.after.get("isr", []))
@@ -166,7 +173,7 @@ def _partition_changed(ev: Event, before: dict[str, Any], after: dict[str, Any],
     what = _DIFFS.get((shown, flags))
     if what is None:
         what = _DIFFS[(shown, flags)] = _diff(shown, flags)
-    kind, isr_changed, changed = what
+    kind, isr_changed, epoch_bumped, changed = what
     topic, partition = str(after["topic"]), int(after["partition"])
     b_leader, a_leader = before["leader"], after["leader"]
     if kind == "leader-change":
@@ -177,7 +184,7 @@ def _partition_changed(ev: Event, before: dict[str, Any], after: dict[str, Any],
         text = ", ".join([f"{k} {_show(bv[i])} -> {_show(av[i])}" for i, k in changed]) \
             or "unchanged"
     keys: list[tuple[Any, ...]] = []
-    if replicated is None or (topic, partition) in replicated:
+    if epoch_bumped and (replicated is None or (topic, partition) in replicated):
         keys.append(("epoch", topic, partition, int(after["leader_epoch"])))
     b_isr, a_isr = before["isr"], after["isr"]
     if isr_changed:
@@ -196,16 +203,17 @@ def _partition_changed(ev: Event, before: dict[str, Any], after: dict[str, Any],
 
 #: (fields said, which of them changed) -> what :func:`_diff` makes of it
 _DIFFS: dict[tuple[tuple[str, ...], tuple[bool, ...]],
-             tuple[str, bool, tuple[tuple[int, str], ...]]] = {}
+             tuple[str, bool, bool, tuple[tuple[int, str], ...]]] = {}
 
 
 def _diff(shown: tuple[str, ...], flags: tuple[bool, ...]
-          ) -> tuple[str, bool, tuple[tuple[int, str], ...]]:
+          ) -> tuple[str, bool, bool, tuple[tuple[int, str], ...]]:
     """The kind of a partition's change whose fields ``shown`` changed where ``flags``
-    say, whether its ISR changed, and the changed fields (index, name)."""
+    say (:func:`_partition_kind`'s), whether its ISR changed, whether its leader epoch
+    did, and the changed fields (index, name)."""
     changed = tuple((i, k) for i, (k, f) in enumerate(zip(shown, flags, strict=True)) if f)
     diff = {k for _, k in changed}
-    if "leader" in diff or "leader_epoch" in diff:
+    if "leader" in diff:
         kind = "leader-change"
     elif "isr" in diff:
         kind = "isr-change"
@@ -215,7 +223,7 @@ def _diff(shown: tuple[str, ...], flags: tuple[bool, ...]
         kind = "reassignment"
     else:
         kind = "partition-change"
-    return kind, "isr" in diff, changed
+    return kind, "isr" in diff, "leader_epoch" in diff, changed
 
 
 #: the last partition field order seen, with its :func:`_shown_fields` (one metadata

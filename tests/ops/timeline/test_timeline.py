@@ -645,3 +645,39 @@ def test_merge_gives_what_heapq_merge_gives() -> None:
             for e in [e[2]]]
         got = [(e.object, e.late) for e in merge(made(), size)]
         assert got == want, (trial, streams, size)
+
+
+def test_a_leader_epoch_bumped_alone_is_no_leader_change(tmp_path: Path) -> None:
+    """The controller bumps the leader epoch on an ISR shrink (metadata.version before
+    3.6) by setting the same leader again, and an election finding no leader again
+    bumps it too: neither is a leader change.  The shrink is an isr-change, the other a
+    partition-change, each naming the epoch; the replica's start of that epoch is related
+    to the change that began it (a real 3-broker KRaft cluster's log dirs had 1,067 such
+    'leader 1 -> 1' and 'leader -1 -> -1' leader-change events of 2,764)."""
+    tid = w.uuid_of(7)
+
+    def change(**fields: object) -> bytes:
+        return w.metadata_record("PartitionChangeRecord", {"partitionId": 0, "topicId": tid,
+                                                           **fields})
+
+    b = w.broker_logdir(tmp_path / "b", 1)
+    lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+    lw.append([w.metadata_record("TopicRecord", {"name": "orders", "topicId": tid}),
+               w.metadata_record("PartitionRecord", {
+                   "partitionId": 0, "topicId": tid, "replicas": [1, 2, 3],
+                   "isr": [1, 2, 3], "leader": 1, "leaderEpoch": 0, "partitionEpoch": 0})],
+              timestamp=TS)
+    lw.append([change(isr=[1, 2], leader=1)], timestamp=TS + 1000)  # epoch 1, leader 1
+    lw.append([change(leader=-1)], timestamp=TS + 2000)  # epoch 2: no leader
+    lw.append([change(leader=-1)], timestamp=TS + 3000)  # epoch 3: no leader again
+    lw.close()
+    w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0), (5, 5, 1)]))
+    evs = [e for e in events([str(b)]) if e.object == "orders/0"]
+    assert [(e.kind, e.text) for e in evs if e.source == "metadata"] == [
+        ("partition-created", "created: replicas [1,2,3], leader 1, epoch 0"),
+        ("isr-change", "leader_epoch 0 -> 1, isr [1,2,3] -> [1,2]"),
+        ("leader-change", "leader 1 -> -1, epoch 2"),
+        ("partition-change", "leader_epoch 2 -> 3")]
+    start = next(e for e in evs if e.kind == "epoch-start" and "epoch 1" in e.text)
+    assert start.related == ["orders/0: leader_epoch 0 -> 1, isr [1,2,3] -> [1,2] "
+                             "(2023-11-14T22:13:21.000Z, metadata offset 2)"]
