@@ -10,13 +10,16 @@ and log overlap and where offsets are missing are said in the result.
 
 Memory: batches are streamed (one at a time); only the image is held, plus the records
 of a transaction still open.
+
+Size: over 600 lines, as it is one subject: choosing the snapshot and segments, walking
+them in order (``steps``) and applying each record, the problems said as they are met.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -276,6 +279,14 @@ class Replay:
 
     # ------------------------------------------------------------------ running
     def run(self) -> Replay:
+        for _ in self.steps():
+            pass
+        return self
+
+    def steps(self) -> Iterator[None]:
+        """The replay (what :meth:`run` does), pausing after each batch of the log: a
+        caller handed the records' events by ``on_event`` takes them at each step, in
+        the one thread (``kdump timeline`` streams a log of any size this way)."""
         start = 0
         for snap in self._choose_start():
             if self._load_snapshot(snap):
@@ -284,9 +295,8 @@ class Replay:
                 break
             self.image = MetadataImage()  # a damaged snapshot: try the one before it
             self.offset = self.timestamp = None
-        self._replay_log(start)
+        yield from self._replay_log(start)
         self._finish()
-        return self
 
     def _load_snapshot(self, snap: SnapshotFile) -> bool:
         before = len(self.problems)
@@ -339,7 +349,7 @@ class Replay:
         self.timestamp = self.snapshot_timestamp
         return True
 
-    def _replay_log(self, start: int) -> None:
+    def _replay_log(self, start: int) -> Iterator[None]:
         segs = self.sources.segments
         expected = start
         t = self.target
@@ -358,7 +368,8 @@ class Replay:
                 self.segments_skipped.append((seg.path, "after the target"))
                 continue
             self.segments_used.append(seg.path)
-            expected = self._replay_segment(seg, expected, start, active=nxt is None)
+            expected = yield from self._replay_segment(seg, expected, start,
+                                                       active=nxt is None)
 
     def _note_overlap(self, first: int, last: int, start: int) -> None:
         hi = min(last, start - 1)
@@ -369,7 +380,8 @@ class Replay:
         else:
             self.overlap = (min(self.overlap[0], first), max(self.overlap[1], hi))
 
-    def _replay_segment(self, seg: Segment, expected: int, start: int, *, active: bool) -> int:
+    def _replay_segment(self, seg: Segment, expected: int, start: int, *, active: bool
+                        ) -> Generator[None, None, int]:
         t = self.target
         try:
             with _open(seg.path) as src:
@@ -413,6 +425,7 @@ class Replay:
                         continue
                     self._batch(seg.path, item, expected)
                     self.log_end = item.last_offset if not self._stop else self.log_end
+                    yield
                     if self._stop:
                         return expected
                     expected = item.last_offset + 1

@@ -81,6 +81,11 @@ def _jstr(s: str) -> str:
     return _escape(_raw_jstr(s))
 
 
+def json_str(s: str) -> str:
+    """One string as :func:`json_text` writes it (quoted, escaped)."""
+    return _escape(_raw_jstr(s))
+
+
 @lru_cache(maxsize=256)
 def topic_partition(path: str) -> tuple[str | None, int | None]:
     """The topic and partition a file belongs to, from its partition directory's name

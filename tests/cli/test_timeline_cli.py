@@ -140,3 +140,22 @@ def test_usage_errors_exit_2(kdump: KdumpRunner, root: Path, args: list[str],
                              message: str) -> None:
     r = kdump("timeline", *BROKERS, *args, cwd=root)
     assert r.rc == 2 and message in r.err, r.err
+
+
+def test_the_collector_thresholds_are_restored(kdump: KdumpRunner, root: Path) -> None:
+    """The run collects the youngest generation less often (kdump.cli.timeline
+    fewer_collections) and puts the thresholds back, whatever they were."""
+    import gc
+
+    from kdump.cli.timeline import fewer_collections
+
+    old = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        with fewer_collections():
+            assert gc.get_threshold() == (50_000, 20, 100)
+        assert gc.get_threshold() == (700, 10, 10)
+        r = kdump("timeline", *BROKERS, "--format", "json", cwd=root)
+        assert r.rc == 0 and gc.get_threshold() == (700, 10, 10)
+    finally:
+        gc.set_threshold(*old)

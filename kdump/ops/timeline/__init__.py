@@ -87,6 +87,11 @@ class TimelineOptions:
     max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
     kafka_version: str | None = None
 
+    def filters(self) -> bool:
+        """Whether any filter is set (else every event is wanted)."""
+        return bool(self.start is not None or self.end is not None or self.topics
+                    or self.partitions or self.brokers or self.groups or self.kinds)
+
     def wants(self, ev: TimelineEvent) -> bool:
         if self.start is not None and (ev.time is None or ev.time < self.start):
             return False
@@ -315,13 +320,17 @@ class Timeline:
         return streams
 
     def _witness_context(self, jobs: list[list[Replica]]) -> WitnessContext:
-        """The topics' cleanup policies (the KRaft metadata among the inputs) and the log
-        dirs given, for the data-lost judgement."""
+        """The topics' cleanup policies (the KRaft metadata among the inputs, read when
+        a partition first needs them: a replay of its own) and the log dirs given, for
+        the data-lost judgement."""
+        return WitnessContext(None, sorted({r.log_dir for job in jobs for r in job}),
+                              load=self._policies)
+
+    def _policies(self) -> CleanupPolicies | None:
         try:
-            policies = CleanupPolicies.for_inputs(self.paths, (), self.opts.max_batch_bytes)
+            return CleanupPolicies.for_inputs(self.paths, (), self.opts.max_batch_bytes)
         except KdumpError:
-            policies = None
-        return WitnessContext(policies, sorted({r.log_dir for job in jobs for r in job}))
+            return None
 
     def _read(self, reader: Reader, jobs: list[list[Replica]], coordinators: list[Replica]
               ) -> list[Iterable[TimelineEvent]]:
@@ -344,8 +353,13 @@ class Timeline:
                 _shutdown(logdir, end)))
         return streams
 
+    def annotated(self, streams: list[Iterable[TimelineEvent]]) -> Iterator[TimelineEvent]:
+        """The events in time order, annotated, not counted (the caller counts
+        ``end.events`` and ``end.late``, as :meth:`events` does)."""
+        return correlate(coalesce(merge(streams)))
+
     def events(self, streams: list[Iterable[TimelineEvent]]) -> Iterator[TimelineEvent]:
-        for ev in correlate(coalesce(merge(streams))):
+        for ev in self.annotated(streams):
             self.end.events += 1
             if ev.late:
                 self.end.late += 1
@@ -386,15 +400,20 @@ def timeline(paths: Iterable[str], opts: TimelineOptions | None = None, *,
     streams = run.streams(reader)
     yield from run.problems
     counts: dict[int, Counter[str]] = {}
-    for ev in run.events(streams):
-        keep = opts.wants(ev)
-        if keep:
-            run.end.shown += 1
-            if ev.time is not None:
-                if run.end.first_time is None or ev.time < run.end.first_time:
-                    run.end.first_time = ev.time
-                if run.end.last_time is None or ev.time > run.end.last_time:
-                    run.end.last_time = ev.time
+    end = run.end
+    wants = opts.wants if opts.filters() else None
+    for ev in run.annotated(streams):
+        end.events += 1
+        if ev.late:
+            end.late += 1
+        if wants is None or wants(ev):
+            end.shown += 1
+            t = ev.time
+            if t is not None:
+                if end.first_time is None or t < end.first_time:
+                    end.first_time = t
+                if end.last_time is None or t > end.last_time:
+                    end.last_time = t
             if opts.summary:
                 minute = -1 if ev.time is None else ev.time - ev.time % 60_000
                 counts.setdefault(minute, Counter())[ev.kind] += 1

@@ -9,8 +9,9 @@ two sides: an event of one side is related to the events of the other side of it
   before the broker's fencing: ReplicationControlManager.handleBrokerFenced /
   handleBrokerInControlledShutdown, 3.9-4.3);
 * ``("epoch", topic, partition, epoch)``: a replica's epoch start (side ``replica``) and
-  the leader change that began that leader epoch in the metadata log (side ``leader``;
-  the same number: exact, whatever the time between them);
+  the partition change that began that leader epoch in the metadata log (side
+  ``leader``: a leader change, or an ISR shrink or reassignment bumping the same
+  leader's epoch; the same number: exact, whatever the time between them);
 * ``("producer", pid)``: a transaction still open at a log's end (side ``open``) and its
   producer's state in ``__transaction_state`` or a bump of its epoch (side ``state``).
 
@@ -38,11 +39,21 @@ PER_SIDE = 64
 _SIDES: dict[str, dict[str, str]] = {
     "broker-down": {"broker-fenced": "broker", "broker-shutdown": "broker",
                     "isr-change": "partition", "leader-change": "partition"},
+    # a partition change carries its epoch key only when it began the epoch
     "epoch": {"leader-change": "leader", "partition-created": "leader",
+              "isr-change": "leader", "elr-change": "leader", "reassignment": "leader",
+              "partition-change": "leader",
               "epoch-start": "replica", "truncation": "replica"},
     "producer": {"txn-open": "open", "producer-epoch": "state", "txn-state": "state"},
 }
 _WINDOWED = frozenset({"broker-down"})
+#: kind -> key family -> side (:data:`_SIDES` by kind: an event of a kind not here has no
+#: side on any key)
+_BY_KIND: dict[str, dict[str, str]] = {}
+_NO_SIDES: dict[str, str] = {}
+for _family, _kinds in _SIDES.items():
+    for _kind, _side in _kinds.items():
+        _BY_KIND.setdefault(_kind, {})[_family] = _side
 
 
 def describe(ev: TimelineEvent) -> str:
@@ -89,11 +100,14 @@ def correlate(events: Iterable[TimelineEvent]) -> Iterator[TimelineEvent]:
     """``events`` as they come, annotated (``related``) where they explain each other."""
     held: deque[tuple[TimelineEvent, list[_Seen]]] = deque()
     seen: OrderedDict[tuple[Any, ...], dict[str, deque[_Seen]]] = OrderedDict()
+    no_keys: list[_Seen] = []  # never added to
     for ev in events:
-        mine: list[_Seen] = []
-        for key in dict.fromkeys(ev.keys) if ev.keys else ():
-            sides = _SIDES.get(key[0])
-            side = sides.get(ev.kind) if sides is not None else None
+        keys = ev.keys
+        by_family = _BY_KIND.get(ev.kind, _NO_SIDES) if keys else _NO_SIDES
+        mine = no_keys if by_family is _NO_SIDES else []
+        for key in () if by_family is _NO_SIDES else keys if len(keys) == 1 else \
+                dict.fromkeys(keys):
+            side = by_family.get(key[0])
             if side is None:
                 continue
             entry = seen.get(key)
@@ -105,7 +119,8 @@ def correlate(events: Iterable[TimelineEvent]) -> Iterator[TimelineEvent]:
                 seen.move_to_end(key)
             me: _Seen | None = None
             windowed = key[0] in _WINDOWED
-            for other_side, others in entry.items():
+            own = entry.get(side)
+            for other_side, others in entry.items() if len(entry) > (own is not None) else ():
                 if other_side == side:
                     continue
                 if windowed:
@@ -129,14 +144,20 @@ def correlate(events: Iterable[TimelineEvent]) -> Iterator[TimelineEvent]:
                         other.event.relate(me.describe())
             if me is None:
                 me = _Seen(ev)
-            entry.setdefault(side, deque(maxlen=PER_SIDE)).append(me)
+            if own is None:
+                own = entry[side] = deque(maxlen=PER_SIDE)
+            own.append(me)
             mine.append(me)
         held.append((ev, mine))
         now = ev.time
-        while held and (len(held) > MAX_HELD or (
-                now is not None and held[0][0].time is not None
-                and held[0][0].time < now - WINDOW_MS)):
-            yield _release(held.popleft())
+        if now is not None:
+            old = now - WINDOW_MS
+            while held and (len(held) > MAX_HELD or (
+                    held[0][0].time is not None and held[0][0].time < old)):
+                yield _release(held.popleft())
+        else:
+            while len(held) > MAX_HELD:
+                yield _release(held.popleft())
     while held:
         yield _release(held.popleft())
 

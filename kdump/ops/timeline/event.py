@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import functools
 import heapq
+import itertools
+from collections import deque
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from typing import Any
@@ -173,39 +175,104 @@ def reorder(events: Iterable[TimelineEvent], size: int = REORDER_EVENTS
             ) -> Iterator[TimelineEvent]:
     """``events`` in time order, given a heap of ``size`` events to put them right; an
     event older than one already given is given as it comes, marked ``late``."""
+    for _, _, ev in _reordered(events, size, None):
+        yield ev
+
+
+def _reordered(events: Iterable[TimelineEvent], size: int, stream: int | None
+               ) -> Iterator[tuple[int, int, TimelineEvent]]:
+    """:func:`reorder`'s events as (sort time, ``stream``, event), each event's ``seq``
+    set to ``stream`` (unless None).  While events come in time order they are held in
+    a deque (a sorted list is a heap: popping its first is popping the heap's least);
+    the first one out of order turns it into the heap it stands for."""
+    k = 0 if stream is None else stream
+    run: deque[tuple[int, int, TimelineEvent]] = deque()
     heap: list[tuple[int, int, TimelineEvent]] = []
     n = 0
-    last = NO_TIME
+    last = NO_TIME  # the time last given
+    top = NO_TIME  # the latest time in ``run``
     for ev in events:
         n += 1
-        heapq.heappush(heap, (ev.sort_time, n, ev))
-        if len(heap) > size:
+        t = ev.time
+        if t is None:
+            t = NO_TIME
+        if not heap and t >= top:
+            top = t
+            run.append((t, n, ev))
+            if len(run) <= size:
+                continue
+            t, _, out = run.popleft()
+        else:
+            if not heap:  # the first out of order: the run becomes the heap
+                heap = list(run)
+                run.clear()
+            heapq.heappush(heap, (t, n, ev))
+            if len(heap) <= size:
+                continue
             t, _, out = heapq.heappop(heap)
-            if t < last:
-                out.late = True
-            else:
-                last = t
-            yield out
-    while heap:
-        t, _, out = heapq.heappop(heap)
         if t < last:
             out.late = True
         else:
             last = t
-        yield out
+        if stream is not None:
+            out.seq = stream
+        yield t, k, out
+    for t, _, out in itertools.chain(run, _popped(heap)):
+        if t < last:
+            out.late = True
+        else:
+            last = t
+        if stream is not None:
+            out.seq = stream
+        yield t, k, out
+
+
+def _popped(heap: list[tuple[int, int, TimelineEvent]]
+            ) -> Iterator[tuple[int, int, TimelineEvent]]:
+    while heap:
+        yield heapq.heappop(heap)
 
 
 def merge(streams: list[Iterable[TimelineEvent]], size: int = REORDER_EVENTS
           ) -> Iterator[TimelineEvent]:
     """One stream of the given ones, each reordered (:func:`reorder`), merged by time;
     ties keep the order of ``streams`` (the metadata log first)."""
-    def numbered(k: int, s: Iterable[TimelineEvent]) -> Iterator[TimelineEvent]:
-        for ev in reorder(s, size):
-            ev.seq = k
-            yield ev
+    return _merged([_reordered(s, size, k) for k, s in enumerate(streams)])
 
-    return heapq.merge(*[numbered(k, s) for k, s in enumerate(streams)],
-                       key=TimelineEvent.sort_key)
+
+def _merged(streams: list[Iterator[tuple[int, int, TimelineEvent]]]
+            ) -> Iterator[TimelineEvent]:
+    """The events of ``streams`` ((time, stream, event), each in order) by (time,
+    stream): what ``heapq.merge`` gives, but a stream stays in front as long as it
+    holds the least: its events then cost one comparison each, not a heap's
+    (a busy metadata log is most of the events)."""
+    heap: list[list[Any]] = []
+    for it in streams:
+        for t, k, ev in it:
+            heap.append([t, k, ev, it])
+            break
+    heapq.heapify(heap)
+    while len(heap) > 1:
+        top = heap[0]
+        t, k, ev, it = top
+        yield ev
+        # the least of the others: a child of the root
+        b = heap[1] if len(heap) == 2 or heap[1] < heap[2] else heap[2]
+        bt, bk = b[0], b[1]
+        for t, _, ev in it:
+            if t < bt or (t == bt and k < bk):
+                yield ev
+                continue
+            top[0], top[2] = t, ev
+            heapq.heapreplace(heap, top)
+            break
+        else:
+            heapq.heappop(heap)
+    if heap:
+        _, _, ev, it = heap[0]
+        yield ev
+        for _, _, ev in it:
+            yield ev
 
 
 #: events of one time held to say an event seen on several replicas once

@@ -4,17 +4,20 @@ its batch's timestamp, the active controller's clock (the raft client appends a 
 with its own time: raft/.../internals/BatchAccumulator.java, ``appendTimestamp``, 3.9-4.3),
 and the quorum's ``LeaderChangeMessage`` control records become quorum-leader events.
 
-The replay calls back; a thread runs it and hands events over through a bounded queue,
-so the log is streamed whatever its size.  Records loaded from a snapshot are the image
+The replay calls back; it runs in steps of one batch (``Replay.steps``), each step's
+events handed on before the next batch is read, so the log is streamed whatever its
+size, in one thread (a thread and a queue cost more than the work, the GIL held by one
+or the other).  Records loaded from a snapshot are the image
 as of its offset, not its history: they are one event, saying what the log no longer
 holds (FORMATS.md §22).
 """
 
 from __future__ import annotations
 
-import queue
-import threading
-from collections.abc import Container, Iterator
+import functools
+import itertools
+import operator
+from collections.abc import Callable, Container, Iterator
 from typing import Any
 
 from ...findings import Problem
@@ -22,17 +25,6 @@ from ...metadata.output import describe, object_label
 from ...metadata.replay import Event, Replay, Sources
 from ...records.v2 import RecordBatch
 from .event import TimelineEvent, iso
-
-#: chunks of events waiting between the replay's thread and the merge
-QUEUE_CHUNKS = 16
-#: events handed over at once
-CHUNK_EVENTS = 256
-
-_DONE = object()
-
-
-class _Stop(Exception):
-    """The consumer went away: stop the replay."""
 
 
 def _broker_kind(action: str, before: dict[str, Any] | None, after: dict[str, Any] | None
@@ -59,8 +51,12 @@ def _partition_kind(action: str, before: dict[str, Any] | None,
     if action == "removed":
         return "partition-deleted"
     assert before is not None and after is not None
-    if before.get("leader") != after.get("leader") or \
-            before.get("leader_epoch") != after.get("leader_epoch"):
+    # the leader's epoch alone bumped is no leader change: the controller bumps it on an
+    # ISR shrink (metadata.version before 3.6) or a reassignment by setting the same
+    # leader again (PartitionChangeBuilder.triggerLeaderEpochBumpForIsrShrinkIfNeeded,
+    # triggerLeaderEpochBumpForReplicaReassignmentIfNeeded, 3.9-4.3); the change is said
+    # by what else changed
+    if before.get("leader") != after.get("leader"):
         return "leader-change"
     if before.get("isr") != after.get("isr"):
         return "isr-change"
@@ -77,15 +73,22 @@ _SIMPLE_KINDS = {"topic": "topic", "config": "config", "feature": "feature",
                  "controller": "controller"}
 
 
-def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = None
-                  ) -> Iterator[TimelineEvent]:
+def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = None, *,
+                  fast: bool = True) -> Iterator[TimelineEvent]:
     """The timeline events of one record's changes; ``replicated``: the partitions whose
-    replicas are read (only their leader changes can meet an epoch start; None: all)."""
+    replicas are read (only their leader changes can meet an epoch start; None: all).
+    ``fast``: a partition's change (most of a busy log) by :func:`_partition_changed`
+    (the same event: tests/ops/timeline)."""
     for c in ev.changes:
         obj = c.after if c.after is not None else c.before
         if obj is None:
             continue
         t = obj.get("type")
+        if fast and t == "partition" and c.before is not None and c.after is not None:
+            fev = _partition_changed(ev, c.before, c.after, replicated)
+            if fev is not None:
+                yield fev
+                continue
         if t == "partition" and c.before is not None and c.after is not None:
             # the most frequent change, said without describe()'s every-field pass
             before, after = c.before, c.after
@@ -124,7 +127,10 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                 text = (f"created: replicas {_ids(obj['replicas'])}, leader {obj['leader']}, "
                         f"epoch {obj['leader_epoch']}")
             key_list: list[tuple[Any, ...]] = []
-            if c.after is not None and (replicated is None or (topic, partition) in replicated):
+            if c.after is not None and (replicated is None or (topic, partition) in replicated) \
+                    and (c.before is None or
+                         c.before.get("leader_epoch") != c.after.get("leader_epoch")):
+                # the change that began this leader epoch
                 key_list.append(("epoch", topic, partition, int(c.after["leader_epoch"])))
             if c.before is not None and c.after is not None:
                 gone = set(c.before.get("isr", [])) - set(c.after.get("isr", []))
@@ -149,6 +155,94 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                             involves=involves)
 
 
+def _partition_changed(ev: Event, before: dict[str, Any], after: dict[str, Any],
+                       replicated: Container[tuple[str, int]] | None
+                       ) -> TimelineEvent | None:
+    """:func:`change_events`' event of a partition's change, its fields compared at once
+    (:func:`_shown_fields`); None when the two objects' fields differ (the general path
+    says it)."""
+    fields = tuple(after)
+    if tuple(before) != fields:
+        return None
+    layout = _LAYOUT[0]
+    if layout[0] != fields:
+        layout = _LAYOUT[0] = (fields, *_shown_fields(fields))
+    _, shown, values = layout
+    bv, av = values(before), values(after)
+    flags = tuple(map(operator.ne, bv, av))
+    what = _DIFFS.get((shown, flags))
+    if what is None:
+        what = _DIFFS[(shown, flags)] = _diff(shown, flags)
+    kind, isr_changed, epoch_bumped, changed = what
+    topic, partition = str(after["topic"]), int(after["partition"])
+    b_leader, a_leader = before["leader"], after["leader"]
+    if kind == "leader-change":
+        text = (f"leader {b_leader} -> {a_leader}, epoch {after['leader_epoch']}"
+                + (f", isr {_ids(before['isr'])} -> {_ids(after['isr'])}" if isr_changed
+                   else ""))
+    else:
+        text = ", ".join([f"{k} {_show(bv[i])} -> {_show(av[i])}" for i, k in changed]) \
+            or "unchanged"
+    keys: list[tuple[Any, ...]] = []
+    if epoch_bumped and (replicated is None or (topic, partition) in replicated):
+        keys.append(("epoch", topic, partition, int(after["leader_epoch"])))
+    b_isr, a_isr = before["isr"], after["isr"]
+    if isr_changed:
+        keys.extend(("broker-down", b) for b in sorted(set(b_isr) - set(a_isr)))
+    if b_leader != a_leader and b_leader >= 0:
+        keys.append(("broker-down", b_leader))
+    ids = sorted({*before["replicas"], *after["replicas"], *b_isr, *a_isr, b_leader,
+                  a_leader})
+    if ids and ids[0] < 0:
+        ids = [b for b in ids if b >= 0]
+    return TimelineEvent(ev.timestamp, "controller", kind, "metadata",
+                         f"{after['topic']}/{after['partition']}", text, file=ev.path,
+                         position=ev.position, offset=ev.offset, topic=topic,
+                         partition=partition, keys=tuple(keys), involves=tuple(ids))
+
+
+#: (fields said, which of them changed) -> what :func:`_diff` makes of it
+_DIFFS: dict[tuple[tuple[str, ...], tuple[bool, ...]],
+             tuple[str, bool, bool, tuple[tuple[int, str], ...]]] = {}
+
+
+def _diff(shown: tuple[str, ...], flags: tuple[bool, ...]
+          ) -> tuple[str, bool, bool, tuple[tuple[int, str], ...]]:
+    """The kind of a partition's change whose fields ``shown`` changed where ``flags``
+    say (:func:`_partition_kind`'s), whether its ISR changed, whether its leader epoch
+    did, and the changed fields (index, name)."""
+    changed = tuple((i, k) for i, (k, f) in enumerate(zip(shown, flags, strict=True)) if f)
+    diff = {k for _, k in changed}
+    if "leader" in diff:
+        kind = "leader-change"
+    elif "isr" in diff:
+        kind = "isr-change"
+    elif "elr" in diff or "last_known_elr" in diff:
+        kind = "elr-change"
+    elif "replicas" in diff:
+        kind = "reassignment"
+    else:
+        kind = "partition-change"
+    return kind, "isr" in diff, "leader_epoch" in diff, changed
+
+
+#: the last partition field order seen, with its :func:`_shown_fields` (one metadata
+#: version writes one order: no cache lookup per change)
+_LAYOUT: list[tuple[tuple[str, ...], tuple[str, ...],
+                    Callable[[dict[str, Any]], tuple[Any, ...]]]] = [((), (), lambda o: ())]
+
+
+@functools.lru_cache(maxsize=64)
+def _shown_fields(fields: tuple[str, ...]
+                  ) -> tuple[tuple[str, ...], Callable[[dict[str, Any]], tuple[Any, ...]]]:
+    """A partition object's fields a change says (not :data:`_QUIET`), in its order, and
+    a getter of their values (objects of one metadata version have one field order)."""
+    shown = tuple(k for k in fields if k not in _QUIET)
+    if len(shown) > 1:
+        return shown, operator.itemgetter(*shown)
+    return shown, lambda o: tuple(o[k] for k in shown)
+
+
 #: partition fields every change bumps, that say where, not what, or name it
 _QUIET = frozenset({"partition_epoch", "directories", "type", "topic", "topic_id",
                     "partition"})
@@ -156,7 +250,7 @@ _QUIET = frozenset({"partition_epoch", "directories", "type", "topic", "topic_id
 
 def _show(v: Any) -> str:
     if isinstance(v, list):
-        return "[" + ",".join(str(x) for x in v) + "]"
+        return "[" + ",".join(map(str, v)) + "]"
     return "null" if v is None else str(v)
 
 
@@ -178,26 +272,9 @@ class MetadataStream:
         self.snapshot_records = 0
 
     def __iter__(self) -> Iterator[TimelineEvent]:
-        q: queue.Queue[Any] = queue.Queue(QUEUE_CHUNKS)
-        stop = threading.Event()
         snapshot: list[int | None] = []
-
-        def put(item: Any) -> None:
-            while True:
-                if stop.is_set():
-                    raise _Stop
-                try:
-                    q.put(item, timeout=0.2)
-                    return
-                except queue.Full:
-                    continue
-
         chunk: list[TimelineEvent] = []
-
-        def flush() -> None:
-            if chunk:
-                put(list(chunk))
-                chunk.clear()
+        replicated = self.replicated
 
         def on_event(ev: Event) -> None:
             if ev.offset is None:  # loaded from a snapshot: the image, not its history
@@ -205,9 +282,16 @@ class MetadataStream:
                 if not snapshot:
                     snapshot.append(ev.timestamp)
                 return
-            chunk.extend(change_events(ev, self.replicated))
-            if len(chunk) >= CHUNK_EVENTS:
-                flush()
+            changes = ev.changes
+            if len(changes) == 1:  # most records: one partition's change, said directly
+                c = changes[0]
+                if c.before is not None and c.after is not None and \
+                        c.after.get("type") == "partition":
+                    fev = _partition_changed(ev, c.before, c.after, replicated)
+                    if fev is not None:
+                        chunk.append(fev)
+                        return
+            chunk.extend(change_events(ev, replicated))
 
         def on_control(path: str, batch: RecordBatch, ctl: Any) -> None:
             if ctl.type_name != "LEADER_CHANGE" or ctl.error or not ctl.data:
@@ -224,37 +308,17 @@ class MetadataStream:
         replay = self.replay = Replay(self.sources, earliest=True, on_event=on_event,
                                       on_control=on_control,
                                       max_batch_bytes=self.max_batch_bytes)
-
-        def work() -> None:
-            try:
-                replay.run()
-                flush()
-                put(_DONE)
-            except _Stop:
-                pass
-            except BaseException as e:  # handed to the consumer, raised there
-                try:
-                    put(e)
-                except _Stop:
-                    pass
-
-        th = threading.Thread(target=work, name="kdump-timeline-metadata", daemon=True)
-        th.start()
         first = True
-        try:
-            while True:
-                item = q.get()
-                if item is _DONE:
-                    break
-                if isinstance(item, BaseException):
-                    raise item
-                if first and snapshot:
-                    yield self._snapshot_event(snapshot[0])
-                first = False
-                yield from item
-        finally:
-            stop.set()
-            th.join()
+        # the replay steps batch by batch in this thread: each batch's events are handed
+        # on before the next batch is read (memory: one batch's events)
+        for _ in itertools.chain(replay.steps(), (None,)):  # and once at the end
+            if not chunk:
+                continue
+            if first and snapshot:
+                yield self._snapshot_event(snapshot[0])
+            first = False
+            yield from chunk
+            chunk.clear()
         if first and snapshot:
             yield self._snapshot_event(snapshot[0])
         r = self.replay

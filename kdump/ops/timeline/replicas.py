@@ -25,7 +25,7 @@ under LogAppendTime (attribute bit 3; FORMATS.md §4.3).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -203,10 +203,15 @@ class WitnessContext:
     log_dirs: list[str]
     #: partition directory -> compacted, judged already (what a Spark task is given)
     judged: dict[str, bool] | None = None
+    #: what gives ``policies`` when first asked (a replay of the metadata log: only a
+    #: partition with offsets to judge asks)
+    load: Callable[[], CleanupPolicies | None] | None = None
 
     def compacted(self, partition_dir: str, topic: str, partition: int) -> bool:
         if self.judged is not None and partition_dir in self.judged:
             return self.judged[partition_dir]
+        if self.load is not None:
+            self.policies, self.load = self.load(), None
         if self.policies is None:
             return topic.startswith("__") or compacted_by_cleaner(partition_dir, topic,
                                                                   partition)
@@ -362,13 +367,18 @@ class ReplicaStream:
         if self.witnesses is None:
             return
         try:
-            pw = partition_witnesses(r.path, compacted=self.witnesses.compacted(
-                r.path, r.topic, r.partition), replicas=self.witnesses.log_dirs)
+            pw = partition_witnesses(r.path, replicas=self.witnesses.log_dirs)
         except (KdumpError, OSError):
             return
         if pw is None:
             return
-        for lost in pw.lost_ranges(held.ranges()):
+        # judged as not compacted first: no range then, none either way (compaction only
+        # explains ranges witnesses prove); else the topic's policy is asked for
+        ranges = pw.lost_ranges(held.ranges())
+        if ranges and self.witnesses.compacted(r.path, r.topic, r.partition):
+            pw.compacted = True
+            ranges = pw.lost_ranges(held.ranges())
+        for lost in ranges:
             if lost.explained is not None:
                 continue
             p = lost_problem(pw, lost)

@@ -6,6 +6,7 @@ segments.  Expectations are written out by hand from the fixtures' records."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -477,3 +478,206 @@ def test_new_group_protocols_epochs_members_and_deletions(tmp_path: Path) -> Non
         "3000 coordinator group-member group cg: consumer group member m1 left",
         "4000 coordinator group-rebalance group sg: streams group epoch 3",
         "5000 coordinator group-deleted group cg: consumer group deleted (tombstone)"]
+
+
+def test_fast_json_lines_are_the_model_objects_written(cluster: list[str],
+                                                       tmp_path: Path) -> None:
+    """``--format json`` writes events by a template (render/timeline.py event_json): the
+    same line as the model object written by json_text, whatever the event holds
+    (estimates, late, related and more, severity, replicas, text needing escapes)."""
+    from kdump.render.jsonl import json_text
+    from kdump.render.timeline import event_fields_match_model, event_json
+
+    assert event_fields_match_model()
+    evs = events(cluster) + events([str(p) for p in fenced_cluster(tmp_path)])
+    odd = Ev(None, "controller", "finding", "finding", "t\u202e/0", 'a "b"\\\x1b\x85 \udc80',
+             estimate=True, severity="error", file="/d/t-0/0.log", position=7)
+    odd.late = True
+    for k in range(7):
+        odd.relate(f"r{k} \u2066")
+    odd.replicas = [{"broker": 1, "log_dir": "/d\udcff", "file": None, "position": 3}]
+    evs.append(odd)
+    assert len({e.kind for e in evs}) > 20
+    for ev in evs:
+        assert event_json(ev) == json_text(ev.to_json()) + "\n", ev
+
+
+def test_partition_changes_fast_path_is_the_general_path(cluster: list[str],
+                                                         tmp_path: Path) -> None:
+    """A partition's change is said by metadata._partition_changed (one pass over its
+    fields); the general path (describe's every-field text, then the kind, keys and
+    brokers involved) gives the same event, for every kind of change."""
+    from kdump.metadata.image import Change
+    from kdump.metadata.replay import Event, Replay, find_sources
+    from kdump.ops.timeline.metadata import change_events
+
+    got: list[Event] = []
+    for d in (cluster[0], str(fenced_cluster(tmp_path)[0])):
+        Replay(find_sources(f"{d}/__cluster_metadata-0"), earliest=True,
+               on_event=got.append).run()
+    base = next(c.after for e in got for c in e.changes
+                if c.after is not None and c.after["type"] == "partition")
+    assert base is not None
+    variants = [{"leader": 2, "leader_epoch": base["leader_epoch"] + 1},
+                {"leader": -1, "leader_epoch": 9, "isr": []},
+                {"isr": [1]}, {"isr": [3, 2, 1, 4]}, {"elr": [2]}, {"last_known_elr": [3]},
+                {"replicas": [1, 2, 3, 4], "adding_replicas": [4]},
+                {"leader_recovery_state": "RECOVERING"}, {"partition_epoch": 99}, {}]
+    made = [Event(7, TS, "PartitionChangeRecord",
+                  [Change(("partition", "x", 0), base, {**base, **v})], None, "/m/0.log", 3)
+            for v in variants]
+    odd = {k: v for k, v in base.items() if k != "elr"}  # fields differ: the general path
+    made.append(Event(8, TS, "PartitionChangeRecord",
+                      [Change(("partition", "x", 0), odd, {**odd, "isr": [1]})], None, None,
+                      None))
+    changes = 0
+    for ev in got + made:
+        for replicated in (None, set(), {(str(base["topic"]), int(base["partition"]))}):
+            fast = list(change_events(ev, replicated))
+            slow = list(change_events(ev, replicated, fast=False))
+            assert [(e.to_json(), e.keys, e.involves, e.where) for e in fast] == \
+                [(e.to_json(), e.keys, e.involves, e.where) for e in slow]
+            changes += sum(e.source == "metadata" and "/" in e.object for e in fast)
+    kinds = {e.kind for ev in made for e in change_events(ev)}
+    assert kinds == {"leader-change", "isr-change", "elr-change", "reassignment",
+                     "partition-change"}
+    assert changes > 3 * len(made)
+
+
+def _reorder_by_heap(times: list[int | None], size: int) -> list[tuple[int, bool]]:
+    """reorder as a plain heap does it (the deque of in-order runs must give the same)."""
+    import heapq
+
+    heap: list[tuple[int, int]] = []
+    out: list[tuple[int, bool]] = []
+    last = -(1 << 62)
+
+    def give(t: int, k: int) -> None:
+        nonlocal last
+        out.append((k, t < last))
+        last = max(last, t)
+
+    for k, t in enumerate(times):
+        heapq.heappush(heap, (-(1 << 62) if t is None else t, k))
+        if len(heap) > size:
+            give(*heapq.heappop(heap))
+    while heap:
+        give(*heapq.heappop(heap))
+    return out
+
+
+def test_reorder_gives_what_a_heap_gives() -> None:
+    import random
+
+    rng = random.Random(48)
+    for trial in range(300):
+        n, size = rng.randrange(0, 40), rng.randrange(1, 8)
+        times: list[int | None] = sorted(rng.randrange(0, 30) for _ in range(n))
+        for _ in range(rng.randrange(0, 4)):  # some disorder, some events with no time
+            if times:
+                times[rng.randrange(len(times))] = rng.choice([None, rng.randrange(0, 30)])
+        evs = [Ev(t, "producer", "x", "replica", "t/0", str(k)) for k, t in enumerate(times)]
+        got = [(int(e.text), e.late) for e in reorder(evs, size)]
+        assert got == _reorder_by_heap(times, size), (trial, times, size)
+    a = [Ev(t, "producer", "x", "replica", "a", "") for t in (1, 2, 2, 5)]
+    b = [Ev(t, "producer", "x", "replica", "b", "") for t in (2, 0, 5)]
+    assert [(e.time, e.object, e.seq) for e in merge([a, b], 1)] == [
+        (0, "b", 1), (1, "a", 0), (2, "a", 0), (2, "a", 0), (2, "b", 1), (5, "a", 0),
+        (5, "b", 1)]  # ties: the first stream's first
+
+
+def test_topic_policies_are_read_only_for_offsets_to_judge(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """The cleanup policies (a replay of the metadata log of their own) are read when a
+    partition first has offsets witnesses prove written and no batch holds: a gap below
+    the active segment is the cleaner's in a compacted topic (no event), lost in a
+    deleting one; with no such gap they are never read."""
+    from kdump.ops.verdict.witnesses import CleanupPolicies
+
+    reads: list[list[str]] = []
+    real = CleanupPolicies.for_inputs
+
+    def counted(paths: list[str], *args: object, **kw: object) -> CleanupPolicies | None:
+        reads.append(list(paths))
+        return real(paths, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(CleanupPolicies, "for_inputs", staticmethod(counted))
+    b = w.broker_logdir(tmp_path / "b", 1)
+    lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+    lw.append([w.metadata_record("ConfigRecord", {"resourceType": 2, "resourceName": "cmp",
+                                                  "name": "cleanup.policy",
+                                                  "value": "compact"})], timestamp=TS)
+    lw.close()
+    for topic in ("cmp", "del"):
+        w.write_replica(b / f"{topic}-0", w.replica_batches([(0, 10, 0), (20, 10, 0)]),
+                        roll_before={1})
+    w.write_replica(b / "whole-0", w.replica_batches([(0, 10, 0)]))
+    lost = [(e.topic, e.text.split(" lost")[0]) for e in events([str(b)], kinds=("data",))]
+    assert lost == [("del", "offsets 10-19 (10)")]
+    assert reads == [[str(b)]]
+    reads.clear()
+    for topic in ("cmp", "del"):
+        shutil.rmtree(b / f"{topic}-0")
+    assert events([str(b)], kinds=("data",)) == [] and reads == []
+
+
+def test_merge_gives_what_heapq_merge_gives() -> None:
+    """merge keeps a stream in front while it holds the least: the same order (time, then
+    the order of the streams) as heapq.merge of the reordered streams."""
+    import heapq
+    import random
+
+    rng = random.Random(4848)
+    for trial in range(500):
+        streams = [[rng.choice([None, rng.randrange(20)]) if rng.random() < 0.2
+                    else rng.randrange(20) for _ in range(rng.randrange(12))]
+                   for _ in range(rng.randrange(1, 5))]
+        size = rng.randrange(1, 6)
+
+        def made(streams: list[list[int | None]] = streams) -> list[list[Ev]]:
+            return [[Ev(t, "producer", "x", "replica", f"{k}.{i}", "")
+                     for i, t in enumerate(s)] for k, s in enumerate(streams)]
+
+        want = [(e.object, e.late) for e in heapq.merge(
+            *[[(-(1 << 62) if e.time is None else e.time, k, e) for e in reorder(s, size)]
+              for k, s in enumerate(made())])
+            for e in [e[2]]]
+        got = [(e.object, e.late) for e in merge(made(), size)]
+        assert got == want, (trial, streams, size)
+
+
+def test_a_leader_epoch_bumped_alone_is_no_leader_change(tmp_path: Path) -> None:
+    """The controller bumps the leader epoch on an ISR shrink (metadata.version before
+    3.6) by setting the same leader again, and an election finding no leader again
+    bumps it too: neither is a leader change.  The shrink is an isr-change, the other a
+    partition-change, each naming the epoch; the replica's start of that epoch is related
+    to the change that began it (a real 3-broker KRaft cluster's log dirs had 1,067 such
+    'leader 1 -> 1' and 'leader -1 -> -1' leader-change events of 2,764)."""
+    tid = w.uuid_of(7)
+
+    def change(**fields: object) -> bytes:
+        return w.metadata_record("PartitionChangeRecord", {"partitionId": 0, "topicId": tid,
+                                                           **fields})
+
+    b = w.broker_logdir(tmp_path / "b", 1)
+    lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+    lw.append([w.metadata_record("TopicRecord", {"name": "orders", "topicId": tid}),
+               w.metadata_record("PartitionRecord", {
+                   "partitionId": 0, "topicId": tid, "replicas": [1, 2, 3],
+                   "isr": [1, 2, 3], "leader": 1, "leaderEpoch": 0, "partitionEpoch": 0})],
+              timestamp=TS)
+    lw.append([change(isr=[1, 2], leader=1)], timestamp=TS + 1000)  # epoch 1, leader 1
+    lw.append([change(leader=-1)], timestamp=TS + 2000)  # epoch 2: no leader
+    lw.append([change(leader=-1)], timestamp=TS + 3000)  # epoch 3: no leader again
+    lw.close()
+    w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0), (5, 5, 1)]))
+    evs = [e for e in events([str(b)]) if e.object == "orders/0"]
+    assert [(e.kind, e.text) for e in evs if e.source == "metadata"] == [
+        ("partition-created", "created: replicas [1,2,3], leader 1, epoch 0"),
+        ("isr-change", "leader_epoch 0 -> 1, isr [1,2,3] -> [1,2]"),
+        ("leader-change", "leader 1 -> -1, epoch 2"),
+        ("partition-change", "leader_epoch 2 -> 3")]
+    start = next(e for e in evs if e.kind == "epoch-start" and "epoch 1" in e.text)
+    assert start.related == ["orders/0: leader_epoch 0 -> 1, isr [1,2,3] -> [1,2] "
+                             "(2023-11-14T22:13:21.000Z, metadata offset 2)"]
