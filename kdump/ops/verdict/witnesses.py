@@ -731,6 +731,7 @@ def witnesses_of(directory: str) -> PartitionWitnesses | None:
                               list(pw.skipped_replicas), pw.policy_known)
 
 
-__all__ = ["WITNESS_KINDS", "CleanupPolicies", "LostRange", "PartitionWitnesses", "SegmentFiles",
+__all__ = ["UNKNOWN_POLICY", "WITNESS_KINDS", "CleanupPolicies", "LostRange", "PartitionWitnesses",
+           "SegmentFiles",
            "Witness", "compacted_by_cleaner", "log_dir_identity", "lost_problem",
            "partition_witnesses", "replica_log_end", "witnesses_of"]
