@@ -447,8 +447,8 @@ class PartitionRepair:
         if reserved is not None:
             notes += reserve_notes(reserved, leo)
         if not pin.in_logdir and checkpoints:
-            notes.append("a partition given alone: the log-dir checkpoints are not written; the "
-                         "values shown are what the log dir holding the copy should say")
+            notes.append("a partition given alone: the log-dir checkpoints but the cleaner's are "
+                         "not written; the values shown are what the log dir holding it should say")
         clean = bool(ctx and ctx.clean_shutdown) and not metadata
         rp = 0 if metadata or ctx is None else (
             ctx.value("recovery-point-offset-checkpoint", topic, partition) or 0)
