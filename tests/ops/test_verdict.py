@@ -5,6 +5,9 @@ framed, and one finding per fact."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from kdump.findings import ERROR, Problem
 from kdump.ops.verdict import (
@@ -162,3 +165,49 @@ def test_a_log_dir_named_like_a_partition_is_still_a_log_dir(
     assert r.rc == 1 and r.lines[0].startswith(f"{ld / 'u-0'}: data-lost: offsets 4-35 "), r.out
     # a real partition directory given alone names no log dir
     assert log_dirs_of([str(ld / "t-0")]) == []
+
+
+def test_a_partition_there_but_unreadable_is_unknown_not_lost(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A partition directory that is there but cannot be looked at (stat or listing
+    fails: permission, I/O) holds what nobody can tell: no data-lost, neither from the
+    log dir's verdict nor from the partition's (the walk's unreadable-file is the
+    finding); a directory gone still is lost."""
+    import os
+
+    from kdump import fs as kfs
+    from kdump.ops.verdict import witnesses
+
+    ld = tmp_path / "ld"
+    lost_directory(ld)
+    (ld / "u-0").mkdir()
+    real_stat, real_listdir = os.stat, witnesses.Listing.listdir
+
+    def stat(path: Any, *a: Any, **k: Any) -> Any:
+        if os.fspath(path) == str(ld / "u-0"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_stat(path, *a, **k)
+
+    monkeypatch.setattr(os, "stat", stat)
+    assert judge_log_dir(ld).missing == ()
+    monkeypatch.setattr(os, "stat", real_stat)
+
+    def listdir(self: Any, path: str) -> list[str]:
+        if os.path.normpath(path) == str(ld / "u-0"):
+            raise PermissionError(13, "Permission denied", path)
+        return real_listdir(self, path)
+
+    monkeypatch.setattr(witnesses.Listing, "listdir", listdir)
+    assert judge_partition(ld / "u-0") is None
+    t = LostTracker([str(ld)])
+    assert [p for p in t.partition(str(ld / "t-0"), [(0, 19)]) + t.finish()
+            if p.kind == "data-lost"] == []
+    # the log dir itself not listable: nothing is known of its partitions
+    real_kfs_listdir = kfs.listdir
+    monkeypatch.setattr(kfs, "listdir", lambda p: (_ for _ in ()).throw(
+        PermissionError(13, "Permission denied", p)) if os.path.normpath(p) == str(ld)
+        else real_kfs_listdir(p))
+    assert judge_log_dir(ld).missing == ()
+    monkeypatch.undo()
+    (ld / "u-0").rmdir()
+    assert [m.topic for m in judge_log_dir(ld).missing] == ["u"]

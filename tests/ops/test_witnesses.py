@@ -441,9 +441,15 @@ def test_a_real_log_dir_raises_no_false_alarm(kdump: KdumpRunner, tmp_path: Path
         p.chmod(0o755 if p.is_dir() else 0o644)
     log = copy / "first_topic-2" / f"{SEG}.log"
     log.write_bytes(log.read_bytes()[:500])
+    # one finding for the tail (issue 46: not a tail finding plus a data-lost for the same
+    # range): the 15 bytes left after offset 5's batch end LogSegment.recover's read
+    # (FileLogInputStream.nextBatch: fewer than 17 bytes), so Kafka's log ends at 6 and
+    # the high watermark, 18, is clamped down to it (UnifiedLog.updateHighWatermark):
+    # 6-17 were committed and this replica no longer holds them
     rc, probs, _ = run(kdump, "verify-crc", copy)
-    assert rc == 1 and [(p["kind"], p.get("lost_offsets")) for p in probs] == [
-        ("trailing-bytes", [6, 17]), ("data-lost", [6, 17])]
+    assert rc == 1 and [(p["kind"], p["severity"], p.get("lost_offsets")) for p in probs] == [
+        ("trailing-bytes", "error", [6, 17])]
+    assert probs[0]["witnesses"][0]["witness"] == "high-watermark"
 
 
 # --- the topic's cleanup.policy: --config, KRaft metadata, Kafka's default -----------------

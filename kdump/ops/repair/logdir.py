@@ -31,6 +31,8 @@ Decisions, each from Kafka's source (4.1; the same in 3.9-4.3 unless said):
 * ``cleaner-offset-checkpoint``: lowered to the copy's log end offset where it was above
   it (LogCleanerManager.cleanableOffsets would otherwise reset it to the log start and
   clean the whole log again).
+  Beside partitions given alone (no log dir copied), the input log dirs' entries for
+  them, merged, when an input log dir holds one (:func:`lone_cleaner_checkpoint`).
 * ``bootstrap.checkpoint``: copied when every batch in it is intact.
 * ``.lock`` is the broker's to create; other files are not Kafka's: left out.
 """
@@ -186,6 +188,42 @@ def root_files(ctx: LogDirContext, files: list[str], partitions: list[dict[str, 
                             f, in_partition=False).leftover else ""), None, None)
 
 
+CLEANER = "cleaner-offset-checkpoint"
+
+
+def lone_cleaner_checkpoint(inputs: list[tuple[LogDirContext | None, dict[str, Any]]],
+                            stage: Any) -> dict[str, Any] | None:
+    """The ``cleaner-offset-checkpoint`` at the copy's root beside partitions given alone
+    (``inputs``: each one's input log dir, read, and its ``repair_partition``), holding
+    their input log dirs' entries at the copy's offsets, merged; None when no input log
+    dir holds one.  Kafka's LogCleaner creates the file at start-up (CheckpointFile
+    creates a missing file) and LogCleanerManager.updateCheckpoints keeps an entry for
+    every log the cleaner compacted (4.1), so the verdict reads its presence, without an
+    entry, as "cleanup.policy=delete" (kdump/ops/verdict/partition.py ``cleanup_of``):
+    written here, the copy is judged under the same evidence as the input, and a gap the
+    repair left is ``data-lost`` in both, as the manifest's ``lost_offsets`` say."""
+    sources = [c for c, _ in inputs if c is not None
+               and os.path.isfile(os.path.join(c.path, CLEANER))]
+    if not sources:
+        return None
+    entries: list[tuple[str, int, int]] = []
+    for ctx, p in inputs:
+        pair = p["checkpoints"].get("cleaner_checkpoint")
+        if ctx in sources and pair is not None and pair[1] is not None:
+            entries.append((p["topic"], p["partition"], int(pair[1])))
+    n, h = stage.write(CLEANER, checkpoint_bytes(sorted(entries)))
+    dirs = sorted({c.path for c in sources})
+    detail = (f"{len(entries)} entries of the partitions given alone, at the copy's offsets, "
+              f"from the cleaner-offset-checkpoint of {', '.join(dirs)}: the copy is judged "
+              "under the same cleanup-policy evidence as the input")
+    bad = sorted({f"{c.path} ({c.unreadable[CLEANER]})" for c in sources
+                  if CLEANER in c.unreadable})
+    if bad:
+        detail += f"; it does not parse in {', '.join(bad)}: its entries were not used"
+    return file_entry(os.path.join(dirs[0], CLEANER) if len(dirs) == 1 else None, CLEANER,
+                      "rewritten", detail, n, h)
+
+
 def copy_file(src: str, rel: str, stage: Any, detail: str) -> dict[str, Any]:
     """A small file copied byte for byte; one that cannot be read (not a regular file,
     a read error) is left out, named."""
@@ -209,4 +247,4 @@ def copy_file(src: str, rel: str, stage: Any, detail: str) -> dict[str, Any]:
 
 
 __all__ = ["CHECKPOINTS", "LogDirContext", "checkpoint_bytes", "clamp_checkpoints",
-           "epoch_checkpoint_bytes", "read_context", "root_files"]
+           "epoch_checkpoint_bytes", "lone_cleaner_checkpoint", "read_context", "root_files"]

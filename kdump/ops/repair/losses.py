@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..verdict import PartitionVerdict
+from ..verdict import UNKNOWN_POLICY, PartitionVerdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,4 +114,28 @@ def missing_segment_notes(losses: list[Loss], replicas_given: bool) -> list[str]
     return notes
 
 
-__all__ = ["Loss", "copy_losses", "missing_segment_notes"]
+def policy_notes(verdict: PartitionVerdict | None, losses: list[Loss]) -> list[str]:
+    """The copy's losses the verifiers cannot call lost in it: the topic's cleanup policy
+    unknown (a partition given alone whose log dir holds no cleaner-offset-checkpoint, no
+    ``--config``, no KRaft metadata), the copy carries no more evidence than the input,
+    so a lost range between two batches of a closed segment is what the cleaner of a
+    compacted topic leaves too: ``offset-gap`` (information) there, as in the input
+    (the verdict's ``UNKNOWN_POLICY``)."""
+    if verdict is None:
+        return []
+    notes = []
+    for r in verdict.lost:
+        if r.explained != UNKNOWN_POLICY:
+            continue
+        for loss in losses:
+            a, b = max(loss.first, r.first), min(loss.last, r.last)
+            if a <= b:
+                notes.append(f"{Loss(a, b, '').text}: cleanup.policy unknown (no "
+                             "cleaner-offset-checkpoint in the input's log dir, no --config or "
+                             "KRaft metadata): the copy, with no more evidence than the "
+                             "input, shows them as a compacted topic's offset-gap "
+                             "(information)")
+    return notes
+
+
+__all__ = ["Loss", "copy_losses", "missing_segment_notes", "policy_notes"]

@@ -55,7 +55,7 @@ from .fill import Filler, ReplicaLogDir
 from .index_interval import infer_interval
 from .kafka_model import KafkaOutcome, kafka_recovery
 from .logdir import LogDirContext, clamp_checkpoints, copy_file, epoch_checkpoint_bytes
-from .losses import Loss, copy_losses, missing_segment_notes
+from .losses import Loss, copy_losses, missing_segment_notes, policy_notes
 from .notes import epoch_notes, metadata_notes
 from .partition_log import PartitionLog
 from .plan import PartitionInput
@@ -332,8 +332,8 @@ class PartitionRepair:
         region or reservation names (a segment gone from the middle) said in the notes."""
         verdict = judge_partition(self.pin.path, self.plog.held, policies=self.policies,
                                   witnesses=self.written.pw)
-        self.losses = copy_losses(verdict, self.plog.holes, self.reserved)
-        self.notes += missing_segment_notes(self.losses, bool(self.replicas))
+        self.losses = losses = copy_losses(verdict, self.plog.holes, self.reserved)
+        self.notes += missing_segment_notes(losses, bool(self.replicas)) + policy_notes(verdict, losses)
 
     def name_inputs(self) -> Iterator[dict[str, Any]]:
         """The segments and their rebuilt indexes, each index beside the input's of the same
@@ -447,8 +447,8 @@ class PartitionRepair:
         if reserved is not None:
             notes += reserve_notes(reserved, leo)
         if not pin.in_logdir and checkpoints:
-            notes.append("a partition given alone: the log-dir checkpoints are not written; the "
-                         "values shown are what the log dir holding the copy should say")
+            notes.append("a partition given alone: the log-dir checkpoints but the cleaner's are "
+                         "not written; the values shown are what the log dir holding it should say")
         clean = bool(ctx and ctx.clean_shutdown) and not metadata
         rp = 0 if metadata or ctx is None else (
             ctx.value("recovery-point-offset-checkpoint", topic, partition) or 0)

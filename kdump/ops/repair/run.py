@@ -20,7 +20,7 @@ from ...source import FileSource
 from ...version import __version__
 from ..verdict import CleanupPolicies
 from .fill import check_replicas
-from .logdir import LogDirContext, read_context, root_files
+from .logdir import CLEANER, LogDirContext, lone_cleaner_checkpoint, read_context, root_files
 from .partition import DAMAGED, intact_log, repair_partition
 from .plan import PartitionInput, RepairPlan, plan_repair
 from .staging import MANIFEST, Output, Stage, input_bytes
@@ -187,12 +187,21 @@ class Repair:
                 for obj in root_files(ctx, ld.root_files, parts, ld.target, self.stage,
                                       lambda p: intact_log(p, opts.max_batch_bytes)):
                     yield self._emit(obj)
+            lone: list[tuple[LogDirContext | None, dict[str, Any]]] = []
             for pin in self.plan.partitions:
                 pctx = read_context(pin.log_dir) if pin.log_dir is not None else None
                 assumed = "" if pctx is not None else (
                     "assumed: no log dir beside it to say the recovery point or a clean shutdown")
+                if pin.log_dir is not None and os.path.isfile(os.path.join(pin.log_dir, CLEANER)):
+                    self.hashes.before(os.path.join(pin.log_dir, CLEANER))
                 for obj in self._partition(pin, pctx, assumed):
+                    if obj["type"] == "repair_partition" and pin.name.state is None:
+                        lone.append((pctx, obj))
                     yield self._emit(obj)
+            # beside them, the input's cleaner-offset-checkpoint (the cleanup-policy evidence)
+            entry = lone_cleaner_checkpoint(lone, self.stage) if lone else None
+            if entry is not None:
+                yield self._emit(entry)
             for obj in self.hashes.objects():
                 yield self._emit(obj)
             if not opts.dry_run:

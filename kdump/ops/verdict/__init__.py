@@ -44,6 +44,7 @@ from .partition import (
 from .tail import judge_tail
 from .tracker import LostTracker
 from .witnesses import (
+    UNKNOWN_POLICY,
     WITNESS_KINDS,
     CleanupPolicies,
     LostRange,
@@ -63,6 +64,7 @@ __all__ = [
     "COMPACTED_INTERNAL",
     "TAIL_KINDS",
     "TAIL_PROBLEMS",
+    "UNKNOWN_POLICY",
     "WITNESS_KINDS",
     "Cleanup",
     "CleanupPolicies",

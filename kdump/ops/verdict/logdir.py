@@ -163,8 +163,10 @@ def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
     cluster, node = log_dir_identity(log_dir)
     try:
         names = sorted(kfs.listdir(log_dir))
-    except OSError:
+    except FileNotFoundError:
         names = []
+    except OSError:  # there but not listable: which directories it holds is unknown
+        return LogDirVerdict(log_dir, cluster, node, ())
     live: set[tuple[str, int]] = set()
     special: dict[tuple[str, int], list[tuple[str, str]]] = {}
     for n in names:
@@ -190,7 +192,7 @@ def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
     missing: list[MissingPartition] = []
     moved = _moved_to(log_dir, cluster, node, others)
     for key in sorted(set(entries) | set(starts)):
-        if key in live:
+        if key in live or _unreadable_dir(os.path.join(log_dir, f"{key[0]}-{key[1]}")):
             continue
         ws = entries.get(key, [])
         start = starts.get(key, 0)
@@ -218,6 +220,20 @@ def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
                                         top, tuple(sorted(ws, key=lambda w: w.end)), lost,
                                         explained, key in starts))
     return LogDirVerdict(log_dir, cluster, node, tuple(missing))
+
+
+def _unreadable_dir(path: str) -> bool:
+    """``path`` is there but cannot be looked at (stat fails other than "no such file":
+    permission, I/O): what it holds is unknown, not lost (the walk names the error)."""
+    if kfs.is_url(path):
+        return False
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return False
 
 
 def _by_metadata(key: tuple[str, int], node: int | None,

@@ -453,7 +453,8 @@ def partition_witnesses(partition_dir: str, *, compacted: bool = False,
     ``replicas``: other log dirs given in the same command; a partition directory of
     the same name in one of them, of the same cluster.id and another node, is a
     ``replica`` witness (its log end, read from its last segment: :func:`replica_log_end`).
-    None when the directory is no partition's, or a ``-delete``/``-future``/``-stray`` one."""
+    None when the directory is no partition's, or a ``-delete``/``-future``/``-stray`` one,
+    or it is there but cannot be listed (unknown, not lost)."""
     part = parse_partition_dir(os.path.basename(os.path.normpath(partition_dir)))
     if part is None or part.state is not None or part.topic_id is not None:
         return None
@@ -461,8 +462,15 @@ def partition_witnesses(partition_dir: str, *, compacted: bool = False,
     lst = listing if listing is not None else Listing()
     try:
         names = sorted(lst.listdir(partition_dir))
-    except OSError:
+    except FileNotFoundError:  # gone: its checkpoints alone witness (the log dir's verdict)
         names = []
+    except OSError:
+        # there but not listable (permission, I/O): what it holds is unknown, not lost;
+        # the walk's unreadable-file finding is the one to give
+        if kfs.is_url(partition_dir) or not os.path.lexists(partition_dir):
+            names = []
+        else:
+            return None
     # in an object store, the names (one listing) and the log dir's checkpoints (a read
     # each, once per log dir) only: no request per index file
     remote = kfs.is_url(partition_dir)
@@ -731,6 +739,7 @@ def witnesses_of(directory: str) -> PartitionWitnesses | None:
                               list(pw.skipped_replicas), pw.policy_known)
 
 
-__all__ = ["WITNESS_KINDS", "CleanupPolicies", "LostRange", "PartitionWitnesses", "SegmentFiles",
+__all__ = ["UNKNOWN_POLICY", "WITNESS_KINDS", "CleanupPolicies", "LostRange", "PartitionWitnesses",
+           "SegmentFiles",
            "Witness", "compacted_by_cleaner", "log_dir_identity", "lost_problem",
            "partition_witnesses", "replica_log_end", "witnesses_of"]

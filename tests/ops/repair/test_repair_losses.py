@@ -470,3 +470,68 @@ def test_a_gone_partition_the_kraft_metadata_explains_is_not_repaired(
     assert ("t", 0) not in [(p["topic"], p["partition"]) for p in of(objs(r), "repair_partition")]
     (f,) = [f for f in of(objs(r), "repair_file") if f["file"] == str(ld / "t-0")]
     assert f["action"] == "left-out" and said in f["detail"]
+
+
+def _rolled(root: Path, bid: int, topic: str = "t") -> Path:
+    """``topic``-0 in two segments (0: offsets 0-29, three batches; 30: 30-59), the batch
+    10-19 damaged: its loss lies between two batches of a closed segment."""
+    from tests.ops.repair.test_repair_fill import flip
+
+    ld = w.broker_logdir(root / f"b{bid}", bid, high_watermarks=[(topic, 0, 60)])
+    w.write_replica(ld / f"{topic}-0", w.replica_batches(SPANS), roll_before={3}, epochs=EPOCHS)
+    flip(ld / f"{topic}-0" / "00000000000000000000.log", 1)
+    return ld
+
+
+def test_partitions_given_alone_keep_their_cleaner_checkpoint(kdump: KdumpRunner,
+                                                              tmp_path: Path) -> None:
+    """Partitions given alone, from log dirs that hold a cleaner-offset-checkpoint: the
+    copy's root holds one too, their entries merged at the copy's offsets and named in
+    the manifest with its hash, so the copy is judged under the same cleanup-policy
+    evidence as the input: the gap the repair left is data-lost there as the manifest
+    says, not a compacted topic's offset-gap."""
+    import hashlib
+
+    b1, b2 = _rolled(tmp_path, 1), _rolled(tmp_path, 2, "c")
+    (b1 / "cleaner-offset-checkpoint").write_bytes(w.offset_checkpoint([("x", 0, 5)]))
+    (b2 / "cleaner-offset-checkpoint").write_bytes(w.offset_checkpoint([("c", 0, 20)]))
+    out = tmp_path / "out"
+    r = repair(kdump, [b1 / "t-0", b2 / "c-0"], out)
+    assert r.rc == 1, r.err
+    assert (out / "cleaner-offset-checkpoint").read_text() == "0\n1\nc 0 20\n"
+    (f,) = [o for o in of(objs(r), "repair_file") if o["output"] == "cleaner-offset-checkpoint"]
+    assert f["action"] == "rewritten" and f["file"] is None
+    assert f["sha256"] == hashlib.sha256((out / "cleaner-offset-checkpoint").read_bytes()
+                                         ).hexdigest()
+    parts = {p["topic"]: p for p in of(objs(r), "repair_partition")}
+    assert parts["t"]["lost_offsets"] == parts["c"]["lost_offsets"] == [[10, 19]]
+    r = kdump("verify-crc", out / "t-0", "--format", "json")
+    found = [(o["kind"], o["lost_offsets"]) for o in objs(r) if o["type"] == "problem"]
+    assert (r.rc, found) == (1, [("data-lost", [10, 19])]), r.out
+    # one log dir with one: its path named
+    r = repair(kdump, [b1 / "t-0"], tmp_path / "one")
+    assert (tmp_path / "one" / "cleaner-offset-checkpoint").read_text() == "0\n0\n"
+    (f,) = [o for o in of(objs(r), "repair_file") if o["output"] == "cleaner-offset-checkpoint"]
+    assert f["file"] == str(b1 / "cleaner-offset-checkpoint")
+
+
+def test_a_partition_alone_whose_policy_is_unknown_says_so(kdump: KdumpRunner,
+                                                           tmp_path: Path) -> None:
+    """No cleaner-offset-checkpoint in the input's log dir (no --config, no metadata): the
+    copy gets none either; the manifest names the loss and says the policy is unknown, and
+    in the copy, as in the input, a gap inside a closed segment reads as a compacted
+    topic's offset-gap (information)."""
+    ld = _rolled(tmp_path, 1)
+    out = tmp_path / "out"
+    r = repair(kdump, [ld / "t-0"], out)
+    assert r.rc == 1, r.err
+    assert not (out / "cleaner-offset-checkpoint").exists()
+    (p,) = of(objs(r), "repair_partition")
+    assert p["lost_offsets"] == [[10, 19]]
+    assert "offsets 10-19: cleanup.policy unknown (no cleaner-offset-checkpoint in the input's " \
+        "log dir, no --config or KRaft metadata): the copy, with no more evidence than the " \
+        "input, shows them as a compacted topic's offset-gap (information)" in p["notes"]
+    r = kdump("verify-crc", out / "t-0", "--format", "json")
+    found = [(o["kind"], o["severity"], o["lost_offsets"]) for o in objs(r)
+             if o["type"] == "problem"]
+    assert (r.rc, found) == (0, [("offset-gap", "info", [10, 19])]), r.out
