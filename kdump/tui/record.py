@@ -19,7 +19,7 @@ from textual.widgets import Footer, Static
 from ..ops.browse.partition import RecordRow
 from ..ops.browse.renderings import RENDERINGS, is_json, next_rendering, render
 from ..textsafe import inert_lines
-from .widgets import safe
+from .widgets import append_headers_and_note, safe
 
 #: characters of a rendering the record view shows (kdump dump shows everything)
 VIEW_CHARS = 256 << 10
@@ -167,15 +167,7 @@ class RecordView(ModalScreen[None]):
             if len(text) > VIEW_CHARS:
                 t.append(f" … ({len(text) - VIEW_CHARS} more characters: kdump dump shows "
                          "them all)", style="dim")
-        for k, v in r.headers:
-            t.append("\nheader ", style="bold")
-            t.append_text(safe(k))
-            t.append(" = ")
-            t.append_text(safe(v))
-        if r.note:
-            t.append("\nnote: ", style="bold")
-            t.append_text(safe(r.note))
-        return t
+        return append_headers_and_note(r, t)
 
     def action_cycle(self) -> None:
         self.mode = next_rendering(self.mode)

@@ -266,6 +266,11 @@ def record_text(r: RecordRow, t: Text | None = None) -> Text:
     if len(r.value) > FULL_CHARS:
         t.append(f" … ({len(r.value) - FULL_CHARS} more characters: kdump dump shows "
                  "them all)", style="dim")
+    return append_headers_and_note(r, t)
+
+
+def append_headers_and_note(r: RecordRow, t: Text) -> Text:
+    """A record's headers, a line each, and its note, appended to ``t`` (inert)."""
     for k, v in r.headers:
         t.append("\nheader ", style="bold")
         t.append_text(safe(k))
