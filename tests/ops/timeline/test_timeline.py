@@ -29,6 +29,25 @@ from tests.support.cluster_fixtures import fenced_cluster
 from tests.support.timeline_fixture import TS, write_cluster
 
 
+def _no_runs(src: object, buf: bytes, buf_at: int, pos: int, last_size: int, prev_last: int,
+             *rest: object) -> tuple[int, bytes, int, int, int, int, int, int, int, int]:
+    """No run: every batch through the walk's Python, one at a time (the walk before runs)."""
+    return pos, buf, buf_at, last_size, 0, prev_last, -1, -1, 0, 0
+
+
+@pytest.fixture(autouse=True, params=["native", "python", "none"])
+def header_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test three ways: the header walk's runs of batches that change nothing in C,
+    in its pure-Python twin, and no runs (each batch alone): the same events, bytes read."""
+    from kdump.ops.compare_replicas import header_run, headers
+
+    if request.param == "python":
+        monkeypatch.setattr(header_run, "_native", None)
+    elif request.param == "none":
+        monkeypatch.setattr(headers, "header_run", _no_runs)
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return [str(p) for p in write_cluster(tmp_path_factory.mktemp("timeline") / "c")]
@@ -681,3 +700,76 @@ def test_a_leader_epoch_bumped_alone_is_no_leader_change(tmp_path: Path) -> None
     start = next(e for e in evs if e.kind == "epoch-start" and "epoch 1" in e.text)
     assert start.related == ["orders/0: leader_epoch 0 -> 1, isr [1,2,3] -> [1,2] "
                              "(2023-11-14T22:13:21.000Z, metadata offset 2)"]
+
+
+def items_of(b: Path) -> list[TimelineEvent]:
+    return [e for e in timeline([str(b)]) if isinstance(e, TimelineEvent)]
+
+
+def test_runs_of_batches_that_change_nothing_are_walked_in_one_go(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, header_runs: str) -> None:
+    """A data partition's batches between changes are consumed as runs (issue 48 What 5):
+    the run stops at a new producer epoch, a transaction, a marker, a gap, a clock change,
+    a segment start and an epoch the checkpoint starts inside a run of the epoch before's
+    numbering; the events and bytes read are the ones of the walk batch by batch."""
+    from kdump.ops.compare_replicas import header_run, headers
+
+    b = w.broker_logdir(tmp_path / "runs", 1)
+    batches: list[bytes] = []
+    off = 0
+
+    def add(n: int, **kw: object) -> None:
+        nonlocal off
+        for _ in range(n):
+            recs = [w.Rec(key=b"k", value=b"x" * 3000, timestamp=w.TS0 + off + i)
+                    for i in range(2)]
+            batches.append(w.v2_batch(recs, base_offset=off, **kw))  # type: ignore[arg-type]
+            off += 2
+
+    add(10, partition_leader_epoch=1)
+    add(10, partition_leader_epoch=2, producer_id=5, producer_epoch=0)
+    add(10, partition_leader_epoch=2, producer_id=5, producer_epoch=1)
+    add(5, partition_leader_epoch=2, producer_id=6, producer_epoch=0, transactional=True)
+    batches.append(w.end_txn_marker_batch(True, base_offset=off, producer_id=6,
+                                          producer_epoch=0, coordinator_epoch=2,
+                                          timestamp=w.TS0 + off, partition_leader_epoch=2))
+    off += 1
+    off += 6  # a gap
+    add(10, partition_leader_epoch=3)
+    add(10, partition_leader_epoch=3, log_append_time=w.TS0 + 99_000)
+    # the checkpoint starts epoch 3 at offset 94, inside a run of epoch 3's batches (from
+    # offset 77): the run stops there, the batch at 93-94 dates it; epoch 4 has no batch
+    w.write_replica(b / "runs-0", batches, roll_before={25, 50},
+                    epochs=[(1, 0), (2, 20), (3, 94), (4, 150)])
+
+    def run() -> tuple[list[str], int]:
+        items = list(timeline([str(b)]))
+        end = items[-1]
+        assert isinstance(end, TimelineEnd)
+        return lines([e for e in items if isinstance(e, TimelineEvent)]), end.bytes_read
+
+    consumed = [0]
+    real = headers.header_run
+
+    def counting(*args: object) -> object:
+        r = real(*args)  # type: ignore[arg-type]
+        consumed[0] += r[4]
+        return r
+
+    monkeypatch.setattr(headers, "header_run", counting)
+    got = run()
+    monkeypatch.setattr(headers, "header_run", _no_runs)
+    assert run() == got
+    monkeypatch.setattr(header_run, "_native", None)
+    monkeypatch.setattr(headers, "header_run", real)
+    assert run() == got
+    texts = got[0]
+    assert sum("epoch-start" in t for t in texts) == 4
+    assert any("epoch 4 starts at offset 150" in t for t in texts)
+    assert any("producer 5 epoch 0 -> 1" in t for t in texts)
+    assert sum("segment-roll" in t for t in texts) == 2
+    dated = [e for e in items_of(b) if "epoch 3 starts at offset 94" in e.text]
+    assert [(e.time, e.offset) for e in dated] == [(w.TS0 + 94, 93)]
+    # 56 batches; said alone: the first, each change (offsets 20, 40, 60, 70, 71, 77,
+    # 97), the segments' first (50, 117) and the one dating epoch 3 (93)
+    assert consumed[0] == (0 if header_runs == "none" else 46)
