@@ -773,3 +773,25 @@ def test_runs_of_batches_that_change_nothing_are_walked_in_one_go(
     # 56 batches; said alone: the first, each change (offsets 20, 40, 60, 70, 71, 77,
     # 97), the segments' first (50, 117) and the one dating epoch 3 (93)
     assert consumed[0] == (0 if header_runs == "none" else 46)
+
+
+def test_coordinator_records_are_read_as_objects_without_their_json_text(
+        cluster: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The group coordinator's records are read as objects: no JSON text is made of them
+    (the timeline never prints it), and the events are the same."""
+    from kdump.decoders import consumer_offsets
+
+    want = lines(events(cluster, groups=("payments",)))
+    calls = [0]
+    real = consumer_offsets.json_text
+
+    def counted(obj: object) -> str:
+        calls[0] += 1
+        return real(obj)
+
+    monkeypatch.setattr(consumer_offsets, "json_text", counted)
+    assert lines(events(cluster, groups=("payments",))) == want
+    assert len(want) > 3 and calls[0] == 0
+    # a decoder of its own: dump's, made apart, still writes the texts
+    d = consumer_offsets.ConsumerOffsetsDecoder()
+    assert d.texts
