@@ -795,3 +795,45 @@ def test_coordinator_records_are_read_as_objects_without_their_json_text(
     # a decoder of its own: dump's, made apart, still writes the texts
     d = consumer_offsets.ConsumerOffsetsDecoder()
     assert d.texts
+
+
+def _runs_partition(root: Path) -> Path:
+    b = w.broker_logdir(root, 1)
+    batches = []
+    for k in range(30):
+        recs = [w.Rec(key=b"k", value=b"x" * (3000 if k % 7 else 10), timestamp=w.TS0 + 2 * k)]
+        batches.append(w.v2_batch(recs, base_offset=k, partition_leader_epoch=k // 10,
+                                  producer_id=5, producer_epoch=k // 12))
+    w.write_replica(b / "runs-0", batches, roll_before={20})
+    return b
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_runs_over_damaged_segments_say_what_the_walk_batch_by_batch_says(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, header_runs: str, seed: int) -> None:
+    """Bytes changed anywhere in a segment (a run then stops where the walk would frame
+    otherwise): the events, findings and bytes read are the walk's without runs."""
+    import random
+
+    from kdump.ops.compare_replicas import headers
+
+    b = _runs_partition(tmp_path)
+    seg = b / "runs-0" / "00000000000000000000.log"
+    data = bytearray(seg.read_bytes())
+    rnd = random.Random(seed)
+    starts = [h.position for h in headers.HeaderWalk(str(b / "runs-0"))
+              if isinstance(h, headers.Head) and h.path == str(seg)]
+    for _ in range(1 + seed % 3):  # mostly in a batch header: what the walk reads
+        at = rnd.choice(starts) + rnd.randrange(61) if seed % 4 else rnd.randrange(len(data))
+        data[at] = rnd.randrange(256)
+    seg.write_bytes(bytes(data))
+
+    def run() -> tuple[list[str], int]:
+        items = list(timeline([str(b)]))
+        end = items[-1]
+        assert isinstance(end, TimelineEnd)
+        return lines([e for e in items if isinstance(e, TimelineEvent)]), end.bytes_read
+
+    got = run()
+    monkeypatch.setattr(headers, "header_run", _no_runs)
+    assert run() == got
