@@ -3,7 +3,7 @@
 replay of the same log dir, in the same run (issue 48: the timeline may cost about what
 those two cost).
 
-    .venv/bin/python bench/timeline_bench.py [SIZE] [ROUNDS]    # default 1G, 3 rounds
+    .venv/bin/python bench/timeline_bench.py [SIZE] [ROUNDS] [data]  # default 1G, 3 rounds
 
 Writes (once) ``bench/data/timeline-SIZE/broker-1``: a broker's log dir holding one data
 partition of SIZE bytes (``tests/writer.py big``'s segment: batches of 100 records,
@@ -20,6 +20,10 @@ the load of a shared machine falls alike on all three):
 each a whole process, output to /dev/null, timed by ``wait4`` (wall, CPU = user +
 system, peak RSS).  Prints one JSON line per command (medians) and the ratio of the
 timeline's CPU to the other two's sum.
+
+With ``data``: the same log dir without ``__cluster_metadata-0`` (``timeline-SIZE-data``,
+hard links to the files), the timeline against ``verify-crc --shallow`` alone (issue 48
+What 5: a data partition's header walk).
 """
 
 from __future__ import annotations
@@ -105,6 +109,21 @@ def build(root: Path, size: int) -> None:
     (b / ".kafka_cleanshutdown").write_bytes(b"")
 
 
+def data_copy(root: Path, to: Path) -> Path:
+    """``root`` without its metadata log, as hard links (made once)."""
+    if not to.exists():
+        for p in root.rglob("*"):
+            rel = p.relative_to(root)
+            if rel.parts[0] == "__cluster_metadata-0":
+                continue
+            if p.is_dir():
+                (to / rel).mkdir(parents=True, exist_ok=True)
+            else:
+                (to / rel).parent.mkdir(parents=True, exist_ok=True)
+                os.link(p, to / rel)
+    return to
+
+
 def run(args: list[str]) -> dict[str, float]:
     t0 = time.monotonic()
     with open(os.devnull, "wb") as null:
@@ -127,14 +146,19 @@ def cpu_name() -> str:
 def main(argv: list[str]) -> int:
     label = argv[0] if argv else "1G"
     rounds = int(argv[1]) if len(argv) > 1 else 3
+    data_only = len(argv) > 2 and argv[2] == "data"
     root = DATA / f"timeline-{label}" / "broker-1"
     if not root.exists():
         build(root, parse_size(label))
+    if data_only:
+        root = data_copy(root, DATA / f"timeline-{label}-data" / "broker-1")
     commands = {
         "timeline": ["timeline", str(root), "--format", "json"],
         "verify-crc --shallow": ["verify-crc", "--shallow", str(root), "--format", "json"],
         "metadata": ["metadata", str(root / "__cluster_metadata-0"), "--format", "json"],
     }
+    if data_only:
+        del commands["metadata"]
     runs: dict[str, list[dict[str, float]]] = {k: [] for k in commands}
     for _ in range(rounds):
         for name, args in commands.items():
@@ -147,6 +171,12 @@ def main(argv: list[str]) -> int:
         med[name]["peak_rss_mib"] = round(max(r["peak_rss_mib"] for r in rs))
         med[name]["exit"] = max(r["exit"] for r in rs)
         print(json.dumps({"command": name, **med[name]}))
+    if data_only:
+        print(json.dumps({"log_dir_bytes": on_disk, "rounds": rounds, "cpu": cpu_name(),
+                          "timeline_cpu_over_verify_shallow":
+                              round(med["timeline"]["cpu_s"]
+                                    / med["verify-crc --shallow"]["cpu_s"], 2)}))
+        return 0
     both = med["verify-crc --shallow"]["cpu_s"] + med["metadata"]["cpu_s"]
     print(json.dumps({"log_dir_bytes": on_disk, "rounds": rounds, "cpu": cpu_name(),
                       "timeline_cpu_over_verify_shallow_plus_metadata":

@@ -27,6 +27,7 @@
  *  _speedups_runs.c: runs of whole batches
  *   verify_run          kdump.ops.verify.verify_log, for batches it reports nothing about
  *   size_run            kdump.ops.size_run.size_run_py
+ *   header_run          kdump.ops.compare_replicas.header_run.header_run_py
  *  _speedups_packed.c: kdump export's columns
  *   record_columns      kdump.ops.export.rows.record_columns_py
  *   packed_v2_records   kdump.records.v2.packed_v2_records_py
@@ -152,6 +153,10 @@ static PyMethodDef methods[] = {
     KD_METHOD(size_run,
               "size_run(data, start, stop, end, check_next, max_headers, max_batch_bytes, decompress, "
               "producer_ids, deep): size-report's accounting of the intact v2 batches from data[start]."),
+    KD_METHOD(header_run,
+              "header_run(fd, size, buf, buf_at, pos, last_size, prev_last, attributes, epoch, "
+              "producer_id, producer_epoch, until, max_batch_bytes): the header walk's run of v2 "
+              "batches that change nothing (see kdump.ops.compare_replicas.header_run)."),
     KD_METHOD(batch_json,
               "batch_json(data, index, position, crc_valid, batch_head, record_head): dump's batch "
               "line and record prefix of a v2 batch."),

@@ -238,6 +238,7 @@ KD_ENTRY(batch_json);
 KD_ENTRY(text_batch_line);
 KD_ENTRY(verify_run);
 KD_ENTRY(size_run);
+KD_ENTRY(header_run);
 KD_ENTRY(record_columns);
 KD_ENTRY(packed_v2_records);
 KD_ENTRY(lengths_offsets);

@@ -1,8 +1,9 @@
 /*
  * kdump._speedups, runs of whole batches over a buffer of a log, without the GIL:
- * verify-crc's walk (verify_run) and size-report's accounting (size_run).
+ * verify-crc's walk (verify_run), size-report's accounting (size_run) and the header
+ * walk's runs of batches that change nothing (header_run: kdump timeline).
  *
- * Size: about 900 lines, as it is one family: the two walks over runs of whole batches,
+ * Size: about 1,050 lines, as it is one family: the walks over runs of whole batches,
  * sharing the batch checks, and the file reads (pread, a read-ahead thread) that feed
  * verify_run's walk without Python between stretches (issue 49).
  *
@@ -932,4 +933,136 @@ sp_size_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         opt_i64(a.have_last, a.last_offset), opt_i64(a.have_min_ts, a.min_ts),
         opt_i64(a.have_max_ts, a.max_ts), codecs, (long long)a.header_records);
     return res;
+}
+/* ---------------------------------------------------------------------------------
+ * header_run(fd, size, buf, buf_at, pos, last_size, prev_last, attributes, epoch,
+ *            producer_id, producer_epoch, until, max_batch_bytes)
+ *   -> (pos, buf, buf_at, last_size, batches, last offset, max timestamp,
+ *       last timestamp, bytes read, furthest position read)
+ *
+ * The header walk's run (twin: kdump.ops.compare_replicas.header_run.header_run_py):
+ * from ``pos`` in the file ``fd`` (``size`` bytes), reading as HeaderWalk reads (the
+ * 61 header bytes wanted not in ``buf``, the window at ``buf_at``: a 256 KiB window
+ * after a batch under 4 KiB, else 61 bytes), the v2 batches HeaderWalk frames whose
+ * first offset follows the last one's, with ``attributes``' timestamp type,
+ * transactional and control bits (no control batch), ``epoch``, ``producer_id`` and
+ * ``producer_epoch``, whose last offset is below ``until``, are consumed.  A read
+ * error ends the run (the Python reader reads again and reports it).  Without the GIL.
+ * --------------------------------------------------------------------------------- */
+#define HR_SMALL_BATCH 4096
+#define HR_WINDOW (256 << 10)
+#define HR_KEEP 0x38 /* timestamp type, transactional, control */
+
+PyObject *
+sp_header_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    int64_t fd, size, buf_at, pos, last_size, prev_last, keep, epoch, pid, pe, until, mbb;
+    int64_t batches = 0, max_ts = -1, last_ts = -1, nread = 0, furthest = 0, limit;
+    const unsigned char *cur;
+    int64_t cur_len, cur_at;
+    unsigned char *win = NULL;
+    int own = 0, rc;
+    Py_buffer view;
+    PyObject *out_buf, *result;
+    PyThreadState *ts;
+
+    if (nargs != 13) {
+        PyErr_SetString(PyExc_TypeError, "header_run takes 13 arguments");
+        return NULL;
+    }
+    if ((rc = arg_i64(args[0], &fd)) || (rc = arg_i64(args[1], &size)) ||
+        (rc = arg_i64(args[3], &buf_at)) || (rc = arg_i64(args[4], &pos)) ||
+        (rc = arg_i64(args[5], &last_size)) || (rc = arg_i64(args[6], &prev_last)) ||
+        (rc = arg_i64(args[7], &keep)) || (rc = arg_i64(args[8], &epoch)) ||
+        (rc = arg_i64(args[9], &pid)) || (rc = arg_i64(args[10], &pe)) ||
+        (rc = arg_i64(args[11], &until)) || (rc = arg_i64(args[12], &mbb)))
+        goto declined_rc;
+    if (fd < 0 || fd > INT32_MAX || mbb < 0 || mbb > ((int64_t)1 << 40) || size < 0 ||
+        !PyBytes_Check(args[2]) || (keep & 0x20) || prev_last == INT64_MAX)
+        goto declined;
+    if (PyObject_GetBuffer(args[2], &view, PyBUF_SIMPLE) < 0)
+        return NULL;
+    cur = (const unsigned char *)view.buf;
+    cur_len = (int64_t)view.len;
+    cur_at = buf_at;
+    limit = mbb + KL_RECORD_BATCH_OVERHEAD;
+    keep &= HR_KEEP;
+    ts = PyEval_SaveThread();
+    while (pos < size) {
+        int64_t remaining = size - pos, need, i, base, total, delta, last, mt;
+        int32_t length, count;
+        int16_t attrs;
+        const unsigned char *h;
+        need = remaining < KL_RECORD_BATCH_OVERHEAD ? remaining : KL_RECORD_BATCH_OVERHEAD;
+        if (!(cur_at <= pos && pos + need <= cur_at + cur_len)) {
+            int64_t n = last_size < HR_SMALL_BATCH ? HR_WINDOW : KL_RECORD_BATCH_OVERHEAD, got;
+            if (n < need)
+                n = need;
+            if (n > remaining)
+                n = remaining;
+            if (win == NULL && (win = malloc(HR_WINDOW)) == NULL)
+                break;
+            got = pread_full((int)fd, win, n, pos);
+            if (got < n)
+                break; /* a short read (an error, a shrunk file): Python reads again */
+            cur = win;
+            cur_len = got;
+            cur_at = pos;
+            own = 1;
+            nread += got;
+            furthest = pos + got;
+        }
+        i = pos - cur_at;
+        if (cur_len - i < KL_RECORD_BATCH_OVERHEAD)
+            break;
+        h = cur + i;
+        base = be64(h);
+        length = be32(h + 8);
+        total = 12 + (int64_t)length;
+        attrs = be16(h + 21);
+        delta = be32(h + 23);
+        mt = be64(h + 35);
+        count = be32(h + 57);
+        if (base < 0 || h[16] != 2 || total > remaining || total > limit ||
+            length < KL_RECORD_BATCH_OVERHEAD - 12 || (attrs & ~0x7F) || (attrs & 7) > 4 ||
+            delta < 0 || count < 0 || base != prev_last + 1 || (attrs & HR_KEEP) != keep ||
+            be32(h + 12) != epoch || be64(h + 43) != pid || be16(h + 51) != pe)
+            break;
+        if (base > INT64_MAX - delta)
+            break;
+        last = base + delta;
+        if (last >= until)
+            break;
+        batches += 1;
+        prev_last = last;
+        if (mt >= 0) {
+            last_ts = mt;
+            if (mt > max_ts)
+                max_ts = mt;
+        }
+        last_size = total;
+        pos += total;
+    }
+    PyEval_RestoreThread(ts);
+    if (own)
+        out_buf = PyBytes_FromStringAndSize((const char *)cur, (Py_ssize_t)cur_len);
+    else {
+        out_buf = args[2];
+        Py_INCREF(out_buf);
+    }
+    PyBuffer_Release(&view);
+    free(win);
+    if (out_buf == NULL)
+        return NULL;
+    result = Py_BuildValue("(LNLLLLLLLL)", (long long)pos, out_buf, (long long)cur_at,
+                           (long long)last_size, (long long)batches, (long long)prev_last,
+                           (long long)max_ts, (long long)last_ts, (long long)nread,
+                           (long long)furthest);
+    return result;
+declined_rc:
+    if (rc < 0)
+        return NULL;
+declined: /* nothing consumed, nothing read */
+    return Py_BuildValue("(OOOOiOiiii)", args[4], args[2], args[3], args[5], 0, args[6], -1, -1,
+                         0, 0);
 }

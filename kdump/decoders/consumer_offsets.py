@@ -200,6 +200,9 @@ class CoordinatorRecordDecoder:
     key_schemas: ClassVar[dict[int, Schema]] = {}
     value_schemas: ClassVar[dict[int, Schema]] = {}
     value_label = "version"
+    #: False: key_text and value_text of a decoded record are "" (a reader of the
+    #: objects only, kdump timeline, does not pay for the JSON texts)
+    texts = True
 
     def __init__(self, evidence: Evidence = NO_EVIDENCE) -> None:
         self.evidence = evidence
@@ -299,7 +302,8 @@ class CoordinatorRecordDecoder:
             notes.append(f"{len(key) - key_end} unread byte(s) after the {key_schema.name}")
 
         if value is None:
-            return Decoded(json_text(key_json), "<DELETE>", key_json, None, "; ".join(notes) or None)
+            return Decoded(json_text(key_json) if self.texts else "", "<DELETE>", key_json, None,
+                           "; ".join(notes) or None)
 
         try:
             version = _read_version(value, "value")
@@ -321,6 +325,8 @@ class CoordinatorRecordDecoder:
             if end != len(value):
                 notes.append(f"{len(value) - end} unread byte(s) after the {value_schema.name}")
             fast_json = {self.value_label_fast: str(version), "data": data}
+            if not self.texts:
+                return Decoded("", "", key_json, fast_json, "; ".join(notes) or None)
             return Decoded(json_text(key_json), json_text(fast_json), key_json, fast_json,
                            "; ".join(notes) or None)
         v = read_layout(self.family, "value", record_type, version, value, 2, evidence=self.evidence)
@@ -351,8 +357,8 @@ class CoordinatorRecordDecoder:
         if v.doubt:
             out_json = {**value_json, "raw": _b64(value)}
         return Decoded(
-            json_text(key_json),
-            json_text(value_json),
+            json_text(key_json) if self.texts else "",
+            json_text(value_json) if self.texts else "",
             key_json,
             out_json,
             "; ".join(notes) or None,

@@ -39,6 +39,20 @@ _NAMES = {k: record_type_name(s.name) for k, s in METADATA_SCHEMAS.items()}
 _INT32 = struct.Struct(">i")
 _I32_UUID = struct.Struct(">i16s")
 _B64 = base64.urlsafe_b64encode
+
+#: a topic id's text by its 16 bytes (a busy log names the same few topics over and
+#: over); emptied when it holds this many
+_TOPIC_IDS: dict[bytes, str] = {}
+_TOPIC_IDS_MAX = 65_536
+
+
+def _topic_id_text(raw: bytes) -> str:
+    text = _TOPIC_IDS.get(raw)
+    if text is None:
+        if len(_TOPIC_IDS) >= _TOPIC_IDS_MAX:
+            _TOPIC_IDS.clear()
+        text = _TOPIC_IDS[raw] = _B64(raw).decode("ascii").rstrip("=")
+    return text
 #: PartitionChangeRecord tagged fields: tag -> (field, element kind, first version)
 _PCR_TAGS: dict[int, tuple[str, str, int]] = {
     0: ("isr", "ints", 0), 1: ("leader", "int32", 0), 2: ("replicas", "ints", 0),
@@ -81,7 +95,7 @@ def _partition_change(value: bytes, pos: int, version: int) -> dict[str, Any]:
     pid, raw = _I32_UUID.unpack_from(value, pos)
     msg = dict(_PCR_DEFAULT)
     msg["partitionId"] = pid
-    msg["topicId"] = _B64(raw).decode("ascii").rstrip("=")
+    msg["topicId"] = _topic_id_text(raw)
     p = pos + 20
     n_bytes = len(value)
     count = value[p] if p < n_bytes else 255

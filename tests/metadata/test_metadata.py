@@ -771,6 +771,7 @@ def test_fast_partition_change_reader_is_the_generic_one() -> None:
         value = bytes([1, 5, version]) + body
         fast, slow = decode_record(value), decode_generic(value)
         assert (fast.name, fast.version, fast.message) == (slow.name, slow.version, slow.message)
+        assert decode_record(value).message == slow.message  # the topic id's text kept
     noop = w.metadata_record("NoOpRecord", {})
     assert decode_record(noop) == decode_generic(noop)
 

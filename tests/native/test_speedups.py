@@ -1522,3 +1522,112 @@ def test_json_dump_needs_no_decoder_texts(sample_logdir: Path, tmp_path: Path) -
     with_texts = _json_dump_text(paths, True)
     assert _json_dump_text(paths, False) == with_texts
     assert '"key_note"' in with_texts and '"control":{' in with_texts
+
+
+# --- the header walk's runs (header_run: kdump timeline) -----------------------------------
+def _header_run_segment() -> bytes:
+    """Runs of alike batches, small (windows read) and over 4 KiB (headers read alone),
+    broken by every change a run stops at: producer, producer epoch, leader epoch, a gap,
+    the clock, transactional and control batches, a legacy message."""
+    from tests.support.batches import end_txn_marker_batch
+
+    parts: list[bytes] = []
+    off = 0
+
+    def add(n: int, value: bytes = b"v", **kw: Any) -> None:
+        nonlocal off
+        for _ in range(n):
+            recs = [Rec(key=b"k", value=value, timestamp=1_000 + off + i) for i in range(3)]
+            parts.append(v2_batch(recs, base_offset=off, **kw))
+            off += 3
+
+    add(5)
+    add(4, b"x" * 2000, producer_id=7, producer_epoch=1)
+    add(3, producer_id=7, producer_epoch=2)
+    add(3, partition_leader_epoch=4, producer_id=7, producer_epoch=2)
+    add(3, partition_leader_epoch=4, producer_id=8, producer_epoch=0, codec=GZIP)
+    off += 10  # a gap
+    add(3, partition_leader_epoch=4, producer_id=8, producer_epoch=0)
+    add(3, partition_leader_epoch=4, log_append_time=5_000)
+    add(4, partition_leader_epoch=5, producer_id=9, producer_epoch=0, transactional=True)
+    parts.append(end_txn_marker_batch(True, base_offset=off, producer_id=9, producer_epoch=0,
+                                      coordinator_epoch=1, timestamp=9_000,
+                                      partition_leader_epoch=5))
+    off += 1
+    add(2, partition_leader_epoch=5)
+    parts.append(legacy_message(1, b"k", b"v", offset=off, timestamp=9_500))
+    off += 1
+    add(3, b"y" * 5000, partition_leader_epoch=5)
+    return b"".join(parts)
+
+
+def _header_run_both(path: str, pos: int, buf: bytes, buf_at: int, last_size: int,
+                     prev_last: int, head: tuple[int, int, int, int], until: int
+                     ) -> tuple[Any, Any]:
+    from kdump.ops.compare_replicas.header_run import header_run, header_run_py
+
+    out = []
+    for native_walk in (True, False):
+        with FileSource(path) as src:
+            fn = header_run if native_walk else header_run_py
+            r = fn(src, buf, buf_at, pos, last_size, prev_last, *head, until,
+                   DEFAULT_MAX_BATCH_BYTES)
+            out.append((r, src.bytes_read))
+    return out[0], out[1]
+
+
+@native
+def test_header_run_matches_python_twin(tmp_path: Path) -> None:
+    """header_run against header_run_py from every batch of a segment (and positions in
+    no batch), with the window held or not, after a small or a large batch, with each
+    batch's own producer, epochs and attributes and others', bounded or not: the same
+    run, the same window, the same bytes read."""
+    from kdump.ops.compare_replicas import NO_LIMIT, HeaderWalk
+
+    seg = _header_run_segment()
+    d = tmp_path / "t-0"
+    d.mkdir()
+    path = str(d / "00000000000000000000.log")
+    Path(path).write_bytes(seg)
+    heads = [h for h in HeaderWalk(str(d)) if not isinstance(h, Problem)]
+    assert len(heads) == 35
+    runs = longest = 0
+    for k, h in enumerate(heads):
+        pos = h.position + h.size
+        for other in (h, heads[(k + 3) % len(heads)]):
+            head = (other.attributes, other.epoch, other.producer_id, other.producer_epoch)
+            for buf, buf_at in ((b"", 0), (seg[h.position:h.position + 9000], h.position)):
+                for last_size in (h.size, 100, 5000):
+                    for until in (NO_LIMIT, h.last + 7):
+                        c, p = _header_run_both(path, pos, buf, buf_at, last_size, h.last,
+                                                head, until)
+                        assert c == p, (k, buf_at, last_size, until)
+                        runs += c[0][4] > 0
+                        longest = max(longest, c[0][4])
+    for pos in range(0, len(seg), 97):  # most are no batch
+        c, p = _header_run_both(path, pos, b"", 0, 100, -1, (0, 0, -1, -1), NO_LIMIT)
+        assert c == p, pos
+    assert runs > 40 and longest >= 4
+
+
+@native
+@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck))
+@given(edits=st.lists(st.tuples(st.integers(0, 10**9), st.integers(0, 255)), min_size=1,
+                      max_size=6), start=st.integers(0, 60))
+def test_header_run_on_fuzzed_segments(tmp_path_factory: pytest.TempPathFactory,
+                                       edits: list[tuple[int, int]], start: int) -> None:
+    from kdump.ops.compare_replicas import NO_LIMIT, HeaderWalk
+
+    seg = bytearray(_header_run_segment())
+    d = tmp_path_factory.mktemp("t") / "t-0"
+    d.mkdir()
+    path = str(d / "00000000000000000000.log")
+    Path(path).write_bytes(bytes(seg))
+    heads = [h for h in HeaderWalk(str(d)) if not isinstance(h, Problem)]
+    h = heads[start % len(heads)]
+    for at, value in edits:
+        seg[at % len(seg)] = value
+    Path(path).write_bytes(bytes(seg))
+    head = (h.attributes, h.epoch, h.producer_id, h.producer_epoch)
+    c, p = _header_run_both(path, h.position + h.size, b"", 0, h.size, h.last, head, NO_LIMIT)
+    assert c == p

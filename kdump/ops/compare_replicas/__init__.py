@@ -40,11 +40,13 @@ from .compare import (
     replica_json,
 )
 from .epochs import UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET, EpochCache, Truncation, follower_truncation
+from .header_run import NO_LIMIT, Run
 from .headers import Head, HeaderWalk, log_end_offset
 from .logdirs import LogDir, Replica, ReplicaSet, broker_id_of, logdir_of, read_logdir
 
 __all__ = [
     "ERROR",
+    "NO_LIMIT",
     "UNDEFINED_EPOCH",
     "UNDEFINED_EPOCH_OFFSET",
     "CompareOptions",
@@ -58,6 +60,7 @@ __all__ = [
     "Replica",
     "ReplicaSet",
     "ReplicaState",
+    "Run",
     "Truncation",
     "broker_id_of",
     "compare_replicas",

@@ -7,7 +7,7 @@ offset.  A stretch whose headers do not frame is handed to the resynchronising
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 from ... import layouts as L
 from ...errors import KdumpError
@@ -18,6 +18,7 @@ from ...records.file_records import LogReader
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ...source import FileSource
 from .epochs import UNDEFINED_EPOCH
+from .header_run import NO_LIMIT, Run, header_run
 
 #: below this batch size the next header is probably in the bytes already read: read
 #: large windows; above it, read each 61-byte header alone
@@ -98,8 +99,15 @@ class HeaderWalk:
     resynchronising :class:`LogReader`, whose findings name the damage."""
 
     def __init__(self, replica_path: str, *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
-                 from_segment: int | None = None) -> None:
+                 from_segment: int | None = None, runs: bool = False,
+                 native: bool = True) -> None:
         self.path = replica_path
+        #: after each head, the batches that change nothing a reader reports are one
+        #: :class:`Run` (kdump.ops.compare_replicas.header_run), none reaching ``until``,
+        #: which the reader may lower after each head (``native``: the C walk where built)
+        self.runs = runs
+        self.native = native
+        self.until = NO_LIMIT
         self.max_batch_bytes = max_batch_bytes
         self.bytes_read = 0
         self.segments: list[tuple[int, str]] = []
@@ -113,6 +121,11 @@ class HeaderWalk:
             self.segments = self.segments[-from_segment:]
 
     def __iter__(self) -> Iterator[Head | Problem]:
+        # a Run only with ``runs`` (whose readers iterate :meth:`items`)
+        return cast(Iterator[Head | Problem], self.items())
+
+    def items(self) -> Iterator[Head | Run | Problem]:
+        """The heads, problems and, with ``runs``, runs, in offset order."""
         prev_last: int | None = None
         n = len(self.segments)
         for k, (_base, seg) in enumerate(self.segments):
@@ -123,13 +136,13 @@ class HeaderWalk:
                 continue
             with src:
                 for item in self._segment(src, k == n - 1, prev_last):
-                    if isinstance(item, Head):
+                    if isinstance(item, (Head, Run)):
                         prev_last = item.last
                     yield item
                 self.bytes_read += src.bytes_read
 
     def _segment(self, src: FileSource, active: bool, prev_last: int | None
-                 ) -> Iterator[Head | Problem]:
+                 ) -> Iterator[Head | Run | Problem]:
         size = src.size
         path = src.path
         pos = 0
@@ -153,6 +166,16 @@ class HeaderWalk:
             prev_last = head.last
             last_size = head.size
             pos += head.size
+            if self.runs and head.magic == 2 and not head.attributes & L.V2_CONTROL_FLAG:
+                start = pos
+                (pos, buf, buf_at, last_size, batches, last, max_ts, last_ts, _n,
+                 _f) = header_run(src, buf, buf_at, pos, last_size, head.last,
+                                  head.attributes, head.epoch, head.producer_id,
+                                  head.producer_epoch, self.until, self.max_batch_bytes,
+                                  self.native)
+                if batches:
+                    yield Run(path, start, prev_last + 1, last, batches, max_ts, last_ts)
+                    prev_last = last
 
     def _frame(self, buf: bytes, i: int, avail: int, pos: int, remaining: int, path: str,
                prev_last: int | None) -> Head | None:

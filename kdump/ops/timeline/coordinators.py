@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...decoders import Releases
+from ...decoders.consumer_offsets import CoordinatorRecordDecoder
 from ...decoders.release import log_dir_of
 from ...errors import KdumpError
 from ...files.logdir import list_segments
@@ -85,6 +86,8 @@ class CoordinatorStream:
         offsets = r.topic == OFFSETS_TOPIC
         decoder = self.releases.decoder("offsets" if offsets else "transaction-log",
                                         log_dir_of(r.path, False))
+        if isinstance(decoder, CoordinatorRecordDecoder):
+            decoder.texts = False  # the objects are read here, never the JSON texts
         try:
             segments = list_segments(r.path)
         except OSError as e:

@@ -1,5 +1,7 @@
 """A replica's own events, read from its batch headers only (61 bytes a batch, no record
-decoding; a control batch, ~80 bytes, is read whole for its marker), plus its files:
+decoding; a control batch, ~80 bytes, is read whole for its marker; the batches between
+two that change something said here are one run of the header walk, walked in C:
+kdump.ops.compare_replicas.header_run), plus its files:
 
 * ``leader-epoch-checkpoint``: an epoch's start is dated by the first batch at or after
   its start offset whose partitionLeaderEpoch is the epoch (LeaderEpochFileCache.assign,
@@ -39,10 +41,12 @@ from ...records.file_records import make_batch
 from ...records.v2 import RecordBatch
 from ...source import FileSource
 from ..compare_replicas import (
+    NO_LIMIT,
     EpochCache,
     Head,
     HeaderWalk,
     Replica,
+    Run,
     follower_truncation,
     read_epoch_checkpoint,
 )
@@ -271,13 +275,25 @@ class ReplicaStream:
         producers: dict[int, int] = {}  # producer id -> epoch
         open_txn: dict[int, tuple[int, int, int]] = {}  # pid -> (first offset, time, epoch)
         markers = _Markers()
-        walk = HeaderWalk(r.path, max_batch_bytes=self.max_batch_bytes)
+        walk = HeaderWalk(r.path, max_batch_bytes=self.max_batch_bytes, runs=True)
         self.problems.extend(walk.problems)
         prev: Head | None = None
+        last_offset = -1
         prev_time = -1
         seg_path: str | None = None
         try:
-            for item in walk:
+            for item in walk.items():
+                if isinstance(item, Run):
+                    # batches after ``prev`` that change nothing said here (the same
+                    # segment, epoch, producer and epoch, clock, transactional flag;
+                    # no control batch; contiguous; none reaching a pending epoch)
+                    self.end.saw(item.max_timestamp, batch_clock(prev.attributes, self.internal)
+                                 if prev is not None else self.clock0)
+                    held.add(item.first, item.last, item.last_timestamp)
+                    last_offset = item.last
+                    if item.last_timestamp >= 0:
+                        prev_time = item.last_timestamp
+                    continue
                 if isinstance(item, Problem):
                     if item.severity == INFO:
                         continue
@@ -332,6 +348,10 @@ class ReplicaStream:
                     yield from self._producer(h, t, clock, producers, open_txn, markers)
                 held.add(h.base, h.last, t)
                 prev, prev_time = h, (t if t >= 0 else prev_time)
+                last_offset = h.last
+                # a run after this head stops where a pending epoch would start
+                walk.until = pending[0][1] if (pending and h.magic >= 2 and h.epoch >= 0
+                                               and pending[0][0] <= h.epoch) else NO_LIMIT
         finally:
             markers.close()
             self.bytes_read += walk.bytes_read + markers.bytes_read
@@ -356,7 +376,7 @@ class ReplicaStream:
         if self.partition is not None:
             derived = batch_epochs if not epochs else list(epochs)
             yield from self.partition.done(ReplicaEnd(
-                self, derived, (prev.last + 1) if prev is not None else 0, end_time, last_clock))
+                self, derived, (last_offset + 1) if prev is not None else 0, end_time, last_clock))
 
     def _lost(self, held: HeldRanges, clock: str) -> Iterator[TimelineEvent]:
         """``data-lost``: offsets the partition's witnesses prove written that no batch

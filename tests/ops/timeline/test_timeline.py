@@ -29,6 +29,25 @@ from tests.support.cluster_fixtures import fenced_cluster
 from tests.support.timeline_fixture import TS, write_cluster
 
 
+def _no_runs(src: object, buf: bytes, buf_at: int, pos: int, last_size: int, prev_last: int,
+             *rest: object) -> tuple[int, bytes, int, int, int, int, int, int, int, int]:
+    """No run: every batch through the walk's Python, one at a time (the walk before runs)."""
+    return pos, buf, buf_at, last_size, 0, prev_last, -1, -1, 0, 0
+
+
+@pytest.fixture(autouse=True, params=["native", "python", "none"])
+def header_runs(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test three ways: the header walk's runs of batches that change nothing in C,
+    in its pure-Python twin, and no runs (each batch alone): the same events, bytes read."""
+    from kdump.ops.compare_replicas import header_run, headers
+
+    if request.param == "python":
+        monkeypatch.setattr(header_run, "_native", None)
+    elif request.param == "none":
+        monkeypatch.setattr(headers, "header_run", _no_runs)
+    return str(request.param)
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return [str(p) for p in write_cluster(tmp_path_factory.mktemp("timeline") / "c")]
@@ -681,3 +700,140 @@ def test_a_leader_epoch_bumped_alone_is_no_leader_change(tmp_path: Path) -> None
     start = next(e for e in evs if e.kind == "epoch-start" and "epoch 1" in e.text)
     assert start.related == ["orders/0: leader_epoch 0 -> 1, isr [1,2,3] -> [1,2] "
                              "(2023-11-14T22:13:21.000Z, metadata offset 2)"]
+
+
+def items_of(b: Path) -> list[TimelineEvent]:
+    return [e for e in timeline([str(b)]) if isinstance(e, TimelineEvent)]
+
+
+def test_runs_of_batches_that_change_nothing_are_walked_in_one_go(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, header_runs: str) -> None:
+    """A data partition's batches between changes are consumed as runs (issue 48 What 5):
+    the run stops at a new producer epoch, a transaction, a marker, a gap, a clock change,
+    a segment start and an epoch the checkpoint starts inside a run of the epoch before's
+    numbering; the events and bytes read are the ones of the walk batch by batch."""
+    from kdump.ops.compare_replicas import header_run, headers
+
+    b = w.broker_logdir(tmp_path / "runs", 1)
+    batches: list[bytes] = []
+    off = 0
+
+    def add(n: int, **kw: object) -> None:
+        nonlocal off
+        for _ in range(n):
+            recs = [w.Rec(key=b"k", value=b"x" * 3000, timestamp=w.TS0 + off + i)
+                    for i in range(2)]
+            batches.append(w.v2_batch(recs, base_offset=off, **kw))  # type: ignore[arg-type]
+            off += 2
+
+    add(10, partition_leader_epoch=1)
+    add(10, partition_leader_epoch=2, producer_id=5, producer_epoch=0)
+    add(10, partition_leader_epoch=2, producer_id=5, producer_epoch=1)
+    add(5, partition_leader_epoch=2, producer_id=6, producer_epoch=0, transactional=True)
+    batches.append(w.end_txn_marker_batch(True, base_offset=off, producer_id=6,
+                                          producer_epoch=0, coordinator_epoch=2,
+                                          timestamp=w.TS0 + off, partition_leader_epoch=2))
+    off += 1
+    off += 6  # a gap
+    add(10, partition_leader_epoch=3)
+    add(10, partition_leader_epoch=3, log_append_time=w.TS0 + 99_000)
+    # the checkpoint starts epoch 3 at offset 94, inside a run of epoch 3's batches (from
+    # offset 77): the run stops there, the batch at 93-94 dates it; epoch 4 has no batch
+    w.write_replica(b / "runs-0", batches, roll_before={25, 50},
+                    epochs=[(1, 0), (2, 20), (3, 94), (4, 150)])
+
+    def run() -> tuple[list[str], int]:
+        items = list(timeline([str(b)]))
+        end = items[-1]
+        assert isinstance(end, TimelineEnd)
+        return lines([e for e in items if isinstance(e, TimelineEvent)]), end.bytes_read
+
+    consumed = [0]
+    real = headers.header_run
+
+    def counting(*args: object) -> object:
+        r = real(*args)  # type: ignore[arg-type]
+        consumed[0] += r[4]
+        return r
+
+    monkeypatch.setattr(headers, "header_run", counting)
+    got = run()
+    monkeypatch.setattr(headers, "header_run", _no_runs)
+    assert run() == got
+    monkeypatch.setattr(header_run, "_native", None)
+    monkeypatch.setattr(headers, "header_run", real)
+    assert run() == got
+    texts = got[0]
+    assert sum("epoch-start" in t for t in texts) == 4
+    assert any("epoch 4 starts at offset 150" in t for t in texts)
+    assert any("producer 5 epoch 0 -> 1" in t for t in texts)
+    assert sum("segment-roll" in t for t in texts) == 2
+    dated = [e for e in items_of(b) if "epoch 3 starts at offset 94" in e.text]
+    assert [(e.time, e.offset) for e in dated] == [(w.TS0 + 94, 93)]
+    # 56 batches; said alone: the first, each change (offsets 20, 40, 60, 70, 71, 77,
+    # 97), the segments' first (50, 117) and the one dating epoch 3 (93)
+    assert consumed[0] == (0 if header_runs == "none" else 46)
+
+
+def test_coordinator_records_are_read_as_objects_without_their_json_text(
+        cluster: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The group coordinator's records are read as objects: no JSON text is made of them
+    (the timeline never prints it), and the events are the same."""
+    from kdump.decoders import consumer_offsets
+
+    want = lines(events(cluster, groups=("payments",)))
+    calls = [0]
+    real = consumer_offsets.json_text
+
+    def counted(obj: object) -> str:
+        calls[0] += 1
+        return real(obj)
+
+    monkeypatch.setattr(consumer_offsets, "json_text", counted)
+    assert lines(events(cluster, groups=("payments",))) == want
+    assert len(want) > 3 and calls[0] == 0
+    # a decoder of its own: dump's, made apart, still writes the texts
+    d = consumer_offsets.ConsumerOffsetsDecoder()
+    assert d.texts
+
+
+def _runs_partition(root: Path) -> Path:
+    b = w.broker_logdir(root, 1)
+    batches = []
+    for k in range(30):
+        recs = [w.Rec(key=b"k", value=b"x" * (3000 if k % 7 else 10), timestamp=w.TS0 + 2 * k)]
+        batches.append(w.v2_batch(recs, base_offset=k, partition_leader_epoch=k // 10,
+                                  producer_id=5, producer_epoch=k // 12))
+    w.write_replica(b / "runs-0", batches, roll_before={20})
+    return b
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_runs_over_damaged_segments_say_what_the_walk_batch_by_batch_says(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, header_runs: str, seed: int) -> None:
+    """Bytes changed anywhere in a segment (a run then stops where the walk would frame
+    otherwise): the events, findings and bytes read are the walk's without runs."""
+    import random
+
+    from kdump.ops.compare_replicas import headers
+
+    b = _runs_partition(tmp_path)
+    seg = b / "runs-0" / "00000000000000000000.log"
+    data = bytearray(seg.read_bytes())
+    rnd = random.Random(seed)
+    starts = [h.position for h in headers.HeaderWalk(str(b / "runs-0"))
+              if isinstance(h, headers.Head) and h.path == str(seg)]
+    for _ in range(1 + seed % 3):  # mostly in a batch header: what the walk reads
+        at = rnd.choice(starts) + rnd.randrange(61) if seed % 4 else rnd.randrange(len(data))
+        data[at] = rnd.randrange(256)
+    seg.write_bytes(bytes(data))
+
+    def run() -> tuple[list[str], int]:
+        items = list(timeline([str(b)]))
+        end = items[-1]
+        assert isinstance(end, TimelineEnd)
+        return lines([e for e in items if isinstance(e, TimelineEvent)]), end.bytes_read
+
+    got = run()
+    monkeypatch.setattr(headers, "header_run", _no_runs)
+    assert run() == got
