@@ -110,11 +110,19 @@ def pool_pays(items: Iterable[T], jobs: int, size: Callable[[T], int]
 #: over a 100 MB or 512 MB plain segment took 1.1-1.7x one process; over lz4, 0.8x)
 PLAIN_LOG_DISCOUNT = 16
 
+#: the same for verify-crc, whose native walk reads a local file itself (issue 49:
+#: pread in C, a read-ahead thread, the CRC folded by VPCLMULQDQ where the CPU has it):
+#: ~5 GB/s in one process over a log in the page cache, so that a pool of two over a
+#: 1 GiB plain segment took 1.4x one process (bench/README.md, floor_bench of 2026-11-29
+#: 08:51: 0.292 s against 0.204 s); a pool it starts of its own accord pays from ~4 GiB
+VERIFY_PLAIN_LOG_DISCOUNT = 64
 
-def log_work_bytes(path: str, size: int, *, legacy: bool) -> int:
+
+def log_work_bytes(path: str, size: int, *, legacy: bool,
+                   discount: int = PLAIN_LOG_DISCOUNT) -> int:
     """The bytes of work in a log of ``size`` bytes for :func:`pool_pays`: its size, or
-    its size over :data:`PLAIN_LOG_DISCOUNT` when it is local and its first batch is
-    uncompressed, v2 (or v0/v1 too, with ``legacy``: the walk reads those natively)."""
+    its size over ``discount`` when it is local and its first batch is uncompressed, v2
+    (or v0/v1 too, with ``legacy``: the walk reads those natively)."""
     from . import fs as kfs
     from . import layouts as L
     from .errors import KdumpError
@@ -134,7 +142,7 @@ def log_work_bytes(path: str, size: int, *, legacy: bool) -> int:
     else:
         plain = legacy and head[L.MAGIC_OFFSET] < 2 and \
             not head[L.LEGACY_ATTRIBUTES_OFFSET] & L.LEGACY_COMPRESSION_MASK
-    return size // PLAIN_LOG_DISCOUNT if plain else size
+    return size // discount if plain else size
 
 
 #: the most workers ``--jobs`` may start, per core this process may run on: the work is
@@ -357,6 +365,7 @@ def _pop(pending: deque[tuple[int, Any]]) -> Iterator[Any]:
     yield result
 
 
-__all__ = ["JOBS_PER_CORE", "MAX_AHEAD", "MIN_POOL_BYTES", "PLAIN_LOG_DISCOUNT", "DefaultJobs",
+__all__ = ["JOBS_PER_CORE", "MAX_AHEAD", "MIN_POOL_BYTES", "PLAIN_LOG_DISCOUNT",
+           "VERIFY_PLAIN_LOG_DISCOUNT", "DefaultJobs",
            "Spilled", "cap_jobs", "cores", "default_jobs", "log_work_bytes", "max_jobs",
            "ordered_map", "pool_pays"]

@@ -26,7 +26,13 @@ from ..errors import KdumpError
 from ..files.logdir import KafkaFile, walk
 from ..findings import ERROR, INFO, Problem
 from ..model import shape
-from ..parallel import Spilled, log_work_bytes, ordered_map, pool_pays
+from ..parallel import (
+    VERIFY_PLAIN_LOG_DISCOUNT,
+    Spilled,
+    log_work_bytes,
+    ordered_map,
+    pool_pays,
+)
 from ..records.control import parse_control
 from ..records.file_records import Batch, LogReader, native_walk_available
 from ..records.scan import scan_v2_records
@@ -159,7 +165,8 @@ def _log_bytes(item: object) -> int:
         size = kfs.getsize(item.path)
     except OSError:
         return 0  # its reader says why
-    return log_work_bytes(item.path, size, legacy=True) if _native_walk else size
+    return log_work_bytes(item.path, size, legacy=True,
+                          discount=VERIFY_PLAIN_LOG_DISCOUNT) if _native_walk else size
 
 
 def _parallel(opts: VerifyOptions, walked: Iterable[object], jobs: int) -> Iterator[object]:

@@ -1100,17 +1100,19 @@ def test_pools_count_plain_logs_at_a_discount(tmp_path: Path) -> None:
     legacy.mkdir()
     (legacy / "00000000000000000000.log").write_bytes(
         b"".join(legacy_message(1, b"k", b"v" * 200, offset=i) for i in range(400)))
-    for mod, legacy_discounted in ((verify_mod, True), (size_mod, False)):
+    for mod, legacy_discounted, discount in (
+            (verify_mod, True, parallel.VERIFY_PLAIN_LOG_DISCOUNT),
+            (size_mod, False, parallel.PLAIN_LOG_DISCOUNT)):
         sizes = {}
         for item in walk([str(plain), str(lz4), str(junk), str(legacy)]):
             if getattr(item, "kind", None) == "log":
                 sizes[Path(item.path).parent.name] = (mod._log_bytes(item),  # type: ignore[attr-defined]
                                                       Path(item.path).stat().st_size)
-        assert sizes["p-0"][0] == sizes["p-0"][1] // parallel.PLAIN_LOG_DISCOUNT == \
-            sizes["p-0"][1] // 16
+        assert sizes["p-0"][0] == sizes["p-0"][1] // discount == \
+            sizes["p-0"][1] // (64 if mod is verify_mod else 16)
         assert sizes["l-0"][0] == sizes["l-0"][1] and sizes["j-0"] == (5000, 5000)
         v, whole = sizes["v-0"]
-        assert v == (whole // 16 if legacy_discounted else whole), mod
+        assert v == (whole // discount if legacy_discounted else whole), mod
 
 
 @native
