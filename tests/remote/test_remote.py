@@ -95,6 +95,8 @@ COMMANDS = [
     (["dump", "--format", "json"], "{root}/meta.properties"),
     (["find-offset", "--format", "json"], "{root}/orders-0"),
     (["find-time", "--format", "json"], "{root}/orders-1"),
+    (["timeline", "--format", "json"], "{root}"),
+    (["timeline", "--format", "text"], "{root}"),
 ]
 
 
