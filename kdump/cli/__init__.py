@@ -141,11 +141,11 @@ def main(argv: list[str] | None = None) -> Any:
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
         # from here on a KeyboardInterrupt unwinds normally (renderers close, temporary
         # files are removed) and is reported below in one line
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGINT, _interrupted)
     if _OWN_PROCESS:
         _catch_termination()
     from .. import tempfiles
-    from ..errors import KdumpError
+    from ..errors import Interrupted, KdumpError
 
     tempfiles.forget()  # the inputs of this command only
     # libraries' log records (botocore, s3fs, aiohttp ...) are not kdump's output: without
@@ -155,8 +155,16 @@ def main(argv: list[str] | None = None) -> Any:
         # make_context + invoke rather than cli.main(): click's main() turns a broken
         # pipe into exit 1, the code for data problems; kdump handles it below
         args = sys.argv[1:] if argv is None else argv
-        with cli.make_context("kdump", list(args)) as ctx:
-            rv = cli.invoke(ctx)
+        try:
+            with cli.make_context("kdump", list(args)) as ctx:
+                rv = cli.invoke(ctx)
+        except (click.exceptions.Exit, BrokenPipeError, KeyboardInterrupt):
+            raise
+        except Exception:
+            if _stopped_by is None:
+                raise
+            # what the user did stands, whatever exception the unwinding ended with
+            raise Interrupted(_stopped_by) from None
     except click.exceptions.Exit as e:
         return _exit(e.exit_code)
     except click.ClickException as e:
@@ -173,10 +181,7 @@ def main(argv: list[str] | None = None) -> Any:
         _stdout_to_devnull()
         return _exit(ExitCode.OK)
     except KeyboardInterrupt as e:
-        signum = getattr(e, "signum", signal.SIGINT)
-        with contextlib.suppress(OSError, ValueError):  # a hung-up terminal's stderr
-            click.echo(f"kdump: {_SIGNAL_WORDS.get(signum, 'interrupted')}", err=True)
-        return _exit(128 + signum)
+        return _signal_exit(getattr(e, "signum", signal.SIGINT))
     except MemoryError:
         click.echo("kdump: out of memory", err=True)
         return _exit(ExitCode.ERROR)
@@ -190,6 +195,32 @@ def main(argv: list[str] | None = None) -> Any:
     except Exception as e:  # a bug in kdump: say so in one line
         return _internal_error(e)
     return _exit(rv if isinstance(rv, int) else ExitCode.OK)
+
+
+#: the signal that asked this command to stop, once one has (see :func:`_signal_exit`)
+_stopped_by: int | None = None
+
+
+def _interrupted(signum: int, frame: object) -> None:
+    """Ctrl-C: Python's own KeyboardInterrupt, remembered (see :func:`_signal_exit`)."""
+    global _stopped_by
+    _stopped_by = signum
+    raise KeyboardInterrupt
+
+
+def _signal_exit(signum: int) -> Any:
+    """The one line and code of a command stopped by a signal.
+
+    :func:`main` reports any exception that ends a command after a signal as that
+    signal: a signal's exception is raised wherever the interpreter happens to be, and CPython
+    does not always let it through: raised inside an import (``from x import y``, a
+    library importing a submodule lazily), ``import_from`` replaces it with a
+    ``TypeError: expected a message argument`` (``PyErr_SetImportError`` given no
+    message).  What the user did stands, whatever exception the unwinding ends with:
+    staged outputs are removed by that same unwinding (kdump/output.py)."""
+    with contextlib.suppress(OSError, ValueError):  # a hung-up terminal's stderr
+        click.echo(f"kdump: {_SIGNAL_WORDS.get(signum, 'interrupted')}", err=True)
+    return _exit(128 + signum)
 
 
 #: the line for a signal that ends a command (SIGINT: Ctrl-C)
@@ -209,6 +240,8 @@ def _terminated(signum: int, frame: object) -> None:
         # a worker the pool is still starting, stopped by its parent: quietly, at once
         # (the parent cleans up what it was writing)
         os._exit(128 + signum)
+    global _stopped_by
+    _stopped_by = signum
     # once: a second SIGTERM or SIGHUP must not cut the clean-up this one starts short
     for sig in (signal.SIGTERM, signal.SIGHUP):
         with contextlib.suppress(ValueError, OSError):
