@@ -224,7 +224,7 @@ def _signal_exit(signum: int) -> Any:
 
 
 #: the line for a signal that ends a command (SIGINT: Ctrl-C)
-_SIGNAL_WORDS = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGTERM)",
+_SIGNAL_WORDS: dict[int, str] = {signal.SIGINT: "interrupted", signal.SIGTERM: "terminated (SIGTERM)",
                  signal.SIGHUP: "hung up (SIGHUP)"}
 
 
