@@ -41,6 +41,7 @@ from .widgets import (
     HexScreen,
     Prompt,
     bad_line,
+    cell,
     fit_lines,
     fits,
     hex_text,
@@ -61,22 +62,11 @@ SYNC_CHECK_BYTES = 64 << 20
 #: more than this of (no offset index entry near its end): a progress line, Escape stops
 SYNC_SCAN_BYTES = 4 << 20
 
-#: characters of a key, value or headers shown in the records table (Enter shows all)
-CELL_CHARS = 200
 #: the columns of the three panes
 SEGMENT_COLUMNS = ("segment", "file", "bytes", "")
 BATCH_COLUMNS = ("position", "offsets", "crc", "recs", "size", "codec", "max time", "producer",
                  "txn/ctl")
 RECORD_COLUMNS = ("offset", "key", "value", "time", "headers")
-
-
-def cell(s: str) -> Text:
-    """A table cell of data: inert, and cut (a value may be megabytes)."""
-    t = safe(s[: CELL_CHARS * 2])
-    if len(t) > CELL_CHARS:
-        t = t[:CELL_CHARS]
-        t.append("…", style="dim")
-    return t
 
 
 class PartitionScreen(SearchScreen):

@@ -27,7 +27,7 @@ from ..ops.browse.search import Match, Place, Progress, Query, QueryError, Searc
 from ..ops.browse.tree import LogDirNode, PartitionNode, browse_tree, partition_findings
 from .findings import Finding, FindingsScreen, fill
 from .record import CopyMenu, RecordView, copy_choices, copy_out
-from .widgets import Prompt, human, safe
+from .widgets import CELL_CHARS, MATCH_STYLE, Prompt, cell, human, safe
 
 #: least time between two progress lines (a search reads hundreds of MB a second)
 PROGRESS_EVERY = 0.1
@@ -250,11 +250,46 @@ class SearchScreen(Screen[None]):
                      "other end", style="yellow")
         t.append("  n / N next / previous", style="dim")
         self.status(t)
+        self.mark_match(m)
         self.query_one("#records", DataTable).focus()
         if self.pending_steps:
             step = 1 if self.pending_steps > 0 else -1
             self.pending_steps -= step
             self.start_search(step)
+
+    def mark_match(self, m: Match) -> None:
+        """Mark what matched in the records table: the matching text of the field
+        ``m`` names (the whole cell styled where the shown text does not hold it: a
+        value shown through a decoder)."""
+        assert self.search_query is not None
+        k = next((i for i, r in enumerate(self.records) if r.offset == m.offset), None)
+        if k is None:
+            return
+        r = self.records[k]
+        headers = [f"{hk}={hv}" for hk, hv in r.headers]
+        if m.field in ("key", "value"):
+            column, shown = m.field, (r.key if m.field == "key" else r.value)
+            text = cell(shown)
+            span = self.search_query.span_in(text.plain)
+        else:  # "header NAME": within that header's name or value
+            column, text = "headers", cell(", ".join(headers))
+            span = None
+            at = 0
+            for (hk, hv), part in zip(r.headers, headers, strict=True):
+                if m.field == f"header {hk}":
+                    value_at = at + len(safe(hk).plain) + 1
+                    found = self.search_query.span_in(safe(hv).plain)
+                    if found is not None:
+                        span = (value_at + found[0], value_at + found[1])
+                    else:
+                        found = self.search_query.span_in(safe(hk).plain)
+                        span = (at + found[0], at + found[1]) if found is not None else None
+                    break
+                at += len(safe(part).plain) + 2
+        start, end = span if span is not None and span[1] <= CELL_CHARS else (0, len(text))
+        text.stylize(MATCH_STYLE, start, end)
+        self.query_one("#records", DataTable).update_cell(str(k), column, text,
+                                                          update_width=False)
 
     # --- findings ----------------------------------------------------------------------------
     def action_findings(self) -> None:

@@ -39,6 +39,21 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n:,} {word if n == 1 else (many or word + 's')}"
 
 
+#: characters of a key, value or headers shown in the records table (Enter shows all)
+CELL_CHARS = 200
+#: what a search's match looks like in a table's cell
+MATCH_STYLE = "bold black on yellow"
+
+
+def cell(s: str) -> Text:
+    """A table cell of data: inert, and cut (a value may be megabytes)."""
+    t = safe(s[: CELL_CHARS * 2])
+    if len(t) > CELL_CHARS:
+        t = t[:CELL_CHARS]
+        t.append("…", style="dim")
+    return t
+
+
 def set_rows(table: DataTable[Any], labels: Sequence[str], rows: Sequence[Sequence[Text]]
              ) -> None:
     """Fill ``table`` with ``rows`` under columns ``labels``, each column as wide as its

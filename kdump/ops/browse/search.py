@@ -42,6 +42,9 @@ SEARCH_CHUNK = 1 << 20
 #: (anchors, word boundaries, look-arounds): no pass-over of batches for them
 _CONTEXTUAL = re.compile(r"\^|\$|\\[AbBZz]|\(\?<?[=!]")
 
+#: str.translate table folding ASCII letters only (as bytes.lower() does)
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
 #: a record key that sorts before / after every record of the partition
 FIRST: tuple[int, int, int] = (-1, -1, -1)
 LAST: tuple[int, int, int] = (1 << 62, 1 << 62, 1 << 62)
@@ -79,6 +82,37 @@ class Query:
         if self.fold:
             return self.needle in buf[start:end].lower()
         return buf.find(self.needle, start, end) >= 0
+
+    def span_in(self, shown: str) -> tuple[int, int] | None:
+        """Where the match is in ``shown``, a field as the interface shows it (text, or
+        ``0x`` and hex for bytes that are not UTF-8: :func:`key_text`), to mark it; None
+        where the shown text does not hold it (a value shown through a decoder, a
+        pattern that needs bytes)."""
+        if self.kind == "re":
+            assert self.pattern is not None
+            try:
+                m = re.search(self.pattern.pattern.decode("utf-8"), shown)
+            except (re.error, UnicodeDecodeError):
+                return None
+            return m.span() if m is not None and m.end() > m.start() else None
+        if self.kind == "hex":
+            if shown.startswith("0x"):  # bytes shown in hex: the digits, whole bytes
+                digits = self.needle.hex()
+                at = shown.find(digits, 2)
+                while at >= 0 and at % 2:
+                    at = shown.find(digits, at + 1)
+                return (at, at + len(digits)) if at >= 0 else None
+            try:
+                text = self.needle.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+            at = shown.find(text)
+        else:
+            text = self.needle.decode("utf-8")
+            # folded as bytes.lower() folds what is searched: ASCII letters only, so
+            # every position stays where it is
+            at = (shown.translate(_ASCII_LOWER) if self.fold else shown).find(text)
+        return (at, at + len(text)) if at >= 0 else None
 
     def __str__(self) -> str:
         return self.typed

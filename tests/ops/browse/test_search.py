@@ -16,10 +16,13 @@ import pytest
 pytest.importorskip("textual")
 
 from kdump.ops.browse import PartitionView, browse_tree, partition_findings
+from textual.widgets import DataTable
+
 from kdump.ops.browse.search import SEARCH_CHUNK, Progress, Search
 from kdump.tui.app import BrowseApp, PartitionScreen, TreeScreen
 from kdump.tui.findings import FindingsScreen
 from kdump.tui.record import CopyMenu, RecordView
+from kdump.tui.widgets import MATCH_STYLE
 from tests.support import writer as w
 
 SEG = "00000000000000000000.log"
@@ -119,6 +122,52 @@ def test_slash_n_N_text_regex_hex_and_wrap(shop: Path) -> None:
             await pilot.pause()
             assert status(scr) == ("not a regular expression: missing ), unterminated "
                                    "subpattern at position 0")
+    run(go())
+
+
+def marked(scr: PartitionScreen) -> tuple[str, str, list[str]]:
+    """The records table's cell marked as a search's match: its column, its text and the
+    pieces of it in the match's style."""
+    recs = scr.query_one("#records", DataTable)
+    for row in recs.rows:
+        for col in recs.columns:
+            t = recs.get_cell(row, col)
+            pieces = [t.plain[s.start:s.end] for s in t.spans if str(s.style) == MATCH_STYLE]
+            if pieces:
+                return str(col.value), t.plain, pieces
+    raise AssertionError("no cell marked")
+
+
+def test_the_match_is_marked_in_its_cell(shop: Path) -> None:
+    async def go() -> None:
+        app = BrowseApp([str(shop)], check=False)
+        async with app.run_test(size=(120, 30)) as pilot:
+            scr = await open_part(app, pilot, "orders-0")
+            await pilot.press("slash", *"needle", "enter")
+            await search_wait(scr, pilot)
+            assert marked(scr) == ("headers", "trace=needle-h", ["needle"])
+            await pilot.press("n")
+            await search_wait(scr, pilot)
+            assert marked(scr) == ("value", "a needle in a gzip", ["needle"])
+            await pilot.press("n", "n")  # "NEEDLE upper": lower case typed folds ASCII
+            await search_wait(scr, pilot)
+            assert scr.seg == 1 and marked(scr) == ("value", "NEEDLE upper", ["NEEDLE"])
+            await pilot.press("slash", *"re:^pl", "enter")
+            await search_wait(scr, pilot)
+            assert marked(scr) == ("value", "plain", ["pl"])
+            await pilot.press("slash", *"hex:ff0001", "enter")  # a key shown in hex
+            await search_wait(scr, pilot)
+            assert marked(scr) == ("key", "0xff0001", ["ff0001"])
+            await pilot.press("slash", *"hex:00 01 62", "enter")  # whole bytes of the hex
+            await search_wait(scr, pilot)
+            assert marked(scr) == ("value", "0x000162696e617279fe", ["000162"])
+            # a pattern over bytes the cell shows as hex: the whole cell
+            await pilot.press("slash", *r"re:\xff\x00", "enter")
+            await search_wait(scr, pilot)
+            assert marked(scr) == ("key", "0xff0001", ["0xff0001"])
+            await pilot.press("slash", *"trace", "enter")  # a header's name
+            await search_wait(scr, pilot)
+            assert marked(scr) == ("headers", "trace=needle-h", ["trace"])
     run(go())
 
 
