@@ -113,7 +113,8 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
             elif kind == "broker-registered":
                 text = (f"registered, epoch {obj.get('epoch')}"
                         + (", fenced" if obj.get("fenced") else ""))
-            if kind in ("broker-fenced", "broker-shutdown"):
+            if kind in ("broker-fenced", "broker-shutdown", "broker-registered",
+                        "broker-unfenced"):
                 keys = (("broker-down", broker),)
         elif t == "partition":
             kind = _partition_kind(action, c.before, c.after)

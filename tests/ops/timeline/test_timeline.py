@@ -837,3 +837,51 @@ def test_runs_over_damaged_segments_say_what_the_walk_batch_by_batch_says(
     got = run()
     monkeypatch.setattr(headers, "header_run", _no_runs)
     assert run() == got
+
+
+def test_a_restart_ends_what_a_fencing_explains(tmp_path: Path) -> None:
+    """A broker shut down, re-registered and shut down again within a minute (a real
+    3-broker KRaft cluster's log dirs were restarted so, several times): each leader
+    change is related to the shutdown and fencing of its own stop, never to those of the
+    stop before or after the restart between them."""
+    from tests.support.timeline_fixture import _broker_change, _register
+
+    tid = w.uuid_of(7)
+
+    def lead(leader: int) -> bytes:
+        return w.metadata_record("PartitionChangeRecord", {"partitionId": 0, "topicId": tid,
+                                                           "leader": leader})
+
+    b = w.broker_logdir(tmp_path / "b", 1)
+    lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+    lw.append([_register(1, 10), w.metadata_record("TopicRecord", {
+        "name": "solo", "topicId": tid}), w.metadata_record("PartitionRecord", {
+            "partitionId": 0, "topicId": tid, "replicas": [1], "isr": [1], "leader": 1,
+            "leaderEpoch": 0, "partitionEpoch": 0})], timestamp=TS)
+    lw.append([_broker_change(1, 10, fenced=-1)], timestamp=TS + 1000)
+    for k, epoch in enumerate((10, 20)):
+        at = TS + 10_000 + 40_000 * k
+        lw.append([_broker_change(1, epoch, inControlledShutdown=1), lead(-1)], timestamp=at)
+        lw.append([_broker_change(1, epoch, fenced=1)], timestamp=at + 100)
+        if k == 0:
+            lw.append([_register(1, 20)], timestamp=at + 30_000)
+            lw.append([_broker_change(1, 20, fenced=-1), lead(1)], timestamp=at + 31_000)
+    lw.close()
+    evs = [e for e in events([str(b)], kinds=("broker-shutdown", "broker-fenced",
+                                               "leader-change"))]
+    assert [(e.time - TS, e.kind, e.text, e.related) for e in evs] == [  # type: ignore[operator]
+        (10_000, "broker-shutdown", "in controlled shutdown", [
+            "solo/0: leader 1 -> -1, epoch 1 (2023-11-14T22:13:30.000Z, metadata offset 5)"]),
+        (10_000, "leader-change", "leader 1 -> -1, epoch 1", [
+            "broker 1: in controlled shutdown (2023-11-14T22:13:30.000Z, metadata offset 4)",
+            "broker 1: fenced (2023-11-14T22:13:30.100Z, metadata offset 6)"]),
+        (10_100, "broker-fenced", "fenced", [
+            "solo/0: leader 1 -> -1, epoch 1 (2023-11-14T22:13:30.000Z, metadata offset 5)"]),
+        (41_000, "leader-change", "leader -1 -> 1, epoch 2", []),
+        (50_000, "broker-shutdown", "in controlled shutdown", [
+            "solo/0: leader 1 -> -1, epoch 3 (2023-11-14T22:14:10.000Z, metadata offset 11)"]),
+        (50_000, "leader-change", "leader 1 -> -1, epoch 3", [
+            "broker 1: in controlled shutdown (2023-11-14T22:14:10.000Z, metadata offset 10)",
+            "broker 1: fenced (2023-11-14T22:14:10.100Z, metadata offset 12)"]),
+        (50_100, "broker-fenced", "fenced", [
+            "solo/0: leader 1 -> -1, epoch 3 (2023-11-14T22:14:10.000Z, metadata offset 11)"])]
