@@ -49,6 +49,12 @@ KINDS: Kinds = typed({
         ("replicas?", "list", "an event several replicas show alike, said once: each replica "
                               "[{broker, log_dir, file, position}] (broker and log_dir are "
                               "then null; file and position are the first replica's)"),
+        ("members?", "list", "a classic consumer group's rebalance (protocol type consumer): "
+                             "its members [{member_id, client_id, client_host, "
+                             "group_instance_id, subscribed: [topic] or null, assigned: "
+                             "[{topic, partitions}] or null (bytes that do not decode)}], "
+                             "from the GroupMetadataValue's ConsumerProtocolSubscription and "
+                             "ConsumerProtocolAssignment"),
     ]),
     "timeline_count": ("timeline --summary: events of a kind in one minute", [
         ("minute", "int", "the minute's start, epoch milliseconds (-1: no time known)"),

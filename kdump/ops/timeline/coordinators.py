@@ -66,7 +66,9 @@ class CoordinatorStream:
         self.max_batch_bytes = max_batch_bytes
         self.bytes_read = 0
         self.problems: list[Problem] = []
-        self.groups: dict[str, tuple[int, dict[str, str]]] = {}  # generation, members
+        #: group -> generation, members (id -> client id), the members' assignments as
+        #: said (:func:`consumer_members`)
+        self.groups: dict[str, tuple[int, dict[str, str], list[dict[str, Any]] | None]] = {}
         self.epochs: dict[str, int] = {}
         self.commits: dict[tuple[str, str, int], _Commits] = {}
         #: the last offset committed per group, topic and partition (the window's first
@@ -209,11 +211,13 @@ class CoordinatorStream:
         t = as_int(data.get("currentStateTimestamp"))
         t = ts if t is None or t < 0 else t
         was = self.groups.get(group)
-        self.groups[group] = (gen, members)
-        if was is not None and was[0] == gen and set(was[1]) == set(members):
+        assigned = consumer_members(data)
+        self.groups[group] = (gen, members, assigned)
+        if was is not None and was[0] == gen and set(was[1]) == set(members) and \
+                was[2] == assigned:
             return
         yield from self._flush_group(group)
-        old_gen, old = was if was is not None else (None, {})
+        old_gen, old = (was[0], was[1]) if was is not None else (None, {})
         joined = sorted(set(members) - set(old))
         left = sorted(set(old) - set(members))
         words = [f"generation {old_gen} -> {gen}"
@@ -227,8 +231,13 @@ class CoordinatorStream:
             words.append("joined " + ", ".join(_member(m, members[m]) for m in joined))
         if left:
             words.append("left " + ", ".join(_member(m, old[m]) for m in left))
-        yield self._ev(t, "group-rebalance", "group", f"group {group}", ", ".join(words),
-                       path, pos, offset, group=group)
+        text = ", ".join(words)
+        if assigned:
+            text += "; " + assignment_words(assigned)
+        ev = self._ev(t, "group-rebalance", "group", f"group {group}", text, path, pos,
+                      offset, group=group)
+        ev.members = assigned
+        yield ev
 
     def _modern(self, group: str, rtype: int, kd: Mapping[str, Any],
                 data: Mapping[str, Any] | None, path: str, pos: int, offset: int, ts: int
@@ -310,6 +319,73 @@ class CoordinatorStream:
         yield self._ev(t, "txn-state", "transaction-state", f"transactional id {tid}",
                        ", ".join(words), b.path, b.position, offset, transactional_id=tid,
                        producer_id=pid, keys=keys)
+
+
+#: members whose assignment a group-rebalance's text says (JSON ``members``: all)
+SAID_MEMBERS = 10
+
+
+def consumer_members(data: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """A classic consumer group's members with what each subscribed to and was assigned:
+    the GroupMetadataValue's ``subscription`` and ``assignment`` bytes, which the
+    decoder reads as ConsumerProtocolSubscription and ConsumerProtocolAssignment
+    (versions 0-3, clients/src/main/resources/common/message/, as DumpLogSegments'
+    prepareGroupMetadataValue) when the protocol type is ``consumer``.  The coordinator
+    writes the leader's assignment with the generation it completes at SyncGroup
+    (GroupMetadataManager.classicGroupSyncToLeader, 3.9-4.x; GroupCoordinator.doSyncGroup
+    before): a member whose bytes did not decode has ``assigned`` null.  None for another
+    protocol type (connect, or none) or no members."""
+    if data.get("protocolType") != "consumer":
+        return None
+    out: list[dict[str, Any]] = []
+    for m in data.get("members") or []:
+        if not isinstance(m, Mapping) or not isinstance(m.get("memberId"), str):
+            continue
+        sub, asg = m.get("subscription"), m.get("assignment")
+        topics = sub.get("topics") if isinstance(sub, Mapping) else None
+        parts = asg.get("assignedPartitions") if isinstance(asg, Mapping) else None
+        assigned: list[dict[str, Any]] | None = None
+        if isinstance(parts, list):
+            assigned = [{"topic": str(tp.get("topic")),
+                         "partitions": [p for p in tp.get("partitions") or []
+                                        if isinstance(p, int)]}
+                        for tp in parts if isinstance(tp, Mapping)]
+        instance = m.get("groupInstanceId")
+        out.append({
+            "member_id": m["memberId"],
+            "client_id": str(m.get("clientId") or ""),
+            "client_host": str(m.get("clientHost") or ""),
+            "group_instance_id": instance if isinstance(instance, str) else None,
+            "subscribed": [str(x) for x in topics] if isinstance(topics, list) else None,
+            "assigned": assigned})
+    return out or None
+
+
+def assignment_words(members: list[dict[str, Any]]) -> str:
+    """``member m-1 (client c-1, host /10.0.0.1): orders-0,1,2, payments-3; ...``: what
+    each member was assigned, the first :data:`SAID_MEMBERS` of them."""
+    said = []
+    for m in members[:SAID_MEMBERS]:
+        who = [f"client {m['client_id']}"] if m["client_id"] and \
+            not m["member_id"].startswith(m["client_id"]) else []
+        if m["group_instance_id"]:
+            who.append(f"instance {m['group_instance_id']}")
+        if m["client_host"]:
+            who.append(f"host {m['client_host']}")
+        name = f"member {m['member_id']}" + (f" ({', '.join(who)})" if who else "")
+        asg = m["assigned"]
+        if asg is None:
+            what = "assignment not decoded"
+        elif not any(tp["partitions"] for tp in asg):
+            what = "nothing"
+        else:
+            what = ", ".join(f"{tp['topic']}-{','.join(str(p) for p in tp['partitions'])}"
+                             for tp in asg if tp["partitions"])
+        said.append(f"{name}: {what}")
+    more = len(members) - SAID_MEMBERS
+    if more > 0:
+        said.append(f"and {more} more member{'s' if more != 1 else ''}")
+    return "; ".join(said)
 
 
 def _member(member: str, client: str) -> str:

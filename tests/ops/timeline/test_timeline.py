@@ -159,18 +159,87 @@ def test_group_events_summarise_commits_per_partition(cluster: list[str]) -> Non
     got = lines(events(cluster, groups=("payments",)))
     assert got == [
         "30000 coordinator group-rebalance group payments: generation 1, protocol range, "
-        "1 member",
+        "1 member; member pay-app-m1 (host /10.0.0.7): orders-0,1",
         "35000 coordinator offsets-committed group payments: committed offset 4 on orders/1",
         "45000 coordinator offsets-committed group payments: committed offsets 5 -> 15 on "
         "orders/0 (3 commits since 2023-11-14T22:13:55.000Z)",
         "70000 coordinator group-rebalance group payments: generation 1 -> 2, protocol range, "
-        "2 members, joined pay-app-m2",
+        "2 members, joined pay-app-m2; member pay-app-m1 (host /10.0.0.7): orders-0; "
+        "member pay-app-m2 (host /10.0.0.7): orders-1",
         "75000 coordinator offsets-committed group payments: committed offset 20 on orders/0",
         "76000 coordinator offsets-committed group payments: committed offset 12 on orders/1",
         "95000 coordinator group-rebalance group payments: generation 2 -> 3, protocol range, "
-        "1 member, left pay-app-m2",
+        "1 member, left pay-app-m2; member pay-app-m1 (host /10.0.0.7): orders-0,1",
         "175000 coordinator offsets-committed group payments: committed offset 35 on orders/0",
     ]
+    second = next(e for e in events(cluster, groups=("payments",))
+                  if e.kind == "group-rebalance" and "-> 2" in e.text)
+    assert second.to_json()["members"] == [
+        {"member_id": m, "client_id": "pay-app", "client_host": "/10.0.0.7",
+         "group_instance_id": None, "subscribed": ["orders"],
+         "assigned": [{"topic": "orders", "partitions": [p]}]}
+        for m, p in (("pay-app-m1", 0), ("pay-app-m2", 1))]
+
+
+def test_a_rebalance_says_each_members_assignment(tmp_path: Path) -> None:
+    """A classic consumer group's GroupMetadataValue carries each member's subscription
+    and assignment as ConsumerProtocol bytes (any of versions 0-3): the rebalance says
+    which partitions each member got (the first ten members; JSON ``members``: all), a
+    client id the member id does not start with, a static member's instance id; bytes
+    that do not decode are said so, never guessed; another protocol type (connect)
+    says none.  An assignment changed at the same generation and members (a static
+    member's rejoin stores the group again) is a rebalance event too."""
+    from tests.support.timeline_fixture import _coord, consumer_assignment, consumer_subscription
+
+    def group(gen: int, members: list[tuple[str, str, str | None, bytes]], ts: int,
+              ptype: str = "consumer") -> w.Rec:
+        return _coord("group", 2, {"group": "g"}, {
+            "protocolType": ptype, "generation": gen, "protocol": "range",
+            "leader": members[0][0], "currentStateTimestamp": ts,
+            "members": [{"memberId": m, "groupInstanceId": inst, "clientId": client,
+                         "clientHost": "/10.0.0.1", "rebalanceTimeout": 300000,
+                         "sessionTimeout": 45000,
+                         "subscription": consumer_subscription(["orders", "refunds"], v),
+                         "assignment": asg}
+                        for v, (m, client, inst, asg) in enumerate(members)]}, 3, ts)
+
+    many = [(f"m-{k}", f"c-{k}", None, consumer_assignment({"orders": [k]}, k % 4))
+            for k in range(12)]
+    recs = [group(1, [("m-1", "c-1", None, consumer_assignment(
+                       {"orders": [0, 1, 2], "refunds": [3]}, 0)),
+                      ("m-2", "c-2", "i-2", consumer_assignment({}, 1)),
+                      ("m-3", "c-3", None, b"\x00\x09junk")], TS),
+            group(1, [("m-1", "c-1", None, consumer_assignment({"orders": [0]}, 2)),
+                      ("m-2", "c-2", "i-2", consumer_assignment({"orders": [1, 2]}, 3)),
+                      ("m-3", "c-3", None, b"\x00\x09junk")], TS + 1000),
+            group(2, many, TS + 2000),
+            group(3, [("w-1", "c-1", None, b"\x00\x00")], TS + 3000, "connect")]
+    b = w.broker_logdir(tmp_path / "b", 1)
+    w.write_replica(b / "__consumer_offsets-0", [
+        w.v2_batch([r], base_offset=k, first_timestamp=r.timestamp)
+        for k, r in enumerate(recs)])
+    evs = [e for e in events([str(b)]) if e.kind == "group-rebalance"]
+    assert [e.text for e in evs] == [
+        "generation 1, protocol range, 3 members; member m-1 (client c-1, host /10.0.0.1): "
+        "orders-0,1,2, refunds-3; member m-2 (client c-2, instance i-2, host /10.0.0.1): "
+        "nothing; member m-3 (client c-3, host /10.0.0.1): assignment not decoded",
+        "generation 1, protocol range, 3 members; member m-1 (client c-1, host /10.0.0.1): "
+        "orders-0; member m-2 (client c-2, instance i-2, host /10.0.0.1): orders-1,2; "
+        "member m-3 (client c-3, host /10.0.0.1): assignment not decoded",
+        "generation 1 -> 2, protocol range, 12 members, joined m-0 (c-0), m-10 (c-10), "
+        "m-11 (c-11), m-4 (c-4), m-5 (c-5), m-6 (c-6), m-7 (c-7), m-8 (c-8), m-9 (c-9); "
+        + "; ".join(f"member m-{k} (client c-{k}, host /10.0.0.1): orders-{k}"
+                    for k in range(10)) + "; and 2 more members",
+        "generation 2 -> 3, protocol range, 1 member, joined w-1 (c-1), left m-0 (c-0), "
+        "m-1 (c-1), m-10 (c-10), m-11 (c-11), m-2 (c-2), m-3 (c-3), m-4 (c-4), m-5 (c-5), "
+        "m-6 (c-6), m-7 (c-7), m-8 (c-8), m-9 (c-9)"]
+    assert [len(e.members or ()) for e in evs] == [3, 3, 12, 0]
+    assert evs[0].to_json()["members"][2] == {
+        "member_id": "m-3", "client_id": "c-3", "client_host": "/10.0.0.1",
+        "group_instance_id": None, "subscribed": ["orders", "refunds"], "assigned": None}
+    assert "members" not in evs[3].to_json()
+    for e in evs:
+        assert type_errors(e.to_json()) == []
 
 
 def test_transaction_coordinator_events(cluster: list[str]) -> None:
