@@ -24,7 +24,6 @@ browse``'s key).
 from __future__ import annotations
 
 import itertools
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,6 +47,7 @@ from .replicas import (
     WitnessContext,
     clean_shutdown_event,
 )
+from .summary import MinuteCounts
 
 __all__ = [
     "Reader",
@@ -70,8 +70,6 @@ METADATA_TOPIC = "__cluster_metadata"
 #: transactions); a replica with fewer is read whole as the merge starts, its files
 #: closed, so thousands of partitions never hold thousands of open files
 REPLICA_REORDER = 1000
-#: --summary: minutes counted at once (older ones are written as newer ones come)
-SUMMARY_MINUTES = 32
 
 
 @dataclass(slots=True)
@@ -399,7 +397,7 @@ def timeline(paths: Iterable[str], opts: TimelineOptions | None = None, *,
     run = Timeline(paths, opts)
     streams = run.streams(reader)
     yield from run.problems
-    counts: dict[int, Counter[str]] = {}
+    counts = MinuteCounts() if opts.summary else None
     end = run.end
     wants = opts.wants if opts.filters() else None
     for ev in run.annotated(streams):
@@ -414,24 +412,18 @@ def timeline(paths: Iterable[str], opts: TimelineOptions | None = None, *,
                     end.first_time = t
                 if end.last_time is None or t > end.last_time:
                     end.last_time = t
-            if opts.summary:
-                minute = -1 if ev.time is None else ev.time - ev.time % 60_000
-                counts.setdefault(minute, Counter())[ev.kind] += 1
-                while len(counts) > SUMMARY_MINUTES:
-                    yield from _counts(counts, min(counts))
+            if counts is not None:
+                counts.add(-1 if t is None else t - t % 60_000, ev.kind)
             else:
                 yield ev
         if ev.problem is not None:
             yield ev.problem
-    while counts:
-        yield from _counts(counts, min(counts))
+    if counts is not None:
+        # written at the end: a late event can still add to any minute (summary.py)
+        for minute, kind, n in counts:
+            yield TimelineCount(minute, kind, n)
     yield from run.finish()
     yield run.end
-
-
-def _counts(counts: dict[int, Counter[str]], minute: int) -> Iterator[TimelineCount]:
-    for kind, n in sorted(counts.pop(minute).items()):
-        yield TimelineCount(minute, kind, n)
 
 
 def partition_events(paths: Iterable[str], topic: str, partition: int, *,

@@ -954,3 +954,58 @@ def test_a_restart_ends_what_a_fencing_explains(tmp_path: Path) -> None:
             "broker 1: fenced (2023-11-14T22:14:10.100Z, metadata offset 12)"]),
         (50_100, "broker-fenced", "fenced", [
             "solo/0: leader 1 -> -1, epoch 3 (2023-11-14T22:14:10.000Z, metadata offset 11)"])]
+
+
+def test_minute_counts_are_exact_and_spill_past_their_bound(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """Each (minute, kind) once, in order, whatever order the events came in; past its
+    bound the counts go to sorted spill files, merged at the end and then removed."""
+    import tempfile
+
+    from kdump.ops.timeline.summary import MinuteCounts
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    c = MinuteCounts(limit=2)
+    for minute, kind in [(0, "b"), (60_000, "a"), (0, "a"), (120_000, "a"), (0, "b"),
+                         (-1, "finding"), (60_000, "a"), (0, "b")]:
+        c.add(minute, kind)
+    assert len(c.runs) == 2 and all(Path(r).parent.parent == tmp_path for r in c.runs)
+    spills = [Path(r).parent for r in c.runs]
+    assert list(c) == [(-1, "finding", 1), (0, "a", 1), (0, "b", 3), (60_000, "a", 2),
+                       (120_000, "a", 1)]
+    assert not any(d.exists() for d in spills) and c.runs == []
+
+
+def test_a_late_event_is_counted_in_its_minute_once(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """--summary with an event late by more than 32 minutes (the group coordinator's
+    currentStateTimestamp went back: its clock, or a group stored again): before, its
+    minute was written a second time, after the later minutes; now each (minute, kind)
+    is one row in order, the same with the counts spilled to files."""
+    import kdump.ops.timeline as tl
+    from kdump.ops.timeline import event as tl_event
+    from kdump.ops.timeline import summary
+    from tests.support.timeline_fixture import _coord
+
+    def group(gen: int, ts: int) -> w.Rec:
+        return _coord("group", 2, {"group": "g"}, {
+            "protocolType": "", "generation": gen, "protocol": None, "leader": None,
+            "currentStateTimestamp": ts, "members": []}, 3, ts)
+
+    recs = [group(k + 1, TS + 60_000 * k) for k in range(40)] + [group(41, TS + 5)]
+    b = w.broker_logdir(tmp_path / "b", 1)
+    w.write_replica(b / "__consumer_offsets-0", [
+        w.v2_batch([r], base_offset=k, first_timestamp=r.timestamp)
+        for k, r in enumerate(recs)])
+    # a reorder heap of one event: the last rebalance comes late
+    monkeypatch.setattr(tl, "merge", lambda streams, size=1: tl_event.merge(streams, 1))
+    late = [e for e in timeline([str(b)]) if isinstance(e, TimelineEvent) and e.late]
+    assert [e.text for e in late] == ["generation 40 -> 41, no members (Empty)"]
+    want = [(TS - TS % 60_000, "group-rebalance", 2)] + [
+        (TS - TS % 60_000 + 60_000 * k, "group-rebalance", 1) for k in range(1, 40)]
+    for limit in (summary.SUMMARY_KEYS, 3):
+        monkeypatch.setattr(summary, "SUMMARY_KEYS", limit)
+        got = [(c.minute, c.kind, c.count) for c in timeline([str(b)], TimelineOptions(
+            summary=True, kinds=("group",))) if isinstance(c, TimelineCount)]
+        assert got == want
