@@ -150,6 +150,13 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                 topic = str(obj["name"])
             elif t == "controller":
                 broker = int(obj["id"])
+                # a controller registers with a new incarnation id at each start
+                # (ControllerServer.startup: incarnationId = Uuid.randomUuid(), 3.9-4.x;
+                # ControllerRegistrationManager sends it): a new one is a restart, as a
+                # broker's new registration is
+                if action == "changed" and c.before is not None and c.after is not None \
+                        and c.before.get("incarnation_id") != c.after.get("incarnation_id"):
+                    text = f"re-registered (a restart): {text}"
         yield TimelineEvent(ev.timestamp, "controller", kind, "metadata", object_label(obj),
                             text, file=ev.path, position=ev.position, offset=ev.offset,
                             broker=broker, topic=topic, partition=partition, keys=keys,

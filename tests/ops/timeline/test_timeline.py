@@ -1009,3 +1009,28 @@ def test_a_late_event_is_counted_in_its_minute_once(tmp_path: Path,
         got = [(c.minute, c.kind, c.count) for c in timeline([str(b)], TimelineOptions(
             summary=True, kinds=("group",))) if isinstance(c, TimelineCount)]
         assert got == want
+
+
+def test_a_controllers_new_incarnation_is_a_restart(tmp_path: Path) -> None:
+    """A controller registers again with a new incarnation id at each start (a real
+    3-node KRaft cluster's log dirs held 36 such records, one per node restart): the
+    change says it is a restart, an endpoint change beside it still said."""
+
+    def reg(inc: int, host: str) -> bytes:
+        return w.metadata_record("RegisterControllerRecord", {
+            "controllerId": 3, "incarnationId": w.uuid_of(inc), "zkMigrationReady": False,
+            "endPoints": [{"name": "CONTROLLER", "host": host, "port": 9093,
+                           "securityProtocol": 0}], "features": []})
+
+    b = w.broker_logdir(tmp_path / "b", 3)
+    lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+    lw.append([reg(1, "0.0.0.0")], timestamp=TS)
+    lw.append([reg(2, "kafka-3")], timestamp=TS + 1000)
+    lw.close()
+    evs = [e for e in events([str(b)], kinds=("controller",))]
+    assert [(e.kind, e.object, e.broker, e.text) for e in evs] == [
+        ("controller-created", "controller 3", 3, "created"),
+        ("controller-change", "controller 3", 3,
+         f"re-registered (a restart): incarnation_id {w.uuid_of(1)} -> {w.uuid_of(2)}, "
+         "endpoints [{name=CONTROLLER, host=0.0.0.0, port=9093, security_protocol=PLAINTEXT}] "
+         "-> [{name=CONTROLLER, host=kafka-3, port=9093, security_protocol=PLAINTEXT}]")]
