@@ -34,7 +34,7 @@ from ...findings import INFO, Problem
 from ...metadata.replay import find_sources
 from ...model import shape
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
-from ..compare_replicas import LogDir, Replica, ReplicaSet, log_end_offset
+from ..compare_replicas import HeaderWalk, LogDir, Replica, ReplicaSet, log_end_offset
 from ..witnesses import CleanupPolicies
 from .coordinators import OFFSETS_TOPIC, TRANSACTION_TOPIC, CoordinatorStream
 from .correlate import correlate
@@ -234,6 +234,9 @@ class Timeline:
         self._coordinators: list[CoordinatorStream] = []
         self._results: list[ReplicaResult] = []
         self._metadata: MetadataStream | None = None
+        #: each log dir's copy of the metadata log (its last batch dates the log dir's
+        #: last stop too)
+        self._metadata_logs: dict[str, Replica] = {}
 
     def streams(self, reader: Reader | None = None) -> list[Iterable[TimelineEvent]]:
         """Every source's stream; with ``reader``, the replicas and coordinator
@@ -244,6 +247,7 @@ class Timeline:
         self.problems.extend(rs.problems)
         streams: list[Iterable[TimelineEvent]] = []
         meta_copies = rs.replicas.get((METADATA_TOPIC, 0), [])
+        self._metadata_logs = {r.log_dir: r for r in meta_copies}
         if meta_copies:
             m = _metadata_copy(meta_copies)
             try:
@@ -309,13 +313,32 @@ class Timeline:
             shared = PartitionReplicas(len(job)) if len(job) > 1 else None
             together.update((r.path, shared) for r in job)
         for logdir, replicas in self._by_dir(jobs):
-            end = LogDirEnd()
+            end = self._end_of(logdir)
             reps = [ReplicaStream(r, end, opts.max_batch_bytes, together[r.path], context)
                     for r in replicas]
             self._replicas.extend(reps)
             streams.append(itertools.chain(merge(list(reps), REPLICA_REORDER),
                                            _shutdown(logdir, end)))
         return streams
+
+    def _end_of(self, logdir: LogDir) -> LogDirEnd:
+        """What dates the log dir's last stop, its metadata log's last batch first: a
+        KRaft node writes its copy of ``__cluster_metadata`` until it stops (a real
+        cluster's controllers fenced its brokers 13 minutes after their data logs'
+        last batches, then stopped).  Only that copy's last segment's headers are read
+        (the replay reads one copy, perhaps another log dir's)."""
+        end = LogDirEnd()
+        m = self._metadata_logs.get(logdir.path)
+        if m is not None:
+            try:
+                walk = HeaderWalk(m.path, max_batch_bytes=self.opts.max_batch_bytes,
+                                  from_segment=1, runs=True)
+                for item in walk:  # heads and runs of them (in C), each its maxTimestamp
+                    if not isinstance(item, Problem):
+                        end.saw(item.max_timestamp, "controller")
+            except KdumpError:
+                pass  # the replay (or verify-crc) says what is wrong with it
+        return end
 
     def _witness_context(self, jobs: list[list[Replica]]) -> WitnessContext:
         """The topics' cleanup policies (the KRaft metadata among the inputs, read when
@@ -340,7 +363,7 @@ class Timeline:
             self._results.append(res)
             streams.append(res.events)
         for logdir, reps in self._by_dir(jobs):
-            end = LogDirEnd()
+            end = self._end_of(logdir)
             for r in reps:
                 res = replicas[r.path]
                 self._results.append(res)
