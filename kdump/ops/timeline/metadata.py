@@ -108,8 +108,16 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
             kind = _broker_kind(action, c.before, c.after)
             broker = int(obj["id"])
             if kind == "broker-registered" and c.before is not None and c.after is not None:
-                text = (f"re-registered (a restart): epoch {c.before.get('epoch')} -> "
-                        f"{c.after.get('epoch')}" + (", fenced" if c.after.get("fenced") else ""))
+                # a new incarnation id is a new process; the same one re-registering
+                # amends its registration (ClusterControlManager.replay(RegisterBroker
+                # Record): "modifying the registration" vs "establishing a new
+                # incarnation", 3.9-4.3): no restart, though the epoch may move
+                restart = c.before.get("incarnation_id") != c.after.get("incarnation_id")
+                text = (("re-registered (a restart)" if restart else
+                         "registration amended by the same process (incarnation unchanged: "
+                         "no restart)")
+                        + f": epoch {c.before.get('epoch')} -> {c.after.get('epoch')}"
+                        + (", fenced" if c.after.get("fenced") else ""))
             elif kind == "broker-registered":
                 text = (f"registered, epoch {obj.get('epoch')}"
                         + (", fenced" if obj.get("fenced") else ""))

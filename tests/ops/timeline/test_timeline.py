@@ -1058,3 +1058,26 @@ def test_a_log_dirs_last_stop_is_after_its_metadata_logs_last_batch(tmp_path: Pa
     assert [(e.kind, e.broker, e.time - TS, e.clock, e.estimate)  # type: ignore[operator]
             for e in stops] == [("unclean-shutdown", 2, 90_000, "controller", True),
                                 ("clean-shutdown", 1, 120_000, "controller", True)]
+
+
+def test_a_registration_amended_by_the_same_process_is_no_restart(tmp_path: Path) -> None:
+    """A broker registering twice within a second of its start with the same incarnation
+    id (a real single-node KRaft cluster's log: epoch 8, then 11) amends its
+    registration: the same process, no restart; a new incarnation id is one."""
+
+    def reg(epoch: int, inc: int) -> bytes:
+        return w.metadata_record("RegisterBrokerRecord", {
+            "brokerId": 1, "incarnationId": w.uuid_of(inc), "brokerEpoch": epoch,
+            "endPoints": [], "rack": None, "fenced": True, "logDirs": []})
+
+    b = w.broker_logdir(tmp_path / "b", 1)
+    lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+    lw.append([reg(8, 1)], timestamp=TS)
+    lw.append([reg(11, 1)], timestamp=TS + 900)
+    lw.append([reg(30, 2)], timestamp=TS + 60_000)
+    lw.close()
+    assert [e.text for e in events([str(b)], kinds=("broker",))] == [
+        "registered, epoch 8, fenced",
+        "registration amended by the same process (incarnation unchanged: no restart): "
+        "epoch 8 -> 11, fenced",
+        "re-registered (a restart): epoch 11 -> 30, fenced"]
