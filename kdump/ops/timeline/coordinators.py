@@ -42,6 +42,14 @@ _GROUP_EPOCH = {3: "consumer", 11: "share", 17: "streams"}
 #: member records (ConsumerGroupMemberMetadata, ShareGroupMemberMetadata,
 #: StreamsGroupMemberMetadata)
 _MEMBER = {5: "consumer", 10: "share", 19: "streams"}
+#: a member's current assignment (ConsumerGroupCurrentMemberAssignment,
+#: ShareGroupCurrentMemberAssignment, StreamsGroupCurrentMemberAssignment) and the
+#: target the group's assignor computed for it (...TargetAssignmentMember)
+_CURRENT = {8: "consumer", 14: "share", 22: "streams"}
+_TARGET = {7: "consumer", 13: "share", 21: "streams"}
+#: ConsumerGroupPartitionMetadata: the subscribed topics' ids and names (3.7-4.0; 4.1+
+#: keep a hash instead, KIP-1101)
+_PARTITION_METADATA = 4
 
 
 class _Commits:
@@ -75,6 +83,10 @@ class CoordinatorStream:
         #: commit is compared with it)
         self.last_commit: dict[tuple[str, str, int], int] = {}
         self.txns: dict[str, tuple[int, int, str]] = {}  # id -> producer id, epoch, state
+        #: new groups: group -> (member, "current" | "target") -> the assignment said last
+        self.assigned: dict[str, dict[tuple[str, str], Any]] = {}
+        #: topic id -> name, from ConsumerGroupPartitionMetadata records
+        self.topic_names: dict[str, str] = {}
 
     def _ev(self, t: int | None, kind: str, source: str, obj: str, text: str, path: str,
             position: int, offset: int | None, **kw: Any) -> TimelineEvent:
@@ -246,6 +258,7 @@ class CoordinatorStream:
             gtype = _GROUP_EPOCH[rtype]
             if data is None:
                 self.epochs.pop(group, None)
+                self.assigned.pop(group, None)
                 yield from self._flush_group(group)
                 yield self._ev(ts, "group-deleted", "group", f"group {group}",
                                f"{gtype} group deleted (tombstone)", path, pos, offset,
@@ -277,6 +290,81 @@ class CoordinatorStream:
             yield self._ev(ts, "group-member", "group", f"group {group}",
                            f"{gtype} group member {_member(member, str(client or ''))} joined "
                            "or updated", path, pos, offset, group=group)
+        elif rtype == _PARTITION_METADATA and data:
+            for t in data.get("topics") or []:
+                if isinstance(t, Mapping) and isinstance(t.get("topicId"), str) and \
+                        isinstance(t.get("topicName"), str):
+                    self.topic_names[t["topicId"]] = t["topicName"]
+        elif rtype in _CURRENT or rtype in _TARGET:
+            member = kd.get("memberId")
+            if isinstance(member, str):
+                yield from self._assignment(group, member, rtype, data, path, pos, offset, ts)
+
+    def _assignment(self, group: str, member: str, rtype: int,
+                    data: Mapping[str, Any] | None, path: str, pos: int, offset: int, ts: int
+                    ) -> Iterator[TimelineEvent]:
+        """A new group's member assignment, current (what the member owns, with what it
+        must revoke) or target (what the assignor gave it), said when it changed: the
+        group coordinator writes a member's current assignment when it reconciles it
+        towards the target (GroupMetadataManager.maybeReconcile ->
+        GroupCoordinatorRecordHelpers.newConsumerGroupCurrentAssignmentRecord, 4.0) and
+        the target's members when a group epoch's assignment is computed
+        (TargetAssignmentBuilder -> newConsumerGroupTargetAssignmentRecord)."""
+        current = rtype in _CURRENT
+        gtype = _CURRENT[rtype] if current else _TARGET[rtype]
+        which = "current" if current else "target"
+        mine = self.assigned.setdefault(group, {})
+        if data is None:
+            if mine.pop((member, which), None) is None:
+                return
+            what = "assignment" if current else "target assignment"
+            yield self._ev(ts, "group-member", "group", f"group {group}",
+                           f"{gtype} group member {member}'s {what} removed (tombstone)",
+                           path, pos, offset, group=group)
+            return
+        if gtype == "streams":
+            assigned = _tasks(data, "activeTasks")
+            pending = _tasks(data, "activeTasksPendingRevocation") if current else []
+            standby = _tasks(data, "standbyTasks")
+            said = _task_words(assigned) + (f", standby {_task_words(standby)}"
+                                            if standby else "")
+            revoke = _task_words(pending)
+        else:
+            key = "assignedPartitions" if current else "topicPartitions"
+            assigned = self._topics(data.get(key))
+            pending = self._topics(data.get("partitionsPendingRevocation")) if current else []
+            standby = []
+            said, revoke = _topic_words(assigned), _topic_words(pending)
+        epoch = as_int(data.get("memberEpoch")) if current else None
+        state = (epoch, assigned, pending, standby)
+        if mine.get((member, which)) == state:
+            return
+        mine[(member, which)] = state
+        if current:
+            text = (f"{gtype} group member {member}"
+                    + (f" epoch {epoch}" if epoch is not None else "") + f": owns {said}"
+                    + (f", revoking {revoke}" if pending else ""))
+        else:
+            text = f"{gtype} group target assignment of member {member}: {said}"
+        ev = self._ev(ts, "group-member", "group", f"group {group}", text, path, pos,
+                      offset, group=group)
+        ev.members = [{"member_id": member, "client_id": None, "client_host": None,
+                       "group_instance_id": None, "subscribed": None, "assigned": assigned}]
+        yield ev
+
+    def _topics(self, parts: Any) -> list[dict[str, Any]]:
+        """[{topic, topic_id, partitions}]: the name where a record of the group named
+        the id (else null: the id is said)."""
+        out = []
+        for tp in parts or []:
+            if isinstance(tp, Mapping):
+                tid = tp.get("topicId")
+                tid = tid if isinstance(tid, str) else None
+                out.append({"topic": self.topic_names.get(tid) if tid else None,
+                            "topic_id": tid,
+                            "partitions": [p for p in tp.get("partitions") or []
+                                           if isinstance(p, int)]})
+        return out
 
     # ------------------------------------------------------------------ transactions
     def _txn(self, key: Any, value: Any, b: RecordBatch, offset: int, ts: int
@@ -319,6 +407,24 @@ class CoordinatorStream:
         yield self._ev(t, "txn-state", "transaction-state", f"transactional id {tid}",
                        ", ".join(words), b.path, b.position, offset, transactional_id=tid,
                        producer_id=pid, keys=keys)
+
+
+def _tasks(data: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
+    return [{"subtopology_id": str(t.get("subtopologyId")),
+             "partitions": [p for p in t.get("partitions") or [] if isinstance(p, int)]}
+            for t in data.get(name) or [] if isinstance(t, Mapping)]
+
+
+def _task_words(tasks: list[dict[str, Any]]) -> str:
+    said = [f"subtopology {t['subtopology_id']} tasks {','.join(map(str, t['partitions']))}"
+            for t in tasks if t["partitions"]]
+    return ", ".join(said) or "nothing"
+
+
+def _topic_words(parts: list[dict[str, Any]]) -> str:
+    said = [f"{tp['topic'] or tp['topic_id']}-{','.join(map(str, tp['partitions']))}"
+            for tp in parts if tp["partitions"]]
+    return ", ".join(said) or "nothing"
 
 
 #: members whose assignment a group-rebalance's text says (JSON ``members``: all)

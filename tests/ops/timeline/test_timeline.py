@@ -568,6 +568,75 @@ def test_new_group_protocols_epochs_members_and_deletions(tmp_path: Path) -> Non
         "5000 coordinator group-deleted group cg: consumer group deleted (tombstone)"]
 
 
+def test_new_groups_say_each_members_assignment(tmp_path: Path) -> None:
+    """KIP-848 / KIP-932 / KIP-1071 groups keep each member's assignment in records of
+    its own: the current one (what the member owns, what it must revoke, at its member
+    epoch) and the target the assignor computed; each is said when it changes, with the
+    topic's name where the group's ConsumerGroupPartitionMetadata names the id (else the
+    id), and typed in JSON ``members``."""
+    from tests.support import group_records as gr
+
+    cr = gr.coordinator_record
+    orders, other = w.uuid_of(61), w.uuid_of(62)
+
+    def current(epoch: int, owns: dict[str, list[int]],
+                revoking: dict[str, list[int]] | None = None) -> dict[str, object]:
+        return {"memberEpoch": epoch, "previousMemberEpoch": epoch - 1, "state": 0,
+                "assignedPartitions": [{"topicId": t, "partitions": p}
+                                       for t, p in owns.items()],
+                "partitionsPendingRevocation": [{"topicId": t, "partitions": p}
+                                                for t, p in (revoking or {}).items()]}
+
+    key = {"groupId": "cg", "memberId": "m1"}
+    recs = [cr("ConsumerGroupPartitionMetadata", {"groupId": "cg"}, {"topics": [
+                {"topicId": orders, "topicName": "orders", "numPartitions": 3,
+                 "partitionMetadata": []}]}),
+            cr("ConsumerGroupTargetAssignmentMember", key, {"topicPartitions": [
+                {"topicId": orders, "partitions": [0, 1]}]}),
+            cr("ConsumerGroupCurrentMemberAssignment", key,
+               current(5, {orders: [0, 1], other: [4]})),
+            cr("ConsumerGroupCurrentMemberAssignment", key,
+               current(5, {orders: [0, 1], other: [4]})),  # the same: not said again
+            cr("ConsumerGroupCurrentMemberAssignment", key,
+               current(6, {orders: [0]}, {orders: [1]})),
+            cr("ShareGroupCurrentMemberAssignment", {"groupId": "sh", "memberId": "s1"},
+               {"memberEpoch": 2, "previousMemberEpoch": 1, "state": 0,
+                "assignedPartitions": [{"topicId": orders, "partitions": [2]}]}),
+            cr("StreamsGroupCurrentMemberAssignment", {"groupId": "st", "memberId": "p1"},
+               {"memberEpoch": 3, "previousMemberEpoch": 2, "state": 0,
+                "activeTasks": [{"subtopologyId": "0", "partitions": [0, 1]}],
+                "standbyTasks": [{"subtopologyId": "1", "partitions": [2]}],
+                "warmupTasks": [], "activeTasksPendingRevocation": [],
+                "standbyTasksPendingRevocation": [], "warmupTasksPendingRevocation": []}),
+            cr("ConsumerGroupCurrentMemberAssignment", key, None)]
+    b = w.broker_logdir(tmp_path / "b", 1)
+    w.write_replica(b / "__consumer_offsets-0",
+                    [w.v2_batch([w.Rec(r.key, r.value, timestamp=TS + 1000 * k)],
+                                base_offset=k, first_timestamp=TS + 1000 * k)
+                     for k, r in enumerate(recs)])
+    evs = events([str(b)], kinds=("group",))
+    assert lines(evs) == [
+        "1000 coordinator group-member group cg: consumer group target assignment of member "
+        "m1: orders-0,1",
+        "2000 coordinator group-member group cg: consumer group member m1 epoch 5: owns "
+        f"orders-0,1, {other}-4",
+        "4000 coordinator group-member group cg: consumer group member m1 epoch 6: owns "
+        "orders-0, revoking orders-1",
+        "5000 coordinator group-member group sh: share group member s1 epoch 2: owns "
+        "orders-2",
+        "6000 coordinator group-member group st: streams group member p1 epoch 3: owns "
+        "subtopology 0 tasks 0,1, standby subtopology 1 tasks 2",
+        "7000 coordinator group-member group cg: consumer group member m1's assignment "
+        "removed (tombstone)"]
+    assert evs[1].to_json()["members"] == [{
+        "member_id": "m1", "client_id": None, "client_host": None,
+        "group_instance_id": None, "subscribed": None, "assigned": [
+            {"topic": "orders", "topic_id": orders, "partitions": [0, 1]},
+            {"topic": None, "topic_id": other, "partitions": [4]}]}]
+    for e in evs:
+        assert type_errors(e.to_json()) == []
+
+
 def test_fast_json_lines_are_the_model_objects_written(cluster: list[str],
                                                        tmp_path: Path) -> None:
     """``--format json`` writes events by a template (render/timeline.py event_json): the
