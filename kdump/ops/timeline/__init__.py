@@ -24,17 +24,26 @@ browse``'s key).
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ... import fs as kfs
 from ...decoders import Releases
 from ...errors import KdumpError
 from ...findings import INFO, Problem
 from ...metadata.replay import find_sources
 from ...model import shape
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
-from ..compare_replicas import HeaderWalk, LogDir, Replica, ReplicaSet, log_end_offset
+from ..compare_replicas import (
+    HeaderWalk,
+    LogDir,
+    Replica,
+    ReplicaSet,
+    log_end_offset,
+    read_logdir,
+)
 from ..witnesses import CleanupPolicies
 from .coordinators import OFFSETS_TOPIC, TRANSACTION_TOPIC, CoordinatorStream
 from .correlate import correlate
@@ -66,6 +75,10 @@ __all__ = [
 ]
 
 METADATA_TOPIC = "__cluster_metadata"
+#: files a broker writes in its log dirs once it runs (LogManager's checkpoints, and the
+#: clean-shutdown marker)
+_RAN = (".kafka_cleanshutdown", "recovery-point-offset-checkpoint",
+        "replication-offset-checkpoint", "log-start-offset-checkpoint")
 #: events a replica's reorder heap holds (its events are sparse: epoch starts, rolls,
 #: transactions); a replica with fewer is read whole as the merge starts, its files
 #: closed, so thousands of partitions never hold thousands of open files
@@ -261,8 +274,10 @@ class Timeline:
                 streams.append(self._metadata)
                 self.end.sources.append({"source": "metadata", "path": m.path,
                                          "broker": m.broker_id})
-        else:
-            streams.extend([_no_metadata_event(ld)] for ld in rs.all_logdirs())
+        idle = self._idle_logdirs(rs)
+        if not meta_copies:
+            streams.extend([_no_metadata_event(ld)] for ld in sorted(
+                [*rs.all_logdirs(), *idle], key=lambda d: (d.broker_id or -1, d.path)))
         jobs: list[list[Replica]] = []
         coordinators: list[Replica] = []
         for (topic, partition), copies in sorted(rs.replicas.items()):
@@ -285,7 +300,27 @@ class Timeline:
                          key=lambda d: (rs.logdirs[d].broker_id or -1, d)):
             self.end.sources.append({"source": "log_dir", "path": ld,
                                      "broker": rs.logdirs[ld].broker_id})
+        for logdir in idle:
+            if not (opts.brokers and logdir.broker_id not in opts.brokers):
+                streams.append(_shutdown(logdir, self._end_of(logdir)))
+                self.end.sources.append({"source": "log_dir", "path": logdir.path,
+                                         "broker": logdir.broker_id})
         return streams
+
+    def _idle_logdirs(self, rs: ReplicaSet) -> list[LogDir]:
+        """The log dirs among the inputs that hold no partition but show a broker ran on
+        them (a checkpoint a broker writes, or its clean-shutdown marker; a log dir only
+        formatted, meta.properties and bootstrap.checkpoint, never ran): a ZooKeeper-era
+        one still says it has no metadata log, and each its last stop."""
+        out = []
+        for path in dict.fromkeys(rs.meta_dirs):
+            if path in rs.logdirs or not any(
+                    kfs.isfile(os.path.join(path, name)) for name in _RAN):
+                continue
+            ld = read_logdir(path)
+            self.problems.extend(ld.problems)
+            out.append(ld)
+        return out
 
     def _by_dir(self, jobs: list[list[Replica]]) -> list[tuple[LogDir, list[Replica]]]:
         by_dir: dict[str, list[Replica]] = {}

@@ -332,6 +332,32 @@ def test_zookeeper_era_log_dir_says_it_has_no_metadata_log(tmp_path: Path) -> No
         "ran): the broker recovers its logs from the recovery point on its next start"]
 
 
+def test_log_dirs_with_no_partition_still_say_what_they_can(tmp_path: Path) -> None:
+    """A ZooKeeper-era cluster's log dirs where only one broker holds a partition (a
+    real 3-broker cluster's: brokers 1 and 3 held only empty checkpoints): each log dir
+    says it has no metadata log and its last stop (no batch dates it); a log dir only
+    formatted (meta.properties alone: no broker ever wrote its checkpoints) says
+    nothing."""
+    w.broker_logdir(tmp_path / "b1", 1, high_watermarks=[])
+    b2 = w.broker_logdir(tmp_path / "b2", 2, high_watermarks=[("orders", 0, 5)])
+    w.write_replica(b2 / "orders-0", w.replica_batches([(0, 5, 0)]))
+    b3 = w.broker_logdir(tmp_path / "b3", 3, high_watermarks=[])
+    (b3 / ".kafka_cleanshutdown").write_bytes(b"")
+    fresh = w.broker_logdir(tmp_path / "b4", 4)
+    items = list(timeline([str(tmp_path)]))
+    evs = [e for e in items if isinstance(e, TimelineEvent)]
+    assert [(e.kind, e.object, e.time is None) for e in evs if e.kind != "epoch-start"
+            and e.kind != "log-start"] == [
+        ("no-metadata-log", "broker 1", True), ("no-metadata-log", "broker 2", True),
+        ("no-metadata-log", "broker 3", True), ("unclean-shutdown", "broker 1", True),
+        ("clean-shutdown", "broker 3", True), ("unclean-shutdown", "broker 2", False)]
+    end = items[-1]
+    assert isinstance(end, TimelineEnd)
+    assert [(s["source"], s["broker"]) for s in end.sources] == [
+        ("log_dir", 2), ("log_dir", 1), ("log_dir", 3)]
+    assert str(fresh) not in {e.log_dir for e in evs}
+
+
 def test_damage_is_a_finding_placed_after_the_last_good_batch(tmp_path: Path) -> None:
     b = w.broker_logdir(tmp_path / "b", 1)
     w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0), (5, 5, 0), (10, 5, 0)]))
