@@ -288,7 +288,7 @@ class Timeline:
                 coordinators.append(_chosen(copies, opts.max_batch_bytes))
             read = [r for r in copies if opts.reads(topic, partition, r.broker_id)]
             if read:
-                jobs.append(read)
+                jobs.extend(_apart(read, rs))
         for c in coordinators:
             self.end.sources.append({"source": "coordinator", "path": c.path,
                                      "broker": c.broker_id})
@@ -436,6 +436,19 @@ class Timeline:
             out.extend(res.problems)
             self.end.bytes_read += res.bytes_read
         return out
+
+
+def _apart(copies: list[Replica], rs: ReplicaSet) -> list[list[Replica]]:
+    """A partition's copies as read together: a copy in a log dir that is one node
+    twice with another's (ReplicaSet.apart, its node-twice warning) stands alone, never
+    judged against its twin nor, which of the two is the node's current copy being
+    unknown, against the others (compare-replicas' rule): two runs of one node are not
+    a leader and its follower, and their difference no truncation."""
+    if not rs.twins:
+        return [copies]
+    twins = [r for r in copies if any(rs.apart(r.log_dir, o.log_dir) for o in copies)]
+    rest = [r for r in copies if r not in twins]
+    return ([rest] if rest else []) + [[r] for r in twins]
 
 
 def _shutdown(logdir: LogDir, end: LogDirEnd) -> Iterator[TimelineEvent]:

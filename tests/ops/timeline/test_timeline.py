@@ -358,6 +358,26 @@ def test_log_dirs_with_no_partition_still_say_what_they_can(tmp_path: Path) -> N
     assert str(fresh) not in {e.log_dir for e in evs}
 
 
+def test_one_node_twice_is_no_truncation(tmp_path: Path) -> None:
+    """Two log dirs of one node (an earlier run's copy beside the current one: a real
+    KRaft cluster's repository held both, node 1's 52 partitions in each) are not a
+    leader and its follower: each twin's copy stands alone, as compare-replicas reads
+    them, so their difference is no truncation (it was said as one, exit 1)."""
+    old = w.broker_logdir(tmp_path / "old", 1)
+    w.write_replica(old / "orders-0", w.replica_batches([(0, 10, 0)]))
+    new = w.broker_logdir(tmp_path / "new", 1)
+    w.write_replica(new / "orders-0", w.replica_batches([(0, 5, 0), (5, 5, 2)]))
+    two = w.broker_logdir(tmp_path / "two", 2)
+    w.write_replica(two / "orders-0", w.replica_batches([(0, 5, 0), (5, 5, 2)]))
+    items = list(timeline([str(old), str(new), str(two)]))
+    assert [p.kind for p in items if isinstance(p, Problem)] == ["node-twice"]
+    evs = [e for e in items if isinstance(e, TimelineEvent)]
+    assert [e.kind for e in evs if e.kind in ("truncation", "finding", "data-lost")] == []
+    assert [e.text for e in evs if e.kind == "epoch-start"] == [
+        "epoch 0 starts at offset 0 on brokers 1, 2", "epoch 2 starts at offset 5 on brokers 1, 2",
+        "epoch 0 starts at offset 0 on broker 1"]
+
+
 def test_damage_is_a_finding_placed_after_the_last_good_batch(tmp_path: Path) -> None:
     b = w.broker_logdir(tmp_path / "b", 1)
     w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0), (5, 5, 0), (10, 5, 0)]))
