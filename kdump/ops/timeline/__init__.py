@@ -276,8 +276,9 @@ class Timeline:
                                          "broker": m.broker_id})
         idle = self._idle_logdirs(rs)
         if not meta_copies:
+            every = {d.path: d for d in [*rs.all_logdirs(), *idle]}
             streams.extend([_no_metadata_event(ld)] for ld in sorted(
-                [*rs.all_logdirs(), *idle], key=lambda d: (d.broker_id or -1, d.path)))
+                every.values(), key=lambda d: (d.broker_id or -1, d.path)))
         jobs: list[list[Replica]] = []
         coordinators: list[Replica] = []
         for (topic, partition), copies in sorted(rs.replicas.items()):
@@ -308,11 +309,16 @@ class Timeline:
         return streams
 
     def _idle_logdirs(self, rs: ReplicaSet) -> list[LogDir]:
-        """The log dirs among the inputs that hold no partition but show a broker ran on
-        them (a checkpoint a broker writes, or its clean-shutdown marker; a log dir only
-        formatted, meta.properties and bootstrap.checkpoint, never ran): a ZooKeeper-era
-        one still says it has no metadata log, and each its last stop."""
-        out = []
+        """The log dirs among the inputs that hold no data partition but show a node ran
+        on them (a metadata log, a checkpoint a broker writes, or its clean-shutdown
+        marker; a log dir only formatted, meta.properties and bootstrap.checkpoint, never
+        ran): a ZooKeeper-era one still says it has no metadata log, and each its last
+        stop."""
+        data = {r.log_dir for (topic, _), copies in rs.replicas.items()
+                if topic != METADATA_TOPIC for r in copies}
+        # a KRaft node's log dir with its metadata log alone (a controller's, or a broker's
+        # holding no partition yet) ran: the metadata log's last batch dates its stop
+        out = [ld for path, ld in rs.logdirs.items() if path not in data]
         for path in dict.fromkeys(rs.meta_dirs):
             if path in rs.logdirs or not any(
                     kfs.isfile(os.path.join(path, name)) for name in _RAN):
@@ -320,7 +326,7 @@ class Timeline:
             ld = read_logdir(path)
             self.problems.extend(ld.problems)
             out.append(ld)
-        return out
+        return sorted(out, key=lambda d: (d.broker_id or -1, d.path))
 
     def _by_dir(self, jobs: list[list[Replica]]) -> list[tuple[LogDir, list[Replica]]]:
         by_dir: dict[str, list[Replica]] = {}

@@ -1160,18 +1160,20 @@ def test_a_log_dirs_last_stop_is_after_its_metadata_logs_last_batch(tmp_path: Pa
     from tests.support.timeline_fixture import _broker_change, _register
 
     dirs = []
-    for bid, last in ((1, 120_000), (2, 90_000)):
+    for bid, last in ((1, 120_000), (2, 90_000), (3, 100_000)):
         b = w.broker_logdir(tmp_path / f"b{bid}", bid)
         lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
         lw.append([_register(1, 10)], timestamp=TS)
         lw.append([_broker_change(1, 10, fenced=-1)], timestamp=TS + last)
         lw.close()
-        w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0)]))
+        if bid != 3:  # node 3: a controller's log dir, its metadata log alone
+            w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0)]))
         dirs.append(str(b))
     (tmp_path / "b1" / ".kafka_cleanshutdown").write_bytes(b"")
     stops = [e for e in events(dirs) if e.kind.endswith("shutdown")]
     assert [(e.kind, e.broker, e.time - TS, e.clock, e.estimate)  # type: ignore[operator]
             for e in stops] == [("unclean-shutdown", 2, 90_000, "controller", True),
+                                ("unclean-shutdown", 3, 100_000, "controller", True),
                                 ("clean-shutdown", 1, 120_000, "controller", True)]
 
 
