@@ -18,11 +18,17 @@ events of the replica stream).
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...decoders import Releases
-from ...decoders.consumer_offsets import CoordinatorRecordDecoder
+from ...decoders.consumer_offsets import (
+    CONSUMER_PROTOCOL_ASSIGNMENT,
+    CONSUMER_PROTOCOL_SUBSCRIPTION,
+    CoordinatorRecordDecoder,
+    decode_consumer_protocol,
+)
 from ...decoders.release import log_dir_of
 from ...errors import KdumpError
 from ...files.logdir import list_segments
@@ -447,7 +453,8 @@ def consumer_members(data: Mapping[str, Any]) -> list[dict[str, Any]] | None:
     for m in data.get("members") or []:
         if not isinstance(m, Mapping) or not isinstance(m.get("memberId"), str):
             continue
-        sub, asg = m.get("subscription"), m.get("assignment")
+        sub = _embedded(m.get("subscription"), CONSUMER_PROTOCOL_SUBSCRIPTION)
+        asg = _embedded(m.get("assignment"), CONSUMER_PROTOCOL_ASSIGNMENT)
         topics = sub.get("topics") if isinstance(sub, Mapping) else None
         parts = asg.get("assignedPartitions") if isinstance(asg, Mapping) else None
         assigned: list[dict[str, Any]] | None = None
@@ -465,6 +472,22 @@ def consumer_members(data: Mapping[str, Any]) -> list[dict[str, Any]] | None:
             "subscribed": [str(x) for x in topics] if isinstance(topics, list) else None,
             "assigned": assigned})
     return out or None
+
+
+def _embedded(value: Any, schema: Any) -> Mapping[str, Any] | None:
+    """A member's subscription or assignment as the decoder gave it: decoded already
+    (its post-processing, DumpLogSegments' prepareGroupMetadataValue), or its bytes,
+    raw or as the JSON converter's base64 (a decoder that skips that step): read here."""
+    if isinstance(value, Mapping):
+        return value
+    if isinstance(value, str):
+        try:
+            value = base64.b64decode(value, validate=True)
+        except ValueError:
+            return None
+    if isinstance(value, (bytes, bytearray)):
+        return decode_consumer_protocol(schema, bytes(value))
+    return None
 
 
 def assignment_words(members: list[dict[str, Any]]) -> str:

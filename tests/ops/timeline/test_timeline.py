@@ -1198,3 +1198,30 @@ def test_a_registration_amended_by_the_same_process_is_no_restart(tmp_path: Path
         "registration amended by the same process (incarnation unchanged: no restart): "
         "epoch 8 -> 11, fenced",
         "re-registered (a restart): epoch 11 -> 30, fenced"]
+
+
+def test_member_assignments_are_read_from_bytes_too() -> None:
+    """consumer_members reads a member's subscription and assignment whatever form the
+    decoder gave them in: decoded, raw bytes, or the JSON converter's base64 (a decoder
+    that skips DumpLogSegments' expansion, for speed, still gets the assignments said);
+    bytes that do not decode are null, never guessed."""
+    import base64
+
+    from kdump.ops.timeline.coordinators import consumer_members
+    from tests.support.timeline_fixture import consumer_assignment, consumer_subscription
+
+    sub, asg = consumer_subscription(["orders"], 1), consumer_assignment({"orders": [0, 2]}, 2)
+    want = {"member_id": "m", "client_id": "c", "client_host": "/h", "group_instance_id": None,
+            "subscribed": ["orders"], "assigned": [{"topic": "orders", "partitions": [0, 2]}]}
+
+    def group(s: object, a: object) -> dict[str, object]:
+        return {"protocolType": "consumer", "members": [
+            {"memberId": "m", "clientId": "c", "clientHost": "/h", "groupInstanceId": None,
+             "subscription": s, "assignment": a}]}
+
+    b64 = base64.b64encode
+    assert consumer_members(group(sub, asg)) == [want]
+    assert consumer_members(group(b64(sub).decode(), b64(asg).decode())) == [want]
+    assert consumer_members(group(b"\x00", "not base64!")) == [
+        {**want, "subscribed": None, "assigned": None}]
+    assert consumer_members({**group(sub, asg), "protocolType": "connect"}) is None
