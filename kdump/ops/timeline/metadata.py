@@ -112,6 +112,8 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                 # amends its registration (ClusterControlManager.replay(RegisterBroker
                 # Record): "modifying the registration" vs "establishing a new
                 # incarnation", 3.9-4.3): no restart, though the epoch may move
+                # (registerBroker gives an amended registration a new epoch in 3.7, keeps
+                # it from 3.9: "Broker epoch remains")
                 restart = c.before.get("incarnation_id") != c.after.get("incarnation_id")
                 text = (("re-registered (a restart)" if restart else
                          "registration amended by the same process (incarnation unchanged: "
