@@ -42,6 +42,7 @@ __all__ = [
     "CoordinatorRecordDecoder",
     "OffsetsDecoder",
     "coordinator_partition",
+    "decode_consumer_protocol",
     "java_string_hashcode",
 ]
 
@@ -141,6 +142,12 @@ def _consumer_protocol_json(schema: Schema, raw: bytes) -> dict[str, Any] | None
     except SchemaError:
         return None
     return to_json(schema.fields, msg, layout)
+
+
+def decode_consumer_protocol(schema: Schema, raw: bytes) -> dict[str, Any] | None:
+    """A ConsumerProtocolSubscription or ConsumerProtocolAssignment (``schema``) read
+    from its bytes at the version they carry, as JSON; None when they do not decode."""
+    return _consumer_protocol_json(schema, raw)
 
 
 def expand_consumer_members(data: dict[str, Any], message: dict[str, Any]) -> None:

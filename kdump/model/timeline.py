@@ -49,6 +49,16 @@ KINDS: Kinds = typed({
         ("replicas?", "list", "an event several replicas show alike, said once: each replica "
                               "[{broker, log_dir, file, position}] (broker and log_dir are "
                               "then null; file and position are the first replica's)"),
+        ("members?", "list", "group events saying assignments: [{member_id, client_id, "
+                             "client_host, group_instance_id, subscribed: [topic] or null, "
+                             "assigned}]; a classic consumer group's rebalance (protocol "
+                             "type consumer): every member, from the GroupMetadataValue's "
+                             "ConsumerProtocolSubscription and ConsumerProtocolAssignment, "
+                             "assigned [{topic, partitions}] or null (bytes that do not "
+                             "decode); a consumer or share group's member assignment "
+                             "record: that member, assigned [{topic (null where no record "
+                             "names the id), topic_id, partitions}]; a streams group's: "
+                             "assigned [{subtopology_id, partitions}] (active tasks)"),
     ]),
     "timeline_count": ("timeline --summary: events of a kind in one minute", [
         ("minute", "int", "the minute's start, epoch milliseconds (-1: no time known)"),

@@ -116,7 +116,7 @@ def end_line(end: TimelineEnd, tz: Any = None) -> str:
 EVENT_FIELDS = ("time", "clock", "estimate", "kind", "source", "file", "position", "offset",
                 "broker", "log_dir", "topic", "partition", "producer_id",
                 "transactional_id", "group", "object", "text", "related", "late",
-                "severity?", "replicas?")
+                "severity?", "replicas?", "members?")
 
 
 def event_fields_match_model() -> bool:
@@ -188,6 +188,8 @@ def event_json(ev: TimelineEvent) -> str:
     tail = "" if ev.severity is None else ',"severity":' + json_str(ev.severity)
     if ev.replicas is not None:
         tail += ',"replicas":' + json_text(ev.replicas)
+    if ev.members is not None:
+        tail += ',"members":' + json_text(ev.members)
     t, pos, off, b, p, pid = (ev.time, ev.position, ev.offset, ev.broker, ev.partition,
                               ev.producer_id)
     return (f'{{"type":"timeline_event","time":{"null" if t is None else t}{head}'

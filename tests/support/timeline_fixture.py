@@ -15,9 +15,10 @@
   transaction begun at T0+170s and never ended;
 * ``orders-1``: epoch 0 (leader 2) for offsets 0-9, epoch 1 (leader 3) from offset 10,
   written at T0+65s;
-* ``__consumer_offsets-0``: group ``payments`` generation 1 (member m1) at T0+30s,
-  commits on orders/0 and orders/1, generation 2 at T0+70s (m2 joined), generation 3 at
-  T0+95s (m2 left), more commits;
+* ``__consumer_offsets-0``: group ``payments`` generation 1 (member m1, assigned orders
+  0 and 1) at T0+30s, commits on orders/0 and orders/1, generation 2 at T0+70s (m2
+  joined: m1 keeps orders-0, m2 gets orders-1), generation 3 at T0+95s (m2 left: m1 has
+  both again), more commits;
 * ``__transaction_state-0``: ``payments-tx`` (producer 4001) Ongoing, PrepareAbort,
   CompleteAbort, then epoch 1 Ongoing, PrepareCommit, CompleteCommit; ``stuck-tx``
   (producer 4002) Ongoing;
@@ -136,14 +137,52 @@ def _coord(family: str, t: int, key: dict[str, Any], value: dict[str, Any] | Non
     return w.Rec(k, v, timestamp=ts)
 
 
-def _group(gen: int, members: list[str], ts: int) -> w.Rec:
+#: the consumer protocol's embedded messages (clients/src/main/resources/common/message/
+#: ConsumerProtocol{Subscription,Assignment}.json), written at version 3 as 3.x+ clients do
+CONSUMER_PROTOCOL = sw.parse_many("""
+ConsumerProtocolSubscription versions=0-3
+  topics []string
+  userData bytes null=0+ default=null
+  ownedPartitions [] v=1+
+    topic string v=1+
+    partitions []int32 v=1+
+  generationId int32 v=2+ default=-1
+  rackId string v=3+ null=3+ default=null
+
+ConsumerProtocolAssignment versions=0-3
+  assignedPartitions []
+    topic string
+    partitions []int32
+  userData bytes null=0+ default=null
+""")
+
+
+def consumer_subscription(topics: list[str], version: int = 3) -> bytes:
+    return struct.pack(">h", version) + sw.encode(
+        CONSUMER_PROTOCOL["ConsumerProtocolSubscription"], {
+            "topics": topics, "userData": None, "ownedPartitions": [], "generationId": -1,
+            "rackId": None}, version)
+
+
+def consumer_assignment(parts: dict[str, list[int]], version: int = 3) -> bytes:
+    return struct.pack(">h", version) + sw.encode(
+        CONSUMER_PROTOCOL["ConsumerProtocolAssignment"], {
+            "assignedPartitions": [{"topic": t, "partitions": p} for t, p in parts.items()],
+            "userData": None}, version)
+
+
+def _group(gen: int, members: dict[str, list[int]], ts: int) -> w.Rec:
+    """Group ``payments`` at generation ``gen``: each member and the orders partitions
+    the leader assigned it."""
     return _coord("group", 2, {"group": "payments"}, {
         "protocolType": "consumer", "generation": gen, "protocol": "range",
-        "leader": members[0] if members else None, "currentStateTimestamp": ts,
+        "leader": next(iter(members), None), "currentStateTimestamp": ts,
         "members": [{"memberId": m, "groupInstanceId": None, "clientId": "pay-app",
                      "clientHost": "/10.0.0.7", "rebalanceTimeout": 300000,
-                     "sessionTimeout": 45000, "subscription": b"", "assignment": b""}
-                    for m in members]}, 3, ts)
+                     "sessionTimeout": 45000,
+                     "subscription": consumer_subscription(["orders"]),
+                     "assignment": consumer_assignment({"orders": parts})}
+                    for m, parts in members.items()]}, 3, ts)
 
 
 def _commit(partition: int, offset: int, ts: int) -> w.Rec:
@@ -153,12 +192,12 @@ def _commit(partition: int, offset: int, ts: int) -> w.Rec:
 
 
 def _offsets() -> list[bytes]:
-    recs = [_group(1, ["pay-app-m1"], TS + 30_000), _commit(0, 5, TS + 35_000),
+    recs = [_group(1, {"pay-app-m1": [0, 1]}, TS + 30_000), _commit(0, 5, TS + 35_000),
             _commit(1, 4, TS + 35_000), _commit(0, 10, TS + 40_000),
             _commit(0, 15, TS + 45_000),
-            _group(2, ["pay-app-m1", "pay-app-m2"], TS + 70_000), _commit(0, 20, TS + 75_000),
-            _commit(1, 12, TS + 76_000),
-            _group(3, ["pay-app-m1"], TS + 95_000), _commit(0, 35, TS + 175_000)]
+            _group(2, {"pay-app-m1": [0], "pay-app-m2": [1]}, TS + 70_000),
+            _commit(0, 20, TS + 75_000), _commit(1, 12, TS + 76_000),
+            _group(3, {"pay-app-m1": [0, 1]}, TS + 95_000), _commit(0, 35, TS + 175_000)]
     return [w.v2_batch([r], base_offset=k, first_timestamp=r.timestamp)
             for k, r in enumerate(recs)]
 

@@ -224,6 +224,8 @@ class ReplicaSet:
         self.replicas: dict[tuple[str, int], list[Replica]] = {}
         self.problems: list[Problem] = []
         self.skipped: list[str] = []
+        #: every log dir the walk met by its meta.properties, with partitions or not
+        self.meta_dirs: list[str] = []
         seen: set[str] = set()
         for item in walk(paths):
             if isinstance(item, Problem):
@@ -231,6 +233,8 @@ class ReplicaSet:
                     self.problems.append(item)
                 continue
             if item.topic is None or item.partition is None:
+                if item.kind == "meta-properties":
+                    self.meta_dirs.append(logdir_of(item.path))
                 continue
             pdir = os.path.dirname(item.path) or "."
             if pdir in seen:

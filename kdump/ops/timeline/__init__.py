@@ -24,18 +24,26 @@ browse``'s key).
 from __future__ import annotations
 
 import itertools
-from collections import Counter
+import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from ... import fs as kfs
 from ...decoders import Releases
 from ...errors import KdumpError
 from ...findings import INFO, Problem
 from ...metadata.replay import find_sources
 from ...model import shape
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
-from ..compare_replicas import LogDir, Replica, ReplicaSet, log_end_offset
+from ..compare_replicas import (
+    HeaderWalk,
+    LogDir,
+    Replica,
+    ReplicaSet,
+    log_end_offset,
+    read_logdir,
+)
 from ..witnesses import CleanupPolicies
 from .coordinators import OFFSETS_TOPIC, TRANSACTION_TOPIC, CoordinatorStream
 from .correlate import correlate
@@ -48,6 +56,7 @@ from .replicas import (
     WitnessContext,
     clean_shutdown_event,
 )
+from .summary import MinuteCounts
 
 __all__ = [
     "Reader",
@@ -66,12 +75,14 @@ __all__ = [
 ]
 
 METADATA_TOPIC = "__cluster_metadata"
+#: files a broker writes in its log dirs once it runs (LogManager's checkpoints, and the
+#: clean-shutdown marker)
+_RAN = (".kafka_cleanshutdown", "recovery-point-offset-checkpoint",
+        "replication-offset-checkpoint", "log-start-offset-checkpoint")
 #: events a replica's reorder heap holds (its events are sparse: epoch starts, rolls,
 #: transactions); a replica with fewer is read whole as the merge starts, its files
 #: closed, so thousands of partitions never hold thousands of open files
 REPLICA_REORDER = 1000
-#: --summary: minutes counted at once (older ones are written as newer ones come)
-SUMMARY_MINUTES = 32
 
 
 @dataclass(slots=True)
@@ -236,6 +247,9 @@ class Timeline:
         self._coordinators: list[CoordinatorStream] = []
         self._results: list[ReplicaResult] = []
         self._metadata: MetadataStream | None = None
+        #: each log dir's copy of the metadata log (its last batch dates the log dir's
+        #: last stop too)
+        self._metadata_logs: dict[str, Replica] = {}
 
     def streams(self, reader: Reader | None = None) -> list[Iterable[TimelineEvent]]:
         """Every source's stream; with ``reader``, the replicas and coordinator
@@ -246,6 +260,7 @@ class Timeline:
         self.problems.extend(rs.problems)
         streams: list[Iterable[TimelineEvent]] = []
         meta_copies = rs.replicas.get((METADATA_TOPIC, 0), [])
+        self._metadata_logs = {r.log_dir: r for r in meta_copies}
         if meta_copies:
             m = _metadata_copy(meta_copies)
             try:
@@ -259,8 +274,11 @@ class Timeline:
                 streams.append(self._metadata)
                 self.end.sources.append({"source": "metadata", "path": m.path,
                                          "broker": m.broker_id})
-        else:
-            streams.extend([_no_metadata_event(ld)] for ld in rs.all_logdirs())
+        idle = self._idle_logdirs(rs)
+        if not meta_copies:
+            every = {d.path: d for d in [*rs.all_logdirs(), *idle]}
+            streams.extend([_no_metadata_event(ld)] for ld in sorted(
+                every.values(), key=lambda d: (d.broker_id or -1, d.path)))
         jobs: list[list[Replica]] = []
         coordinators: list[Replica] = []
         for (topic, partition), copies in sorted(rs.replicas.items()):
@@ -271,7 +289,7 @@ class Timeline:
                 coordinators.append(_chosen(copies, opts.max_batch_bytes))
             read = [r for r in copies if opts.reads(topic, partition, r.broker_id)]
             if read:
-                jobs.append(read)
+                jobs.extend(_apart(read, rs))
         for c in coordinators:
             self.end.sources.append({"source": "coordinator", "path": c.path,
                                      "broker": c.broker_id})
@@ -283,7 +301,32 @@ class Timeline:
                          key=lambda d: (rs.logdirs[d].broker_id or -1, d)):
             self.end.sources.append({"source": "log_dir", "path": ld,
                                      "broker": rs.logdirs[ld].broker_id})
+        for logdir in idle:
+            if not (opts.brokers and logdir.broker_id not in opts.brokers):
+                streams.append(_shutdown(logdir, self._end_of(logdir)))
+                self.end.sources.append({"source": "log_dir", "path": logdir.path,
+                                         "broker": logdir.broker_id})
         return streams
+
+    def _idle_logdirs(self, rs: ReplicaSet) -> list[LogDir]:
+        """The log dirs among the inputs that hold no data partition but show a node ran
+        on them (a metadata log, a checkpoint a broker writes, or its clean-shutdown
+        marker; a log dir only formatted, meta.properties and bootstrap.checkpoint, never
+        ran): a ZooKeeper-era one still says it has no metadata log, and each its last
+        stop."""
+        data = {r.log_dir for (topic, _), copies in rs.replicas.items()
+                if topic != METADATA_TOPIC for r in copies}
+        # a KRaft node's log dir with its metadata log alone (a controller's, or a broker's
+        # holding no partition yet) ran: the metadata log's last batch dates its stop
+        out = [ld for path, ld in rs.logdirs.items() if path not in data]
+        for path in dict.fromkeys(rs.meta_dirs):
+            if path in rs.logdirs or not any(
+                    kfs.isfile(os.path.join(path, name)) for name in _RAN):
+                continue
+            ld = read_logdir(path)
+            self.problems.extend(ld.problems)
+            out.append(ld)
+        return sorted(out, key=lambda d: (d.broker_id or -1, d.path))
 
     def _by_dir(self, jobs: list[list[Replica]]) -> list[tuple[LogDir, list[Replica]]]:
         by_dir: dict[str, list[Replica]] = {}
@@ -311,13 +354,32 @@ class Timeline:
             shared = PartitionReplicas(len(job)) if len(job) > 1 else None
             together.update((r.path, shared) for r in job)
         for logdir, replicas in self._by_dir(jobs):
-            end = LogDirEnd()
+            end = self._end_of(logdir)
             reps = [ReplicaStream(r, end, opts.max_batch_bytes, together[r.path], context)
                     for r in replicas]
             self._replicas.extend(reps)
             streams.append(itertools.chain(merge(list(reps), REPLICA_REORDER),
                                            _shutdown(logdir, end)))
         return streams
+
+    def _end_of(self, logdir: LogDir) -> LogDirEnd:
+        """What dates the log dir's last stop, its metadata log's last batch first: a
+        KRaft node writes its copy of ``__cluster_metadata`` until it stops (a real
+        cluster's controllers fenced its brokers 13 minutes after their data logs'
+        last batches, then stopped).  Only that copy's last segment's headers are read
+        (the replay reads one copy, perhaps another log dir's)."""
+        end = LogDirEnd()
+        m = self._metadata_logs.get(logdir.path)
+        if m is not None:
+            try:
+                walk = HeaderWalk(m.path, max_batch_bytes=self.opts.max_batch_bytes,
+                                  from_segment=1, runs=True)
+                for item in walk:  # heads and runs of them (in C), each its maxTimestamp
+                    if not isinstance(item, Problem):
+                        end.saw(item.max_timestamp, "controller")
+            except KdumpError:
+                pass  # the replay (or verify-crc) says what is wrong with it
+        return end
 
     def _witness_context(self, jobs: list[list[Replica]]) -> WitnessContext:
         """The topics' cleanup policies (the KRaft metadata among the inputs, read when
@@ -342,7 +404,7 @@ class Timeline:
             self._results.append(res)
             streams.append(res.events)
         for logdir, reps in self._by_dir(jobs):
-            end = LogDirEnd()
+            end = self._end_of(logdir)
             for r in reps:
                 res = replicas[r.path]
                 self._results.append(res)
@@ -382,6 +444,19 @@ class Timeline:
         return out
 
 
+def _apart(copies: list[Replica], rs: ReplicaSet) -> list[list[Replica]]:
+    """A partition's copies as read together: a copy in a log dir that is one node
+    twice with another's (ReplicaSet.apart, its node-twice warning) stands alone, never
+    judged against its twin nor, which of the two is the node's current copy being
+    unknown, against the others (compare-replicas' rule): two runs of one node are not
+    a leader and its follower, and their difference no truncation."""
+    if not rs.twins:
+        return [copies]
+    twins = [r for r in copies if any(rs.apart(r.log_dir, o.log_dir) for o in copies)]
+    rest = [r for r in copies if r not in twins]
+    return ([rest] if rest else []) + [[r] for r in twins]
+
+
 def _shutdown(logdir: LogDir, end: LogDirEnd) -> Iterator[TimelineEvent]:
     """The log dir's last stop, once its replicas have been read (their last batch
     dates it)."""
@@ -399,7 +474,7 @@ def timeline(paths: Iterable[str], opts: TimelineOptions | None = None, *,
     run = Timeline(paths, opts)
     streams = run.streams(reader)
     yield from run.problems
-    counts: dict[int, Counter[str]] = {}
+    counts = MinuteCounts() if opts.summary else None
     end = run.end
     wants = opts.wants if opts.filters() else None
     for ev in run.annotated(streams):
@@ -414,24 +489,18 @@ def timeline(paths: Iterable[str], opts: TimelineOptions | None = None, *,
                     end.first_time = t
                 if end.last_time is None or t > end.last_time:
                     end.last_time = t
-            if opts.summary:
-                minute = -1 if ev.time is None else ev.time - ev.time % 60_000
-                counts.setdefault(minute, Counter())[ev.kind] += 1
-                while len(counts) > SUMMARY_MINUTES:
-                    yield from _counts(counts, min(counts))
+            if counts is not None:
+                counts.add(-1 if t is None else t - t % 60_000, ev.kind)
             else:
                 yield ev
         if ev.problem is not None:
             yield ev.problem
-    while counts:
-        yield from _counts(counts, min(counts))
+    if counts is not None:
+        # written at the end: a late event can still add to any minute (summary.py)
+        for minute, kind, n in counts:
+            yield TimelineCount(minute, kind, n)
     yield from run.finish()
     yield run.end
-
-
-def _counts(counts: dict[int, Counter[str]], minute: int) -> Iterator[TimelineCount]:
-    for kind, n in sorted(counts.pop(minute).items()):
-        yield TimelineCount(minute, kind, n)
 
 
 def partition_events(paths: Iterable[str], topic: str, partition: int, *,

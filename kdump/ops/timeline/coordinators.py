@@ -18,11 +18,17 @@ events of the replica stream).
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ...decoders import Releases
-from ...decoders.consumer_offsets import CoordinatorRecordDecoder
+from ...decoders.consumer_offsets import (
+    CONSUMER_PROTOCOL_ASSIGNMENT,
+    CONSUMER_PROTOCOL_SUBSCRIPTION,
+    CoordinatorRecordDecoder,
+    decode_consumer_protocol,
+)
 from ...decoders.release import log_dir_of
 from ...errors import KdumpError
 from ...files.logdir import list_segments
@@ -42,6 +48,14 @@ _GROUP_EPOCH = {3: "consumer", 11: "share", 17: "streams"}
 #: member records (ConsumerGroupMemberMetadata, ShareGroupMemberMetadata,
 #: StreamsGroupMemberMetadata)
 _MEMBER = {5: "consumer", 10: "share", 19: "streams"}
+#: a member's current assignment (ConsumerGroupCurrentMemberAssignment,
+#: ShareGroupCurrentMemberAssignment, StreamsGroupCurrentMemberAssignment) and the
+#: target the group's assignor computed for it (...TargetAssignmentMember)
+_CURRENT = {8: "consumer", 14: "share", 22: "streams"}
+_TARGET = {7: "consumer", 13: "share", 21: "streams"}
+#: ConsumerGroupPartitionMetadata: the subscribed topics' ids and names (3.7-4.0; 4.1+
+#: keep a hash instead, KIP-1101)
+_PARTITION_METADATA = 4
 
 
 class _Commits:
@@ -66,13 +80,19 @@ class CoordinatorStream:
         self.max_batch_bytes = max_batch_bytes
         self.bytes_read = 0
         self.problems: list[Problem] = []
-        self.groups: dict[str, tuple[int, dict[str, str]]] = {}  # generation, members
+        #: group -> generation, members (id -> client id), the members' assignments as
+        #: said (:func:`consumer_members`)
+        self.groups: dict[str, tuple[int, dict[str, str], list[dict[str, Any]] | None]] = {}
         self.epochs: dict[str, int] = {}
         self.commits: dict[tuple[str, str, int], _Commits] = {}
         #: the last offset committed per group, topic and partition (the window's first
         #: commit is compared with it)
         self.last_commit: dict[tuple[str, str, int], int] = {}
         self.txns: dict[str, tuple[int, int, str]] = {}  # id -> producer id, epoch, state
+        #: new groups: group -> (member, "current" | "target") -> the assignment said last
+        self.assigned: dict[str, dict[tuple[str, str], Any]] = {}
+        #: topic id -> name, from ConsumerGroupPartitionMetadata records
+        self.topic_names: dict[str, str] = {}
 
     def _ev(self, t: int | None, kind: str, source: str, obj: str, text: str, path: str,
             position: int, offset: int | None, **kw: Any) -> TimelineEvent:
@@ -209,11 +229,13 @@ class CoordinatorStream:
         t = as_int(data.get("currentStateTimestamp"))
         t = ts if t is None or t < 0 else t
         was = self.groups.get(group)
-        self.groups[group] = (gen, members)
-        if was is not None and was[0] == gen and set(was[1]) == set(members):
+        assigned = consumer_members(data)
+        self.groups[group] = (gen, members, assigned)
+        if was is not None and was[0] == gen and set(was[1]) == set(members) and \
+                was[2] == assigned:
             return
         yield from self._flush_group(group)
-        old_gen, old = was if was is not None else (None, {})
+        old_gen, old = (was[0], was[1]) if was is not None else (None, {})
         joined = sorted(set(members) - set(old))
         left = sorted(set(old) - set(members))
         words = [f"generation {old_gen} -> {gen}"
@@ -227,8 +249,13 @@ class CoordinatorStream:
             words.append("joined " + ", ".join(_member(m, members[m]) for m in joined))
         if left:
             words.append("left " + ", ".join(_member(m, old[m]) for m in left))
-        yield self._ev(t, "group-rebalance", "group", f"group {group}", ", ".join(words),
-                       path, pos, offset, group=group)
+        text = ", ".join(words)
+        if assigned:
+            text += "; " + assignment_words(assigned)
+        ev = self._ev(t, "group-rebalance", "group", f"group {group}", text, path, pos,
+                      offset, group=group)
+        ev.members = assigned
+        yield ev
 
     def _modern(self, group: str, rtype: int, kd: Mapping[str, Any],
                 data: Mapping[str, Any] | None, path: str, pos: int, offset: int, ts: int
@@ -237,6 +264,7 @@ class CoordinatorStream:
             gtype = _GROUP_EPOCH[rtype]
             if data is None:
                 self.epochs.pop(group, None)
+                self.assigned.pop(group, None)
                 yield from self._flush_group(group)
                 yield self._ev(ts, "group-deleted", "group", f"group {group}",
                                f"{gtype} group deleted (tombstone)", path, pos, offset,
@@ -268,6 +296,81 @@ class CoordinatorStream:
             yield self._ev(ts, "group-member", "group", f"group {group}",
                            f"{gtype} group member {_member(member, str(client or ''))} joined "
                            "or updated", path, pos, offset, group=group)
+        elif rtype == _PARTITION_METADATA and data:
+            for t in data.get("topics") or []:
+                if isinstance(t, Mapping) and isinstance(t.get("topicId"), str) and \
+                        isinstance(t.get("topicName"), str):
+                    self.topic_names[t["topicId"]] = t["topicName"]
+        elif rtype in _CURRENT or rtype in _TARGET:
+            member = kd.get("memberId")
+            if isinstance(member, str):
+                yield from self._assignment(group, member, rtype, data, path, pos, offset, ts)
+
+    def _assignment(self, group: str, member: str, rtype: int,
+                    data: Mapping[str, Any] | None, path: str, pos: int, offset: int, ts: int
+                    ) -> Iterator[TimelineEvent]:
+        """A new group's member assignment, current (what the member owns, with what it
+        must revoke) or target (what the assignor gave it), said when it changed: the
+        group coordinator writes a member's current assignment when it reconciles it
+        towards the target (GroupMetadataManager.maybeReconcile ->
+        GroupCoordinatorRecordHelpers.newConsumerGroupCurrentAssignmentRecord, 4.0) and
+        the target's members when a group epoch's assignment is computed
+        (TargetAssignmentBuilder -> newConsumerGroupTargetAssignmentRecord)."""
+        current = rtype in _CURRENT
+        gtype = _CURRENT[rtype] if current else _TARGET[rtype]
+        which = "current" if current else "target"
+        mine = self.assigned.setdefault(group, {})
+        if data is None:
+            if mine.pop((member, which), None) is None:
+                return
+            what = "assignment" if current else "target assignment"
+            yield self._ev(ts, "group-member", "group", f"group {group}",
+                           f"{gtype} group member {member}'s {what} removed (tombstone)",
+                           path, pos, offset, group=group)
+            return
+        if gtype == "streams":
+            assigned = _tasks(data, "activeTasks")
+            pending = _tasks(data, "activeTasksPendingRevocation") if current else []
+            standby = _tasks(data, "standbyTasks")
+            said = _task_words(assigned) + (f", standby {_task_words(standby)}"
+                                            if standby else "")
+            revoke = _task_words(pending)
+        else:
+            key = "assignedPartitions" if current else "topicPartitions"
+            assigned = self._topics(data.get(key))
+            pending = self._topics(data.get("partitionsPendingRevocation")) if current else []
+            standby = []
+            said, revoke = _topic_words(assigned), _topic_words(pending)
+        epoch = as_int(data.get("memberEpoch")) if current else None
+        state = (epoch, assigned, pending, standby)
+        if mine.get((member, which)) == state:
+            return
+        mine[(member, which)] = state
+        if current:
+            text = (f"{gtype} group member {member}"
+                    + (f" epoch {epoch}" if epoch is not None else "") + f": owns {said}"
+                    + (f", revoking {revoke}" if pending else ""))
+        else:
+            text = f"{gtype} group target assignment of member {member}: {said}"
+        ev = self._ev(ts, "group-member", "group", f"group {group}", text, path, pos,
+                      offset, group=group)
+        ev.members = [{"member_id": member, "client_id": None, "client_host": None,
+                       "group_instance_id": None, "subscribed": None, "assigned": assigned}]
+        yield ev
+
+    def _topics(self, parts: Any) -> list[dict[str, Any]]:
+        """[{topic, topic_id, partitions}]: the name where a record of the group named
+        the id (else null: the id is said)."""
+        out = []
+        for tp in parts or []:
+            if isinstance(tp, Mapping):
+                tid = tp.get("topicId")
+                tid = tid if isinstance(tid, str) else None
+                out.append({"topic": self.topic_names.get(tid) if tid else None,
+                            "topic_id": tid,
+                            "partitions": [p for p in tp.get("partitions") or []
+                                           if isinstance(p, int)]})
+        return out
 
     # ------------------------------------------------------------------ transactions
     def _txn(self, key: Any, value: Any, b: RecordBatch, offset: int, ts: int
@@ -310,6 +413,108 @@ class CoordinatorStream:
         yield self._ev(t, "txn-state", "transaction-state", f"transactional id {tid}",
                        ", ".join(words), b.path, b.position, offset, transactional_id=tid,
                        producer_id=pid, keys=keys)
+
+
+def _tasks(data: Mapping[str, Any], name: str) -> list[dict[str, Any]]:
+    return [{"subtopology_id": str(t.get("subtopologyId")),
+             "partitions": [p for p in t.get("partitions") or [] if isinstance(p, int)]}
+            for t in data.get(name) or [] if isinstance(t, Mapping)]
+
+
+def _task_words(tasks: list[dict[str, Any]]) -> str:
+    said = [f"subtopology {t['subtopology_id']} tasks {','.join(map(str, t['partitions']))}"
+            for t in tasks if t["partitions"]]
+    return ", ".join(said) or "nothing"
+
+
+def _topic_words(parts: list[dict[str, Any]]) -> str:
+    said = [f"{tp['topic'] or tp['topic_id']}-{','.join(map(str, tp['partitions']))}"
+            for tp in parts if tp["partitions"]]
+    return ", ".join(said) or "nothing"
+
+
+#: members whose assignment a group-rebalance's text says (JSON ``members``: all)
+SAID_MEMBERS = 10
+
+
+def consumer_members(data: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """A classic consumer group's members with what each subscribed to and was assigned:
+    the GroupMetadataValue's ``subscription`` and ``assignment`` bytes, which the
+    decoder reads as ConsumerProtocolSubscription and ConsumerProtocolAssignment
+    (versions 0-3, clients/src/main/resources/common/message/, as DumpLogSegments'
+    prepareGroupMetadataValue) when the protocol type is ``consumer``.  The coordinator
+    writes the leader's assignment with the generation it completes at SyncGroup
+    (GroupMetadataManager.classicGroupSyncToLeader, 3.9-4.x; GroupCoordinator.doSyncGroup
+    before): a member whose bytes did not decode has ``assigned`` null.  None for another
+    protocol type (connect, or none) or no members."""
+    if data.get("protocolType") != "consumer":
+        return None
+    out: list[dict[str, Any]] = []
+    for m in data.get("members") or []:
+        if not isinstance(m, Mapping) or not isinstance(m.get("memberId"), str):
+            continue
+        sub = _embedded(m.get("subscription"), CONSUMER_PROTOCOL_SUBSCRIPTION)
+        asg = _embedded(m.get("assignment"), CONSUMER_PROTOCOL_ASSIGNMENT)
+        topics = sub.get("topics") if isinstance(sub, Mapping) else None
+        parts = asg.get("assignedPartitions") if isinstance(asg, Mapping) else None
+        assigned: list[dict[str, Any]] | None = None
+        if isinstance(parts, list):
+            assigned = [{"topic": str(tp.get("topic")),
+                         "partitions": [p for p in tp.get("partitions") or []
+                                        if isinstance(p, int)]}
+                        for tp in parts if isinstance(tp, Mapping)]
+        instance = m.get("groupInstanceId")
+        out.append({
+            "member_id": m["memberId"],
+            "client_id": str(m.get("clientId") or ""),
+            "client_host": str(m.get("clientHost") or ""),
+            "group_instance_id": instance if isinstance(instance, str) else None,
+            "subscribed": [str(x) for x in topics] if isinstance(topics, list) else None,
+            "assigned": assigned})
+    return out or None
+
+
+def _embedded(value: Any, schema: Any) -> Mapping[str, Any] | None:
+    """A member's subscription or assignment as the decoder gave it: decoded already
+    (its post-processing, DumpLogSegments' prepareGroupMetadataValue), or its bytes,
+    raw or as the JSON converter's base64 (a decoder that skips that step): read here."""
+    if isinstance(value, Mapping):
+        return value
+    if isinstance(value, str):
+        try:
+            value = base64.b64decode(value, validate=True)
+        except ValueError:
+            return None
+    if isinstance(value, (bytes, bytearray)):
+        return decode_consumer_protocol(schema, bytes(value))
+    return None
+
+
+def assignment_words(members: list[dict[str, Any]]) -> str:
+    """``member m-1 (client c-1, host /10.0.0.1): orders-0,1,2, payments-3; ...``: what
+    each member was assigned, the first :data:`SAID_MEMBERS` of them."""
+    said = []
+    for m in members[:SAID_MEMBERS]:
+        who = [f"client {m['client_id']}"] if m["client_id"] and \
+            not m["member_id"].startswith(m["client_id"]) else []
+        if m["group_instance_id"]:
+            who.append(f"instance {m['group_instance_id']}")
+        if m["client_host"]:
+            who.append(f"host {m['client_host']}")
+        name = f"member {m['member_id']}" + (f" ({', '.join(who)})" if who else "")
+        asg = m["assigned"]
+        if asg is None:
+            what = "assignment not decoded"
+        elif not any(tp["partitions"] for tp in asg):
+            what = "nothing"
+        else:
+            what = ", ".join(f"{tp['topic']}-{','.join(str(p) for p in tp['partitions'])}"
+                             for tp in asg if tp["partitions"])
+        said.append(f"{name}: {what}")
+    more = len(members) - SAID_MEMBERS
+    if more > 0:
+        said.append(f"and {more} more member{'s' if more != 1 else ''}")
+    return "; ".join(said)
 
 
 def _member(member: str, client: str) -> str:

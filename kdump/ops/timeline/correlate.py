@@ -7,7 +7,10 @@ two sides: an event of one side is related to the events of the other side of it
   (side ``partition``), within ``WINDOW_MS`` of broker b being fenced or entering
   controlled shutdown (side ``broker``; the controller writes the partition changes just
   before the broker's fencing: ReplicationControlManager.handleBrokerFenced /
-  handleBrokerInControlledShutdown, 3.9-4.3);
+  handleBrokerInControlledShutdown, 3.9-4.3); the broker registering again (a restart:
+  ClusterControlManager.registerBroker) or unfenced (handleBrokerUnfenced) ends what
+  came before on its key: a change after it is not explained by a fencing before it,
+  nor the other way (a cluster restarted twice within a minute, seen on a real one);
 * ``("epoch", topic, partition, epoch)``: a replica's epoch start (side ``replica``) and
   the partition change that began that leader epoch in the metadata log (side
   ``leader``: a leader change, or an ISR shrink or reassignment bumping the same
@@ -47,6 +50,10 @@ _SIDES: dict[str, dict[str, str]] = {
     "producer": {"txn-open": "open", "producer-epoch": "state", "txn-state": "state"},
 }
 _WINDOWED = frozenset({"broker-down"})
+#: kinds that end what a key remembers (the broker is up again): key family -> kinds
+_ENDS: dict[str, frozenset[str]] = {
+    "broker-down": frozenset({"broker-registered", "broker-unfenced"})}
+_ENDING = frozenset(k for kinds in _ENDS.values() for k in kinds)
 #: kind -> key family -> side (:data:`_SIDES` by kind: an event of a kind not here has no
 #: side on any key)
 _BY_KIND: dict[str, dict[str, str]] = {}
@@ -103,6 +110,10 @@ def correlate(events: Iterable[TimelineEvent]) -> Iterator[TimelineEvent]:
     no_keys: list[_Seen] = []  # never added to
     for ev in events:
         keys = ev.keys
+        if keys and ev.kind in _ENDING:
+            for key in keys:
+                if ev.kind in _ENDS.get(key[0], ()):
+                    seen.pop(key, None)
         by_family = _BY_KIND.get(ev.kind, _NO_SIDES) if keys else _NO_SIDES
         mine = no_keys if by_family is _NO_SIDES else []
         for key in () if by_family is _NO_SIDES else keys if len(keys) == 1 else \

@@ -39,7 +39,7 @@ class TimelineEvent:
 
     __slots__ = ("broker", "clock", "estimate", "file", "group", "involves", "keys", "kind",
                  "late",
-                 "log_dir", "object", "offset", "partition", "position", "problem", "producer_id",
+                 "log_dir", "members", "object", "offset", "partition", "position", "problem", "producer_id",
                  "related", "related_more", "replicas", "seq", "severity", "source", "text", "time",
                  "topic", "transactional_id", "where")
 
@@ -89,6 +89,9 @@ class TimelineEvent:
         #: the replicas an event coalesced from several is on: [{broker, log_dir, file,
         #: position}]
         self.replicas: list[dict[str, Any]] | None = None
+        #: a classic consumer group's rebalance: its members, what each subscribed to and
+        #: was assigned (coordinators.consumer_members)
+        self.members: list[dict[str, Any]] | None = None
 
     @property
     def sort_time(self) -> int:
@@ -124,6 +127,8 @@ class TimelineEvent:
             values["severity"] = self.severity
         if self.replicas is not None:
             values["replicas"] = self.replicas
+        if self.members is not None:
+            values["members"] = self.members
         return shape("timeline_event", values)
 
     def __repr__(self) -> str:

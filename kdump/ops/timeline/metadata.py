@@ -108,12 +108,23 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
             kind = _broker_kind(action, c.before, c.after)
             broker = int(obj["id"])
             if kind == "broker-registered" and c.before is not None and c.after is not None:
-                text = (f"re-registered (a restart): epoch {c.before.get('epoch')} -> "
-                        f"{c.after.get('epoch')}" + (", fenced" if c.after.get("fenced") else ""))
+                # a new incarnation id is a new process; the same one re-registering
+                # amends its registration (ClusterControlManager.replay(RegisterBroker
+                # Record): "modifying the registration" vs "establishing a new
+                # incarnation", 3.9-4.3): no restart, though the epoch may move
+                # (registerBroker gives an amended registration a new epoch in 3.7, keeps
+                # it from 3.9: "Broker epoch remains")
+                restart = c.before.get("incarnation_id") != c.after.get("incarnation_id")
+                text = (("re-registered (a restart)" if restart else
+                         "registration amended by the same process (incarnation unchanged: "
+                         "no restart)")
+                        + f": epoch {c.before.get('epoch')} -> {c.after.get('epoch')}"
+                        + (", fenced" if c.after.get("fenced") else ""))
             elif kind == "broker-registered":
                 text = (f"registered, epoch {obj.get('epoch')}"
                         + (", fenced" if obj.get("fenced") else ""))
-            if kind in ("broker-fenced", "broker-shutdown"):
+            if kind in ("broker-fenced", "broker-shutdown", "broker-registered",
+                        "broker-unfenced"):
                 keys = (("broker-down", broker),)
         elif t == "partition":
             kind = _partition_kind(action, c.before, c.after)
@@ -149,6 +160,13 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                 topic = str(obj["name"])
             elif t == "controller":
                 broker = int(obj["id"])
+                # a controller registers with a new incarnation id at each start
+                # (ControllerServer.startup: incarnationId = Uuid.randomUuid(), 3.9-4.x;
+                # ControllerRegistrationManager sends it): a new one is a restart, as a
+                # broker's new registration is
+                if action == "changed" and c.before is not None and c.after is not None \
+                        and c.before.get("incarnation_id") != c.after.get("incarnation_id"):
+                    text = f"re-registered (a restart): {text}"
         yield TimelineEvent(ev.timestamp, "controller", kind, "metadata", object_label(obj),
                             text, file=ev.path, position=ev.position, offset=ev.offset,
                             broker=broker, topic=topic, partition=partition, keys=keys,

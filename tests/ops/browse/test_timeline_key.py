@@ -35,13 +35,13 @@ ROWS = [
     " 2023-11-14T22:13:26.009Z | producer | 1,2,3 | epoch-start | "
     f"epoch 0 starts at offset 0 on brokers 1, 2, 3 | orders-1/{SEG}:0",
     " 2023-11-14T22:13:55.000Z | coordinator | 1 | offsets-committed | "
-    f"committed offset 4 on orders/1 | {OFFSETS}:295",
+    f"committed offset 4 on orders/1 | {OFFSETS}:353",
     " 2023-11-14T22:14:20.050Z | controller |  | leader-change | "
     f"leader 2 -> 3, epoch 1, isr [1,2,3] -> [1,3] | {META}:1369",
     " 2023-11-14T22:14:25.009Z | producer | 1,2,3 | epoch-start | "
     f"epoch 1 starts at offset 10 on brokers 1, 2, 3 | orders-1/{SEG}:171",
     " 2023-11-14T22:14:36.000Z | coordinator | 1 | offsets-committed | "
-    f"committed offset 12 on orders/1 | {OFFSETS}:988",
+    f"committed offset 12 on orders/1 | {OFFSETS}:1154",
     " 2023-11-14T22:15:00.000Z | controller |  | isr-change | "
     f"isr [1,3] -> [3,1,2] | {META}:1929",
 ]

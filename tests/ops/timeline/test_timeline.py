@@ -159,18 +159,87 @@ def test_group_events_summarise_commits_per_partition(cluster: list[str]) -> Non
     got = lines(events(cluster, groups=("payments",)))
     assert got == [
         "30000 coordinator group-rebalance group payments: generation 1, protocol range, "
-        "1 member",
+        "1 member; member pay-app-m1 (host /10.0.0.7): orders-0,1",
         "35000 coordinator offsets-committed group payments: committed offset 4 on orders/1",
         "45000 coordinator offsets-committed group payments: committed offsets 5 -> 15 on "
         "orders/0 (3 commits since 2023-11-14T22:13:55.000Z)",
         "70000 coordinator group-rebalance group payments: generation 1 -> 2, protocol range, "
-        "2 members, joined pay-app-m2",
+        "2 members, joined pay-app-m2; member pay-app-m1 (host /10.0.0.7): orders-0; "
+        "member pay-app-m2 (host /10.0.0.7): orders-1",
         "75000 coordinator offsets-committed group payments: committed offset 20 on orders/0",
         "76000 coordinator offsets-committed group payments: committed offset 12 on orders/1",
         "95000 coordinator group-rebalance group payments: generation 2 -> 3, protocol range, "
-        "1 member, left pay-app-m2",
+        "1 member, left pay-app-m2; member pay-app-m1 (host /10.0.0.7): orders-0,1",
         "175000 coordinator offsets-committed group payments: committed offset 35 on orders/0",
     ]
+    second = next(e for e in events(cluster, groups=("payments",))
+                  if e.kind == "group-rebalance" and "-> 2" in e.text)
+    assert second.to_json()["members"] == [
+        {"member_id": m, "client_id": "pay-app", "client_host": "/10.0.0.7",
+         "group_instance_id": None, "subscribed": ["orders"],
+         "assigned": [{"topic": "orders", "partitions": [p]}]}
+        for m, p in (("pay-app-m1", 0), ("pay-app-m2", 1))]
+
+
+def test_a_rebalance_says_each_members_assignment(tmp_path: Path) -> None:
+    """A classic consumer group's GroupMetadataValue carries each member's subscription
+    and assignment as ConsumerProtocol bytes (any of versions 0-3): the rebalance says
+    which partitions each member got (the first ten members; JSON ``members``: all), a
+    client id the member id does not start with, a static member's instance id; bytes
+    that do not decode are said so, never guessed; another protocol type (connect)
+    says none.  An assignment changed at the same generation and members (a static
+    member's rejoin stores the group again) is a rebalance event too."""
+    from tests.support.timeline_fixture import _coord, consumer_assignment, consumer_subscription
+
+    def group(gen: int, members: list[tuple[str, str, str | None, bytes]], ts: int,
+              ptype: str = "consumer") -> w.Rec:
+        return _coord("group", 2, {"group": "g"}, {
+            "protocolType": ptype, "generation": gen, "protocol": "range",
+            "leader": members[0][0], "currentStateTimestamp": ts,
+            "members": [{"memberId": m, "groupInstanceId": inst, "clientId": client,
+                         "clientHost": "/10.0.0.1", "rebalanceTimeout": 300000,
+                         "sessionTimeout": 45000,
+                         "subscription": consumer_subscription(["orders", "refunds"], v),
+                         "assignment": asg}
+                        for v, (m, client, inst, asg) in enumerate(members)]}, 3, ts)
+
+    many = [(f"m-{k}", f"c-{k}", None, consumer_assignment({"orders": [k]}, k % 4))
+            for k in range(12)]
+    recs = [group(1, [("m-1", "c-1", None, consumer_assignment(
+                       {"orders": [0, 1, 2], "refunds": [3]}, 0)),
+                      ("m-2", "c-2", "i-2", consumer_assignment({}, 1)),
+                      ("m-3", "c-3", None, b"\x00\x09junk")], TS),
+            group(1, [("m-1", "c-1", None, consumer_assignment({"orders": [0]}, 2)),
+                      ("m-2", "c-2", "i-2", consumer_assignment({"orders": [1, 2]}, 3)),
+                      ("m-3", "c-3", None, b"\x00\x09junk")], TS + 1000),
+            group(2, many, TS + 2000),
+            group(3, [("w-1", "c-1", None, b"\x00\x00")], TS + 3000, "connect")]
+    b = w.broker_logdir(tmp_path / "b", 1)
+    w.write_replica(b / "__consumer_offsets-0", [
+        w.v2_batch([r], base_offset=k, first_timestamp=r.timestamp)
+        for k, r in enumerate(recs)])
+    evs = [e for e in events([str(b)]) if e.kind == "group-rebalance"]
+    assert [e.text for e in evs] == [
+        "generation 1, protocol range, 3 members; member m-1 (client c-1, host /10.0.0.1): "
+        "orders-0,1,2, refunds-3; member m-2 (client c-2, instance i-2, host /10.0.0.1): "
+        "nothing; member m-3 (client c-3, host /10.0.0.1): assignment not decoded",
+        "generation 1, protocol range, 3 members; member m-1 (client c-1, host /10.0.0.1): "
+        "orders-0; member m-2 (client c-2, instance i-2, host /10.0.0.1): orders-1,2; "
+        "member m-3 (client c-3, host /10.0.0.1): assignment not decoded",
+        "generation 1 -> 2, protocol range, 12 members, joined m-0 (c-0), m-10 (c-10), "
+        "m-11 (c-11), m-4 (c-4), m-5 (c-5), m-6 (c-6), m-7 (c-7), m-8 (c-8), m-9 (c-9); "
+        + "; ".join(f"member m-{k} (client c-{k}, host /10.0.0.1): orders-{k}"
+                    for k in range(10)) + "; and 2 more members",
+        "generation 2 -> 3, protocol range, 1 member, joined w-1 (c-1), left m-0 (c-0), "
+        "m-1 (c-1), m-10 (c-10), m-11 (c-11), m-2 (c-2), m-3 (c-3), m-4 (c-4), m-5 (c-5), "
+        "m-6 (c-6), m-7 (c-7), m-8 (c-8), m-9 (c-9)"]
+    assert [len(e.members or ()) for e in evs] == [3, 3, 12, 0]
+    assert evs[0].to_json()["members"][2] == {
+        "member_id": "m-3", "client_id": "c-3", "client_host": "/10.0.0.1",
+        "group_instance_id": None, "subscribed": ["orders", "refunds"], "assigned": None}
+    assert "members" not in evs[3].to_json()
+    for e in evs:
+        assert type_errors(e.to_json()) == []
 
 
 def test_transaction_coordinator_events(cluster: list[str]) -> None:
@@ -261,6 +330,52 @@ def test_zookeeper_era_log_dir_says_it_has_no_metadata_log(tmp_path: Path) -> No
         "epoch 3 starts at offset 5 on broker 0",
         "last stop was not clean (no .kafka_cleanshutdown; or the copy was taken while it "
         "ran): the broker recovers its logs from the recovery point on its next start"]
+
+
+def test_log_dirs_with_no_partition_still_say_what_they_can(tmp_path: Path) -> None:
+    """A ZooKeeper-era cluster's log dirs where only one broker holds a partition (a
+    real 3-broker cluster's: brokers 1 and 3 held only empty checkpoints): each log dir
+    says it has no metadata log and its last stop (no batch dates it); a log dir only
+    formatted (meta.properties alone: no broker ever wrote its checkpoints) says
+    nothing."""
+    w.broker_logdir(tmp_path / "b1", 1, high_watermarks=[])
+    b2 = w.broker_logdir(tmp_path / "b2", 2, high_watermarks=[("orders", 0, 5)])
+    w.write_replica(b2 / "orders-0", w.replica_batches([(0, 5, 0)]))
+    b3 = w.broker_logdir(tmp_path / "b3", 3, high_watermarks=[])
+    (b3 / ".kafka_cleanshutdown").write_bytes(b"")
+    fresh = w.broker_logdir(tmp_path / "b4", 4)
+    items = list(timeline([str(tmp_path)]))
+    evs = [e for e in items if isinstance(e, TimelineEvent)]
+    assert [(e.kind, e.object, e.time is None) for e in evs if e.kind != "epoch-start"
+            and e.kind != "log-start"] == [
+        ("no-metadata-log", "broker 1", True), ("no-metadata-log", "broker 2", True),
+        ("no-metadata-log", "broker 3", True), ("unclean-shutdown", "broker 1", True),
+        ("clean-shutdown", "broker 3", True), ("unclean-shutdown", "broker 2", False)]
+    end = items[-1]
+    assert isinstance(end, TimelineEnd)
+    assert [(s["source"], s["broker"]) for s in end.sources] == [
+        ("log_dir", 2), ("log_dir", 1), ("log_dir", 3)]
+    assert str(fresh) not in {e.log_dir for e in evs}
+
+
+def test_one_node_twice_is_no_truncation(tmp_path: Path) -> None:
+    """Two log dirs of one node (an earlier run's copy beside the current one: a real
+    KRaft cluster's repository held both, node 1's 52 partitions in each) are not a
+    leader and its follower: each twin's copy stands alone, as compare-replicas reads
+    them, so their difference is no truncation (it was said as one, exit 1)."""
+    old = w.broker_logdir(tmp_path / "old", 1)
+    w.write_replica(old / "orders-0", w.replica_batches([(0, 10, 0)]))
+    new = w.broker_logdir(tmp_path / "new", 1)
+    w.write_replica(new / "orders-0", w.replica_batches([(0, 5, 0), (5, 5, 2)]))
+    two = w.broker_logdir(tmp_path / "two", 2)
+    w.write_replica(two / "orders-0", w.replica_batches([(0, 5, 0), (5, 5, 2)]))
+    items = list(timeline([str(old), str(new), str(two)]))
+    assert [p.kind for p in items if isinstance(p, Problem)] == ["node-twice"]
+    evs = [e for e in items if isinstance(e, TimelineEvent)]
+    assert [e.kind for e in evs if e.kind in ("truncation", "finding", "data-lost")] == []
+    assert [e.text for e in evs if e.kind == "epoch-start"] == [
+        "epoch 0 starts at offset 0 on brokers 1, 2", "epoch 2 starts at offset 5 on brokers 1, 2",
+        "epoch 0 starts at offset 0 on broker 1"]
 
 
 def test_damage_is_a_finding_placed_after_the_last_good_batch(tmp_path: Path) -> None:
@@ -497,6 +612,75 @@ def test_new_group_protocols_epochs_members_and_deletions(tmp_path: Path) -> Non
         "3000 coordinator group-member group cg: consumer group member m1 left",
         "4000 coordinator group-rebalance group sg: streams group epoch 3",
         "5000 coordinator group-deleted group cg: consumer group deleted (tombstone)"]
+
+
+def test_new_groups_say_each_members_assignment(tmp_path: Path) -> None:
+    """KIP-848 / KIP-932 / KIP-1071 groups keep each member's assignment in records of
+    its own: the current one (what the member owns, what it must revoke, at its member
+    epoch) and the target the assignor computed; each is said when it changes, with the
+    topic's name where the group's ConsumerGroupPartitionMetadata names the id (else the
+    id), and typed in JSON ``members``."""
+    from tests.support import group_records as gr
+
+    cr = gr.coordinator_record
+    orders, other = w.uuid_of(61), w.uuid_of(62)
+
+    def current(epoch: int, owns: dict[str, list[int]],
+                revoking: dict[str, list[int]] | None = None) -> dict[str, object]:
+        return {"memberEpoch": epoch, "previousMemberEpoch": epoch - 1, "state": 0,
+                "assignedPartitions": [{"topicId": t, "partitions": p}
+                                       for t, p in owns.items()],
+                "partitionsPendingRevocation": [{"topicId": t, "partitions": p}
+                                                for t, p in (revoking or {}).items()]}
+
+    key = {"groupId": "cg", "memberId": "m1"}
+    recs = [cr("ConsumerGroupPartitionMetadata", {"groupId": "cg"}, {"topics": [
+                {"topicId": orders, "topicName": "orders", "numPartitions": 3,
+                 "partitionMetadata": []}]}),
+            cr("ConsumerGroupTargetAssignmentMember", key, {"topicPartitions": [
+                {"topicId": orders, "partitions": [0, 1]}]}),
+            cr("ConsumerGroupCurrentMemberAssignment", key,
+               current(5, {orders: [0, 1], other: [4]})),
+            cr("ConsumerGroupCurrentMemberAssignment", key,
+               current(5, {orders: [0, 1], other: [4]})),  # the same: not said again
+            cr("ConsumerGroupCurrentMemberAssignment", key,
+               current(6, {orders: [0]}, {orders: [1]})),
+            cr("ShareGroupCurrentMemberAssignment", {"groupId": "sh", "memberId": "s1"},
+               {"memberEpoch": 2, "previousMemberEpoch": 1, "state": 0,
+                "assignedPartitions": [{"topicId": orders, "partitions": [2]}]}),
+            cr("StreamsGroupCurrentMemberAssignment", {"groupId": "st", "memberId": "p1"},
+               {"memberEpoch": 3, "previousMemberEpoch": 2, "state": 0,
+                "activeTasks": [{"subtopologyId": "0", "partitions": [0, 1]}],
+                "standbyTasks": [{"subtopologyId": "1", "partitions": [2]}],
+                "warmupTasks": [], "activeTasksPendingRevocation": [],
+                "standbyTasksPendingRevocation": [], "warmupTasksPendingRevocation": []}),
+            cr("ConsumerGroupCurrentMemberAssignment", key, None)]
+    b = w.broker_logdir(tmp_path / "b", 1)
+    w.write_replica(b / "__consumer_offsets-0",
+                    [w.v2_batch([w.Rec(r.key, r.value, timestamp=TS + 1000 * k)],
+                                base_offset=k, first_timestamp=TS + 1000 * k)
+                     for k, r in enumerate(recs)])
+    evs = events([str(b)], kinds=("group",))
+    assert lines(evs) == [
+        "1000 coordinator group-member group cg: consumer group target assignment of member "
+        "m1: orders-0,1",
+        "2000 coordinator group-member group cg: consumer group member m1 epoch 5: owns "
+        f"orders-0,1, {other}-4",
+        "4000 coordinator group-member group cg: consumer group member m1 epoch 6: owns "
+        "orders-0, revoking orders-1",
+        "5000 coordinator group-member group sh: share group member s1 epoch 2: owns "
+        "orders-2",
+        "6000 coordinator group-member group st: streams group member p1 epoch 3: owns "
+        "subtopology 0 tasks 0,1, standby subtopology 1 tasks 2",
+        "7000 coordinator group-member group cg: consumer group member m1's assignment "
+        "removed (tombstone)"]
+    assert evs[1].to_json()["members"] == [{
+        "member_id": "m1", "client_id": None, "client_host": None,
+        "group_instance_id": None, "subscribed": None, "assigned": [
+            {"topic": "orders", "topic_id": orders, "partitions": [0, 1]},
+            {"topic": None, "topic_id": other, "partitions": [4]}]}]
+    for e in evs:
+        assert type_errors(e.to_json()) == []
 
 
 def test_fast_json_lines_are_the_model_objects_written(cluster: list[str],
@@ -837,3 +1021,207 @@ def test_runs_over_damaged_segments_say_what_the_walk_batch_by_batch_says(
     got = run()
     monkeypatch.setattr(headers, "header_run", _no_runs)
     assert run() == got
+
+
+def test_a_restart_ends_what_a_fencing_explains(tmp_path: Path) -> None:
+    """A broker shut down, re-registered and shut down again within a minute (a real
+    3-broker KRaft cluster's log dirs were restarted so, several times): each leader
+    change is related to the shutdown and fencing of its own stop, never to those of the
+    stop before or after the restart between them."""
+    from tests.support.timeline_fixture import _broker_change, _register
+
+    tid = w.uuid_of(7)
+
+    def lead(leader: int) -> bytes:
+        return w.metadata_record("PartitionChangeRecord", {"partitionId": 0, "topicId": tid,
+                                                           "leader": leader})
+
+    b = w.broker_logdir(tmp_path / "b", 1)
+    lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+    lw.append([_register(1, 10), w.metadata_record("TopicRecord", {
+        "name": "solo", "topicId": tid}), w.metadata_record("PartitionRecord", {
+            "partitionId": 0, "topicId": tid, "replicas": [1], "isr": [1], "leader": 1,
+            "leaderEpoch": 0, "partitionEpoch": 0})], timestamp=TS)
+    lw.append([_broker_change(1, 10, fenced=-1)], timestamp=TS + 1000)
+    for k, epoch in enumerate((10, 20)):
+        at = TS + 10_000 + 40_000 * k
+        lw.append([_broker_change(1, epoch, inControlledShutdown=1), lead(-1)], timestamp=at)
+        lw.append([_broker_change(1, epoch, fenced=1)], timestamp=at + 100)
+        if k == 0:
+            lw.append([_register(1, 20)], timestamp=at + 30_000)
+            lw.append([_broker_change(1, 20, fenced=-1), lead(1)], timestamp=at + 31_000)
+    lw.close()
+    evs = [e for e in events([str(b)], kinds=("broker-shutdown", "broker-fenced",
+                                               "leader-change"))]
+    assert [(e.time - TS, e.kind, e.text, e.related) for e in evs] == [  # type: ignore[operator]
+        (10_000, "broker-shutdown", "in controlled shutdown", [
+            "solo/0: leader 1 -> -1, epoch 1 (2023-11-14T22:13:30.000Z, metadata offset 5)"]),
+        (10_000, "leader-change", "leader 1 -> -1, epoch 1", [
+            "broker 1: in controlled shutdown (2023-11-14T22:13:30.000Z, metadata offset 4)",
+            "broker 1: fenced (2023-11-14T22:13:30.100Z, metadata offset 6)"]),
+        (10_100, "broker-fenced", "fenced", [
+            "solo/0: leader 1 -> -1, epoch 1 (2023-11-14T22:13:30.000Z, metadata offset 5)"]),
+        (41_000, "leader-change", "leader -1 -> 1, epoch 2", []),
+        (50_000, "broker-shutdown", "in controlled shutdown", [
+            "solo/0: leader 1 -> -1, epoch 3 (2023-11-14T22:14:10.000Z, metadata offset 11)"]),
+        (50_000, "leader-change", "leader 1 -> -1, epoch 3", [
+            "broker 1: in controlled shutdown (2023-11-14T22:14:10.000Z, metadata offset 10)",
+            "broker 1: fenced (2023-11-14T22:14:10.100Z, metadata offset 12)"]),
+        (50_100, "broker-fenced", "fenced", [
+            "solo/0: leader 1 -> -1, epoch 3 (2023-11-14T22:14:10.000Z, metadata offset 11)"])]
+
+
+def test_minute_counts_are_exact_and_spill_past_their_bound(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    """Each (minute, kind) once, in order, whatever order the events came in; past its
+    bound the counts go to sorted spill files, merged at the end and then removed."""
+    import tempfile
+
+    from kdump.ops.timeline.summary import MinuteCounts
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    c = MinuteCounts(limit=2)
+    for minute, kind in [(0, "b"), (60_000, "a"), (0, "a"), (120_000, "a"), (0, "b"),
+                         (-1, "finding"), (60_000, "a"), (0, "b")]:
+        c.add(minute, kind)
+    assert len(c.runs) == 2 and all(Path(r).parent.parent == tmp_path for r in c.runs)
+    spills = [Path(r).parent for r in c.runs]
+    assert list(c) == [(-1, "finding", 1), (0, "a", 1), (0, "b", 3), (60_000, "a", 2),
+                       (120_000, "a", 1)]
+    assert not any(d.exists() for d in spills) and c.runs == []
+
+
+def test_a_late_event_is_counted_in_its_minute_once(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """--summary with an event late by more than 32 minutes (the group coordinator's
+    currentStateTimestamp went back: its clock, or a group stored again): before, its
+    minute was written a second time, after the later minutes; now each (minute, kind)
+    is one row in order, the same with the counts spilled to files."""
+    import kdump.ops.timeline as tl
+    from kdump.ops.timeline import event as tl_event
+    from kdump.ops.timeline import summary
+    from tests.support.timeline_fixture import _coord
+
+    def group(gen: int, ts: int) -> w.Rec:
+        return _coord("group", 2, {"group": "g"}, {
+            "protocolType": "", "generation": gen, "protocol": None, "leader": None,
+            "currentStateTimestamp": ts, "members": []}, 3, ts)
+
+    recs = [group(k + 1, TS + 60_000 * k) for k in range(40)] + [group(41, TS + 5)]
+    b = w.broker_logdir(tmp_path / "b", 1)
+    w.write_replica(b / "__consumer_offsets-0", [
+        w.v2_batch([r], base_offset=k, first_timestamp=r.timestamp)
+        for k, r in enumerate(recs)])
+    # a reorder heap of one event: the last rebalance comes late
+    monkeypatch.setattr(tl, "merge", lambda streams, size=1: tl_event.merge(streams, 1))
+    late = [e for e in timeline([str(b)]) if isinstance(e, TimelineEvent) and e.late]
+    assert [e.text for e in late] == ["generation 40 -> 41, no members (Empty)"]
+    want = [(TS - TS % 60_000, "group-rebalance", 2)] + [
+        (TS - TS % 60_000 + 60_000 * k, "group-rebalance", 1) for k in range(1, 40)]
+    for limit in (summary.SUMMARY_KEYS, 3):
+        monkeypatch.setattr(summary, "SUMMARY_KEYS", limit)
+        got = [(c.minute, c.kind, c.count) for c in timeline([str(b)], TimelineOptions(
+            summary=True, kinds=("group",))) if isinstance(c, TimelineCount)]
+        assert got == want
+
+
+def test_a_controllers_new_incarnation_is_a_restart(tmp_path: Path) -> None:
+    """A controller registers again with a new incarnation id at each start (a real
+    3-node KRaft cluster's log dirs held 36 such records, one per node restart): the
+    change says it is a restart, an endpoint change beside it still said."""
+
+    def reg(inc: int, host: str) -> bytes:
+        return w.metadata_record("RegisterControllerRecord", {
+            "controllerId": 3, "incarnationId": w.uuid_of(inc), "zkMigrationReady": False,
+            "endPoints": [{"name": "CONTROLLER", "host": host, "port": 9093,
+                           "securityProtocol": 0}], "features": []})
+
+    b = w.broker_logdir(tmp_path / "b", 3)
+    lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+    lw.append([reg(1, "0.0.0.0")], timestamp=TS)
+    lw.append([reg(2, "kafka-3")], timestamp=TS + 1000)
+    lw.close()
+    evs = [e for e in events([str(b)], kinds=("controller",))]
+    assert [(e.kind, e.object, e.broker, e.text) for e in evs] == [
+        ("controller-created", "controller 3", 3, "created"),
+        ("controller-change", "controller 3", 3,
+         f"re-registered (a restart): incarnation_id {w.uuid_of(1)} -> {w.uuid_of(2)}, "
+         "endpoints [{name=CONTROLLER, host=0.0.0.0, port=9093, security_protocol=PLAINTEXT}] "
+         "-> [{name=CONTROLLER, host=kafka-3, port=9093, security_protocol=PLAINTEXT}]")]
+
+
+def test_a_log_dirs_last_stop_is_after_its_metadata_logs_last_batch(tmp_path: Path) -> None:
+    """A KRaft node writes its copy of __cluster_metadata until it stops (the quorum's
+    leader appends records every half second): its last batch dates the log dir's last
+    stop when it is later than the data's (on real 3-node clusters the stop was placed
+    13 minutes before the controller's last fencings, and an unclean stop before a topic
+    created after it).  Each log dir's own copy is read, not only the one replayed."""
+    from tests.support.timeline_fixture import _broker_change, _register
+
+    dirs = []
+    for bid, last in ((1, 120_000), (2, 90_000), (3, 100_000)):
+        b = w.broker_logdir(tmp_path / f"b{bid}", bid)
+        lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+        lw.append([_register(1, 10)], timestamp=TS)
+        lw.append([_broker_change(1, 10, fenced=-1)], timestamp=TS + last)
+        lw.close()
+        if bid != 3:  # node 3: a controller's log dir, its metadata log alone
+            w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0)]))
+        dirs.append(str(b))
+    (tmp_path / "b1" / ".kafka_cleanshutdown").write_bytes(b"")
+    stops = [e for e in events(dirs) if e.kind.endswith("shutdown")]
+    assert [(e.kind, e.broker, e.time - TS, e.clock, e.estimate)  # type: ignore[operator]
+            for e in stops] == [("unclean-shutdown", 2, 90_000, "controller", True),
+                                ("unclean-shutdown", 3, 100_000, "controller", True),
+                                ("clean-shutdown", 1, 120_000, "controller", True)]
+
+
+def test_a_registration_amended_by_the_same_process_is_no_restart(tmp_path: Path) -> None:
+    """A broker registering twice within a second of its start with the same incarnation
+    id (a real single-node KRaft cluster's log: epoch 8, then 11) amends its
+    registration: the same process, no restart; a new incarnation id is one."""
+
+    def reg(epoch: int, inc: int) -> bytes:
+        return w.metadata_record("RegisterBrokerRecord", {
+            "brokerId": 1, "incarnationId": w.uuid_of(inc), "brokerEpoch": epoch,
+            "endPoints": [], "rack": None, "fenced": True, "logDirs": []})
+
+    b = w.broker_logdir(tmp_path / "b", 1)
+    lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+    lw.append([reg(8, 1)], timestamp=TS)
+    lw.append([reg(11, 1)], timestamp=TS + 900)
+    lw.append([reg(30, 2)], timestamp=TS + 60_000)
+    lw.close()
+    assert [e.text for e in events([str(b)], kinds=("broker",))] == [
+        "registered, epoch 8, fenced",
+        "registration amended by the same process (incarnation unchanged: no restart): "
+        "epoch 8 -> 11, fenced",
+        "re-registered (a restart): epoch 11 -> 30, fenced"]
+
+
+def test_member_assignments_are_read_from_bytes_too() -> None:
+    """consumer_members reads a member's subscription and assignment whatever form the
+    decoder gave them in: decoded, raw bytes, or the JSON converter's base64 (a decoder
+    that skips DumpLogSegments' expansion, for speed, still gets the assignments said);
+    bytes that do not decode are null, never guessed."""
+    import base64
+
+    from kdump.ops.timeline.coordinators import consumer_members
+    from tests.support.timeline_fixture import consumer_assignment, consumer_subscription
+
+    sub, asg = consumer_subscription(["orders"], 1), consumer_assignment({"orders": [0, 2]}, 2)
+    want = {"member_id": "m", "client_id": "c", "client_host": "/h", "group_instance_id": None,
+            "subscribed": ["orders"], "assigned": [{"topic": "orders", "partitions": [0, 2]}]}
+
+    def group(s: object, a: object) -> dict[str, object]:
+        return {"protocolType": "consumer", "members": [
+            {"memberId": "m", "clientId": "c", "clientHost": "/h", "groupInstanceId": None,
+             "subscription": s, "assignment": a}]}
+
+    b64 = base64.b64encode
+    assert consumer_members(group(sub, asg)) == [want]
+    assert consumer_members(group(b64(sub).decode(), b64(asg).decode())) == [want]
+    assert consumer_members(group(b"\x00", "not base64!")) == [
+        {**want, "subscribed": None, "assigned": None}]
+    assert consumer_members({**group(sub, asg), "protocolType": "connect"}) is None
