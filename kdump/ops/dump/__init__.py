@@ -755,7 +755,7 @@ def _check_time_entry(
         # in a gap of offsets: the log cleaner's in a compacted topic (LogCleaner.cleanInto
         # writes the cleaned segment's time index; LogSegment.findOffsetByTimestamp scans
         # forward from it), lost otherwise; the words verify-index says
-        from ..topics.policy import gap_entry_problem
+        from ..verdict import gap_entry_problem
 
         yield gap_entry_problem(path, where, slot, offset, found.base_offset,
                                 found.last_offset, log.path, topic, max_batch_bytes)

@@ -20,6 +20,15 @@ what is lost says it from this package, never from a judgment of its own:
 
 from __future__ import annotations
 
+from .cleanup import (
+    COMPACTED_INTERNAL,
+    Cleanup,
+    CleanupPolicies,
+    cleanup_of,
+    compacted_by_cleaner,
+    gap_entry_problem,
+    log_cleanup,
+)
 from .logdir import (
     CHECKPOINT_WITNESSES,
     LogDirVerdict,
@@ -29,13 +38,10 @@ from .logdir import (
     log_dirs_of,
 )
 from .partition import (
-    COMPACTED_INTERNAL,
     TAIL_KINDS,
     TAIL_PROBLEMS,
-    Cleanup,
     PartitionVerdict,
     Tail,
-    cleanup_of,
     finds_gaps,
     gap_lost,
     held_pieces,
@@ -46,13 +52,10 @@ from .tracker import LostTracker
 from .witnesses import (
     UNKNOWN_POLICY,
     WITNESS_KINDS,
-    CleanupPolicies,
     LostRange,
     PartitionWitnesses,
     SegmentFiles,
     Witness,
-    compacted_by_cleaner,
-    log_dir_identity,
     lost_problem,
     partition_witnesses,
     replica_log_end,
@@ -80,13 +83,14 @@ __all__ = [
     "cleanup_of",
     "compacted_by_cleaner",
     "finds_gaps",
+    "gap_entry_problem",
     "gap_lost",
     "held_pieces",
     "is_log_dir",
     "judge_log_dir",
     "judge_partition",
     "judge_tail",
-    "log_dir_identity",
+    "log_cleanup",
     "log_dirs_of",
     "lost_problem",
     "partition_witnesses",

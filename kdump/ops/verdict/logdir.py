@@ -23,7 +23,8 @@ from ... import fs as kfs
 from ...files.logdir import parse_partition_dir
 from ...files.text import checkpoint_entries
 from ...findings import INFO, Problem
-from .witnesses import LostRange, Witness, log_dir_identity
+from ..replica_groups import log_dir_identity
+from .witnesses import LostRange, Witness
 
 #: the offset checkpoints a log dir holds, and the witness each entry is
 CHECKPOINT_WITNESSES = (("replication-offset-checkpoint", "high-watermark"),
@@ -160,7 +161,8 @@ def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
     assigns to other brokers only was moved away (ReplicaManager.applyDelta deletes
     the local replica: its checkpoint entries go with the next checkpoint)."""
     log_dir = kfs.abspath(os.fspath(log_dir)).rstrip("/") or "/"
-    cluster, node = log_dir_identity(log_dir)
+    ident = log_dir_identity(log_dir)
+    cluster, node = ident.cluster_id, ident.node_id
     try:
         names = sorted(kfs.listdir(log_dir))
     except FileNotFoundError:
@@ -260,7 +262,8 @@ def _moved_to(log_dir: str, cluster: str | None, node: int | None, others: Itera
     out: dict[tuple[str, int], str] = {}
     for other in others:
         o = kfs.abspath(other).rstrip("/") or "/"
-        if o == log_dir or node is None or log_dir_identity(o) != (cluster, node):
+        them = log_dir_identity(o)
+        if o == log_dir or node is None or (them.cluster_id, them.node_id) != (cluster, node):
             continue
         try:
             names = kfs.listdir(o)

@@ -21,22 +21,16 @@ from ...errors import KdumpError
 from ...files.logdir import KafkaFile, parse_partition_dir
 from ...findings import ERROR, INFO, Problem
 from ...source import FileSource
+from ..replica_groups import log_dir_identity
+from .cleanup import Cleanup, CleanupPolicies, cleanup_of
 from .witnesses import (
-    CleanupPolicies,
     LostRange,
     PartitionWitnesses,
     SegmentFiles,
     Witness,
-    compacted_by_cleaner,
-    log_dir_identity,
     lost_problem,
     witnesses_of,
 )
-
-#: Kafka's own topics created with cleanup.policy=compact (GroupCoordinator,
-#: TransactionStateManager, the schema registry's `_schemas`), compacted when nothing
-#: else says
-COMPACTED_INTERNAL = ("__consumer_offsets", "__transaction_state", "_schemas")
 
 #: the tail kinds a verdict names, and the finding kind each is said with
 TAIL_KINDS: dict[str, str] = {
@@ -48,62 +42,6 @@ TAIL_KINDS: dict[str, str] = {
     "truncated": "truncated",             # a closed segment cut short
     "trailing-bytes": "trailing-bytes",   # bytes too few for a batch header
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Cleanup:
-    """A topic's cleanup policy as judged: ``compacted``; ``source``, where that came
-    from (``--config``/the KRaft metadata's words, ``cleaner-offset-checkpoint``,
-    ``Kafka's own topic``, ``Kafka's default``); ``known``: something beyond Kafka's
-    default says it (a compacted override kept elsewhere is then still possible)."""
-
-    compacted: bool
-    source: str
-    known: bool
-
-
-def cleanup_of(directory: str, topic: str, partition: int,
-               policies: CleanupPolicies | None = None) -> Cleanup:
-    """The cleanup policy of ``topic`` for the partition directory ``directory``:
-    ``policies`` (``--config``, the KRaft metadata), else Kafka's own topics, else a
-    cleaner-offset-checkpoint entry (LogCleanerManager checkpoints only compacted logs),
-    else Kafka's default ``delete`` (not known)."""
-    if policies is not None:
-        try:
-            s = policies.resolver.topic(topic, None)["cleanup.policy"]
-            value = s.value if isinstance(s.value, list) else [str(s.value)]
-            source = str(s.source)
-        except (KdumpError, KeyError, ValueError):  # a bad value: Kafka's default
-            value, source = ["delete"], "default"
-        if "compact" in value:
-            return Cleanup(True, f"cleanup.policy={','.join(value)}, {source}", True)
-        if compacted_by_cleaner(directory, topic, partition):
-            return Cleanup(True, "cleaner-offset-checkpoint names it", True)
-        known = policies.metadata is not None or not source.startswith("default") \
-            or _cleaner_checkpoint_beside(directory)
-        return Cleanup(False, f"cleanup.policy={','.join(value)}, {source}", known)
-    if topic in COMPACTED_INTERNAL:
-        return Cleanup(True, "cleanup.policy=compact, Kafka's own topic", True)
-    if compacted_by_cleaner(directory, topic, partition):
-        return Cleanup(True, "cleaner-offset-checkpoint names it", True)
-    if topic == "__cluster_metadata":
-        return Cleanup(False, "the KRaft metadata log (never cleaned)", True)
-    if _cleaner_checkpoint_beside(directory):
-        return Cleanup(False, "cleanup.policy=delete: the log dir's cleaner-offset-checkpoint "
-                       "does not name it (the cleaner never compacted it)", True)
-    return Cleanup(False, "cleanup.policy=delete, Kafka's default", False)
-
-
-def _cleaner_checkpoint_beside(directory: str) -> bool:
-    """The partition's log dir holds a cleaner-offset-checkpoint: the log cleaner (on by
-    default) creates it at start-up (CheckpointFile creates a missing file) and keeps an
-    entry for every log it has cleaned while that log lives (LogCleanerManager
-    .updateCheckpoints), so one that does not name a partition says the cleaner never
-    compacted it."""
-    if kfs.is_url(directory):
-        return False
-    return os.path.isfile(os.path.join(kfs.dirname(kfs.abspath(directory)),
-                                       "cleaner-offset-checkpoint"))
 
 
 #: the findings that say how a log ends (its tail)
@@ -397,7 +335,8 @@ def judge_partition(directory: str | os.PathLike[str], held: Iterable[tuple[int,
     top, proving = pw.highest_written(include_replicas=False)
     log_dir = kfs.dirname(directory)
     local = not kfs.is_url(directory)
-    cluster, node = log_dir_identity(log_dir) if local else (None, None)
+    ident = log_dir_identity(log_dir) if local else None
+    cluster, node = (ident.cluster_id, ident.node_id) if ident is not None else (None, None)
     return PartitionVerdict(
         directory, log_dir, pw.topic, pw.partition, cleanup, part.state,
         _topic_id(directory) if local else None, cluster, node, tuple(pw.witnesses),
@@ -407,13 +346,10 @@ def judge_partition(directory: str | os.PathLike[str], held: Iterable[tuple[int,
 
 
 __all__ = [
-    "COMPACTED_INTERNAL",
     "TAIL_KINDS",
     "TAIL_PROBLEMS",
-    "Cleanup",
     "PartitionVerdict",
     "Tail",
-    "cleanup_of",
     "finds_gaps",
     "gap_lost",
     "held_pieces",

@@ -13,9 +13,10 @@ from collections.abc import Iterable
 
 from ... import fs as kfs
 from ...findings import Problem
+from .cleanup import CleanupPolicies
 from .logdir import LogDirVerdict, judge_log_dir, live_partition_dirs, log_dirs_of
 from .partition import PartitionVerdict, Tail, held_pieces, judge_partition
-from .witnesses import CleanupPolicies, LostRange, PartitionWitnesses
+from .witnesses import LostRange, PartitionWitnesses
 
 
 def _isdir(p: str) -> bool:
