@@ -19,6 +19,7 @@ from textual.binding import Binding, BindingType
 
 from ..findings import Problem
 from ..ops.browse import (
+    Evidence,
     LogDirNode,
     PartitionFindings,
     PartitionNode,
@@ -58,12 +59,14 @@ class BrowseApp(App[int]):
     ]
 
     def __init__(self, paths: Sequence[str], *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
-                 check: bool = True) -> None:
+                 check: bool = True, overrides: Sequence[str] = ()) -> None:
         super().__init__()
         self.paths = list(paths)
         self.max_batch_bytes = max_batch_bytes
         self.check = check
-        self.logdirs: list[LogDirNode] = browse_tree(self.paths)
+        #: the cleanup policies every partition is judged with (--config, the metadata)
+        self.evidence = Evidence(self.paths, overrides, max_batch_bytes)
+        self.logdirs: list[LogDirNode] = browse_tree(self.paths, self.evidence)
         #: set when every partition's findings are counted (tests wait on it)
         self.checked = threading.Event()
         self._stop = threading.Event()
@@ -95,10 +98,8 @@ class BrowseApp(App[int]):
         judged, logdirs = self.judged, self.logdirs
 
         def run() -> None:
-            from ..ops.verdict import CleanupPolicies
-
             try:
-                policies = CleanupPolicies.for_inputs(self.paths, (), self.max_batch_bytes)
+                policies = self.evidence.policies()
                 if policies is not None:
                     lost = [p.path for p in missing_partitions(self.paths, policies)]
                     self.call_from_thread(self._missing_judged, logdirs, lost)
@@ -141,7 +142,7 @@ class BrowseApp(App[int]):
         way is stopped, and the next starts once it has (in a thread: a partition being
         read is read to its end first)."""
         self._stop.set()
-        self.logdirs = browse_tree(self.paths)
+        self.logdirs = browse_tree(self.paths, self.evidence)
         self.checked = threading.Event()
         self.tree_screen.rebuild("")
         self._judge_missing()

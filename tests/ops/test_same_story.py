@@ -158,6 +158,17 @@ def cut_batch(ld: Path) -> None:
     log.write_bytes(data[:pos[5]] + data[pos[6]:])
 
 
+def cut_batch_compacted_by_metadata(ld: Path) -> None:
+    """:func:`cut_batch` in a topic the log dir's KRaft metadata makes compacted (a
+    ConfigRecord cleanup.policy=compact): the gap is the cleaner's."""
+    cut_batch(ld)
+    lw = w.MetadataLogWriter(ld / "__cluster_metadata-0")
+    lw.append([w.metadata_record("ConfigRecord", {
+        "resourceType": 2, "resourceName": "t", "name": "cleanup.policy",
+        "value": "compact"})], timestamp=1_700_000_000_000)
+    lw.close()
+
+
 def flipped_byte(ld: Path) -> None:
     """One bit flipped inside the batch at offset 10: its CRC fails, nothing is lost."""
     _hw(ld, 30)
@@ -176,6 +187,9 @@ class Shape:
     rc: int
     #: the partition directory's name (browse opens it)
     partition: str = "t-0"
+    #: ``--config`` arguments, given to every command that takes them (a command that
+    #: takes none is not asked: it cannot know)
+    config: tuple[str, ...] = ()
 
 
 SHAPES: dict[str, Shape] = {
@@ -195,6 +209,12 @@ SHAPES: dict[str, Shape] = {
         ("data-lost", (0, 29), "error")}), 1),
     "batch cut from the middle": Shape(cut_batch, frozenset({
         ("data-lost", (25, 29), "error")}), 1),
+    # the same cut in a compacted topic, known only from --config or the KRaft metadata:
+    # the cleaner's gap, no loss in any command (browse judges with the same evidence)
+    "batch cut, compacted per --config": Shape(cut_batch, frozenset(), 0,
+                                               config=("--config", "t:cleanup.policy=compact")),
+    "batch cut, compacted per the KRaft metadata": Shape(cut_batch_compacted_by_metadata,
+                                                         frozenset(), 0),
     "flipped byte": Shape(flipped_byte, frozenset({("crc-mismatch", None, "error")}), 1),
 }
 
@@ -232,17 +252,17 @@ def _problems(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def verify_crc(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
-    rc, objs = _json(kdump, "verify-crc", ld)
+    rc, objs = _json(kdump, "verify-crc", ld, *shape.config)
     return _told(rc, _problems(objs))
 
 
 def verify_index(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
-    rc, objs = _json(kdump, "verify-index", ld)
+    rc, objs = _json(kdump, "verify-index", ld, *shape.config)
     return _told(rc, _problems(objs))
 
 
 def size_report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
-    rc, objs = _json(kdump, "size-report", ld)
+    rc, objs = _json(kdump, "size-report", ld, *shape.config)
     told = _told(rc, _problems(objs))
     # its partition row counts the same loss: every range the story names lost
     lost = sorted(r for _k, r, sev in shape.story if r is not None and sev == "error")
@@ -256,6 +276,8 @@ def size_report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
 
 
 def report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    if shape.config:
+        return None  # no --config
     rc, objs = _json(kdump, "report", ld)
     probs = _problems(objs)
     # verify-crc's and verify-index's findings of one fact are one (finding_key): the
@@ -264,6 +286,8 @@ def report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
 
 
 def dump(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    if shape.config:
+        return None  # no --config
     if shape.build in (lost_log, lost_middle, lost_middle_log, emptied_directory):
         return None  # dump reads one log at a time: these are no bytes of a log
     # a log dir given: the partitions its checkpoints name with no directory too
@@ -275,12 +299,13 @@ def dump(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
 def browse(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     """browse's data (kdump.ops.browse): the partition's findings panel, and each batch
     row's label (a tail row says what the panel says)."""
-    from kdump.ops.browse import PartitionView, browse_tree, partition_findings
+    from kdump.ops.browse import Evidence, PartitionView, browse_tree, partition_findings
 
     if shape.build is emptied_directory:
         return None  # no file: no partition in the tree (the log dir's verdict says it)
     # a partition directory gone: the tree's row of its own with the log dir's verdict
-    [tree] = browse_tree([str(ld)])
+    # kdump browse LD --config ...: judged with the evidence verify-crc is given
+    [tree] = browse_tree([str(ld)], Evidence([str(ld)], shape.config[1::2]))
     [node] = [p for t in tree.topics for p in t.partitions if p.name == shape.partition]
     found = partition_findings(node)
     probs = [{"kind": str(p.kind), "severity": str(p.severity),
@@ -312,6 +337,8 @@ def repair(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     it misses, other damage with none), each range it names lost that no region names is
     ``data-lost``; and its copy, through verify-crc and verify-index, names exactly the
     ranges its manifest names lost (``lost_offsets``)."""
+    if shape.config:
+        return None  # no --config
     topic, _, part = shape.partition.rpartition("-")
     out = ld.parent / "repaired"
     rc, objs = _json(kdump, "repair", ld, "--into", out)
@@ -341,6 +368,8 @@ def retention(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     """retention reads each segment's batches for its largest timestamp: the tails it
     meets are told as verify-crc tells them (what the partition lost elsewhere is not
     retention's to say)."""
+    if shape.config:
+        return None  # no --config
     if shape.build not in (torn_below, torn_past, zeroed_tail):
         return None
     rc, objs = _json(kdump, "retention", ld)

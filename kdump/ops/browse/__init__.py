@@ -17,6 +17,7 @@ from .partition import (
     position_label,
 )
 from .tree import (
+    Evidence,
     LogDirNode,
     PartitionFindings,
     PartitionNode,
@@ -34,6 +35,7 @@ from .tree import (
 __all__ = [
     "PAGE_ROWS",
     "BatchRow",
+    "Evidence",
     "HexField",
     "HexModel",
     "Jump",

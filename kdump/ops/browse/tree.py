@@ -9,6 +9,7 @@ added up with a replica of another.
 from __future__ import annotations
 
 import os
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,6 +26,38 @@ if TYPE_CHECKING:
 
 #: the order severities are counted and shown in
 SEVERITIES = (ERROR, WARNING, INFO)
+
+
+class Evidence:
+    """What browse judges a partition with, the evidence verify-crc is given for the
+    same inputs: the topics' cleanup policies (``--config`` ``overrides``, the KRaft
+    metadata among ``paths``; with the cleaner-offset-checkpoint and Kafka's defaults
+    :func:`kdump.ops.verdict.cleanup_of` decides).  Read once, when a partition is first
+    judged (in browse's worker threads: the metadata log may be long), thread-safe."""
+
+    def __init__(self, paths: Iterable[str], overrides: Iterable[str] = (),
+                 max_batch_bytes: int | None = None) -> None:
+        self.paths = list(paths)
+        self.overrides = tuple(overrides)
+        self.max_batch_bytes = max_batch_bytes
+        self._lock = threading.Lock()
+        self._read = False
+        self._policies: CleanupPolicies | None = None
+
+    def policies(self) -> CleanupPolicies | None:
+        """The cleanup policies (None: neither --config nor KRaft metadata given)."""
+        with self._lock:
+            if not self._read:
+                from ...errors import KdumpError
+                from ..verdict import CleanupPolicies
+
+                try:
+                    self._policies = CleanupPolicies.for_inputs(
+                        self.paths, self.overrides, self.max_batch_bytes)
+                except KdumpError:  # the metadata unreadable: Kafka's defaults stand
+                    self._policies = None
+                self._read = True
+            return self._policies
 
 
 @dataclass(slots=True)
@@ -76,6 +109,8 @@ class PartitionNode:
     #: its bytes, records and findings are theirs, not the whole partition's; None when
     #: the directory was given (or found under a log dir)
     given: list[str] | None = None
+    #: what it is judged with (the cleanup policies), shared by the tree's partitions
+    evidence: Evidence | None = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -111,10 +146,14 @@ def _disk_bytes(path: str) -> int:
     return apparent if allocated is None else allocated
 
 
-def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
+def browse_tree(paths: Iterable[str], evidence: Evidence | None = None) -> list[LogDirNode]:
     """Every partition under ``paths``, by log dir (in the order given) and topic (by
-    name).  Only names and ``stat`` are read here, and each log dir's meta.properties."""
+    name).  Only names and ``stat`` are read here, and each log dir's meta.properties.
+    Each partition is judged with ``evidence`` (default: the KRaft metadata among
+    ``paths``, as verify-crc given them reads it)."""
     paths = list(paths)
+    if evidence is None:
+        evidence = Evidence(paths)
     dirs: dict[str, LogDirNode] = {}
     parts: dict[str, PartitionNode] = {}
     loose: list[Problem] = []
@@ -167,6 +206,7 @@ def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
             t.partitions.sort(key=lambda p: (p.partition, p.state or ""))
             for p in t.partitions:
                 p.segments.sort(key=lambda s: s.base_offset)
+                p.evidence = evidence
     return list(dirs.values())
 
 
@@ -260,14 +300,17 @@ def _size(path: str) -> int:
 def partition_findings(node: PartitionNode, *, max_batch_bytes: int | None = None
                        ) -> PartitionFindings:
     """Read the partition whole (or the files of it given by name), as ``verify-crc``
-    and ``verify-index`` do: its records and every finding, each once, in offset order."""
+    and ``verify-index`` do, judged with the same evidence (the node's
+    :class:`Evidence`: --config, the KRaft metadata among the inputs): its records and
+    every finding, each once, in offset order."""
     from ..verify_crc import FileResult, VerifyOptions, verify_crc
     from ..verify_index import VerifyIndexOptions, verify_index
 
     if node.unreadable is not None:
         return PartitionFindings(findings=[node.unreadable])
-    vopts = VerifyOptions() if max_batch_bytes is None else VerifyOptions(
-        max_batch_bytes=max_batch_bytes)
+    policies = node.evidence.policies() if node.evidence is not None else None
+    vopts = VerifyOptions(policies=policies) if max_batch_bytes is None else VerifyOptions(
+        max_batch_bytes=max_batch_bytes, policies=policies)
     scope = _with_indexes(node.given) if node.given else [node.path]
     out = PartitionFindings()
     seen: set[tuple[object, ...]] = set()
@@ -284,7 +327,7 @@ def partition_findings(node: PartitionNode, *, max_batch_bytes: int | None = Non
         elif isinstance(item, FileResult):
             out.records += item.records
             out.batches += item.batches
-    for item in verify_index(scope, VerifyIndexOptions(), jobs=1):
+    for item in verify_index(scope, VerifyIndexOptions(policies=policies), jobs=1):
         if isinstance(item, Problem):
             add(item)
     out.findings.sort(key=lambda p: finding_order(p, node))

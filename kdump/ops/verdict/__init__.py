@@ -24,10 +24,12 @@ from .cleanup import (
     COMPACTED_INTERNAL,
     Cleanup,
     CleanupPolicies,
+    check_overrides,
     cleanup_of,
     compacted_by_cleaner,
     gap_entry_problem,
     log_cleanup,
+    log_dir_policies,
 )
 from .logdir import (
     CHECKPOINT_WITNESSES,
@@ -80,6 +82,7 @@ __all__ = [
     "SegmentFiles",
     "Tail",
     "Witness",
+    "check_overrides",
     "cleanup_of",
     "compacted_by_cleaner",
     "finds_gaps",
@@ -91,6 +94,7 @@ __all__ = [
     "judge_partition",
     "judge_tail",
     "log_cleanup",
+    "log_dir_policies",
     "log_dirs_of",
     "lost_problem",
     "partition_witnesses",

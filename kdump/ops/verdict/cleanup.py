@@ -123,13 +123,7 @@ class CleanupPolicies:
         broker checks the value: a UsageError naming a bad one) and the topic configs of
         a ``__cluster_metadata`` replica among the inputs (a log dir given, or one of
         the log dirs in a folder given); None when there is neither."""
-        from ...errors import UsageError
-        from ..topics.config import parse_override
-
-        parsed = [parse_override(o) for o in overrides]
-        for topic, key, _value in parsed:
-            if key != "cleanup.policy":
-                raise UsageError(f"--config {topic}:{key}: only cleanup.policy is read here")
+        parsed = check_overrides(overrides)
         dirs = _metadata_dirs(paths)
         metadata = None
         if dirs:
@@ -148,6 +142,19 @@ class CleanupPolicies:
     def compacted(self, partition_dir: str, topic: str, partition: int) -> bool:
         """:func:`cleanup_of` under these policies: is the partition compacted?"""
         return cleanup_of(partition_dir, topic, partition, self).compacted
+
+
+def check_overrides(overrides: Iterable[str]) -> list[tuple[str, str, str]]:
+    """``--config TOPIC:cleanup.policy=VALUE`` parsed and checked as a broker checks the
+    value (topic, key, value); a UsageError names a bad one."""
+    from ...errors import UsageError
+    from ..topics.config import parse_override
+
+    parsed = [parse_override(o) for o in overrides]
+    for topic, key, _value in parsed:
+        if key != "cleanup.policy":
+            raise UsageError(f"--config {topic}:{key}: only cleanup.policy is read here")
+    return parsed
 
 
 def _metadata_dirs(paths: list[str]) -> list[str]:
@@ -191,19 +198,26 @@ def _log_dir_policies(log_dir: str, max_batch_bytes: int) -> CleanupPolicies:
     return CleanupPolicies((), metadata)
 
 
+def log_dir_policies(log_path: str, max_batch_bytes: int | None = None) -> CleanupPolicies:
+    """The policies of the KRaft metadata in the log dir of the log ``log_path`` (its
+    partition directory's parent), read once per log dir: for a command that reads one
+    log at a time and is given no ``--config`` (dump)."""
+    from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
+
+    directory = kfs.dirname(log_path).rstrip("/") or "."
+    return _log_dir_policies(kfs.dirname(directory) or ".",
+                             max_batch_bytes or DEFAULT_MAX_BATCH_BYTES)
+
+
 def log_cleanup(log_path: str, topic: str, policies: CleanupPolicies | None = None,
                 max_batch_bytes: int | None = None) -> Cleanup:
     """:func:`cleanup_of` for the partition holding ``log_path``; without ``policies``
-    (a command given no ``--config`` and no metadata) those of the KRaft metadata in the
-    log's own log dir."""
+    (a command given no ``--config`` and no metadata) :func:`log_dir_policies`."""
     directory = kfs.dirname(log_path).rstrip("/") or "."
     part = parse_partition_dir(os.path.basename(directory))
     partition = part.partition if part is not None else -1
     if policies is None:
-        from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
-
-        policies = _log_dir_policies(kfs.dirname(directory) or ".",
-                                     max_batch_bytes or DEFAULT_MAX_BATCH_BYTES)
+        policies = log_dir_policies(log_path, max_batch_bytes)
     return cleanup_of(directory, topic, partition, policies)
 
 
@@ -238,5 +252,5 @@ def gap_entry_problem(path: str, where: int, slot: int, offset: int, first: int,
                    "dir): lost unless the topic is compacted", severity=WARNING, extra=extra)
 
 
-__all__ = ["COMPACTED_INTERNAL", "Cleanup", "CleanupPolicies", "cleanup_of",
-           "compacted_by_cleaner", "gap_entry_problem", "log_cleanup"]
+__all__ = ["COMPACTED_INTERNAL", "Cleanup", "CleanupPolicies", "check_overrides", "cleanup_of",
+           "compacted_by_cleaner", "gap_entry_problem", "log_cleanup", "log_dir_policies"]

@@ -104,7 +104,8 @@ def _policy_note(p: Problem, cleanup: Cleanup, topic: str) -> None:
                      f"{topic}:cleanup.policy=compact")
 
 
-def gap_lost(log_path: str, first: int, last: int) -> Problem | None:
+def gap_lost(log_path: str, first: int, last: int, policies: CleanupPolicies | None = None
+             ) -> Problem | None:
     """The ``data-lost`` finding of offsets ``first``..``last`` missing between two
     batches of the log ``log_path`` (a delete-policy topic's), with the partition's
     witnesses, as its verdict names it: for a command that reads one log at a time
@@ -112,7 +113,7 @@ def gap_lost(log_path: str, first: int, last: int) -> Problem | None:
     pw = witnesses_of(kfs.dirname(log_path))
     if pw is None:
         return None
-    cleanup = cleanup_of(pw.directory, pw.topic, pw.partition)
+    cleanup = cleanup_of(pw.directory, pw.topic, pw.partition, policies)
     pw.compacted, pw.policy_known = cleanup.compacted, cleanup.known
     for r in pw.lost_ranges([(first - 1, first - 1), (last + 1, last + 1)]):
         if r.first == first and r.last == last and r.explained is None:
