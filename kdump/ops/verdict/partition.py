@@ -12,7 +12,7 @@ again as ``data-lost``).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,14 +48,39 @@ TAIL_KINDS: dict[str, str] = {
 TAIL_PROBLEMS = frozenset({"in-flight", "zero-tail", "truncated", "trailing-bytes"})
 
 
-def finds_gaps(f: KafkaFile, policies: CleanupPolicies | None = None) -> bool:
+def finds_gaps(f: KafkaFile, policies: CleanupPolicies | None = None,
+               compacted: Collection[str] | None = None) -> bool:
     """Should a scan of the log ``f`` note the gaps between its batches?  A local
     segment of a live partition of a delete-policy topic: there a gap is lost data (a
-    compacted topic's gaps are the cleaner's, and a scan stays fast there)."""
+    compacted topic's gaps are the cleaner's, and a scan stays fast there).
+    ``compacted``: the partition directories judged compacted already (by
+    :func:`compacted_dirs`, where the policies were read: a Spark driver), in place of
+    judging here."""
     if f.kind != "log" or f.topic is None or f.partition is None \
             or f.partition_state is not None or kfs.is_url(f.path):
         return False
+    if compacted is not None:
+        return kfs.dirname(f.path) not in compacted
     return not cleanup_of(kfs.dirname(f.path), f.topic, f.partition, policies).compacted
+
+
+def compacted_dirs(files: Iterable[KafkaFile], policies: CleanupPolicies | None
+                   ) -> frozenset[str]:
+    """The partition directories of the logs ``files`` whose topic is compacted under
+    ``policies`` (:func:`cleanup_of`): what an executor that cannot read the policies
+    (a Spark task) is given, so that it looks for gaps where the local command does."""
+    out: set[str] = set()
+    seen: set[str] = set()
+    for f in files:
+        if f.kind != "log" or f.topic is None or f.partition is None:
+            continue
+        d = kfs.dirname(f.path)
+        if d in seen:
+            continue
+        seen.add(d)
+        if cleanup_of(d, f.topic, f.partition, policies).compacted:
+            out.add(d)
+    return frozenset(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,6 +376,7 @@ __all__ = [
     "TAIL_PROBLEMS",
     "PartitionVerdict",
     "Tail",
+    "compacted_dirs",
     "finds_gaps",
     "gap_lost",
     "held_pieces",
