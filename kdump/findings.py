@@ -96,6 +96,10 @@ KINDS: Final[dict[str, str]] = {
     "snapshot-mismatch": "a producer snapshot entry disagrees with the log",
     "leader-epoch": "the leader-epoch-checkpoint disagrees with the batches' leader epochs",
     "checkpoint": "a checkpoint file does not parse or disagrees with the partitions",
+    "assigned-absent": "the KRaft metadata assigns a partition to this log dir's broker and "
+    "the log dir holds no directory of it: a warning when the metadata pins the replica to "
+    "this log dir and counts it in sync, information otherwise; never offsets lost by "
+    "itself (the checkpoints' data-lost says those)",
     "bad-file": "a small metadata file does not parse",
     # tiered storage (a remote storage among the inputs, with __remote_log_metadata)
     "remote-segment": "what __remote_log_metadata says about a remote segment (info)",
@@ -238,6 +242,11 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "(LeaderEpochFileCache.truncateFromStart, as LogLoader applies it)",
     "checkpoint": "CheckpointFile's format (version, count, entries) and the partitions the "
     "log dir holds",
+    "assigned-absent": "ReplicaManager.applyDelta creates an assigned replica's log "
+    "(Partition.createLogIfNotExists, LogManager.getOrCreateLog) and the checkpoints name it "
+    "(ReplicaManager.checkpointHighWatermarks); PartitionRecord.directories (KIP-858) pins it "
+    "to a log dir; a new partition's ISR is its live replicas (ReplicationControlManager."
+    "createTopic)",
     "bad-file": "MetaProperties (meta.properties) and PartitionMetadataFile "
     "(partition.metadata) formats",
     "remote-segment": "RemoteLogSegmentMetadata records of __remote_log_metadata",

@@ -23,10 +23,10 @@ from ..ops.browse import (
     LogDirNode,
     PartitionFindings,
     PartitionNode,
+    add_absent,
     browse_tree,
     drop_explained,
-    is_missing_row,
-    missing_partitions,
+    log_dir_verdicts,
     partition_findings,
 )
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
@@ -87,22 +87,23 @@ class BrowseApp(App[int]):
         self._judge_missing()
 
     def _judge_missing(self) -> None:
-        """The partitions the checkpoints name with no directory, judged again with the
-        KRaft metadata among the inputs, as verify-crc judges them (a deleted topic's is
-        Kafka's own work): in a daemon thread, as the metadata log may be long; the rows
-        it explains leave the tree.  ``judged`` is set when done (tests wait on it)."""
+        """The log dirs judged again with the KRaft metadata among the inputs, as
+        verify-crc judges them: the partitions the checkpoints name with no directory (a
+        deleted topic's is Kafka's own work: the rows it explains leave the tree) and the
+        replicas it assigns here and absent (each log dir's findings, ``f``).  In a daemon
+        thread, as the metadata log may be long; ``judged`` is set when done (tests wait
+        on it)."""
         self.judged = threading.Event()
-        if not any(is_missing_row(p) for ld in self.logdirs for p in ld.partitions):
-            self.judged.set()
-            return
         judged, logdirs = self.judged, self.logdirs
 
         def run() -> None:
             try:
                 policies = self.evidence.policies()
                 if policies is not None:
-                    lost = [p.path for p in missing_partitions(self.paths, policies)]
-                    self.call_from_thread(self._missing_judged, logdirs, lost)
+                    found = log_dir_verdicts(self.paths, policies)
+                    lost = [p.path for p in found if p.kind == "data-lost"
+                            and isinstance(p.extra, dict) and "topic" in p.extra]
+                    self.call_from_thread(self._missing_judged, logdirs, lost, found)
             except Exception:  # the judgement without the metadata stands
                 pass
             finally:
@@ -110,8 +111,11 @@ class BrowseApp(App[int]):
 
         threading.Thread(target=run, name="kdump-browse-verdict", daemon=True).start()
 
-    def _missing_judged(self, logdirs: list[LogDirNode], lost: list[str]) -> None:
-        if logdirs is self.logdirs and drop_explained(self.logdirs, lost):
+    def _missing_judged(self, logdirs: list[LogDirNode], lost: list[str],
+                        found: list[Problem]) -> None:
+        if logdirs is not self.logdirs:
+            return
+        if drop_explained(self.logdirs, lost) + add_absent(self.logdirs, found):
             self.tree_screen.rebuild(self.tree_screen.pattern)
 
     def _check_all(self) -> None:

@@ -461,3 +461,94 @@ def test_a_gone_directory_the_kraft_metadata_explains(
     policies = CleanupPolicies.for_inputs([str(ld)])
     kept = [p.path for p in missing_partitions([str(ld)], policies)]
     assert kept == ([str(ld / "u-0")] if said is None else [])
+
+
+def _assigning_logdir(ld: Path, *, cluster: str = "kdump-test-cluster") -> dict[str, str]:
+    """Broker 1's log dir (directory.id ``here``) holding t-0 only, and KRaft metadata
+    assigning it more: a pinned in-sync replica (a-0), a pinned out-of-sync one (b-0),
+    one pinned to no log dir (c-0: MIGRATING, metadata before KIP-858), one pinned to
+    another log dir of the broker (d-0), one being moved away (e-0), and a pinned in-sync
+    one the checkpoints name with nothing written (f-0: created here, gone)."""
+    here, other, elsewhere = w.uuid_of(101), w.uuid_of(102), w.uuid_of(103)
+    ld.mkdir(parents=True)
+    (ld / "meta.properties").write_bytes(w.meta_properties(
+        {"version": "1", "node.id": "1", "cluster.id": cluster, "directory.id": here}))
+    (ld / "replication-offset-checkpoint").write_bytes(w.offset_checkpoint(
+        [("t", 0, 20), ("f", 0, 0)]))
+    _partition(ld / "t-0", 20)
+    lw = w.MetadataLogWriter(ld / "__cluster_metadata-0")
+    records = []
+    placed: dict[str, tuple[list[int], list[int], list[str] | None, list[int]]] = {
+        "t": ([1], [1], [here], []),
+        "a": ([1, 2], [1, 2], [here, other], []),
+        "b": ([2, 1], [2], [other, here], []),
+        "c": ([1, 2], [1, 2], None, []),
+        "d": ([1, 2], [1, 2], [elsewhere, other], []),
+        "e": ([1, 2], [1, 2], [here, other], [1]),
+        "f": ([1], [1], [here], []),
+    }
+    for n, (topic, (replicas, isr, dirs, removing)) in enumerate(placed.items()):
+        tid = w.uuid_of(n + 1)
+        records.append(w.metadata_record("TopicRecord", {"name": topic, "topicId": tid}))
+        records.append(w.metadata_record("PartitionRecord", {
+            "partitionId": 0, "topicId": tid, "replicas": replicas, "isr": isr,
+            "removingReplicas": removing, "leader": isr[0], "leaderEpoch": 3,
+            "partitionEpoch": 0, **({"directories": dirs} if dirs else {})}))
+    lw.append(records)
+    lw.close()
+    return {"here": here}
+
+
+#: (partition, severity, what its detail says) of each replica assigned and absent
+_ABSENT = [
+    ("a-0", "warning", "replicas [1, 2], ISR [1, 2], leader 1, leader epoch 3, log dir "
+                       "{here}, this one) and there is neither a directory nor a checkpoint "
+                       "entry here"),
+    ("b-0", "info", "an out-of-sync replica"),
+    ("c-0", "info", "log dir MIGRATING) and there is neither a directory nor a checkpoint "
+                    "entry here (a broker creates a replica's log when it applies the "
+                    "assignment and checkpoints it within seconds: it was never created "
+                    "here, or went with its entries): the metadata does not pin the replica "
+                    "to this log dir"),
+    ("f-0", "warning", "the checkpoints name it with nothing written (its log was created "
+                       "here and is gone): an in-sync replica with no log"),
+]
+
+
+@pytest.mark.parametrize("command", ["verify-crc", "verify-index", "size-report", "report",
+                                     "dump"])
+def test_a_replica_assigned_here_and_absent(kdump: KdumpRunner, tmp_path: Path,
+                                            command: str) -> None:
+    """A partition the KRaft metadata assigns to this broker with no directory here is
+    said by every command, from the log dir's verdict: a warning when the metadata pins
+    it to this log dir and counts it in sync, information otherwise, never offsets lost
+    (nothing proves a record was written to it); one pinned to another log dir or being
+    moved away is not this log dir's."""
+    ld = tmp_path / "ld"
+    ids = _assigning_logdir(ld)
+    rc, objs = _json(kdump, command, ld)
+    absent = [p for p in _problems(objs) if p["kind"] == "assigned-absent"]
+    assert [(Path(p["file"]).name, p["severity"]) for p in absent] == \
+        [(name, sev) for name, sev, _said in _ABSENT]
+    for p, (_name, _sev, said) in zip(absent, _ABSENT, strict=True):
+        assert said.format(**ids) in p["detail"]
+        assert "lost_offsets" not in p
+    assert rc == 1  # the warnings
+    assert not [p for p in _problems(objs) if p["kind"] == "data-lost"]
+
+
+def test_metadata_of_another_cluster_says_nothing_of_a_log_dir(kdump: KdumpRunner,
+                                                             tmp_path: Path) -> None:
+    """Log dirs of two clusters given together: the KRaft metadata read in one judges
+    none of the other's partitions (node 1 of cluster B is not node 1 of cluster A)."""
+    _assigning_logdir(tmp_path / "a")
+    other = tmp_path / "b"
+    other.mkdir()
+    (other / "meta.properties").write_bytes(w.meta_properties(
+        {"version": "1", "node.id": "1", "cluster.id": "another-cluster"}))
+    _partition(other / "t-0", 20)
+    rc, objs = _json(kdump, "verify-crc", tmp_path / "a", other)
+    absent = sorted(Path(p["file"]).parent.name + "/" + Path(p["file"]).name
+                    for p in _problems(objs) if p["kind"] == "assigned-absent")
+    assert absent == ["a/a-0", "a/b-0", "a/c-0", "a/f-0"]
+    assert rc == 1

@@ -217,11 +217,34 @@ def missing_partitions(paths: Iterable[str], policies: CleanupPolicies | None = 
     verify-crc names it.  Without ``policies`` (a CleanupPolicies) only the log dirs'
     checkpoints are read; with them, the KRaft metadata's assignments too (a topic it
     no longer holds was deleted: Kafka's own work, no loss)."""
+    return [p for p in log_dir_verdicts(paths, policies)
+            if p.kind == "data-lost" and isinstance(p.extra, dict) and "topic" in p.extra]
+
+
+def log_dir_verdicts(paths: Iterable[str], policies: CleanupPolicies | None = None
+                     ) -> list[Problem]:
+    """Every finding of the log dirs given (kdump.ops.verdict's LogDirVerdict), as
+    verify-crc names them: partitions the checkpoints name with no directory and, with
+    ``policies`` holding the KRaft metadata, the replicas it assigns here and absent."""
     from ..verdict import LostTracker
 
-    tracker = LostTracker(list(paths), policies)
-    return [p for p in tracker.missing_partitions()
-            if p.kind == "data-lost" and isinstance(p.extra, dict) and "topic" in p.extra]
+    return LostTracker(list(paths), policies).missing_partitions()
+
+
+def add_absent(logdirs: list[LogDirNode], found: Iterable[Problem]) -> int:
+    """The ``assigned-absent`` findings among ``found`` added to their log dir's node (its
+    findings, ``f`` in the tree), each once.  How many were added."""
+    by_path = {ld.path: ld for ld in logdirs}
+    added = 0
+    for p in found:
+        if p.kind != "assigned-absent":
+            continue
+        ld = by_path.get(kfs.dirname(p.path))
+        if ld is None or any(q.kind == p.kind and q.path == p.path for q in ld.problems):
+            continue
+        ld.problems.append(p)
+        added += 1
+    return added
 
 
 def is_missing_row(node: PartitionNode) -> bool:

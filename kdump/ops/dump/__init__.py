@@ -220,7 +220,7 @@ def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
         yield from dump_file(item, opts)
     # the partitions a log dir's checkpoints name with no directory: lost, as every
     # command says (kdump.ops.verdict.logdir)
-    yield from LostTracker(paths).missing_partitions()
+    yield from LostTracker.for_log_dirs(paths, opts.max_batch_bytes).missing_partitions()
 
 
 def dump_file(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:

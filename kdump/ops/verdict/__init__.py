@@ -33,6 +33,7 @@ from .cleanup import (
 )
 from .logdir import (
     CHECKPOINT_WITNESSES,
+    AbsentReplica,
     LogDirVerdict,
     MissingPartition,
     is_log_dir,
@@ -72,6 +73,7 @@ __all__ = [
     "TAIL_PROBLEMS",
     "UNKNOWN_POLICY",
     "WITNESS_KINDS",
+    "AbsentReplica",
     "Cleanup",
     "CleanupPolicies",
     "LogDirVerdict",

@@ -10,6 +10,33 @@ explains it: the directory renamed ``-delete`` (``LogManager.asyncDelete``), ``-
 dir), or the partition's live directory in another log dir of the same broker (moved by
 ``alterReplicaLogDirs``).  A broker given this log dir again would create the
 partition empty at offset 0 and hand those offsets out a second time.
+
+A partition the KRaft metadata assigns to this broker with no directory here
+(:class:`AbsentReplica`, kind ``assigned-absent``) is judged from Kafka's own rules
+(3.9): a broker creates a replica's log as soon as it applies the metadata assigning it
+(``ReplicaManager.applyDelta`` -> ``applyLocalLeadersDelta``/``applyLocalFollowersDelta``
+-> ``Partition.makeLeader``/``makeFollower`` -> ``createLogIfNotExists`` ->
+``LogManager.getOrCreateLog``), and names every log it holds in the log dir's checkpoints
+within seconds, even an empty one (``ReplicaManager.checkpointHighWatermarks`` writes each
+online log's high watermark, 0 included; ``LogManager.checkpointLogRecoveryOffsetsInDir``
+every log of the dir).  So a replica with neither directory nor checkpoint entry was never
+created here (the broker had not applied the assignment when the copy was taken, or never
+ran since), or went with its checkpoints.  ISR membership proves no data on it: a new
+partition's ISR is every live replica of its assignment, their logs empty
+(``ReplicationControlManager.createTopic``: ``isr`` = the replicas ``isActive``).  So
+nothing here names offsets lost (only the checkpoints do, :class:`MissingPartition`), and
+the severity says what the metadata claims of the replica: a **warning** when it pins the
+replica to this very log dir (``PartitionRecord.directories``, KIP-858: a broker with one
+log dir is assigned it at creation, ``ClusterControlManager.defaultDir``; a broker with
+several reports the dir after creating the log, ``ReplicaManager.maybeUpdateTopicAssignment``
+-> ``AssignReplicasToDirs``) and counts it in sync (in the ISR, or the leader): a broker
+given this log dir would start it empty while the controller may elect it leader; an
+**information** otherwise (an out-of-sync replica the broker creates and fills from the
+leader; or a log dir the metadata does not name: ``MIGRATING``/``UNASSIGNED``/``LOST``, or
+a log dir without ``directory.id``, where another log dir of the broker may hold it).  A
+replica being moved away (``removingReplicas``), or pinned to another log dir of the
+broker, is not this log dir's to hold.  The metadata judges a log dir only of its own
+cluster (``cluster.id`` of the log dir it was read in).
 """
 
 from __future__ import annotations
@@ -22,7 +49,7 @@ from typing import Any
 from ... import fs as kfs
 from ...files.logdir import parse_partition_dir
 from ...files.text import checkpoint_entries
-from ...findings import INFO, Problem
+from ...findings import INFO, WARNING, Problem
 from ..replica_groups import log_dir_identity
 from .witnesses import LostRange, Witness
 
@@ -85,22 +112,93 @@ class MissingPartition:
                        extra={**extra, "lost_offsets": [r.first, r.last]})
 
 
+#: ``DirectoryId``'s reserved ids, as the metadata image holds them (kdump.metadata.image)
+_RESERVED_DIRS = {"AAAAAAAAAAAAAAAAAAAAAA": "MIGRATING", "AAAAAAAAAAAAAAAAAAAAAQ": "UNASSIGNED",
+                  "AAAAAAAAAAAAAAAAAAAAAg": "LOST"}
+
+
+@dataclass(frozen=True, slots=True)
+class AbsentReplica:
+    """A partition the KRaft metadata assigns to this log dir's broker with no directory
+    here (see the module docstring): ``replicas``, ``isr``, ``leader``, ``leader_epoch``
+    as the image holds them; ``directory_id`` the log dir it assigns the replica to (a
+    reserved name: ``MIGRATING``, ``UNASSIGNED``, ``LOST``); ``pinned``: that is this log
+    dir's ``directory.id``; ``named``: the checkpoints name it (with nothing written: the
+    log was created here and is gone)."""
+
+    log_dir: str
+    topic: str
+    partition: int
+    directory: str
+    node: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    leader: int
+    leader_epoch: int
+    directory_id: str
+    pinned: bool
+    named: bool
+    source: str
+
+    @property
+    def in_sync(self) -> bool:
+        return self.node in self.isr or self.leader == self.node
+
+    @property
+    def severity(self) -> str:
+        return WARNING if self.pinned and self.in_sync else INFO
+
+    def finding(self) -> Problem:
+        where = f"the KRaft metadata ({self.source})" if self.source else "the KRaft metadata"
+        dirs = (f"log dir {self.directory_id}, this one" if self.pinned else
+                f"log dir {_RESERVED_DIRS.get(self.directory_id, self.directory_id)}")
+        state = (f"replicas {list(self.replicas)}, ISR {list(self.isr)}, leader {self.leader}, "
+                 f"leader epoch {self.leader_epoch}, {dirs}")
+        here = ("no directory here, and the checkpoints name it with nothing written (its "
+                "log was created here and is gone)" if self.named else
+                "neither a directory nor a checkpoint entry here (a broker creates a "
+                "replica's log when it applies the assignment and checkpoints it within "
+                "seconds: it was never created here, or went with its entries)")
+        if self.severity == WARNING:
+            why = ("an in-sync replica with no log: a broker given this log dir starts it "
+                   "empty while the controller may elect it leader; no offsets are named "
+                   "lost, as nothing here proves a record was written to this replica (a "
+                   "new partition's ISR is every live replica, its logs empty)")
+        elif not self.pinned:
+            why = ("the metadata does not pin the replica to this log dir: another log dir "
+                   "of this broker, not given, may hold it")
+        else:
+            why = ("an out-of-sync replica: the broker creates it and fetches from the "
+                   "leader when it applies the metadata")
+        return Problem(self.directory, None, "assigned-absent",
+                       f"{self.topic}-{self.partition}: {where} assigns it to this broker "
+                       f"({self.node}; {state}) and there is {here}: {why}",
+                       severity=self.severity,
+                       extra={"topic": self.topic, "partition": self.partition,
+                              "replicas": list(self.replicas), "isr": list(self.isr),
+                              "leader": self.leader, "leader_epoch": self.leader_epoch,
+                              "directory_id": self.directory_id})
+
+
 @dataclass(frozen=True, slots=True)
 class LogDirVerdict:
     """The verdict of one log dir: ``missing`` partitions its checkpoints name (each
-    lost or explained); ``cluster_id``/``node_id`` from its meta.properties."""
+    lost or explained); ``absent`` replicas the KRaft metadata assigns to its broker
+    with no directory here; ``cluster_id``/``node_id`` from its meta.properties."""
 
     log_dir: str
     cluster_id: str | None
     node_id: int | None
     missing: tuple[MissingPartition, ...]
+    absent: tuple[AbsentReplica, ...] = ()
 
     @property
     def data_lost(self) -> bool:
         return any(m.data_lost for m in self.missing)
 
     def findings(self) -> list[Problem]:
-        return [p for m in self.missing if (p := m.finding()) is not None]
+        out = [p for m in self.missing if (p := m.finding()) is not None]
+        return out + [a.finding() for a in self.absent]
 
 
 def is_log_dir(path: str) -> bool:
@@ -153,16 +251,29 @@ def live_partition_dirs(log_dir: str) -> list[str]:
 
 def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
                   assignments: dict[tuple[str, int], list[int]] | None = None,
-                  metadata_source: str = "") -> LogDirVerdict:
+                  metadata_source: str = "", *, metadata: Any = None) -> LogDirVerdict:
     """The verdict of ``log_dir``; ``others``: the other log dirs given (a partition's
     live directory in one of the same broker explains its absence here);
     ``assignments``: each partition's replicas as the KRaft metadata image says
     (None: no metadata read): a topic it no longer holds was deleted, a partition it
     assigns to other brokers only was moved away (ReplicaManager.applyDelta deletes
-    the local replica: its checkpoint entries go with the next checkpoint)."""
+    the local replica: its checkpoint entries go with the next checkpoint).
+    ``metadata``: the image's configs and placements (a
+    :class:`kdump.ops.topics.config.MetadataConfigs`; its assignments, source and
+    placements stand for the two before): the replicas it assigns here with no
+    directory are :class:`AbsentReplica`.  Metadata read in a log dir of another
+    cluster says nothing of this one."""
     log_dir = kfs.abspath(os.fspath(log_dir)).rstrip("/") or "/"
     ident = log_dir_identity(log_dir)
     cluster, node = ident.cluster_id, ident.node_id
+    placements = None
+    if metadata is not None:
+        assignments = getattr(metadata, "assignments", None)
+        metadata_source = str(getattr(metadata, "source", "") or "")
+        placements = getattr(metadata, "placements", None)
+        theirs = getattr(metadata, "cluster_id", None)
+        if theirs is not None and cluster is not None and theirs != cluster:
+            assignments = placements = None
     try:
         names = sorted(kfs.listdir(log_dir))
     except FileNotFoundError:
@@ -193,6 +304,8 @@ def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
                 entries.setdefault(key, [])
     missing: list[MissingPartition] = []
     moved = _moved_to(log_dir, cluster, node, others)
+    #: named by the checkpoints with nothing written, no directory, nothing explaining it
+    named_empty: set[tuple[str, int]] = set()
     for key in sorted(set(entries) | set(starts)):
         if key in live or _unreadable_dir(os.path.join(log_dir, f"{key[0]}-{key[1]}")):
             continue
@@ -216,12 +329,33 @@ def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
         if explained is None and assignments is not None:
             explained = _by_metadata(key, node, assignments, metadata_source)
         if lost is None and explained is None:
+            named_empty.add(key)
             continue
         missing.append(MissingPartition(log_dir, key[0], key[1],
                                         os.path.join(log_dir, f"{key[0]}-{key[1]}"), start,
                                         top, tuple(sorted(ws, key=lambda w: w.end)), lost,
                                         explained, key in starts))
-    return LogDirVerdict(log_dir, cluster, node, tuple(missing))
+    absent: list[AbsentReplica] = []
+    if placements is not None and node is not None:
+        held = live | set(special) | set(moved) | {(m.topic, m.partition) for m in missing}
+        for key in sorted(placements):
+            pl = placements[key]
+            replicas = [int(r) for r in pl.get("replicas") or []]
+            if key in held or node not in replicas or node in (pl.get("removing_replicas") or []) \
+                    or _unreadable_dir(os.path.join(log_dir, f"{key[0]}-{key[1]}")):
+                continue
+            dirs = list(pl.get("directories") or [])
+            did = str(dirs[replicas.index(node)]) if len(dirs) == len(replicas) \
+                else "AAAAAAAAAAAAAAAAAAAAAA"
+            mine = ident.directory_id
+            if did not in _RESERVED_DIRS and mine is not None and did != mine:
+                continue  # pinned to another log dir of this broker: not this one's
+            absent.append(AbsentReplica(
+                log_dir, key[0], key[1], os.path.join(log_dir, f"{key[0]}-{key[1]}"), node,
+                tuple(replicas), tuple(int(r) for r in pl.get("isr") or []),
+                int(pl.get("leader", -1)), int(pl.get("leader_epoch", 0)), did,
+                mine is not None and did == mine, key in named_empty, metadata_source))
+    return LogDirVerdict(log_dir, cluster, node, tuple(missing), tuple(absent))
 
 
 def _unreadable_dir(path: str) -> bool:
@@ -276,5 +410,5 @@ def _moved_to(log_dir: str, cluster: str | None, node: int | None, others: Itera
     return out
 
 
-__all__ = ["CHECKPOINT_WITNESSES", "LogDirVerdict", "MissingPartition", "is_log_dir",
+__all__ = ["CHECKPOINT_WITNESSES", "AbsentReplica", "LogDirVerdict", "MissingPartition", "is_log_dir",
            "judge_log_dir", "live_partition_dirs", "log_dirs_of"]

@@ -897,3 +897,37 @@ def test_a_gone_partition_the_metadata_explains_leaves_the_tree(tmp_path: Path) 
             assert label_of(app, "orders-0")  # the tree rebuilt from them
             assert id(ld.partitions[4]) in app.tree_screen.leaves
     run(go())
+
+
+def test_replicas_assigned_here_and_absent_are_the_log_dirs_findings(tmp_path: Path) -> None:
+    """The replicas the KRaft metadata assigns to the log dir's broker with no directory
+    here are the log dir's findings in browse (``f`` on it), as verify-crc says them:
+    the same partitions, kinds and severities."""
+    from tests.ops.test_same_story import _assigning_logdir
+
+    ld = tmp_path / "ld"
+    _assigning_logdir(ld)
+    crc = [(p.path, str(p.kind), str(p.severity)) for p in verify_crc([str(ld)], VerifyOptions(
+        policies=cleanup_policies_of([str(ld)])), jobs=1)
+        if getattr(p, "kind", None) == "assigned-absent"]
+    assert [(os.path.basename(a), b, c) for a, b, c in crc] == [
+        ("a-0", "assigned-absent", "warning"), ("b-0", "assigned-absent", "info"),
+        ("c-0", "assigned-absent", "info"), ("f-0", "assigned-absent", "warning")]
+
+    async def go() -> None:
+        app = BrowseApp([str(ld)], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            for _ in range(400):
+                if app.judged.is_set():
+                    break
+                await pilot.pause(0.05)
+            await pilot.pause()
+            [node] = app.logdirs
+            assert [(p.path, str(p.kind), str(p.severity)) for p in node.problems] == crc
+    run(go())
+
+
+def cleanup_policies_of(paths: list[str]) -> Any:
+    from kdump.cli.options import cleanup_policies
+
+    return cleanup_policies(paths, (), 16 << 20)
