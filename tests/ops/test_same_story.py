@@ -463,7 +463,7 @@ def test_a_gone_directory_the_kraft_metadata_explains(
     assert kept == ([str(ld / "u-0")] if said is None else [])
 
 
-def _assigning_logdir(ld: Path, *, cluster: str = "kdump-test-cluster") -> dict[str, str]:
+def assigning_logdir(ld: Path, *, cluster: str = "kdump-test-cluster") -> dict[str, str]:
     """Broker 1's log dir (directory.id ``here``) holding t-0 only, and KRaft metadata
     assigning it more: a pinned in-sync replica (a-0), a pinned out-of-sync one (b-0),
     one pinned to no log dir (c-0: MIGRATING, metadata before KIP-858), one pinned to
@@ -525,7 +525,7 @@ def test_a_replica_assigned_here_and_absent(kdump: KdumpRunner, tmp_path: Path,
     (nothing proves a record was written to it); one pinned to another log dir or being
     moved away is not this log dir's."""
     ld = tmp_path / "ld"
-    ids = _assigning_logdir(ld)
+    ids = assigning_logdir(ld)
     rc, objs = _json(kdump, command, ld)
     absent = [p for p in _problems(objs) if p["kind"] == "assigned-absent"]
     assert [(Path(p["file"]).name, p["severity"]) for p in absent] == \
@@ -541,7 +541,7 @@ def test_metadata_of_another_cluster_says_nothing_of_a_log_dir(kdump: KdumpRunne
                                                              tmp_path: Path) -> None:
     """Log dirs of two clusters given together: the KRaft metadata read in one judges
     none of the other's partitions (node 1 of cluster B is not node 1 of cluster A)."""
-    _assigning_logdir(tmp_path / "a")
+    assigning_logdir(tmp_path / "a")
     other = tmp_path / "b"
     other.mkdir()
     (other / "meta.properties").write_bytes(w.meta_properties(
