@@ -54,8 +54,9 @@ KINDS: Final[dict[str, str]] = {
     "in-flight": "the last batch of the active segment is still being written",
     "data-lost": "offsets the partition's witnesses prove written (high watermark, recovery "
     "point, log start offset, leader epochs, index entries, producer snapshot and segment "
-    "names, .txnindex) that no batch on disk holds: `lost_offsets` [first, last] and the "
-    "`witnesses` naming them",
+    "names, .txnindex; for a partition gone whose current leader epoch this broker led, "
+    "another replica's batches of that epoch) that no batch on disk holds: `lost_offsets` "
+    "[first, last] and the `witnesses` naming them",
     "trailing-bytes": "bytes at the end too short to hold a batch header",
     "no-batch": "a file named like a segment in which not one batch can be framed: it holds "
     "no Kafka data",
@@ -176,7 +177,9 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "log end), LogLoader.recoverLog (the recovery point), LogLoader."
     "deleteSegmentsIfLogStartGreaterThanLogEnd, LogSegment.append (index entries only for "
     "batches written), ProducerStateManager.takeSnapshot (named at the log end), UnifiedLog.roll "
-    "(a segment is named at the log end: delete-policy segments are contiguous)",
+    "(a segment is named at the log end: delete-policy segments are contiguous), "
+    "UnifiedLog.appendAsLeader (a batch's partitionLeaderEpoch is its leader's: appended there "
+    "first)",
     "trailing-bytes": "FileLogInputStream.nextBatch: fewer than HEADER_SIZE_UP_TO_MAGIC bytes "
     "left end the log",
     "no-batch": "FileLogInputStream.nextBatch returns no batch; LogSegment.recover truncates "

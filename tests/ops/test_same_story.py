@@ -552,3 +552,47 @@ def test_metadata_of_another_cluster_says_nothing_of_a_log_dir(kdump: KdumpRunne
                     for p in _problems(objs) if p["kind"] == "assigned-absent")
     assert absent == ["a/a-0", "a/b-0", "a/c-0", "a/f-0"]
     assert rc == 1
+
+
+@pytest.mark.parametrize("command", ["verify-crc", "verify-index", "size-report", "report",
+                                     "dump"])
+def test_offsets_another_replica_holds_in_the_epoch_this_broker_led(
+        kdump: KdumpRunner, tmp_path: Path, command: str) -> None:
+    """a-0 is gone from broker 1, the leader of its epoch 3 by the KRaft metadata, and
+    broker 2 (the same cluster) holds offsets 10-19 in epoch 3: a leader appends first,
+    so they were written on broker 1 and are lost there (data-lost, an error); the
+    other replicas assigned and absent stay as they were."""
+    ld = tmp_path / "ld"
+    assigning_logdir(ld)
+    b2 = tmp_path / "b2"
+    b2.mkdir()
+    (b2 / "meta.properties").write_bytes(w.meta_properties(
+        {"version": "1", "node.id": "2", "cluster.id": "kdump-test-cluster"}))
+    w.write_replica(b2 / "a-0", w.replica_batches([(0, 10, 0), (10, 10, 3)]))
+    rc, objs = _json(kdump, command, ld, b2)
+    mine = [p for p in _problems(objs) if Path(p["file"]).parent == ld
+            and p["kind"] in ("data-lost", "assigned-absent")]
+    assert [(Path(p["file"]).name, p["kind"], p["severity"], p.get("lost_offsets"))
+            for p in mine] == [
+        ("a-0", "data-lost", "error", [10, 19]),
+        ("b-0", "assigned-absent", "info", None), ("c-0", "assigned-absent", "info", None),
+        ("f-0", "assigned-absent", "warning", None)]
+    assert mine[0]["detail"] == (
+        f"offsets 10-19 (10 offsets) were written on this replica and the partition directory "
+        f"a-0 is gone from the log dir: the KRaft metadata ({ld / '__cluster_metadata-0'} (to "
+        f"offset 13)) makes this broker (1) the leader of epoch 3, and {b2 / 'a-0'} (broker 2) "
+        "holds these offsets in that epoch (a leader appends first, its followers copy its "
+        "batches): lost on this replica")
+    assert rc == 1
+    if command == "size-report":
+        [total] = [o for o in objs if o["type"] == "total"]
+        assert total["offsets_lost"] == 10
+    if command == "verify-crc":  # browse: the log dir's findings (f), the same facts
+        from kdump.ops.browse import Evidence, add_absent, browse_tree, log_dir_verdicts
+
+        paths = [str(ld), str(b2)]
+        tree = browse_tree(paths)
+        add_absent(tree, log_dir_verdicts(paths, Evidence(paths).policies()))
+        [node] = [t for t in tree if t.path == str(ld)]
+        assert [(Path(p.path).name, str(p.kind), str(p.severity)) for p in node.problems] == [
+            (Path(p["file"]).name, p["kind"], p["severity"]) for p in mine]

@@ -232,12 +232,15 @@ def log_dir_verdicts(paths: Iterable[str], policies: CleanupPolicies | None = No
 
 
 def add_absent(logdirs: list[LogDirNode], found: Iterable[Problem]) -> int:
-    """The ``assigned-absent`` findings among ``found`` added to their log dir's node (its
-    findings, ``f`` in the tree), each once.  How many were added."""
+    """The findings among ``found`` of partitions the KRaft metadata assigns here with no
+    directory (``assigned-absent``, and the ``data-lost`` of one whose offsets another
+    replica proves written here, which no row of the tree stands for) added to their log
+    dir's node (its findings, ``f`` in the tree), each once.  How many were added."""
     by_path = {ld.path: ld for ld in logdirs}
+    rows = {p.path for ld in logdirs for p in ld.partitions}
     added = 0
     for p in found:
-        if p.kind != "assigned-absent":
+        if p.kind != "assigned-absent" and not (p.kind == "data-lost" and p.path not in rows):
             continue
         ld = by_path.get(kfs.dirname(p.path))
         if ld is None or any(q.kind == p.kind and q.path == p.path for q in ld.problems):

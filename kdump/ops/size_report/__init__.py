@@ -477,6 +477,8 @@ class SizeTotals:
         for v in tracker.log_dirs.values():
             self.total.offsets_lost += sum(m.lost.count for m in v.missing
                                            if m.data_lost and m.lost is not None)
+            self.total.offsets_lost += sum(a.written.count for a in v.absent
+                                           if a.written is not None)
         return out
 
     def _partition_groups(self) -> list[list[tuple[Any, ...]]]:

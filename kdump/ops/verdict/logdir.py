@@ -24,8 +24,14 @@ created here (the broker had not applied the assignment when the copy was taken,
 ran since), or went with its checkpoints.  ISR membership proves no data on it: a new
 partition's ISR is every live replica of its assignment, their logs empty
 (``ReplicationControlManager.createTopic``: ``isr`` = the replicas ``isActive``).  So
-nothing here names offsets lost (only the checkpoints do, :class:`MissingPartition`), and
-the severity says what the metadata claims of the replica: a **warning** when it pins the
+nothing here names offsets lost (only the checkpoints do, :class:`MissingPartition`) but
+one witness: when the metadata makes this broker the leader of the partition's current
+epoch and another replica given (the same cluster, another node) holds batches of that
+epoch, those offsets were appended here first (``UnifiedLog.appendAsLeader`` stamps the
+leader's epoch on each batch; followers append the leader's batches as they are,
+``appendAsFollower``): ``data-lost`` with their range (the replica's
+leader-epoch-checkpoint entry for the epoch to the next entry or its log end).
+Otherwise the severity says what the metadata claims of the replica: a **warning** when it pins the
 replica to this very log dir (``PartitionRecord.directories``, KIP-858: a broker with one
 log dir is assigned it at creation, ``ClusterControlManager.defaultDir``; a broker with
 several reports the dir after creating the log, ``ReplicaManager.maybeUpdateTopicAssignment``
@@ -47,11 +53,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import fs as kfs
+from ...errors import KdumpError
 from ...files.logdir import parse_partition_dir
-from ...files.text import checkpoint_entries
+from ...files.text import checkpoint_entries, iter_checkpoint
 from ...findings import INFO, WARNING, Problem
+from ...source import FileSource
 from ..replica_groups import log_dir_identity
-from .witnesses import LostRange, Witness
+from .witnesses import LostRange, Witness, replica_log_end
 
 #: the offset checkpoints a log dir holds, and the witness each entry is
 CHECKPOINT_WITNESSES = (("replication-offset-checkpoint", "high-watermark"),
@@ -139,6 +147,12 @@ class AbsentReplica:
     pinned: bool
     named: bool
     source: str
+    #: offsets another replica holds in the epoch this broker leads: written here
+    written: LostRange | None = None
+
+    @property
+    def data_lost(self) -> bool:
+        return self.written is not None
 
     @property
     def in_sync(self) -> bool:
@@ -150,6 +164,21 @@ class AbsentReplica:
 
     def finding(self) -> Problem:
         where = f"the KRaft metadata ({self.source})" if self.source else "the KRaft metadata"
+        if self.written is not None:
+            r = self.written
+            n = f"{r.count:,} offset{'s' if r.count != 1 else ''}"
+            [w] = r.witnesses
+            return Problem(self.directory, None, "data-lost",
+                           f"{r.offsets_text} ({n}) were written on this replica and the "
+                           f"partition directory {self.topic}-{self.partition} is gone from "
+                           f"the log dir: {where} makes this broker ({self.node}) the leader "
+                           f"of epoch {self.leader_epoch}, and {w.path} (broker {w.broker_id}) "
+                           "holds these offsets in that epoch (a leader appends first, its "
+                           "followers copy its batches): lost on this replica",
+                           base_offset=r.first,
+                           extra={"topic": self.topic, "partition": self.partition,
+                                  "lost_offsets": [r.first, r.last],
+                                  "witnesses": [w.to_json()]})
         dirs = (f"log dir {self.directory_id}, this one" if self.pinned else
                 f"log dir {_RESERVED_DIRS.get(self.directory_id, self.directory_id)}")
         state = (f"replicas {list(self.replicas)}, ISR {list(self.isr)}, leader {self.leader}, "
@@ -194,7 +223,7 @@ class LogDirVerdict:
 
     @property
     def data_lost(self) -> bool:
-        return any(m.data_lost for m in self.missing)
+        return any(m.data_lost for m in self.missing) or any(a.data_lost for a in self.absent)
 
     def findings(self) -> list[Problem]:
         out = [p for m in self.missing if (p := m.finding()) is not None]
@@ -354,8 +383,41 @@ def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
                 log_dir, key[0], key[1], os.path.join(log_dir, f"{key[0]}-{key[1]}"), node,
                 tuple(replicas), tuple(int(r) for r in pl.get("isr") or []),
                 int(pl.get("leader", -1)), int(pl.get("leader_epoch", 0)), did,
-                mine is not None and did == mine, key in named_empty, metadata_source))
+                mine is not None and did == mine, key in named_empty, metadata_source,
+                _led_here(key, node, cluster, int(pl.get("leader", -1)),
+                          int(pl.get("leader_epoch", 0)), others)))
     return LogDirVerdict(log_dir, cluster, node, tuple(missing), tuple(absent))
+
+
+def _led_here(key: tuple[str, int], node: int, cluster: str | None, leader: int, epoch: int,
+              others: Iterable[str]) -> LostRange | None:
+    """The offsets another replica of the partition given (the same cluster, another
+    node) holds in leader epoch ``epoch``, when ``node`` leads it (``leader``): they were
+    appended on ``node`` first.  The widest such range; None when none is known."""
+    if leader != node or cluster is None:
+        return None
+    best: LostRange | None = None
+    for other in others:
+        o = kfs.abspath(other).rstrip("/") or "/"
+        them = log_dir_identity(o)
+        if them.cluster_id != cluster or them.node_id is None or them.node_id == node:
+            continue
+        d = os.path.join(o, f"{key[0]}-{key[1]}")
+        try:
+            with FileSource(os.path.join(d, "leader-epoch-checkpoint")) as src:
+                entries = [(int(e.fields["epoch"]), int(e.fields["start_offset"]))
+                           for e in iter_checkpoint(src, "leader-epoch-checkpoint")]
+        except KdumpError:
+            continue
+        starts = [s for e, s in entries if e == epoch]
+        if not starts:
+            continue
+        later = [s for e, s in entries if e > epoch]
+        end = min(later) if later else replica_log_end(d)
+        if end > starts[0] and (best is None or end - starts[0] > best.count):
+            best = LostRange(starts[0], end - 1,
+                             (Witness("replica", d, end, broker_id=them.node_id),))
+    return best
 
 
 def _unreadable_dir(path: str) -> bool:
