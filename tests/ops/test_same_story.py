@@ -276,9 +276,7 @@ def size_report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
 
 
 def report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
-    if shape.config:
-        return None  # no --config
-    rc, objs = _json(kdump, "report", ld)
+    rc, objs = _json(kdump, "report", ld, *shape.config)
     probs = _problems(objs)
     # verify-crc's and verify-index's findings of one fact are one (finding_key): the
     # story is told once whichever check said it

@@ -88,6 +88,9 @@ class ReportOptions:
     argv: tuple[str, ...] = ()
     #: ``--kafka-version X.Y``: the release whose layouts internal topics are read with
     kafka_version: str | None = None
+    #: ``--config TOPIC:cleanup.policy=...``: topics' cleanup policies above the KRaft
+    #: metadata's, as verify-crc takes them
+    overrides: tuple[str, ...] = ()
 
 
 def section(name: str) -> dict[str, Any]:
@@ -397,13 +400,13 @@ def report(paths: Iterable[str], opts: ReportOptions) -> Iterator[Any]:
                                "clean": counts["error"] == 0 and counts["warning"] == 0})
 
 
-def _policies(paths: list[str], max_batch_bytes: int) -> Any:
-    """The topics' cleanup policies from the KRaft metadata among the inputs (None: none
-    read; an unreadable metadata log is its own finding elsewhere)."""
+def _policies(paths: list[str], max_batch_bytes: int, overrides: tuple[str, ...] = ()) -> Any:
+    """The topics' cleanup policies from ``--config`` and the KRaft metadata among the
+    inputs (None: neither; an unreadable metadata log is its own finding elsewhere)."""
     from ..verdict import CleanupPolicies
 
     try:
-        return CleanupPolicies.for_inputs(paths, max_batch_bytes=max_batch_bytes)
+        return CleanupPolicies.for_inputs(paths, overrides, max_batch_bytes=max_batch_bytes)
     except KdumpError:
         return None
 
@@ -458,7 +461,7 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
     ReadCounter.new_pass()
     # every check judges a topic's gaps by its cleanup policy as verify-crc does (the
     # KRaft metadata's configs among the inputs; kdump.ops.verdict)
-    policies = _policies(paths, opts.max_batch_bytes)
+    policies = _policies(paths, opts.max_batch_bytes, opts.overrides)
     for row in size_report(paths, SizeOptions(by="partition", max_batch_bytes=opts.max_batch_bytes,
                                               policies=policies), opts.jobs):
         if not isinstance(row, Problem):  # the same damage verify-crc reports
