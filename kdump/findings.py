@@ -54,8 +54,9 @@ KINDS: Final[dict[str, str]] = {
     "in-flight": "the last batch of the active segment is still being written",
     "data-lost": "offsets the partition's witnesses prove written (high watermark, recovery "
     "point, log start offset, leader epochs, index entries, producer snapshot and segment "
-    "names, .txnindex) that no batch on disk holds: `lost_offsets` [first, last] and the "
-    "`witnesses` naming them",
+    "names, .txnindex; for a partition gone whose current leader epoch this broker led, "
+    "another replica's batches of that epoch) that no batch on disk holds: `lost_offsets` "
+    "[first, last] and the `witnesses` naming them",
     "trailing-bytes": "bytes at the end too short to hold a batch header",
     "no-batch": "a file named like a segment in which not one batch can be framed: it holds "
     "no Kafka data",
@@ -96,6 +97,10 @@ KINDS: Final[dict[str, str]] = {
     "snapshot-mismatch": "a producer snapshot entry disagrees with the log",
     "leader-epoch": "the leader-epoch-checkpoint disagrees with the batches' leader epochs",
     "checkpoint": "a checkpoint file does not parse or disagrees with the partitions",
+    "assigned-absent": "the KRaft metadata assigns a partition to this log dir's broker and "
+    "the log dir holds no directory of it: a warning when the metadata pins the replica to "
+    "this log dir and counts it in sync, information otherwise; never offsets lost by "
+    "itself (the checkpoints' data-lost says those)",
     "bad-file": "a small metadata file does not parse",
     # tiered storage (a remote storage among the inputs, with __remote_log_metadata)
     "remote-segment": "what __remote_log_metadata says about a remote segment (info)",
@@ -172,7 +177,9 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "log end), LogLoader.recoverLog (the recovery point), LogLoader."
     "deleteSegmentsIfLogStartGreaterThanLogEnd, LogSegment.append (index entries only for "
     "batches written), ProducerStateManager.takeSnapshot (named at the log end), UnifiedLog.roll "
-    "(a segment is named at the log end: delete-policy segments are contiguous)",
+    "(a segment is named at the log end: delete-policy segments are contiguous), "
+    "UnifiedLog.appendAsLeader (a batch's partitionLeaderEpoch is its leader's: appended there "
+    "first)",
     "trailing-bytes": "FileLogInputStream.nextBatch: fewer than HEADER_SIZE_UP_TO_MAGIC bytes "
     "left end the log",
     "no-batch": "FileLogInputStream.nextBatch returns no batch; LogSegment.recover truncates "
@@ -238,6 +245,11 @@ ARGUED_FROM: Final[dict[str, str]] = {
     "(LeaderEpochFileCache.truncateFromStart, as LogLoader applies it)",
     "checkpoint": "CheckpointFile's format (version, count, entries) and the partitions the "
     "log dir holds",
+    "assigned-absent": "ReplicaManager.applyDelta creates an assigned replica's log "
+    "(Partition.createLogIfNotExists, LogManager.getOrCreateLog) and the checkpoints name it "
+    "(ReplicaManager.checkpointHighWatermarks); PartitionRecord.directories (KIP-858) pins it "
+    "to a log dir; a new partition's ISR is its live replicas (ReplicationControlManager."
+    "createTopic)",
     "bad-file": "MetaProperties (meta.properties) and PartitionMetadataFile "
     "(partition.metadata) formats",
     "remote-segment": "RemoteLogSegmentMetadata records of __remote_log_metadata",

@@ -8,7 +8,7 @@ import sys
 import click
 
 from .exitcodes import ExitCode
-from .options import max_batch_bytes_option
+from .options import cleanup_policy_option, max_batch_bytes_option
 
 INSTALL_HINT = ("kdump browse needs Textual: pip install 'kdump[tui]'")
 
@@ -19,8 +19,10 @@ INSTALL_HINT = ("kdump browse needs Textual: pip install 'kdump[tui]'")
               help="Do not read each partition in the background to count its records and "
                    "findings (verify-crc and verify-index; n/N still reads the partition "
                    "it is pressed in).")
+@cleanup_policy_option
 @max_batch_bytes_option
-def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int) -> ExitCode:
+def browse_command(paths: tuple[str, ...], no_check: bool, overrides: tuple[str, ...],
+                   max_batch_bytes: int) -> ExitCode:
     """Explore log dirs interactively, from a partition down to the damaged byte.
 
     A tree of the log dirs under PATHS (broker id), their topics and partitions, each
@@ -53,6 +55,8 @@ def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int)
     End/G on a segment with no offset index entry near its end reads it in the
     background with a progress line (Escape stops); a partition the log dir's
     checkpoints name with no directory is a row of the tree with its data-lost finding.
+    Each partition is judged as verify-crc judges it given the same PATHS and --config
+    (the KRaft metadata among PATHS, cleaner-offset-checkpoint, Kafka's defaults).
 
     Needs the tui extra (pip install 'kdump[tui]') and a terminal; exit 0 when you
     quit, 2 (one line, the terminal restored) if it stops on an internal error.
@@ -62,6 +66,9 @@ def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int)
     except ImportError:
         click.echo(f"kdump: {INSTALL_HINT}", err=True)
         return ExitCode.ERROR
+    from ..ops.verdict import check_overrides
+
+    check_overrides(overrides)  # a bad --config: exit 2, said before anything is drawn
     if not (sys.stdin.isatty() and sys.stdout.isatty()):
         click.echo("kdump: browse is interactive: it needs a terminal (for a listing, use "
                    "dump, verify-crc or report)", err=True)
@@ -73,7 +80,8 @@ def browse_command(paths: tuple[str, ...], no_check: bool, max_batch_bytes: int)
     from ..tui.app import BrowseApp
 
     try:
-        app = BrowseApp(paths, max_batch_bytes=max_batch_bytes, check=not no_check)
+        app = BrowseApp(paths, max_batch_bytes=max_batch_bytes, check=not no_check,
+                        overrides=overrides)
         app.run()
     except Exception as e:  # the terminal could not be driven, the tree not walked
         click.echo(f"kdump: browse: {type(e).__name__}: {e}".splitlines()[0], err=True)

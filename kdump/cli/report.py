@@ -8,6 +8,7 @@ import click
 
 from .exitcodes import ExitCode
 from .options import (
+    cleanup_policy_option,
     jobs_option,
     kafka_version_option,
     max_batch_bytes_option,
@@ -29,11 +30,13 @@ from .options import (
               "JSON Lines on stdout, the same objects the page shows.")
 @click.option("--top", type=click.IntRange(min=1), default=20, show_default=True,
               help="Rows shown per table before the rest is folded away (one click to open).")
+@cleanup_policy_option
 @max_batch_bytes_option
 @jobs_option
 @kafka_version_option
 def report_command(paths: tuple[str, ...], output: str | None, fmt: str, top: int,
-                   max_batch_bytes: int, jobs: int | None, kafka_version: str | None) -> ExitCode:
+                   overrides: tuple[str, ...], max_batch_bytes: int, jobs: int | None,
+                   kafka_version: str | None) -> ExitCode:
     """One incident report over PATHS: a self-contained HTML page that opens offline.
 
     Chain of custody first (kdump's version, the command line, start and end time in UTC,
@@ -58,7 +61,9 @@ def report_command(paths: tuple[str, ...], output: str | None, fmt: str, top: in
     """
     from ..errors import UsageError
     from ..ops.report import PASSES, ReportOptions, check_output, report
+    from ..ops.verdict import check_overrides
 
+    check_overrides(overrides)  # a bad --config: exit 2 before anything is read
     if fmt == "html":
         if not output:
             raise click.UsageError("--output FILE is required for the HTML report "
@@ -72,5 +77,5 @@ def report_command(paths: tuple[str, ...], output: str | None, fmt: str, top: in
     out = renderer("report", fmt, output=output, top=top)
     opts = ReportOptions(max_batch_bytes=max_batch_bytes, jobs=resolve_jobs(jobs),
                          argv=("kdump", *sys.argv[1:]) if sys.argv else (),
-                         kafka_version=kafka_version)
+                         kafka_version=kafka_version, overrides=overrides)
     return run(report(paths, opts), out, progress=paths, label="report", passes=PASSES)

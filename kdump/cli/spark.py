@@ -16,6 +16,8 @@ from ..limits import SPLIT_BYTES
 from .exitcodes import ExitCode
 from .options import (
     DECODER_CHOICES,
+    cleanup_policies,
+    cleanup_policy_option,
     format_option,
     kafka_version_option,
     max_batch_bytes_option,
@@ -133,12 +135,14 @@ def spark_group() -> None:
 @top_option
 @click.option("--shallow", is_flag=True,
               help="Batch headers only: no decompression, no per-record sizes.")
+@cleanup_policy_option
 @format_option()
 @max_batch_bytes_option
 @spark_options
 def spark_size_report(paths: tuple[str, ...], by: str, top: int | None, shallow: bool,
-                      fmt: str | None, max_batch_bytes: int, master: str | None,
-                      conf: tuple[str, ...], verbose: bool, ship: bool) -> ExitCode:
+                      overrides: tuple[str, ...], fmt: str | None, max_batch_bytes: int,
+                      master: str | None, conf: tuple[str, ...], verbose: bool,
+                      ship: bool) -> ExitCode:
     """kdump size-report on Spark: the same rows and numbers, segments read in parallel.
 
     Each segment (its .log, indexes and snapshot) is read by one task; the driver
@@ -146,7 +150,10 @@ def spark_size_report(paths: tuple[str, ...], by: str, top: int | None, shallow:
     """
     from ..ops.size_report import SizeOptions
 
-    opts = SizeOptions(by=by, top=top, deep=not shallow, max_batch_bytes=max_batch_bytes)
+    # the cleanup policies are read here, on the driver (the executors are given what
+    # they decide: kdump.spark.jobs), as the local command reads them
+    opts = SizeOptions(by=by, top=top, deep=not shallow, max_batch_bytes=max_batch_bytes,
+                       policies=cleanup_policies(paths, overrides, max_batch_bytes))
     out = renderer("size-report", fmt)
 
     def body(ks: Any) -> ExitCode:
@@ -160,17 +167,20 @@ def spark_size_report(paths: tuple[str, ...], by: str, top: int | None, shallow:
 @spark_group.command("verify-crc")
 @click.argument("paths", nargs=-1, required=True, type=click.Path())
 @verify_crc_options
+@cleanup_policy_option
 @format_option()
 @max_batch_bytes_option
 @spark_options
-def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool, fmt: str | None,
-                     max_batch_bytes: int, master: str | None, conf: tuple[str, ...],
-                     verbose: bool, ship: bool) -> ExitCode:
+def spark_verify_crc(paths: tuple[str, ...], shallow: bool, strict: bool,
+                     overrides: tuple[str, ...], fmt: str | None, max_batch_bytes: int,
+                     master: str | None, conf: tuple[str, ...], verbose: bool,
+                     ship: bool) -> ExitCode:
     """kdump verify-crc on Spark: the same findings and summary, logs checked in parallel
     (one task per log).  Exit 1 when anything is wrong."""
     from ..ops.verify_crc import VerifyOptions
 
-    opts = VerifyOptions(deep=not shallow, max_batch_bytes=max_batch_bytes, resync=not strict)
+    opts = VerifyOptions(deep=not shallow, max_batch_bytes=max_batch_bytes, resync=not strict,
+                         policies=cleanup_policies(paths, overrides, max_batch_bytes))
     out = renderer("findings", fmt)
 
     def body(ks: Any) -> ExitCode:

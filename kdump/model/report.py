@@ -32,6 +32,18 @@ KINDS: Kinds = typed({
                          "not be read"),
         ("error", "str|null", "why it could not be read; null"),
     ]),
+    "cluster_image": ("report: the cluster whose KRaft metadata image the cluster section's "
+                      "objects after it describe (one per cluster.id among the inputs, each "
+                      "from the fullest replica of its own metadata log)", [
+        ("cluster_id", "str|null", "the cluster.id of the log dir holding the metadata log"),
+        ("metadata_dir", "str", "the __cluster_metadata-0 directory read"),
+    ]),
+    "log_dir": ("report: a log dir holding the data section's partitions, with the cluster "
+                "and broker its meta.properties name (rows are kept apart by them)", [
+        ("log_dir", "str", "as the partition rows name it"),
+        ("cluster_id", "str|null", "cluster.id (null: none written)"),
+        ("broker_id", "int|null", "node.id or broker.id (null: none)"),
+    ]),
     "activity": ("report: a topic's records over time, from batch timestamps (each partition "
                  "counted once, from its replica holding the most records)", [
         ("topic", "str", ""), ("bucket_ms", "int", "width of a bucket"),

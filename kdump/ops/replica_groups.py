@@ -69,6 +69,9 @@ class LogDirIdentity:
     meta_version: int | None
     #: why something is missing (None: both cluster.id and the node are known)
     why: str | None
+    #: ``directory.id`` (KRaft brokers since 3.7 write one per log dir: KIP-858,
+    #: MetaProperties), the id the KRaft metadata assigns replicas to
+    directory_id: str | None = None
 
     def describe(self) -> str:
         node = f"{self.node_key}={self.node_id}" if self.node_id is not None else "no node id"
@@ -103,7 +106,8 @@ def log_dir_identity(log_dir: str) -> LogDirIdentity:
     missing = [n for n, v in (("cluster.id", cluster), ("node.id or broker.id", node_key))
                if v is None]
     why = bad or (f"{meta} names no {' and no '.join(missing)}" if missing else None)
-    return LogDirIdentity(log_dir, cluster, node, node_key, meta_version, why)
+    return LogDirIdentity(log_dir, cluster, node, node_key, meta_version, why,
+                          props.get("directory.id") or None)
 
 
 def same_cluster(a: LogDirIdentity, b: LogDirIdentity) -> tuple[bool, str]:

@@ -59,6 +59,10 @@ class VerifyOptions:
     #: topics' cleanup.policy (a compacted topic's gaps are information); None: Kafka's
     #: own topics and cleaner-offset-checkpoint entries are compacted, others delete
     policies: CleanupPolicies | None = None
+    #: the partition directories judged compacted where the policies were read (a Spark
+    #: driver's, for its executors: :func:`kdump.ops.verdict.compacted_dirs`); None: judged
+    #: here from ``policies``
+    compacted: frozenset[str] | None = None
 
 
 @dataclass(slots=True)
@@ -201,7 +205,8 @@ def _merged_ranges(opts: VerifyOptions, first: Any, rest: Iterator[Any], merged:
         elif ended.in_step and (rng.start == 0 or (
                 prev is not None and ended.min_last is not None and ended.min_last > prev)):
             if rng.start and prev is not None and ended.first is not None \
-                    and ended.first > prev + 1 and finds_gaps(rng.file, opts.policies):
+                    and ended.first > prev + 1 \
+                    and finds_gaps(rng.file, opts.policies, opts.compacted):
                 part.gaps.insert(0, (prev + 1, ended.first - 1))  # at the range's start
             yield from problems
             prev = ended.max_last if prev is None or ended.max_last is None \
@@ -368,7 +373,7 @@ def verify_log(f: KafkaFile, opts: VerifyOptions, result: FileResult, start: int
     if ended is None:
         ended = RangeEnd()
     result.active = f.active
-    gaps = finds_gaps(f, opts.policies)
+    gaps = finds_gaps(f, opts.policies, opts.compacted)
     with src:
         if start == 0:
             result.size = src.size

@@ -14,7 +14,6 @@ from .verdict import (
     Witness,
     compacted_by_cleaner,
     judge_tail,
-    log_dir_identity,
     lost_problem,
     partition_witnesses,
     replica_log_end,
@@ -22,5 +21,5 @@ from .verdict import (
 )
 
 __all__ = ["WITNESS_KINDS", "CleanupPolicies", "LostRange", "LostTracker", "PartitionWitnesses",
-           "SegmentFiles", "Witness", "compacted_by_cleaner", "judge_tail", "log_dir_identity",
+           "SegmentFiles", "Witness", "compacted_by_cleaner", "judge_tail",
            "lost_problem", "partition_witnesses", "replica_log_end", "witnesses_of"]

@@ -67,6 +67,25 @@ class _Bounded:
         return self.total - len(self.items)
 
 
+class ClusterView:
+    """One cluster's metadata image in the report's cluster section: its ``image``,
+    ``timeline`` and other objects (``meta``, by kind)."""
+
+    def __init__(self, cluster_id: str | None, metadata_dir: str | None) -> None:
+        self.cluster_id = cluster_id
+        self.metadata_dir = metadata_dir
+        self.image: dict[str, Any] | None = None
+        self.timeline: dict[str, Any] | None = None
+        self.meta: dict[str, _Bounded] = {}
+
+    @property
+    def stopped(self) -> bool:
+        return self.image is not None and self.image.get("cluster_state") == "stopped"
+
+    @property
+    def meta_objects(self) -> dict[str, list[dict[str, Any]]]:
+        return {k: v.items for k, v in self.meta.items()}
+
 class HtmlReportRenderer:
     format = "html"
 
@@ -89,13 +108,17 @@ class HtmlReportRenderer:
         self.unread_files = 0
         self.unreadable_files = 0
         self.meta: dict[str, _Bounded] = {}
+        #: each cluster's metadata image, apart (the first is also ``image``/``meta``)
+        self.clusters: list[ClusterView] = []
+        #: log dir -> its cluster.id (the report's log_dir objects): rows kept apart
+        self.log_dir_clusters: dict[str, str | None] = {}
         self.image: dict[str, Any] | None = None
         self.statuses: Counter[str] = Counter()
         self.timeline: dict[str, Any] | None = None
         self.partitions = _Bounded()
         self.topic_agg: dict[str, dict[str, Any]] = {}
         self.broker_agg: dict[str, dict[str, Any]] = {}
-        self.best_replica: dict[tuple[str, int], tuple[int]] = {}
+        self.best_replica: dict[tuple[str, str, int], tuple[int]] = {}
         self.total: dict[str, Any] | None = None
         self.activity: list[dict[str, Any]] = []
         self.comparisons = _Bounded()
@@ -160,12 +183,25 @@ class HtmlReportRenderer:
             self.unread_files += not obj["read"]
             self.unreadable_files += obj["error"] is not None
         elif self.section == "cluster":
+            if kind == "cluster_image" or not self.clusters:
+                self.clusters.append(ClusterView(obj.get("cluster_id"), obj.get("metadata_dir"))
+                                     if kind == "cluster_image" else ClusterView(None, None))
+                if kind == "cluster_image":
+                    return
+            c = self.clusters[-1]
+            first = len(self.clusters) == 1
             if kind == "image":
-                self.image = obj
+                c.image = obj
+                self.image = self.image if not first else obj
             elif kind == "timeline":
-                self.timeline = obj
+                c.timeline = obj
+                self.timeline = self.timeline if not first else obj
             elif isinstance(kind, str):
-                self.meta.setdefault(kind, _Bounded()).add(obj)
+                c.meta.setdefault(kind, _Bounded()).add(obj)
+                if first:
+                    self.meta = c.meta
+        elif self.section == "data" and kind == "log_dir":
+            self.log_dir_clusters[obj["log_dir"]] = obj["cluster_id"]
         elif self.section == "data":
             if kind == "partition":
                 self._partition_row(obj)
@@ -302,13 +338,16 @@ class HtmlReportRenderer:
         self.partitions.add(p)
         if p.get("offsets_lost") or p.get("records_claimed") != p.get("records_readable"):
             self.partition_damage = True
-        t = self.topic_agg.setdefault(p["topic"], {
-            "topic": p["topic"], "bytes": 0, "disk_bytes": 0, "replicas": 0, "partitions": 0,
-            "records": 0, "min_timestamp": None, "max_timestamp": None})
+        # one cluster's topic is not another's of the same name (kdump.ops.replica_groups)
+        cluster = self.log_dir_clusters.get(p.get("log_dir") or "")
+        t = self.topic_agg.setdefault(f"{cluster or ''}\0{p['topic']}", {
+            "topic": p["topic"], "cluster": cluster, "bytes": 0, "disk_bytes": 0,
+            "replicas": 0, "partitions": 0, "records": 0, "min_timestamp": None,
+            "max_timestamp": None})
         t["bytes"] += p["bytes"]
         t["disk_bytes"] = _plus(t["disk_bytes"], p.get("disk_bytes"))
         t["replicas"] += 1
-        key = (p["topic"], p["partition"])
+        key = (cluster or "", p["topic"], p["partition"])
         best = self.best_replica.get(key)
         if best is None:
             t["partitions"] += 1
@@ -321,18 +360,27 @@ class HtmlReportRenderer:
             if v is not None and v >= 0:
                 t[f] = v if t[f] is None else pick(t[f], v)
         b = self.broker_agg.setdefault(p["log_dir"], {
-            "log_dir": p["log_dir"], "broker_id": p["broker_id"], "bytes": 0, "disk_bytes": 0,
-            "partitions": 0, "records": 0})
+            "log_dir": p["log_dir"], "broker_id": p["broker_id"], "cluster": cluster,
+            "bytes": 0, "disk_bytes": 0, "partitions": 0, "records": 0})
         b["bytes"] += p["bytes"]
         b["disk_bytes"] = _plus(b["disk_bytes"], p.get("disk_bytes"))
         b["partitions"] += 1
         b["records"] += p["records"]
 
     def _topics(self) -> list[dict[str, Any]]:
-        """Per topic: bytes (every replica), partitions, replicas, records (the fullest
-        replica of each partition), first and last timestamp; largest first."""
+        """Per topic of each cluster: bytes (every replica), partitions, replicas, records
+        (the fullest replica of each partition), first and last timestamp; largest first."""
         return sorted(self.topic_agg.values(), key=lambda t: (
-            is_internal_topic(t["topic"]), -t["bytes"], t["topic"]))
+            is_internal_topic(t["topic"]), -t["bytes"], t["topic"], t["cluster"] or ""))
+
+    @property
+    def several_clusters(self) -> bool:
+        """The inputs hold log dirs (or metadata logs) of more than one cluster: every
+        table names each row's cluster."""
+        return len(set(self.log_dir_clusters.values())) > 1 or len(self.clusters) > 1
+
+    def cluster_of(self, log_dir: str) -> str | None:
+        return self.log_dir_clusters.get(log_dir)
 
     def _brokers(self) -> list[dict[str, Any]]:
         return sorted(self.broker_agg.values(), key=lambda b: (-b["bytes"], b["log_dir"]))
@@ -457,6 +505,7 @@ class HtmlReportRenderer:
 
     def _meta_objects(self) -> dict[str, list[dict[str, Any]]]:
         return {k: v.items for k, v in self.meta.items()}
+
 
     def _charts(self) -> dict[str, str]:
         from .charts import bar_chart, events_chart, time_chart

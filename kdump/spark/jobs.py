@@ -14,15 +14,15 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 from .. import fs as kfs
 from ..files.logdir import KafkaFile, walk
 from ..findings import INFO, Problem
 from ..model import shape
 from ..ops.size_report import SizeOptions, SizeRow, SizeTotals
-from ..ops.verdict import LostTracker
+from ..ops.verdict import LostTracker, compacted_dirs
 from ..ops.verify_crc import LOG_KINDS, FileResult, Summary, VerifyOptions, summarize
 from .session import KdumpSpark
 from .tasks import (
@@ -67,6 +67,7 @@ def size_report(ks: KdumpSpark, paths: Iterable[str], opts: SizeOptions) -> Iter
     walked, relative = _walked(paths)
     files = [(seq, item) for seq, item in enumerate(walked)
              if isinstance(item, KafkaFile) and item.topic is not None]
+    opts = _judged(opts, [f for _s, f in files])
     results = _run(ks, "size-report", segment_groups(files), size_task,
                    size_options_to_wire(opts), relative)
     totals = SizeTotals(opts)
@@ -89,6 +90,19 @@ def size_report(ks: KdumpSpark, paths: Iterable[str], opts: SizeOptions) -> Iter
     yield from totals.rows()
 
 
+Opts = TypeVar("Opts", SizeOptions, VerifyOptions)
+
+
+def _judged(opts: Opts, files: list[KafkaFile]) -> Opts:
+    """``opts`` with each partition's cleanup policy decided here, on the driver, which
+    read the policies (--config, the KRaft metadata among the inputs): the executors are
+    given the compacted partition directories, so they look for gaps where the local
+    command does (without policies they judge as the local command does without)."""
+    if opts.policies is None:
+        return opts
+    return replace(opts, compacted=compacted_dirs(files, opts.policies))
+
+
 def verify_crc(ks: KdumpSpark, paths: Iterable[str],
                opts: VerifyOptions) -> Iterator[Problem | FileResult | Summary]:
     """:func:`kdump.ops.verify_crc.verify_crc`, with the logs read on executors (the
@@ -97,6 +111,7 @@ def verify_crc(ks: KdumpSpark, paths: Iterable[str],
     walked, relative = _walked(paths)
     groups = [[(seq, file_to_wire(item))] for seq, item in enumerate(walked)
               if isinstance(item, KafkaFile) and item.kind in LOG_KINDS]
+    opts = _judged(opts, [i for i in walked if isinstance(i, KafkaFile)])
     results = _run(ks, "verify-crc", groups, verify_task,
                    verify_options_to_wire(opts), relative)
     def items() -> Iterator[object]:

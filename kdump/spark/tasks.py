@@ -84,11 +84,13 @@ def result_from_wire(d: dict[str, Any]) -> FileResult:
 
 
 def size_options_to_wire(o: SizeOptions) -> tuple[Any, ...]:
-    return (o.by, o.top, o.deep, o.max_batch_bytes)
+    # the cleanup policies stay on the driver; what they decide for each partition
+    # travels (the compacted partition directories: kdump.ops.verdict.compacted_dirs)
+    return (o.by, o.top, o.deep, o.max_batch_bytes, None, o.compacted)
 
 
 def verify_options_to_wire(o: VerifyOptions) -> tuple[Any, ...]:
-    return (o.deep, o.max_batch_bytes, o.resync)
+    return (o.deep, o.max_batch_bytes, o.resync, None, o.compacted)
 
 
 # --- cutting the work into tasks ---------------------------------------------------------

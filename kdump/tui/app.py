@@ -19,13 +19,14 @@ from textual.binding import Binding, BindingType
 
 from ..findings import Problem
 from ..ops.browse import (
+    Evidence,
     LogDirNode,
     PartitionFindings,
     PartitionNode,
+    add_absent,
     browse_tree,
     drop_explained,
-    is_missing_row,
-    missing_partitions,
+    log_dir_verdicts,
     partition_findings,
 )
 from ..records.v2 import DEFAULT_MAX_BATCH_BYTES
@@ -58,12 +59,14 @@ class BrowseApp(App[int]):
     ]
 
     def __init__(self, paths: Sequence[str], *, max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
-                 check: bool = True) -> None:
+                 check: bool = True, overrides: Sequence[str] = ()) -> None:
         super().__init__()
         self.paths = list(paths)
         self.max_batch_bytes = max_batch_bytes
         self.check = check
-        self.logdirs: list[LogDirNode] = browse_tree(self.paths)
+        #: the cleanup policies every partition is judged with (--config, the metadata)
+        self.evidence = Evidence(self.paths, overrides, max_batch_bytes)
+        self.logdirs: list[LogDirNode] = browse_tree(self.paths, self.evidence)
         #: set when every partition's findings are counted (tests wait on it)
         self.checked = threading.Event()
         self._stop = threading.Event()
@@ -84,24 +87,23 @@ class BrowseApp(App[int]):
         self._judge_missing()
 
     def _judge_missing(self) -> None:
-        """The partitions the checkpoints name with no directory, judged again with the
-        KRaft metadata among the inputs, as verify-crc judges them (a deleted topic's is
-        Kafka's own work): in a daemon thread, as the metadata log may be long; the rows
-        it explains leave the tree.  ``judged`` is set when done (tests wait on it)."""
+        """The log dirs judged again with the KRaft metadata among the inputs, as
+        verify-crc judges them: the partitions the checkpoints name with no directory (a
+        deleted topic's is Kafka's own work: the rows it explains leave the tree) and the
+        replicas it assigns here and absent (each log dir's findings, ``f``).  In a daemon
+        thread, as the metadata log may be long; ``judged`` is set when done (tests wait
+        on it)."""
         self.judged = threading.Event()
-        if not any(is_missing_row(p) for ld in self.logdirs for p in ld.partitions):
-            self.judged.set()
-            return
         judged, logdirs = self.judged, self.logdirs
 
         def run() -> None:
-            from ..ops.verdict import CleanupPolicies
-
             try:
-                policies = CleanupPolicies.for_inputs(self.paths, (), self.max_batch_bytes)
+                policies = self.evidence.policies()
                 if policies is not None:
-                    lost = [p.path for p in missing_partitions(self.paths, policies)]
-                    self.call_from_thread(self._missing_judged, logdirs, lost)
+                    found = log_dir_verdicts(self.paths, policies)
+                    lost = [p.path for p in found if p.kind == "data-lost"
+                            and isinstance(p.extra, dict) and "topic" in p.extra]
+                    self.call_from_thread(self._missing_judged, logdirs, lost, found)
             except Exception:  # the judgement without the metadata stands
                 pass
             finally:
@@ -109,8 +111,11 @@ class BrowseApp(App[int]):
 
         threading.Thread(target=run, name="kdump-browse-verdict", daemon=True).start()
 
-    def _missing_judged(self, logdirs: list[LogDirNode], lost: list[str]) -> None:
-        if logdirs is self.logdirs and drop_explained(self.logdirs, lost):
+    def _missing_judged(self, logdirs: list[LogDirNode], lost: list[str],
+                        found: list[Problem]) -> None:
+        if logdirs is not self.logdirs:
+            return
+        if drop_explained(self.logdirs, lost) + add_absent(self.logdirs, found):
             self.tree_screen.rebuild(self.tree_screen.pattern)
 
     def _check_all(self) -> None:
@@ -141,7 +146,7 @@ class BrowseApp(App[int]):
         way is stopped, and the next starts once it has (in a thread: a partition being
         read is read to its end first)."""
         self._stop.set()
-        self.logdirs = browse_tree(self.paths)
+        self.logdirs = browse_tree(self.paths, self.evidence)
         self.checked = threading.Event()
         self.tree_screen.rebuild("")
         self._judge_missing()

@@ -158,6 +158,17 @@ def cut_batch(ld: Path) -> None:
     log.write_bytes(data[:pos[5]] + data[pos[6]:])
 
 
+def cut_batch_compacted_by_metadata(ld: Path) -> None:
+    """:func:`cut_batch` in a topic the log dir's KRaft metadata makes compacted (a
+    ConfigRecord cleanup.policy=compact): the gap is the cleaner's."""
+    cut_batch(ld)
+    lw = w.MetadataLogWriter(ld / "__cluster_metadata-0")
+    lw.append([w.metadata_record("ConfigRecord", {
+        "resourceType": 2, "resourceName": "t", "name": "cleanup.policy",
+        "value": "compact"})], timestamp=1_700_000_000_000)
+    lw.close()
+
+
 def flipped_byte(ld: Path) -> None:
     """One bit flipped inside the batch at offset 10: its CRC fails, nothing is lost."""
     _hw(ld, 30)
@@ -176,6 +187,9 @@ class Shape:
     rc: int
     #: the partition directory's name (browse opens it)
     partition: str = "t-0"
+    #: ``--config`` arguments, given to every command that takes them (a command that
+    #: takes none is not asked: it cannot know)
+    config: tuple[str, ...] = ()
 
 
 SHAPES: dict[str, Shape] = {
@@ -195,6 +209,12 @@ SHAPES: dict[str, Shape] = {
         ("data-lost", (0, 29), "error")}), 1),
     "batch cut from the middle": Shape(cut_batch, frozenset({
         ("data-lost", (25, 29), "error")}), 1),
+    # the same cut in a compacted topic, known only from --config or the KRaft metadata:
+    # the cleaner's gap, no loss in any command (browse judges with the same evidence)
+    "batch cut, compacted per --config": Shape(cut_batch, frozenset(), 0,
+                                               config=("--config", "t:cleanup.policy=compact")),
+    "batch cut, compacted per the KRaft metadata": Shape(cut_batch_compacted_by_metadata,
+                                                         frozenset(), 0),
     "flipped byte": Shape(flipped_byte, frozenset({("crc-mismatch", None, "error")}), 1),
 }
 
@@ -232,17 +252,17 @@ def _problems(objs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def verify_crc(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
-    rc, objs = _json(kdump, "verify-crc", ld)
+    rc, objs = _json(kdump, "verify-crc", ld, *shape.config)
     return _told(rc, _problems(objs))
 
 
 def verify_index(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
-    rc, objs = _json(kdump, "verify-index", ld)
+    rc, objs = _json(kdump, "verify-index", ld, *shape.config)
     return _told(rc, _problems(objs))
 
 
 def size_report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
-    rc, objs = _json(kdump, "size-report", ld)
+    rc, objs = _json(kdump, "size-report", ld, *shape.config)
     told = _told(rc, _problems(objs))
     # its partition row counts the same loss: every range the story names lost
     lost = sorted(r for _k, r, sev in shape.story if r is not None and sev == "error")
@@ -256,7 +276,7 @@ def size_report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
 
 
 def report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
-    rc, objs = _json(kdump, "report", ld)
+    rc, objs = _json(kdump, "report", ld, *shape.config)
     probs = _problems(objs)
     # verify-crc's and verify-index's findings of one fact are one (finding_key): the
     # story is told once whichever check said it
@@ -264,6 +284,8 @@ def report(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
 
 
 def dump(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
+    if shape.config:
+        return None  # no --config
     if shape.build in (lost_log, lost_middle, lost_middle_log, emptied_directory):
         return None  # dump reads one log at a time: these are no bytes of a log
     # a log dir given: the partitions its checkpoints name with no directory too
@@ -275,12 +297,13 @@ def dump(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
 def browse(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     """browse's data (kdump.ops.browse): the partition's findings panel, and each batch
     row's label (a tail row says what the panel says)."""
-    from kdump.ops.browse import PartitionView, browse_tree, partition_findings
+    from kdump.ops.browse import Evidence, PartitionView, browse_tree, partition_findings
 
     if shape.build is emptied_directory:
         return None  # no file: no partition in the tree (the log dir's verdict says it)
     # a partition directory gone: the tree's row of its own with the log dir's verdict
-    [tree] = browse_tree([str(ld)])
+    # kdump browse LD --config ...: judged with the evidence verify-crc is given
+    [tree] = browse_tree([str(ld)], Evidence([str(ld)], shape.config[1::2]))
     [node] = [p for t in tree.topics for p in t.partitions if p.name == shape.partition]
     found = partition_findings(node)
     probs = [{"kind": str(p.kind), "severity": str(p.severity),
@@ -312,6 +335,8 @@ def repair(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     it misses, other damage with none), each range it names lost that no region names is
     ``data-lost``; and its copy, through verify-crc and verify-index, names exactly the
     ranges its manifest names lost (``lost_offsets``)."""
+    if shape.config:
+        return None  # no --config
     topic, _, part = shape.partition.rpartition("-")
     out = ld.parent / "repaired"
     rc, objs = _json(kdump, "repair", ld, "--into", out)
@@ -341,6 +366,8 @@ def retention(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
     """retention reads each segment's batches for its largest timestamp: the tails it
     meets are told as verify-crc tells them (what the partition lost elsewhere is not
     retention's to say)."""
+    if shape.config:
+        return None  # no --config
     if shape.build not in (torn_below, torn_past, zeroed_tail):
         return None
     rc, objs = _json(kdump, "retention", ld)
@@ -432,3 +459,138 @@ def test_a_gone_directory_the_kraft_metadata_explains(
     policies = CleanupPolicies.for_inputs([str(ld)])
     kept = [p.path for p in missing_partitions([str(ld)], policies)]
     assert kept == ([str(ld / "u-0")] if said is None else [])
+
+
+def assigning_logdir(ld: Path, *, cluster: str = "kdump-test-cluster") -> dict[str, str]:
+    """Broker 1's log dir (directory.id ``here``) holding t-0 only, and KRaft metadata
+    assigning it more: a pinned in-sync replica (a-0), a pinned out-of-sync one (b-0),
+    one pinned to no log dir (c-0: MIGRATING, metadata before KIP-858), one pinned to
+    another log dir of the broker (d-0), one being moved away (e-0), and a pinned in-sync
+    one the checkpoints name with nothing written (f-0: created here, gone)."""
+    here, other, elsewhere = w.uuid_of(101), w.uuid_of(102), w.uuid_of(103)
+    ld.mkdir(parents=True)
+    (ld / "meta.properties").write_bytes(w.meta_properties(
+        {"version": "1", "node.id": "1", "cluster.id": cluster, "directory.id": here}))
+    (ld / "replication-offset-checkpoint").write_bytes(w.offset_checkpoint(
+        [("t", 0, 20), ("f", 0, 0)]))
+    _partition(ld / "t-0", 20)
+    lw = w.MetadataLogWriter(ld / "__cluster_metadata-0")
+    records = []
+    placed: dict[str, tuple[list[int], list[int], list[str] | None, list[int]]] = {
+        "t": ([1], [1], [here], []),
+        "a": ([1, 2], [1, 2], [here, other], []),
+        "b": ([2, 1], [2], [other, here], []),
+        "c": ([1, 2], [1, 2], None, []),
+        "d": ([1, 2], [1, 2], [elsewhere, other], []),
+        "e": ([1, 2], [1, 2], [here, other], [1]),
+        "f": ([1], [1], [here], []),
+    }
+    for n, (topic, (replicas, isr, dirs, removing)) in enumerate(placed.items()):
+        tid = w.uuid_of(n + 1)
+        records.append(w.metadata_record("TopicRecord", {"name": topic, "topicId": tid}))
+        records.append(w.metadata_record("PartitionRecord", {
+            "partitionId": 0, "topicId": tid, "replicas": replicas, "isr": isr,
+            "removingReplicas": removing, "leader": isr[0], "leaderEpoch": 3,
+            "partitionEpoch": 0, **({"directories": dirs} if dirs else {})}))
+    lw.append(records)
+    lw.close()
+    return {"here": here}
+
+
+#: (partition, severity, what its detail says) of each replica assigned and absent
+_ABSENT = [
+    ("a-0", "warning", "replicas [1, 2], ISR [1, 2], leader 1, leader epoch 3, log dir "
+                       "{here}, this one) and there is neither a directory nor a checkpoint "
+                       "entry here"),
+    ("b-0", "info", "an out-of-sync replica"),
+    ("c-0", "info", "log dir MIGRATING) and there is neither a directory nor a checkpoint "
+                    "entry here (a broker creates a replica's log when it applies the "
+                    "assignment and checkpoints it within seconds: it was never created "
+                    "here, or went with its entries): the metadata does not pin the replica "
+                    "to this log dir"),
+    ("f-0", "warning", "the checkpoints name it with nothing written (its log was created "
+                       "here and is gone): an in-sync replica with no log"),
+]
+
+
+@pytest.mark.parametrize("command", ["verify-crc", "verify-index", "size-report", "report",
+                                     "dump"])
+def test_a_replica_assigned_here_and_absent(kdump: KdumpRunner, tmp_path: Path,
+                                            command: str) -> None:
+    """A partition the KRaft metadata assigns to this broker with no directory here is
+    said by every command, from the log dir's verdict: a warning when the metadata pins
+    it to this log dir and counts it in sync, information otherwise, never offsets lost
+    (nothing proves a record was written to it); one pinned to another log dir or being
+    moved away is not this log dir's."""
+    ld = tmp_path / "ld"
+    ids = assigning_logdir(ld)
+    rc, objs = _json(kdump, command, ld)
+    absent = [p for p in _problems(objs) if p["kind"] == "assigned-absent"]
+    assert [(Path(p["file"]).name, p["severity"]) for p in absent] == \
+        [(name, sev) for name, sev, _said in _ABSENT]
+    for p, (_name, _sev, said) in zip(absent, _ABSENT, strict=True):
+        assert said.format(**ids) in p["detail"]
+        assert "lost_offsets" not in p
+    assert rc == 1  # the warnings
+    assert not [p for p in _problems(objs) if p["kind"] == "data-lost"]
+
+
+def test_metadata_of_another_cluster_says_nothing_of_a_log_dir(kdump: KdumpRunner,
+                                                             tmp_path: Path) -> None:
+    """Log dirs of two clusters given together: the KRaft metadata read in one judges
+    none of the other's partitions (node 1 of cluster B is not node 1 of cluster A)."""
+    assigning_logdir(tmp_path / "a")
+    other = tmp_path / "b"
+    other.mkdir()
+    (other / "meta.properties").write_bytes(w.meta_properties(
+        {"version": "1", "node.id": "1", "cluster.id": "another-cluster"}))
+    _partition(other / "t-0", 20)
+    rc, objs = _json(kdump, "verify-crc", tmp_path / "a", other)
+    absent = sorted(Path(p["file"]).parent.name + "/" + Path(p["file"]).name
+                    for p in _problems(objs) if p["kind"] == "assigned-absent")
+    assert absent == ["a/a-0", "a/b-0", "a/c-0", "a/f-0"]
+    assert rc == 1
+
+
+@pytest.mark.parametrize("command", ["verify-crc", "verify-index", "size-report", "report",
+                                     "dump"])
+def test_offsets_another_replica_holds_in_the_epoch_this_broker_led(
+        kdump: KdumpRunner, tmp_path: Path, command: str) -> None:
+    """a-0 is gone from broker 1, the leader of its epoch 3 by the KRaft metadata, and
+    broker 2 (the same cluster) holds offsets 10-19 in epoch 3: a leader appends first,
+    so they were written on broker 1 and are lost there (data-lost, an error); the
+    other replicas assigned and absent stay as they were."""
+    ld = tmp_path / "ld"
+    assigning_logdir(ld)
+    b2 = tmp_path / "b2"
+    b2.mkdir()
+    (b2 / "meta.properties").write_bytes(w.meta_properties(
+        {"version": "1", "node.id": "2", "cluster.id": "kdump-test-cluster"}))
+    w.write_replica(b2 / "a-0", w.replica_batches([(0, 10, 0), (10, 10, 3)]))
+    rc, objs = _json(kdump, command, ld, b2)
+    mine = [p for p in _problems(objs) if Path(p["file"]).parent == ld
+            and p["kind"] in ("data-lost", "assigned-absent")]
+    assert [(Path(p["file"]).name, p["kind"], p["severity"], p.get("lost_offsets"))
+            for p in mine] == [
+        ("a-0", "data-lost", "error", [10, 19]),
+        ("b-0", "assigned-absent", "info", None), ("c-0", "assigned-absent", "info", None),
+        ("f-0", "assigned-absent", "warning", None)]
+    assert mine[0]["detail"] == (
+        f"offsets 10-19 (10 offsets) were written on this replica and the partition directory "
+        f"a-0 is gone from the log dir: the KRaft metadata ({ld / '__cluster_metadata-0'} (to "
+        f"offset 13)) makes this broker (1) the leader of epoch 3, and {b2 / 'a-0'} (broker 2) "
+        "holds these offsets in that epoch (a leader appends first, its followers copy its "
+        "batches): lost on this replica")
+    assert rc == 1
+    if command == "size-report":
+        [total] = [o for o in objs if o["type"] == "total"]
+        assert total["offsets_lost"] == 10
+    if command == "verify-crc":  # browse: the log dir's findings (f), the same facts
+        from kdump.ops.browse import Evidence, add_absent, browse_tree, log_dir_verdicts
+
+        paths = [str(ld), str(b2)]
+        tree = browse_tree(paths)
+        add_absent(tree, log_dir_verdicts(paths, Evidence(paths).policies()))
+        [node] = [t for t in tree if t.path == str(ld)]
+        assert [(Path(p.path).name, str(p.kind), str(p.severity)) for p in node.problems] == [
+            (Path(p["file"]).name, p["kind"], p["severity"]) for p in mine]

@@ -590,3 +590,65 @@ def test_timeline_matches_local(spark: Any, kdump: KdumpRunner, tmp_path: Path) 
     kinds = {json.loads(line).get("kind") for line in local.out.splitlines()}
     assert {"truncation", "txn-abort", "group-rebalance", "broker-fenced",
             "data-lost"} <= kinds
+
+
+def _cut_logdir(root: Path) -> Path:
+    """A log dir of four topics, each with the batch at offset 25 cut from its segment
+    (offsets 0-49, the high watermark 50): ``cmp`` compacted only by --config, ``kcmp``
+    by the KRaft metadata, ``kdel`` compacted by the metadata but delete by --config,
+    ``del`` delete (Kafka's default)."""
+    topics = ("cmp", "kcmp", "kdel", "del")
+    ld = root / "ld"
+    ld.mkdir(parents=True)
+    (ld / "meta.properties").write_bytes(w.meta_properties(
+        {"version": "1", "node.id": "1", "cluster.id": "kdump-test-cluster"}))
+    (ld / "replication-offset-checkpoint").write_bytes(
+        w.offset_checkpoint([(t, 0, 50) for t in topics]))
+    for t in topics:
+        pw = w.PartitionWriter(ld / f"{t}-0")
+        for o in range(0, 50, 5):
+            pw.append(w.v2_batch(w.numbered_records(o, 5), base_offset=o))
+        pw.close()
+        for p in (ld / f"{t}-0").iterdir():
+            if p.suffix in (".index", ".timeindex"):
+                p.unlink()
+        log = ld / f"{t}-0" / "00000000000000000000.log"
+        data = log.read_bytes()
+        starts = [0]
+        for e in w._iter_entries(data):
+            starts.append(starts[-1] + e.size)
+        log.write_bytes(data[:starts[5]] + data[starts[6]:])
+    lw = w.MetadataLogWriter(ld / "__cluster_metadata-0")
+    lw.append([w.metadata_record("ConfigRecord", {
+        "resourceType": 2, "resourceName": t, "name": "cleanup.policy",
+        "value": "compact"}) for t in ("kcmp", "kdel")], timestamp=TS)
+    lw.close()
+    return ld
+
+
+@needs_spark
+@pytest.mark.parametrize("command", ["verify-crc", "size-report"])
+def test_cleanup_policies_reach_the_executors(spark: Any, kdump: KdumpRunner, tmp_path: Path,
+                                              command: str) -> None:
+    """--config and the KRaft metadata's cleanup policies are read on the driver and
+    what they decide travels to the executors (the compacted partition directories):
+    a batch cut from a compacted topic is the cleaner's gap on Spark as locally, one cut
+    from a delete-policy topic data-lost, whichever of them says the policy."""
+    ld = _cut_logdir(tmp_path)
+    config = ["--config", "cmp:cleanup.policy=compact", "--config", "kdel:cleanup.policy=delete"]
+    local = kdump(command, ld, *config, "--format", "json")
+    dist = kdump("spark", command, ld, *config, "--format", "json")
+    assert (dist.rc, dist.out) == (local.rc, local.out)
+    objs = [json.loads(line) for line in local.out.splitlines()]
+    lost = sorted((o["file"].rsplit("/", 1)[-1], o["lost_offsets"]) for o in objs
+                  if o.get("type") == "problem" and o["kind"] == "data-lost")
+    assert lost == [("del-0", [25, 29]), ("kdel-0", [25, 29])]
+    assert local.rc == 1
+    # without --config: cmp is delete too, kdel compacted
+    local = kdump(command, ld, "--format", "json")
+    dist = kdump("spark", command, ld, "--format", "json")
+    assert (dist.rc, dist.out) == (local.rc, local.out)
+    objs = [json.loads(line) for line in local.out.splitlines()]
+    lost = sorted((o["file"].rsplit("/", 1)[-1], o["lost_offsets"]) for o in objs
+                  if o.get("type") == "problem" and o["kind"] == "data-lost")
+    assert lost == [("cmp-0", [25, 29]), ("del-0", [25, 29])]

@@ -97,6 +97,10 @@ def stopped_logdir(root: Path) -> Path:
     stopped_metadata(b / "__cluster_metadata-0")
     w.write_replica(b / "orders-0", w.replica_batches([(0, 20, 0), (20, 10, 0)]))
     w.write_replica(b / "orders-1", w.replica_batches([(0, 10, 0)]))
+    # __consumer_offsets-0, which it led, never written: an empty active segment (the
+    # log Kafka creates for an assigned replica, LogManager.getOrCreateLog)
+    (b / "__consumer_offsets-0").mkdir()
+    (b / "__consumer_offsets-0" / "00000000000000000000.log").write_bytes(b"")
     return b
 
 

@@ -9,6 +9,7 @@ added up with a replica of another.
 from __future__ import annotations
 
 import os
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,6 +26,38 @@ if TYPE_CHECKING:
 
 #: the order severities are counted and shown in
 SEVERITIES = (ERROR, WARNING, INFO)
+
+
+class Evidence:
+    """What browse judges a partition with, the evidence verify-crc is given for the
+    same inputs: the topics' cleanup policies (``--config`` ``overrides``, the KRaft
+    metadata among ``paths``; with the cleaner-offset-checkpoint and Kafka's defaults
+    :func:`kdump.ops.verdict.cleanup_of` decides).  Read once, when a partition is first
+    judged (in browse's worker threads: the metadata log may be long), thread-safe."""
+
+    def __init__(self, paths: Iterable[str], overrides: Iterable[str] = (),
+                 max_batch_bytes: int | None = None) -> None:
+        self.paths = list(paths)
+        self.overrides = tuple(overrides)
+        self.max_batch_bytes = max_batch_bytes
+        self._lock = threading.Lock()
+        self._read = False
+        self._policies: CleanupPolicies | None = None
+
+    def policies(self) -> CleanupPolicies | None:
+        """The cleanup policies (None: neither --config nor KRaft metadata given)."""
+        with self._lock:
+            if not self._read:
+                from ...errors import KdumpError
+                from ..verdict import CleanupPolicies
+
+                try:
+                    self._policies = CleanupPolicies.for_inputs(
+                        self.paths, self.overrides, self.max_batch_bytes)
+                except KdumpError:  # the metadata unreadable: Kafka's defaults stand
+                    self._policies = None
+                self._read = True
+            return self._policies
 
 
 @dataclass(slots=True)
@@ -76,6 +109,8 @@ class PartitionNode:
     #: its bytes, records and findings are theirs, not the whole partition's; None when
     #: the directory was given (or found under a log dir)
     given: list[str] | None = None
+    #: what it is judged with (the cleanup policies), shared by the tree's partitions
+    evidence: Evidence | None = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -111,10 +146,14 @@ def _disk_bytes(path: str) -> int:
     return apparent if allocated is None else allocated
 
 
-def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
+def browse_tree(paths: Iterable[str], evidence: Evidence | None = None) -> list[LogDirNode]:
     """Every partition under ``paths``, by log dir (in the order given) and topic (by
-    name).  Only names and ``stat`` are read here, and each log dir's meta.properties."""
+    name).  Only names and ``stat`` are read here, and each log dir's meta.properties.
+    Each partition is judged with ``evidence`` (default: the KRaft metadata among
+    ``paths``, as verify-crc given them reads it)."""
     paths = list(paths)
+    if evidence is None:
+        evidence = Evidence(paths)
     dirs: dict[str, LogDirNode] = {}
     parts: dict[str, PartitionNode] = {}
     loose: list[Problem] = []
@@ -167,6 +206,7 @@ def browse_tree(paths: Iterable[str]) -> list[LogDirNode]:
             t.partitions.sort(key=lambda p: (p.partition, p.state or ""))
             for p in t.partitions:
                 p.segments.sort(key=lambda s: s.base_offset)
+                p.evidence = evidence
     return list(dirs.values())
 
 
@@ -177,11 +217,37 @@ def missing_partitions(paths: Iterable[str], policies: CleanupPolicies | None = 
     verify-crc names it.  Without ``policies`` (a CleanupPolicies) only the log dirs'
     checkpoints are read; with them, the KRaft metadata's assignments too (a topic it
     no longer holds was deleted: Kafka's own work, no loss)."""
+    return [p for p in log_dir_verdicts(paths, policies)
+            if p.kind == "data-lost" and isinstance(p.extra, dict) and "topic" in p.extra]
+
+
+def log_dir_verdicts(paths: Iterable[str], policies: CleanupPolicies | None = None
+                     ) -> list[Problem]:
+    """Every finding of the log dirs given (kdump.ops.verdict's LogDirVerdict), as
+    verify-crc names them: partitions the checkpoints name with no directory and, with
+    ``policies`` holding the KRaft metadata, the replicas it assigns here and absent."""
     from ..verdict import LostTracker
 
-    tracker = LostTracker(list(paths), policies)
-    return [p for p in tracker.missing_partitions()
-            if p.kind == "data-lost" and isinstance(p.extra, dict) and "topic" in p.extra]
+    return LostTracker(list(paths), policies).missing_partitions()
+
+
+def add_absent(logdirs: list[LogDirNode], found: Iterable[Problem]) -> int:
+    """The findings among ``found`` of partitions the KRaft metadata assigns here with no
+    directory (``assigned-absent``, and the ``data-lost`` of one whose offsets another
+    replica proves written here, which no row of the tree stands for) added to their log
+    dir's node (its findings, ``f`` in the tree), each once.  How many were added."""
+    by_path = {ld.path: ld for ld in logdirs}
+    rows = {p.path for ld in logdirs for p in ld.partitions}
+    added = 0
+    for p in found:
+        if p.kind != "assigned-absent" and not (p.kind == "data-lost" and p.path not in rows):
+            continue
+        ld = by_path.get(kfs.dirname(p.path))
+        if ld is None or any(q.kind == p.kind and q.path == p.path for q in ld.problems):
+            continue
+        ld.problems.append(p)
+        added += 1
+    return added
 
 
 def is_missing_row(node: PartitionNode) -> bool:
@@ -260,14 +326,17 @@ def _size(path: str) -> int:
 def partition_findings(node: PartitionNode, *, max_batch_bytes: int | None = None
                        ) -> PartitionFindings:
     """Read the partition whole (or the files of it given by name), as ``verify-crc``
-    and ``verify-index`` do: its records and every finding, each once, in offset order."""
+    and ``verify-index`` do, judged with the same evidence (the node's
+    :class:`Evidence`: --config, the KRaft metadata among the inputs): its records and
+    every finding, each once, in offset order."""
     from ..verify_crc import FileResult, VerifyOptions, verify_crc
     from ..verify_index import VerifyIndexOptions, verify_index
 
     if node.unreadable is not None:
         return PartitionFindings(findings=[node.unreadable])
-    vopts = VerifyOptions() if max_batch_bytes is None else VerifyOptions(
-        max_batch_bytes=max_batch_bytes)
+    policies = node.evidence.policies() if node.evidence is not None else None
+    vopts = VerifyOptions(policies=policies) if max_batch_bytes is None else VerifyOptions(
+        max_batch_bytes=max_batch_bytes, policies=policies)
     scope = _with_indexes(node.given) if node.given else [node.path]
     out = PartitionFindings()
     seen: set[tuple[object, ...]] = set()
@@ -284,7 +353,7 @@ def partition_findings(node: PartitionNode, *, max_batch_bytes: int | None = Non
         elif isinstance(item, FileResult):
             out.records += item.records
             out.batches += item.batches
-    for item in verify_index(scope, VerifyIndexOptions(), jobs=1):
+    for item in verify_index(scope, VerifyIndexOptions(policies=policies), jobs=1):
         if isinstance(item, Problem):
             add(item)
     out.findings.sort(key=lambda p: finding_order(p, node))

@@ -77,7 +77,14 @@ from ..events import (
     TimeIndexEntryEvent,
     TxnIndexEntryEvent,
 )
-from ..verdict import LostTracker, finds_gaps, gap_lost, judge_tail
+from ..verdict import (
+    CleanupPolicies,
+    LostTracker,
+    finds_gaps,
+    gap_lost,
+    judge_tail,
+    log_dir_policies,
+)
 from ..verdict.tail import judge_closed_tail
 
 Event = (
@@ -213,7 +220,7 @@ def dump(paths: Iterable[str], opts: DumpOptions) -> Iterator[Event]:
         yield from dump_file(item, opts)
     # the partitions a log dir's checkpoints name with no directory: lost, as every
     # command says (kdump.ops.verdict.logdir)
-    yield from LostTracker(paths).missing_partitions()
+    yield from LostTracker.for_log_dirs(paths, opts.max_batch_bytes).missing_partitions()
 
 
 def dump_file(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
@@ -298,7 +305,9 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
         #: the layouts a LayoutNote was said of (once per file and layout)
         noted: set[str] = set()
         #: a gap between batches is lost data here (a delete-policy topic's segment)
-        gaps_lost = finds_gaps(f)
+        #: (its own log dir's KRaft metadata says the policy, as verify-crc reads it)
+        policies = log_dir_policies(f.path, opts.max_batch_bytes) if finds_gaps(f) else None
+        gaps_lost = policies is not None and finds_gaps(f, policies)
         for item in reader:
             if isinstance(item, Problem):
                 if item.kind in ("in-flight", "zero-tail"):
@@ -334,7 +343,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                 if recs:
                     last_offset, gaps = record_offsets(recs, last_offset)
                     for after, nxt in gaps:
-                        problems += _gaps(f.path, batch, after, nxt, gaps_lost)
+                        problems += _gaps(f.path, batch, after, nxt, gaps_lost, policies)
                 records = fast_events(recs, RecordEvent, fast_decoded)
                 if framed_indices is not None:
                     # the auto decoder's number keys, found a batch at a time
@@ -368,7 +377,8 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                 try:
                     for rec in batch.records(opts.max_batch_bytes):
                         if last_offset != -1 and rec.offset != last_offset + 1:
-                            problems += _gaps(f.path, batch, last_offset, rec.offset, gaps_lost)
+                            problems += _gaps(f.path, batch, last_offset, rec.offset, gaps_lost,
+                                              policies)
                         last_offset = rec.offset
                         ev = RecordEvent(rec)
                         if batch.is_control:
@@ -492,14 +502,15 @@ def _plain_strings(decoder: PayloadDecoder) -> bool:
             and type(decoder.value) is StringDecoder)
 
 
-def _gaps(path: str, batch: Batch, after: int, nxt: int, lost: bool) -> list[Problem]:
+def _gaps(path: str, batch: Batch, after: int, nxt: int, lost: bool,
+          policies: CleanupPolicies | None = None) -> list[Problem]:
     """:func:`_gap` (DumpLogSegments' "Non-consecutive offsets" line), and, ``lost`` (a
     delete-policy topic's log), a gap between two batches named as the partition's
     verdict names it (kdump.ops.verdict: the data-lost finding verify-crc gives); a gap
     inside a batch, or in a compacted topic, is the cleaner's (information only)."""
     out = [_gap(path, batch, after, nxt)]
     if lost and nxt > after + 1 and nxt == batch.first_offset:
-        found = gap_lost(path, after + 1, nxt - 1)
+        found = gap_lost(path, after + 1, nxt - 1, policies)
         if found is not None:
             out.append(found)
     return out
@@ -755,7 +766,7 @@ def _check_time_entry(
         # in a gap of offsets: the log cleaner's in a compacted topic (LogCleaner.cleanInto
         # writes the cleaned segment's time index; LogSegment.findOffsetByTimestamp scans
         # forward from it), lost otherwise; the words verify-index says
-        from ..topics.policy import gap_entry_problem
+        from ..verdict import gap_entry_problem
 
         yield gap_entry_problem(path, where, slot, offset, found.base_offset,
                                 found.last_offset, log.path, topic, max_batch_bytes)

@@ -115,7 +115,7 @@ def dump_parallel(paths: Iterable[str], opts: DumpOptions, jobs: int, render: Re
             else:
                 yield item
         # as dump() ends: the partitions the log dirs' checkpoints name with no directory
-        yield from LostTracker(paths).missing_partitions()
+        yield from LostTracker.for_log_dirs(paths, opts.max_batch_bytes).missing_partitions()
     finally:
         remove_dir(spool_dir)
 

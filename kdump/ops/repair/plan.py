@@ -223,10 +223,8 @@ def _logdir(path: str, target: str, others: list[str], metadata: Any = None) -> 
             ld.root_files.append(full)
         else:
             ld.skipped.append((full, "not a regular file or directory"))
-    assignments = getattr(metadata, "assignments", None)
-    source = str(getattr(metadata, "source", "") or "")
-    for m in judge_log_dir(path, [o for o in others if o != path], assignments,
-                           source).missing:
+    for m in judge_log_dir(path, [o for o in others if o != path],
+                           metadata=metadata).missing:
         name = f"{m.topic}-{m.partition}"
         part = parse_partition_dir(name)
         if m.explained is not None:

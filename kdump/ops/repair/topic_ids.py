@@ -31,7 +31,7 @@ from ...files.logdir import parse_partition_dir
 from ...files.text import read_partition_metadata
 from ...model import shape
 from ...source import FileSource
-from ..verdict import log_dir_identity
+from ..replica_groups import log_dir_identity
 from .kafka_model import kafka_recovery
 from .logdir import CHECKPOINTS, LogDirContext
 from .plan import PartitionInput
@@ -79,7 +79,7 @@ class TopicIds:
     def find(self, topic: str, log_dir: str) -> tuple[str, str] | None:
         """``topic``'s id and where it was read (in words), for a partition of the log dir
         ``log_dir``; None when nothing given says it."""
-        cluster, _node = log_dir_identity(log_dir)
+        cluster = log_dir_identity(log_dir).cluster_id
         key = (topic, cluster)
         if key in self._cache:
             return self._cache[key]
@@ -89,7 +89,7 @@ class TopicIds:
             found = (tid, f"the KRaft metadata ({self._where}): TopicRecord {topic}")
         else:
             for ld in [log_dir, *(x for x in self.log_dirs if x != log_dir)]:
-                if ld != log_dir and (cluster is None or log_dir_identity(ld)[0] != cluster):
+                if ld != log_dir and (cluster is None or log_dir_identity(ld).cluster_id != cluster):
                     continue  # another cluster's topic of that name is another topic
                 found = _from_partition_metadata(ld, topic, self.on_read)
                 if found is not None:

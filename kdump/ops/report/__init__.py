@@ -27,7 +27,7 @@ lock files, and files under an input directory that the walk passes over, kind
 
 Memory: one batch at a time; the activity buckets are bounded (:data:`MAX_BUCKETS` per
 partition replica, their width doubling as the time range grows), the metadata history
-keeps the last :data:`HISTORY_LIMIT` entries (and counts the rest).
+keeps the last :data:`kdump.ops.report.cluster.HISTORY_LIMIT` entries (and counts the rest).
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ import os
 import socket
 import sys
 import time
-from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -45,12 +44,13 @@ from ... import fs as kfs
 from ...custody import Digest, HashingSource, file_digest, utc_iso
 from ...errors import KdumpError
 from ...files.logdir import KafkaFile, not_data, walk
-from ...findings import INFO, Problem, finding_key
+from ...findings import Problem, finding_key
 from ...model import shape
 from ...records.file_records import Batch, LogReader
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES, RecordBatch
 from ...source import FileSource, ReadCounter
 from ...version import __version__
+from .cluster import log_dir_objects, metadata_section
 from .findings import replica_finding, with_hanging_findings
 
 #: the sections, in the order the stream (and the page) gives them: (name, title)
@@ -71,14 +71,11 @@ UNREAD_KINDS = ("unknown", "lock", "other")
 MAX_BUCKETS = 240
 #: the smallest bucket: one minute
 MIN_BUCKET_MS = 60_000
-#: metadata history entries kept (the latest ones); the total is counted
-HISTORY_LIMIT = 5000
 #: Kafka's transaction.max.timeout.ms default: an open transaction older than this (by
 #: the partition's own clock, its last batch's timestamp) is reported as hanging
 HANGING_AFTER_MS = 900_000
 #: findings remembered to report each once (beyond it, repeats may show twice)
 SEEN_LIMIT = 100_000
-METADATA_TOPIC = "__cluster_metadata"
 #: the group coordinators' topics: their presence asks for the groups' replay
 GROUP_TOPICS = ("__consumer_offsets", "__share_group_state")
 
@@ -91,6 +88,9 @@ class ReportOptions:
     argv: tuple[str, ...] = ()
     #: ``--kafka-version X.Y``: the release whose layouts internal topics are read with
     kafka_version: str | None = None
+    #: ``--config TOPIC:cleanup.policy=...``: topics' cleanup policies above the KRaft
+    #: metadata's, as verify-crc takes them
+    overrides: tuple[str, ...] = ()
 
 
 def section(name: str) -> dict[str, Any]:
@@ -301,79 +301,6 @@ def transaction_objects(acts: dict[tuple[str, int], list[_ReplicaActivity]]
     yield from rows
 
 
-# ----------------------------------------------------------------------- metadata
-
-#: partition fields whose change belongs on the cluster's timeline
-_PARTITION_EVENTS = {"leader", "isr", "elr", "last_known_elr", "leader_recovery_state"}
-
-
-def _timeline_worthy(entry: dict[str, Any]) -> bool:
-    obj = entry["object"]
-    if obj == "partition":
-        return entry["action"] == "changed" and any(
-            c.get("field") in _PARTITION_EVENTS for c in entry["changes"])
-    return obj in ("topic", "broker", "controller", "feature")
-
-
-def _metadata(files: list[KafkaFile], max_batch_bytes: int) -> Iterator[Any]:
-    """The image at the end of the fullest ``__cluster_metadata`` replica, its timeline
-    (leader and ISR changes, fencing, topics created and deleted), its problems."""
-    from ...metadata import Replay, find_sources
-    from ...metadata.output import history_object, image_objects, image_summary
-    from ..replica_groups import log_dir_identity
-
-    dirs = sorted({kfs.dirname(f.path) for f in files
-                   if f.topic == METADATA_TOPIC and f.partition_state is None})
-    best: tuple[Any, deque[dict[str, Any]], int] | None = None
-    best_dir = ""
-    # one cluster's metadata log: another cluster's is never a replica of it
-    # (kdump.ops.replica_groups); the others are named in a note
-    cluster_of = {d: log_dir_identity(kfs.dirname(d)).cluster_id for d in dirs}
-    for d in dirs:
-        try:
-            sources = find_sources(d)
-        except KdumpError as e:
-            yield Problem(d, None, "unreadable-file", e.message)
-            continue
-        kept: deque[dict[str, Any]] = deque(maxlen=HISTORY_LIMIT)
-        total = [0]
-
-        def on_event(ev: Any, kept: deque[dict[str, Any]] = kept, total: list[int] = total) -> None:
-            for c in ev.changes:
-                if c.before is None and c.after is None:
-                    continue
-                entry = history_object(ev, c.before, c.after)
-                if _timeline_worthy(entry):
-                    total[0] += 1
-                    kept.append(entry)
-
-        r = Replay(sources, earliest=True, on_event=on_event,
-                   max_batch_bytes=max_batch_bytes).run()
-        if best is None or (r.offset or -1) > (best[0].offset or -1):
-            best = (r, kept, total[0])
-            best_dir = d
-    if best is None:
-        return
-    r, kept, changes = best
-    shown = cluster_of[best_dir]
-    others = sorted({c for c in cluster_of.values() if c is not None and c != shown})
-    if others:
-        yield Problem(best_dir, None, "several-clusters",
-                      f"the inputs hold the metadata logs of {len(others) + 1} clusters: this "
-                      f"section shows cluster {shown}'s (the fullest of its replicas, "
-                      f"{best_dir}); not shown: "
-                      + "; ".join(f"cluster {c} ({', '.join(d for d in dirs if cluster_of[d] == c)})"
-                                  for c in others)
-                      + ". Never replicas of each other, every section keeps them apart",
-                      severity=INFO)
-    yield from image_objects(r.image)
-    yield image_summary(r)
-    yield shape("timeline", {"changes": changes, "shown": len(kept),
-                             "entries": list(kept)})
-    yield from r.problems
-    yield from r.health().problems(r.sources.directory or r.sources.path)  # stopped, failing
-
-
 # ----------------------------------------------------------------------- groups
 
 
@@ -473,13 +400,13 @@ def report(paths: Iterable[str], opts: ReportOptions) -> Iterator[Any]:
                                "clean": counts["error"] == 0 and counts["warning"] == 0})
 
 
-def _policies(paths: list[str], max_batch_bytes: int) -> Any:
-    """The topics' cleanup policies from the KRaft metadata among the inputs (None: none
-    read; an unreadable metadata log is its own finding elsewhere)."""
+def _policies(paths: list[str], max_batch_bytes: int, overrides: tuple[str, ...] = ()) -> Any:
+    """The topics' cleanup policies from ``--config`` and the KRaft metadata among the
+    inputs (None: neither; an unreadable metadata log is its own finding elsewhere)."""
     from ..verdict import CleanupPolicies
 
     try:
-        return CleanupPolicies.for_inputs(paths, max_batch_bytes=max_batch_bytes)
+        return CleanupPolicies.for_inputs(paths, overrides, max_batch_bytes=max_batch_bytes)
     except KdumpError:
         return None
 
@@ -527,13 +454,14 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
             yield p
 
     yield section("cluster")
-    yield from _metadata(files, opts.max_batch_bytes)
+    yield from metadata_section(files, opts.max_batch_bytes)
 
     yield section("data")
+    yield from log_dir_objects(files)
     ReadCounter.new_pass()
     # every check judges a topic's gaps by its cleanup policy as verify-crc does (the
     # KRaft metadata's configs among the inputs; kdump.ops.verdict)
-    policies = _policies(paths, opts.max_batch_bytes)
+    policies = _policies(paths, opts.max_batch_bytes, opts.overrides)
     for row in size_report(paths, SizeOptions(by="partition", max_batch_bytes=opts.max_batch_bytes,
                                               policies=policies), opts.jobs):
         if not isinstance(row, Problem):  # the same damage verify-crc reports

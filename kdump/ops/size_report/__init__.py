@@ -257,6 +257,9 @@ class SizeOptions:
     #: topics' cleanup.policy for the witnesses' verdicts (kdump.ops.witnesses.
     #: CleanupPolicies; None: Kafka's own compacted topics, else delete)
     policies: Any = None
+    #: the partition directories judged compacted where the policies were read (a Spark
+    #: driver's: kdump.ops.verdict.compacted_dirs); None: judged here from ``policies``
+    compacted: frozenset[str] | None = None
 
 
 def size_report(paths: Iterable[str], opts: SizeOptions, jobs: int = 1
@@ -474,6 +477,8 @@ class SizeTotals:
         for v in tracker.log_dirs.values():
             self.total.offsets_lost += sum(m.lost.count for m in v.missing
                                            if m.data_lost and m.lost is not None)
+            self.total.offsets_lost += sum(a.written.count for a in v.absent
+                                           if a.written is not None)
         return out
 
     def _partition_groups(self) -> list[list[tuple[Any, ...]]]:
@@ -622,7 +627,7 @@ def _read_log(f: KafkaFile, row: SizeRow, opts: SizeOptions, start: int, stop: i
     """Account the batches of a log from ``start``: to its end, or (``stop`` given) those
     starting before ``stop``.  Returns whether the reading ended in step: at the end, or
     at an intact batch starting exactly at ``stop``."""
-    row.find_gaps = finds_gaps(f, opts.policies)
+    row.find_gaps = finds_gaps(f, opts.policies, opts.compacted)
     row.gap_base = f.base_offset - 1 if start == 0 and f.base_offset is not None else None
     with FileSource(f.path) as src:
         reader = LogReader(src, start=start, active=f.active, max_batch_bytes=opts.max_batch_bytes,

@@ -50,12 +50,7 @@ from ..compare_replicas import (
     follower_truncation,
     read_epoch_checkpoint,
 )
-from ..witnesses import (
-    CleanupPolicies,
-    compacted_by_cleaner,
-    lost_problem,
-    partition_witnesses,
-)
+from ..verdict import CleanupPolicies, cleanup_of, lost_problem, partition_witnesses
 from .event import TimelineEvent, duration, iso
 
 
@@ -216,10 +211,7 @@ class WitnessContext:
             return self.judged[partition_dir]
         if self.load is not None:
             self.policies, self.load = self.load(), None
-        if self.policies is None:
-            return topic.startswith("__") or compacted_by_cleaner(partition_dir, topic,
-                                                                  partition)
-        return self.policies.compacted(partition_dir, topic, partition)
+        return cleanup_of(partition_dir, topic, partition, self.policies).compacted
 
 
 class ReplicaStream:

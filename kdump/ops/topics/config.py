@@ -342,6 +342,11 @@ class MetadataConfigs:
     source: str = ""
     #: each partition's replicas (broker ids) as the image assigns them (None: not read)
     assignments: dict[tuple[str, int], list[int]] | None = None
+    #: each partition as the image holds it (replicas, isr, leader, leader_epoch,
+    #: directories, adding_replicas, removing_replicas; None: not read)
+    placements: dict[tuple[str, int], dict[str, Any]] | None = None
+    #: the cluster.id of the log dir the metadata log was read in (None: it names none)
+    cluster_id: str | None = None
 
     def get(self, rtype: str, rname: str, name: str) -> tuple[str | None, str] | None:
         return self.configs.get((rtype, rname), {}).get(name)

@@ -55,12 +55,20 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
     if best is None:
         return None, None, problems
     r, where, d = best
+    from ..replica_groups import log_dir_identity
+
     assignments: dict[tuple[str, int], list[int]] = {}
+    placements: dict[tuple[str, int], dict[str, Any]] = {}
     for key, obj in r.image.objects.items():
         if key[0] == "partition" and obj is not None:  # PartitionRecord, its changes
-            assignments[(str(obj["topic"]), int(obj["partition"]))] = [
-                int(b) for b in obj["replicas"]]
-    cfg = MetadataConfigs(source=f"{d} (to offset {r.offset})", assignments=assignments)
+            tp = (str(obj["topic"]), int(obj["partition"]))
+            assignments[tp] = [int(b) for b in obj["replicas"]]
+            placements[tp] = {k: obj.get(k) for k in (
+                "replicas", "isr", "leader", "leader_epoch", "directories",
+                "adding_replicas", "removing_replicas")}
+    cfg = MetadataConfigs(source=f"{d} (to offset {r.offset})", assignments=assignments,
+                          placements=placements,
+                          cluster_id=log_dir_identity(kfs.dirname(d)).cluster_id)
     for key, obj in r.image.objects.items():
         if key[0] != "config":
             continue

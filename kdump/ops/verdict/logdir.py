@@ -10,6 +10,39 @@ explains it: the directory renamed ``-delete`` (``LogManager.asyncDelete``), ``-
 dir), or the partition's live directory in another log dir of the same broker (moved by
 ``alterReplicaLogDirs``).  A broker given this log dir again would create the
 partition empty at offset 0 and hand those offsets out a second time.
+
+A partition the KRaft metadata assigns to this broker with no directory here
+(:class:`AbsentReplica`, kind ``assigned-absent``) is judged from Kafka's own rules
+(3.9): a broker creates a replica's log as soon as it applies the metadata assigning it
+(``ReplicaManager.applyDelta`` -> ``applyLocalLeadersDelta``/``applyLocalFollowersDelta``
+-> ``Partition.makeLeader``/``makeFollower`` -> ``createLogIfNotExists`` ->
+``LogManager.getOrCreateLog``), and names every log it holds in the log dir's checkpoints
+within seconds, even an empty one (``ReplicaManager.checkpointHighWatermarks`` writes each
+online log's high watermark, 0 included; ``LogManager.checkpointLogRecoveryOffsetsInDir``
+every log of the dir).  So a replica with neither directory nor checkpoint entry was never
+created here (the broker had not applied the assignment when the copy was taken, or never
+ran since), or went with its checkpoints.  ISR membership proves no data on it: a new
+partition's ISR is every live replica of its assignment, their logs empty
+(``ReplicationControlManager.createTopic``: ``isr`` = the replicas ``isActive``).  So
+nothing here names offsets lost (only the checkpoints do, :class:`MissingPartition`) but
+one witness: when the metadata makes this broker the leader of the partition's current
+epoch and another replica given (the same cluster, another node) holds batches of that
+epoch, those offsets were appended here first (``UnifiedLog.appendAsLeader`` stamps the
+leader's epoch on each batch; followers append the leader's batches as they are,
+``appendAsFollower``): ``data-lost`` with their range (the replica's
+leader-epoch-checkpoint entry for the epoch to the next entry or its log end).
+Otherwise the severity says what the metadata claims of the replica: a **warning** when it pins the
+replica to this very log dir (``PartitionRecord.directories``, KIP-858: a broker with one
+log dir is assigned it at creation, ``ClusterControlManager.defaultDir``; a broker with
+several reports the dir after creating the log, ``ReplicaManager.maybeUpdateTopicAssignment``
+-> ``AssignReplicasToDirs``) and counts it in sync (in the ISR, or the leader): a broker
+given this log dir would start it empty while the controller may elect it leader; an
+**information** otherwise (an out-of-sync replica the broker creates and fills from the
+leader; or a log dir the metadata does not name: ``MIGRATING``/``UNASSIGNED``/``LOST``, or
+a log dir without ``directory.id``, where another log dir of the broker may hold it).  A
+replica being moved away (``removingReplicas``), or pinned to another log dir of the
+broker, is not this log dir's to hold.  The metadata judges a log dir only of its own
+cluster (``cluster.id`` of the log dir it was read in).
 """
 
 from __future__ import annotations
@@ -20,10 +53,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from ... import fs as kfs
+from ...errors import KdumpError
 from ...files.logdir import parse_partition_dir
-from ...files.text import checkpoint_entries
-from ...findings import INFO, Problem
-from .witnesses import LostRange, Witness, log_dir_identity
+from ...files.text import checkpoint_entries, iter_checkpoint
+from ...findings import INFO, WARNING, Problem
+from ...source import FileSource
+from ..replica_groups import log_dir_identity
+from .witnesses import LostRange, Witness, replica_log_end
 
 #: the offset checkpoints a log dir holds, and the witness each entry is
 CHECKPOINT_WITNESSES = (("replication-offset-checkpoint", "high-watermark"),
@@ -84,22 +120,114 @@ class MissingPartition:
                        extra={**extra, "lost_offsets": [r.first, r.last]})
 
 
+#: ``DirectoryId``'s reserved ids, as the metadata image holds them (kdump.metadata.image)
+_RESERVED_DIRS = {"AAAAAAAAAAAAAAAAAAAAAA": "MIGRATING", "AAAAAAAAAAAAAAAAAAAAAQ": "UNASSIGNED",
+                  "AAAAAAAAAAAAAAAAAAAAAg": "LOST"}
+
+
+@dataclass(frozen=True, slots=True)
+class AbsentReplica:
+    """A partition the KRaft metadata assigns to this log dir's broker with no directory
+    here (see the module docstring): ``replicas``, ``isr``, ``leader``, ``leader_epoch``
+    as the image holds them; ``directory_id`` the log dir it assigns the replica to (a
+    reserved name: ``MIGRATING``, ``UNASSIGNED``, ``LOST``); ``pinned``: that is this log
+    dir's ``directory.id``; ``named``: the checkpoints name it (with nothing written: the
+    log was created here and is gone)."""
+
+    log_dir: str
+    topic: str
+    partition: int
+    directory: str
+    node: int
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    leader: int
+    leader_epoch: int
+    directory_id: str
+    pinned: bool
+    named: bool
+    source: str
+    #: offsets another replica holds in the epoch this broker leads: written here
+    written: LostRange | None = None
+
+    @property
+    def data_lost(self) -> bool:
+        return self.written is not None
+
+    @property
+    def in_sync(self) -> bool:
+        return self.node in self.isr or self.leader == self.node
+
+    @property
+    def severity(self) -> str:
+        return WARNING if self.pinned and self.in_sync else INFO
+
+    def finding(self) -> Problem:
+        where = f"the KRaft metadata ({self.source})" if self.source else "the KRaft metadata"
+        if self.written is not None:
+            r = self.written
+            n = f"{r.count:,} offset{'s' if r.count != 1 else ''}"
+            [w] = r.witnesses
+            return Problem(self.directory, None, "data-lost",
+                           f"{r.offsets_text} ({n}) were written on this replica and the "
+                           f"partition directory {self.topic}-{self.partition} is gone from "
+                           f"the log dir: {where} makes this broker ({self.node}) the leader "
+                           f"of epoch {self.leader_epoch}, and {w.path} (broker {w.broker_id}) "
+                           "holds these offsets in that epoch (a leader appends first, its "
+                           "followers copy its batches): lost on this replica",
+                           base_offset=r.first,
+                           extra={"topic": self.topic, "partition": self.partition,
+                                  "lost_offsets": [r.first, r.last],
+                                  "witnesses": [w.to_json()]})
+        dirs = (f"log dir {self.directory_id}, this one" if self.pinned else
+                f"log dir {_RESERVED_DIRS.get(self.directory_id, self.directory_id)}")
+        state = (f"replicas {list(self.replicas)}, ISR {list(self.isr)}, leader {self.leader}, "
+                 f"leader epoch {self.leader_epoch}, {dirs}")
+        here = ("no directory here, and the checkpoints name it with nothing written (its "
+                "log was created here and is gone)" if self.named else
+                "neither a directory nor a checkpoint entry here (a broker creates a "
+                "replica's log when it applies the assignment and checkpoints it within "
+                "seconds: it was never created here, or went with its entries)")
+        if self.severity == WARNING:
+            why = ("an in-sync replica with no log: a broker given this log dir starts it "
+                   "empty while the controller may elect it leader; no offsets are named "
+                   "lost, as nothing here proves a record was written to this replica (a "
+                   "new partition's ISR is every live replica, its logs empty)")
+        elif not self.pinned:
+            why = ("the metadata does not pin the replica to this log dir: another log dir "
+                   "of this broker, not given, may hold it")
+        else:
+            why = ("an out-of-sync replica: the broker creates it and fetches from the "
+                   "leader when it applies the metadata")
+        return Problem(self.directory, None, "assigned-absent",
+                       f"{self.topic}-{self.partition}: {where} assigns it to this broker "
+                       f"({self.node}; {state}) and there is {here}: {why}",
+                       severity=self.severity,
+                       extra={"topic": self.topic, "partition": self.partition,
+                              "replicas": list(self.replicas), "isr": list(self.isr),
+                              "leader": self.leader, "leader_epoch": self.leader_epoch,
+                              "directory_id": self.directory_id})
+
+
 @dataclass(frozen=True, slots=True)
 class LogDirVerdict:
     """The verdict of one log dir: ``missing`` partitions its checkpoints name (each
-    lost or explained); ``cluster_id``/``node_id`` from its meta.properties."""
+    lost or explained); ``absent`` replicas the KRaft metadata assigns to its broker
+    with no directory here; ``cluster_id``/``node_id`` from its meta.properties."""
 
     log_dir: str
     cluster_id: str | None
     node_id: int | None
     missing: tuple[MissingPartition, ...]
+    absent: tuple[AbsentReplica, ...] = ()
 
     @property
     def data_lost(self) -> bool:
-        return any(m.data_lost for m in self.missing)
+        return any(m.data_lost for m in self.missing) or any(a.data_lost for a in self.absent)
 
     def findings(self) -> list[Problem]:
-        return [p for m in self.missing if (p := m.finding()) is not None]
+        out = [p for m in self.missing if (p := m.finding()) is not None]
+        return out + [a.finding() for a in self.absent]
 
 
 def is_log_dir(path: str) -> bool:
@@ -152,15 +280,29 @@ def live_partition_dirs(log_dir: str) -> list[str]:
 
 def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
                   assignments: dict[tuple[str, int], list[int]] | None = None,
-                  metadata_source: str = "") -> LogDirVerdict:
+                  metadata_source: str = "", *, metadata: Any = None) -> LogDirVerdict:
     """The verdict of ``log_dir``; ``others``: the other log dirs given (a partition's
     live directory in one of the same broker explains its absence here);
     ``assignments``: each partition's replicas as the KRaft metadata image says
     (None: no metadata read): a topic it no longer holds was deleted, a partition it
     assigns to other brokers only was moved away (ReplicaManager.applyDelta deletes
-    the local replica: its checkpoint entries go with the next checkpoint)."""
+    the local replica: its checkpoint entries go with the next checkpoint).
+    ``metadata``: the image's configs and placements (a
+    :class:`kdump.ops.topics.config.MetadataConfigs`; its assignments, source and
+    placements stand for the two before): the replicas it assigns here with no
+    directory are :class:`AbsentReplica`.  Metadata read in a log dir of another
+    cluster says nothing of this one."""
     log_dir = kfs.abspath(os.fspath(log_dir)).rstrip("/") or "/"
-    cluster, node = log_dir_identity(log_dir)
+    ident = log_dir_identity(log_dir)
+    cluster, node = ident.cluster_id, ident.node_id
+    placements = None
+    if metadata is not None:
+        assignments = getattr(metadata, "assignments", None)
+        metadata_source = str(getattr(metadata, "source", "") or "")
+        placements = getattr(metadata, "placements", None)
+        theirs = getattr(metadata, "cluster_id", None)
+        if theirs is not None and cluster is not None and theirs != cluster:
+            assignments = placements = None
     try:
         names = sorted(kfs.listdir(log_dir))
     except FileNotFoundError:
@@ -191,6 +333,8 @@ def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
                 entries.setdefault(key, [])
     missing: list[MissingPartition] = []
     moved = _moved_to(log_dir, cluster, node, others)
+    #: named by the checkpoints with nothing written, no directory, nothing explaining it
+    named_empty: set[tuple[str, int]] = set()
     for key in sorted(set(entries) | set(starts)):
         if key in live or _unreadable_dir(os.path.join(log_dir, f"{key[0]}-{key[1]}")):
             continue
@@ -214,12 +358,66 @@ def judge_log_dir(log_dir: str | os.PathLike[str], others: Iterable[str] = (),
         if explained is None and assignments is not None:
             explained = _by_metadata(key, node, assignments, metadata_source)
         if lost is None and explained is None:
+            named_empty.add(key)
             continue
         missing.append(MissingPartition(log_dir, key[0], key[1],
                                         os.path.join(log_dir, f"{key[0]}-{key[1]}"), start,
                                         top, tuple(sorted(ws, key=lambda w: w.end)), lost,
                                         explained, key in starts))
-    return LogDirVerdict(log_dir, cluster, node, tuple(missing))
+    absent: list[AbsentReplica] = []
+    if placements is not None and node is not None:
+        held = live | set(special) | set(moved) | {(m.topic, m.partition) for m in missing}
+        for key in sorted(placements):
+            pl = placements[key]
+            replicas = [int(r) for r in pl.get("replicas") or []]
+            if key in held or node not in replicas or node in (pl.get("removing_replicas") or []) \
+                    or _unreadable_dir(os.path.join(log_dir, f"{key[0]}-{key[1]}")):
+                continue
+            dirs = list(pl.get("directories") or [])
+            did = str(dirs[replicas.index(node)]) if len(dirs) == len(replicas) \
+                else "AAAAAAAAAAAAAAAAAAAAAA"
+            mine = ident.directory_id
+            if did not in _RESERVED_DIRS and mine is not None and did != mine:
+                continue  # pinned to another log dir of this broker: not this one's
+            absent.append(AbsentReplica(
+                log_dir, key[0], key[1], os.path.join(log_dir, f"{key[0]}-{key[1]}"), node,
+                tuple(replicas), tuple(int(r) for r in pl.get("isr") or []),
+                int(pl.get("leader", -1)), int(pl.get("leader_epoch", 0)), did,
+                mine is not None and did == mine, key in named_empty, metadata_source,
+                _led_here(key, node, cluster, int(pl.get("leader", -1)),
+                          int(pl.get("leader_epoch", 0)), others)))
+    return LogDirVerdict(log_dir, cluster, node, tuple(missing), tuple(absent))
+
+
+def _led_here(key: tuple[str, int], node: int, cluster: str | None, leader: int, epoch: int,
+              others: Iterable[str]) -> LostRange | None:
+    """The offsets another replica of the partition given (the same cluster, another
+    node) holds in leader epoch ``epoch``, when ``node`` leads it (``leader``): they were
+    appended on ``node`` first.  The widest such range; None when none is known."""
+    if leader != node or cluster is None:
+        return None
+    best: LostRange | None = None
+    for other in others:
+        o = kfs.abspath(other).rstrip("/") or "/"
+        them = log_dir_identity(o)
+        if them.cluster_id != cluster or them.node_id is None or them.node_id == node:
+            continue
+        d = os.path.join(o, f"{key[0]}-{key[1]}")
+        try:
+            with FileSource(os.path.join(d, "leader-epoch-checkpoint")) as src:
+                entries = [(int(e.fields["epoch"]), int(e.fields["start_offset"]))
+                           for e in iter_checkpoint(src, "leader-epoch-checkpoint")]
+        except KdumpError:
+            continue
+        starts = [s for e, s in entries if e == epoch]
+        if not starts:
+            continue
+        later = [s for e, s in entries if e > epoch]
+        end = min(later) if later else replica_log_end(d)
+        if end > starts[0] and (best is None or end - starts[0] > best.count):
+            best = LostRange(starts[0], end - 1,
+                             (Witness("replica", d, end, broker_id=them.node_id),))
+    return best
 
 
 def _unreadable_dir(path: str) -> bool:
@@ -260,7 +458,8 @@ def _moved_to(log_dir: str, cluster: str | None, node: int | None, others: Itera
     out: dict[tuple[str, int], str] = {}
     for other in others:
         o = kfs.abspath(other).rstrip("/") or "/"
-        if o == log_dir or node is None or log_dir_identity(o) != (cluster, node):
+        them = log_dir_identity(o)
+        if o == log_dir or node is None or (them.cluster_id, them.node_id) != (cluster, node):
             continue
         try:
             names = kfs.listdir(o)
@@ -273,5 +472,5 @@ def _moved_to(log_dir: str, cluster: str | None, node: int | None, others: Itera
     return out
 
 
-__all__ = ["CHECKPOINT_WITNESSES", "LogDirVerdict", "MissingPartition", "is_log_dir",
+__all__ = ["CHECKPOINT_WITNESSES", "AbsentReplica", "LogDirVerdict", "MissingPartition", "is_log_dir",
            "judge_log_dir", "live_partition_dirs", "log_dirs_of"]

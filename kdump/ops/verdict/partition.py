@@ -12,7 +12,7 @@ again as ``data-lost``).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,22 +21,16 @@ from ...errors import KdumpError
 from ...files.logdir import KafkaFile, parse_partition_dir
 from ...findings import ERROR, INFO, Problem
 from ...source import FileSource
+from ..replica_groups import log_dir_identity
+from .cleanup import Cleanup, CleanupPolicies, cleanup_of
 from .witnesses import (
-    CleanupPolicies,
     LostRange,
     PartitionWitnesses,
     SegmentFiles,
     Witness,
-    compacted_by_cleaner,
-    log_dir_identity,
     lost_problem,
     witnesses_of,
 )
-
-#: Kafka's own topics created with cleanup.policy=compact (GroupCoordinator,
-#: TransactionStateManager, the schema registry's `_schemas`), compacted when nothing
-#: else says
-COMPACTED_INTERNAL = ("__consumer_offsets", "__transaction_state", "_schemas")
 
 #: the tail kinds a verdict names, and the finding kind each is said with
 TAIL_KINDS: dict[str, str] = {
@@ -50,74 +44,43 @@ TAIL_KINDS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Cleanup:
-    """A topic's cleanup policy as judged: ``compacted``; ``source``, where that came
-    from (``--config``/the KRaft metadata's words, ``cleaner-offset-checkpoint``,
-    ``Kafka's own topic``, ``Kafka's default``); ``known``: something beyond Kafka's
-    default says it (a compacted override kept elsewhere is then still possible)."""
-
-    compacted: bool
-    source: str
-    known: bool
-
-
-def cleanup_of(directory: str, topic: str, partition: int,
-               policies: CleanupPolicies | None = None) -> Cleanup:
-    """The cleanup policy of ``topic`` for the partition directory ``directory``:
-    ``policies`` (``--config``, the KRaft metadata), else Kafka's own topics, else a
-    cleaner-offset-checkpoint entry (LogCleanerManager checkpoints only compacted logs),
-    else Kafka's default ``delete`` (not known)."""
-    if policies is not None:
-        try:
-            s = policies.resolver.topic(topic, None)["cleanup.policy"]
-            value = s.value if isinstance(s.value, list) else [str(s.value)]
-            source = str(s.source)
-        except (KdumpError, KeyError, ValueError):  # a bad value: Kafka's default
-            value, source = ["delete"], "default"
-        if "compact" in value:
-            return Cleanup(True, f"cleanup.policy={','.join(value)}, {source}", True)
-        if compacted_by_cleaner(directory, topic, partition):
-            return Cleanup(True, "cleaner-offset-checkpoint names it", True)
-        known = policies.metadata is not None or not source.startswith("default") \
-            or _cleaner_checkpoint_beside(directory)
-        return Cleanup(False, f"cleanup.policy={','.join(value)}, {source}", known)
-    if topic in COMPACTED_INTERNAL:
-        return Cleanup(True, "cleanup.policy=compact, Kafka's own topic", True)
-    if compacted_by_cleaner(directory, topic, partition):
-        return Cleanup(True, "cleaner-offset-checkpoint names it", True)
-    if topic == "__cluster_metadata":
-        return Cleanup(False, "the KRaft metadata log (never cleaned)", True)
-    if _cleaner_checkpoint_beside(directory):
-        return Cleanup(False, "cleanup.policy=delete: the log dir's cleaner-offset-checkpoint "
-                       "does not name it (the cleaner never compacted it)", True)
-    return Cleanup(False, "cleanup.policy=delete, Kafka's default", False)
-
-
-def _cleaner_checkpoint_beside(directory: str) -> bool:
-    """The partition's log dir holds a cleaner-offset-checkpoint: the log cleaner (on by
-    default) creates it at start-up (CheckpointFile creates a missing file) and keeps an
-    entry for every log it has cleaned while that log lives (LogCleanerManager
-    .updateCheckpoints), so one that does not name a partition says the cleaner never
-    compacted it."""
-    if kfs.is_url(directory):
-        return False
-    return os.path.isfile(os.path.join(kfs.dirname(kfs.abspath(directory)),
-                                       "cleaner-offset-checkpoint"))
-
-
 #: the findings that say how a log ends (its tail)
 TAIL_PROBLEMS = frozenset({"in-flight", "zero-tail", "truncated", "trailing-bytes"})
 
 
-def finds_gaps(f: KafkaFile, policies: CleanupPolicies | None = None) -> bool:
+def finds_gaps(f: KafkaFile, policies: CleanupPolicies | None = None,
+               compacted: Collection[str] | None = None) -> bool:
     """Should a scan of the log ``f`` note the gaps between its batches?  A local
     segment of a live partition of a delete-policy topic: there a gap is lost data (a
-    compacted topic's gaps are the cleaner's, and a scan stays fast there)."""
+    compacted topic's gaps are the cleaner's, and a scan stays fast there).
+    ``compacted``: the partition directories judged compacted already (by
+    :func:`compacted_dirs`, where the policies were read: a Spark driver), in place of
+    judging here."""
     if f.kind != "log" or f.topic is None or f.partition is None \
             or f.partition_state is not None or kfs.is_url(f.path):
         return False
+    if compacted is not None:
+        return kfs.dirname(f.path) not in compacted
     return not cleanup_of(kfs.dirname(f.path), f.topic, f.partition, policies).compacted
+
+
+def compacted_dirs(files: Iterable[KafkaFile], policies: CleanupPolicies | None
+                   ) -> frozenset[str]:
+    """The partition directories of the logs ``files`` whose topic is compacted under
+    ``policies`` (:func:`cleanup_of`): what an executor that cannot read the policies
+    (a Spark task) is given, so that it looks for gaps where the local command does."""
+    out: set[str] = set()
+    seen: set[str] = set()
+    for f in files:
+        if f.kind != "log" or f.topic is None or f.partition is None:
+            continue
+        d = kfs.dirname(f.path)
+        if d in seen:
+            continue
+        seen.add(d)
+        if cleanup_of(d, f.topic, f.partition, policies).compacted:
+            out.add(d)
+    return frozenset(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +129,8 @@ def _policy_note(p: Problem, cleanup: Cleanup, topic: str) -> None:
                      f"{topic}:cleanup.policy=compact")
 
 
-def gap_lost(log_path: str, first: int, last: int) -> Problem | None:
+def gap_lost(log_path: str, first: int, last: int, policies: CleanupPolicies | None = None
+             ) -> Problem | None:
     """The ``data-lost`` finding of offsets ``first``..``last`` missing between two
     batches of the log ``log_path`` (a delete-policy topic's), with the partition's
     witnesses, as its verdict names it: for a command that reads one log at a time
@@ -174,7 +138,7 @@ def gap_lost(log_path: str, first: int, last: int) -> Problem | None:
     pw = witnesses_of(kfs.dirname(log_path))
     if pw is None:
         return None
-    cleanup = cleanup_of(pw.directory, pw.topic, pw.partition)
+    cleanup = cleanup_of(pw.directory, pw.topic, pw.partition, policies)
     pw.compacted, pw.policy_known = cleanup.compacted, cleanup.known
     for r in pw.lost_ranges([(first - 1, first - 1), (last + 1, last + 1)]):
         if r.first == first and r.last == last and r.explained is None:
@@ -397,7 +361,8 @@ def judge_partition(directory: str | os.PathLike[str], held: Iterable[tuple[int,
     top, proving = pw.highest_written(include_replicas=False)
     log_dir = kfs.dirname(directory)
     local = not kfs.is_url(directory)
-    cluster, node = log_dir_identity(log_dir) if local else (None, None)
+    ident = log_dir_identity(log_dir) if local else None
+    cluster, node = (ident.cluster_id, ident.node_id) if ident is not None else (None, None)
     return PartitionVerdict(
         directory, log_dir, pw.topic, pw.partition, cleanup, part.state,
         _topic_id(directory) if local else None, cluster, node, tuple(pw.witnesses),
@@ -407,13 +372,11 @@ def judge_partition(directory: str | os.PathLike[str], held: Iterable[tuple[int,
 
 
 __all__ = [
-    "COMPACTED_INTERNAL",
     "TAIL_KINDS",
     "TAIL_PROBLEMS",
-    "Cleanup",
     "PartitionVerdict",
     "Tail",
-    "cleanup_of",
+    "compacted_dirs",
     "finds_gaps",
     "gap_lost",
     "held_pieces",

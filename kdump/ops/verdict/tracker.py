@@ -13,9 +13,10 @@ from collections.abc import Iterable
 
 from ... import fs as kfs
 from ...findings import Problem
+from .cleanup import CleanupPolicies
 from .logdir import LogDirVerdict, judge_log_dir, live_partition_dirs, log_dirs_of
 from .partition import PartitionVerdict, Tail, held_pieces, judge_partition
-from .witnesses import CleanupPolicies, LostRange, PartitionWitnesses
+from .witnesses import LostRange, PartitionWitnesses
 
 
 def _isdir(p: str) -> bool:
@@ -119,17 +120,26 @@ class LostTracker:
             out += self.log_dir_findings()
         return out
 
+    @classmethod
+    def for_log_dirs(cls, inputs: Iterable[str], max_batch_bytes: int | None = None
+                     ) -> LostTracker:
+        """A tracker of ``inputs`` with the KRaft metadata among them read (only when a
+        log dir is given, whose verdict it judges): for a command given no --config
+        (dump), so that its log dirs' verdicts are every command's."""
+        inputs = list(inputs)
+        policies = CleanupPolicies.for_inputs(inputs, (), max_batch_bytes) \
+            if log_dirs_of(inputs) else None
+        return cls(inputs, policies)
+
     def missing_partitions(self) -> list[Problem]:
         """Each log dir given, its partitions named by its checkpoints with no directory
-        only (:class:`LogDirVerdict`): for a command that judges no partition it reads
-        (dump)."""
+        and those its KRaft metadata assigns here and absent (:class:`LogDirVerdict`):
+        for a command that judges no partition it reads (dump)."""
         dirs = log_dirs_of(self.inputs)
         meta = self.policies.metadata if self.policies is not None else None
         out: list[Problem] = []
         for d in dirs:
-            v = judge_log_dir(d, [o for o in dirs if o != d],
-                              getattr(meta, "assignments", None),
-                              str(getattr(meta, "source", "") or ""))
+            v = judge_log_dir(d, [o for o in dirs if o != d], metadata=meta)
             self.log_dirs[d] = v
             out += v.findings()
         return out
@@ -139,10 +149,8 @@ class LostTracker:
         dirs = log_dirs_of(self.inputs)
         out: list[Problem] = []
         meta = self.policies.metadata if self.policies is not None else None
-        assignments = getattr(meta, "assignments", None)
-        source = str(getattr(meta, "source", "") or "")
         for d in dirs:
-            v = judge_log_dir(d, [o for o in dirs if o != d], assignments, source)
+            v = judge_log_dir(d, [o for o in dirs if o != d], metadata=meta)
             self.log_dirs[d] = v
             out += v.findings()
             out += self._unwalked(d)

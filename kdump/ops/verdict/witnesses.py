@@ -77,11 +77,12 @@ from ... import fs as kfs
 from ...errors import KdumpError
 from ...files.index import OffsetIndex, TimeIndex, offset_index_sanity, written_entries
 from ...files.logdir import classify, parse_partition_dir
-from ...files.text import checkpoint_value, iter_checkpoint, read_properties
+from ...files.text import checkpoint_value, iter_checkpoint
 from ...files.txnindex import read_txn_index
 from ...findings import INFO, Problem
 from ...fs import Listing
 from ...source import FileSource
+from ..replica_groups import log_dir_identity
 
 #: witness name -> (what it is called in a sentence, what it proves)
 WITNESS_KINDS: dict[str, tuple[str, str]] = {
@@ -426,23 +427,6 @@ def _txn_witness(path: str) -> Witness | None:
     return None if last is None or last < 0 else Witness("txnindex", path, last + 1, last)
 
 
-def log_dir_identity(log_dir: str) -> tuple[str | None, int | None]:
-    """``cluster.id`` and ``node.id``/``broker.id`` of a log dir's meta.properties
-    (None where it says none or cannot be read)."""
-    meta = os.path.join(log_dir, "meta.properties")
-    try:
-        with FileSource(meta) as src:
-            props = read_properties(src)
-    except KdumpError:
-        return None, None
-    raw = props.get("node.id", props.get("broker.id"))
-    try:
-        node = int(raw) if raw is not None else None
-    except ValueError:
-        node = None
-    return props.get("cluster.id"), node
-
-
 def partition_witnesses(partition_dir: str, *, compacted: bool = False,
                         replicas: Iterable[str] = (), listing: Listing | None = None
                         ) -> PartitionWitnesses | None:
@@ -523,11 +507,13 @@ def partition_witnesses(partition_dir: str, *, compacted: bool = False,
 
 def _add_replicas(pw: PartitionWitnesses, partition_dir: str, replicas: Iterable[str]) -> None:
     here = kfs.dirname(kfs.abspath(partition_dir))
-    cluster, node = log_dir_identity(here)
+    me = log_dir_identity(here)
+    cluster, node = me.cluster_id, me.node_id
     for other in replicas:
         if kfs.abspath(other) == here:
             continue
-        their_cluster, their_node = log_dir_identity(other)
+        them = log_dir_identity(other)
+        their_cluster, their_node = them.cluster_id, them.node_id
         if cluster is None or their_cluster != cluster:
             pw.skipped_replicas.append((other, f"cluster.id {their_cluster} is not this log "
                                                f"dir's {cluster}"))
@@ -591,98 +577,6 @@ def _logs(partition_dir: str) -> Iterable[tuple[int, str]]:
             if n.endswith(".log") and n[:-4].isdigit()]
 
 
-
-
-# ------------------------------------------------------------------ a command's verdicts
-
-
-def compacted_by_cleaner(partition_dir: str, topic: str, partition: int) -> bool:
-    """Does the log dir's cleaner-offset-checkpoint hold the partition?  The log cleaner
-    checkpoints only the logs it cleans, compacted ones (LogCleanerManager.updateCheckpoints,
-    called from LogCleaner.cleanLog)."""
-    return checkpoint_value(partition_dir, "cleaner-offset-checkpoint", topic, partition) \
-        is not None
-
-
-class CleanupPolicies:
-    """Is a topic compacted?  Its ``cleanup.policy`` as a broker resolves it
-    (:class:`kdump.ops.topics.config.Resolver`: ``--config``, the KRaft metadata's
-    ConfigRecords, the configs Kafka creates its own topics with, Kafka's default
-    ``delete``), or a cleaner-offset-checkpoint entry for the partition (the cleaner has
-    compacted it).  ``metadata``: the dynamic configs of a ``__cluster_metadata``
-    replica among the inputs (None: none read)."""
-
-    def __init__(self, overrides: Iterable[tuple[str, str, str]] = (),
-                 metadata: Any = None) -> None:
-        from ..topics.config import Resolver
-
-        self.resolver = Resolver(overrides=overrides, metadata=metadata)
-        self.metadata = metadata
-
-    @classmethod
-    def for_inputs(cls, paths: list[str], overrides: Iterable[str] = (),
-                   max_batch_bytes: int | None = None) -> CleanupPolicies | None:
-        """From ``--config TOPIC:cleanup.policy=VALUE`` (``overrides``, checked as a
-        broker checks the value: a UsageError naming a bad one) and the topic configs of
-        a ``__cluster_metadata`` replica among the inputs (a log dir given, or one of
-        the log dirs in a folder given); None when there is neither."""
-        from ...errors import UsageError
-        from ..topics.config import parse_override
-
-        parsed = [parse_override(o) for o in overrides]
-        for topic, key, _value in parsed:
-            if key != "cleanup.policy":
-                raise UsageError(f"--config {topic}:{key}: only cleanup.policy is read here")
-        dirs = _metadata_dirs(paths)
-        metadata = None
-        if dirs:
-            from ...files.logdir import KafkaFile
-            from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
-            from ..topics.evidence import METADATA_TOPIC, read_metadata
-
-            metadata, _level, _problems = read_metadata(
-                [KafkaFile(os.path.join(d, "00000000000000000000.log"), "log",
-                           topic=METADATA_TOPIC, partition=0) for d in dirs],
-                max_batch_bytes or DEFAULT_MAX_BATCH_BYTES)
-        if not parsed and metadata is None:
-            return None
-        return cls(parsed, metadata)
-
-    def compacted(self, partition_dir: str, topic: str, partition: int) -> bool:
-        try:
-            policy = self.resolver.topic(topic, None)["cleanup.policy"].value
-        except (KdumpError, KeyError, ValueError):
-            policy = ["delete"]
-        if isinstance(policy, str):
-            policy = [policy]
-        return "compact" in policy or compacted_by_cleaner(partition_dir, topic, partition)
-
-
-def _isdir(p: str) -> bool:
-    try:
-        return kfs.isdir(p)
-    except OSError:
-        return False
-
-
-def _metadata_dirs(paths: list[str]) -> list[str]:
-    """The ``__cluster_metadata-0`` directories of the local inputs: one given, or in a
-    log dir given, or in the log dirs of a folder given."""
-    out: list[str] = []
-    for p in paths:
-        if "://" in p or not os.path.isdir(p):
-            continue
-        name = os.path.basename(os.path.normpath(p))
-        cands = [p] if name == "__cluster_metadata-0" else [os.path.join(p, "__cluster_metadata-0")]
-        if name != "__cluster_metadata-0":
-            try:
-                cands += [os.path.join(p, n, "__cluster_metadata-0") for n in kfs.listdir(p)]
-            except OSError:
-                pass
-        out += [c for c in cands if os.path.isdir(c) and c not in out]
-    return out
-
-
 def lost_problem(pw: PartitionWitnesses, r: LostRange) -> Problem:
     """The finding of one range: ``data-lost`` (an error) when nothing explains it, an
     ``offset-gap`` (information) when compaction or a replica behind does."""
@@ -739,7 +633,5 @@ def witnesses_of(directory: str) -> PartitionWitnesses | None:
                               list(pw.skipped_replicas), pw.policy_known)
 
 
-__all__ = ["UNKNOWN_POLICY", "WITNESS_KINDS", "CleanupPolicies", "LostRange", "PartitionWitnesses",
-           "SegmentFiles",
-           "Witness", "compacted_by_cleaner", "log_dir_identity", "lost_problem",
-           "partition_witnesses", "replica_log_end", "witnesses_of"]
+__all__ = ["UNKNOWN_POLICY", "WITNESS_KINDS", "LostRange", "PartitionWitnesses", "SegmentFiles",
+           "Witness", "lost_problem", "partition_witnesses", "replica_log_end", "witnesses_of"]

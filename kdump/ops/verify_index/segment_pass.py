@@ -20,8 +20,7 @@ from ...records.v2 import RecordBatch
 from ...source import FileSource
 from ..batch_findings import NoBatch, crc_problem
 from ..rebuild import RecoverIndexes
-from ..topics.policy import gap_entry_problem
-from ..verdict import TAIL_PROBLEMS, judge_tail
+from ..verdict import TAIL_PROBLEMS, gap_entry_problem, judge_tail
 from ..verdict.tail import judge_closed_tail
 from ..verify_crc import Summary
 from .index_files import index_order
@@ -131,10 +130,10 @@ def check_segment(
                         # filterTo reports, and a lookup (LogSegment.findOffsetByTimestamp)
                         # starts at the offset index's position for it and scans forward:
                         # the next batch is found, as here.  Otherwise the offsets are lost
-                        # (cleanup.policy, kdump.ops.topics.policy)
+                        # (cleanup.policy, kdump.ops.verdict.cleanup)
                         yield gap_entry_problem(time_path, where, slot, offset, b.first_offset,
                                                 b.last_offset, seg.log.path, seg.log.topic,
-                                                opts.max_batch_bytes)
+                                                opts.max_batch_bytes, opts.policies)
                         continue
                     yield Problem(time_path, where, "index-mismatch",
                                   f"entry {slot}: offset {offset} is in no batch",

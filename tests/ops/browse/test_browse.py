@@ -552,3 +552,16 @@ def test_in_a_real_terminal(damaged: dict[str, Any], tmp_path: Path,
         assert "kdump browse: log dirs" not in screen
     finally:
         subprocess.run(["tmux", *sock, "kill-server"], capture_output=True)
+
+
+def test_a_bad_config_is_exit_2_before_the_screen(sample_dir: Path) -> None:
+    """browse (and report) take --config as verify-crc does (partitions judged with the
+    same cleanup policies); a bad one is the usage error verify-crc gives, exit 2, one
+    line."""
+    for command in ("browse", "verify-crc", "report"):
+        p = subprocess.run([sys.executable, "-m", "kdump", command, str(sample_dir),
+                            "--config", "t:retention.ms=1"], capture_output=True, text=True,
+                           env=subprocess_env(), timeout=60, stdin=subprocess.DEVNULL)
+        assert (p.returncode, p.stdout) == (2, ""), command
+        assert p.stderr == ("kdump: --config t:retention.ms: only cleanup.policy is read "
+                            "here\n"), command

@@ -856,6 +856,15 @@ def test_end_on_a_segment_with_no_index_near_its_end_reads_in_the_background(
     run(go())
 
 
+async def _judged(app: BrowseApp, pilot: Any) -> None:
+    """Wait for the app's log dirs to be judged again with the metadata (``judged``)."""
+    for _ in range(400):
+        if app.judged.is_set():
+            break
+        await pilot.pause(0.05)
+    await pilot.pause()
+
+
 def test_a_gone_partition_the_metadata_explains_leaves_the_tree(tmp_path: Path) -> None:
     """With the KRaft metadata among the inputs the rows are judged again as verify-crc
     judges them: a deleted topic's partition (the metadata holds no such topic) is
@@ -883,11 +892,7 @@ def test_a_gone_partition_the_metadata_explains_leaves_the_tree(tmp_path: Path) 
     async def go() -> None:
         app = BrowseApp([str(tmp_path)], check=False)
         async with app.run_test(size=(100, 30)) as pilot:
-            for _ in range(400):
-                if app.judged.is_set():
-                    break
-                await pilot.pause(0.05)
-            await pilot.pause()
+            await _judged(app, pilot)
             ld = app.logdirs[0]
             assert [(p.name, p.unreadable.kind if p.unreadable else None)
                     for p in ld.partitions] == [
@@ -897,3 +902,33 @@ def test_a_gone_partition_the_metadata_explains_leaves_the_tree(tmp_path: Path) 
             assert label_of(app, "orders-0")  # the tree rebuilt from them
             assert id(ld.partitions[4]) in app.tree_screen.leaves
     run(go())
+
+
+def test_replicas_assigned_here_and_absent_are_the_log_dirs_findings(tmp_path: Path) -> None:
+    """The replicas the KRaft metadata assigns to the log dir's broker with no directory
+    here are the log dir's findings in browse (``f`` on it), as verify-crc says them:
+    the same partitions, kinds and severities."""
+    from tests.ops.test_same_story import assigning_logdir
+
+    ld = tmp_path / "ld"
+    assigning_logdir(ld)
+    crc = [(p.path, str(p.kind), str(p.severity)) for p in verify_crc([str(ld)], VerifyOptions(
+        policies=cleanup_policies_of([str(ld)])), jobs=1)
+        if getattr(p, "kind", None) == "assigned-absent"]
+    assert [(os.path.basename(a), b, c) for a, b, c in crc] == [
+        ("a-0", "assigned-absent", "warning"), ("b-0", "assigned-absent", "info"),
+        ("c-0", "assigned-absent", "info"), ("f-0", "assigned-absent", "warning")]
+
+    async def go() -> None:
+        app = BrowseApp([str(ld)], check=False)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await _judged(app, pilot)
+            [node] = app.logdirs
+            assert [(p.path, str(p.kind), str(p.severity)) for p in node.problems] == crc
+    run(go())
+
+
+def cleanup_policies_of(paths: list[str]) -> Any:
+    from kdump.cli.options import cleanup_policies
+
+    return cleanup_policies(paths, (), 16 << 20)

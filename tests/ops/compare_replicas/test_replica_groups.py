@@ -401,20 +401,26 @@ def test_every_command_calls_these_shapes_clean(kdump: KdumpRunner, tmp_path: Pa
         assert bad not in text, bad
 
 
-def test_report_cluster_section_names_the_clusters_not_shown(kdump: KdumpRunner,
-                                                             tmp_path: Path) -> None:
-    """Two clusters' metadata logs are never replicas: the cluster section shows one (the
-    fullest) and an info note names the other; exit 0."""
+def test_report_cluster_section_shows_each_cluster_apart(kdump: KdumpRunner,
+                                                          tmp_path: Path) -> None:
+    """Two clusters' metadata logs are never replicas: the cluster section shows each
+    cluster's own image (a cluster_image object before each) and an info note names
+    both; exit 0."""
     two_clusters(tmp_path)
     r = kdump("report", "--format", "json", "a", "b", cwd=tmp_path)
     assert r.rc == 0
-    notes = [o for o in _objs(r.out) if o["type"] == "problem" and o["kind"] == "several-clusters"]
+    objs = _objs(r.out)
+    notes = [o for o in objs if o["type"] == "problem" and o["kind"] == "several-clusters"]
     assert [(n["file"], n["severity"], n["detail"]) for n in notes] == [(
         "a/__cluster_metadata-0", "info",
-        "the inputs hold the metadata logs of 2 clusters: this section shows cluster "
-        "clusterAAAAAAAAAAAAAAA's (the fullest of its replicas, a/__cluster_metadata-0); not "
-        "shown: cluster clusterBBBBBBBBBBBBBBB (b/__cluster_metadata-0). Never replicas of "
-        "each other, every section keeps them apart")]
+        "the inputs hold the metadata logs of 2 clusters: cluster clusterAAAAAAAAAAAAAAA "
+        "(a/__cluster_metadata-0); cluster clusterBBBBBBBBBBBBBBB (b/__cluster_metadata-0). "
+        "Never replicas of each other: each is shown apart, and every section keeps them "
+        "apart")]
+    assert [(o["cluster_id"], o["metadata_dir"]) for o in objs if o["type"] == "cluster_image"] \
+        == [("clusterAAAAAAAAAAAAAAA", "a/__cluster_metadata-0"),
+            ("clusterBBBBBBBBBBBBBBB", "b/__cluster_metadata-0")]
+    assert len([o for o in objs if o["type"] == "image"]) == 2
 
 
 def test_an_older_run_under_other_topic_ids_is_one_note(kdump: KdumpRunner,

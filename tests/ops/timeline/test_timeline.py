@@ -796,7 +796,7 @@ def test_topic_policies_are_read_only_for_offsets_to_judge(tmp_path: Path,
     partition first has offsets witnesses prove written and no batch holds: a gap below
     the active segment is the cleaner's in a compacted topic (no event), lost in a
     deleting one; with no such gap they are never read."""
-    from kdump.ops.verdict.witnesses import CleanupPolicies
+    from kdump.ops.verdict import CleanupPolicies
 
     reads: list[list[str]] = []
     real = CleanupPolicies.for_inputs
