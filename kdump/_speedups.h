@@ -11,6 +11,7 @@
  *   _speedups_writers.c  dump's text and JSON Lines writers (records and batch lines)
  *   _speedups_runs.c     runs of whole batches: verify-crc's and size-report's walks
  *   _speedups_packed.c   kdump export's packed columns
+ *   _speedups_timeline.c kdump timeline's event of a KRaft partition change
  *
  * Byte layouts and fault codes come from _layouts.h, generated from kdump/layouts.py
  * and kdump/records/faults.py.  Functions shared between files are named here; every
@@ -38,7 +39,7 @@
 /* ---------------------------------------------------------------------------------
  * Slot layouts of Python classes with __slots__ (_speedups.c)
  * --------------------------------------------------------------------------------- */
-#define MAX_SLOTS 24
+#define MAX_SLOTS 32
 
 typedef struct {
     PyTypeObject *type; /* strong reference, or NULL */
@@ -242,5 +243,6 @@ KD_ENTRY(header_run);
 KD_ENTRY(record_columns);
 KD_ENTRY(packed_v2_records);
 KD_ENTRY(lengths_offsets);
+KD_ENTRY(partition_event);
 
 #endif

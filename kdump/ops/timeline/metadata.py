@@ -23,6 +23,7 @@ from typing import Any
 from ...findings import Problem
 from ...metadata.output import describe, object_label
 from ...metadata.replay import Event, Replay, Sources
+from ...native import speedups
 from ...records.v2 import RecordBatch
 from .event import TimelineEvent, iso
 
@@ -77,7 +78,7 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                   fast: bool = True) -> Iterator[TimelineEvent]:
     """The timeline events of one record's changes; ``replicated``: the partitions whose
     replicas are read (only their leader changes can meet an epoch start; None: all).
-    ``fast``: a partition's change (most of a busy log) by :func:`_partition_changed`
+    ``fast``: a partition's change (most of a busy log) by :func:`partition_event`
     (the same event: tests/ops/timeline)."""
     for c in ev.changes:
         obj = c.after if c.after is not None else c.before
@@ -85,7 +86,7 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
             continue
         t = obj.get("type")
         if fast and t == "partition" and c.before is not None and c.after is not None:
-            fev = _partition_changed(ev, c.before, c.after, replicated)
+            fev = partition_event(ev, c.before, c.after, replicated)
             if fev is not None:
                 yield fev
                 continue
@@ -155,12 +156,28 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                             involves=involves)
 
 
-def _partition_changed(ev: Event, before: dict[str, Any], after: dict[str, Any],
+_native_event = None if speedups is None else getattr(speedups, "partition_event", None)
+
+
+def partition_event(ev: Event, before: dict[str, Any], after: dict[str, Any],
+                    replicated: Container[tuple[str, int]] | None) -> TimelineEvent | None:
+    """:func:`change_events`' event of a partition's change; None when the two objects'
+    fields differ (the general path says it).  Made by ``partition_event`` in
+    kdump/_speedups_timeline.c where the extension is built and the change is of the
+    plain values the replay gives, else by its twin :func:`partition_event_py`."""
+    if _native_event is not None:
+        fev = _native_event(TimelineEvent, ev.timestamp, ev.path, ev.position, ev.offset,
+                            before, after, replicated)
+        if fev is not NotImplemented:
+            return fev
+    return partition_event_py(ev, before, after, replicated)
+
+
+def partition_event_py(ev: Event, before: dict[str, Any], after: dict[str, Any],
                        replicated: Container[tuple[str, int]] | None
                        ) -> TimelineEvent | None:
-    """:func:`change_events`' event of a partition's change, its fields compared at once
-    (:func:`_shown_fields`); None when the two objects' fields differ (the general path
-    says it)."""
+    """:func:`partition_event`'s pure-Python twin: the fields compared at once
+    (:func:`_shown_fields`)."""
     fields = tuple(after)
     if tuple(before) != fields:
         return None
@@ -276,6 +293,7 @@ class MetadataStream:
         snapshot: list[int | None] = []
         chunk: list[TimelineEvent] = []
         replicated = self.replicated
+        native = _native_event
 
         def on_event(ev: Event) -> None:
             if ev.offset is None:  # loaded from a snapshot: the image, not its history
@@ -288,7 +306,13 @@ class MetadataStream:
                 c = changes[0]
                 if c.before is not None and c.after is not None and \
                         c.after.get("type") == "partition":
-                    fev = _partition_changed(ev, c.before, c.after, replicated)
+                    if native is not None:
+                        fev = native(TimelineEvent, ev.timestamp, ev.path, ev.position,
+                                     ev.offset, c.before, c.after, replicated)
+                        if fev is NotImplemented:
+                            fev = partition_event_py(ev, c.before, c.after, replicated)
+                    else:
+                        fev = partition_event_py(ev, c.before, c.after, replicated)
                     if fev is not None:
                         chunk.append(fev)
                         return

@@ -1,0 +1,132 @@
+"""kdump timeline's event of a KRaft partition change: ``partition_event`` in
+kdump/_speedups_timeline.c against its twin
+:func:`kdump.ops.timeline.metadata.partition_event_py`, slot by slot, on every kind of
+change, with values the native code hands back (NotImplemented) and fields that differ
+(None).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+import pytest
+
+from kdump.metadata.replay import Event
+from kdump.native import speedups
+from kdump.ops.timeline.event import TimelineEvent
+from kdump.ops.timeline.metadata import partition_event, partition_event_py
+
+native = pytest.mark.skipif(speedups is None, reason="kdump._speedups is not built")
+
+BASE: dict[str, Any] = {
+    "type": "partition", "topic": "orders", "topic_id": "AAAAAAAAAAAAAAAAAAAAAA",
+    "partition": 3, "leader": 1, "leader_epoch": 4, "partition_epoch": 9,
+    "replicas": [1, 2, 3], "isr": [1, 2, 3], "elr": [], "last_known_elr": [],
+    "leader_recovery_state": "RECOVERED", "adding_replicas": [], "removing_replicas": [],
+    "directories": ["d1", "d2", "d3"]}
+
+VARIANTS: list[dict[str, Any]] = [
+    {}, {"partition_epoch": 10}, {"leader": 2, "leader_epoch": 5},
+    {"leader": 2, "leader_epoch": 5, "isr": [2, 3]}, {"leader": -1, "leader_epoch": 5, "isr": []},
+    {"isr": [1]}, {"isr": [3, 2, 1, 4]}, {"isr": [1, 1, 2]}, {"leader_epoch": 5, "isr": [1, 2]},
+    {"elr": [2]}, {"last_known_elr": [3]}, {"elr": [2], "last_known_elr": [3]},
+    {"replicas": [1, 2, 3, 4], "adding_replicas": [4]},
+    {"replicas": [4, 5], "removing_replicas": [1, 2, 3], "directories": ["x", "y"]},
+    {"leader_recovery_state": "RECOVERING"}, {"leader_epoch": 5},
+    {"leader": 7, "leader_epoch": 5, "replicas": [9, -2, 7]},
+    {"leader": 1 << 40, "leader_epoch": 5},
+    {"elr": None}, {"leader_recovery_state": None}, {"adding_replicas": [None, "a"]},
+    {"leader_recovery_state": True},
+]
+
+#: values the native code does not say: the twin does, the same
+ODD: list[dict[str, Any]] = [
+    {"isr": (1, 2)}, {"isr": [1, 2.0]}, {"leader": 1 << 70}, {"replicas": [1, 1 << 64]},
+    {"leader_epoch": 5.0}, {"topic": b"orders"}, {"partition": True},
+    {"leader_recovery_state": 1.5}, {"adding_replicas": (4,)},
+]
+
+SLOTS = TimelineEvent.__slots__
+
+
+def _slots(ev: TimelineEvent | None) -> Any:
+    if ev is None:
+        return None
+    return [(name, getattr(ev, name)) for name in SLOTS]
+
+
+def _event(ts: int | None = 1_700_000_000_000) -> Event:
+    return Event(42, ts, "PartitionChangeRecord", [], None, "/m/__cluster_metadata-0/0.log", 7)
+
+
+def _both(ev: Event, before: dict[str, Any], after: dict[str, Any], replicated: Any
+          ) -> tuple[Any, Any]:
+    assert speedups is not None
+    got = speedups.partition_event(TimelineEvent, ev.timestamp, ev.path, ev.position,
+                                   ev.offset, before, after, replicated)
+    return got, partition_event_py(ev, before, after, replicated)
+
+
+@native
+def test_native_partition_event_is_its_twin() -> None:
+    said = 0
+    for (b, a), replicated, ts in itertools.product(
+            itertools.permutations(VARIANTS, 2), (None, set(), {("orders", 3)}, {("x", 0)}),
+            (1_700_000_000_000, None, -1)):
+        before, after = {**BASE, **b}, {**BASE, **a}
+        got, want = _both(_event(ts), before, after, replicated)
+        assert got is not NotImplemented, (b, a)
+        assert _slots(got) == _slots(want), (b, a, replicated)
+        said += 1
+    assert said > 1000
+
+
+@native
+def test_native_partition_event_leaves_odd_values_to_its_twin() -> None:
+    for odd in ODD:
+        got, want = _both(_event(), BASE, {**BASE, **odd}, None)
+        assert got is NotImplemented, odd
+        got, want = _both(_event(), {**BASE, **odd}, BASE, None)
+        # the before object's topic and partition are not read: said, the same
+        assert got is NotImplemented or _slots(got) == _slots(want), odd
+    # a time that is not an int, and objects that are not dicts
+    assert speedups is not None
+    assert speedups.partition_event(TimelineEvent, 1.0, None, None, None, BASE, BASE,
+                                    None) is NotImplemented
+    assert speedups.partition_event(TimelineEvent, 1, None, None, None, BASE,
+                                    list(BASE.items()), None) is NotImplemented
+    # fields that differ, or in another order: None from both (the general path says it)
+    fewer = {k: v for k, v in BASE.items() if k != "elr"}
+    reordered = dict(reversed(list(BASE.items())))
+    for before, after in ((BASE, fewer), (fewer, BASE), (BASE, reordered)):
+        got, want = _both(_event(), before, after, None)
+        assert got is None and want is None
+    # what the facade gives is the twin's, natively or not
+    for odd in ODD + VARIANTS:
+        after = {**BASE, **odd}
+        assert _slots(partition_event(_event(), BASE, after, None)) == \
+            _slots(partition_event_py(_event(), BASE, after, None))
+
+
+@native
+def test_native_partition_event_on_random_changes() -> None:
+    rng = random.Random(48)
+    ids = [-1, 0, 1, 2, 3, 4, 5, 1000]
+
+    def some() -> list[int]:
+        return [rng.choice(ids) for _ in range(rng.randrange(0, 5))]
+
+    for _ in range(3000):
+        before, after = dict(BASE), dict(BASE)
+        for obj in (before, after):
+            for k in ("replicas", "isr", "elr", "last_known_elr", "adding_replicas"):
+                if rng.random() < 0.4:
+                    obj[k] = some()
+            for k in ("leader", "leader_epoch"):
+                if rng.random() < 0.4:
+                    obj[k] = rng.choice(ids)
+        replicated = rng.choice([None, set(), {("orders", 3)}])
+        got, want = _both(_event(rng.choice([None, 5, 1 << 45])), before, after, replicated)
+        assert _slots(got) == _slots(want), (before, after)
