@@ -34,6 +34,7 @@
  *   lengths_offsets     kdump.records.packed.lengths_offsets_py
  *  _speedups_timeline.c: kdump timeline
  *   partition_event     kdump.ops.timeline.metadata.partition_event_py
+ *   event_json          kdump.render.timeline.event_json_py
  *
  * This file is the module: the method table (KD_METHOD binds each name to its C
  * function, sp_<name>, declared in _speedups.h), the init, and the helpers every
@@ -178,6 +179,9 @@ static PyMethodDef methods[] = {
               "partition_event(TimelineEvent, time, path, position, offset, before, after, "
               "replicated): kdump timeline's event of a KRaft partition change (see "
               "kdump.ops.timeline.metadata)."),
+    KD_METHOD(event_json,
+              "event_json(event, TimelineEvent): kdump timeline's JSON line of an event (see "
+              "kdump.render.timeline)."),
     {NULL, NULL, 0, NULL},
 };
 

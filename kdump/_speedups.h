@@ -210,6 +210,10 @@ buf_put(Buf *b, const char *s, Py_ssize_t n)
 
 /* bytes that may not be UTF-8, as bytes.decode("utf-8", "replace") reads them */
 int buf_utf8_replace(Buf *b, const char *s, Py_ssize_t n);
+/* An exact int as json.dumps writes it; 1 for anything else. */
+int buf_int(Buf *b, PyObject *o);
+/* A JSON string of valid UTF-8 text, escaped as kdump.render.jsonl.json_text does. */
+int buf_json_utf8(Buf *b, const unsigned char *s, Py_ssize_t n);
 
 #define PUTS(b, s) buf_put((b), (s), (Py_ssize_t)(sizeof(s) - 1))
 
@@ -244,5 +248,6 @@ KD_ENTRY(record_columns);
 KD_ENTRY(packed_v2_records);
 KD_ENTRY(lengths_offsets);
 KD_ENTRY(partition_event);
+KD_ENTRY(event_json);
 
 #endif

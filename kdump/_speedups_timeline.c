@@ -593,3 +593,159 @@ KD_ENTRY(partition_event)
     }
     return ev;
 }
+
+/* ---------------------------------------------------------------------------------
+ * An event's JSON line (kdump.render.timeline.event_json_py): helpers return 0, 1 for
+ * "not handled here" (NotImplemented: Python writes the line), -1 on an error.
+ * --------------------------------------------------------------------------------- */
+
+/* A str as a JSON string (None: null when ``nullable``). */
+static int
+put_jstr(Buf *b, PyObject *s, int nullable)
+{
+    Py_ssize_t n;
+    const char *u;
+    if (s == Py_None && nullable)
+        return PUTS(b, "null");
+    if (s == NULL || !PyUnicode_Check(s))
+        return NOT_HANDLED;
+    u = PyUnicode_AsUTF8AndSize(s, &n);
+    if (u == NULL) {
+        if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+            PyErr_Clear(); /* lone surrogates: Python escapes them */
+            return NOT_HANDLED;
+        }
+        return -1;
+    }
+    return buf_json_utf8(b, (const unsigned char *)u, n);
+}
+
+/* An int or None */
+static int
+put_jint(Buf *b, PyObject *o)
+{
+    if (o == Py_None)
+        return PUTS(b, "null");
+    if (o == NULL)
+        return NOT_HANDLED;
+    return buf_int(b, o);
+}
+
+static int
+put_jbool(Buf *b, PyObject *o)
+{
+    int t;
+    if (o == NULL)
+        return NOT_HANDLED;
+    t = PyObject_IsTrue(o);
+    if (t < 0)
+        return -1;
+    return t ? PUTS(b, "true") : PUTS(b, "false");
+}
+
+#define TRY(call)                                                                            \
+    do {                                                                                     \
+        int rc_ = (call);                                                                    \
+        if (rc_ != 0)                                                                        \
+            return rc_;                                                                      \
+    } while (0)
+#define GET(i) SLOT_GET(ev, &event_layout, (i))
+
+static int
+event_line(Buf *b, PyObject *ev)
+{
+    PyObject *related = GET(TL_RELATED), *more = GET(TL_RELATED_MORE), *sev;
+    int has_more;
+    TRY(PUTS(b, "{\"type\":\"timeline_event\",\"time\":"));
+    TRY(put_jint(b, GET(TL_TIME)));
+    TRY(PUTS(b, ",\"clock\":"));
+    TRY(put_jstr(b, GET(TL_CLOCK), 1));
+    TRY(PUTS(b, ",\"estimate\":"));
+    TRY(put_jbool(b, GET(TL_ESTIMATE)));
+    TRY(PUTS(b, ",\"kind\":"));
+    TRY(put_jstr(b, GET(TL_KIND), 1));
+    TRY(PUTS(b, ",\"source\":"));
+    TRY(put_jstr(b, GET(TL_SOURCE), 1));
+    TRY(PUTS(b, ",\"file\":"));
+    TRY(put_jstr(b, GET(TL_FILE), 1));
+    TRY(PUTS(b, ",\"position\":"));
+    TRY(put_jint(b, GET(TL_POSITION)));
+    TRY(PUTS(b, ",\"offset\":"));
+    TRY(put_jint(b, GET(TL_OFFSET)));
+    TRY(PUTS(b, ",\"broker\":"));
+    TRY(put_jint(b, GET(TL_BROKER)));
+    TRY(PUTS(b, ",\"log_dir\":"));
+    TRY(put_jstr(b, GET(TL_LOG_DIR), 1));
+    TRY(PUTS(b, ",\"topic\":"));
+    TRY(put_jstr(b, GET(TL_TOPIC), 1));
+    TRY(PUTS(b, ",\"partition\":"));
+    TRY(put_jint(b, GET(TL_PARTITION)));
+    TRY(PUTS(b, ",\"producer_id\":"));
+    TRY(put_jint(b, GET(TL_PRODUCER_ID)));
+    TRY(PUTS(b, ",\"transactional_id\":"));
+    TRY(put_jstr(b, GET(TL_TRANSACTIONAL_ID), 1));
+    TRY(PUTS(b, ",\"group\":"));
+    TRY(put_jstr(b, GET(TL_GROUP), 1));
+    TRY(PUTS(b, ",\"object\":"));
+    TRY(put_jstr(b, GET(TL_OBJECT), 1));
+    TRY(PUTS(b, ",\"text\":"));
+    TRY(put_jstr(b, GET(TL_TEXT), 0));
+    TRY(PUTS(b, ",\"related\":["));
+    if (related == NULL || !PyList_CheckExact(related) || more == NULL ||
+        !PyLong_CheckExact(more))
+        return NOT_HANDLED;
+    {
+        Py_ssize_t i, n = PyList_GET_SIZE(related);
+        for (i = 0; i < n; i++) {
+            if (i)
+                TRY(PUTS(b, ","));
+            TRY(put_jstr(b, PyList_GET_ITEM(related, i), 0));
+        }
+        has_more = PyObject_IsTrue(more);
+        if (has_more < 0)
+            return -1;
+        if (has_more) {
+            if (n)
+                TRY(PUTS(b, ","));
+            TRY(PUTS(b, "\"and "));
+            TRY(buf_int(b, more));
+            TRY(PUTS(b, " more like these\""));
+        }
+    }
+    TRY(PUTS(b, "],\"late\":"));
+    TRY(put_jbool(b, GET(TL_LATE)));
+    sev = GET(TL_SEVERITY);
+    if (sev == NULL || GET(TL_REPLICAS) != Py_None)
+        return NOT_HANDLED;
+    if (sev != Py_None) {
+        TRY(PUTS(b, ",\"severity\":"));
+        TRY(put_jstr(b, sev, 0));
+    }
+    return PUTS(b, "}\n");
+}
+#undef GET
+#undef TRY
+
+/* event_json(event, TimelineEvent): the event's JSON line, or NotImplemented.  The
+ * buffer is kept from call to call (the GIL is held throughout). */
+KD_ENTRY(event_json)
+{
+    static Buf b = {NULL, 0, 0};
+    int rc;
+    (void)self;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "event_json takes 2 arguments");
+        return NULL;
+    }
+    if (layout_get(&event_layout, args[1], TL_FIELDS, N_TL_FIELDS) < 0)
+        return NULL;
+    if (Py_TYPE(args[0]) != event_layout.type)
+        Py_RETURN_NOTIMPLEMENTED;
+    b.len = 0;
+    rc = event_line(&b, args[0]);
+    if (rc < 0)
+        return NULL;
+    if (rc != 0)
+        Py_RETURN_NOTIMPLEMENTED;
+    return PyUnicode_DecodeUTF8(b.p, b.len, "strict");
+}

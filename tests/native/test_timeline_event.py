@@ -130,3 +130,46 @@ def test_native_partition_event_on_random_changes() -> None:
         replicated = rng.choice([None, set(), {("orders", 3)}])
         got, want = _both(_event(rng.choice([None, 5, 1 << 45])), before, after, replicated)
         assert _slots(got) == _slots(want), (before, after)
+
+
+def _odd_events() -> list[TimelineEvent]:
+    evs = []
+    texts = ["plain", 'a "quoted" \\ back\tslash\n\r\b\f\x00\x1f\x7f', "caf\u00e9 \u2603 \U0001f600",
+             "c1 \x85\x9f bidi \u202e\u2066\u200e\u061c end", ""]
+    for k, text in enumerate(texts):
+        ev = TimelineEvent(None if k == 1 else 1_700_000_000_000 + k, "producer", "epoch-start",
+                           "replica", f"t\u00ff/{k}", text, estimate=k % 2 == 0,
+                           file=None if k == 2 else f"/d/t-{k}/0.log", position=k or None,
+                           offset=(1 << 70) if k == 3 else k, broker=k, log_dir="/d",
+                           topic="t", partition=k, producer_id=-1 if k else None,
+                           transactional_id="tx\u202e" if k == 4 else None,
+                           group="g" if k == 3 else None,
+                           severity="error" if k == 2 else None)
+        ev.late = k == 4
+        for r in range(k * 2):
+            ev.relate(f"r{r} {text}")
+        evs.append(ev)
+    return evs
+
+
+@native
+def test_native_event_json_is_its_twin() -> None:
+    from kdump.render.jsonl import json_text
+    from kdump.render.timeline import event_json, event_json_py
+
+    assert speedups is not None
+    for ev in _odd_events():
+        line = speedups.event_json(ev, TimelineEvent)
+        assert line == event_json_py(ev) == json_text(ev.to_json()) + "\n", ev
+    # what it leaves to the twin: lone surrogates, a coalesced event's replicas, values
+    # that are not the plain types
+    for change in ({"text": "x\udc80"}, {"file": "/d\udcff/0.log"},
+                   {"replicas": [{"broker": 1, "log_dir": "/d", "file": None, "position": 3}]},
+                   {"position": 1.5}, {"time": True}, {"object": 3}):
+        ev = _odd_events()[0]
+        for name, value in change.items():
+            setattr(ev, name, value)
+        assert speedups.event_json(ev, TimelineEvent) is NotImplemented, change
+        if "position" not in change and "time" not in change and "object" not in change:
+            assert event_json(ev) == event_json_py(ev) == json_text(ev.to_json()) + "\n"
+    assert speedups.event_json(object(), TimelineEvent) is NotImplemented
