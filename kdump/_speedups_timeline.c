@@ -104,32 +104,6 @@ exact_i64(PyObject *o, int64_t *out)
     return 0;
 }
 
-/* A list of exact ints fitting 64 bits, copied into *out (malloc'd, *n items). */
-static int
-int_list(PyObject *o, int64_t **out, Py_ssize_t *n)
-{
-    Py_ssize_t i, len;
-    int64_t *v;
-    if (o == NULL || !PyList_CheckExact(o))
-        return NOT_HANDLED;
-    len = PyList_GET_SIZE(o);
-    v = PyMem_Malloc(sizeof(int64_t) * (size_t)(len ? len : 1));
-    if (v == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    for (i = 0; i < len; i++) {
-        int r = exact_i64(PyList_GET_ITEM(o, i), &v[i]);
-        if (r != 0) {
-            PyMem_Free(v);
-            return r;
-        }
-    }
-    *out = v;
-    *n = len;
-    return 0;
-}
-
 static int
 cmp_i64(const void *a, const void *b)
 {
@@ -151,60 +125,155 @@ sorted_unique(int64_t *v, Py_ssize_t n)
     return k + 1;
 }
 
-/* str(v) as kdump.ops.timeline.metadata._show says a value: a list as [a,b], None as
- * null (``ids``: _ids, None as None).  A new reference, or NULL. */
-static PyObject *
-show(PyObject *v, int ids)
-{
-    Py_ssize_t i, n;
-    PyObject *parts, *sep, *joined, *out;
-    if (PyList_Check(v)) {
-        n = PyList_GET_SIZE(v);
-        parts = PyList_New(n);
-        if (parts == NULL)
-            return NULL;
-        for (i = 0; i < n; i++) {
-            PyObject *s = PyObject_Str(PyList_GET_ITEM(v, i));
-            if (s == NULL) {
-                Py_DECREF(parts);
-                return NULL;
-            }
-            PyList_SET_ITEM(parts, i, s);
-        }
-        sep = PyUnicode_FromString(",");
-        if (sep == NULL) {
-            Py_DECREF(parts);
-            return NULL;
-        }
-        joined = PyUnicode_Join(sep, parts);
-        Py_DECREF(sep);
-        Py_DECREF(parts);
-        if (joined == NULL)
-            return NULL;
-        out = PyUnicode_FromFormat("[%U]", joined);
-        Py_DECREF(joined);
-        return out;
-    }
-    if (v == Py_None && !ids) {
-        Py_INCREF(s_null);
-        return s_null;
-    }
-    return PyObject_Str(v);
-}
-
-/* Append "k before -> after" (or the leader change's words) to ``parts``. */
-static int
-append_str(PyObject *parts, PyObject *s)
-{
-    int r;
-    if (s == NULL)
-        return -1;
-    r = PyList_Append(parts, s);
-    Py_DECREF(s);
-    return r;
-}
-
 #define MAX_FIELDS 64
+/* brokers named by a change's replicas and ISR, before and after, at most */
+#define MAX_IDS 1024
+
+/* What a field of a partition object is to a change, by its name */
+enum { F_OTHER, F_QUIET, F_LEADER, F_ISR, F_ELR, F_REPLICAS, F_EPOCH };
+
+/* The field names last seen at each position, with what they are: objects of one
+ * metadata version have one field order, and the objects of a partition share their
+ * key objects (the image copies the last object), so a name is looked up once. */
+static PyObject *seen_names[MAX_FIELDS];
+static int seen_class[MAX_FIELDS];
+
+static int
+field_class(Py_ssize_t i, PyObject *k)
+{
+    int cls, q;
+    if (i < MAX_FIELDS && seen_names[i] == k)
+        return seen_class[i];
+    q = PySet_Contains(quiet, k);
+    if (q < 0)
+        return -1;
+    if (q)
+        cls = F_QUIET;
+    else if (PyUnicode_Compare(k, s_leader) == 0)
+        cls = F_LEADER;
+    else if (PyUnicode_Compare(k, s_isr) == 0)
+        cls = F_ISR;
+    else if (PyUnicode_Compare(k, s_elr) == 0 || PyUnicode_Compare(k, s_last_known_elr) == 0)
+        cls = F_ELR;
+    else if (PyUnicode_Compare(k, s_replicas) == 0)
+        cls = F_REPLICAS;
+    else if (PyUnicode_Compare(k, s_leader_epoch) == 0)
+        cls = F_EPOCH;
+    else
+        cls = F_OTHER;
+    if (PyErr_Occurred())
+        return -1;
+    if (i < MAX_FIELDS) {
+        Py_INCREF(k);
+        Py_XSETREF(seen_names[i], k);
+        seen_class[i] = cls;
+    }
+    return cls;
+}
+
+/* A value the words say as it is: an int, a str, None, a bool, a list of them */
+static int
+plain(PyObject *v)
+{
+    return v == Py_None || PyLong_CheckExact(v) || PyUnicode_CheckExact(v) || PyBool_Check(v) ||
+           PyList_CheckExact(v);
+}
+
+/* str(v) of a plain value that is not a list */
+static int
+put_str(Buf *b, PyObject *v)
+{
+    if (PyLong_CheckExact(v))
+        return buf_int(b, v);
+    if (PyUnicode_CheckExact(v)) {
+        Py_ssize_t n;
+        const char *u = PyUnicode_AsUTF8AndSize(v, &n);
+        if (u == NULL) {
+            if (PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+                PyErr_Clear();
+                return NOT_HANDLED;
+            }
+            return -1;
+        }
+        return buf_put(b, u, n);
+    }
+    if (v == Py_None)
+        return PUTS(b, "None");
+    if (v == Py_True)
+        return PUTS(b, "True");
+    if (v == Py_False)
+        return PUTS(b, "False");
+    return NOT_HANDLED;
+}
+
+/* kdump.ops.timeline.metadata._show (``ids``: _ids): a list as [a,b], None as null */
+static int
+put_show(Buf *b, PyObject *v, int ids)
+{
+    if (PyList_CheckExact(v)) {
+        Py_ssize_t i, n = PyList_GET_SIZE(v);
+        int rc;
+        if (PUTS(b, "[") < 0)
+            return -1;
+        for (i = 0; i < n; i++) {
+            if (i && PUTS(b, ",") < 0)
+                return -1;
+            if ((rc = put_str(b, PyList_GET_ITEM(v, i))) != 0)
+                return rc;
+        }
+        return PUTS(b, "]");
+    }
+    if (v == Py_None && !ids)
+        return PUTS(b, "null");
+    return put_str(b, v);
+}
+
+/* Do two values differ (operator.ne, truth-tested)?  1, 0, or -1 on an error. */
+static int
+differ(PyObject *b, PyObject *a)
+{
+    PyObject *ne;
+    int t;
+    /* the image copies a partition's object: an unchanged field is the same object,
+     * and of these types an object is equal to itself (a list compares its items
+     * by identity first) */
+    if (b == a && (plain(b) || PyTuple_CheckExact(b)))
+        return 0;
+    if (PyLong_CheckExact(b) && PyLong_CheckExact(a))
+        return PyObject_RichCompareBool(b, a, Py_NE);
+    ne = PyObject_RichCompare(b, a, Py_NE);
+    if (ne == NULL)
+        return -1;
+    t = PyObject_IsTrue(ne);
+    Py_DECREF(ne);
+    return t;
+}
+
+/* The ints of a list of exact ints fitting 64 bits, appended to ids[*n:] */
+static int
+take_ids(PyObject *o, int64_t *ids, Py_ssize_t *n)
+{
+    Py_ssize_t i, len;
+    if (o == NULL || !PyList_CheckExact(o))
+        return NOT_HANDLED;
+    len = PyList_GET_SIZE(o);
+    if (*n + len > MAX_IDS)
+        return NOT_HANDLED;
+    for (i = 0; i < len; i++) {
+        int r = exact_i64(PyList_GET_ITEM(o, i), &ids[*n + i]);
+        if (r != 0)
+            return r;
+    }
+    *n += len;
+    return 0;
+}
+
+/* A str of the UTF-8 in b */
+static PyObject *
+buf_text(Buf *b)
+{
+    return PyUnicode_DecodeUTF8(b->p, b->len, "strict");
+}
 
 typedef struct {
     PyObject *before, *after, *replicated, *topic, *partition;
@@ -226,55 +295,76 @@ get(PyObject *d, PyObject *k)
     return PyDict_GetItemWithError(d, k); /* borrowed, NULL when missing */
 }
 
-/* The words of a leader change: "leader B -> A, epoch E[, isr [..] -> [..]]". */
-static PyObject *
-leader_words(Change *c, PyObject *b_leader, PyObject *a_leader, int isr_changed)
+#define TRY(call)                                                                            \
+    do {                                                                                     \
+        int rc_ = (call);                                                                    \
+        if (rc_ != 0)                                                                        \
+            return rc_;                                                                      \
+    } while (0)
+
+/* The change's words into b: "leader B -> A, epoch E[, isr [..] -> [..]]", or each
+ * changed field's "name before -> after", or "unchanged". */
+static int
+put_words(Buf *b, Change *c, int leader, int isr, PyObject *const *names,
+          PyObject *const *bvals, PyObject *const *avals, Py_ssize_t nchanged)
 {
-    PyObject *epoch = get(c->after, s_leader_epoch), *out;
-    if (epoch == NULL)
-        return NULL;
-    if (!isr_changed)
-        return PyUnicode_FromFormat("leader %S -> %S, epoch %S", b_leader, a_leader, epoch);
-    {
-        PyObject *bi = show(get(c->before, s_isr), 1), *ai;
-        if (bi == NULL)
-            return NULL;
-        ai = show(get(c->after, s_isr), 1);
-        if (ai == NULL) {
-            Py_DECREF(bi);
-            return NULL;
+    Py_ssize_t i;
+    if (leader) {
+        PyObject *epoch = get(c->after, s_leader_epoch);
+        if (epoch == NULL)
+            return PyErr_Occurred() ? -1 : NOT_HANDLED;
+        TRY(PUTS(b, "leader "));
+        TRY(put_str(b, get(c->before, s_leader)));
+        TRY(PUTS(b, " -> "));
+        TRY(put_str(b, get(c->after, s_leader)));
+        TRY(PUTS(b, ", epoch "));
+        TRY(put_str(b, epoch));
+        if (isr) {
+            TRY(PUTS(b, ", isr "));
+            TRY(put_show(b, get(c->before, s_isr), 1));
+            TRY(PUTS(b, " -> "));
+            TRY(put_show(b, get(c->after, s_isr), 1));
         }
-        out = PyUnicode_FromFormat("leader %S -> %S, epoch %S, isr %U -> %U", b_leader,
-                                   a_leader, epoch, bi, ai);
-        Py_DECREF(bi);
-        Py_DECREF(ai);
-        return out;
+        return 0;
     }
+    if (nchanged == 0)
+        return PUTS(b, "unchanged");
+    for (i = 0; i < nchanged; i++) {
+        if (i)
+            TRY(PUTS(b, ", "));
+        TRY(put_str(b, names[i]));
+        TRY(PUTS(b, " "));
+        TRY(put_show(b, bvals[i], 0));
+        TRY(PUTS(b, " -> "));
+        TRY(put_show(b, avals[i], 0));
+    }
+    return 0;
 }
+#undef TRY
 
 /* The change's words, keys and brokers: 0, NOT_HANDLED, 2 when the objects' fields
  * differ (the general path says it), -1 on an error. */
 static int
 partition_change(Change *c)
 {
-    PyObject *bk, *bv, *ak, *av, *changed_k[MAX_FIELDS];
-    Py_ssize_t bpos = 0, apos = 0, nchanged = 0, i;
-    PyObject *bvals[MAX_FIELDS], *avals[MAX_FIELDS];
+    static Buf b = {NULL, 0, 0};
+    PyObject *bk, *bv, *ak, *av, *names[MAX_FIELDS], *bvals[MAX_FIELDS], *avals[MAX_FIELDS];
+    Py_ssize_t bpos = 0, apos = 0, nchanged = 0, i, field = 0;
     int leader = 0, isr = 0, elr = 0, replicas = 0, epoch_bumped = 0, r;
-    PyObject *b_leader, *a_leader, *parts = NULL;
-    int64_t bl, al, *b_isr = NULL, *a_isr = NULL, *b_rep = NULL, *a_rep = NULL, *all = NULL;
-    Py_ssize_t nb_isr = 0, na_isr = 0, nb_rep = 0, na_rep = 0, nall = 0;
-    PyObject *keys = NULL;
-    int rc = -1;
+    PyObject *b_leader, *a_leader;
+    int64_t bl, al, part, ids[MAX_IDS], gone[MAX_IDS];
+    Py_ssize_t nb_isr = 0, na_isr = 0, nids = 0, ngone = 0;
+    PyObject *keys[MAX_IDS + 2];
+    Py_ssize_t nkeys = 0;
 
     if (PyDict_GET_SIZE(c->before) != PyDict_GET_SIZE(c->after))
         return 2;
     while (PyDict_Next(c->after, &apos, &ak, &av)) {
-        int eq, quiet_field;
+        int cls, d;
         if (!PyDict_Next(c->before, &bpos, &bk, &bv))
             return 2;
         if (bk != ak) {
-            eq = PyObject_RichCompareBool(bk, ak, Py_EQ);
+            int eq = PyObject_RichCompareBool(bk, ak, Py_EQ);
             if (eq < 0)
                 return -1;
             if (!eq)
@@ -282,41 +372,27 @@ partition_change(Change *c)
         }
         if (!PyUnicode_CheckExact(ak))
             return NOT_HANDLED;
-        quiet_field = PySet_Contains(quiet, ak);
-        if (quiet_field < 0)
+        cls = field_class(field++, ak);
+        if (cls < 0)
             return -1;
-        if (quiet_field)
+        if (cls == F_QUIET)
             continue;
-        {
-            PyObject *ne = PyObject_RichCompare(bv, av, Py_NE);
-            if (ne == NULL)
-                return -1;
-            eq = PyObject_IsTrue(ne);
-            Py_DECREF(ne);
-            if (eq < 0)
-                return -1;
-        }
-        if (!eq)
+        d = differ(bv, av);
+        if (d < 0)
+            return -1;
+        if (!d)
             continue;
-        if (nchanged >= MAX_FIELDS)
+        if (nchanged >= MAX_FIELDS || !plain(bv) || !plain(av))
             return NOT_HANDLED;
-        changed_k[nchanged] = ak;
+        names[nchanged] = ak;
         bvals[nchanged] = bv;
         avals[nchanged] = av;
         nchanged++;
-        if (PyUnicode_Compare(ak, s_leader) == 0)
-            leader = 1;
-        else if (PyUnicode_Compare(ak, s_isr) == 0)
-            isr = 1;
-        else if (PyUnicode_Compare(ak, s_elr) == 0 ||
-                 PyUnicode_Compare(ak, s_last_known_elr) == 0)
-            elr = 1;
-        else if (PyUnicode_Compare(ak, s_replicas) == 0)
-            replicas = 1;
-        else if (PyUnicode_Compare(ak, s_leader_epoch) == 0)
-            epoch_bumped = 1;
-        if (PyErr_Occurred())
-            return -1;
+        leader |= cls == F_LEADER;
+        isr |= cls == F_ISR;
+        elr |= cls == F_ELR;
+        replicas |= cls == F_REPLICAS;
+        epoch_bumped |= cls == F_EPOCH;
     }
     c->kind = leader ? k_leader_change : isr ? k_isr_change : elr ? k_elr_change :
               replicas ? k_reassignment : k_partition_change;
@@ -327,180 +403,130 @@ partition_change(Change *c)
     a_leader = get(c->after, s_leader);
     if (PyErr_Occurred())
         return -1;
-    if (c->topic == NULL || !PyUnicode_CheckExact(c->topic) || c->partition == NULL ||
-        (r = exact_i64(c->partition, &bl)) == NOT_HANDLED)
+    if (c->topic == NULL || !PyUnicode_CheckExact(c->topic))
         return NOT_HANDLED;
-    if (r < 0)
-        return -1;
-    if ((r = exact_i64(b_leader, &bl)) != 0 || (r = exact_i64(a_leader, &al)) != 0)
+    if ((r = exact_i64(c->partition, &part)) != 0 || (r = exact_i64(b_leader, &bl)) != 0 ||
+        (r = exact_i64(a_leader, &al)) != 0)
         return r;
-    if ((r = int_list(get(c->before, s_isr), &b_isr, &nb_isr)) != 0)
-        goto out_r;
-    if ((r = int_list(get(c->after, s_isr), &a_isr, &na_isr)) != 0)
-        goto out_r;
-    if ((r = int_list(get(c->before, s_replicas), &b_rep, &nb_rep)) != 0)
-        goto out_r;
-    if ((r = int_list(get(c->after, s_replicas), &a_rep, &na_rep)) != 0)
-        goto out_r;
+    if ((r = take_ids(get(c->before, s_isr), ids, &nids)) != 0)
+        return r;
+    nb_isr = nids;
+    if ((r = take_ids(get(c->after, s_isr), ids, &nids)) != 0)
+        return r;
+    na_isr = nids - nb_isr;
+    if ((r = take_ids(get(c->before, s_replicas), ids, &nids)) != 0 ||
+        (r = take_ids(get(c->after, s_replicas), ids, &nids)) != 0)
+        return r;
+    if (nids + 2 > MAX_IDS)
+        return NOT_HANDLED;
     if (epoch_bumped) {
-        PyObject *e = get(c->after, s_leader_epoch);
         int64_t ev;
-        if ((r = exact_i64(e, &ev)) != 0)
-            goto out_r;
+        if ((r = exact_i64(get(c->after, s_leader_epoch), &ev)) != 0)
+            return r;
     }
-    for (i = 0; i < nchanged; i++) {
-        /* every shown value is a plain value (an int, a str, None, a list of them) */
-        PyObject *vs[2] = {bvals[i], avals[i]};
-        int j;
-        for (j = 0; j < 2; j++) {
-            PyObject *v = vs[j];
-            if (!(v == Py_None || PyLong_CheckExact(v) || PyUnicode_CheckExact(v) ||
-                  PyBool_Check(v) || PyList_CheckExact(v))) {
-                r = NOT_HANDLED;
-                goto out_r;
-            }
-        }
-    }
+    if (PyErr_Occurred())
+        return -1;
 
-    /* the words */
-    if (leader) {
-        c->text = leader_words(c, b_leader, a_leader, isr);
-    } else if (nchanged == 0) {
-        Py_INCREF(s_unchanged);
-        c->text = s_unchanged;
-    } else {
-        PyObject *sep;
-        parts = PyList_New(0);
-        if (parts == NULL)
-            goto out;
-        for (i = 0; i < nchanged; i++) {
-            PyObject *b = show(bvals[i], 0), *a, *s;
-            if (b == NULL)
-                goto out;
-            a = show(avals[i], 0);
-            if (a == NULL) {
-                Py_DECREF(b);
-                goto out;
-            }
-            s = PyUnicode_FromFormat("%U %U -> %U", changed_k[i], b, a);
-            Py_DECREF(b);
-            Py_DECREF(a);
-            if (append_str(parts, s) < 0)
-                goto out;
-        }
-        sep = PyUnicode_FromString(", ");
-        if (sep == NULL)
-            goto out;
-        c->text = PyUnicode_Join(sep, parts);
-        Py_DECREF(sep);
-    }
+    /* the words and the object's name */
+    b.len = 0;
+    r = put_words(&b, c, leader, isr, names, bvals, avals, nchanged);
+    if (r != 0)
+        return r;
+    c->text = buf_text(&b);
     if (c->text == NULL)
-        goto out;
-    c->object = PyUnicode_FromFormat("%U/%S", c->topic, c->partition);
+        return -1;
+    b.len = 0;
+    if ((r = put_str(&b, c->topic)) != 0 || (r = PUTS(&b, "/")) != 0 ||
+        (r = buf_int(&b, c->partition)) != 0) {
+        change_clear(c);
+        return r;
+    }
+    c->object = buf_text(&b);
     if (c->object == NULL)
-        goto out;
+        goto fail;
 
-    /* the keys */
-    keys = PyList_New(0);
-    if (keys == NULL)
-        goto out;
+    /* the keys: the epoch this change began, the brokers that left the ISR (sorted),
+     * the leader that lost the leadership */
     if (epoch_bumped) {
         int in = 1;
         if (c->replicated != Py_None) {
             PyObject *tp = PyTuple_Pack(2, c->topic, c->partition);
             if (tp == NULL)
-                goto out;
+                goto fail;
             in = PySequence_Contains(c->replicated, tp);
             Py_DECREF(tp);
             if (in < 0)
-                goto out;
+                goto fail;
         }
-        if (in && append_str(keys, PyTuple_Pack(4, s_epoch, c->topic, c->partition,
-                                                 get(c->after, s_leader_epoch))) < 0)
-            goto out;
+        if (in) {
+            keys[nkeys] = PyTuple_Pack(4, s_epoch, c->topic, c->partition,
+                                       get(c->after, s_leader_epoch));
+            if (keys[nkeys] == NULL)
+                goto fail;
+            nkeys++;
+        }
     }
     if (isr) {
-        /* sorted(set(before isr) - set(after isr)) */
-        int64_t *gone = PyMem_Malloc(sizeof(int64_t) * (size_t)(nb_isr ? nb_isr : 1));
-        Py_ssize_t ngone = 0, j;
-        if (gone == NULL) {
-            PyErr_NoMemory();
-            goto out;
-        }
         for (i = 0; i < nb_isr; i++) {
+            Py_ssize_t j;
             int kept = 0;
-            for (j = 0; j < na_isr; j++)
-                if (a_isr[j] == b_isr[i]) {
+            for (j = nb_isr; j < nb_isr + na_isr; j++)
+                if (ids[j] == ids[i]) {
                     kept = 1;
                     break;
                 }
             if (!kept)
-                gone[ngone++] = b_isr[i];
+                gone[ngone++] = ids[i];
         }
         ngone = sorted_unique(gone, ngone);
         for (i = 0; i < ngone; i++) {
-            PyObject *b = PyLong_FromLongLong(gone[i]);
-            if (b == NULL || append_str(keys, PyTuple_Pack(2, s_broker_down, b)) < 0) {
-                Py_XDECREF(b);
-                PyMem_Free(gone);
-                goto out;
-            }
-            Py_DECREF(b);
+            PyObject *id = PyLong_FromLongLong(gone[i]);
+            if (id == NULL)
+                goto fail;
+            keys[nkeys] = PyTuple_Pack(2, s_broker_down, id);
+            Py_DECREF(id);
+            if (keys[nkeys] == NULL)
+                goto fail;
+            nkeys++;
         }
-        PyMem_Free(gone);
     }
-    if (bl != al && bl >= 0 && append_str(keys, PyTuple_Pack(2, s_broker_down, b_leader)) < 0)
-        goto out;
-    c->keys = PyList_AsTuple(keys);
+    if (bl != al && bl >= 0) {
+        keys[nkeys] = PyTuple_Pack(2, s_broker_down, b_leader);
+        if (keys[nkeys] == NULL)
+            goto fail;
+        nkeys++;
+    }
+    c->keys = PyTuple_New(nkeys);
     if (c->keys == NULL)
-        goto out;
+        goto fail;
+    for (i = 0; i < nkeys; i++)
+        PyTuple_SET_ITEM(c->keys, i, keys[i]);
+    nkeys = 0;
 
     /* the brokers: replicas, ISR and leader before and after, those >= 0, sorted */
-    all = PyMem_Malloc(sizeof(int64_t) * (size_t)(nb_isr + na_isr + nb_rep + na_rep + 2));
-    if (all == NULL) {
-        PyErr_NoMemory();
-        goto out;
-    }
-    memcpy(all, b_rep, sizeof(int64_t) * (size_t)nb_rep);
-    nall = nb_rep;
-    memcpy(all + nall, a_rep, sizeof(int64_t) * (size_t)na_rep);
-    nall += na_rep;
-    memcpy(all + nall, b_isr, sizeof(int64_t) * (size_t)nb_isr);
-    nall += nb_isr;
-    memcpy(all + nall, a_isr, sizeof(int64_t) * (size_t)na_isr);
-    nall += na_isr;
-    all[nall++] = bl;
-    all[nall++] = al;
-    nall = sorted_unique(all, nall);
+    ids[nids++] = bl;
+    ids[nids++] = al;
+    nids = sorted_unique(ids, nids);
     {
         Py_ssize_t first = 0, k;
-        while (first < nall && all[first] < 0)
+        while (first < nids && ids[first] < 0)
             first++;
-        c->involves = PyTuple_New(nall - first);
+        c->involves = PyTuple_New(nids - first);
         if (c->involves == NULL)
-            goto out;
-        for (k = first; k < nall; k++) {
-            PyObject *b = PyLong_FromLongLong(all[k]);
-            if (b == NULL)
-                goto out;
-            PyTuple_SET_ITEM(c->involves, k - first, b);
+            goto fail;
+        for (k = first; k < nids; k++) {
+            PyObject *id = PyLong_FromLongLong(ids[k]);
+            if (id == NULL)
+                goto fail;
+            PyTuple_SET_ITEM(c->involves, k - first, id);
         }
     }
-    rc = 0;
-    goto out;
-out_r:
-    rc = r;
-out:
-    Py_XDECREF(parts);
-    Py_XDECREF(keys);
-    PyMem_Free(b_isr);
-    PyMem_Free(a_isr);
-    PyMem_Free(b_rep);
-    PyMem_Free(a_rep);
-    PyMem_Free(all);
-    if (rc != 0)
-        change_clear(c);
-    return rc;
+    return 0;
+fail:
+    for (i = 0; i < nkeys; i++)
+        Py_DECREF(keys[i]);
+    change_clear(c);
+    return -1;
 }
 
 /* partition_event(TimelineEvent, time, path, position, offset, before, after, replicated):
