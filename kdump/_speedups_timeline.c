@@ -532,12 +532,10 @@ fail:
 /* partition_event(TimelineEvent, time, path, position, offset, before, after, replicated):
  * the event of a partition's change (kdump.ops.timeline.metadata.partition_event_py),
  * None when the two objects' fields differ, NotImplemented for anything else. */
+static PyObject *make_event(PyObject *const *args);
+
 KD_ENTRY(partition_event)
 {
-    Change c = {0};
-    PyObject *ev, *ts, *time_v;
-    int64_t t;
-    int r;
     (void)self;
     if (nargs != 8) {
         PyErr_SetString(PyExc_TypeError, "partition_event takes 8 arguments");
@@ -547,6 +545,17 @@ KD_ENTRY(partition_event)
         return NULL;
     if (layout_get(&event_layout, args[0], TL_FIELDS, N_TL_FIELDS) < 0)
         return NULL;
+    return make_event(args);
+}
+
+/* partition_event's work, its arguments checked: a new reference */
+static PyObject *
+make_event(PyObject *const *args)
+{
+    Change c = {0};
+    PyObject *ev, *ts, *time_v;
+    int64_t t;
+    int r;
     if (!PyDict_CheckExact(args[5]) || !PyDict_CheckExact(args[6]))
         Py_RETURN_NOTIMPLEMENTED;
     ts = args[1];
@@ -618,6 +627,91 @@ KD_ENTRY(partition_event)
 #undef SETREF
     }
     return ev;
+}
+
+/* The replay's Event and Change (kdump/metadata/replay.py, kdump/metadata/image.py) */
+static const char *const REPLAY_EVENT_FIELDS[] = {"offset", "timestamp", "changes", "path",
+                                                  "position"};
+static const char *const CHANGE_FIELDS[] = {"before", "after"};
+static Layout replay_event_layout, change_layout;
+static PyObject *s_type;
+
+/* metadata_event(TimelineEvent, chunk, replicated, fallback, event): the metadata log's
+ * events of one replayed record (the replay's on_event): a record changing one
+ * partition's object (most of a busy log) has its event appended to ``chunk`` here;
+ * any other record is fallback(event)'s (the Python twin of the whole callback). */
+KD_ENTRY(metadata_event)
+{
+    PyObject *ev, *changes, *change, *before, *after, *type, *fev, *margs[8];
+    (void)self;
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "metadata_event takes 5 arguments");
+        return NULL;
+    }
+    if (strings_init() < 0)
+        return NULL;
+    if (s_type == NULL && (s_type = PyUnicode_InternFromString("type")) == NULL)
+        return NULL;
+    if (layout_get(&event_layout, args[0], TL_FIELDS, N_TL_FIELDS) < 0)
+        return NULL;
+    ev = args[4];
+    if (!PyList_CheckExact(args[1]) ||
+        layout_get(&replay_event_layout, (PyObject *)Py_TYPE(ev), REPLAY_EVENT_FIELDS, 5) < 0)
+        goto fallback;
+    changes = SLOT_GET(ev, &replay_event_layout, 2);
+    if (SLOT_GET(ev, &replay_event_layout, 0) == Py_None || changes == NULL ||
+        !PyList_CheckExact(changes) || PyList_GET_SIZE(changes) != 1)
+        goto fallback;
+    change = PyList_GET_ITEM(changes, 0);
+    if (layout_get(&change_layout, (PyObject *)Py_TYPE(change), CHANGE_FIELDS, 2) < 0)
+        goto fallback;
+    before = SLOT_GET(change, &change_layout, 0);
+    after = SLOT_GET(change, &change_layout, 1);
+    if (before == NULL || after == NULL || !PyDict_CheckExact(before) ||
+        !PyDict_CheckExact(after))
+        goto fallback;
+    type = PyDict_GetItemWithError(after, s_type);
+    if (type == NULL) {
+        if (PyErr_Occurred())
+            return NULL;
+        goto fallback;
+    }
+    if (type != s_partition && (!PyUnicode_Check(type) ||
+                                PyUnicode_Compare(type, s_partition) != 0)) {
+        if (PyErr_Occurred())
+            return NULL;
+        goto fallback;
+    }
+    margs[0] = args[0];
+    margs[1] = SLOT_GET(ev, &replay_event_layout, 1);
+    margs[2] = SLOT_GET(ev, &replay_event_layout, 3);
+    margs[3] = SLOT_GET(ev, &replay_event_layout, 4);
+    margs[4] = SLOT_GET(ev, &replay_event_layout, 0);
+    margs[5] = before;
+    margs[6] = after;
+    margs[7] = args[2];
+    if (margs[1] == NULL || margs[2] == NULL || margs[3] == NULL)
+        goto fallback;
+    fev = make_event(margs);
+    if (fev == NULL)
+        return NULL;
+    if (fev == Py_None || fev == Py_NotImplemented) {
+        Py_DECREF(fev);
+        goto fallback;
+    }
+    if (PyList_Append(args[1], fev) < 0) {
+        Py_DECREF(fev);
+        return NULL;
+    }
+    Py_DECREF(fev);
+    Py_RETURN_NONE;
+fallback:
+    if (PyErr_Occurred()) {
+        if (!PyErr_ExceptionMatches(PyExc_TypeError))
+            return NULL;
+        PyErr_Clear(); /* a class whose layout is not the one read here */
+    }
+    return PyObject_CallOneArg(args[3], ev);
 }
 
 /* ---------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -173,3 +174,32 @@ def test_native_event_json_is_its_twin() -> None:
         if "position" not in change and "time" not in change and "object" not in change:
             assert event_json(ev) == event_json_py(ev) == json_text(ev.to_json()) + "\n"
     assert speedups.event_json(object(), TimelineEvent) is NotImplemented
+
+
+@native
+def test_native_replay_callback_gives_the_twins_events(tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """MetadataStream's replay callback in C (metadata_event) streams the events its
+    Python twin streams, every kind of record, snapshot and all."""
+    from kdump.metadata.replay import find_sources
+    from kdump.ops.timeline import metadata as tm
+    from kdump.render.jsonl import json_text
+    from tests.support.cluster_fixtures import fenced_cluster
+    from tests.support.timeline_fixture import write_cluster
+
+    dirs = [write_cluster(tmp_path / "c")[0], fenced_cluster(tmp_path / "f")[0]]
+
+    def stream() -> list[Any]:
+        out = []
+        for d in dirs:
+            s = tm.MetadataStream(find_sources(str(d / "__cluster_metadata-0")), 1 << 20,
+                                  {("orders", 0)})
+            out.extend((json_text(e.to_json()), e.keys, e.involves) for e in s)
+        return out
+
+    native_events = stream()
+    monkeypatch.setattr(tm, "_native_sink", None)
+    assert stream() == native_events
+    monkeypatch.setattr(tm, "_native_event", None)
+    assert stream() == native_events
+    assert len(native_events) > 20

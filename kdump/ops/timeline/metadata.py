@@ -157,6 +157,9 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
 
 
 _native_event = None if speedups is None else getattr(speedups, "partition_event", None)
+#: the replay's callback in C for a record changing one partition (the rest: its twin,
+#: MetadataStream's on_event, which it calls)
+_native_sink = None if speedups is None else getattr(speedups, "metadata_event", None)
 
 
 def partition_event(ev: Event, before: dict[str, Any], after: dict[str, Any],
@@ -330,7 +333,9 @@ class MetadataStream:
                 + (f" (voters {_ids(voters)})" if voters else ""),
                 file=path, position=batch.position, offset=batch.base_offset, broker=leader))
 
-        replay = self.replay = Replay(self.sources, earliest=True, on_event=on_event,
+        sink: Callable[[Event], None] = on_event if _native_sink is None else \
+            functools.partial(_native_sink, TimelineEvent, chunk, replicated, on_event)
+        replay = self.replay = Replay(self.sources, earliest=True, on_event=sink,
                                       on_control=on_control,
                                       max_batch_bytes=self.max_batch_bytes)
         first = True
