@@ -190,7 +190,7 @@ def test_native_replay_callback_gives_the_twins_events(tmp_path: Path,
     dirs = [write_cluster(tmp_path / "c")[0], fenced_cluster(tmp_path / "f")[0]]
 
     def stream() -> list[Any]:
-        out = []
+        out: list[Any] = []
         for d in dirs:
             s = tm.MetadataStream(find_sources(str(d / "__cluster_metadata-0")), 1 << 20,
                                   {("orders", 0)})
