@@ -27,12 +27,11 @@ import itertools
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...decoders import Releases
 from ...errors import KdumpError
 from ...findings import INFO, Problem
-from ...metadata.replay import find_sources
 from ...model import shape
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ..compare_replicas import LogDir, Replica, ReplicaSet, log_end_offset
@@ -40,7 +39,6 @@ from ..witnesses import CleanupPolicies
 from .coordinators import OFFSETS_TOPIC, TRANSACTION_TOPIC, CoordinatorStream
 from .correlate import correlate
 from .event import TimelineEvent, coalesce, iso, merge
-from .metadata import MetadataStream
 from .replicas import (
     LogDirEnd,
     PartitionReplicas,
@@ -48,6 +46,9 @@ from .replicas import (
     WitnessContext,
     clean_shutdown_event,
 )
+
+if TYPE_CHECKING:
+    from .metadata import MetadataStream
 
 __all__ = [
     "Reader",
@@ -247,6 +248,11 @@ class Timeline:
         streams: list[Iterable[TimelineEvent]] = []
         meta_copies = rs.replicas.get((METADATA_TOPIC, 0), [])
         if meta_copies:
+            # the replay's modules are imported only when there is a metadata log to
+            # replay (a log dir without one starts sooner: bench/README.md)
+            from ...metadata.replay import find_sources
+            from .metadata import MetadataStream
+
             m = _metadata_copy(meta_copies)
             try:
                 sources = find_sources(m.path)
