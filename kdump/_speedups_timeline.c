@@ -1,15 +1,21 @@
 /*
- * kdump._speedups: kdump timeline's event of a KRaft partition change.
+ * kdump._speedups: kdump timeline's hottest steps over a busy metadata log.
  *
  *   partition_event  kdump.ops.timeline.metadata.partition_event_py
+ *   metadata_event   kdump.ops.timeline.metadata.MetadataStream's on_event
+ *   event_json       kdump.render.timeline.event_json_py
+ *
+ * Size: about 870 lines, as it is one family: the three share TimelineEvent's slot
+ * layout, the interned strings and the reused buffers, and each is one step of the same
+ * path (a replayed record, its event, the event's JSON line).
  *
  * A busy metadata log is mostly PartitionChangeRecords: each one's event (its kind,
  * words, correlation keys and the brokers it involves) is made here, in one pass over
  * the before and after objects, and the TimelineEvent's slots are filled directly (as
  * its __init__ would fill them).  Anything outside what is handled here (a field that
  * is not the plain type the replay gives, a missing field) returns NotImplemented and
- * the Python twin says it (tests/native/test_speedups.py and tests/ops/timeline prove
- * the two alike).
+ * the Python twin says it (tests/native/test_timeline_event.py and tests/ops/timeline
+ * prove the two alike).
  */
 #include "_speedups.h"
 
