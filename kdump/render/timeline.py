@@ -212,9 +212,15 @@ def event_json_py(ev: TimelineEvent) -> str:
             f',"late":{"true" if ev.late else "false"}{tail}}}\n')
 
 
+#: event lines joined into one write (a write costs about what a line does); on a
+#: terminal each line is written as it comes
+LINES_PER_WRITE = 256
+
+
 class TimelineJsonRenderer:
     """JSON Lines (kdump/model/timeline.py), a finding's Problem not written twice;
-    events written by :func:`event_json` while the model's fields are its own."""
+    events written by :func:`event_json` while the model's fields are its own, held
+    until :data:`LINES_PER_WRITE` are (or anything else is written, or the end)."""
 
     def __init__(self, out: TextIO) -> None:
         self.json = JsonRenderer(out)
@@ -222,16 +228,34 @@ class TimelineJsonRenderer:
         self.seen = _Seen()
         self.fast = event_fields_match_model()
         self.native = _native_json if self.fast else None
+        self.lines: list[str] = []
+        try:
+            terminal = out.isatty()
+        except (AttributeError, ValueError):
+            terminal = False
+        self.per_write = 1 if terminal else LINES_PER_WRITE
 
     def emit(self, item: object) -> None:
         if type(item) is TimelineEvent and self.fast:
             self.seen.problem = item.problem
             line = NotImplemented if self.native is None else self.native(item, TimelineEvent)
-            self.out.write(event_json_py(item) if line is NotImplemented else line)
-        elif not self.seen.shown(item):
+            lines = self.lines
+            lines.append(event_json_py(item) if line is NotImplemented else line)
+            if len(lines) >= self.per_write:
+                self.out.write("".join(lines))
+                lines.clear()
+            return
+        self._flush()
+        if not self.seen.shown(item):
             self.json.emit(item)
 
+    def _flush(self) -> None:
+        if self.lines:
+            self.out.write("".join(self.lines))
+            self.lines.clear()
+
     def close(self) -> None:
+        self._flush()
         self.json.close()
 
 

@@ -124,10 +124,17 @@ def correlate(events: Iterable[TimelineEvent]) -> Iterator[TimelineEvent]:
                         room = MAX_RELATED - len(ev.related)
                         if len(others) > room:
                             ev.related_more += len(others) - max(room, 0)  # counted, not said
+                        related = ev.related
                         for k, other in enumerate(others):
                             if k >= room:
                                 break
-                            ev.relate(_said(other))
+                            # ev.relate(text), inline (most events relate to one)
+                            text = other[_TEXT] or _said(other)
+                            if text not in related:
+                                if len(related) < MAX_RELATED:
+                                    related.append(text)
+                                else:
+                                    ev.related_more += 1
                             if other[_EVENT] is not None:
                                 if me is None:
                                     me = [ev.time, None, ev, None]
