@@ -35,7 +35,7 @@
  *  _speedups_timeline.c: kdump timeline
  *   partition_event     kdump.ops.timeline.metadata.partition_event_py
  *   event_json          kdump.render.timeline.event_json_py
- *   metadata_event      kdump.ops.timeline.metadata.MetadataStream's on_event
+ *   metadata_changes    kdump.ops.timeline.metadata.MetadataStream's on_event
  *
  * This file is the module: the method table (KD_METHOD binds each name to its C
  * function, sp_<name>, declared in _speedups.h), the init, and the helpers every
@@ -183,10 +183,10 @@ static PyMethodDef methods[] = {
     KD_METHOD(event_json,
               "event_json(event, TimelineEvent): kdump timeline's JSON line of an event (see "
               "kdump.render.timeline)."),
-    KD_METHOD(metadata_event,
-              "metadata_event(TimelineEvent, chunk, replicated, fallback, event): kdump "
-              "timeline's events of one replayed metadata record (see "
-              "kdump.ops.timeline.metadata)."),
+    KD_METHOD(metadata_changes,
+              "metadata_changes(TimelineEvent, chunk, replicated, fallback, offset, time, name, "
+              "changes, committed_at, path, position): kdump timeline's events of one replayed "
+              "metadata record (see kdump.ops.timeline.metadata)."),
     {NULL, NULL, 0, NULL},
 };
 

@@ -249,6 +249,6 @@ KD_ENTRY(packed_v2_records);
 KD_ENTRY(lengths_offsets);
 KD_ENTRY(partition_event);
 KD_ENTRY(event_json);
-KD_ENTRY(metadata_event);
+KD_ENTRY(metadata_changes);
 
 #endif

@@ -2,7 +2,7 @@
  * kdump._speedups: kdump timeline's hottest steps over a busy metadata log.
  *
  *   partition_event  kdump.ops.timeline.metadata.partition_event_py
- *   metadata_event   kdump.ops.timeline.metadata.MetadataStream's on_event
+ *   metadata_changes kdump.ops.timeline.metadata.MetadataStream's on_event
  *   event_json       kdump.render.timeline.event_json_py
  *
  * Size: about 870 lines, as it is one family: the three share TimelineEvent's slot
@@ -635,23 +635,23 @@ make_event(PyObject *const *args)
     return ev;
 }
 
-/* The replay's Event and Change (kdump/metadata/replay.py, kdump/metadata/image.py) */
-static const char *const REPLAY_EVENT_FIELDS[] = {"offset", "timestamp", "changes", "path",
-                                                  "position"};
+/* The replay's Change (kdump/metadata/image.py) */
 static const char *const CHANGE_FIELDS[] = {"before", "after"};
-static Layout replay_event_layout, change_layout;
+static Layout change_layout;
 static PyObject *s_type;
 
-/* metadata_event(TimelineEvent, chunk, replicated, fallback, event): the metadata log's
- * events of one replayed record (the replay's on_event): a record changing one
- * partition's object (most of a busy log) has its event appended to ``chunk`` here;
- * any other record is fallback(event)'s (the Python twin of the whole callback). */
-KD_ENTRY(metadata_event)
+/* metadata_changes(TimelineEvent, chunk, replicated, fallback, offset, time, name,
+ * changes, committed_at, path, position): the metadata log's events of one replayed
+ * record (the replay's on_changes, given the fields of its Event): a record changing
+ * one partition's object (most of a busy log) has its event appended to ``chunk``
+ * here; any other record is fallback(offset, ..., position)'s (the Python twin of the
+ * whole callback). */
+KD_ENTRY(metadata_changes)
 {
-    PyObject *ev, *changes, *change, *before, *after, *type, *fev, *margs[8];
+    PyObject *changes, *change, *before, *after, *type, *fev, *margs[8];
     (void)self;
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "metadata_event takes 5 arguments");
+    if (nargs != 11) {
+        PyErr_SetString(PyExc_TypeError, "metadata_changes takes 11 arguments");
         return NULL;
     }
     if (strings_init() < 0)
@@ -660,13 +660,9 @@ KD_ENTRY(metadata_event)
         return NULL;
     if (layout_get(&event_layout, args[0], TL_FIELDS, N_TL_FIELDS) < 0)
         return NULL;
-    ev = args[4];
-    if (!PyList_CheckExact(args[1]) ||
-        layout_get(&replay_event_layout, (PyObject *)Py_TYPE(ev), REPLAY_EVENT_FIELDS, 5) < 0)
-        goto fallback;
-    changes = SLOT_GET(ev, &replay_event_layout, 2);
-    if (SLOT_GET(ev, &replay_event_layout, 0) == Py_None || changes == NULL ||
-        !PyList_CheckExact(changes) || PyList_GET_SIZE(changes) != 1)
+    changes = args[7];
+    if (!PyList_CheckExact(args[1]) || args[4] == Py_None || !PyList_CheckExact(changes) ||
+        PyList_GET_SIZE(changes) != 1)
         goto fallback;
     change = PyList_GET_ITEM(changes, 0);
     if (layout_get(&change_layout, (PyObject *)Py_TYPE(change), CHANGE_FIELDS, 2) < 0)
@@ -689,15 +685,13 @@ KD_ENTRY(metadata_event)
         goto fallback;
     }
     margs[0] = args[0];
-    margs[1] = SLOT_GET(ev, &replay_event_layout, 1);
-    margs[2] = SLOT_GET(ev, &replay_event_layout, 3);
-    margs[3] = SLOT_GET(ev, &replay_event_layout, 4);
-    margs[4] = SLOT_GET(ev, &replay_event_layout, 0);
+    margs[1] = args[5]; /* time */
+    margs[2] = args[9]; /* path */
+    margs[3] = args[10]; /* position */
+    margs[4] = args[4]; /* offset */
     margs[5] = before;
     margs[6] = after;
     margs[7] = args[2];
-    if (margs[1] == NULL || margs[2] == NULL || margs[3] == NULL)
-        goto fallback;
     fev = make_event(margs);
     if (fev == NULL)
         return NULL;
@@ -715,9 +709,9 @@ fallback:
     if (PyErr_Occurred()) {
         if (!PyErr_ExceptionMatches(PyExc_TypeError))
             return NULL;
-        PyErr_Clear(); /* a class whose layout is not the one read here */
+        PyErr_Clear(); /* a Change class whose layout is not the one read here */
     }
-    return PyObject_CallOneArg(args[3], ev);
+    return PyObject_Vectorcall(args[3], args + 4, 7, NULL);
 }
 
 /* ---------------------------------------------------------------------------------

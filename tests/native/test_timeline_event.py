@@ -179,7 +179,7 @@ def test_native_event_json_is_its_twin() -> None:
 @native
 def test_native_replay_callback_gives_the_twins_events(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """MetadataStream's replay callback in C (metadata_event) streams the events its
+    """MetadataStream's replay callback in C (metadata_changes) streams the events its
     Python twin streams, every kind of record, snapshot and all."""
     from kdump.metadata.replay import find_sources
     from kdump.ops.timeline import metadata as tm

@@ -408,20 +408,26 @@ def timeline(paths: Iterable[str], opts: TimelineOptions | None = None, *,
     counts: dict[int, Counter[str]] = {}
     end = run.end
     wants = opts.wants if opts.filters() else None
+    summary = opts.summary
+    # counted in locals, set on ``end`` once the events have ended (a busy metadata log
+    # gives millions)
+    n = late = shown = 0
+    first: int | None = None
+    last: int | None = None
     for ev in run.annotated(streams):
-        end.events += 1
+        n += 1
         if ev.late:
-            end.late += 1
+            late += 1
         if wants is None or wants(ev):
-            end.shown += 1
+            shown += 1
             t = ev.time
             if t is not None:
-                if end.first_time is None or t < end.first_time:
-                    end.first_time = t
-                if end.last_time is None or t > end.last_time:
-                    end.last_time = t
-            if opts.summary:
-                minute = -1 if ev.time is None else ev.time - ev.time % 60_000
+                if first is None or t < first:
+                    first = t
+                if last is None or t > last:
+                    last = t
+            if summary:
+                minute = -1 if t is None else t - t % 60_000
                 counts.setdefault(minute, Counter())[ev.kind] += 1
                 while len(counts) > SUMMARY_MINUTES:
                     yield from _counts(counts, min(counts))
@@ -429,6 +435,10 @@ def timeline(paths: Iterable[str], opts: TimelineOptions | None = None, *,
                 yield ev
         if ev.problem is not None:
             yield ev.problem
+    end.events += n
+    end.late += late
+    end.shown += shown
+    end.first_time, end.last_time = first, last
     while counts:
         yield from _counts(counts, min(counts))
     yield from run.finish()

@@ -21,6 +21,7 @@ from collections.abc import Callable, Container, Iterator
 from typing import Any
 
 from ...findings import Problem
+from ...metadata.image import Change
 from ...metadata.output import describe, object_label
 from ...metadata.replay import Event, Replay, Sources
 from ...native import speedups
@@ -157,9 +158,10 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
 
 
 _native_event = None if speedups is None else getattr(speedups, "partition_event", None)
-#: the replay's callback in C for a record changing one partition (the rest: its twin,
-#: MetadataStream's on_event, which it calls)
-_native_sink = None if speedups is None else getattr(speedups, "metadata_event", None)
+#: the replay's callback in C for a record changing one partition, given the Event's
+#: fields (Replay's on_changes: no Event made); the rest go to its twin, MetadataStream's
+#: on_event, by an Event made of them
+_native_sink = None if speedups is None else getattr(speedups, "metadata_changes", None)
 
 
 def partition_event(ev: Event, before: dict[str, Any], after: dict[str, Any],
@@ -333,11 +335,16 @@ class MetadataStream:
                 + (f" (voters {_ids(voters)})" if voters else ""),
                 file=path, position=batch.position, offset=batch.base_offset, broker=leader))
 
-        sink: Callable[[Event], None] = on_event if _native_sink is None else \
-            functools.partial(_native_sink, TimelineEvent, chunk, replicated, on_event)
-        replay = self.replay = Replay(self.sources, earliest=True, on_event=sink,
+        def as_event(offset: int | None, ts: int | None, name: str, changes: list[Change],
+                     committed_at: int | None, path: str, pos: int | None) -> None:
+            on_event(Event(offset, ts, name, changes, committed_at, path, pos))
+
+        sink = None if _native_sink is None else \
+            functools.partial(_native_sink, TimelineEvent, chunk, replicated, as_event)
+        replay = self.replay = Replay(self.sources, earliest=True,
+                                      on_event=on_event if sink is None else None,
                                       on_control=on_control,
-                                      max_batch_bytes=self.max_batch_bytes)
+                                      max_batch_bytes=self.max_batch_bytes, on_changes=sink)
         first = True
         # the replay steps batch by batch in this thread: each batch's events are handed
         # on before the next batch is read (memory: one batch's events)
