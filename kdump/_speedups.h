@@ -11,7 +11,8 @@
  *   _speedups_writers.c  dump's text and JSON Lines writers (records and batch lines)
  *   _speedups_runs.c     runs of whole batches: verify-crc's and size-report's walks
  *   _speedups_packed.c   kdump export's packed columns
- *   _speedups_timeline.c kdump timeline's event of a KRaft partition change
+ *   _speedups_timeline.c kdump timeline: a partition change's event, the replay's callback,
+ *                        an event's JSON line
  *
  * Byte layouts and fault codes come from _layouts.h, generated from kdump/layouts.py
  * and kdump/records/faults.py.  Functions shared between files are named here; every
