@@ -59,8 +59,11 @@ def commit_fields(key: bytes | None, value: bytes | None
     leaderEpoch v3+, metadata, commitTimestamp, expireTimestamp v1; not flexible), read
     to their last byte, strings as the decoder reads them (UTF-8, errors replaced):
     what :class:`~kdump.decoders.consumer_offsets.ConsumerOffsetsDecoder` gives for
-    them, whatever release's layout it picks (GroupCoordinatorRecordSerde, 3.9-4.4; the
-    layouts in kdump/protocol/definitions.py; tests/ops/timeline compare the two).
+    them, whatever release's layout it picks (group-coordinator's OffsetCommitKey.json,
+    LegacyOffsetCommitKey.json, OffsetCommitValue.json and LegacyOffsetCommitValue.json,
+    read by GroupCoordinatorRecordSerde, 3.9-4.4: flexible from value version 4 only;
+    kdump/protocol/definitions.py holds them; tests/ops/timeline/test_commit_fields.py
+    compares the two).
     None for anything else (a tombstone, another type, version 4's flexible value, a
     byte left over or missing, a null string): the decoder reads it."""
     if key is None or value is None:
