@@ -33,6 +33,41 @@ enum {
 };
 
 static Layout event_layout;
+/* The offset of the class's "members" slot (a classic group's rebalance: None on every
+ * event made here), 0 when it has none */
+static Py_ssize_t members_off;
+static PyTypeObject *members_of;
+
+/* TimelineEvent's layout, and its optional slots */
+static int
+event_layout_get(PyObject *cls)
+{
+    PyObject *d;
+    if (layout_get(&event_layout, cls, TL_FIELDS, N_TL_FIELDS) < 0)
+        return -1;
+    if (members_of == event_layout.type)
+        return 0;
+    members_off = 0;
+    d = PyObject_GetAttrString(cls, "members");
+    if (d == NULL) {
+        if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+            return -1;
+        PyErr_Clear();
+    } else {
+        if (Py_TYPE(d) == &PyMemberDescr_Type) {
+            PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+            if (m->type == KD_T_OBJECT_EX && m->offset > 0)
+                members_off = m->offset;
+        }
+        Py_DECREF(d);
+        if (members_off == 0) {
+            PyErr_SetString(PyExc_TypeError, "TimelineEvent.members is not a plain slot");
+            return -1;
+        }
+    }
+    members_of = event_layout.type;
+    return 0;
+}
 
 /* interned strings, made once */
 static PyObject *s_controller, *s_unknown, *s_metadata, *s_epoch, *s_broker_down,
@@ -549,7 +584,7 @@ KD_ENTRY(partition_event)
     }
     if (strings_init() < 0)
         return NULL;
-    if (layout_get(&event_layout, args[0], TL_FIELDS, N_TL_FIELDS) < 0)
+    if (event_layout_get(args[0]) < 0)
         return NULL;
     return make_event(args);
 }
@@ -629,6 +664,10 @@ make_event(PyObject *const *args)
         SETREF(TL_WHERE, Py_None);
         SET(TL_INVOLVES, c.involves);
         SETREF(TL_REPLICAS, Py_None);
+        if (members_off > 0) {
+            Py_INCREF(Py_None);
+            *(PyObject **)((char *)ev + members_off) = Py_None;
+        }
 #undef SET
 #undef SETREF
     }
@@ -658,7 +697,7 @@ KD_ENTRY(metadata_changes)
         return NULL;
     if (s_type == NULL && (s_type = PyUnicode_InternFromString("type")) == NULL)
         return NULL;
-    if (layout_get(&event_layout, args[0], TL_FIELDS, N_TL_FIELDS) < 0)
+    if (event_layout_get(args[0]) < 0)
         return NULL;
     changes = args[7];
     if (!PyList_CheckExact(args[1]) || args[4] == Py_None || !PyList_CheckExact(changes) ||
@@ -835,8 +874,9 @@ event_line(Buf *b, PyObject *ev)
     TRY(PUTS(b, "],\"late\":"));
     TRY(put_jbool(b, GET(TL_LATE)));
     sev = GET(TL_SEVERITY);
-    if (sev == NULL || GET(TL_REPLICAS) != Py_None)
-        return NOT_HANDLED;
+    if (sev == NULL || GET(TL_REPLICAS) != Py_None ||
+        (members_off > 0 && *(PyObject **)((char *)ev + members_off) != Py_None))
+        return NOT_HANDLED; /* a coalesced event's replicas, a rebalance's members */
     if (sev != Py_None) {
         TRY(PUTS(b, ",\"severity\":"));
         TRY(put_jstr(b, sev, 0));
@@ -857,7 +897,7 @@ KD_ENTRY(event_json)
         PyErr_SetString(PyExc_TypeError, "event_json takes 2 arguments");
         return NULL;
     }
-    if (layout_get(&event_layout, args[1], TL_FIELDS, N_TL_FIELDS) < 0)
+    if (event_layout_get(args[1]) < 0)
         return NULL;
     if (Py_TYPE(args[0]) != event_layout.type)
         Py_RETURN_NOTIMPLEMENTED;

@@ -203,3 +203,29 @@ def test_native_replay_callback_gives_the_twins_events(tmp_path: Path,
     monkeypatch.setattr(tm, "_native_event", None)
     assert stream() == native_events
     assert len(native_events) > 20
+
+
+@native
+def test_an_event_class_with_members_gets_them_none() -> None:
+    """A TimelineEvent with a ``members`` slot (a classic group's rebalance says its
+    members there): the events made here have it None, and a line with members is
+    left to the twin."""
+    assert speedups is not None
+
+    class WithMembers(TimelineEvent):
+        __slots__ = ("members",)
+        members: Any
+
+    try:
+        b, a = BASE, {**BASE, "leader": 2, "leader_epoch": 5}
+        e = _event(7)
+        ev = speedups.partition_event(WithMembers, 7, e.path, e.position, e.offset, b, a, None)
+        assert type(ev) is WithMembers and ev.members is None
+        assert _slots(ev) == _slots(partition_event_py(e, b, a, None))
+        from kdump.render.timeline import event_json_py
+
+        assert speedups.event_json(ev, WithMembers) == event_json_py(ev)
+        ev.members = [{"member_id": "m"}]
+        assert speedups.event_json(ev, WithMembers) is NotImplemented
+    finally:  # the layout read back for the class the others use
+        speedups.partition_event(TimelineEvent, 7, None, None, None, BASE, BASE, None)
