@@ -5,7 +5,7 @@
  *   metadata_changes kdump.ops.timeline.metadata.MetadataStream's on_event
  *   event_json       kdump.render.timeline.event_json_py
  *
- * Size: about 870 lines, as it is one family: the three share TimelineEvent's slot
+ * Size: about 910 lines, as it is one family: the three share TimelineEvent's slot
  * layout, the interned strings and the reused buffers, and each is one step of the same
  * path (a replayed record, its event, the event's JSON line).
  *
