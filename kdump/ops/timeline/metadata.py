@@ -298,7 +298,6 @@ class MetadataStream:
         snapshot: list[int | None] = []
         chunk: list[TimelineEvent] = []
         replicated = self.replicated
-        native = _native_event
 
         def on_event(ev: Event) -> None:
             if ev.offset is None:  # loaded from a snapshot: the image, not its history
@@ -311,13 +310,7 @@ class MetadataStream:
                 c = changes[0]
                 if c.before is not None and c.after is not None and \
                         c.after.get("type") == "partition":
-                    if native is not None:
-                        fev = native(TimelineEvent, ev.timestamp, ev.path, ev.position,
-                                     ev.offset, c.before, c.after, replicated)
-                        if fev is NotImplemented:
-                            fev = partition_event_py(ev, c.before, c.after, replicated)
-                    else:
-                        fev = partition_event_py(ev, c.before, c.after, replicated)
+                    fev = partition_event(ev, c.before, c.after, replicated)
                     if fev is not None:
                         chunk.append(fev)
                         return
