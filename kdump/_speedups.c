@@ -32,6 +32,10 @@
  *   record_columns      kdump.ops.export.rows.record_columns_py
  *   packed_v2_records   kdump.records.v2.packed_v2_records_py
  *   lengths_offsets     kdump.records.packed.lengths_offsets_py
+ *  _speedups_timeline.c: kdump timeline
+ *   partition_event     kdump.ops.timeline.metadata.partition_event_py
+ *   event_json          kdump.render.timeline.event_json_py
+ *   metadata_changes    kdump.ops.timeline.metadata.MetadataStream's on_event
  *
  * This file is the module: the method table (KD_METHOD binds each name to its C
  * function, sp_<name>, declared in _speedups.h), the init, and the helpers every
@@ -172,6 +176,17 @@ static PyMethodDef methods[] = {
     KD_METHOD(lengths_offsets,
               "lengths_offsets(lengths): (offsets, validity | None, null_count) of packed int32 "
               "lengths."),
+    KD_METHOD(partition_event,
+              "partition_event(TimelineEvent, time, path, position, offset, before, after, "
+              "replicated): kdump timeline's event of a KRaft partition change (see "
+              "kdump.ops.timeline.metadata)."),
+    KD_METHOD(event_json,
+              "event_json(event, TimelineEvent): kdump timeline's JSON line of an event (see "
+              "kdump.render.timeline)."),
+    KD_METHOD(metadata_changes,
+              "metadata_changes(TimelineEvent, chunk, replicated, fallback, offset, time, name, "
+              "changes, committed_at, path, position): kdump timeline's events of one replayed "
+              "metadata record (see kdump.ops.timeline.metadata)."),
     {NULL, NULL, 0, NULL},
 };
 

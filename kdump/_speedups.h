@@ -11,6 +11,8 @@
  *   _speedups_writers.c  dump's text and JSON Lines writers (records and batch lines)
  *   _speedups_runs.c     runs of whole batches: verify-crc's and size-report's walks
  *   _speedups_packed.c   kdump export's packed columns
+ *   _speedups_timeline.c kdump timeline: a partition change's event, the replay's callback,
+ *                        an event's JSON line
  *
  * Byte layouts and fault codes come from _layouts.h, generated from kdump/layouts.py
  * and kdump/records/faults.py.  Functions shared between files are named here; every
@@ -38,7 +40,7 @@
 /* ---------------------------------------------------------------------------------
  * Slot layouts of Python classes with __slots__ (_speedups.c)
  * --------------------------------------------------------------------------------- */
-#define MAX_SLOTS 24
+#define MAX_SLOTS 32
 
 typedef struct {
     PyTypeObject *type; /* strong reference, or NULL */
@@ -209,6 +211,10 @@ buf_put(Buf *b, const char *s, Py_ssize_t n)
 
 /* bytes that may not be UTF-8, as bytes.decode("utf-8", "replace") reads them */
 int buf_utf8_replace(Buf *b, const char *s, Py_ssize_t n);
+/* An exact int as json.dumps writes it; 1 for anything else. */
+int buf_int(Buf *b, PyObject *o);
+/* A JSON string of valid UTF-8 text, escaped as kdump.render.jsonl.json_text does. */
+int buf_json_utf8(Buf *b, const unsigned char *s, Py_ssize_t n);
 
 #define PUTS(b, s) buf_put((b), (s), (Py_ssize_t)(sizeof(s) - 1))
 
@@ -242,5 +248,8 @@ KD_ENTRY(header_run);
 KD_ENTRY(record_columns);
 KD_ENTRY(packed_v2_records);
 KD_ENTRY(lengths_offsets);
+KD_ENTRY(partition_event);
+KD_ENTRY(event_json);
+KD_ENTRY(metadata_changes);
 
 #endif

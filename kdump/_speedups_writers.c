@@ -72,7 +72,7 @@ buf_i64(Buf *b, long long v)
 
 /* An exact int as json.dumps writes it (its repr, which is also what an f-string
  * writes); 1 for anything else. */
-static int
+int
 buf_int(Buf *b, PyObject *o)
 {
     int overflow = 0;
@@ -170,7 +170,7 @@ escaped_char(const unsigned char *s, Py_ssize_t i, Py_ssize_t n, int *len)
 /* A JSON string of valid UTF-8 text, escaped as kdump.render.jsonl.json_text does:
  * json's encode_basestring with ensure_ascii=False (backslash, quote and control
  * characters), then the C1 and bidirectional-text controls as \\uXXXX. */
-static int
+int
 buf_json_utf8(Buf *b, const unsigned char *s, Py_ssize_t n)
 {
     static const char hex[] = "0123456789abcdef";

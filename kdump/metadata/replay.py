@@ -177,17 +177,21 @@ class Replay:
 
     ``earliest``: start from the earliest point the files allow (the log from its
     start when it starts at offset 0, else the earliest usable snapshot) - for
-    ``--history``.  ``on_event`` sees every record's changes.
+    ``--history``.  ``on_event`` sees every record's changes; ``on_changes``, given
+    instead, sees them as the Event's fields, in its order, no Event made (kdump
+    timeline's callback in C: a busy log has millions).
     """
 
     def __init__(self, sources: Sources, target: Target = Target(), *, earliest: bool = False,
                  on_event: Callable[[Event], None] | None = None,
                  on_control: Callable[[str, RecordBatch, Any], None] | None = None,
-                 max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES) -> None:
+                 max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+                 on_changes: Callable[..., None] | None = None) -> None:
         self.sources = sources
         self.target = target
         self.earliest = earliest
         self.on_event = on_event
+        self.on_changes = on_changes
         self.on_control = on_control  # (path, batch, ControlRecord): timeline's quorum leaders
         self.max_batch_bytes = max_batch_bytes
         self.image = MetadataImage()
@@ -526,9 +530,12 @@ class Replay:
         self.records_applied += 1
         if changes:
             self.moments.observe(changes, offset, ts)
-        if self.on_event is not None and changes:
-            pos = None if batch is None else batch.position
-            self.on_event(Event(offset, ts, name, changes, committed_at, path, pos))
+            if self.on_changes is not None:
+                self.on_changes(offset, ts, name, changes, committed_at, path,
+                                None if batch is None else batch.position)
+            elif self.on_event is not None:
+                pos = None if batch is None else batch.position
+                self.on_event(Event(offset, ts, name, changes, committed_at, path, pos))
 
     def _transaction(self, path: str, batch: RecordBatch, offset: int, ts: int | None,
                      name: str, message: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from ..findings import Problem
 from ..model import fields_of
+from ..native import speedups
 from ..ops.timeline import TimelineCount, TimelineEnd, TimelineEvent, iso
 from ..textsafe import InertLines, inert
 from .common import plural, problem_line
@@ -170,10 +171,24 @@ def _text(t: str) -> str:
     return j
 
 
+_native_json = None if speedups is None else getattr(speedups, "event_json", None)
+
+
 def event_json(ev: TimelineEvent) -> str:
     """``json_text(ev.to_json())`` without the dict: the same line (tests/ops/timeline
-    compare them), at a fraction of the cost (a busy metadata log gives millions): the
-    pieces that recur are written once."""
+    compare them), at a fraction of the cost (a busy metadata log gives millions):
+    written by ``event_json`` in kdump/_speedups_timeline.c where the extension is built
+    (an event whose values it does not write, a coalesced one's replicas or a string
+    with lone surrogates, by its twin :func:`event_json_py`)."""
+    if _native_json is not None:
+        line = _native_json(ev, TimelineEvent)
+        if line is not NotImplemented:
+            return line
+    return event_json_py(ev)
+
+
+def event_json_py(ev: TimelineEvent) -> str:
+    """:func:`event_json`'s pure-Python twin: the pieces that recur are written once."""
     k1 = (ev.clock, ev.estimate, ev.kind, ev.source, ev.file)
     head = _HEADS.get(k1) or _head(k1)
     k2 = (ev.log_dir, ev.topic)
@@ -199,24 +214,50 @@ def event_json(ev: TimelineEvent) -> str:
             f',"late":{"true" if ev.late else "false"}{tail}}}\n')
 
 
+#: event lines joined into one write (a write costs about what a line does); on a
+#: terminal each line is written as it comes
+LINES_PER_WRITE = 256
+
+
 class TimelineJsonRenderer:
     """JSON Lines (kdump/model/timeline.py), a finding's Problem not written twice;
-    events written by :func:`event_json` while the model's fields are its own."""
+    events written by :func:`event_json` while the model's fields are its own, held
+    until :data:`LINES_PER_WRITE` are (or anything else is written, or the end)."""
 
     def __init__(self, out: TextIO) -> None:
         self.json = JsonRenderer(out)
         self.out = out
         self.seen = _Seen()
         self.fast = event_fields_match_model()
+        self.native = _native_json if self.fast else None
+        self.lines: list[str] = []
+        try:
+            terminal = out.isatty()
+        except (AttributeError, ValueError):
+            terminal = False
+        self.per_write = 1 if terminal else LINES_PER_WRITE
 
     def emit(self, item: object) -> None:
         if type(item) is TimelineEvent and self.fast:
             self.seen.problem = item.problem
-            self.out.write(event_json(item))
-        elif not self.seen.shown(item):
+            line = NotImplemented if self.native is None else self.native(item, TimelineEvent)
+            lines = self.lines
+            lines.append(event_json_py(item) if line is NotImplemented else line)
+            if len(lines) >= self.per_write:
+                self.out.write("".join(lines))
+                lines.clear()
+            return
+        self._flush()
+        if not self.seen.shown(item):
             self.json.emit(item)
 
+    def _flush(self) -> None:
+        if self.lines:
+            self.out.write("".join(self.lines))
+            self.lines.clear()
+
     def close(self) -> None:
+        self._flush()
         self.json.close()
 
 

@@ -630,6 +630,21 @@ def test_history_of_a_broker_says_fenced(logdir: Path) -> None:
     ]
 
 
+def test_on_changes_sees_each_events_fields(logdir: Path) -> None:
+    """``on_changes`` (kdump timeline's C callback) is given what ``on_event`` is given,
+    as the Event's fields in its order, and no Event is made for it."""
+    from kdump.metadata.replay import Event
+
+    events: list[Event] = []
+    fields: list[tuple[Any, ...]] = []
+    replay(logdir, earliest=True, on_event=events.append)
+    replay(logdir, earliest=True, on_event=lambda ev: pytest.fail("on_changes given"),
+           on_changes=lambda *f: fields.append(f))
+    assert len(events) > 10
+    assert [(e.offset, e.timestamp, e.record_type, e.changes, e.committed_at, e.path,
+             e.position) for e in events] == fields
+
+
 def test_diff_between_offsets(logdir: Path) -> None:
     offs = offsets_of(scenario())
     a = replay(logdir, Target(offset=offs[5] - 1))

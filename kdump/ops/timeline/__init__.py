@@ -27,13 +27,12 @@ import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ... import fs as kfs
 from ...decoders import Releases
 from ...errors import KdumpError
 from ...findings import INFO, Problem
-from ...metadata.replay import find_sources
 from ...model import shape
 from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ..compare_replicas import (
@@ -48,7 +47,6 @@ from ..witnesses import CleanupPolicies
 from .coordinators import OFFSETS_TOPIC, TRANSACTION_TOPIC, CoordinatorStream
 from .correlate import correlate
 from .event import TimelineEvent, coalesce, iso, merge
-from .metadata import MetadataStream
 from .replicas import (
     LogDirEnd,
     PartitionReplicas,
@@ -57,6 +55,9 @@ from .replicas import (
     clean_shutdown_event,
 )
 from .summary import MinuteCounts
+
+if TYPE_CHECKING:
+    from .metadata import MetadataStream
 
 __all__ = [
     "Reader",
@@ -262,6 +263,11 @@ class Timeline:
         meta_copies = rs.replicas.get((METADATA_TOPIC, 0), [])
         self._metadata_logs = {r.log_dir: r for r in meta_copies}
         if meta_copies:
+            # the replay's modules are imported only when there is a metadata log to
+            # replay (a log dir without one starts sooner: bench/README.md)
+            from ...metadata.replay import find_sources
+            from .metadata import MetadataStream
+
             m = _metadata_copy(meta_copies)
             try:
                 sources = find_sources(m.path)
@@ -477,24 +483,33 @@ def timeline(paths: Iterable[str], opts: TimelineOptions | None = None, *,
     counts = MinuteCounts() if opts.summary else None
     end = run.end
     wants = opts.wants if opts.filters() else None
+    # counted in locals, set on ``end`` once the events have ended (a busy metadata log
+    # gives millions)
+    n_events = late = shown = 0
+    first: int | None = None
+    last: int | None = None
     for ev in run.annotated(streams):
-        end.events += 1
+        n_events += 1
         if ev.late:
-            end.late += 1
+            late += 1
         if wants is None or wants(ev):
-            end.shown += 1
+            shown += 1
             t = ev.time
             if t is not None:
-                if end.first_time is None or t < end.first_time:
-                    end.first_time = t
-                if end.last_time is None or t > end.last_time:
-                    end.last_time = t
+                if first is None or t < first:
+                    first = t
+                if last is None or t > last:
+                    last = t
             if counts is not None:
                 counts.add(-1 if t is None else t - t % 60_000, ev.kind)
             else:
                 yield ev
         if ev.problem is not None:
             yield ev.problem
+    end.events += n_events
+    end.late += late
+    end.shown += shown
+    end.first_time, end.last_time = first, last
     if counts is not None:
         # written at the end: a late event can still add to any minute (summary.py)
         for minute, kind, n in counts:

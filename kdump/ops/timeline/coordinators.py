@@ -19,6 +19,7 @@ events of the replica stream).
 from __future__ import annotations
 
 import base64
+import struct
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -56,6 +57,59 @@ _TARGET = {7: "consumer", 13: "share", 21: "streams"}
 #: ConsumerGroupPartitionMetadata: the subscribed topics' ids and names (3.7-4.0; 4.1+
 #: keep a hash instead, KIP-1101)
 _PARTITION_METADATA = 4
+
+
+_I16 = struct.Struct(">h")
+_I32 = struct.Struct(">i")
+_I64 = struct.Struct(">q")
+_KEY_HEAD = struct.Struct(">hh")
+
+
+def commit_fields(key: bytes | None, value: bytes | None
+                  ) -> tuple[str, str, int, int, int] | None:
+    """An offset commit's group, topic, partition, offset and commitTimestamp, read at
+    their places: the key of record type 0 or 1 (LegacyOffsetCommitKey/OffsetCommitKey
+    v0: group, topic, partition) and a value of version 0-3 (OffsetCommitValue: offset,
+    leaderEpoch v3+, metadata, commitTimestamp, expireTimestamp v1; not flexible), read
+    to their last byte, strings as the decoder reads them (UTF-8, errors replaced):
+    what :class:`~kdump.decoders.consumer_offsets.ConsumerOffsetsDecoder` gives for
+    them, whatever release's layout it picks (group-coordinator's OffsetCommitKey.json,
+    LegacyOffsetCommitKey.json, OffsetCommitValue.json and LegacyOffsetCommitValue.json,
+    read by GroupCoordinatorRecordSerde, 3.9-4.4: flexible from value version 4 only;
+    kdump/protocol/definitions.py holds them; tests/ops/timeline/test_commit_fields.py
+    compares the two).
+    None for anything else (a tombstone, another type, version 4's flexible value, a
+    byte left over or missing, a null string): the decoder reads it."""
+    if key is None or value is None:
+        return None
+    try:
+        rtype, n = _KEY_HEAD.unpack_from(key, 0)
+        if (rtype != 0 and rtype != 1) or n < 0:
+            return None
+        p = 4 + n
+        (n,) = _I16.unpack_from(key, p)
+        if n < 0:
+            return None
+        q = p + 2 + n
+        (partition,) = _I32.unpack_from(key, q)
+        if q + 4 != len(key):
+            return None
+        (version,) = _I16.unpack_from(value, 0)
+        if not 0 <= version <= 3:
+            return None
+        (offset,) = _I64.unpack_from(value, 2)
+        m = 14 if version >= 3 else 10
+        (n,) = _I16.unpack_from(value, m)
+        if n < 0:
+            return None
+        m += 2 + n
+        (commit_ts,) = _I64.unpack_from(value, m)
+        if m + (16 if version == 1 else 8) != len(value):
+            return None
+    except struct.error:
+        return None
+    return (key[4:p].decode("utf-8", errors="replace"),
+            key[p + 2:q].decode("utf-8", errors="replace"), partition, offset, commit_ts)
 
 
 class _Commits:
@@ -131,6 +185,14 @@ class CoordinatorStream:
                     except KdumpError:
                         continue
                     for rec in records:
+                        if offsets:
+                            f = commit_fields(rec.key, rec.value)
+                            if f is not None:  # most of the topic, read at their places
+                                group, topic, part, off, t = f
+                                self._commit((group, topic, part), off,
+                                             rec.timestamp if t < 0 else t, item.path,
+                                             item.position)
+                                continue
                         d = decoder.decode(rec.key, rec.value, rec.offset)
                         if offsets:
                             yield from self._offsets(d.key_json, d.value_json, item,
@@ -189,17 +251,7 @@ class CoordinatorStream:
             t = as_int(data.get("commitTimestamp"))
             if off is None:
                 return
-            t = ts if t is None or t < 0 else t
-            c = self.commits.get(k)
-            before = self.last_commit.get(k)
-            if c is None:
-                c = self.commits[k] = _Commits(off, t, path, pos)
-            if before is not None and off < before and c.back is None:
-                c.back = (before, off)
-            self.last_commit[k] = off
-            c.count += 1
-            c.last_offset, c.last_time = off, max(c.last_time, t)
-            c.file, c.position = path, pos
+            self._commit(k, off, ts if t is None or t < 0 else t, path, pos)
         elif rtype == 2:
             group = kd.get("group")
             if isinstance(group, str):
@@ -211,6 +263,20 @@ class CoordinatorStream:
                 return
             yield from self._modern(group, rtype, kd, data if value is not None else None,
                                     path, pos, offset, ts)
+
+    def _commit(self, k: tuple[str, str, int], off: int, t: int, path: str, pos: int
+                ) -> None:
+        """An offset commit, counted in its summary."""
+        c = self.commits.get(k)
+        before = self.last_commit.get(k)
+        if c is None:
+            c = self.commits[k] = _Commits(off, t, path, pos)
+        if before is not None and off < before and c.back is None:
+            c.back = (before, off)
+        self.last_commit[k] = off
+        c.count += 1
+        c.last_offset, c.last_time = off, max(c.last_time, t)
+        c.file, c.position = path, pos
 
     def _classic(self, group: str, data: Mapping[str, Any] | None, path: str, pos: int,
                  offset: int, ts: int) -> Iterator[TimelineEvent]:

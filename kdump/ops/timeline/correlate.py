@@ -57,7 +57,6 @@ _ENDING = frozenset(k for kinds in _ENDS.values() for k in kinds)
 #: kind -> key family -> side (:data:`_SIDES` by kind: an event of a kind not here has no
 #: side on any key)
 _BY_KIND: dict[str, dict[str, str]] = {}
-_NO_SIDES: dict[str, str] = {}
 for _family, _kinds in _SIDES.items():
     for _kind, _side in _kinds.items():
         _BY_KIND.setdefault(_kind, {})[_family] = _side
@@ -75,106 +74,112 @@ def _describe(obj: str, where: str | None, text: str, time: int | None, source: 
     return f"{obj}{on}: {text} ({iso(time)}{at})"
 
 
-class _Seen:
-    """What a key's side remembers of an event: enough to describe it, and the event
-    itself while the stream still holds it."""
+#: what a key's side remembers of an event (a list, made and read in the loop: a class's
+#: instance costs more, and a busy metadata log remembers most of its events): its time,
+#: how a related event names it (made once, when first asked), the event itself while
+#: the stream still holds it (it can still be annotated), then the fields that name it
+_TIME, _TEXT, _EVENT, _FIELDS = range(4)
+Seen = list[Any]
 
-    __slots__ = ("event", "fields", "text", "time")
 
-    def __init__(self, ev: TimelineEvent) -> None:
-        self.time = ev.time
-        self.text: str | None = None
-        self.event: TimelineEvent | None = ev
-        self.fields: tuple[Any, ...] | None = None
-
-    def describe(self) -> str:
-        if self.text is None:
-            if self.event is not None:
-                self.text = describe(self.event)
-            else:
-                assert self.fields is not None
-                self.text = _describe(*self.fields)
-        return self.text
-
-    def release(self) -> None:
-        ev = self.event
-        if ev is not None and self.text is None:
-            self.fields = (ev.object, ev.where, ev.text, ev.time, ev.source, ev.offset)
-        self.event = None
+def _said(s: Seen) -> str:
+    """How a related event names the event ``s`` remembers."""
+    text = s[_TEXT]
+    if text is None:
+        ev = s[_EVENT]
+        text = s[_TEXT] = describe(ev) if ev is not None else _describe(*s[_FIELDS])
+    return text  # type: ignore[no-any-return,unused-ignore]
 
 
 def correlate(events: Iterable[TimelineEvent]) -> Iterator[TimelineEvent]:
     """``events`` as they come, annotated (``related``) where they explain each other."""
-    held: deque[tuple[TimelineEvent, list[_Seen]]] = deque()
-    seen: OrderedDict[tuple[Any, ...], dict[str, deque[_Seen]]] = OrderedDict()
-    no_keys: list[_Seen] = []  # never added to
+    held: deque[tuple[TimelineEvent, list[Seen] | None]] = deque()
+    seen: OrderedDict[tuple[Any, ...], dict[str, deque[Seen]]] = OrderedDict()
+    by_kind = _BY_KIND
     for ev in events:
         keys = ev.keys
         if keys and ev.kind in _ENDING:
             for key in keys:
                 if ev.kind in _ENDS.get(key[0], ()):
                     seen.pop(key, None)
-        by_family = _BY_KIND.get(ev.kind, _NO_SIDES) if keys else _NO_SIDES
-        mine = no_keys if by_family is _NO_SIDES else []
-        for key in () if by_family is _NO_SIDES else keys if len(keys) == 1 else \
-                dict.fromkeys(keys):
-            side = by_family.get(key[0])
-            if side is None:
-                continue
-            entry = seen.get(key)
-            if entry is None:
-                entry = seen[key] = {}
-                if len(seen) > MAX_KEYS:
-                    seen.popitem(last=False)
-            else:
-                seen.move_to_end(key)
-            me: _Seen | None = None
-            windowed = key[0] in _WINDOWED
-            own = entry.get(side)
-            for other_side, others in entry.items() if len(entry) > (own is not None) else ():
-                if other_side == side:
+        by_family = by_kind.get(ev.kind) if keys else None
+        mine: list[Seen] | None = None
+        if by_family is not None:
+            mine = []
+            for key in keys if len(keys) == 1 else dict.fromkeys(keys):
+                side = by_family.get(key[0])
+                if side is None:
                     continue
-                if windowed:
-                    if ev.time is None:
-                        continue
-                    # the stream goes forward in time: what is out of the window now
-                    # stays out
-                    while others and (others[0].time is None or
-                                      others[0].time < ev.time - WINDOW_MS):
-                        others.popleft()
-                room = MAX_RELATED - len(ev.related)
-                if len(others) > room:
-                    ev.related_more += len(others) - max(room, 0)  # counted, not said
-                for k, other in enumerate(others):
-                    if k >= room:
-                        break
-                    ev.relate(other.describe())
-                    if other.event is not None:
-                        if me is None:
-                            me = _Seen(ev)
-                        other.event.relate(me.describe())
-            if me is None:
-                me = _Seen(ev)
-            if own is None:
-                own = entry[side] = deque(maxlen=PER_SIDE)
-            own.append(me)
-            mine.append(me)
+                entry = seen.get(key)
+                if entry is None:
+                    entry = seen[key] = {}
+                    if len(seen) > MAX_KEYS:
+                        seen.popitem(last=False)
+                else:
+                    seen.move_to_end(key)
+                me: Seen | None = None
+                own = entry.get(side)
+                if len(entry) > (own is not None):
+                    windowed = key[0] in _WINDOWED
+                    for other_side, others in entry.items():
+                        if other_side == side:
+                            continue
+                        if windowed:
+                            if ev.time is None:
+                                continue
+                            # the stream goes forward in time: what is out of the window
+                            # now stays out
+                            while others and (others[0][_TIME] is None or
+                                              others[0][_TIME] < ev.time - WINDOW_MS):
+                                others.popleft()
+                        room = MAX_RELATED - len(ev.related)
+                        if len(others) > room:
+                            ev.related_more += len(others) - max(room, 0)  # counted, not said
+                        related = ev.related
+                        for k, other in enumerate(others):
+                            if k >= room:
+                                break
+                            # ev.relate(text), inline (most events relate to one)
+                            text = other[_TEXT] or _said(other)
+                            if text not in related:
+                                if len(related) < MAX_RELATED:
+                                    related.append(text)
+                                else:
+                                    ev.related_more += 1
+                            if other[_EVENT] is not None:
+                                if me is None:
+                                    me = [ev.time, None, ev, None]
+                                other[_EVENT].relate(_said(me))
+                if me is None:
+                    me = [ev.time, None, ev, None]
+                if own is None:
+                    own = entry[side] = deque(maxlen=PER_SIDE)
+                own.append(me)
+                mine.append(me)
         held.append((ev, mine))
         now = ev.time
-        if now is not None:
-            old = now - WINDOW_MS
-            while held and (len(held) > MAX_HELD or (
-                    held[0][0].time is not None and held[0][0].time < old)):
-                yield _release(held.popleft())
-        else:
-            while len(held) > MAX_HELD:
-                yield _release(held.popleft())
+        old = (now - WINDOW_MS) if now is not None else None
+        while held:
+            first = held[0]
+            if len(held) <= MAX_HELD:
+                t = first[0].time
+                if old is None or t is None or t >= old:
+                    break
+            held.popleft()
+            if first[1]:
+                _release(first[1])
+            yield first[0]
     while held:
-        yield _release(held.popleft())
+        first = held.popleft()
+        if first[1]:
+            _release(first[1])
+        yield first[0]
 
 
-def _release(item: tuple[TimelineEvent, list[_Seen]]) -> TimelineEvent:
-    ev, mine = item
+def _release(mine: list[Seen]) -> None:
+    """The stream no longer holds the event these remember: they keep what names it."""
     for s in mine:
-        s.release()
-    return ev
+        ev = s[_EVENT]
+        if ev is not None and s[_TEXT] is None:
+            s[_FIELDS] = (ev.object, ev.where, ev.text, ev.time, ev.source, ev.offset)
+        s[_EVENT] = None

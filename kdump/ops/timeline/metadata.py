@@ -21,8 +21,10 @@ from collections.abc import Callable, Container, Iterator
 from typing import Any
 
 from ...findings import Problem
+from ...metadata.image import Change
 from ...metadata.output import describe, object_label
 from ...metadata.replay import Event, Replay, Sources
+from ...native import speedups
 from ...records.v2 import RecordBatch
 from .event import TimelineEvent, iso
 
@@ -77,7 +79,7 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                   fast: bool = True) -> Iterator[TimelineEvent]:
     """The timeline events of one record's changes; ``replicated``: the partitions whose
     replicas are read (only their leader changes can meet an epoch start; None: all).
-    ``fast``: a partition's change (most of a busy log) by :func:`_partition_changed`
+    ``fast``: a partition's change (most of a busy log) by :func:`partition_event`
     (the same event: tests/ops/timeline)."""
     for c in ev.changes:
         obj = c.after if c.after is not None else c.before
@@ -85,7 +87,7 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
             continue
         t = obj.get("type")
         if fast and t == "partition" and c.before is not None and c.after is not None:
-            fev = _partition_changed(ev, c.before, c.after, replicated)
+            fev = partition_event(ev, c.before, c.after, replicated)
             if fev is not None:
                 yield fev
                 continue
@@ -173,12 +175,32 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
                             involves=involves)
 
 
-def _partition_changed(ev: Event, before: dict[str, Any], after: dict[str, Any],
+_native_event = None if speedups is None else getattr(speedups, "partition_event", None)
+#: the replay's callback in C for a record changing one partition, given the Event's
+#: fields (Replay's on_changes: no Event made); the rest go to its twin, MetadataStream's
+#: on_event, by an Event made of them
+_native_sink = None if speedups is None else getattr(speedups, "metadata_changes", None)
+
+
+def partition_event(ev: Event, before: dict[str, Any], after: dict[str, Any],
+                    replicated: Container[tuple[str, int]] | None) -> TimelineEvent | None:
+    """:func:`change_events`' event of a partition's change; None when the two objects'
+    fields differ (the general path says it).  Made by ``partition_event`` in
+    kdump/_speedups_timeline.c where the extension is built and the change is of the
+    plain values the replay gives, else by its twin :func:`partition_event_py`."""
+    if _native_event is not None:
+        fev = _native_event(TimelineEvent, ev.timestamp, ev.path, ev.position, ev.offset,
+                            before, after, replicated)
+        if fev is not NotImplemented:
+            return fev
+    return partition_event_py(ev, before, after, replicated)
+
+
+def partition_event_py(ev: Event, before: dict[str, Any], after: dict[str, Any],
                        replicated: Container[tuple[str, int]] | None
                        ) -> TimelineEvent | None:
-    """:func:`change_events`' event of a partition's change, its fields compared at once
-    (:func:`_shown_fields`); None when the two objects' fields differ (the general path
-    says it)."""
+    """:func:`partition_event`'s pure-Python twin: the fields compared at once
+    (:func:`_shown_fields`)."""
     fields = tuple(after)
     if tuple(before) != fields:
         return None
@@ -306,7 +328,7 @@ class MetadataStream:
                 c = changes[0]
                 if c.before is not None and c.after is not None and \
                         c.after.get("type") == "partition":
-                    fev = _partition_changed(ev, c.before, c.after, replicated)
+                    fev = partition_event(ev, c.before, c.after, replicated)
                     if fev is not None:
                         chunk.append(fev)
                         return
@@ -324,9 +346,16 @@ class MetadataStream:
                 + (f" (voters {_ids(voters)})" if voters else ""),
                 file=path, position=batch.position, offset=batch.base_offset, broker=leader))
 
-        replay = self.replay = Replay(self.sources, earliest=True, on_event=on_event,
+        def as_event(offset: int | None, ts: int | None, name: str, changes: list[Change],
+                     committed_at: int | None, path: str, pos: int | None) -> None:
+            on_event(Event(offset, ts, name, changes, committed_at, path, pos))
+
+        sink = None if _native_sink is None else \
+            functools.partial(_native_sink, TimelineEvent, chunk, replicated, as_event)
+        replay = self.replay = Replay(self.sources, earliest=True,
+                                      on_event=on_event if sink is None else None,
                                       on_control=on_control,
-                                      max_batch_bytes=self.max_batch_bytes)
+                                      max_batch_bytes=self.max_batch_bytes, on_changes=sink)
         first = True
         # the replay steps batch by batch in this thread: each batch's events are handed
         # on before the next batch is read (memory: one batch's events)

@@ -707,7 +707,7 @@ def test_fast_json_lines_are_the_model_objects_written(cluster: list[str],
 
 def test_partition_changes_fast_path_is_the_general_path(cluster: list[str],
                                                          tmp_path: Path) -> None:
-    """A partition's change is said by metadata._partition_changed (one pass over its
+    """A partition's change is said by metadata.partition_event (one pass over its
     fields); the general path (describe's every-field text, then the kind, keys and
     brokers involved) gives the same event, for every kind of change."""
     from kdump.metadata.image import Change
