@@ -204,8 +204,10 @@ def log_dir_policies(log_path: str, max_batch_bytes: int | None = None) -> Clean
     log at a time and is given no ``--config`` (dump)."""
     from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 
-    directory = kfs.dirname(log_path).rstrip("/") or "."
-    return _log_dir_policies(kfs.dirname(directory) or ".",
+    # absolute: the cache outlives a change of working directory (a library caller's,
+    # the tests'), and "." is not one log dir for all of them
+    directory = kfs.abspath(kfs.dirname(log_path).rstrip("/") or ".")
+    return _log_dir_policies(kfs.dirname(directory) or directory,
                              max_batch_bytes or DEFAULT_MAX_BATCH_BYTES)
 
 
