@@ -250,7 +250,13 @@ def _bounded(protocol: str, options: dict[str, Any]) -> dict[str, Any]:
     config.setdefault("connect_timeout", min(S3_CONNECT_TIMEOUT, _timeout))
     config.setdefault("read_timeout", min(S3_READ_TIMEOUT, _timeout))
     if "retries" not in config and not _store_sets_attempts():
-        config["retries"] = {"max_attempts": S3_MAX_ATTEMPTS,
+        # a second attempt after a read timeout as long as the whole budget could never
+        # end within it; and the first is not cancelled when the budget runs out (fsspec's
+        # blocking call stops waiting, its coroutine goes on), so botocore's retry would
+        # open a new connection while kdump is saying the timeout: one attempt then
+        # (kdump's own retries, within the budget, still retry what is transient)
+        attempts = S3_MAX_ATTEMPTS if _timeout > S3_READ_TIMEOUT else 1
+        config["retries"] = {"max_attempts": attempts,
                              "mode": os.environ.get("AWS_RETRY_MODE") or "standard"}
     return {**options, "config_kwargs": config}
 
