@@ -134,7 +134,8 @@ class RepairTextRenderer(ObjectRenderer):
         copy does about it."""
         w = self.out.write
         sev = "" if d["severity"] == "error" else f" [{d['severity']}]"
-        w(f"{d['topic']}-{d['partition']} ({d['log_dir']}) -> no directory: {d['kind']}{sev}: "
+        target = "no directory" if d["output"] is None else d["output"]
+        w(f"{d['topic']}-{d['partition']} ({d['log_dir']}) -> {target}: {d['kind']}{sev}: "
           f"{d['detail']}\n")
         if d["lost_offsets"]:
             ranges = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in d["lost_offsets"])

@@ -516,27 +516,28 @@ _ABSENT = [
 def _absent_story(kdump: KdumpRunner, command: str, ld: Path, *others: Path
                   ) -> tuple[int, list[dict[str, Any]]]:
     """``command`` on the log dir ``ld`` (``others`` given beside it), its objects.  For
-    repair (``others`` as --replica): its repair_absent objects as the problems they
-    name, after checking that verify-crc on the copy (with ``others``) tells the same
-    story of every replica assigned here and absent as the manifest."""
+    repair (``others`` as inputs too, copied beside it): its repair_absent objects as the
+    problems they name, after checking that verify-crc on the copy tells the same story
+    of every replica assigned here and absent as the manifest (a replica with offsets
+    proved written on it recreated over them, the others given no directory)."""
     if command != "repair":
         return _json(kdump, command, ld, *others)
     out = ld.parent / "repaired"
-    rc, objs = _json(kdump, "repair", ld, *(x for o in others for x in ("--replica", o)),
-                     "--into", out)
+    rc, objs = _json(kdump, "repair", ld, *others, "--into", out)
+    copy = out / "broker-1" if others else out
+    absent = [a for a in objs if a["type"] == "repair_absent" and Path(a["log_dir"]) == ld]
     told = [{"file": a["input"], "kind": a["kind"], "severity": a["severity"],
              "detail": a["detail"], **({"lost_offsets": a["lost_offsets"][0]}
-                                       if a["lost_offsets"] else {})}
-            for a in objs if a["type"] == "repair_absent"]
-    for a in (a for a in objs if a["type"] == "repair_absent"):
-        assert a["output"] is None and a["filled"] is False
-        assert a["data_lost"] is bool(a["lost_offsets"])
-        assert not (out / Path(a["input"]).name).exists()  # no directory made
+                                       if a["lost_offsets"] else {})} for a in absent]
+    for a in absent:
+        made = copy / Path(a["input"]).name
+        assert (a["output"] is not None, made.is_dir()) == (a["kind"] == "data-lost",) * 2
+        assert a["data_lost"] is bool(a["lost_offsets"]) and a["filled"] is False
     [end] = [o for o in objs if o["type"] == "repair_end"]
-    assert end["absent_replicas"] == len(told)
-    _rc, copy = _json(kdump, "verify-crc", out, *others)
+    assert end["absent_replicas"] == len([o for o in objs if o["type"] == "repair_absent"])
+    _rc, again = _json(kdump, "verify-crc", out)
     said = [(Path(p["file"]).name, p["kind"], p["severity"], p.get("lost_offsets"))
-            for p in _problems(copy) if Path(p["file"]).parent == out
+            for p in _problems(again) if Path(p["file"]).parent == copy
             and p["kind"] in ("data-lost", "assigned-absent")]
     assert said == [(Path(p["file"]).name, p["kind"], p["severity"], p.get("lost_offsets"))
                     for p in told]
@@ -597,7 +598,7 @@ def test_offsets_another_replica_holds_in_the_epoch_this_broker_led(
     (b2 / "meta.properties").write_bytes(w.meta_properties(
         {"version": "1", "node.id": "2", "cluster.id": "kdump-test-cluster"}))
     w.write_replica(b2 / "a-0", w.replica_batches([(0, 10, 0), (10, 10, 3)]))
-    rc, objs = _absent_story(kdump, command, ld, b2)  # repair: b2 as --replica
+    rc, objs = _absent_story(kdump, command, ld, b2)
     mine = [p for p in _problems(objs) if Path(p["file"]).parent == ld
             and p["kind"] in ("data-lost", "assigned-absent")]
     assert [(Path(p["file"]).name, p["kind"], p["severity"], p.get("lost_offsets"))

@@ -45,6 +45,10 @@ class PartitionInput:
     #: the directory is gone while the log dir's checkpoints name it (a
     #: :class:`kdump.ops.verdict.MissingPartition`: its lost range and witnesses)
     missing: MissingPartition | None = None
+    #: a replica the KRaft metadata assigns here with no directory, offsets proved written
+    #: on it (:class:`kdump.ops.verdict.AbsentReplica` with ``written``): ``missing`` then
+    #: holds that range, and the copy recreates it as for a gone directory
+    absent: AbsentReplica | None = None
 
 
 @dataclass(slots=True)
@@ -246,6 +250,21 @@ def _logdir(path: str, target: str, others: list[str], metadata: Any = None) -> 
         rel = safe_name(name) if not target else os.path.join(target, safe_name(name))
         parts.append(((m.topic, m.partition, ""),
                       PartitionInput(m.directory, rel, part, path, in_logdir=True, missing=m)))
+    for a in verdict.absent:
+        # offsets proved written on it (this broker led the epoch another replica holds
+        # batches of): recreated as a gone directory is, from the proved range, so that
+        # they are never handed out again and --replica may fill them
+        part = parse_partition_dir(f"{a.topic}-{a.partition}")
+        if a.written is None or part is None:
+            continue
+        r = a.written
+        m = MissingPartition(path, a.topic, a.partition, a.directory, r.first, r.last + 1,
+                             r.witnesses, r)
+        name = safe_name(f"{a.topic}-{a.partition}")
+        rel = name if not target else os.path.join(target, name)
+        parts.append(((a.topic, a.partition, ""),
+                      PartitionInput(a.directory, rel, part, path, in_logdir=True, missing=m,
+                                     absent=a)))
     ld.partitions = [p for _, p in sorted(parts, key=lambda x: x[0])]
     return ld
 

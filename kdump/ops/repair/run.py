@@ -192,7 +192,8 @@ class Repair:
                         for f in sorted(os.listdir(w.path)) if os.path.isdir(w.path) else ():
                             if os.path.isfile(os.path.join(w.path, f)):
                                 self.hashes.before(os.path.join(w.path, f))
-                for obj in absent_objects(ld.absent, self.replicas):
+                for obj in absent_objects(ld.absent, self.replicas,
+                                          {(o["topic"], o["partition"]): o for o in parts}):
                     yield self._emit(obj)
                 self.stage.mkdir(ld.target)
                 for obj in root_files(ctx, ld.root_files, parts, ld.target, self.stage,
