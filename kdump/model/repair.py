@@ -114,12 +114,14 @@ KINDS: Kinds = typed({
                           "(a diverged history, damage on the replica, no such batches)"),
     ]),
     "repair_absent": ("repair: a replica the KRaft metadata assigns to a log dir's broker with no "
-                      "directory there (the log dir's verdict, as verify-crc says it): named, no "
-                      "directory made", [
+                      "directory there (the log dir's verdict, as verify-crc says it): named; no "
+                      "directory made unless offsets were proved written on it", [
         ("log_dir", "str", "the input log dir"), ("topic", "str", ""), ("partition", "int", ""),
         ("input", "str", "where its directory would be"),
-        ("output", "str|null", "always null: the copy makes no directory for it (a broker given the "
-                           "copy creates the log when it applies the assignment)"),
+        ("output", "str|null", "its copy, relative to DIR, when offsets were proved written on it "
+                               "(recreated over them: its repair_partition); null: no "
+                               "directory made (a broker given the copy creates the log when it "
+                               "applies the assignment)"),
         ("kind", "str", "the verdict's finding kind: assigned-absent, or data-lost where another "
                         "replica given holds batches of the leader epoch this broker leads"),
         ("severity", "str", "the verdict's: error (data-lost), warning (the metadata pins the "
@@ -127,9 +129,12 @@ KINDS: Kinds = typed({
         ("detail", "str", "the verdict's words, as verify-crc says them on the input"),
         ("data_lost", "bool", "lost_offsets is not empty"),
         ("lost_offsets", "list", "[[first, last]] offsets the verdict proves written on this "
-                                 "replica (empty unless data-lost)"),
+                                 "replica that the copy holds no batch of (its "
+                                 "repair_partition's; empty after a complete fill, and unless "
+                                 "data-lost)"),
         ("replicas", "list", "the --replica log dirs holding the partition"),
-        ("filled", "bool", "always false: never filled from a --replica (see notes)"),
+        ("filled", "bool", "a --replica filled offsets proved written on it (an unproved "
+                           "replica is never filled: see notes)"),
         ("notes", "list", "what the copy does about it and why, in words (Kafka's source)"),
     ]),
     "repair_input": ("repair: an input file's SHA-256 before and after the repair", [

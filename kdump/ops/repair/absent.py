@@ -3,7 +3,8 @@
 ``kdump repair`` names each in a ``repair_absent`` object with the verdict's kind,
 severity, words and lost offsets, and says what the copy does about it.
 
-What it does, from Kafka's source (3.9; 4.0-4.3 alike): nothing is made for it.  A
+What it does, from Kafka's source (3.9; 4.0-4.3 alike), when nothing proves a record
+written on it: nothing is made for it.  A
 KRaft broker given the copy applies the metadata at start-up and creates every replica
 assigned to it that has no log, empty (``ReplicaManager.applyDelta`` ->
 ``applyLocalLeadersDelta``/``applyLocalFollowersDelta`` -> ``Partition.makeLeader``/
@@ -15,14 +16,20 @@ than that, and the copy keeps the evidence that says the replica is absent (its
 ``meta.properties`` with the ``directory.id``, the KRaft metadata), so ``verify-crc`` on
 the copy tells the same story as the manifest.
 
-``--replica`` holding the partition: never filled from it.  Unless the verdict proves
-offsets written here its batches are not this broker's data: it was never created
-here, or was created and fetched nothing the log dir still proves, and the broker
-fetches them itself as a follower.  Where the verdict proves offsets written here (this
-broker led the epoch another replica holds batches of) they are named lost, not filled:
-a fill takes a replica's batches into a gap of this replica's own log where the two
-agree around it (:mod:`.fill`), and there is no batch of this replica to agree with;
-the offsets below the epoch are not proved written here at all.
+Where the verdict proves offsets written on it (this broker leads the epoch another
+replica given holds batches of: a leader appends first) the copy is not silent either:
+those offsets are this broker's, lost, and a broker given no directory would create the
+log empty at offset 0 and, as the epoch's leader, hand them out again.  So the replica
+is recreated as a gone directory is (:mod:`.plan`, :class:`.partition.PartitionRepair`):
+an empty log over the proved range, ``partition.metadata`` from the KRaft metadata, its
+next offset past them; and a ``--replica`` holding them fills them byte for byte where
+it agrees (:mod:`.fill`).  Offsets below that epoch are not proved written here and are
+not taken: the log starts at the range's first offset.
+
+``--replica`` holding a partition of an absent replica with nothing proved written on
+it: never filled from it.  Its batches are not this broker's data (the replica was
+never created here, or was created and holds nothing the log dir still proves), and the
+broker fetches them itself as a follower.
 """
 
 from __future__ import annotations
