@@ -175,6 +175,11 @@ class Repair:
                 ctx = read_context(ld.path)
                 for f in ld.root_files:
                     self.hashes.before(f)
+                for a in ld.absent:  # another replica's files proving offsets written here
+                    for w in a.written.witnesses if a.written is not None else ():
+                        for f in sorted(os.listdir(w.path)) if os.path.isdir(w.path) else ():
+                            if os.path.isfile(os.path.join(w.path, f)):
+                                self.hashes.before(os.path.join(w.path, f))
                 parts: list[dict[str, Any]] = []
                 for pin in ld.partitions:
                     for obj in self._partition(pin, ctx, ""):
@@ -185,13 +190,8 @@ class Repair:
                     yield self._emit(shape("repair_file", {
                         "file": path, "output": None, "action": "left-out", "detail": why,
                         "size": None, "sha256": None}))
-                # replicas assigned here with no directory: named, no directory made; the
-                # files of another replica proving offsets written here are evidence too
-                for a in ld.absent:
-                    for w in a.written.witnesses if a.written is not None else ():
-                        for f in sorted(os.listdir(w.path)) if os.path.isdir(w.path) else ():
-                            if os.path.isfile(os.path.join(w.path, f)):
-                                self.hashes.before(os.path.join(w.path, f))
+                # replicas assigned here with no directory: named, no directory made
+                # unless offsets were proved written on them (then among the partitions)
                 for obj in absent_objects(ld.absent, self.replicas,
                                           {(o["topic"], o["partition"]): o for o in parts}):
                     yield self._emit(obj)

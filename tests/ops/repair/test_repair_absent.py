@@ -172,3 +172,6 @@ def test_offsets_proved_written_on_an_absent_replica_are_recreated_and_filled(
     assert found == [("b-0", "assigned-absent", "info"), ("c-0", "assigned-absent", "info"),
                      ("f-0", "assigned-absent", "warning")]
     assert ids["here"] in (out / "meta.properties").read_text()
+    # the other replica's files that prove the offsets written here are evidence: hashed
+    hashed = {x["file"]: x["unchanged"] for x in of(items, "repair_input")}
+    assert hashed[str(b2 / "a-0" / "leader-epoch-checkpoint")] is True
