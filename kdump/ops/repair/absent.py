@@ -57,13 +57,15 @@ def what_repair_does(a: AbsentReplica, part: dict[str, Any] | None = None) -> st
     them (``part``: its ``repair_partition``)."""
     if a.written is not None:
         r = a.written
-        where = "nothing written (its topic id is unknown)" if part is None or \
-            part["output"] is None else f"recreated as {part['output']}"
-        return (f"{r.offsets_text} were written on this replica: {where}, an empty log over "
-                f"them unless a --replica fills them (its repair_partition says how), so that a "
-                "broker given the copy never hands them out again: as the metadata's leader of "
-                f"epoch {a.leader_epoch} with no directory it would create the log empty at offset "
-                "0 (LogManager.getOrCreateLog) and append from there")
+        risk = (f"as the metadata's leader of epoch {a.leader_epoch} with no directory a broker "
+                "given the copy would create the log empty at offset 0 "
+                "(LogManager.getOrCreateLog) and append from there")
+        if part is None or part["output"] is None:
+            return (f"{r.offsets_text} were written on this replica: not recreated, its topic id "
+                    f"being unknown (its repair_partition says why); {risk}")
+        return (f"{r.offsets_text} were written on this replica: recreated as {part['output']}, "
+                "an empty log over them unless a --replica fills them (its repair_partition "
+                f"says how), so that they are never handed out again: {risk}")
     head = f"no directory made for {a.topic}-{a.partition} in the copy: {_CREATES}"
     if not a.pinned:
         head += " unless another log dir of the broker holds it"

@@ -153,9 +153,9 @@ def test_offsets_proved_written_on_an_absent_replica_are_recreated_and_filled(
     a = of(items, "repair_absent")[0]
     assert a["notes"] == [
         "offsets 10-19 were written on this replica: recreated as a-0, an empty log over them "
-        "unless a --replica fills them (its repair_partition says how), so that a broker given "
-        "the copy never hands them out again: as the metadata's leader of epoch 3 with no "
-        "directory it would create the log empty at offset 0 (LogManager.getOrCreateLog) and "
+        "unless a --replica fills them (its repair_partition says how), so that they are never "
+        "handed out again: as the metadata's leader of epoch 3 with no directory a broker given "
+        "the copy would create the log empty at offset 0 (LogManager.getOrCreateLog) and "
         "append from there",
         f"offered to broker 2 ({b2}): offsets 10-19 filled (this broker's data: proved written "
         "here; its repair_fill); offsets below 10 are not proved written here and are not taken"]
