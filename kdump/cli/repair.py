@@ -94,6 +94,15 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
     then; verify-crc and verify-index on the copy name the same ranges.  A batch in
     flight at the end of the active segment, past every witness, is not damage (info).
 
+    A replica the KRaft metadata assigns to a log dir's broker with no directory there is
+    named (repair_absent: the verdict's kind, severity and words, as verify-crc says them)
+    and given no directory: a KRaft broker creates the log when it applies the assignment
+    (ReplicaManager.applyDelta -> LogManager.getOrCreateLog) and a follower fetches it
+    from the leader, so nothing is taken from --replica for it.  Where another replica
+    given holds batches of the leader epoch this broker leads, those offsets were written
+    here: the replica is recreated over them, as a gone directory is, and --replica fills
+    them.
+
     With --replica LOGDIR (another broker of the same cluster), each dropped range (and the
     offsets of a segment or a partition directory gone) is filled from that
     broker's copy of the partition, batch by batch and byte for byte, where the two
@@ -105,7 +114,8 @@ def repair_command(paths: tuple[str, ...], into: str, dry_run: bool,
 
     Exit 0 when nothing had to be dropped and nothing is lost (zeros preallocated or a
     batch in flight at the end of an active segment aside), 1 when damage was found and
-    repaired around, 2 on a usage or I/O error,
+    repaired around or a replica assigned here is absent with a warning, 2 on a usage or
+    I/O error,
     130 / 143 / 129 on SIGINT / SIGTERM / SIGHUP.
     """
     from ..ops.repair import Repair, RepairOptions

@@ -111,8 +111,8 @@ ORDER = (
     "export_file", "export_end",
     "report", "section", "input_file", "cluster_image", "log_dir", "activity", "timeline",
     "transaction", "schema_usage", "report_end",
-    "repair", "repair_dropped", "repair_file", "repair_partition", "repair_fill", "repair_input",
-    "repair_end",
+    "repair", "repair_dropped", "repair_file", "repair_partition", "repair_fill", "repair_absent",
+    "repair_input", "repair_end",
     "timeline_event", "timeline_count", "timeline_end",
 )
 

@@ -113,6 +113,30 @@ KINDS: Kinds = typed({
         ("detail", "str", "why they were taken (the replicas agree around the gap), or why not "
                           "(a diverged history, damage on the replica, no such batches)"),
     ]),
+    "repair_absent": ("repair: a replica the KRaft metadata assigns to a log dir's broker with no "
+                      "directory there (the log dir's verdict, as verify-crc says it): named; no "
+                      "directory made unless offsets were proved written on it", [
+        ("log_dir", "str", "the input log dir"), ("topic", "str", ""), ("partition", "int", ""),
+        ("input", "str", "where its directory would be"),
+        ("output", "str|null", "its copy, relative to DIR, when offsets were proved written on it "
+                               "(recreated over them: its repair_partition); null: no "
+                               "directory made (a broker given the copy creates the log when it "
+                               "applies the assignment)"),
+        ("kind", "str", "the verdict's finding kind: assigned-absent, or data-lost where another "
+                        "replica given holds batches of the leader epoch this broker leads"),
+        ("severity", "str", "the verdict's: error (data-lost), warning (the metadata pins the "
+                            "replica to this log dir and counts it in sync) or info"),
+        ("detail", "str", "the verdict's words, as verify-crc says them on the input"),
+        ("data_lost", "bool", "lost_offsets is not empty"),
+        ("lost_offsets", "list", "[[first, last]] offsets the verdict proves written on this "
+                                 "replica that the copy holds no batch of (its "
+                                 "repair_partition's; empty after a complete fill, and unless "
+                                 "data-lost)"),
+        ("replicas", "list", "the --replica log dirs holding the partition"),
+        ("filled", "bool", "a --replica filled offsets proved written on it (an unproved "
+                           "replica is never filled: see notes)"),
+        ("notes", "list", "what the copy does about it and why, in words (Kafka's source)"),
+    ]),
     "repair_input": ("repair: an input file's SHA-256 before and after the repair", [
         ("file", "str", ""), ("size", "int|null", ""), ("modified", "str|null", "ISO-8601 UTC"),
         ("sha256_before", "str|null", "hashed as it was read"),
@@ -133,9 +157,13 @@ KINDS: Kinds = typed({
         ("filled_batches", "int", "batches filled from other brokers' replicas"),
         ("reserved_partitions", "int", "partitions whose next offset was moved past offsets "
                                        "written but not kept"),
+        ("absent_replicas", "int", "repair_absent objects: replicas assigned here with no "
+                                   "directory"),
         ("manifest", "str|null", "the manifest file, relative to DIR; null with --dry-run"),
         ("complete", "bool", "the copy is whole and in place (false with --dry-run)"),
-        ("clean", "bool", "nothing had to be dropped and nothing is lost (zeros preallocated "
-                          "or a batch in flight past every witness aside): exit 0"),
+        ("clean", "bool", "nothing had to be dropped, nothing is lost and no replica assigned "
+                          "here is absent with a warning (zeros preallocated, a batch in "
+                          "flight past every witness, an absent replica the verdict calls "
+                          "information aside): exit 0"),
     ]),
 })

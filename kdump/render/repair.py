@@ -78,6 +78,8 @@ class RepairTextRenderer(ObjectRenderer):
                 self._hold(d["file"], f"  left out {d['file']}: {d['detail']}\n")
         elif kind == "repair_partition":
             self._partition(d)
+        elif kind == "repair_absent":
+            self._absent(d)
         elif kind == "repair_input":
             self._flush("files of the log dir")
             if not d["unchanged"]:
@@ -127,6 +129,21 @@ class RepairTextRenderer(ObjectRenderer):
         for note in dict.fromkeys(d["notes"]):  # each note once
             w(f"  {note}\n")
 
+    def _absent(self, d: dict[str, Any]) -> None:
+        """A replica assigned here with no directory: the verdict's words, then what the
+        copy does about it."""
+        w = self.out.write
+        sev = "" if d["severity"] == "error" else f" [{d['severity']}]"
+        target = "no directory" if d["output"] is None else d["output"]
+        w(f"{d['topic']}-{d['partition']} ({d['log_dir']}) -> {target}: {d['kind']}{sev}: "
+          f"{d['detail']}\n")
+        if d["lost_offsets"]:
+            ranges = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in d["lost_offsets"])
+            w(f"  data lost: offsets {ranges} (written on this replica, and in no batch of the "
+              "copy)\n")
+        for note in d["notes"]:
+            w(f"  {note}\n")
+
     def _end(self, d: dict[str, Any]) -> None:
         w = self.out.write
         inputs = (f"{plural(d['inputs'], 'input file')} unchanged (SHA-256, size and mtime)"
@@ -143,7 +160,9 @@ class RepairTextRenderer(ObjectRenderer):
           f"dropped {plural(d['regions_dropped'], 'region')} "
           f"({plural(d['bytes_dropped'], 'byte')}); saved from Kafka's recovery: "
           f"{plural(d['saved_batches'], 'batch', 'batches')} "
-          f"({plural(d['saved_records'], 'record')}, {plural(d['saved_bytes'], 'byte')})\n")
+          f"({plural(d['saved_records'], 'record')}, {plural(d['saved_bytes'], 'byte')})"
+          + (f"; {plural(d['absent_replicas'], 'replica')} assigned here and absent"
+             if d.get("absent_replicas") else "") + "\n")
 
 
 def _norm(path: str) -> str:

@@ -513,8 +513,39 @@ _ABSENT = [
 ]
 
 
+def _absent_story(kdump: KdumpRunner, command: str, ld: Path, *others: Path
+                  ) -> tuple[int, list[dict[str, Any]]]:
+    """``command`` on the log dir ``ld`` (``others`` given beside it), its objects.  For
+    repair (``others`` as inputs too, copied beside it): its repair_absent objects as the
+    problems they name, after checking that verify-crc on the copy tells the same story
+    of every replica assigned here and absent as the manifest (a replica with offsets
+    proved written on it recreated over them, the others given no directory)."""
+    if command != "repair":
+        return _json(kdump, command, ld, *others)
+    out = ld.parent / "repaired"
+    rc, objs = _json(kdump, "repair", ld, *others, "--into", out)
+    copy = out / "broker-1" if others else out
+    absent = [a for a in objs if a["type"] == "repair_absent" and Path(a["log_dir"]) == ld]
+    told = [{"file": a["input"], "kind": a["kind"], "severity": a["severity"],
+             "detail": a["detail"], **({"lost_offsets": a["lost_offsets"][0]}
+                                       if a["lost_offsets"] else {})} for a in absent]
+    for a in absent:
+        made = copy / Path(a["input"]).name
+        assert (a["output"] is not None, made.is_dir()) == (a["kind"] == "data-lost",) * 2
+        assert a["data_lost"] is bool(a["lost_offsets"]) and a["filled"] is False
+    [end] = [o for o in objs if o["type"] == "repair_end"]
+    assert end["absent_replicas"] == len([o for o in objs if o["type"] == "repair_absent"])
+    _rc, again = _json(kdump, "verify-crc", out)
+    said = [(Path(p["file"]).name, p["kind"], p["severity"], p.get("lost_offsets"))
+            for p in _problems(again) if Path(p["file"]).parent == copy
+            and p["kind"] in ("data-lost", "assigned-absent")]
+    assert said == [(Path(p["file"]).name, p["kind"], p["severity"], p.get("lost_offsets"))
+                    for p in told]
+    return rc, [{"type": "problem", **p} for p in told]
+
+
 @pytest.mark.parametrize("command", ["verify-crc", "verify-index", "size-report", "report",
-                                     "dump"])
+                                     "dump", "repair"])
 def test_a_replica_assigned_here_and_absent(kdump: KdumpRunner, tmp_path: Path,
                                             command: str) -> None:
     """A partition the KRaft metadata assigns to this broker with no directory here is
@@ -524,7 +555,7 @@ def test_a_replica_assigned_here_and_absent(kdump: KdumpRunner, tmp_path: Path,
     moved away is not this log dir's."""
     ld = tmp_path / "ld"
     ids = assigning_logdir(ld)
-    rc, objs = _json(kdump, command, ld)
+    rc, objs = _absent_story(kdump, command, ld)
     absent = [p for p in _problems(objs) if p["kind"] == "assigned-absent"]
     assert [(Path(p["file"]).name, p["severity"]) for p in absent] == \
         [(name, sev) for name, sev, _said in _ABSENT]
@@ -553,7 +584,7 @@ def test_metadata_of_another_cluster_says_nothing_of_a_log_dir(kdump: KdumpRunne
 
 
 @pytest.mark.parametrize("command", ["verify-crc", "verify-index", "size-report", "report",
-                                     "dump"])
+                                     "dump", "repair"])
 def test_offsets_another_replica_holds_in_the_epoch_this_broker_led(
         kdump: KdumpRunner, tmp_path: Path, command: str) -> None:
     """a-0 is gone from broker 1, the leader of its epoch 3 by the KRaft metadata, and
@@ -567,7 +598,7 @@ def test_offsets_another_replica_holds_in_the_epoch_this_broker_led(
     (b2 / "meta.properties").write_bytes(w.meta_properties(
         {"version": "1", "node.id": "2", "cluster.id": "kdump-test-cluster"}))
     w.write_replica(b2 / "a-0", w.replica_batches([(0, 10, 0), (10, 10, 3)]))
-    rc, objs = _json(kdump, command, ld, b2)
+    rc, objs = _absent_story(kdump, command, ld, b2)
     mine = [p for p in _problems(objs) if Path(p["file"]).parent == ld
             and p["kind"] in ("data-lost", "assigned-absent")]
     assert [(Path(p["file"]).name, p["kind"], p["severity"], p.get("lost_offsets"))

@@ -22,6 +22,8 @@ keeping every intact batch byte for byte, also past the damage.
   partition.metadata), without which a KRaft broker takes it for a stray;
 * :mod:`.fill` - dropped ranges filled from another broker's replica (``--replica``)
   where the replicas agree around them;
+* :mod:`.absent` - replicas the KRaft metadata assigns here with no directory (the log
+  dir's verdict): named, no directory made unless offsets were proved written on them;
 * :mod:`.kafka_model` - what Kafka's own recovery would have truncated instead;
 * :mod:`.staging` - the staging directory, moved into DIR when whole, the manifest last;
 * :mod:`.run` - the run: the manifest's objects, the inputs hashed before and after.

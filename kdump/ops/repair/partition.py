@@ -1,36 +1,32 @@
-"""One partition directory copied by ``kdump repair``: its logs
-(:mod:`.copier`), its other files, and the ``repair_partition`` object that says what
-was kept, what was dropped and what Kafka's own recovery would have done instead.  The
-work is :class:`PartitionRepair`'s phases, in the order :meth:`PartitionRepair.run`
-calls them, each saying the Kafka behaviour it follows.
+"""One partition directory copied by ``kdump repair``: its logs (:mod:`.copier`), its other files, and the
+``repair_partition`` object that says what was kept, what was dropped and what Kafka's own recovery would
+have done instead.  The work is :class:`PartitionRepair`'s phases, in the order
+:meth:`PartitionRepair.run` calls them, each saying the Kafka behaviour it follows.
 
 Per file kind (Kafka 4.1's source; 3.9-4.3 alike unless said):
 
-* ``.index``/``.timeindex``/``.txnindex``: rebuilt for every segment written (the
-  input's are never copied: they describe the input's byte positions).  Their
-  ``index.interval.bytes`` is inferred from the input's ``.index`` files
-  (:func:`infer_interval`: Kafka's default when their entries allow it, else the largest
-  value that reproduces every entry), so an intact input's indexes come out byte for
-  byte the same; Kafka's default (4096) when no entry tells.
-* ``leader-epoch-checkpoint``: rebuilt from the kept batches, an entry at the first batch
-  of each larger partition leader epoch, as LogSegment.recover assigns them
-  (LeaderEpochFileCache.assign); the input's entries that no kept batch carries are named
-  in the notes (LogLoader truncates the cache to the log's ends at load anyway:
-  truncateFromEndAsyncFlush, truncateFromStartAsyncFlush).  A 3.9 broker set to a message
-  format before v2 deletes the file (UnifiedLog.maybeCreateLeaderEpochCache, 3.9).
-* producer ``.snapshot``: a snapshot at offset S summarises offsets below S; it is copied
-  when its CRC holds, S is not above the copy's log end, and no data-holding batch below S
-  was dropped; otherwise it is left out.  ProducerStateManager.truncateAndReload then loads
-  the latest snapshot kept and UnifiedLog.rebuildProducerState replays the log after it
-  (from the log start when none is left), which is exactly the state of the copy.
-* ``partition.metadata``: copied byte for byte when it parses; otherwise left out, and
-  the broker writes it again from the controller's topic id (UnifiedLog.assignTopicId).
-* ``__cluster_metadata``: ``quorum-state`` copied; a KRaft snapshot (``.checkpoint``)
-  copied when every batch in it is intact, else left out (KafkaMetadataLog.recoverSnapshots
-  then starts from an older one, or refuses to start when none covers the log start).
-* leftovers (``.deleted``, ``.cleaned``, ``.swap``, ``.tmp``, ``.checkpoint.part``) and
-  files Kafka does not write: left out, named.
-"""
+* ``.index``/``.timeindex``/``.txnindex``: rebuilt for every segment written (the input's are never
+  copied: they describe the input's byte positions).  Their ``index.interval.bytes`` is inferred from the
+  input's ``.index`` files (:func:`infer_interval`: Kafka's default when their entries allow it, else the
+  largest value that reproduces every entry), so an intact input's indexes come out byte for byte the
+  same; Kafka's default (4096) when no entry tells.
+* ``leader-epoch-checkpoint``: rebuilt from the kept batches, an entry at the first batch of each larger
+  partition leader epoch, as LogSegment.recover assigns them (LeaderEpochFileCache.assign); the input's
+  entries that no kept batch carries are named in the notes (LogLoader truncates the cache to the log's
+  ends at load anyway: truncateFromEndAsyncFlush, truncateFromStartAsyncFlush).  A 3.9 broker set to a
+  message format before v2 deletes the file (UnifiedLog.maybeCreateLeaderEpochCache, 3.9).
+* producer ``.snapshot``: a snapshot at offset S summarises offsets below S; it is copied when its CRC
+  holds, S is not above the copy's log end, and no data-holding batch below S was dropped; otherwise it is
+  left out.  ProducerStateManager.truncateAndReload then loads the latest snapshot kept and
+  UnifiedLog.rebuildProducerState replays the log after it (from the log start when none is left), which
+  is exactly the state of the copy.
+* ``partition.metadata``: copied byte for byte when it parses; otherwise left out, and the broker writes
+  it again from the controller's topic id (UnifiedLog.assignTopicId).
+* ``__cluster_metadata``: ``quorum-state`` copied; a KRaft snapshot (``.checkpoint``) copied when every
+  batch in it is intact, else left out (KafkaMetadataLog.recoverSnapshots then starts from an older one,
+  or refuses to start when none covers the log start).
+* leftovers (``.deleted``, ``.cleaned``, ``.swap``, ``.tmp``, ``.checkpoint.part``) and files Kafka does
+  not write: left out, named."""
 
 from __future__ import annotations
 
@@ -50,6 +46,7 @@ from ...source import FileSource
 from ..compare_replicas import read_epoch_checkpoint
 from ..replica_groups import topic_id_of
 from ..verdict import cleanup_of, judge_partition
+from .absent import RECREATED, absent_written, recreated_note
 from .copier import SegmentCopier
 from .fill import Filler, ReplicaLogDir
 from .index_interval import infer_interval
@@ -168,6 +165,8 @@ class PartitionRepair:
                 "from the controller's LeaderAndIsrRequest (ReplicaManager."
                 "becomeLeaderOrFollower, UnifiedLog.assignTopicId, 3.9); a KRaft broker would "
                 "take it for a stray (LogManager.isStrayKraftReplica)")
+        elif self.pin.absent is not None and self.topic_id is not None:
+            self.notes.append(recreated_note(self.pin.absent, self.topic_id))
         elif self.pin.missing is not None and self.topic_id is not None:
             self.notes.append(
                 f"the partition directory {self.topic}-{self.partition} is gone while the log "
@@ -246,7 +245,8 @@ class PartitionRepair:
         plog = PartitionLog(self.pin.path, self.interval, self.pin.log_dir, topic, partition)
         self.compacted = cleanup_of(self.pin.path, topic, partition, self.policies).compacted
         plog.compacted = self.compacted
-        self.written = Written() if self.metadata else written_by_witnesses(self.pin.path)
+        self.written = Written() if self.metadata else absent_written(self.pin.absent) \
+            if self.pin.absent else written_by_witnesses(self.pin.path)  # absent: another's epoch
         witnessed = self.written.last
         plog.witnessed_end = None if witnessed is None else witnessed + 1
         self.own_epochs = None
@@ -399,9 +399,9 @@ class PartitionRepair:
             tid, where = self.topic_id
             rel = f"{self.pin.target}/partition.metadata"
             n, h = self.stage.write(rel, partition_metadata_bytes(tid))
-            yield file_entry(None, rel, "rebuilt", f"topic id {tid}, from {where}: the "
-                             "partition directory is gone, recreated as an empty log at its "
-                             "old end", n, h)
+            yield file_entry(None, rel, "rebuilt", f"topic id {tid}, from {where}: " + (
+                RECREATED if self.pin.absent else "the partition directory is gone, recreated "
+                "as an empty log at its old end"), n, h)
         for kind in ("partition-metadata", "quorum-state", "kraft-snapshot"):
             for f in self.by_kind.get(kind, []):
                 rel = f"{self.pin.target}/{os.path.basename(f.path)}"

@@ -26,7 +26,7 @@ from ...files.logdir import (
     parse_partition_dir,
 )
 from ...output import Staged, inside, is_broker_log_dir, safe_name
-from ..verdict import MissingPartition, judge_log_dir
+from ..verdict import AbsentReplica, MissingPartition, judge_log_dir
 
 
 @dataclass(slots=True)
@@ -45,6 +45,10 @@ class PartitionInput:
     #: the directory is gone while the log dir's checkpoints name it (a
     #: :class:`kdump.ops.verdict.MissingPartition`: its lost range and witnesses)
     missing: MissingPartition | None = None
+    #: a replica the KRaft metadata assigns here with no directory, offsets proved written
+    #: on it (:class:`kdump.ops.verdict.AbsentReplica` with ``written``): ``missing`` then
+    #: holds that range, and the copy recreates it as for a gone directory
+    absent: AbsentReplica | None = None
 
 
 @dataclass(slots=True)
@@ -59,6 +63,9 @@ class LogDirInput:
     root_files: list[str] = field(default_factory=list)
     #: entries not copied: (path, why)
     skipped: list[tuple[str, str]] = field(default_factory=list)
+    #: replicas the KRaft metadata assigns to its broker with no directory here (the log
+    #: dir's verdict, ``assigned-absent``): named in the manifest, no directory made
+    absent: list[AbsentReplica] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -122,13 +129,18 @@ def check_into(into: str, inputs: list[str]) -> None:
     Staged(into, kind="dir", option="--into").check_target()
 
 
-def plan_repair(paths: list[str], into: str, metadata: Any = None) -> RepairPlan:
+def plan_repair(paths: list[str], into: str, metadata: Any = None,
+                replicas: list[str] | None = None) -> RepairPlan:
     """Classify the inputs and place their copies; :class:`UsageError` for an input that
     is neither a partition directory nor a log dir, two inputs whose copies would meet,
     or a DIR :func:`check_into` refuses.  ``metadata``: the KRaft metadata among the
     inputs (a :class:`kdump.ops.topics.config.MetadataConfigs`: its partition
     assignments say whether a partition the checkpoints name with no directory was
-    deleted or moved away, rather than lost)."""
+    deleted or moved away, rather than lost; the replicas it assigns to a log dir's
+    broker with no directory there are :class:`kdump.ops.verdict.AbsentReplica`).
+    ``replicas``: the ``--replica`` log dirs, evidence for that verdict too (another
+    broker's replica holding batches of an epoch this broker leads proves them written
+    here)."""
     if not paths:
         raise UsageError("no input given")
     for p in paths:
@@ -178,7 +190,7 @@ def plan_repair(paths: list[str], into: str, metadata: Any = None) -> RepairPlan
                 target, n = f"{base}-{n}", n + 1
             labels.add(target)
             claim(target, p)
-        plan.logdirs.append(_logdir(p, target, logdir_paths, metadata))
+        plan.logdirs.append(_logdir(p, target, [*logdir_paths, *(replicas or [])], metadata))
     return plan
 
 
@@ -223,8 +235,9 @@ def _logdir(path: str, target: str, others: list[str], metadata: Any = None) -> 
             ld.root_files.append(full)
         else:
             ld.skipped.append((full, "not a regular file or directory"))
-    for m in judge_log_dir(path, [o for o in others if o != path],
-                           metadata=metadata).missing:
+    verdict = judge_log_dir(path, [o for o in others if o != path], metadata=metadata)
+    ld.absent = list(verdict.absent)
+    for m in verdict.missing:
         name = f"{m.topic}-{m.partition}"
         part = parse_partition_dir(name)
         if m.explained is not None:
@@ -237,6 +250,21 @@ def _logdir(path: str, target: str, others: list[str], metadata: Any = None) -> 
         rel = safe_name(name) if not target else os.path.join(target, safe_name(name))
         parts.append(((m.topic, m.partition, ""),
                       PartitionInput(m.directory, rel, part, path, in_logdir=True, missing=m)))
+    for a in verdict.absent:
+        # offsets proved written on it (this broker led the epoch another replica holds
+        # batches of): recreated as a gone directory is, from the proved range, so that
+        # they are never handed out again and --replica may fill them
+        part = parse_partition_dir(f"{a.topic}-{a.partition}")
+        if a.written is None or part is None:
+            continue
+        r = a.written
+        m = MissingPartition(path, a.topic, a.partition, a.directory, r.first, r.last + 1,
+                             r.witnesses, r)
+        name = safe_name(f"{a.topic}-{a.partition}")
+        rel = name if not target else os.path.join(target, name)
+        parts.append(((a.topic, a.partition, ""),
+                      PartitionInput(a.directory, rel, part, path, in_logdir=True, missing=m,
+                                     absent=a)))
     ld.partitions = [p for _, p in sorted(parts, key=lambda x: x[0])]
     return ld
 

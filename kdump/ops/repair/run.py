@@ -19,6 +19,7 @@ from ...records.v2 import DEFAULT_MAX_BATCH_BYTES
 from ...source import FileSource
 from ...version import __version__
 from ..verdict import CleanupPolicies
+from .absent import absent_objects, is_damage
 from .fill import check_replicas
 from .logdir import CLEANER, LogDirContext, lone_cleaner_checkpoint, read_context, root_files
 from .partition import DAMAGED, intact_log, repair_partition
@@ -105,7 +106,8 @@ class Repair:
         self.policies = CleanupPolicies.for_inputs(
             [p for p in paths if "://" not in p], (), opts.max_batch_bytes)
         self.plan = plan if plan is not None else plan_repair(
-            paths, opts.into, self.policies.metadata if self.policies is not None else None)
+            paths, opts.into, self.policies.metadata if self.policies is not None else None,
+            opts.replicas)
         self.replicas = check_replicas(
             opts.replicas, [*(ld.path for ld in self.plan.logdirs),
                             *(p.log_dir for p in self.plan.partitions)], opts.into)
@@ -173,6 +175,11 @@ class Repair:
                 ctx = read_context(ld.path)
                 for f in ld.root_files:
                     self.hashes.before(f)
+                for a in ld.absent:  # another replica's files proving offsets written here
+                    for w in a.written.witnesses if a.written is not None else ():
+                        for f in sorted(os.listdir(w.path)) if os.path.isdir(w.path) else ():
+                            if os.path.isfile(os.path.join(w.path, f)):
+                                self.hashes.before(os.path.join(w.path, f))
                 parts: list[dict[str, Any]] = []
                 for pin in ld.partitions:
                     for obj in self._partition(pin, ctx, ""):
@@ -183,6 +190,11 @@ class Repair:
                     yield self._emit(shape("repair_file", {
                         "file": path, "output": None, "action": "left-out", "detail": why,
                         "size": None, "sha256": None}))
+                # replicas assigned here with no directory: named, no directory made
+                # unless offsets were proved written on them (then among the partitions)
+                for obj in absent_objects(ld.absent, self.replicas,
+                                          {(o["topic"], o["partition"]): o for o in parts}):
+                    yield self._emit(obj)
                 self.stage.mkdir(ld.target)
                 for obj in root_files(ctx, ld.root_files, parts, ld.target, self.stage,
                                       lambda p: intact_log(p, opts.max_batch_bytes)):
@@ -214,7 +226,8 @@ class Repair:
                 "saved_records": totals.saved_records, "saved_bytes": totals.saved_bytes,
                 "inputs": totals.inputs, "inputs_unchanged": totals.unchanged,
                 "outputs": totals.outputs, "filled_batches": totals.filled,
-                "reserved_partitions": totals.reserved, "manifest": None if opts.dry_run else MANIFEST,
+                "reserved_partitions": totals.reserved, "absent_replicas": totals.absent,
+                "manifest": None if opts.dry_run else MANIFEST,
                 "complete": not opts.dry_run, "clean": not totals.dirty})
             self._emit(end)
             if self._manifest is not None:
@@ -257,6 +270,7 @@ class _Totals:
     dirty: bool = False
     filled: int = 0
     reserved: int = 0
+    absent: int = 0
     #: the partition being read has dropped a region that is damage (not info)
     _damaged: bool = False
 
@@ -290,6 +304,10 @@ class _Totals:
                 self.outputs += 1
             elif obj["detail"].startswith(DAMAGED):
                 self.dirty = True
+        elif kind == "repair_absent":
+            # the log dir's verdict: a warning or data lost is the one exit rule's 1
+            self.absent += 1
+            self.dirty = self.dirty or is_damage(obj)
         elif kind == "repair_input":
             self.inputs += 1
             self.unchanged = self.unchanged and bool(obj["unchanged"])

@@ -170,8 +170,10 @@ def not_recreated(pin: PartitionInput, ctx: LogDirContext | None,
             if v is not None:
                 checkpoints[name] = [v, v]
     first, last = m.lost.first, m.lost.last
-    note = (f"the partition directory {topic}-{partition} is gone while the log dir's "
-            f"checkpoints name it: offsets {first}-{last} were written "
+    gone = (f"the KRaft metadata assigns {topic}-{partition} to this broker, with no directory "
+            "here" if pin.absent is not None else f"the partition directory {topic}-{partition} "
+            "is gone while the log dir's checkpoints name it")
+    note = (f"{gone}: offsets {first}-{last} were written "
             f"({m.lost.witnesses_text}) and are lost. Not recreated: "
             "its topic id is unknown (no KRaft metadata among the inputs names the topic, "
             "and no partition.metadata of it in a log dir of the cluster: give the log dir "
