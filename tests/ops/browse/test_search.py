@@ -15,9 +15,9 @@ import pytest
 
 pytest.importorskip("textual")
 
-from kdump.ops.browse import PartitionView, browse_tree, partition_findings
 from textual.widgets import DataTable
 
+from kdump.ops.browse import PartitionView, browse_tree, partition_findings
 from kdump.ops.browse.search import SEARCH_CHUNK, Progress, Search
 from kdump.tui.app import BrowseApp, PartitionScreen, TreeScreen
 from kdump.tui.findings import FindingsScreen
