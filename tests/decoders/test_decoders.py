@@ -31,6 +31,7 @@ from kdump.protocol.frame import METADATA_SCHEMAS
 from kdump.protocol.messages import json_text
 from tests.support import message_writer as sw
 from tests.support import writer as w
+from tests.support.group_records import CONSUMER_PROTOCOL
 
 TS = 1700000000000
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "kafka2-logdir"
@@ -206,22 +207,8 @@ ShareGroupStatePartitionMetadataValue versions=0 flexible=0+
     topicId uuid
     topicName string
 
-ConsumerProtocolSubscription versions=0-3
-  topics []string
-  userData bytes null=0+ default=null
-  ownedPartitions [] v=1+
-    topic string v=1+
-    partitions []int32 v=1+
-  generationId int32 v=2+ default=-1
-  rackId string v=3+ null=3+ default=null
-
-ConsumerProtocolAssignment versions=0-3
-  assignedPartitions []
-    topic string
-    partitions []int32
-  userData bytes null=0+ default=null
 """
-)
+) | CONSUMER_PROTOCOL
 
 RECORD_TYPES = {
     0: ("OffsetCommitKey", "OffsetCommitValue"),

@@ -66,3 +66,23 @@ def commit(group: str, topic: str, partition: int, offset: int, ts: int) -> w.Re
                                                "partition": partition},
                               {"offset": offset, "leaderEpoch": 0, "metadata": "",
                                "commitTimestamp": ts}, value_version=3)
+
+
+#: the consumer protocol's embedded messages (clients/src/main/resources/common/message/
+#: ConsumerProtocol{Subscription,Assignment}.json), written at version 3 as 3.x+ clients do
+CONSUMER_PROTOCOL = sw.parse_many("""
+ConsumerProtocolSubscription versions=0-3
+  topics []string
+  userData bytes null=0+ default=null
+  ownedPartitions [] v=1+
+    topic string v=1+
+    partitions []int32 v=1+
+  generationId int32 v=2+ default=-1
+  rackId string v=3+ null=3+ default=null
+
+ConsumerProtocolAssignment versions=0-3
+  assignedPartitions []
+    topic string
+    partitions []int32
+  userData bytes null=0+ default=null
+""")

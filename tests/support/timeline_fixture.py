@@ -34,6 +34,7 @@ from typing import Any
 from tests.support import kafka4_specs as ks
 from tests.support import message_writer as sw
 from tests.support import writer as w
+from tests.support.group_records import CONSUMER_PROTOCOL
 
 TS = 1_700_000_000_000
 ORDERS, OFFSETS, TXNS = w.uuid_of(61), w.uuid_of(62), w.uuid_of(63)
@@ -135,26 +136,6 @@ def _coord(family: str, t: int, key: dict[str, Any], value: dict[str, Any] | Non
     k = struct.pack(">h", t) + sw.encode(key_w, key, 0)
     v = None if value is None else struct.pack(">h", version) + sw.encode(value_w, value, version)
     return w.Rec(k, v, timestamp=ts)
-
-
-#: the consumer protocol's embedded messages (clients/src/main/resources/common/message/
-#: ConsumerProtocol{Subscription,Assignment}.json), written at version 3 as 3.x+ clients do
-CONSUMER_PROTOCOL = sw.parse_many("""
-ConsumerProtocolSubscription versions=0-3
-  topics []string
-  userData bytes null=0+ default=null
-  ownedPartitions [] v=1+
-    topic string v=1+
-    partitions []int32 v=1+
-  generationId int32 v=2+ default=-1
-  rackId string v=3+ null=3+ default=null
-
-ConsumerProtocolAssignment versions=0-3
-  assignedPartitions []
-    topic string
-    partitions []int32
-  userData bytes null=0+ default=null
-""")
 
 
 def consumer_subscription(topics: list[str], version: int = 3) -> bytes:
