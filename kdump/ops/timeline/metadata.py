@@ -132,12 +132,14 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
             kind = _partition_kind(action, c.before, c.after)
             topic, partition = str(obj["topic"]), int(obj["partition"])
             if kind == "leader-change" and c.before is not None and c.after is not None:
-                text = (f"leader {c.before['leader']} -> {c.after['leader']}, epoch "
+                text = (f"leader {_leader(c.before['leader'])} -> "
+                        f"{_leader(c.after['leader'])}, epoch "
                         f"{c.after['leader_epoch']}"
                         + ("" if c.before.get("isr") == c.after.get("isr") else
                            f", isr {_ids(c.before['isr'])} -> {_ids(c.after['isr'])}"))
             elif action == "created":
-                text = (f"created: replicas {_ids(obj['replicas'])}, leader {obj['leader']}, "
+                text = (f"created: replicas {_ids(obj['replicas'])}, leader "
+                        f"{_leader(obj['leader'])}, "
                         f"epoch {obj['leader_epoch']}")
             key_list: list[tuple[Any, ...]] = []
             if c.after is not None and (replicated is None or (topic, partition) in replicated) \
@@ -217,7 +219,8 @@ def partition_event_py(ev: Event, before: dict[str, Any], after: dict[str, Any],
     topic, partition = str(after["topic"]), int(after["partition"])
     b_leader, a_leader = before["leader"], after["leader"]
     if kind == "leader-change":
-        text = (f"leader {b_leader} -> {a_leader}, epoch {after['leader_epoch']}"
+        text = (f"leader {_leader(b_leader)} -> {_leader(a_leader)}, epoch "
+                f"{after['leader_epoch']}"
                 + (f", isr {_ids(before['isr'])} -> {_ids(after['isr'])}" if isr_changed
                    else ""))
     else:
@@ -293,6 +296,14 @@ def _show(v: Any) -> str:
     if isinstance(v, list):
         return "[" + ",".join(map(str, v)) + "]"
     return "null" if v is None else str(v)
+
+
+def _leader(v: Any) -> str:
+    """A partition's leader in words: -1 is no leader (LeaderConstants.NO_LEADER,
+    metadata/.../LeaderConstants.java, 3.9-4.x: what a PartitionRecord or
+    PartitionChangeRecord holds when no replica leads), said "none"; JSON keeps the
+    integer (the ``leader`` fields of ``kdump metadata``'s partition objects)."""
+    return "none" if v == -1 else str(v)
 
 
 def _ids(v: Any) -> str:
