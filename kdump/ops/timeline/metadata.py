@@ -322,17 +322,41 @@ class MetadataStream:
         self.replay: Replay | None = None
         self.problems: list[Problem] = []
         self.snapshot_records = 0
+        #: (topic, partition) -> the leader epoch the snapshot the history starts from
+        #: holds (a leader change up to it is before the log's history: correlate's
+        #: MetadataFacts)
+        self.snapshot_epochs: dict[tuple[str, int], int] = {}
+        #: topic id -> name, every topic the replay has seen (snapshot and log), deleted
+        #: ones kept: names the ids new groups' records give (correlate)
+        self.topic_names: dict[str, str] = {}
+        #: the stream has ended, and the latest time of its events
+        self.done = False
+        self.last_time: int | None = None
+
+    def _snapshot_object(self, changes: list[Change]) -> None:
+        for c in changes:
+            o = c.after
+            if o is None:
+                continue
+            t = o.get("type")
+            if t == "partition":
+                self.snapshot_epochs[(str(o["topic"]), int(o["partition"]))] = \
+                    int(o["leader_epoch"])
+            elif t == "topic":
+                self.topic_names[str(o["topic_id"])] = str(o["name"])
 
     def __iter__(self) -> Iterator[TimelineEvent]:
         snapshot: list[int | None] = []
         chunk: list[TimelineEvent] = []
         replicated = self.replicated
+        names = self.topic_names
 
         def on_event(ev: Event) -> None:
             if ev.offset is None:  # loaded from a snapshot: the image, not its history
                 self.snapshot_records += 1
                 if not snapshot:
                     snapshot.append(ev.timestamp)
+                self._snapshot_object(ev.changes)
                 return
             changes = ev.changes
             if len(changes) == 1:  # most records: one partition's change, said directly
@@ -343,6 +367,10 @@ class MetadataStream:
                     if fev is not None:
                         chunk.append(fev)
                         return
+            for c in changes:  # a topic's record is never a partition's (the C sink's)
+                o = c.after
+                if o is not None and o.get("type") == "topic":
+                    names[str(o["topic_id"])] = str(o["name"])
             chunk.extend(change_events(ev, replicated))
 
         def on_control(path: str, batch: RecordBatch, ctl: Any) -> None:
@@ -376,6 +404,9 @@ class MetadataStream:
             if first and snapshot:
                 yield self._snapshot_event(snapshot[0])
             first = False
+            t = chunk[-1].time  # one batch's events have its time
+            if t is not None and (self.last_time is None or t > self.last_time):
+                self.last_time = t
             yield from chunk
             chunk.clear()
         if first and snapshot:
@@ -390,6 +421,7 @@ class MetadataStream:
                                     f"metadata transaction begun at offset {p['begin_offset']} "
                                     f"has no End record ({p['records']} records not applied)",
                                     offset=p["begin_offset"])
+        self.done = True
 
     def _snapshot_event(self, ts: int | None) -> TimelineEvent:
         r = self.replay
