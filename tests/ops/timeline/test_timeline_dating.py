@@ -6,6 +6,7 @@ hand from their records."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 from kdump.model import type_errors
@@ -121,3 +122,55 @@ def test_a_change_the_metadata_log_does_not_reach_leaves_it_late(tmp_path: Path)
         "1000 controller leader-change orders/0: leader 1 -> 2, epoch 1",
         f"~late 9 producer epoch-start orders/0: {EPOCH2} {LAST}, no batch of this epoch yet"]
     assert end.late == 1
+
+
+def test_a_new_groups_topic_ids_are_named_by_the_metadata_log(tmp_path: Path) -> None:
+    """4.1+ writes no ConsumerGroupPartitionMetadata (KIP-1101): a consumer group's
+    assignment records name topics by id only.  The metadata log's TopicRecords name
+    them (a topic deleted since too), in the words and in JSON ``members``; an id no
+    record names stays the id; without the metadata log, every id stays."""
+    from tests.support import group_records as gr
+
+    cr = gr.coordinator_record
+    orders, gone, unknown = w.uuid_of(61), w.uuid_of(62), w.uuid_of(63)
+    b = w.broker_logdir(tmp_path / "b", 1)
+    lw = w.MetadataLogWriter(b / "__cluster_metadata-0")
+    lw.append([w.metadata_record("TopicRecord", {"name": "orders", "topicId": orders}),
+               w.metadata_record("TopicRecord", {"name": "gone", "topicId": gone})],
+              timestamp=TS)
+    lw.append([w.metadata_record("RemoveTopicRecord", {"topicId": gone})],
+              timestamp=TS + 500)
+    lw.close()
+    key = {"groupId": "cg", "memberId": "m1"}
+    recs = [cr("ConsumerGroupTargetAssignmentMember", key, {"topicPartitions": [
+                {"topicId": orders, "partitions": [0, 1]}, {"topicId": gone, "partitions": [2]},
+                {"topicId": unknown, "partitions": [3]}]}),
+            cr("ConsumerGroupCurrentMemberAssignment", key, {
+                "memberEpoch": 5, "previousMemberEpoch": 4, "state": 0,
+                "assignedPartitions": [{"topicId": orders, "partitions": [0]}],
+                "partitionsPendingRevocation": [{"topicId": orders, "partitions": [1]}]})]
+    w.write_replica(b / "__consumer_offsets-0",
+                    [w.v2_batch([w.Rec(r.key, r.value, timestamp=TS + 1000 * (k + 1))],
+                                base_offset=k, first_timestamp=TS + 1000 * (k + 1))
+                     for k, r in enumerate(recs)])
+    evs, _ = run([str(b)], kinds=("group",))
+    assert lines(evs) == [
+        "1000 coordinator group-member group cg: consumer group target assignment of member "
+        f"m1: orders-0,1, gone-2, {unknown}-3",
+        "2000 coordinator group-member group cg: consumer group member m1 epoch 5: owns "
+        "orders-0, revoking orders-1"]
+    assert evs[0].to_json()["members"] == [{
+        "member_id": "m1", "client_id": None, "client_host": None,
+        "group_instance_id": None, "subscribed": None, "assigned": [
+            {"topic": "orders", "topic_id": orders, "partitions": [0, 1]},
+            {"topic": "gone", "topic_id": gone, "partitions": [2]},
+            {"topic": None, "topic_id": unknown, "partitions": [3]}]}]
+    for e in evs:
+        assert type_errors(e.to_json()) == []
+    shutil.rmtree(b / "__cluster_metadata-0")
+    evs, _ = run([str(b)], kinds=("group",))
+    assert lines(evs) == [
+        "1000 coordinator group-member group cg: consumer group target assignment of member "
+        f"m1: {orders}-0,1, {gone}-2, {unknown}-3",
+        "2000 coordinator group-member group cg: consumer group member m1 epoch 5: owns "
+        f"{orders}-0, revoking {orders}-1"]
