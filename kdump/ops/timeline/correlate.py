@@ -223,11 +223,7 @@ def correlate(events: Iterable[TimelineEvent], facts: MetadataFacts | None = Non
                     seen.pop(key, None)
         by_family = by_kind.get(ev.kind) if keys else None
         mine: list[Seen] | None = None
-        if by_family is not None:
-            if facts is not None and ev.members is not None:
-                # a new group's topic ids (its ("topic-id", id) keys): the metadata log
-                # has replayed at least up to this event's time
-                _name_topic_ids(ev, facts.topic_names)
+        if by_family:
             if facts is not None and ev.position is None and ev.kind == "epoch-start" and \
                     _waits(ev, facts, seen):
                 waiting[ev.keys[0]] = ev
@@ -287,6 +283,10 @@ def correlate(events: Iterable[TimelineEvent], facts: MetadataFacts | None = Non
                 mine.append(me)
                 if waiting and side == "leader" and key in waiting:
                     ready.append(_dated(waiting.pop(key), ev))
+        elif by_family is not None and facts is not None:
+            # a new group's topic ids (its ("topic-id", id) keys, no side): the metadata
+            # log has replayed at least up to this event's time
+            _name_topic_ids(ev, facts.topic_names)
         held.append((ev, mine))
         now = ev.time
         while ready:  # given after it (a dated one has its time; the others are late)
