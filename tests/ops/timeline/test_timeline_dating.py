@@ -6,8 +6,11 @@ hand from their records."""
 
 from __future__ import annotations
 
+import importlib
 import shutil
 from pathlib import Path
+
+import pytest
 
 from kdump.model import type_errors
 from kdump.ops.timeline import TimelineEnd, TimelineEvent, TimelineOptions, timeline
@@ -174,3 +177,46 @@ def test_a_new_groups_topic_ids_are_named_by_the_metadata_log(tmp_path: Path) ->
         f"m1: {orders}-0,1, {gone}-2, {unknown}-3",
         "2000 coordinator group-member group cg: consumer group member m1 epoch 5: owns "
         f"{orders}-0, revoking {orders}-1"]
+
+
+def test_an_epoch_the_snapshot_holds_is_not_held(tmp_path: Path) -> None:
+    """The metadata log's history starts from a snapshot already giving the partition
+    leader epoch 2: its change is before the history, so the epoch start is not held for
+    it; it stays at the replica's last batch, in time order."""
+    tid = w.uuid_of(7)
+    b = w.broker_logdir(tmp_path / "b", 1)
+    meta = b / "__cluster_metadata-0"
+    meta.mkdir()
+    w.metadata_snapshot(meta / "00000000000000000005-0000000001.checkpoint", [
+        w.metadata_record("TopicRecord", {"name": "orders", "topicId": tid}),
+        w.metadata_record("PartitionRecord", {
+            "partitionId": 0, "topicId": tid, "replicas": [1, 2], "isr": [1, 2],
+            "leader": 1, "leaderEpoch": 2, "partitionEpoch": 2})], timestamp=TS)
+    ml = w.MetadataLogWriter(meta)
+    ml.skip(5)
+    ml.append([change(tid, isr=[1])], timestamp=TS + HOUR)
+    ml.close()
+    w.write_replica(b / "orders-0", w.replica_batches([(0, 5, 0), (5, 5, 1)]),
+                    epochs=[(0, 0), (1, 5), (2, 10)])
+    evs, end = run([str(b)], kinds=("epoch-start", "isr-change"))
+    assert lines(evs) == [
+        "4 producer epoch-start orders/0: epoch 0 starts at offset 0 on broker 1",
+        "9 producer epoch-start orders/0: epoch 1 starts at offset 5 on broker 1",
+        f"~9 producer epoch-start orders/0: {EPOCH2} {LAST}, no batch of this epoch yet",
+        "3600000 controller isr-change orders/0: isr [1,2] -> [1]"]
+    assert end.late == 0
+
+
+def test_held_epoch_starts_are_bounded(tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past MAX_WAITING held, the oldest is given as it was (a lower bound), late."""
+    # the module (the package's ``correlate`` is its function)
+    correlate = importlib.import_module("kdump.ops.timeline.correlate")
+    monkeypatch.setattr(correlate, "MAX_WAITING", 0)
+    b = leader_moves_back(tmp_path)
+    evs, end = run([str(b)], kinds=KINDS)
+    assert lines(evs)[2:] == [
+        "1000 controller leader-change orders/0: leader 1 -> 2, epoch 1",
+        f"~late 9 producer epoch-start orders/0: {EPOCH2} {LAST}, no batch of this epoch yet",
+        "7200000 controller leader-change orders/0: leader 2 -> 1, epoch 2"]
+    assert end.late == 1
