@@ -47,7 +47,8 @@ from typing import Any, Protocol
 from .event import MAX_RELATED, TimelineEvent, iso, pending_epoch_text
 
 WINDOW_MS = 60_000
-#: replicas' epoch starts held until the leader change dating them passes
+#: partitions' epochs whose starts (on their replicas) are held until the leader change
+#: dating them passes
 MAX_WAITING = 10_000
 #: the clock of an epoch start dated by its leader change (kdump/model/timeline.py)
 LEADER_CHANGE_CLOCK = "leader-change"
@@ -207,8 +208,8 @@ def correlate(events: Iterable[TimelineEvent], facts: MetadataFacts | None = Non
     held: deque[tuple[TimelineEvent, list[Seen] | None]] = deque()
     seen: OrderedDict[tuple[Any, ...], dict[str, deque[Seen]]] = OrderedDict()
     by_kind = _BY_KIND
-    #: epoch key -> the epoch start waiting for its leader change
-    waiting: dict[tuple[Any, ...], TimelineEvent] = {}
+    #: epoch key -> the epoch starts waiting for its leader change (one a replica)
+    waiting: dict[tuple[Any, ...], list[TimelineEvent]] = {}
     #: what came out of ``waiting`` to be given now
     ready: list[TimelineEvent] = []
     now: int | None = None
@@ -226,9 +227,9 @@ def correlate(events: Iterable[TimelineEvent], facts: MetadataFacts | None = Non
         if by_family:
             if facts is not None and ev.position is None and ev.kind == "epoch-start" and \
                     _waits(ev, facts, seen):
-                waiting[ev.keys[0]] = ev
+                waiting.setdefault(ev.keys[0], []).append(ev)
                 if len(waiting) > MAX_WAITING:
-                    ready.append(waiting.pop(next(iter(waiting))))
+                    ready.extend(waiting.pop(next(iter(waiting))))
                 continue
             mine = []
             for key in keys if len(keys) == 1 else dict.fromkeys(keys):
@@ -282,7 +283,7 @@ def correlate(events: Iterable[TimelineEvent], facts: MetadataFacts | None = Non
                 own.append(me)
                 mine.append(me)
                 if waiting and side == "leader" and key in waiting:
-                    ready.append(_dated(waiting.pop(key), ev))
+                    ready.extend(_dated(w, ev) for w in waiting.pop(key))
         elif by_family is not None and facts is not None:
             # a new group's topic ids (its ("topic-id", id) keys, no side): the metadata
             # log has replayed at least up to this event's time
@@ -317,11 +318,12 @@ def correlate(events: Iterable[TimelineEvent], facts: MetadataFacts | None = Non
         yield first[0]
 
 
-def _give_up(waiting: dict[tuple[Any, ...], TimelineEvent], ready: list[TimelineEvent]
-             ) -> None:
+def _give_up(waiting: dict[tuple[Any, ...], list[TimelineEvent]],
+             ready: list[TimelineEvent]) -> None:
     """The metadata log has ended without dating these: given as they are (lower
     bounds, in their time order)."""
-    ready.extend(sorted(waiting.values(), key=lambda e: e.sort_time))
+    ready.extend(sorted((e for evs in waiting.values() for e in evs),
+                        key=lambda e: e.sort_time))
     waiting.clear()
 
 

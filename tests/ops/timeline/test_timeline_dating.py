@@ -220,3 +220,20 @@ def test_held_epoch_starts_are_bounded(tmp_path: Path,
         f"~late 9 producer epoch-start orders/0: {EPOCH2} {LAST}, no batch of this epoch yet",
         "7200000 controller leader-change orders/0: leader 2 -> 1, epoch 2"]
     assert end.late == 1
+
+
+def test_each_replica_waiting_for_one_change_is_dated_by_it(tmp_path: Path) -> None:
+    """Two replicas of the partition, each with epoch 2 past its batches: both held for
+    the one change, both dated by it (none lost)."""
+    b1 = leader_moves_back(tmp_path)
+    b2 = w.broker_logdir(tmp_path / "b2", 2)
+    w.write_replica(b2 / "orders-0", w.replica_batches([(0, 5, 0)]), epochs=[(0, 0), (2, 5)])
+    evs, end = run([str(b1), str(b2)], kinds=("epoch-start",))
+    assert lines(evs)[-2:] == [  # in the order they were held
+        "~7200000 leader-change epoch-start orders/0: epoch 2 starts at offset 5 on broker 2 "
+        "(leader-epoch-checkpoint), dated by the leader change that began it (metadata "
+        "offset 3); no batch of this epoch yet, after its last batch "
+        "(2023-11-14T22:13:20.004Z)",
+        f"~7200000 leader-change epoch-start orders/0: {EPOCH2}, dated by the leader change "
+        f"that began it (metadata offset 3); no batch of this epoch yet, {LAST}"]
+    assert end.late == 0
