@@ -24,8 +24,9 @@ has them named from the metadata log's TopicRecords (``facts.topic_names``).
 A replica's epoch start with no batch of the epoch yet (``pending_epoch_text``: its
 start offset is past every batch) is dated by the leader change that began it when the
 metadata log is among the inputs (``facts``): it began after the replica's last batch,
-when the new leader applied that change (Partition.makeLeader ->
-maybeAssignEpochStartOffset, 3.9-4.x), so it is held (at most ``MAX_WAITING``) until the
+when the new leader applied that change (Partition.makeLeader: a new leader epoch starts
+at the log end offset, UnifiedLog.maybeAssignEpochStartOffset in 3.9,
+assignEpochStartOffset in 4.0-4.3), so it is held (at most ``MAX_WAITING``) until the
 change passes, then given right after it with its time (clock ``leader-change``, an
 estimate).  Not held: a change that passed already (the replica's last batch is then the
 later bound, kept) or that the metadata log's snapshot holds (before its history).  One
@@ -130,9 +131,10 @@ def _name_topic_ids(ev: TimelineEvent, names: Mapping[str, str]) -> None:
     """A new group's assignment event (its ``("topic-id", id)`` keys: ids no record of
     the group names) with the ids ``names`` knows named, in its words and ``members``
     (new lists: the stream's state keeps the assignment as the record said it).  A
-    consumer group's records name topics by id only from 4.1 (KIP-1101:
-    ConsumerGroupPartitionMetadata is no longer written, GroupMetadataManager, 4.1); the
-    metadata log's TopicRecord (name, topicId) names them."""
+    consumer group's records name topics by id only from 4.1
+    (ConsumerGroupPartitionMetadataValue.json, 4.1: "replaced by
+    ConsumerGroupMetadataValue#MetadataHash in 4.1 (KIP-1101)"); the metadata log's
+    TopicRecord (name, topicId) names them."""
     named = {k[1]: names[k[1]] for k in ev.keys if k[0] == "topic-id" and k[1] in names}
     if not named:
         return

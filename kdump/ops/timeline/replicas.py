@@ -351,8 +351,9 @@ class ReplicaStream:
         last_clock = self.clock0 if prev is None else batch_clock(prev.attributes, self.internal)
         # an empty replica's epochs have no time at all: not events of a timeline.  An
         # epoch starting past every batch began after the last one: its time here is a
-        # lower bound (the leader assigns it as it becomes leader, Partition.makeLeader ->
-        # maybeAssignEpochStartOffset, 3.9-4.x); the leader change in the metadata log
+        # lower bound (the leader assigns it at its log end offset as it becomes leader:
+        # Partition.makeLeader -> maybeAssignEpochStartOffset 3.9, assignEpochStartOffset
+        # 4.0-4.3); the leader change in the metadata log
         # dates it where there is one (correlate: offset, the start; no position)
         for e, start in pending if prev is not None else ():
             yield self.ev(end_time, last_clock, "epoch-start",

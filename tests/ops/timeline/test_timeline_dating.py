@@ -71,7 +71,7 @@ def test_an_epoch_start_with_no_batch_is_dated_by_its_leader_change(tmp_path: Pa
     """A real cluster's leader change to a broker that appended nothing since showed
     its epoch start 1.5 hours before the change, at the replica's last batch.  The epoch
     began when broker 1 applied the change making it leader (Partition.makeLeader ->
-    maybeAssignEpochStartOffset): dated by that change (clock leader-change, an
+    assignEpochStartOffset): dated by that change (clock leader-change, an
     estimate), right after it in the stream, each related to the other; not late."""
     b = leader_moves_back(tmp_path)
     evs, end = run([str(b)], kinds=KINDS)
