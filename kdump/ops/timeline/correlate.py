@@ -53,6 +53,10 @@ WINDOW_MS = 60_000
 MAX_WAITING = 10_000
 #: the clock of an epoch start dated by its leader change (kdump/model/timeline.py)
 LEADER_CHANGE_CLOCK = "leader-change"
+MAX_HELD = 5_000
+MAX_KEYS = 50_000
+#: events remembered per key and side (a broker's fencing touches every partition it held)
+PER_SIDE = 64
 
 
 class MetadataFacts(Protocol):
@@ -67,10 +71,7 @@ class MetadataFacts(Protocol):
     #: the stream has ended, and the latest time of its events
     done: bool
     last_time: int | None
-MAX_HELD = 5_000
-MAX_KEYS = 50_000
-#: events remembered per key and side (a broker's fencing touches every partition it held)
-PER_SIDE = 64
+
 
 #: key -> kind -> side; a kind not named has no side on that key
 _SIDES: dict[str, dict[str, str]] = {
@@ -148,16 +149,15 @@ def _name_topic_ids(ev: TimelineEvent, names: Mapping[str, str]) -> None:
             for m in ev.members]
 
 
-def _waits(ev: TimelineEvent, facts: MetadataFacts,
-           seen: OrderedDict[tuple[Any, ...], dict[str, deque[Seen]]]) -> bool:
+def _waits(ev: TimelineEvent, facts: MetadataFacts, began: dict[tuple[str, int], int]
+           ) -> bool:
     """Whether a replica's epoch start with no batch yet (``ev``) waits for the leader
-    change that began its epoch: not passed yet, nor before the metadata log's
-    history."""
+    change that began its epoch: not passed yet (``began``: a partition's latest epoch
+    whose change has passed), nor before the metadata log's history."""
     key = ev.keys[0]
     if key[0] != "epoch" or ev.time is None:
         return False
-    entry = seen.get(key)
-    if entry is not None and "leader" in entry:
+    if began.get((key[1], key[2]), -1) >= key[3]:
         return False  # passed (at or before the replica's last batch, the later bound)
     held_epoch = facts.snapshot_epochs.get((key[1], key[2]))
     if held_epoch is not None and held_epoch >= key[3]:
@@ -214,6 +214,9 @@ def correlate(events: Iterable[TimelineEvent], facts: MetadataFacts | None = Non
     waiting: dict[tuple[Any, ...], list[TimelineEvent]] = {}
     #: what came out of ``waiting`` to be given now
     ready: list[TimelineEvent] = []
+    #: (topic, partition) -> the latest leader epoch whose change has passed (one entry
+    #: a partition with replicas among the inputs: those changes alone have epoch keys)
+    began: dict[tuple[str, int], int] = {}
     now: int | None = None
     for ev in events:
         if waiting and facts is not None and facts.done and (
@@ -228,7 +231,7 @@ def correlate(events: Iterable[TimelineEvent], facts: MetadataFacts | None = Non
         mine: list[Seen] | None = None
         if by_family:
             if facts is not None and ev.position is None and ev.kind == "epoch-start" and \
-                    _waits(ev, facts, seen):
+                    _waits(ev, facts, began):
                 waiting.setdefault(ev.keys[0], []).append(ev)
                 if len(waiting) > MAX_WAITING:
                     ready.extend(waiting.pop(next(iter(waiting))))
@@ -284,19 +287,24 @@ def correlate(events: Iterable[TimelineEvent], facts: MetadataFacts | None = Non
                     own = entry[side] = deque(maxlen=PER_SIDE)
                 own.append(me)
                 mine.append(me)
-                if waiting and side == "leader" and key in waiting:
-                    ready.extend(_dated(w, ev) for w in waiting.pop(key))
+                if side == "leader" and facts is not None:
+                    tp = (key[1], key[2])
+                    if began.get(tp, -1) < key[3]:
+                        began[tp] = key[3]
+                    if waiting and key in waiting:
+                        ready.extend(_dated(w, ev) for w in waiting.pop(key))
         elif by_family is not None and facts is not None:
             # a new group's topic ids (its ("topic-id", id) keys, no side): the metadata
             # log has replayed at least up to this event's time
             _name_topic_ids(ev, facts.topic_names)
         held.append((ev, mine))
         now = ev.time
-        while ready:  # given after it (a dated one has its time; the others are late)
-            w = ready.pop(0)
-            if w.time is not None and now is not None and w.time < now:
-                w.late = True
-            held.append((w, _admit(w, "replica", seen)))
+        if ready:  # given after it (a dated one has its time; the others are late)
+            for w in ready:
+                if w.time is not None and now is not None and w.time < now:
+                    w.late = True
+                held.append((w, _admit(w, "replica", seen)))
+            ready.clear()
         old = (now - WINDOW_MS) if now is not None else None
         while held:
             first = held[0]

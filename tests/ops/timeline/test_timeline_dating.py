@@ -237,3 +237,17 @@ def test_each_replica_waiting_for_one_change_is_dated_by_it(tmp_path: Path) -> N
         f"~7200000 leader-change epoch-start orders/0: {EPOCH2}, dated by the leader change "
         f"that began it (metadata offset 3); no batch of this epoch yet, {LAST}"]
     assert end.late == 0
+
+
+def test_a_passed_change_is_known_past_the_keys_correlation_remembers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Whether the change passed is kept per partition (its latest epoch begun), not in
+    the correlation's keys (at most MAX_KEYS, the oldest forgotten): with none
+    remembered, the epoch start is still not held for a change gone by."""
+    correlate = importlib.import_module("kdump.ops.timeline.correlate")
+    monkeypatch.setattr(correlate, "MAX_KEYS", 0)
+    b = leader_moves_back(tmp_path, moved_at=1, back_at=2)
+    evs, end = run([str(b)], kinds=KINDS)
+    assert lines(evs)[-1] == \
+        f"~9 producer epoch-start orders/0: {EPOCH2} {LAST}, no batch of this epoch yet"
+    assert end.late == 0
