@@ -343,10 +343,12 @@ get(PyObject *d, PyObject *k)
             return rc_;                                                                      \
     } while (0)
 
-/* The change's words into b: "leader B -> A, epoch E[, isr [..] -> [..]]", or each
+/* The change's words into b: "leader B -> A, epoch E[, isr [..] -> [..]]" (B, A: bl, al,
+ * or "none"), or each
  * changed field's "name before -> after", or "unchanged". */
 static int
-put_words(Buf *b, Change *c, int leader, int isr, PyObject *const *names,
+put_words(Buf *b, Change *c, int leader, int64_t bl, int64_t al, int isr,
+          PyObject *const *names,
           PyObject *const *bvals, PyObject *const *avals, Py_ssize_t nchanged)
 {
     Py_ssize_t i;
@@ -354,10 +356,11 @@ put_words(Buf *b, Change *c, int leader, int isr, PyObject *const *names,
         PyObject *epoch = get(c->after, s_leader_epoch);
         if (epoch == NULL)
             return PyErr_Occurred() ? -1 : NOT_HANDLED;
+        /* no leader (LeaderConstants.NO_LEADER, -1) is said "none" */
         TRY(PUTS(b, "leader "));
-        TRY(put_str(b, get(c->before, s_leader)));
+        TRY(bl == -1 ? PUTS(b, "none") : put_str(b, get(c->before, s_leader)));
         TRY(PUTS(b, " -> "));
-        TRY(put_str(b, get(c->after, s_leader)));
+        TRY(al == -1 ? PUTS(b, "none") : put_str(b, get(c->after, s_leader)));
         TRY(PUTS(b, ", epoch "));
         TRY(put_str(b, epoch));
         if (isr) {
@@ -470,7 +473,7 @@ partition_change(Change *c)
 
     /* the words and the object's name */
     b.len = 0;
-    r = put_words(&b, c, leader, isr, names, bvals, avals, nchanged);
+    r = put_words(&b, c, leader, bl, al, isr, names, bvals, avals, nchanged);
     if (r != 0)
         return r;
     c->text = buf_text(&b);

@@ -229,3 +229,17 @@ def test_an_event_class_with_members_gets_them_none() -> None:
         assert speedups.event_json(ev, WithMembers) is NotImplemented
     finally:  # the layout read back for the class the others use
         speedups.partition_event(TimelineEvent, 7, None, None, None, BASE, BASE, None)
+
+
+def test_no_leader_is_said_none_natively_and_by_the_twin() -> None:
+    """A partition change to or from no leader (-1, LeaderConstants.NO_LEADER) says
+    ``none`` (issue 48: real clusters' 'leader 1 -> -1'), whichever makes it."""
+    none = {**BASE, "leader": -1, "leader_epoch": 5, "isr": []}
+    back = {**BASE, "leader": 2, "leader_epoch": 6, "isr": [2]}
+    cases = [(BASE, none, "leader 1 -> none, epoch 5, isr [1,2,3] -> []"),
+             (none, back, "leader none -> 2, epoch 6, isr [] -> [2]")]
+    for before, after, text in cases:
+        ev = partition_event(_event(), before, after, None)
+        twin = partition_event_py(_event(), before, after, None)
+        assert ev is not None and twin is not None
+        assert (ev.kind, ev.text) == (twin.kind, twin.text) == ("leader-change", text)

@@ -424,7 +424,7 @@ class Timeline:
     def annotated(self, streams: list[Iterable[TimelineEvent]]) -> Iterator[TimelineEvent]:
         """The events in time order, annotated, not counted (the caller counts
         ``end.events`` and ``end.late``, as :meth:`events` does)."""
-        return correlate(coalesce(merge(streams)))
+        return correlate(coalesce(merge(streams)), self._metadata)
 
     def events(self, streams: list[Iterable[TimelineEvent]]) -> Iterator[TimelineEvent]:
         for ev in self.annotated(streams):

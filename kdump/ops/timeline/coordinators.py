@@ -418,8 +418,13 @@ class CoordinatorStream:
                     + (f", revoking {revoke}" if pending else ""))
         else:
             text = f"{gtype} group target assignment of member {member}: {said}"
+        # topic ids no record of the group names (4.1+ writes no
+        # ConsumerGroupPartitionMetadata): the metadata log's TopicRecords name them as
+        # the stream is annotated (kdump.ops.timeline.correlate)
+        unnamed = dict.fromkeys(tp["topic_id"] for tp in (*assigned, *pending)
+                                if tp.get("topic") is None and tp.get("topic_id"))
         ev = self._ev(ts, "group-member", "group", f"group {group}", text, path, pos,
-                      offset, group=group)
+                      offset, group=group, keys=tuple(("topic-id", t) for t in unnamed))
         ev.members = [{"member_id": member, "client_id": None, "client_host": None,
                        "group_instance_id": None, "subscribed": None, "assigned": assigned}]
         yield ev

@@ -161,6 +161,20 @@ def _iso(ms: int, tz: Any) -> str:
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
+def pending_epoch_text(epoch: int, start: int, on: str, last: int | None,
+                       change: int | None = None) -> str:
+    """The words of a replica's epoch start with no batch of the epoch yet: its start
+    offset is past every batch, so it began after the replica's last batch (``last``);
+    with ``change``, the metadata offset of the leader change that began the epoch, it
+    is dated by that change (kdump.ops.timeline.correlate)."""
+    said = f"epoch {epoch} starts at offset {start:,} {on} (leader-epoch-checkpoint)"
+    batch = "its last batch" + ("" if last is None else f" ({iso(last)})")
+    if change is None:
+        return f"{said} after {batch}, no batch of this epoch yet"
+    return (f"{said}, dated by the leader change that began it (metadata offset "
+            f"{change}); no batch of this epoch yet, after {batch}")
+
+
 def duration(ms: int) -> str:
     """``3h 2m 5s``, ``850 ms``."""
     if ms < 1000:

@@ -132,12 +132,14 @@ def change_events(ev: Event, replicated: Container[tuple[str, int]] | None = Non
             kind = _partition_kind(action, c.before, c.after)
             topic, partition = str(obj["topic"]), int(obj["partition"])
             if kind == "leader-change" and c.before is not None and c.after is not None:
-                text = (f"leader {c.before['leader']} -> {c.after['leader']}, epoch "
+                text = (f"leader {_leader(c.before['leader'])} -> "
+                        f"{_leader(c.after['leader'])}, epoch "
                         f"{c.after['leader_epoch']}"
                         + ("" if c.before.get("isr") == c.after.get("isr") else
                            f", isr {_ids(c.before['isr'])} -> {_ids(c.after['isr'])}"))
             elif action == "created":
-                text = (f"created: replicas {_ids(obj['replicas'])}, leader {obj['leader']}, "
+                text = (f"created: replicas {_ids(obj['replicas'])}, leader "
+                        f"{_leader(obj['leader'])}, "
                         f"epoch {obj['leader_epoch']}")
             key_list: list[tuple[Any, ...]] = []
             if c.after is not None and (replicated is None or (topic, partition) in replicated) \
@@ -217,7 +219,8 @@ def partition_event_py(ev: Event, before: dict[str, Any], after: dict[str, Any],
     topic, partition = str(after["topic"]), int(after["partition"])
     b_leader, a_leader = before["leader"], after["leader"]
     if kind == "leader-change":
-        text = (f"leader {b_leader} -> {a_leader}, epoch {after['leader_epoch']}"
+        text = (f"leader {_leader(b_leader)} -> {_leader(a_leader)}, epoch "
+                f"{after['leader_epoch']}"
                 + (f", isr {_ids(before['isr'])} -> {_ids(after['isr'])}" if isr_changed
                    else ""))
     else:
@@ -295,6 +298,14 @@ def _show(v: Any) -> str:
     return "null" if v is None else str(v)
 
 
+def _leader(v: Any) -> str:
+    """A partition's leader in words: -1 is no leader (LeaderConstants.NO_LEADER,
+    metadata/.../LeaderConstants.java, 3.9-4.x: what a PartitionRecord or
+    PartitionChangeRecord holds when no replica leads), said "none"; JSON keeps the
+    integer (the ``leader`` fields of ``kdump metadata``'s partition objects)."""
+    return "none" if v == -1 else str(v)
+
+
 def _ids(v: Any) -> str:
     return "[" + ",".join(str(x) for x in v) + "]" if isinstance(v, list) else str(v)
 
@@ -311,17 +322,41 @@ class MetadataStream:
         self.replay: Replay | None = None
         self.problems: list[Problem] = []
         self.snapshot_records = 0
+        #: (topic, partition) -> the leader epoch the snapshot the history starts from
+        #: holds (a leader change up to it is before the log's history: correlate's
+        #: MetadataFacts)
+        self.snapshot_epochs: dict[tuple[str, int], int] = {}
+        #: topic id -> name, every topic the replay has seen (snapshot and log), deleted
+        #: ones kept: names the ids new groups' records give (correlate)
+        self.topic_names: dict[str, str] = {}
+        #: the stream has ended, and the latest time of its events
+        self.done = False
+        self.last_time: int | None = None
+
+    def _snapshot_object(self, changes: list[Change]) -> None:
+        for c in changes:
+            o = c.after
+            if o is None:
+                continue
+            t = o.get("type")
+            if t == "partition":
+                self.snapshot_epochs[(str(o["topic"]), int(o["partition"]))] = \
+                    int(o["leader_epoch"])
+            elif t == "topic":
+                self.topic_names[str(o["topic_id"])] = str(o["name"])
 
     def __iter__(self) -> Iterator[TimelineEvent]:
         snapshot: list[int | None] = []
         chunk: list[TimelineEvent] = []
         replicated = self.replicated
+        names = self.topic_names
 
         def on_event(ev: Event) -> None:
             if ev.offset is None:  # loaded from a snapshot: the image, not its history
                 self.snapshot_records += 1
                 if not snapshot:
                     snapshot.append(ev.timestamp)
+                self._snapshot_object(ev.changes)
                 return
             changes = ev.changes
             if len(changes) == 1:  # most records: one partition's change, said directly
@@ -332,6 +367,10 @@ class MetadataStream:
                     if fev is not None:
                         chunk.append(fev)
                         return
+            for c in changes:  # a topic's record is never a partition's (the C sink's)
+                o = c.after
+                if o is not None and o.get("type") == "topic":
+                    names[str(o["topic_id"])] = str(o["name"])
             chunk.extend(change_events(ev, replicated))
 
         def on_control(path: str, batch: RecordBatch, ctl: Any) -> None:
@@ -365,6 +404,9 @@ class MetadataStream:
             if first and snapshot:
                 yield self._snapshot_event(snapshot[0])
             first = False
+            t = chunk[-1].time  # one batch's events have its time
+            if t is not None and (self.last_time is None or t > self.last_time):
+                self.last_time = t
             yield from chunk
             chunk.clear()
         if first and snapshot:
@@ -379,6 +421,7 @@ class MetadataStream:
                                     f"metadata transaction begun at offset {p['begin_offset']} "
                                     f"has no End record ({p['records']} records not applied)",
                                     offset=p["begin_offset"])
+        self.done = True
 
     def _snapshot_event(self, ts: int | None) -> TimelineEvent:
         r = self.replay

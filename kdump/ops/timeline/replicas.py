@@ -51,7 +51,7 @@ from ..compare_replicas import (
     read_epoch_checkpoint,
 )
 from ..verdict import CleanupPolicies, cleanup_of, lost_problem, partition_witnesses
-from .event import TimelineEvent, duration, iso
+from .event import TimelineEvent, duration, iso, pending_epoch_text
 
 
 def batch_clock(attributes: int, internal: bool = False) -> str:
@@ -349,12 +349,17 @@ class ReplicaStream:
             self.bytes_read += walk.bytes_read + markers.bytes_read
         end_time = prev_time if prev_time >= 0 else None
         last_clock = self.clock0 if prev is None else batch_clock(prev.attributes, self.internal)
-        # an empty replica's epochs have no time at all: not events of a timeline
+        # an empty replica's epochs have no time at all: not events of a timeline.  An
+        # epoch starting past every batch began after the last one: its time here is a
+        # lower bound (the leader assigns it at its log end offset as it becomes leader:
+        # Partition.makeLeader -> maybeAssignEpochStartOffset 3.9, assignEpochStartOffset
+        # 4.0-4.3); the leader change in the metadata log
+        # dates it where there is one (correlate: offset, the start; no position)
         for e, start in pending if prev is not None else ():
-            yield self.ev(end_time, last_clock, "epoch-start", f"epoch {e} starts at offset {start:,} {on} "
-                           "(leader-epoch-checkpoint); no batch of it yet", estimate=True,
-                           file=os.path.join(r.path, "leader-epoch-checkpoint"),
-                           keys=(("epoch", r.topic, r.partition, e),))
+            yield self.ev(end_time, last_clock, "epoch-start",
+                          pending_epoch_text(e, start, on, end_time), estimate=True,
+                          file=os.path.join(r.path, "leader-epoch-checkpoint"), offset=start,
+                          keys=(("epoch", r.topic, r.partition, e),))
         for pid, (first, since, epoch) in sorted(open_txn.items()):
             held_for = f", {duration(end_time - since)} before the log's last batch" \
                 if end_time is not None and since >= 0 else ""

@@ -272,7 +272,7 @@ def test_isr_shrinks_and_the_fencing_explain_each_other(tmp_path: Path) -> None:
         "orders/1: isr [1,2,3] -> [1,2] (2023-11-14T23:13:20.000Z, metadata offset 14)",
         "orders/2: leader 3 -> 1, epoch 1, isr [1,2,3] -> [1,2] (2023-11-14T23:13:20.000Z, "
         "metadata offset 15)",
-        "solo/0: leader 3 -> -1, epoch 1 (2023-11-14T23:13:20.000Z, metadata offset 16)"]
+        "solo/0: leader 3 -> none, epoch 1 (2023-11-14T23:13:20.000Z, metadata offset 16)"]
     assert [e.related for e in evs[:-1]] == [
         ["broker 3: fenced (2023-11-14T23:13:20.000Z, metadata offset 17)"]] * 4
 
@@ -879,7 +879,7 @@ def test_a_leader_epoch_bumped_alone_is_no_leader_change(tmp_path: Path) -> None
     assert [(e.kind, e.text) for e in evs if e.source == "metadata"] == [
         ("partition-created", "created: replicas [1,2,3], leader 1, epoch 0"),
         ("isr-change", "leader_epoch 0 -> 1, isr [1,2,3] -> [1,2]"),
-        ("leader-change", "leader 1 -> -1, epoch 2"),
+        ("leader-change", "leader 1 -> none, epoch 2"),
         ("partition-change", "leader_epoch 2 -> 3")]
     start = next(e for e in evs if e.kind == "epoch-start" and "epoch 1" in e.text)
     assert start.related == ["orders/0: leader_epoch 0 -> 1, isr [1,2,3] -> [1,2] "
@@ -1055,20 +1055,20 @@ def test_a_restart_ends_what_a_fencing_explains(tmp_path: Path) -> None:
                                                "leader-change"))]
     assert [(e.time - TS, e.kind, e.text, e.related) for e in evs] == [  # type: ignore[operator]
         (10_000, "broker-shutdown", "in controlled shutdown", [
-            "solo/0: leader 1 -> -1, epoch 1 (2023-11-14T22:13:30.000Z, metadata offset 5)"]),
-        (10_000, "leader-change", "leader 1 -> -1, epoch 1", [
+            "solo/0: leader 1 -> none, epoch 1 (2023-11-14T22:13:30.000Z, metadata offset 5)"]),
+        (10_000, "leader-change", "leader 1 -> none, epoch 1", [
             "broker 1: in controlled shutdown (2023-11-14T22:13:30.000Z, metadata offset 4)",
             "broker 1: fenced (2023-11-14T22:13:30.100Z, metadata offset 6)"]),
         (10_100, "broker-fenced", "fenced", [
-            "solo/0: leader 1 -> -1, epoch 1 (2023-11-14T22:13:30.000Z, metadata offset 5)"]),
-        (41_000, "leader-change", "leader -1 -> 1, epoch 2", []),
+            "solo/0: leader 1 -> none, epoch 1 (2023-11-14T22:13:30.000Z, metadata offset 5)"]),
+        (41_000, "leader-change", "leader none -> 1, epoch 2", []),
         (50_000, "broker-shutdown", "in controlled shutdown", [
-            "solo/0: leader 1 -> -1, epoch 3 (2023-11-14T22:14:10.000Z, metadata offset 11)"]),
-        (50_000, "leader-change", "leader 1 -> -1, epoch 3", [
+            "solo/0: leader 1 -> none, epoch 3 (2023-11-14T22:14:10.000Z, metadata offset 11)"]),
+        (50_000, "leader-change", "leader 1 -> none, epoch 3", [
             "broker 1: in controlled shutdown (2023-11-14T22:14:10.000Z, metadata offset 10)",
             "broker 1: fenced (2023-11-14T22:14:10.100Z, metadata offset 12)"]),
         (50_100, "broker-fenced", "fenced", [
-            "solo/0: leader 1 -> -1, epoch 3 (2023-11-14T22:14:10.000Z, metadata offset 11)"])]
+            "solo/0: leader 1 -> none, epoch 3 (2023-11-14T22:14:10.000Z, metadata offset 11)"])]
 
 
 def test_minute_counts_are_exact_and_spill_past_their_bound(tmp_path: Path,
