@@ -15,10 +15,6 @@ CLOCKS = {
     "coordinator": "the group or transaction coordinator's clock: commitTimestamp, "
                    "currentStateTimestamp, transactionLastUpdateTimestampMs, or the "
                    "timestamp of the coordinator's own batch",
-    "leader-change": "the controller's clock of the metadata record that began a leader "
-                     "epoch: a replica's epoch start with no batch of it yet, dated by that "
-                     "change (an estimate: the new leader assigns the epoch as it applies "
-                     "it)",
     "unknown": "no time is known (the event is placed first)",
 }
 
@@ -26,9 +22,9 @@ KINDS: Kinds = typed({
     "timeline_event": ("timeline: one event, in time order", [
         ("time", "int|null", "epoch milliseconds; null when no time is known"),
         ("clock", "str", "whose clock the time is on: controller, producer, broker, "
-                         "coordinator, leader-change (the controller's, of the leader "
-                         "change dating a replica's epoch start with no batch yet) or "
-                         "unknown (docs/timeline.md)"),
+                         "coordinator or unknown (docs/timeline.md); a replica's epoch "
+                         "start with no batch yet is on the controller's, of the leader "
+                         "change that began it, an estimate"),
         ("estimate", "bool", "true: the time is an estimate (a segment roll, a log-start "
                              "move, a finding: bounded by the batches around it), never exact"),
         ("kind", "str", "what happened (docs/timeline.md lists the kinds): broker-fenced, "

@@ -27,7 +27,7 @@ metadata log is among the inputs (``facts``): it began after the replica's last 
 when the new leader applied that change (Partition.makeLeader: a new leader epoch starts
 at the log end offset, UnifiedLog.maybeAssignEpochStartOffset in 3.9,
 assignEpochStartOffset in 4.0-4.3), so it is held (at most ``MAX_WAITING``) until the
-change passes, then given right after it with its time (clock ``leader-change``, an
+change passes, then given right after it with its time (the controller's clock, an
 estimate).  Not held: a change that passed already (the replica's last batch is then the
 later bound, kept) or that the metadata log's snapshot holds (before its history).  One
 the metadata log never dates (it ended; too many held) is given as it was, a lower
@@ -52,7 +52,9 @@ WINDOW_MS = 60_000
 #: dating them passes
 MAX_WAITING = 10_000
 #: the clock of an epoch start dated by its leader change (kdump/model/timeline.py)
-LEADER_CHANGE_CLOCK = "leader-change"
+#: the clock of an epoch start dated by its leader change: that change's, the controller's
+#: (an estimate: the new leader assigns the epoch as it applies the change)
+LEADER_CHANGE_CLOCK = "controller"
 MAX_HELD = 5_000
 MAX_KEYS = 50_000
 #: events remembered per key and side (a broker's fencing touches every partition it held)

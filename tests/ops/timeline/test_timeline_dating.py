@@ -71,14 +71,14 @@ def test_an_epoch_start_with_no_batch_is_dated_by_its_leader_change(tmp_path: Pa
     """A real cluster's leader change to a broker that appended nothing since showed
     its epoch start 1.5 hours before the change, at the replica's last batch.  The epoch
     began when broker 1 applied the change making it leader (Partition.makeLeader ->
-    assignEpochStartOffset): dated by that change (clock leader-change, an
+    assignEpochStartOffset): dated by that change (the controller's clock, an
     estimate), right after it in the stream, each related to the other; not late."""
     b = leader_moves_back(tmp_path)
     evs, end = run([str(b)], kinds=KINDS)
     assert lines(evs)[2:] == [
         "1000 controller leader-change orders/0: leader 1 -> 2, epoch 1",
         "7200000 controller leader-change orders/0: leader 2 -> 1, epoch 2",
-        f"~7200000 leader-change epoch-start orders/0: {EPOCH2}, dated by the leader change "
+        f"~7200000 controller epoch-start orders/0: {EPOCH2}, dated by the leader change "
         f"that began it (metadata offset 3); no batch of this epoch yet, {LAST}"]
     change_ev, start = evs[-2:]
     assert start.related == ["orders/0: leader 2 -> 1, epoch 2 (2023-11-15T00:13:20.000Z, "
@@ -87,7 +87,7 @@ def test_an_epoch_start_with_no_batch_is_dated_by_its_leader_change(tmp_path: Pa
                                  "replica offset 10)"]
     j = start.to_json()
     assert (j["time"], j["clock"], j["estimate"], j["offset"], j["late"], j["file"]) == (
-        TS + 2 * HOUR, "leader-change", True, 10, False,
+        TS + 2 * HOUR, "controller", True, 10, False,
         str(b / "orders-0" / "leader-epoch-checkpoint"))
     assert type_errors(j) == []
     assert end.late == 0
@@ -230,11 +230,11 @@ def test_each_replica_waiting_for_one_change_is_dated_by_it(tmp_path: Path) -> N
     w.write_replica(b2 / "orders-0", w.replica_batches([(0, 5, 0)]), epochs=[(0, 0), (2, 5)])
     evs, end = run([str(b1), str(b2)], kinds=("epoch-start",))
     assert lines(evs)[-2:] == [  # in the order they were held
-        "~7200000 leader-change epoch-start orders/0: epoch 2 starts at offset 5 on broker 2 "
+        "~7200000 controller epoch-start orders/0: epoch 2 starts at offset 5 on broker 2 "
         "(leader-epoch-checkpoint), dated by the leader change that began it (metadata "
         "offset 3); no batch of this epoch yet, after its last batch "
         "(2023-11-14T22:13:20.004Z)",
-        f"~7200000 leader-change epoch-start orders/0: {EPOCH2}, dated by the leader change "
+        f"~7200000 controller epoch-start orders/0: {EPOCH2}, dated by the leader change "
         f"that began it (metadata offset 3); no batch of this epoch yet, {LAST}"]
     assert end.late == 0
 
