@@ -651,7 +651,8 @@ def native_walk_available() -> bool:
 def read_ahead_pays(n: int) -> bool:
     """Does a thread reading ahead pay for a walk over ``n`` bytes?  When they span
     several stretches and a second CPU is free for it (this process may run on two, and
-    the load average leaves at least half of one idle): the copy from the page cache
+    no other task is runnable now: :func:`runnable_others`; where that is unknown, the
+    load average leaves at least half of one idle): the copy from the page cache
     then costs no time of its own.  On a machine whose CPUs are all busy it would only
     add the handing over (issue 49: about 5% more CPU time), and so in a worker of
     ``--jobs``.  :data:`READ_AHEAD` decides instead when set."""
@@ -667,11 +668,31 @@ def read_ahead_pays(n: int) -> bool:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
+    others = runnable_others()
+    if others is not None:  # now: another task runnable takes the second CPU
+        return n > 2 * FAST_CHUNK and others + 1 < cpus
     try:
         busy = os.getloadavg()[0]
     except OSError:
         busy = 0.0
     return n > 2 * FAST_CHUNK and cpus > 1 and busy < cpus - 0.5
+
+
+#: where Linux says how many tasks are runnable now (its fourth field: "runnable/total")
+LOADAVG = "/proc/loadavg"
+
+
+def runnable_others() -> int | None:
+    """Tasks runnable at this moment besides this process (Linux), None where unknown.
+    The 1-minute load average is no measure of a CPU free now: it counts this very
+    process's last seconds, and a command run again at once (a benchmark's rounds, a
+    script's loop) read its own load as another's and left the second CPU idle."""
+    try:
+        with open(LOADAVG, "rb") as f:
+            running = int(f.read().split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+    return max(0, running - 1)
 
 
 def walk_decompress(codec: int, data: bytes, limit: int) -> bytes | None:
