@@ -136,6 +136,8 @@ class HtmlReportRenderer:
         self.partition_damage = False
         self.kind_brokers: dict[str, list[int]] = {}
         self.kind_detail: dict[str, str] = {}
+        #: the cluster of a kind's first finding read in the cluster section (its detail's)
+        self.kind_cluster: dict[str, str | None] = {}
         self.summaries: list[dict[str, Any]] = []
         self.offsets_sources: list[dict[str, Any]] = []
         self.lag = _Bounded()
@@ -251,6 +253,8 @@ class HtmlReportRenderer:
         kind = obj["kind"]
         self.by_kind[(sev, kind)] += 1
         self.kind_section.setdefault(kind, self.section)
+        if kind not in self.kind_detail and self.section == "cluster" and self.clusters:
+            self.kind_cluster[kind] = self.clusters[-1].cluster_id
         self.kind_detail.setdefault(kind, obj["detail"])
         if isinstance(obj.get("records"), int):
             self.kind_records[kind] += obj["records"]
@@ -423,8 +427,12 @@ class HtmlReportRenderer:
 
         records = self.kind_records.get(kind, 0)
         if kind == "cluster-stopped":
-            return self.kind_detail[kind] if n == 1 else \
-                f"{plural(n, 'metadata log')} say the cluster was stopped"
+            if n > 1:
+                return f"{plural(n, 'metadata log')} say the cluster was stopped"
+            cluster = self.kind_cluster.get(kind)
+            # several clusters given: say which one stopped (the glance names no section)
+            return (f"cluster {inert(cluster)}: " if cluster and self.several_clusters
+                    else "") + self.kind_detail[kind]
         if kind == "partition-offline":
             return f"{plural(n, 'partition')} without a leader while the cluster runs"
         if kind == "partition-under-replicated":

@@ -16,9 +16,11 @@ from tests.support import writer as w
 TS = 1_700_000_000_000
 
 
-def _cluster_logdir(root: Path, cluster: str, records: int, brokers: list[int]) -> Path:
+def _cluster_logdir(root: Path, cluster: str, records: int, brokers: list[int],
+                    stopped: bool = False) -> Path:
     """Broker 1 of ``cluster``: orders-0 with ``records`` records, and the metadata log
-    registering ``brokers`` and the topic orders (one partition on broker 1)."""
+    registering ``brokers`` and the topic orders (one partition on broker 1); ``stopped``:
+    then every broker fenced, a second later (the cluster stopped)."""
     ld = root / cluster
     ld.mkdir(parents=True)
     (ld / "meta.properties").write_bytes(w.meta_properties(
@@ -38,6 +40,10 @@ def _cluster_logdir(root: Path, cluster: str, records: int, brokers: list[int]) 
         w.metadata_record("PartitionRecord", {
             "partitionId": 0, "topicId": tid, "replicas": [1], "isr": [1], "leader": 1,
             "leaderEpoch": 0, "partitionEpoch": 0})], timestamp=TS)
+    if stopped:
+        lw.append([w.metadata_record("BrokerRegistrationChangeRecord", {
+            "brokerId": b, "brokerEpoch": 5, "fenced": 1}) for b in brokers],
+            timestamp=TS + 1000)
     lw.close()
     return ld
 
@@ -89,3 +95,22 @@ def test_two_clusters_are_kept_apart(kdump: KdumpRunner, tmp_path: Path) -> None
                                                ["orders", "alpha", "1", "1"]]
     assert [x.split(" ")[4] for x in rows] == ["20", "10"]
     assert "<th>Cluster</th>" in data
+
+
+def test_the_glance_names_the_cluster_that_stopped(kdump: KdumpRunner, tmp_path: Path) -> None:
+    """With two clusters given, "the cluster was stopped" says which one (the glance box
+    names no section); with one, it reads as before."""
+    a = _cluster_logdir(tmp_path, "alpha", 10, [1])
+    b = _cluster_logdir(tmp_path, "beta", 20, [1, 2], stopped=True)
+
+    def glance(*logdirs: Path) -> list[str]:
+        out = tmp_path / "glance.html"
+        r = kdump("report", *logdirs, "-o", out)
+        assert r.rc in (0, 1), r.err
+        page = out.read_text(encoding="utf-8")
+        box = page[page.index('<div class="highlights">'):]
+        return [_text(x) for x in re.findall(r"<li>(.*?)</li>", box[:box.index("</div>")])]
+
+    stop = "the cluster was stopped at 2023-11-14T22:13:21.000Z (broker 2 fenced at offset 5)"
+    assert f"info cluster beta: {stop}" in glance(a, b)
+    assert f"info {stop}" in glance(b)
