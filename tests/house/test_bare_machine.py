@@ -27,8 +27,9 @@ TESTS = ROOT / "tests"
 #: the system tools tests may run; the names chromium_path() looks for included
 TOOLS = ("chromium", "chromium-browser", "google-chrome", "pdftotext", "pdftoppm", "pdfinfo",
          "tmux")
-#: what starts chromium (tests/support/browser.py)
-STARTS_CHROMIUM = {"Browser"}
+#: the support classes that start a tool: chromium (tests/support/browser.py), tmux
+#: (tests/support/terminal.py)
+STARTS = {"Browser": "chromium", "Terminal": "tmux"}
 
 
 def _called(node: ast.AST) -> set[str]:
@@ -75,8 +76,7 @@ def _runs_tools(node: ast.AST) -> set[str]:
             if isinstance(first, ast.List) and first.elts \
                     and isinstance(first.elts[0], ast.Constant) and first.elts[0].value in TOOLS:
                 found.add(first.elts[0].value)
-    if _called(node) & STARTS_CHROMIUM:
-        found.add("chromium")
+    found.update(STARTS[c] for c in _called(node) & STARTS.keys())
     return found
 
 

@@ -29,6 +29,7 @@ from kdump.tui.app import BrowseApp, HexScreen, PartitionScreen, TreeScreen
 from tests.conftest import subprocess_env
 from tests.support import writer as w
 from tests.support.browser import require_tool
+from tests.support.terminal import Terminal
 
 SEG = "00000000000000000000.log"
 ROOT = Path(__file__).resolve().parents[3]
@@ -494,31 +495,9 @@ TMUX = shutil.which("tmux")
 def test_in_a_real_terminal(damaged: dict[str, Any], tmp_path: Path,
                             size: tuple[int, int]) -> None:
     require_tool("tmux", TMUX, ".ci/run installs Debian's tmux package")
-    session = f"kdump-browse-{os.getpid()}-{size[0]}"
-    env = subprocess_env()
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env.pop("TMUX", None)
-    sock = ["-L", f"kdump-test-{os.getpid()}"]
-    subprocess.run(["tmux", *sock, "new-session", "-d", "-s", session, "-x", str(size[0]),
-                    "-y", str(size[1]), "env PS1='READY$ ' bash --norc --noprofile"], env=env, check=True)
+    t = Terminal("browse", size)
+    keys, pane, wait_for = t.keys, t.pane, t.wait_for
     try:
-        def keys(*k: str) -> None:
-            subprocess.run(["tmux", *sock, "send-keys", "-t", session, *k], check=True)
-
-        def pane() -> str:
-            return subprocess.run(["tmux", *sock, "capture-pane", "-p", "-t", session],
-                                  capture_output=True, text=True, check=True).stdout
-
-        def wait_for(text: str) -> str:
-            end = time.monotonic() + 60
-            screen = ""
-            while time.monotonic() < end:
-                screen = pane()
-                if text in screen:
-                    return screen
-                time.sleep(0.2)
-            raise AssertionError(f"{text!r} not on the screen:\n{screen}")
-
         wait_for("READY$")
         keys(f"{sys.executable} -m kdump browse {damaged['dir']}; echo EXIT=$?", "Enter")
         screen = wait_for("70 records  2 errors")
@@ -551,7 +530,7 @@ def test_in_a_real_terminal(damaged: dict[str, Any], tmp_path: Path,
         assert screen.rstrip().endswith("READY$")  # the shell's prompt again: restored
         assert "kdump browse: log dirs" not in screen
     finally:
-        subprocess.run(["tmux", *sock, "kill-server"], capture_output=True)
+        t.close()
 
 
 def test_a_bad_config_is_exit_2_before_the_screen(sample_dir: Path) -> None:

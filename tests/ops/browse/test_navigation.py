@@ -10,10 +10,8 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +26,11 @@ from kdump.ops.find import find_offset
 from kdump.ops.verify_crc import VerifyOptions, verify_crc
 from kdump.tui.app import BrowseApp, PartitionScreen, TreeScreen
 from kdump.tui.widgets import DetailScreen
-from tests.conftest import subprocess_env
 from tests.ops.browse.test_browse import damaged, label_of, positions, settle  # noqa: F401
 from tests.support import writer as w
 from tests.support.browser import require_tool
 from tests.support.segments import PartitionWriter
+from tests.support.terminal import Terminal
 
 SEG = "00000000000000000000.log"
 ROOT = Path(__file__).resolve().parents[3]
@@ -531,45 +529,11 @@ def test_locating_a_flipped_bit_says_it_stopped_at_its_limit(tmp_path: Path) -> 
 TMUX = shutil.which("tmux")
 
 
-class Terminal:
-    """A tmux session of its own (its own server socket) running bash."""
-
-    def __init__(self, size: tuple[int, int]) -> None:
-        self.session = f"kdump-nav-{os.getpid()}-{size[0]}"
-        self.sock = ["-L", f"kdump-nav-{os.getpid()}-{size[0]}"]
-        env = subprocess_env()
-        env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-        env.pop("TMUX", None)
-        subprocess.run(["tmux", *self.sock, "new-session", "-d", "-s", self.session,
-                        "-x", str(size[0]), "-y", str(size[1]), "-c", str(ROOT),
-                        "env PS1='READY$ ' bash --norc --noprofile"], env=env, check=True)
-
-    def keys(self, *k: str) -> None:
-        subprocess.run(["tmux", *self.sock, "send-keys", "-t", self.session, *k], check=True)
-
-    def pane(self) -> str:
-        return subprocess.run(["tmux", *self.sock, "capture-pane", "-p", "-t", self.session],
-                              capture_output=True, text=True, check=True).stdout
-
-    def wait_for(self, text: str) -> str:
-        end = time.monotonic() + 60
-        screen = ""
-        while time.monotonic() < end:
-            screen = self.pane()
-            if text in screen:
-                return screen
-            time.sleep(0.2)
-        raise AssertionError(f"{text!r} not on the screen:\n{screen}")
-
-    def close(self) -> None:
-        subprocess.run(["tmux", *self.sock, "kill-server"], capture_output=True)
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)])
 def test_keys_in_a_real_terminal(wide: Path, size: tuple[int, int]) -> None:
     require_tool("tmux", TMUX, ".ci/run installs Debian's tmux package")
-    t = Terminal(size)
+    t = Terminal("nav", size)
     try:
         t.wait_for("READY$")
         t.keys(f"{sys.executable} -m kdump browse {wide}; echo EXIT=$?", "Enter")
@@ -601,7 +565,7 @@ def test_an_internal_error_in_a_real_terminal_exit_2_one_line(sample_dir: Path,
             "from kdump.cli import main; main(['browse', sys.argv[1]])\n")
     script = tmp_path / "boom.py"
     script.write_text(code)
-    t = Terminal((80, 24))
+    t = Terminal("nav-error", (80, 24))
     try:
         t.wait_for("READY$")
         t.keys(f"{sys.executable} {script} {sample_dir / 'orders-0'} 2>/dev/stdout; "

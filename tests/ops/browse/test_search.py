@@ -515,43 +515,16 @@ TMUX = shutil.which("tmux")
 def test_search_and_findings_in_a_real_terminal(shop_damaged: dict[str, Any],
                                                 size: tuple[int, int]) -> None:
     """/ n N f v in tmux, keys sent in bursts as a person typing over SSH."""
-    import os
-    import subprocess
     import sys
     import time
 
-    from tests.conftest import subprocess_env
     from tests.support.browser import require_tool
+    from tests.support.terminal import Terminal
 
     require_tool("tmux", TMUX, ".ci/run installs Debian's tmux package")
-    root = Path(__file__).resolve().parents[3]
-    session = f"kdump-search-{os.getpid()}-{size[0]}"
-    env = subprocess_env()
-    env["PYTHONPATH"] = str(root) + os.pathsep + env.get("PYTHONPATH", "")
-    env.pop("TMUX", None)
-    env.pop("TERM_PROGRAM", None)
-    sock = ["-L", f"kdump-search-{os.getpid()}-{size[0]}"]
-    subprocess.run(["tmux", *sock, "new-session", "-d", "-s", session, "-x", str(size[0]),
-                    "-y", str(size[1]),
-                    "env PS1='READY$ ' bash --norc --noprofile"], env=env, check=True)
+    t = Terminal("search", size)
+    keys, wait_for = t.keys, t.wait_for
     try:
-        def keys(*k: str) -> None:
-            subprocess.run(["tmux", *sock, "send-keys", "-t", session, *k], check=True)
-
-        def pane() -> str:
-            return subprocess.run(["tmux", *sock, "capture-pane", "-p", "-t", session],
-                                  capture_output=True, text=True, check=True).stdout
-
-        def wait_for(text: str) -> str:
-            end = time.monotonic() + 60
-            screen = ""
-            while time.monotonic() < end:
-                screen = pane()
-                if text in screen:
-                    return screen
-                time.sleep(0.2)
-            raise AssertionError(f"{text!r} not on the screen:\n{screen}")
-
         wait_for("READY$")
         keys(f"{sys.executable} -m kdump browse --no-check {shop_damaged['dir']}; echo EXIT=$?",
              "Enter")
@@ -580,7 +553,7 @@ def test_search_and_findings_in_a_real_terminal(shop_damaged: dict[str, Any],
         screen = wait_for("EXIT=0")
         assert screen.rstrip().endswith("READY$")
     finally:
-        subprocess.run(["tmux", *sock, "kill-server"], capture_output=True)
+        t.close()
 
 
 def test_a_large_value_is_rendered_in_part_and_too_large_to_copy(
