@@ -17,7 +17,8 @@ file descriptor opened ``O_NOATIME``); nothing here is on that path.  URLs
   seconds (``--remote-timeout``), enforced around the call for the asynchronous backends
   (s3fs, gcsfs, adlfs), with S3's connect and read timeouts and botocore's attempts set
   by kdump unless the store's own configuration sets them (``AWS_MAX_ATTEMPTS``,
-  ``max_attempts`` in the profile); so a silent endpoint (a hung proxy, a black-holed
+  ``max_attempts`` in the profile), and with no retry below kdump (botocore's or s3fs's)
+  when the bound is shorter than one read timeout; so a silent endpoint (a hung proxy, a black-holed
   VPC endpoint) or one answering 500 to everything gives one line within that bound;
 * no credential, signature, token or query string reaches a message: every reason and
   URL kdump reports goes through :func:`scrub` (the secrets of the environment are
@@ -234,7 +235,10 @@ def filesystem(url: str) -> tuple[Any, str]:
                 raise InputError(f"cannot open the {scheme}:// filesystem: {_reason(e)}",
                                  path=display_url(url)) from None
             if protocol == "s3" and hasattr(fs, "retries"):
-                fs.retries = S3FS_RETRIES  # s3fs's own retries of a request, on top of botocore's
+                # s3fs's own retries of a request, on top of botocore's: none when one
+                # attempt must fit the budget (s3fs retries a read timeout 0.1 s later,
+                # a new connection while kdump is saying the timeout; see _bounded)
+                fs.retries = S3FS_RETRIES if _retries_fit() else 1
             _fs_cache[key] = fs
     inner = inner.rstrip("/") or inner
     return fs, inner
@@ -255,10 +259,16 @@ def _bounded(protocol: str, options: dict[str, Any]) -> dict[str, Any]:
         # blocking call stops waiting, its coroutine goes on), so botocore's retry would
         # open a new connection while kdump is saying the timeout: one attempt then
         # (kdump's own retries, within the budget, still retry what is transient)
-        attempts = S3_MAX_ATTEMPTS if _timeout > S3_READ_TIMEOUT else 1
+        attempts = S3_MAX_ATTEMPTS if _retries_fit() else 1
         config["retries"] = {"max_attempts": attempts,
                              "mode": os.environ.get("AWS_RETRY_MODE") or "standard"}
     return {**options, "config_kwargs": config}
+
+
+def _retries_fit() -> bool:
+    """Whether a request that timed out can be tried again within the budget: only when
+    the budget is longer than one read timeout."""
+    return _timeout > S3_READ_TIMEOUT
 
 
 def _store_sets_attempts() -> bool:

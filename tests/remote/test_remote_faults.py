@@ -15,6 +15,7 @@ import base64
 import socket
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -150,6 +151,37 @@ def test_a_silent_endpoint_under_a_segment_read(s3: s3server.S3Server, silent: S
     assert r.rc == 2 and len(silent.conns) == 1, (len(silent.conns), r.lines)
     no_secret(r, s3.secret, s3.key_id)
     assert len(r.lines) == 1 and url in r.lines[0] and "timeout; 2 s" in r.lines[0], r.lines
+
+
+def test_a_request_given_up_is_not_tried_again_behind_kdump(s3: s3server.S3Server,
+                                                             silent: SilentServer,
+                                                             monkeypatch: pytest.MonkeyPatch
+                                                             ) -> None:
+    """In one process, so that its exit cannot hide a retry: once kdump has said the
+    timeout, no layer below (botocore's attempts, s3fs's retries) opens a second
+    connection for that request (CI once saw two, s3fs retrying 0.1 s after botocore's
+    read timeout while the process was exiting)."""
+    from kdump import fs
+    from kdump.errors import InputError
+
+    for k, v in creds(s3, silent.endpoint).items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.delenv("AWS_MAX_ATTEMPTS", raising=False)
+    fs.set_remote_timeout(2)
+    try:
+        # no layer may retry behind a budget shorter than one read timeout
+        store = fs.filesystem(f"s3://kdump-test/faults/{SEGMENT}")[0]
+        assert store.retries == 1  # s3fs's
+        assert store.config_kwargs["retries"]["max_attempts"] == 1  # botocore's
+        with pytest.raises(InputError, match="timeout; 2 s"):
+            fs.remote_info(f"s3://kdump-test/faults/{SEGMENT}")
+        for _ in range(30):  # 3 s: past botocore's 2 s read timeout and s3fs's 0.1 s wait
+            if len(silent.conns) > 1:
+                break
+            time.sleep(0.1)
+        assert len(silent.conns) == 1, silent.conns
+    finally:
+        fs.set_remote_timeout(fs.REMOTE_TIMEOUT)
 
 
 def test_http_500_everywhere_gives_up_in_bounded_time(s3: s3server.S3Server) -> None:
