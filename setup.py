@@ -23,6 +23,7 @@ setup(
             # (kdump/_speedups.h lists them)
             sources=["kdump/_speedups.c", "kdump/_speedups_walk.c", "kdump/_speedups_crc.c",
                      "kdump/_speedups_writers.c", "kdump/_speedups_runs.c",
+                     "kdump/_speedups_reads.c",
                      "kdump/_speedups_packed.c", "kdump/_speedups_timeline.c"],
             depends=["kdump/_speedups.h", "kdump/_layouts.h"],
             optional=os.environ.get("KDUMP_REQUIRE_NATIVE", "0") in ("", "0"),

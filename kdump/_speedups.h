@@ -10,6 +10,8 @@
  *   _speedups_crc.c      CRC-32C and CRC-32 (one slicing-by-8 routine for both)
  *   _speedups_writers.c  dump's text and JSON Lines writers (records and batch lines)
  *   _speedups_runs.c     runs of whole batches: verify-crc's and size-report's walks
+ *   _speedups_reads.c    a log file's reads for them: pread stretches, the read-ahead
+ *                        thread, verify-crc's walk of a file (over two threads)
  *   _speedups_packed.c   kdump export's packed columns
  *   _speedups_timeline.c kdump timeline: a partition change's event, the replay's callback,
  *                        an event's JSON line
@@ -226,6 +228,29 @@ void crc_init(void);
 extern uint32_t (*crc32c_impl)(uint32_t crc, const unsigned char *p, size_t n);
 /* zlib.crc32 of p[0:n] */
 uint32_t crc32_ieee(const unsigned char *p, size_t n);
+
+/* ---------------------------------------------------------------------------------
+ * verify-crc's walk (_speedups_runs.c) and its reads of a file (_speedups_reads.c)
+ * --------------------------------------------------------------------------------- */
+/* What a walk has consumed so far. */
+typedef struct {
+    int64_t pos, batches, records, last;
+} VProgress;
+/* The walk over d (the bytes from position ``origin``) from p->pos while a whole batch
+ * lies before ``stop`` and starts before ``soft``; ``checked``: the CRCs were checked
+ * already (verify_split).  -1 on a Python error (the GIL released: *ts), 0 otherwise. */
+int verify_walk(const unsigned char *d, int64_t origin, int64_t stop, int64_t soft,
+                int have_prev, int64_t prev_last, int have_base, int64_t segment_base, int deep,
+                int checked, int gaps, int64_t headers_max, int64_t max_batch_bytes,
+                PyObject *decompress, PyThreadState **ts, VProgress *p);
+/* The same walk over the file ``fd``, which it reads itself (verify_run's file mode). */
+int verify_file(int fd, int64_t stop, int64_t soft, int have_prev, int64_t prev_last,
+                int have_base, int64_t segment_base, int deep, int gaps, int64_t headers_max,
+                int64_t max_batch_bytes, PyObject *decompress, int64_t chunk, int read_ahead,
+                PyThreadState **ts, VProgress *p);
+/* ``n`` bytes at ``pos`` of ``fd`` into ``to``, EINTR retried: fewer at the file's end
+ * (it shrank) or on an error, a short read. */
+int64_t pread_full(int fd, unsigned char *to, int64_t n, int64_t pos);
 
 /* ---------------------------------------------------------------------------------
  * The entry points, one per name in the method table (_speedups.c)

@@ -3,9 +3,9 @@
  * verify-crc's walk (verify_run), size-report's accounting (size_run) and the header
  * walk's runs of batches that change nothing (header_run: kdump timeline).
  *
- * Size: about 1,050 lines, as it is one family: the walks over runs of whole batches,
- * sharing the batch checks, and the file reads (pread, a read-ahead thread) that feed
- * verify_run's walk without Python between stretches (issue 49).
+ * Size: about 800 lines, as it is one family: the walks over runs of whole batches,
+ * sharing the batch checks.  The file reads that feed verify_run's walk without Python
+ * between stretches (issue 49) are in _speedups_reads.c.
  *
  * Each entry point's pure-Python twin is named in _speedups.c's table; shared
  * declarations are in _speedups.h.
@@ -244,281 +244,15 @@ verify_legacy_message(const unsigned char *b, int64_t total, int magic)
     return pos != total;
 }
 
-/* ---------------------------------------------------------------------------------
- * verify_run's file mode (issue 49): ``data`` is a file descriptor and the positions
- * are the file's.  The walk reads the file itself, with pread, a ``chunk`` stretch at a
- * time into page-aligned buffers, so that no Python runs between stretches; where the
- * range is longer than two stretches, a POSIX thread (no GIL) reads the next stretch
- * into a second buffer while this one is walked, so that on two cores the copy from the
- * page cache costs no time of its own.  A batch cut by a stretch's end is carried to the
- * front of the next (up to a stretch; a larger one is read whole).
- *
- * Why not map the file (zero copy)?  Measured on this project's machine (bench/README.md,
- * issue 49): making and tearing down the page-table entries of a 512 MB mapping (4 KiB
- * pages) costs more CPU (0.045 s + 0.020 s) than copying it from the page cache into a
- * buffer that stays in the CPU's cache (0.049 s), and the walk over a mapping then
- * reads memory rather than cache; a mapping would also turn a file truncated under a
- * live broker into SIGBUS.  pread makes that a short read: the walk ends there and
- * Python reads that batch again and says what it is.
- * --------------------------------------------------------------------------------- */
-#include <errno.h>
-#include <pthread.h>
-#include <unistd.h>
-
-/* One buffer: the file's bytes from ``start`` are at mem[off:off+len]; reads land at
- * mem[head:], so up to ``head`` bytes (one stretch) can be put in front of them. */
-typedef struct {
-    unsigned char *mem;
-    int64_t head, cap, off, start, len, wanted;
-} Stretch;
-
-/* The read-ahead thread and its one request (under mu). */
-typedef struct {
-    int fd;
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    int has_request, has_result, quit;
-    Stretch *target;
-    int64_t got;
-} Reader;
-
-static int
-stretch_reserve(Stretch *st, int64_t n)
-{
-    void *mem;
-    if (st->head + n <= st->cap)
-        return 0;
-    if (posix_memalign(&mem, 4096, (size_t)(st->head + n)) != 0)
-        return -1;
-    free(st->mem);
-    st->mem = mem;
-    st->cap = st->head + n;
-    return 0;
-}
-
-static int64_t
-pread_full(int fd, unsigned char *to, int64_t n, int64_t pos)
-{
-    int64_t got = 0;
-    while (got < n) {
-        ssize_t k = pread(fd, to + got, (size_t)(n - got), (off_t)(pos + got));
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break; /* the end (the file shrank) or an error: a short read */
-        got += k;
-    }
-    return got;
-}
-
-/* Read ``n`` bytes at ``pos`` into st now (fewer: a short read). */
-static void
-stretch_fill(Stretch *st, int fd, int64_t pos, int64_t n)
-{
-    st->off = st->head;
-    st->start = pos;
-    st->len = 0;
-    st->wanted = n;
-    if (stretch_reserve(st, n) != 0)
-        return; /* no memory: nothing held, the walk ends */
-    st->len = pread_full(fd, st->mem + st->head, n, pos);
-}
-
-static void *
-reader_main(void *arg)
-{
-    Reader *r = (Reader *)arg;
-    pthread_mutex_lock(&r->mu);
-    for (;;) {
-        Stretch *st;
-        int64_t got;
-        while (!r->has_request && !r->quit)
-            pthread_cond_wait(&r->cv, &r->mu);
-        if (r->quit)
-            break;
-        r->has_request = 0;
-        st = r->target;
-        pthread_mutex_unlock(&r->mu);
-        got = pread_full(r->fd, st->mem + st->head, st->wanted, st->start);
-        pthread_mutex_lock(&r->mu);
-        r->got = got;
-        r->has_result = 1;
-        pthread_cond_broadcast(&r->cv);
-    }
-    pthread_mutex_unlock(&r->mu);
-    return NULL;
-}
-
-static int
-reader_start(Reader *r, int fd)
-{
-    memset(r, 0, sizeof *r);
-    r->fd = fd;
-    if (pthread_mutex_init(&r->mu, NULL) != 0)
-        return -1;
-    if (pthread_cond_init(&r->cv, NULL) != 0) {
-        pthread_mutex_destroy(&r->mu);
-        return -1;
-    }
-    if (pthread_create(&r->thread, NULL, reader_main, r) != 0) {
-        pthread_cond_destroy(&r->cv);
-        pthread_mutex_destroy(&r->mu);
-        return -1;
-    }
-    return 0;
-}
-
-/* Ask for ``n`` bytes at ``pos`` into st (its memory holds head + n). */
-static void
-reader_request(Reader *r, Stretch *st, int64_t pos, int64_t n)
-{
-    st->off = st->head;
-    st->start = pos;
-    st->len = 0;
-    st->wanted = n;
-    pthread_mutex_lock(&r->mu);
-    r->target = st;
-    r->has_request = 1;
-    pthread_cond_broadcast(&r->cv);
-    pthread_mutex_unlock(&r->mu);
-}
-
-static int64_t
-reader_wait(Reader *r)
-{
-    int64_t got;
-    pthread_mutex_lock(&r->mu);
-    while (!r->has_result)
-        pthread_cond_wait(&r->cv, &r->mu);
-    r->has_result = 0;
-    got = r->got;
-    pthread_mutex_unlock(&r->mu);
-    return got;
-}
-
-static void
-reader_stop(Reader *r)
-{
-    pthread_mutex_lock(&r->mu);
-    r->quit = 1;
-    pthread_cond_broadcast(&r->cv);
-    pthread_mutex_unlock(&r->mu);
-    pthread_join(r->thread, NULL);
-    pthread_cond_destroy(&r->cv);
-    pthread_mutex_destroy(&r->mu);
-}
-
-/* The batch at ``pos`` needs more bytes than st holds: how many from ``pos`` in all (0: it
- * is whole, or its header already says the walk has something to report about it). */
-static int64_t
-stretch_wants(const Stretch *st, int64_t pos, int64_t max_batch_bytes)
-{
-    const unsigned char *b = st->mem + st->off + (pos - st->start);
-    int64_t held = st->start + st->len - pos, size, total;
-    if (held < KL_HEADER_SIZE_UP_TO_MAGIC)
-        return KL_RECORD_BATCH_OVERHEAD;
-    size = be32(b + KL_V2_LENGTH_OFFSET);
-    total = KL_LOG_OVERHEAD + size;
-    if (size < KL_RECORD_OVERHEAD_V0 || total > max_batch_bytes + KL_RECORD_BATCH_OVERHEAD)
-        return 0;
-    if (b[KL_MAGIC_OFFSET] == 2 && held < KL_RECORD_BATCH_OVERHEAD)
-        return total > KL_RECORD_BATCH_OVERHEAD ? total : KL_RECORD_BATCH_OVERHEAD;
-    return total > held ? total : 0;
-}
-
-/* What a walk has consumed so far. */
-typedef struct {
-    int64_t pos, batches, records, last;
-} VProgress;
-
-static int verify_walk(const unsigned char *d, int64_t start, int64_t stop, int64_t soft,
-                       int have_prev, int64_t prev_last, int have_base, int64_t segment_base,
-                       int deep, int gaps, int64_t headers_max, int64_t max_batch_bytes,
-                       PyObject *decompress, PyThreadState **ts, VProgress *p);
-
-/* The walk over the file ``fd`` from p->pos up to ``stop`` (batches starting before
- * ``soft``).  -1 on a Python error (the GIL released: *ts). */
-static int
-verify_file(int fd, int64_t stop, int64_t soft, int have_prev, int64_t prev_last, int have_base,
-            int64_t segment_base, int deep, int gaps, int64_t headers_max,
-            int64_t max_batch_bytes, PyObject *decompress, int64_t chunk, int read_ahead,
-            PyThreadState **ts, VProgress *p)
-{
-    Stretch a = {NULL, chunk, 0, 0, 0, 0, 0}, b = {NULL, chunk, 0, 0, 0, 0, 0};
-    Stretch *cur = &a, *spare = &b, *t;
-    Reader reader;
-    int rc = 0, ahead = 0, pending = 0;
-    int64_t pos = p->pos, n = stop - pos < chunk ? stop - pos : chunk;
-
-    if (read_ahead && stop - pos > 2 * chunk && stretch_reserve(&b, chunk) == 0 &&
-        reader_start(&reader, fd) == 0)
-        ahead = 1;
-    stretch_fill(cur, fd, pos, n);
-    for (;;) {
-        int64_t end = cur->start + cur->len, want, tail;
-        if (ahead && !pending && cur->len == cur->wanted && end < stop) {
-            reader_request(&reader, spare, end, stop - end < chunk ? stop - end : chunk);
-            pending = 1;
-        }
-        if (end - pos >= KL_HEADER_SIZE_UP_TO_MAGIC) {
-            rc = verify_walk(cur->mem + cur->off, cur->start, end, soft < end ? soft : end,
-                             have_prev || p->batches, p->batches ? p->last : prev_last, have_base,
-                             segment_base, deep, gaps, headers_max, max_batch_bytes, decompress,
-                             ts, p);
-            pos = p->pos;
-            if (rc < 0 || pos >= soft || stop - pos < KL_HEADER_SIZE_UP_TO_MAGIC)
-                break;
-            want = stretch_wants(cur, pos, max_batch_bytes);
-            if (want == 0)
-                break; /* something to report: Python's */
-        }
-        else
-            want = KL_RECORD_BATCH_OVERHEAD;
-        if (end >= stop || cur->len < cur->wanted)
-            break; /* cut by the end, or the file ended short: Python's */
-        tail = end - pos;
-        if (pending) {
-            int64_t got = reader_wait(&reader);
-            pending = 0;
-            if (tail <= spare->head && spare->start == end) { /* carry the tail in front */
-                memcpy(spare->mem + spare->head - tail, cur->mem + cur->off + (pos - cur->start),
-                       (size_t)tail);
-                spare->off = spare->head - tail;
-                spare->start = pos;
-                spare->len = tail + got;
-                spare->wanted += tail;
-                t = cur;
-                cur = spare;
-                spare = t;
-                continue;
-            }
-        }
-        /* larger than a stretch can carry: read it whole now */
-        n = want > chunk ? want : chunk;
-        stretch_fill(cur, fd, pos, stop - pos < n ? stop - pos : n);
-        if (cur->len < KL_HEADER_SIZE_UP_TO_MAGIC)
-            break;
-    }
-    if (ahead) {
-        if (pending)
-            (void)reader_wait(&reader);
-        reader_stop(&reader);
-    }
-    free(a.mem);
-    free(b.mem);
-    return rc;
-}
-
 /* The walk proper (see verify_run above): from p->pos while a whole batch lies before
  * ``stop`` and starts before ``soft``; ``d`` holds the bytes from position ``origin``.
  * Returns -1 on a Python error, 0 otherwise; *p holds what was consumed.  Called
  * without the GIL (*ts; taken back for ``decompress`` only). */
-static int
+int
 verify_walk(const unsigned char *d, int64_t origin, int64_t stop, int64_t soft, int have_prev,
-            int64_t prev_last, int have_base, int64_t segment_base, int deep, int gaps,
-            int64_t headers_max, int64_t max_batch_bytes, PyObject *decompress, PyThreadState **ts,
-            VProgress *p)
+            int64_t prev_last, int have_base, int64_t segment_base, int deep, int checked,
+            int gaps, int64_t headers_max, int64_t max_batch_bytes, PyObject *decompress,
+            PyThreadState **ts, VProgress *p)
 {
     int64_t pos = p->pos;
     int rc;
@@ -542,8 +276,8 @@ verify_walk(const unsigned char *d, int64_t origin, int64_t stop, int64_t soft, 
             if (gaps && (have_prev ? offset - 1 > prev_last : (have_base && offset > segment_base)))
                 break;
             stored = (uint32_t)be32(b + KL_V2_CRC_OFFSET);
-            if (crc32c_impl(0, b + KL_V2_ATTRIBUTES_OFFSET,
-                            (size_t)(total - KL_V2_ATTRIBUTES_OFFSET)) != stored)
+            if (!checked && crc32c_impl(0, b + KL_V2_ATTRIBUTES_OFFSET,
+                                        (size_t)(total - KL_V2_ATTRIBUTES_OFFSET)) != stored)
                 break;
             if (deep) {
                 int codec = b[KL_V2_ATTRIBUTES_OFFSET + 1] & KL_V2_COMPRESSION_MASK;
@@ -573,7 +307,8 @@ verify_walk(const unsigned char *d, int64_t origin, int64_t stop, int64_t soft, 
                 (have_prev ? offset - 1 > prev_last : (have_base && offset > segment_base)))
                 break;
             stored = (uint32_t)be32(b + KL_LEGACY_CRC_OFFSET);
-            if (crc32_ieee(b + KL_MAGIC_OFFSET, (size_t)(total - KL_MAGIC_OFFSET)) != stored)
+            if (!checked && crc32_ieee(b + KL_MAGIC_OFFSET, (size_t)(total - KL_MAGIC_OFFSET)) !=
+                                stored)
                 break;
             if (deep) {
                 if (b[KL_LEGACY_ATTRIBUTES_OFFSET] & KL_LEGACY_COMPRESSION_MASK)
@@ -661,7 +396,7 @@ sp_verify_run(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             soft = stop;
         ts = PyEval_SaveThread();
         failed = verify_walk((const unsigned char *)view.buf, 0, stop, soft, have_prev, prev_last,
-                             have_base, segment_base, deep, gaps, headers_max, max_batch_bytes,
+                             have_base, segment_base, deep, 0, gaps, headers_max, max_batch_bytes,
                              decompress, &ts, &progress) < 0;
         PyEval_RestoreThread(ts);
         PyBuffer_Release(&view);

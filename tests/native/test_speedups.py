@@ -895,6 +895,55 @@ def test_verify_native_reads_of_a_file_cut_short_during_the_walk(
 
 
 @native
+@pytest.mark.parametrize("fault", ["none", "records", "crc", "gap", "short"])
+@pytest.mark.parametrize("at", [3, 150, 299])
+def test_verify_native_reads_split_over_two_threads(tmp_path: Path, fault: str, at: int
+                                                   ) -> None:
+    """With ``deep`` and a thread reading ahead, the native reads split the walk (issue
+    49: verify_split in kdump/_speedups_reads.c): one thread reads and checks framing,
+    offsets and CRCs, the caller's walks the records of what it passed.  Whatever the
+    first fault and wherever it lies (a record fault under a right CRC, which only the
+    records' walk sees, while the other thread is stretches ahead; a CRC; a gap; the
+    file's end), the walk consumes exactly what the one-thread walk over the same bytes
+    in memory consumes, across stretches carried over (4096 bytes), batches larger
+    than a stretch and compressed batches (decompressed by Python, with the GIL)."""
+    from kdump.records.file_records import walk_decompress
+
+    assert speedups is not None
+    batches = []
+    for i in range(300):
+        large = i % 37 == 5  # larger than a 4096-byte stretch
+        n = 200 if large else 5
+        b = v2_batch(rich_records(n), base_offset=i * 1000, last_offset_delta=n - 1,
+                     codec=NONE if large else [NONE, NONE, NONE, GZIP, LZ4, ZSTD][i % 6])
+        if i == at and fault == "records":
+            b = _recrc_v2(v2_batch(rich_records(n), base_offset=i * 1000, records_count=n + 2))
+        elif i == at and fault == "crc":
+            b = b[:-1] + bytes([b[-1] ^ 1])
+        batches.append(b)
+    seg = b"".join(batches)  # offsets 0, 1000, ...: gaps, where the walk stops with ``gaps``
+    if fault == "short":
+        seg = seg[:sum(len(b) for b in batches[:at]) + 30]
+    log = tmp_path / "00000000000000000000.log"
+    log.write_bytes(seg)
+    gaps = fault == "gap"
+    big = max(len(b) for b in batches)
+    assert big > 4096
+    want = speedups.verify_run(seg, 0, len(seg), None, 0, True, 1 << 20, 1 << 20,
+                               walk_decompress, gaps)
+    fd = os.open(log, os.O_RDONLY)
+    try:
+        got = {ahead: speedups.verify_run(fd, 0, len(seg), None, 0, True, 1 << 20, 1 << 20,
+                                          walk_decompress, None, 4096, ahead, gaps)
+               for ahead in (True, False)}
+    finally:
+        os.close(fd)
+    assert got[True] == got[False] == want
+    stops = {"none": 300, "records": at, "crc": at, "gap": 1, "short": at}[fault]
+    assert want[1] == stops, want
+
+
+@native
 @pytest.mark.parametrize("ahead", [True, False])
 def test_verify_native_reads_stop_at_a_read_error(tmp_path: Path, ahead: bool) -> None:
     """A read that fails (EIO from a failing disk; here ESPIPE, a pipe's descriptor) ends
