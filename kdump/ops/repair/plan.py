@@ -14,6 +14,7 @@ evidence gains no file, not even an empty directory.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -250,10 +251,21 @@ def _logdir(path: str, target: str, others: list[str], metadata: Any = None) -> 
         rel = safe_name(name) if not target else os.path.join(target, safe_name(name))
         parts.append(((m.topic, m.partition, ""),
                       PartitionInput(m.directory, rel, part, path, in_logdir=True, missing=m)))
-    for a in verdict.absent:
-        # offsets proved written on it (this broker led the epoch another replica holds
-        # batches of): recreated as a gone directory is, from the proved range, so that
-        # they are never handed out again and --replica may fill them
+    parts += [((pin.name.topic, pin.name.partition, ""), pin)
+              for pin in recreated_absent(path, verdict.absent, target)]
+    ld.partitions = [p for _, p in sorted(parts, key=lambda x: x[0])]
+    return ld
+
+
+def recreated_absent(path: str, absent: Iterable[AbsentReplica], target: str = ""
+                     ) -> list[PartitionInput]:
+    """The replicas of the log dir ``path`` the KRaft metadata assigns here with no
+    directory and offsets proved written on them (this broker led the epoch another
+    replica holds batches of), as partitions to recreate as a gone directory is, from
+    the proved range, so that they are never handed out again and --replica may fill
+    them (``target``: the log dir's place in the copy); the others get no directory."""
+    out: list[PartitionInput] = []
+    for a in absent:
         part = parse_partition_dir(f"{a.topic}-{a.partition}")
         if a.written is None or part is None:
             continue
@@ -262,11 +274,10 @@ def _logdir(path: str, target: str, others: list[str], metadata: Any = None) -> 
                              r.witnesses, r)
         name = safe_name(f"{a.topic}-{a.partition}")
         rel = name if not target else os.path.join(target, name)
-        parts.append(((a.topic, a.partition, ""),
-                      PartitionInput(a.directory, rel, part, path, in_logdir=True, missing=m,
-                                     absent=a)))
-    ld.partitions = [p for _, p in sorted(parts, key=lambda x: x[0])]
-    return ld
+        out.append(PartitionInput(a.directory, rel, part, path, in_logdir=True, missing=m,
+                                  absent=a))
+    return out
 
 
-__all__ = ["LogDirInput", "PartitionInput", "RepairPlan", "check_into", "plan_repair"]
+__all__ = ["LogDirInput", "PartitionInput", "RepairPlan", "check_into", "plan_repair",
+           "recreated_absent"]

@@ -360,27 +360,72 @@ def what_repair_would_do(partition_dirs: list[str], max_batch_bytes: int = DEFAU
                 yield obj
 
 
-def with_repair_plans(findings: Iterable[Any], max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
-                      ) -> Iterator[Any]:
+def what_repair_would_do_absent(log_dirs: list[str], others: list[str], metadata: Any,
+                                max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES
+                                ) -> Iterator[dict[str, Any]]:
+    """For the report's findings: per log dir, the replicas the KRaft metadata
+    (``metadata``, the image's configs and placements verify-crc judged with) assigns to
+    its broker with no directory there, as ``kdump repair --dry-run`` names them: a
+    ``repair_absent`` each, and for one with offsets proved written on it, its
+    recreation's repair_dropped and repair_partition first (``others``: every log dir
+    given, as the verdict is judged)."""
+    from ..verdict import judge_log_dir
+    from .plan import recreated_absent
+
+    stage = Stage("", dry_run=True)
+    for logdir in sorted(set(log_dirs)):
+        v = judge_log_dir(logdir, [o for o in others if o != logdir], metadata=metadata)
+        if not v.absent:
+            continue
+        ctx = read_context(logdir)
+        ids = TopicIds([logdir], max_batch_bytes)
+        parts: dict[tuple[str, int], dict[str, Any]] = {}
+        for pin in recreated_absent(v.log_dir, v.absent):
+            for obj in repair_partition(pin, ctx, stage, _NoHashes(),
+                                        max_batch_bytes=max_batch_bytes, interval_option=None,
+                                        assumed="", topic_ids=ids):
+                if obj["type"] == "repair_partition":
+                    parts[(obj["topic"], obj["partition"])] = obj
+                if obj["type"] in ("repair_dropped", "repair_partition"):
+                    yield obj
+        yield from absent_objects(list(v.absent), [], parts)
+
+
+def with_repair_plans(findings: Iterable[Any], max_batch_bytes: int = DEFAULT_MAX_BATCH_BYTES,
+                      inputs: Iterable[str] = (), metadata: Any = None) -> Iterator[Any]:
     """verify-crc's objects as they come, then :func:`what_repair_would_do` for each local
     partition directory they found damage in (``kdump report``'s findings): a damaged log,
     or offsets lost with no log to blame (``data-lost`` on the partition directory: a
-    segment gone from the middle, a ``.log`` gone)."""
+    segment gone from the middle, a ``.log`` gone); then, for the log dirs where they
+    found a replica the KRaft metadata assigns with no directory (``assigned-absent``,
+    or ``data-lost`` where offsets are proved written on it),
+    :func:`what_repair_would_do_absent` (``inputs``: the paths given, ``metadata``: the
+    image verify-crc was given)."""
     from ...files.logdir import parse_partition_dir
     from ...findings import Problem
+    from ..verdict import log_dirs_of
 
     damaged: set[str] = set()
+    absent_in: set[str] = set()
     for found in findings:
-        if isinstance(found, Problem) and found.severity != "info" and found.path \
-                and "://" not in found.path:
-            if found.path.endswith(".log"):
+        if isinstance(found, Problem) and found.path and "://" not in found.path:
+            named = parse_partition_dir(os.path.basename(os.path.normpath(found.path)))
+            if found.kind in ("assigned-absent", "data-lost") and named is not None \
+                    and not os.path.isdir(found.path):
+                absent_in.add(os.path.dirname(os.path.normpath(found.path)))
+            if found.severity == "info":
+                pass
+            elif found.path.endswith(".log"):
                 damaged.add(os.path.dirname(found.path))
-            elif found.kind == "data-lost" and parse_partition_dir(
-                    os.path.basename(os.path.normpath(found.path))) is not None:
+            elif found.kind == "data-lost" and named is not None:
                 # the partition directory itself (a segment gone), or where it was
                 damaged.add(os.path.normpath(found.path))
         yield found
     yield from what_repair_would_do(sorted(damaged), max_batch_bytes)
+    if absent_in and metadata is not None:
+        yield from what_repair_would_do_absent(sorted(absent_in), log_dirs_of(list(inputs)),
+                                               metadata, max_batch_bytes)
 
 
-__all__ = ["InputHashes", "Repair", "RepairOptions", "what_repair_would_do", "with_repair_plans"]
+__all__ = ["InputHashes", "Repair", "RepairOptions", "what_repair_would_do",
+           "what_repair_would_do_absent", "with_repair_plans"]

@@ -481,7 +481,7 @@ def _sections(paths: list[str], opts: ReportOptions, started: float, files: list
 
     yield from with_repair_plans(verify_crc(paths, VerifyOptions(
         max_batch_bytes=opts.max_batch_bytes, policies=policies), opts.jobs),
-        opts.max_batch_bytes)
+        opts.max_batch_bytes, paths, policies.metadata if policies is not None else None)
     ReadCounter.new_pass()
     yield from verify_index(paths, VerifyIndexOptions(max_batch_bytes=opts.max_batch_bytes,
                                                       policies=policies), opts.jobs)

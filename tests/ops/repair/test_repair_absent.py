@@ -175,3 +175,44 @@ def test_offsets_proved_written_on_an_absent_replica_are_recreated_and_filled(
     # the other replica's files that prove the offsets written here are evidence: hashed
     hashed = {x["file"]: x["unchanged"] for x in of(items, "repair_input")}
     assert hashed[str(b2 / "a-0" / "leader-epoch-checkpoint")] is True
+
+
+def test_the_report_says_what_repair_would_do_about_absent_replicas(kdump: KdumpRunner,
+                                                                    tmp_path: Path) -> None:
+    """``kdump report`` over broker 1 (a-0, b-0, c-0, f-0 assigned there with no
+    directory) and broker 2 (a-0's offsets 10-19 in epoch 3, which broker 1 leads): its
+    findings section holds the ``repair_absent`` objects ``kdump repair`` makes of the same
+    log dirs, with the same kind, severity, words and lost offsets, and a-0's recreation
+    (its repair_partition) before them; the page shows them."""
+    ld = tmp_path / "ld"
+    assigning_logdir(ld)
+    b2 = broker2(tmp_path, [(0, 10, 0), (10, 10, 3)])
+    r = kdump("report", ld, b2, "--format", "json", watch=[ld, b2])
+    assert r.rc == 1, r.err
+    said = [json.loads(x) for x in r.out.splitlines()]
+    fixed = repair(kdump, [ld, b2], tmp_path / "out", "--dry-run")
+    want = of(objs(fixed), "repair_absent")
+    got = of(said, "repair_absent")
+    keys = ("log_dir", "topic", "partition", "input", "kind", "severity", "detail", "data_lost",
+            "lost_offsets", "replicas", "filled")
+    assert sorted([a[k] for k in keys] for a in got) == sorted([a[k] for k in keys] for a in want)
+    assert [(Path(a["log_dir"]).name, a["topic"], a["kind"], a["severity"], a["lost_offsets"])
+            for a in got] == [
+        # broker 2: the metadata assigns it b-0 to e-0, which it does not hold
+        ("b2", "b", "assigned-absent", "info", []), ("b2", "c", "assigned-absent", "info", []),
+        ("b2", "d", "assigned-absent", "info", []), ("b2", "e", "assigned-absent", "info", []),
+        ("ld", "a", "data-lost", "error", [[10, 19]]), ("ld", "b", "assigned-absent", "info", []),
+        ("ld", "c", "assigned-absent", "info", []), ("ld", "f", "assigned-absent", "warning", [])]
+    # the repair's copy puts broker 1's log dir under broker-1/; the report names the partition
+    assert [a["output"] for a in got] == [None] * 4 + ["a-0", None, None, None]
+    assert sorted(str(a["output"]) for a in want) == ["None"] * 7 + ["broker-1/a-0"]
+    [p] = [x for x in of(said, "repair_partition") if x["topic"] == "a"]
+    # an empty log over the proved offsets (no --replica to fill them), its next offset 20
+    assert (p["first_offset"], p["log_end_offset"], p["lost_offsets"]) == (None, 20, [[10, 19]])
+    page = tmp_path / "report.html"
+    h = kdump("report", ld, b2, "-o", page, watch=[ld, b2])
+    assert h.rc == 1, h.err
+    html = page.read_text()
+    assert "Replicas assigned with no directory: what <code>kdump repair</code> would do (8)" \
+        in html
+    assert "10–19" in html
