@@ -16,7 +16,10 @@ from ...files.logdir import KafkaFile
 from ...findings import Problem
 from ...protocol.definitions import RELEASES
 from ..compare_replicas.logdirs import LogDir
-from .config import MetadataConfigs
+from .config import MetadataConfigs, PolicyChange
+
+#: ConfigResource.Type.TOPIC's code in a ConfigRecord's resourceType
+TOPIC_RESOURCE = 2
 
 #: the release whose rules apply when nothing says which (the newest kdump knows)
 NEWEST = RELEASES[-1]
@@ -41,20 +44,30 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
             problems.append(Problem(d, None, "unreadable-file", e.message))
             continue
         where: dict[tuple[Any, ...], str] = {}
+        history: dict[str, list[PolicyChange]] = {}
 
-        def on_event(ev: Any, where: dict[tuple[Any, ...], str] = where) -> None:
+        def on_event(ev: Any, where: dict[tuple[Any, ...], str] = where,
+                     history: dict[str, list[PolicyChange]] = history) -> None:
             for c in ev.changes:
                 if c.key[0] == "config":
                     at = ev.committed_at if ev.committed_at is not None else ev.offset
                     where[c.key] = ("ConfigRecord in the snapshot" if at is None
                                     else f"ConfigRecord at offset {at}")
+                    if c.key[1] == TOPIC_RESOURCE and c.key[3] == "cleanup.policy":
+                        history.setdefault(str(c.key[2]), []).append(_policy_change(
+                            c.after, at, None if at is None else ev.timestamp,
+                            ev.record_type))
 
-        r = Replay(sources, on_event=on_event, max_batch_bytes=max_batch_bytes).run()
+        # from the earliest point the files allow (the log from offset 0, else the
+        # earliest snapshot it continues from), so that the configs' history reaches as
+        # far back as the log does; the image at its end is the same
+        r = Replay(sources, on_event=on_event, max_batch_bytes=max_batch_bytes,
+                   earliest=bool(sources.segments)).run()
         if best is None or (r.offset or -1) > (best[0].offset or -1):
-            best = (r, where, d)
+            best = (r, where, d, history)
     if best is None:
         return None, None, problems
-    r, where, d = best
+    r, where, d, history = best
     from ..replica_groups import log_dir_identity
 
     assignments: dict[tuple[str, int], list[int]] = {}
@@ -68,7 +81,8 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
                 "adding_replicas", "removing_replicas")}
     cfg = MetadataConfigs(source=f"{d} (to offset {r.offset})", assignments=assignments,
                           placements=placements,
-                          cluster_id=log_dir_identity(kfs.dirname(d)).cluster_id)
+                          cluster_id=log_dir_identity(kfs.dirname(d)).cluster_id,
+                          policy_history=history)
     for key, obj in r.image.objects.items():
         if key[0] != "config":
             continue
@@ -80,6 +94,17 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
     if feature is not None:
         level = int(feature["level"])
     return cfg, level, problems + [p for p in r.problems if p.is_failure]
+
+
+def _policy_change(after: dict[str, Any] | None, offset: int | None, timestamp: int | None,
+                   record_type: str) -> PolicyChange:
+    """A ``cleanup.policy`` change of the replay: ``after`` the config object (None: the
+    key removed, Kafka's default ``delete`` applies)."""
+    record = "".join(w.capitalize() for w in str(record_type).split("_"))
+    value = None if after is None else after.get("value")
+    if value is None:
+        return PolicyChange("delete", offset, timestamp, record, removed=True)
+    return PolicyChange(str(value), offset, timestamp, record)
 
 
 #: the last release with ZooKeeper mode (4.0 removed it: KIP-500); a ZooKeeper-era log

@@ -54,6 +54,7 @@ from .partition import (
 from .tail import judge_tail
 from .tracker import LostTracker
 from .witnesses import (
+    POLICY_CHANGED,
     UNKNOWN_POLICY,
     WITNESS_KINDS,
     LostRange,
@@ -69,6 +70,7 @@ from .witnesses import (
 __all__ = [
     "CHECKPOINT_WITNESSES",
     "COMPACTED_INTERNAL",
+    "POLICY_CHANGED",
     "TAIL_KINDS",
     "TAIL_PROBLEMS",
     "UNKNOWN_POLICY",

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
@@ -47,6 +47,15 @@ class Cleanup:
     compacted: bool
     source: str
     known: bool
+    #: a topic not compacted now that the KRaft metadata's history says was compacted
+    #: before: the words of its last compact period (``compact from ConfigRecord at offset
+    #: 3 until 2026-...Z (ConfigRecord at offset 12 set cleanup.policy=delete)``); None:
+    #: compacted now, or no compact period known
+    history: str | None = None
+    #: when that compact period ended: the time of the record that ended it (epoch ms,
+    #: the active controller's clock; None: not known) and its offset
+    compact_until: int | None = None
+    compact_until_offset: int | None = None
 
 
 def cleanup_of(directory: str, topic: str, partition: int,
@@ -64,6 +73,13 @@ def cleanup_of(directory: str, topic: str, partition: int,
             value, source = ["delete"], "default"
         if "compact" in value:
             return Cleanup(True, f"cleanup.policy={','.join(value)}, {source}", True)
+        ended = _compaction_ended(policies, topic)
+        if ended is not None:
+            # before the cleaner-offset-checkpoint: its entry outlives a switch to delete
+            # (LogCleanerManager.updateCheckpoints drops a partition's entry only when its
+            # log is deleted or moved: LogManager, 3.9-4.4)
+            return replace(ended, source=f"cleanup.policy={','.join(value)}, {source}; "
+                           f"{ended.history}")
         if compacted_by_cleaner(directory, topic, partition):
             return Cleanup(True, "cleaner-offset-checkpoint names it", True)
         known = policies.metadata is not None or not source.startswith("default") \
@@ -79,6 +95,24 @@ def cleanup_of(directory: str, topic: str, partition: int,
         return Cleanup(False, "cleanup.policy=delete: the log dir's cleaner-offset-checkpoint "
                        "does not name it (the cleaner never compacted it)", True)
     return Cleanup(False, "cleanup.policy=delete, Kafka's default", False)
+
+
+def _compaction_ended(policies: CleanupPolicies, topic: str) -> Cleanup | None:
+    """A topic the KRaft metadata's history says was compacted and is not now: its last
+    compact period, as a :class:`Cleanup` (source to be filled).  After the switch the
+    log cleaner takes the log no more (LogCleanerManager.grabFilthiestCompactedLog picks
+    only logs whose config is compact, 3.9-4.4), so the gaps it left are in the segments
+    it had cleaned by then."""
+    metadata = policies.metadata
+    ended = metadata.compaction_ended(topic) if metadata is not None else None
+    if ended is None:
+        return None
+    began, end = ended
+    setting = ("removed cleanup.policy (Kafka's default delete)" if end.removed
+               else f"set cleanup.policy={end.value}")
+    words = f"compact from {began.where} until {end.when} ({end.where} {setting})"
+    at = end.timestamp if end.timestamp is not None and end.timestamp >= 0 else None
+    return Cleanup(False, "", True, words, at, end.offset)
 
 
 def _cleaner_checkpoint_beside(directory: str) -> bool:
