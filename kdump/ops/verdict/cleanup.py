@@ -49,8 +49,8 @@ class Cleanup:
     known: bool
     #: a topic not compacted now that the KRaft metadata's history says was compacted
     #: before: the words of its last compact period (``compact from ConfigRecord at offset
-    #: 3 until 2026-...Z (ConfigRecord at offset 12 set cleanup.policy=delete)``); None:
-    #: compacted now, or no compact period known
+    #: 3 until 2026-...Z, when ConfigRecord at offset 12 set cleanup.policy=delete``);
+    #: None: compacted now, or no compact period known
     history: str | None = None
     #: when that compact period ended: the time of the record that ended it (epoch ms,
     #: the active controller's clock; None: not known) and its offset
@@ -110,7 +110,7 @@ def _compaction_ended(policies: CleanupPolicies, topic: str) -> Cleanup | None:
     began, end = ended
     setting = ("removed cleanup.policy (Kafka's default delete)" if end.removed
                else f"set cleanup.policy={end.value}")
-    words = f"compact from {began.where} until {end.when} ({end.where} {setting})"
+    words = f"compact from {began.where} until {end.when}, when {end.where} {setting}"
     at = end.timestamp if end.timestamp is not None and end.timestamp >= 0 else None
     return Cleanup(False, "", True, words, at, end.offset)
 

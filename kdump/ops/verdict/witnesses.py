@@ -418,17 +418,18 @@ class PartitionWitnesses:
                 f"{_iso(s.max_timestamp)}, its time index's last entry): the cleaner never "
                 "cleaned it")))
         else:
-            why = (f"{POLICY_CHANGED} ({history}); the log "
-                   "cleaner removed records from the segments it had closed by then")
+            why = f"{POLICY_CHANGED} ({history}): the log cleaner's, "
             if unknown:
-                why += (" (no largest timestamp read for "
-                        + ("the change" if until is None else
-                           "segment " + ", ".join(str(s.base) for s in touched
-                                                  if s.max_timestamp is None))
-                        + ": judged on the policy history alone)")
+                blind = [str(s.base) for s in touched if s.max_timestamp is None]
+                why += ("judged on the policy history alone (no time for the change)"
+                        if until is None or not blind else
+                        "judged on the policy history alone (no largest timestamp read for "
+                        f"segment{'s' if len(blind) > 1 else ''} {', '.join(blind)})")
             else:
-                why += (" (every segment it lies in holds records older than the change: "
-                        "producers' or brokers' clocks against the controllers')")
+                why += ("in segments closed before the change (largest timestamp "
+                        + ", ".join(f"{_iso(s.max_timestamp)} in segment {s.base}"
+                                    for s in touched)
+                        + "; the producers' or brokers' clock against the controllers')")
             out.append(LostRange(a, cut, ws, why))
         if cut < b:  # at or above the active segment's base: the cleaner never goes there
             out.append(LostRange(cut + 1, b, _proving(cut + 1, b, own)))
