@@ -691,3 +691,18 @@ def test_offsets_another_replica_holds_in_the_epoch_this_broker_led(
         [node] = [t for t in tree if t.path == str(ld)]
         assert [(Path(p.path).name, str(p.kind), str(p.severity)) for p in node.problems] == [
             (Path(p["file"]).name, p["kind"], p["severity"]) for p in mine]
+
+
+@pytest.mark.parametrize(("build", "lost"), [(policy_changed_cleaned, []),
+                                             (policy_changed_after, [75])])
+def test_timeline_judges_gaps_by_the_policy_history(kdump: KdumpRunner, tmp_path: Path,
+                                                    build: Callable[[Path], None],
+                                                    lost: list[int]) -> None:
+    """kdump timeline's data-lost events are the verdict's: none for a gap the cleaner
+    left before the topic's policy changed from compact, one for a gap in a segment
+    written after the change."""
+    ld = tmp_path / "ld"
+    build(ld)
+    rc, objs = _json(kdump, "timeline", ld)
+    assert [o["offset"] for o in objs if o.get("kind") == "data-lost"] == lost
+    assert rc == (1 if lost else 0)

@@ -50,6 +50,7 @@ from .partition import (
     gap_lost,
     held_pieces,
     judge_partition,
+    take_cleanup,
 )
 from .tail import judge_tail
 from .tracker import LostTracker
@@ -105,5 +106,6 @@ __all__ = [
     "lost_problem",
     "partition_witnesses",
     "replica_log_end",
+    "take_cleanup",
     "witnesses_of",
 ]

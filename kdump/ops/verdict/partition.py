@@ -390,4 +390,5 @@ __all__ = [
     "gap_lost",
     "held_pieces",
     "judge_partition",
+    "take_cleanup",
 ]
