@@ -11,6 +11,11 @@ cleaner-offset-checkpoint entry for the partition (the cleaner checkpoints only 
 logs it compacted: LogCleanerManager.updateCheckpoints); the configs Kafka creates its
 own topics with (GroupCoordinator, TransactionStateManager: ``compact``); Kafka's
 default ``delete`` (``known`` False: a compacted override kept elsewhere is possible).
+A topic not compacted now that the KRaft metadata's history
+(:attr:`kdump.ops.topics.config.MetadataConfigs.policy_history`) says was compacted
+before carries that compact period and when it ended (``Cleanup.history``,
+``compact_until``): the gaps the cleaner left in the segments it had closed by then are
+its own (:meth:`kdump.ops.verdict.witnesses.PartitionWitnesses.lost_ranges`).
 
 :class:`CleanupPolicies` holds what a command was given (``--config``, the metadata);
 :func:`log_cleanup` is the same decision for one log when a command was given none (its

@@ -45,7 +45,9 @@ since 2.8):
   are contiguous (the next one starts where the last one ended); the log cleaner
   removes records of a compacted topic's closed segments, so gaps there are
   information (``LogCleaner.cleanSegments``; it never cleans the active segment:
-  ``LogCleanerManager`` bounds the cleanable range by its base offset).
+  ``LogCleanerManager`` bounds the cleanable range by its base offset); so are those of a
+  topic compacted until its policy changed, in the segments whose records all predate
+  the change (``PartitionWitnesses._judge_changed``).
 * ``txnindex``: an aborted transaction's last offset is its abort marker's offset
   (``LogSegment.updateTxnIndex`` → ``TransactionIndex.append``): written.
 * ``replica``: another broker of the same cluster (``cluster.id`` of meta.properties),
