@@ -203,3 +203,15 @@ def test_the_active_segment_is_never_the_cleaner_s(tmp_path: Path) -> None:
     [(kind, severity, lost, words)] = _judged(d, 125)
     assert (kind, severity, lost) == ("data-lost", "error", [125, 129])
     assert "compacted" not in words
+
+
+def test_the_history_outweighs_a_cleaner_checkpoint_entry(tmp_path: Path) -> None:
+    """The cleaner-offset-checkpoint keeps a log's entry after its policy leaves compact
+    (LogCleanerManager.updateCheckpoints drops it only when the log is deleted or moved):
+    the history says when compaction ended, and a gap written after it is lost."""
+    d = _partition(tmp_path / "ld", 75)
+    (d.parent / "cleaner-offset-checkpoint").write_bytes(w.offset_checkpoint([("t", 0, 50)]))
+    c = cleanup_of(str(d), "t", 0, CleanupPolicies.for_inputs([str(d.parent)]))
+    assert (c.compacted, c.history) == (False, HISTORY)
+    assert [(kind, lost) for kind, _sev, lost, _words in _judged(d, 75)] == [
+        ("data-lost", [75, 79])]
