@@ -30,7 +30,8 @@ REMOTE_METADATA_TOPIC = "__remote_log_metadata"
 def read_metadata(files: list[KafkaFile], max_batch_bytes: int
               ) -> tuple[MetadataConfigs | None, int | None, list[Problem]]:
     """The dynamic configs of the fullest ``__cluster_metadata`` replica among the
-    inputs, where each was set, and its metadata.version."""
+    inputs, where each was set, each topic's ``cleanup.policy`` history
+    (``MetadataConfigs.policy_history``), and its metadata.version."""
     from ...metadata import Replay, find_sources
 
     dirs = sorted({kfs.dirname(f.path) for f in files
