@@ -32,7 +32,7 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
     """The dynamic configs of the fullest ``__cluster_metadata`` replica among the
     inputs, where each was set, each topic's ``cleanup.policy`` history
     (``MetadataConfigs.policy_history``), and its metadata.version."""
-    from ...metadata import Replay, find_sources
+    from ...metadata import find_sources
 
     dirs = sorted({kfs.dirname(f.path) for f in files
                    if f.topic == METADATA_TOPIC and f.partition_state is None})
@@ -44,26 +44,16 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
         except KdumpError as e:
             problems.append(Problem(d, None, "unreadable-file", e.message))
             continue
-        where: dict[tuple[Any, ...], str] = {}
-        history: dict[str, list[PolicyChange]] = {}
-
-        def on_event(ev: Any, where: dict[tuple[Any, ...], str] = where,
-                     history: dict[str, list[PolicyChange]] = history) -> None:
-            for c in ev.changes:
-                if c.key[0] == "config":
-                    at = ev.committed_at if ev.committed_at is not None else ev.offset
-                    where[c.key] = ("ConfigRecord in the snapshot" if at is None
-                                    else f"ConfigRecord at offset {at}")
-                    if c.key[1] == TOPIC_RESOURCE and c.key[3] == "cleanup.policy":
-                        history.setdefault(str(c.key[2]), []).append(_policy_change(
-                            c.after, at, None if at is None else ev.timestamp,
-                            ev.record_type))
-
         # from the earliest point the files allow (the log from offset 0, else the
         # earliest snapshot it continues from), so that the configs' history reaches as
-        # far back as the log does; the image at its end is the same
-        r = Replay(sources, on_event=on_event, max_batch_bytes=max_batch_bytes,
-                   earliest=bool(sources.segments)).run()
+        # far back as the log does; the image at its end is the same, unless the log
+        # before the newest snapshot is damaged: then the image as a broker loads it (the
+        # newest snapshot, then the log), with the history from there on
+        r, where, history = _replay(sources, max_batch_bytes, bool(sources.segments))
+        if sources.segments and sources.snapshots and _failures(r):
+            again = _replay(sources, max_batch_bytes, False)
+            if _failures(again[0]) < _failures(r):
+                r, where, history = again
         if best is None or (r.offset or -1) > (best[0].offset or -1):
             best = (r, where, d, history)
     if best is None:
@@ -95,6 +85,35 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
     if feature is not None:
         level = int(feature["level"])
     return cfg, level, problems + [p for p in r.problems if p.is_failure]
+
+
+def _replay(sources: Any, max_batch_bytes: int, earliest: bool
+            ) -> tuple[Any, dict[tuple[Any, ...], str], dict[str, list[PolicyChange]]]:
+    """One replay of a metadata log: the replay, where each config was last set, and each
+    topic's ``cleanup.policy`` settings in order."""
+    from ...metadata import Replay
+
+    where: dict[tuple[Any, ...], str] = {}
+    history: dict[str, list[PolicyChange]] = {}
+
+    def on_event(ev: Any) -> None:
+        for c in ev.changes:
+            if c.key[0] == "config":
+                at = ev.committed_at if ev.committed_at is not None else ev.offset
+                where[c.key] = ("ConfigRecord in the snapshot" if at is None
+                                else f"ConfigRecord at offset {at}")
+                if c.key[1] == TOPIC_RESOURCE and c.key[3] == "cleanup.policy":
+                    history.setdefault(str(c.key[2]), []).append(_policy_change(
+                        c.after, at, None if at is None else ev.timestamp, ev.record_type))
+
+    r = Replay(sources, on_event=on_event, max_batch_bytes=max_batch_bytes,
+               earliest=earliest).run()
+    return r, where, history
+
+
+def _failures(r: Any) -> int:
+    """How damaged a replay's log read: its gaps and its failing findings."""
+    return len(r.gaps) + sum(1 for p in r.problems if p.is_failure)
 
 
 def _policy_change(after: dict[str, Any] | None, offset: int | None, timestamp: int | None,

@@ -215,3 +215,21 @@ def test_the_history_outweighs_a_cleaner_checkpoint_entry(tmp_path: Path) -> Non
     assert (c.compacted, c.history) == (False, HISTORY)
     assert [(kind, lost) for kind, _sev, lost, _words in _judged(d, 75)] == [
         ("data-lost", [75, 79])]
+
+
+def test_a_damaged_log_before_the_newest_snapshot_leaves_the_image_whole(tmp_path: Path
+                                                                        ) -> None:
+    """Offsets missing from the log before the newest snapshot: the image is read from
+    that snapshot on, as a broker loads it (no metadata-gap), and the history begins with
+    the snapshot's value."""
+    meta = tmp_path / "ld" / "__cluster_metadata-0"
+    lw = w.MetadataLogWriter(meta)
+    lw.append([_config("compact")], timestamp=w.TS0)
+    lw.skip(2)  # offsets 1-2 gone
+    lw.roll()
+    lw.append([_config("delete")], timestamp=CHANGED)
+    lw.close()
+    w.metadata_snapshot(meta / "00000000000000000003-0000000001.checkpoint",
+                        [_config("compact")])
+    assert _read(tmp_path / "ld") == {"t": [PolicyChange("compact", None, None),
+                                            PolicyChange("delete", 3, CHANGED)]}
