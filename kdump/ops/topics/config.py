@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -390,19 +390,31 @@ class MetadataConfigs:
     placements: dict[tuple[str, int], dict[str, Any]] | None = None
     #: the cluster.id of the log dir the metadata log was read in (None: it names none)
     cluster_id: str | None = None
-    #: each topic's ``cleanup.policy`` history, oldest first, as far back as the metadata
-    #: log and the snapshot it was replayed from reach (the first entry may be the
-    #: snapshot's): topic name -> each setting (:class:`PolicyChange`)
+    #: each topic's ``cleanup.policy`` history, oldest first, as far back as the replay
+    #: of the image reached (from the newest snapshot: its value first, no offset):
+    #: topic name -> each setting (:class:`PolicyChange`)
     policy_history: dict[str, list[PolicyChange]] = field(default_factory=dict)
+    #: the whole history, from the earliest point the metadata log's files allow, read
+    #: when first asked (:meth:`compaction_ended` with ``deeper``): the log before the
+    #: newest snapshot can hold days of records, whose replay a command pays only where a
+    #: gap asks (None: :attr:`policy_history` already starts where the files do)
+    deeper_history: Callable[[], dict[str, list[PolicyChange]]] | None = None
+    _deeper: dict[str, list[PolicyChange]] | None = None
 
     def get(self, rtype: str, rname: str, name: str) -> tuple[str | None, str] | None:
         return self.configs.get((rtype, rname), {}).get(name)
 
-    def compaction_ended(self, topic: str) -> tuple[PolicyChange, PolicyChange] | None:
+    def compaction_ended(self, topic: str, deeper: bool = False
+                         ) -> tuple[PolicyChange, PolicyChange] | None:
         """A topic not compacted at the end of its known history that was compacted
         before: the setting that began its last compact period and the one that ended
-        it (None: compacted now, or never compacted as far as the history reaches)."""
+        it (None: compacted now, or never compacted as far as the history reaches).
+        ``deeper``: in the whole history (:attr:`deeper_history`, replayed once)."""
         history = self.policy_history.get(topic, [])
+        if deeper and self.deeper_history is not None:
+            if self._deeper is None:
+                self._deeper = self.deeper_history()
+            history = self._deeper.get(topic, [])
         last = max((i for i, c in enumerate(history) if c.compacted), default=None)
         if last is None or last == len(history) - 1:
             return None

@@ -5,6 +5,7 @@ storage (:func:`remote_offsets`)."""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -44,21 +45,17 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
         except KdumpError as e:
             problems.append(Problem(d, None, "unreadable-file", e.message))
             continue
-        # from the earliest point the files allow (the log from offset 0, else the
-        # earliest snapshot it continues from), so that the configs' history reaches as
-        # far back as the log does; the image at its end is the same, unless the log
-        # before the newest snapshot is damaged: then the image as a broker loads it (the
-        # newest snapshot, then the log), with the history from there on
-        r, where, history = _replay(sources, max_batch_bytes, bool(sources.segments))
-        if sources.segments and sources.snapshots and _failures(r):
-            again = _replay(sources, max_batch_bytes, False)
-            if _failures(again[0]) < _failures(r):
-                r, where, history = again
+        # as a broker loads it: the newest snapshot, then the log; the history of the
+        # topics' cleanup.policy from there, and the whole of it (the log before that
+        # snapshot, when there is one) only when a gap asks (MetadataConfigs.deeper_history)
+        r, where, history = _replay(sources, max_batch_bytes, False)
+        deeper = functools.partial(deeper_history, sources, max_batch_bytes, _failures(r),
+                                   history) if sources.segments and sources.snapshots else None
         if best is None or (r.offset or -1) > (best[0].offset or -1):
-            best = (r, where, d, history)
+            best = (r, where, d, history, deeper)
     if best is None:
         return None, None, problems
-    r, where, d, history = best
+    r, where, d, history, deeper = best
     from ..replica_groups import log_dir_identity
 
     assignments: dict[tuple[str, int], list[int]] = {}
@@ -73,7 +70,7 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
     cfg = MetadataConfigs(source=f"{d} (to offset {r.offset})", assignments=assignments,
                           placements=placements,
                           cluster_id=log_dir_identity(kfs.dirname(d)).cluster_id,
-                          policy_history=history)
+                          policy_history=history, deeper_history=deeper)
     for key, obj in r.image.objects.items():
         if key[0] != "config":
             continue
@@ -109,6 +106,17 @@ def _replay(sources: Any, max_batch_bytes: int, earliest: bool
     r = Replay(sources, on_event=on_event, max_batch_bytes=max_batch_bytes,
                earliest=earliest).run()
     return r, where, history
+
+
+def deeper_history(sources: Any, max_batch_bytes: int, failures: int,
+                   history: dict[str, list[PolicyChange]]) -> dict[str, list[PolicyChange]]:
+    """Each topic's ``cleanup.policy`` history from the earliest point the metadata log's
+    files allow (the log from offset 0, else the earliest snapshot it continues from),
+    for a gap the newest snapshot's history does not explain.  A log damaged before the
+    newest snapshot (its replay from there finds more gaps or failures than the one from
+    the snapshot, ``failures``) adds nothing: ``history``, the snapshot's, stands."""
+    r, _where, whole = _replay(sources, max_batch_bytes, True)
+    return history if _failures(r) > failures else whole
 
 
 def _failures(r: Any) -> int:

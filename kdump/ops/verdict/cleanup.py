@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -61,6 +61,19 @@ class Cleanup:
     #: the active controller's clock; None: not known) and its offset
     compact_until: int | None = None
     compact_until_offset: int | None = None
+    #: where a compact period may still be found, for a topic not compacted now that
+    #: the history read so far says nothing of: the KRaft metadata whose whole history
+    #: (the log before its newest snapshot) is not read yet, and the topic.  A gap that
+    #: would be lost asks (:meth:`deepened`); a clean partition costs no replay
+    deeper: tuple[Any, str] | None = field(default=None, compare=False, repr=False)
+
+    def deepened(self) -> Cleanup | None:
+        """The compact period the whole history holds (:func:`compact_period` with
+        ``deeper``; replayed once per metadata log), or None."""
+        if self.deeper is None:
+            return None
+        metadata, topic = self.deeper
+        return compact_period(metadata, topic, deeper=True)
 
 
 def cleanup_of(directory: str, topic: str, partition: int,
@@ -78,18 +91,27 @@ def cleanup_of(directory: str, topic: str, partition: int,
             value, source = ["delete"], "default"
         if "compact" in value:
             return Cleanup(True, f"cleanup.policy={','.join(value)}, {source}", True)
-        ended = _compaction_ended(policies, topic)
+        metadata = policies.metadata
+        ended = compact_period(metadata, topic)
+        checkpointed = compacted_by_cleaner(directory, topic, partition)
+        if ended is None and checkpointed:
+            # the cleaner compacted a topic not compacted now: when it stopped, the
+            # whole history says (the log before the newest snapshot read for it)
+            ended = compact_period(metadata, topic, deeper=True)
         if ended is not None:
             # before the cleaner-offset-checkpoint: its entry outlives a switch to delete
             # (LogCleanerManager.updateCheckpoints drops a partition's entry only when its
             # log is deleted or moved: LogManager, 3.9-4.4)
             return replace(ended, source=f"cleanup.policy={','.join(value)}, {source}; "
                            f"{ended.history}")
-        if compacted_by_cleaner(directory, topic, partition):
+        if checkpointed:
             return Cleanup(True, "cleaner-offset-checkpoint names it", True)
-        known = policies.metadata is not None or not source.startswith("default") \
+        known = metadata is not None or not source.startswith("default") \
             or _cleaner_checkpoint_beside(directory)
-        return Cleanup(False, f"cleanup.policy={','.join(value)}, {source}", known)
+        deeper = (metadata, topic) if getattr(metadata, "deeper_history", None) is not None \
+            else None
+        return Cleanup(False, f"cleanup.policy={','.join(value)}, {source}", known,
+                       deeper=deeper)
     if topic in COMPACTED_INTERNAL:
         return Cleanup(True, "cleanup.policy=compact, Kafka's own topic", True)
     if compacted_by_cleaner(directory, topic, partition):
@@ -102,14 +124,15 @@ def cleanup_of(directory: str, topic: str, partition: int,
     return Cleanup(False, "cleanup.policy=delete, Kafka's default", False)
 
 
-def _compaction_ended(policies: CleanupPolicies, topic: str) -> Cleanup | None:
-    """A topic the KRaft metadata's history says was compacted and is not now: its last
-    compact period, as a :class:`Cleanup` (source to be filled).  After the switch the
-    log cleaner takes the log no more (LogCleanerManager.grabFilthiestCompactedLog picks
-    only logs whose config is compact, 3.9-4.4), so the gaps it left are in the segments
-    it had cleaned by then."""
-    metadata = policies.metadata
-    ended = metadata.compaction_ended(topic) if metadata is not None else None
+def compact_period(metadata: Any, topic: str, deeper: bool = False) -> Cleanup | None:
+    """A topic the KRaft metadata's history (``metadata``, a
+    :class:`kdump.ops.topics.config.MetadataConfigs`; None: none read) says was compacted
+    and is not now: its last compact period, as a :class:`Cleanup` (source to be
+    filled); ``deeper``: in the whole history.  After the switch the log cleaner takes
+    the log no more (LogCleanerManager.grabFilthiestCompactedLog picks only logs whose
+    config is compact, 3.9-4.4), so the gaps it left are in the segments it had cleaned
+    by then."""
+    ended = metadata.compaction_ended(topic, deeper) if metadata is not None else None
     if ended is None:
         return None
     began, end = ended

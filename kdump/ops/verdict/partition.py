@@ -145,7 +145,7 @@ def gap_lost(log_path: str, first: int, last: int, policies: CleanupPolicies | N
             p = lost_problem(pw, r)
             _policy_note(p, cleanup, pw.topic)
             return p
-        if r.first == first and r.last == last and cleanup.history is not None:
+        if r.first == first and r.last == last and pw.policy_history is not None:
             return lost_problem(pw, r)  # the cleaner's, by the policy history: as verify-crc
     return None
 
@@ -155,6 +155,7 @@ def take_cleanup(pw: PartitionWitnesses, cleanup: Cleanup) -> None:
     compact period the policy history ended."""
     pw.compacted, pw.policy_known = cleanup.compacted, cleanup.known
     pw.policy_history, pw.compact_until = cleanup.history, cleanup.compact_until
+    pw.deeper = cleanup if cleanup.deeper is not None else None
 
 
 def held_pieces(first: int | None, last: int | None,

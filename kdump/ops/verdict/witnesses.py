@@ -242,6 +242,10 @@ class PartitionWitnesses:
     #: controllers' clock; None: not known)
     policy_history: str | None = None
     compact_until: int | None = None
+    #: the :class:`kdump.ops.verdict.Cleanup` to ask for a compact period in the whole
+    #: history when a gap would be lost and none is known (``Cleanup.deepened``; asked
+    #: once, then None)
+    deeper: Any = None
 
     def add(self, w: Witness) -> None:
         """One more witness (a caller's own: e.g. a replica read elsewhere)."""
@@ -356,9 +360,13 @@ class PartitionWitnesses:
         copy from its leader); ``between``: the active segment's base when the range is
         a hole between batches (None: past the last batch)."""
         ws = _proving(a, b, own)
-        if not self.compacted and ws and self.policy_history is not None \
-                and between is not None and a < between:
-            return self._judge_changed(a, b, own, between)
+        if not self.compacted and ws and between is not None and a < between:
+            if self.policy_history is None and self.deeper is not None:
+                more, self.deeper = self.deeper.deepened(), None
+                if more is not None:
+                    self.policy_history, self.compact_until = more.history, more.compact_until
+            if self.policy_history is not None:
+                return self._judge_changed(a, b, own, between)
         if not self.compacted or not ws:
             return [LostRange(a, b, ws)]
         # compacted: below the active segment's base, gaps are the cleaner's unless an
@@ -736,7 +744,7 @@ def witnesses_of(directory: str) -> PartitionWitnesses | None:
     return PartitionWitnesses(pw.directory, pw.topic, pw.partition, pw.compacted,
                               pw.log_start, list(pw.witnesses), dict(pw.segments),
                               list(pw.skipped_replicas), pw.policy_known, pw.policy_history,
-                              pw.compact_until)
+                              pw.compact_until, pw.deeper)
 
 
 __all__ = ["POLICY_CHANGED", "UNKNOWN_POLICY", "WITNESS_KINDS", "LostRange", "PartitionWitnesses",

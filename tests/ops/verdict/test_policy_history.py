@@ -63,16 +63,24 @@ def test_the_history_of_each_topic_s_policy_in_order(tmp_path: Path) -> None:
               PolicyChange("delete", 3, w.TS0 + 2, removed=True)]}
 
 
-def test_the_history_reaches_back_past_a_snapshot(tmp_path: Path) -> None:
-    """The replay starts where the files allow (the log from offset 0), not at the newest
-    snapshot: the setting at offset 0 is known with its offset and time; a log that starts
-    at a snapshot begins with the snapshot's value (no offset, no time)."""
+def test_the_history_reaches_back_past_a_snapshot_when_asked(tmp_path: Path) -> None:
+    """The image is replayed as a broker loads it (the newest snapshot, then the log), and
+    the policy history read with it begins with the snapshot's value (no offset, no time);
+    the whole history, the log before the snapshot included, is replayed only when asked
+    (``compaction_ended(..., deeper=True)``: a gap the first does not explain)."""
     whole, cut = tmp_path / "whole", tmp_path / "cut"
-    _history(whole, "compact", "delete")
+    _history(whole, "compact", "delete")  # offsets 0 and 1
     w.metadata_snapshot(whole / "__cluster_metadata-0" /
-                        "00000000000000000001-0000000001.checkpoint", [_config("compact")])
-    assert [(c.value, c.offset) for c in _read(whole)["t"]] == [("compact", 0),
-                                                               ("delete", 1)]
+                        "00000000000000000002-0000000001.checkpoint", [_config("delete")])
+    cfg, _level, _problems = read_metadata(
+        [KafkaFile(str(whole / "__cluster_metadata-0" / "00000000000000000000.log"), "log",
+                   topic=METADATA_TOPIC, partition=0)], 1 << 20)
+    assert cfg is not None and cfg.deeper_history is not None
+    assert cfg.policy_history["t"] == [PolicyChange("delete", None, None)]
+    assert cfg.compaction_ended("t") is None
+    assert cfg.compaction_ended("t", deeper=True) == (PolicyChange("compact", 0, CHANGED - 1_000),
+                                                      PolicyChange("delete", 1, CHANGED))
+    # a log that starts at its snapshot: the history begins with the snapshot's value
     meta = cut / "__cluster_metadata-0"
     meta.mkdir(parents=True)
     w.metadata_snapshot(meta / "00000000000000000001-0000000001.checkpoint",
@@ -89,6 +97,37 @@ def test_the_history_reaches_back_past_a_snapshot(tmp_path: Path) -> None:
                                        PolicyChange("delete", 1, CHANGED)]
     assert cfg.compaction_ended("t") == (PolicyChange("compact", None, None),
                                          PolicyChange("delete", 1, CHANGED))
+
+
+def test_the_log_before_the_snapshot_is_replayed_only_for_a_gap(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """verify-crc over a log dir whose newest snapshot postdates the switch to delete: a
+    clean partition costs no replay of the log before the snapshot; a gap in a segment
+    closed before the switch asks for it, once, and is the cleaner's."""
+    from kdump.ops import verify_crc as verify_mod
+    from kdump.ops.topics import evidence
+
+    calls: list[int] = []
+    real = evidence.deeper_history
+
+    def counting(*args: object) -> object:
+        calls.append(1)
+        return real(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(evidence, "deeper_history", counting)
+
+    def kinds(ld: Path) -> list[tuple[str, list[int] | None]]:
+        w.metadata_snapshot(ld / "__cluster_metadata-0" /
+                            "00000000000000000002-0000000001.checkpoint", [_config("delete")])
+        out = list(verify_mod.verify_crc([str(ld)], verify_mod.VerifyOptions(
+            policies=CleanupPolicies.for_inputs([str(ld)]))))
+        return [(str(p.kind), (p.extra or {}).get("lost_offsets")) for p in out
+                if hasattr(p, "kind") and p.kind in ("offset-gap", "data-lost")]
+
+    clean = _partition(tmp_path / "clean", 1)  # no batch at offset 1: nothing cut
+    assert kinds(clean.parent) == [] and calls == []
+    gap = _partition(tmp_path / "gap", 25)
+    assert kinds(gap.parent) == [("offset-gap", [25, 29])] and calls == [1]
 
 
 @pytest.mark.parametrize(("values", "compacted", "history"), [
