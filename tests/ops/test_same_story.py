@@ -169,6 +169,55 @@ def cut_batch_compacted_by_metadata(ld: Path) -> None:
     lw.close()
 
 
+#: when the topic t's cleanup.policy went from compact to delete (the controllers' clock):
+#: past every record of the first segment (offsets 0-49, stamped TS0 + offset), before
+#: every record of the second (stamped an hour later)
+POLICY_CHANGED_AT = w.TS0 + 1_000
+
+
+def _policy_history(ld: Path) -> None:
+    """The log dir's KRaft metadata: t created compact, then set to delete at
+    :data:`POLICY_CHANGED_AT` (ConfigRecords at offsets 0 and 1)."""
+    lw = w.MetadataLogWriter(ld / "__cluster_metadata-0")
+    for offset, (value, at) in enumerate((("compact", w.TS0 - 1_000),
+                                          ("delete", POLICY_CHANGED_AT))):
+        assert lw.append([w.metadata_record("ConfigRecord", {
+            "resourceType": 2, "resourceName": "t", "name": "cleanup.policy",
+            "value": value})], timestamp=at) == offset
+    lw.close()
+
+
+def _policy_changed(ld: Path, cut_at: int) -> None:
+    """t: offsets 0-49 in a segment closed before its policy went from compact to delete,
+    50-99 in a closed segment and 100-149 in the active one, both written an hour after
+    the change; the batch at ``cut_at`` left out of its segment, whose indexes are as the
+    cleaner writes them (no entry in the gap)."""
+    _hw(ld, 150)
+    pw = w.PartitionWriter(ld / "t-0")
+    for o in range(0, 150, 5):
+        if o in (50, 100):
+            pw.roll()
+        if o == cut_at:
+            continue
+        ts0 = w.TS0 if o < 50 else w.TS0 + 3_600_000
+        pw.append(w.v2_batch(w.numbered_records(o, 5, ts0=ts0), base_offset=o))
+    pw.write_leader_epoch_checkpoint()
+    pw.close()
+    _policy_history(ld)
+
+
+def policy_changed_cleaned(ld: Path) -> None:
+    """A gap (offsets 25-29) in a segment closed before t's policy went from compact to
+    delete: the cleaner's."""
+    _policy_changed(ld, 25)
+
+
+def policy_changed_after(ld: Path) -> None:
+    """A gap (offsets 75-79) in a segment holding records written after t's policy went
+    from compact to delete: never cleaned while compact, lost."""
+    _policy_changed(ld, 75)
+
+
 def flipped_byte(ld: Path) -> None:
     """One bit flipped inside the batch at offset 10: its CRC fails, nothing is lost."""
     _hw(ld, 30)
@@ -216,6 +265,13 @@ SHAPES: dict[str, Shape] = {
     "batch cut, compacted per the KRaft metadata": Shape(cut_batch_compacted_by_metadata,
                                                          frozenset(), 0),
     "flipped byte": Shape(flipped_byte, frozenset({("crc-mismatch", None, "error")}), 1),
+    # compact, then delete (the KRaft metadata's ConfigRecords): a gap in a segment closed
+    # before the change is the cleaner's (information); one in a segment holding records
+    # written after it is lost
+    "policy changed compact->delete, gap cleaned before": Shape(
+        policy_changed_cleaned, frozenset({("offset-gap", (25, 29), "info")}), 0),
+    "policy changed compact->delete, gap written after": Shape(
+        policy_changed_after, frozenset({("data-lost", (75, 79), "error")}), 1),
 }
 
 
@@ -359,6 +415,16 @@ def repair(kdump: KdumpRunner, ld: Path, shape: Shape) -> Told | None:
         said = sorted(list(q["lost_offsets"]) for q in _problems(copy)
                       if q["kind"] == "data-lost" and q["severity"] == "error")
         assert said == p["lost_offsets"], (command, said, p["lost_offsets"])
+        # the gaps Kafka's own work explains: the copy (the same evidence beside it) shows
+        # them as the input does, and the manifest's notes name them, never as lost
+        gaps = [q for q in _problems(copy) if q["kind"] == "offset-gap"
+                and q.get("lost_offsets") and Path(q["file"]).name == shape.partition]
+        for q in gaps:
+            a, b = q["lost_offsets"]
+            assert any(n.startswith(f"offsets {a}-{b} are in no batch of the input and not "
+                                    "lost: ") for n in p["notes"]), (q, p["notes"])
+        if command == "verify-crc":
+            facts += gaps
     return _told(rc, facts)
 
 
@@ -625,3 +691,18 @@ def test_offsets_another_replica_holds_in_the_epoch_this_broker_led(
         [node] = [t for t in tree if t.path == str(ld)]
         assert [(Path(p.path).name, str(p.kind), str(p.severity)) for p in node.problems] == [
             (Path(p["file"]).name, p["kind"], p["severity"]) for p in mine]
+
+
+@pytest.mark.parametrize(("build", "lost"), [(policy_changed_cleaned, []),
+                                             (policy_changed_after, [75])])
+def test_timeline_judges_gaps_by_the_policy_history(kdump: KdumpRunner, tmp_path: Path,
+                                                    build: Callable[[Path], None],
+                                                    lost: list[int]) -> None:
+    """kdump timeline's data-lost events are the verdict's: none for a gap the cleaner
+    left before the topic's policy changed from compact, one for a gap in a segment
+    written after the change."""
+    ld = tmp_path / "ld"
+    build(ld)
+    rc, objs = _json(kdump, "timeline", ld)
+    assert [o["offset"] for o in objs if o.get("kind") == "data-lost"] == lost
+    assert rc == (1 if lost else 0)

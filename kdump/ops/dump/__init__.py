@@ -322,7 +322,7 @@ def dump_log(f: KafkaFile, opts: DumpOptions) -> Iterator[Event]:
                     and batch.first_offset > prev_last + 1 \
                     and (isinstance(batch, RecordBatch) or not batch.is_compressed):
                 # without the records, the gap between batches (with them: _gap)
-                found = gap_lost(f.path, prev_last + 1, batch.first_offset - 1)
+                found = gap_lost(f.path, prev_last + 1, batch.first_offset - 1, policies)
                 if found is not None:
                     problems.append(found)
             prev_last = batch.last_offset

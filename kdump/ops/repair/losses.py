@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..verdict import UNKNOWN_POLICY, PartitionVerdict
+from ..verdict import POLICY_CHANGED, UNKNOWN_POLICY, PartitionVerdict
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,10 +120,11 @@ def policy_notes(verdict: PartitionVerdict | None, losses: list[Loss]) -> list[s
     ``--config``, no KRaft metadata), the copy carries no more evidence than the input,
     so a lost range between two batches of a closed segment is what the cleaner of a
     compacted topic leaves too: ``offset-gap`` (information) there, as in the input
-    (the verdict's ``UNKNOWN_POLICY``)."""
+    (the verdict's ``UNKNOWN_POLICY``); then the ranges its policy history explains
+    (:func:`explained_notes`)."""
     if verdict is None:
         return []
-    notes = []
+    notes = explained_notes(verdict)
     for r in verdict.lost:
         if r.explained != UNKNOWN_POLICY:
             continue
@@ -138,4 +139,16 @@ def policy_notes(verdict: PartitionVerdict | None, losses: list[Loss]) -> list[s
     return notes
 
 
-__all__ = ["Loss", "copy_losses", "missing_segment_notes", "policy_notes"]
+def explained_notes(verdict: PartitionVerdict | None) -> list[str]:
+    """The ranges no batch of the input holds that are not lost, in words: those the
+    cleaner left while the topic was compacted, before its policy changed (the verdict's
+    ``offset-gap``, information; the copy, carrying the same KRaft metadata, shows them
+    so too).  They are never in ``lost_offsets``."""
+    if verdict is None:
+        return []
+    return [f"{Loss(r.first, r.last, '').text} are in no batch of the input and not lost: "
+            f"{r.explained}" for r in verdict.lost
+            if r.explained is not None and r.explained.startswith(POLICY_CHANGED)]
+
+
+__all__ = ["Loss", "copy_losses", "explained_notes", "missing_segment_notes", "policy_notes"]

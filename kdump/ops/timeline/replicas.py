@@ -50,7 +50,14 @@ from ..compare_replicas import (
     follower_truncation,
     read_epoch_checkpoint,
 )
-from ..verdict import CleanupPolicies, cleanup_of, lost_problem, partition_witnesses
+from ..verdict import (
+    Cleanup,
+    CleanupPolicies,
+    cleanup_of,
+    lost_problem,
+    partition_witnesses,
+    take_cleanup,
+)
 from .event import TimelineEvent, duration, iso, pending_epoch_text
 
 
@@ -207,11 +214,16 @@ class WitnessContext:
     load: Callable[[], CleanupPolicies | None] | None = None
 
     def compacted(self, partition_dir: str, topic: str, partition: int) -> bool:
+        return self.cleanup(partition_dir, topic, partition).compacted
+
+    def cleanup(self, partition_dir: str, topic: str, partition: int) -> Cleanup:
+        """:func:`cleanup_of` under these policies (a Spark task's: compacted or not, as
+        the driver judged it)."""
         if self.judged is not None and partition_dir in self.judged:
-            return self.judged[partition_dir]
+            return Cleanup(self.judged[partition_dir], "judged by the Spark driver", True)
         if self.load is not None:
             self.policies, self.load = self.load(), None
-        return cleanup_of(partition_dir, topic, partition, self.policies).compacted
+        return cleanup_of(partition_dir, topic, partition, self.policies)
 
 
 class ReplicaStream:
@@ -389,12 +401,15 @@ class ReplicaStream:
             return
         if pw is None:
             return
-        # judged as not compacted first: no range then, none either way (compaction only
-        # explains ranges witnesses prove); else the topic's policy is asked for
+        # judged as not compacted first: no range then, none either way (compaction, now
+        # or before the policy changed, only explains ranges witnesses prove); else the
+        # topic's policy is asked for
         ranges = pw.lost_ranges(held.ranges())
-        if ranges and self.witnesses.compacted(r.path, r.topic, r.partition):
-            pw.compacted = True
-            ranges = pw.lost_ranges(held.ranges())
+        if ranges:
+            cleanup = self.witnesses.cleanup(r.path, r.topic, r.partition)
+            if cleanup.compacted or cleanup.history is not None:
+                take_cleanup(pw, cleanup)
+                ranges = pw.lost_ranges(held.ranges())
         for lost in ranges:
             if lost.explained is not None:
                 continue

@@ -32,7 +32,8 @@ it, a bad one read from the metadata is a finding and the next source is used.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -331,6 +332,48 @@ def parse_override(text: str) -> tuple[str, str, str]:
     return topic, key, value
 
 
+def _iso(ms: int | None) -> str:
+    if ms is None or ms < 0:
+        return "an unknown time"
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyChange:
+    """One setting of a topic's ``cleanup.policy`` in the KRaft metadata log: ``value``
+    as the record gave it (``delete``, Kafka's default, where the key was removed: a
+    ConfigRecord with a null value, or the RemoveTopicRecord that drops a topic's
+    configs: ConfigurationsDelta.replay, 3.9-4.4); ``offset`` the record's (a metadata
+    transaction's records take effect at its End record's offset; None: in the snapshot
+    the replay began from, set at or before it); ``timestamp`` the record's, which the
+    active controller gave its batch (the controllers' clock, FORMATS.md section 22;
+    None: in the snapshot); ``record`` the record type (``ConfigRecord``,
+    ``RemoveTopicRecord``); ``removed``: the key was removed."""
+
+    value: str
+    offset: int | None
+    timestamp: int | None
+    record: str = "ConfigRecord"
+    removed: bool = False
+
+    @property
+    def compacted(self) -> bool:
+        """The value holds ``compact`` (LogConfig's compact; a value a broker refuses is
+        not compact: it keeps the previous source, Kafka's default ``delete`` here)."""
+        return "compact" in [p.strip().lower() for p in self.value.split(",")]
+
+    @property
+    def where(self) -> str:
+        """``ConfigRecord at offset 12`` or ``ConfigRecord in the snapshot``."""
+        return f"{self.record} " + ("in the snapshot" if self.offset is None
+                                   else f"at offset {self.offset}")
+
+    @property
+    def when(self) -> str:
+        """The record's time, ISO-8601 UTC (``an unknown time`` in the snapshot)."""
+        return _iso(self.timestamp)
+
+
 @dataclass(slots=True)
 class MetadataConfigs:
     """The dynamic configs of the KRaft metadata image: (resource type, resource name)
@@ -347,9 +390,38 @@ class MetadataConfigs:
     placements: dict[tuple[str, int], dict[str, Any]] | None = None
     #: the cluster.id of the log dir the metadata log was read in (None: it names none)
     cluster_id: str | None = None
+    #: each topic's ``cleanup.policy`` history, oldest first, as far back as the replay
+    #: of the image reached (from the newest snapshot: its value first, no offset):
+    #: topic name -> each setting (:class:`PolicyChange`)
+    policy_history: dict[str, list[PolicyChange]] = field(default_factory=dict)
+    #: the whole history, from the earliest point the metadata log's files allow, read
+    #: when first asked (:meth:`compaction_ended` with ``deeper``): the log before the
+    #: newest snapshot can hold days of records, whose replay a command pays only where a
+    #: gap asks (None: :attr:`policy_history` already starts where the files do)
+    deeper_history: Callable[[], dict[str, list[PolicyChange]]] | None = None
+    _deeper: dict[str, list[PolicyChange]] | None = None
 
     def get(self, rtype: str, rname: str, name: str) -> tuple[str | None, str] | None:
         return self.configs.get((rtype, rname), {}).get(name)
+
+    def compaction_ended(self, topic: str, deeper: bool = False
+                         ) -> tuple[PolicyChange, PolicyChange] | None:
+        """A topic not compacted at the end of its known history that was compacted
+        before: the setting that began its last compact period and the one that ended
+        it (None: compacted now, or never compacted as far as the history reaches).
+        ``deeper``: in the whole history (:attr:`deeper_history`, replayed once)."""
+        history = self.policy_history.get(topic, [])
+        if deeper and self.deeper_history is not None:
+            if self._deeper is None:
+                self._deeper = self.deeper_history()
+            history = self._deeper.get(topic, [])
+        last = max((i for i, c in enumerate(history) if c.compacted), default=None)
+        if last is None or last == len(history) - 1:
+            return None
+        began = last
+        while began > 0 and history[began - 1].compacted:
+            began -= 1
+        return history[began], history[last + 1]
 
 
 class Resolver:
@@ -481,6 +553,6 @@ class Resolver:
         return Setting(k.default, "default (KafkaConfig)")
 
 
-__all__ = ["BROKER_KEYS", "INTERNAL_TOPICS", "KEYS", "MetadataConfigs", "Resolver",
+__all__ = ["BROKER_KEYS", "INTERNAL_TOPICS", "KEYS", "MetadataConfigs", "PolicyChange", "Resolver",
            "ServerProperties", "Setting", "parse_override", "parse_value",
            "read_server_properties", "show"]

@@ -5,6 +5,7 @@ storage (:func:`remote_offsets`)."""
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -16,7 +17,10 @@ from ...files.logdir import KafkaFile
 from ...findings import Problem
 from ...protocol.definitions import RELEASES
 from ..compare_replicas.logdirs import LogDir
-from .config import MetadataConfigs
+from .config import MetadataConfigs, PolicyChange
+
+#: ConfigResource.Type.TOPIC's code in a ConfigRecord's resourceType
+TOPIC_RESOURCE = 2
 
 #: the release whose rules apply when nothing says which (the newest kdump knows)
 NEWEST = RELEASES[-1]
@@ -27,8 +31,9 @@ REMOTE_METADATA_TOPIC = "__remote_log_metadata"
 def read_metadata(files: list[KafkaFile], max_batch_bytes: int
               ) -> tuple[MetadataConfigs | None, int | None, list[Problem]]:
     """The dynamic configs of the fullest ``__cluster_metadata`` replica among the
-    inputs, where each was set, and its metadata.version."""
-    from ...metadata import Replay, find_sources
+    inputs, where each was set, each topic's ``cleanup.policy`` history
+    (``MetadataConfigs.policy_history``), and its metadata.version."""
+    from ...metadata import find_sources
 
     dirs = sorted({kfs.dirname(f.path) for f in files
                    if f.topic == METADATA_TOPIC and f.partition_state is None})
@@ -40,21 +45,17 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
         except KdumpError as e:
             problems.append(Problem(d, None, "unreadable-file", e.message))
             continue
-        where: dict[tuple[Any, ...], str] = {}
-
-        def on_event(ev: Any, where: dict[tuple[Any, ...], str] = where) -> None:
-            for c in ev.changes:
-                if c.key[0] == "config":
-                    at = ev.committed_at if ev.committed_at is not None else ev.offset
-                    where[c.key] = ("ConfigRecord in the snapshot" if at is None
-                                    else f"ConfigRecord at offset {at}")
-
-        r = Replay(sources, on_event=on_event, max_batch_bytes=max_batch_bytes).run()
+        # as a broker loads it: the newest snapshot, then the log; the history of the
+        # topics' cleanup.policy from there, and the whole of it (the log before that
+        # snapshot, when there is one) only when a gap asks (MetadataConfigs.deeper_history)
+        r, where, history = _replay(sources, max_batch_bytes, False)
+        deeper = functools.partial(deeper_history, sources, max_batch_bytes, _failures(r),
+                                   history) if sources.segments and sources.snapshots else None
         if best is None or (r.offset or -1) > (best[0].offset or -1):
-            best = (r, where, d)
+            best = (r, where, d, history, deeper)
     if best is None:
         return None, None, problems
-    r, where, d = best
+    r, where, d, history, deeper = best
     from ..replica_groups import log_dir_identity
 
     assignments: dict[tuple[str, int], list[int]] = {}
@@ -68,7 +69,8 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
                 "adding_replicas", "removing_replicas")}
     cfg = MetadataConfigs(source=f"{d} (to offset {r.offset})", assignments=assignments,
                           placements=placements,
-                          cluster_id=log_dir_identity(kfs.dirname(d)).cluster_id)
+                          cluster_id=log_dir_identity(kfs.dirname(d)).cluster_id,
+                          policy_history=history, deeper_history=deeper)
     for key, obj in r.image.objects.items():
         if key[0] != "config":
             continue
@@ -80,6 +82,57 @@ def read_metadata(files: list[KafkaFile], max_batch_bytes: int
     if feature is not None:
         level = int(feature["level"])
     return cfg, level, problems + [p for p in r.problems if p.is_failure]
+
+
+def _replay(sources: Any, max_batch_bytes: int, earliest: bool
+            ) -> tuple[Any, dict[tuple[Any, ...], str], dict[str, list[PolicyChange]]]:
+    """One replay of a metadata log: the replay, where each config was last set, and each
+    topic's ``cleanup.policy`` settings in order."""
+    from ...metadata import Replay
+
+    where: dict[tuple[Any, ...], str] = {}
+    history: dict[str, list[PolicyChange]] = {}
+
+    def on_event(ev: Any) -> None:
+        for c in ev.changes:
+            if c.key[0] == "config":
+                at = ev.committed_at if ev.committed_at is not None else ev.offset
+                where[c.key] = ("ConfigRecord in the snapshot" if at is None
+                                else f"ConfigRecord at offset {at}")
+                if c.key[1] == TOPIC_RESOURCE and c.key[3] == "cleanup.policy":
+                    history.setdefault(str(c.key[2]), []).append(_policy_change(
+                        c.after, at, None if at is None else ev.timestamp, ev.record_type))
+
+    r = Replay(sources, on_event=on_event, max_batch_bytes=max_batch_bytes,
+               earliest=earliest).run()
+    return r, where, history
+
+
+def deeper_history(sources: Any, max_batch_bytes: int, failures: int,
+                   history: dict[str, list[PolicyChange]]) -> dict[str, list[PolicyChange]]:
+    """Each topic's ``cleanup.policy`` history from the earliest point the metadata log's
+    files allow (the log from offset 0, else the earliest snapshot it continues from),
+    for a gap the newest snapshot's history does not explain.  A log damaged before the
+    newest snapshot (its replay from there finds more gaps or failures than the one from
+    the snapshot, ``failures``) adds nothing: ``history``, the snapshot's, stands."""
+    r, _where, whole = _replay(sources, max_batch_bytes, True)
+    return history if _failures(r) > failures else whole
+
+
+def _failures(r: Any) -> int:
+    """How damaged a replay's log read: its gaps and its failing findings."""
+    return len(r.gaps) + sum(1 for p in r.problems if p.is_failure)
+
+
+def _policy_change(after: dict[str, Any] | None, offset: int | None, timestamp: int | None,
+                   record_type: str) -> PolicyChange:
+    """A ``cleanup.policy`` change of the replay: ``after`` the config object (None: the
+    key removed, Kafka's default ``delete`` applies)."""
+    record = "".join(w.capitalize() for w in str(record_type).split("_"))
+    value = None if after is None else after.get("value")
+    if value is None:
+        return PolicyChange("delete", offset, timestamp, record, removed=True)
+    return PolicyChange(str(value), offset, timestamp, record)
 
 
 #: the last release with ZooKeeper mode (4.0 removed it: KIP-500); a ZooKeeper-era log

@@ -50,10 +50,12 @@ from .partition import (
     gap_lost,
     held_pieces,
     judge_partition,
+    take_cleanup,
 )
 from .tail import judge_tail
 from .tracker import LostTracker
 from .witnesses import (
+    POLICY_CHANGED,
     UNKNOWN_POLICY,
     WITNESS_KINDS,
     LostRange,
@@ -69,6 +71,7 @@ from .witnesses import (
 __all__ = [
     "CHECKPOINT_WITNESSES",
     "COMPACTED_INTERNAL",
+    "POLICY_CHANGED",
     "TAIL_KINDS",
     "TAIL_PROBLEMS",
     "UNKNOWN_POLICY",
@@ -103,5 +106,6 @@ __all__ = [
     "lost_problem",
     "partition_witnesses",
     "replica_log_end",
+    "take_cleanup",
     "witnesses_of",
 ]

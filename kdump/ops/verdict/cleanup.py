@@ -11,6 +11,11 @@ cleaner-offset-checkpoint entry for the partition (the cleaner checkpoints only 
 logs it compacted: LogCleanerManager.updateCheckpoints); the configs Kafka creates its
 own topics with (GroupCoordinator, TransactionStateManager: ``compact``); Kafka's
 default ``delete`` (``known`` False: a compacted override kept elsewhere is possible).
+A topic not compacted now that the KRaft metadata's history
+(:attr:`kdump.ops.topics.config.MetadataConfigs.policy_history`) says was compacted
+before carries that compact period and when it ended (``Cleanup.history``,
+``compact_until``): the gaps the cleaner left in the segments it had closed by then are
+its own (:meth:`kdump.ops.verdict.witnesses.PartitionWitnesses.lost_ranges`).
 
 :class:`CleanupPolicies` holds what a command was given (``--config``, the metadata);
 :func:`log_cleanup` is the same decision for one log when a command was given none (its
@@ -22,7 +27,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -47,6 +52,28 @@ class Cleanup:
     compacted: bool
     source: str
     known: bool
+    #: a topic not compacted now that the KRaft metadata's history says was compacted
+    #: before: the words of its last compact period (``compact from ConfigRecord at offset
+    #: 3 until 2026-...Z, when ConfigRecord at offset 12 set cleanup.policy=delete``);
+    #: None: compacted now, or no compact period known
+    history: str | None = None
+    #: when that compact period ended: the time of the record that ended it (epoch ms,
+    #: the active controller's clock; None: not known) and its offset
+    compact_until: int | None = None
+    compact_until_offset: int | None = None
+    #: where a compact period may still be found, for a topic not compacted now that
+    #: the history read so far says nothing of: the KRaft metadata whose whole history
+    #: (the log before its newest snapshot) is not read yet, and the topic.  A gap that
+    #: would be lost asks (:meth:`deepened`); a clean partition costs no replay
+    deeper: tuple[Any, str] | None = field(default=None, compare=False, repr=False)
+
+    def deepened(self) -> Cleanup | None:
+        """The compact period the whole history holds (:func:`compact_period` with
+        ``deeper``; replayed once per metadata log), or None."""
+        if self.deeper is None:
+            return None
+        metadata, topic = self.deeper
+        return compact_period(metadata, topic, deeper=True)
 
 
 def cleanup_of(directory: str, topic: str, partition: int,
@@ -64,11 +91,27 @@ def cleanup_of(directory: str, topic: str, partition: int,
             value, source = ["delete"], "default"
         if "compact" in value:
             return Cleanup(True, f"cleanup.policy={','.join(value)}, {source}", True)
-        if compacted_by_cleaner(directory, topic, partition):
+        metadata = policies.metadata
+        ended = compact_period(metadata, topic)
+        checkpointed = compacted_by_cleaner(directory, topic, partition)
+        if ended is None and checkpointed:
+            # the cleaner compacted a topic not compacted now: when it stopped, the
+            # whole history says (the log before the newest snapshot read for it)
+            ended = compact_period(metadata, topic, deeper=True)
+        if ended is not None:
+            # before the cleaner-offset-checkpoint: its entry outlives a switch to delete
+            # (LogCleanerManager.updateCheckpoints drops a partition's entry only when its
+            # log is deleted or moved: LogManager, 3.9-4.4)
+            return replace(ended, source=f"cleanup.policy={','.join(value)}, {source}; "
+                           f"{ended.history}")
+        if checkpointed:
             return Cleanup(True, "cleaner-offset-checkpoint names it", True)
-        known = policies.metadata is not None or not source.startswith("default") \
+        known = metadata is not None or not source.startswith("default") \
             or _cleaner_checkpoint_beside(directory)
-        return Cleanup(False, f"cleanup.policy={','.join(value)}, {source}", known)
+        deeper = (metadata, topic) if getattr(metadata, "deeper_history", None) is not None \
+            else None
+        return Cleanup(False, f"cleanup.policy={','.join(value)}, {source}", known,
+                       deeper=deeper)
     if topic in COMPACTED_INTERNAL:
         return Cleanup(True, "cleanup.policy=compact, Kafka's own topic", True)
     if compacted_by_cleaner(directory, topic, partition):
@@ -79,6 +122,25 @@ def cleanup_of(directory: str, topic: str, partition: int,
         return Cleanup(False, "cleanup.policy=delete: the log dir's cleaner-offset-checkpoint "
                        "does not name it (the cleaner never compacted it)", True)
     return Cleanup(False, "cleanup.policy=delete, Kafka's default", False)
+
+
+def compact_period(metadata: Any, topic: str, deeper: bool = False) -> Cleanup | None:
+    """A topic the KRaft metadata's history (``metadata``, a
+    :class:`kdump.ops.topics.config.MetadataConfigs`; None: none read) says was compacted
+    and is not now: its last compact period, as a :class:`Cleanup` (source to be
+    filled); ``deeper``: in the whole history.  After the switch the log cleaner takes
+    the log no more (LogCleanerManager.grabFilthiestCompactedLog picks only logs whose
+    config is compact, 3.9-4.4), so the gaps it left are in the segments it had cleaned
+    by then."""
+    ended = metadata.compaction_ended(topic, deeper) if metadata is not None else None
+    if ended is None:
+        return None
+    began, end = ended
+    setting = ("removed cleanup.policy (Kafka's default delete)" if end.removed
+               else f"set cleanup.policy={end.value}")
+    words = f"compact from {began.where} until {end.when}, when {end.where} {setting}"
+    at = end.timestamp if end.timestamp is not None and end.timestamp >= 0 else None
+    return Cleanup(False, "", True, words, at, end.offset)
 
 
 def _cleaner_checkpoint_beside(directory: str) -> bool:

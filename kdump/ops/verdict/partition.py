@@ -139,13 +139,23 @@ def gap_lost(log_path: str, first: int, last: int, policies: CleanupPolicies | N
     if pw is None:
         return None
     cleanup = cleanup_of(pw.directory, pw.topic, pw.partition, policies)
-    pw.compacted, pw.policy_known = cleanup.compacted, cleanup.known
+    take_cleanup(pw, cleanup)
     for r in pw.lost_ranges([(first - 1, first - 1), (last + 1, last + 1)]):
         if r.first == first and r.last == last and r.explained is None:
             p = lost_problem(pw, r)
             _policy_note(p, cleanup, pw.topic)
             return p
+        if r.first == first and r.last == last and pw.policy_history is not None:
+            return lost_problem(pw, r)  # the cleaner's, by the policy history: as verify-crc
     return None
+
+
+def take_cleanup(pw: PartitionWitnesses, cleanup: Cleanup) -> None:
+    """The witnesses judged under ``cleanup`` (:func:`cleanup_of`): compacted, known, and a
+    compact period the policy history ended."""
+    pw.compacted, pw.policy_known = cleanup.compacted, cleanup.known
+    pw.policy_history, pw.compact_until = cleanup.history, cleanup.compact_until
+    pw.deeper = cleanup if cleanup.deeper is not None else None
 
 
 def held_pieces(first: int | None, last: int | None,
@@ -178,7 +188,7 @@ def _subtract(r: LostRange, cut: Sequence[tuple[int, int]]) -> list[LostRange]:
             if b < y:
                 nxt.append((b + 1, y))
         pieces = nxt
-    return [LostRange(x, y, r.witnesses, r.explained, r.tail) for x, y in pieces]
+    return [LostRange(x, y, r.witnesses, r.explained, r.tail, r.note) for x, y in pieces]
 
 
 @dataclass(slots=True)
@@ -350,7 +360,7 @@ def judge_partition(directory: str | os.PathLike[str], held: Iterable[tuple[int,
     if pw is None:
         return None
     cleanup = cleanup_of(directory, pw.topic, pw.partition, policies)
-    pw.compacted, pw.policy_known = cleanup.compacted, cleanup.known
+    take_cleanup(pw, cleanup)
     held_ = sorted(h for h in held if h[1] >= h[0])
     tails_ = tuple(tails)
     ranges = pw.lost_ranges(held_, include_replicas=bool(replicas))
@@ -381,4 +391,5 @@ __all__ = [
     "gap_lost",
     "held_pieces",
     "judge_partition",
+    "take_cleanup",
 ]

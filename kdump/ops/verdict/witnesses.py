@@ -45,7 +45,9 @@ since 2.8):
   are contiguous (the next one starts where the last one ended); the log cleaner
   removes records of a compacted topic's closed segments, so gaps there are
   information (``LogCleaner.cleanSegments``; it never cleans the active segment:
-  ``LogCleanerManager`` bounds the cleanable range by its base offset).
+  ``LogCleanerManager`` bounds the cleanable range by its base offset); so are those of a
+  topic compacted until its policy changed, in the segments whose records all predate
+  the change (``PartitionWitnesses._judge_changed``).
 * ``txnindex``: an aborted transaction's last offset is its abort marker's offset
   (``LogSegment.updateTxnIndex`` → ``TransactionIndex.append``): written.
 * ``replica``: another broker of the same cluster (``cluster.id`` of meta.properties),
@@ -69,13 +71,20 @@ from __future__ import annotations
 
 import functools
 import os
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ... import fs as kfs
 from ...errors import KdumpError
-from ...files.index import OffsetIndex, TimeIndex, offset_index_sanity, written_entries
+from ...files.index import (
+    OffsetIndex,
+    TimeIndex,
+    TimeIndexEntry,
+    offset_index_sanity,
+    written_entries,
+)
 from ...files.logdir import classify, parse_partition_dir
 from ...files.text import checkpoint_value, iter_checkpoint
 from ...files.txnindex import read_txn_index
@@ -155,6 +164,9 @@ class LostRange:
     explained: str | None = None
     #: past the last batch on disk (a torn tail, rather than a hole between batches)
     tail: bool = False
+    #: why a lost range is not explained where one might think so (a segment written
+    #: after its topic's compact period), said after the finding's words
+    note: str | None = None
 
     @property
     def count(self) -> int:
@@ -180,11 +192,15 @@ class LostRange:
 @dataclass(slots=True)
 class SegmentFiles:
     """A segment's files by base offset: its log (None: missing) and the other files
-    named for it (indexes, .txnindex)."""
+    named for it (indexes, .txnindex); ``max_timestamp``: its largest timestamp, its
+    time index's last entry (LogSegment.largestTimestamp reads it there; written at roll
+    by LogSegment.onBecomeInactiveSegment, ``timeIndex.maybeAppend(maxTimestampSoFar)``,
+    4.3; a cleaned segment's too: Cleaner.cleanSegments; None: no sane entry read)."""
 
     base: int
     log: str | None = None
     others: list[str] = field(default_factory=list)
+    max_timestamp: int | None = None
 
 
 def _merge(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -220,6 +236,16 @@ class PartitionWitnesses:
     skipped_replicas: list[tuple[str, str]] = field(default_factory=list)
     #: something beyond Kafka's default says the cleanup policy (kdump.ops.verdict.Cleanup)
     policy_known: bool = True
+    #: a topic not compacted now that its KRaft metadata history says was compacted
+    #: before (``Cleanup.history``: the words of its last compact period; None: none
+    #: known) and when that period ended (``Cleanup.compact_until``: epoch ms on the
+    #: controllers' clock; None: not known)
+    policy_history: str | None = None
+    compact_until: int | None = None
+    #: the :class:`kdump.ops.verdict.Cleanup` to ask for a compact period in the whole
+    #: history when a gap would be lost and none is known (``Cleanup.deepened``; asked
+    #: once, then None)
+    deeper: Any = None
 
     def add(self, w: Witness) -> None:
         """One more witness (a caller's own: e.g. a replica read elsewhere)."""
@@ -312,12 +338,12 @@ class PartitionWitnesses:
                 out.append(LostRange(a, b, _proving(a, b, own), UNKNOWN_POLICY))
                 continue
             if a < end <= b:  # the part only a replica proves: split it off
-                out.extend(self._judge(a, end - 1, own, cut))
+                out.extend(self._judge(a, end - 1, own, cut, active if inside else None))
                 out.append(self._replica_range(end, b, every))
             elif a >= end:
                 out.append(self._replica_range(a, b, every))
             else:
-                out.extend(self._judge(a, b, own, cut))
+                out.extend(self._judge(a, b, own, cut, active if inside else None))
         last_held = held[-1][1] if held else None
         return [replace(r, tail=last_held is None or r.first > last_held)
                 for r in out if r.witnesses]
@@ -327,9 +353,20 @@ class PartitionWitnesses:
                          "only another broker's replica holds them (a follower behind its "
                          "leader, or a copy taken at another time)")
 
-    def _judge(self, a: int, b: int, own: list[Witness], active: int | None
-               ) -> list[LostRange]:
+    def _judge(self, a: int, b: int, own: list[Witness], active: int | None,
+               between: int | None = None) -> list[LostRange]:
+        """The range ``a``..``b`` no batch holds, judged: ``active`` bounds the cleaner's
+        reach in a compacted topic (None: a hole between batches, which a follower may
+        copy from its leader); ``between``: the active segment's base when the range is
+        a hole between batches (None: past the last batch)."""
         ws = _proving(a, b, own)
+        if not self.compacted and ws and between is not None and a < between:
+            if self.policy_history is None and self.deeper is not None:
+                more, self.deeper = self.deeper.deepened(), None
+                if more is not None:
+                    self.policy_history, self.compact_until = more.history, more.compact_until
+            if self.policy_history is not None:
+                return self._judge_changed(a, b, own, between)
         if not self.compacted or not ws:
             return [LostRange(a, b, ws)]
         # compacted: below the active segment's base, gaps are the cleaner's unless an
@@ -350,6 +387,68 @@ class PartitionWitnesses:
             out.append(LostRange(first, b, _proving(first, b, own)))
         return out
 
+    def _judge_changed(self, a: int, b: int, own: list[Witness], active: int
+                       ) -> list[LostRange]:
+        """A hole between batches of a topic compacted until its policy changed (the
+        KRaft metadata's history): below the active segment's base it is the cleaner's
+        when every segment it lies in holds only records older than the change.
+
+        While compact, the log cleaner cleaned closed segments only, below the first
+        uncleanable offset (LogCleanerManager.cleanableOffsets: never the active
+        segment's base or past it; Cleaner.cleanSegments rewrites a group of them under
+        the first one's base offset, 4.3; LogCleaner.Cleaner in 3.9 and 4.0); once the
+        policy holds no ``compact`` it takes the log no more
+        (LogCleanerManager.grabFilthiestCompactedLog filters on ``config.compact``).  So
+        a segment holding a record stamped after the change (its largest timestamp, the
+        time index's last entry) was still being written then and was never cleaned:
+        its gaps are lost.  Without a timestamp the gap is explained on the history
+        alone, and said so.  An index entry naming an offset in the gap, or a segment
+        whose ``.log`` is gone, says it is no cleaner's, as in a compacted topic."""
+        cut = min(b, active - 1)
+        out: list[LostRange] = []
+        ws = _proving(a, cut, own)
+        bases = sorted(x for x in self.segments if x <= cut)
+        holding = max((x for x in bases if x <= a), default=None)  # the one ``a`` is in
+        touched = [self.segments[x] for x in bases if x > a or x == holding]
+        points = [w for w in ws if w.name in ("offset-index", "time-index")
+                  and w.offset is not None and a <= w.offset <= cut]
+        missing = [s.base for s in touched if s.log is None]
+        until = self.compact_until
+        later = [s for s in touched if until is not None and s.max_timestamp is not None
+                 and s.max_timestamp >= until]
+        unknown = until is None or any(s.max_timestamp is None for s in touched)
+        history = self.policy_history
+        if points or missing:
+            out.append(LostRange(a, cut, ws))
+        elif later:
+            s = later[0]
+            out.append(LostRange(a, cut, ws, note=(
+                f"the topic was compacted until its policy changed ({history}), but segment "
+                f"{s.base} holds records written after that (its largest timestamp "
+                f"{_iso(s.max_timestamp)}, its time index's last entry): the cleaner never "
+                "cleaned it")))
+        else:
+            why = f"{POLICY_CHANGED} ({history}): the log cleaner's, "
+            if unknown:
+                blind = [str(s.base) for s in touched if s.max_timestamp is None]
+                why += ("judged on the policy history alone (no time for the change)"
+                        if until is None or not blind else
+                        "judged on the policy history alone (no largest timestamp read for "
+                        f"segment{'s' if len(blind) > 1 else ''} {', '.join(blind)})")
+            else:
+                why += ("in segments closed before the change (largest timestamp "
+                        + ", ".join(f"{_iso(s.max_timestamp)} in segment {s.base}"
+                                    for s in touched)
+                        + "; the producers' or brokers' clock against the controllers')")
+            out.append(LostRange(a, cut, ws, why))
+        if cut < b:  # at or above the active segment's base: the cleaner never goes there
+            out.append(LostRange(cut + 1, b, _proving(cut + 1, b, own)))
+        return out
+
+
+#: how the words of a gap the policy history explains begin (the cleaner's, before the
+#: topic's cleanup.policy changed from compact)
+POLICY_CHANGED = "the topic was compacted until its policy changed"
 
 #: why a gap between two batches of a closed segment is not called lost when nothing says
 #: the topic's cleanup policy (a partition directory given without its log dir)
@@ -375,6 +474,12 @@ def _proving(a: int, b: int, ws: Sequence[Witness]) -> tuple[Witness, ...]:
                                                       if w.name in order else 99, w.end)))
 
 
+def _iso(ms: int | None) -> str:
+    if ms is None or ms < 0:
+        return "unknown"
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
 def _epoch_start_offsets(path: str) -> list[int]:
     try:
         with FileSource(path) as src:
@@ -384,9 +489,10 @@ def _epoch_start_offsets(path: str) -> list[int]:
         return []
 
 
-def _index_witness(path: str, base: int, kind: str) -> Witness | None:
+def _index_witness(path: str, base: int, kind: str) -> tuple[Witness | None, int | None]:
     """The last entry an index was written with (its zero preallocated tail and an
-    index the broker would rebuild are no witness)."""
+    index the broker would rebuild are no witness), and a time index's last timestamp
+    (the segment's largest, once it is closed)."""
     try:
         with FileSource(path) as src:
             index = OffsetIndex(src, base, chunk=4096) if kind == "offset-index" \
@@ -394,16 +500,18 @@ def _index_witness(path: str, base: int, kind: str) -> Witness | None:
             sane = offset_index_sanity(index) if isinstance(index, OffsetIndex) \
                 else _time_sane(index)
             if sane is not None:
-                return None
+                return None, None
             n = written_entries(index)
             if n == 0:
-                return None
-            offset = index.entry(n - 1).offset
+                return None, None
+            last = index.entry(n - 1)
+            offset = last.offset
+            ts = last.timestamp if isinstance(last, TimeIndexEntry) else None
     except KdumpError:
-        return None
+        return None, None
     if offset < base:
-        return None
-    return Witness(kind, path, offset + 1, offset)
+        return None, None
+    return Witness(kind, path, offset + 1, offset), ts
 
 
 def _time_sane(index: TimeIndex) -> str | None:
@@ -485,8 +593,12 @@ def partition_witnesses(partition_dir: str, *, compacted: bool = False,
         seg.others.append(path)
         if remote:
             continue
-        w = _txn_witness(path) if f.kind == "txn-index" else \
-            _index_witness(path, f.base_offset, f.kind)
+        if f.kind == "txn-index":
+            w = _txn_witness(path)
+        else:
+            w, ts = _index_witness(path, f.base_offset, f.kind)
+            if ts is not None:
+                seg.max_timestamp = ts
         if w is not None:
             pw.add(w)
     for base, seg in pw.segments.items():
@@ -597,10 +709,11 @@ def lost_problem(pw: PartitionWitnesses, r: LostRange) -> Problem:
     if r.tail and not missing and all(w.name in _COPIED_LATER for w in r.witnesses):
         live = ("; unless this is a copy of a running broker's log dir whose checkpoints "
                 "were copied after its segments")
+    note = f"; {r.note}" if r.note else ""
     return Problem(pw.directory, None, "data-lost",
                    f"{r.offsets_text} ({n}) were written ({r.witnesses_text}) and no batch on "
-                   f"disk holds them: lost on this replica{gone}{live}", base_offset=r.first,
-                   extra=extra)
+                   f"disk holds them: lost on this replica{gone}{live}{note}",
+                   base_offset=r.first, extra=extra)
 
 
 #: witnesses a running broker rewrites while its segments are copied (the log dir's
@@ -630,8 +743,10 @@ def witnesses_of(directory: str) -> PartitionWitnesses | None:
         return None
     return PartitionWitnesses(pw.directory, pw.topic, pw.partition, pw.compacted,
                               pw.log_start, list(pw.witnesses), dict(pw.segments),
-                              list(pw.skipped_replicas), pw.policy_known)
+                              list(pw.skipped_replicas), pw.policy_known, pw.policy_history,
+                              pw.compact_until, pw.deeper)
 
 
-__all__ = ["UNKNOWN_POLICY", "WITNESS_KINDS", "LostRange", "PartitionWitnesses", "SegmentFiles",
-           "Witness", "lost_problem", "partition_witnesses", "replica_log_end", "witnesses_of"]
+__all__ = ["POLICY_CHANGED", "UNKNOWN_POLICY", "WITNESS_KINDS", "LostRange", "PartitionWitnesses",
+           "SegmentFiles", "Witness", "lost_problem", "partition_witnesses", "replica_log_end",
+           "witnesses_of"]
