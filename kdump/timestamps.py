@@ -46,4 +46,14 @@ def parse_timestamp(text: str, what: str = "find-time") -> int:
     return (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
 
 
-__all__ = ["SECONDS_LOOKALIKE", "parse_timestamp"]
+def iso_ms(ms: int | None, unknown: str = "an unknown time") -> str:
+    """Epoch milliseconds as ISO-8601 UTC to the millisecond (``2023-11-14T22:13:20.049Z``);
+    ``unknown`` for None or a negative time (Kafka's -1: none)."""
+    import time
+
+    if ms is None or ms < 0:
+        return unknown
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
+
+
+__all__ = ["SECONDS_LOOKALIKE", "iso_ms", "parse_timestamp"]

@@ -34,11 +34,11 @@ itself keeps states, not when they began).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..findings import ERROR, INFO, WARNING, Problem
+from ..timestamps import iso_ms
 from .image import Change, MetadataImage
 
 __all__ = ["BrokerMoments", "Health", "Moment", "cluster_health"]
@@ -73,11 +73,6 @@ class BrokerMoments:
                 self.shutdown[bid] = (offset, timestamp)
 
 
-def _iso(ms: int | None) -> str:
-    if ms is None or ms < 0:
-        return "an unknown time"
-    t = time.gmtime(ms / 1000)
-    return time.strftime("%Y-%m-%dT%H:%M:%S", t) + f".{ms % 1000:03d}Z"
 
 
 def _ids(ids: list[int]) -> str:
@@ -121,7 +116,7 @@ class Health:
         where = f"at offset {self.stop_offset}" if self.stop_offset is not None else (
             f"in the snapshot ending at offset {self.stop_in_snapshot}"
             if self.stop_in_snapshot is not None else "at an unknown offset")
-        return (f"the cluster was stopped at {_iso(self.stop_timestamp)} (broker "
+        return (f"the cluster was stopped at {iso_ms(self.stop_timestamp)} (broker "
                 f"{self.stop_broker} {self.stop_how} {where})")
 
     def summary(self) -> dict[str, Any]:
@@ -166,7 +161,7 @@ class Health:
             when = ""
             if m is not None:
                 when = (f" at offset {m[0]}" if m[0] is not None else " in the snapshot") + \
-                    (f" ({_iso(m[1])})" if m[1] is not None and m[1] >= 0 else "")
+                    (f" ({iso_ms(m[1])})" if m[1] is not None and m[1] >= 0 else "")
             out.append(Problem(path, None, "broker-fenced",
                                f"broker {b['id']} {how}{when} while {_ids(up)} "
                                f"{'is' if len(up) == 1 else 'are'} unfenced",

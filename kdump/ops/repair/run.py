@@ -413,11 +413,9 @@ def with_repair_plans(findings: Iterable[Any], max_batch_bytes: int = DEFAULT_MA
             if found.kind in ("assigned-absent", "data-lost") and named is not None \
                     and not os.path.isdir(found.path):
                 absent_in.add(os.path.dirname(os.path.normpath(found.path)))
-            if found.severity == "info":
-                pass
-            elif found.path.endswith(".log"):
+            if found.severity != "info" and found.path.endswith(".log"):
                 damaged.add(os.path.dirname(found.path))
-            elif found.kind == "data-lost" and named is not None:
+            elif found.severity != "info" and found.kind == "data-lost" and named is not None:
                 # the partition directory itself (a segment gone), or where it was
                 damaged.add(os.path.normpath(found.path))
         yield found

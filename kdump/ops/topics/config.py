@@ -32,7 +32,6 @@ it, a bad one read from the metadata is a finding and the next source is used.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +40,7 @@ from ...errors import KdumpError, UsageError
 from ...files.text import PropertyLine, iter_properties_strict
 from ...findings import WARNING, Problem
 from ...source import FileSource
+from ...timestamps import iso_ms
 
 LONG_MAX = 2**63 - 1
 INT_MAX = 2**31 - 1
@@ -332,10 +332,6 @@ def parse_override(text: str) -> tuple[str, str, str]:
     return topic, key, value
 
 
-def _iso(ms: int | None) -> str:
-    if ms is None or ms < 0:
-        return "an unknown time"
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,7 +367,7 @@ class PolicyChange:
     @property
     def when(self) -> str:
         """The record's time, ISO-8601 UTC (``an unknown time`` in the snapshot)."""
-        return _iso(self.timestamp)
+        return iso_ms(self.timestamp)
 
 
 @dataclass(slots=True)

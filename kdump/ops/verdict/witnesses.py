@@ -71,7 +71,6 @@ from __future__ import annotations
 
 import functools
 import os
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -91,6 +90,7 @@ from ...files.txnindex import read_txn_index
 from ...findings import INFO, Problem
 from ...fs import Listing
 from ...source import FileSource
+from ...timestamps import iso_ms
 from ..replica_groups import log_dir_identity
 
 #: witness name -> (what it is called in a sentence, what it proves)
@@ -425,7 +425,7 @@ class PartitionWitnesses:
             out.append(LostRange(a, cut, ws, note=(
                 f"the topic was compacted until its policy changed ({history}), but segment "
                 f"{s.base} holds records written after that (its largest timestamp "
-                f"{_iso(s.max_timestamp)}, its time index's last entry): the cleaner never "
+                f"{iso_ms(s.max_timestamp)}, its time index's last entry): the cleaner never "
                 "cleaned it")))
         else:
             why = f"{POLICY_CHANGED} ({history}): the log cleaner's, "
@@ -437,7 +437,7 @@ class PartitionWitnesses:
                         f"segment{'s' if len(blind) > 1 else ''} {', '.join(blind)})")
             else:
                 why += ("in segments closed before the change (largest timestamp "
-                        + ", ".join(f"{_iso(s.max_timestamp)} in segment {s.base}"
+                        + ", ".join(f"{iso_ms(s.max_timestamp)} in segment {s.base}"
                                     for s in touched)
                         + "; the producers' or brokers' clock against the controllers')")
             out.append(LostRange(a, cut, ws, why))
@@ -474,10 +474,6 @@ def _proving(a: int, b: int, ws: Sequence[Witness]) -> tuple[Witness, ...]:
                                                       if w.name in order else 99, w.end)))
 
 
-def _iso(ms: int | None) -> str:
-    if ms is None or ms < 0:
-        return "unknown"
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(ms // 1000)) + f".{ms % 1000:03d}Z"
 
 
 def _epoch_start_offsets(path: str) -> list[int]:
