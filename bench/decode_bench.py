@@ -42,6 +42,7 @@ import json, random, struct, sys, time
 sys.path.append(sys.argv[2])  # this tree, for tests.support: the encoder and the specs
 from tests.support import message_writer as sw
 from tests.support import kafka4_specs as ks
+from tests.support.group_records import CONSUMER_PROTOCOL
 from kdump.decoders import internal_decoder
 
 n = int(sys.argv[1])
@@ -49,16 +50,7 @@ def i16(v): return struct.pack(">h", v)
 def coord(fam, t, k, v, ver, rel="4.0"):
     kw, vw = ks.SPECS[rel][(fam, t)]
     return i16(t) + sw.encode(kw, k, 0), i16(ver) + sw.encode(vw, v, ver)
-sub = sw.parse_many("""
-S versions=0-3
-  topics []string
-  userData bytes null=0+ default=null
-  ownedPartitions [] v=1+
-    topic string v=1+
-    partitions []int32 v=1+
-  generationId int32 v=2+ default=-1
-  rackId string v=3+ null=3+ default=null
-""")["S"]
+sub = CONSUMER_PROTOCOL["ConsumerProtocolSubscription"]
 members = [{"memberId": f"m{i}", "groupInstanceId": None, "clientId": "c", "clientHost": "/h",
             "rebalanceTimeout": 300000, "sessionTimeout": 45000,
             "subscription": i16(3) + sw.encode(sub, {"topics": ["orders"], "userData": None,
