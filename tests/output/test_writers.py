@@ -45,6 +45,42 @@ _INJECT = (
     "from kdump.cli import main\n"
     "sys.exit(main())\n")
 
+#: a kdump that stops mid-run, at a point the test names, until the test says go (a file
+#: ``go`` in KDUMP_TEST_PAUSE_AT; it says ``paused`` there first): right after the free
+#: space is read for the pre-flight estimate (KDUMP_TEST_PAUSE_AFTER=estimate), or after
+#: the first staged file whose shown path matches a glob is finished.  A signal or a full
+#: disk then lands mid-run however fast the machine is, where polling for a file races
+#: the run's end.
+_PAUSING = (
+    "import fnmatch, os, sys, time\n"
+    "import kdump.output as out\n"
+    "_at, _after = os.environ['KDUMP_TEST_PAUSE_AT'], os.environ['KDUMP_TEST_PAUSE_AFTER']\n"
+    "def _pause():\n"
+    "    if os.path.exists(os.path.join(_at, 'paused')):\n"
+    "        return\n"
+    "    open(os.path.join(_at, 'paused'), 'w').close()\n"
+    "    deadline = time.monotonic() + 60\n"
+    "    while not os.path.exists(os.path.join(_at, 'go')) and time.monotonic() < deadline:\n"
+    "        time.sleep(0.01)\n"
+    "if _after == 'estimate':\n"
+    "    _free = out.free_bytes\n"
+    "    def _free_then_pause(path):\n"
+    "        n = _free(path)\n"
+    "        _pause()\n"
+    "        return n\n"
+    "    out.free_bytes = _free_then_pause\n"
+    "else:\n"
+    "    _finish = out.StagedFile.finish\n"
+    "    def _finish_then_pause(self):\n"
+    "        r = _finish(self)\n"
+    "        if fnmatch.fnmatch(self.shown, _after):\n"
+    "            _pause()\n"
+    "        return r\n"
+    "    out.StagedFile.finish = _finish_then_pause\n"
+    "sys.argv[0] = 'kdump'\n"
+    "from kdump.cli import main\n"
+    "sys.exit(main())\n")
+
 
 # --- fixtures ------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
@@ -156,6 +192,17 @@ def start(args: list[object], env: dict[str, str] | None = None) -> subprocess.P
                             stderr=subprocess.PIPE, env=env or subprocess_env())
 
 
+def start_paused(args: list[object], after: str, at: Path, env: dict[str, str] | None = None
+                 ) -> subprocess.Popen[bytes]:
+    """``kdump ARGS`` stopped mid-run (see _PAUSING), once it is there."""
+    env = {**(env or subprocess_env()), "KDUMP_TEST_PAUSE_AT": str(at),
+           "KDUMP_TEST_PAUSE_AFTER": after}
+    proc = subprocess.Popen([sys.executable, "-c", _PAUSING, *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    wait_for(proc, at, "paused", str(args[0]))
+    return proc
+
+
 def wait_for(proc: subprocess.Popen[bytes], base: Path, pattern: str, what: str) -> None:
     """Until a file matching ``pattern`` (a glob under ``base``) exists: mid-run."""
     deadline = time.monotonic() + 60
@@ -213,11 +260,11 @@ def test_repair_on_a_disk_that_fills_during_the_copy(small: Small, tmp_path: Pat
         small.fill(leave=3 << 20)
         r = small.run("repair", part, "--into", out)
     else:
-        env = subprocess_env()
-        proc = start(["repair", part, "--into", out], env)
-        # the filler is written once the run has passed its pre-flight check
-        wait_for(proc, small.path, ".kdump-staging-copy-*/out/big-0/*.log", "repair")
+        # the filler is written once the run has read the free space for its pre-flight
+        # check, while it waits: the copy then meets a full disk, however fast it is
+        proc = start_paused(["repair", part, "--into", out], "estimate", tmp_path)
         small.fill(leave=1 << 20)
+        (tmp_path / "go").touch()
         stdout, stderr = proc.communicate(timeout=60)
         r = subprocess.CompletedProcess(proc.args, proc.returncode, stdout.decode(),
                                         stderr.decode())
@@ -273,8 +320,8 @@ def test_a_signal_during_export_leaves_nothing(bigger: Path, tmp_path: Path, sig
                                                line: str) -> None:
     out = tmp_path / "out"
     before = tree_state([bigger])
-    proc = start(["export", bigger, "-o", out, "--row-group-rows", "2000", "--jobs", "1"])
-    wait_for(proc, tmp_path, ".kdump-staging-out-*/out/topic=a/partition=0/*.parquet", "export")
+    proc = start_paused(["export", bigger, "-o", out, "--row-group-rows", "2000", "--jobs", "1"],
+                        "*/topic=a/partition=0/*.parquet", tmp_path)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert (proc.returncode, err.decode()) == (code, line + "\n")
@@ -328,8 +375,7 @@ def test_a_signal_during_repair_leaves_nothing(bigger: Path, tmp_path: Path, sig
                                                line: str) -> None:
     out = tmp_path / "copy"
     before = tree_state([bigger])
-    proc = start(["repair", bigger, "--into", out])
-    wait_for(proc, tmp_path, ".kdump-staging-copy-*/out/a-0/*.log", "repair")
+    proc = start_paused(["repair", bigger, "--into", out], "*/a-0/*.log", tmp_path)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)
     assert (proc.returncode, err.decode()) == (code, line + "\n")
@@ -340,8 +386,8 @@ def test_a_signal_during_repair_leaves_nothing(bigger: Path, tmp_path: Path, sig
 # --- kill -9, then a rerun --------------------------------------------------------------------------
 def test_export_after_kill_9_clears_the_dead_runs_staging(bigger: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
-    proc = start(["export", bigger, "-o", out, "--jobs", "1"])
-    wait_for(proc, tmp_path, ".kdump-staging-out-*/out/topic=a/partition=0/*.parquet", "export")
+    proc = start_paused(["export", bigger, "-o", out, "--jobs", "1"],
+                        "*/topic=a/partition=0/*.parquet", tmp_path)
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=60)
     (area,) = staging_areas(tmp_path)  # what a kill -9 leaves: the marked area, not DIR
@@ -361,8 +407,7 @@ def test_export_after_kill_9_clears_the_dead_runs_staging(bigger: Path, tmp_path
 
 def test_repair_after_kill_9_works_and_says_what_it_cleared(bigger: Path, tmp_path: Path) -> None:
     out = tmp_path / "copy"
-    proc = start(["repair", bigger, "--into", out])
-    wait_for(proc, tmp_path, ".kdump-staging-copy-*/out/a-0/*.log", "repair")
+    proc = start_paused(["repair", bigger, "--into", out], "*/a-0/*.log", tmp_path)
     proc.send_signal(signal.SIGKILL)
     proc.communicate(timeout=60)
     (area,) = staging_areas(tmp_path)
