@@ -27,6 +27,7 @@ import pytest
 
 from tests.conftest import KdumpRunner, subprocess_env, tree_state
 from tests.support import writer as w
+from tests.support.pausing import start_paused, wait_for
 
 KDUMP = [sys.executable, "-m", "kdump"]
 
@@ -45,41 +46,6 @@ _INJECT = (
     "from kdump.cli import main\n"
     "sys.exit(main())\n")
 
-#: a kdump that stops mid-run, at a point the test names, until the test says go (a file
-#: ``go`` in KDUMP_TEST_PAUSE_AT; it says ``paused`` there first): right after the free
-#: space is read for the pre-flight estimate (KDUMP_TEST_PAUSE_AFTER=estimate), or after
-#: the first staged file whose shown path matches a glob is finished.  A signal or a full
-#: disk then lands mid-run however fast the machine is, where polling for a file races
-#: the run's end.
-_PAUSING = (
-    "import fnmatch, os, sys, time\n"
-    "import kdump.output as out\n"
-    "_at, _after = os.environ['KDUMP_TEST_PAUSE_AT'], os.environ['KDUMP_TEST_PAUSE_AFTER']\n"
-    "def _pause():\n"
-    "    if os.path.exists(os.path.join(_at, 'paused')):\n"
-    "        return\n"
-    "    open(os.path.join(_at, 'paused'), 'w').close()\n"
-    "    deadline = time.monotonic() + 60\n"
-    "    while not os.path.exists(os.path.join(_at, 'go')) and time.monotonic() < deadline:\n"
-    "        time.sleep(0.01)\n"
-    "if _after == 'estimate':\n"
-    "    _free = out.free_bytes\n"
-    "    def _free_then_pause(path):\n"
-    "        n = _free(path)\n"
-    "        _pause()\n"
-    "        return n\n"
-    "    out.free_bytes = _free_then_pause\n"
-    "else:\n"
-    "    _finish = out.StagedFile.finish\n"
-    "    def _finish_then_pause(self):\n"
-    "        r = _finish(self)\n"
-    "        if fnmatch.fnmatch(self.shown, _after):\n"
-    "            _pause()\n"
-    "        return r\n"
-    "    out.StagedFile.finish = _finish_then_pause\n"
-    "sys.argv[0] = 'kdump'\n"
-    "from kdump.cli import main\n"
-    "sys.exit(main())\n")
 
 
 # --- fixtures ------------------------------------------------------------------------------------
@@ -190,28 +156,6 @@ def reads_everything(out: Path) -> int:
 def start(args: list[object], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     return subprocess.Popen([*KDUMP, *map(str, args)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env or subprocess_env())
-
-
-def start_paused(args: list[object], after: str, at: Path, env: dict[str, str] | None = None
-                 ) -> subprocess.Popen[bytes]:
-    """``kdump ARGS`` stopped mid-run (see _PAUSING), once it is there."""
-    env = {**(env or subprocess_env()), "KDUMP_TEST_PAUSE_AT": str(at),
-           "KDUMP_TEST_PAUSE_AFTER": after}
-    proc = subprocess.Popen([sys.executable, "-c", _PAUSING, *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    wait_for(proc, at, "paused", str(args[0]))
-    return proc
-
-
-def wait_for(proc: subprocess.Popen[bytes], base: Path, pattern: str, what: str) -> None:
-    """Until a file matching ``pattern`` (a glob under ``base``) exists: mid-run."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if any(p.is_file() for p in base.glob(pattern)):
-            return
-        assert proc.poll() is None, (what, proc.communicate())
-        time.sleep(0.01)
-    raise AssertionError(f"{what}: never started writing")
 
 
 # --- full disks -------------------------------------------------------------------------------------

@@ -553,17 +553,13 @@ def test_memory_bounded_by_the_row_group(seg24: Path, sample_dir: Path, tmp_path
 
 def test_interrupt_leaves_no_file_that_looks_whole(seg24: Path, tmp_path: Path) -> None:
     import signal
-    import time
+
+    from tests.support.pausing import start_paused
 
     big = seg24
     out = tmp_path / "out"
-    proc = subprocess.Popen([sys.executable, "-m", "kdump", "export", str(big), "-o", str(out),
-                             "--row-group-rows", "1000", "--jobs", "1"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env())
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not list(
-            tmp_path.glob(".kdump-staging-out-*.incomplete/out/*/*/*")):
-        time.sleep(0.05)
+    proc = start_paused(["export", big, "-o", out, "--row-group-rows", "1000", "--jobs", "1"],
+                        "*/topic=*/partition=*/*", tmp_path)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

@@ -920,23 +920,15 @@ def test_file_size_limit_leaves_no_copy(ev: Path, tmp_path: Path) -> None:
 
 def test_ctrl_c_leaves_no_copy(tmp_path: Path) -> None:
     import signal
-    import subprocess
-    import sys
-    import time
 
-    from tests.conftest import KDUMP_BIN, subprocess_env
+    from tests.support.pausing import start_paused
 
     part = tmp_path / "ld" / "big-0"
     w.big_segment(part, 8 << 20, records_per_batch=1, value_size=20)
     out = tmp_path / "out"
     before = tree_state([part])
-    cmd = [str(KDUMP_BIN)] if KDUMP_BIN.exists() else [sys.executable, "-m", "kdump"]
-    proc = subprocess.Popen([*cmd, "repair", str(part), "--into", str(out), "--format", "json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=subprocess_env())
-    deadline = time.time() + 60
-    while time.time() < deadline and not any(tmp_path.glob(".kdump-staging-out-*/out/big-0/*")):
-        time.sleep(0.02)
-    assert proc.poll() is None, proc.communicate()
+    proc = start_paused(["repair", part, "--into", out, "--format", "json"], "*/big-0/*",
+                        tmp_path)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
