@@ -261,9 +261,12 @@ def ordered_map(fn: Callable[[T], R], items: Iterable[T | Any], jobs: int,
         raise
     finally:
         if pool is not None:
-            for k, x in pending:
-                if k == _FUTURE:
-                    x.cancel()
+            # the futures still waiting are cancelled by the pool's own thread
+            # (cancel_futures), never from here: CPython 3.11's thread, finding its
+            # workers stopped, sets an exception on every future it holds and dies with
+            # InvalidStateError, a traceback on stderr, on one cancelled from another
+            # thread (concurrent/futures/process.py, terminate_broken; fixed in 3.12,
+            # python/cpython#107219)
             pool.shutdown(wait=True, cancel_futures=True)
         tempfiles.remove(spill_dir)
 

@@ -96,6 +96,59 @@ def test_ordered_map_keeps_order_and_passes_others_through() -> None:
     assert default_jobs() >= 1
 
 
+def _first_fast(x: int) -> int:
+    import time
+
+    time.sleep(0 if x == 0 else 0.5)
+    return x
+
+
+def test_a_pool_stopped_mid_run_prints_nothing_from_its_threads(monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """The consumer gone (Ctrl-C, a signal, ``| head``) while futures wait: the workers are
+    stopped and nothing is printed.  CPython 3.11's pool thread, seeing its workers gone,
+    sets an exception on every future it holds (``terminate_broken``) and dies with
+    InvalidStateError on one the caller had cancelled: a traceback on the user's terminal
+    before "kdump: terminated (SIGTERM)" (seen once, a parallel export signalled mid-run on
+    a loaded machine, where the thread saw the workers gone before ``shutdown`` woke it).
+    That order is made certain here: ``shutdown`` waits for it, and the pool's thread
+    lags behind the submissions, so that some futures still wait."""
+    import concurrent.futures.process as cfp
+    import threading
+    import time
+    from concurrent.futures import ProcessPoolExecutor
+
+    real = ProcessPoolExecutor.shutdown
+
+    def late(self: ProcessPoolExecutor, wait: bool = True, *, cancel_futures: bool = False
+             ) -> None:
+        deadline = time.monotonic() + 60
+        while not getattr(self, "_broken", True) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        real(self, wait, cancel_futures=cancel_futures)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "shutdown", late)
+    # futures still waiting for a worker when the consumer goes (a loaded machine's pool
+    # thread lags behind the submissions): it hands out work while fewer than two run
+    manager = cfp._ExecutorManagerThread
+    hand_out = manager.add_call_item_to_queue
+
+    def two_at_a_time(self: Any) -> None:
+        if sum(w.future.running() for w in self.pending_work_items.values()) < 2:
+            hand_out(self)
+
+    monkeypatch.setattr(manager, "add_call_item_to_queue", two_at_a_time)
+    died: list[str] = []
+    monkeypatch.setattr(threading, "excepthook",
+                        lambda a: died.append(f"{a.thread}: {a.exc_type.__name__}"))
+    work = ordered_map(_first_fast, range(40), 2, lambda x: True)
+    assert next(work) == 0
+    pending = list(work.gi_frame.f_locals["pending"])  # type: ignore[union-attr]
+    assert {f.running() for _, f in pending} == {True, False}  # running, and waiting
+    work.close()
+    assert died == []
+
+
 def test_spilled_findings_come_back_in_order_and_leave_no_file(monkeypatch: pytest.MonkeyPatch,
                                                                 tmp_path: Path) -> None:
     """A worker's findings past SPILL_AFTER go to a private temporary file, not memory."""

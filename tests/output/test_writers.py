@@ -27,7 +27,7 @@ import pytest
 
 from tests.conftest import KdumpRunner, subprocess_env, tree_state
 from tests.support import writer as w
-from tests.support.pausing import start_paused, wait_for
+from tests.support.pausing import start_paused
 
 KDUMP = [sys.executable, "-m", "kdump"]
 
@@ -151,11 +151,6 @@ def reads_everything(out: Path) -> int:
     assert rows == [(manifest["rows"],)]
     assert ds.dataset(str(out), format="parquet").count_rows() == manifest["rows"]
     return int(manifest["rows"])
-
-
-def start(args: list[object], env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-    return subprocess.Popen([*KDUMP, *map(str, args)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env or subprocess_env())
 
 
 # --- full disks -------------------------------------------------------------------------------------
@@ -282,9 +277,8 @@ def test_sigterm_during_a_parallel_export_stops_its_workers(bigger: Path, tmp_pa
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**subprocess_env(), "TMPDIR": str(tmp)}
-    proc = start(["export", bigger, "-o", out, "--row-group-rows", "2000", "--jobs", "2",
-                  "--split-bytes", "4M"], env)
-    wait_for(proc, tmp_path, ".kdump-staging-out-*/out/topic=*/partition=0/*.parquet", "export")
+    proc = start_paused(["export", bigger, "-o", out, "--row-group-rows", "2000", "--jobs", "2",
+                         "--split-bytes", "4M"], "*/topic=*/partition=0/*.parquet", tmp_path, env)
     children = _children(proc.pid)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
@@ -431,9 +425,9 @@ def test_a_signal_during_a_parallel_dump_stops_workers_and_removes_spools(
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**subprocess_env(), "TMPDIR": str(tmp)}
-    proc = subprocess.Popen([*KDUMP, "dump", str(bigger), "--format", "json", "--jobs", "2"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
-    wait_for(proc, tmp, "kdump-spool-*/*", "dump")
+    proc = start_paused(["dump", bigger, "--format", "json", "--jobs", "2"], "spool", tmp_path,
+                        env, stdout=subprocess.DEVNULL)
+    assert any(p.glob("*.jsonl") for p in tmp.glob("kdump-spool-*"))  # a spooled file
     children = _children(proc.pid)
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)

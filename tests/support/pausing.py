@@ -15,7 +15,8 @@ from tests.conftest import subprocess_env
 #: ``python -c`` this, then kdump's arguments: a kdump that stops, until the test says go
 #: (a file ``go`` in KDUMP_TEST_PAUSE_AT; it writes ``paused`` there first), right after
 #: the free space is read for the pre-flight estimate (KDUMP_TEST_PAUSE_AFTER=estimate),
-#: or after the first staged file whose shown path matches the glob in
+#: in a ``dump --jobs N`` worker after its file's text is spooled (``spool``; workers are
+#: forked, the patch with them), or after the first staged file whose shown path matches the glob in
 #: KDUMP_TEST_PAUSE_AFTER is finished.  Without a ``go`` it waits 60 s, then goes on.
 _PAUSING = (
     "import fnmatch, os, sys, time\n"
@@ -35,6 +36,16 @@ _PAUSING = (
     "        _pause()\n"
     "        return n\n"
     "    out.free_bytes = _free_then_pause\n"
+    "elif _after == 'spool':\n"
+    "    import kdump.ops.dump.parallel as par\n"
+    "    _dump_one = par._dump_one\n"
+    "    def _dump_then_pause(*args):\n"
+    "        r = _dump_one(*args)\n"
+    "        _pause()\n"
+    "        return r\n"
+    "    _dump_then_pause.__module__ = _dump_one.__module__\n"
+    "    _dump_then_pause.__qualname__ = _dump_one.__qualname__\n"
+    "    par._dump_one = _dump_then_pause\n"
     "else:\n"
     "    _finish = out.StagedFile.finish\n"
     "    def _finish_then_pause(self):\n"
@@ -48,13 +59,13 @@ _PAUSING = (
     "sys.exit(main())\n")
 
 
-def start_paused(args: list[object], after: str, at: Path, env: dict[str, str] | None = None
-                 ) -> subprocess.Popen[bytes]:
+def start_paused(args: list[object], after: str, at: Path, env: dict[str, str] | None = None,
+                 stdout: int = subprocess.PIPE) -> subprocess.Popen[bytes]:
     """``kdump ARGS`` stopped mid-run (see _PAUSING), once it is there."""
     env = {**(env or subprocess_env()), "KDUMP_TEST_PAUSE_AT": str(at),
            "KDUMP_TEST_PAUSE_AFTER": after}
     proc = subprocess.Popen([sys.executable, "-c", _PAUSING, *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                            stdout=stdout, stderr=subprocess.PIPE, env=env)
     wait_for(proc, at, "paused", str(args[0]))
     return proc
 
