@@ -489,15 +489,9 @@ def test_evidence_reads_the_newest_snapshot_and_the_segments_after_it(tmp_path: 
 def test_evidence_on_a_remote_log_dir(kdump: Any, tmp_path: Path,
                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """The same metadata.version evidence from an S3 copy of the log dir (moto server)."""
-    try:
-        import boto3  # noqa: F401
-        import s3fs  # noqa: F401
+    from tests.support import s3server
 
-        from tests.support import s3server
-        (tmp_path / "moto").mkdir()
-        server = s3server.start_server(tmp_path / "moto")
-    except Exception as e:  # the reason is the skip message
-        pytest.skip(f"moto S3 server could not start: {e}")
+    server = s3server.start_or_skip(tmp_path / "moto")
     try:
         from kdump import fs as kfs
 

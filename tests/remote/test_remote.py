@@ -24,23 +24,9 @@ from tests.support import s3server
 from tests.support import writer as w
 
 
-def _start(tmp: Path) -> tuple[s3server.S3Server | None, str]:
-    try:
-        import boto3  # noqa: F401
-        import s3fs  # noqa: F401
-    except ImportError as e:
-        return None, f"the test extra's S3 packages are not installed ({e})"
-    try:
-        return s3server.start_server(tmp), ""
-    except Exception as e:  # the reason is the skip message
-        return None, f"moto S3 server could not start: {e}"
-
-
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[s3server.S3Server]:
-    server, why = _start(tmp_path_factory.mktemp("moto"))
-    if server is None:
-        pytest.skip(why)
+    server = s3server.start_or_skip(tmp_path_factory.mktemp("moto"))
     yield server
     server.stop()
 

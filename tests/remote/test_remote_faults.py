@@ -33,15 +33,7 @@ SEGMENT = "orders-0/00000000000000000000.log"
 
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[s3server.S3Server]:
-    try:
-        import boto3  # noqa: F401
-        import s3fs  # noqa: F401
-    except ImportError as e:
-        pytest.skip(f"the test extra's S3 packages are not installed ({e})")
-    try:
-        server = s3server.start_server(tmp_path_factory.mktemp("moto"))
-    except Exception as e:
-        pytest.skip(f"moto S3 server could not start: {e}")
+    server = s3server.start_or_skip(tmp_path_factory.mktemp("moto"))
     root = tmp_path_factory.mktemp("remote-faults") / "logdir"
     w.write_sample_logdir(root)
     server.upload(root, "faults")

@@ -606,12 +606,8 @@ def test_no_pyarrow_is_one_line(sample_dir: Path, tmp_path: Path) -> None:
 @pytest.fixture(scope="module")
 def s3(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     from tests.support import s3server
-    try:
-        import boto3  # noqa: F401
-        import s3fs  # noqa: F401
-        server = s3server.start_server(tmp_path_factory.mktemp("moto"))
-    except Exception as e:
-        pytest.skip(f"no S3 server: {e}")
+
+    server = s3server.start_or_skip(tmp_path_factory.mktemp("moto"))
     yield server
     server.stop()
 

@@ -431,20 +431,10 @@ def test_remote_log_dir_same_report(kdump: KdumpRunner, sample: Path, tmp_path: 
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A log dir in S3 (a real moto server on 127.0.0.1) gives the same report, hashes
     included, as its local copy; the page is written locally."""
-    try:
-        import boto3  # noqa: F401
-        import s3fs  # noqa: F401
-
-        from tests.support import s3server
-    except ImportError as e:
-        pytest.skip(f"the test extra's S3 packages are not installed ({e})")
     from kdump import fs as kfs
+    from tests.support import s3server
 
-    try:
-        (tmp_path / "moto").mkdir()
-        server = s3server.start_server(tmp_path / "moto")
-    except Exception as e:  # the reason is the skip message
-        pytest.skip(f"moto S3 server could not start: {e}")
+    server = s3server.start_or_skip(tmp_path / "moto")
     try:
         for k, v in server.env().items():
             monkeypatch.setenv(k, v)
