@@ -7,7 +7,6 @@ import io
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -191,23 +190,19 @@ def test_kdump_format_bogus_is_an_error(kdump: KdumpRunner, sample_dir: Path,
 
 
 # --- progress ------------------------------------------------------------------------
-class _Tty(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
 def test_progress_bar_moves_with_the_work_on_a_terminal(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from kdump.cli import progress
     from kdump.render.jsonl import JsonRenderer
     from kdump.source import FileSource
+    from tests.support.tty import Tty, drawn, shown_percents
 
     big = tmp_path / "big.log"
     with open(big, "wb") as fh:  # sparse: costs nothing
         fh.truncate(progress.MIN_BYTES * 2)
     for name in ("KDUMP_PROGRESS", "KDUMP_NO_PROGRESS"):
         monkeypatch.delenv(name, raising=False)
-    err, out = _Tty(), _Tty()  # stdout a terminal too: shown anyway (used to be hidden)
+    err, out = Tty(), Tty()  # stdout a terminal too: shown anyway (used to be hidden)
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.setattr(sys, "stdout", out)
     monkeypatch.setattr(progress, "QUIET", 0.0)
@@ -216,18 +211,17 @@ def test_progress_bar_moves_with_the_work_on_a_terminal(
         def __init__(self) -> None:
             self.out = sys.stdout
 
+    monkeypatch.setattr(progress, "TICK", 0.01)
     r = Renderer()
     with progress.ProgressBar([str(big)], "verify-crc", r), FileSource(str(big)) as src:
         assert r.out is not out  # output erases the bar first
         for i in range(4):
             src.pread(i * progress.MIN_BYTES // 2, progress.MIN_BYTES // 2)
             src.pread(0, 4096)  # re-reading does not move the bar
-            time.sleep(progress.TICK * 2.5)
+            drawn(err, "verify-crc", 25 * (i + 1))
     assert r.out is out
-    shown = [ln for ln in err.getvalue().split("\r") if ln.startswith("verify-crc")]
-    percents = [int(ln.split("%")[0].split()[-1]) for ln in shown]
-    assert percents == sorted(percents) and percents[0] <= 25 and percents[-1] == 100
-    assert len(set(percents)) >= 3
+    percents = shown_percents(err, "verify-crc")
+    assert percents == sorted(percents) and set(percents) <= {0, 25, 50, 75, 100}
     assert err.getvalue().endswith("\r\x1b[K")  # erased at the end
 
     assert not progress.ProgressBar([str(big)], "x", JsonRenderer(out)).wanted()

@@ -9,11 +9,7 @@ import io
 from kdump.findings import Problem
 from kdump.ops.timeline import TimelineEnd, TimelineEvent
 from kdump.render import timeline as rt
-
-
-class _Tty(io.StringIO):
-    def isatty(self) -> bool:
-        return True
+from tests.support.tty import Tty
 
 
 def _items() -> list[object]:
@@ -33,7 +29,7 @@ def _items() -> list[object]:
 
 
 def test_joined_writes_are_the_lines_written_one_by_one() -> None:
-    joined, one_by_one = io.StringIO(), _Tty()
+    joined, one_by_one = io.StringIO(), Tty()
     for out in (joined, one_by_one):
         r = rt.TimelineJsonRenderer(out)
         for item in _items():

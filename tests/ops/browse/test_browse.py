@@ -526,7 +526,7 @@ def test_in_a_real_terminal(damaged: dict[str, Any], tmp_path: Path,
         keys("Escape")
         wait_for("esc Back  g Offset")
         keys("q")
-        screen = wait_for("EXIT=0")
+        screen = wait_for("EXIT=0\nREADY$")  # the exit code, then the prompt (two writes)
         assert screen.rstrip().endswith("READY$")  # the shell's prompt again: restored
         assert "kdump browse: log dirs" not in screen
     finally:

@@ -548,7 +548,7 @@ def test_keys_in_a_real_terminal(wide: Path, size: tuple[int, int]) -> None:
         t.keys("g", "g")
         t.wait_for("the partition's first batch")
         t.keys("C-c")  # quits like q
-        screen = t.wait_for("EXIT=0")
+        screen = t.wait_for("EXIT=0\nREADY$")  # the exit code, then the prompt (two writes)
         assert screen.rstrip().endswith("READY$")
         assert "batches:" not in screen  # the terminal restored
     finally:
@@ -572,7 +572,7 @@ def test_an_internal_error_in_a_real_terminal_exit_2_one_line(sample_dir: Path,
                "echo EXIT=$?", "Enter")
         t.wait_for("batches: batch 1 of")
         t.keys("x")
-        screen = t.wait_for("EXIT=2")
+        screen = t.wait_for("EXIT=2\nREADY$")
         out = screen[screen.index("2>/dev/stdout; echo EXIT=$?"):].splitlines()[1:]
         out = [line for line in out if line.strip()]
         assert out == ["kdump: browse stopped on an internal error: RuntimeError: boom",

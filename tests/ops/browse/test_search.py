@@ -550,7 +550,7 @@ def test_search_and_findings_in_a_real_terminal(shop_damaged: dict[str, Any],
         keys("Escape")
         wait_for("log dirs, topics, partitions")
         keys("q")
-        screen = wait_for("EXIT=0")
+        screen = wait_for("EXIT=0\nREADY$")  # the exit code, then the prompt (two writes)
         assert screen.rstrip().endswith("READY$")
     finally:
         t.close()

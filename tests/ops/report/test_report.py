@@ -16,7 +16,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -396,34 +395,29 @@ def test_print_pages(tmp_path: Path, sample: Path, kdump: KdumpRunner) -> None:
     assert "pts (A4)" in info, info
 
 
-class _Tty(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
 def test_progress_bar_counts_every_pass(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The report reads its inputs several times: the bar reaches 100% at the last pass."""
     from kdump.cli import progress
     from kdump.source import FileSource, ReadCounter
+    from tests.support.tty import Tty, drawn, shown_percents
 
     big = tmp_path / "big.log"
     with open(big, "wb") as fh:  # sparse: costs nothing
         fh.truncate(progress.MIN_BYTES)
     for name in ("KDUMP_PROGRESS", "KDUMP_NO_PROGRESS"):
         monkeypatch.delenv(name, raising=False)
-    err = _Tty()
+    err = Tty()
     monkeypatch.setattr(sys, "stderr", err)
     monkeypatch.setattr(progress, "QUIET", 0.0)
+    monkeypatch.setattr(progress, "TICK", 0.01)
     with progress.ProgressBar([str(big)], "report", None, passes=2), FileSource(str(big)) as src:
-        for _ in range(2):
+        for p in range(2):
             ReadCounter.new_pass()
             src.pread(0, progress.MIN_BYTES)
-            time.sleep(progress.TICK * 2.5)
             src.pread(0, 4096)  # re-reading within a pass does not move the bar
-            time.sleep(progress.TICK * 2.5)
-    shown = [ln for ln in err.getvalue().split("\r") if ln.startswith("report")]
-    percents = [int(ln.split("%")[0].split()[-1]) for ln in shown]
-    # 0 only while the first read is under way on a busy machine; 50 after one pass
+            drawn(err, "report", 50 * (p + 1))
+    percents = shown_percents(err, "report")
+    # 0 before the first read; 50 after one pass
     assert percents == sorted(percents) and {50, 100} <= set(percents) <= {0, 50, 100}
 
 
