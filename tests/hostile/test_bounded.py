@@ -310,31 +310,23 @@ def test_jobs_workers_redact_too(kdump: KdumpRunner, metadata_log: Path, tmp_pat
 
 def test_ctrl_c_stops_the_workers_and_leaves_no_temporary_file(tmp_path: Path) -> None:
     """Ctrl-C during ``dump --jobs 2 --format json``: one line, 130, at once; the
-    spool directory (and any spill) gone."""
+    spool directory (and any spill) gone.  The signal comes while a worker has spooled
+    a file's text and waits (tests/support/pausing.py): mid-run on any machine."""
     import signal
-    import time
+
+    from tests.support.pausing import start_paused
 
     root = tmp_path / "logdir"
     for p in range(2):
-        # enough work that the signal finds the workers busy on an idle machine (the
-        # native writer dumps a 12 MiB segment in a fraction of a second)
-        w.big_segment(root / f"big-{p}", 96 << 20)
+        w.big_segment(root / f"big-{p}", 12 << 20)
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**subprocess_env(), "TMPDIR": str(tmp)}
-    proc = subprocess.Popen([str(KDUMP_BIN), "dump", "--jobs", "2", "--format", "json",
-                             "--print-data-log", str(root)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env=env)
-    deadline = time.monotonic() + 60
-    # the spool directory (tempfile's probe of $TMPDIR, a file made and removed at once,
-    # comes first: not it)
-    while not any(p.is_dir() for p in tmp.iterdir()) and time.monotonic() < deadline \
-            and proc.poll() is None:
-        time.sleep(0.05)
-    spool = [p for p in tmp.iterdir() if p.is_dir()]
-    assert spool and stat.S_IMODE(spool[0].stat().st_mode) == 0o700, spool
-    time.sleep(0.2)  # the workers are at work
-    assert proc.poll() is None, "the dump ended before the signal: give it more work"
+    proc = start_paused(["dump", "--jobs", "2", "--format", "json", "--print-data-log", root],
+                        "spool", tmp_path, env, stdout=subprocess.DEVNULL)
+    (spool,) = tmp.glob("kdump-spool-*")
+    assert stat.S_IMODE(spool.stat().st_mode) == 0o700
+    assert list(spool.glob("*.jsonl"))  # a worker's spooled text
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)  # a guard against a hang, not a speed claim
     assert proc.returncode == 130

@@ -558,7 +558,10 @@ def test_starvation_is_relayed_once(tmp_path: Path) -> None:
                         "any resources; check your cluster UI to ensure that workers are "
                         "registered and have sufficient resources\n")
                 f.flush()
-                time.sleep(0.3)
+                deadline = time.monotonic() + 60  # the watcher's pace: a hang guard only
+                while not said and time.monotonic() < deadline:
+                    time.sleep(0.01)
+                time.sleep(0.2)  # four intervals more: a second line, if it said one
     assert said == [
         'no executor has taken the job yet: Spark says "Initial job has not accepted any '
         "resources; check your cluster UI to ensure that workers are registered and have "
