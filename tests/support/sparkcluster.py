@@ -214,7 +214,7 @@ class Group:
                                      env={**env, MARK: self.mark}, cwd=cwd,
                                      start_new_session=True)
 
-    def result(self, timeout: float = 600.0, linger: float = 30.0) -> Run:
+    def result(self, timeout: float = 600.0, linger: float = 120.0) -> Run:
         """Wait up to ``timeout`` seconds (else stop it and fail); then up to ``linger``
         seconds for the rest of its group (its JVM) to exit."""
         try:
@@ -240,7 +240,7 @@ class Group:
 
 
 def run_group(cmd: list[str], *, env: dict[str, str], cwd: Path | str | None = None,
-              timeout: float = 600.0, linger: float = 30.0) -> Run:
+              timeout: float = 600.0, linger: float = 120.0) -> Run:
     """Run ``cmd`` in a process group of its own; on a timeout, Ctrl-C or any other
     exception the whole group is stopped."""
     return Group(cmd, env=env, cwd=cwd).result(timeout, linger)

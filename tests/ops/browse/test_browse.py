@@ -29,6 +29,7 @@ from kdump.tui.app import BrowseApp, HexScreen, PartitionScreen, TreeScreen
 from tests.conftest import subprocess_env
 from tests.support import writer as w
 from tests.support.browser import require_tool
+from tests.support.pilot import until
 from tests.support.terminal import Terminal
 
 SEG = "00000000000000000000.log"
@@ -80,10 +81,7 @@ def evil(tmp_path: Path) -> Path:
 
 
 async def settle(app: BrowseApp, pilot: Any) -> None:
-    for _ in range(400):
-        if app.checked.is_set():
-            break
-        await pilot.pause(0.05)
+    await until(pilot, app.checked.is_set, "the log dirs checked")
     await pilot.pause()
 
 
@@ -399,10 +397,8 @@ def test_findings_of_a_large_partition_read_in_the_background(
             await pilot.pause()
             scr = app.screen
             assert isinstance(scr, PartitionScreen)
-            for _ in range(200):
-                if "finding 1/1" in str(scr.query_one("#status").render()):
-                    break
-                await pilot.pause(0.05)
+            await until(pilot, lambda: "finding 1/1" in str(scr.query_one("#status").render()),
+                        "finding 1/1")
             assert "finding 1/1: crc-mismatch (error)" in str(scr.query_one("#status").render())
             row = scr.current()
             assert row is not None and row.position == damaged["flip"][0]

@@ -29,6 +29,7 @@ from kdump.tui.widgets import DetailScreen
 from tests.ops.browse.test_browse import damaged, label_of, positions, settle  # noqa: F401
 from tests.support import writer as w
 from tests.support.browser import require_tool
+from tests.support.pilot import until
 from tests.support.segments import PartitionWriter
 from tests.support.terminal import Terminal
 
@@ -775,7 +776,7 @@ def test_end_on_a_segment_with_no_index_near_its_end_reads_in_the_background(
     def counted(self: LastScan) -> bool:
         calls.append(1)
         if len(calls) == 3:
-            gate.wait(10)
+            gate.wait(60)
         return step(self)
 
     monkeypatch.setattr(LastScan, "step", counted)
@@ -788,10 +789,7 @@ def test_end_on_a_segment_with_no_index_near_its_end_reads_in_the_background(
             assert isinstance(scr, PartitionScreen)
             read_before = scr.view.bytes_read
             await pilot.press("end")
-            for _ in range(200):
-                if len(calls) == 3:
-                    break
-                await pilot.pause(0.02)
+            await until(pilot, lambda: len(calls) == 3, "three steps")
             await pilot.pause()
             assert status(scr) == expected
             # the screen's reader: the one chunk that tells where the read starts, not
@@ -802,17 +800,12 @@ def test_end_on_a_segment_with_no_index_near_its_end_reads_in_the_background(
             assert app.screen is scr  # Escape stopped the read, did not leave
             assert status(scr) == "the read to the last batch stopped (End or G: again)"
             gate.set()
-            for _ in range(200):
-                if not any(wk.is_running for wk in app.workers):
-                    break
-                await pilot.pause(0.02)
+            await until(pilot, lambda: not any(wk.is_running for wk in app.workers),
+                        "the workers done")
             assert len(calls) == 3  # no step after the stop
             assert scr.current().position == 0  # type: ignore[union-attr]
             await pilot.press("G")
-            for _ in range(400):
-                if scr.scanner is None:
-                    break
-                await pilot.pause(0.02)
+            await until(pilot, lambda: scr.scanner is None, "the read to the last batch done")
             await pilot.pause()
             assert len(calls) == 3 + steps
             assert scr.current().position == last  # type: ignore[union-attr]
@@ -822,10 +815,7 @@ def test_end_on_a_segment_with_no_index_near_its_end_reads_in_the_background(
 
 async def _judged(app: BrowseApp, pilot: Any) -> None:
     """Wait for the app's log dirs to be judged again with the metadata (``judged``)."""
-    for _ in range(400):
-        if app.judged.is_set():
-            break
-        await pilot.pause(0.05)
+    await until(pilot, app.judged.is_set, "judged with the metadata")
     await pilot.pause()
 
 

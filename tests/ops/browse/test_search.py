@@ -24,6 +24,7 @@ from kdump.tui.findings import FindingsScreen
 from kdump.tui.record import CopyMenu, RecordView
 from kdump.tui.widgets import MATCH_STYLE
 from tests.support import writer as w
+from tests.support.pilot import until
 
 SEG = "00000000000000000000.log"
 
@@ -34,14 +35,6 @@ def run(coro: Any) -> Any:
 
 def status(scr: Any) -> str:
     return str(scr.query_one("#status").render())
-
-
-async def until(pilot: Any, cond: Any, what: str = "") -> None:
-    for _ in range(400):
-        if cond():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError(f"never: {what}")
 
 
 def partition(root: Path, name: str) -> Any:
@@ -184,7 +177,7 @@ def test_escape_stops_a_search_and_a_big_one_reads_bounded(
             yield item  # the progress line drawn (call_from_thread waits for it), then:
             if isinstance(item, Progress) and self.query.typed == "zzz" and not gate.is_set():
                 waiting.set()
-                gate.wait(30)
+                gate.wait(60)
 
     monkeypatch.setattr(Search, "walk", slow_walk)
     monkeypatch.setattr(tui_search, "PROGRESS_EVERY", 0.0)
@@ -599,7 +592,7 @@ def test_closing_the_findings_list_stops_its_reading(
 
     def slow(node: Any, **k: Any) -> Any:
         read.append(node.name)
-        gate.wait(30)
+        gate.wait(60)
         return real(node, **k)
 
     monkeypatch.setattr(tui_search, "partition_findings", slow)

@@ -21,6 +21,7 @@ from kdump.ops.timeline import TimelineEvent, partition_events
 from kdump.tui import timeline as tl
 from kdump.tui.app import BrowseApp, PartitionScreen, TimelineScreen, TreeScreen
 from kdump.tui.widgets import DetailScreen
+from tests.support.pilot import until
 from tests.support.timeline_fixture import write_cluster
 
 SEG = "00000000000000000000.log"
@@ -69,10 +70,8 @@ def status(scr: Any) -> str:
 
 
 async def read_all(app: BrowseApp, pilot: Any) -> TimelineScreen:
-    for _ in range(400):
-        if isinstance(app.screen, TimelineScreen) and app.screen.ended is not None:
-            break
-        await pilot.pause(0.05)
+    await until(pilot, lambda: isinstance(app.screen, TimelineScreen)
+                and app.screen.ended is not None, "the timeline read")
     await pilot.pause()
     assert isinstance(app.screen, TimelineScreen)
     return app.screen
@@ -195,7 +194,7 @@ def test_escape_stops_the_read(cluster: Path, monkeypatch: pytest.MonkeyPatch) -
         for i in range(1000):
             pulled.append(i)
             if i == 2:
-                gate.wait(10)
+                gate.wait(60)
             yield real[i % len(real)]
 
     monkeypatch.setattr(tl, "events_of", slow)
@@ -204,10 +203,7 @@ def test_escape_stops_the_read(cluster: Path, monkeypatch: pytest.MonkeyPatch) -
         app = BrowseApp([str(cluster)], check=False)
         async with app.run_test(size=(120, 30)) as pilot:
             await pilot.press("slash", *"orders-1", "enter", "T")
-            for _ in range(100):
-                if len(pulled) == 3:
-                    break
-                await pilot.pause(0.02)
+            await until(pilot, lambda: len(pulled) == 3, "three events pulled")
             scr = app.screen
             assert isinstance(scr, TimelineScreen) and scr.ended is None
             assert status(scr) == "reading the timeline ... (Escape stops)"
@@ -215,10 +211,8 @@ def test_escape_stops_the_read(cluster: Path, monkeypatch: pytest.MonkeyPatch) -
             await pilot.pause()
             assert isinstance(app.screen, PartitionScreen)
             gate.set()
-            for _ in range(100):
-                if not any(w.is_running for w in app.workers):
-                    break
-                await pilot.pause(0.02)
+            await until(pilot, lambda: not any(w.is_running for w in app.workers),
+                        "the workers done")
             assert len(pulled) == 3
     run(go())
 
