@@ -47,7 +47,6 @@ _INJECT = (
     "sys.exit(main())\n")
 
 
-
 # --- fixtures ------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def big(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -12,12 +12,18 @@ from pathlib import Path
 
 from tests.conftest import subprocess_env
 
-#: ``python -c`` this, then kdump's arguments: a kdump that stops, until the test says go
-#: (a file ``go`` in KDUMP_TEST_PAUSE_AT; it writes ``paused`` there first), right after
-#: the free space is read for the pre-flight estimate (KDUMP_TEST_PAUSE_AFTER=estimate),
-#: in a ``dump --jobs N`` worker after its file's text is spooled (``spool``; workers are
-#: forked, the patch with them), or after the first staged file whose shown path matches the glob in
-#: KDUMP_TEST_PAUSE_AFTER is finished.  Without a ``go`` it waits 60 s, then goes on.
+#: ``python -c`` this, then kdump's arguments: a kdump that stops until the test says go
+#: (a file ``go`` in KDUMP_TEST_PAUSE_AT; it writes ``paused`` there first), at the point
+#: KDUMP_TEST_PAUSE_AFTER names:
+#:
+#: - ``estimate``: right after the free space is read for the pre-flight estimate;
+#: - ``spool``: in a ``dump --jobs N`` worker, once a file's text is spooled (the workers
+#:   are forked with the patch; the work sent to them is pickled by name, so the wrapper
+#:   takes the name of the function it wraps);
+#: - any other value, a glob: after the first staged file whose shown path matches it is
+#:   finished (in a worker too, where the work writes there).
+#:
+#: Without a ``go`` it waits 60 s, then goes on.
 _PAUSING = (
     "import fnmatch, os, sys, time\n"
     "import kdump.output as out\n"
