@@ -1,7 +1,7 @@
 """The README's test command on a bare machine (issue 49): a test that needs a system
 tool (chromium, poppler's pdftotext/pdfinfo, tmux) skips with a reason naming it when
 the tool is missing, and fails under CI (``CI=true``, as .ci/run sets), through
-tests/support/browser.py ``require_tool``.
+tests/support/tools.py ``require_tool``.
 
 Two checks: every call of such a tool in the tests sits in a test that asks for it
 first (read from the source: the bug of issue 49 was a ``pdftotext`` run that nobody

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import pytest
+from tests.support.tools import require_tool
 
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 
@@ -36,22 +36,6 @@ def chromium_path() -> str | None:
         if p:
             return p
     return None
-
-
-def under_ci() -> bool:
-    """True under CI (``CI`` set to anything but empty, 0 or false; .ci/run sets it)."""
-    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
-
-
-def require_tool(name: str, path: str | None, why: str) -> str:
-    """``path`` when the tool was found; else a skip saying why on a developer's
-    machine, and a failure under CI, where a missing tool must not pass by accident."""
-    if path is not None:
-        return path
-    message = f"{name} is not installed ({why})"
-    if under_ci():
-        pytest.fail(f"{message}; under CI this is a failure, not a skip")
-    pytest.skip(message)
 
 
 def require_chromium() -> str:
@@ -240,5 +224,4 @@ class Browser:
         self.close()
 
 
-__all__ = ["POPPLER", "Browser", "Page", "chromium_path", "require_chromium", "require_poppler",
-           "require_tool"]
+__all__ = ["POPPLER", "Browser", "Page", "chromium_path", "require_chromium", "require_poppler"]

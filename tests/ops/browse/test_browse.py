@@ -28,9 +28,9 @@ from kdump.ops.browse.partition import ROW_CHUNK
 from kdump.tui.app import BrowseApp, HexScreen, PartitionScreen, TreeScreen
 from tests.conftest import subprocess_env
 from tests.support import writer as w
-from tests.support.browser import require_tool
 from tests.support.pilot import until
 from tests.support.terminal import Terminal
+from tests.support.tools import require_tool
 
 SEG = "00000000000000000000.log"
 ROOT = Path(__file__).resolve().parents[3]

@@ -28,10 +28,10 @@ from kdump.tui.app import BrowseApp, PartitionScreen, TreeScreen
 from kdump.tui.widgets import DetailScreen
 from tests.ops.browse.test_browse import damaged, label_of, positions, settle  # noqa: F401
 from tests.support import writer as w
-from tests.support.browser import require_tool
 from tests.support.pilot import until
 from tests.support.segments import PartitionWriter
 from tests.support.terminal import Terminal
+from tests.support.tools import require_tool
 
 SEG = "00000000000000000000.log"
 ROOT = Path(__file__).resolve().parents[3]

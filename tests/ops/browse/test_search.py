@@ -511,8 +511,8 @@ def test_search_and_findings_in_a_real_terminal(shop_damaged: dict[str, Any],
     import sys
     import time
 
-    from tests.support.browser import require_tool
     from tests.support.terminal import Terminal
+    from tests.support.tools import require_tool
 
     require_tool("tmux", TMUX, ".ci/run installs Debian's tmux package")
     t = Terminal("search", size)
